@@ -1,0 +1,3 @@
+import type { CommandDefinition } from '../src/core/types.js';
+
+export const payCommands: CommandDefinition<any>[] = [];

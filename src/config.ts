@@ -1,0 +1,111 @@
+/**
+ * Configuration from the environment, validated with zod. Every problem is reported at
+ * once (ConfigError.problems), in words an operator can act on; secrets are never echoed.
+ */
+import { z } from 'zod';
+
+const url = (what: string) =>
+  z
+    .string()
+    .trim()
+    .refine((v) => {
+      try {
+        const u = new URL(v);
+        return u.protocol === 'http:' || u.protocol === 'https:';
+      } catch {
+        return false;
+      }
+    }, `${what} must be an http(s) URL, e.g. https://example.com`);
+
+const principals = z
+  .string()
+  .optional()
+  .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean))
+  .refine(
+    (list) => list.every((p) => /^(slack|discord|slack-group|discord-role|shell):[^\s:]+$/.test(p)),
+    'each entry must look like slack:U123, discord:123456, slack-group:S123 or discord-role:123456',
+  );
+
+const envSchema = z.object({
+  SERVICE_URL: url('SERVICE_URL').optional(),
+  SERVICE_API_TOKEN: z.string().min(1).optional(),
+  NODE_API_TOKEN: z.string().min(1).optional(),
+  NODE_CREDENTIALS_FILE: z.string().min(1).optional(),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('0.0.0.0'),
+  PUBLIC_URL: url('PUBLIC_URL')
+    .refine((v) => v.startsWith('https://'), 'PUBLIC_URL must be HTTPS: the service only delivers webhooks to https URLs')
+    .optional(),
+  DATABASE_PATH: z.string().min(1).default('./data/rln-chatops.db'),
+  SLACK_BOT_TOKEN: z.string().startsWith('xoxb-', 'SLACK_BOT_TOKEN must be a bot token (xoxb-…)').optional(),
+  SLACK_APP_TOKEN: z.string().startsWith('xapp-', 'SLACK_APP_TOKEN must be an app-level token (xapp-…)').optional(),
+  SLACK_SIGNING_SECRET: z.string().min(1).optional(),
+  SLACK_API_URL: url('SLACK_API_URL').optional(),
+  DISCORD_TOKEN: z.string().min(1).optional(),
+  DISCORD_APPLICATION_ID: z.string().regex(/^\d+$/, 'DISCORD_APPLICATION_ID must be the numeric application id').optional(),
+  DISCORD_PUBLIC_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'DISCORD_PUBLIC_KEY must be 64 hex characters').optional(),
+  DISCORD_API_URL: url('DISCORD_API_URL').optional(),
+  ADMIN_USERS: principals,
+  OPERATOR_USERS: principals,
+  WEBHOOK_SIGNATURE_HEADER: z.string().min(1).default('X-Service-Signature'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SERVICE_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  REPORT_LOW_SHARE: z.coerce.number().min(0).max(1).default(0.2),
+  REPORT_HIGH_SHARE: z.coerce.number().min(0).max(1).default(0.8),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface Config extends Env {
+  /** No SERVICE_URL: run the built-in emulator (the demo). */
+  demo: boolean;
+  slack: { mode: 'socket' | 'http' | 'off' };
+  discord: { mode: 'gateway' | 'http' | 'off' };
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly problems: string[]) {
+    super(`The configuration has ${problems.length} problem(s):\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+/** Reads and checks the environment. Throws ConfigError listing every problem. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const raw = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(raw);
+  const problems: string[] = [];
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) problems.push(`${issue.path.join('.') || 'environment'}: ${issue.message}`);
+  }
+  const e = (parsed.success ? parsed.data : {}) as Partial<Env>;
+  if (parsed.success) {
+    if (e.SERVICE_URL && !e.SERVICE_API_TOKEN) problems.push('SERVICE_API_TOKEN: required when SERVICE_URL is set (the management API token)');
+    if (e.SLACK_APP_TOKEN && !e.SLACK_BOT_TOKEN) problems.push('SLACK_BOT_TOKEN: required with SLACK_APP_TOKEN (Socket Mode)');
+    if (e.SLACK_SIGNING_SECRET && !e.SLACK_BOT_TOKEN) problems.push('SLACK_BOT_TOKEN: required with SLACK_SIGNING_SECRET (HTTP mode)');
+    if (e.SLACK_BOT_TOKEN && !e.SLACK_APP_TOKEN && !e.SLACK_SIGNING_SECRET)
+      problems.push('SLACK_APP_TOKEN or SLACK_SIGNING_SECRET: one is needed with SLACK_BOT_TOKEN (Socket Mode or HTTP mode)');
+    if ((e.DISCORD_TOKEN || e.DISCORD_PUBLIC_KEY) && !e.DISCORD_APPLICATION_ID)
+      problems.push('DISCORD_APPLICATION_ID: required with DISCORD_TOKEN or DISCORD_PUBLIC_KEY');
+    if ((e.REPORT_LOW_SHARE ?? 0) >= (e.REPORT_HIGH_SHARE ?? 1))
+      problems.push('REPORT_LOW_SHARE must be below REPORT_HIGH_SHARE');
+  }
+  if (problems.length) throw new ConfigError(problems);
+  const env2 = parsed.data!;
+  return {
+    ...env2,
+    demo: !env2.SERVICE_URL,
+    slack: { mode: env2.SLACK_APP_TOKEN ? 'socket' : env2.SLACK_SIGNING_SECRET ? 'http' : 'off' },
+    discord: { mode: env2.DISCORD_TOKEN ? 'gateway' : env2.DISCORD_PUBLIC_KEY ? 'http' : 'off' },
+  };
+}
+
+/** Names of the variables whose values are secrets: never printed, logged or sent to chat. */
+export const SECRET_VARIABLES = [
+  'SERVICE_API_TOKEN',
+  'NODE_API_TOKEN',
+  'SLACK_BOT_TOKEN',
+  'SLACK_APP_TOKEN',
+  'SLACK_SIGNING_SECRET',
+  'DISCORD_TOKEN',
+] as const;

@@ -1,0 +1,130 @@
+/**
+ * The contracts of the command core. Commands (commands/*.ts) are defined once with
+ * `defineCommand`; the dispatcher runs them for every adapter (Slack, Discord, shell).
+ * Nothing here knows a platform.
+ */
+import type { z } from 'zod';
+import type { Message } from './message.js';
+import type { Services } from './services.js';
+import type { HostedNode } from '../hosting/index.js';
+
+export type Platform = 'slack' | 'discord' | 'shell';
+
+/** read < operate < admin. Everyone may read. */
+export type Role = 'read' | 'operate' | 'admin';
+
+export interface Actor {
+  platform: Platform;
+  /** Slack user id (U…), Discord user id (snowflake), or `local` for the shell. */
+  userId: string;
+  displayName?: string;
+  /** Slack user-group ids (S…) or Discord role ids the user has, for role grants by group. */
+  groups?: string[];
+}
+
+export interface Place {
+  platform: Platform;
+  channelId: string;
+  /** Slack team id / Discord guild id. */
+  workspaceId?: string;
+  threadId?: string;
+}
+
+/** How a change must be confirmed before the handler runs. */
+export type Confirmation = 'none' | 'button' | 'typed-name';
+
+export interface DialogField {
+  name: string;
+  label: string;
+  kind: 'text' | 'secret' | 'checkbox';
+  required?: boolean;
+  placeholder?: string;
+  initial?: string;
+  hint?: string;
+}
+
+/** A private form (Slack modal, Discord modal, shell prompt). Secrets are entered only here. */
+export interface Dialog {
+  /** Stored pending-dialog id: Slack callback_id / Discord custom_id. Short (≤ 64 chars). */
+  id: string;
+  title: string;
+  intro?: string;
+  submitLabel: string;
+  fields: DialogField[];
+}
+
+export type Visibility = 'channel' | 'private';
+
+export type Reply =
+  | {
+      kind: 'message';
+      message: Message;
+      /** private: Slack ephemeral / Discord ephemeral / shell prints it. */
+      visibility: Visibility;
+      /** For a button click: replace the message that held the button. */
+      replaceOriginal?: boolean;
+    }
+  | { kind: 'dialog'; dialog: Dialog };
+
+/** What a handler may return: a message for the channel, or a Reply for private answers. */
+export type HandlerResult = Message | Reply;
+
+export interface CommandContext<A> {
+  args: A;
+  actor: Actor;
+  place: Place;
+  /** The resolved node, when the command's first argument names a node. */
+  node?: HostedNode;
+  services: Services;
+  /** Values entered in the command's dialog (secrets), by field name. Never logged. */
+  secrets: Record<string, string>;
+}
+
+export interface CommandDefinition<S extends z.ZodObject<z.ZodRawShape> = z.ZodObject<z.ZodRawShape>> {
+  /** `node stop`, `audit`, `help`. Unique across the registry. */
+  path: string;
+  summary: string;
+  /** A complete example, as typed on Slack: `/rln node stop alice`. */
+  example: string;
+  /** Arguments. Descriptions on the schema fields (`.describe()`) become help and Discord option descriptions. */
+  args: S;
+  /** Positional order on Slack/shell; defaults to the required keys in schema order. */
+  positional?: string[];
+  /** The argument naming a node (resolved by name or id before the handler runs). Default: `node` if present. */
+  nodeArg?: string | false;
+  role: Role;
+  confirm: Confirmation;
+  /** Fields asked in a private dialog before running (passwords, mnemonics). Never accepted inline. */
+  secrets?: DialogField[];
+  /** Whether running it changes something (audited). Reads are not audited. */
+  mutates: boolean;
+  handler(ctx: CommandContext<z.infer<S>>): Promise<HandlerResult>;
+}
+
+export function defineCommand<S extends z.ZodObject<z.ZodRawShape>>(def: CommandDefinition<S>): CommandDefinition<S> {
+  return def;
+}
+
+/** One typed command, click or dialog submission, from any adapter. */
+export type Invocation =
+  | {
+      via: 'typed';
+      actor: Actor;
+      place: Place;
+      /** Slack and the shell: the text after `/rln`, parsed by the core against the registry. */
+      text?: string;
+      /** Discord: the path and the named options, already split. */
+      path?: string;
+      args?: Record<string, string>;
+    }
+  | { via: 'button'; actor: Actor; place: Place; buttonId: string }
+  | { via: 'dialog'; actor: Actor; place: Place; dialogId: string; values: Record<string, string> };
+
+export interface Dispatcher {
+  /** Runs the whole pipeline: validate, resolve node, role, confirm, handle, audit, reply. Never throws. */
+  dispatch(inv: Invocation): Promise<Reply>;
+  /** Names (and ids) of nodes starting with `prefix`, for autocomplete. Fast (cached). */
+  suggestNodes(prefix: string): Promise<Array<{ name: string; nodeId: string; status: string }>>;
+  /** Persists button ids (and returns the message ready to render). Used by the notifier and reports too. */
+  prepareMessage(message: Message, opts?: { ttlMs?: number }): Message;
+}

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+
+/** Node status values of service-interface.md §3. Other strings are kept, not rejected. */
+export const NODE_STATUSES = ['RUNNING', 'STARTING', 'PAUSED', 'FAILED', 'IN_PROGRESS'] as const;
+export type NodeStatus = (typeof NODE_STATUSES)[number];
+
+const optionalString = z
+  .string()
+  .nullish()
+  .transform((v) => v ?? undefined);
+
+export const buildSchema = z.looseObject({
+  buildNumber: z.number().int().optional(),
+  buildStatus: z.string().optional(),
+  buildComplete: z.boolean().optional(),
+  timestamp: optionalString,
+});
+export type Build = z.infer<typeof buildSchema>;
+
+export const hostedNodeSchema = z.looseObject({
+  nodeId: z.string().min(1),
+  name: z.string(),
+  network: z.string(),
+  status: z.string(),
+  initialized: z.boolean().optional(),
+  invoke_url: optionalString,
+  settings: z
+    .looseObject({ webhookUrl: optionalString })
+    .nullish()
+    .transform((v) => v ?? undefined),
+  builds: z
+    .array(buildSchema)
+    .nullish()
+    .transform((v) => v ?? undefined),
+});
+
+/** A node as the management API describes it. Unknown fields are kept. */
+export type HostedNode = {
+  nodeId: string;
+  name: string;
+  network: string;
+  status: NodeStatus | string;
+  initialized?: boolean;
+  invoke_url?: string;
+  settings?: { webhookUrl?: string; [k: string]: unknown };
+  builds?: Build[];
+  [k: string]: unknown;
+};
+
+export const listNodesSchema = z.looseObject({ nodes: z.array(hostedNodeSchema) });
+
+export const messageSchema = z.looseObject({
+  message: optionalString,
+  error: optionalString,
+});
+
+export const createNodeSchema = z.looseObject({
+  data: hostedNodeSchema,
+  message: optionalString,
+});
+
+export const latestImageSchema = z.looseObject({
+  version: z.string().min(1),
+});
+
+export const exportLogsSchema = z.looseObject({
+  taskId: z.union([z.string().min(1), z.number().transform(String)]),
+});
+
+export const logsSchema = z.looseObject({
+  urls: z.array(z.string()).nullish(),
+  downloadUrls: z.array(z.string()).nullish(),
+  url: z.string().nullish(),
+  status: z.string().nullish(),
+  ready: z.boolean().nullish(),
+});

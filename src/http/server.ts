@@ -1,0 +1,45 @@
+/**
+ * The bot's one HTTP server (fastify): webhooks, Slack HTTP mode, Discord interactions,
+ * /healthz and /metrics. Rooms contribute routes as fastify plugins, each in its own
+ * encapsulated context (so a raw-body parser for signed requests stays local to its routes).
+ */
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
+import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics.js';
+
+export interface HttpServerOptions {
+  logger: Logger;
+  metrics: Metrics;
+  routes: FastifyPluginAsync[];
+  /** Reported by /healthz: the parts that must be up (database, chat connections, ...). */
+  health?: () => { ok: boolean; checks: Record<string, string> };
+  /** Slow-client protection: the whole request must arrive within this (default 15 s). */
+  requestTimeoutMs?: number;
+  /** Headers must arrive within this (default 10 s). */
+  headersTimeoutMs?: number;
+}
+
+export async function createHttpServer(opts: HttpServerOptions): Promise<FastifyInstance> {
+  const requestTimeout = opts.requestTimeoutMs ?? 15_000;
+  const app = Fastify({
+    loggerInstance: opts.logger.child({ room: 'http' }) as unknown as FastifyBaseLogger,
+    disableRequestLogging: true,
+    bodyLimit: 1024 * 1024,
+    requestTimeout,
+    connectionTimeout: requestTimeout + 5_000,
+    keepAliveTimeout: 5_000,
+    return503OnClosing: true,
+  });
+  // Node's own guard for headers that trickle in.
+  app.server.headersTimeout = opts.headersTimeoutMs ?? Math.min(10_000, requestTimeout);
+
+  app.get('/healthz', async (_req, reply) => {
+    const h = opts.health?.() ?? { ok: true, checks: {} };
+    reply.code(h.ok ? 200 : 503).send({ status: h.ok ? 'ok' : 'degraded', ...h.checks });
+  });
+  app.get('/metrics', async (_req, reply) => {
+    reply.header('content-type', opts.metrics.registry.contentType).send(await opts.metrics.registry.metrics());
+  });
+  for (const r of opts.routes) await app.register(r);
+  return app;
+}

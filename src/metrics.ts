@@ -1,0 +1,66 @@
+/**
+ * Prometheus metrics (prom-client). One registry per process, created with the app so
+ * tests can run several apps side by side. Rooms receive `Metrics` and increment.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface Metrics {
+  registry: Registry;
+  commands: Counter<'command' | 'outcome'>;
+  webhooks: Counter<'outcome' | 'reason'>;
+  outboxDepth: Gauge;
+  deliveryLatency: Histogram<'platform'>;
+  deliveries: Counter<'platform' | 'outcome'>;
+  reportRuns: Counter<'kind' | 'outcome'>;
+  serviceCalls: Counter<'endpoint' | 'outcome'>;
+}
+
+export function createMetrics(opts: { defaults?: boolean } = {}): Metrics {
+  const registry = new Registry();
+  if (opts.defaults !== false) collectDefaultMetrics({ register: registry, prefix: 'rln_chatops_' });
+  return {
+    registry,
+    commands: new Counter({
+      name: 'rln_chatops_commands_total',
+      help: 'Commands run, by command path and outcome (ok, refused, failed, confirm, dialog)',
+      labelNames: ['command', 'outcome'],
+      registers: [registry],
+    }),
+    webhooks: new Counter({
+      name: 'rln_chatops_webhooks_total',
+      help: 'Webhook requests, by outcome (accepted, duplicate, refused) and reason',
+      labelNames: ['outcome', 'reason'],
+      registers: [registry],
+    }),
+    outboxDepth: new Gauge({
+      name: 'rln_chatops_outbox_depth',
+      help: 'Messages waiting in the outbox',
+      registers: [registry],
+    }),
+    deliveryLatency: new Histogram({
+      name: 'rln_chatops_delivery_latency_seconds',
+      help: 'Time from an event accepted to its message posted',
+      labelNames: ['platform'],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300],
+      registers: [registry],
+    }),
+    deliveries: new Counter({
+      name: 'rln_chatops_deliveries_total',
+      help: 'Chat posts from the outbox, by platform and outcome (ok, retry, rate_limited, gone, failed)',
+      labelNames: ['platform', 'outcome'],
+      registers: [registry],
+    }),
+    reportRuns: new Counter({
+      name: 'rln_chatops_report_runs_total',
+      help: 'Report runs, by kind (balance, channels) and outcome',
+      labelNames: ['kind', 'outcome'],
+      registers: [registry],
+    }),
+    serviceCalls: new Counter({
+      name: 'rln_chatops_service_calls_total',
+      help: 'Calls to the hosting service, by endpoint and outcome',
+      labelNames: ['endpoint', 'outcome'],
+      registers: [registry],
+    }),
+  };
+}

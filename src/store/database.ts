@@ -1,0 +1,37 @@
+/**
+ * The SQLite store: one file, WAL mode, migrations applied in order at open.
+ * Each room owns its tables and its migrations (src/store/migrations/<room>.ts); this file
+ * only opens the database and applies every migration in version order, once.
+ */
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { allMigrations, type Migration } from './migrations/index.js';
+
+export type Db = Database.Database;
+
+export function openDatabase(path: string, migrations: Migration[] = allMigrations): Db {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  migrate(db, migrations);
+  return db;
+}
+
+export function migrate(db: Db, migrations: Migration[]): void {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+  const applied = new Set(db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
+  const seen = new Set<number>();
+  for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+    if (seen.has(m.version)) throw new Error(`two migrations share version ${m.version} (${m.name})`);
+    seen.add(m.version);
+    if (applied.has(m.version)) continue;
+    db.transaction(() => {
+      db.exec(m.sql);
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, new Date().toISOString());
+    })();
+  }
+}

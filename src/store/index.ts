@@ -1,0 +1,2 @@
+export { openDatabase, migrate, type Db } from './database.js';
+export type { Migration } from './migrations/index.js';

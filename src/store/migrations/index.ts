@@ -1,0 +1,16 @@
+/**
+ * Every migration, in version order. Versions are grouped by room so rooms never collide:
+ * 100–199 core (audit, roles, confirmations, buttons, dialogs), 200–299 notify (events,
+ * watches, outbox, incidents, mutes), 300–399 reports (schedules, snapshots).
+ */
+import { coreMigrations } from './core.js';
+import { notifyMigrations } from './notify.js';
+import { reportsMigrations } from './reports.js';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const allMigrations: Migration[] = [...coreMigrations, ...notifyMigrations, ...reportsMigrations];
