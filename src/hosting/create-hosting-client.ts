@@ -83,6 +83,7 @@ interface CallResult {
   text: string;
   /** True when the text was not JSON. */
   notJson: boolean;
+  retryAfter?: string;
 }
 
 const READY_STATUSES = new Set(['COMPLETED', 'COMPLETE', 'SUCCESS', 'SUCCEEDED', 'DONE', 'READY', 'FINISHED']);
@@ -134,7 +135,7 @@ export function createHostingClient(opts: HostingClientOptions): HostingClient {
         notJson = true;
       }
     }
-    return { status: res.statusCode, json, text, notJson, ...{ retryAfter: res.headers['retry-after'] } };
+    return { status: res.statusCode, json, text, notJson, retryAfter: res.headers['retry-after'] };
   }
 
   function retryAfterMs(header: unknown): number | undefined {
@@ -170,7 +171,7 @@ export function createHostingClient(opts: HostingClientOptions): HostingClient {
     for (let attempt = 0; ; attempt++) {
       const canRetry = idempotent && attempt < retryLimit;
       const backoff = Math.min(maxDelayMs, baseDelayMs * 2 ** attempt);
-      let result: (CallResult & { retryAfter?: unknown }) | undefined;
+      let result: CallResult;
       try {
         result = await once(spec);
       } catch (err) {
@@ -349,8 +350,7 @@ export function createHostingClient(opts: HostingClientOptions): HostingClient {
       // Documented as `{ data, message }`; a bare node is accepted too.
       const bare = hostedNodeSchema.safeParse(json);
       if (bare.success) return { node: bare.data as HostedNode, ...messageOf(r) };
-      const hasData = json && typeof json === 'object' && 'data' in json;
-      throw badResponse(endpoint, r.status, describeIssue(parsed.error, hasData ? '' : ''));
+      throw badResponse(endpoint, r.status, describeIssue(parsed.error, ''));
     },
 
     async destroyNode(id) {
