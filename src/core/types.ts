@@ -64,7 +64,12 @@ export type Reply =
       /** For a button click: replace the message that held the button. */
       replaceOriginal?: boolean;
     }
-  | { kind: 'dialog'; dialog: Dialog };
+  | { kind: 'dialog'; dialog: Dialog }
+  /**
+   * A dialog submission refused in place: the dialog stays open with these errors by field
+   * (Slack `response_action: errors`); platforms that cannot keep it open show them privately.
+   */
+  | { kind: 'dialog_errors'; errors: Record<string, string> };
 
 /** What a handler may return: a message for the channel, or a Reply for private answers. */
 export type HandlerResult = Message | Reply;
