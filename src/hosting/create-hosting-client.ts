@@ -432,7 +432,14 @@ export function createHostingClient(opts: HostingClientOptions): HostingClient {
         const urls = json.filter((u): u is string => typeof u === 'string');
         return { ready: urls.length > 0, urls };
       }
-      const parsed = parseEnveloped(spec, r, logsSchema);
+      // Every field of the logs schema is optional, so unwrap `{ data }` before parsing.
+      const rec = json && typeof json === 'object' ? (json as Record<string, unknown>) : undefined;
+      const inner = rec && rec.data && typeof rec.data === 'object' && !['urls', 'downloadUrls', 'url', 'ready'].some((k) => k in rec) ? rec.data : json;
+      if (Array.isArray(inner)) {
+        const urls = inner.filter((u): u is string => typeof u === 'string');
+        return { ready: urls.length > 0, urls };
+      }
+      const parsed = parseStrict(spec, { ...r, json: inner }, logsSchema);
       const urls = [...(parsed.urls ?? []), ...(parsed.downloadUrls ?? []), ...(parsed.url ? [parsed.url] : [])];
       const statusReady = typeof parsed.status === 'string' && READY_STATUSES.has(parsed.status.toUpperCase());
       return { ready: urls.length > 0 || parsed.ready === true || statusReady, urls };

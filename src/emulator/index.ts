@@ -1,0 +1,5 @@
+export { startEmulator, defaultFaults } from './start-emulator.js';
+export { runEmulatorCli } from './run-emulator-cli.js';
+export { createSigningKey } from './create-signing-key.js';
+export type { SigningKey } from './create-signing-key.js';
+export type { Emulator, EmulatorOptions, Faults, Delivery, KeyType, FailableOperation, NodeWorldLike } from './types.js';

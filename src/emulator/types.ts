@@ -1,0 +1,109 @@
+import type { HostedNode, NodeStatus } from '../hosting/index.js';
+
+export type KeyType = 'ed25519' | 'p256' | 'secp256k1' | 'rsa';
+export type FailableOperation = 'create' | 'start' | 'stop' | 'upgrade';
+
+/** Fault injection. Mutable at run time: `emulator.faults.errorRate = 1`. */
+export interface Faults {
+  /** Delay before every answer (management API and node API), in ms. */
+  latencyMs: number;
+  /** Share of requests (0..1) answered 500. */
+  errorRate: number;
+  /** Answer a truncated JSON body (status 200 kept). */
+  garbage: boolean;
+  /** Share of webhook events (0..1) delivered twice. */
+  webhookDuplicate: number;
+  /** Share of webhook events (0..1) never delivered. */
+  webhookDrop: number;
+  /** The next such operation ends in FAILED (the entry is consumed). */
+  failNext: Set<FailableOperation>;
+  /** The service is down: connections are closed without an answer. */
+  down: boolean;
+  /** The next N requests are answered 429 with `Retry-After: retryAfterSec`. */
+  rateLimitNext: number;
+  /** Seconds sent in Retry-After with rateLimitNext (default 1). */
+  retryAfterSec: number;
+  /** The next N requests are answered 503 (deterministic counterpart of errorRate). */
+  errorNext: number;
+}
+
+/** The node API world, implemented in ./node-api (contract of issue #2). */
+export interface NodeWorldLike {
+  addNode(nodeId: string, opts: { network: string; alias?: string }): void;
+  removeNode(nodeId: string): void;
+  handle(
+    nodeId: string,
+    method: 'GET' | 'POST',
+    endpoint: string,
+    body: unknown,
+  ): Promise<{ status: number; body: unknown; raw?: string }>;
+}
+
+export interface EmulatorOptions {
+  /** Default 0 (a free port). */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Management API bearer token. Default: random. */
+  token?: string;
+  /** Node API bearer token. Default: random. */
+  nodeApiToken?: string;
+  /** Account id used in invoke_url paths. Default: random. */
+  userId?: string;
+  /** Webhook signing key type. Default ed25519. */
+  keyType?: KeyType;
+  /** Time of STARTING->RUNNING, IN_PROGRESS->RUNNING and of a log export, in ms. Default 1500. */
+  lifecycleDelayMs?: number;
+  /** Webhook delivery attempts (default 5) and first backoff step (default 200 ms, doubled each retry). */
+  webhookRetry?: { attempts?: number; baseDelayMs?: number };
+  faults?: Partial<Faults>;
+  /** 'demo' seeds alice (RUNNING), bob (RUNNING) and carol (PAUSED). Default 'none'. */
+  seed?: 'demo' | 'none';
+  /** Regtest funding of a new wallet, passed to the NodeWorld. */
+  fundingSat?: number;
+  /** Image version served by latest-rln-image and given to new nodes. Default v0.2.1. */
+  latestImage?: string;
+  /** A NodeWorld to use instead of the one from ./node-api (tests). */
+  world?: NodeWorldLike;
+}
+
+export interface Delivery {
+  url: string;
+  body: string;
+  signature: string;
+  /** HTTP status of the answer; undefined when the connection failed. */
+  status?: number;
+  /** 1 for the first attempt. */
+  attempt: number;
+  error?: string;
+}
+
+export interface Emulator {
+  /** Base URL, e.g. http://127.0.0.1:39123 (no trailing slash). */
+  url: string;
+  /** The current management API token. */
+  token: string;
+  nodeApiToken: string;
+  userId: string;
+  faults: Faults;
+  world: NodeWorldLike;
+  close(): Promise<void>;
+  /** Revokes the current token; the new one (given or random) is in `token`. */
+  revokeToken(newToken?: string): void;
+  /** Sets a node's status and emits a webhook. */
+  setStatus(nodeId: string, status: NodeStatus): void;
+  /** Sends an arbitrary signed event to the node's webhook URL. */
+  emitEvent(nodeId: string, payload: object): void;
+  /** Signs bytes with the account key: base64 signature, as sent in X-Service-Signature. */
+  sign(body: Buffer | string): string;
+  publicKey: { pem: string; type: string };
+  /** Every webhook delivery attempt, in order. */
+  deliveries: Delivery[];
+  /** Every request received (also those answered by a fault), in order. */
+  requests: Array<{ method: string; path: string }>;
+  nodes(): HostedNode[];
+  /** Resolves when no webhook delivery is pending (tests). */
+  settled(): Promise<void>;
+  /** Changes the image that latest-rln-image answers. */
+  setLatestImage(version: string): void;
+}
