@@ -1,0 +1,34 @@
+# syntax=docker/dockerfile:1
+# Build stage: install from the lockfile (with the toolchain better-sqlite3 may need),
+# compile TypeScript, then drop the dev dependencies.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY commands ./commands
+RUN npm run build && npm prune --omit=dev
+
+# Run stage: a small Node image, a non-root user, the SQLite file on a volume.
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production \
+    DATABASE_PATH=/data/rln-chatops.db \
+    PORT=3000 \
+    HOST=0.0.0.0
+WORKDIR /app
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json manifest.yml ./
+RUN mkdir -p /data && chown node:node /data
+USER node
+VOLUME ["/data"]
+EXPOSE 3000
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+# SIGTERM drains in-flight work and exits 0 within 10 s.
+STOPSIGNAL SIGTERM
+CMD ["node", "dist/src/cli.js", "start"]
