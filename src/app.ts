@@ -1,0 +1,242 @@
+/**
+ * The composition root: the one place where the rooms are put together.
+ * Store → service clients (or the in-process emulator for the demo) → registry and
+ * dispatcher → notifier (webhooks, outbox) and reports → chat adapters → one HTTP server.
+ */
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { Config } from './config.js';
+import { createLogger, registerSecret, type Logger } from './log.js';
+import { createMetrics, type Metrics } from './metrics.js';
+import { openDatabase, type Db } from './store/index.js';
+import { createHttpServer } from './http/server.js';
+import { createHostingClient, type HostedNode } from './hosting/index.js';
+import { createNodeApiClient, loadNodeCredentials } from './node-api/index.js';
+import { startEmulator, type Emulator } from './emulator/index.js';
+import { createRegistry, createDispatcher, type Registry } from './core/index.js';
+import type { ChatPoster } from './core/chat.js';
+import type { Dispatcher, Platform } from './core/types.js';
+import type { Services } from './core/services.js';
+import { allCommands } from '../commands/index.js';
+import { createNotifier } from './notify/index.js';
+import { createReports } from './reports/index.js';
+import { createSlackAdapter } from './chat/slack/index.js';
+import { createDiscordAdapter } from './chat/discord/index.js';
+import { createShellAdapter } from './chat/shell/index.js';
+
+export interface AppOptions {
+  config: Config;
+  logger?: Logger;
+  metrics?: Metrics;
+  /** The terminal adapter's streams. Default: stdin/stdout when no Slack and no Discord is configured. */
+  shell?: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream; prompt?: boolean } | false;
+  /** Demo only: options for the in-process emulator. */
+  emulator?: { lifecycleDelayMs?: number };
+  now?: () => Date;
+}
+
+export interface App {
+  config: Config;
+  logger: Logger;
+  metrics: Metrics;
+  db: Db;
+  registry: Registry;
+  dispatcher: Dispatcher;
+  services: Services;
+  http: FastifyInstance;
+  emulator?: Emulator;
+  /** Resolves when the terminal adapter's input ends (demo), never otherwise. */
+  shellDone?: Promise<void>;
+  /** Listens and starts the workers; resolves with the HTTP base URL. */
+  start(): Promise<{ url: string }>;
+  /** Stops accepting webhooks, drains in-flight work, closes chat connections and the database. */
+  stop(opts?: { timeoutMs?: number }): Promise<void>;
+}
+
+export async function createApp(opts: AppOptions): Promise<App> {
+  const config = opts.config;
+  const logger = opts.logger ?? createLogger({ level: config.LOG_LEVEL });
+  const metrics = opts.metrics ?? createMetrics();
+  const now = opts.now ?? (() => new Date());
+  for (const v of [config.SERVICE_API_TOKEN, config.NODE_API_TOKEN, config.SLACK_BOT_TOKEN, config.SLACK_APP_TOKEN, config.SLACK_SIGNING_SECRET, config.DISCORD_TOKEN]) {
+    registerSecret(v);
+  }
+
+  const db = openDatabase(config.DATABASE_PATH);
+
+  // The service: the real one, or (no SERVICE_URL) the built-in emulator with demo nodes.
+  let emulator: Emulator | undefined;
+  let serviceUrl = config.SERVICE_URL;
+  let serviceToken = config.SERVICE_API_TOKEN;
+  let nodeToken = config.NODE_API_TOKEN;
+  if (config.demo) {
+    emulator = await startEmulator({ seed: 'demo', lifecycleDelayMs: opts.emulator?.lifecycleDelayMs ?? 1500 });
+    serviceUrl = emulator.url;
+    serviceToken = emulator.token;
+    nodeToken = emulator.nodeApiToken;
+    registerSecret(serviceToken);
+    registerSecret(nodeToken);
+  }
+  const hosting = createHostingClient({ baseUrl: serviceUrl!, token: serviceToken!, timeoutMs: config.SERVICE_TIMEOUT_MS });
+  const credentialsFor = loadNodeCredentials({ defaultToken: nodeToken, file: config.NODE_CREDENTIALS_FILE });
+  const services = {
+    hosting,
+    nodeApi: (node: HostedNode) => {
+      if (!node.invoke_url) throw new Error(`node ${node.name} has no invoke_url yet`);
+      return createNodeApiClient({ baseUrl: node.invoke_url, credentials: credentialsFor(node) });
+    },
+    publicUrl: config.PUBLIC_URL,
+    now,
+  } as Services;
+
+  const registry = createRegistry(allCommands);
+  const dispatcher = createDispatcher({
+    db,
+    registry,
+    services,
+    admins: config.ADMIN_USERS,
+    operators: config.OPERATOR_USERS,
+    logger: logger.child({ room: 'core' }),
+    metrics,
+    now,
+  });
+  Object.assign(services, { access: dispatcher.roles, audit: dispatcher.audit });
+
+  // Chat posters are filled in as the adapters come up; the notifier reads them at post time.
+  const posters: Partial<Record<Platform, ChatPoster>> = {};
+  const notifier = createNotifier({
+    db,
+    posters,
+    prepareMessage: (m) => dispatcher.prepareMessage(m),
+    hosting,
+    logger: logger.child({ room: 'notify' }),
+    metrics,
+    now,
+    publicUrl: config.PUBLIC_URL,
+    admins: config.ADMIN_USERS,
+    signatureHeader: config.WEBHOOK_SIGNATURE_HEADER,
+  });
+  const reports = createReports({
+    db,
+    services,
+    outbox: notifier.outbox,
+    logger: logger.child({ room: 'reports' }),
+    metrics,
+    thresholds: { low: config.REPORT_LOW_SHARE, high: config.REPORT_HIGH_SHARE },
+    now,
+  });
+  Object.assign(services, { watches: notifier.watches, reports: reports.service });
+
+  const routes: FastifyPluginAsync[] = [notifier.routes];
+  const stoppers: Array<() => Promise<void>> = [];
+  const starters: Array<() => Promise<void>> = [];
+
+  if (config.slack.mode !== 'off') {
+    const slack = createSlackAdapter({ config, dispatcher, logger: logger.child({ room: 'slack' }), metrics });
+    posters.slack = slack.poster;
+    if (slack.routes) routes.push(slack.routes);
+    starters.push(() => slack.start());
+    stoppers.push(() => slack.stop());
+  }
+  if (config.discord.mode !== 'off') {
+    const discord = createDiscordAdapter({ config, dispatcher, registry, logger: logger.child({ room: 'discord' }), metrics });
+    posters.discord = discord.poster;
+    if (discord.routes) routes.push(discord.routes);
+    starters.push(() => discord.start());
+    stoppers.push(() => discord.stop());
+  }
+  let shellDone: Promise<void> | undefined;
+  const wantShell = opts.shell !== false && (opts.shell !== undefined || (config.slack.mode === 'off' && config.discord.mode === 'off'));
+  if (wantShell) {
+    const io = opts.shell || { input: process.stdin, output: process.stdout, prompt: Boolean(process.stdin.isTTY) };
+    const shell = createShellAdapter({ dispatcher, input: io.input, output: io.output, prompt: io.prompt });
+    posters.shell = shell.poster;
+    shellDone = shell.done;
+    starters.push(() => shell.start());
+    stoppers.push(async () => shell.stop());
+  }
+
+  let draining = false;
+  const http = await createHttpServer({
+    logger,
+    metrics,
+    routes,
+    health: () => ({
+      ok: !draining && db.open,
+      checks: { database: db.open ? 'ok' : 'closed', draining: draining ? 'yes' : 'no', mode: config.demo ? 'demo' : 'service' },
+    }),
+  });
+
+  let started = false;
+  return {
+    config,
+    logger,
+    metrics,
+    db,
+    registry,
+    dispatcher,
+    services,
+    http,
+    emulator,
+    shellDone,
+    async start() {
+      const address = await http.listen({ port: config.PORT, host: config.HOST });
+      const url = address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1');
+      notifier.start();
+      reports.scheduler.start();
+      if (emulator) await wireDemo(hosting, url, notifier.watches, logger);
+      for (const s of starters) await s();
+      started = true;
+      logger.info({ url, demo: config.demo, slack: config.slack.mode, discord: config.discord.mode }, 'rln-chatops is ready');
+      return { url };
+    },
+    async stop(stopOpts = {}) {
+      const deadline = Date.now() + (stopOpts.timeoutMs ?? 8_000);
+      draining = true;
+      const left = () => Math.max(100, deadline - Date.now());
+      // Stop accepting webhooks and commands first; then drain what was accepted.
+      await withTimeout(http.close(), left()).catch(() => undefined);
+      reports.scheduler.stop();
+      await withTimeout(notifier.stop(), left()).catch(() => undefined);
+      for (const s of stoppers) await withTimeout(s(), left()).catch(() => undefined);
+      if (emulator) await withTimeout(emulator.close(), left()).catch(() => undefined);
+      if (db.open) db.close();
+      if (started) logger.info('rln-chatops stopped');
+    },
+  };
+}
+
+/**
+ * Demo: the terminal watches every node, and every emulated node sends its webhooks to
+ * this bot, set through the service API as an operator would (`node settings`).
+ */
+async function wireDemo(
+  hosting: ReturnType<typeof createHostingClient>,
+  url: string,
+  watches: { add(input: any): Promise<unknown> },
+  logger: Logger,
+) {
+  try {
+    await watches.add({ place: { platform: 'shell', channelId: 'terminal' }, nodes: 'all', by: { platform: 'shell', userId: 'local' } });
+    for (const node of await hosting.listNodes()) {
+      await hosting.updateSettings(node.nodeId, { webhookUrl: `${url}/webhooks/service/${node.nodeId}` });
+    }
+  } catch (err) {
+    logger.warn({ err }, 'demo: could not wire the emulator webhooks to the bot');
+  }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+    p.then(
+      (v) => {
+        clearTimeout(t);
+        resolve(v);
+      },
+      (e) => {
+        clearTimeout(t);
+        reject(e);
+      },
+    );
+  });
+}

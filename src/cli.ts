@@ -1,0 +1,100 @@
+#!/usr/bin/env node
+/**
+ * Entry point: `start` (the bot), `emulator` (the hosting service emulator), `doctor`
+ * (checks the configuration and the service), `register-commands` (Discord's /rln).
+ * Errors a person can fix are printed as plain sentences; never a stack trace.
+ */
+import { ConfigError, loadConfig } from './config.js';
+import { createApp } from './app.js';
+import { runEmulatorCli } from './emulator/index.js';
+import { runDoctor } from './doctor.js';
+import { demoBanner } from './demo-banner.js';
+
+const USAGE = `Usage: rln-chatops <start | emulator | doctor | register-commands>
+  start               run the bot (with no SERVICE_URL: a local demo against the built-in emulator)
+  emulator [flags]    run the hosting service emulator (npm run emulator -- --port N --token T)
+  doctor              check the configuration, the service and the chat credentials
+  register-commands   register the /rln command with Discord`;
+
+async function main(argv: string[]): Promise<number> {
+  const [cmd = 'start', ...rest] = argv;
+  switch (cmd) {
+    case 'start':
+      return start();
+    case 'emulator':
+      await runEmulatorCli(rest);
+      return -1; // keeps running until a signal
+    case 'doctor':
+      return runDoctor({ env: process.env, out: (l) => process.stdout.write(`${l}\n`) });
+    case 'register-commands':
+      return registerDiscordCommands();
+    case '-h':
+    case '--help':
+    case 'help':
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    default:
+      process.stderr.write(`Unknown command "${cmd}".\n${USAGE}\n`);
+      return 2;
+  }
+}
+
+async function start(): Promise<number> {
+  const config = loadConfig();
+  const app = await createApp({ config });
+  const { url } = await app.start();
+  if (config.demo) process.stdout.write(demoBanner(url, app.config));
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.logger.info({ signal }, 'stopping: draining in-flight work');
+    const hard = setTimeout(() => process.exit(0), 10_000);
+    hard.unref();
+    await app.stop({ timeoutMs: 8_000 }).catch((err) => app.logger.error({ err }, 'error while stopping'));
+    clearTimeout(hard);
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  // With only the terminal, the end of its input (Ctrl-D) ends the bot.
+  if (app.shellDone && config.slack.mode === 'off' && config.discord.mode === 'off') {
+    void app.shellDone.then(() => shutdown('end of input'));
+  }
+  return -1;
+}
+
+async function registerDiscordCommands(): Promise<number> {
+  const config = loadConfig();
+  if (!config.DISCORD_TOKEN || !config.DISCORD_APPLICATION_ID) {
+    process.stderr.write('register-commands needs DISCORD_TOKEN and DISCORD_APPLICATION_ID.\n');
+    return 2;
+  }
+  const { registerCommands } = await import('./chat/discord/index.js');
+  const { createRegistry } = await import('./core/index.js');
+  const { allCommands } = await import('../commands/index.js');
+  const result = await registerCommands(
+    { token: config.DISCORD_TOKEN, applicationId: config.DISCORD_APPLICATION_ID, apiUrl: config.DISCORD_API_URL, guildId: process.env.DISCORD_GUILD_ID },
+    createRegistry(allCommands),
+  );
+  process.stdout.write(`Registered /rln with Discord${process.env.DISCORD_GUILD_ID ? ` in guild ${process.env.DISCORD_GUILD_ID}` : ' globally'}.\n`);
+  void result;
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exit(code);
+  },
+  (err: unknown) => {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\nFix these and start again (npm run doctor checks everything).\n`);
+      process.exit(2);
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`rln-chatops could not start: ${message}\n`);
+    if (process.env.LOG_LEVEL === 'debug' && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,135 @@
+/**
+ * `npm run doctor`: checks everything the bot needs, says what is wrong in plain words,
+ * and exits non-zero if anything is. Never prints a secret.
+ */
+import { got } from 'got';
+import { mkdtempSync } from 'node:fs';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { createHostingClient, ServiceError } from './hosting/index.js';
+import { parsePublicKey } from './webhooks/index.js';
+import { openDatabase } from './store/index.js';
+import { redactText } from './log.js';
+
+export interface DoctorIo {
+  env: NodeJS.ProcessEnv;
+  out: (line: string) => void;
+  timeoutMs?: number;
+}
+
+type Check = { name: string; run: () => Promise<string | undefined> };
+
+/** Returns the exit code: 0 when every check passed, 1 otherwise. */
+export async function runDoctor(io: DoctorIo): Promise<number> {
+  const { out } = io;
+  let config: Config;
+  try {
+    config = loadConfig(io.env);
+    out('✓ configuration: every variable is valid');
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    out('✗ configuration:');
+    for (const p of err.problems) out(`    - ${p}`);
+    out('Fix these first, then run npm run doctor again.');
+    return 1;
+  }
+
+  const timeout = io.timeoutMs ?? 10_000;
+  const checks: Check[] = [];
+  if (config.demo) {
+    out('• service: no SERVICE_URL, so `npm start` runs the demo against the built-in emulator');
+  } else {
+    const hosting = createHostingClient({ baseUrl: config.SERVICE_URL!, token: config.SERVICE_API_TOKEN!, timeoutMs: timeout, retry: { limit: 0 } });
+    checks.push({
+      name: `service at ${config.SERVICE_URL}`,
+      run: async () => `reachable, token accepted (${(await hosting.listNodes()).length} nodes)`,
+    });
+    checks.push({
+      name: 'webhook public key',
+      run: async () => {
+        const key = parsePublicKey(await hosting.webhookPublicKey());
+        const type = Array.isArray(key) ? key.map((k) => describeKey(k)).join(' or ') : describeKey(key);
+        return `fetched and parsed (${type})`;
+      },
+    });
+  }
+  if (config.PUBLIC_URL) out(`✓ PUBLIC_URL: ${config.PUBLIC_URL} is HTTPS`);
+  else out('• PUBLIC_URL: not set; `watch add` cannot point a node\'s webhookUrl at the bot (set it to the bot\'s public HTTPS base)');
+
+  if (config.slack.mode !== 'off') {
+    const base = config.SLACK_API_URL ?? 'https://slack.com/api/';
+    checks.push({
+      name: 'Slack bot token',
+      run: async () => {
+        const r = await got.post(`${base.replace(/\/?$/, '/')}auth.test`, { headers: { authorization: `Bearer ${config.SLACK_BOT_TOKEN}` }, timeout: { request: timeout }, retry: { limit: 0 } }).json<{ ok: boolean; error?: string; team?: string; user?: string }>();
+        if (!r.ok) throw new Error(`Slack refused the bot token (${r.error}); copy the Bot User OAuth Token (xoxb-…) from the app's OAuth page`);
+        return `accepted (bot ${r.user ?? '?'} in ${r.team ?? '?'}), ${config.slack.mode === 'socket' ? 'Socket Mode' : 'HTTP mode at /slack/events'}`;
+      },
+    });
+    if (config.SLACK_APP_TOKEN) {
+      checks.push({
+        name: 'Slack app token',
+        run: async () => {
+          const r = await got.post(`${base.replace(/\/?$/, '/')}apps.connections.open`, { headers: { authorization: `Bearer ${config.SLACK_APP_TOKEN}` }, timeout: { request: timeout }, retry: { limit: 0 } }).json<{ ok: boolean; error?: string }>();
+          if (!r.ok) throw new Error(`Slack refused the app-level token (${r.error}); create one with the connections:write scope under Basic Information`);
+          return 'accepted (Socket Mode can connect)';
+        },
+      });
+    }
+  }
+  if (config.discord.mode !== 'off') {
+    if (config.DISCORD_TOKEN) {
+      const base = (config.DISCORD_API_URL ?? 'https://discord.com/api').replace(/\/$/, '');
+      checks.push({
+        name: 'Discord bot token',
+        run: async () => {
+          const r = await got.get(`${base}/v10/users/@me`, { headers: { authorization: `Bot ${config.DISCORD_TOKEN}` }, timeout: { request: timeout }, retry: { limit: 0 }, throwHttpErrors: false });
+          if (r.statusCode === 401) throw new Error('Discord refused the bot token (401); reset it under Bot in the developer portal');
+          if (r.statusCode >= 400) throw new Error(`Discord answered ${r.statusCode}`);
+          return `accepted (${(JSON.parse(r.body) as { username?: string }).username ?? 'bot'})`;
+        },
+      });
+    } else {
+      out('✓ Discord: HTTP interactions with DISCORD_PUBLIC_KEY (posting notifications needs DISCORD_TOKEN too)');
+    }
+  }
+  checks.push({
+    name: `database at ${config.DATABASE_PATH}`,
+    run: async () => {
+      const path = config.DATABASE_PATH === ':memory:' ? `${mkdtempSync('/tmp/rln-doctor-')}/probe.db` : config.DATABASE_PATH;
+      const db = openDatabase(path);
+      try {
+        db.exec('CREATE TABLE IF NOT EXISTS doctor_probe (at TEXT); INSERT INTO doctor_probe VALUES (datetime()); DELETE FROM doctor_probe;');
+      } finally {
+        db.close();
+      }
+      return 'writable, migrations applied';
+    },
+  });
+
+  let failed = 0;
+  for (const check of checks) {
+    try {
+      out(`✓ ${check.name}: ${await check.run()}`);
+    } catch (err) {
+      failed++;
+      out(`✗ ${check.name}: ${explain(err)}`);
+    }
+  }
+  out(failed ? `${failed} check(s) failed.` : 'All checks passed.');
+  return failed ? 1 : 0;
+}
+
+function describeKey(k: { asymmetricKeyType?: string; asymmetricKeyDetails?: { namedCurve?: string } }): string {
+  const curve = k.asymmetricKeyDetails?.namedCurve;
+  return curve ? `${k.asymmetricKeyType} ${curve}` : String(k.asymmetricKeyType);
+}
+
+function explain(err: unknown): string {
+  if (err instanceof ServiceError) {
+    if (err.status === 401 || err.status === 403) return `refused: the service did not accept SERVICE_API_TOKEN (HTTP ${err.status}). ${err.hint}`;
+    return redactText(`${err.message}${err.hint ? ` ${err.hint}` : ''}`);
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|timed out/i.test(message)) return `unreachable (${redactText(message)}); check the URL and the network`;
+  return redactText(message);
+}
