@@ -1,0 +1,82 @@
+/**
+ * The whole bot against the emulator on loopback, for end-to-end tests: the real
+ * composition root (src/app.ts) with a fresh SQLite file, the emulator as the service,
+ * and whatever chat platform the given env configures (pointed at the test fakes).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config.js';
+import { createApp, type App, type AppOptions } from '../../src/app.js';
+import { startEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/index.js';
+import { createLogger, type Logger } from '../../src/log.js';
+import { createMetrics } from '../../src/metrics.js';
+
+export interface HarnessOptions {
+  /** Extra environment (ADMIN_USERS, SLACK_*, DISCORD_*, …). */
+  env?: Record<string, string>;
+  emulator?: EmulatorOptions;
+  /** Run the terminal adapter on these streams. Default: no terminal. */
+  shell?: AppOptions['shell'];
+  logger?: Logger;
+}
+
+export interface Harness {
+  app: App;
+  emulator: Emulator;
+  /** The bot's HTTP base URL. */
+  url: string;
+  dbPath: string;
+  /** Stops the bot (not the emulator) and starts a new one on the same database: a restart. */
+  restart(opts?: { graceful?: boolean }): Promise<App>;
+  close(): Promise<void>;
+}
+
+export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
+  const emulator = await startEmulator({ lifecycleDelayMs: 30, ...opts.emulator });
+  const dir = mkdtempSync(join(tmpdir(), 'rln-harness-'));
+  const dbPath = join(dir, 'bot.db');
+  const config = loadConfig({
+    SERVICE_URL: emulator.url,
+    SERVICE_API_TOKEN: emulator.token,
+    NODE_API_TOKEN: emulator.nodeApiToken,
+    DATABASE_PATH: dbPath,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    ...opts.env,
+  });
+  const boot = async () => {
+    const app = await createApp({
+      config,
+      logger: opts.logger ?? createLogger({ level: 'silent' }),
+      metrics: createMetrics({ defaults: false }),
+      shell: opts.shell ?? false,
+    });
+    const { url } = await app.start();
+    return { app, url };
+  };
+  let { app, url } = await boot();
+  const harness: Harness = {
+    get app() {
+      return app;
+    },
+    emulator,
+    get url() {
+      return url;
+    },
+    dbPath,
+    async restart({ graceful = true } = {}) {
+      if (graceful) await app.stop({ timeoutMs: 2_000 });
+      else await app.stop({ timeoutMs: 1 });
+      ({ app, url } = await boot());
+      return app;
+    },
+    async close() {
+      await app.stop({ timeoutMs: 2_000 }).catch(() => undefined);
+      await emulator.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  } as Harness;
+  return harness;
+}
