@@ -11,7 +11,7 @@ import {
   messageSchema,
   type HostedNode,
 } from './schemas.js';
-import { kindForStatus, ServiceError } from './service-error.js';
+import { kindForStatus, ServiceError, type ServiceErrorKind } from './service-error.js';
 
 export interface HostingClientOptions {
   /** Base URL of the management API, e.g. `https://service.example` (paths start with /api). */
@@ -33,6 +33,8 @@ export interface HostingClientOptions {
     baseDelayMs?: number;
     onRetry?: (info: RetryInfo) => void;
   };
+  /** Told about the outcome of every call (e.g. for the service-calls metric); carries no secrets. */
+  onCall?: (info: { endpoint: string; outcome: 'ok' | ServiceErrorKind; status?: number }) => void;
 }
 
 export interface RetryInfo {
@@ -167,6 +169,17 @@ export function createHostingClient(opts: HostingClientOptions): HostingClient {
   }
 
   async function call(spec: CallSpec): Promise<CallResult> {
+    try {
+      const r = await callWithRetries(spec);
+      opts.onCall?.({ endpoint: spec.endpoint, outcome: 'ok', status: r.status });
+      return r;
+    } catch (err) {
+      if (err instanceof ServiceError) opts.onCall?.({ endpoint: spec.endpoint, outcome: err.kind, status: err.status });
+      throw err;
+    }
+  }
+
+  async function callWithRetries(spec: CallSpec): Promise<CallResult> {
     const idempotent = spec.method === 'GET';
     for (let attempt = 0; ; attempt++) {
       const canRetry = idempotent && attempt < retryLimit;

@@ -201,6 +201,18 @@ describe('hosting client errors', () => {
     expect(count(e, 'POST', '/api/nodes/n1/settings')).toBe(1);
   });
 
+  it('reports the outcome of every call to onCall', async () => {
+    const e = await emulator();
+    const calls: Array<{ endpoint: string; outcome: string; status?: number }> = [];
+    const c = client(e, { onCall: (i) => calls.push(i) });
+    await c.listNodes();
+    await failure(() => c.stopNode('nope'));
+    expect(calls).toEqual([
+      { endpoint: 'GET /api/nodes', outcome: 'ok', status: 200 },
+      { endpoint: 'POST /api/nodes/{id}/stop', outcome: 'not_found', status: 404 },
+    ]);
+  });
+
   it('recovers from a transient 503 on a GET', async () => {
     const e = await emulator({ seed: 'demo', faults: { errorNext: 1 } });
     const nodes = await client(e).listNodes();
