@@ -100,13 +100,13 @@ describe('emulator management API', () => {
     expect((await apiJson(e, 'POST', `/api/nodes/${n.nodeId}/stop`)).status).toBe(200);
     expect(statusOf(e, n.nodeId)).toBe('PAUSED');
     expect((await apiJson(e, 'POST', `/api/nodes/${n.nodeId}/stop`)).status).toBe(409);
-    await apiJson(e, 'POST', `/api/nodes/${n.nodeId}/start`);
-    expect(statusOf(e, n.nodeId)).toBe('STARTING');
+    const start = await apiJson(e, 'POST', `/api/nodes/${n.nodeId}/start`);
+    expect(start.body.data.status).toBe('STARTING');
     await waitFor(() => statusOf(e, n.nodeId) === 'RUNNING');
     e.setLatestImage('v1.1.0');
     const up = await apiJson(e, 'POST', `/api/nodes/${n.nodeId}/upgrade`);
     expect(up.status).toBe(200);
-    expect(statusOf(e, n.nodeId)).toBe('IN_PROGRESS');
+    expect(up.body.data.status).toBe('IN_PROGRESS');
     await waitFor(() => statusOf(e, n.nodeId) === 'RUNNING');
     const after = e.nodes().find((x) => x.nodeId === n.nodeId)!;
     expect(after.imageVersion).toBe('v1.1.0');

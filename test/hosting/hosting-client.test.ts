@@ -44,7 +44,7 @@ const count = (e: Emulator, method: string, path: string) => e.requests.filter((
 
 describe('hosting client against the emulator', () => {
   it('lists, creates, reads, starts, stops, upgrades and destroys nodes', async () => {
-    const e = await emulator({ seed: 'demo' });
+    const e = await emulator({ seed: 'demo', lifecycleDelayMs: 200 });
     const c = client(e);
     const listed = await c.listNodes();
     expect(listed.map((n) => n.name).sort()).toEqual(['alice', 'bob', 'carol']);
