@@ -1,0 +1,41 @@
+import { describe, it, expect } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+describe('loadConfig', () => {
+  it('runs the demo with no environment', () => {
+    const c = loadConfig({});
+    expect(c.demo).toBe(true);
+    expect(c.slack.mode).toBe('off');
+    expect(c.discord.mode).toBe('off');
+    expect(c.WEBHOOK_SIGNATURE_HEADER).toBe('X-Service-Signature');
+  });
+
+  it('picks Socket Mode, HTTP mode, gateway and HTTP interactions from the credentials given', () => {
+    expect(loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1' }).slack.mode).toBe('socket');
+    expect(loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's' }).slack.mode).toBe('http');
+    expect(loadConfig({ DISCORD_TOKEN: 't', DISCORD_APPLICATION_ID: '1' }).discord.mode).toBe('gateway');
+    expect(loadConfig({ DISCORD_PUBLIC_KEY: 'a'.repeat(64), DISCORD_APPLICATION_ID: '1' }).discord.mode).toBe('http');
+  });
+
+  it('lists every problem at once, without echoing secret values', () => {
+    const secret = 'not-a-bot-token-secret';
+    let err: unknown;
+    try {
+      loadConfig({ SLACK_BOT_TOKEN: secret, PORT: '70000', PUBLIC_URL: 'http://x.example', SERVICE_URL: 'https://svc.example' });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    const problems = (err as ConfigError).problems.join('\n');
+    expect(problems).toMatch(/SLACK_BOT_TOKEN/);
+    expect(problems).toMatch(/PORT/);
+    expect(problems).toMatch(/PUBLIC_URL must be HTTPS/);
+    expect(String(err)).not.toContain(secret);
+  });
+
+  it('parses role principals', () => {
+    const c = loadConfig({ ADMIN_USERS: 'slack:U1, discord:42,slack-group:S9', OPERATOR_USERS: 'discord-role:7' });
+    expect(c.ADMIN_USERS).toEqual(['slack:U1', 'discord:42', 'slack-group:S9']);
+    expect(c.OPERATOR_USERS).toEqual(['discord-role:7']);
+  });
+});

@@ -1,0 +1,37 @@
+import { describe, it, expect } from 'vitest';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnBot } from './spawn-bot.js';
+
+describe('the demo (npm start with no configuration)', () => {
+  it('starts with no environment, shows the demo banner and answers a command typed on standard input', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'rln-demo-'));
+    // No variables at all but PATH/HOME: no SERVICE_URL, no chat credentials. PORT=0 only
+    // so parallel test files never fight over 3000.
+    const bot = spawnBot(['start'], { cwd, env: { PORT: '0' } });
+    await bot.waitFor(/DEMO/);
+    bot.child.stdin.write('/rln node list\n');
+    await bot.waitFor(/alice[\s\S]*bob[\s\S]*carol|carol[\s\S]*alice/);
+    expect(bot.stdout()).toMatch(/RUNNING/);
+    expect(bot.stdout()).toMatch(/PAUSED/);
+    bot.child.stdin.end();
+    const { code } = await bot.exited;
+    expect(code).toBe(0);
+    expect(bot.stdout() + bot.stderr()).not.toMatch(/\n\s+at .+\(.+:\d+:\d+\)/); // no stack trace
+  }, 40_000);
+
+  it('lists every configuration problem at once and exits non-zero without a stack trace', async () => {
+    const bot = spawnBot(['start'], {
+      env: { PORT: 'not-a-port', SERVICE_URL: 'ftp://x', PUBLIC_URL: 'http://insecure.example', ADMIN_USERS: 'bob' },
+    });
+    const { code } = await bot.exited;
+    expect(code).not.toBe(0);
+    const err = bot.stderr();
+    expect(err).toMatch(/PORT/);
+    expect(err).toMatch(/SERVICE_URL/);
+    expect(err).toMatch(/PUBLIC_URL must be HTTPS/);
+    expect(err).toMatch(/ADMIN_USERS/);
+    expect(err).not.toMatch(/\n\s+at .+:\d+:\d+/);
+  }, 30_000);
+});
