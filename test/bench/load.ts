@@ -1,0 +1,108 @@
+/**
+ * A small loopback load generator: keep-alive HTTP requests, closed loop (fixed
+ * concurrency, as fast as the server answers) or open loop (a fixed rate), recording
+ * each request's latency. Every loop is bounded in count and time.
+ */
+import http from 'node:http';
+
+export interface LoadResult {
+  sent: number;
+  ok: number;
+  failed: number;
+  seconds: number;
+  perSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+}
+
+export interface RequestSpec {
+  path: string;
+  body: Buffer;
+  headers: Record<string, string>;
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+function summarise(latencies: number[], failed: number, seconds: number): LoadResult {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return {
+    sent: latencies.length + failed,
+    ok: latencies.length,
+    failed,
+    seconds,
+    perSecond: latencies.length / seconds,
+    p50Ms: percentile(sorted, 50),
+    p99Ms: percentile(sorted, 99),
+    maxMs: sorted[sorted.length - 1] ?? NaN,
+  };
+}
+
+function send(agent: http.Agent, base: URL, spec: RequestSpec): Promise<{ status: number; ms: number }> {
+  const start = process.hrtime.bigint();
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { agent, host: base.hostname, port: base.port, method: 'POST', path: spec.path, headers: { 'content-length': spec.body.length, ...spec.headers } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: Number(process.hrtime.bigint() - start) / 1e6 }));
+      },
+    );
+    req.on('error', reject);
+    req.end(spec.body);
+  });
+}
+
+/** As fast as the server answers, `concurrency` requests in flight, `count` in all. */
+export async function closedLoop(url: string, make: (i: number) => RequestSpec, count: number, concurrency = 16): Promise<LoadResult> {
+  const base = new URL(url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  const latencies: number[] = [];
+  let failed = 0;
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        const i = next++;
+        try {
+          const r = await send(agent, base, make(i));
+          if (r.status >= 200 && r.status < 300) latencies.push(r.ms);
+          else failed++;
+        } catch {
+          failed++;
+        }
+      }
+    }),
+  );
+  agent.destroy();
+  return summarise(latencies, failed, (performance.now() - t0) / 1000);
+}
+
+/** `rate` requests per second for `seconds`, whatever the answers (open loop). */
+export async function openLoop(url: string, make: (i: number) => RequestSpec, rate: number, seconds: number): Promise<LoadResult> {
+  const base = new URL(url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  const latencies: number[] = [];
+  let failed = 0;
+  const total = Math.round(rate * seconds);
+  const t0 = performance.now();
+  const inflight: Promise<void>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = t0 + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    inflight.push(
+      send(agent, base, make(i)).then(
+        (r) => void (r.status >= 200 && r.status < 300 ? latencies.push(r.ms) : failed++),
+        () => void failed++,
+      ),
+    );
+  }
+  await Promise.all(inflight);
+  agent.destroy();
+  return summarise(latencies, failed, (performance.now() - t0) / 1000);
+}

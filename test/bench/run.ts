@@ -1,0 +1,49 @@
+/**
+ * `npm run bench [-- --json] [-- --only name,name]`: runs the benchmarks and prints each
+ * one's figures, its ratio to the baseline measured in the same run, and its targets.
+ */
+import os from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { BenchResult } from './types.js';
+import { webhookIntake } from './webhook-intake.js';
+import { footprint } from './footprint.js';
+
+const benches: Record<string, () => Promise<BenchResult>> = {
+  intake: () => webhookIntake({ events: 5_000, rate: 1_000, seconds: 5 }),
+  footprint: async () => {
+    execFileSync(process.execPath, [fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url)), '-p', 'tsconfig.build.json'], {
+      cwd: fileURLToPath(new URL('../../', import.meta.url)),
+      stdio: 'inherit',
+    });
+    return footprint();
+  },
+};
+
+async function main() {
+  const args = process.argv.slice(2);
+  const json = args.includes('--json');
+  const onlyArg = args.find((a) => a.startsWith('--only'));
+  const only = onlyArg ? (onlyArg.includes('=') ? onlyArg.split('=')[1]! : args[args.indexOf(onlyArg) + 1]!).split(',') : Object.keys(benches);
+  const machine = { cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? '?', memGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version };
+  const results: BenchResult[] = [];
+  for (const name of only) {
+    const bench = benches[name];
+    if (!bench) throw new Error(`no benchmark "${name}"; there are: ${Object.keys(benches).join(', ')}`);
+    if (!json) process.stdout.write(`\n▶ ${name} …\n`);
+    const r = await bench();
+    results.push(r);
+    if (!json) {
+      for (const [k, v] of Object.entries(r.figures)) process.stdout.write(`  ${k.padEnd(34)} ${v}\n`);
+      for (const t of r.targets) process.stdout.write(`  ${t.met ? '✓' : '✗'} ${t.what}\n`);
+    }
+  }
+  if (json) process.stdout.write(`${JSON.stringify({ machine, results }, null, 2)}\n`);
+  else process.stdout.write(`\nmachine: ${machine.cpus} × ${machine.cpu}, ${machine.memGiB} GiB, Node ${machine.node}\n`);
+  process.exit(0);
+}
+
+main().catch((err) => {
+  process.stderr.write(`benchmark failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});
