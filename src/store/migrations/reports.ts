@@ -1,4 +1,34 @@
 import type { Migration } from './index.js';
 
 /** The reports room's tables. Append new migrations; never edit one that has shipped. */
-export const reportsMigrations: Migration[] = [];
+export const reportsMigrations: Migration[] = [
+  {
+    version: 300,
+    name: 'reports: schedules and snapshots',
+    sql: `
+      CREATE TABLE report_schedules (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        platform TEXT NOT NULL,
+        channel_id TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('balance', 'channels')),
+        target TEXT NOT NULL,
+        target_label TEXT NOT NULL,
+        cron TEXT NOT NULL,
+        timezone TEXT NOT NULL,
+        unit TEXT NOT NULL DEFAULT 'sat',
+        created_by TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+      CREATE INDEX report_schedules_channel ON report_schedules (platform, channel_id);
+
+      CREATE TABLE report_snapshots (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        node_id TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('balance', 'channels')),
+        taken_at TEXT NOT NULL,
+        data TEXT NOT NULL
+      );
+      CREATE INDEX report_snapshots_node ON report_snapshots (node_id, kind, id);
+    `,
+  },
+];

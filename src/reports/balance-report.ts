@@ -1,0 +1,214 @@
+/**
+ * The balance report: on-chain BTC (vanilla and colored), Lightning and RGB assets per node,
+ * with the change since that node's previous balance report, and a team total with `all`.
+ */
+import type { Block, Message, Tone } from '../core/message.js';
+import { msg } from '../core/message.js';
+import { formatDelta, thousands, withPrecision } from '../core/format.js';
+import type { HostedNode } from '../hosting/index.js';
+import type { BalanceData, NodeOutcome, Unit } from './types.js';
+import { formatTime } from './format-time.js';
+
+/** Precision marker for rows in sats (shown in the chosen unit). */
+const SATS = -1;
+
+export interface BalanceRow {
+  key: string;
+  label: string;
+  amount: bigint;
+  /** Asset precision, or -1 for a BTC amount in sats. */
+  precision: number;
+}
+
+/** What is stored after a balance report, to compute the next one's change. */
+export interface BalanceSnapshot {
+  values: Record<string, string>;
+  labels: Record<string, { label: string; precision: number }>;
+}
+
+export const MAX_TABLE_ROWS = 40;
+
+/** One row per number of the report, zero or not (zero rows are dropped at rendering). */
+export function balanceRows(d: BalanceData): BalanceRow[] {
+  const rows: BalanceRow[] = [];
+  const btc = (key: string, label: string, amount: bigint) => rows.push({ key, label, amount, precision: SATS });
+  btc('btc.vanilla.settled', 'BTC settled', d.btc.vanilla.settled);
+  btc('btc.vanilla.spendable', 'BTC spendable', d.btc.vanilla.spendable);
+  btc('btc.vanilla.pending', 'BTC pending', d.btc.vanilla.future - d.btc.vanilla.settled);
+  btc('btc.colored.settled', 'Colored settled', d.btc.colored.settled);
+  btc('btc.colored.spendable', 'Colored spendable', d.btc.colored.spendable);
+  btc('btc.colored.pending', 'Colored pending', d.btc.colored.future - d.btc.colored.settled);
+  btc('ln.local', 'LN local', d.ln.local);
+  btc('ln.sendable', 'LN sendable', d.ln.sendable);
+  btc('ln.receivable', 'LN receivable', d.ln.receivable);
+  for (const a of d.assets) {
+    const add = (part: string, what: string, amount: bigint) =>
+      rows.push({ key: `asset:${a.assetId}:${part}`, label: `${a.label} ${what}`, amount, precision: a.precision });
+    add('spendable', 'spendable', a.spendable);
+    add('settled', 'settled', a.settled);
+    add('outbound', 'LN outbound', a.outbound);
+    add('inbound', 'LN inbound', a.inbound);
+  }
+  return rows;
+}
+
+export function toBalanceSnapshot(rows: BalanceRow[]): BalanceSnapshot {
+  const snap: BalanceSnapshot = { values: {}, labels: {} };
+  for (const r of rows) {
+    snap.values[r.key] = r.amount.toString();
+    snap.labels[r.key] = { label: r.label, precision: r.precision };
+  }
+  return snap;
+}
+
+export interface RowWithChange extends BalanceRow {
+  /** Undefined when there is no previous report to compare with. */
+  delta?: bigint;
+}
+
+/** Every row with its change since `prev`; rows gone since `prev` come back as 0. */
+export function allRowsWithChange(rows: BalanceRow[], prev?: BalanceSnapshot): RowWithChange[] {
+  const out: RowWithChange[] = rows.map((r) => ({ ...r, delta: prev ? r.amount - BigInt(prev.values[r.key] ?? '0') : undefined }));
+  if (prev) {
+    const seen = new Set(rows.map((r) => r.key));
+    for (const [key, value] of Object.entries(prev.values)) {
+      if (seen.has(key) || BigInt(value) === 0n) continue;
+      const meta = prev.labels[key] ?? { label: key, precision: 0 };
+      out.push({ key, label: meta.label, precision: meta.precision, amount: 0n, delta: -BigInt(value) });
+    }
+  }
+  return out;
+}
+
+/** Zero rows are left out, unless they changed. */
+export function visibleRows(rows: RowWithChange[]): RowWithChange[] {
+  return rows.filter((r) => r.amount !== 0n || (r.delta !== undefined && r.delta !== 0n));
+}
+
+function amountText(amount: bigint, precision: number, unit: Unit): string {
+  if (precision === SATS) return unit === 'btc' ? withPrecision(amount, 8) : thousands(amount);
+  return withPrecision(amount, precision);
+}
+
+function deltaText(delta: bigint | undefined, precision: number, unit: Unit): string {
+  if (delta === undefined || delta === 0n) return '';
+  return formatDelta(delta, precision === SATS ? (unit === 'btc' ? 8 : 0) : precision);
+}
+
+export function balanceTable(rows: RowWithChange[], unit: Unit, withChange: boolean): Block {
+  const shown = rows.slice(0, MAX_TABLE_ROWS);
+  const columns = [
+    { header: 'Balance' },
+    { header: unit === 'btc' ? 'Amount (BTC)' : 'Amount (sats)', align: 'right' as const },
+    ...(withChange ? [{ header: 'Change', align: 'right' as const }] : []),
+  ];
+  const body = shown.map((r) => [
+    r.label,
+    amountText(r.amount, r.precision, unit),
+    ...(withChange ? [deltaText(r.delta, r.precision, unit)] : []),
+  ]);
+  const notes = ['assets in their own units'];
+  if (rows.length > shown.length) notes.unshift(`showing ${shown.length} of ${rows.length} rows`);
+  return msg.table({ columns, rows: body, caption: notes.join(' · ') });
+}
+
+export interface BalanceNodeInput {
+  outcome: NodeOutcome<BalanceData>;
+  previous?: { takenAt: Date; data: BalanceSnapshot };
+}
+
+export interface BalanceReportInput {
+  /** `all`, or the node's name. */
+  target: string;
+  nodes: BalanceNodeInput[];
+  unit: Unit;
+  now: Date;
+  timeZone?: string;
+}
+
+function headerLine(node: HostedNode, d: { network?: string; height?: bigint }, now: Date, tz?: string): string {
+  const parts = [d.network ?? node.network];
+  if (d.height !== undefined) parts.push(`block ${thousands(d.height)}`);
+  parts.push(formatTime(now, tz));
+  return parts.join(' · ');
+}
+
+function problemBlock(outcome: { node: HostedNode; problem: string; hint?: string }): Block {
+  return msg.text([{ bold: outcome.node.name }, `: ${outcome.problem}${outcome.hint ? ` (${outcome.hint})` : ''}`]);
+}
+
+function changeContext(name: string, prev: { takenAt: Date } | undefined, rows: RowWithChange[], tz?: string): Block {
+  if (!prev) return msg.context(`First balance report for ${name}: the next one shows the change.`);
+  const changed = rows.filter((r) => r.delta !== undefined && r.delta !== 0n).length;
+  return msg.context(
+    changed ? `Change since ${formatTime(prev.takenAt, tz)}: ${changed} balance(s) moved.` : `No change since ${formatTime(prev.takenAt, tz)}.`,
+  );
+}
+
+/** The Message, and the snapshot to store for each node that answered. */
+export function buildBalanceReport(input: BalanceReportInput): { message: Message; snapshots: Array<{ nodeId: string; data: BalanceSnapshot }> } {
+  const { unit, now, timeZone: tz } = input;
+  const snapshots: Array<{ nodeId: string; data: BalanceSnapshot }> = [];
+  const sections: Block[][] = [];
+  const totals = new Map<string, RowWithChange>();
+  let answered = 0;
+  let allHavePrev = true;
+
+  for (const n of input.nodes) {
+    const o = n.outcome;
+    if (!o.ok) {
+      sections.push([problemBlock(o)]);
+      continue;
+    }
+    answered++;
+    const rows = balanceRows(o.data);
+    snapshots.push({ nodeId: o.node.nodeId, data: toBalanceSnapshot(rows) });
+    const all = allRowsWithChange(rows, n.previous?.data);
+    const shown = visibleRows(all);
+    if (!n.previous) allHavePrev = false;
+    for (const r of all) {
+      const t = totals.get(r.key);
+      if (!t) totals.set(r.key, { ...r });
+      else {
+        t.amount += r.amount;
+        t.delta = t.delta === undefined || r.delta === undefined ? undefined : t.delta + r.delta;
+      }
+    }
+    const section: Block[] = [];
+    if (input.nodes.length > 1 || input.target === 'all') section.push(msg.text([{ bold: o.node.name }]));
+    section.push(msg.context(headerLine(o.node, o.data, now, tz)));
+    section.push(
+      shown.length
+        ? balanceTable(shown, unit, Boolean(n.previous))
+        : msg.text('No balances: every amount is zero.'),
+    );
+    section.push(changeContext(o.node.name, n.previous, shown, tz));
+    sections.push(section);
+  }
+
+  const blocks: Block[] = [];
+  const isAll = input.target === 'all';
+  if (isAll) {
+    const totalRows = visibleRows([...totals.values()]);
+    blocks.push(msg.text([{ bold: `Team total` }, ` · ${answered} of ${input.nodes.length} node(s) answered · ${formatTime(now, tz)}`]));
+    blocks.push(totalRows.length ? balanceTable(totalRows, unit, allHavePrev && answered > 0) : msg.text('No balances: every amount is zero.'));
+  }
+  sections.forEach((s, i) => {
+    if (isAll || i > 0) blocks.push(msg.divider());
+    blocks.push(...s);
+  });
+  if (!input.nodes.length) blocks.push(msg.text('No nodes to report on.'));
+
+  const failed = input.nodes.length - answered;
+  const tone: Tone = answered === 0 && failed > 0 ? 'danger' : failed > 0 ? 'warning' : 'info';
+  const who = isAll ? 'all nodes' : input.nodes[0]?.outcome.node.name ?? input.target;
+  return {
+    message: {
+      header: `Balance report · ${who}`,
+      tone,
+      blocks,
+      summary: `Balance report for ${who}${failed ? ` (${failed} node(s) did not answer)` : ''}`,
+    },
+    snapshots,
+  };
+}

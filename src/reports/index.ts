@@ -1,0 +1,89 @@
+/**
+ * Reports: balance and channel reports with the change since the last one, and their
+ * schedules. The composition root calls createReports and puts `service` in
+ * Services.reports; `scheduler.start()` re-registers the stored schedules.
+ */
+import type { Db } from '../store/database.js';
+import type { Services } from '../core/services.js';
+import type { Outbox } from '../core/chat.js';
+import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics.js';
+import { createSnapshotRepo } from '../store/reports-snapshots.js';
+import { createScheduleRepo } from '../store/reports-schedules.js';
+import { createReportService, type ReportService } from './report-service.js';
+import { createReportScheduler } from './scheduler.js';
+import type { Thresholds } from './channel-report.js';
+
+declare module '../core/services.js' {
+  interface Services {
+    reports: ReportService;
+  }
+}
+
+export interface CreateReportsOptions {
+  db: Db;
+  /** Only `hosting` and `nodeApi` are used (Services.reports need not be set yet). */
+  services: Pick<Services, 'hosting' | 'nodeApi'> & Partial<Services>;
+  outbox: Outbox;
+  logger: Logger;
+  metrics?: Metrics;
+  /** Local-share flags of the channel report. Default { low: 0.2, high: 0.8 } (REPORT_LOW_SHARE / REPORT_HIGH_SHARE). */
+  thresholds?: Thresholds;
+  /** Nodes asked at once. Default 8. */
+  concurrency?: number;
+  /** Time a node has to answer before it gets a "did not answer" line. Default 15 s. */
+  nodeTimeoutMs?: number;
+  now?: () => Date;
+}
+
+export function createReports(opts: CreateReportsOptions): { service: ReportService; scheduler: { start(): void; stop(): void } } {
+  const now = opts.now ?? (() => new Date());
+  const schedules = createScheduleRepo(opts.db);
+  const snapshots = createSnapshotRepo(opts.db);
+  const logger = opts.logger.child ? opts.logger.child({ room: 'reports' }) : opts.logger;
+  let service: ReportService;
+  const scheduler = createReportScheduler({
+    schedules,
+    logger,
+    run: async (s) => {
+      try {
+        const r = await service.run(s.kind, s.target, { unit: s.unit, timeZone: s.timezone });
+        opts.outbox.enqueue({ platform: s.platform, channelId: s.channelId, kind: 'report', message: r.message });
+      } catch (e) {
+        logger.warn({ err: e, scheduleId: s.id }, 'scheduled report could not be built');
+        const what = e instanceof Error ? e.message : String(e);
+        const hint = e && typeof e === 'object' && typeof (e as { hint?: unknown }).hint === 'string' ? ` ${(e as { hint: string }).hint}` : '';
+        opts.outbox.enqueue({
+          platform: s.platform,
+          channelId: s.channelId,
+          kind: 'report',
+          message: {
+            header: `The scheduled ${s.kind} report for ${s.targetLabel} could not be made`,
+            tone: 'danger',
+            blocks: [{ type: 'text', text: `${what}${hint}` }, { type: 'context', text: `Schedule ${s.id} · ${s.cron} (${s.timezone})` }],
+          },
+        });
+      }
+    },
+  });
+  service = createReportService({
+    services: opts.services as Services,
+    snapshots,
+    schedules,
+    scheduler,
+    logger,
+    metrics: opts.metrics,
+    thresholds: opts.thresholds ?? { low: 0.2, high: 0.8 },
+    concurrency: opts.concurrency ?? 8,
+    nodeTimeoutMs: opts.nodeTimeoutMs ?? 15_000,
+    now,
+  });
+  return { service, scheduler: { start: () => scheduler.start(), stop: () => scheduler.stop() } };
+}
+
+export type { ReportService, ScheduleRequest } from './report-service.js';
+export type { ReportKind, ReportOptions, ReportResult, ScheduleInfo, Unit } from './types.js';
+export type { Thresholds } from './channel-report.js';
+export { buildBalanceReport } from './balance-report.js';
+export { buildChannelReport } from './channel-report.js';
+export { checkCron } from './scheduler.js';

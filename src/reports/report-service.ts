@@ -1,0 +1,219 @@
+/**
+ * Builds balance and channel reports for one node or all of them, storing a snapshot of
+ * each so the next report shows the change, and manages the report schedules of a channel.
+ */
+import type { Services } from '../core/services.js';
+import type { Platform } from '../core/types.js';
+import { UserError } from '../core/errors.js';
+import type { HostedNode } from '../hosting/index.js';
+import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics.js';
+import type { SnapshotRepo } from '../store/reports-snapshots.js';
+import type { ReportSchedule, ScheduleRepo } from '../store/reports-schedules.js';
+import type { ReportNodeApi } from './node-api-shape.js';
+import type { NodeOutcome, ReportKind, ReportOptions, ReportResult, ScheduleInfo, Unit } from './types.js';
+import { gatherBalance, gatherChannels } from './gather-node.js';
+import { problemFromError, problemFromStatus } from './describe-node-problem.js';
+import { mapLimited, withTimeout } from './map-limited.js';
+import { buildBalanceReport, type BalanceSnapshot } from './balance-report.js';
+import { buildChannelReport, type ChannelSnapshot, type Thresholds } from './channel-report.js';
+import { checkCron, type ReportScheduler } from './scheduler.js';
+
+export interface ScheduleRequest {
+  platform: Platform;
+  channelId: string;
+  kind: ReportKind;
+  /** A node's name or id, or `all`. */
+  node: string;
+  cron: string;
+  /** IANA zone; default UTC. */
+  timezone?: string;
+  unit?: Unit;
+  /** `slack:U123`: who asked. */
+  createdBy: string;
+}
+
+export interface ReportService {
+  /** `node` is a node's name or id, or `all`. Never throws for a node that cannot answer: it gets one line. */
+  balance(node: string, opts?: ReportOptions): Promise<ReportResult>;
+  channels(node: string, opts?: ReportOptions): Promise<ReportResult>;
+  run(kind: ReportKind, node: string, opts?: ReportOptions): Promise<ReportResult>;
+  /** Stores and starts a schedule. UserError for a bad expression, zone or node. */
+  schedule(req: ScheduleRequest): Promise<ScheduleInfo>;
+  /** The schedules of one channel, with their next run. */
+  schedules(platform: Platform, channelId: string): ScheduleInfo[];
+  /** Removes a schedule of that channel. UserError when the channel has no such schedule. */
+  unschedule(platform: Platform, channelId: string, id: number): ScheduleInfo;
+}
+
+export interface ReportServiceDeps {
+  services: Services;
+  snapshots: SnapshotRepo;
+  schedules: ScheduleRepo;
+  scheduler: ReportScheduler;
+  logger: Logger;
+  metrics?: Metrics;
+  thresholds: Thresholds;
+  concurrency: number;
+  nodeTimeoutMs: number;
+  now: () => Date;
+}
+
+function findNode(nodes: HostedNode[], ref: string): HostedNode | undefined {
+  const r = ref.trim();
+  return (
+    nodes.find((n) => n.nodeId === r) ??
+    nodes.find((n) => n.name === r) ??
+    nodes.find((n) => n.name.toLowerCase() === r.toLowerCase())
+  );
+}
+
+export function createReportService(d: ReportServiceDeps): ReportService {
+  const listNodes = async (): Promise<HostedNode[]> => {
+    try {
+      return await d.services.hosting.listNodes();
+    } catch (e) {
+      d.logger.warn({ err: e }, 'reports: could not list nodes');
+      const hint = e && typeof e === 'object' && typeof (e as { hint?: unknown }).hint === 'string' ? (e as { hint: string }).hint : undefined;
+      throw new UserError('service_error', `The node list could not be read from the hosting service: ${e instanceof Error ? e.message : String(e)}`, hint ?? 'Try again in a minute; /rln node list shows whether the service answers.');
+    }
+  };
+
+  const targets = async (ref: string): Promise<{ label: string; nodes: HostedNode[] }> => {
+    const nodes = await listNodes();
+    if (ref.trim().toLowerCase() === 'all') return { label: 'all', nodes: [...nodes].sort((a, b) => a.name.localeCompare(b.name)) };
+    const node = findNode(nodes, ref);
+    if (!node) throw new UserError('unknown_node', `There is no node named "${ref}".`, 'See /rln node list for the names, or use all.', { node: ref });
+    return { label: node.name, nodes: [node] };
+  };
+
+  async function gather<T>(nodes: HostedNode[], fn: (api: ReportNodeApi) => Promise<T>): Promise<Array<NodeOutcome<T>>> {
+    return mapLimited(nodes, d.concurrency, async (node): Promise<NodeOutcome<T>> => {
+      const known = problemFromStatus(node);
+      if (known) return { ok: false, node, ...known };
+      try {
+        const api = d.services.nodeApi(node) as unknown as ReportNodeApi;
+        const data = await withTimeout(fn(api), d.nodeTimeoutMs);
+        return { ok: true, node, data };
+      } catch (e) {
+        const p = problemFromError(node, e);
+        d.logger.info({ nodeId: node.nodeId, problem: p.problem }, 'reports: node could not be reported on');
+        return { ok: false, node, ...p };
+      }
+    });
+  }
+
+  const count = (kind: ReportKind, outcome: string) => d.metrics?.reportRuns.inc({ kind, outcome });
+
+  async function balance(ref: string, opts: ReportOptions = {}): Promise<ReportResult> {
+    const { label, nodes } = await targets(ref);
+    const outcomes = await gather(nodes, gatherBalance);
+    const now = d.now();
+    const built = buildBalanceReport({
+      target: label,
+      unit: opts.unit ?? 'sat',
+      now,
+      timeZone: opts.timeZone,
+      nodes: outcomes.map((outcome) => ({
+        outcome,
+        previous: outcome.ok ? d.snapshots.latest<BalanceSnapshot>(outcome.node.nodeId, 'balance') : undefined,
+      })),
+    });
+    for (const s of built.snapshots) d.snapshots.save({ nodeId: s.nodeId, kind: 'balance', takenAt: now, data: s.data });
+    return result(outcomes, built.message);
+  }
+
+  async function channels(ref: string, opts: ReportOptions = {}): Promise<ReportResult> {
+    const { label, nodes } = await targets(ref);
+    const outcomes = await gather(nodes, gatherChannels);
+    const now = d.now();
+    const built = buildChannelReport({
+      target: label,
+      unit: opts.unit ?? 'sat',
+      thresholds: d.thresholds,
+      now,
+      timeZone: opts.timeZone,
+      nodes: outcomes.map((outcome) => ({
+        outcome,
+        previous: outcome.ok ? d.snapshots.latest<ChannelSnapshot>(outcome.node.nodeId, 'channels') : undefined,
+      })),
+    });
+    for (const s of built.snapshots) d.snapshots.save({ nodeId: s.nodeId, kind: 'channels', takenAt: now, data: s.data });
+    return result(outcomes, built.message);
+  }
+
+  function result(outcomes: Array<NodeOutcome<unknown>>, message: ReportResult['message']): ReportResult {
+    const answered = outcomes.filter((o) => o.ok).length;
+    return { message, answered, failed: outcomes.length - answered };
+  }
+
+  async function run(kind: ReportKind, ref: string, opts?: ReportOptions): Promise<ReportResult> {
+    try {
+      const r = kind === 'balance' ? await balance(ref, opts) : await channels(ref, opts);
+      count(kind, r.failed === 0 ? 'ok' : r.answered === 0 ? 'failed' : 'partial');
+      return r;
+    } catch (e) {
+      count(kind, 'error');
+      throw e;
+    }
+  }
+
+  const info = (s: ReportSchedule): ScheduleInfo => ({
+    id: s.id,
+    kind: s.kind,
+    node: s.targetLabel,
+    cron: s.cron,
+    timezone: s.timezone,
+    unit: s.unit,
+    platform: s.platform,
+    channelId: s.channelId,
+    createdBy: s.createdBy,
+    nextRun: d.scheduler.nextRun(s),
+  });
+
+  return {
+    balance: (ref, opts) => run('balance', ref, opts),
+    channels: (ref, opts) => run('channels', ref, opts),
+    run,
+    async schedule(req) {
+      const cronExpr = req.cron.trim().replace(/\s+/g, ' ');
+      const timezone = (req.timezone ?? 'UTC').trim() || 'UTC';
+      checkCron(cronExpr, timezone);
+      let target = 'all';
+      let targetLabel = 'all';
+      if (req.node.trim().toLowerCase() !== 'all') {
+        const { nodes } = await targets(req.node);
+        target = nodes[0].nodeId;
+        targetLabel = nodes[0].name;
+      }
+      const stored = d.schedules.add({
+        platform: req.platform,
+        channelId: req.channelId,
+        kind: req.kind,
+        target,
+        targetLabel,
+        cron: cronExpr,
+        timezone,
+        unit: req.unit ?? 'sat',
+        createdBy: req.createdBy,
+        createdAt: d.now(),
+      });
+      d.scheduler.add(stored);
+      d.logger.info({ scheduleId: stored.id, kind: stored.kind, target, cron: cronExpr, tz: timezone }, 'report scheduled');
+      return info(stored);
+    },
+    schedules(platform, channelId) {
+      return d.schedules.forChannel(platform, channelId).map(info);
+    },
+    unschedule(platform, channelId, id) {
+      const s = d.schedules.get(id);
+      if (!s || s.platform !== platform || s.channelId !== channelId) {
+        throw new UserError('invalid_arguments', `This channel has no report schedule ${id}.`, 'See /rln report schedules for the ids.', { id });
+      }
+      d.scheduler.remove(id);
+      d.schedules.remove(id);
+      d.logger.info({ scheduleId: id }, 'report unscheduled');
+      return info(s);
+    },
+  };
+}

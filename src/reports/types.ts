@@ -1,0 +1,87 @@
+/** What the report builders work on: a node's data as gathered, or the reason there is none. */
+import type { HostedNode } from '../hosting/index.js';
+import type { Message } from '../core/message.js';
+import type { Platform } from '../core/types.js';
+
+export type ReportKind = 'balance' | 'channels';
+export type Unit = 'sat' | 'btc';
+
+export interface BtcBuckets {
+  settled: bigint;
+  future: bigint;
+  spendable: bigint;
+}
+
+export interface AssetBalanceLine {
+  assetId: string;
+  /** Ticker, or the name for CFA (and anything without a ticker). */
+  label: string;
+  schema: 'Nia' | 'Uda' | 'Cfa';
+  precision: number;
+  spendable: bigint;
+  settled: bigint;
+  outbound: bigint;
+  inbound: bigint;
+}
+
+export interface NodeHeader {
+  network?: string;
+  height?: bigint;
+}
+
+export interface BalanceData extends NodeHeader {
+  btc: { vanilla: BtcBuckets; colored: BtcBuckets };
+  ln: { local: bigint; sendable: bigint; receivable: bigint };
+  assets: AssetBalanceLine[];
+}
+
+export type ChannelState = 'usable' | 'not_usable' | 'opening' | 'closing';
+
+export interface ChannelLine {
+  channelId: string;
+  peer: string;
+  peerPubkey: string;
+  state: ChannelState;
+  public: boolean;
+  capacitySat: bigint;
+  localSat: bigint;
+  sendableSat: bigint;
+  receivableSat: bigint;
+  asset?: { assetId: string; label: string; precision: number; local: bigint; remote: bigint };
+}
+
+export interface ChannelData extends NodeHeader {
+  channels: ChannelLine[];
+}
+
+export type NodeOutcome<T> =
+  | { ok: true; node: HostedNode; data: T }
+  | { ok: false; node: HostedNode; problem: string; hint?: string };
+
+/** What one report run produced. */
+export interface ReportResult {
+  message: Message;
+  /** Nodes that answered and nodes that did not. */
+  answered: number;
+  failed: number;
+}
+
+export interface ReportOptions {
+  unit?: Unit;
+  /** IANA zone used for times in the report. Default UTC. */
+  timeZone?: string;
+}
+
+export interface ScheduleInfo {
+  id: number;
+  kind: ReportKind;
+  node: string;
+  cron: string;
+  timezone: string;
+  unit: Unit;
+  platform: Platform;
+  channelId: string;
+  createdBy: string;
+  /** Undefined when it will never run again (or the scheduler is stopped and it cannot tell). */
+  nextRun?: Date;
+}
