@@ -5,6 +5,7 @@ const KEY_TYPES: KeyType[] = ['ed25519', 'p256', 'secp256k1', 'rsa'];
 
 export const EMULATOR_USAGE = `Usage: npm run emulator -- [--port N] [--host H] [--token T] [--node-token T]
                           [--key-type ed25519|p256|secp256k1|rsa] [--delay MS] [--seed demo|none]
+                          [--demo-password P] [--mine-ms MS]
 Runs the hosting service emulator (management API, node APIs, signed webhooks) on loopback.`;
 
 export interface EmulatorCliIo {
@@ -16,7 +17,7 @@ export interface EmulatorCliIo {
 
 /** Parses `--port N --token T --key-type K --delay MS ...` into emulator options. Throws with the usage on a bad flag. */
 export function parseEmulatorArgs(argv: string[]): EmulatorOptions {
-  const opts: EmulatorOptions = { seed: 'demo' };
+  const opts: EmulatorOptions = { seed: 'demo', autoMineMs: 1000 };
   const fail = (why: string): never => {
     throw new Error(`${why}\n${EMULATOR_USAGE}`);
   };
@@ -63,6 +64,12 @@ export function parseEmulatorArgs(argv: string[]): EmulatorOptions {
         opts.seed = s as 'demo' | 'none';
         break;
       }
+      case '--demo-password':
+        opts.demoPassword = value();
+        break;
+      case '--mine-ms':
+        opts.autoMineMs = int('--mine-ms');
+        break;
       case '--':
         break;
       default:
@@ -94,6 +101,7 @@ export async function runEmulatorCli(argv: string[], io: EmulatorCliIo = {}): Pr
   );
   out(`  webhook signing key: ${emulator.publicKey.type}, served at ${emulator.url}/api/webhook-public-key`);
   const nodes = emulator.nodes();
+  if (opts.demoPassword) out('  alice and bob are initialised and unlocked with the password given with --demo-password');
   if (nodes.length) out(`  nodes: ${nodes.map((n) => `${n.name} (${n.status})`).join(', ')}`);
   if (io.handleSignals !== false) {
     const stop = (): void => {

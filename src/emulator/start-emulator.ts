@@ -1,10 +1,11 @@
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import { parse as parseLossless } from 'lossless-json';
 import { checkWebhookUrl } from '../hosting/check-webhook-url.js';
 import type { Build, HostedNode, NodeStatus } from '../hosting/index.js';
 import { createSigningKey } from './create-signing-key.js';
-import { loadNodeWorld } from './load-node-world.js';
-import type { Delivery, Emulator, EmulatorOptions, FailableOperation, Faults, NodeWorldLike } from './types.js';
+import { NodeWorld, parseMultipartFile } from './node-api/index.js';
+import type { Delivery, Emulator, EmulatorOptions, FailableOperation, Faults } from './types.js';
 import { WebhookSender } from './webhook-sender.js';
 
 interface NodeRecord {
@@ -16,6 +17,8 @@ interface NodeRecord {
   builds: Build[];
   imageVersion: string;
   createdAt: string;
+  /** Set once /init (or /restore) succeeded through the node API. */
+  initialized: boolean;
   /** The pending lifecycle step (STARTING->RUNNING, IN_PROGRESS->RUNNING), cancelled by the next operation. */
   pending?: NodeJS.Timeout;
 }
@@ -98,7 +101,9 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     attempts: Math.max(1, opts.webhookRetry?.attempts ?? 5),
     baseDelayMs: opts.webhookRetry?.baseDelayMs ?? 200,
   });
-  const world: NodeWorldLike = opts.world ?? (await loadNodeWorld({ fundingSat: opts.fundingSat }));
+  const ownWorld = opts.world ? undefined : new NodeWorld({ fundingSat: opts.fundingSat, autoMineMs: opts.autoMineMs });
+  // A world given in the options (tests) stands in for the NodeWorld; it only needs NodeWorldLike.
+  const world = (ownWorld ?? opts.world) as NodeWorld;
   const nodes = new Map<string, NodeRecord>();
   const tasks = new Map<string, LogTask>();
   const timers = new Set<NodeJS.Timeout>();
@@ -125,20 +130,12 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   };
 
   const invokeUrl = (n: NodeRecord): string => `${baseUrl}/nodes/${userId}/${n.nodeId}`;
-  const isInitialized = (nodeId: string): boolean => {
-    const probe = (world as unknown as { isInitialized?: (id: string) => boolean }).isInitialized;
-    try {
-      return typeof probe === 'function' ? Boolean(probe.call(world, nodeId)) : false;
-    } catch {
-      return false;
-    }
-  };
   const view = (n: NodeRecord): HostedNode => ({
     nodeId: n.nodeId,
     name: n.name,
     network: n.network,
     status: n.status,
-    initialized: isInitialized(n.nodeId),
+    initialized: n.initialized,
     invoke_url: invokeUrl(n),
     settings: { ...n.settings },
     builds: n.builds.map((b) => ({ ...b })),
@@ -208,6 +205,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
       builds: [],
       imageVersion: latestImage,
       createdAt: new Date().toISOString(),
+      initialized: false,
     };
     nodes.set(n.nodeId, n);
     world.addNode(n.nodeId, { network, alias: name });
@@ -221,7 +219,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   };
 
   const parseJsonBody = (req: FastifyRequest, required: boolean): Record<string, unknown> => {
-    const raw = typeof req.body === 'string' ? req.body : '';
+    const raw = bodyText(req);
     if (raw.trim() === '') {
       if (required) throw new HttpProblem(400, 'A JSON body is required');
       return {};
@@ -246,7 +244,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const app = Fastify({ logger: false, bodyLimit: 2 * 1024 * 1024 });
   // Bodies are parsed by the handlers, so a non-JSON body is answered with our own 400.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
 
   const sendProblem = (reply: FastifyReply, status: number, message: string): FastifyReply =>
     reply.code(status).send({ statusCode: status, error: STATUS_TEXT[status] ?? 'Error', message });
@@ -433,17 +431,23 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     }
     const method = req.method === 'GET' ? 'GET' : 'POST';
     let body: unknown;
-    if (method === 'POST') {
-      const raw = typeof req.body === 'string' ? req.body : '';
+    const contentType = String(req.headers['content-type'] ?? '');
+    if (method === 'POST' && /^multipart\/form-data/i.test(contentType)) {
+      body = parseMultipartFile(contentType, Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+      if (!body) return sendRln(reply, 400, 'MediaFileNotProvided', 'Media file has not been provided (multipart field `file`)');
+    } else if (method === 'POST') {
+      const raw = bodyText(req);
       if (raw.trim() !== '') {
         try {
-          body = JSON.parse(raw);
+          // Integers above 2^53 become bigint instead of being rounded (u64 amounts).
+          body = parseLossless(raw, null, parseJsonNumber);
         } catch {
-          return sendRln(reply, 400, 'InvalidRequest', 'The body is not valid JSON');
+          return sendRln(reply, 400, 'InvalidRequest', 'Failed to parse the request body as JSON');
         }
       }
     }
     const res = await world.handle(nodeId, method, endpoint, body);
+    if (res.status === 200 && (endpoint === 'init' || endpoint === 'restore')) n.initialized = true;
     reply.code(res.status);
     if (res.raw !== undefined) return reply.type('application/json').send(res.raw);
     return reply.send(res.body);
@@ -454,15 +458,19 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   // ---- seed -------------------------------------------------------------------------------
 
   if (opts.seed === 'demo') {
-    const seedNode = (name: string, network: 'regtest' | 'testnet', status: NodeStatus, image: string): void => {
+    const seedNode = async (name: string, network: 'regtest' | 'testnet', status: NodeStatus, image: string, ready: boolean): Promise<void> => {
       const n = addNode(name, network);
       n.imageVersion = image;
       finishBuild(newBuild(n, 'CREATE', { imageVersion: image }), true);
       n.status = status;
+      if (ready && opts.demoPassword && ownWorld) {
+        await ownWorld.seedReadyNode(n.nodeId, opts.demoPassword);
+        n.initialized = true;
+      }
     };
-    seedNode('alice', 'regtest', 'RUNNING', latestImage);
-    seedNode('bob', 'regtest', 'RUNNING', latestImage);
-    seedNode('carol', 'testnet', 'PAUSED', previousVersion(latestImage));
+    await seedNode('alice', 'regtest', 'RUNNING', latestImage, true);
+    await seedNode('bob', 'regtest', 'RUNNING', latestImage, true);
+    await seedNode('carol', 'testnet', 'PAUSED', previousVersion(latestImage), false);
   }
 
   await app.listen({ port: opts.port ?? 0, host });
@@ -490,6 +498,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
       timers.clear();
       await sender.close();
       await app.close();
+      ownWorld?.close();
     },
     revokeToken(newToken) {
       token = newToken ?? `emu_${randomBytes(18).toString('base64url')}`;
@@ -513,6 +522,20 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     },
   };
   return emulator;
+}
+
+function bodyText(req: FastifyRequest): string {
+  const b = req.body;
+  if (Buffer.isBuffer(b)) return b.toString('utf8');
+  return typeof b === 'string' ? b : '';
+}
+
+function parseJsonNumber(text: string): number | bigint {
+  if (/^-?\d+$/.test(text)) {
+    const n = Number(text);
+    return Number.isSafeInteger(n) ? n : BigInt(text);
+  }
+  return Number(text);
 }
 
 function safeEqual(a: string, b: string): boolean {

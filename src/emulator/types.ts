@@ -1,4 +1,5 @@
 import type { HostedNode, NodeStatus } from '../hosting/index.js';
+import type { NodeWorld } from './node-api/index.js';
 
 export type KeyType = 'ed25519' | 'p256' | 'secp256k1' | 'rsa';
 export type FailableOperation = 'create' | 'start' | 'stop' | 'upgrade';
@@ -63,7 +64,11 @@ export interface EmulatorOptions {
   fundingSat?: number;
   /** Image version served by latest-rln-image and given to new nodes. Default v0.2.1. */
   latestImage?: string;
-  /** A NodeWorld to use instead of the one from ./node-api (tests). */
+  /** Mine a block this long after a transaction enters the mempool (NodeWorld autoMineMs). Default: never (call world.mine()). */
+  autoMineMs?: number;
+  /** With seed 'demo': initialise and unlock alice and bob with this password (funded wallets). */
+  demoPassword?: string;
+  /** A stand-in for the NodeWorld (tests of the routing); `Emulator.world` is then this object. */
   world?: NodeWorldLike;
 }
 
@@ -86,7 +91,7 @@ export interface Emulator {
   nodeApiToken: string;
   userId: string;
   faults: Faults;
-  world: NodeWorldLike;
+  world: NodeWorld;
   close(): Promise<void>;
   /** Revokes the current token; the new one (given or random) is in `token`. */
   revokeToken(newToken?: string): void;
