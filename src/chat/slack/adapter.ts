@@ -1,0 +1,287 @@
+/**
+ * The Slack adapter: a Bolt app whose listeners only translate. A slash command, a click or a
+ * modal submit is acknowledged first, then handed to the dispatcher, and the Reply goes back
+ * through response_url (respond), views.open or the Web API.
+ *
+ * Socket Mode when SLACK_APP_TOKEN is set; otherwise HTTP mode on the bot's fastify server at
+ * POST /slack/events (see ./fastify-receiver.ts).
+ *
+ * Role checks by Slack user group: actor.groups is left empty (usergroups.users.list is costly
+ * and rate limited); grants to `slack-group:S…` therefore do not apply yet.
+ */
+import bolt from '@slack/bolt';
+import type { App as BoltApp, RespondFn, Receiver } from '@slack/bolt';
+import type { FastifyPluginAsync } from 'fastify';
+import type { Config } from '../../config.js';
+import type { ChatPoster } from '../../core/chat.js';
+import type { Message } from '../../core/message.js';
+import type { Actor, Dialog, Dispatcher, Invocation, Place, Reply } from '../../core/types.js';
+import type { Logger } from '../../log.js';
+import type { Metrics } from '../../metrics.js';
+import { createSlackPoster } from './create-slack-poster.js';
+import { dialogToModal, readModalOrigin, type ModalOrigin } from './dialog-to-modal.js';
+import { FastifyReceiver } from './fastify-receiver.js';
+import { SLACK_MAX_OPTIONS, SLACK_MAX_OPTION_TEXT } from './limits.js';
+import { toBlockKit, truncate, type BlockKitMessage } from './render.js';
+import { toBoltLogger } from './to-bolt-logger.js';
+
+export interface SlackAdapter {
+  app: BoltApp;
+  poster: ChatPoster;
+  /** HTTP mode: `POST /slack/events`, to register on the bot's one fastify server. */
+  routes?: FastifyPluginAsync;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface SlackAdapterOptions {
+  config: Config;
+  dispatcher: Dispatcher;
+  logger: Logger;
+  metrics?: Metrics;
+  /** Node names for the external select; default dispatcher.suggestNodes. */
+  nodeNames?: (prefix: string) => Promise<Array<{ name: string; nodeId: string; status: string }>>;
+  /** The slash command (default `/rln`). */
+  command?: string;
+  /** How long a modal submit waits for the dispatcher before acking and answering later (default 2500 ms). */
+  viewSubmissionBudgetMs?: number;
+}
+
+/** Explicit, short retries for the app's own calls (views.open, postEphemeral, respond is separate). */
+export const SLACK_RETRY_CONFIG = { retries: 2, factor: 2, minTimeout: 100, maxTimeout: 1000 };
+
+type Anyish = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** Where and how a Reply is delivered. */
+interface ReplyRoute {
+  respond?: RespondFn;
+  triggerId?: string;
+  origin: ModalOrigin;
+  userId: string;
+}
+
+/** Values of a submitted view, by block id (= field name). Checkboxes give 'true' / 'false'. */
+export function readViewValues(state: Anyish | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [blockId, actions] of Object.entries((state?.values ?? {}) as Record<string, Record<string, Anyish>>)) {
+    for (const el of Object.values(actions)) {
+      if (el.type === 'checkboxes') out[blockId] = Array.isArray(el.selected_options) && el.selected_options.length ? 'true' : 'false';
+      else if (el.selected_option) out[blockId] = String(el.selected_option.value ?? '');
+      else if (typeof el.value === 'string') out[blockId] = el.value;
+      else if (el.value === null || el.value === undefined) out[blockId] = '';
+    }
+  }
+  return out;
+}
+
+/** Keeps only errors Slack can place (a known block id); others go onto the first field. */
+function placeErrors(errors: Record<string, string>, blockIds: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  const stray: string[] = [];
+  for (const [k, v] of Object.entries(errors)) {
+    if (blockIds.includes(k)) out[k] = truncate(v, 150);
+    else stray.push(v);
+  }
+  if (stray.length && blockIds.length) {
+    const first = blockIds[0];
+    out[first] = truncate([out[first], ...stray].filter(Boolean).join(' '), 150);
+  }
+  return out;
+}
+
+const plainMessage = (text: string): Message => ({ blocks: [{ type: 'text', text }], tone: 'warning' });
+
+export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
+  const { config, dispatcher } = opts;
+  const log = opts.logger;
+  const token = config.SLACK_BOT_TOKEN;
+  if (!token) throw new Error('SLACK_BOT_TOKEN is required for the Slack adapter');
+  const boltLogger = toBoltLogger(log);
+  const slackApiUrl = config.SLACK_API_URL ? config.SLACK_API_URL.replace(/\/?$/, '/') : undefined;
+  // Fresh objects each: Bolt and the socket-mode client write into the clientOptions they get.
+  const clientOptions = () => ({ slackApiUrl, retryConfig: { ...SLACK_RETRY_CONFIG }, timeout: 10_000 });
+
+  let receiver: Receiver;
+  let fastifyReceiver: FastifyReceiver | undefined;
+  if (config.SLACK_APP_TOKEN) {
+    receiver = new bolt.SocketModeReceiver({
+      appToken: config.SLACK_APP_TOKEN,
+      logger: boltLogger,
+      installerOptions: { clientOptions: clientOptions() },
+    });
+  } else if (config.SLACK_SIGNING_SECRET) {
+    fastifyReceiver = new FastifyReceiver({ signingSecret: config.SLACK_SIGNING_SECRET, logger: log });
+    receiver = fastifyReceiver;
+  } else {
+    throw new Error('Slack needs SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET (HTTP mode)');
+  }
+
+  const app = new bolt.App({ token, receiver, logger: boltLogger, clientOptions: clientOptions() });
+  app.error(async (e) => {
+    log.error({ err: e }, 'Slack listener error');
+  });
+  const nodeNames = opts.nodeNames ?? ((prefix: string) => dispatcher.suggestNodes(prefix));
+
+  const render = (m: Message): BlockKitMessage => {
+    try {
+      return toBlockKit(m);
+    } catch (e) {
+      log.error({ err: e }, 'could not render a message for Slack');
+      return toBlockKit(plainMessage('The answer could not be shown on Slack (it broke a Block Kit limit). The details are in the bot log.'));
+    }
+  };
+
+  async function openDialog(dialog: Dialog, route: ReplyRoute): Promise<void> {
+    if (!route.triggerId) {
+      await sendMessage(plainMessage('This step needs a dialog, which Slack can only open right after a command or a click. Run the command again.'), 'private', route);
+      return;
+    }
+    try {
+      await app.client.views.open({ trigger_id: route.triggerId, view: dialogToModal(dialog, route.origin) as never });
+    } catch (e) {
+      log.warn({ err: e, dialog: dialog.id }, 'views.open failed');
+      await sendMessage(plainMessage('The dialog could not be opened (Slack allows 3 seconds after a command). Run the command again.'), 'private', route);
+    }
+  }
+
+  async function sendMessage(message: Message, visibility: 'channel' | 'private', route: ReplyRoute, replaceOriginal = false): Promise<void> {
+    const payload = render(message);
+    if (route.respond) {
+      if (replaceOriginal) await route.respond({ replace_original: true, ...payload } as never);
+      else await route.respond({ response_type: visibility === 'channel' ? 'in_channel' : 'ephemeral', replace_original: false, ...payload } as never);
+      return;
+    }
+    const base = { channel: route.origin.channelId, thread_ts: route.origin.threadId, ...payload };
+    if (visibility === 'private') await app.client.chat.postEphemeral({ ...base, user: route.userId } as never);
+    else await app.client.chat.postMessage(base as never);
+  }
+
+  async function deliver(reply: Reply, route: ReplyRoute): Promise<void> {
+    try {
+      switch (reply.kind) {
+        case 'message':
+          await sendMessage(reply.message, reply.visibility, route, reply.replaceOriginal);
+          return;
+        case 'dialog':
+          await openDialog(reply.dialog, route);
+          return;
+        case 'dialog_errors':
+          await sendMessage(plainMessage(Object.values(reply.errors).join('\n')), 'private', route);
+          return;
+      }
+    } catch (e) {
+      log.error({ err: e, kind: reply.kind }, 'could not deliver a reply to Slack');
+    }
+  }
+
+  async function run(inv: Invocation): Promise<Reply> {
+    try {
+      return await dispatcher.dispatch(inv);
+    } catch (e) {
+      // The dispatcher never throws by contract; if it does, the user still gets an answer.
+      log.error({ err: e }, 'dispatcher threw');
+      return { kind: 'message', visibility: 'private', message: plainMessage('Something went wrong on our side; it is in the bot log. Try again.') };
+    }
+  }
+
+  // Slash command: ack at once, then work, then answer through response_url / views.open.
+  app.command(opts.command ?? '/rln', async ({ ack, command, respond }) => {
+    await ack();
+    const actor: Actor = { platform: 'slack', userId: command.user_id, displayName: command.user_name, groups: [] };
+    const place: Place = { platform: 'slack', channelId: command.channel_id, workspaceId: command.team_id };
+    const reply = await run({ via: 'typed', actor, place, text: command.text ?? '' });
+    await deliver(reply, {
+      respond,
+      triggerId: command.trigger_id,
+      origin: { channelId: command.channel_id, workspaceId: command.team_id },
+      userId: command.user_id,
+    });
+  });
+
+  // Clicks: the action_id is the stored button id.
+  app.action({ type: 'block_actions' }, async ({ ack, body, action, respond }) => {
+    await ack();
+    const a = action as Anyish;
+    if (a.type !== 'button' || typeof a.action_id !== 'string') return;
+    const b = body as Anyish;
+    const channelId: string = b.channel?.id ?? b.container?.channel_id ?? b.user?.id;
+    const threadId: string | undefined = b.message?.thread_ts ?? b.container?.thread_ts;
+    const actor: Actor = { platform: 'slack', userId: b.user.id, displayName: b.user.username ?? b.user.name, groups: [] };
+    const place: Place = { platform: 'slack', channelId, workspaceId: b.team?.id, threadId };
+    const reply = await run({ via: 'button', actor, place, buttonId: a.action_id });
+    await deliver(reply, {
+      respond: b.response_url ? respond : undefined,
+      triggerId: b.trigger_id,
+      origin: { channelId, threadId, workspaceId: b.team?.id },
+      userId: b.user.id,
+    });
+  });
+
+  // Modal submit: refuse in place (response_action: errors) when the dispatcher says so in time.
+  app.view({ type: 'view_submission' }, async ({ ack, body, view }) => {
+    const b = body as Anyish;
+    const origin: ModalOrigin = readModalOrigin(view.private_metadata) ?? { channelId: b.user.id };
+    const values = readViewValues(view.state as Anyish);
+    const actor: Actor = { platform: 'slack', userId: b.user.id, displayName: b.user.username ?? b.user.name, groups: [] };
+    const place: Place = { platform: 'slack', channelId: origin.channelId, workspaceId: origin.workspaceId ?? b.team?.id, threadId: origin.threadId };
+    const route: ReplyRoute = { origin, userId: b.user.id, triggerId: b.trigger_id };
+    const pending = run({ via: 'dialog', actor, place, dialogId: view.callback_id, values });
+    const late = Symbol('late');
+    let timer: NodeJS.Timeout | undefined;
+    const first = await Promise.race([
+      pending,
+      new Promise<typeof late>((r) => {
+        timer = setTimeout(() => r(late), opts.viewSubmissionBudgetMs ?? 2_500);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (first !== late) {
+      if (first.kind === 'dialog_errors') {
+        const blockIds = ((view.blocks ?? []) as Anyish[]).filter((x) => x.type === 'input').map((x) => String(x.block_id));
+        await ack({ response_action: 'errors', errors: placeErrors(first.errors, blockIds) });
+        return;
+      }
+      if (first.kind === 'dialog') {
+        await ack({ response_action: 'update', view: dialogToModal(first.dialog, origin) as never });
+        return;
+      }
+      await ack();
+      await deliver(first, route);
+      return;
+    }
+    await ack();
+    await deliver(await pending, route);
+  });
+
+  // External select: node names wherever a dialog asks for a node.
+  app.options({ type: 'block_suggestion' }, async ({ ack, body }) => {
+    const query = String((body as Anyish).value ?? '').trim();
+    try {
+      const nodes = await nodeNames(query);
+      await ack({
+        options: nodes.slice(0, SLACK_MAX_OPTIONS).map((n) => ({
+          text: { type: 'plain_text', text: truncate(`${n.name} (${n.status})`, SLACK_MAX_OPTION_TEXT) },
+          value: truncate(n.name, 150),
+        })),
+      } as never);
+    } catch (e) {
+      log.warn({ err: e }, 'node name suggestions failed');
+      await ack({ options: [] });
+    }
+  });
+
+  const poster = createSlackPoster({ token, slackApiUrl, logger: log });
+
+  return {
+    app,
+    poster,
+    routes: fastifyReceiver?.routes,
+    async start() {
+      await app.start();
+      log.info({ mode: config.SLACK_APP_TOKEN ? 'socket' : 'http' }, 'Slack adapter started');
+    },
+    async stop() {
+      await app.stop();
+    },
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * The ChatPoster for Slack: chat.postMessage / chat.update with a WebClient that does NOT
+ * retry on its own (rejectRateLimitedCalls, retries 0): the outbox paces and retries, after
+ * the PostError kind says how (see ./to-post-error.ts).
+ */
+import bolt from '@slack/bolt';
+import type { ChatPoster } from '../../core/chat.js';
+import type { Message } from '../../core/message.js';
+import type { Logger } from '../../log.js';
+import { toBlockKit } from './render.js';
+import { toBoltLogger } from './to-bolt-logger.js';
+import { toPostError } from './to-post-error.js';
+
+export interface SlackPosterOptions {
+  token: string;
+  slackApiUrl?: string;
+  logger: Logger;
+  /** Per-call timeout (default 10 s). */
+  timeoutMs?: number;
+}
+
+export function createSlackPoster(opts: SlackPosterOptions): ChatPoster {
+  const web = new bolt.webApi.WebClient(opts.token, {
+    slackApiUrl: opts.slackApiUrl,
+    logger: toBoltLogger(opts.logger),
+    rejectRateLimitedCalls: true,
+    retryConfig: { retries: 0 },
+    timeout: opts.timeoutMs ?? 10_000,
+  });
+  const render = (message: Message, what: string) => {
+    try {
+      return toBlockKit(message);
+    } catch (e) {
+      throw toPostError(e, what);
+    }
+  };
+  return {
+    platform: 'slack',
+    async post(target, message) {
+      const what = `Slack chat.postMessage to ${target.channelId}`;
+      const payload = render(message, what);
+      try {
+        const res = await web.chat.postMessage({
+          channel: target.channelId,
+          thread_ts: target.threadId,
+          unfurl_links: false,
+          unfurl_media: false,
+          ...payload,
+        } as Parameters<typeof web.chat.postMessage>[0]);
+        const ts = String(res.ts ?? '');
+        return { messageId: ts, threadId: target.threadId ?? ts };
+      } catch (e) {
+        throw toPostError(e, what);
+      }
+    },
+    async update(target, message) {
+      const what = `Slack chat.update of ${target.messageId} in ${target.channelId}`;
+      const payload = render(message, what);
+      try {
+        await web.chat.update({ channel: target.channelId, ts: target.messageId, ...payload } as Parameters<typeof web.chat.update>[0]);
+      } catch (e) {
+        throw toPostError(e, what);
+      }
+    },
+  };
+}

@@ -1,0 +1,171 @@
+/**
+ * A Bolt Receiver for HTTP mode that lives on the bot's one fastify server: `POST /slack/events`.
+ * Transport only (as bolt-js receivers are): it verifies the signature over the raw body,
+ * parses the form or JSON, hands the event to Bolt, and answers the HTTP request as soon as a
+ * listener calls ack() (the work continues after the answer).
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { FastifyPluginAsync } from 'fastify';
+import type { App as BoltApp, Receiver, ReceiverEvent } from '@slack/bolt';
+import type { Logger } from '../../log.js';
+
+export const SLACK_EVENTS_PATH = '/slack/events';
+/** Slack refuses (and so do we) a request timestamp older than five minutes. */
+export const SLACK_MAX_REQUEST_AGE_SEC = 300;
+
+export interface FastifyReceiverOptions {
+  signingSecret: string;
+  logger: Logger;
+  /** When no listener acks within this, answer 200 anyway and log it (Slack's limit is 3 s). Default 3000. */
+  ackTimeoutMs?: number;
+  now?: () => number;
+}
+
+type Answer = { status: number; body?: unknown };
+
+/** Checks `X-Slack-Signature` (v0 HMAC-SHA256 over `v0:ts:body`) and the timestamp's age. */
+export function verifySlackSignature(opts: {
+  signingSecret: string;
+  rawBody: Buffer;
+  signature: string | undefined;
+  timestamp: string | undefined;
+  nowMs: number;
+}): { ok: true } | { ok: false; reason: string } {
+  const { signature, timestamp } = opts;
+  if (!signature || !timestamp) return { ok: false, reason: 'missing X-Slack-Signature or X-Slack-Request-Timestamp' };
+  const ts = Number(timestamp);
+  if (!Number.isInteger(ts)) return { ok: false, reason: 'bad X-Slack-Request-Timestamp' };
+  if (Math.abs(opts.nowMs / 1000 - ts) > SLACK_MAX_REQUEST_AGE_SEC) return { ok: false, reason: 'request timestamp older than 5 minutes' };
+  const expected = 'v0=' + createHmac('sha256', opts.signingSecret).update(`v0:${timestamp}:`).update(opts.rawBody).digest('hex');
+  const a = Buffer.from(expected);
+  const b = Buffer.from(signature);
+  if (a.length !== b.length || !timingSafeEqual(a, b)) return { ok: false, reason: 'signature does not match' };
+  return { ok: true };
+}
+
+/** Parses a Slack HTTP body: a form (with `payload=` JSON for interactions) or JSON. */
+export function parseSlackBody(contentType: string | undefined, raw: string): Record<string, unknown> {
+  const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
+  if (type === 'application/x-www-form-urlencoded') {
+    const form = new URLSearchParams(raw);
+    const payload = form.get('payload');
+    if (payload !== null) return JSON.parse(payload) as Record<string, unknown>;
+    return Object.fromEntries(form.entries());
+  }
+  if (type === 'application/json') return JSON.parse(raw) as Record<string, unknown>;
+  throw new Error(`unsupported content-type ${JSON.stringify(type)}`);
+}
+
+export class FastifyReceiver implements Receiver {
+  private bolt?: BoltApp;
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly log: Logger;
+
+  constructor(private readonly opts: FastifyReceiverOptions) {
+    this.log = opts.logger;
+  }
+
+  init(app: BoltApp): void {
+    this.bolt = app;
+  }
+
+  async start(): Promise<void> {
+    /* The fastify server is started by the app; nothing to listen on here. */
+  }
+
+  /** Waits (up to timeoutMs) for listeners still working after their ack. */
+  async stop(timeoutMs = 5_000): Promise<void> {
+    if (!this.inFlight.size) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.inFlight]),
+      new Promise((r) => {
+        timer = setTimeout(r, timeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+
+  /** The fastify plugin: `POST /slack/events`, with a raw-body parser local to this context. */
+  readonly routes: FastifyPluginAsync = async (f) => {
+    f.removeAllContentTypeParsers();
+    f.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+    f.post(SLACK_EVENTS_PATH, async (req, reply) => {
+      const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      const header = (n: string) => {
+        const v = req.headers[n];
+        return Array.isArray(v) ? v[0] : v;
+      };
+      const check = verifySlackSignature({
+        signingSecret: this.opts.signingSecret,
+        rawBody: raw,
+        signature: header('x-slack-signature'),
+        timestamp: header('x-slack-request-timestamp'),
+        nowMs: (this.opts.now ?? Date.now)(),
+      });
+      if (!check.ok) {
+        this.log.warn({ reason: check.reason }, 'refused a Slack request: bad signature');
+        return reply.code(401).send({ error: 'invalid_signature' });
+      }
+      let body: Record<string, unknown>;
+      try {
+        body = parseSlackBody(header('content-type'), raw.toString('utf8'));
+      } catch (e) {
+        this.log.warn({ reason: (e as Error).message }, 'refused a Slack request: unreadable body');
+        return reply.code(400).send({ error: 'bad_request' });
+      }
+      if (body.type === 'url_verification') return reply.send({ challenge: body.challenge });
+      if (body.ssl_check) return reply.code(200).send('');
+      const answer = await this.handle(body, header('x-slack-retry-num'), header('x-slack-retry-reason'));
+      reply.code(answer.status);
+      if (answer.body === undefined || answer.body === '') return reply.send('');
+      if (typeof answer.body === 'string') return reply.type('text/plain; charset=utf-8').send(answer.body);
+      return reply.type('application/json; charset=utf-8').send(JSON.stringify(answer.body));
+    });
+  };
+
+  private handle(body: Record<string, unknown>, retryNum?: string, retryReason?: string): Promise<Answer> {
+    const bolt = this.bolt;
+    if (!bolt) return Promise.resolve({ status: 503, body: 'not ready' });
+    return new Promise<Answer>((resolve) => {
+      let acked = false;
+      const timer = setTimeout(() => {
+        if (acked) return;
+        acked = true;
+        this.log.warn({ type: body.type }, 'no Slack listener acknowledged in time; answered 200 without a body');
+        resolve({ status: 200 });
+      }, this.opts.ackTimeoutMs ?? 3_000);
+      const event: ReceiverEvent = {
+        body,
+        retryNum: retryNum !== undefined ? Number(retryNum) : undefined,
+        retryReason,
+        ack: async (response?: unknown) => {
+          if (acked) return;
+          acked = true;
+          clearTimeout(timer);
+          resolve({ status: 200, body: response });
+        },
+      };
+      const work = bolt
+        .processEvent(event)
+        .catch((e: unknown) => {
+          this.log.error({ err: e, type: body.type }, 'a Slack listener failed');
+          if (!acked) {
+            acked = true;
+            clearTimeout(timer);
+            resolve({ status: 500 });
+          }
+        })
+        .finally(() => {
+          this.inFlight.delete(work);
+          if (!acked) {
+            // Nobody listens for this event type: acknowledge so Slack does not retry it.
+            acked = true;
+            clearTimeout(timer);
+            resolve({ status: 200 });
+          }
+        });
+      this.inFlight.add(work);
+    });
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * Slack's Block Kit limits, by name. A renderer that would exceed one either throws
+ * (an id that cannot be shortened without breaking it) or truncates visibly ("… 12 more rows").
+ * https://api.slack.com/reference/block-kit
+ */
+export const SLACK_MAX_BLOCKS = 50;
+export const SLACK_MAX_MODAL_BLOCKS = 100;
+export const SLACK_MAX_SECTION_TEXT = 3000;
+export const SLACK_MAX_FIELDS_PER_SECTION = 10;
+export const SLACK_MAX_FIELD_TEXT = 2000;
+export const SLACK_MAX_HEADER_TEXT = 150;
+export const SLACK_MAX_CONTEXT_ELEMENTS = 10;
+export const SLACK_MAX_CONTEXT_TEXT = 3000;
+export const SLACK_MAX_ACTIONS_ELEMENTS = 25;
+export const SLACK_MAX_BUTTON_TEXT = 75;
+export const SLACK_MAX_ACTION_ID = 255;
+export const SLACK_MAX_BLOCK_ID = 255;
+export const SLACK_MAX_BUTTON_VALUE = 2000;
+export const SLACK_MAX_FALLBACK_TEXT = 3000;
+export const SLACK_MAX_MODAL_TITLE = 24;
+export const SLACK_MAX_MODAL_BUTTON = 24;
+export const SLACK_MAX_CALLBACK_ID = 255;
+export const SLACK_MAX_PRIVATE_METADATA = 3000;
+export const SLACK_MAX_INPUT_LABEL = 2000;
+export const SLACK_MAX_INPUT_HINT = 2000;
+export const SLACK_MAX_PLACEHOLDER = 150;
+export const SLACK_MAX_OPTIONS = 100;
+export const SLACK_MAX_OPTION_TEXT = 75;
+/** Table cells are cut to this width so a monospace table stays readable. */
+export const SLACK_TABLE_MAX_CELL = 40;
+/** A table may span this many sections before the rest is summarised. */
+export const SLACK_TABLE_MAX_SECTIONS = 3;

@@ -1,0 +1,290 @@
+/**
+ * Message -> Block Kit, as a pure function. Every string from the Message is user data and
+ * is escaped here; limits are named constants (./limits.ts) and exceeding one either throws
+ * (a button id that cannot be cut) or truncates visibly with a note, never silently.
+ */
+import { inlineToPlain, summaryOf, type Block, type Button, type Field, type Inline, type Message, type Table, type Tone } from '../../core/message.js';
+import { escapeCode, escapeEntities, escapeMrkdwn } from './escape-mrkdwn.js';
+import {
+  SLACK_MAX_ACTIONS_ELEMENTS,
+  SLACK_MAX_ACTION_ID,
+  SLACK_MAX_BLOCKS,
+  SLACK_MAX_BUTTON_TEXT,
+  SLACK_MAX_BUTTON_VALUE,
+  SLACK_MAX_CONTEXT_TEXT,
+  SLACK_MAX_FALLBACK_TEXT,
+  SLACK_MAX_FIELDS_PER_SECTION,
+  SLACK_MAX_FIELD_TEXT,
+  SLACK_MAX_HEADER_TEXT,
+  SLACK_MAX_SECTION_TEXT,
+  SLACK_TABLE_MAX_CELL,
+  SLACK_TABLE_MAX_SECTIONS,
+} from './limits.js';
+
+export { dialogToModal } from './dialog-to-modal.js';
+
+export type SlackBlock = Record<string, unknown>;
+
+export interface BlockKitMessage {
+  /** Notification / fallback text (escaped). */
+  text: string;
+  blocks: SlackBlock[];
+  /** With a tone: the content goes into one attachment with a colour bar. */
+  attachments?: Array<{ color: string; fallback: string; blocks: SlackBlock[] }>;
+}
+
+export const TONE_COLORS: Record<Tone, string> = {
+  success: '#2eb67d',
+  info: '#1d9bd1',
+  warning: '#ecb22e',
+  danger: '#e01e5a',
+  neutral: '#9e9e9e',
+};
+
+/** A button that cannot be rendered without breaking its id. */
+export class SlackRenderError extends Error {
+  override readonly name = 'SlackRenderError';
+}
+
+/** Cuts `text` to `max` characters, ending with an ellipsis when it was cut. */
+export function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return text.slice(0, Math.max(0, max - 1)) + '…';
+}
+
+/** Cuts already-escaped mrkdwn, never inside an entity or a link, with a visible note. */
+function truncateMrkdwn(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const note = (n: number) => `… (${n} more characters cut)`;
+  const cut = safeCut(text, max - note(text.length).length);
+  return text.slice(0, cut) + note(text.length - cut);
+}
+
+/** Moves a cut position back so it does not split `&amp;`, `<url|label>` or a surrogate pair. */
+function safeCut(text: string, pos: number): number {
+  let p = Math.max(0, pos);
+  const amp = text.lastIndexOf('&', p - 1);
+  if (amp >= 0 && amp > p - 6 && !text.slice(amp, p).includes(';')) p = amp;
+  const lt = text.lastIndexOf('<', p - 1);
+  if (lt >= 0 && !text.slice(lt, p).includes('>')) p = lt;
+  const code = text.charCodeAt(p - 1);
+  if (code >= 0xd800 && code <= 0xdbff) p -= 1;
+  return p;
+}
+
+function isSafeUrl(url: string): boolean {
+  return /^(https?:\/\/|mailto:)[^\s<>|]+$/i.test(url);
+}
+
+/** Inline spans -> mrkdwn, every span escaped. */
+export function inlineToMrkdwn(text: string | Inline[]): string {
+  if (typeof text === 'string') return escapeMrkdwn(text);
+  return text
+    .map((s) => {
+      if (typeof s === 'string') return escapeMrkdwn(s);
+      if ('bold' in s) return s.bold ? `*${escapeMrkdwn(s.bold)}*` : '';
+      if ('italic' in s) return s.italic ? `_${escapeMrkdwn(s.italic)}_` : '';
+      if ('code' in s) return s.code ? '`' + escapeCode(s.code).replace(/\n/g, ' ') + '`' : '';
+      const label = escapeMrkdwn(s.link.label).replace(/\|/g, '∣');
+      return isSafeUrl(s.link.url) ? `<${escapeEntities(s.link.url)}|${label}>` : `${label} (${escapeMrkdwn(s.link.url)})`;
+    })
+    .join('');
+}
+
+const section = (text: string): SlackBlock => ({ type: 'section', text: { type: 'mrkdwn', text } });
+const contextBlock = (text: string): SlackBlock => ({
+  type: 'context',
+  elements: [{ type: 'mrkdwn', text: truncateMrkdwn(text, SLACK_MAX_CONTEXT_TEXT) }],
+});
+
+/** Splits mrkdwn into pieces of at most `max`, at line breaks where possible. */
+function splitMrkdwn(text: string, max: number): string[] {
+  const out: string[] = [];
+  let rest = text;
+  while (rest.length > max) {
+    let cut = rest.lastIndexOf('\n', max);
+    if (cut < max / 2) cut = safeCut(rest, max);
+    if (cut <= 0) cut = max;
+    out.push(rest.slice(0, cut));
+    rest = rest.slice(cut).replace(/^\n/, '');
+  }
+  if (rest.length || out.length === 0) out.push(rest);
+  return out;
+}
+
+function renderText(text: string | Inline[]): SlackBlock[] {
+  const md = inlineToMrkdwn(text);
+  if (!md.trim()) return [];
+  return splitMrkdwn(md, SLACK_MAX_SECTION_TEXT).map(section);
+}
+
+function fieldText(f: Field): string {
+  const label = `*${escapeMrkdwn(f.label)}*`;
+  const value = inlineToMrkdwn(f.value) || '–';
+  return truncateMrkdwn(`${label}\n${value}`, SLACK_MAX_FIELD_TEXT);
+}
+
+function renderFields(fields: Field[]): SlackBlock[] {
+  const out: SlackBlock[] = [];
+  let run: Field[] = [];
+  const flush = () => {
+    for (let i = 0; i < run.length; i += SLACK_MAX_FIELDS_PER_SECTION) {
+      out.push({
+        type: 'section',
+        fields: run.slice(i, i + SLACK_MAX_FIELDS_PER_SECTION).map((f) => ({ type: 'mrkdwn', text: fieldText(f) })),
+      });
+    }
+    run = [];
+  };
+  for (const f of fields) {
+    if (f.inline === false) {
+      flush();
+      out.push(section(truncateMrkdwn(fieldText(f), SLACK_MAX_SECTION_TEXT)));
+    } else run.push(f);
+  }
+  flush();
+  return out;
+}
+
+function cell(text: string): string {
+  return truncate(text.replace(/\s+/g, ' '), SLACK_TABLE_MAX_CELL);
+}
+
+function renderTable(table: Table): SlackBlock[] {
+  const cols = table.columns.length;
+  const rows = table.rows.map((r) => Array.from({ length: cols }, (_, i) => cell(r[i] ?? '')));
+  const headers = table.columns.map((c) => cell(c.header));
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (table.columns[i].align === 'right' ? c.padStart(widths[i]) : c.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
+  const head = [line(headers), widths.map((w) => '-'.repeat(w)).join('  ')].map(escapeCode);
+  const body = rows.map((r) => escapeCode(line(r)));
+  const fence = (lines: string[]) => '```\n' + lines.join('\n') + '\n```';
+  // Room for the fences, the header lines and a safety margin.
+  const budget = SLACK_MAX_SECTION_TEXT - 10;
+  const out: SlackBlock[] = [];
+  let i = 0;
+  while (i < body.length && out.length < SLACK_TABLE_MAX_SECTIONS) {
+    const chunk = [...head];
+    let len = fence(chunk).length;
+    while (i < body.length && len + body[i].length + 1 <= budget) {
+      chunk.push(body[i]);
+      len += body[i].length + 1;
+      i++;
+    }
+    if (chunk.length === head.length) {
+      // A single row too wide for a section: cut it visibly.
+      chunk.push(truncate(body[i], budget - len - 2));
+      i++;
+    }
+    out.push(section(fence(chunk)));
+  }
+  if (body.length === 0) out.push(section(fence([...head, '(no rows)'])));
+  const notes: string[] = [];
+  if (i < body.length) notes.push(`… ${body.length - i} more row${body.length - i === 1 ? '' : 's'} not shown`);
+  if (table.caption) notes.push(escapeMrkdwn(table.caption));
+  if (notes.length) out.push(contextBlock(notes.join(' · ')));
+  return out;
+}
+
+const BAR_WIDTH = 20;
+
+export function progressBar(value: number, max: number): string {
+  const ratio = max > 0 && Number.isFinite(value) ? Math.min(1, Math.max(0, value / max)) : 0;
+  const filled = Math.round(ratio * BAR_WIDTH);
+  return '█'.repeat(filled) + '░'.repeat(BAR_WIDTH - filled) + ` ${Math.round(ratio * 100)}%`;
+}
+
+function renderCode(text: string): SlackBlock[] {
+  const esc = escapeCode(text);
+  const budget = SLACK_MAX_SECTION_TEXT - 8;
+  if (esc.length <= budget) return [section('```\n' + esc + '\n```')];
+  const kept = esc.slice(0, safeCut(esc, budget - 60));
+  return [
+    section('```\n' + kept + '\n```'),
+    contextBlock(`… ${esc.length - kept.length} more characters not shown`),
+  ];
+}
+
+function renderBlock(b: Block): SlackBlock[] {
+  switch (b.type) {
+    case 'text':
+      return renderText(b.text);
+    case 'fields':
+      return renderFields(b.fields);
+    case 'table':
+      return renderTable(b.table);
+    case 'progress':
+      return [section(`*${escapeMrkdwn(b.label)}*\n\`${progressBar(b.value, b.max)}\``)];
+    case 'context': {
+      const md = inlineToMrkdwn(b.text);
+      return md.trim() ? [contextBlock(md)] : [];
+    }
+    case 'code':
+      return renderCode(b.text);
+    case 'divider':
+      return [{ type: 'divider' }];
+  }
+}
+
+/** A button: its stored id is the action_id. Refuses a button it would have to break. */
+export function renderButton(button: Button): SlackBlock {
+  if (!button.id) {
+    throw new SlackRenderError(
+      `button "${button.label}" (${button.command}) has no id: pass the message through Dispatcher.prepareMessage before rendering`,
+    );
+  }
+  if (button.id.length > SLACK_MAX_ACTION_ID) {
+    throw new SlackRenderError(`button "${button.label}" id is ${button.id.length} characters, over Slack's ${SLACK_MAX_ACTION_ID}`);
+  }
+  const value = button.id;
+  if (value.length > SLACK_MAX_BUTTON_VALUE) throw new SlackRenderError(`button value over ${SLACK_MAX_BUTTON_VALUE} characters`);
+  const out: SlackBlock = {
+    type: 'button',
+    text: { type: 'plain_text', text: truncate(button.label, SLACK_MAX_BUTTON_TEXT), emoji: true },
+    action_id: button.id,
+    value,
+  };
+  if (button.style === 'primary' || button.style === 'danger') out.style = button.style;
+  return out;
+}
+
+function renderButtons(buttons: Button[]): SlackBlock[] {
+  const elements = buttons.map(renderButton);
+  const out: SlackBlock[] = [];
+  for (let i = 0; i < elements.length; i += SLACK_MAX_ACTIONS_ELEMENTS) {
+    out.push({ type: 'actions', elements: elements.slice(i, i + SLACK_MAX_ACTIONS_ELEMENTS) });
+  }
+  return out;
+}
+
+/** Renders a neutral Message as a Slack message payload (chat.postMessage / respond()). */
+export function toBlockKit(message: Message): BlockKitMessage {
+  const content: SlackBlock[] = [];
+  if (message.header?.trim()) {
+    content.push({ type: 'header', text: { type: 'plain_text', text: truncate(message.header.replace(/\s+/g, ' '), SLACK_MAX_HEADER_TEXT), emoji: true } });
+  }
+  for (const b of message.blocks) content.push(...renderBlock(b));
+  const actions = renderButtons(message.buttons ?? []);
+  // Keep every button; cut content blocks visibly when over the per-message limit.
+  const room = SLACK_MAX_BLOCKS - actions.length;
+  if (room < 1) throw new SlackRenderError(`too many buttons: ${message.buttons?.length} need ${actions.length} action blocks`);
+  if (content.length > room) {
+    const dropped = content.length - (room - 1);
+    content.splice(room - 1, content.length, contextBlock(`… ${dropped} more block${dropped === 1 ? '' : 's'} not shown`));
+  }
+  const blocks = [...content, ...actions];
+  const text = truncateMrkdwn(escapeMrkdwn(summaryOf(message) || inlineToPlain(message.header ?? '') || 'rln-chatops'), SLACK_MAX_FALLBACK_TEXT);
+  if (message.tone) {
+    return { text, blocks: [], attachments: [{ color: TONE_COLORS[message.tone], fallback: text, blocks }] };
+  }
+  return { text, blocks };
+}
+
+/** Every block of a rendered message, in order (top level, then attachments). */
+export function allBlocks(m: BlockKitMessage): SlackBlock[] {
+  return [...m.blocks, ...(m.attachments ?? []).flatMap((a) => a.blocks)];
+}
