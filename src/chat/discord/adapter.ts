@@ -1,0 +1,90 @@
+/**
+ * The Discord adapter: the gateway (DISCORD_TOKEN) and/or HTTP interactions
+ * (DISCORD_PUBLIC_KEY, a fastify plugin for the bot's one server), and the ChatPoster.
+ */
+import type { Client } from 'discord.js';
+import type { FastifyPluginAsync } from 'fastify';
+import type { Config } from '../../config.js';
+import type { ChatPoster } from '../../core/chat.js';
+import type { Dispatcher } from '../../core/types.js';
+import type { Logger } from '../../log.js';
+import type { Metrics } from '../../metrics.js';
+import { buildCommandIndexAndData, type CommandIndex, type CommandRegistryLike } from './build-command-data.js';
+import { createDiscordPoster } from './create-discord-poster.js';
+import { createDiscordRest } from './create-discord-rest.js';
+import { startGateway } from './gateway.js';
+import type { InteractionContext } from './handle-interaction.js';
+import { discordInteractionRoutes } from './http-interactions.js';
+import { DISCORD_DEFER_AFTER_MS } from './limits.js';
+import { registerCommands } from './register-commands.js';
+
+export interface DiscordAdapter {
+  poster: ChatPoster;
+  /** HTTP interactions (POST /discord/interactions), when DISCORD_PUBLIC_KEY is set. */
+  routes?: FastifyPluginAsync;
+  /** Registers /rln (when a bot token is set) and connects the gateway (when DISCORD_TOKEN is set). */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface DiscordAdapterOptions {
+  config: Config;
+  dispatcher: Dispatcher;
+  registry: CommandRegistryLike;
+  logger: Logger;
+  metrics?: Metrics;
+  /** Defer an answer not ready after this long (default 2.5 s; Discord allows 3 s). */
+  deferAfterMs?: number;
+  /** Register the /rln command at start-up (default true when DISCORD_TOKEN is set). */
+  registerOnStart?: boolean;
+}
+
+export function createDiscordAdapter(opts: DiscordAdapterOptions): DiscordAdapter {
+  const { config } = opts;
+  const logger = opts.logger.child({ room: 'discord' });
+  const apiUrl = config.DISCORD_API_URL;
+  let index: CommandIndex | undefined;
+  const getIndex = () => (index ??= buildCommandIndexAndData(opts.registry).index);
+  const ctx: InteractionContext = {
+    dispatcher: opts.dispatcher,
+    logger,
+    deferAfterMs: opts.deferAfterMs ?? DISCORD_DEFER_AFTER_MS,
+    checkboxes: new Map(),
+  };
+  const botRest = config.DISCORD_TOKEN ? createDiscordRest({ token: config.DISCORD_TOKEN, apiUrl }) : undefined;
+  // Interaction webhooks need no token; retries are fine for them (edits are idempotent).
+  const webhookRest = createDiscordRest({ apiUrl, retries: 2 });
+  let client: Client | undefined;
+
+  const routes = config.DISCORD_PUBLIC_KEY
+    ? discordInteractionRoutes({ publicKeyHex: config.DISCORD_PUBLIC_KEY, rest: webhookRest, index: getIndex, ctx, logger })
+    : undefined;
+
+  return {
+    poster: createDiscordPoster(botRest),
+    routes,
+    async start() {
+      getIndex(); // Fails at start-up, not at the first interaction, when the registry breaks a Discord limit.
+      const register = opts.registerOnStart ?? true;
+      if (register && config.DISCORD_TOKEN && config.DISCORD_APPLICATION_ID) {
+        try {
+          await registerCommands({ token: config.DISCORD_TOKEN, applicationId: config.DISCORD_APPLICATION_ID, apiUrl }, opts.registry);
+          logger.info('registered the /rln command with Discord');
+        } catch (err) {
+          logger.warn({ err }, 'could not register the /rln command; run npm run register-commands later');
+        }
+      } else if (!config.DISCORD_TOKEN && config.DISCORD_PUBLIC_KEY) {
+        logger.info('HTTP interactions only: register /rln with npm run register-commands (needs DISCORD_TOKEN once)');
+      }
+      if (config.DISCORD_TOKEN) {
+        client = await startGateway({ token: config.DISCORD_TOKEN, apiUrl, index: getIndex, ctx, logger });
+        logger.info({ user: client.user?.tag }, 'connected to the Discord gateway');
+      }
+    },
+    async stop() {
+      const c = client;
+      client = undefined;
+      if (c) await c.destroy();
+    },
+  };
+}

@@ -1,0 +1,92 @@
+/**
+ * The Discord ChatPoster: posts and edits channel messages over REST with the bot token.
+ * Threads: `threadId` is the id of the message the thread hangs from (Discord gives a thread
+ * started from a message the same id). The first post into it creates the thread from that
+ * message (`POST /channels/{c}/messages/{m}/threads`), later posts go straight into it.
+ */
+import { DiscordAPIError, HTTPError, RateLimitError, Routes, type REST } from 'discord.js';
+import { PostError, type ChatPoster, type PostTarget } from '../../core/chat.js';
+import { summaryOf, type Message } from '../../core/message.js';
+import { toDiscordPayload } from './render.js';
+import { clip } from './limits.js';
+
+/** Discord JSON error codes meaning the channel is gone or closed to the bot. */
+export const DISCORD_UNKNOWN_CHANNEL = 10003;
+export const DISCORD_UNKNOWN_MESSAGE = 10008;
+export const DISCORD_MISSING_ACCESS = 50001;
+export const DISCORD_MISSING_PERMISSIONS = 50013;
+const GONE_CODES = new Set([DISCORD_UNKNOWN_CHANNEL, DISCORD_MISSING_ACCESS, DISCORD_MISSING_PERMISSIONS]);
+const THREAD_NAME_MAX = 100;
+const DEFAULT_RETRY_AFTER_MS = 1_000;
+
+/** Maps a REST failure to a PostError the outbox can act on. Never includes the token. */
+export function toPostError(e: unknown, what: string): PostError {
+  if (e instanceof PostError) return e;
+  if (e instanceof RateLimitError) {
+    const ms = Math.ceil(e.retryAfter > 0 ? e.retryAfter : e.timeToReset > 0 ? e.timeToReset : DEFAULT_RETRY_AFTER_MS);
+    return new PostError('rate_limited', `${what}: Discord rate limit on ${e.route}; retry in ${ms} ms`, ms);
+  }
+  if (e instanceof DiscordAPIError) {
+    const code = typeof e.code === 'number' ? e.code : Number(e.code);
+    if (e.status === 429) return new PostError('rate_limited', `${what}: Discord rate limit`, DEFAULT_RETRY_AFTER_MS);
+    if (e.status >= 500) return new PostError('transient', `${what}: Discord answered ${e.status} (${e.message}); will retry`);
+    if (GONE_CODES.has(code) || e.status === 404) {
+      return new PostError('channel_gone', `${what}: ${e.message} (code ${code}); the channel is gone or the bot was removed from it`);
+    }
+    return new PostError('permanent', `${what}: Discord refused it with ${e.status} ${e.message} (code ${code})`);
+  }
+  if (e instanceof HTTPError) {
+    if (e.status >= 500 || e.status === 0) return new PostError('transient', `${what}: Discord answered ${e.status}; will retry`);
+    if (e.status === 404) return new PostError('channel_gone', `${what}: Discord answered 404; the channel is gone`);
+    return new PostError('permanent', `${what}: Discord answered ${e.status} ${e.message}`);
+  }
+  const why = e instanceof Error ? e.message : String(e);
+  return new PostError('transient', `${what}: could not reach Discord (${why}); will retry`);
+}
+
+function isUnknownChannel(e: unknown): boolean {
+  return e instanceof DiscordAPIError && (Number(e.code) === DISCORD_UNKNOWN_CHANNEL || e.status === 404);
+}
+
+export function createDiscordPoster(rest: REST | undefined): ChatPoster {
+  const need = (): REST => {
+    if (!rest) {
+      throw new PostError('permanent', 'posting to Discord needs DISCORD_TOKEN (a bot token); HTTP interactions alone cannot post to channels');
+    }
+    return rest;
+  };
+  const postIn = async (channelId: string, message: Message): Promise<string> => {
+    const res = (await need().post(Routes.channelMessages(channelId), { body: toDiscordPayload(message) })) as { id: string };
+    return res.id;
+  };
+  return {
+    platform: 'discord',
+    async post(target: PostTarget, message: Message) {
+      const what = `posting to Discord channel ${target.channelId}`;
+      try {
+        if (!target.threadId || target.threadId === target.channelId) {
+          return { messageId: await postIn(target.channelId, message) };
+        }
+        try {
+          return { messageId: await postIn(target.threadId, message), threadId: target.threadId };
+        } catch (e) {
+          if (!isUnknownChannel(e)) throw e;
+          // No thread yet: start one from the parent message (it takes the message's id).
+          const thread = (await need().post(Routes.threads(target.channelId, target.threadId), {
+            body: { name: clip(summaryOf(message) || 'Updates', THREAD_NAME_MAX), auto_archive_duration: 1440 },
+          })) as { id: string };
+          return { messageId: await postIn(thread.id, message), threadId: thread.id };
+        }
+      } catch (e) {
+        throw toPostError(e, what);
+      }
+    },
+    async update(target, message) {
+      try {
+        await need().patch(Routes.channelMessage(target.channelId, target.messageId), { body: toDiscordPayload(message) });
+      } catch (e) {
+        throw toPostError(e, `editing Discord message ${target.messageId} in channel ${target.channelId}`);
+      }
+    },
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * The gateway transport: a discord.js Client whose interactions are parsed into
+ * ParsedInteraction and answered through discord.js's own reply/defer/update/showModal calls.
+ */
+import { Client, Events, MessageFlags, type Interaction } from 'discord.js';
+import type { Logger } from '../../log.js';
+import type { CommandIndex } from './build-command-data.js';
+import { ROOT_COMMAND } from './build-command-data.js';
+import { handleInteraction, type InteractionContext, type ParsedInteraction, type Responder } from './handle-interaction.js';
+import { actorOf, placeOf, toCommand, walkOptions, type RawOption } from './parse-interaction.js';
+import type { DiscordPayload } from './render.js';
+import { DISCORD_DEFAULT_API } from './create-discord-rest.js';
+
+function memberOf(i: Interaction): { roles: string[]; nick?: string | null } | undefined {
+  const m = i.member as unknown as { roles?: unknown; nick?: string | null; nickname?: string | null } | null;
+  if (!m) return undefined;
+  const roles = Array.isArray(m.roles)
+    ? (m.roles as string[])
+    : m.roles && typeof m.roles === 'object' && 'cache' in (m.roles as object)
+      ? [...((m.roles as { cache: Map<string, unknown> }).cache.keys())]
+      : [];
+  return { roles, nick: m.nick ?? m.nickname ?? null };
+}
+
+/** discord.js Interaction → ParsedInteraction (undefined: not ours). */
+export function parseGatewayInteraction(i: Interaction, index: CommandIndex): ParsedInteraction | undefined {
+  const member = memberOf(i);
+  const actor = actorOf({
+    user: { id: i.user.id, username: i.user.username, global_name: i.user.globalName },
+    ...(member ? { member: { user: { id: i.user.id, username: i.user.username, global_name: i.user.globalName }, roles: member.roles, nick: member.nick } } : {}),
+  });
+  const place = placeOf({ channel_id: i.channelId ?? undefined, guild_id: i.guildId ?? undefined });
+  if (i.isChatInputCommand()) {
+    if (i.commandName !== ROOT_COMMAND) return undefined;
+    const { words, values } = walkOptions(i.options.data as unknown as RawOption[]);
+    return { kind: 'command', actor, place, ...toCommand(index, words, values) };
+  }
+  if (i.isAutocomplete()) {
+    return { kind: 'autocomplete', actor, focused: String(i.options.getFocused() ?? '') };
+  }
+  if (i.isButton()) return { kind: 'button', actor, place, customId: i.customId };
+  if (i.isModalSubmit()) {
+    const values: Record<string, string> = {};
+    for (const [id, f] of i.fields.fields) {
+      const v = (f as { value?: unknown }).value;
+      if (typeof v === 'string') values[id] = v;
+    }
+    return { kind: 'modal', actor, place, customId: i.customId, values };
+  }
+  return undefined;
+}
+
+function options(payload: DiscordPayload) {
+  const { allowed_mentions: _ignored, ...rest } = payload;
+  return { ...rest, allowedMentions: { parse: [] as [] } };
+}
+
+function ephemeral(yes: boolean) {
+  return yes ? { flags: MessageFlags.Ephemeral as const } : {};
+}
+
+export function gatewayResponder(i: Interaction): Responder {
+  // Each call is only reached for interaction kinds that support it (see handleInteraction).
+  const any = i as any;
+  return {
+    reply: async (p, e) => void (await any.reply({ ...options(p), ...ephemeral(e) })),
+    defer: async (e) => void (await any.deferReply(ephemeral(e))),
+    update: async (p) => void (await any.update(options(p))),
+    deferUpdate: async () => void (await any.deferUpdate()),
+    showModal: async (m) => void (await any.showModal(m)),
+    autocomplete: async (c) => void (await any.respond(c)),
+    editOriginal: async (p) => void (await any.editReply(options(p))),
+    followUp: async (p, e) => void (await any.followUp({ ...options(p), ...ephemeral(e) })),
+  };
+}
+
+export interface GatewayOptions {
+  token: string;
+  apiUrl?: string;
+  index: () => CommandIndex;
+  ctx: InteractionContext;
+  logger: Logger;
+}
+
+/** Logs in and resolves once the client is ready; interactions are handled from then on. */
+export async function startGateway(opts: GatewayOptions): Promise<Client> {
+  const client = new Client({
+    intents: [],
+    rest: { api: opts.apiUrl ?? DISCORD_DEFAULT_API },
+  });
+  client.on(Events.InteractionCreate, (i) => {
+    let parsed: ParsedInteraction | undefined;
+    try {
+      parsed = parseGatewayInteraction(i, opts.index());
+    } catch (err) {
+      opts.logger.warn({ err }, 'could not read a Discord interaction');
+      return;
+    }
+    if (!parsed) return;
+    handleInteraction(opts.ctx, parsed, gatewayResponder(i)).catch((err) =>
+      opts.logger.error({ err, kind: parsed!.kind }, 'answering a Discord interaction failed'),
+    );
+  });
+  client.on(Events.Error, (err) => opts.logger.error({ err }, 'Discord gateway error'));
+  const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
+  await client.login(opts.token);
+  await ready;
+  return client;
+}

@@ -1,0 +1,154 @@
+/**
+ * One interaction, whatever the transport (gateway or HTTP): dispatch it, answer within Discord's
+ * 3 s (defer when the dispatch is not done after `deferAfterMs`), then finish through the
+ * interaction webhook. Transports only implement `Responder`.
+ */
+import type { Logger } from '../../log.js';
+import type { Message } from '../../core/message.js';
+import type { Actor, Dispatcher, Invocation, Place, Reply } from '../../core/types.js';
+import { dialogToModal, toDiscordPayload, type DiscordModal, type DiscordPayload } from './render.js';
+import { DISCORD_MAX_AUTOCOMPLETE_CHOICES, DISCORD_MAX_CHOICE_NAME, clip } from './limits.js';
+
+export type ParsedInteraction =
+  | { kind: 'command'; actor: Actor; place: Place; path: string; args: Record<string, string> }
+  | { kind: 'autocomplete'; actor: Actor; focused: string }
+  | { kind: 'button'; actor: Actor; place: Place; customId: string }
+  | { kind: 'modal'; actor: Actor; place: Place; customId: string; values: Record<string, string> };
+
+/** The calls an interaction can get. The first of reply/defer/update/deferUpdate/showModal/autocomplete answers it. */
+export interface Responder {
+  reply(payload: DiscordPayload, ephemeral: boolean): Promise<void>;
+  defer(ephemeral: boolean): Promise<void>;
+  update(payload: DiscordPayload): Promise<void>;
+  deferUpdate(): Promise<void>;
+  showModal(modal: DiscordModal): Promise<void>;
+  autocomplete(choices: Array<{ name: string; value: string }>): Promise<void>;
+  /** After a defer: edits the deferred answer (or, after deferUpdate, the message with the button). */
+  editOriginal(payload: DiscordPayload): Promise<void>;
+  followUp(payload: DiscordPayload, ephemeral: boolean): Promise<void>;
+}
+
+export interface InteractionContext {
+  dispatcher: Dispatcher;
+  logger: Logger;
+  deferAfterMs: number;
+  /** Dialog id → names of its checkbox fields, to turn "yes/no" back into "true/false". */
+  checkboxes: Map<string, string[]>;
+}
+
+const NOT_READY = Symbol('not ready');
+
+function race<T>(p: Promise<T>, ms: number): Promise<T | typeof NOT_READY> {
+  let timer: NodeJS.Timeout | undefined;
+  const t = new Promise<typeof NOT_READY>((resolve) => {
+    timer = setTimeout(() => resolve(NOT_READY), ms);
+  });
+  return Promise.race([p, t]).finally(() => clearTimeout(timer));
+}
+
+function notice(header: string, text: string, tone: Message['tone'] = 'warning'): Message {
+  return { header, tone, blocks: [{ type: 'text', text }] };
+}
+
+function dialogErrorsMessage(errors: Record<string, string>): Message {
+  return {
+    header: 'Not done: the form was refused',
+    tone: 'danger',
+    blocks: [
+      { type: 'fields', fields: Object.entries(errors).map(([label, value]) => ({ label, value })) },
+      { type: 'context', text: 'Discord cannot keep a form open: run the command again to reopen it.' },
+    ],
+  };
+}
+
+async function safeDispatch(ctx: InteractionContext, inv: Invocation): Promise<Reply> {
+  try {
+    return await ctx.dispatcher.dispatch(inv);
+  } catch (err) {
+    ctx.logger.error({ err, via: inv.via }, 'dispatcher threw on a Discord interaction');
+    return {
+      kind: 'message',
+      visibility: 'private',
+      message: notice('Something went wrong', 'The command failed unexpectedly. Try again; if it keeps failing, tell an admin (details are in the bot log).', 'danger'),
+    };
+  }
+}
+
+/** Answers the first call of an interaction with a ready Reply. */
+async function answer(ctx: InteractionContext, r: Responder, reply: Reply, kind: ParsedInteraction['kind']): Promise<void> {
+  if (reply.kind === 'dialog') {
+    if (kind === 'modal') {
+      await r.reply(toDiscordPayload(notice('Cannot open a second form', 'Discord cannot open a form from a form. Run the command again.')), true);
+      return;
+    }
+    const checkboxes = reply.dialog.fields.filter((f) => f.kind === 'checkbox').map((f) => f.name);
+    if (checkboxes.length) ctx.checkboxes.set(reply.dialog.id, checkboxes);
+    await r.showModal(dialogToModal(reply.dialog));
+    return;
+  }
+  if (reply.kind === 'dialog_errors') {
+    await r.reply(toDiscordPayload(dialogErrorsMessage(reply.errors)), true);
+    return;
+  }
+  const payload = toDiscordPayload(reply.message);
+  if (kind === 'button' && reply.replaceOriginal) await r.update(payload);
+  else await r.reply(payload, reply.visibility === 'private');
+}
+
+/** Finishes a deferred interaction with the Reply that came late. */
+async function finish(r: Responder, reply: Reply, deferredUpdate: boolean): Promise<void> {
+  if (reply.kind === 'dialog') {
+    const m = notice('This needs a form', 'The answer took too long for Discord to open its form. Run the command again.');
+    if (deferredUpdate) await r.followUp(toDiscordPayload(m), true);
+    else await r.editOriginal(toDiscordPayload(m));
+    return;
+  }
+  const message = reply.kind === 'dialog_errors' ? dialogErrorsMessage(reply.errors) : reply.message;
+  const isPrivate = reply.kind === 'dialog_errors' || reply.visibility === 'private';
+  const payload = toDiscordPayload(message);
+  if (deferredUpdate) {
+    if (reply.kind === 'message' && reply.replaceOriginal) await r.editOriginal(payload);
+    else await r.followUp(payload, isPrivate);
+    return;
+  }
+  if (isPrivate) {
+    // The deferred answer is public: say where the answer went, and send it privately.
+    await r.editOriginal(toDiscordPayload(notice('Answered privately', 'The answer was sent to you only.', 'neutral')));
+    await r.followUp(payload, true);
+  } else {
+    await r.editOriginal(payload);
+  }
+}
+
+export async function handleInteraction(ctx: InteractionContext, p: ParsedInteraction, r: Responder): Promise<void> {
+  if (p.kind === 'autocomplete') {
+    const found = await race(ctx.dispatcher.suggestNodes(p.focused).catch(() => []), ctx.deferAfterMs);
+    const list = found === NOT_READY ? [] : found;
+    await r.autocomplete(
+      list.slice(0, DISCORD_MAX_AUTOCOMPLETE_CHOICES).map((n) => ({ name: clip(`${n.name} (${n.status})`, DISCORD_MAX_CHOICE_NAME), value: n.name })),
+    );
+    return;
+  }
+  let inv: Invocation;
+  if (p.kind === 'command') inv = { via: 'typed', actor: p.actor, place: p.place, path: p.path, args: p.args };
+  else if (p.kind === 'button') inv = { via: 'button', actor: p.actor, place: p.place, buttonId: p.customId };
+  else {
+    const boxes = new Set(ctx.checkboxes.get(p.customId) ?? []);
+    const values = Object.fromEntries(
+      Object.entries(p.values).map(([k, v]) => [k, boxes.has(k) ? (/^(y|yes|true|1|on|ok)$/i.test(v.trim()) ? 'true' : 'false') : v]),
+    );
+    ctx.checkboxes.delete(p.customId);
+    inv = { via: 'dialog', actor: p.actor, place: p.place, dialogId: p.customId, values };
+  }
+  const pending = safeDispatch(ctx, inv);
+  const first = await race(pending, ctx.deferAfterMs);
+  if (first !== NOT_READY) {
+    await answer(ctx, r, first, p.kind);
+    return;
+  }
+  const deferredUpdate = p.kind === 'button';
+  if (deferredUpdate) await r.deferUpdate();
+  else await r.defer(false);
+  const reply = await pending;
+  await finish(r, reply, deferredUpdate);
+}

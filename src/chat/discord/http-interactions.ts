@@ -1,0 +1,98 @@
+/**
+ * Discord HTTP interactions: POST /discord/interactions on the bot's fastify server.
+ * The raw body is verified (Ed25519 over timestamp + body) before anything else; a bad or
+ * missing signature gets 401. The first answer is the HTTP response; later ones go through
+ * the interaction webhook over REST (no bot token needed).
+ */
+import { createPublicKey, verify, type KeyObject } from 'node:crypto';
+import type { FastifyPluginAsync } from 'fastify';
+import { Routes, type REST } from 'discord.js';
+import type { Logger } from '../../log.js';
+import type { CommandIndex } from './build-command-data.js';
+import { handleInteraction, type InteractionContext, type Responder } from './handle-interaction.js';
+import { parseRawInteraction, type RawInteraction } from './parse-interaction.js';
+import { CALLBACK, EPHEMERAL_FLAG, INTERACTION } from './limits.js';
+
+export const DISCORD_INTERACTIONS_PATH = '/discord/interactions';
+const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+
+export function discordPublicKey(hex: string): KeyObject {
+  return createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, Buffer.from(hex, 'hex')]), format: 'der', type: 'spki' });
+}
+
+/** True when `signatureHex` is the Ed25519 signature of `timestamp + rawBody`. */
+export function verifyDiscordSignature(key: KeyObject, timestamp: string | undefined, rawBody: Buffer, signatureHex: string | undefined): boolean {
+  if (!timestamp || !signatureHex || !/^[0-9a-fA-F]{128}$/.test(signatureHex)) return false;
+  try {
+    return verify(null, Buffer.concat([Buffer.from(timestamp, 'utf8'), rawBody]), key, Buffer.from(signatureHex, 'hex'));
+  } catch {
+    return false;
+  }
+}
+
+function httpResponder(raw: RawInteraction, rest: REST, first: (body: unknown) => void): Responder {
+  const original = Routes.webhookMessage(raw.application_id, raw.token, '@original');
+  const flags = (e: boolean) => (e ? { flags: EPHEMERAL_FLAG } : {});
+  return {
+    reply: async (p, e) => first({ type: CALLBACK.CHANNEL_MESSAGE, data: { ...p, ...flags(e) } }),
+    defer: async (e) => first({ type: CALLBACK.DEFERRED_CHANNEL_MESSAGE, ...(e ? { data: flags(e) } : {}) }),
+    update: async (p) => first({ type: CALLBACK.UPDATE_MESSAGE, data: p }),
+    deferUpdate: async () => first({ type: CALLBACK.DEFERRED_UPDATE_MESSAGE }),
+    showModal: async (m) => first({ type: CALLBACK.MODAL, data: m }),
+    autocomplete: async (choices) => first({ type: CALLBACK.AUTOCOMPLETE_RESULT, data: { choices } }),
+    editOriginal: async (p) => void (await rest.patch(original, { body: p, auth: false })),
+    followUp: async (p, e) =>
+      void (await rest.post(Routes.webhook(raw.application_id, raw.token), { body: { ...p, ...flags(e) }, auth: false })),
+  };
+}
+
+export interface HttpInteractionsOptions {
+  publicKeyHex: string;
+  rest: REST;
+  index: () => CommandIndex;
+  ctx: InteractionContext;
+  logger: Logger;
+}
+
+export function discordInteractionRoutes(opts: HttpInteractionsOptions): FastifyPluginAsync {
+  const key = discordPublicKey(opts.publicKeyHex);
+  return async (app) => {
+    // Encapsulated: the raw-body parser applies to this plugin's routes only.
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+    app.post(DISCORD_INTERACTIONS_PATH, async (req, reply) => {
+      const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      const ok = verifyDiscordSignature(
+        key,
+        req.headers['x-signature-timestamp'] as string | undefined,
+        body,
+        req.headers['x-signature-ed25519'] as string | undefined,
+      );
+      if (!ok) {
+        opts.logger.warn({ ip: req.ip }, 'refused a Discord interaction with a bad or missing signature');
+        return reply.code(401).send({ error: 'invalid request signature' });
+      }
+      let raw: RawInteraction;
+      try {
+        raw = JSON.parse(body.toString('utf8')) as RawInteraction;
+      } catch {
+        return reply.code(400).send({ error: 'the body is not JSON' });
+      }
+      if (raw.type === INTERACTION.PING) return reply.send({ type: CALLBACK.PONG });
+      const parsed = parseRawInteraction(raw, opts.index());
+      if (!parsed) return reply.code(400).send({ error: `interaction type ${raw.type} is not handled by this bot` });
+      let resolveFirst!: (body: unknown) => void;
+      const firstAnswer = new Promise<unknown>((resolve) => (resolveFirst = resolve));
+      const done = handleInteraction(opts.ctx, parsed, httpResponder(raw, opts.rest, resolveFirst)).catch((err) => {
+        opts.logger.error({ err, kind: parsed.kind }, 'answering a Discord interaction failed');
+        resolveFirst({
+          type: CALLBACK.CHANNEL_MESSAGE,
+          data: { content: 'Something went wrong answering this. Try again; details are in the bot log.', flags: EPHEMERAL_FLAG, allowed_mentions: { parse: [] } },
+        });
+      });
+      void done;
+      const answer = await firstAnswer;
+      return reply.header('content-type', 'application/json').send(answer);
+    });
+  };
+}

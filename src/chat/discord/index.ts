@@ -1,0 +1,12 @@
+export { createDiscordAdapter } from './adapter.js';
+export type { DiscordAdapter, DiscordAdapterOptions } from './adapter.js';
+export { toDiscordPayload, dialogToModal, TONE_COLOURS, DiscordRenderError } from './render.js';
+export type { DiscordPayload, DiscordModal, DiscordEmbed, DiscordButton } from './render.js';
+export { buildCommandData, buildCommandIndexAndData, commandTotalChars, ROOT_COMMAND } from './build-command-data.js';
+export type { ArgSpec, CommandRegistryLike, ChatInputCommandData } from './build-command-data.js';
+export { registerCommands } from './register-commands.js';
+export type { RegisterCommandsOptions } from './register-commands.js';
+export { createDiscordPoster, toPostError } from './create-discord-poster.js';
+export { createDiscordRest } from './create-discord-rest.js';
+export { verifyDiscordSignature, discordPublicKey, DISCORD_INTERACTIONS_PATH } from './http-interactions.js';
+export * from './limits.js';

@@ -1,0 +1,66 @@
+/**
+ * Discord's platform limits, named. Exceeding one either throws (ids, counts the code controls)
+ * or truncates visibly with an ellipsis or a "… N more" note (user data); never silently.
+ */
+export const DISCORD_MAX_CONTENT = 2000;
+export const DISCORD_MAX_EMBED_TITLE = 256;
+export const DISCORD_MAX_EMBED_DESCRIPTION = 4096;
+export const DISCORD_MAX_EMBED_FIELDS = 25;
+export const DISCORD_MAX_FIELD_NAME = 256;
+export const DISCORD_MAX_FIELD_VALUE = 1024;
+export const DISCORD_MAX_FOOTER_TEXT = 2048;
+/** Sum of title, description, field names and values, footer text of all embeds in a message. */
+export const DISCORD_MAX_EMBED_TOTAL = 6000;
+export const DISCORD_MAX_BUTTONS_PER_ROW = 5;
+export const DISCORD_MAX_ACTION_ROWS = 5;
+export const DISCORD_MAX_BUTTON_LABEL = 80;
+export const DISCORD_MAX_CUSTOM_ID = 100;
+
+export const DISCORD_MAX_MODAL_TITLE = 45;
+export const DISCORD_MAX_MODAL_INPUTS = 5;
+export const DISCORD_MAX_TEXT_INPUT_LABEL = 45;
+export const DISCORD_MAX_TEXT_INPUT_PLACEHOLDER = 100;
+export const DISCORD_MAX_TEXT_INPUT_VALUE = 4000;
+
+export const DISCORD_MAX_COMMAND_NAME = 32;
+export const DISCORD_MAX_COMMAND_DESCRIPTION = 100;
+export const DISCORD_MAX_SUBCOMMAND_GROUPS = 25;
+export const DISCORD_MAX_SUBCOMMANDS = 25;
+export const DISCORD_MAX_OPTIONS = 25;
+export const DISCORD_MAX_CHOICES = 25;
+export const DISCORD_MAX_CHOICE_NAME = 100;
+/** Combined length of every name, description and choice name/value in one command. */
+export const DISCORD_MAX_COMMAND_TOTAL_CHARS = 8000;
+export const DISCORD_COMMAND_NAME_PATTERN = /^[-_\p{L}\p{N}]{1,32}$/u;
+export const DISCORD_MAX_AUTOCOMPLETE_CHOICES = 25;
+
+/** The first answer to an interaction is due within 3 s; we defer when not ready by this. */
+export const DISCORD_DEFER_AFTER_MS = 2_500;
+
+/** Interaction callback types. */
+export const CALLBACK = {
+  PONG: 1,
+  CHANNEL_MESSAGE: 4,
+  DEFERRED_CHANNEL_MESSAGE: 5,
+  DEFERRED_UPDATE_MESSAGE: 6,
+  UPDATE_MESSAGE: 7,
+  AUTOCOMPLETE_RESULT: 8,
+  MODAL: 9,
+} as const;
+
+/** Interaction types. */
+export const INTERACTION = {
+  PING: 1,
+  APPLICATION_COMMAND: 2,
+  MESSAGE_COMPONENT: 3,
+  AUTOCOMPLETE: 4,
+  MODAL_SUBMIT: 5,
+} as const;
+
+export const EPHEMERAL_FLAG = 64;
+
+/** Truncates with a visible ellipsis. */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return `${text.slice(0, Math.max(0, max - 1))}…`;
+}

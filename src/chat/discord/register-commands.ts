@@ -1,0 +1,33 @@
+import { Routes } from 'discord.js';
+import { buildCommandData, type CommandRegistryLike, type ChatInputCommandData } from './build-command-data.js';
+import { createDiscordRest } from './create-discord-rest.js';
+
+export interface RegisterCommandsOptions {
+  token: string;
+  applicationId: string;
+  /** DISCORD_API_URL (the `/api` base), for tests. */
+  apiUrl?: string;
+  /** Register in one guild (instant) instead of globally. */
+  guildId?: string;
+}
+
+/**
+ * PUTs the `/rln` command (replacing the application's commands) to Discord.
+ * Used at start-up and by `npm run register-commands`.
+ */
+export async function registerCommands(opts: RegisterCommandsOptions, registry: CommandRegistryLike): Promise<ChatInputCommandData> {
+  const data = buildCommandData(registry);
+  const rest = createDiscordRest({ token: opts.token, apiUrl: opts.apiUrl, retries: 2 });
+  const route = opts.guildId
+    ? Routes.applicationGuildCommands(opts.applicationId, opts.guildId)
+    : Routes.applicationCommands(opts.applicationId);
+  try {
+    await rest.put(route, { body: [data] });
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    throw new Error(
+      `registering the /rln command with Discord failed: ${why}. Check DISCORD_TOKEN and DISCORD_APPLICATION_ID, then run npm run register-commands`,
+    );
+  }
+  return data;
+}
