@@ -1,3 +1,139 @@
-import type { CommandDefinition } from '../src/core/types.js';
+/** `report …`: balance and channel reports now, and their schedules for this channel. */
+import { z } from 'zod';
+import { msg, type Message } from '../src/core/message.js';
+import { defineCommand, type CommandDefinition } from '../src/core/types.js';
+import type { ScheduleInfo } from '../src/reports/index.js';
+import { formatTime } from '../src/reports/format-time.js';
 
-export const reportCommands: CommandDefinition<any>[] = [];
+const target = () => z.string().trim().min(1).describe('Node name or id, or all');
+const unit = () => z.enum(['sat', 'btc']).default('sat').describe('Show BTC amounts in sats (default) or BTC');
+
+const balance = defineCommand({
+  path: 'report balance',
+  summary: 'Balance report: on-chain BTC, Lightning and RGB assets, with the change since the last report',
+  example: '/rln report balance all',
+  args: z.object({ node: target(), unit: unit() }),
+  positional: ['node'],
+  nodeArg: false,
+  role: 'read',
+  confirm: 'none',
+  mutates: false,
+  async handler(ctx) {
+    return (await ctx.services.reports.balance(ctx.args.node, { unit: ctx.args.unit })).message;
+  },
+});
+
+const channels = defineCommand({
+  path: 'report channels',
+  summary: 'Channel report: capacity, liquidity, asset amounts and state per channel, with the change since the last report',
+  example: '/rln report channels alice',
+  args: z.object({ node: target(), unit: unit() }),
+  positional: ['node'],
+  nodeArg: false,
+  role: 'read',
+  confirm: 'none',
+  mutates: false,
+  async handler(ctx) {
+    return (await ctx.services.reports.channels(ctx.args.node, { unit: ctx.args.unit })).message;
+  },
+});
+
+function nextRunText(s: ScheduleInfo): string {
+  return s.nextRun ? formatTime(s.nextRun, s.timezone) : '—';
+}
+
+const schedule = defineCommand({
+  path: 'report schedule',
+  summary: 'Post a balance or channel report to this channel on a cron schedule',
+  example: '/rln report schedule kind=balance node=all cron="0 9 * * *" tz=Europe/Rome',
+  args: z.object({
+    kind: z.enum(['balance', 'channels']).describe('Which report: balance or channels'),
+    node: target(),
+    cron: z.string().trim().min(1).describe('Cron expression, 5 fields (or 6 with seconds first), e.g. "0 9 * * *"'),
+    tz: z.string().trim().min(1).default('UTC').describe('IANA time zone of the expression, e.g. Europe/Rome (default UTC)'),
+    unit: unit(),
+  }),
+  positional: ['kind', 'node', 'cron'],
+  nodeArg: false,
+  role: 'operate',
+  confirm: 'none',
+  mutates: true,
+  async handler(ctx) {
+    const s = await ctx.services.reports.schedule({
+      platform: ctx.place.platform,
+      channelId: ctx.place.channelId,
+      kind: ctx.args.kind,
+      node: ctx.args.node,
+      cron: ctx.args.cron,
+      timezone: ctx.args.tz,
+      unit: ctx.args.unit,
+      createdBy: `${ctx.actor.platform}:${ctx.actor.userId}`,
+    });
+    return {
+      header: `Scheduled: ${s.kind} report for ${s.node}`,
+      tone: 'success',
+      blocks: [
+        msg.fields([
+          { label: 'Schedule', value: String(s.id), inline: true },
+          { label: 'When', value: [{ code: s.cron }, ` (${s.timezone})`], inline: true },
+          { label: 'Next run', value: nextRunText(s), inline: true },
+        ]),
+        msg.context(`It is posted to this channel. Remove it with /rln report unschedule ${s.id}.`),
+      ],
+    } satisfies Message;
+  },
+});
+
+const schedules = defineCommand({
+  path: 'report schedules',
+  summary: "List this channel's report schedules and their next run",
+  example: '/rln report schedules',
+  args: z.object({}),
+  nodeArg: false,
+  role: 'read',
+  confirm: 'none',
+  mutates: false,
+  async handler(ctx) {
+    const list = ctx.services.reports.schedules(ctx.place.platform, ctx.place.channelId);
+    if (!list.length) {
+      return {
+        header: 'Report schedules',
+        tone: 'neutral',
+        blocks: [msg.text('This channel has no report schedules.'), msg.context('Add one: /rln report schedule kind=balance node=all cron="0 9 * * *"')],
+      };
+    }
+    return {
+      header: 'Report schedules',
+      tone: 'info',
+      blocks: [
+        msg.table({
+          columns: [{ header: 'Id', align: 'right' }, { header: 'Kind' }, { header: 'Node' }, { header: 'Cron' }, { header: 'Zone' }, { header: 'Next run' }],
+          rows: list.slice(0, 40).map((s) => [String(s.id), s.kind, s.node, s.cron, s.timezone, nextRunText(s)]),
+          caption: list.length > 40 ? `showing 40 of ${list.length}` : undefined,
+        }),
+      ],
+    };
+  },
+});
+
+const unschedule = defineCommand({
+  path: 'report unschedule',
+  summary: 'Remove one of this channel’s report schedules',
+  example: '/rln report unschedule 3',
+  args: z.object({ id: z.coerce.number().int().positive().describe('Schedule id, from report schedules') }),
+  positional: ['id'],
+  nodeArg: false,
+  role: 'operate',
+  confirm: 'none',
+  mutates: true,
+  async handler(ctx) {
+    const s = ctx.services.reports.unschedule(ctx.place.platform, ctx.place.channelId, ctx.args.id);
+    return {
+      header: `Removed schedule ${s.id}`,
+      tone: 'success',
+      blocks: [msg.text(`The ${s.kind} report for ${s.node} (${s.cron}, ${s.timezone}) is no longer posted here.`)],
+    };
+  },
+});
+
+export const reportCommands: CommandDefinition<any>[] = [balance, channels, schedule, schedules, unschedule];

@@ -40,7 +40,7 @@ export function createReports(opts: CreateReportsOptions): { service: ReportServ
   const now = opts.now ?? (() => new Date());
   const schedules = createScheduleRepo(opts.db);
   const snapshots = createSnapshotRepo(opts.db);
-  const logger = opts.logger.child ? opts.logger.child({ room: 'reports' }) : opts.logger;
+  const logger = opts.logger;
   let service: ReportService;
   const scheduler = createReportScheduler({
     schedules,
