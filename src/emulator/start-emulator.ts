@@ -31,6 +31,8 @@ interface LogTask {
 }
 
 const NETWORKS = new Set(['regtest', 'testnet']);
+/** Entries kept in `requests` and `deliveries` (the oldest half is dropped beyond this). */
+const MAX_LOG = 20_000;
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad Request',
   401: 'Unauthorized',
@@ -255,6 +257,9 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   app.addHook('onRequest', async (req, reply) => {
     const path = req.url.split('?')[0] ?? req.url;
     requests.push({ method: req.method, path });
+    // Bounded, so a benchmark's load does not grow memory without end.
+    if (requests.length > MAX_LOG) requests.splice(0, requests.length - MAX_LOG / 2);
+    if (deliveries.length > MAX_LOG) deliveries.splice(0, deliveries.length - MAX_LOG / 2);
     if (path.startsWith('/downloads/')) return;
     if (faults.down) {
       reply.hijack();

@@ -102,9 +102,9 @@ export interface Emulator {
   /** Signs bytes with the account key: base64 signature, as sent in X-Service-Signature. */
   sign(body: Buffer | string): string;
   publicKey: { pem: string; type: string };
-  /** Every webhook delivery attempt, in order. */
+  /** Every webhook delivery attempt, in order (the most recent 10-20 thousand). */
   deliveries: Delivery[];
-  /** Every request received (also those answered by a fault), in order. */
+  /** Every request received (also those answered by a fault), in order (the most recent 10-20 thousand). */
   requests: Array<{ method: string; path: string }>;
   nodes(): HostedNode[];
   /** Resolves when no webhook delivery is pending (tests). */
