@@ -1,0 +1,195 @@
+import { readFileSync } from 'node:fs';
+import got, { type Got, HTTPError, RequestError, TimeoutError } from 'got';
+import type { z } from 'zod';
+import { type EndpointDef, type EndpointName, endpointNames, endpoints, type RequestOf, type ResponseOf } from './endpoints.js';
+import { NodeApiError } from './node-api-error.js';
+import { parseLosslessJson, stringifyJson } from './json.js';
+import type { NodeCredentials } from './load-node-credentials.js';
+
+/** One method per endpoint, named exactly as the path: `client.btcbalance({ skip_sync: false })`, `client.listchannels()`. */
+export type NodeApiClient = { [E in EndpointName]: (body?: RequestOf<E>) => Promise<ResponseOf<E>> };
+
+export interface NodeApiClientOptions {
+  /** The node's invoke_url, e.g. `https://host/nodes/<userId>/<nodeId>`. */
+  baseUrl: string;
+  credentials: NodeCredentials;
+  /** Per-attempt timeout; default 15000 ms. */
+  timeoutMs?: number;
+  /** Retries of idempotent reads on network errors and 5xx; default 2. Writes are never retried. */
+  retries?: number;
+  /** First retry delay, doubled each time (capped at 2 s); default 200 ms. */
+  retryBaseMs?: number;
+}
+
+const TLS_CODES = /^(ERR_TLS|ERR_SSL|EPROTO|CERT_|DEPTH_ZERO|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ERR_OSSL)/;
+const RETRY_STATUS = [500, 502, 503, 504, 521, 522, 524];
+
+function issuePath(path: ReadonlyArray<PropertyKey>): string {
+  return path.length === 0 ? '(body)' : path.map(String).join('.');
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (typeof value === 'bigint') return `a number above 2^53 (${value})`;
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'string' ? 'a string' : `a ${typeof value}`;
+}
+
+function valueAt(root: unknown, path: ReadonlyArray<PropertyKey>): unknown {
+  let cur = root;
+  for (const key of path) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<PropertyKey, unknown>)[key];
+  }
+  return cur;
+}
+
+function loadTls(credentials: NodeCredentials): { https?: { certificate: Buffer; key: Buffer; certificateAuthority?: Buffer }; error?: string } {
+  if (credentials.kind !== 'mtls') return {};
+  const read = (what: string, file: string) => {
+    try {
+      return readFileSync(file);
+    } catch (e) {
+      throw new Error(`cannot read the mTLS ${what} file ${file} (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  };
+  try {
+    return {
+      https: {
+        certificate: read('certificate', credentials.certFile),
+        key: read('key', credentials.keyFile),
+        ...(credentials.caFile ? { certificateAuthority: read('CA', credentials.caFile) } : {}),
+      },
+    };
+  } catch (e) {
+    return { error: (e as Error).message };
+  }
+}
+
+/** The got options the client uses for a set of credentials (exported for tests and diagnostics; holds secrets). */
+export function buildTransportOptions(opts: NodeApiClientOptions) {
+  const tls = loadTls(opts.credentials);
+  const token = opts.credentials.kind === 'token' ? opts.credentials.token : opts.credentials.kind === 'mtls' ? opts.credentials.token : undefined;
+  return {
+    tlsError: tls.error,
+    options: {
+      prefixUrl: opts.baseUrl.replace(/\/+$/, ''),
+      timeout: { request: opts.timeoutMs ?? 15_000 },
+      headers: { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      ...(tls.https ? { https: tls.https } : {}),
+    },
+  };
+}
+
+export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
+  const { tlsError, options } = buildTransportOptions(opts);
+  const http: Got = got.extend(options);
+  const retries = opts.retries ?? 2;
+  const baseDelay = opts.retryBaseMs ?? 200;
+  const timeoutMs = opts.timeoutMs ?? 15_000;
+
+  async function call(name: EndpointName, def: EndpointDef, body: unknown): Promise<unknown> {
+    const label = `/${name}`;
+    if (tlsError) throw new NodeApiError({ endpoint: name, kind: 'credentials', message: `node API ${label}: ${tlsError}` });
+
+    let requestBody: string | FormData | undefined;
+    if (def.method === 'POST') {
+      const checked = def.request.safeParse(body);
+      if (!checked.success) {
+        const issue = checked.error.issues[0];
+        throw new NodeApiError({
+          endpoint: name, kind: 'invalid-request', field: issuePath(issue.path),
+          message: `node API ${label}: request field ${issuePath(issue.path)} is invalid: ${issue.message}`,
+        });
+      }
+      if (name === 'postassetmedia') {
+        const media = checked.data as { file: Uint8Array; mime?: string; filename?: string };
+        const form = new FormData();
+        form.append('file', new Blob([new Uint8Array(media.file)], { type: media.mime ?? 'application/octet-stream' }), media.filename ?? 'media');
+        requestBody = form;
+      } else {
+        requestBody = stringifyJson(checked.data ?? {});
+      }
+    }
+
+    let text: string;
+    try {
+      const res = await http(def.path.slice(1), {
+        method: def.method,
+        ...(requestBody !== undefined ? { body: requestBody } : {}),
+        ...(typeof requestBody === 'string' ? { headers: { 'content-type': 'application/json' } } : {}),
+        responseType: 'text',
+        retry: def.idempotent
+          ? {
+              limit: retries, methods: ['GET', 'POST'], statusCodes: RETRY_STATUS,
+              calculateDelay: ({ attemptCount, computedValue }) => (computedValue === 0 ? 0 : Math.min(baseDelay * 2 ** (attemptCount - 1), 2000)),
+            }
+          : { limit: 0 },
+      });
+      text = res.body;
+    } catch (e) {
+      throw translate(name, e, timeoutMs);
+    }
+
+    let parsed: unknown;
+    try {
+      parsed = text.trim() === '' ? {} : parseLosslessJson(text);
+    } catch {
+      throw new NodeApiError({ endpoint: name, kind: 'malformed', message: `node API ${label} answered a body that is not valid JSON (${text.length} bytes, truncated?)` });
+    }
+    const result = (def.response as z.ZodType).safeParse(parsed);
+    if (!result.success) {
+      const issue = result.error.issues[0];
+      const field = issuePath(issue.path);
+      throw new NodeApiError({
+        endpoint: name, kind: 'invalid-response', field,
+        message: `node API ${label} answered an unexpected shape: field ${field}: ${issue.message} (got ${describe(valueAt(parsed, issue.path))})`,
+      });
+    }
+    return result.data;
+  }
+
+  const client = {} as Record<EndpointName, (body?: unknown) => Promise<unknown>>;
+  for (const name of endpointNames) {
+    const def = endpoints[name] as EndpointDef;
+    client[name] = (body?: unknown) => call(name, def, body);
+  }
+  return client as NodeApiClient;
+}
+
+function translate(endpoint: EndpointName, e: unknown, timeoutMs: number): NodeApiError {
+  const label = `/${endpoint}`;
+  if (e instanceof HTTPError) {
+    const status = e.response.statusCode;
+    const raw = typeof e.response.body === 'string' ? e.response.body : String(e.response.body ?? '');
+    let body: unknown;
+    try {
+      body = raw.trim() ? parseLosslessJson(raw) : undefined;
+    } catch {
+      body = undefined;
+    }
+    const b = body && typeof body === 'object' ? (body as Record<string, unknown>) : undefined;
+    if (b && typeof b.error === 'string') {
+      const rlnName = typeof b.name === 'string' && b.name ? b.name : undefined;
+      return new NodeApiError({
+        endpoint, kind: 'rln', status, rlnName,
+        message: `node API ${label} failed (${status}${rlnName ? ` ${rlnName}` : ''}): ${b.error.slice(0, 300)}`,
+      });
+    }
+    const message = b && typeof b.message === 'string' ? b.message.slice(0, 300) : e.response.statusMessage ?? 'no message';
+    return new NodeApiError({ endpoint, kind: 'http', status, message: `node API ${label} failed (${status}): ${message}` });
+  }
+  if (e instanceof TimeoutError) {
+    return new NodeApiError({ endpoint, kind: 'timeout', message: `node API ${label} did not answer within ${timeoutMs} ms` });
+  }
+  if (e instanceof RequestError) {
+    const code = e.code ?? 'ERR';
+    if (TLS_CODES.test(code)) return new NodeApiError({ endpoint, kind: 'tls', message: `node API ${label}: TLS failed (${code})` });
+    if (code === 'ERR_BODY_PARSE_FAILURE' || code === 'ECONNRESET' && e.response) {
+      return new NodeApiError({ endpoint, kind: 'malformed', message: `node API ${label}: the answer was cut off (${code})` });
+    }
+    return new NodeApiError({ endpoint, kind: 'network', message: `node API ${label}: cannot reach the node (${code})` });
+  }
+  return new NodeApiError({ endpoint, kind: 'network', message: `node API ${label}: ${(e as Error)?.message ?? 'request failed'}` });
+}
