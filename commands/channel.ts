@@ -1,3 +1,167 @@
-import type { CommandDefinition } from '../src/core/types.js';
+/** `channel …`: Lightning channels: list, open, close, id. */
+import { z } from 'zod';
+import { UserError } from '../src/core/errors.js';
+import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../src/core/format.js';
+import { msg } from '../src/core/message.js';
+import { defineCommand, type CommandDefinition } from '../src/core/types.js';
+import { amount, flag, nodeArg, pagingArgs } from './support/arg-types.js';
+import { assetIndex } from './support/asset-table.js';
+import { nodeClient } from './support/node-client.js';
+import { paginate } from './support/paginate.js';
+import { compact, titled } from './support/present.js';
 
-export const channelCommands: CommandDefinition<any>[] = [];
+const STATE_MARK: Record<string, string> = { Opening: '🟡', Opened: '🟢', Closing: '🔴' };
+
+const list = defineCommand({
+  path: 'channel list',
+  summary: 'List channels: state, peer, capacity, local/remote, asset amounts',
+  example: '/rln channel list alice',
+  args: z.object({ node: nodeArg(), ...pagingArgs }),
+  role: 'read',
+  confirm: 'none',
+  mutates: false,
+  async handler(ctx) {
+    const { node, api } = nodeClient(ctx);
+    const { channels = [] } = await api.listchannels();
+    if (channels.length === 0) {
+      return { header: titled('Channels', node), tone: 'neutral', blocks: [msg.text('No channels.'), msg.context(`Open one: \`channel open ${node.name} <pubkey>@<host>:<port> <capacity_sat>\`.`)] };
+    }
+    const assets = channels.some((c) => c.asset_id) ? await assetIndex(api) : new Map<string, { label: string; precision: number }>();
+    const { items, caption } = paginate(channels, ctx.args);
+    let cap = 0n;
+    let local = 0n;
+    let remote = 0n;
+    let usable = 0;
+    for (const c of channels) {
+      cap += BigInt(c.capacity_sat ?? 0);
+      local += msatToSat(c.outbound_balance_msat ?? 0);
+      remote += msatToSat(c.inbound_balance_msat ?? 0);
+      if (c.is_usable) usable++;
+    }
+    return {
+      header: titled(`Channels (${channels.length})`, node),
+      tone: usable === channels.length ? 'success' : 'warning',
+      blocks: [
+        msg.fields([
+          { label: 'Usable', value: `${usable} / ${channels.length}`, inline: true },
+          { label: 'Capacity', value: formatSats(cap), inline: true },
+          { label: 'Local / remote', value: `${formatSats(local)} / ${formatSats(remote)}`, inline: true },
+        ]),
+        msg.table({
+          columns: [
+            { header: 'State' },
+            { header: 'Peer' },
+            { header: 'Capacity (sat)', align: 'right' },
+            { header: 'Local (sat)', align: 'right' },
+            { header: 'Remote (sat)', align: 'right' },
+            { header: 'Asset local / remote', align: 'right' },
+            { header: 'Channel' },
+          ],
+          rows: items.map((c) => {
+            const st = String(c.status ?? '—');
+            const state = `${STATE_MARK[st] ?? '⚪'} ${st}${c.status === 'Opened' && !c.is_usable ? ' (not usable)' : ''}`;
+            let asset = '—';
+            if (c.asset_id) {
+              const info = assets.get(c.asset_id);
+              const p = info?.precision ?? 0;
+              asset = `${withPrecision(c.asset_local_amount ?? 0, p)} / ${withPrecision(c.asset_remote_amount ?? 0, p)} ${info?.label ?? shortId(c.asset_id, 10)}`;
+            }
+            return [
+              state,
+              c.peer_alias ? `${c.peer_alias} (${shortId(c.peer_pubkey ?? '', 8)})` : shortId(c.peer_pubkey ?? '—'),
+              thousands(c.capacity_sat ?? 0),
+              thousands(msatToSat(c.outbound_balance_msat ?? 0)),
+              thousands(msatToSat(c.inbound_balance_msat ?? 0)),
+              asset,
+              shortId(c.channel_id ?? '—', 12),
+            ];
+          }),
+          caption,
+        }),
+      ],
+    };
+  },
+});
+
+const open = defineCommand({
+  path: 'channel open',
+  summary: 'Open a channel to a peer, optionally with an RGB asset',
+  example: '/rln channel open alice 03b79a4bc1…@bob.example.com:9735 100000 asset_id=rgb:… asset_amount=500',
+  args: z.object({
+    node: nodeArg(),
+    peer_pubkey_and_opt_addr: z.string().regex(/^[0-9a-fA-F]{66}(@.+:\d+)?$/, 'pubkey or pubkey@host:port').describe('The peer: pubkey, or pubkey@host:port if not connected'),
+    capacity_sat: amount().refine((v) => v > 0, 'must be more than 0').describe('Channel capacity in sats'),
+    push_msat: amount().default(0).describe('Millisats given to the peer at opening (default 0)'),
+    asset_id: z.string().min(1).optional().describe('RGB asset to put in the channel'),
+    asset_amount: amount().optional().describe('Raw asset amount (before precision)'),
+    public: flag().default(true).describe('Announce the channel to the network (default yes)'),
+    with_anchors: flag().default(true).describe('Use anchor outputs (default yes)'),
+    fee_base_msat: amount().optional().describe('Base routing fee in millisats'),
+    fee_proportional_millionths: amount().optional().describe('Proportional routing fee in millionths'),
+  }),
+  role: 'admin',
+  confirm: 'none',
+  mutates: true,
+  async handler(ctx) {
+    const { node, api } = nodeClient(ctx);
+    const { node: _n, ...a } = ctx.args;
+    if ((a.asset_id === undefined) !== (a.asset_amount === undefined)) {
+      throw new UserError('invalid_arguments', 'asset_id and asset_amount go together.', 'Give both, or neither.');
+    }
+    const { temporary_channel_id } = await api.openchannel(compact(a));
+    return {
+      header: titled('Channel opening', node),
+      tone: 'info',
+      blocks: [
+        msg.fields([
+          { label: 'Peer', value: [{ code: shortId(a.peer_pubkey_and_opt_addr, 20) }], inline: true },
+          { label: 'Capacity', value: formatSats(a.capacity_sat), inline: true },
+          ...(a.asset_id ? [{ label: 'Asset', value: `${thousands(a.asset_amount ?? 0)} raw of ${shortId(a.asset_id, 14)}`, inline: true }] : []),
+          { label: 'Temporary id', value: [{ code: temporary_channel_id ?? '—' }] },
+        ]),
+        msg.context(`It opens after the funding confirms. Follow it with \`channel list ${node.name}\`; final id: \`channel id ${node.name} ${temporary_channel_id ?? '<temporary id>'}\`.`),
+      ],
+    };
+  },
+});
+
+const close = defineCommand({
+  path: 'channel close',
+  summary: 'Close a channel (cooperatively, or forced)',
+  example: '/rln channel close alice 8129afe1b1… 03b79a4bc1…',
+  args: z.object({
+    node: nodeArg(),
+    channel_id: z.string().regex(/^[0-9a-fA-F]{64}$/, 'a 64-hex-digit channel id').describe('Channel id (see `channel list`)'),
+    peer_pubkey: z.string().regex(/^[0-9a-fA-F]{66}$/, 'a 66-hex-digit pubkey').describe('Pubkey of the channel peer'),
+    force: flag().default(false).describe('Force-close without the peer (funds are locked for a while)'),
+  }),
+  role: 'admin',
+  confirm: 'button',
+  mutates: true,
+  async handler(ctx) {
+    const { node, api } = nodeClient(ctx);
+    await api.closechannel({ channel_id: ctx.args.channel_id, peer_pubkey: ctx.args.peer_pubkey, force: ctx.args.force });
+    return {
+      header: titled(ctx.args.force ? 'Channel force-closed' : 'Channel closing', node),
+      tone: 'warning',
+      blocks: [msg.fields([{ label: 'Channel', value: [{ code: ctx.args.channel_id }] }, { label: 'Peer', value: [{ code: ctx.args.peer_pubkey }] }])],
+    };
+  },
+});
+
+const id = defineCommand({
+  path: 'channel id',
+  summary: 'The final channel id of a temporary channel id',
+  example: '/rln channel id alice a8b60c8ce3…',
+  args: z.object({ node: nodeArg(), temporary_channel_id: z.string().min(1).describe('Temporary channel id (given by `channel open`)') }),
+  role: 'read',
+  confirm: 'none',
+  mutates: false,
+  async handler(ctx) {
+    const { node, api } = nodeClient(ctx);
+    const { channel_id } = await api.getchannelid({ temporary_channel_id: ctx.args.temporary_channel_id });
+    return { header: titled('Channel id', node), tone: 'info', blocks: [msg.fields([{ label: 'Temporary', value: [{ code: ctx.args.temporary_channel_id }] }, { label: 'Channel id', value: [{ code: channel_id ?? '—' }] }])] };
+  },
+});
+
+export const channelCommands: CommandDefinition<any>[] = [list, open, close, id];

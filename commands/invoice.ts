@@ -1,3 +1,179 @@
-import type { CommandDefinition } from '../src/core/types.js';
+/** `invoice …`: Lightning and RGB invoices: create, decode, status. */
+import { z } from 'zod';
+import { UserError } from '../src/core/errors.js';
+import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../src/core/format.js';
+import { msg, type Field } from '../src/core/message.js';
+import { defineCommand, type CommandDefinition } from '../src/core/types.js';
+import { amount, int, nodeArg } from './support/arg-types.js';
+import { assetIndex } from './support/asset-table.js';
+import { nodeClient } from './support/node-client.js';
+import { compact, formatTime, titled } from './support/present.js';
 
-export const invoiceCommands: CommandDefinition<any>[] = [];
+/** An RGB invoice starts with `rgb:`; a Lightning one with `ln` (lnbc, lntb, lnbcrt…), maybe after `lightning:`. */
+export function invoiceKind(invoice: string): 'ln' | 'rgb' | 'unknown' {
+  const t = invoice.trim().toLowerCase().replace(/^lightning:/, '');
+  if (t.startsWith('rgb:')) return 'rgb';
+  if (/^ln[a-z]*1/.test(t) || t.startsWith('ln')) return 'ln';
+  return 'unknown';
+}
+
+const ln = defineCommand({
+  path: 'invoice ln',
+  summary: 'Create a Lightning invoice (optionally carrying an RGB asset)',
+  example: '/rln invoice ln alice amt_msat=3000000 asset_id=rgb:… asset_amount=10',
+  args: z.object({
+    node: nodeArg(),
+    amt_msat: amount().optional().describe('Amount in millisats (omit for any amount)'),
+    expiry_sec: int().min(60).max(31_536_000).default(3600).describe('Seconds until it expires (default 3600)'),
+    asset_id: z.string().min(1).optional().describe('RGB asset carried by the payment'),
+    asset_amount: amount().optional().describe('Raw asset amount (before precision)'),
+  }),
+  role: 'operate',
+  confirm: 'none',
+  mutates: true,
+  async handler(ctx) {
+    const { node, api } = nodeClient(ctx);
+    const a = ctx.args;
+    if ((a.asset_id === undefined) !== (a.asset_amount === undefined)) {
+      throw new UserError('invalid_arguments', 'asset_id and asset_amount go together.', 'Give both, or neither.');
+    }
+    const { invoice } = await api.lninvoice(compact({ amt_msat: a.amt_msat, expiry_sec: a.expiry_sec, asset_id: a.asset_id, asset_amount: a.asset_amount }));
+    const fields: Field[] = [
+      { label: 'Amount', value: a.amt_msat !== undefined ? `${formatSats(msatToSat(a.amt_msat))} (${thousands(a.amt_msat)} msat)` : 'any', inline: true },
+      { label: 'Expires in', value: `${thousands(a.expiry_sec)} s`, inline: true },
+    ];
+    if (a.asset_id) fields.push({ label: 'Asset', value: [{ code: a.asset_id }, ` × ${thousands(a.asset_amount ?? 0)} raw`] });
+    return {
+      header: titled('Lightning invoice', node),
+      tone: 'info',
+      blocks: [msg.fields(fields), msg.code(invoice), msg.context(`Pay it with \`pay send <node> <invoice>\`; check it with \`invoice status ${node.name} <invoice>\`.`)],
+    };
+  },
+});
+
+const rgb = defineCommand({
+  path: 'invoice rgb',
+  summary: 'Create an RGB invoice to receive an asset on-chain',
+  example: '/rln invoice rgb alice asset_id=rgb:… amount=1000',
+  args: z.object({
+    node: nodeArg(),
+    asset_id: z.string().min(1).optional().describe('The asset to receive (omit for any)'),
+    amount: amount().optional().describe('Raw amount to receive (before precision; omit for any)'),
+    duration_seconds: int().min(60).optional().describe('Seconds until it expires (default: the node’s, 1 day)'),
+    min_confirmations: int().min(0).default(1).describe('Confirmations before settling (default 1)'),
+    witness: z.stringbool().default(false).describe('Receive to a new witness output instead of a blinded UTXO'),
+  }),
+  role: 'operate',
+  confirm: 'none',
+  mutates: true,
+  async handler(ctx) {
+    const { node, api } = nodeClient(ctx);
+    const a = ctx.args;
+    const res = await api.rgbinvoice(
+      compact({
+        min_confirmations: a.min_confirmations,
+        asset_id: a.asset_id,
+        assignment: a.amount !== undefined ? { type: 'Fungible' as const, value: a.amount } : undefined,
+        duration_seconds: a.duration_seconds,
+        witness: a.witness,
+      }),
+    );
+    return {
+      header: titled('RGB invoice', node),
+      tone: 'info',
+      blocks: [
+        msg.fields([
+          { label: 'Asset', value: a.asset_id ? [{ code: a.asset_id }] : 'any', inline: true },
+          { label: 'Amount', value: a.amount !== undefined ? `${thousands(a.amount)} raw` : 'any', inline: true },
+          { label: 'Expires', value: formatTime(res.expiration_timestamp), inline: true },
+          { label: 'Batch transfer', value: res.batch_transfer_idx !== undefined ? String(res.batch_transfer_idx) : '—', inline: true },
+          { label: 'Recipient id', value: [{ code: res.recipient_id ?? '—' }] },
+        ]),
+        msg.code(res.invoice ?? ''),
+      ],
+    };
+  },
+});
+
+const decode = defineCommand({
+  path: 'invoice decode',
+  summary: 'Decode a Lightning or RGB invoice',
+  example: '/rln invoice decode alice lnbcrt30u1…',
+  args: z.object({ node: nodeArg(), invoice: z.string().min(4).describe('The invoice (Lightning ln… or RGB rgb:…)') }),
+  role: 'read',
+  confirm: 'none',
+  mutates: false,
+  async handler(ctx) {
+    const { node, api } = nodeClient(ctx);
+    const invoice = ctx.args.invoice.trim().replace(/^lightning:/i, '');
+    const kind = invoiceKind(invoice);
+    if (kind === 'rgb') {
+      const d = await api.decodergbinvoice({ invoice });
+      const assignment = d.assignment as { type?: string; value?: number | bigint } | undefined;
+      let amountText = assignment?.type ? String(assignment.type) : 'any';
+      if (assignment?.value !== undefined) {
+        const info = d.asset_id ? (await assetIndex(api)).get(d.asset_id) : undefined;
+        amountText = info ? `${withPrecision(assignment.value, info.precision)} ${info.label}` : `${thousands(assignment.value)} raw`;
+      }
+      return {
+        header: titled('RGB invoice', node),
+        tone: 'info',
+        blocks: [
+          msg.fields([
+            { label: 'Asset', value: d.asset_id ? [{ code: d.asset_id }] : 'any' },
+            { label: 'Schema', value: String(d.asset_schema ?? '—'), inline: true },
+            { label: 'Amount', value: amountText, inline: true },
+            { label: 'Recipient', value: `${d.recipient_type ?? '—'}`, inline: true },
+            { label: 'Network', value: String(d.network ?? '—'), inline: true },
+            { label: 'Expires', value: formatTime(d.expiration_timestamp), inline: true },
+            { label: 'Recipient id', value: [{ code: d.recipient_id ?? '—' }] },
+            { label: 'Endpoints', value: (d.transport_endpoints ?? []).join(', ') || '—' },
+          ]),
+        ],
+      };
+    }
+    let d;
+    try {
+      d = await api.decodelninvoice({ invoice });
+    } catch (err) {
+      if (kind === 'ln') throw err;
+      throw new UserError('invalid_arguments', 'This is neither a Lightning (ln…) nor an RGB (rgb:…) invoice.', 'Check that the whole invoice was pasted.');
+    }
+    const fields: Field[] = [
+      { label: 'Amount', value: d.amt_msat !== undefined && d.amt_msat !== null ? `${formatSats(msatToSat(d.amt_msat))} (${thousands(d.amt_msat)} msat)` : 'any', inline: true },
+      { label: 'Network', value: String(d.network ?? '—'), inline: true },
+      { label: 'Created', value: formatTime(d.timestamp), inline: true },
+      { label: 'Expires in', value: d.expiry_sec !== undefined ? `${thousands(d.expiry_sec)} s` : '—', inline: true },
+    ];
+    if (d.asset_id) {
+      const info = (await assetIndex(api)).get(d.asset_id);
+      const amt = d.asset_amount ?? 0;
+      fields.push({ label: 'Asset', value: [info ? `${withPrecision(amt, info.precision)} ${info.label} ` : `${thousands(amt)} raw `, { code: d.asset_id }] });
+    }
+    fields.push({ label: 'Payee', value: [{ code: d.payee_pubkey ?? '—' }] }, { label: 'Payment hash', value: [{ code: d.payment_hash ?? '—' }] });
+    return { header: titled('Lightning invoice', node), tone: 'info', blocks: [msg.fields(fields), msg.context(`payee ${shortId(d.payee_pubkey ?? '')}`)] };
+  },
+});
+
+const STATUS_TONE = { Pending: 'info', Succeeded: 'success', Failed: 'danger', Expired: 'warning' } as const;
+
+const status = defineCommand({
+  path: 'invoice status',
+  summary: 'Status of a Lightning invoice of this node',
+  example: '/rln invoice status alice lnbcrt30u1…',
+  args: z.object({ node: nodeArg(), invoice: z.string().min(4).describe('The Lightning invoice') }),
+  role: 'read',
+  confirm: 'none',
+  mutates: false,
+  async handler(ctx) {
+    const { node, api } = nodeClient(ctx);
+    const { status: st } = await api.invoicestatus({ invoice: ctx.args.invoice.trim() });
+    return {
+      header: titled('Invoice status', node),
+      tone: STATUS_TONE[st as keyof typeof STATUS_TONE] ?? 'neutral',
+      blocks: [msg.fields([{ label: 'Status', value: String(st) }]), msg.context(shortId(ctx.args.invoice.trim(), 40))],
+    };
+  },
+});
+
+export const invoiceCommands: CommandDefinition<any>[] = [ln, rgb, decode, status];

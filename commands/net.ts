@@ -1,3 +1,88 @@
-import type { CommandDefinition } from '../src/core/types.js';
+/** `net …`: network info, indexer and proxy checks, onion messages. */
+import { z } from 'zod';
+import { thousands } from '../src/core/format.js';
+import { msg } from '../src/core/message.js';
+import { defineCommand, type CommandDefinition } from '../src/core/types.js';
+import { int, nodeArg, splitList } from './support/arg-types.js';
+import { nodeClient } from './support/node-client.js';
+import { titled } from './support/present.js';
 
-export const netCommands: CommandDefinition<any>[] = [];
+const info = defineCommand({
+  path: 'net info',
+  summary: "The node's Bitcoin network and block height",
+  example: '/rln net info alice',
+  args: z.object({ node: nodeArg() }),
+  role: 'read',
+  confirm: 'none',
+  mutates: false,
+  async handler(ctx) {
+    const { node, api } = nodeClient(ctx);
+    const n = await api.networkinfo();
+    return {
+      header: titled('Network', node),
+      tone: 'info',
+      blocks: [msg.fields([{ label: 'Network', value: String(n.network ?? '—'), inline: true }, { label: 'Height', value: thousands(n.height ?? 0), inline: true }])],
+    };
+  },
+});
+
+const checkIndexer = defineCommand({
+  path: 'net check-indexer',
+  summary: 'Check that an indexer URL works (Electrum or Esplora)',
+  example: '/rln net check-indexer alice tcp://electrum.example.com:50001',
+  args: z.object({ node: nodeArg(), indexer_url: z.string().min(3).describe('Indexer URL to check') }),
+  role: 'read',
+  confirm: 'none',
+  mutates: false,
+  async handler(ctx) {
+    const { node, api } = nodeClient(ctx);
+    const r = await api.checkindexerurl({ indexer_url: ctx.args.indexer_url });
+    return {
+      header: titled('Indexer OK', node),
+      tone: 'success',
+      blocks: [msg.fields([{ label: 'URL', value: [{ code: ctx.args.indexer_url }] }, { label: 'Protocol', value: String(r.indexer_protocol ?? '—'), inline: true }])],
+    };
+  },
+});
+
+const checkProxy = defineCommand({
+  path: 'net check-proxy',
+  summary: 'Check that an RGB proxy endpoint works',
+  example: '/rln net check-proxy alice rpcs://proxy.example.com/json-rpc',
+  args: z.object({ node: nodeArg(), proxy_url: z.string().min(3).describe('RGB proxy endpoint to check (rpc:// or rpcs://)') }),
+  role: 'read',
+  confirm: 'none',
+  mutates: false,
+  async handler(ctx) {
+    const { node, api } = nodeClient(ctx);
+    await api.checkproxyendpoint({ proxy_url: ctx.args.proxy_url });
+    return { header: titled('Proxy OK', node), tone: 'success', blocks: [msg.fields([{ label: 'Endpoint', value: [{ code: ctx.args.proxy_url }] }])] };
+  },
+});
+
+const onion = defineCommand({
+  path: 'net onion',
+  summary: 'Send an onion message along a path of nodes',
+  example: '/rln net onion alice 03b79a…,02c1d2… 77 hello',
+  args: z.object({
+    node: nodeArg(),
+    node_ids: z.string().min(66).describe('Pubkeys of the path, comma-separated (the last is the recipient)'),
+    tlv_type: int().min(64).describe('TLV type of the message (64 or more)'),
+    data: z.string().min(1).describe('The message payload (text)'),
+  }),
+  role: 'operate',
+  confirm: 'none',
+  mutates: true,
+  async handler(ctx) {
+    const { node, api } = nodeClient(ctx);
+    const ids = splitList(ctx.args.node_ids);
+    await api.sendonionmessage({ node_ids: ids, tlv_type: ctx.args.tlv_type, data: ctx.args.data });
+    return {
+      header: titled('Onion message sent', node),
+      tone: 'success',
+      blocks: [msg.fields([{ label: 'Hops', value: String(ids.length), inline: true }, { label: 'TLV type', value: String(ctx.args.tlv_type), inline: true }])],
+    };
+  },
+});
+
+export const netCommands: CommandDefinition<any>[] = [info, checkIndexer, checkProxy, onion];

@@ -1,3 +1,120 @@
-import type { CommandDefinition } from '../src/core/types.js';
+/** `pay …`: Lightning payments: send (an invoice), keysend, list. */
+import { z } from 'zod';
+import { UserError } from '../src/core/errors.js';
+import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../src/core/format.js';
+import { msg, type Field } from '../src/core/message.js';
+import { defineCommand, type CommandDefinition } from '../src/core/types.js';
+import { amount, nodeArg, pagingArgs } from './support/arg-types.js';
+import { assetIndex } from './support/asset-table.js';
+import { nodeClient } from './support/node-client.js';
+import { paginate } from './support/paginate.js';
+import { compact, formatTime, titled } from './support/present.js';
 
-export const payCommands: CommandDefinition<any>[] = [];
+const TONE = { Pending: 'info', Succeeded: 'success', Failed: 'danger' } as const;
+const toneOf = (s: unknown) => TONE[s as keyof typeof TONE] ?? 'neutral';
+
+const send = defineCommand({
+  path: 'pay send',
+  summary: 'Pay a Lightning invoice',
+  example: '/rln pay send alice lnbcrt30u1…',
+  args: z.object({ node: nodeArg(), invoice: z.string().min(4).describe('The Lightning invoice to pay') }),
+  role: 'admin',
+  confirm: 'button',
+  mutates: true,
+  async handler(ctx) {
+    const { node, api } = nodeClient(ctx);
+    const invoice = ctx.args.invoice.trim().replace(/^lightning:/i, '');
+    const res = await api.sendpayment({ invoice });
+    const fields: Field[] = [{ label: 'Status', value: String(res.status ?? '—'), inline: true }];
+    try {
+      const d = await api.decodelninvoice({ invoice });
+      if (d.amt_msat !== undefined && d.amt_msat !== null) fields.push({ label: 'Amount', value: formatSats(msatToSat(d.amt_msat)), inline: true });
+      if (d.asset_id) {
+        const info = (await assetIndex(api)).get(d.asset_id);
+        fields.push({ label: 'Asset', value: info ? `${withPrecision(d.asset_amount ?? 0, info.precision)} ${info.label}` : `${thousands(d.asset_amount ?? 0)} raw`, inline: true });
+      }
+      if (d.payee_pubkey) fields.push({ label: 'Payee', value: [{ code: shortId(d.payee_pubkey, 20) }], inline: true });
+    } catch {
+      // The amount is a nicety; the payment itself went through.
+    }
+    fields.push({ label: 'Payment hash', value: [{ code: res.payment_hash ?? '—' }] });
+    return {
+      header: titled(res.status === 'Failed' ? 'Payment failed' : 'Payment sent', node),
+      tone: toneOf(res.status),
+      summary: `${node.name}: payment ${String(res.status ?? '')}`,
+      blocks: [msg.fields(fields), msg.context(`See \`pay list ${node.name}\`.`)],
+    };
+  },
+});
+
+const keysend = defineCommand({
+  path: 'pay keysend',
+  summary: 'Send a spontaneous (keysend) payment to a node pubkey',
+  example: '/rln pay keysend alice 03b79a4bc1… 3000000',
+  args: z.object({
+    node: nodeArg(),
+    dest_pubkey: z.string().regex(/^[0-9a-fA-F]{66}$/, 'a 66-hex-digit pubkey').describe('Pubkey of the receiving node'),
+    amt_msat: amount().refine((v) => v > 0, 'must be more than 0').describe('Amount in millisats'),
+    asset_id: z.string().min(1).optional().describe('RGB asset to send over the channel'),
+    asset_amount: amount().optional().describe('Raw asset amount (before precision)'),
+  }),
+  role: 'admin',
+  confirm: 'button',
+  mutates: true,
+  async handler(ctx) {
+    const { node, api } = nodeClient(ctx);
+    const a = ctx.args;
+    if ((a.asset_id === undefined) !== (a.asset_amount === undefined)) {
+      throw new UserError('invalid_arguments', 'asset_id and asset_amount go together.', 'Give both, or neither.');
+    }
+    const res = await api.keysend(compact({ dest_pubkey: a.dest_pubkey, amt_msat: a.amt_msat, asset_id: a.asset_id, asset_amount: a.asset_amount }));
+    const fields: Field[] = [
+      { label: 'Status', value: String(res.status ?? '—'), inline: true },
+      { label: 'Amount', value: `${formatSats(msatToSat(a.amt_msat))} (${thousands(a.amt_msat)} msat)`, inline: true },
+    ];
+    if (a.asset_id) {
+      const info = (await assetIndex(api)).get(a.asset_id);
+      fields.push({ label: 'Asset', value: info ? `${withPrecision(a.asset_amount ?? 0, info.precision)} ${info.label}` : `${thousands(a.asset_amount ?? 0)} raw`, inline: true });
+    }
+    fields.push({ label: 'To', value: [{ code: a.dest_pubkey }] }, { label: 'Payment hash', value: [{ code: res.payment_hash ?? '—' }] });
+    return { header: titled(res.status === 'Failed' ? 'Keysend failed' : 'Keysend sent', node), tone: toneOf(res.status), blocks: [msg.fields(fields)] };
+  },
+});
+
+const list = defineCommand({
+  path: 'pay list',
+  summary: 'List Lightning payments, newest first',
+  example: '/rln pay list alice',
+  args: z.object({ node: nodeArg(), ...pagingArgs }),
+  role: 'read',
+  confirm: 'none',
+  mutates: false,
+  async handler(ctx) {
+    const { node, api } = nodeClient(ctx);
+    const { payments = [] } = await api.listpayments();
+    if (payments.length === 0) return { header: titled('Payments', node), tone: 'neutral', blocks: [msg.text('No payments yet.')] };
+    const sorted = [...payments].sort((x, y) => Number(y.created_at ?? 0) - Number(x.created_at ?? 0));
+    const { items, caption } = paginate(sorted, ctx.args);
+    const assets = items.some((p) => p.asset_id) ? await assetIndex(api) : new Map<string, { label: string; precision: number }>();
+    const counts = { in: 0, out: 0 };
+    for (const p of payments) counts[p.inbound ? 'in' : 'out']++;
+    return {
+      header: titled(`Payments (${payments.length})`, node),
+      tone: 'info',
+      blocks: [
+        msg.text(`${counts.in} received · ${counts.out} sent`),
+        msg.table({
+          columns: [{ header: 'Dir' }, { header: 'Status' }, { header: 'Sats', align: 'right' }, { header: 'Asset', align: 'right' }, { header: 'Hash' }, { header: 'Created' }],
+          rows: items.map((p) => {
+            const info = p.asset_id ? assets.get(p.asset_id) : undefined;
+            const asset = p.asset_id ? (info ? `${withPrecision(p.asset_amount ?? 0, info.precision)} ${info.label}` : `${thousands(p.asset_amount ?? 0)} ${shortId(p.asset_id, 8)}`) : '—';
+            return [p.inbound ? 'in' : 'out', String(p.status ?? '—'), thousands(msatToSat(p.amt_msat ?? 0)), asset, shortId(p.payment_hash ?? '—', 12), formatTime(p.created_at)];
+          }),
+          caption,
+        }),
+      ],
+    };
+  },
+});
+
+export const payCommands: CommandDefinition<any>[] = [send, keysend, list];

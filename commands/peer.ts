@@ -1,3 +1,64 @@
-import type { CommandDefinition } from '../src/core/types.js';
+/** `peer …`: Lightning peers: list, connect, disconnect. */
+import { z } from 'zod';
+import { msg } from '../src/core/message.js';
+import { defineCommand, type CommandDefinition } from '../src/core/types.js';
+import { nodeArg, pagingArgs } from './support/arg-types.js';
+import { nodeClient } from './support/node-client.js';
+import { paginate } from './support/paginate.js';
+import { titled } from './support/present.js';
 
-export const peerCommands: CommandDefinition<any>[] = [];
+const list = defineCommand({
+  path: 'peer list',
+  summary: 'List connected peers',
+  example: '/rln peer list alice',
+  args: z.object({ node: nodeArg(), ...pagingArgs }),
+  role: 'read',
+  confirm: 'none',
+  mutates: false,
+  async handler(ctx) {
+    const { node, api } = nodeClient(ctx);
+    const { peers = [] } = await api.listpeers();
+    if (peers.length === 0) return { header: titled('Peers', node), tone: 'neutral', blocks: [msg.text('No connected peers.'), msg.context(`Connect one: \`peer connect ${node.name} <pubkey>@<host>:<port>\`.`)] };
+    const { items, caption } = paginate(peers, ctx.args);
+    return {
+      header: titled(`Peers (${peers.length})`, node),
+      tone: 'info',
+      blocks: [msg.table({ columns: [{ header: 'Pubkey' }], rows: items.map((p) => [p.pubkey ?? '—']), caption })],
+    };
+  },
+});
+
+const connect = defineCommand({
+  path: 'peer connect',
+  summary: 'Connect to a peer (pubkey@host:port)',
+  example: '/rln peer connect alice 03b79a4bc1…@bob.example.com:9735',
+  args: z.object({
+    node: nodeArg(),
+    peer_pubkey_and_addr: z.string().regex(/^[0-9a-fA-F]{66}@.+:\d+$/, 'pubkey@host:port').describe('The peer as pubkey@host:port'),
+  }),
+  role: 'operate',
+  confirm: 'none',
+  mutates: true,
+  async handler(ctx) {
+    const { node, api } = nodeClient(ctx);
+    await api.connectpeer({ peer_pubkey_and_addr: ctx.args.peer_pubkey_and_addr });
+    return { header: titled('Peer connected', node), tone: 'success', blocks: [msg.text([{ code: ctx.args.peer_pubkey_and_addr }])] };
+  },
+});
+
+const disconnect = defineCommand({
+  path: 'peer disconnect',
+  summary: 'Disconnect from a peer',
+  example: '/rln peer disconnect alice 03b79a4bc1…',
+  args: z.object({ node: nodeArg(), peer_pubkey: z.string().regex(/^[0-9a-fA-F]{66}$/, 'a 66-hex-digit pubkey').describe('Pubkey of the peer') }),
+  role: 'operate',
+  confirm: 'none',
+  mutates: true,
+  async handler(ctx) {
+    const { node, api } = nodeClient(ctx);
+    await api.disconnectpeer({ peer_pubkey: ctx.args.peer_pubkey });
+    return { header: titled('Peer disconnected', node), tone: 'warning', blocks: [msg.text([{ code: ctx.args.peer_pubkey }])] };
+  },
+});
+
+export const peerCommands: CommandDefinition<any>[] = [list, connect, disconnect];

@@ -1,3 +1,144 @@
-import type { CommandDefinition } from '../src/core/types.js';
+/** `swap …`: atomic swaps between BTC and RGB assets over Lightning. */
+import { z } from 'zod';
+import { shortId, thousands, withPrecision } from '../src/core/format.js';
+import { msg } from '../src/core/message.js';
+import { defineCommand, type CommandDefinition } from '../src/core/types.js';
+import { amount, int, nodeArg, pagingArgs } from './support/arg-types.js';
+import { assetIndex } from './support/asset-table.js';
+import { nodeClient } from './support/node-client.js';
+import { paginate } from './support/paginate.js';
+import { compact, formatTime, titled } from './support/present.js';
 
-export const swapCommands: CommandDefinition<any>[] = [];
+const makerInit = defineCommand({
+  path: 'swap maker-init',
+  summary: 'Start a swap as maker: qty_from of one asset for qty_to of another',
+  example: '/rln swap maker-init alice 3000000 10 to_asset=rgb:…',
+  args: z.object({
+    node: nodeArg(),
+    qty_from: amount().refine((v) => v > 0, 'must be more than 0').describe('Amount given (msat for BTC, raw units for an asset)'),
+    qty_to: amount().refine((v) => v > 0, 'must be more than 0').describe('Amount received (msat for BTC, raw units for an asset)'),
+    from_asset: z.string().min(1).optional().describe('Asset given (omit for BTC)'),
+    to_asset: z.string().min(1).optional().describe('Asset received (omit for BTC)'),
+    timeout_sec: int().min(10).max(86_400).default(3600).describe('Seconds the offer stays valid (default 3600)'),
+  }),
+  role: 'operate',
+  confirm: 'none',
+  mutates: true,
+  async handler(ctx) {
+    const { node, api } = nodeClient(ctx);
+    const { node: _n, ...a } = ctx.args;
+    const r = await api.makerinit(compact(a));
+    return {
+      header: titled('Swap offered', node),
+      tone: 'info',
+      blocks: [
+        msg.fields([
+          { label: 'Gives', value: `${thousands(a.qty_from)} ${a.from_asset ? shortId(a.from_asset, 14) : 'msat'}`, inline: true },
+          { label: 'Gets', value: `${thousands(a.qty_to)} ${a.to_asset ? shortId(a.to_asset, 14) : 'msat'}`, inline: true },
+          { label: 'Valid for', value: `${thousands(a.timeout_sec)} s`, inline: true },
+          { label: 'Payment hash', value: [{ code: r.payment_hash ?? '—' }] },
+          { label: 'Payment secret', value: [{ code: r.payment_secret ?? '—' }] },
+        ]),
+        msg.text('Swap string (give it to the taker):'),
+        msg.code(r.swapstring ?? ''),
+        msg.context(`Then: \`swap maker-execute ${node.name} <swapstring> <payment_secret> <taker_pubkey>\`.`),
+      ],
+    };
+  },
+});
+
+const makerExecute = defineCommand({
+  path: 'swap maker-execute',
+  summary: 'Execute a swap as maker once the taker accepted (moves funds)',
+  example: '/rln swap maker-execute alice 30/btc/10/rgb:…/… 5e0c… 03b79a4bc1…',
+  args: z.object({
+    node: nodeArg(),
+    swapstring: z.string().min(10).describe('The swap string from `swap maker-init`'),
+    payment_secret: z.string().regex(/^[0-9a-fA-F]{64}$/, 'a 64-hex-digit secret').describe('The payment secret from `swap maker-init`'),
+    taker_pubkey: z.string().regex(/^[0-9a-fA-F]{66}$/, 'a 66-hex-digit pubkey').describe('Pubkey of the taker node'),
+  }),
+  role: 'admin',
+  confirm: 'button',
+  mutates: true,
+  async handler(ctx) {
+    const { node, api } = nodeClient(ctx);
+    await api.makerexecute({ swapstring: ctx.args.swapstring, payment_secret: ctx.args.payment_secret, taker_pubkey: ctx.args.taker_pubkey });
+    return {
+      header: titled('Swap executed', node),
+      tone: 'success',
+      blocks: [msg.fields([{ label: 'Taker', value: [{ code: ctx.args.taker_pubkey }] }]), msg.context(`Follow it with \`swap list ${node.name}\`.`)],
+    };
+  },
+});
+
+const taker = defineCommand({
+  path: 'swap taker',
+  summary: "Accept a maker's swap string as taker",
+  example: '/rln swap taker bob 30/btc/10/rgb:…/…',
+  args: z.object({ node: nodeArg(), swapstring: z.string().min(10).describe('The swap string from the maker') }),
+  role: 'operate',
+  confirm: 'none',
+  mutates: true,
+  async handler(ctx) {
+    const { node, api } = nodeClient(ctx);
+    await api.taker({ swapstring: ctx.args.swapstring });
+    const info = await api.nodeinfo().catch(() => undefined);
+    return {
+      header: titled('Swap accepted', node),
+      tone: 'success',
+      blocks: [
+        msg.text('Accepted as taker. Give the maker this node’s pubkey:'),
+        msg.code(info?.pubkey ?? '(run `node info` for the pubkey)'),
+      ],
+    };
+  },
+});
+
+const STATUS_MARK: Record<string, string> = { Waiting: '⏳', Pending: '🟡', Succeeded: '🟢', Expired: '⚪', Failed: '🔴' };
+
+const list = defineCommand({
+  path: 'swap list',
+  summary: 'List swaps, as maker and as taker',
+  example: '/rln swap list alice',
+  args: z.object({ node: nodeArg(), ...pagingArgs }),
+  role: 'read',
+  confirm: 'none',
+  mutates: false,
+  async handler(ctx) {
+    const { node, api } = nodeClient(ctx);
+    const { maker = [], taker: takers = [] } = await api.listswaps();
+    const all = [...maker.map((s) => ({ role: 'maker', s })), ...takers.map((s) => ({ role: 'taker', s }))].sort(
+      (x, y) => Number(y.s.requested_at ?? 0) - Number(x.s.requested_at ?? 0),
+    );
+    if (all.length === 0) return { header: titled('Swaps', node), tone: 'neutral', blocks: [msg.text('No swaps.')] };
+    const assets = all.some(({ s }) => s.from_asset || s.to_asset) ? await assetIndex(api) : new Map<string, { label: string; precision: number }>();
+    const qty = (q: number | bigint | undefined, asset: string | undefined | null) => {
+      if (!asset) return `${thousands(q ?? 0)} msat`;
+      const info = assets.get(asset);
+      return info ? `${withPrecision(q ?? 0, info.precision)} ${info.label}` : `${thousands(q ?? 0)} ${shortId(asset, 10)}`;
+    };
+    const { items, caption } = paginate(all, ctx.args);
+    return {
+      header: titled(`Swaps (${all.length})`, node),
+      tone: 'info',
+      blocks: [
+        msg.text(`${maker.length} as maker · ${takers.length} as taker`),
+        msg.table({
+          columns: [{ header: 'Role' }, { header: 'Status' }, { header: 'From', align: 'right' }, { header: 'To', align: 'right' }, { header: 'Hash' }, { header: 'Requested' }, { header: 'Expires' }],
+          rows: items.map(({ role, s }) => [
+            role,
+            `${STATUS_MARK[String(s.status)] ?? '⚪'} ${String(s.status ?? '—')}`,
+            qty(s.qty_from, s.from_asset),
+            qty(s.qty_to, s.to_asset),
+            shortId(s.payment_hash ?? '—', 12),
+            formatTime(s.requested_at),
+            formatTime(s.expires_at),
+          ]),
+          caption,
+        }),
+      ],
+    };
+  },
+});
+
+export const swapCommands: CommandDefinition<any>[] = [makerInit, makerExecute, taker, list];

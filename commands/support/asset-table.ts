@@ -1,0 +1,91 @@
+/** The node's RGB assets as one flat list, and a table of them with precision applied. */
+import { shortId, withPrecision, type Amount } from '../../src/core/format.js';
+import type { Table } from '../../src/core/message.js';
+import type { NodeApiClient } from '../../src/node-api/index.js';
+
+export interface AssetRow {
+  asset_id: string;
+  schema: 'NIA' | 'CFA' | 'UDA';
+  ticker?: string;
+  name?: string;
+  precision: number;
+  settled: Amount;
+  spendable: Amount;
+  future: Amount;
+  offchain_outbound: Amount;
+  offchain_inbound: Amount;
+}
+
+interface AnyAsset {
+  asset_id?: string;
+  ticker?: string;
+  name?: string;
+  precision?: number;
+  balance?: { settled?: Amount; spendable?: Amount; future?: Amount; offchain_outbound?: Amount; offchain_inbound?: Amount };
+}
+
+/** `USDT` or the name; what a person recognises. */
+export function assetLabel(a: { ticker?: string | null; name?: string | null; asset_id?: string | null }): string {
+  return a.ticker || a.name || shortId(a.asset_id ?? '?', 12);
+}
+
+export async function loadAssets(api: NodeApiClient): Promise<AssetRow[]> {
+  const res = await api.listassets({ filter_asset_schemas: [] });
+  const rows: AssetRow[] = [];
+  const add = (schema: AssetRow['schema'], list: AnyAsset[] | undefined) => {
+    for (const a of list ?? []) {
+      rows.push({
+        asset_id: a.asset_id ?? '',
+        schema,
+        ticker: a.ticker,
+        name: a.name,
+        precision: Number(a.precision ?? 0),
+        settled: a.balance?.settled ?? 0,
+        spendable: a.balance?.spendable ?? 0,
+        future: a.balance?.future ?? 0,
+        offchain_outbound: a.balance?.offchain_outbound ?? 0,
+        offchain_inbound: a.balance?.offchain_inbound ?? 0,
+      });
+    }
+  };
+  add('NIA', res.nia as AnyAsset[] | undefined);
+  add('CFA', res.cfa as AnyAsset[] | undefined);
+  add('UDA', res.uda as AnyAsset[] | undefined);
+  return rows;
+}
+
+/** asset_id -> { label, precision }, for channels and payments; empty when the list fails. */
+export async function assetIndex(api: NodeApiClient): Promise<Map<string, { label: string; precision: number }>> {
+  try {
+    const rows = await loadAssets(api);
+    return new Map(rows.map((r) => [r.asset_id, { label: assetLabel(r), precision: r.precision }]));
+  } catch {
+    return new Map();
+  }
+}
+
+export function assetTable(rows: AssetRow[], caption?: string): Table {
+  return {
+    columns: [
+      { header: 'Asset' },
+      { header: 'Schema' },
+      { header: 'Id' },
+      { header: 'Precision', align: 'right' },
+      { header: 'Spendable', align: 'right' },
+      { header: 'Settled', align: 'right' },
+      { header: 'Future', align: 'right' },
+      { header: 'Off-chain out/in', align: 'right' },
+    ],
+    rows: rows.map((r) => [
+      assetLabel(r),
+      r.schema,
+      shortId(r.asset_id, 14),
+      String(r.precision),
+      withPrecision(r.spendable, r.precision),
+      withPrecision(r.settled, r.precision),
+      withPrecision(r.future, r.precision),
+      `${withPrecision(r.offchain_outbound, r.precision)} / ${withPrecision(r.offchain_inbound, r.precision)}`,
+    ]),
+    caption,
+  };
+}

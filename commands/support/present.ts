@@ -1,0 +1,34 @@
+/** Small presentation helpers shared by the node-operation commands. */
+import type { HostedNode } from '../../src/hosting/index.js';
+
+/** `Wallet balance · alice` */
+export function titled(title: string, node?: Pick<HostedNode, 'name'>): string {
+  return node ? `${title} · ${node.name}` : title;
+}
+
+export function yesNo(v: boolean | undefined | null): string {
+  return v === undefined || v === null ? '—' : v ? 'yes' : 'no';
+}
+
+/** Unix seconds (or an ISO string) to "2026-11-22 11:02 UTC". */
+export function formatTime(t: number | bigint | string | undefined | null): string {
+  if (t === undefined || t === null || t === '') return '—';
+  const d = typeof t === 'string' ? new Date(t) : new Date(Number(t) * 1000);
+  if (Number.isNaN(d.getTime())) return String(t);
+  return `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/** The RLN error name of a NodeApiError (duck-typed so this file needs no client import). */
+export function rlnNameOf(err: unknown): string | undefined {
+  if (err && typeof err === 'object' && typeof (err as { rlnName?: unknown }).rlnName === 'string') {
+    return (err as { rlnName: string }).rlnName;
+  }
+  return undefined;
+}
+
+/** Turns `undefined` fields away so a request body carries only what was given. */
+export function compact<T extends Record<string, unknown>>(o: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = v;
+  return out as T;
+}
