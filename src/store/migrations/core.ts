@@ -1,4 +1,67 @@
 import type { Migration } from './index.js';
 
 /** The core room's tables. Append new migrations; never edit one that has shipped. */
-export const coreMigrations: Migration[] = [];
+export const coreMigrations: Migration[] = [
+  {
+    version: 100,
+    name: 'core: role grants, audit, confirmations, buttons, dialogs',
+    sql: `
+      CREATE TABLE core_role_grants (
+        principal TEXT PRIMARY KEY,
+        role TEXT NOT NULL CHECK (role IN ('read', 'operate', 'admin')),
+        granted_by TEXT NOT NULL,
+        granted_at TEXT NOT NULL
+      );
+      CREATE TABLE core_audit (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        at TEXT NOT NULL,
+        actor_platform TEXT NOT NULL,
+        actor_id TEXT NOT NULL,
+        actor_name TEXT,
+        place_platform TEXT NOT NULL,
+        place_channel TEXT NOT NULL,
+        path TEXT NOT NULL,
+        node TEXT,
+        node_id TEXT,
+        args_json TEXT NOT NULL,
+        outcome TEXT NOT NULL CHECK (outcome IN ('ok', 'failed', 'refused')),
+        reason TEXT
+      );
+      CREATE INDEX core_audit_node ON core_audit (node, id);
+      CREATE INDEX core_audit_node_id ON core_audit (node_id, id);
+      CREATE TABLE core_confirmations (
+        id TEXT PRIMARY KEY,
+        requester_json TEXT NOT NULL,
+        requester_key TEXT NOT NULL,
+        place_json TEXT NOT NULL,
+        path TEXT NOT NULL,
+        args_json TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        used_at INTEGER,
+        outcome TEXT
+      );
+      CREATE TABLE core_buttons (
+        id TEXT PRIMARY KEY,
+        command TEXT NOT NULL,
+        args_json TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL
+      );
+      CREATE INDEX core_buttons_expiry ON core_buttons (expires_at);
+      CREATE TABLE core_dialogs (
+        id TEXT PRIMARY KEY,
+        kind TEXT NOT NULL CHECK (kind IN ('secrets', 'typed-name')),
+        requester_json TEXT NOT NULL,
+        requester_key TEXT NOT NULL,
+        place_json TEXT NOT NULL,
+        path TEXT NOT NULL,
+        args_json TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        used_at INTEGER
+      );
+      CREATE INDEX core_dialogs_expiry ON core_dialogs (expires_at);
+    `,
+  },
+];

@@ -1,0 +1,88 @@
+/** The audit trail: every change, and every refusal of one. Arguments are stored redacted. */
+import type { Db } from '../store/database.js';
+import { createAuditStore, type AuditRow } from '../store/core-audit-records.js';
+import type { Actor, Place } from './types.js';
+
+export type AuditOutcome = 'ok' | 'failed' | 'refused';
+
+export interface AuditEntry {
+  id: number;
+  at: Date;
+  actor: { platform: string; userId: string; displayName?: string };
+  place: { platform: string; channelId: string };
+  path: string;
+  /** The node as typed (name or id), when the command named one. */
+  node?: string;
+  nodeId?: string;
+  /** Arguments with secrets already replaced by `[redacted]`. */
+  args: Record<string, string>;
+  outcome: AuditOutcome;
+  reason?: string;
+}
+
+export interface AuditRecordInput {
+  at?: Date;
+  actor: Actor;
+  place: Place;
+  path: string;
+  node?: string;
+  nodeId?: string;
+  /** Must already be redacted (redactArgs). */
+  args: Record<string, string>;
+  outcome: AuditOutcome;
+  reason?: string;
+}
+
+export interface AuditLog {
+  record(entry: AuditRecordInput): AuditEntry;
+  /** Newest first. `node` matches the name or id. */
+  latest(opts?: { node?: string; limit?: number }): AuditEntry[];
+}
+
+function fromRow(r: AuditRow): AuditEntry {
+  let args: Record<string, string> = {};
+  try {
+    args = JSON.parse(r.argsJson);
+  } catch {
+    /* keep empty */
+  }
+  return {
+    id: r.id,
+    at: new Date(r.at),
+    actor: { platform: r.actorPlatform, userId: r.actorId, ...(r.actorName ? { displayName: r.actorName } : {}) },
+    place: { platform: r.placePlatform, channelId: r.placeChannel },
+    path: r.path,
+    ...(r.node ? { node: r.node } : {}),
+    ...(r.nodeId ? { nodeId: r.nodeId } : {}),
+    args,
+    outcome: r.outcome,
+    ...(r.reason ? { reason: r.reason } : {}),
+  };
+}
+
+export function createAuditLog(db: Db, opts: { now?: () => Date } = {}): AuditLog {
+  const store = createAuditStore(db);
+  const now = opts.now ?? (() => new Date());
+  return {
+    record(e) {
+      const at = e.at ?? now();
+      const row = {
+        at: at.toISOString(),
+        actorPlatform: e.actor.platform,
+        actorId: e.actor.userId,
+        actorName: e.actor.displayName ?? null,
+        placePlatform: e.place.platform,
+        placeChannel: e.place.channelId,
+        path: e.path,
+        node: e.node ?? null,
+        nodeId: e.nodeId ?? null,
+        argsJson: JSON.stringify(e.args),
+        outcome: e.outcome,
+        reason: e.reason ? e.reason.slice(0, 500) : null,
+      };
+      const id = store.insert(row);
+      return fromRow({ id, ...row });
+    },
+    latest: ({ node, limit = 20 } = {}) => store.latest({ node, limit: Math.max(1, Math.min(limit, 500)) }).map(fromRow),
+  };
+}

@@ -1,0 +1,25 @@
+/** Which arguments are secrets: never accepted inline, never logged, redacted in the audit trail. */
+import type { CommandDefinition } from './types.js';
+
+/** Argument names that look like secrets, whatever the command. */
+export const SECRET_NAME_RE = /pass(word|phrase)?|mnemonic|seed|token|secret|private[_-]?key|api[_-]?key|credential/i;
+
+export function isSecretName(def: CommandDefinition<any> | undefined, name: string): boolean {
+  if (SECRET_NAME_RE.test(name)) return true;
+  return !!def?.secrets?.some((f) => f.name === name || (f.kind === 'secret' && f.name.toLowerCase() === name.toLowerCase()));
+}
+
+/** The first argument given inline that must only be entered in a dialog, if any. */
+export function findInlineSecret(def: CommandDefinition<any> | undefined, args: Record<string, unknown>): string | undefined {
+  return Object.keys(args).find((k) => isSecretName(def, k));
+}
+
+/** A copy of the arguments with secret-looking values replaced by `[redacted]`. */
+export function redactArgs(def: CommandDefinition<any> | undefined, args: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(args)) {
+    if (v === undefined) continue;
+    out[k] = isSecretName(def, k) ? '[redacted]' : typeof v === 'string' ? v : JSON.stringify(v);
+  }
+  return out;
+}

@@ -1,0 +1,150 @@
+/**
+ * Slack and shell syntax: `/rln <group> <action> [args]`. Required arguments are positional in
+ * schema order, any argument may be `key=value`, values with spaces are quoted. Anything wrong
+ * becomes a UserError; nothing else is ever thrown. Values are never echoed in errors.
+ */
+import { UserError } from './errors.js';
+import type { Registry } from './registry.js';
+import { findInlineSecret } from './inline-secret.js';
+
+export interface ParsedCommand {
+  path: string;
+  args: Record<string, string>;
+}
+
+const QUOTE_PAIRS: Record<string, string[]> = {
+  '"': ['"'],
+  "'": ["'"],
+  '`': ['`'],
+  '“': ['”', '“'],
+  '”': ['”'],
+  '‘': ['’'],
+  '’': ['’'],
+  '„': ['“', '”'],
+  '«': ['»'],
+};
+
+/** Splits on whitespace, honouring quotes at the start of a token or right after `key=`. */
+export function tokenize(text: string): string[] {
+  const tokens: string[] = [];
+  let cur = '';
+  let inToken = false;
+  let closers: string[] | null = null;
+  for (const ch of text) {
+    if (closers) {
+      if (closers.includes(ch)) closers = null;
+      else cur += ch;
+      continue;
+    }
+    if (/\s/u.test(ch)) {
+      if (inToken) tokens.push(cur);
+      cur = '';
+      inToken = false;
+      continue;
+    }
+    const canOpen = !inToken || /^[A-Za-z_][\w-]*=$/.test(cur);
+    if (canOpen && QUOTE_PAIRS[ch]) {
+      closers = QUOTE_PAIRS[ch];
+      inToken = true;
+      continue;
+    }
+    cur += ch;
+    inToken = true;
+  }
+  if (inToken) tokens.push(cur);
+  return tokens;
+}
+
+const WORD_RE = /^[a-z][a-z0-9-]*$/i;
+
+function describeTyped(words: string[]): string {
+  const shown = words.filter((w) => WORD_RE.test(w) && w.length <= 30);
+  return shown.length === words.length && shown.length ? `\`${shown.join(' ')}\`` : 'that command';
+}
+
+function unknownCommand(registry: Registry, words: string[]): UserError {
+  const near = registry.closest(words.join(' '));
+  return new UserError(
+    'unknown_command',
+    `There is no command ${describeTyped(words)}.`,
+    near ? `Did you mean \`/rln ${near}\`? Type \`/rln help\` for every command.` : 'Type `/rln help` for every command.',
+    { closest: near },
+  );
+}
+
+/** Strips `/rln`, and backticks wrapping the whole line (pasted from help). */
+export function stripPrefix(text: string): string {
+  let t = text.trim();
+  if (t.length > 1 && t.startsWith('`') && t.endsWith('`') && !t.slice(1, -1).includes('`')) t = t.slice(1, -1).trim();
+  t = t.replace(/^\/?rln(?=\s|$)/i, '').trim();
+  return t;
+}
+
+export function parseCommandLine(text: string, registry: Registry): ParsedCommand {
+  const tokens = tokenize(stripPrefix(typeof text === 'string' ? text : ''));
+  if (!tokens.length) return { path: 'help', args: {} };
+  const w0 = tokens[0].toLowerCase();
+  const w1 = tokens[1]?.toLowerCase();
+  const groups = new Set(registry.groups().map((g) => g.group));
+
+  let path: string;
+  let rest: string[];
+  if (w0 === 'help' && w1 && groups.has(w1) && registry.get(`${w1} help`)) {
+    path = `${w1} help`;
+    rest = tokens.slice(2);
+  } else if (w1 !== undefined && registry.get(`${w0} ${w1}`)) {
+    path = `${w0} ${w1}`;
+    rest = tokens.slice(2);
+  } else if (!groups.has(w0) && registry.get(w0)) {
+    path = w0;
+    rest = tokens.slice(1);
+  } else if (groups.has(w0) && w1 === undefined) {
+    const actions = registry.groups().find((g) => g.group === w0)!.actions.map((d) => d.path.slice(w0.length + 1));
+    throw new UserError('unknown_command', `\`${w0}\` needs an action: ${actions.join(', ')}.`, `Type \`/rln ${w0} help\` for what each one does.`);
+  } else {
+    throw unknownCommand(registry, tokens.slice(0, 2));
+  }
+
+  const def = registry.get(path)!;
+  const shape = (def.args as any).shape as Record<string, unknown>;
+  const args: Record<string, string> = {};
+  const positionalValues: string[] = [];
+  for (const tok of rest) {
+    const m = /^([A-Za-z_][\w-]*)=([\s\S]*)$/.exec(tok);
+    if (m) {
+      let key = m[1];
+      if (!(key in shape)) {
+        const alt = key.replace(/-/g, '_');
+        if (alt in shape) key = alt;
+      }
+      args[key] = m[2];
+    } else {
+      positionalValues.push(tok);
+    }
+  }
+  const inline = findInlineSecret(def, args);
+  if (inline) throw secretInline(path, inline);
+  const slots = registry.positional(def).filter((n) => !(n in args));
+  if (positionalValues.length > slots.length) {
+    if (def.secrets?.length || def.confirm === 'typed-name') throw secretInline(path);
+    const takes = slots.length ? `takes ${slots.length} more value(s) in order (${slots.join(', ')})` : 'takes no more values without a name';
+    throw new UserError(
+      'invalid_arguments',
+      `Too many values for \`${path}\`: it ${takes}.`,
+      `Give other arguments as key=value, and quote values with spaces. Example: ${def.example}`,
+    );
+  }
+  positionalValues.forEach((v, i) => (args[slots[i]] = v));
+  return { path, args };
+}
+
+export function secretInline(path: string, name?: string): UserError {
+  return new UserError(
+    'secret_inline',
+    name
+      ? `\`${name}\` is a secret and is never accepted in a command line: it would be visible in the channel and in logs.`
+      : `\`${path}\` takes its secrets only in a private dialog, not in the command line.`,
+    `Run \`/rln ${path}\` without it: a private dialog will ask for it.`,
+    { path },
+  );
+}
