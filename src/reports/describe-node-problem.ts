@@ -41,12 +41,14 @@ export function problemFromError(node: HostedNode, e: unknown): NodeProblem {
   const rlnName = field(e, 'rlnName');
   if (rlnName === 'LockedNode') return { problem: 'locked', hint: `unlock it with /rln node unlock ${name}` };
   if (rlnName === 'NotInitialized') return { problem: 'not initialised', hint: `initialise it with /rln node init ${name}` };
+  if (rlnName === 'NodeNotRunning') return { problem: 'not running', hint: `start it with /rln node start ${name}` };
+  const kind = field(e, 'kind');
   const hint = field(e, 'hint');
-  const message = e instanceof Error ? e.message : String(e);
-  const status = field(e, 'status');
-  const unreachable = typeof rlnName !== 'string' && typeof status !== 'number';
-  return {
-    problem: redactText(unreachable ? `unreachable: ${message}` : `error: ${message}`),
-    hint: typeof hint === 'string' && hint ? redactText(hint) : `check it with /rln node info ${name}`,
-  };
+  const nodeHint = typeof hint === 'string' && hint ? redactText(hint.replaceAll('<node>', name)) : `check it with /rln node info ${name}`;
+  if (kind === 'timeout') return { problem: 'did not answer in time', hint: nodeHint };
+  const message = redactText(e instanceof Error ? e.message : String(e));
+  if (kind === 'network' || kind === 'tls' || (kind === undefined && rlnName === undefined && field(e, 'status') === undefined)) {
+    return { problem: `unreachable: ${message}`, hint: nodeHint };
+  }
+  return { problem: `error: ${message}`, hint: nodeHint };
 }

@@ -92,7 +92,7 @@ export function createReportService(d: ReportServiceDeps): ReportService {
       const known = problemFromStatus(node);
       if (known) return { ok: false, node, ...known };
       try {
-        const api = d.services.nodeApi(node) as unknown as ReportNodeApi;
+        const api: ReportNodeApi = d.services.nodeApi(node);
         const data = await withTimeout(fn(api), d.nodeTimeoutMs);
         return { ok: true, node, data };
       } catch (e) {

@@ -1,0 +1,225 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createReports } from '../../src/reports/index.js';
+import { formatDelta, thousands, withPrecision } from '../../src/core/format.js';
+import type { Block, Message, Table } from '../../src/core/message.js';
+import { isUserError } from '../../src/core/errors.js';
+import { silentLogger } from '../../src/log.js';
+import { createMetrics } from '../../src/metrics.js';
+import { capturingOutbox, startReportWorld, waitFor, type ReportWorld } from './world.js';
+
+let w: ReportWorld;
+beforeAll(async () => {
+  w = await startReportWorld();
+}, 30_000);
+afterAll(async () => {
+  await w?.close();
+});
+
+const tables = (m: Message): Table[] => m.blocks.flatMap((b) => (b.type === 'table' ? [b.table] : []));
+const cell = (t: Table, label: string, col = 1) => t.rows.find((r) => r[0] === label)?.[col];
+const big = (v: unknown) => BigInt(v as number | bigint);
+
+function reports(opts: Partial<Parameters<typeof createReports>[0]> = {}) {
+  const outbox = capturingOutbox();
+  const metrics = createMetrics({ defaults: false });
+  const r = createReports({ db: w.openDb(), services: w.services, outbox, logger: silentLogger, metrics, nodeTimeoutMs: 3_000, ...opts });
+  return { ...r, outbox, metrics };
+}
+
+/** The blocks of one node's section in an `all` report: from its bold name to the next divider. */
+function section(m: Message, name: string): Block[] {
+  const start = m.blocks.findIndex((b) => b.type === 'text' && JSON.stringify(b.text).startsWith(`[{"bold":"${name}"}`));
+  if (start < 0) return [];
+  const end = m.blocks.findIndex((b, i) => i > start && b.type === 'divider');
+  return m.blocks.slice(start, end < 0 ? undefined : end);
+}
+
+describe('balance report against the emulator', () => {
+  it('shows the numbers the node API returns, with asset precision applied', async () => {
+    const { service } = reports();
+    const { message } = await service.balance('alice');
+    const api = w.api('alice');
+    const btc = await api.btcbalance({ skip_sync: false });
+    const { channels = [] } = await api.listchannels();
+    const ab = await api.assetbalance({ asset_id: w.assetId });
+    const [t] = tables(message);
+    const v = btc.vanilla!;
+    expect(cell(t, 'BTC settled')).toBe(thousands(v.settled!));
+    expect(cell(t, 'BTC spendable')).toBe(thousands(v.spendable!));
+    const pending = big(v.future) - big(v.settled);
+    expect(cell(t, 'BTC pending')).toBe(pending === 0n ? undefined : thousands(pending));
+    expect(cell(t, 'Colored settled')).toBe(thousands(btc.colored!.settled!));
+    const local = channels.reduce((a, c) => a + big(c.local_balance_sat), 0n);
+    const sendable = channels.filter((c) => c.is_usable).reduce((a, c) => a + big(c.outbound_balance_msat), 0n) / 1000n;
+    const receivable = channels.reduce((a, c) => a + big(c.inbound_balance_msat), 0n) / 1000n;
+    expect(local).toBeGreaterThan(0n);
+    expect(cell(t, 'LN local')).toBe(thousands(local));
+    expect(cell(t, 'LN sendable')).toBe(thousands(sendable));
+    expect(cell(t, 'LN receivable')).toBe(thousands(receivable));
+    expect(cell(t, 'USDT spendable')).toBe(withPrecision(ab.spendable!, 2));
+    expect(cell(t, 'USDT settled')).toBe(withPrecision(ab.settled!, 2));
+    expect(cell(t, 'USDT LN outbound')).toBe(withPrecision(ab.offchain_outbound!, 2));
+    expect(cell(t, 'USDT spendable')).toMatch(/\.\d\d$/);
+    const height = (await api.networkinfo()).height!;
+    expect(JSON.stringify(message.blocks)).toContain(`block ${thousands(height)}`);
+  });
+
+  it('shows the change after a payment moves the balance', async () => {
+    const { service } = reports();
+    await service.balance('bob');
+    const bobApi = w.api('bob');
+    const before = (await bobApi.listchannels()).channels!.reduce((a, c) => a + big(c.local_balance_sat), 0n);
+    const { invoice } = await bobApi.lninvoice({ amt_msat: 5_000_000, expiry_sec: 600 } as never);
+    await w.api('alice').sendpayment({ invoice } as never);
+    const after = (await bobApi.listchannels()).channels!.reduce((a, c) => a + big(c.local_balance_sat), 0n);
+    expect(after).not.toBe(before);
+    const { message } = await service.balance('bob');
+    const [t] = tables(message);
+    expect(t.columns.map((c) => c.header)).toContain('Change');
+    expect(cell(t, 'LN local', 2)).toBe(formatDelta(after - before));
+    expect(JSON.stringify(message.blocks)).toContain('Change since');
+  });
+
+  it('gives a locked and a paused node one line each while the others report, team total first', async () => {
+    const { service, metrics } = reports();
+    const { message, answered, failed } = await service.balance('all');
+    expect(answered).toBe(2);
+    expect(failed).toBe(2);
+    const text = (b: Block) => JSON.stringify(b);
+    const dave = message.blocks.filter((b) => text(b).includes('dave'));
+    expect(dave).toHaveLength(1);
+    expect(text(dave[0])).toContain('locked');
+    expect(text(dave[0])).toContain('node unlock dave');
+    const carol = message.blocks.filter((b) => text(b).includes('carol'));
+    expect(carol).toHaveLength(1);
+    expect(text(carol[0])).toContain('paused');
+    expect(section(message, 'alice').some((b) => b.type === 'table')).toBe(true);
+    expect(section(message, 'bob').some((b) => b.type === 'table')).toBe(true);
+    // The team total comes first and adds up the nodes.
+    const [total, aliceT, bobT] = tables(message);
+    expect(JSON.stringify(message.blocks[0])).toContain('Team total');
+    const sum = (label: string) => {
+      const parse = (s: string | undefined) => BigInt((s ?? '0').replace(/[,.]/g, ''));
+      return parse(cell(aliceT, label)) + parse(cell(bobT, label));
+    };
+    expect(cell(total, 'USDT spendable')?.replace(/[,.]/g, '')).toBe(sum('USDT spendable').toString());
+    expect(cell(total, 'BTC settled')).toBe(thousands(sum('BTC settled')));
+    const runs = await metrics.registry.getSingleMetricAsString('rln_chatops_report_runs_total');
+    expect(runs).toContain('outcome="partial"');
+  });
+
+  it('does not let a node that never answers hold the others past the timeout', async () => {
+    const { service } = reports({ nodeTimeoutMs: 300 });
+    w.hang.add('bob');
+    try {
+      const { message } = await service.balance('all');
+      const bobLine = message.blocks.filter((b) => JSON.stringify(b).includes('bob'));
+      expect(bobLine).toHaveLength(1);
+      expect(JSON.stringify(bobLine[0])).toContain('did not answer');
+      expect(section(message, 'alice').some((b) => b.type === 'table')).toBe(true);
+    } finally {
+      w.hang.delete('bob');
+    }
+  });
+
+  it('shows BTC in BTC with unit=btc', async () => {
+    const { service } = reports();
+    const { message } = await service.balance('alice', { unit: 'btc' });
+    const btc = await w.api('alice').btcbalance({ skip_sync: false });
+    expect(cell(tables(message)[0], 'BTC settled')).toBe(withPrecision(btc.vanilla!.settled!, 8));
+  });
+
+  it('refuses an unknown node with a UserError', async () => {
+    const { service } = reports();
+    const e = await service.balance('nobody').catch((x: unknown) => x);
+    expect(isUserError(e) && e.code).toBe('unknown_node');
+  });
+});
+
+describe('channel report against the emulator', () => {
+  it('has one row per channel matching /listchannels, asset amounts with precision, a private mark', async () => {
+    const { service } = reports();
+    const { message } = await service.channels('alice');
+    const { channels = [] } = await w.api('alice').listchannels();
+    const [t] = tables(message);
+    expect(t.rows).toHaveLength(channels.length);
+    const c = channels[0];
+    const r = t.rows[0];
+    expect(r[0]).toBe(c.is_usable ? '●' : '◐');
+    expect(r[2]).toBe(thousands(c.capacity_sat!));
+    expect(r[3]).toBe(thousands(big(c.outbound_balance_msat) / 1000n));
+    expect(r[4]).toBe(thousands(big(c.inbound_balance_msat) / 1000n));
+    expect(r[6]).toBe(`USDT ${withPrecision(c.asset_local_amount!, 2)}/${withPrecision(c.asset_remote_amount!, 2)}`);
+    expect(r[7]).toContain('P');
+    const share = Number(c.local_balance_sat) / Number(c.capacity_sat);
+    if (share >= 0.8 || share <= 0.2) expect(r[7]).toContain('!');
+    expect(JSON.stringify(message.blocks)).toContain(`${channels.length} channel(s)`);
+  });
+
+  it('shows a channel opened since the previous report', async () => {
+    const { service } = reports();
+    await service.channels('bob');
+    const alice = w.api('alice');
+    const bobPub = (await w.api('bob').nodeinfo()).pubkey!;
+    await alice.openchannel({ peer_pubkey_and_opt_addr: bobPub, capacity_sat: 20_000, public: true } as never);
+    const { message } = await service.channels('bob');
+    const text = JSON.stringify(message.blocks);
+    expect(text).toContain('opened 1');
+    expect(tables(message)[0].rows.some((r) => r[0] === '○')).toBe(true);
+  });
+});
+
+describe('report schedules', () => {
+  it('refuses a bad cron expression and an unknown zone with a clear error', async () => {
+    const { service } = reports();
+    const base = { platform: 'slack' as const, channelId: 'C1', kind: 'balance' as const, node: 'alice', createdBy: 'slack:U1' };
+    const bad = await service.schedule({ ...base, cron: '61 * * * *' }).catch((x: unknown) => x);
+    expect(isUserError(bad) && bad.code).toBe('invalid_arguments');
+    expect((bad as Error).message).toContain('minute');
+    const fields = await service.schedule({ ...base, cron: '* * *' }).catch((x: unknown) => x);
+    expect(isUserError(fields)).toBe(true);
+    const zone = await service.schedule({ ...base, cron: '0 9 * * *', timezone: 'Mars/Olympus' }).catch((x: unknown) => x);
+    expect(isUserError(zone) && zone.message).toContain('Mars/Olympus');
+    expect(service.schedules('slack', 'C1')).toHaveLength(0);
+  });
+
+  it('posts on time to the channel that asked, and again after a restart', async () => {
+    const first = reports();
+    first.scheduler.start();
+    const s = await first.service.schedule({
+      platform: 'discord',
+      channelId: 'chan-9',
+      kind: 'balance',
+      node: 'alice',
+      cron: '*/1 * * * * *',
+      timezone: 'Europe/Rome',
+      createdBy: 'discord:42',
+    });
+    expect(s.nextRun).toBeInstanceOf(Date);
+    await waitFor(() => first.outbox.items.length >= 1, 8_000);
+    first.scheduler.stop();
+    const item = first.outbox.items[0];
+    expect(item).toMatchObject({ platform: 'discord', channelId: 'chan-9', kind: 'report' });
+    expect(item.message.header).toContain('alice');
+    expect(tables(item.message).length).toBeGreaterThan(0);
+
+    // A restart: a new createReports on the same SQLite file re-registers the schedule.
+    const second = reports();
+    const listed = second.service.schedules('discord', 'chan-9');
+    expect(listed.map((x) => [x.id, x.kind, x.node, x.cron, x.timezone])).toEqual([[s.id, 'balance', 'alice', '*/1 * * * * *', 'Europe/Rome']]);
+    expect(listed[0].nextRun).toBeInstanceOf(Date);
+    second.scheduler.start();
+    try {
+      await waitFor(() => second.outbox.items.length >= 1, 8_000);
+      // It still shows the change since the last snapshot (taken before the restart).
+      expect(JSON.stringify(second.outbox.items[0].message.blocks)).toMatch(/Change since|No change since/);
+      const runs = await second.metrics.registry.getSingleMetricAsString('rln_chatops_report_runs_total');
+      expect(runs).toContain('kind="balance"');
+    } finally {
+      second.scheduler.stop();
+    }
+    expect(() => second.service.unschedule('discord', 'other-channel', s.id)).toThrow(/no report schedule/);
+    second.service.unschedule('discord', 'chan-9', s.id);
+    expect(second.service.schedules('discord', 'chan-9')).toHaveLength(0);
+  });
+});
