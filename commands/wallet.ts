@@ -185,6 +185,7 @@ const fee = defineCommand({
   path: 'wallet fee',
   summary: 'Estimate the fee rate to confirm within N blocks',
   example: '/rln wallet fee alice 6',
+  positional: ['node', 'blocks'],
   args: z.object({
     node: nodeArg(),
     blocks: int().min(1).max(1008).default(6).describe('Target confirmation, in blocks (default 6)'),

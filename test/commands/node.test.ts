@@ -1,0 +1,231 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nodeCommands } from '../../commands/node.js';
+import { NodeApiError } from '../../src/node-api/index.js';
+import {
+  PASSWORD,
+  createReadyNode,
+  createRunningNode,
+  findCommand,
+  messageOf,
+  runCommand,
+  startEnv,
+  tableOf,
+  textOf,
+  waitForStatus,
+  type TestEnv,
+} from './support.js';
+
+const cmd = (path: string) => findCommand(nodeCommands, path);
+
+describe('node commands', () => {
+  let env: TestEnv;
+  beforeAll(async () => {
+    env = await startEnv();
+  });
+  afterAll(async () => {
+    await env?.close();
+  });
+
+  it('define every action of the node group, with a described argument for every field', () => {
+    const actions = nodeCommands.map((d) => d.path.split(' ')[1]);
+    expect(actions).toEqual(['list', 'info', 'create', 'start', 'stop', 'upgrade', 'destroy', 'settings', 'logs', 'image', 'init', 'unlock', 'lock', 'password', 'backup', 'restore', 'sync', 'shutdown']);
+    for (const d of nodeCommands) {
+      expect(d.example.startsWith(`/rln ${d.path}`)).toBe(true);
+      for (const [name, field] of Object.entries(d.args.shape)) {
+        const description = (field as { description?: string }).description;
+        expect(description, `${d.path} ${name}`).toBeTruthy();
+        expect(description!.length).toBeLessThanOrEqual(100);
+      }
+    }
+    expect(cmd('node destroy').confirm).toBe('typed-name');
+    expect(cmd('node stop').confirm).toBe('button');
+    expect(cmd('node init').secrets?.map((s) => s.name)).toEqual(['password']);
+  });
+
+  it('create makes a STARTING node and says what to do next', async () => {
+    const r = await runCommand(env, cmd('node create'), { name: 'cr1', network: 'testnet' });
+    const text = textOf(r);
+    expect(text).toContain('Node created · cr1');
+    expect(text).toContain('testnet');
+    expect(text).toContain('node init cr1');
+    const nodes = await env.services.hosting.listNodes();
+    expect(nodes.find((n) => n.name === 'cr1')?.network).toBe('testnet');
+  });
+
+  it('create refuses a webhook that is not https', () => {
+    expect(cmd('node create').args.safeParse({ name: 'x', webhook: 'http://example.com/hook' }).success).toBe(false);
+  });
+
+  it('list shows every node with a status badge and counts by status', async () => {
+    await createRunningNode(env, 'ls1');
+    const r = await runCommand(env, cmd('node list'), {});
+    const { headers, rows } = tableOf(r);
+    expect(headers).toEqual(['Name', 'Status', 'Network', 'Initialized', 'Last build']);
+    const row = rows.find((x) => x[0] === 'ls1');
+    expect(row?.[1]).toBe('🟢 RUNNING');
+    expect(row?.[2]).toBe('regtest');
+    const total = (await env.services.hosting.listNodes()).length;
+    expect(messageOf(r).message.header).toBe(`Nodes (${total})`);
+    expect(textOf(r)).toMatch(/\d+ 🟢 RUNNING/);
+  });
+
+  it('list pages long lists', async () => {
+    const r = await runCommand(env, cmd('node list'), { limit: '1' });
+    expect(tableOf(r).rows).toHaveLength(1);
+    expect(textOf(r)).toMatch(/showing 1-1 of \d+/);
+  });
+
+  it('info shows the node, its invoke URL and, once unlocked, its node info', async () => {
+    const node = await createReadyNode(env, 'info1');
+    const r = await runCommand(env, cmd('node info'), { node: 'info1' });
+    const text = textOf(r);
+    expect(text).toContain('Node · info1');
+    expect(text).toContain(node.invoke_url!);
+    expect(text).toContain('🟢 RUNNING');
+    const pubkey = (await env.api(node).nodeinfo()).pubkey!;
+    expect(text).toContain(pubkey);
+    expect(messageOf(r).message.tone).toBe('success');
+  });
+
+  it('info skips the node details gracefully when the node is not initialized', async () => {
+    await createRunningNode(env, 'info2');
+    const r = await runCommand(env, cmd('node info'), { node: 'info2' });
+    const text = textOf(r);
+    expect(text).toContain('not initialized');
+    expect(text).toContain('node init info2');
+    expect(text).not.toContain('Pubkey');
+  });
+
+  it('stop, start and upgrade go through the service and show current → latest image', async () => {
+    const node = await createRunningNode(env, 'life1');
+    const stopped = await runCommand(env, cmd('node stop'), { node: 'life1' });
+    expect(textOf(stopped)).toContain('life1 was asked to stop');
+    expect(messageOf(stopped).message.buttons?.[0]).toMatchObject({ command: 'node start', args: { node: 'life1' } });
+    await waitForStatus(env, node.nodeId, 'PAUSED');
+
+    const started = await runCommand(env, cmd('node start'), { node: 'life1' });
+    expect(textOf(started)).toContain('life1 is starting');
+    await waitForStatus(env, node.nodeId, 'RUNNING');
+
+    const before = (await env.services.hosting.getNode(node.nodeId)).imageVersion as string;
+    env.emulator.setLatestImage('v9.9.9');
+    const upgraded = await runCommand(env, cmd('node upgrade'), { node: 'life1' });
+    expect(textOf(upgraded)).toContain(`${before} → v9.9.9`);
+    await waitForStatus(env, node.nodeId, 'RUNNING');
+    expect((await env.services.hosting.getNode(node.nodeId)).imageVersion).toBe('v9.9.9');
+  });
+
+  it('image compares the node image with the latest one', async () => {
+    await createRunningNode(env, 'img1');
+    env.emulator.setLatestImage('v10.0.0');
+    const r = await runCommand(env, cmd('node image'), { node: 'img1' });
+    const text = textOf(r);
+    expect(text).toContain('Latest: v10.0.0');
+    expect(text).toContain('node upgrade img1');
+    const latestOnly = await runCommand(env, cmd('node image'), {});
+    expect(textOf(latestOnly)).toContain('v10.0.0');
+  });
+
+  it('settings sets the webhook URL', async () => {
+    const node = await createRunningNode(env, 'set1');
+    const r = await runCommand(env, cmd('node settings'), { node: 'set1', webhook: 'https://bot.example.com/webhooks/service' });
+    expect(textOf(r)).toContain('https://bot.example.com/webhooks/service');
+    expect((await env.services.hosting.getNode(node.nodeId)).settings?.webhookUrl).toBe('https://bot.example.com/webhooks/service');
+  });
+
+  it('logs exports, waits briefly and gives the download links', async () => {
+    await createRunningNode(env, 'log1');
+    const r = await runCommand(env, cmd('node logs'), { node: 'log1' });
+    const { message } = messageOf(r);
+    const text = textOf(r);
+    expect(text).toMatch(/log files? ready/);
+    expect(text).toContain(env.emulator.url);
+    expect(message.blocks.some((b) => b.type === 'text' && Array.isArray(b.text) && b.text.some((s) => typeof s === 'object' && 'link' in s))).toBe(true);
+  });
+
+  it('init shows the mnemonic once, only in a private reply', async () => {
+    await createRunningNode(env, 'init1');
+    const r = await runCommand(env, cmd('node init'), { node: 'init1' }, { secrets: { password: PASSWORD } });
+    const { message, private: isPrivate } = messageOf(r);
+    expect(isPrivate).toBe(true);
+    const code = message.blocks.find((b) => b.type === 'code');
+    expect(code && code.type === 'code' ? code.text.split(' ').length : 0).toBeGreaterThanOrEqual(12);
+    expect(textOf(r)).toMatch(/write these words down/i);
+  });
+
+  it('unlock and lock change the node state; a locked node answers with NodeApiError LockedNode', async () => {
+    const node = await createRunningNode(env, 'lock1');
+    await env.api(node).init({ password: PASSWORD });
+    const unlocked = await runCommand(env, cmd('node unlock'), { node: 'lock1' }, { secrets: { password: PASSWORD } });
+    expect(textOf(unlocked)).toContain('lock1 is unlocked');
+    expect((await env.api(node).nodeinfo()).pubkey).toBeTruthy();
+
+    const locked = await runCommand(env, cmd('node lock'), { node: 'lock1' });
+    expect(textOf(locked)).toContain('node unlock lock1');
+    const err = await runCommand(env, findCommand((await import('../../commands/wallet.js')).walletCommands, 'wallet balance'), { node: 'lock1' }).catch((e) => e);
+    expect(err).toBeInstanceOf(NodeApiError);
+    expect((err as NodeApiError).rlnName).toBe('LockedNode');
+    expect((err as NodeApiError).hint).toContain('node unlock');
+  });
+
+  it('unlock with a wrong password surfaces the node error, without the password', async () => {
+    const node = await createRunningNode(env, 'lock2');
+    await env.api(node).init({ password: PASSWORD });
+    const err = await runCommand(env, cmd('node unlock'), { node: 'lock2' }, { secrets: { password: 'wrong-password-1' } }).catch((e) => e);
+    expect((err as NodeApiError).rlnName).toBe('WrongPassword');
+    expect(String((err as Error).message)).not.toContain('wrong-password-1');
+  });
+
+  it('password, backup and restore work on a locked node', async () => {
+    const node = await createRunningNode(env, 'bk1');
+    await env.api(node).init({ password: PASSWORD });
+    const changed = await runCommand(env, cmd('node password'), { node: 'bk1' }, { secrets: { old_password: PASSWORD, new_password: 'another password' } });
+    expect(textOf(changed)).toContain('password of bk1 was changed');
+    const backup = await runCommand(env, cmd('node backup'), { node: 'bk1', backup_path: '/backups/bk1.backup' }, { secrets: { password: 'another password' } });
+    expect(textOf(backup)).toContain('/backups/bk1.backup');
+    const restored = await runCommand(env, cmd('node restore'), { node: 'bk1', backup_path: '/backups/bk1.backup' }, { secrets: { password: 'another password' } });
+    expect(textOf(restored)).toContain('restored from /backups/bk1.backup');
+  });
+
+  it('sync and shutdown run on an unlocked node; after shutdown it is locked', async () => {
+    const node = await createReadyNode(env, 'sd1');
+    expect(textOf(await runCommand(env, cmd('node sync'), { node: 'sd1' }))).toContain('sd1 is synced');
+    expect(textOf(await runCommand(env, cmd('node shutdown'), { node: 'sd1' }))).toContain('node unlock sd1');
+    const err = await env.api(node).nodeinfo().catch((e) => e);
+    expect((err as NodeApiError).rlnName).toBe('LockedNode');
+  });
+
+  it('destroy without a backup removes the node', async () => {
+    const node = await createRunningNode(env, 'd1');
+    const r = await runCommand(env, cmd('node destroy'), { node: 'd1' });
+    expect(textOf(r)).toContain('d1');
+    expect(messageOf(r).message.tone).toBe('danger');
+    expect((await env.services.hosting.listNodes()).some((n) => n.nodeId === node.nodeId)).toBe(false);
+  });
+
+  it('destroy with a backup backs up first (locking an unlocked node), then destroys', async () => {
+    const node = await createReadyNode(env, 'd2');
+    const r = await runCommand(env, cmd('node destroy'), { node: 'd2', backup_path: '/backups/d2.backup' }, { secrets: { backup: 'true', backup_password: PASSWORD } });
+    expect(textOf(r)).toContain('/backups/d2.backup');
+    expect((await env.services.hosting.listNodes()).some((n) => n.nodeId === node.nodeId)).toBe(false);
+    // The backup exists: another node can be restored from it.
+    const other = await createRunningNode(env, 'd2b');
+    await env.api(other).restore({ backup_path: '/backups/d2.backup', password: PASSWORD });
+  });
+
+  it('destroy refuses to destroy when the asked backup fails', async () => {
+    const node = await createRunningNode(env, 'd3');
+    await env.api(node).init({ password: PASSWORD });
+    const err = await runCommand(env, cmd('node destroy'), { node: 'd3' }, { secrets: { backup: 'true', backup_password: 'not the password' } }).catch((e) => e);
+    expect((err as Error).message).toContain('Not destroyed');
+    expect((err as Error).message).not.toContain('not the password');
+    expect((await env.services.hosting.listNodes()).some((n) => n.nodeId === node.nodeId)).toBe(true);
+  });
+
+  it('destroy refuses a backup without a password', async () => {
+    const node = await createRunningNode(env, 'd4');
+    const err = await runCommand(env, cmd('node destroy'), { node: 'd4' }, { secrets: { backup: 'true' } }).catch((e) => e);
+    expect((err as Error).message).toContain('no node password');
+    expect((await env.services.hosting.listNodes()).some((n) => n.nodeId === node.nodeId)).toBe(true);
+  });
+});
