@@ -27,6 +27,7 @@ interface LogTask {
   taskId: string;
   nodeId: string;
   readyAt: number;
+  polled?: boolean;
   files: Map<string, string>;
 }
 
@@ -411,7 +412,10 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     if (!taskId) throw new HttpProblem(400, 'Missing query parameter: taskId');
     const task = tasks.get(taskId);
     if (!task || task.nodeId !== n.nodeId) throw new HttpProblem(404, `Log export task ${JSON.stringify(taskId)} not found`);
-    if (Date.now() < task.readyAt) return { data: { taskId, status: 'PENDING', urls: [] } };
+    // Pending on the first poll whatever the timing, then ready once the delay has passed.
+    const firstPoll = !task.polled;
+    task.polled = true;
+    if (firstPoll || Date.now() < task.readyAt) return { data: { taskId, status: 'PENDING', urls: [] } };
     const urls = [...task.files.keys()].map((f) => `${baseUrl}/downloads/${taskId}/${f}`);
     return { data: { taskId, status: 'COMPLETED', urls } };
   });

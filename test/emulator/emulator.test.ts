@@ -212,6 +212,7 @@ describe('emulator webhooks', () => {
     const r = await receiver((n) => (n <= 2 ? 500 : 200));
     const e = await emulator({ webhookRetry: { attempts: 4, baseDelayMs: 5 } });
     const n = await create(e, 'a');
+    await waitFor(() => statusOf(e, n.nodeId) === 'RUNNING');
     await apiJson(e, 'POST', `/api/nodes/${n.nodeId}/settings`, { settings: { webhookUrl: r.url } });
     e.setStatus(n.nodeId, 'PAUSED');
     await waitFor(() => r.received.length >= 3);
@@ -231,6 +232,7 @@ describe('emulator webhooks', () => {
     open.pop();
     const e = await emulator({ webhookRetry: { attempts: 2, baseDelayMs: 5 } });
     const n = await create(e, 'a');
+    await waitFor(() => statusOf(e, n.nodeId) === 'RUNNING');
     await apiJson(e, 'POST', `/api/nodes/${n.nodeId}/settings`, { settings: { webhookUrl: url } });
     e.setStatus(n.nodeId, 'PAUSED');
     await waitFor(() => e.deliveries.length >= 2);
@@ -274,10 +276,11 @@ describe('emulator node API routing', () => {
     expect(noAuth.status).toBe(401);
     expect(await noAuth.json()).toMatchObject({ code: 401, name: expect.any(String), error: expect.any(String) });
     const auth = { authorization: `Bearer ${e.nodeApiToken}` };
+    e.setStatus(n.nodeId, 'STARTING'); // holds it in STARTING (cancels the pending transition)
     const starting = await fetch(`${n.invoke_url}/nodeinfo`, { headers: auth });
     expect(starting.status).toBe(503);
     expect(await starting.json()).toEqual({ error: 'The node is not running (status STARTING)', code: 503, name: 'NodeNotRunning' });
-    await waitFor(() => statusOf(e, n.nodeId) === 'RUNNING');
+    e.setStatus(n.nodeId, 'RUNNING');
     const info = await fetch(`${n.invoke_url}/nodeinfo`, { headers: auth });
     expect(await info.json()).toEqual({ pubkey: `pk-${n.nodeId}` });
     const balance = await fetch(`${n.invoke_url}/btcbalance`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"skip_sync":false}' });

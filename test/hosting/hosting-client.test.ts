@@ -62,7 +62,7 @@ describe('hosting client against the emulator', () => {
     expect((await c.stopNode(id)).message).toEqual(expect.any(String));
     expect((await c.getNode(id)).status).toBe('PAUSED');
     await c.startNode(id);
-    expect((await c.getNode(id)).status).toBe('STARTING');
+    expect(e.nodes().find((n) => n.nodeId === id)?.status).toBe('STARTING');
     await waitFor(async () => (await c.getNode(id)).status === 'RUNNING');
     e.setLatestImage('v0.3.0');
     await c.upgradeNode(id);
