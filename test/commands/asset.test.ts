@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assetCommands } from '../../commands/asset.js';
+import { invoiceCommands } from '../../commands/invoice.js';
+import type { HostedNode } from '../../src/hosting/index.js';
+import { createReadyNode, findCommand, messageOf, runCommand, startEnv, tableOf, textOf, type TestEnv } from './support.js';
+
+const cmd = (path: string) => findCommand(assetCommands, path);
+
+describe('asset commands', () => {
+  let env: TestEnv;
+  let alice: HostedNode;
+  let assetId: string;
+  beforeAll(async () => {
+    env = await startEnv();
+    alice = await createReadyNode(env, 'a1', { utxos: true });
+  });
+  afterAll(async () => {
+    await env?.close();
+  });
+
+  it('issue-nia then list shows the amount with the precision applied', async () => {
+    const issued = await runCommand(env, cmd('asset issue-nia'), { node: 'a1', ticker: 'PREC', name: 'Precise', amounts: '12345', precision: '2' });
+    const text = textOf(issued);
+    expect(text).toContain('NIA asset issued · a1');
+    expect(text).toContain('Issued supply: 123.45');
+    const { nia } = await env.api(alice).listassets({ filter_asset_schemas: [] });
+    assetId = nia!.find((a) => a.ticker === 'PREC')!.asset_id;
+    expect(text).toContain(assetId);
+
+    const list = await runCommand(env, cmd('asset list'), { node: 'a1' });
+    const { headers, rows } = tableOf(list);
+    const row = rows.find((r) => r[0] === 'PREC')!;
+    expect(row[headers.indexOf('Spendable')]).toBe('123.45');
+    expect(row[headers.indexOf('Settled')]).toBe('123.45');
+    expect(row[headers.indexOf('Precision')]).toBe('2');
+  });
+
+  it('issue-nia refuses amounts that are not whole numbers', () => {
+    const r = cmd('asset issue-nia').args.safeParse({ node: 'a1', ticker: 'X', name: 'X', amounts: '10,1.5' });
+    expect(r.success).toBe(false);
+    const ok = cmd('asset issue-nia').args.safeParse({ node: 'a1', ticker: 'X', name: 'X', amounts: '10, 20' });
+    expect(ok.success && ok.data.amounts).toEqual([10, 20]);
+  });
+
+  it('balance and metadata apply the precision', async () => {
+    const b = await runCommand(env, cmd('asset balance'), { node: 'a1', asset_id: assetId });
+    expect(textOf(b)).toContain('Spendable: 123.45');
+    const m = await runCommand(env, cmd('asset metadata'), { node: 'a1', asset_id: assetId });
+    expect(textOf(m)).toContain('Initial supply: 123.45');
+    expect(textOf(m)).toContain('Ticker: PREC');
+  });
+
+  it('upload then media round-trips the content, usable by issue-cfa', async () => {
+    const up = await runCommand(env, cmd('asset upload'), { node: 'a1', content: 'Terms of the art, v1' });
+    const digest = /Digest: ([0-9a-f]{64})/.exec(textOf(up))![1];
+    const media = await runCommand(env, cmd('asset media'), { node: 'a1', digest });
+    expect(textOf(media)).toContain('Terms of the art, v1');
+    const cfa = await runCommand(env, cmd('asset issue-cfa'), { node: 'a1', name: 'Art', amounts: '10', file_digest: digest });
+    expect(textOf(cfa)).toContain('CFA asset issued · a1');
+  });
+
+  it('issue-uda issues a unique asset', async () => {
+    const r = await runCommand(env, cmd('asset issue-uda'), { node: 'a1', ticker: 'UNQ', name: 'Unique' });
+    expect(textOf(r)).toContain('UDA asset issued · a1');
+    const list = await runCommand(env, cmd('asset list'), { node: 'a1', schema: 'uda' });
+    expect(tableOf(list).rows.map((r) => r[0])).toEqual(['UNQ']);
+  });
+
+  it('send delivers to an RGB invoice of another node; transfers shows it', async () => {
+    const bob = await createReadyNode(env, 'a2', { utxos: true });
+    const inv = await runCommand(env, findCommand(invoiceCommands, 'invoice rgb'), { node: 'a2', asset_id: assetId, amount: '1000' });
+    const { message } = messageOf(inv);
+    const code = message.blocks.find((b) => b.type === 'code');
+    const invoice = code && code.type === 'code' ? code.text : '';
+    expect(invoice.startsWith('rgb:')).toBe(true);
+
+    const sent = await runCommand(env, cmd('asset send'), { node: 'a1', asset_id: assetId, amount: '1000', recipient_id: invoice });
+    expect(textOf(sent)).toContain('Amount: 10.00 PREC');
+    env.world.mine(1);
+    await env.api(alice).refreshtransfers({ skip_sync: false });
+    await env.api(bob).refreshtransfers({ skip_sync: false });
+
+    const transfers = await runCommand(env, cmd('asset transfers'), { node: 'a1', asset_id: assetId });
+    const { rows, headers } = tableOf(transfers);
+    expect(rows.some((r) => r[headers.indexOf('Kind')] === 'Send' && r[headers.indexOf('Amount')] === '10.00')).toBe(true);
+
+    const refresh = await runCommand(env, cmd('asset refresh'), { node: 'a2' });
+    expect(textOf(refresh)).toContain('refreshed');
+    const fail = await runCommand(env, cmd('asset fail'), { node: 'a2' });
+    expect(textOf(fail)).toMatch(/failed|Nothing changed/);
+  });
+});

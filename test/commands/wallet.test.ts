@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { walletCommands } from '../../commands/wallet.js';
+import { thousands } from '../../src/core/format.js';
+import type { HostedNode } from '../../src/hosting/index.js';
+import { createReadyNode, findCommand, runCommand, startEnv, tableOf, textOf, type TestEnv } from './support.js';
+
+const cmd = (path: string) => findCommand(walletCommands, path);
+
+describe('wallet commands', () => {
+  let env: TestEnv;
+  let node: HostedNode;
+  beforeAll(async () => {
+    env = await startEnv();
+    node = await createReadyNode(env, 'w1');
+  });
+  afterAll(async () => {
+    await env?.close();
+  });
+
+  it('balance shows exactly the numbers the node API returns', async () => {
+    const r = await runCommand(env, cmd('wallet balance'), { node: 'w1' });
+    const b = await env.api(node).btcbalance({ skip_sync: false });
+    const { rows } = tableOf(r);
+    expect(rows[0]).toEqual(['vanilla', thousands(b.vanilla.settled), thousands(b.vanilla.spendable), thousands(b.vanilla.future)]);
+    expect(rows[1]).toEqual(['colored', thousands(b.colored.settled), thousands(b.colored.spendable), thousands(b.colored.future)]);
+    expect(BigInt(b.vanilla.spendable)).toBeGreaterThan(0n);
+    expect(textOf(r)).toContain('BTC balance · w1');
+  });
+
+  it('skip_sync accepts yes/no as text', async () => {
+    const r = await runCommand(env, cmd('wallet balance'), { node: 'w1', skip_sync: 'yes' });
+    expect(tableOf(r).rows).toHaveLength(2);
+    expect(cmd('wallet balance').args.safeParse({ node: 'w1', skip_sync: 'maybe' }).success).toBe(false);
+  });
+
+  it('address gives a new address', async () => {
+    const r = await runCommand(env, cmd('wallet address'), { node: 'w1' });
+    expect(textOf(r)).toMatch(/New address · w1\n\S{20,}/);
+  });
+
+  it('utxos creates colored UTXOs that unspents then lists', async () => {
+    const r = await runCommand(env, cmd('wallet utxos'), { node: 'w1', num: '3', size: '20000', fee_rate: '2' });
+    expect(textOf(r)).toContain('Created 3 UTXO(s) of 20,000 sats at 2 sat/vB');
+    env.world.mine(1);
+    const u = await runCommand(env, cmd('wallet unspents'), { node: 'w1' });
+    const colorable = tableOf(u).rows.filter((row) => row[2] === 'yes');
+    expect(colorable.length).toBeGreaterThanOrEqual(3);
+    expect(colorable.some((row) => row[1] === '20,000')).toBe(true);
+  });
+
+  it('transactions lists the funding transaction with amounts in sats', async () => {
+    const r = await runCommand(env, cmd('wallet transactions'), { node: 'w1' });
+    const { transactions } = await env.api(node).listtransactions({ skip_sync: false });
+    expect(tableOf(r).rows).toHaveLength(transactions.length);
+    expect(textOf(r)).toContain(thousands(10_000_000));
+  });
+
+  it('fee estimates a fee rate for the given blocks (positional)', async () => {
+    expect(cmd('wallet fee').positional).toEqual(['node', 'blocks']);
+    const r = await runCommand(env, cmd('wallet fee'), { node: 'w1', blocks: '3' });
+    expect(textOf(r)).toMatch(/Within 3 blocks: [\d.]+ sat\/vB/);
+  });
+
+  it('sign returns the signed message', async () => {
+    const r = await runCommand(env, cmd('wallet sign'), { node: 'w1', message: 'hello world' });
+    const text = textOf(r);
+    expect(text).toContain('Message: hello world');
+    expect(text.split('\n').at(-1)!.length).toBeGreaterThan(10);
+  });
+});
