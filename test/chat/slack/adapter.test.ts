@@ -1,0 +1,156 @@
+/**
+ * The Slack adapter with the real Bolt app against the fake Slack, in Socket Mode and in
+ * HTTP mode (through the bot's fastify server), around a scripted dispatcher: what is acked
+ * when, what the dispatcher is given, and where each kind of Reply goes.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Invocation, Reply } from '../../../src/core/types.js';
+import { msg, type Message } from '../../../src/core/message.js';
+import { postSigned, slashCommandPayload } from '../../fakes/slack/index.js';
+import { scriptedDispatcher, gate } from './scripted-dispatcher.js';
+import { startSlackBot, SIGNING_SECRET, type SlackBot } from './start-slack-bot.js';
+
+const ALICE = { id: 'UALICE', name: 'alice' };
+const BOB = { id: 'UBOB', name: 'bob' };
+
+const channelReply = (text: string, extra: Partial<Message> = {}): Reply => ({
+  kind: 'message',
+  visibility: 'channel',
+  message: { header: 'Answer', blocks: [msg.text(text)], ...extra },
+});
+
+/** A bare ack: no HTTP body, or `{}` as the socket-mode client sends it. */
+const isEmptyAck = (a: unknown) => a === undefined || a === '' || (typeof a === 'object' && a !== null && Object.keys(a).length === 0);
+
+let bot: SlackBot | undefined;
+afterEach(async () => {
+  await bot?.close();
+  bot = undefined;
+});
+
+describe.each(['socket', 'http'] as const)('the Slack adapter in %s mode', (mode) => {
+  it('acks a slash command, dispatches it with who and where, and answers in the channel through response_url', async () => {
+    const d = scriptedDispatcher(() => channelReply('3 nodes'));
+    bot = await startSlackBot(mode, d);
+    const { responseUrl } = await bot.driver.slash(ALICE, 'node list');
+    const [r] = await bot.fake.waitForResponds(responseUrl);
+    expect(r.body.response_type).toBe('in_channel');
+    expect(JSON.stringify(r.body.blocks)).toContain('3 nodes');
+    expect(d.invocations).toEqual([
+      {
+        via: 'typed',
+        actor: { platform: 'slack', userId: 'UALICE', displayName: 'alice', groups: [] },
+        place: { platform: 'slack', channelId: 'C0OPS', workspaceId: 'T0TEST' },
+        text: 'node list',
+      },
+    ]);
+  });
+
+  it('acks before a slow dispatcher answers, and the answer comes after the ack', async () => {
+    const slow = gate<Reply>();
+    const d = scriptedDispatcher(() => slow.promise);
+    bot = await startSlackBot(mode, d);
+    const { responseUrl } = await bot.driver.slash(ALICE, 'node info alice');
+    // Acknowledged while the dispatcher has not answered yet.
+    expect(bot.fake.respondsTo(responseUrl)).toHaveLength(0);
+    expect(d.invocations).toHaveLength(1);
+    slow.open(channelReply('alice is RUNNING'));
+    const [r] = await bot.fake.waitForResponds(responseUrl);
+    const ackKind = mode === 'socket' ? 'ack' : 'http_ack';
+    const ack = bot.fake.timeline.find((e) => e.kind === ackKind)!;
+    expect(ack).toBeDefined();
+    expect(ack.seq).toBeLessThan(r.seq);
+  });
+
+  it('answers a private reply ephemerally', async () => {
+    bot = await startSlackBot(mode, scriptedDispatcher(() => ({ kind: 'message', visibility: 'private', message: { blocks: [msg.text('only you')] } })));
+    const { responseUrl } = await bot.driver.slash(BOB, 'node create x');
+    const [r] = await bot.fake.waitForResponds(responseUrl);
+    expect(r.body.response_type).toBe('ephemeral');
+  });
+
+  it('opens a dialog with the trigger id, refuses a wrong value in place, and posts the result of a right one to the channel', async () => {
+    const d = scriptedDispatcher((inv: Invocation): Reply => {
+      if (inv.via === 'typed') {
+        return {
+          kind: 'dialog',
+          dialog: { id: 'dlg-7', title: 'Destroy alice', submitLabel: 'Destroy', fields: [{ name: 'confirm', label: 'Type the node name', kind: 'text', required: true }] },
+        };
+      }
+      if (inv.via === 'dialog' && inv.values.confirm !== 'alice') return { kind: 'dialog_errors', errors: { confirm: 'That is not the node name.' } };
+      return channelReply('alice destroyed');
+    });
+    bot = await startSlackBot(mode, d);
+    await bot.driver.slash(ALICE, 'node destroy alice', { channelId: 'C0DANGER' });
+    const [open] = await bot.fake.waitForCalls('views.open');
+    expect(open.args.trigger_id).toMatch(/^trigger-/);
+    expect(open.args.view.callback_id).toBe('dlg-7');
+    const view = bot.fake.views.at(-1)!;
+
+    const wrong = await bot.driver.submit(ALICE, view, { confirm: 'alicia' });
+    expect(wrong.ack).toEqual({ response_action: 'errors', errors: { confirm: 'That is not the node name.' } });
+    expect(bot.fake.callsTo('chat.postMessage')).toHaveLength(0);
+
+    const right = await bot.driver.submit(ALICE, view, { confirm: 'alice' });
+    expect(isEmptyAck(right.ack)).toBe(true);
+    const [post] = await bot.fake.waitForCalls('chat.postMessage');
+    expect(post.args.channel).toBe('C0DANGER');
+    expect(JSON.stringify(post.args.blocks)).toContain('alice destroyed');
+    expect(d.invocations[2]).toMatchObject({ via: 'dialog', dialogId: 'dlg-7', values: { confirm: 'alice' }, place: { channelId: 'C0DANGER' } });
+  });
+
+  it('acks a slow dialog submission in time and then tells the user privately', async () => {
+    const slow = gate<Reply>();
+    const d = scriptedDispatcher((inv) => (inv.via === 'dialog' ? slow.promise : { kind: 'dialog', dialog: { id: 'dlg-s', title: 'Unlock', submitLabel: 'Unlock', fields: [{ name: 'password', label: 'Password', kind: 'secret' }] } }));
+    bot = await startSlackBot(mode, d, { viewSubmissionBudgetMs: 30 });
+    await bot.driver.slash(ALICE, 'node unlock alice');
+    const view = await bot.fake.waitFor(() => bot!.fake.views.at(-1));
+    const { ack } = await bot.driver.submit(ALICE, view, { password: 'correct horse battery' });
+    expect(isEmptyAck(ack)).toBe(true);
+    slow.open({ kind: 'message', visibility: 'private', message: { blocks: [msg.text('unlocked')] } });
+    const [eph] = await bot.fake.waitForCalls('chat.postEphemeral');
+    expect(eph.args).toMatchObject({ channel: 'C0OPS', user: 'UALICE' });
+    expect(JSON.stringify(bot.fake.calls)).not.toContain('correct horse battery');
+  });
+
+  it('dispatches a click with the button id and replaces the original message when asked', async () => {
+    const d = scriptedDispatcher(() => ({ ...channelReply('stopped'), replaceOriginal: true }) as Reply);
+    bot = await startSlackBot(mode, d);
+    const { responseUrl } = await bot.driver.click(BOB, 'cf-123', { channelId: 'C0OPS' });
+    const [r] = await bot.fake.waitForResponds(responseUrl);
+    expect(r.body.replace_original).toBe(true);
+    expect(d.invocations[0]).toMatchObject({ via: 'button', buttonId: 'cf-123', actor: { userId: 'UBOB' }, place: { channelId: 'C0OPS' } });
+  });
+
+  it('serves node names to an external select', async () => {
+    bot = await startSlackBot(mode, scriptedDispatcher(() => channelReply('x')));
+    const { ack } = await bot.driver.suggest(ALICE, 'node', 'al');
+    expect(ack.options.map((o: { value: string }) => o.value)).toEqual(['alice', 'albert']);
+    expect(ack.options[0].text.text).toBe('alice (RUNNING)');
+  });
+});
+
+describe('the Slack adapter in HTTP mode', () => {
+  it('refuses a forged, tampered or stale request with 401 and dispatches nothing', async () => {
+    const d = scriptedDispatcher(() => channelReply('x'));
+    bot = await startSlackBot('http', d);
+    const form = slashCommandPayload({ user: ALICE, text: 'node list', responseUrl: bot.fake.responseUrl() });
+    const forged = await postSigned(bot.eventsUrl!, SIGNING_SECRET, form, { secret: 'not-the-secret' });
+    const tampered = await postSigned(bot.eventsUrl!, SIGNING_SECRET, form, { tamper: (raw) => raw.replace('node+list', 'node+destroy') });
+    const stale = await postSigned(bot.eventsUrl!, SIGNING_SECRET, form, { timestampSec: Math.floor(Date.now() / 1000) - 6 * 60 });
+    expect([forged.status, tampered.status, stale.status]).toEqual([401, 401, 401]);
+    expect(d.invocations).toHaveLength(0);
+    const ok = await postSigned(bot.eventsUrl!, SIGNING_SECRET, form);
+    expect(ok.status).toBe(200);
+    await bot.fake.waitFor(() => d.invocations.length === 1);
+  });
+
+  it('answers the URL verification challenge', async () => {
+    bot = await startSlackBot('http', scriptedDispatcher(() => channelReply('x')));
+    const raw = JSON.stringify({ type: 'url_verification', challenge: 'abc123', token: 't' });
+    const { signSlackRequest } = await import('../../fakes/slack/index.js');
+    const res = await fetch(bot.eventsUrl!, { method: 'POST', headers: { 'content-type': 'application/json', ...signSlackRequest(SIGNING_SECRET, raw) }, body: raw });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ challenge: 'abc123' });
+  });
+});

@@ -1,0 +1,263 @@
+/**
+ * A fake Slack on loopback that speaks the wire format the real @slack/bolt 5 talks:
+ * - the Web API: POST <apiUrl><method>, form-encoded (object fields as JSON strings) or JSON;
+ * - response_url endpoints that record respond() posts;
+ * - a Socket Mode WebSocket server: hello, envelopes, acks;
+ * - every call, respond, envelope and ack in one ordered timeline, for order assertions.
+ * Failures are scripted per method: 429 with Retry-After, 5xx, or `{ok:false, error}`.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+
+export interface ApiCall {
+  method: string;
+  args: Record<string, any>;
+  seq: number;
+}
+
+export interface RespondCall {
+  /** The response_url id (`/respond/<id>`). */
+  id: string;
+  body: Record<string, any>;
+  seq: number;
+}
+
+export type TimelineEntry =
+  | { kind: 'api'; method: string; seq: number }
+  | { kind: 'respond'; id: string; seq: number }
+  | { kind: 'envelope'; envelopeId: string; type: string; seq: number }
+  | { kind: 'ack'; envelopeId: string; seq: number }
+  | { kind: 'http_ack'; status: number; seq: number };
+
+export type ScriptedFailure = { status: 429; retryAfter: number | string } | { status: 500 | 502 | 503 } | { error: string };
+
+export interface FakeSlack {
+  /** http://127.0.0.1:PORT */
+  url: string;
+  /** Give this as SLACK_API_URL: `http://127.0.0.1:PORT/api/`. */
+  apiUrl: string;
+  teamId: string;
+  botUserId: string;
+  calls: ApiCall[];
+  responds: RespondCall[];
+  timeline: TimelineEntry[];
+  /** Views opened (views.open / views.update / response_action update), newest last. */
+  views: Array<Record<string, any>>;
+  /** A fresh response_url pointing at this fake. */
+  responseUrl(): string;
+  /** The next `times` calls of `method` fail this way. */
+  fail(method: string, failure: ScriptedFailure, times?: number): void;
+  callsTo(method: string): ApiCall[];
+  respondsTo(url: string): RespondCall[];
+  /** Records something that happened on the test's side (an HTTP-mode answer) in the timeline. */
+  mark(entry: { kind: 'http_ack'; status: number }): void;
+  /** Resolves once a Socket Mode client is connected (hello sent). */
+  connected(): Promise<void>;
+  /** Sends an envelope to the connected client; resolves with the ack's payload (or undefined). */
+  sendEnvelope(type: 'slash_commands' | 'interactive' | 'events_api', payload: Record<string, any>): Promise<any>;
+  /** Resolves when `pred` holds, polling every 10 ms (rejects after timeoutMs). */
+  waitFor<T>(pred: () => T | undefined | false | null | 0 | '', timeoutMs?: number, what?: string): Promise<T>;
+  /** Resolves with the calls of `method` once there are at least `n`. */
+  waitForCalls(method: string, n?: number): Promise<ApiCall[]>;
+  /** Resolves with the respond() posts to `url` once there are at least `n`. */
+  waitForResponds(url: string, n?: number): Promise<RespondCall[]>;
+  /** Asks the client to reconnect. */
+  disconnectClients(): void;
+  close(): Promise<void>;
+}
+
+function parseForm(raw: string): Record<string, any> {
+  const out: Record<string, any> = {};
+  for (const [k, v] of new URLSearchParams(raw)) {
+    if (/^[[{]/.test(v)) {
+      try {
+        out[k] = JSON.parse(v);
+        continue;
+      } catch {
+        /* keep the string */
+      }
+    }
+    out[k] = v;
+  }
+  return out;
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export async function startFakeSlack(opts: { teamId?: string; botUserId?: string } = {}): Promise<FakeSlack> {
+  const teamId = opts.teamId ?? 'T0TEST';
+  const botUserId = opts.botUserId ?? 'UBOT';
+  let seq = 0;
+  let tsCounter = 1_700_000_000;
+  let viewCounter = 0;
+  let respondCounter = 0;
+  let envelopeCounter = 0;
+  const calls: ApiCall[] = [];
+  const responds: RespondCall[] = [];
+  const timeline: TimelineEntry[] = [];
+  const views: Array<Record<string, any>> = [];
+  const failures = new Map<string, ScriptedFailure[]>();
+  const sockets = new Set<WebSocket>();
+  const pendingAcks = new Map<string, (payload: any) => void>();
+  let connectedWaiters: Array<() => void> = [];
+  let helloSent = false;
+  let base = '';
+
+  const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+    res.end(JSON.stringify(body));
+  };
+
+  function answer(method: string, args: Record<string, any>): Record<string, any> {
+    switch (method) {
+      case 'auth.test':
+        return { ok: true, url: 'https://fake.slack.test/', team: 'Fake', user: 'rln', team_id: teamId, user_id: botUserId, bot_id: 'BBOT' };
+      case 'chat.postMessage': {
+        const ts = `${tsCounter++}.000100`;
+        return { ok: true, channel: args.channel, ts, message: { text: args.text, blocks: args.blocks, ts, thread_ts: args.thread_ts } };
+      }
+      case 'chat.update':
+        return { ok: true, channel: args.channel, ts: args.ts, text: args.text };
+      case 'chat.postEphemeral':
+        return { ok: true, message_ts: `${tsCounter++}.000200` };
+      case 'views.open':
+      case 'views.update':
+      case 'views.push': {
+        const view = { id: `V${++viewCounter}`, ...(args.view as object) } as Record<string, any>;
+        views.push(view);
+        return { ok: true, view };
+      }
+      case 'apps.connections.open':
+        return { ok: true, url: `${base.replace(/^http/, 'ws')}/socket` };
+      default:
+        return { ok: true };
+    }
+  }
+
+  const server: Server = createServer(async (req, res) => {
+    try {
+      const url = new URL(req.url ?? '/', 'http://x');
+      const raw = await readBody(req);
+      const type = (req.headers['content-type'] ?? '').split(';')[0].trim();
+      const body = type === 'application/json' ? (raw ? JSON.parse(raw) : {}) : parseForm(raw);
+      if (req.method === 'POST' && url.pathname.startsWith('/api/')) {
+        const method = url.pathname.slice('/api/'.length);
+        const call: ApiCall = { method, args: body, seq: ++seq };
+        calls.push(call);
+        timeline.push({ kind: 'api', method, seq: call.seq });
+        const queue = failures.get(method);
+        const failure = queue?.shift();
+        if (failure) {
+          if ('error' in failure) return json(res, 200, { ok: false, error: failure.error });
+          if (failure.status === 429) return json(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(failure.retryAfter) });
+          return json(res, failure.status, { ok: false, error: 'internal_error' });
+        }
+        return json(res, 200, answer(method, body));
+      }
+      if (req.method === 'POST' && url.pathname.startsWith('/respond/')) {
+        const id = url.pathname.slice('/respond/'.length);
+        const r: RespondCall = { id, body, seq: ++seq };
+        responds.push(r);
+        timeline.push({ kind: 'respond', id, seq: r.seq });
+        return json(res, 200, { ok: true });
+      }
+      json(res, 404, { ok: false, error: 'unknown_path' });
+    } catch (e) {
+      json(res, 400, { ok: false, error: 'invalid_request', detail: (e as Error).message });
+    }
+  });
+
+  const wss = new WebSocketServer({ server });
+  wss.on('connection', (ws) => {
+    sockets.add(ws);
+    ws.on('close', () => sockets.delete(ws));
+    ws.on('message', (data) => {
+      let msg: any;
+      try {
+        msg = JSON.parse(String(data));
+      } catch {
+        return;
+      }
+      if (msg && typeof msg.envelope_id === 'string') {
+        timeline.push({ kind: 'ack', envelopeId: msg.envelope_id, seq: ++seq });
+        const resolve = pendingAcks.get(msg.envelope_id);
+        pendingAcks.delete(msg.envelope_id);
+        resolve?.(msg.payload);
+      }
+    });
+    ws.send(JSON.stringify({ type: 'hello', num_connections: 1, debug_info: { host: 'fake' }, connection_info: { app_id: 'AFAKE' } }));
+    helloSent = true;
+    const waiters = connectedWaiters;
+    connectedWaiters = [];
+    // Give the client a tick to process the hello before anyone sends envelopes.
+    setTimeout(() => waiters.forEach((w) => w()), 20);
+  });
+
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const fake: FakeSlack = {
+    url: base,
+    apiUrl: `${base}/api/`,
+    teamId,
+    botUserId,
+    calls,
+    responds,
+    timeline,
+    views,
+    responseUrl: () => `${base}/respond/${++respondCounter}`,
+    fail(method, failure, times = 1) {
+      const q = failures.get(method) ?? [];
+      for (let i = 0; i < times; i++) q.push(failure);
+      failures.set(method, q);
+    },
+    callsTo: (method) => calls.filter((c) => c.method === method),
+    respondsTo: (u) => responds.filter((r) => u.endsWith(`/respond/${r.id}`)),
+    mark(entry) {
+      timeline.push({ ...entry, seq: ++seq });
+    },
+    connected() {
+      if (helloSent && sockets.size) return Promise.resolve();
+      return new Promise((r) => connectedWaiters.push(r));
+    },
+    sendEnvelope(type, payload) {
+      const ws = [...sockets][0];
+      if (!ws) return Promise.reject(new Error('no Socket Mode client is connected'));
+      const envelopeId = `env-${++envelopeCounter}`;
+      const acked = new Promise<any>((r) => pendingAcks.set(envelopeId, r));
+      timeline.push({ kind: 'envelope', envelopeId, type, seq: ++seq });
+      ws.send(JSON.stringify({ envelope_id: envelopeId, type, payload, accepts_response_payload: type !== 'events_api' }));
+      return acked;
+    },
+    async waitFor<T>(pred: () => T | undefined | false | null | 0 | '', timeoutMs = 5_000, what = 'condition'): Promise<T> {
+      const end = Date.now() + timeoutMs;
+      for (;;) {
+        const v = pred();
+        if (v) return v as T;
+        if (Date.now() > end) throw new Error(`fake Slack: timed out waiting for ${what}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    },
+    waitForCalls(method, n = 1) {
+      return fake.waitFor(() => fake.callsTo(method).length >= n && fake.callsTo(method), 5_000, `${n} ${method} call(s)`);
+    },
+    waitForResponds(url, n = 1) {
+      return fake.waitFor(() => fake.respondsTo(url).length >= n && fake.respondsTo(url), 5_000, `${n} respond() post(s)`);
+    },
+    disconnectClients() {
+      for (const ws of sockets) ws.send(JSON.stringify({ type: 'disconnect', reason: 'refresh_requested' }));
+    },
+    async close() {
+      for (const ws of sockets) ws.terminate();
+      await new Promise<void>((r) => wss.close(() => r()));
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+  return fake;
+}
