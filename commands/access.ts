@@ -1,3 +1,109 @@
-import type { CommandDefinition } from '../src/core/types.js';
+/**
+ * `access grant|revoke|list`: roles at run time. Grants are stored and take effect at once;
+ * roles from ADMIN_USERS / OPERATOR_USERS can only be changed in the configuration.
+ */
+import { z } from 'zod';
+import { defineCommand, type CommandDefinition, type Actor } from '../src/core/types.js';
+import { msg } from '../src/core/message.js';
+import { UserError } from '../src/core/errors.js';
+import '../src/core/core-services.js';
 
-export const accessCommands: CommandDefinition<any>[] = [];
+/** Accepts a principal, or a chat mention of a user, user group or role. */
+export function toPrincipal(input: string, actor: Actor): string {
+  const v = input.trim();
+  let m = /^<@!?([A-Za-z0-9]+)(\|[^>]*)?>$/.exec(v);
+  if (m) return `${actor.platform}:${m[1]}`;
+  m = /^<!subteam\^([A-Za-z0-9]+)(\|[^>]*)?>$/.exec(v);
+  if (m) return `slack-group:${m[1]}`;
+  m = /^<@&(\d+)>$/.exec(v);
+  if (m) return `discord-role:${m[1]}`;
+  return v;
+}
+
+const principalArg = () =>
+  z.string().min(1).describe('Who: slack:U123, discord:123456, slack-group:S123, discord-role:123456 (or a mention)');
+
+const grant = defineCommand({
+  path: 'access grant',
+  summary: 'Give a user or group a role (read, operate, admin)',
+  example: '/rln access grant slack:U0123ABCD operate',
+  args: z.object({
+    principal: principalArg(),
+    role: z.enum(['read', 'operate', 'admin']).describe('The role to give'),
+  }),
+  nodeArg: false,
+  role: 'admin',
+  confirm: 'none',
+  mutates: true,
+  async handler(ctx) {
+    const principal = toPrincipal(ctx.args.principal, ctx.actor);
+    ctx.services.access.grant(principal, ctx.args.role, ctx.actor);
+    const configured = ctx.services.access.configuredRole(principal);
+    const blocks = [msg.text([{ code: principal }, ' now has the ', { bold: ctx.args.role }, ' role. It takes effect at once.'])];
+    if (configured && configured !== ctx.args.role) {
+      blocks.push(msg.context(`The configuration also gives it ${configured}; the higher of the two applies.`));
+    }
+    return { header: `Role granted: ${ctx.args.role}`, tone: 'success', blocks };
+  },
+});
+
+const revoke = defineCommand({
+  path: 'access revoke',
+  summary: 'Remove a role granted with access grant',
+  example: '/rln access revoke slack:U0123ABCD',
+  args: z.object({ principal: principalArg() }),
+  nodeArg: false,
+  role: 'admin',
+  confirm: 'none',
+  mutates: true,
+  async handler(ctx) {
+    const principal = toPrincipal(ctx.args.principal, ctx.actor);
+    const removed = ctx.services.access.revoke(principal);
+    const configured = ctx.services.access.configuredRole(principal);
+    if (!removed) {
+      throw new UserError(
+        'conflict',
+        `${principal} has no role granted with \`access grant\`.`,
+        configured
+          ? `It has ${configured} from the configuration (ADMIN_USERS / OPERATOR_USERS): change it there.`
+          : '`/rln access list` shows every role.',
+      );
+    }
+    const blocks = [msg.text([{ code: principal }, ' no longer has its granted role. It takes effect at once.'])];
+    if (configured) blocks.push(msg.context(`It still has ${configured} from the configuration (ADMIN_USERS / OPERATOR_USERS).`));
+    return { header: 'Role revoked', tone: 'success', blocks };
+  },
+});
+
+const list = defineCommand({
+  path: 'access list',
+  summary: 'Show who has which role',
+  example: '/rln access list',
+  args: z.object({}),
+  nodeArg: false,
+  role: 'read',
+  confirm: 'none',
+  mutates: false,
+  async handler(ctx) {
+    const entries = ctx.services.access.list();
+    return {
+      header: 'Roles',
+      tone: 'info',
+      blocks: [
+        msg.table({
+          columns: [{ header: 'Who' }, { header: 'Role' }, { header: 'From' }, { header: 'Granted by' }, { header: 'When (UTC)' }],
+          rows: entries.map((e) => [
+            e.principal,
+            e.role,
+            e.source,
+            e.grantedBy ?? '',
+            e.grantedAt ? e.grantedAt.slice(0, 16).replace('T', ' ') : '',
+          ]),
+        }),
+        msg.context('Everyone else may read. Admins change roles with /rln access grant <who> <role> and /rln access revoke <who>.'),
+      ],
+    };
+  },
+});
+
+export const accessCommands: CommandDefinition<any>[] = [grant, revoke, list];

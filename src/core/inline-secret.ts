@@ -2,16 +2,24 @@
 import type { CommandDefinition } from './types.js';
 
 /** Argument names that look like secrets, whatever the command. */
-export const SECRET_NAME_RE = /pass(word|phrase)?|mnemonic|seed|token|secret|private[_-]?key|api[_-]?key|credential/i;
+export const SECRET_NAME_RE = /password|passphrase|(^|[_-])pass($|[_-])|^pwd$|mnemonic|(^|[_-])seed($|[_-])|token|secret|private[_-]?key|api[_-]?key|credential/i;
 
 export function isSecretName(def: CommandDefinition<any> | undefined, name: string): boolean {
   if (SECRET_NAME_RE.test(name)) return true;
-  return !!def?.secrets?.some((f) => f.name === name || (f.kind === 'secret' && f.name.toLowerCase() === name.toLowerCase()));
+  return !!def?.secrets?.some((f) => f.kind === 'secret' && f.name.toLowerCase() === name.toLowerCase());
 }
 
-/** The first argument given inline that must only be entered in a dialog, if any. */
+/**
+ * The first argument given inline that must only be entered in a dialog, if any: a secret field
+ * of the command's dialog, or a secret-looking name the schema does not declare.
+ */
 export function findInlineSecret(def: CommandDefinition<any> | undefined, args: Record<string, unknown>): string | undefined {
-  return Object.keys(args).find((k) => isSecretName(def, k));
+  const shape = ((def?.args as any)?.shape ?? {}) as Record<string, unknown>;
+  return Object.keys(args).find((k) => {
+    if (def?.secrets?.some((f) => f.kind === 'secret' && f.name.toLowerCase() === k.toLowerCase())) return true;
+    // A secret-looking name the schema declares (e.g. a swap's payment_secret) is meant to be typed.
+    return SECRET_NAME_RE.test(k) && !(k in shape);
+  });
 }
 
 /** A copy of the arguments with secret-looking values replaced by `[redacted]`. */
