@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildChannelReport, toChannelSnapshot, isFlagged } from '../../src/reports/channel-report.js';
 import type { ChannelData, ChannelLine } from '../../src/reports/types.js';
 import type { HostedNode } from '../../src/hosting/index.js';
-import type { Table } from '../../src/core/message.js';
+import type { Block, Table } from '../../src/core/message.js';
 
 const node: HostedNode = { nodeId: 'id-alice', name: 'alice', network: 'regtest', status: 'RUNNING', invoke_url: 'http://x' };
 const now = new Date('2026-11-22T09:00:00Z');
@@ -23,7 +23,7 @@ function chan(id: string, over: Partial<ChannelLine> = {}): ChannelLine {
   };
 }
 
-const tableOf = (blocks: { type: string }[]) => (blocks.find((b) => b.type === 'table') as { table: Table }).table;
+const tableOf = (blocks: Block[]) => (blocks.find((b) => b.type === "table") as { type: "table"; table: Table }).table;
 
 describe('channel report', () => {
   it('has one row per channel with state mark, share bar, asset amounts with precision and a private mark', () => {
