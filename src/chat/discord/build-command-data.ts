@@ -7,6 +7,8 @@
  * length would pass DISCORD_MAX_COMMAND_TOTAL_CHARS.
  */
 import type { CommandDefinition } from '../../core/types.js';
+import type { Registry } from '../../core/registry.js';
+import type { ArgSpec } from '../../core/arg-specs.js';
 import {
   DISCORD_COMMAND_NAME_PATTERN,
   DISCORD_MAX_CHOICES,
@@ -21,32 +23,12 @@ import {
 
 export const ROOT_COMMAND = 'rln';
 
-/** What the registry says about one argument (src/core/registry: `argSpecs(def)`). */
-export interface ArgSpec {
-  name: string;
-  description?: string;
-  required: boolean;
-  kind: 'string' | 'number' | 'boolean' | 'enum';
-  choices?: string[];
-}
-
-/**
- * The part of the core registry the Discord adapter uses. Listing is read from whichever of
- * `all()`, `list()`, `commands`/`commands()` or `definitions` the registry offers.
- */
-export interface CommandRegistryLike {
-  argSpecs(def: CommandDefinition<any>): ArgSpec[];
-}
+/** The part of the core registry the Discord adapter uses. */
+export type CommandRegistryLike = Pick<Registry, 'all' | 'argSpecs'>;
+export type { ArgSpec };
 
 export function listCommands(registry: CommandRegistryLike): CommandDefinition<any>[] {
-  const r = registry as unknown as Record<string, unknown>;
-  for (const key of ['all', 'list', 'commands', 'definitions']) {
-    const v = r[key];
-    const list = typeof v === 'function' ? (v as () => unknown).call(registry) : v;
-    if (Array.isArray(list)) return list as CommandDefinition<any>[];
-    if (list instanceof Map) return [...list.values()] as CommandDefinition<any>[];
-  }
-  throw new Error('the command registry offers no list of commands (expected all(), list() or commands)');
+  return registry.all();
 }
 
 export const OPTION_TYPE = { SUB_COMMAND: 1, SUB_COMMAND_GROUP: 2, STRING: 3, BOOLEAN: 5, NUMBER: 10 } as const;

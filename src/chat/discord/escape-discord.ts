@@ -14,6 +14,11 @@ export function escapeDiscord(text: string): string {
     .replace(/<(?=[@#:]|a:|t:)/g, `<${ZWSP}`);
 }
 
+/** For plain-text places (embed footers): no markdown there, so only mentions are broken. */
+export function neutraliseMentions(text: string): string {
+  return text.replace(/@(everyone|here)/gi, `@${ZWSP}$1`).replace(/<(?=[@#:]|a:|t:)/g, `<${ZWSP}`);
+}
+
 /** Text for inside a code span or block: backticks cannot be escaped there, so they are replaced. */
 export function escapeCode(text: string): string {
   return text.replace(/`/g, 'ˋ').replace(/@(everyone|here)/gi, `@${ZWSP}$1`);

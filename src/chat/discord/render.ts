@@ -6,7 +6,8 @@
  */
 import type { Block, Button, Field, Message, Table, Tone } from '../../core/message.js';
 import type { Dialog } from '../../core/types.js';
-import { escapeCode, escapeDiscord, inlineToDiscord } from './escape-discord.js';
+import { escapeCode, escapeDiscord, inlineToDiscord, neutraliseMentions } from './escape-discord.js';
+import { inlineToPlain } from '../../core/message.js';
 import {
   DISCORD_MAX_ACTION_ROWS,
   DISCORD_MAX_BUTTONS_PER_ROW,
@@ -78,6 +79,8 @@ export class DiscordRenderError extends Error {
 const PROGRESS_WIDTH = 20;
 const TABLE_MAX_COLUMN_WIDTH = 40;
 const SEPARATOR = '\n';
+/** Characters of the 6000-character embed budget kept for the description when fields are many. */
+const FIELDS_LEAVE_FOR_DESCRIPTION = 1000;
 
 function renderProgress(label: string, value: number, max: number): string {
   const ratio = max > 0 ? Math.min(1, Math.max(0, value / max)) : 0;
@@ -135,16 +138,26 @@ function fieldsOf(blocks: Block[]): Field[] {
   return blocks.flatMap((b) => (b.type === 'fields' ? b.fields : []));
 }
 
-function renderFields(fields: Field[]): NonNullable<DiscordEmbed['fields']> {
+/** Fields up to Discord's count and the embed's character budget; the rest become a visible note. */
+function renderFields(fields: Field[], budget: number): NonNullable<DiscordEmbed['fields']> {
   const out = fields.map((f) => ({
     name: clip(escapeDiscord(f.label), DISCORD_MAX_FIELD_NAME) || '\u200b',
     value: clip(inlineToDiscord(f.value), DISCORD_MAX_FIELD_VALUE) || '\u200b',
     inline: !!f.inline,
   }));
-  if (out.length <= DISCORD_MAX_EMBED_FIELDS) return out;
-  const kept = out.slice(0, DISCORD_MAX_EMBED_FIELDS - 1);
+  const size = (list: typeof out) => list.reduce((a, f) => a + f.name.length + f.value.length, 0);
+  if (out.length <= DISCORD_MAX_EMBED_FIELDS && size(out) <= budget) return out;
+  const NOTE_ROOM = 40;
+  const kept: typeof out = [];
+  let used = 0;
+  for (const f of out) {
+    if (kept.length >= DISCORD_MAX_EMBED_FIELDS - 1) break;
+    if (used + f.name.length + f.value.length > budget - NOTE_ROOM) break;
+    kept.push(f);
+    used += f.name.length + f.value.length;
+  }
   const more = out.length - kept.length;
-  kept.push({ name: '…', value: `${more} more fields not shown`, inline: false });
+  kept.push({ name: '…', value: `${more} more field${more === 1 ? '' : 's'} not shown`, inline: false });
   return kept;
 }
 
@@ -232,17 +245,16 @@ function embedSize(e: DiscordEmbed): number {
 /** The neutral Message as a Discord message payload (create, edit, interaction reply). */
 export function toDiscordPayload(message: Message): DiscordPayload {
   const embed: DiscordEmbed = { color: TONE_COLOURS[message.tone ?? 'neutral'] };
-  if (message.header) embed.title = clip(message.header, DISCORD_MAX_EMBED_TITLE);
-  const fields = renderFields(fieldsOf(message.blocks));
-  if (fields.length) embed.fields = fields;
+  if (message.header) embed.title = clip(escapeDiscord(message.header), DISCORD_MAX_EMBED_TITLE);
   const context = message.blocks.flatMap((b) => (b.type === 'context' ? [b.text] : []));
   if (context.length) {
     // Footers are plain text in Discord (no markdown), so only mentions matter; spans lose emphasis.
-    const text = context
-      .map((t) => (typeof t === 'string' ? t : t.map((s) => (typeof s === 'string' ? s : 'bold' in s ? s.bold : 'code' in s ? s.code : 'italic' in s ? s.italic : `${s.link.label} (${s.link.url})`)).join('')))
-      .join(' · ');
+    const text = neutraliseMentions(context.map((t) => inlineToPlain(t)).join(' · '));
     embed.footer = { text: clip(text, DISCORD_MAX_FOOTER_TEXT) };
   }
+  const hasDescription = message.blocks.some((b) => b.type !== 'fields' && b.type !== 'context');
+  const fields = renderFields(fieldsOf(message.blocks), DISCORD_MAX_EMBED_TOTAL - embedSize(embed) - (hasDescription ? FIELDS_LEAVE_FOR_DESCRIPTION : 0));
+  if (fields.length) embed.fields = fields;
   const fixed = embedSize(embed);
   const room = Math.min(DISCORD_MAX_EMBED_DESCRIPTION, DISCORD_MAX_EMBED_TOTAL - fixed);
   const description = renderDescription(message.blocks, Math.max(0, room));
@@ -271,6 +283,7 @@ export interface DiscordModal {
 /** The text a checkbox field shows: Discord modals have no checkbox, so it is a yes/no text input. */
 export const CHECKBOX_YES = 'yes';
 export const CHECKBOX_NO = 'no';
+const CHECKBOX_SUFFIX = ' (yes/no)';
 
 /**
  * A Dialog as the data of an interaction callback of type 9 (MODAL). Discord modals (components v1)
@@ -295,7 +308,7 @@ export function dialogToModal(dialog: Dialog): DiscordModal {
     const input: DiscordTextInput = {
       type: 4,
       custom_id: f.name,
-      label: clip(f.kind === 'checkbox' ? `${f.label} (yes/no)` : f.label, DISCORD_MAX_TEXT_INPUT_LABEL),
+      label: f.kind === 'checkbox' ? `${clip(f.label, DISCORD_MAX_TEXT_INPUT_LABEL - CHECKBOX_SUFFIX.length)}${CHECKBOX_SUFFIX}` : clip(f.label, DISCORD_MAX_TEXT_INPUT_LABEL),
       style: 1,
       required: f.kind === 'checkbox' ? true : !!f.required,
     };

@@ -1,0 +1,12 @@
+export { startFakeDiscord, snowflake, fakeUser } from './start-fake-discord.js';
+export type { FakeDiscord, RecordedCall, ScriptedFailure } from './start-fake-discord.js';
+export {
+  commandInteraction,
+  autocompleteInteraction,
+  buttonInteraction,
+  modalSubmitInteraction,
+  pingInteraction,
+  createInteractionSigner,
+  signHeaders,
+} from './interactions.js';
+export type { Who, InteractionSigner } from './interactions.js';

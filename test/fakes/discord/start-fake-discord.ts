@@ -1,0 +1,295 @@
+/**
+ * A fake Discord on loopback, speaking the wire format discord.js 14.28 uses (see
+ * ../../../../shared/reference/chat-platform-fakes.md): REST under /api/v10 and a gateway
+ * WebSocket (hello, identify → READY, heartbeat ACKs, INTERACTION_CREATE). Every REST call is
+ * recorded in order; failures (429, 5xx, JSON error codes) can be scripted.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+
+export interface RecordedCall {
+  seq: number;
+  method: string;
+  /** Decoded path without the /api/v10 prefix, e.g. `/webhooks/1/tok/messages/@original`. */
+  path: string;
+  body: any;
+  authorization?: string;
+}
+
+export interface ScriptedFailure {
+  method?: string;
+  /** Matches the decoded path (without /api/v10). */
+  path: RegExp;
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** How many matching calls fail (default 1). */
+  times?: number;
+}
+
+export interface FakeDiscord {
+  /** The REST base for `rest: { api }` and DISCORD_API_URL: `http://127.0.0.1:P/api`. */
+  apiUrl: string;
+  gatewayUrl: string;
+  applicationId: string;
+  botUserId: string;
+  calls: RecordedCall[];
+  /** Gateway events received from the client (identify, heartbeats), in order. */
+  gatewayOps: Array<{ op: number; d?: unknown }>;
+  fail(f: ScriptedFailure): void;
+  /** Channels that answer 404 Unknown Channel (10003). */
+  goneChannels: Set<string>;
+  /** Delivers INTERACTION_CREATE to every identified gateway client; fills the required defaults. */
+  sendInteraction(d: Record<string, unknown>): Promise<void>;
+  /** Resolves with the first recorded call (from `from` on) that matches. */
+  waitForCall(pred: (c: RecordedCall) => boolean, opts?: { from?: number; timeoutMs?: number }): Promise<RecordedCall>;
+  /** Resolves once a gateway client has identified. */
+  identified(): Promise<void>;
+  close(): Promise<void>;
+}
+
+let snowflakeCounter = 0n;
+export function snowflake(): string {
+  snowflakeCounter += 1n;
+  return ((BigInt(Date.now() - 1420070400000) << 22n) + snowflakeCounter).toString();
+}
+
+export function fakeUser(id: string, username = `user${id.slice(-4)}`) {
+  return { id, username, global_name: username, discriminator: '0', avatar: null, bot: false };
+}
+
+function messageObject(channelId: string, id: string, body: any, author: ReturnType<typeof fakeUser>, webhookId?: string) {
+  return {
+    id,
+    channel_id: channelId,
+    type: 0,
+    content: body?.content ?? '',
+    embeds: body?.embeds ?? [],
+    components: body?.components ?? [],
+    attachments: [],
+    mentions: [],
+    mention_roles: [],
+    mention_everyone: false,
+    pinned: false,
+    tts: false,
+    timestamp: new Date().toISOString(),
+    edited_timestamp: null,
+    flags: body?.flags ?? 0,
+    author,
+    ...(webhookId ? { webhook_id: webhookId, application_id: webhookId } : {}),
+  };
+}
+
+export async function startFakeDiscord(opts: { applicationId?: string; botUserId?: string } = {}): Promise<FakeDiscord> {
+  const applicationId = opts.applicationId ?? snowflake();
+  const botUserId = opts.botUserId ?? applicationId;
+  const bot = { ...fakeUser(botUserId, 'rln-bot'), bot: true };
+  const calls: RecordedCall[] = [];
+  const gatewayOps: Array<{ op: number; d?: unknown }> = [];
+  const failures: ScriptedFailure[] = [];
+  const goneChannels = new Set<string>();
+  /** message id → channel id, for messages the fake created. */
+  const messages = new Map<string, string>();
+  const threads = new Set<string>();
+  const waiters: Array<() => void> = [];
+  const sockets = new Set<WebSocket>();
+  const identifiedSockets = new Set<WebSocket>();
+  let identifyWaiters: Array<() => void> = [];
+  let seq = 0;
+  let gatewaySeq = 1;
+
+  const send = (res: ServerResponse, status: number, body?: unknown, headers: Record<string, string> = {}) => {
+    const text = body === undefined ? '' : JSON.stringify(body);
+    res.writeHead(status, {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...headers,
+    });
+    res.end(text);
+  };
+
+  const unknownChannel = (res: ServerResponse) => send(res, 404, { message: 'Unknown Channel', code: 10003 });
+
+  function route(method: string, path: string, body: any, res: ServerResponse): void {
+    let m: RegExpMatchArray | null;
+    if (method === 'GET' && path === '/gateway/bot') {
+      return send(res, 200, {
+        url: gatewayUrl,
+        shards: 1,
+        session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 1 },
+      });
+    }
+    if (method === 'GET' && path === '/gateway') return send(res, 200, { url: gatewayUrl });
+    if (method === 'GET' && path === '/users/@me') return send(res, 200, bot);
+    if (method === 'POST' && (m = path.match(/^\/interactions\/([^/]+)\/([^/]+)\/callback$/))) return send(res, 204);
+    if ((m = path.match(/^\/webhooks\/([^/]+)\/([^/]+)\/messages\/([^/]+)$/))) {
+      const id = m[3] === '@original' ? snowflake() : m[3];
+      if (method === 'PATCH' || method === 'GET') return send(res, 200, messageObject('0', id, body, bot, m[1]));
+      if (method === 'DELETE') return send(res, 204);
+    }
+    if (method === 'POST' && (m = path.match(/^\/webhooks\/([^/]+)\/([^/]+)$/))) {
+      return send(res, 200, messageObject('0', snowflake(), body, bot, m[1]));
+    }
+    if (method === 'POST' && (m = path.match(/^\/channels\/([^/]+)\/messages\/([^/]+)\/threads$/))) {
+      const [, channelId, messageId] = m;
+      if (goneChannels.has(channelId)) return unknownChannel(res);
+      if (messages.get(messageId) !== channelId) return send(res, 404, { message: 'Unknown Message', code: 10008 });
+      if (threads.has(messageId)) return send(res, 400, { message: 'A thread has already been created for this message', code: 160004 });
+      threads.add(messageId);
+      return send(res, 201, { id: messageId, type: 11, parent_id: channelId, name: body?.name ?? '', guild_id: '1' });
+    }
+    if ((m = path.match(/^\/channels\/([^/]+)\/messages$/)) && method === 'POST') {
+      const channelId = m[1];
+      // A message id is a channel only once a thread was started from it.
+      if (goneChannels.has(channelId) || (messages.has(channelId) && !threads.has(channelId))) return unknownChannel(res);
+      const id = snowflake();
+      messages.set(id, channelId);
+      return send(res, 200, messageObject(channelId, id, body, bot));
+    }
+    if ((m = path.match(/^\/channels\/([^/]+)\/messages\/([^/]+)$/)) && method === 'PATCH') {
+      const [, channelId, messageId] = m;
+      if (goneChannels.has(channelId)) return unknownChannel(res);
+      if (messages.get(messageId) !== channelId) return send(res, 404, { message: 'Unknown Message', code: 10008 });
+      return send(res, 200, messageObject(channelId, messageId, body, bot));
+    }
+    if (method === 'PUT' && (m = path.match(/^\/applications\/([^/]+)(?:\/guilds\/[^/]+)?\/commands$/))) {
+      const list = Array.isArray(body) ? body : [];
+      return send(res, 200, list.map((c: any) => ({ ...c, id: snowflake(), application_id: m![1], version: snowflake() })));
+    }
+    send(res, 404, { message: `the fake Discord has no route ${method} ${path}`, code: 0 });
+  }
+
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const url = new URL(req.url ?? '/', 'http://fake');
+      const raw = url.pathname.replace(/^\/api\/v\d+/, '');
+      const path = raw.split('/').map((s) => decodeURIComponent(s)).join('/');
+      const text = Buffer.concat(chunks).toString('utf8');
+      let body: any = undefined;
+      if (text) {
+        try {
+          body = JSON.parse(text);
+        } catch {
+          body = text;
+        }
+      }
+      const method = req.method ?? 'GET';
+      calls.push({ seq: ++seq, method, path, body, authorization: req.headers.authorization });
+      for (const w of waiters.splice(0)) w();
+      const f = failures.find((x) => (!x.method || x.method === method) && x.path.test(path));
+      if (f) {
+        f.times = (f.times ?? 1) - 1;
+        if (f.times <= 0) failures.splice(failures.indexOf(f), 1);
+        return send(res, f.status, f.body ?? { message: `scripted failure ${f.status}`, code: 0 }, f.headers);
+      }
+      route(method, path, body, res);
+    });
+  });
+
+  const wss = new WebSocketServer({ server });
+  wss.on('connection', (ws) => {
+    sockets.add(ws);
+    ws.on('close', () => {
+      sockets.delete(ws);
+      identifiedSockets.delete(ws);
+    });
+    ws.send(JSON.stringify({ op: 10, d: { heartbeat_interval: 45_000 }, s: null, t: null }));
+    ws.on('message', (data) => {
+      let p: { op: number; d?: any };
+      try {
+        p = JSON.parse(data.toString());
+      } catch {
+        return;
+      }
+      gatewayOps.push({ op: p.op, d: p.op === 2 ? { ...p.d, token: '[redacted]' } : p.d });
+      if (p.op === 1) ws.send(JSON.stringify({ op: 11, d: null, s: null, t: null }));
+      if (p.op === 2) {
+        ws.send(
+          JSON.stringify({
+            op: 0,
+            t: 'READY',
+            s: gatewaySeq++,
+            d: {
+              v: 10,
+              user: { ...bot, verified: true, mfa_enabled: false, flags: 0 },
+              guilds: [],
+              session_id: `session-${snowflake()}`,
+              resume_gateway_url: gatewayUrl,
+              application: { id: applicationId, flags: 0 },
+              shard: [0, 1],
+            },
+          }),
+        );
+        identifiedSockets.add(ws);
+        for (const w of identifyWaiters) w();
+        identifyWaiters = [];
+      }
+    });
+  });
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const gatewayUrl = `ws://127.0.0.1:${port}`;
+
+  return {
+    apiUrl: `http://127.0.0.1:${port}/api`,
+    gatewayUrl,
+    applicationId,
+    botUserId,
+    calls,
+    gatewayOps,
+    goneChannels,
+    fail: (f) => failures.push({ ...f }),
+    async sendInteraction(d) {
+      const payload = {
+        version: 1,
+        application_id: applicationId,
+        entitlements: [],
+        authorizing_integration_owners: {},
+        locale: 'en-US',
+        app_permissions: '0',
+        attachment_size_limit: 8_388_608,
+        ...d,
+      };
+      const frame = JSON.stringify({ op: 0, t: 'INTERACTION_CREATE', s: gatewaySeq++, d: payload });
+      if (!identifiedSockets.size) throw new Error('no gateway client has identified yet');
+      for (const ws of identifiedSockets) ws.send(frame);
+    },
+    waitForCall(pred, o = {}) {
+      const from = o.from ?? 0;
+      const timeoutMs = o.timeoutMs ?? 5_000;
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const hit = calls.find((c) => c.seq > from && pred(c));
+          if (hit) {
+            clearTimeout(timer);
+            resolve(hit);
+            return true;
+          }
+          return false;
+        };
+        const loop = () => {
+          if (!check()) waiters.push(loop);
+        };
+        const timer = setTimeout(() => {
+          const i = waiters.indexOf(loop);
+          if (i >= 0) waiters.splice(i, 1);
+          reject(new Error(`no matching Discord call after ${timeoutMs} ms; calls: ${calls.slice(-10).map((c) => `${c.method} ${c.path}`).join(', ')}`));
+        }, timeoutMs);
+        loop();
+      });
+    },
+    identified() {
+      if (identifiedSockets.size) return Promise.resolve();
+      return new Promise((resolve) => identifyWaiters.push(resolve));
+    },
+    async close() {
+      for (const ws of sockets) ws.terminate();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
