@@ -1,3 +1,240 @@
-import type { CommandDefinition } from '../src/core/types.js';
+/**
+ * `watch …`: which nodes this channel is told about, muting for maintenance, and
+ * acknowledging incidents. Stored (src/notify), so watches survive restarts.
+ */
+import { z } from 'zod';
+import { UserError } from '../src/core/errors.js';
+import { statusBadge } from '../src/core/format.js';
+import { msg, type Message } from '../src/core/message.js';
+import { defineCommand, type CommandDefinition, type CommandContext } from '../src/core/types.js';
+import type { HostedNode } from '../src/hosting/index.js';
+import { ALL_NODES, type Watch } from '../src/notify/watch-service.js';
 
-export const watchCommands: CommandDefinition<any>[] = [];
+const target = () => z.string().trim().min(1).describe('Node name or id, or all');
+const KNOWN_STATUSES = ['RUNNING', 'STARTING', 'PAUSED', 'FAILED', 'IN_PROGRESS'];
+
+async function resolveTarget(ctx: CommandContext<unknown>, value: string): Promise<{ target: string; node?: HostedNode }> {
+  if (value.toLowerCase() === ALL_NODES) return { target: ALL_NODES };
+  const nodes = await ctx.services.hosting.listNodes();
+  const node = nodes.find((n) => n.name === value) ?? nodes.find((n) => n.nodeId === value) ?? nodes.find((n) => n.name.toLowerCase() === value.toLowerCase());
+  if (!node) throw new UserError('unknown_node', `there is no node named ${JSON.stringify(value)}`, 'run `/rln node list` to see the names, or use `all`');
+  return { target: node.nodeId, node };
+}
+
+function describeWatch(w: Watch): string {
+  return w.target === ALL_NODES ? 'all nodes' : (w.targetName ?? w.target);
+}
+
+function parseStatuses(s: string | undefined): string[] | undefined {
+  if (!s) return undefined;
+  const list = s.split(/[,\s]+/).map((x) => x.trim().toUpperCase()).filter(Boolean);
+  const unknown = list.filter((x) => !KNOWN_STATUSES.includes(x));
+  if (unknown.length) {
+    throw new UserError('invalid_arguments', `unknown status ${unknown.join(', ')}`, `use one or more of ${KNOWN_STATUSES.join(', ')}, e.g. status=FAILED,PAUSED`);
+  }
+  return list.length ? list : undefined;
+}
+
+/** Points nodes without a webhook URL at this bot; returns lines saying what was done. */
+async function pointWebhooks(ctx: CommandContext<unknown>, nodes: HostedNode[]): Promise<string[]> {
+  const base = ctx.services.publicUrl?.replace(/\/+$/, '');
+  const lines: string[] = [];
+  for (const n of nodes) {
+    const current = n.settings?.webhookUrl;
+    const wanted = base ? `${base}/webhooks/service/${n.nodeId}` : undefined;
+    if (current) {
+      if (wanted && current !== wanted && !current.startsWith(`${base}/webhooks/service`)) {
+        lines.push(`${n.name}: its webhook URL already points elsewhere (${current}); events reach this bot only if that endpoint forwards them.`);
+      }
+      continue;
+    }
+    if (!wanted) {
+      lines.push(`${n.name}: has no webhook URL and PUBLIC_URL is not set, so the service will not send its events here. Set PUBLIC_URL, or set the URL with \`/rln node settings\`.`);
+      continue;
+    }
+    try {
+      await ctx.services.hosting.updateSettings(n.nodeId, { webhookUrl: wanted });
+      lines.push(`${n.name}: webhook URL set to ${wanted}.`);
+    } catch (err) {
+      lines.push(`${n.name}: could not set its webhook URL (${(err as Error).message}). Set it with \`/rln node settings\`.`);
+    }
+  }
+  return lines;
+}
+
+const add = defineCommand({
+  path: 'watch add',
+  summary: 'Post status changes of a node (or all nodes) to this channel, optionally only some statuses',
+  example: '/rln watch add alice status=FAILED,PAUSED',
+  args: z.object({
+    node: target(),
+    status: z.string().trim().optional().describe('Only these statuses, comma-separated, e.g. FAILED,PAUSED (default: every change)'),
+  }),
+  positional: ['node'],
+  nodeArg: false,
+  role: 'operate',
+  confirm: 'none',
+  mutates: true,
+  async handler(ctx): Promise<Message> {
+    const statuses = parseStatuses(ctx.args.status);
+    const { target: t, node } = await resolveTarget(ctx, ctx.args.node);
+    const w = ctx.services.watches.add({ place: ctx.place, target: t, targetName: node?.name, statuses, actor: ctx.actor });
+    const nodes = node ? [node] : await ctx.services.hosting.listNodes();
+    const webhookLines = await pointWebhooks(ctx, nodes);
+    return {
+      header: `Watching ${describeWatch(w)} in this channel`,
+      tone: 'success',
+      blocks: [
+        msg.fields([
+          { label: 'Nodes', value: describeWatch(w), inline: true },
+          { label: 'Statuses', value: w.statuses ? w.statuses.map(statusBadge).join(', ') : 'every change', inline: true },
+        ]),
+        ...(webhookLines.length ? [msg.text(webhookLines.join('\n'))] : []),
+        msg.context('A FAILED status opens an incident with Restart, Logs and Acknowledge buttons. `/rln watch mute` silences it for a while.'),
+      ],
+    };
+  },
+});
+
+const remove = defineCommand({
+  path: 'watch remove',
+  summary: 'Stop posting status changes of a node (or all nodes) to this channel',
+  example: '/rln watch remove alice',
+  args: z.object({ node: target() }),
+  positional: ['node'],
+  nodeArg: false,
+  role: 'operate',
+  confirm: 'none',
+  mutates: true,
+  async handler(ctx): Promise<Message> {
+    const value = ctx.args.node;
+    const mine = ctx.services.watches.list(ctx.place);
+    const w =
+      mine.find((x) => x.target === value || (value.toLowerCase() === ALL_NODES && x.target === ALL_NODES)) ??
+      mine.find((x) => x.targetName === value || x.targetName?.toLowerCase() === value.toLowerCase());
+    if (!w) {
+      throw new UserError('invalid_arguments', `this channel does not watch ${JSON.stringify(value)}`, 'run `/rln watch list` to see what it watches');
+    }
+    ctx.services.watches.remove(ctx.place, w.target);
+    return { header: `No longer watching ${describeWatch(w)} in this channel`, tone: 'neutral', blocks: [] };
+  },
+});
+
+const list = defineCommand({
+  path: 'watch list',
+  summary: 'What this channel watches, its mutes and open incidents',
+  example: '/rln watch list',
+  args: z.object({}),
+  nodeArg: false,
+  role: 'read',
+  confirm: 'none',
+  mutates: false,
+  async handler(ctx): Promise<Message> {
+    const watches = ctx.services.watches.list(ctx.place);
+    const incidents = ctx.services.watches.incidents({ place: ctx.place, state: 'open' });
+    if (!watches.length) {
+      return {
+        header: 'This channel watches no node',
+        tone: 'neutral',
+        blocks: [msg.context(['Start with ', { code: '/rln watch add <node|all>' }])],
+      };
+    }
+    const blocks = [
+      msg.table({
+        columns: [{ header: 'Nodes' }, { header: 'Statuses' }, { header: 'State' }, { header: 'Added by' }],
+        rows: watches.map((w) => [
+          describeWatch(w),
+          w.statuses ? w.statuses.join(', ') : 'every change',
+          w.paused ? `paused (${w.paused.reason})` : w.mutedUntil ? `muted until ${w.mutedUntil.toISOString()}` : 'active',
+          w.createdBy,
+        ]),
+      }),
+    ];
+    if (incidents.length) {
+      blocks.push(
+        msg.table({
+          columns: [{ header: 'Incident' }, { header: 'Node' }, { header: 'Status' }, { header: 'Acknowledged' }],
+          rows: incidents.map((i) => [`#${i.id}`, i.nodeName ?? i.nodeId, statusBadge(i.lastStatus), i.ackedBy ?? 'no']),
+        }),
+      );
+    }
+    return { header: `This channel watches ${watches.length} target(s)`, tone: 'info', blocks };
+  },
+});
+
+const mute = defineCommand({
+  path: 'watch mute',
+  summary: 'Hold this channel’s notifications for a while (maintenance); they are summarised when the mute ends',
+  example: '/rln watch mute alice minutes=60',
+  args: z.object({
+    node: target().default(ALL_NODES),
+    minutes: z.coerce.number().positive().max(7 * 24 * 60).default(60).describe('How long, in minutes (default 60)'),
+  }),
+  positional: ['node'],
+  nodeArg: false,
+  role: 'operate',
+  confirm: 'none',
+  mutates: true,
+  async handler(ctx): Promise<Message> {
+    const { target: t, node } = await resolveTarget(ctx, ctx.args.node);
+    const { until } = ctx.services.watches.mute({ place: ctx.place, target: t, minutes: ctx.args.minutes, actor: ctx.actor });
+    return {
+      header: `Muted ${node ? node.name : 'all nodes'} in this channel until ${until.toISOString()}`,
+      tone: 'neutral',
+      blocks: [msg.context(['Events are kept and summarised when the mute ends. End it early with ', { code: '/rln watch unmute' }])],
+    };
+  },
+});
+
+const unmute = defineCommand({
+  path: 'watch unmute',
+  summary: 'End mutes in this channel now; what was held is posted as one summary',
+  example: '/rln watch unmute',
+  args: z.object({ node: target().optional() }),
+  positional: ['node'],
+  nodeArg: false,
+  role: 'operate',
+  confirm: 'none',
+  mutates: true,
+  async handler(ctx): Promise<Message> {
+    const t = ctx.args.node ? (await resolveTarget(ctx, ctx.args.node)).target : undefined;
+    const n = ctx.services.watches.unmute(ctx.place, t);
+    return {
+      header: n ? `Unmuted (${n} mute${n === 1 ? '' : 's'} ended)` : 'Nothing was muted here',
+      tone: n ? 'success' : 'neutral',
+      blocks: n ? [msg.context('Anything held during the mute is posted as one summary.')] : [],
+    };
+  },
+});
+
+const ack = defineCommand({
+  path: 'watch ack',
+  summary: 'Acknowledge an incident: records who took it and stops repeat notifications',
+  example: '/rln watch ack 12',
+  args: z.object({ incident: z.string().trim().regex(/^#?\d+$/, 'an incident number, e.g. 12').describe('Incident number, as shown on the incident message') }),
+  positional: ['incident'],
+  nodeArg: false,
+  role: 'operate',
+  confirm: 'none',
+  mutates: true,
+  async handler(ctx): Promise<Message> {
+    const id = Number(ctx.args.incident.replace(/^#/, ''));
+    const { incident, already } = ctx.services.watches.ack({ incidentId: id, actor: ctx.actor });
+    const name = incident.nodeName ?? incident.nodeId;
+    if (already) {
+      return {
+        header:
+          incident.state === 'resolved' ? `Incident #${id} (${name}) is already resolved` : `Incident #${id} (${name}) was already acknowledged by ${incident.ackedBy}`,
+        tone: 'neutral',
+        blocks: [],
+      };
+    }
+    return {
+      header: `Incident #${id} (${name}) acknowledged by ${incident.ackedBy}`,
+      tone: 'info',
+      blocks: [msg.context('Repeat notifications stop; updates continue in the incident thread.')],
+    };
+  },
+});
+
+export const watchCommands: CommandDefinition<any>[] = [add, remove, list, mute, unmute, ack];

@@ -1,4 +1,96 @@
 import type { Migration } from './index.js';
 
 /** The notify room's tables. Append new migrations; never edit one that has shipped. */
-export const notifyMigrations: Migration[] = [];
+export const notifyMigrations: Migration[] = [
+  {
+    version: 200,
+    name: 'notify: events, watches, mutes, outbox, incidents, notices',
+    sql: `
+      CREATE TABLE notify_events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        dedupe_key TEXT NOT NULL UNIQUE,
+        node_id TEXT NOT NULL,
+        node_name TEXT,
+        event_type TEXT NOT NULL,
+        status TEXT,
+        event_ts TEXT,
+        received_at INTEGER NOT NULL,
+        payload TEXT NOT NULL
+      );
+      CREATE INDEX notify_events_node ON notify_events (node_id, id);
+
+      CREATE TABLE notify_watches (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        platform TEXT NOT NULL,
+        channel_id TEXT NOT NULL,
+        workspace_id TEXT,
+        target TEXT NOT NULL,
+        target_name TEXT,
+        statuses TEXT,
+        created_by TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        paused_at INTEGER,
+        paused_reason TEXT,
+        UNIQUE (platform, channel_id, target)
+      );
+
+      CREATE TABLE notify_mutes (
+        platform TEXT NOT NULL,
+        channel_id TEXT NOT NULL,
+        target TEXT NOT NULL,
+        until INTEGER NOT NULL,
+        muted_by TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (platform, channel_id, target)
+      );
+
+      CREATE TABLE notify_outbox (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        platform TEXT NOT NULL,
+        channel_id TEXT NOT NULL,
+        thread_id TEXT,
+        kind TEXT NOT NULL,
+        event_id INTEGER REFERENCES notify_events (id),
+        incident_id INTEGER,
+        message TEXT,
+        note TEXT,
+        dedupe_key TEXT UNIQUE,
+        state TEXT NOT NULL DEFAULT 'pending',
+        held_by_mute INTEGER NOT NULL DEFAULT 0,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        sent_at INTEGER,
+        last_error TEXT
+      );
+      CREATE INDEX notify_outbox_state ON notify_outbox (state, platform, channel_id, id);
+
+      CREATE TABLE notify_incidents (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        platform TEXT NOT NULL,
+        channel_id TEXT NOT NULL,
+        node_id TEXT NOT NULL,
+        node_name TEXT,
+        state TEXT NOT NULL DEFAULT 'open',
+        last_status TEXT NOT NULL,
+        opened_at INTEGER NOT NULL,
+        resolved_at INTEGER,
+        message_id TEXT,
+        thread_id TEXT,
+        acked_by TEXT,
+        acked_at INTEGER,
+        changes INTEGER NOT NULL DEFAULT 0
+      );
+      CREATE UNIQUE INDEX notify_incidents_open ON notify_incidents (platform, channel_id, node_id) WHERE state = 'open';
+
+      CREATE TABLE notify_notices (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        platform TEXT NOT NULL,
+        channel_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        text TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+    `,
+  },
+];

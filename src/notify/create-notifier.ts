@@ -1,0 +1,196 @@
+/**
+ * The notifier: from a verified service event to the channels that watch its node.
+ *
+ *   ingestEvent(event)  stores the event and, in the same SQLite transaction, one outbox row
+ *                       per watching channel (held while a mute covers it). Returns at once;
+ *                       a redelivery (same dedupe key) is reported as a duplicate and routes nothing.
+ *   start()             starts the outbox worker (it first picks up rows left by a previous run).
+ *   stop()              stops it without draining: waiting rows stay in SQLite for the next start.
+ *   drain(timeoutMs)    posts until nothing is due (tests, shutdown).
+ *   outbox              the durable Outbox (core/chat.ts) for reports and notices.
+ *   watches             the WatchService behind the `watch` commands (services.watches).
+ *   webhookRoutes(...)  the fastify plugin for POST /webhooks/service[/:nodeId], wired to ingestEvent.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { ChatPoster, Outbox } from '../core/chat.js';
+import type { Message } from '../core/message.js';
+import type { Platform } from '../core/types.js';
+import type { HostingClient } from '../hosting/index.js';
+import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics.js';
+import type { Db } from '../store/database.js';
+import { NotifyStore } from '../store/notify-store.js';
+import { KeyCache } from '../webhooks/key-cache.js';
+import { createNodeDirectory, type NodeDirectory } from '../webhooks/node-directory.js';
+import type { ServiceEvent } from '../webhooks/read-event.js';
+import { webhookRoutes, type IngestResult } from '../webhooks/webhook-routes.js';
+import { OutboxWorker } from './outbox-worker.js';
+import { createWatchService, type WatchService } from './watch-service.js';
+
+export interface NotifierOptions {
+  db: Db;
+  posters: Partial<Record<Platform, ChatPoster>>;
+  /** Dispatcher.prepareMessage: gives buttons their stored ids. */
+  prepareMessage: (m: Message) => Message;
+  hosting: HostingClient;
+  logger: Logger;
+  metrics?: Metrics;
+  now?: () => Date;
+  pacing?: {
+    /** Least time between posts in one channel. Default 1000 ms (Slack's ~1 message/s per channel). */
+    perChannelIntervalMs?: number;
+    /** The first waiting event of a channel waits this long for others to join its message. Default 250 ms. */
+    coalesceWindowMs?: number;
+  };
+  retry?: { baseDelayMs?: number; maxDelayMs?: number; maxAttempts?: number };
+  /** Worker poll period. Default 100 ms. */
+  pollMs?: number;
+  /** `PUBLIC_URL` (informational; the watch command reads services.publicUrl). */
+  publicUrl?: string;
+  /** ADMIN_USERS, named in channel-gone notices. */
+  admins?: string[];
+  /** Incidents opened at most per channel per round (a storm goes into the digest). Default 5. */
+  maxIncidentsPerRound?: number;
+  /** Nodes per digest message. Default 40. */
+  digestMaxNodes?: number;
+}
+
+/** A verified event (from the webhook receiver, or a test). */
+export type IncomingEvent = ServiceEvent & { nodeName?: string };
+
+export interface WebhookRoutesOptions {
+  /** `config.WEBHOOK_SIGNATURE_HEADER`. X-ThunderStack-Signature is always accepted too. */
+  signatureHeader?: string;
+  /** Least time between two key refetches caused by failed verifications. Default 60 000 ms. */
+  keyRefetchIntervalMs?: number;
+  /** Defaults to a KeyCache over `hosting.webhookPublicKey()`. */
+  keys?: { verify(rawBody: Buffer, signature: string): Promise<boolean> };
+  /** Defaults to a directory over `hosting.listNodes()` (cached 30 s, refreshed on a miss). */
+  nodes?: NodeDirectory;
+}
+
+export interface Notifier {
+  store: NotifyStore;
+  outbox: Outbox;
+  watches: WatchService;
+  ingestEvent(event: IncomingEvent): IngestResult & { routed: number };
+  webhookRoutes(opts?: WebhookRoutesOptions): FastifyPluginAsync;
+  start(): void;
+  stop(): Promise<void>;
+  drain(timeoutMs?: number): Promise<void>;
+  /** One worker pass (tests). */
+  tick(): Promise<void>;
+}
+
+export function createNotifier(opts: NotifierOptions): Notifier {
+  const store = new NotifyStore(opts.db);
+  const nowMs = () => (opts.now ? opts.now().getTime() : Date.now());
+  const log = opts.logger.child({ room: 'notify' });
+  const worker = new OutboxWorker({
+    store,
+    posters: opts.posters,
+    prepareMessage: opts.prepareMessage,
+    logger: opts.logger,
+    metrics: opts.metrics,
+    now: nowMs,
+    perChannelIntervalMs: opts.pacing?.perChannelIntervalMs,
+    coalesceWindowMs: opts.pacing?.coalesceWindowMs,
+    retry: opts.retry,
+    pollMs: opts.pollMs,
+    admins: opts.admins,
+    maxIncidentsPerRound: opts.maxIncidentsPerRound,
+    digestMaxNodes: opts.digestMaxNodes,
+  });
+  const watches = createWatchService({ store, now: nowMs, wake: () => worker.wake() });
+
+  const ingestEvent = (event: IncomingEvent): IngestResult & { routed: number } => {
+    const now = nowMs();
+    const result = store.tx(() => {
+      const eventId = store.insertEvent({
+        dedupe_key: event.dedupeKey,
+        node_id: event.nodeId,
+        node_name: event.nodeName ?? null,
+        event_type: event.eventType,
+        status: event.status ?? null,
+        event_ts: event.eventTimestamp ?? null,
+        received_at: now,
+        payload: JSON.stringify(event.payload),
+      });
+      if (eventId === undefined) return { duplicate: true, routed: 0 };
+      const seen = new Set<string>();
+      let routed = 0;
+      for (const w of store.watchesFor(event.nodeId)) {
+        const key = `${w.platform}|${w.channel_id}`;
+        if (seen.has(key)) continue;
+        const filter = w.statuses ? w.statuses.split(',') : undefined;
+        const passes =
+          !filter ||
+          (event.status !== undefined && filter.includes(event.status)) ||
+          store.openIncident(w.platform, w.channel_id, event.nodeId) !== undefined;
+        if (!passes) continue;
+        seen.add(key);
+        const muted = store.activeMute(w.platform, w.channel_id, event.nodeId, now) !== undefined;
+        store.insertOutbox({
+          platform: w.platform,
+          channel_id: w.channel_id,
+          kind: 'event',
+          event_id: eventId,
+          state: muted ? 'held' : 'pending',
+          held_by_mute: muted ? 1 : 0,
+          next_attempt_at: now,
+          created_at: now,
+        });
+        routed++;
+      }
+      return { duplicate: false, eventId, routed };
+    });
+    if (!result.duplicate) {
+      log.debug({ nodeId: event.nodeId, status: event.status, routed: result.routed }, 'event stored and routed');
+      worker.wake();
+    }
+    return result;
+  };
+
+  const outbox: Outbox = {
+    enqueue(item) {
+      const now = nowMs();
+      store.insertOutbox({
+        platform: item.platform,
+        channel_id: item.channelId,
+        thread_id: item.threadId ?? null,
+        kind: item.kind,
+        message: JSON.stringify(item.message),
+        dedupe_key: item.dedupeKey ?? null,
+        next_attempt_at: now,
+        created_at: now,
+      });
+      worker.wake();
+    },
+  };
+
+  return {
+    store,
+    outbox,
+    watches,
+    ingestEvent,
+    webhookRoutes(o = {}) {
+      const keys =
+        o.keys ?? new KeyCache({ fetchKey: () => opts.hosting.webhookPublicKey(), refetchIntervalMs: o.keyRefetchIntervalMs });
+      const nodes = o.nodes ?? createNodeDirectory({ hosting: opts.hosting });
+      return webhookRoutes({ keys, nodes, ingest: ingestEvent, signatureHeader: o.signatureHeader, logger: opts.logger, metrics: opts.metrics });
+    },
+    start: () => worker.start(),
+    stop: () => worker.stop(),
+    tick: () => worker.tick(),
+    async drain(timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        await worker.tick();
+        const pending = store.outboxRows({ state: 'pending' }).length;
+        if (pending === 0 && worker.idle) return;
+        if (Date.now() > deadline) throw new Error(`notify: ${pending} notification(s) still waiting after ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, Math.min(worker.pollMs, 20)));
+      }
+    },
+  };
+}

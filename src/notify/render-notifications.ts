@@ -1,0 +1,151 @@
+/**
+ * The neutral messages the notifier posts: one event, a digest of many, an incident (with
+ * its buttons), a line in an incident's thread, and a notice to admins. Pure functions.
+ */
+import { formatDuration, shortId, statusBadge, statusTone } from '../core/format.js';
+import { msg, type Button, type Field, type Message, type Tone } from '../core/message.js';
+import type { IncidentRow } from '../store/notify-store.js';
+
+export const STATUS_EVENT = 'NODE_STATUS_UPDATED';
+
+export interface EventView {
+  nodeId: string;
+  nodeName?: string | null;
+  eventType: string;
+  status?: string | null;
+  eventTs?: string | null;
+  payload?: Record<string, unknown>;
+}
+
+const nameOf = (v: { nodeId: string; nodeName?: string | null }): string => v.nodeName || shortId(v.nodeId, 16);
+
+/** One event, on its own. An unknown event type is shown generically with its details. */
+export function eventMessage(e: EventView): Message {
+  const name = nameOf(e);
+  if (e.status && (e.eventType === STATUS_EVENT || e.eventType === 'UNKNOWN')) {
+    return {
+      header: `${name}: ${statusBadge(e.status)}`,
+      tone: statusTone(e.status),
+      summary: `${name} is now ${e.status}`,
+      blocks: [
+        msg.fields([
+          { label: 'Node', value: name, inline: true },
+          { label: 'Status', value: statusBadge(e.status), inline: true },
+          ...(e.eventTs ? [{ label: 'At', value: e.eventTs, inline: true }] : []),
+        ]),
+        msg.context([{ code: e.nodeId }]),
+      ],
+    };
+  }
+  const details = e.payload && typeof e.payload.details === 'object' && e.payload.details ? (e.payload.details as Record<string, unknown>) : (e.payload ?? {});
+  const fields: Field[] = [{ label: 'Node', value: name, inline: true }];
+  if (e.status) fields.push({ label: 'Status', value: statusBadge(e.status), inline: true });
+  if (e.eventTs) fields.push({ label: 'At', value: e.eventTs, inline: true });
+  for (const [k, v] of Object.entries(details)) {
+    if (fields.length >= 10) break;
+    if (k === 'nodeId' || k === 'status') continue;
+    if (v === null || ['string', 'number', 'boolean'].includes(typeof v)) fields.push({ label: k, value: String(v).slice(0, 200), inline: true });
+  }
+  return {
+    header: `${e.eventType} on ${name}`,
+    tone: e.status ? statusTone(e.status) : 'info',
+    summary: `${e.eventType} on ${name}`,
+    blocks: [msg.fields(fields), msg.context(['Event type not known to this bot; shown as received. ', { code: e.nodeId }])],
+  };
+}
+
+export interface DigestEntry {
+  nodeId: string;
+  nodeName?: string | null;
+  /** Latest status in the batch, if any event carried one. */
+  lastStatus?: string;
+  /** Status changes (flaps) in the batch. */
+  changes: number;
+  events: number;
+  /** Event types other than status updates, in the batch. */
+  otherTypes: string[];
+  note?: string;
+}
+
+const TONE_RANK: Tone[] = ['neutral', 'success', 'info', 'warning', 'danger'];
+
+/** Many events in one message: every node involved, its latest status and its flaps. */
+export function digestMessage(entries: DigestEntry[], opts: { totalEvents: number; muted: boolean; part?: number; parts?: number }): Message {
+  const tone = entries.reduce<Tone>((t, e) => {
+    const et = e.lastStatus ? statusTone(e.lastStatus) : 'info';
+    return TONE_RANK.indexOf(et) > TONE_RANK.indexOf(t) ? et : t;
+  }, 'neutral');
+  const part = opts.parts && opts.parts > 1 ? ` (part ${opts.part}/${opts.parts})` : '';
+  const header = `${opts.totalEvents} event${opts.totalEvents === 1 ? '' : 's'} on ${entries.length} node${entries.length === 1 ? '' : 's'}${opts.muted ? ' while muted' : ''}${part}`;
+  const rows = entries.map((e) => [
+    nameOf(e),
+    e.lastStatus ? statusBadge(e.lastStatus) : '–',
+    String(e.changes),
+    String(e.events),
+    [e.otherTypes.length ? e.otherTypes.join(', ') : '', e.note ?? ''].filter(Boolean).join('; '),
+  ]);
+  const summary = `${header}: ${entries
+    .slice(0, 10)
+    .map((e) => `${nameOf(e)} ${e.lastStatus ?? e.otherTypes[0] ?? ''}`.trim())
+    .join(', ')}${entries.length > 10 ? ', …' : ''}`;
+  return {
+    header,
+    tone,
+    summary,
+    blocks: [
+      msg.table({
+        columns: [{ header: 'Node' }, { header: 'Latest status' }, { header: 'Changes', align: 'right' }, { header: 'Events', align: 'right' }, { header: 'Other' }],
+        rows,
+      }),
+      msg.context(
+        opts.muted
+          ? 'These events arrived while this channel was muted; this is their summary.'
+          : 'Events arrived faster than this channel is posted to; they are summarised here. Nothing was dropped.',
+      ),
+    ],
+  };
+}
+
+/** The incident message: status, who acknowledged, duration when resolved; buttons while open. */
+export function incidentMessage(inc: IncidentRow, now: number): Message {
+  const name = inc.node_name || shortId(inc.node_id, 16);
+  const open = inc.state === 'open';
+  const fields: Field[] = [
+    { label: 'Node', value: name, inline: true },
+    { label: 'Status', value: statusBadge(inc.last_status), inline: true },
+    { label: 'Opened', value: new Date(inc.opened_at).toISOString(), inline: true },
+    { label: 'Acknowledged', value: inc.acked_by ? `by ${inc.acked_by} at ${new Date(inc.acked_at ?? now).toISOString()}` : 'not yet', inline: true },
+  ];
+  if (!open && inc.resolved_at) fields.push({ label: 'Duration', value: formatDuration(inc.resolved_at - inc.opened_at), inline: true });
+  else fields.push({ label: 'Open for', value: formatDuration(now - inc.opened_at), inline: true });
+  if (inc.changes) fields.push({ label: 'Status changes', value: String(inc.changes), inline: true });
+  const buttons: Button[] = open
+    ? [
+        { label: 'Restart', style: 'primary', command: 'node start', args: { node: inc.node_id } },
+        { label: 'Logs', style: 'secondary', command: 'node logs', args: { node: inc.node_id } },
+        ...(inc.acked_by ? [] : [{ label: 'Acknowledge', style: 'secondary' as const, command: 'watch ack', args: { incident: String(inc.id) } }]),
+      ]
+    : [];
+  const header = open
+    ? `Incident #${inc.id}: ${name} is ${inc.last_status}`
+    : `Resolved #${inc.id}: ${name} is ${inc.last_status} again after ${formatDuration((inc.resolved_at ?? now) - inc.opened_at)}`;
+  return {
+    header,
+    tone: open ? (inc.last_status === 'FAILED' ? 'danger' : 'warning') : 'success',
+    summary: header,
+    blocks: [
+      msg.fields(fields),
+      msg.context([open ? 'Updates follow in the thread. ' : 'Resolved. ', { code: inc.node_id }]),
+    ],
+    buttons: buttons.length ? buttons : undefined,
+  };
+}
+
+/** A line in the incident's thread. */
+export function threadLine(text: string, tone: Tone = 'info'): Message {
+  return { tone, summary: text, blocks: [msg.text(text)] };
+}
+
+export function noticeMessage(header: string, text: string): Message {
+  return { header, tone: 'warning', summary: `${header}: ${text}`, blocks: [msg.text(text)] };
+}

@@ -1,0 +1,167 @@
+/**
+ * Which channels watch which nodes, mutes, and incident acknowledgements: what the `watch`
+ * commands use (through `services.watches`). Stored in SQLite; survives restarts.
+ */
+import { UserError } from '../core/errors.js';
+import type { Actor, Place, Platform } from '../core/types.js';
+import type { IncidentRow, NotifyStore, WatchRow } from '../store/notify-store.js';
+
+declare module '../core/services.js' {
+  interface Services {
+    watches: WatchService;
+  }
+}
+
+/** `all`, or a node id. */
+export type WatchTarget = string;
+export const ALL_NODES = 'all';
+
+export interface Watch {
+  id: number;
+  platform: Platform;
+  channelId: string;
+  target: WatchTarget;
+  targetName?: string;
+  /** Only these statuses are posted; undefined = every status. */
+  statuses?: string[];
+  createdBy: string;
+  createdAt: Date;
+  /** Set when the channel was found gone; `watch add` again resumes it. */
+  paused?: { at: Date; reason: string };
+  /** Set while a mute covers this watch's target. */
+  mutedUntil?: Date;
+}
+
+export interface Incident {
+  id: number;
+  platform: Platform;
+  channelId: string;
+  nodeId: string;
+  nodeName?: string;
+  state: 'open' | 'resolved';
+  lastStatus: string;
+  openedAt: Date;
+  resolvedAt?: Date;
+  ackedBy?: string;
+  ackedAt?: Date;
+  messageId?: string;
+}
+
+export interface WatchService {
+  /** Adds (or replaces the filter of, or resumes) the channel's watch on a node or on `all`. */
+  add(input: { place: Place; target: WatchTarget; targetName?: string; statuses?: string[]; actor: Actor }): Watch;
+  /** True when a watch was removed. */
+  remove(place: Place, target: WatchTarget): boolean;
+  /** The watches of one channel, or of every channel. */
+  list(place?: Pick<Place, 'platform' | 'channelId'>): Watch[];
+  /** Holds the channel's notifications for `target` (a node id or `all`) for `minutes`; they are summarised when the mute ends. */
+  mute(input: { place: Place; target: WatchTarget; minutes: number; actor: Actor }): { until: Date };
+  /** Ends mutes in the channel (one target, or all of them); returns how many ended. The held events are posted as one summary. */
+  unmute(place: Place, target?: WatchTarget): number;
+  /** Records who acknowledged an open incident; stops repeat notifications for it. */
+  ack(input: { incidentId: number; actor: Actor }): { incident: Incident; already: boolean };
+  incidents(filter?: { place?: Pick<Place, 'platform' | 'channelId'>; state?: 'open' | 'resolved' }): Incident[];
+}
+
+export function actorLabel(a: Actor): string {
+  return a.displayName ? `${a.displayName} (${a.platform}:${a.userId})` : `${a.platform}:${a.userId}`;
+}
+
+export function toIncident(r: IncidentRow): Incident {
+  return {
+    id: r.id,
+    platform: r.platform as Platform,
+    channelId: r.channel_id,
+    nodeId: r.node_id,
+    nodeName: r.node_name ?? undefined,
+    state: r.state,
+    lastStatus: r.last_status,
+    openedAt: new Date(r.opened_at),
+    resolvedAt: r.resolved_at ? new Date(r.resolved_at) : undefined,
+    ackedBy: r.acked_by ?? undefined,
+    ackedAt: r.acked_at ? new Date(r.acked_at) : undefined,
+    messageId: r.message_id ?? undefined,
+  };
+}
+
+export function createWatchService(opts: { store: NotifyStore; now: () => number; wake: () => void }): WatchService {
+  const { store, now } = opts;
+
+  const toWatch = (r: WatchRow): Watch => {
+    const mutes = store.mutes(r.platform, r.channel_id).filter((m) => m.until > now() && (m.target === r.target || m.target === ALL_NODES));
+    const until = mutes.reduce((t, m) => Math.max(t, m.until), 0);
+    return {
+      id: r.id,
+      platform: r.platform as Platform,
+      channelId: r.channel_id,
+      target: r.target,
+      targetName: r.target_name ?? undefined,
+      statuses: r.statuses ? r.statuses.split(',') : undefined,
+      createdBy: r.created_by,
+      createdAt: new Date(r.created_at),
+      paused: r.paused_at ? { at: new Date(r.paused_at), reason: r.paused_reason ?? '' } : undefined,
+      mutedUntil: until ? new Date(until) : undefined,
+    };
+  };
+
+  return {
+    add({ place, target, targetName, statuses, actor }) {
+      const list = statuses?.map((s) => s.trim().toUpperCase()).filter(Boolean);
+      const row = store.upsertWatch({
+        platform: place.platform,
+        channel_id: place.channelId,
+        workspace_id: place.workspaceId ?? null,
+        target,
+        target_name: targetName ?? null,
+        statuses: list && list.length ? [...new Set(list)].join(',') : null,
+        created_by: actorLabel(actor),
+        created_at: now(),
+      });
+      return toWatch(row);
+    },
+    remove(place, target) {
+      return store.deleteWatch(place.platform, place.channelId, target);
+    },
+    list(place) {
+      return store.watches(place ? { platform: place.platform, channelId: place.channelId } : {}).map(toWatch);
+    },
+    mute({ place, target, minutes, actor }) {
+      if (!Number.isFinite(minutes) || minutes <= 0) throw new UserError('invalid_arguments', 'minutes must be a positive number', 'e.g. minutes=60');
+      const until = now() + Math.round(minutes * 60_000);
+      store.upsertMute({ platform: place.platform, channel_id: place.channelId, target, until, muted_by: actorLabel(actor), created_at: now() });
+      return { until: new Date(until) };
+    },
+    unmute(place, target) {
+      const n = store.deleteMutes(place.platform, place.channelId, target);
+      opts.wake();
+      return n;
+    },
+    ack({ incidentId, actor }) {
+      const inc = store.incident(incidentId);
+      if (!inc) throw new UserError('invalid_arguments', `there is no incident #${incidentId}`, 'use the Acknowledge button on the incident message, or `watch list` to see open incidents');
+      if (inc.state !== 'open') return { incident: toIncident(inc), already: true };
+      if (inc.acked_by) return { incident: toIncident(inc), already: true };
+      const by = actorLabel(actor);
+      const at = now();
+      store.tx(() => {
+        store.updateIncident(inc.id, { acked_by: by, acked_at: at });
+        store.insertOutbox({
+          platform: inc.platform,
+          channel_id: inc.channel_id,
+          kind: 'incident',
+          incident_id: inc.id,
+          note: `Acknowledged by ${by}. Repeat notifications for this incident stop; updates continue in this thread.`,
+          next_attempt_at: at,
+          created_at: at,
+        });
+      });
+      opts.wake();
+      return { incident: toIncident(store.incident(inc.id)!), already: false };
+    },
+    incidents(filter = {}) {
+      return store
+        .incidents({ platform: filter.place?.platform, channelId: filter.place?.channelId, state: filter.state })
+        .map(toIncident);
+    },
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * The account's webhook public key, fetched once and cached. When a signature does not
+ * verify, the key may have been rotated: the cache refetches it once and verifies again,
+ * at most once per `refetchIntervalMs` so forged requests cannot make it hammer the service.
+ */
+import type { KeyObject } from 'node:crypto';
+import { parsePublicKeys } from './parse-public-key.js';
+import { verifySignature } from './verify-signature.js';
+
+export interface KeyCacheOptions {
+  /** Returns the raw key as served (`hosting.webhookPublicKey()`). */
+  fetchKey: () => Promise<unknown>;
+  /** Least time between two refetches caused by failed verifications. Default 60 000 ms. */
+  refetchIntervalMs?: number;
+  now?: () => number;
+}
+
+/** The key could not be fetched or read: the request cannot be verified now (answer 503). */
+export class KeyUnavailableError extends Error {
+  override readonly name = 'KeyUnavailableError';
+}
+
+export class KeyCache {
+  private keys: KeyObject[] | undefined;
+  private lastFetch = Number.NEGATIVE_INFINITY;
+  private inflight: Promise<KeyObject[]> | undefined;
+  /** Number of key fetches so far (for tests and diagnostics). */
+  fetches = 0;
+  private readonly interval: number;
+  private readonly now: () => number;
+
+  constructor(private readonly opts: KeyCacheOptions) {
+    this.interval = opts.refetchIntervalMs ?? 60_000;
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** Fetches (or reuses an in-flight fetch of) the key. */
+  private fetch(): Promise<KeyObject[]> {
+    if (!this.inflight) {
+      this.lastFetch = this.now();
+      this.fetches++;
+      this.inflight = (async () => {
+        let raw: unknown;
+        try {
+          raw = await this.opts.fetchKey();
+        } catch (err) {
+          throw new KeyUnavailableError(`could not fetch the webhook public key: ${(err as Error).message}`);
+        }
+        try {
+          const keys = parsePublicKeys(raw);
+          this.keys = keys;
+          return keys;
+        } catch (err) {
+          throw new KeyUnavailableError((err as Error).message);
+        }
+      })().finally(() => {
+        this.inflight = undefined;
+      });
+    }
+    return this.inflight;
+  }
+
+  /** The cached keys, fetched on first use. Throws KeyUnavailableError. */
+  async current(): Promise<KeyObject[]> {
+    return this.keys ?? this.fetch();
+  }
+
+  /**
+   * Verifies with the cached key; on failure refetches once (rate-limited) and retries.
+   * Throws KeyUnavailableError when no key can be had at all.
+   */
+  async verify(rawBody: Buffer, signature: string): Promise<boolean> {
+    const keys = await this.current();
+    if (verifySignature(keys, rawBody, signature)) return true;
+    if (this.now() - this.lastFetch < this.interval) return false;
+    let fresh: KeyObject[];
+    try {
+      fresh = await this.fetch();
+    } catch {
+      return false;
+    }
+    return verifySignature(fresh, rawBody, signature);
+  }
+
+  /** Forgets the key (the next verification fetches it). */
+  clear(): void {
+    this.keys = undefined;
+    this.lastFetch = Number.NEGATIVE_INFINITY;
+  }
+}

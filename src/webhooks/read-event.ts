@@ -1,0 +1,52 @@
+/**
+ * The shape of a service event (hosting-service.md, "Webhooks"), read leniently: only a
+ * string `nodeId` is required; `eventType`, `eventTimestamp` and `details.status` are
+ * taken when present, and an unknown `eventType` is kept as it came.
+ */
+import { createHash } from 'node:crypto';
+
+export interface ServiceEvent {
+  nodeId: string;
+  /** `NODE_STATUS_UPDATED`, or whatever the service sent (`UNKNOWN` when absent). */
+  eventType: string;
+  /** The node status the event reports, when it reports one. */
+  status?: string;
+  eventTimestamp?: string;
+  /** The whole parsed payload. */
+  payload: Record<string, unknown>;
+  /** Derived from node, type, status and timestamp, or from the body when there is no timestamp. */
+  dedupeKey: string;
+}
+
+export type ReadEventResult = { ok: true; event: ServiceEvent } | { ok: false; reason: string; message: string };
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
+
+export function dedupeKeyOf(rawBody: Buffer | string, f: { nodeId: string; eventType: string; status?: string; eventTimestamp?: string }): string {
+  const h = createHash('sha256');
+  if (f.eventTimestamp) h.update(['v1', f.nodeId, f.eventType, f.status ?? '', f.eventTimestamp].join('\u0000'));
+  else h.update('body\u0000').update(rawBody);
+  return h.digest('hex');
+}
+
+/** Reads a parsed JSON body as an event, or says what is wrong with it. */
+export function readEvent(json: unknown, rawBody: Buffer | string): ReadEventResult {
+  if (!json || typeof json !== 'object' || Array.isArray(json)) {
+    return { ok: false, reason: 'bad_shape', message: 'the body must be a JSON object' };
+  }
+  const p = json as Record<string, unknown>;
+  const details = p.details && typeof p.details === 'object' && !Array.isArray(p.details) ? (p.details as Record<string, unknown>) : {};
+  const nodeId = str(p.nodeId);
+  if (!nodeId) return { ok: false, reason: 'bad_shape', message: 'the body has no string nodeId' };
+  const inner = str(details.nodeId);
+  if (inner && inner !== nodeId) {
+    return { ok: false, reason: 'node_mismatch', message: 'details.nodeId differs from nodeId' };
+  }
+  const eventType = str(p.eventType) ?? str(p.type) ?? 'UNKNOWN';
+  const status = str(details.status) ?? str(p.status);
+  const eventTimestamp = str(p.eventTimestamp) ?? str(p.timestamp);
+  return {
+    ok: true,
+    event: { nodeId, eventType, status, eventTimestamp, payload: p, dedupeKey: dedupeKeyOf(rawBody, { nodeId, eventType, status, eventTimestamp }) },
+  };
+}

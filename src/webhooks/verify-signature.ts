@@ -1,0 +1,62 @@
+/**
+ * Verifies a webhook signature over the exact raw body, inferring the algorithm from the
+ * key: Ed25519; ECDSA (P-256, secp256k1) with SHA-256, DER or raw r||s; RSA with SHA-256,
+ * PKCS#1 v1.5 or PSS. The signature may be base64, base64url or hex (with an optional
+ * `name=` prefix such as `sha256=`); every decoding that fits is tried. Pure, node:crypto only.
+ */
+import { constants, verify, type KeyObject } from 'node:crypto';
+
+/** The byte strings a signature header can stand for. */
+export function decodeSignature(signature: string): Buffer[] {
+  let s = signature.trim();
+  // `v1=...`, `sha256=...`, `ed25519=...`: a scheme prefix, not part of the value.
+  const prefixed = /^([A-Za-z][A-Za-z0-9_-]{0,15})=(.+)$/.exec(s);
+  if (prefixed && prefixed[2]!.length > 8) s = prefixed[2]!;
+  const out: Buffer[] = [];
+  const add = (b: Buffer) => {
+    if (b.length && !out.some((x) => x.equals(b))) out.push(b);
+  };
+  const hex = s.replace(/^0x/i, '');
+  if (/^[0-9a-fA-F]+$/.test(hex) && hex.length % 2 === 0) add(Buffer.from(hex, 'hex'));
+  if (/^[A-Za-z0-9+/]+={0,2}$/.test(s)) add(Buffer.from(s, 'base64'));
+  if (/^[A-Za-z0-9_-]+={0,2}$/.test(s)) add(Buffer.from(s, 'base64url'));
+  return out;
+}
+
+function tryVerify(fn: () => boolean): boolean {
+  try {
+    return fn();
+  } catch {
+    return false;
+  }
+}
+
+function verifyOne(key: KeyObject, body: Buffer, sig: Buffer): boolean {
+  switch (key.asymmetricKeyType) {
+    case 'ed25519':
+    case 'ed448':
+      return tryVerify(() => verify(null, body, key, sig));
+    case 'ec':
+      return (
+        tryVerify(() => verify('sha256', body, { key, dsaEncoding: 'der' }, sig)) ||
+        tryVerify(() => verify('sha256', body, { key, dsaEncoding: 'ieee-p1363' }, sig))
+      );
+    case 'rsa':
+      return (
+        tryVerify(() => verify('sha256', body, { key, padding: constants.RSA_PKCS1_PADDING }, sig)) ||
+        tryVerify(() => verify('sha256', body, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_AUTO }, sig))
+      );
+    case 'rsa-pss':
+      return tryVerify(() => verify('sha256', body, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_AUTO }, sig));
+    default:
+      return false;
+  }
+}
+
+/** True when `signature` is a valid signature of `rawBody` by one of the keys. */
+export function verifySignature(keys: KeyObject | KeyObject[], rawBody: Buffer, signature: string): boolean {
+  const list = Array.isArray(keys) ? keys : [keys];
+  const sigs = decodeSignature(signature);
+  for (const key of list) for (const sig of sigs) if (verifyOne(key, rawBody, sig)) return true;
+  return false;
+}
