@@ -33,7 +33,8 @@ export async function startEnv(opts: { lifecycleDelayMs?: number } = {}): Promis
     if (!node.invoke_url) throw new Error(`node ${node.name} has no invoke_url`);
     return createNodeApiClient({ baseUrl: node.invoke_url, credentials: { kind: 'token', token: emulator.nodeApiToken }, retries: 0 });
   };
-  const services: Services = { hosting, nodeApi: api, now: () => new Date() };
+  // Node-operation handlers use only hosting, nodeApi, now and publicUrl; the other rooms' services are absent here.
+  const services = { hosting, nodeApi: api, now: () => new Date() } as Partial<Services> as Services;
   return {
     emulator,
     world,

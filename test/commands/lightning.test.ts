@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { channelCommands } from '../../commands/channel.js';
+import { invoiceCommands, invoiceKind } from '../../commands/invoice.js';
+import { netCommands } from '../../commands/net.js';
+import { payCommands } from '../../commands/pay.js';
+import { peerCommands } from '../../commands/peer.js';
+import { swapCommands } from '../../commands/swap.js';
+import type { HostedNode } from '../../src/hosting/index.js';
+import { createReadyNode, findCommand, messageOf, runCommand, startEnv, tableOf, textOf, type TestEnv } from './support.js';
+
+const all = [...channelCommands, ...invoiceCommands, ...netCommands, ...payCommands, ...peerCommands, ...swapCommands];
+const cmd = (path: string) => findCommand(all, path);
+
+function codeOf(r: Awaited<ReturnType<typeof runCommand>>): string {
+  const b = messageOf(r).message.blocks.find((x) => x.type === 'code');
+  return b && b.type === 'code' ? b.text : '';
+}
+
+describe('lightning commands between two emulated nodes', () => {
+  let env: TestEnv;
+  let alice: HostedNode;
+  let bob: HostedNode;
+  let bobPubkey: string;
+  beforeAll(async () => {
+    env = await startEnv();
+    alice = await createReadyNode(env, 'alice', { utxos: true });
+    bob = await createReadyNode(env, 'bob', { utxos: true });
+    bobPubkey = (await env.api(bob).nodeinfo()).pubkey!;
+  });
+  afterAll(async () => {
+    await env?.close();
+  });
+
+  it('peer connect, list and net info', async () => {
+    const c = await runCommand(env, cmd('peer connect'), { node: 'alice', peer_pubkey_and_addr: `${bobPubkey}@bob.peer.invalid:9735` });
+    expect(textOf(c)).toContain('Peer connected · alice');
+    const l = await runCommand(env, cmd('peer list'), { node: 'alice' });
+    expect(tableOf(l).rows).toContainEqual([bobPubkey]);
+    const n = await runCommand(env, cmd('net info'), { node: 'alice' });
+    expect(textOf(n)).toMatch(/Network: Regtest/);
+    expect(textOf(n)).toMatch(/Height: [\d,]+/);
+  });
+
+  it('channel open then list shows the channel with capacity and local/remote', async () => {
+    const open = await runCommand(env, cmd('channel open'), { node: 'alice', peer_pubkey_and_opt_addr: bobPubkey, capacity_sat: '100000', push_msat: '10000000' });
+    expect(textOf(open)).toContain('Capacity: 100,000 sats');
+    const temp = /Temporary id: ([0-9a-f]{64})/.exec(textOf(open))![1];
+    env.world.mine(6);
+
+    const list = await runCommand(env, cmd('channel list'), { node: 'alice' });
+    const { headers, rows } = tableOf(list);
+    expect(rows).toHaveLength(1);
+    const row = rows[0];
+    expect(row[headers.indexOf('State')]).toContain('Opened');
+    expect(row[headers.indexOf('Capacity (sat)')]).toBe('100,000');
+    const { channels } = await env.api(alice).listchannels();
+    const sats = (msat: number | bigint) => (BigInt(msat) / 1000n).toLocaleString('en-US');
+    expect(row[headers.indexOf('Local (sat)')]).toBe(sats(channels[0].outbound_balance_msat));
+    expect(row[headers.indexOf('Remote (sat)')]).toBe(sats(channels[0].inbound_balance_msat));
+    expect(BigInt(channels[0].inbound_balance_msat)).toBeLessThanOrEqual(10_000_000n);
+
+    const id = await runCommand(env, cmd('channel id'), { node: 'alice', temporary_channel_id: temp });
+    expect(textOf(id)).toContain(channels[0].channel_id);
+  });
+
+  it('invoice ln then decode round-trips amount and payee', async () => {
+    const inv = await runCommand(env, cmd('invoice ln'), { node: 'bob', amt_msat: '3000000', expiry_sec: '600' });
+    const invoice = codeOf(inv);
+    expect(invoiceKind(invoice)).toBe('ln');
+    const dec = await runCommand(env, cmd('invoice decode'), { node: 'alice', invoice });
+    const text = textOf(dec);
+    expect(text).toContain('Amount: 3,000 sats (3,000,000 msat)');
+    expect(text).toContain(bobPubkey);
+    expect(text).toContain('Expires in: 600 s');
+  });
+
+  it('pay send moves the balances and the invoice becomes Succeeded', async () => {
+    const before = (await env.api(alice).listchannels()).channels[0];
+    const inv = await runCommand(env, cmd('invoice ln'), { node: 'bob', amt_msat: '5000000' });
+    const invoice = codeOf(inv);
+    const paid = await runCommand(env, cmd('pay send'), { node: 'alice', invoice });
+    expect(textOf(paid)).toContain('Amount: 5,000 sats');
+    await new Promise((r) => setTimeout(r, 20));
+    const after = (await env.api(alice).listchannels()).channels[0];
+    expect(BigInt(before.outbound_balance_msat) - BigInt(after.outbound_balance_msat)).toBe(5_000_000n);
+    expect(BigInt(after.inbound_balance_msat) - BigInt(before.inbound_balance_msat)).toBe(5_000_000n);
+
+    const st = await runCommand(env, cmd('invoice status'), { node: 'bob', invoice });
+    expect(textOf(st)).toContain('Status: Succeeded');
+    const list = await runCommand(env, cmd('pay list'), { node: 'alice' });
+    expect(tableOf(list).rows.some((r) => r[0] === 'out' && r[2] === '5,000')).toBe(true);
+    const bobList = await runCommand(env, cmd('pay list'), { node: 'bob' });
+    expect(tableOf(bobList).rows.some((r) => r[0] === 'in' && r[2] === '5,000')).toBe(true);
+  });
+
+  it('pay keysend pays a pubkey directly', async () => {
+    const r = await runCommand(env, cmd('pay keysend'), { node: 'alice', dest_pubkey: bobPubkey, amt_msat: '2000000' });
+    expect(textOf(r)).toContain('Amount: 2,000 sats (2,000,000 msat)');
+    expect(messageOf(r).message.tone).not.toBe('danger');
+  });
+
+  it('swap maker-init, taker, and list on both sides', async () => {
+    const { asset } = await env.api(alice).issueassetnia({ amounts: [1000], ticker: 'SWP', name: 'Swap', precision: 0 });
+    const init = await runCommand(env, cmd('swap maker-init'), { node: 'alice', qty_from: '3000000', qty_to: '10', to_asset: asset.asset_id });
+    const swapstring = codeOf(init);
+    expect(swapstring).toContain(asset.asset_id);
+    const taken = await runCommand(env, cmd('swap taker'), { node: 'bob', swapstring });
+    expect(textOf(taken)).toContain(bobPubkey);
+
+    const aliceList = await runCommand(env, cmd('swap list'), { node: 'alice' });
+    expect(textOf(aliceList)).toContain('1 as maker · 0 as taker');
+    const row = tableOf(aliceList).rows[0];
+    expect(row[0]).toBe('maker');
+    expect(row[2]).toBe('3,000,000 msat');
+    expect(row[3]).toBe('10 SWP');
+    const bobList = await runCommand(env, cmd('swap list'), { node: 'bob' });
+    expect(textOf(bobList)).toContain('0 as maker · 1 as taker');
+  });
+
+  it('channel close then list shows it closing or gone', async () => {
+    const ch = (await env.api(alice).listchannels()).channels[0];
+    const r = await runCommand(env, cmd('channel close'), { node: 'alice', channel_id: ch.channel_id, peer_pubkey: bobPubkey });
+    expect(textOf(r)).toContain(ch.channel_id);
+    const list = await runCommand(env, cmd('channel list'), { node: 'alice' });
+    const text = textOf(list);
+    expect(text.includes('Closing') || text.includes('No channels')).toBe(true);
+  });
+
+  it('net check-indexer and check-proxy answer', async () => {
+    const i = await runCommand(env, cmd('net check-indexer'), { node: 'alice', indexer_url: '127.0.0.1:50001' }).catch((e) => e);
+    const p = await runCommand(env, cmd('net check-proxy'), { node: 'alice', proxy_url: 'rpc://127.0.0.1:3000/json-rpc' }).catch((e) => e);
+    for (const r of [i, p]) {
+      if (r instanceof Error) expect((r as { rlnName?: string }).rlnName).toBeTruthy();
+      else expect(textOf(r)).toMatch(/OK/);
+    }
+  });
+});
