@@ -34,7 +34,7 @@ export class ServiceError extends Error {
   kind: ServiceErrorKind;
 
   constructor(init: ServiceErrorInit) {
-    const hint = init.hint ?? defaultHint(init.kind, init.status);
+    const hint = init.hint ?? defaultHint(init.kind, init.status, init.endpoint);
     const parts = [`${init.endpoint} failed`];
     if (init.status !== undefined) parts[0] += ` (HTTP ${init.status})`;
     const why = [init.serviceMessage, init.detail].filter((s): s is string => !!s).join('; ');
@@ -67,7 +67,9 @@ export function kindForStatus(status: number): ServiceErrorKind {
   return 'unavailable';
 }
 
-export function defaultHint(kind: ServiceErrorKind, status?: number): string {
+export function defaultHint(kind: ServiceErrorKind, status?: number, endpoint = ''): string {
+  const refused = refusedHint(kind, endpoint);
+  if (refused) return refused;
   switch (kind) {
     case 'auth':
       return status === 403
@@ -90,4 +92,23 @@ export function defaultHint(kind: ServiceErrorKind, status?: number): string {
     case 'network':
       return 'Could not reach the service: check SERVICE_URL and the network.';
   }
+}
+
+/** What a 409 or 400 refused, for the operations where that is known. */
+function refusedHint(kind: ServiceErrorKind, endpoint: string): string | undefined {
+  if (kind !== 'conflict' && kind !== 'invalid') return undefined;
+  const op = /\/(start|stop|upgrade|settings|logs)$/.exec(endpoint)?.[1];
+  if (endpoint === 'POST /api/nodes') {
+    return kind === 'conflict'
+      ? 'The node was not created: that name is already taken. Choose another name (see `node list`).'
+      : 'The node was not created: give a name, a network (regtest or testnet) and, if any, an HTTPS webhook URL.';
+  }
+  if (endpoint === 'DELETE /api/nodes') return 'The node was not destroyed: check the id with `node list`.';
+  if (op === 'settings') return 'The settings were not changed: the webhook URL must be an HTTPS URL the service can reach.';
+  if (op === 'logs') return 'The log export was refused: check the node with `node info` and the task id.';
+  if (op && kind === 'conflict') {
+    return `The ${op} was refused because of the node's current state (already in that state, or another operation in progress): check \`node info\` and try again when it settles.`;
+  }
+  if (op) return `The ${op} was refused as invalid: check the node id with \`node list\`.`;
+  return undefined;
 }

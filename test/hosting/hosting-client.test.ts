@@ -159,6 +159,12 @@ describe('hosting client errors', () => {
     expect(err).toMatchObject({ kind: 'conflict', status: 409, endpoint: 'POST /api/nodes' });
     expect(err.serviceMessage).toMatch(/already exists/);
     expect(err.message).toContain(err.serviceMessage!);
+    expect(err.hint).toMatch(/name is already taken/);
+    const { node } = await c.createNode({ name: 'b', network: 'regtest' });
+    await waitFor(async () => (await c.getNode(node.nodeId)).status === 'RUNNING');
+    const again = await failure(() => c.startNode(node.nodeId));
+    expect(again).toMatchObject({ kind: 'conflict', status: 409, endpoint: 'POST /api/nodes/{id}/start' });
+    expect(again.hint).toMatch(/start was refused because of the node's current state/);
   });
 
   it('reports 400 from the service with the message from `error`', async () => {
