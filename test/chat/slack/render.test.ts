@@ -1,0 +1,222 @@
+/**
+ * The Block Kit renderer: golden files (paste them into Block Kit Builder), Slack's limits,
+ * and escaping of user data.
+ */
+import { readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { msg, type Message } from '../../../src/core/message.js';
+import { statusBadge, statusTone } from '../../../src/core/format.js';
+import { allBlocks, dialogToModal, readModalOrigin, toBlockKit, SlackRenderError, SLACK_MAX_SECTION_TEXT } from '../../../src/chat/slack/index.js';
+import { assertModalLimits, assertSlackLimits } from './assert-slack-limits.js';
+
+const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../../fixtures/slack');
+
+const examples: Record<string, Message> = {
+  status: {
+    header: 'alice',
+    tone: statusTone('RUNNING'),
+    blocks: [
+      msg.fields([
+        { label: 'Status', value: statusBadge('RUNNING'), inline: true },
+        { label: 'Network', value: 'regtest', inline: true },
+        { label: 'Image', value: [{ code: 'v0.2.1' }], inline: true },
+        { label: 'Node id', value: [{ code: 'n-7f3a9c' }], inline: true },
+      ]),
+      msg.progress('Sync', 812, 1000),
+      msg.context(['Invoke URL: ', { link: { url: 'https://nodes.example.com/u1/n-7f3a9c', label: 'n-7f3a9c' } }]),
+    ],
+  },
+  table: {
+    header: 'Channels of alice',
+    blocks: [
+      msg.table({
+        columns: [{ header: 'Peer' }, { header: 'Capacity (sat)', align: 'right' }, { header: 'Local (sat)', align: 'right' }, { header: 'State' }],
+        rows: [
+          ['03ab…91f2', '1,000,000', '420,000', 'open'],
+          ['02cd…77e0', '250,000', '250,000', 'open'],
+          ['03ef…1a2b', '5,000,000', '12', 'closing'],
+        ],
+        caption: 'showing 3 of 3',
+      }),
+    ],
+  },
+  confirmation: {
+    header: 'Stop alice?',
+    tone: 'warning',
+    blocks: [msg.text(['This stops ', { bold: 'alice' }, '. Its channels go offline until it is started again.']), msg.context('Only the requester can confirm · expires in 5 minutes')],
+    buttons: [
+      { label: 'Stop alice', style: 'danger', command: 'node stop', args: { node: 'alice' }, id: 'cf_01HZX3' },
+      { label: 'Cancel', command: 'cancel', id: 'cf_01HZX3_no' },
+    ],
+  },
+  error: {
+    header: 'Could not start bob',
+    tone: 'danger',
+    blocks: [
+      msg.text('The service answered 409: node is IN_PROGRESS.'),
+      msg.context(['Wait until it is RUNNING, then try again: ', { code: '/rln node info bob' }]),
+    ],
+  },
+};
+
+describe('the Block Kit golden files', () => {
+  for (const [name, message] of Object.entries(examples)) {
+    it(`renders the ${name} message as its golden file, within every Slack limit`, () => {
+      const rendered = toBlockKit(message);
+      assertSlackLimits(rendered);
+      const file = join(FIXTURES, `${name}.json`);
+      const text = JSON.stringify(rendered, null, 2) + '\n';
+      if (process.env.UPDATE_GOLDEN) writeFileSync(file, text);
+      expect(existsSync(file), `missing golden file ${file}: run with UPDATE_GOLDEN=1`).toBe(true);
+      expect(text).toBe(readFileSync(file, 'utf8'));
+    });
+  }
+});
+
+describe('toBlockKit', () => {
+  it('escapes user data so mentions, links and formatting render literally', () => {
+    const r = toBlockKit({
+      header: '<!channel> *x*',
+      blocks: [msg.text('<!here> <@U123> *bold* _it_ ~s~ `c` a&b'), msg.fields([{ label: '<!channel>', value: '*x*' }])],
+    });
+    // plain_text (the header) is never parsed for mentions or markup: it stays as typed.
+    expect((allBlocks(r)[0] as any).text).toMatchObject({ type: 'plain_text', text: '<!channel> *x*' });
+    const json = JSON.stringify(allBlocks(r).slice(1));
+    const section = (allBlocks(r)[1] as any).text.text as string;
+    expect(section).toContain('&lt;!here&gt;');
+    expect(section).toContain('&lt;@U123&gt;');
+    expect(section).toContain('a&amp;b');
+    expect(section).not.toMatch(/\*bold\*/);
+    expect(section).not.toMatch(/`c`/);
+    expect(json).not.toContain('<!channel>');
+    expect(json).not.toContain('<!here>');
+    expect(r.text).not.toContain('<!channel>');
+  });
+
+  it('turns structural emphasis into mrkdwn and refuses unsafe link targets', () => {
+    const r = toBlockKit({ blocks: [msg.text([{ bold: 'b' }, ' ', { link: { url: 'https://x.test/a?b=1&c=2', label: 'L' } }, ' ', { link: { url: 'javascript:alert(1)', label: 'J' } }])] });
+    const t = (r.blocks[0] as any).text.text as string;
+    expect(t).toContain('*b*');
+    expect(t).toContain('<https://x.test/a?b=1&amp;c=2|L>');
+    expect(t).not.toContain('<javascript');
+  });
+
+  it('refuses a button without an id or with an id over 255 characters', () => {
+    const base: Message = { blocks: [], buttons: [{ label: 'Go', command: 'node start' }] };
+    expect(() => toBlockKit(base)).toThrow(SlackRenderError);
+    expect(() => toBlockKit({ blocks: [], buttons: [{ label: 'Go', command: 'x', id: 'a'.repeat(256) }] })).toThrow(/255/);
+    expect(() => toBlockKit({ blocks: [], buttons: [{ label: 'Go', command: 'x', id: 'a'.repeat(255) }] })).not.toThrow();
+  });
+
+  it('puts 30 buttons in two actions blocks of at most 25', () => {
+    const buttons = Array.from({ length: 30 }, (_, i) => ({ label: `b${i}`, command: 'x', id: `id${i}` }));
+    const r = toBlockKit({ blocks: [], buttons });
+    const actions = allBlocks(r).filter((b) => b.type === 'actions') as any[];
+    expect(actions.map((a) => a.elements.length)).toEqual([25, 5]);
+    assertSlackLimits(r);
+  });
+
+  it('summarises a long table visibly and stays within the section limit', () => {
+    const rows = Array.from({ length: 500 }, (_, i) => [`node-${i}`, String(i * 1000), 'RUNNING']);
+    const r = toBlockKit({ blocks: [msg.table({ columns: [{ header: 'Name' }, { header: 'Sat', align: 'right' }, { header: 'Status' }], rows })] });
+    assertSlackLimits(r);
+    const json = JSON.stringify(r.blocks);
+    expect(json).toMatch(/… \d+ more rows not shown/);
+    const shown = (json.match(/node-\d+/g) ?? []).length;
+    const more = Number(/… (\d+) more rows/.exec(json)![1]);
+    expect(shown + more).toBe(500);
+  });
+
+  it('splits long text into several sections without losing any of it', () => {
+    const text = Array.from({ length: 400 }, (_, i) => `line ${i} of the log`).join('\n');
+    const r = toBlockKit({ blocks: [msg.text(text)] });
+    assertSlackLimits(r);
+    expect(r.blocks.length).toBeGreaterThan(1);
+    const joined = r.blocks.map((b: any) => b.text.text).join('\n');
+    expect(joined).toBe(text);
+  });
+
+  it('cuts a too-long field and code block with a visible note', () => {
+    const r = toBlockKit({ blocks: [msg.fields([{ label: 'Big', value: 'x'.repeat(5000) }]), msg.code('y'.repeat(10_000))] });
+    assertSlackLimits(r);
+    const json = JSON.stringify(r.blocks);
+    expect(json).toMatch(/more characters cut/);
+    expect(json).toMatch(/more characters not shown/);
+  });
+
+  it('keeps every button and notes dropped blocks when a message has too many blocks', () => {
+    const r = toBlockKit({ blocks: Array.from({ length: 80 }, (_, i) => msg.text(`t${i}`)), buttons: [{ label: 'Ack', command: 'x', id: 'ack1' }] });
+    assertSlackLimits(r);
+    const blocks = allBlocks(r);
+    expect(blocks.at(-1)!.type).toBe('actions');
+    expect(JSON.stringify(blocks)).toMatch(/more blocks not shown/);
+  });
+
+  it('colours a message by tone with an attachment bar', () => {
+    const r = toBlockKit({ header: 'x', tone: 'danger', blocks: [] });
+    expect(r.attachments?.[0].color).toBe('#e01e5a');
+    expect(r.blocks).toEqual([]);
+  });
+
+  it('stays within every limit and never lets user text open a mention, whatever the text', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 4000 }), fc.string({ maxLength: 300 }), fc.array(fc.string({ maxLength: 60 }), { maxLength: 30 }), (text, header, cells) => {
+        const r = toBlockKit({
+          header,
+          blocks: [msg.text(text), msg.fields(cells.map((c) => ({ label: c, value: c }))), msg.table({ columns: [{ header: 'a' }], rows: cells.map((c) => [c]) }), msg.context(text)],
+        });
+        assertSlackLimits(r);
+        for (const b of allBlocks(r)) {
+          const t = JSON.stringify(b.type === 'header' ? {} : b);
+          expect(t).not.toMatch(/<[!@#]/);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
+
+describe('dialogToModal', () => {
+  it('builds a modal with one input per field, the dialog id as callback_id and the origin in private_metadata', () => {
+    const view = dialogToModal(
+      {
+        id: 'dlg_01HZX',
+        title: 'Destroy node alice-with-a-very-long-name',
+        intro: 'Type *alice* to destroy it. <!channel>',
+        submitLabel: 'Destroy',
+        fields: [
+          { name: 'confirm_name', label: 'Node name', kind: 'text', required: true, placeholder: 'alice' },
+          { name: 'backup_first', label: 'Run /backup first', kind: 'checkbox', initial: 'true' },
+          { name: 'password', label: 'Backup password', kind: 'secret', required: false, initial: 'never-prefilled' },
+        ],
+      },
+      { channelId: 'C0OPS', workspaceId: 'T1' },
+    ) as any;
+    assertModalLimits(view);
+    expect(view.callback_id).toBe('dlg_01HZX');
+    expect(view.title.text.length).toBeLessThanOrEqual(24);
+    expect(view.blocks[0].text.text).toContain('&lt;!channel&gt;');
+    const inputs = view.blocks.filter((b: any) => b.type === 'input');
+    expect(inputs.map((b: any) => [b.block_id, b.element.action_id, b.element.type])).toEqual([
+      ['confirm_name', 'confirm_name', 'plain_text_input'],
+      ['backup_first', 'backup_first', 'checkboxes'],
+      ['password', 'password', 'plain_text_input'],
+    ]);
+    expect(inputs[1].element.initial_options).toHaveLength(1);
+    expect(inputs[2].element.initial_value).toBeUndefined();
+    expect(inputs[2].optional).toBe(true);
+    expect(readModalOrigin(view.private_metadata)).toEqual({ channelId: 'C0OPS', workspaceId: 'T1' });
+  });
+
+  it('asks for a node with an external select', () => {
+    const view = dialogToModal({ id: 'd', title: 'Pick', submitLabel: 'Go', fields: [{ name: 'node', label: 'Node', kind: 'text' }] }) as any;
+    expect(view.blocks[0].element).toMatchObject({ type: 'external_select', action_id: 'node', min_query_length: 0 });
+  });
+
+  it('keeps the section limit constant in sync with the renderer', () => {
+    expect(SLACK_MAX_SECTION_TEXT).toBe(3000);
+  });
+});
