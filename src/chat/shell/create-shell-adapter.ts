@@ -1,0 +1,210 @@
+/**
+ * The terminal adapter: reads `/rln ...` lines (the prefix is optional), prints plain-text
+ * answers, and answers dialogs by prompting each field. It acts as the local admin
+ * (`shell:local`). `click <id>`, `confirm <id>` and `cancel <id>` click a button.
+ */
+import { createInterface, type Interface } from 'node:readline';
+import { Writable } from 'node:stream';
+import type { ChatPoster } from '../../core/chat.js';
+import type { Actor, Dialog, DialogField, Dispatcher, Place, Reply } from '../../core/types.js';
+import type { Message } from '../../core/message.js';
+import { renderText } from './render-text.js';
+
+export const SHELL_ACTOR: Actor = { platform: 'shell', userId: 'local', displayName: 'local' };
+export const SHELL_PLACE: Place = { platform: 'shell', channelId: 'terminal' };
+
+export interface ShellAdapterOptions {
+  dispatcher: Dispatcher;
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+  /** Print `rln> ` before each command. Default: when input is a TTY. */
+  prompt?: boolean;
+}
+
+export interface ShellAdapter {
+  poster: ChatPoster;
+  start(): Promise<void>;
+  stop(): void;
+  /** Resolves when the input ends or stop() is called. */
+  done: Promise<void>;
+}
+
+const BUTTON_LINE = /^(click|confirm|cancel)\s+(\S+)\s*$/i;
+
+export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
+  const { dispatcher, output } = opts;
+  const isTTY = Boolean((opts.input as NodeJS.ReadStream).isTTY);
+  const showPrompt = opts.prompt ?? isTTY;
+
+  let resolveDone!: () => void;
+  const done = new Promise<void>((r) => (resolveDone = r));
+  let rl: Interface | undefined;
+  let closed = false;
+  let muted = false;
+
+  // Lines arrive in a queue; the loop and the dialog prompts take them in order.
+  const queue: string[] = [];
+  const waiting: Array<(line: string | null) => void> = [];
+  const nextLine = (): Promise<string | null> => {
+    if (queue.length) return Promise.resolve(queue.shift()!);
+    if (closed) return Promise.resolve(null);
+    return new Promise((r) => waiting.push(r));
+  };
+
+  const write = (text: string) => {
+    output.write(text.endsWith('\n') ? text : `${text}\n`);
+  };
+
+  const printMessage = (message: Message, note?: string) => {
+    if (note) write(note);
+    write(renderText(message));
+  };
+
+  const printReply = (reply: Reply) => {
+    if (reply.kind === 'message') {
+      const notes = [reply.visibility === 'private' ? '(only you can see this)' : '', reply.replaceOriginal ? '(replaces the message above)' : ''].filter(Boolean);
+      printMessage(reply.message, notes.length ? notes.join(' ') : undefined);
+    } else if (reply.kind === 'dialog_errors') {
+      for (const [field, error] of Object.entries(reply.errors)) write(`✖ ${field}: ${error}`);
+    }
+  };
+
+  const ask = async (f: DialogField): Promise<string | null> => {
+    if (f.hint) write(`  ${f.hint}`);
+    if (f.kind === 'checkbox') {
+      const yes = f.initial === 'true';
+      output.write(`${f.label} [${yes ? 'Y/n' : 'y/N'}]: `);
+      const line = await nextLine();
+      if (line === null) return null;
+      const a = line.trim().toLowerCase();
+      if (!a) return yes ? 'true' : 'false';
+      return /^(y|yes|true|1|on)$/.test(a) ? 'true' : 'false';
+    }
+    if (f.kind === 'secret') {
+      write(isTTY ? '  (local terminal: what you type is not shown, logged or sent to any chat)' : '  (local terminal: what you type is not logged or sent to any chat)');
+      output.write(`${f.label}${f.required ? '' : ' (optional)'}: `);
+      muted = isTTY;
+      const line = await nextLine();
+      muted = false;
+      if (isTTY) output.write('\n');
+      return line;
+    }
+    output.write(`${f.label}${f.required ? '' : ' (optional)'}${f.placeholder ? ` [${f.placeholder}]` : ''}: `);
+    return nextLine();
+  };
+
+  const answerDialog = async (dialog: Dialog) => {
+    write(`▣ ${dialog.title}`);
+    if (dialog.intro) write(`  ${dialog.intro}`);
+    const values: Record<string, string> = {};
+    let fields = dialog.fields;
+    for (let round = 0; round < 5; round++) {
+      for (const f of fields) {
+        const v = await ask(f);
+        if (v === null) {
+          write('Cancelled: the input ended before the dialog was complete.');
+          return;
+        }
+        if (round > 0 && !v.trim() && f.kind !== 'checkbox') {
+          write('Cancelled: nothing was done.');
+          return;
+        }
+        values[f.name] = v;
+      }
+      const reply = await dispatcher.dispatch({ via: 'dialog', actor: SHELL_ACTOR, place: SHELL_PLACE, dialogId: dialog.id, values });
+      if (reply.kind !== 'dialog_errors') {
+        if (reply.kind === 'dialog') await answerDialog(reply.dialog);
+        else printReply(reply);
+        return;
+      }
+      printReply(reply);
+      write(`Answer again, or leave it empty to cancel (${dialog.submitLabel} is not done yet).`);
+      fields = dialog.fields.filter((f) => f.name in reply.errors);
+      if (!fields.length) return;
+    }
+    write('Cancelled after too many attempts: nothing was done.');
+  };
+
+  const handleLine = async (raw: string) => {
+    const line = raw.trim().replace(/^\/?rln(?=\s|$)/i, '').trim();
+    if (!line) return;
+    if (/^(exit|quit)$/i.test(line)) {
+      stop();
+      return;
+    }
+    const button = BUTTON_LINE.exec(line);
+    const reply = button
+      ? await dispatcher.dispatch({ via: 'button', actor: SHELL_ACTOR, place: SHELL_PLACE, buttonId: button[2] })
+      : await dispatcher.dispatch({ via: 'typed', actor: SHELL_ACTOR, place: SHELL_PLACE, text: line });
+    if (reply.kind === 'dialog') await answerDialog(reply.dialog);
+    else printReply(reply);
+  };
+
+  const loop = async () => {
+    try {
+      for (;;) {
+        if (showPrompt && !closed) output.write('rln> ');
+        const line = await nextLine();
+        if (line === null) break;
+        try {
+          await handleLine(line);
+        } catch (e) {
+          // The dispatcher never throws; this only guards the terminal itself.
+          write(`✖ Something went wrong in the terminal adapter: ${(e as Error)?.message ?? 'unknown error'}`);
+        }
+      }
+    } finally {
+      resolveDone();
+    }
+  };
+
+  function stop() {
+    if (closed) return;
+    closed = true;
+    rl?.close();
+    for (const w of waiting.splice(0)) w(null);
+  }
+
+  let counter = 0;
+  const poster: ChatPoster = {
+    platform: 'shell',
+    async post(target, message) {
+      const messageId = `shell-${++counter}`;
+      const where = `#${target.channelId}${target.threadId ? ` (thread ${target.threadId})` : ''}`;
+      write(`\n[${where} · ${messageId}]`);
+      write(renderText(message).split('\n').map((l) => `│ ${l}`).join('\n'));
+      return { messageId, threadId: target.threadId };
+    },
+    async update(target, message) {
+      write(`\n[#${target.channelId} · ${target.messageId} updated]`);
+      write(renderText(message).split('\n').map((l) => `│ ${l}`).join('\n'));
+    },
+  };
+
+  return {
+    poster,
+    async start() {
+      if (rl || closed) return;
+      const echo = new Writable({
+        write(chunk, _enc, cb) {
+          if (!muted) output.write(chunk);
+          cb();
+        },
+      });
+      rl = createInterface({ input: opts.input, output: isTTY ? echo : undefined, terminal: isTTY });
+      rl.on('line', (line) => {
+        const w = waiting.shift();
+        if (w) w(line);
+        else queue.push(line);
+      });
+      rl.on('close', () => {
+        closed = true;
+        for (const w of waiting.splice(0)) w(null);
+      });
+      if (showPrompt) write('rln-chatops terminal: you are the local admin. Type `help`, or `exit` to leave.');
+      void loop();
+    },
+    stop,
+    done,
+  };
+}
