@@ -74,9 +74,9 @@ function attempt(fn: () => KeyObject[]): KeyObject[] {
 function fromString(input: string, depth: number): KeyObject[] {
   let s = input.trim().replace(/^"+|"+$/g, '');
   if (!s) return [];
-  if (s.includes('\\n')) s = s.replace(/\\r?\\n/g, '\n');
   if (s.startsWith('-----BEGIN')) {
-    return attempt(() => [createPublicKey(s)]);
+    const pem = s.replace(/(\\r)?\\n/g, '\n');
+    return attempt(() => [createPublicKey(pem)]);
   }
   if (s.startsWith('{') || s.startsWith('[')) {
     try {
