@@ -188,6 +188,9 @@ export function createHostingClient(opts: HostingClientOptions): HostingClient {
       try {
         result = await once(spec);
       } catch (err) {
+        if ((err as { code?: string }).code === 'ERR_INVALID_URL') {
+          throw new ServiceError({ endpoint: spec.endpoint, kind: 'network', detail: 'the service base URL is not a valid URL', hint: 'Set SERVICE_URL to the https:// base of the hosting service.' });
+        }
         const isTimeout = err instanceof TimeoutError;
         const code = err instanceof RequestError ? err.code : undefined;
         if (canRetry) {

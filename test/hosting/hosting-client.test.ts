@@ -262,6 +262,12 @@ describe('hosting client errors', () => {
     expect(count(e, 'GET', '/api/nodes')).toBe(2);
   });
 
+  it('reports an invalid base URL without trying to send', async () => {
+    const err = await failure(() => createHostingClient({ baseUrl: 'not a url', token: TOKEN, retry: { limit: 0 } }).listNodes());
+    expect(err.kind).toBe('network');
+    expect(err.hint).toContain('SERVICE_URL');
+  });
+
   it('says that a truncated body is truncated, naming the endpoint', async () => {
     const e = await emulator({ seed: 'demo', faults: { garbage: true } });
     const err = await failure(() => client(e).listNodes());
