@@ -72,7 +72,10 @@ const list = defineCommand({
     return {
       header: titled(`Assets (${rows.length})`, node),
       tone: 'info',
-      blocks: [msg.table(assetTable(items, caption)), msg.context('Amounts with each asset’s precision applied.')],
+      blocks: [
+        msg.table(assetTable(items, caption)),
+        msg.context(['Amounts with each asset’s precision applied. Ids: ', ...items.slice(0, 10).flatMap((r, i) => [...(i ? [' · '] : []), `${assetLabel(r)} `, { code: r.asset_id }])]),
+      ],
     };
   },
 });

@@ -350,6 +350,7 @@ const image = defineCommand({
   path: 'node image',
   summary: "Compare the latest RLN image with the node's",
   example: '/rln node image alice',
+  positional: ['node'],
   args: z.object({ node: z.string().min(1).optional().describe('Node name or id (optional)') }),
   role: 'read',
   confirm: 'none',

@@ -150,7 +150,9 @@ const transactions = defineCommand({
     const { node, api } = nodeClient(ctx);
     const { transactions: list = [] } = await api.listtransactions({ skip_sync: ctx.args.skip_sync });
     if (list.length === 0) return { header: titled('Transactions', node), tone: 'neutral', blocks: [msg.text('No transactions.')] };
-    const sorted = [...list].sort((a, b) => Number(b.confirmation_time?.timestamp ?? Number.MAX_SAFE_INTEGER) - Number(a.confirmation_time?.timestamp ?? Number.MAX_SAFE_INTEGER));
+    // Newest first: unconfirmed ones on top, then by block height.
+    const heightOf = (t: (typeof list)[number]) => Number(t.confirmation_time?.height ?? Number.MAX_SAFE_INTEGER);
+    const sorted = list.map((t, i) => ({ t, i })).sort((a, b) => heightOf(b.t) - heightOf(a.t) || b.i - a.i).map(({ t }) => t);
     const { items, caption } = paginate(sorted, ctx.args);
     return {
       header: titled(`Transactions (${list.length})`, node),

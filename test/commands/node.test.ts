@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nodeCommands } from '../../commands/node.js';
+import { logPolling, nodeCommands } from '../../commands/node.js';
+import { ServiceError } from '../../src/hosting/index.js';
 import { NodeApiError } from '../../src/node-api/index.js';
 import {
   PASSWORD,
@@ -227,5 +228,35 @@ describe('node commands', () => {
     const err = await runCommand(env, cmd('node destroy'), { node: 'd4' }, { secrets: { backup: 'true' } }).catch((e) => e);
     expect((err as Error).message).toContain('no node password');
     expect((await env.services.hosting.listNodes()).some((n) => n.nodeId === node.nodeId)).toBe(true);
+  });
+});
+
+describe('node logs when the export is slow', () => {
+  let env: TestEnv;
+  beforeAll(async () => {
+    env = await startEnv({ lifecycleDelayMs: 60_000 });
+  });
+  afterAll(async () => {
+    await env?.close();
+  });
+
+  it('says the export is still preparing and how to ask again with its task id', async () => {
+    await env.services.hosting.createNode({ name: 'slowlogs', network: 'regtest' });
+    logPolling.attempts = 2;
+    const r = await runCommand(env, cmd('node logs'), { node: 'slowlogs' });
+    const text = textOf(r);
+    expect(text).toContain('still preparing');
+    const task = /node logs slowlogs task=(\S+)/.exec(text)?.[1];
+    expect(task).toBeTruthy();
+    const again = await runCommand(env, cmd('node logs'), { node: 'slowlogs', task: task! });
+    expect(textOf(again)).toContain(`task=${task}`);
+  });
+
+  it('a service refusal surfaces as the ServiceError (the dispatcher renders it)', async () => {
+    const { node } = await env.services.hosting.createNode({ name: 'busy', network: 'regtest' });
+    expect(node.status).toBe('STARTING');
+    const err = await runCommand(env, cmd('node start'), { node: 'busy' }).catch((e) => e);
+    expect(err).toBeInstanceOf(ServiceError);
+    expect((err as ServiceError).status).toBe(409);
   });
 });
