@@ -2,7 +2,7 @@
  * The balance report: on-chain BTC (vanilla and colored), Lightning and RGB assets per node,
  * with the change since that node's previous balance report, and a team total with `all`.
  */
-import type { Block, Message, Tone } from '../core/message.js';
+import type { Block, Inline, Message, Tone } from '../core/message.js';
 import { msg } from '../core/message.js';
 import { formatDelta, thousands, withPrecision } from '../core/format.js';
 import type { HostedNode } from '../hosting/index.js';
@@ -27,6 +27,8 @@ export interface BalanceSnapshot {
 }
 
 export const MAX_TABLE_ROWS = 40;
+/** With `all`, more nodes than this get one overview row each instead of a section each. */
+export const DETAIL_MAX_NODES = 6;
 
 /** One row per number of the report, zero or not (zero rows are dropped at rendering). */
 export function balanceRows(d: BalanceData): BalanceRow[] {
@@ -124,6 +126,8 @@ export interface BalanceReportInput {
   unit: Unit;
   now: Date;
   timeZone?: string;
+  /** Default DETAIL_MAX_NODES. */
+  detailMaxNodes?: number;
 }
 
 function headerLine(node: HostedNode, d: { network?: string; height?: bigint }, now: Date, tz?: string): string {
@@ -135,6 +139,18 @@ function headerLine(node: HostedNode, d: { network?: string; height?: bigint }, 
 
 function problemBlock(outcome: { node: HostedNode; problem: string; hint?: string }): Block {
   return msg.text([{ bold: outcome.node.name }, `: ${outcome.problem}${outcome.hint ? ` (${outcome.hint})` : ''}`]);
+}
+
+/** Nodes that cannot be reported on, one line each, in one block. */
+export function problemsBlock(problems: Array<{ node: HostedNode; problem: string; hint?: string }>): Block {
+  const shown = problems.slice(0, MAX_TABLE_ROWS);
+  const spans: Inline[] = [];
+  shown.forEach((p, i) => {
+    if (i > 0) spans.push('\n');
+    spans.push({ bold: p.node.name }, `: ${p.problem}${p.hint ? ` (${p.hint})` : ''}`);
+  });
+  if (problems.length > shown.length) spans.push(`\n… and ${problems.length - shown.length} more`);
+  return msg.text(spans);
 }
 
 function changeContext(name: string, prev: { takenAt: Date } | undefined, rows: RowWithChange[], tz?: string): Block {
@@ -150,6 +166,8 @@ export function buildBalanceReport(input: BalanceReportInput): { message: Messag
   const { unit, now, timeZone: tz } = input;
   const snapshots: Array<{ nodeId: string; data: BalanceSnapshot }> = [];
   const sections: Block[][] = [];
+  const overview: string[][] = [];
+  const problems: Array<{ node: HostedNode; problem: string; hint?: string }> = [];
   const totals = new Map<string, RowWithChange>();
   let answered = 0;
   let allHavePrev = true;
@@ -158,6 +176,7 @@ export function buildBalanceReport(input: BalanceReportInput): { message: Messag
     const o = n.outcome;
     if (!o.ok) {
       sections.push([problemBlock(o)]);
+      problems.push(o);
       continue;
     }
     answered++;
@@ -174,6 +193,20 @@ export function buildBalanceReport(input: BalanceReportInput): { message: Messag
         t.delta = t.delta === undefined || r.delta === undefined ? undefined : t.delta + r.delta;
       }
     }
+    const pick = (...keys: string[]) => {
+      const hit = all.filter((r) => keys.includes(r.key));
+      const amount = hit.reduce((a, r) => a + r.amount, 0n);
+      const delta = n.previous ? hit.reduce((a, r) => a + (r.delta ?? 0n), 0n) : undefined;
+      return [amountText(amount, SATS, unit), deltaText(delta, SATS, unit)];
+    };
+    overview.push([
+      o.node.name,
+      ...pick('btc.vanilla.spendable', 'btc.colored.spendable'),
+      ...pick('ln.local'),
+      pick('ln.sendable')[0],
+      pick('ln.receivable')[0],
+      String(o.data.assets.filter((a) => a.spendable || a.settled || a.outbound || a.inbound).length),
+    ]);
     const section: Block[] = [];
     if (input.nodes.length > 1 || input.target === 'all') section.push(msg.text([{ bold: o.node.name }]));
     section.push(msg.context(headerLine(o.node, o.data, now, tz)));
@@ -193,10 +226,38 @@ export function buildBalanceReport(input: BalanceReportInput): { message: Messag
     blocks.push(msg.text([{ bold: `Team total` }, ` · ${answered} of ${input.nodes.length} node(s) answered · ${formatTime(now, tz)}`]));
     blocks.push(totalRows.length ? balanceTable(totalRows, unit, allHavePrev && answered > 0) : msg.text('No balances: every amount is zero.'));
   }
-  sections.forEach((s, i) => {
-    if (isAll || i > 0) blocks.push(msg.divider());
-    blocks.push(...s);
-  });
+  if (isAll && input.nodes.length > (input.detailMaxNodes ?? DETAIL_MAX_NODES)) {
+    // Many nodes: one row each, so the message stays within what a chat message can hold.
+    blocks.push(msg.divider());
+    if (overview.length) {
+      const u = unit === 'btc' ? 'BTC' : 'sats';
+      blocks.push(
+        msg.table({
+          columns: [
+            { header: 'Node' },
+            { header: 'On-chain', align: 'right' },
+            { header: 'Change', align: 'right' },
+            { header: 'LN local', align: 'right' },
+            { header: 'Change', align: 'right' },
+            { header: 'Sendable', align: 'right' },
+            { header: 'Receivable', align: 'right' },
+            { header: 'Assets', align: 'right' },
+          ],
+          rows: overview.slice(0, MAX_TABLE_ROWS),
+          caption: [`BTC spendable in ${u}`, overview.length > MAX_TABLE_ROWS ? `showing ${MAX_TABLE_ROWS} of ${overview.length} nodes` : '']
+            .filter(Boolean)
+            .join(' · '),
+        }),
+      );
+    }
+    if (problems.length) blocks.push(problemsBlock(problems));
+    blocks.push(msg.context('Details of one node: /rln report balance <node>'));
+  } else {
+    sections.forEach((s, i) => {
+      if (isAll || i > 0) blocks.push(msg.divider());
+      blocks.push(...s);
+    });
+  }
   if (!input.nodes.length) blocks.push(msg.text('No nodes to report on.'));
 
   const failed = input.nodes.length - answered;

@@ -10,7 +10,7 @@ import { formatDelta, shareBar, thousands, withPrecision } from '../core/format.
 import type { HostedNode } from '../hosting/index.js';
 import type { ChannelData, ChannelLine, ChannelState, NodeOutcome, Unit } from './types.js';
 import { formatTime } from './format-time.js';
-import { MAX_TABLE_ROWS } from './balance-report.js';
+import { DETAIL_MAX_NODES, MAX_TABLE_ROWS, problemsBlock } from './balance-report.js';
 
 export interface Thresholds {
   low: number;
@@ -168,6 +168,8 @@ export interface ChannelReportInput {
   unit: Unit;
   now: Date;
   timeZone?: string;
+  /** Default DETAIL_MAX_NODES. */
+  detailMaxNodes?: number;
 }
 
 function headerLine(node: HostedNode, d: ChannelData, now: Date, tz?: string): string {
@@ -184,31 +186,83 @@ export function buildChannelReport(input: ChannelReportInput): { message: Messag
   const isAll = input.target === 'all';
   let answered = 0;
   let flaggedTotal = 0;
-  input.nodes.forEach((n, i) => {
+  if (isAll) {
+    const every = input.nodes.flatMap((n) => (n.outcome.ok ? n.outcome.data.channels : []));
+    blocks.push(msg.text([{ bold: 'Team' }, ` · ${input.nodes.filter((n) => n.outcome.ok).length} of ${input.nodes.length} node(s) answered · ${formatTime(now, tz)}`]));
+    blocks.push(msg.text(summaryLine(every, t, unit)));
+  }
+  const compact = isAll && input.nodes.length > (input.detailMaxNodes ?? DETAIL_MAX_NODES);
+  const overview: string[][] = [];
+  const problems: Array<{ node: HostedNode; problem: string; hint?: string }> = [];
+  input.nodes.forEach((n) => {
     const o = n.outcome;
-    if (isAll || i > 0) blocks.push(msg.divider());
     if (!o.ok) {
+      problems.push(o);
+      if (compact) return;
+      if (blocks.length) blocks.push(msg.divider());
       blocks.push(msg.text([{ bold: o.node.name }, `: ${o.problem}${o.hint ? ` (${o.hint})` : ''}`]));
       return;
     }
     answered++;
     snapshots.push({ nodeId: o.node.nodeId, data: toChannelSnapshot(o.data) });
+    const chans = o.data.channels;
+    const flagged = chans.filter((c) => isFlagged(c, t)).length;
+    flaggedTotal += flagged;
+    const changes = n.previous ? channelChanges(o.data, n.previous.data) : undefined;
+    if (compact) {
+      const sum = (f: (c: ChannelLine) => bigint) => sats(chans.reduce((a, c) => a + f(c), 0n), unit);
+      overview.push([
+        o.node.name,
+        String(chans.length),
+        String(chans.filter((c) => c.state === 'usable').length),
+        sum((c) => c.capacitySat),
+        sum((c) => c.sendableSat),
+        sum((c) => c.receivableSat),
+        String(flagged),
+        changes ? `+${changes.opened.length}/−${changes.closed.length}` : '',
+      ]);
+      return;
+    }
+    if (blocks.length) blocks.push(msg.divider());
     if (isAll || input.nodes.length > 1) blocks.push(msg.text([{ bold: o.node.name }]));
     blocks.push(msg.context(headerLine(o.node, o.data, now, tz)));
-    const chans = o.data.channels;
-    flaggedTotal += chans.filter((c) => isFlagged(c, t)).length;
     if (chans.length) blocks.push(channelTable(chans, t, unit));
     blocks.push(msg.text(chans.length ? summaryLine(chans, t, unit) : 'No channels.'));
     blocks.push(
       msg.context(
-        n.previous
-          ? changeText(channelChanges(o.data, n.previous.data), n.previous.takenAt, unit, tz)
+        n.previous && changes
+          ? changeText(changes, n.previous.takenAt, unit, tz)
           : `First channel report for ${o.node.name}: the next one shows the change.`,
       ),
     );
   });
+  if (compact) {
+    blocks.push(msg.divider());
+    if (overview.length) {
+      blocks.push(
+        msg.table({
+          columns: [
+            { header: 'Node' },
+            { header: 'Channels', align: 'right' },
+            { header: 'Usable', align: 'right' },
+            { header: 'Capacity', align: 'right' },
+            { header: 'Sendable', align: 'right' },
+            { header: 'Receivable', align: 'right' },
+            { header: 'Flagged', align: 'right' },
+            { header: 'Opened/closed', align: 'right' },
+          ],
+          rows: overview.slice(0, MAX_TABLE_ROWS),
+          caption: [`amounts in ${unit === 'btc' ? 'BTC' : 'sats'}; opened/closed since the last report`, overview.length > MAX_TABLE_ROWS ? `showing ${MAX_TABLE_ROWS} of ${overview.length} nodes` : '']
+            .filter(Boolean)
+            .join(' · '),
+        }),
+      );
+    }
+    if (problems.length) blocks.push(problemsBlock(problems));
+    blocks.push(msg.context('Channels of one node: /rln report channels <node>'));
+  }
   if (!input.nodes.length) blocks.push(msg.text('No nodes to report on.'));
-  if (answered) blocks.push(msg.context(`${LEGEND} ${Math.round(t.low * 100)}–${Math.round(t.high * 100)}%`));
+  if (answered && !compact) blocks.push(msg.context(`${LEGEND} ${Math.round(t.low * 100)}–${Math.round(t.high * 100)}%`));
   const failed = input.nodes.length - answered;
   const tone: Tone = answered === 0 && failed > 0 ? 'danger' : failed > 0 || flaggedTotal > 0 ? 'warning' : 'info';
   const who = isAll ? 'all nodes' : input.nodes[0]?.outcome.node.name ?? input.target;

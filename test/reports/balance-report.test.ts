@@ -85,3 +85,23 @@ describe('balance report', () => {
     expect(row(tables(message.blocks)[0], 'BTC settled')?.[1]).toBe('18,446,744,073,709,551,615');
   });
 });
+
+describe('balance report over many nodes', () => {
+  it('gives each node one overview row, and the nodes that cannot answer one line each, in few blocks', () => {
+    const nodes = Array.from({ length: 30 }, (_, i) =>
+      i % 5 === 4
+        ? { outcome: { ok: false as const, node: node(`n${i}`), problem: 'paused', hint: `start it with /rln node start n${i}` } }
+        : { outcome: { ok: true as const, node: node(`n${i}`), data: data() } },
+    );
+    const { message, snapshots } = buildBalanceReport({ target: 'all', unit: 'sat', now, nodes });
+    expect(snapshots).toHaveLength(24);
+    expect(message.blocks.length).toBeLessThan(10);
+    const [total, overview] = tables(message.blocks);
+    expect(row(total, 'BTC settled')?.[1]).toBe('2,400,000');
+    expect(overview.rows).toHaveLength(24);
+    expect(overview.rows[0]).toEqual(['n0', '90,000', '', '0', '', '0', '0', '1']);
+    const problems = message.blocks.filter((b) => JSON.stringify(b).includes('paused'));
+    expect(problems).toHaveLength(1);
+    expect(JSON.stringify(problems[0]).match(/paused/g)).toHaveLength(6);
+  });
+});

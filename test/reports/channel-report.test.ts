@@ -75,3 +75,17 @@ describe('channel report', () => {
     expect(table.caption).toContain('showing 40 of 55');
   });
 });
+
+describe('channel report over many nodes', () => {
+  it('gives each node one overview row with its counts and totals', () => {
+    const nodes = Array.from({ length: 10 }, (_, i) => ({
+      outcome: { ok: true as const, node: { ...node, nodeId: `id-${i}`, name: `n${i}` }, data: { channels: [chan(`a${i}`), chan(`b${i}`, { localSat: 5_000n })] } },
+    }));
+    const { message } = buildChannelReport({ target: 'all', unit: 'sat', thresholds: t, now, nodes });
+    const table = tableOf(message.blocks);
+    expect(table.rows).toHaveLength(10);
+    expect(table.rows[0]).toEqual(['n0', '2', '2', '200,000', '98,000', '96,000', '1', '']);
+    expect(JSON.stringify(message.blocks)).toContain('20 channel(s)');
+    expect(message.blocks.length).toBeLessThan(10);
+  });
+});
