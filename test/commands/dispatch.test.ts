@@ -1,0 +1,104 @@
+/** The node-operation commands through the real dispatcher: parsing, roles, confirmations, dialogs, errors. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nodeCommands } from '../../commands/node.js';
+import { walletCommands } from '../../commands/wallet.js';
+import { createDispatcher, createRegistry, inlineToPlain, type CoreDispatcher, type Reply, type ServicesInput } from '../../src/core/index.js';
+import { openDatabase } from '../../src/store/index.js';
+import { PASSWORD, createRunningNode, startEnv, waitForStatus, type TestEnv } from './support.js';
+
+const place = { platform: 'slack' as const, channelId: 'COPS', workspaceId: 'T1' };
+const actor = (userId: string) => ({ platform: 'slack' as const, userId });
+
+function plain(r: Reply): string {
+  if (r.kind === 'dialog') return `dialog ${r.dialog.title}: ${r.dialog.fields.map((f) => f.name).join(',')}`;
+  if (r.kind === 'dialog_errors') return JSON.stringify(r.errors);
+  const m = r.message;
+  const parts = [m.header ?? ''];
+  for (const b of m.blocks) {
+    if (b.type === 'text' || b.type === 'context') parts.push(inlineToPlain(b.text));
+    if (b.type === 'code') parts.push(b.text);
+    if (b.type === 'table') parts.push(...b.table.rows.map((row) => row.join(' | ')));
+    if (b.type === 'fields') parts.push(...b.fields.map((f) => `${f.label}: ${inlineToPlain(f.value)}`));
+  }
+  return parts.join('\n');
+}
+
+describe('node commands through the dispatcher', () => {
+  let env: TestEnv;
+  let dispatcher: CoreDispatcher;
+  let dir: string;
+  beforeAll(async () => {
+    env = await startEnv();
+    dir = mkdtempSync(join(tmpdir(), 'rln-cmd-'));
+    dispatcher = createDispatcher({
+      db: openDatabase(join(dir, 'bot.db')),
+      registry: createRegistry([...nodeCommands, ...walletCommands]),
+      services: env.services as unknown as ServicesInput,
+      admins: ['slack:UADMIN'],
+      operators: ['slack:UOP'],
+      nodeCacheMs: 0,
+    });
+  });
+  afterAll(async () => {
+    await env?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const typed = (text: string, userId = 'UADMIN') => dispatcher.dispatch({ via: 'typed', actor: actor(userId), place, text });
+
+  it('init opens a private dialog, and the mnemonic comes back only privately', async () => {
+    await createRunningNode(env, 'dsp1');
+    const d = await typed('node init dsp1');
+    expect(d.kind).toBe('dialog');
+    if (d.kind !== 'dialog') return;
+    const r = await dispatcher.dispatch({ via: 'dialog', actor: actor('UADMIN'), place, dialogId: d.dialog.id, values: { password: PASSWORD } });
+    expect(r.kind).toBe('message');
+    if (r.kind !== 'message') return;
+    expect(r.visibility).toBe('private');
+    expect(plain(r)).toMatch(/write these words down/i);
+  });
+
+  it('a password typed inline is refused', async () => {
+    const r = await typed(`node unlock dsp1 password=${PASSWORD}`);
+    expect(plain(r)).not.toContain(PASSWORD);
+    expect(plain(r).toLowerCase()).toMatch(/dialog|private|secret|password/);
+  });
+
+  it('a locked node answers with a hint to unlock it', async () => {
+    const r = await typed('wallet balance dsp1', 'UREADER');
+    expect(plain(r)).toContain('node unlock');
+  });
+
+  it('stop asks for a button confirmation, then runs', async () => {
+    const node = await createRunningNode(env, 'dsp2');
+    const ask = await typed('node stop dsp2', 'UOP');
+    expect(ask.kind).toBe('message');
+    if (ask.kind !== 'message') return;
+    const confirm = ask.message.buttons?.find((b) => b.style !== 'secondary' && b.id);
+    expect(confirm?.id).toBeTruthy();
+    const done = await dispatcher.dispatch({ via: 'button', actor: actor('UOP'), place, buttonId: confirm!.id! });
+    expect(plain(done)).toContain('dsp2 was asked to stop');
+    await waitForStatus(env, node.nodeId, 'PAUSED');
+  });
+
+  it('create is refused to an operator, naming the role needed', async () => {
+    const r = await typed('node create nope', 'UOP');
+    expect(plain(r).toLowerCase()).toContain('admin');
+    expect((await env.services.hosting.listNodes()).some((n) => n.name === 'nope')).toBe(false);
+  });
+
+  it('destroy goes through the typed-name dialog', async () => {
+    const node = await createRunningNode(env, 'dsp3');
+    const d = await typed('node destroy dsp3');
+    expect(d.kind).toBe('dialog');
+    if (d.kind !== 'dialog') return;
+    const wrong = await dispatcher.dispatch({ via: 'dialog', actor: actor('UADMIN'), place, dialogId: d.dialog.id, values: { confirm_name: 'dsp4', backup: 'false' } });
+    expect(wrong.kind).toBe('dialog_errors');
+    const right = await dispatcher.dispatch({ via: 'dialog', actor: actor('UADMIN'), place, dialogId: d.dialog.id, values: { confirm_name: 'dsp3', backup: 'false' } });
+    expect(plain(right)).toContain('dsp3');
+    expect((await env.services.hosting.listNodes()).some((n) => n.nodeId === node.nodeId)).toBe(false);
+  });
+});
