@@ -85,6 +85,10 @@ export function createDiscordAdapter(opts: DiscordAdapterOptions): DiscordAdapte
       const c = client;
       client = undefined;
       if (c) await c.destroy();
+      for (const r of [botRest, webhookRest]) {
+        r?.clearHashSweeper();
+        r?.clearHandlerSweeper();
+      }
     },
   };
 }

@@ -125,12 +125,23 @@ function totalChars(o: { name: string; description: string; options?: CommandOpt
   );
 }
 
-function capDescriptions(options: CommandOptionData[], cap: number): CommandOptionData[] {
-  return options.map((o) => ({
-    ...o,
-    description: o.type === OPTION_TYPE.SUB_COMMAND_GROUP ? o.description : clip(o.description, cap),
-    ...(o.options ? { options: capDescriptions(o.options, cap) } : {}),
-  }));
+/** Shortens subcommand descriptions to `subCap` and option descriptions to `optCap` (visibly, with …). */
+function capDescriptions(options: CommandOptionData[], subCap: number, optCap: number): CommandOptionData[] {
+  return options.map((o) => {
+    const cap = o.type === OPTION_TYPE.SUB_COMMAND_GROUP ? DISCORD_MAX_COMMAND_DESCRIPTION : o.type === OPTION_TYPE.SUB_COMMAND ? subCap : optCap;
+    return { ...o, description: clip(o.description, cap), ...(o.options ? { options: capDescriptions(o.options, subCap, optCap) } : {}) };
+  });
+}
+
+/** The largest cap in [lo, hi] for which `fits(cap)`, or undefined. */
+function largest(lo: number, hi: number, fits: (cap: number) => boolean): number | undefined {
+  if (!fits(lo)) return undefined;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (fits(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }
 
 /** The `/rln` command (PUT body element) and the index that maps interactions back to paths. */
@@ -178,15 +189,21 @@ export function buildCommandIndexAndData(registry: CommandRegistryLike): { data:
   const base = { type: 1 as const, name: ROOT_COMMAND, description: 'Manage RGB Lightning Nodes on the hosting service' };
   let data: ChatInputCommandData = { ...base, options: all };
   if (totalChars(data) > DISCORD_MAX_COMMAND_TOTAL_CHARS) {
-    // Shorten descriptions (visibly, with …) to the longest cap that fits.
-    let lo = 1;
-    let hi = DISCORD_MAX_COMMAND_DESCRIPTION;
-    while (lo < hi) {
-      const mid = Math.ceil((lo + hi) / 2);
-      if (totalChars({ ...base, options: capDescriptions(all, mid) }) <= DISCORD_MAX_COMMAND_TOTAL_CHARS) lo = mid;
-      else hi = mid - 1;
+    // Shorten descriptions visibly (…) to fit: option descriptions first (subcommand summaries are
+    // what the picker shows), then subcommand summaries too.
+    const fits = (subCap: number, optCap: number) =>
+      totalChars({ ...base, options: capDescriptions(all, subCap, optCap) }) <= DISCORD_MAX_COMMAND_TOTAL_CHARS;
+    const MIN_OPTION_CAP = 16;
+    const optCap = largest(MIN_OPTION_CAP, DISCORD_MAX_COMMAND_DESCRIPTION, (c) => fits(DISCORD_MAX_COMMAND_DESCRIPTION, c));
+    if (optCap !== undefined) {
+      data = { ...base, options: capDescriptions(all, DISCORD_MAX_COMMAND_DESCRIPTION, optCap) };
+    } else {
+      const subCap = largest(MIN_OPTION_CAP, DISCORD_MAX_COMMAND_DESCRIPTION, (c) => fits(c, MIN_OPTION_CAP));
+      const both = subCap ?? largest(1, MIN_OPTION_CAP, (c) => fits(c, c)) ?? 1;
+      data = subCap !== undefined
+        ? { ...base, options: capDescriptions(all, subCap, MIN_OPTION_CAP) }
+        : { ...base, options: capDescriptions(all, both, both) };
     }
-    data = { ...base, options: capDescriptions(all, lo) };
     if (totalChars(data) > DISCORD_MAX_COMMAND_TOTAL_CHARS) {
       throw new Error(`/rln is ${totalChars(data)} characters even with short descriptions; Discord allows ${DISCORD_MAX_COMMAND_TOTAL_CHARS}`);
     }

@@ -1,0 +1,170 @@
+/**
+ * End to end over the gateway: the real discord.js Client connected to the fake Discord, the real
+ * registry and dispatcher, and the emulator as the hosting service.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BOT_TOKEN, startDiscordBot, type DiscordBot } from './start-discord-bot.js';
+import {
+  autocompleteInteraction,
+  buttonInteraction,
+  commandInteraction,
+  modalSubmitInteraction,
+  type FakeDiscord,
+} from '../../fakes/discord/index.js';
+import { buttonsOf, gatewayAnswer, textOf } from './discord-e2e.js';
+import { commandProblems, messageProblems, modalProblems } from './check-limits.js';
+
+const ADMIN = { userId: '100000000000000001' };
+const OPERATOR = { userId: '100000000000000002' };
+const OTHER_OPERATOR = { userId: '100000000000000004', roles: ['300000000000000001'] };
+const READER = { userId: '100000000000000003' };
+
+let fake: FakeDiscord;
+let h: DiscordBot;
+let app: string;
+
+beforeAll(async () => {
+  h = await startDiscordBot({
+    admins: [`discord:${ADMIN.userId}`],
+    operators: [`discord:${OPERATOR.userId}`, `discord-role:${OTHER_OPERATOR.roles[0]}`],
+  });
+  fake = h.fake;
+  app = fake.applicationId;
+  await fake.identified();
+}, 30_000);
+
+afterAll(async () => {
+  await h?.close();
+});
+
+const cmd = (who: typeof ADMIN, group: string | undefined, sub: string, options: Record<string, string> = {}) =>
+  gatewayAnswer(fake, commandInteraction(app, who, group, sub, options));
+
+describe('Discord over the gateway', () => {
+  it('registers one /rln command within Discord limits at start-up', async () => {
+    const put = await fake.waitForCall((c) => c.method === 'PUT' && c.path === `/applications/${app}/commands`);
+    expect(put.authorization).toBe(`Bot ${BOT_TOKEN}`);
+    expect(put.body).toHaveLength(1);
+    const rln = put.body[0];
+    expect(rln.name).toBe('rln');
+    expect(commandProblems(rln)).toEqual([]);
+    const groups = rln.options.filter((o: any) => o.type === 2).map((o: any) => o.name);
+    expect(groups).toEqual(expect.arrayContaining(['node', 'wallet', 'asset', 'channel', 'watch', 'access']));
+    const top = rln.options.filter((o: any) => o.type === 1).map((o: any) => o.name);
+    expect(top).toEqual(expect.arrayContaining(['audit', 'help']));
+    const stop = rln.options.find((o: any) => o.name === 'node').options.find((o: any) => o.name === 'stop');
+    expect(stop.options[0]).toMatchObject({ name: 'node', required: true, autocomplete: true });
+  });
+
+  it('identifies with the bot token and no intents beyond what interactions need', () => {
+    const identify = fake.gatewayOps.find((o) => o.op === 2);
+    expect(identify).toBeDefined();
+    expect(JSON.stringify(identify)).not.toContain(BOT_TOKEN);
+  });
+
+  it('creates a node, lists it and shows its details', async () => {
+    const created = await cmd(ADMIN, 'node', 'create', { name: 'dave' });
+    expect(messageProblems(created.data)).toEqual([]);
+    expect(textOf(created.data)).toContain('dave');
+    expect(created.ephemeral).toBe(false);
+    expect(h.emulator.nodes().map((n) => n.name)).toContain('dave');
+
+    const list = await cmd(READER, 'node', 'list');
+    expect(messageProblems(list.data)).toEqual([]);
+    for (const name of ['alice', 'bob', 'carol', 'dave']) expect(textOf(list.data)).toContain(name);
+
+    const info = await cmd(READER, 'node', 'info', { node: 'alice' });
+    expect(textOf(info.data)).toMatch(/alice/);
+    expect(textOf(info.data)).toMatch(/RUNNING/);
+    expect(info.data.embeds[0].color).toBeTypeOf('number');
+  });
+
+  it('offers node names as autocomplete choices', async () => {
+    const d = autocompleteInteraction(app, READER, 'node', 'info', 'node', 'al');
+    const a = await gatewayAnswer(fake, d);
+    expect(a.type).toBe(8);
+    expect(a.data.choices.map((c: any) => c.value)).toContain('alice');
+    expect(a.data.choices.map((c: any) => c.value)).not.toContain('bob');
+  });
+
+  it('refuses a stop by a user without the operate role, privately, naming the role', async () => {
+    const a = await cmd(READER, 'node', 'stop', { node: 'bob' });
+    expect(a.ephemeral).toBe(true);
+    expect(textOf(a.data)).toMatch(/operate/);
+    expect(h.emulator.nodes().find((n) => n.name === 'bob')!.status).toBe('RUNNING');
+  });
+
+  it('stops a node only after its requester confirms with the button; another user cannot confirm', async () => {
+    const ask = await cmd(OPERATOR, 'node', 'stop', { node: 'bob' });
+    expect(messageProblems(ask.data)).toEqual([]);
+    const buttons = buttonsOf(ask.data);
+    expect(buttons.length).toBeGreaterThan(0);
+    const confirm = buttons.find((b) => b.style === 4) ?? buttons[0];
+    expect(h.emulator.nodes().find((n) => n.name === 'bob')!.status).toBe('RUNNING');
+
+    const intruder = await gatewayAnswer(fake, buttonInteraction(app, OTHER_OPERATOR, confirm.custom_id));
+    expect(intruder.type).toBe(4);
+    expect(intruder.ephemeral).toBe(true);
+    expect(h.emulator.nodes().find((n) => n.name === 'bob')!.status).toBe('RUNNING');
+
+    const ok = await gatewayAnswer(fake, buttonInteraction(app, OPERATOR, confirm.custom_id));
+    expect([4, 7]).toContain(ok.type);
+    expect(messageProblems(ok.data)).toEqual([]);
+    expect(textOf(ok.data)).toMatch(/stop/i);
+    expect(h.emulator.nodes().find((n) => n.name === 'bob')!.status).not.toBe('RUNNING');
+
+    const again = await gatewayAnswer(fake, buttonInteraction(app, OPERATOR, confirm.custom_id));
+    expect(again.ephemeral || again.type === 7).toBe(true);
+    expect(textOf(again.data)).not.toMatch(/^Node stopped/);
+  });
+
+  it('destroys a node through the typed-name modal: a wrong name is refused, the right one destroys', async () => {
+    const open = await cmd(ADMIN, 'node', 'destroy', { node: 'carol' });
+    expect(open.type).toBe(9);
+    expect(modalProblems(open.data)).toEqual([]);
+    const fields = open.data.components.map((r: any) => r.components[0].custom_id);
+    expect(fields).toContain('confirm_name');
+
+    const wrong = await gatewayAnswer(fake, modalSubmitInteraction(app, ADMIN, open.data.custom_id, { confirm_name: 'karol', backup: 'no', backup_password: '' }));
+    expect(wrong.type).toBe(4);
+    expect(wrong.ephemeral).toBe(true);
+    expect(textOf(wrong.data)).toMatch(/refused|name/i);
+    expect(h.emulator.nodes().map((n) => n.name)).toContain('carol');
+
+    const reopen = await cmd(ADMIN, 'node', 'destroy', { node: 'carol' });
+    expect(reopen.type).toBe(9);
+    const right = await gatewayAnswer(fake, modalSubmitInteraction(app, ADMIN, reopen.data.custom_id, { confirm_name: 'carol', backup: 'no', backup_password: '' }));
+    expect(messageProblems(right.data)).toEqual([]);
+    expect(textOf(right.data)).toMatch(/carol/);
+    expect(h.emulator.nodes().map((n) => n.name)).not.toContain('carol');
+  });
+
+  it('refuses a password typed as a command option and never echoes it', async () => {
+    const secret = 'hunter2-very-secret';
+    const before = fake.calls.length;
+    const a = await cmd(ADMIN, 'node', 'unlock', { node: 'alice', password: secret });
+    expect(a.ephemeral).toBe(true);
+    expect(textOf(a.data)).toMatch(/password/i);
+    const sent = JSON.stringify(fake.calls.slice(before));
+    expect(sent).not.toContain(secret);
+
+    const modal = await cmd(ADMIN, 'node', 'unlock', { node: 'alice' });
+    expect(modal.type).toBe(9);
+    expect(modalProblems(modal.data)).toEqual([]);
+    expect(modal.data.components.map((r: any) => r.components[0].custom_id)).toContain('password');
+  });
+
+  it('shows the audit trail of changes and refusals', async () => {
+    const a = await cmd(ADMIN, undefined, 'audit');
+    expect(messageProblems(a.data)).toEqual([]);
+    const text = textOf(a.data);
+    expect(text).toMatch(/node stop/);
+    expect(text).toMatch(/node destroy/);
+    expect(text).toMatch(/node create/);
+  });
+
+  it('answers /rln node help with the node commands', async () => {
+    const a = await cmd(READER, 'node', 'help');
+    expect(textOf(a.data)).toMatch(/destroy/);
+  });
+});
