@@ -76,7 +76,9 @@ export function errorMessage(e: unknown, ctx: { path?: string; node?: string } =
     const status = typeof e.status === 'number' ? ` (HTTP ${e.status})` : '';
     const header = isNode ? `Node API error${e.rlnName ? `: ${e.rlnName}` : ''}${status}` : `Hosting service error${status}`;
     const hint = (e.rlnName && NODE_HINTS[e.rlnName]?.(node)) || e.hint;
-    const what = redactText(e.serviceMessage ?? e.message);
+    let raw = e.serviceMessage ?? e.message;
+    if (!e.serviceMessage && e.hint && raw.endsWith(e.hint)) raw = raw.slice(0, -e.hint.length).trim();
+    const what = redactText(raw);
     const fields = [] as { label: string; value: string; inline?: boolean }[];
     if (e.endpoint) fields.push({ label: 'Endpoint', value: e.endpoint, inline: true });
     if (typeof e.status === 'number') fields.push({ label: 'Status', value: String(e.status), inline: true });
