@@ -126,6 +126,23 @@ describe('lightning commands between two emulated nodes', () => {
     expect(text.includes('Closing') || text.includes('No channels')).toBe(true);
   });
 
+  it('an asset channel shows its asset amounts with the precision applied', async () => {
+    const { asset } = await env.api(alice).issueassetnia({ amounts: [100_000], ticker: 'CHN', name: 'Channel coin', precision: 2 });
+    env.world.mine(1);
+    await runCommand(env, cmd('channel open'), {
+      node: 'alice',
+      peer_pubkey_and_opt_addr: `${bobPubkey}@bob.peer.invalid:9735`,
+      capacity_sat: '50000',
+      asset_id: asset.asset_id,
+      asset_amount: '5000',
+    });
+    env.world.mine(6);
+    const list = await runCommand(env, cmd('channel list'), { node: 'alice' });
+    const { headers, rows } = tableOf(list);
+    const row = rows.find((r) => r[headers.indexOf('Asset local / remote')].includes('CHN'));
+    expect(row?.[headers.indexOf('Asset local / remote')]).toBe('50.00 / 0.00 CHN');
+  });
+
   it('net check-indexer and check-proxy answer', async () => {
     const i = await runCommand(env, cmd('net check-indexer'), { node: 'alice', indexer_url: '127.0.0.1:50001' }).catch((e) => e);
     const p = await runCommand(env, cmd('net check-proxy'), { node: 'alice', proxy_url: 'rpc://127.0.0.1:3000/json-rpc' }).catch((e) => e);
