@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { PassThrough } from 'node:stream';
+import { createShellAdapter } from '../../../src/chat/shell/index.js';
+import { harness } from '../../core/support.js';
+
+function io() {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let text = '';
+  output.on('data', (c) => (text += c.toString()));
+  return { input, output, text: () => text };
+}
+
+/** Waits until the output contains `s` (the adapter answers asynchronously). */
+async function until(read: () => string, s: string | RegExp, ms = 5000) {
+  const start = Date.now();
+  while (!(typeof s === 'string' ? read().includes(s) : s.test(read()))) {
+    if (Date.now() - start > ms) throw new Error(`output never contained ${s}:\n${read()}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+describe('shell adapter', () => {
+  it('runs a typed command (with or without /rln) and prints plain text', async () => {
+    const h = harness();
+    const t = io();
+    const shell = createShellAdapter({ dispatcher: h.dispatcher, input: t.input, output: t.output, prompt: false });
+    await shell.start();
+    t.input.write('/rln node info alice\n');
+    t.input.write('node list\n');
+    t.input.end();
+    await shell.done;
+    expect(t.text()).toContain('✔ Node alice');
+    expect(t.text()).toContain('Status: RUNNING');
+    expect(t.text()).toContain('carol-prod');
+  });
+
+  it('confirms by typing the button hint, as the local admin', async () => {
+    const h = harness();
+    const t = io();
+    const shell = createShellAdapter({ dispatcher: h.dispatcher, input: t.input, output: t.output, prompt: false });
+    await shell.start();
+    t.input.write('node stop alice\n');
+    await until(t.text, /type: confirm (b_\S+)/);
+    const id = /type: confirm (b_\S+)/.exec(t.text())![1];
+    t.input.write(`confirm ${id}\n`);
+    await until(t.text, 'Stopping alice');
+    shell.stop();
+    await shell.done;
+    expect(h.calls.stop).toEqual(['n-111']);
+    expect(h.dispatcher.audit.latest({ limit: 1 })[0]).toMatchObject({ outcome: 'ok', actor: { platform: 'shell', userId: 'local' } });
+  });
+
+  it('prompts a dialog field by field: a wrong name is refused, then the right one destroys', async () => {
+    const h = harness();
+    const t = io();
+    const shell = createShellAdapter({ dispatcher: h.dispatcher, input: t.input, output: t.output, prompt: false });
+    await shell.start();
+    t.input.write('/rln node destroy alice\n');
+    await until(t.text, "Type the node's name to confirm");
+    t.input.write('alcie\n');
+    await until(t.text, '[Y/n]');
+    t.input.write('n\n');
+    await until(t.text, 'Node password (for the backup) (optional): ');
+    expect(t.text()).toContain('local terminal');
+    t.input.write('\n');
+    await until(t.text, "That is not the node's name");
+    expect(h.calls.destroy).toEqual([]);
+    t.input.write('alice\n');
+    await until(t.text, 'Destroyed alice');
+    t.input.end();
+    await shell.done;
+    expect(h.calls.destroy).toEqual([{ node: 'n-111', backup: 'false', backup_password: undefined }]);
+  });
+
+  it('asks a secret in a dialog and never prints it', async () => {
+    const h = harness();
+    const t = io();
+    const shell = createShellAdapter({ dispatcher: h.dispatcher, input: t.input, output: t.output, prompt: false });
+    await shell.start();
+    t.input.write('node unlock alice\n');
+    await until(t.text, 'Node password: ');
+    t.input.write('s3cret-pass\n');
+    await until(t.text, 'Unlocked alice');
+    t.input.end();
+    await shell.done;
+    expect(h.calls.unlock).toEqual([{ node: 'n-111', password: 's3cret-pass' }]);
+    expect(t.text()).not.toContain('s3cret-pass');
+  });
+
+  it('prints errors and posted messages with a prefix', async () => {
+    const h = harness();
+    const t = io();
+    const shell = createShellAdapter({ dispatcher: h.dispatcher, input: t.input, output: t.output, prompt: false });
+    await shell.start();
+    t.input.write('nod lst\n');
+    await until(t.text, 'Did you mean `/rln node list`');
+    const posted = await shell.poster.post({ channelId: 'terminal' }, { header: 'alice is FAILED', tone: 'danger', blocks: [] });
+    await shell.poster.update({ channelId: 'terminal', messageId: posted.messageId }, { header: 'alice is RUNNING', tone: 'success', blocks: [] });
+    expect(t.text()).toContain(`[#terminal · ${posted.messageId}]`);
+    expect(t.text()).toContain('│ ✖ alice is FAILED');
+    expect(t.text()).toContain(`${posted.messageId} updated]`);
+    t.input.write('exit\n');
+    await shell.done;
+  });
+});
