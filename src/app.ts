@@ -17,11 +17,14 @@ import type { ChatPoster } from './core/chat.js';
 import type { Dispatcher, Platform } from './core/types.js';
 import type { Services } from './core/services.js';
 import { allCommands } from '../commands/index.js';
-import { createNotifier } from './notify/index.js';
+import { createNotifier, ALL_NODES, type WatchService } from './notify/index.js';
 import { createReports } from './reports/index.js';
 import { createSlackAdapter } from './chat/slack/index.js';
 import { createDiscordAdapter } from './chat/discord/index.js';
 import { createShellAdapter } from './chat/shell/index.js';
+
+/** The demo nodes' wallet password: a documented demo value, not a secret of anyone's. */
+export const DEMO_PASSWORD = 'demo-password';
 
 export interface AppOptions {
   config: Config;
@@ -69,7 +72,13 @@ export async function createApp(opts: AppOptions): Promise<App> {
   let serviceToken = config.SERVICE_API_TOKEN;
   let nodeToken = config.NODE_API_TOKEN;
   if (config.demo) {
-    emulator = await startEmulator({ seed: 'demo', lifecycleDelayMs: opts.emulator?.lifecycleDelayMs ?? 1500 });
+    // alice and bob come initialised and unlocked; a block is mined every second.
+    emulator = await startEmulator({
+      seed: 'demo',
+      demoPassword: DEMO_PASSWORD,
+      autoMineMs: 1000,
+      lifecycleDelayMs: opts.emulator?.lifecycleDelayMs ?? 1500,
+    });
     serviceUrl = emulator.url;
     serviceToken = emulator.token;
     nodeToken = emulator.nodeApiToken;
@@ -113,7 +122,6 @@ export async function createApp(opts: AppOptions): Promise<App> {
     now,
     publicUrl: config.PUBLIC_URL,
     admins: config.ADMIN_USERS,
-    signatureHeader: config.WEBHOOK_SIGNATURE_HEADER,
   });
   const reports = createReports({
     db,
@@ -126,7 +134,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   });
   Object.assign(services, { watches: notifier.watches, reports: reports.service });
 
-  const routes: FastifyPluginAsync[] = [notifier.routes];
+  const routes: FastifyPluginAsync[] = [notifier.webhookRoutes({ signatureHeader: config.WEBHOOK_SIGNATURE_HEADER })];
   const stoppers: Array<() => Promise<void>> = [];
   const starters: Array<() => Promise<void>> = [];
 
@@ -212,11 +220,11 @@ export async function createApp(opts: AppOptions): Promise<App> {
 async function wireDemo(
   hosting: ReturnType<typeof createHostingClient>,
   url: string,
-  watches: { add(input: any): Promise<unknown> },
+  watches: WatchService,
   logger: Logger,
 ) {
   try {
-    await watches.add({ place: { platform: 'shell', channelId: 'terminal' }, nodes: 'all', by: { platform: 'shell', userId: 'local' } });
+    watches.add({ place: { platform: 'shell', channelId: 'terminal' }, target: ALL_NODES, actor: { platform: 'shell', userId: 'local' } });
     for (const node of await hosting.listNodes()) {
       await hosting.updateSettings(node.nodeId, { webhookUrl: `${url}/webhooks/service/${node.nodeId}` });
     }

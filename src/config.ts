@@ -78,8 +78,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.success) {
     for (const issue of parsed.error.issues) problems.push(`${issue.path.join('.') || 'environment'}: ${issue.message}`);
   }
-  const e = (parsed.success ? parsed.data : {}) as Partial<Env>;
-  if (parsed.success) {
+  // Cross-field rules run on whatever is present, so every problem is listed at once.
+  const e = (parsed.success ? parsed.data : raw) as Partial<Env>;
+  {
     if (e.SERVICE_URL && !e.SERVICE_API_TOKEN) problems.push('SERVICE_API_TOKEN: required when SERVICE_URL is set (the management API token)');
     if (e.SLACK_APP_TOKEN && !e.SLACK_BOT_TOKEN) problems.push('SLACK_BOT_TOKEN: required with SLACK_APP_TOKEN (Socket Mode)');
     if (e.SLACK_SIGNING_SECRET && !e.SLACK_BOT_TOKEN) problems.push('SLACK_BOT_TOKEN: required with SLACK_SIGNING_SECRET (HTTP mode)');
@@ -87,7 +88,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       problems.push('SLACK_APP_TOKEN or SLACK_SIGNING_SECRET: one is needed with SLACK_BOT_TOKEN (Socket Mode or HTTP mode)');
     if ((e.DISCORD_TOKEN || e.DISCORD_PUBLIC_KEY) && !e.DISCORD_APPLICATION_ID)
       problems.push('DISCORD_APPLICATION_ID: required with DISCORD_TOKEN or DISCORD_PUBLIC_KEY');
-    if ((e.REPORT_LOW_SHARE ?? 0) >= (e.REPORT_HIGH_SHARE ?? 1))
+    if (parsed.success && (e.REPORT_LOW_SHARE ?? 0) >= (e.REPORT_HIGH_SHARE ?? 1))
       problems.push('REPORT_LOW_SHARE must be below REPORT_HIGH_SHARE');
   }
   if (problems.length) throw new ConfigError(problems);

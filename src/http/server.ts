@@ -3,7 +3,7 @@
  * /healthz and /metrics. Rooms contribute routes as fastify plugins, each in its own
  * encapsulated context (so a raw-body parser for signed requests stays local to its routes).
  */
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 
@@ -23,7 +23,8 @@ export async function createHttpServer(opts: HttpServerOptions): Promise<Fastify
   const requestTimeout = opts.requestTimeoutMs ?? 15_000;
   const app = Fastify({
     loggerInstance: opts.logger.child({ room: 'http' }) as unknown as FastifyBaseLogger,
-    disableRequestLogging: true,
+    // Webhooks arrive in storms: no per-request log lines; refusals are logged by their routes.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 1024 * 1024,
     requestTimeout,
     connectionTimeout: requestTimeout + 5_000,
