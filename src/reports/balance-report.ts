@@ -28,7 +28,7 @@ export interface BalanceSnapshot {
 
 export const MAX_TABLE_ROWS = 40;
 /** With `all`, more nodes than this get one overview row each instead of a section each. */
-export const DETAIL_MAX_NODES = 6;
+export const DETAIL_MAX_NODES = 4;
 
 /** One row per number of the report, zero or not (zero rows are dropped at rendering). */
 export function balanceRows(d: BalanceData): BalanceRow[] {
@@ -154,11 +154,11 @@ export function problemsBlock(problems: Array<{ node: HostedNode; problem: strin
 }
 
 function changeContext(name: string, prev: { takenAt: Date } | undefined, rows: RowWithChange[], tz?: string): Block {
-  if (!prev) return msg.context(`First balance report for ${name}: the next one shows the change.`);
+  if (!prev) return msg.text([{ italic: `First balance report for ${name}: the next one shows the change.` }]);
   const changed = rows.filter((r) => r.delta !== undefined && r.delta !== 0n).length;
-  return msg.context(
-    changed ? `Change since ${formatTime(prev.takenAt, tz)}: ${changed} balance(s) moved.` : `No change since ${formatTime(prev.takenAt, tz)}.`,
-  );
+  return msg.text([
+    { italic: changed ? `Change since ${formatTime(prev.takenAt, tz)}: ${changed} balance(s) moved.` : `No change since ${formatTime(prev.takenAt, tz)}.` },
+  ]);
 }
 
 /** The Message, and the snapshot to store for each node that answered. */
@@ -208,8 +208,9 @@ export function buildBalanceReport(input: BalanceReportInput): { message: Messag
       String(o.data.assets.filter((a) => a.spendable || a.settled || a.outbound || a.inbound).length),
     ]);
     const section: Block[] = [];
-    if (input.nodes.length > 1 || input.target === 'all') section.push(msg.text([{ bold: o.node.name }]));
-    section.push(msg.context(headerLine(o.node, o.data, now, tz)));
+    // Per-node lines are text, not context: a platform may gather context blocks into one footer.
+    if (input.nodes.length > 1 || input.target === 'all') section.push(msg.text([{ bold: o.node.name }, ` · ${headerLine(o.node, o.data, now, tz)}`]));
+    else section.push(msg.context(headerLine(o.node, o.data, now, tz)));
     section.push(
       shown.length
         ? balanceTable(shown, unit, Boolean(n.previous))

@@ -117,9 +117,8 @@ export function summaryLine(channels: ChannelLine[], t: Thresholds, unit: Unit):
   const flagged = channels.filter((c) => isFlagged(c, t)).length;
   const states = (['usable', 'not_usable', 'opening', 'closing'] as ChannelState[]).map((s) => `${count(s)} ${STATE_WORDS[s]}`).join(', ');
   return (
-    `${channels.length} channel(s): ${states} · capacity ${sats(sum((c) => c.capacitySat), unit)} ${u}` +
-    ` · sendable ${sats(sum((c) => c.sendableSat), unit)} ${u} · receivable ${sats(sum((c) => c.receivableSat), unit)} ${u}` +
-    ` · ${flagged} flagged (local share ≤ ${Math.round(t.low * 100)}% or ≥ ${Math.round(t.high * 100)}%)`
+    `${channels.length} channel(s): ${states} · ${flagged} flagged (local share ≤ ${Math.round(t.low * 100)}% or ≥ ${Math.round(t.high * 100)}%)\n` +
+    `Capacity ${sats(sum((c) => c.capacitySat), unit)} · sendable ${sats(sum((c) => c.sendableSat), unit)} · receivable ${sats(sum((c) => c.receivableSat), unit)} ${u}`
   );
 }
 
@@ -224,16 +223,20 @@ export function buildChannelReport(input: ChannelReportInput): { message: Messag
       return;
     }
     if (blocks.length) blocks.push(msg.divider());
-    if (isAll || input.nodes.length > 1) blocks.push(msg.text([{ bold: o.node.name }]));
-    blocks.push(msg.context(headerLine(o.node, o.data, now, tz)));
+    // Per-node lines are text, not context: a platform may gather context blocks into one footer.
+    if (isAll || input.nodes.length > 1) blocks.push(msg.text([{ bold: o.node.name }, ` · ${headerLine(o.node, o.data, now, tz)}`]));
+    else blocks.push(msg.context(headerLine(o.node, o.data, now, tz)));
     if (chans.length) blocks.push(channelTable(chans, t, unit));
     blocks.push(msg.text(chans.length ? summaryLine(chans, t, unit) : 'No channels.'));
     blocks.push(
-      msg.context(
-        n.previous && changes
-          ? changeText(changes, n.previous.takenAt, unit, tz)
-          : `First channel report for ${o.node.name}: the next one shows the change.`,
-      ),
+      msg.text([
+        {
+          italic:
+            n.previous && changes
+              ? changeText(changes, n.previous.takenAt, unit, tz)
+              : `First channel report for ${o.node.name}: the next one shows the change.`,
+        },
+      ]),
     );
   });
   if (compact) {

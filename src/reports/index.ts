@@ -6,7 +6,7 @@
 import type { Db } from '../store/database.js';
 import type { Services } from '../core/services.js';
 import type { Outbox } from '../core/chat.js';
-import type { Logger } from '../log.js';
+import { redactText, type Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { createSnapshotRepo } from '../store/reports-snapshots.js';
 import { createScheduleRepo } from '../store/reports-schedules.js';
@@ -45,18 +45,21 @@ export function createReports(opts: CreateReportsOptions): { service: ReportServ
   const scheduler = createReportScheduler({
     schedules,
     logger,
-    run: async (s) => {
+    run: async (s, firedAt) => {
+      // One post per schedule and firing, even if two instances of the bot fire it.
+      const dedupeKey = `report:${s.id}:${firedAt.toISOString()}`;
       try {
         const r = await service.run(s.kind, s.target, { unit: s.unit, timeZone: s.timezone });
-        opts.outbox.enqueue({ platform: s.platform, channelId: s.channelId, kind: 'report', message: r.message });
+        opts.outbox.enqueue({ platform: s.platform, channelId: s.channelId, kind: 'report', message: r.message, dedupeKey });
       } catch (e) {
         logger.warn({ err: e, scheduleId: s.id }, 'scheduled report could not be built');
-        const what = e instanceof Error ? e.message : String(e);
-        const hint = e && typeof e === 'object' && typeof (e as { hint?: unknown }).hint === 'string' ? ` ${(e as { hint: string }).hint}` : '';
+        const what = redactText(e instanceof Error ? e.message : String(e));
+        const hint = e && typeof e === 'object' && typeof (e as { hint?: unknown }).hint === 'string' ? ` ${redactText((e as { hint: string }).hint)}` : '';
         opts.outbox.enqueue({
           platform: s.platform,
           channelId: s.channelId,
           kind: 'report',
+          dedupeKey,
           message: {
             header: `The scheduled ${s.kind} report for ${s.targetLabel} could not be made`,
             tone: 'danger',
