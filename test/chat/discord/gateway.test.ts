@@ -25,6 +25,7 @@ let app: string;
 
 beforeAll(async () => {
   h = await startDiscordBot({
+    deferAfterMs: 300,
     admins: [`discord:${ADMIN.userId}`],
     operators: [`discord:${OPERATOR.userId}`, `discord-role:${OTHER_OPERATOR.roles[0]}`],
   });
@@ -161,6 +162,22 @@ describe('Discord over the gateway', () => {
     expect(text).toMatch(/node stop/);
     expect(text).toMatch(/node destroy/);
     expect(text).toMatch(/node create/);
+  });
+
+  it('defers with deferReply when the service is slow, then edits the reply', async () => {
+    h.emulator.faults.latencyMs = 400;
+    try {
+      const d = commandInteraction(app, READER, 'node', 'info', { node: 'alice' });
+      const a = await gatewayAnswer(fake, d);
+      expect(a.type).toBe(5);
+      expect(a.later[0].method).toBe('PATCH');
+      expect(a.later[0].path).toBe(`/webhooks/${app}/${d.token}/messages/@original`);
+      expect(a.later[0].seq).toBeGreaterThan(a.callback.seq);
+      expect(textOf(a.data)).toMatch(/alice/);
+      expect(messageProblems(a.data)).toEqual([]);
+    } finally {
+      h.emulator.faults.latencyMs = 0;
+    }
   });
 
   it('answers /rln node help with the node commands', async () => {

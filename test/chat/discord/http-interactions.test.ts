@@ -1,0 +1,162 @@
+/**
+ * HTTP interactions at POST /discord/interactions on the bot's fastify server: Ed25519
+ * signatures, PING, commands, modals, autocomplete, and deferral when the service is slow
+ * (a type 5 answer, then the edit of @original, judged by the order of events).
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  autocompleteInteraction,
+  buttonInteraction,
+  commandInteraction,
+  modalSubmitInteraction,
+  pingInteraction,
+  signHeaders,
+} from '../../fakes/discord/index.js';
+import { startDiscordBot, type DiscordBot } from './start-discord-bot.js';
+import { buttonsOf, finishAnswer, textOf } from './discord-e2e.js';
+import { messageProblems, modalProblems } from './check-limits.js';
+
+const ADMIN = { userId: '100000000000000001' };
+const OPERATOR = { userId: '100000000000000002' };
+const READER = { userId: '100000000000000003' };
+
+let h: DiscordBot;
+let app: string;
+
+beforeAll(async () => {
+  // No gateway: HTTP interactions only, with a short deferral delay so a slow service defers.
+  h = await startDiscordBot({
+    gateway: false,
+    deferAfterMs: 150,
+    admins: [`discord:${ADMIN.userId}`],
+    operators: [`discord:${OPERATOR.userId}`],
+  });
+  app = h.fake.applicationId;
+}, 30_000);
+
+afterAll(async () => {
+  await h?.close();
+});
+
+async function post(body: unknown, headers?: Record<string, string>): Promise<{ status: number; json: any }> {
+  const raw = JSON.stringify(body);
+  const res = await fetch(`${h.url}/discord/interactions`, {
+    method: 'POST',
+    headers: headers ?? h.signer.headers(raw),
+    body: raw,
+  });
+  const text = await res.text();
+  return { status: res.status, json: text ? JSON.parse(text) : undefined };
+}
+
+/** Posts a signed interaction; for a deferral, waits for the edit that completes it. */
+async function interact(d: { token: string }) {
+  const from = h.fake.calls.length ? h.fake.calls[h.fake.calls.length - 1].seq : 0;
+  const res = await post(d);
+  expect(res.status).toBe(200);
+  const pseudo = { seq: from, method: 'POST', path: '(http response)', body: res.json };
+  return finishAnswer(h.fake, d.token, res.json, pseudo);
+}
+
+describe('Discord HTTP interactions', () => {
+  it('answers a signed PING with a PONG', async () => {
+    const res = await post(pingInteraction(app));
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ type: 1 });
+  });
+
+  it('refuses a bad, a foreign, a missing and a stale-body signature with 401', async () => {
+    const body = JSON.stringify(pingInteraction(app));
+    const good = h.signer.headers(body);
+    const tampered = { ...good, 'x-signature-ed25519': good['x-signature-ed25519'].replace(/^./, (c) => (c === 'a' ? 'b' : 'a')) };
+    expect((await post(JSON.parse(body), tampered)).status).toBe(401);
+
+    const foreign = signHeaders(generateKeyPairSync('ed25519').privateKey, body);
+    expect((await post(JSON.parse(body), foreign)).status).toBe(401);
+
+    const { 'x-signature-ed25519': _drop, ...missing } = good;
+    expect((await post(JSON.parse(body), missing)).status).toBe(401);
+
+    // The signature of another body does not carry over.
+    const other = h.signer.headers(JSON.stringify(pingInteraction(app)));
+    expect((await post(JSON.parse(body), other)).status).toBe(401);
+  });
+
+  it('answers a command with a message (type 4) carrying an embed', async () => {
+    const a = await interact(commandInteraction(app, READER, 'node', 'list'));
+    expect(a.type).toBe(4);
+    expect(messageProblems(a.data)).toEqual([]);
+    expect(textOf(a.data)).toContain('alice');
+  });
+
+  it('offers node names to autocomplete (type 8)', async () => {
+    const a = await interact(autocompleteInteraction(app, READER, 'node', 'info', 'node', 'b'));
+    expect(a.type).toBe(8);
+    expect(a.data.choices.map((c: any) => c.value)).toEqual(['bob']);
+  });
+
+  it('refuses a stop by a reader privately (type 4, ephemeral)', async () => {
+    const a = await interact(commandInteraction(app, READER, 'node', 'stop', { node: 'alice' }));
+    expect(a.type).toBe(4);
+    expect(a.ephemeral).toBe(true);
+    expect(textOf(a.data)).toMatch(/operate/);
+  });
+
+  it('confirms a stop with the button: another user is refused, the requester updates the message (type 7)', async () => {
+    const ask = await interact(commandInteraction(app, OPERATOR, 'node', 'stop', { node: 'alice' }));
+    const confirm = buttonsOf(ask.data).find((b) => b.style === 4)!;
+    expect(confirm).toBeDefined();
+    const other = await interact(buttonInteraction(app, ADMIN, confirm.custom_id));
+    expect(other.ephemeral).toBe(true);
+    expect(h.emulator.nodes().find((n) => n.name === 'alice')!.status).toBe('RUNNING');
+    const ok = await interact(buttonInteraction(app, OPERATOR, confirm.custom_id));
+    expect(ok.type).toBe(7);
+    expect(textOf(ok.data)).toMatch(/stop/i);
+    expect(h.emulator.nodes().find((n) => n.name === 'alice')!.status).not.toBe('RUNNING');
+  });
+
+  it('opens the destroy modal (type 9) and refuses a wrong name privately', async () => {
+    const open = await interact(commandInteraction(app, ADMIN, 'node', 'destroy', { node: 'carol' }));
+    expect(open.type).toBe(9);
+    expect(modalProblems(open.data)).toEqual([]);
+    const wrong = await interact(modalSubmitInteraction(app, ADMIN, open.data.custom_id, { confirm_name: 'bob', backup: 'no' }));
+    expect(wrong.type).toBe(4);
+    expect(wrong.ephemeral).toBe(true);
+    expect(h.emulator.nodes().map((n) => n.name)).toContain('carol');
+  });
+
+  it('defers a command when the service is slow, then edits the original answer', async () => {
+    h.emulator.faults.latencyMs = 350;
+    try {
+      const d = commandInteraction(app, READER, 'node', 'info', { node: 'bob' });
+      const from = h.fake.calls.length ? h.fake.calls[h.fake.calls.length - 1].seq : 0;
+      const res = await post(d);
+      expect(res.json).toEqual({ type: 5 });
+      // When the deferral arrived, the answer had not been sent yet.
+      expect(h.fake.calls.filter((c) => c.seq > from && c.path.includes(d.token))).toEqual([]);
+      const edit = await h.fake.waitForCall((c) => c.method === 'PATCH' && c.path === `/webhooks/${app}/${d.token}/messages/@original`, { from });
+      expect(edit.authorization).toBeUndefined();
+      expect(messageProblems(edit.body)).toEqual([]);
+      expect(textOf(edit.body)).toMatch(/bob/);
+    } finally {
+      h.emulator.faults.latencyMs = 0;
+    }
+  });
+
+  it('defers a button click when the service is slow (type 6), then edits the message', async () => {
+    const ask = await interact(commandInteraction(app, OPERATOR, 'node', 'stop', { node: 'bob' }));
+    const confirm = buttonsOf(ask.data).find((b) => b.style === 4)!;
+    h.emulator.faults.latencyMs = 350;
+    try {
+      const d = buttonInteraction(app, OPERATOR, confirm.custom_id);
+      const res = await post(d);
+      expect(res.json).toEqual({ type: 6 });
+      const edit = await h.fake.waitForCall((c) => c.path === `/webhooks/${app}/${d.token}/messages/@original`);
+      expect(edit.method).toBe('PATCH');
+      expect(textOf(edit.body)).toMatch(/stop/i);
+    } finally {
+      h.emulator.faults.latencyMs = 0;
+    }
+  });
+});
