@@ -41,6 +41,16 @@ const HINTS: Record<string, string> = {
   PaymentNotFound: 'no payment with this hash on this node: check `pay list <node>`',
   SwapNotFound: 'no swap with this hash on this node: check `swap list <node>`',
   InvalidMediaDigest: 'no media with this digest: upload it first with `asset upload <node>`',
+  MediaFileNotProvided: 'attach a media file',
+  NoAvailableUtxosForChannel: 'no free colored UTXOs: create some with `wallet utxos <node>`',
+  CannotFailBatchTransfer: 'only transfers still waiting for the counterparty can be failed',
+  InvalidRecipientID: 'the RGB invoice (recipient id) is not valid: ask for a new one',
+  InvalidSwapString: 'the swap string is not valid: copy it exactly from `swap maker-init`',
+  InvalidRequest: 'the node refused the request as invalid: check the arguments',
+  // answers of the hosting service in front of the node
+  Unauthorized: 'the node API token is wrong or revoked: check NODE_API_TOKEN or NODE_CREDENTIALS_FILE',
+  NodeNotRunning: 'the node is not running: start it with `node start <node>` and wait until it is RUNNING',
+  NodeNotFound: 'no such node on the service: check `node list`',
 };
 
 function hintFor(kind: NodeApiErrorKind, status: number | undefined, rlnName: string | undefined): string {

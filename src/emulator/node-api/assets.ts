@@ -4,7 +4,7 @@ import {
   type Body, type Ctx, optBool, optFungible, optInt, optIntArray, optNumber, optString, optStringArray, reqString, validFeeRate,
 } from './input.js';
 import {
-  addUtxo, type AssetDef, assetBalance, DEFAULT_PROXY, freeColoredUtxo, lockAllocations, newTransfer, type NodeState,
+  addUtxo, type AssetDef, assetBalance, changeOutpoint, DEFAULT_PROXY, freeColoredUtxo, lockAllocations, newTransfer, type NodeState,
   revertAllocations, settleAllocations, spendVanilla, type Transfer, type WorldState,
 } from './state.js';
 
@@ -227,9 +227,8 @@ export function sendasset({ world, node, body }: Ctx) {
   });
   const locked = lockAllocations(w, assetId, amount, send.idx);
   if (locked > amount) {
-    const change = freeColoredUtxo(w);
-    send.change_utxo = change.outpoint;
-    w.allocations.push({ asset_id: assetId, outpoint: change.outpoint, amount: locked - amount, settled: false, pendingOf: send.idx });
+    send.change_utxo = changeOutpoint(w, send.idx);
+    w.allocations.push({ asset_id: assetId, outpoint: send.change_utxo, amount: locked - amount, settled: false, pendingOf: send.idx });
   }
 
   const rw = receiver.wallet;

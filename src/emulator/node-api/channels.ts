@@ -4,7 +4,7 @@ import { type Ctx, optBool, optInt, optString, reqInt, reqString } from './input
 import { connect, parsePeer } from './peers.js';
 import { knownAsset } from './assets.js';
 import {
-  addUtxo, assetBalance, type Channel, CHANNEL_MAX_SAT, CHANNEL_MIN_SAT, channelsOf, freeColoredUtxo, isUsable, lockAllocations,
+  addUtxo, assetBalance, changeOutpoint, type Channel, CHANNEL_MAX_SAT, CHANNEL_MIN_SAT, channelsOf, isUsable, lockAllocations,
   newTransfer, outboundMsat, peerOf, reserveMsat, RGB_CHANNEL_MIN_SAT, settleAllocations, spendVanilla, type WorldState,
 } from './state.js';
 
@@ -50,7 +50,7 @@ export function openchannel({ world, node, body }: Ctx) {
   if (assetId !== undefined && assetAmount !== undefined) {
     const t = newTransfer(w, { asset_id: assetId, status: 'WaitingConfirmations', kind: 'Send', requested: assetAmount, assignments: [assetAmount], txid, endpoints: [] });
     const locked = lockAllocations(w, assetId, assetAmount, t.idx);
-    if (locked > assetAmount) w.allocations.push({ asset_id: assetId, outpoint: freeColoredUtxo(w).outpoint, amount: locked - assetAmount, settled: false, pendingOf: t.idx });
+    if (locked > assetAmount) w.allocations.push({ asset_id: assetId, outpoint: changeOutpoint(w, t.idx), amount: locked - assetAmount, settled: false, pendingOf: t.idx });
     channel.assetAmt = { [node.nodeId]: assetAmount, [peer.nodeId]: 0 };
     const pw = peer.wallet!;
     if (!pw.assets.has(assetId)) pw.assets.set(assetId, Math.floor(Date.now() / 1000));

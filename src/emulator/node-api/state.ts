@@ -330,6 +330,15 @@ export function freeColoredUtxo(w: Wallet, exclude: Set<string> = new Set()): Ut
   return free[0];
 }
 
+/** Where a transfer's asset change goes: a free colored UTXO, else the outpoint of one of its inputs. */
+export function changeOutpoint(w: Wallet, transferIdx: number): string {
+  try {
+    return freeColoredUtxo(w).outpoint;
+  } catch {
+    return w.allocations.find((a) => a.lockedBy === transferIdx)!.outpoint;
+  }
+}
+
 /** Locks settled allocations of an asset worth at least `amount`; returns the locked total. */
 export function lockAllocations(w: Wallet, assetId: string, amount: number, transferIdx: number): number {
   let total = 0;
