@@ -492,7 +492,7 @@ export function createDispatcher(opts: DispatcherOptions): CoreDispatcher {
       // 1. validate
       const inline = findInlineSecret(def, a.args);
       if (inline) {
-        a.args = Object.fromEntries(Object.keys(a.args).map((k) => [k, '[redacted]']));
+        a.args = Object.fromEntries(Object.entries(a.args).filter(([k]) => !isSecretName(def, k) && !findInlineSecret(def, { [k]: '' })));
         throw secretInline(def.path, inline);
       }
       const parsed = validate(def, a.args);
@@ -540,6 +540,7 @@ export function createDispatcher(opts: DispatcherOptions): CoreDispatcher {
       // A refused inline secret is still a refused change: audit it, without the values.
       if (e instanceof UserError && e.code === 'secret_inline' && typeof e.context.path === 'string') {
         a.def = registry.get(e.context.path);
+        a.args = (e.context.args as Record<string, string>) ?? {};
       }
       return fail(a, e);
     }

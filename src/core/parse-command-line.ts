@@ -5,7 +5,7 @@
  */
 import { UserError } from './errors.js';
 import type { Registry } from './registry.js';
-import { findInlineSecret } from './inline-secret.js';
+import { findInlineSecret, isSecretName } from './inline-secret.js';
 
 export interface ParsedCommand {
   path: string;
@@ -122,29 +122,33 @@ export function parseCommandLine(text: string, registry: Registry): ParsedComman
       positionalValues.push(tok);
     }
   }
-  const inline = findInlineSecret(def, args);
-  if (inline) throw secretInline(path, inline);
   const slots = registry.positional(def).filter((n) => !(n in args));
-  if (positionalValues.length > slots.length) {
-    if (def.secrets?.length || def.confirm === 'typed-name') throw secretInline(path);
-    const takes = slots.length ? `takes ${slots.length} more value(s) in order (${slots.join(', ')})` : 'takes no more values without a name';
+  positionalValues.slice(0, slots.length).forEach((v, i) => (args[slots[i]] = v));
+  const extra = positionalValues.length > slots.length;
+  const inline = findInlineSecret(def, args);
+  if (inline || (extra && (def.secrets?.length || def.confirm === 'typed-name'))) {
+    // The refusal is audited with the arguments that are not secrets (the node, say), never the rest.
+    const safe = Object.fromEntries(Object.entries(args).filter(([k]) => !isSecretName(def, k) && !findInlineSecret(def, { [k]: '' })));
+    throw secretInline(path, inline, safe);
+  }
+  if (extra) {
+    const takes = slots.length ? `takes ${slots.length} value(s) in order (${slots.join(', ')})` : 'takes no values without a name';
     throw new UserError(
       'invalid_arguments',
       `Too many values for \`${path}\`: it ${takes}.`,
       `Give other arguments as key=value, and quote values with spaces. Example: ${def.example}`,
     );
   }
-  positionalValues.forEach((v, i) => (args[slots[i]] = v));
   return { path, args };
 }
 
-export function secretInline(path: string, name?: string): UserError {
+export function secretInline(path: string, name?: string, safeArgs: Record<string, string> = {}): UserError {
   return new UserError(
     'secret_inline',
     name
       ? `\`${name}\` is a secret and is never accepted in a command line: it would be visible in the channel and in logs.`
       : `\`${path}\` takes its secrets only in a private dialog, not in the command line.`,
     `Run \`/rln ${path}\` without it: a private dialog will ask for it.`,
-    { path },
+    { path, args: safeArgs },
   );
 }

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import type { Reply } from '../../src/core/types.js';
+import type { Message } from '../../src/core/message.js';
+import { harness, slackChannel, slackUser } from '../core/support.js';
+
+const admin = slackUser('UADMIN', { displayName: 'Ada' });
+const ops = slackUser('UOPS');
+
+function m(r: Reply): Message {
+  if (r.kind !== 'message') throw new Error(`expected a message, got ${r.kind}`);
+  return r.message;
+}
+const table = (r: Reply) => {
+  const b = m(r).blocks.find((x) => x.type === 'table');
+  if (!b || b.type !== 'table') throw new Error('no table');
+  return b.table;
+};
+
+const run = (h: ReturnType<typeof harness>, actor: typeof admin, line: string) => h.dispatcher.dispatch({ via: 'typed', actor, place: slackChannel, text: line });
+
+describe('audit command', () => {
+  it('shows the latest changes, newest first, filtered by node, with secrets redacted', async () => {
+    const h = harness();
+    await run(h, ops, '/rln node start alice');
+    await run(h, ops, '/rln node start bob');
+    await run(h, slackUser('UREAD'), '/rln node start alice');
+    await run(h, admin, '/rln node unlock alice password=topsecret1');
+
+    const all = table(await run(h, ops, '/rln audit'));
+    expect(all.rows).toHaveLength(4);
+    expect(all.rows[0][2]).toContain('node unlock');
+    expect(all.rows[0][3]).toContain('refused');
+
+    const alice = table(await run(h, ops, '/rln audit alice'));
+    expect(alice.rows).toHaveLength(3);
+    expect(alice.rows.map((r) => r[1])).toEqual(['Ada (slack:UADMIN)', 'uread (slack:UREAD)', 'uops (slack:UOPS)']);
+    expect(alice.rows[2][3]).toBe('✅ ok');
+    expect(alice.rows[2][4]).toBe('slack:C1');
+    expect(JSON.stringify(alice)).not.toContain('topsecret1');
+
+    const limited = table(await run(h, ops, '/rln audit limit=1'));
+    expect(limited.rows).toHaveLength(1);
+  });
+
+  it('says so when nothing is recorded', async () => {
+    const h = harness();
+    expect(m(await run(h, ops, '/rln audit nobody')).blocks[0]).toMatchObject({ type: 'text', text: 'Nothing recorded yet for nobody.' });
+  });
+});
+
+describe('help command', () => {
+  it('lists every group with its actions, and the top-level actions', async () => {
+    const h = harness();
+    const t = table(await run(h, ops, '/rln help'));
+    expect(t.rows.map((r) => r[0])).toEqual(['node', 'report', 'access', 'audit']);
+    expect(t.rows[0][1]).toBe('list, info, start, stop, destroy, unlock');
+  });
+
+  it('describes one group with usage, summary, role and examples', async () => {
+    const h = harness();
+    for (const line of ['/rln node help', '/rln help node']) {
+      const r = await run(h, ops, line);
+      expect(m(r).header).toBe('/rln node: 6 commands');
+      const t = table(r);
+      expect(t.rows[0]).toEqual(['/rln node list', 'List the nodes', 'read']);
+      expect(t.rows.find((row) => row[0].startsWith('/rln node info'))![0]).toBe('/rln node info <node> [verbose=…]');
+      const code = m(r).blocks.find((b) => b.type === 'code');
+      expect(code).toMatchObject({ type: 'code' });
+      expect((code as any).text).toContain('/rln node destroy alice');
+    }
+    const sched = table(await run(h, ops, '/rln report help')).rows[0][0];
+    expect(sched).toBe('/rln report schedule <node> cron=… [kind=balance|channels] [count=…]');
+  });
+
+  it('refuses an unknown group with the list of groups', async () => {
+    const h = harness();
+    const r = await run(h, ops, '/rln help nosuch');
+    expect(m(r).tone).toBe('danger');
+    expect(JSON.stringify(m(r))).toContain('node, report, access');
+  });
+});
