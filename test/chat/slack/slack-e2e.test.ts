@@ -1,0 +1,152 @@
+/**
+ * The whole bot (src/app.ts through the test harness: real dispatcher, commands, store and
+ * the emulator as the service) driven over Slack's wire format by the fake Slack, with the
+ * real Bolt app, in Socket Mode and in HTTP mode (through the bot's one fastify server).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSlackWorld, type SlackWorld } from './start-slack-world.js';
+import { startFakeSlack, createSlackDriver, type FakeSlack, type SlackDriver, type RespondCall } from '../../fakes/slack/index.js';
+
+const SIGNING_SECRET = 'e2e-signing-secret-abcdef';
+const ADMIN = { id: 'UADMIN', name: 'ada' };
+const OPERATOR = { id: 'UOPS', name: 'otto' };
+const OTHER_OPERATOR = { id: 'UOPS2', name: 'olga' };
+const READER = { id: 'UREAD', name: 'rita' };
+const SECRET = 'hunter2-do-not-echo';
+
+/** Everything the bot said, as one string: respond() posts and Web API calls. */
+const everything = (fake: FakeSlack) => JSON.stringify([fake.responds.map((r) => r.body), fake.calls.map((c) => c.args)]);
+const textOf = (r: RespondCall | { body: unknown }) => JSON.stringify(r.body);
+/** Action ids of the buttons in a respond() body. */
+function buttonIds(body: Record<string, any>): Array<{ id: string; label: string }> {
+  const blocks = [...(body.blocks ?? []), ...(body.attachments ?? []).flatMap((a: any) => a.blocks ?? [])];
+  return blocks.filter((b: any) => b.type === 'actions').flatMap((b: any) => b.elements.map((e: any) => ({ id: e.action_id, label: e.text.text })));
+}
+
+describe.each(['socket', 'http'] as const)('the bot on Slack in %s mode', (mode) => {
+  let fake: FakeSlack;
+  let h: SlackWorld;
+  let slack: SlackDriver;
+
+  beforeAll(async () => {
+    fake = await startFakeSlack();
+    h = await startSlackWorld(mode, {
+      SLACK_BOT_TOKEN: 'xoxb-e2e-bot-token',
+      ...(mode === 'socket' ? { SLACK_APP_TOKEN: 'xapp-e2e-app-token' } : { SLACK_SIGNING_SECRET: SIGNING_SECRET }),
+      SLACK_API_URL: fake.apiUrl,
+      ADMIN_USERS: `slack:${ADMIN.id}`,
+      OPERATOR_USERS: `slack:${OPERATOR.id},slack:${OTHER_OPERATOR.id}`,
+    });
+    if (mode === 'socket') await fake.connected();
+    slack = createSlackDriver(fake, mode, { eventsUrl: `${h.url}/slack/events`, signingSecret: SIGNING_SECRET });
+  }, 20_000);
+
+  afterAll(async () => {
+    await h?.close();
+    await fake?.close();
+  });
+
+  async function ask(user: { id: string; name: string }, text: string): Promise<RespondCall> {
+    const { responseUrl } = await slack.slash(user, text);
+    const [r] = await fake.waitForResponds(responseUrl);
+    return r;
+  }
+
+  it('lists the nodes and shows one in the channel', async () => {
+    const list = await ask(READER, 'node list');
+    expect(list.body.response_type).toBe('in_channel');
+    expect(textOf(list)).toContain('alice');
+    expect(textOf(list)).toContain('bob');
+    const info = await ask(READER, 'node info alice');
+    expect(info.body.response_type).toBe('in_channel');
+    expect(textOf(info)).toContain('RUNNING');
+  });
+
+  it('creates a node for an admin', async () => {
+    const r = await ask(ADMIN, 'node create zed');
+    expect(textOf(r)).toContain('zed');
+    expect(h.emulator.nodes().some((n) => n.name === 'zed')).toBe(true);
+  });
+
+  it('refuses a create by a reader, saying which role is needed, and creates nothing', async () => {
+    const r = await ask(READER, 'node create yara');
+    expect(r.body.response_type).toBe('ephemeral');
+    expect(textOf(r).toLowerCase()).toContain('admin');
+    expect(h.emulator.nodes().some((n) => n.name === 'yara')).toBe(false);
+  });
+
+  it('stops a node only after its requester confirms, refusing another user’s click', async () => {
+    const ask1 = await ask(OPERATOR, 'node stop alice');
+    const buttons = buttonIds(ask1.body);
+    expect(buttons.length).toBeGreaterThan(0);
+    const confirm = buttons.find((b) => /stop|confirm/i.test(b.label)) ?? buttons[0];
+    const statusOfAlice = () => h.emulator.nodes().find((n) => n.name === 'alice')!.status;
+    expect(statusOfAlice()).toBe('RUNNING');
+
+    const other = await slack.click(OTHER_OPERATOR, confirm.id);
+    const [refusal] = await fake.waitForResponds(other.responseUrl);
+    expect(refusal.body.replace_original).not.toBe(true);
+    expect(refusal.body.response_type).toBe('ephemeral');
+    expect(statusOfAlice()).toBe('RUNNING');
+
+    const mine = await slack.click(OPERATOR, confirm.id);
+    const [done] = await fake.waitForResponds(mine.responseUrl);
+    expect(done.body.replace_original).toBe(true);
+    expect(statusOfAlice()).not.toBe('RUNNING');
+  });
+
+  it('destroys a node through the typed-name dialog: a wrong name is refused in place, the right one destroys it', async () => {
+    const nodeName = mode === 'socket' ? 'carol' : 'zed';
+    const before = fake.callsTo('views.open').length;
+    await slack.slash(ADMIN, `node destroy ${nodeName}`);
+    const opens = await fake.waitForCalls('views.open', before + 1);
+    const view = fake.views.at(-1)!;
+    expect(opens.at(-1)!.args.view.callback_id).toBe(view.callback_id);
+    const inputs = view.blocks.filter((b: any) => b.type === 'input').map((b: any) => b.block_id);
+    expect(inputs).toContain('confirm_name');
+
+    const wrong = await slack.submit(ADMIN, view, { confirm_name: `${nodeName}x`, backup: false });
+    expect(wrong.ack.response_action).toBe('errors');
+    expect(Object.keys(wrong.ack.errors)).toContain('confirm_name');
+    expect(h.emulator.nodes().some((n) => n.name === nodeName)).toBe(true);
+
+    const posted = fake.callsTo('chat.postMessage').length;
+    const right = await slack.submit(ADMIN, view, { confirm_name: nodeName, backup: false });
+    expect(right.ack?.response_action).toBeUndefined();
+    const [post] = (await fake.waitForCalls('chat.postMessage', posted + 1)).slice(posted);
+    expect(post.args.channel).toBe('C0OPS');
+    await fake.waitFor(() => !h.emulator.nodes().some((n) => n.name === nodeName), 5000, `${nodeName} destroyed`);
+  });
+
+  it('refuses a password typed inline and never echoes it', async () => {
+    const r = await ask(ADMIN, `node unlock alice password=${SECRET}`);
+    expect(r.body.response_type).toBe('ephemeral');
+    expect(textOf(r).toLowerCase()).toMatch(/dialog|password/);
+    expect(everything(fake)).not.toContain(SECRET);
+  });
+
+  it('shows the audit trail with the changes and the refusals', async () => {
+    const r = await ask(ADMIN, 'audit');
+    const t = textOf(r);
+    expect(t).toContain('node create');
+    expect(t).toContain('node stop');
+    expect(t.toLowerCase()).toMatch(/refused|forbidden|denied/);
+    expect(t).not.toContain(SECRET);
+  });
+
+  it('acks a command before a slow service answers', async () => {
+    h.emulator.faults.latencyMs = 3000;
+    try {
+      const { responseUrl } = await slack.slash(READER, 'node list');
+      const ack = [...fake.timeline].reverse().find((e) => e.kind === (mode === 'socket' ? 'ack' : 'http_ack'));
+      expect(ack).toBeDefined();
+      const ackSeq = ack!.seq;
+      expect(fake.respondsTo(responseUrl)).toHaveLength(0);
+      const [r] = await fake.waitFor(() => fake.respondsTo(responseUrl).length && fake.respondsTo(responseUrl), 10_000, 'the slow answer');
+      expect(r.seq).toBeGreaterThan(ackSeq);
+      expect(textOf(r)).toContain('bob');
+    } finally {
+      h.emulator.faults.latencyMs = 0;
+    }
+  }, 15_000);
+});
