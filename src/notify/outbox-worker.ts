@@ -185,7 +185,7 @@ export class OutboxWorker {
         const inc = store.incident(r.incident_id!);
         if (inc?.message_id) {
           await update(inc.message_id, incidentMessage(inc, this.o.now()));
-          if (r.note) await post(threadLine(r.note), inc.thread_id ?? inc.message_id);
+          if (r.note) this.rememberThread(inc, await post(threadLine(r.note), inc.thread_id ?? inc.message_id));
         }
         sent([r]);
       }
@@ -333,11 +333,19 @@ export class OutboxWorker {
     if (otherTypes.length) parts.push(`events: ${otherTypes.join(', ')}`);
     let text = `${g.nodeName ?? g.nodeId}: ${parts.join('; ') || `${g.rows.length} event(s)`}`;
     if (resolved) text += ` — resolved after ${formatDuration(now - inc.opened_at)}`;
-    await post(threadLine(text, resolved ? 'success' : last === 'FAILED' ? 'danger' : 'info'), inc.thread_id ?? inc.message_id);
+    this.rememberThread(inc, await post(threadLine(text, resolved ? 'success' : last === 'FAILED' ? 'danger' : 'info'), inc.thread_id ?? inc.message_id));
     // Written once the posts went through, so a retried round computes the same changes.
     store.updateIncident(inc.id, patch);
     if (refailed && !resolved && !inc.acked_by) return `failed again; incident #${inc.id} is not acknowledged`;
     return undefined;
+  }
+
+  /** Discord creates a thread on the first reply: keep its id so later replies go straight into it. */
+  private rememberThread(inc: IncidentRow, res: { threadId?: string }): void {
+    if (res.threadId && res.threadId !== inc.thread_id && inc.message_id) {
+      this.o.store.setIncidentMessage(inc.id, inc.message_id, res.threadId);
+      inc.thread_id = res.threadId;
+    }
   }
 
   private failed(err: unknown, platform: Platform, channelId: string, rows: OutboxEventRow[], key: string): void {

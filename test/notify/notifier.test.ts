@@ -1,0 +1,286 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { statusBadge } from '../../src/core/format.js';
+import {
+  actor,
+  discordPlace,
+  ingest,
+  makeNotifier,
+  postError,
+  RecordingPoster,
+  slackPlace,
+  statusPayload,
+  tempDbPath,
+  textOf,
+  waitFor,
+  type Harness,
+} from './helpers.js';
+
+const cleanup: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  while (cleanup.length) await cleanup.pop()!();
+});
+
+function harness(extra: Parameters<typeof makeNotifier>[0]['extra'] = {}, dbPath?: string) {
+  const slack = new RecordingPoster('slack');
+  const discord = new RecordingPoster('discord');
+  const h: Harness = makeNotifier({ posters: { slack, discord }, extra, dbPath });
+  cleanup.push(() => h.close());
+  return { h, slack, discord, n: h.notifier };
+}
+
+describe('routing', () => {
+  it('posts an event to every channel watching the node or all, once per channel, and not to others', async () => {
+    const { n, slack, discord } = harness();
+    n.watches.add({ place: slackPlace('C1'), target: 'n1', targetName: 'alice', actor: actor() });
+    n.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
+    n.watches.add({ place: discordPlace('D1'), target: 'all', actor: actor() });
+    n.watches.add({ place: slackPlace('C2'), target: 'n2', actor: actor() });
+    expect(ingest(n, statusPayload('n1', 'PAUSED'), 'alice').routed).toBe(2);
+    await n.drain(3000);
+    expect(slack.posts('C1')).toHaveLength(1);
+    expect(slack.posts('C2')).toHaveLength(0);
+    expect(discord.posts('D1')).toHaveLength(1);
+    expect(textOf(discord.posts('D1')[0]!.message)).toContain('PAUSED');
+  });
+
+  it('applies a status filter, but still routes the recovery of an open incident', async () => {
+    const { n, slack } = harness();
+    n.watches.add({ place: slackPlace('C1'), target: 'all', statuses: ['FAILED'], actor: actor() });
+    expect(ingest(n, statusPayload('n1', 'PAUSED')).routed).toBe(0);
+    expect(ingest(n, statusPayload('n1', 'FAILED')).routed).toBe(1);
+    await n.drain(3000);
+    expect(ingest(n, statusPayload('n1', 'RUNNING')).routed).toBe(1);
+    await n.drain(3000);
+    expect(slack.topLevel('C1')).toHaveLength(1);
+    expect(slack.updates().at(-1)!.message.header).toMatch(/Resolved/);
+  });
+
+  it('keeps watches, events and incidents across a restart', async () => {
+    const db = tempDbPath();
+    cleanup.push(db.cleanup);
+    const a = harness({}, db.path);
+    a.n.watches.add({ place: slackPlace('C1'), target: 'all', statuses: ['FAILED', 'PAUSED'], actor: actor() });
+    await a.h.close();
+    const b = harness({}, db.path);
+    expect(b.n.watches.list(slackPlace('C1'))).toMatchObject([{ target: 'all', statuses: ['FAILED', 'PAUSED'], createdBy: 'Ann (slack:U1)' }]);
+  });
+});
+
+describe('durability and retries', () => {
+  it('posts after a restart an event accepted before a kill', async () => {
+    const db = tempDbPath();
+    cleanup.push(db.cleanup);
+    const a = harness({}, db.path);
+    a.n.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
+    // Accepted (stored with its outbox row) but never posted: the worker was not running.
+    expect(ingest(a.n, statusPayload('n1', 'PAUSED'), 'alice').duplicate).toBe(false);
+    a.h.db.close(); // the "kill": nothing drained, nothing stopped gracefully
+    const b = harness({}, db.path);
+    b.n.start();
+    const [post] = await waitFor(() => b.slack.posts().length > 0 && b.slack.posts(), 3000, 'post after restart');
+    expect(textOf(post!.message)).toContain('alice');
+    expect(a.slack.calls).toHaveLength(0);
+  });
+
+  it('retries a 429 after Retry-After and a 5xx with backoff, posting once', async () => {
+    const { n, slack } = harness();
+    n.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
+    slack.failNext(postError('rate_limited', 60), 1);
+    slack.failNext(postError('transient'), 2);
+    ingest(n, statusPayload('n1', 'PAUSED'));
+    n.start();
+    await waitFor(() => slack.posts().length === 1, 5000, 'post');
+    await n.drain(3000);
+    expect(slack.posts()).toHaveLength(1);
+    expect(slack.attempts).toHaveLength(4);
+    // The second attempt came no earlier than Retry-After.
+    expect(slack.attempts[1]!.at - slack.attempts[0]!.at).toBeGreaterThanOrEqual(55);
+    const deliveries = (await n.store.outboxRows()).map((r) => r.state);
+    expect(deliveries).toEqual(['sent']);
+  });
+
+  it('gives up after maxAttempts on persistent 5xx and says so in the row', async () => {
+    const { n, slack } = harness({ retry: { baseDelayMs: 1, maxDelayMs: 5, maxAttempts: 3 } });
+    n.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
+    slack.failNext(postError('transient'), 10);
+    ingest(n, statusPayload('n1', 'PAUSED'));
+    await n.drain(3000);
+    const [row] = n.store.outboxRows();
+    expect(row!.state).toBe('failed');
+    expect(row!.last_error).toMatch(/gave up after 3 attempts/);
+    expect(slack.attempts).toHaveLength(3);
+  });
+
+  it('pauses the watches of a channel that is gone, stores a notice and tells the admins in another watched channel', async () => {
+    const { n, slack } = harness({ admins: ['slack:UADMIN'] });
+    n.watches.add({ place: slackPlace('GONE'), target: 'all', actor: actor() });
+    n.watches.add({ place: slackPlace('OPS'), target: 'n9', actor: actor() });
+    slack.failNext(postError('channel_gone'), 1, 'GONE');
+    ingest(n, statusPayload('n1', 'PAUSED'));
+    await n.drain(3000);
+    const gone = n.watches.list(slackPlace('GONE'))[0]!;
+    expect(gone.paused?.reason).toMatch(/channel_gone/);
+    const notices = n.store.notices();
+    expect(notices).toHaveLength(1);
+    expect(notices[0]!.text).toContain('slack:UADMIN');
+    const ops = slack.posts('OPS');
+    expect(ops).toHaveLength(1);
+    expect(textOf(ops[0]!.message)).toContain('GONE');
+    // Later events are no longer routed to the paused watch; `watch add` resumes it.
+    expect(ingest(n, statusPayload('n1', 'RUNNING')).routed).toBe(0);
+    n.watches.add({ place: slackPlace('GONE'), target: 'all', actor: actor() });
+    expect(ingest(n, statusPayload('n1', 'STARTING')).routed).toBe(1);
+  });
+
+  it('posts an outbox item (a report) once per dedupe key', async () => {
+    const { n, discord } = harness();
+    const item = { platform: 'discord' as const, channelId: 'D1', kind: 'report' as const, message: { header: 'Balance report', blocks: [] }, dedupeKey: 'r1' };
+    n.outbox.enqueue(item);
+    n.outbox.enqueue(item);
+    await n.drain(3000);
+    expect(discord.posts('D1').map((p) => p.message.header)).toEqual(['Balance report']);
+  });
+});
+
+describe('bursts', () => {
+  it('coalesces a storm of hundreds of events over many nodes into a few digests naming every node with its last status and flaps', async () => {
+    const { n, slack } = harness({ pacing: { perChannelIntervalMs: 50, coalesceWindowMs: 30 } });
+    n.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
+    const statuses = ['STARTING', 'RUNNING', 'IN_PROGRESS', 'PAUSED'];
+    const last = new Map<string, string>();
+    const count = new Map<string, number>();
+    let seed = 7;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    n.start();
+    for (let i = 0; i < 400; i++) {
+      const id = `node${String(Math.floor(rnd() * 25)).padStart(2, '0')}`;
+      const s = statuses[Math.floor(rnd() * statuses.length)]!;
+      ingest(n, statusPayload(id, s), `name-${id}`);
+      last.set(id, s);
+      count.set(id, (count.get(id) ?? 0) + 1);
+    }
+    await n.drain(10_000);
+    const posts = slack.posts('C1');
+    expect(posts.length).toBeLessThanOrEqual(6);
+    expect(posts.some((p) => /events on \d+ nodes/.test(p.message.header ?? ''))).toBe(true);
+    // The latest digest row per node carries its last status; the events add up.
+    const rows = new Map<string, string[]>();
+    let events = 0;
+    for (const p of posts) {
+      for (const b of p.message.blocks) {
+        if (b.type !== 'table') continue;
+        for (const r of b.table.rows) {
+          rows.set(r[0]!, r);
+          events += Number(r[3]);
+        }
+      }
+    }
+    const singles = posts.filter((p) => !p.message.blocks.some((b) => b.type === 'table'));
+    events += singles.length;
+    expect(events).toBe(400);
+    for (const [id, s] of last) {
+      const row = rows.get(`name-${id}`);
+      if (row) expect(row[1]).toContain(s);
+      else expect(singles.some((p) => textOf(p.message).includes(`name-${id}`) && textOf(p.message).includes(s))).toBe(true);
+    }
+    const flaps = [...rows.values()].reduce((a, r) => a + Number(r[2]), 0);
+    expect(flaps).toBeGreaterThan(0);
+  });
+});
+
+describe('incidents', () => {
+  it('opens an incident on FAILED, is acknowledged, is updated in place with thread lines, and resolves with a duration', async () => {
+    const { n, slack } = harness();
+    n.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
+    ingest(n, statusPayload('n1', 'FAILED'), 'alice');
+    await n.drain(3000);
+    const [incidentPost] = slack.topLevel('C1');
+    expect(incidentPost!.message.header).toMatch(/Incident #\d+: alice is FAILED/);
+    expect(incidentPost!.message.buttons?.map((b) => [b.label, b.command, b.args])).toEqual([
+      ['Restart', 'node start', { node: 'n1' }],
+      ['Logs', 'node logs', { node: 'n1' }],
+      ['Acknowledge', 'watch ack', { incident: expect.any(String) }],
+    ]);
+    const incidentId = Number(incidentPost!.message.buttons![2]!.args!.incident);
+    const msgId = incidentPost!.messageId;
+
+    const ack = n.watches.ack({ incidentId, actor: actor('U7') });
+    expect(ack.incident.ackedBy).toBe('Ann (slack:U7)');
+    await n.drain(3000);
+    expect(textOf(slack.updates(msgId).at(-1)!.message)).toContain('by Ann (slack:U7)');
+    expect(slack.updates(msgId).at(-1)!.message.buttons?.map((b) => b.label)).toEqual(['Restart', 'Logs']);
+    expect(textOf(slack.threadPosts(msgId)[0]!.message)).toContain('Acknowledged by Ann');
+
+    ingest(n, statusPayload('n1', 'STARTING'), 'alice');
+    await n.drain(3000);
+    ingest(n, statusPayload('n1', 'FAILED'), 'alice'); // fails again: acknowledged, so no new top-level post
+    await n.drain(3000);
+    ingest(n, statusPayload('n1', 'RUNNING'), 'alice');
+    await n.drain(3000);
+
+    expect(slack.topLevel('C1')).toHaveLength(1);
+    const updates = slack.updates(msgId);
+    expect(updates.length).toBeGreaterThanOrEqual(4);
+    const final = updates.at(-1)!.message;
+    expect(final.header).toMatch(/Resolved #\d+: alice is RUNNING again after \d+s/);
+    expect(textOf(final)).toContain('Duration');
+    expect(final.buttons).toBeUndefined();
+    const thread = slack.threadPosts(msgId).map((p) => textOf(p.message));
+    expect(thread.some((t) => t.includes('STARTING'))).toBe(true);
+    expect(thread.at(-1)).toMatch(/resolved after/);
+    expect(n.watches.incidents({ state: 'resolved' })).toHaveLength(1);
+  });
+
+  it('repeats a top-level notice when an unacknowledged incident fails again', async () => {
+    const { n, slack } = harness();
+    n.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
+    ingest(n, statusPayload('n1', 'FAILED'), 'alice');
+    await n.drain(3000);
+    ingest(n, statusPayload('n1', 'STARTING'), 'alice');
+    ingest(n, statusPayload('n1', 'FAILED'), 'alice');
+    await n.drain(3000);
+    const top = slack.topLevel('C1');
+    expect(top).toHaveLength(2);
+    expect(textOf(top[1]!.message)).toMatch(/failed again; incident #\d+ is not acknowledged/);
+  });
+});
+
+describe('muting', () => {
+  it('holds events while muted and summarises them in one message when unmuted', async () => {
+    const { n, slack } = harness();
+    n.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
+    n.watches.mute({ place: slackPlace('C1'), target: 'all', minutes: 60, actor: actor() });
+    expect(n.watches.list(slackPlace('C1'))[0]!.mutedUntil).toBeInstanceOf(Date);
+    n.start();
+    for (const [id, s] of [['n1', 'PAUSED'], ['n2', 'STARTING'], ['n1', 'STARTING'], ['n2', 'RUNNING'], ['n3', 'IN_PROGRESS']] as const) {
+      ingest(n, statusPayload(id, s), `name-${id}`);
+    }
+    await n.drain(2000);
+    expect(slack.posts()).toHaveLength(0);
+    expect(n.store.depth()).toBe(5);
+    expect(n.watches.unmute(slackPlace('C1'))).toBe(1);
+    await waitFor(() => slack.posts().length > 0, 3000, 'summary');
+    await n.drain(3000);
+    const posts = slack.posts();
+    expect(posts).toHaveLength(1);
+    const text = textOf(posts[0]!.message);
+    expect(posts[0]!.message.header).toMatch(/5 events on 3 nodes while muted/);
+    for (const s of [`name-n1 | ${statusBadge('STARTING')} | 2 | 2`, `name-n2 | ${statusBadge('RUNNING')} | 2 | 2`, `name-n3 | ${statusBadge('IN_PROGRESS')} | 1 | 1`]) {
+      expect(text).toContain(s);
+    }
+  });
+
+  it('ends a mute by itself when its time is up, and mutes only the node it names', async () => {
+    const { n, slack } = harness();
+    n.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
+    n.watches.mute({ place: slackPlace('C1'), target: 'n1', minutes: 0.002, actor: actor() }); // 120 ms
+    ingest(n, statusPayload('n2', 'PAUSED'), 'bob');
+    ingest(n, statusPayload('n1', 'PAUSED'), 'alice');
+    n.start();
+    await waitFor(() => slack.posts().length >= 2, 5000, 'bob then the summary');
+    const [first, second] = slack.posts();
+    expect(textOf(first!.message)).toContain('bob');
+    expect(textOf(second!.message)).toContain('alice');
+    expect(second!.message.header).toMatch(/while muted/);
+  });
+});
