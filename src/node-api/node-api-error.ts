@@ -42,7 +42,6 @@ const HINTS: Record<string, string> = {
   SwapNotFound: 'no swap with this hash on this node: check `swap list <node>`',
   InvalidMediaDigest: 'no media with this digest: upload it first with `asset upload <node>`',
   MediaFileNotProvided: 'attach a media file',
-  NoAvailableUtxosForChannel: 'no free colored UTXOs: create some with `wallet utxos <node>`',
   CannotFailBatchTransfer: 'only transfers still waiting for the counterparty can be failed',
   InvalidRecipientID: 'the RGB invoice (recipient id) is not valid: ask for a new one',
   InvalidSwapString: 'the swap string is not valid: copy it exactly from `swap maker-init`',
