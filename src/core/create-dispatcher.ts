@@ -146,7 +146,8 @@ export function createDispatcher(opts: DispatcherOptions): CoreDispatcher {
   const buttons = createButtonStore(db);
   const confirmations = createConfirmationStore(db);
   const dialogs = createDialogStore(db);
-  const services = { ...opts.services, access: roles, audit, commands: registry } as Services;
+  // The caller's object itself, so services the composition root adds later (watches, reports) reach handlers.
+  const services = Object.assign(opts.services, { access: roles, audit, commands: registry }) as Services;
 
   // ---- housekeeping ------------------------------------------------------------------------
   let lastSweep = 0;

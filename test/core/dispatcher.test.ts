@@ -394,3 +394,33 @@ describe('dispatcher: suggestNodes', () => {
     expect(h.hosting.listCalls).toBe(1);
   });
 });
+
+describe('dispatcher: services', () => {
+  it('gives handlers the role, audit and registry services, and services added after start-up', async () => {
+    const { z } = await import('zod');
+    const { createRegistry } = await import('../../src/core/registry.js');
+    const { createDispatcher } = await import('../../src/core/create-dispatcher.js');
+    const seen: string[] = [];
+    const registry = createRegistry([
+      {
+        path: 'probe',
+        summary: 'probe',
+        example: '/rln probe',
+        args: z.object({}),
+        role: 'read',
+        confirm: 'none',
+        mutates: false,
+        handler: async (ctx) => {
+          seen.push(typeof ctx.services.access.roleOf, typeof ctx.services.audit.latest, String(ctx.services.commands.get('probe')?.path), String((ctx.services as any).late));
+          return { blocks: [] };
+        },
+      },
+    ]);
+    const services: any = { hosting: { listNodes: async () => [] }, nodeApi: () => ({}), now: () => new Date() };
+    const d = createDispatcher({ db: openDatabase(':memory:'), registry, services });
+    services.late = 'here';
+    await d.dispatch({ via: 'typed', actor: reader, place: slackChannel, text: 'probe' });
+    expect(seen).toEqual(['function', 'function', 'probe', 'here']);
+    expect(services.access).toBe(d.roles);
+  });
+});

@@ -187,7 +187,7 @@ export function harness(opts: { db?: Db; fail?: () => unknown; dispatcher?: Part
     createDispatcher({
       db,
       registry,
-      services: { hosting: hosting as any, nodeApi: () => ({}) as any, now: () => new Date(clock.t) },
+      services: { hosting: hosting as any, nodeApi: () => ({}) as any, now: () => new Date(clock.t) } as any,
       admins: ['slack:UADMIN'],
       operators: ['slack:UOPS', 'slack-group:SOPS'],
       logger: log.logger,
