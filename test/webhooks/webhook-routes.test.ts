@@ -37,7 +37,7 @@ async function setup(opts: { kind?: Kind; header?: string; refetchMs?: number; k
   cleanup.push(() => h.close(), () => rx.close());
   const signer = Object.values(key.signers)[0]!;
   const send = (path: string, body: string | Buffer, headers: Record<string, string> = {}) =>
-    fetch(`${rx.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+    fetch(`${rx.url}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: new Uint8Array(typeof body === "string" ? Buffer.from(body) : body) });
   const signed = (path: string, payload: unknown, header = 'x-service-signature') => {
     const body = Buffer.from(JSON.stringify(payload));
     return send(path, body, { [header]: signer(body) });
@@ -170,7 +170,7 @@ describe('webhook receiver', () => {
     expect(t.hosting.listCalls).toBe(before + 1);
     // A body sent without a content type is still read raw and verified.
     const body = Buffer.from(JSON.stringify(statusPayload('n3', 'RUNNING')));
-    const res = await fetch(`${t.rx.url}/webhooks/service/n3`, { method: 'POST', headers: { 'x-service-signature': t.signer(body) }, body });
+    const res = await fetch(`${t.rx.url}/webhooks/service/n3`, { method: 'POST', headers: { 'x-service-signature': t.signer(body) }, body: new Uint8Array(body) });
     expect(res.status).toBe(202);
   });
 });
