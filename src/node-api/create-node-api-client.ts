@@ -123,7 +123,11 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
         retry: def.idempotent
           ? {
               limit: retries, methods: ['GET', 'POST'], statusCodes: RETRY_STATUS,
-              calculateDelay: ({ attemptCount, computedValue }) => (computedValue === 0 ? 0 : Math.min(baseDelay * 2 ** (attemptCount - 1), 2000)),
+              calculateDelay: ({ attemptCount, computedValue, retryAfter }) => {
+                if (computedValue === 0) return 0;
+                if (retryAfter !== undefined) return Math.min(retryAfter, 10_000);
+                return Math.min(baseDelay * 2 ** (attemptCount - 1), 2000);
+              },
             }
           : { limit: 0 },
       });
