@@ -9,8 +9,7 @@
  * Role checks by Slack user group: actor.groups is left empty (usergroups.users.list is costly
  * and rate limited); grants to `slack-group:S…` therefore do not apply yet.
  */
-import bolt from '@slack/bolt';
-import type { App as BoltApp, RespondFn, Receiver } from '@slack/bolt';
+import { App as BoltAppClass, SocketModeReceiver, type App as BoltApp, type RespondFn, type Receiver } from '@slack/bolt';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Config } from '../../config.js';
 import type { ChatPoster } from '../../core/chat.js';
@@ -104,7 +103,7 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
   let receiver: Receiver;
   let fastifyReceiver: FastifyReceiver | undefined;
   if (config.SLACK_APP_TOKEN) {
-    receiver = new bolt.SocketModeReceiver({
+    receiver = new SocketModeReceiver({
       appToken: config.SLACK_APP_TOKEN,
       logger: boltLogger,
       installerOptions: { clientOptions: clientOptions() },
@@ -116,7 +115,7 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
     throw new Error('Slack needs SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET (HTTP mode)');
   }
 
-  const app = new bolt.App({ token, receiver, logger: boltLogger, clientOptions: clientOptions() });
+  const app = new BoltAppClass({ token, receiver, logger: boltLogger, clientOptions: clientOptions() });
   app.error(async (e) => {
     log.error({ err: e }, 'Slack listener error');
   });
@@ -152,8 +151,14 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
       return;
     }
     const base = { channel: route.origin.channelId, thread_ts: route.origin.threadId, ...payload };
-    if (visibility === 'private') await app.client.chat.postEphemeral({ ...base, user: route.userId } as never);
-    else await app.client.chat.postMessage(base as never);
+    try {
+      if (visibility === 'private') await app.client.chat.postEphemeral({ ...base, user: route.userId } as never);
+      else await app.client.chat.postMessage(base as never);
+    } catch (e) {
+      // Not in that channel (or it is gone): the user still gets the answer, as a direct message.
+      log.warn({ err: e, channel: route.origin.channelId }, 'could not answer in the channel; sending a direct message instead');
+      await app.client.chat.postMessage({ ...payload, channel: route.userId } as never);
+    }
   }
 
   async function deliver(reply: Reply, route: ReplyRoute): Promise<void> {

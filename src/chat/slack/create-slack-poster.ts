@@ -3,7 +3,7 @@
  * retry on its own (rejectRateLimitedCalls, retries 0): the outbox paces and retries, after
  * the PostError kind says how (see ./to-post-error.ts).
  */
-import bolt from '@slack/bolt';
+import { webApi } from '@slack/bolt';
 import type { ChatPoster } from '../../core/chat.js';
 import type { Message } from '../../core/message.js';
 import type { Logger } from '../../log.js';
@@ -20,7 +20,7 @@ export interface SlackPosterOptions {
 }
 
 export function createSlackPoster(opts: SlackPosterOptions): ChatPoster {
-  const web = new bolt.webApi.WebClient(opts.token, {
+  const web = new webApi.WebClient(opts.token, {
     slackApiUrl: opts.slackApiUrl,
     logger: toBoltLogger(opts.logger),
     rejectRateLimitedCalls: true,

@@ -3,7 +3,9 @@
  * HTTP mode (through the bot's fastify server), around a scripted dispatcher: what is acked
  * when, what the dispatcher is given, and where each kind of Reply goes.
  */
+import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../../src/log.js';
 import type { Invocation, Reply } from '../../../src/core/types.js';
 import { msg, type Message } from '../../../src/core/message.js';
 import { postSigned, slashCommandPayload } from '../../fakes/slack/index.js';
@@ -102,7 +104,9 @@ describe.each(['socket', 'http'] as const)('the Slack adapter in %s mode', (mode
   it('acks a slow dialog submission in time and then tells the user privately', async () => {
     const slow = gate<Reply>();
     const d = scriptedDispatcher((inv) => (inv.via === 'dialog' ? slow.promise : { kind: 'dialog', dialog: { id: 'dlg-s', title: 'Unlock', submitLabel: 'Unlock', fields: [{ name: 'password', label: 'Password', kind: 'secret' }] } }));
-    bot = await startSlackBot(mode, d, { viewSubmissionBudgetMs: 30 });
+    const logs: string[] = [];
+    const logger = createLogger({ level: 'debug', destination: new Writable({ write: (c, _e, cb) => (logs.push(String(c)), cb()) }) });
+    bot = await startSlackBot(mode, d, { viewSubmissionBudgetMs: 30, logger });
     await bot.driver.slash(ALICE, 'node unlock alice');
     const view = await bot.fake.waitFor(() => bot!.fake.views.at(-1));
     const { ack } = await bot.driver.submit(ALICE, view, { password: 'correct horse battery' });
@@ -111,6 +115,9 @@ describe.each(['socket', 'http'] as const)('the Slack adapter in %s mode', (mode
     const [eph] = await bot.fake.waitForCalls('chat.postEphemeral');
     expect(eph.args).toMatchObject({ channel: 'C0OPS', user: 'UALICE' });
     expect(JSON.stringify(bot.fake.calls)).not.toContain('correct horse battery');
+    // Bolt and the socket-mode client log payloads at debug level: scrubbed.
+    expect(logs.length).toBeGreaterThan(0);
+    expect(logs.join('')).not.toContain('correct horse battery');
   });
 
   it('dispatches a click with the button id and replaces the original message when asked', async () => {
@@ -152,5 +159,22 @@ describe('the Slack adapter in HTTP mode', () => {
     const res = await fetch(bot.eventsUrl!, { method: 'POST', headers: { 'content-type': 'application/json', ...signSlackRequest(SIGNING_SECRET, raw) }, body: raw });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ challenge: 'abc123' });
+  });
+});
+
+describe('the Slack adapter answering a dialog', () => {
+  it('sends the answer as a direct message when it cannot post in the channel', async () => {
+    const d = scriptedDispatcher((inv): Reply =>
+      inv.via === 'typed'
+        ? { kind: 'dialog', dialog: { id: 'dlg-dm', title: 'T', submitLabel: 'Go', fields: [{ name: 'x', label: 'X', kind: 'text' }] } }
+        : channelReply('done'),
+    );
+    bot = await startSlackBot('socket', d);
+    await bot.driver.slash(ALICE, 'node settings alice', { channelId: 'C0PRIVATE' });
+    const view = await bot.fake.waitFor(() => bot!.fake.views.at(-1));
+    bot.fake.fail('chat.postMessage', { error: 'not_in_channel' });
+    await bot.driver.submit(ALICE, view, { x: '1' });
+    const posts = await bot.fake.waitForCalls('chat.postMessage', 2);
+    expect(posts.map((p) => p.args.channel)).toEqual(['C0PRIVATE', 'UALICE']);
   });
 });
