@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { watchCommands } from '../../commands/watch.js';
+import { createDispatcher, createRegistry, inlineToPlain, type CoreDispatcher, type Reply, type ServicesInput } from '../../src/core/index.js';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { createHostingClient, type HostingClient } from '../../src/hosting/index.js';
+import { silentLogger } from '../../src/log.js';
+import { createNotifier, type Notifier } from '../../src/notify/index.js';
+import { openDatabase, type Db } from '../../src/store/index.js';
+import { ingest, RecordingPoster, statusPayload, tempDbPath, FAST } from '../notify/helpers.js';
+
+let emu: Emulator;
+let hosting: HostingClient;
+let db: Db;
+let notifier: Notifier;
+let dispatcher: CoreDispatcher;
+const poster = new RecordingPoster('slack');
+const dbFile = tempDbPath();
+const ids: Record<string, string> = {};
+
+function build(): void {
+  db = openDatabase(dbFile.path);
+  notifier = createNotifier({
+    db,
+    posters: { slack: poster },
+    prepareMessage: (m) => dispatcher.prepareMessage(m),
+    hosting,
+    logger: silentLogger,
+    ...FAST,
+  });
+  dispatcher = createDispatcher({
+    db,
+    registry: createRegistry(watchCommands),
+    services: { hosting, nodeApi: () => ({}) as never, publicUrl: 'https://localhost:9', now: () => new Date(), watches: notifier.watches } as unknown as ServicesInput,
+    operators: ['slack:UOP'],
+    logger: silentLogger,
+  });
+}
+
+beforeAll(async () => {
+  emu = await startEmulator({ lifecycleDelayMs: 20 });
+  hosting = createHostingClient({ baseUrl: emu.url, token: emu.token, retry: { limit: 0 } });
+  ids.alice = (await hosting.createNode({ name: 'alice', network: 'regtest' })).node.nodeId;
+  ids.bob = (await hosting.createNode({ name: 'bob', network: 'regtest', webhookUrl: 'http://127.0.0.1:9/elsewhere' })).node.nodeId;
+  // Let the creation lifecycle (STARTING -> RUNNING) finish before webhook URLs change. All URLs are loopback.
+  while (emu.nodes().some((n) => n.status !== 'RUNNING')) await new Promise((r) => setTimeout(r, 10));
+  build();
+}, 20_000);
+afterAll(async () => {
+  await notifier?.stop();
+  db?.close();
+  await emu?.close();
+  dbFile.cleanup();
+});
+
+const place = { platform: 'slack' as const, channelId: 'CW', workspaceId: 'T1' };
+const run = (text: string, userId = 'UOP'): Promise<Reply> => dispatcher.dispatch({ via: 'typed', actor: { platform: 'slack', userId, displayName: 'Olga' }, place, text });
+
+function plain(r: Reply): string {
+  if (r.kind !== 'message') return JSON.stringify(r);
+  const m = r.message;
+  const parts = [m.header ?? ''];
+  for (const b of m.blocks) {
+    if (b.type === 'text' || b.type === 'context') parts.push(inlineToPlain(b.text));
+    if (b.type === 'table') parts.push(...b.table.rows.map((row) => row.join(' | ')));
+    if (b.type === 'fields') parts.push(...b.fields.map((f) => `${f.label}: ${inlineToPlain(f.value)}`));
+  }
+  return parts.join('\n');
+}
+
+describe('watch commands', () => {
+  it('watch add sets the webhook URL of a node that has none and says so', async () => {
+    const text = plain(await run('watch add alice status=FAILED,PAUSED'));
+    expect(text).toContain('Watching alice in this channel');
+    expect(text).toContain(`webhook URL set to https://localhost:9/webhooks/service/${ids.alice}`);
+    const alice = await hosting.getNode(ids.alice);
+    expect(alice.settings?.webhookUrl).toBe(`https://localhost:9/webhooks/service/${ids.alice}`);
+    expect(notifier.watches.list(place)).toMatchObject([{ target: ids.alice, statuses: ['FAILED', 'PAUSED'] }]);
+  });
+
+  it('watch add leaves a node webhook URL that points elsewhere and warns', async () => {
+    const text = plain(await run('watch add bob'));
+    expect(text).toContain('already points elsewhere');
+    expect((await hosting.getNode(ids.bob)).settings?.webhookUrl).toBe('http://127.0.0.1:9/elsewhere');
+  });
+
+  it('refuses an unknown node, an unknown status and a reader, with what to do', async () => {
+    expect(plain(await run('watch add ghost'))).toMatch(/no node named "ghost"[\s\S]*node list/);
+    expect(plain(await run('watch add alice status=BROKEN'))).toMatch(/unknown status BROKEN[\s\S]*FAILED/);
+    expect(plain(await run('watch add all', 'UREADER')).toLowerCase()).toMatch(/operate|permission|role|not allowed/);
+    expect(notifier.watches.list(place).some((w) => w.target === 'all')).toBe(false);
+  });
+
+  it('watch list shows the watches; mute and unmute; remove', async () => {
+    const list = plain(await run('watch list', 'UREADER'));
+    expect(list).toContain('alice | FAILED, PAUSED | active');
+    expect(list).toContain('bob | every change | active');
+    expect(plain(await run('watch mute bob minutes=5'))).toMatch(/Muted bob in this channel until/);
+    expect(plain(await run('watch list', 'UREADER'))).toMatch(/bob \| every change \| muted until/);
+    expect(plain(await run('watch unmute'))).toMatch(/Unmuted \(1 mute ended\)/);
+    expect(plain(await run('watch remove bob'))).toContain('No longer watching bob');
+    expect(plain(await run('watch remove bob'))).toMatch(/does not watch "bob"/);
+  });
+
+  it('survives a restart', async () => {
+    await notifier.stop();
+    db.close();
+    build();
+    expect(plain(await run('watch list', 'UREADER'))).toContain('alice | FAILED, PAUSED');
+  });
+
+  it('the Acknowledge button of an incident records who clicked it', async () => {
+    ingest(notifier, statusPayload(ids.alice!, 'FAILED'), 'alice');
+    await notifier.drain(3000);
+    const incident = poster.topLevel('CW').at(-1)!.message;
+    expect(incident.header).toMatch(/Incident #\d+: alice is FAILED/);
+    const ackButton = incident.buttons!.find((b) => b.label === 'Acknowledge')!;
+    expect(ackButton.id).toBeTruthy();
+    const r = await dispatcher.dispatch({ via: 'button', actor: { platform: 'slack', userId: 'UOP', displayName: 'Olga' }, place, buttonId: ackButton.id! });
+    expect(plain(r)).toMatch(/acknowledged by Olga \(slack:UOP\)/);
+    expect(notifier.watches.incidents({ place, state: 'open' })[0]!.ackedBy).toBe('Olga (slack:UOP)');
+    expect(plain(await run('watch ack 999'))).toMatch(/no incident #999/);
+    await notifier.drain(3000);
+    expect(inlineToPlain(JSON.stringify(poster.updates().at(-1)!.message))).toContain('by Olga');
+  });
+});
