@@ -50,6 +50,18 @@ function notice(header: string, text: string, tone: Message['tone'] = 'warning')
   return { header, tone, blocks: [{ type: 'text', text }] };
 }
 
+/** Renders, or (a message that breaks a Discord limit, a bug) a short notice saying so. */
+function payloadOf(message: Message, logger: Logger): DiscordPayload {
+  try {
+    return toDiscordPayload(message);
+  } catch (err) {
+    logger.error({ err, header: message.header }, 'a reply could not be rendered for Discord');
+    return toDiscordPayload(
+      notice('This answer cannot be shown on Discord', `${err instanceof Error ? err.message : String(err)}. Try the shell or Slack, and tell an admin.`, 'danger'),
+    );
+  }
+}
+
 function dialogErrorsMessage(errors: Record<string, string>): Message {
   return {
     header: 'Not done: the form was refused',
@@ -81,22 +93,30 @@ async function answer(ctx: InteractionContext, r: Responder, reply: Reply, kind:
       await r.reply(toDiscordPayload(notice('Cannot open a second form', 'Discord cannot open a form from a form. Run the command again.')), true);
       return;
     }
+    let modal: DiscordModal;
+    try {
+      modal = dialogToModal(reply.dialog);
+    } catch (err) {
+      ctx.logger.error({ err, dialog: reply.dialog.title }, 'a dialog could not be rendered as a Discord modal');
+      await r.reply(toDiscordPayload(notice('This form cannot be shown on Discord', `${err instanceof Error ? err.message : String(err)}. Tell an admin.`, 'danger')), true);
+      return;
+    }
     const checkboxes = reply.dialog.fields.filter((f) => f.kind === 'checkbox').map((f) => f.name);
     if (checkboxes.length) ctx.checkboxes.set(reply.dialog.id, checkboxes);
-    await r.showModal(dialogToModal(reply.dialog));
+    await r.showModal(modal);
     return;
   }
   if (reply.kind === 'dialog_errors') {
     await r.reply(toDiscordPayload(dialogErrorsMessage(reply.errors)), true);
     return;
   }
-  const payload = toDiscordPayload(reply.message);
+  const payload = payloadOf(reply.message, ctx.logger);
   if (kind === 'button' && reply.replaceOriginal) await r.update(payload);
   else await r.reply(payload, reply.visibility === 'private');
 }
 
 /** Finishes a deferred interaction with the Reply that came late. */
-async function finish(r: Responder, reply: Reply, deferredUpdate: boolean): Promise<void> {
+async function finish(ctx: InteractionContext, r: Responder, reply: Reply, deferredUpdate: boolean): Promise<void> {
   if (reply.kind === 'dialog') {
     const m = notice('This needs a form', 'The answer took too long for Discord to open its form. Run the command again.');
     if (deferredUpdate) await r.followUp(toDiscordPayload(m), true);
@@ -105,7 +125,7 @@ async function finish(r: Responder, reply: Reply, deferredUpdate: boolean): Prom
   }
   const message = reply.kind === 'dialog_errors' ? dialogErrorsMessage(reply.errors) : reply.message;
   const isPrivate = reply.kind === 'dialog_errors' || reply.visibility === 'private';
-  const payload = toDiscordPayload(message);
+  const payload = payloadOf(message, ctx.logger);
   if (deferredUpdate) {
     if (reply.kind === 'message' && reply.replaceOriginal) await r.editOriginal(payload);
     else await r.followUp(payload, isPrivate);
@@ -150,5 +170,5 @@ export async function handleInteraction(ctx: InteractionContext, p: ParsedIntera
   if (deferredUpdate) await r.deferUpdate();
   else await r.defer(false);
   const reply = await pending;
-  await finish(r, reply, deferredUpdate);
+  await finish(ctx, r, reply, deferredUpdate);
 }
