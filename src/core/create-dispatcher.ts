@@ -758,8 +758,8 @@ export function createDispatcher(opts: DispatcherOptions): CoreDispatcher {
       }
       const p = (prefix ?? '').trim().toLowerCase();
       return nodes
-        .filter((n) => !p || n.name.toLowerCase().startsWith(p) || n.nodeId.toLowerCase().startsWith(p) || n.name.toLowerCase().includes(p))
-        .sort((x, y) => Number(!x.name.toLowerCase().startsWith(p)) - Number(!y.name.toLowerCase().startsWith(p)) || x.name.localeCompare(y.name))
+        .filter((n) => !p || n.name.toLowerCase().startsWith(p) || n.nodeId.toLowerCase().startsWith(p))
+        .sort((x, y) => x.name.localeCompare(y.name))
         .slice(0, 25)
         .map((n) => ({ name: n.name, nodeId: n.nodeId, status: String(n.status) }));
     },
