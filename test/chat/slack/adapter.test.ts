@@ -178,3 +178,28 @@ describe('the Slack adapter answering a dialog', () => {
     expect(posts.map((p) => p.args.channel)).toEqual(['C0PRIVATE', 'UALICE']);
   });
 });
+
+describe('the Slack adapter in Socket Mode', () => {
+  it('reconnects through a fresh apps.connections.open when Slack asks it to, and keeps answering', async () => {
+    const d = scriptedDispatcher(() => channelReply('still here'));
+    bot = await startSlackBot('socket', d);
+    const opens = bot.fake.callsTo('apps.connections.open').length;
+    bot.fake.disconnectClients();
+    await bot.fake.waitForCalls('apps.connections.open', opens + 1);
+    await bot.fake.waitFor(() => bot!.fake.connectionCount === 2, 5000, 'a second connection');
+    await bot.fake.connected();
+    const { responseUrl } = await bot.driver.slash(ALICE, 'node list');
+    const [r] = await bot.fake.waitForResponds(responseUrl);
+    expect(JSON.stringify(r.body)).toContain('still here');
+  });
+});
+
+describe('the Slack adapter in HTTP mode, for events it does not handle', () => {
+  it('acknowledges them with 200 so Slack does not retry', async () => {
+    bot = await startSlackBot('http', scriptedDispatcher(() => channelReply('x')));
+    const { signSlackRequest } = await import('../../fakes/slack/index.js');
+    const raw = JSON.stringify({ type: 'event_callback', team_id: 'T0TEST', api_app_id: 'AFAKE', event: { type: 'app_mention', user: 'U1', text: 'hi', ts: '1.1', channel: 'C1', event_ts: '1.1' }, event_id: 'Ev1', event_time: 1 });
+    const res = await fetch(bot.eventsUrl!, { method: 'POST', headers: { 'content-type': 'application/json', ...signSlackRequest(SIGNING_SECRET, raw) }, body: raw });
+    expect(res.status).toBe(200);
+  });
+});

@@ -4,7 +4,7 @@
  * real Bolt app, in Socket Mode and in HTTP mode (through the bot's one fastify server).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSlackWorld, type SlackWorld } from './start-slack-world.js';
+import { startSlackWorld, DEMO_NODE_PASSWORD, type SlackWorld } from './start-slack-world.js';
 import { startFakeSlack, createSlackDriver, type FakeSlack, type SlackDriver, type RespondCall } from '../../fakes/slack/index.js';
 
 const SIGNING_SECRET = 'e2e-signing-secret-abcdef';
@@ -123,6 +123,24 @@ describe.each(['socket', 'http'] as const)('the bot on Slack in %s mode', (mode)
     expect(r.body.response_type).toBe('ephemeral');
     expect(textOf(r).toLowerCase()).toMatch(/dialog|password/);
     expect(everything(fake)).not.toContain(SECRET);
+  });
+
+  it('takes a password only in the private dialog, and never shows it', async () => {
+    const locked = await ask(ADMIN, 'node lock bob');
+    expect(textOf(locked).toLowerCase()).toContain('lock');
+    const before = fake.callsTo('views.open').length;
+    await slack.slash(ADMIN, 'node unlock bob');
+    await fake.waitForCalls('views.open', before + 1);
+    const view = fake.views.at(-1)!;
+    const passwordBlock = view.blocks.find((b: any) => b.block_id === 'password');
+    expect(passwordBlock?.element.type).toBe('plain_text_input');
+    const posted = fake.callsTo('chat.postMessage').length + fake.callsTo('chat.postEphemeral').length;
+    const { ack } = await slack.submit(ADMIN, view, { password: DEMO_NODE_PASSWORD });
+    expect(ack?.response_action).toBeUndefined();
+    await fake.waitFor(() => fake.callsTo('chat.postMessage').length + fake.callsTo('chat.postEphemeral').length > posted, 5000, 'the unlock answer');
+    const answer = [...fake.callsTo('chat.postMessage'), ...fake.callsTo('chat.postEphemeral')].sort((a, b) => a.seq - b.seq).at(-1)!;
+    expect(JSON.stringify(answer.args).toLowerCase()).toContain('unlocked');
+    expect(everything(fake)).not.toContain(DEMO_NODE_PASSWORD);
   });
 
   it('shows the audit trail with the changes and the refusals', async () => {

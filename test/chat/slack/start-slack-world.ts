@@ -21,6 +21,9 @@ import { createSlackAdapter } from '../../../src/chat/slack/index.js';
 import { startHarness } from '../../support/harness.js';
 import type { SlackMode } from '../../fakes/slack/index.js';
 
+/** The password of the demo nodes (initialised and unlocked at start). */
+export const DEMO_NODE_PASSWORD = 'demo-node-password-e2e';
+
 export interface SlackWorld {
   emulator: Emulator;
   /** The bot's HTTP base URL. */
@@ -32,12 +35,12 @@ export interface SlackWorld {
 
 export async function startSlackWorld(mode: SlackMode, env: Record<string, string>): Promise<SlackWorld> {
   try {
-    const h = await startHarness({ emulator: { seed: 'demo', lifecycleDelayMs: 30 }, env });
+    const h = await startHarness({ emulator: { seed: 'demo', lifecycleDelayMs: 30, demoPassword: DEMO_NODE_PASSWORD }, env });
     return { emulator: h.emulator, url: h.url, via: 'harness', close: () => h.close() };
   } catch (e) {
     console.warn(`slack e2e: the harness (src/app.ts) could not start (${(e as Error).message}); using the core pieces directly`);
   }
-  const emulator = await startEmulator({ seed: 'demo', lifecycleDelayMs: 30 });
+  const emulator = await startEmulator({ seed: 'demo', lifecycleDelayMs: 30, demoPassword: DEMO_NODE_PASSWORD });
   const dir = mkdtempSync(join(tmpdir(), 'rln-slack-e2e-'));
   const config = loadConfig({
     SERVICE_URL: emulator.url,

@@ -62,6 +62,8 @@ export interface FakeSlack {
   waitForCalls(method: string, n?: number): Promise<ApiCall[]>;
   /** Resolves with the respond() posts to `url` once there are at least `n`. */
   waitForResponds(url: string, n?: number): Promise<RespondCall[]>;
+  /** Socket Mode connections accepted so far. */
+  readonly connectionCount: number;
   /** Asks the client to reconnect. */
   disconnectClients(): void;
   close(): Promise<void>;
@@ -173,7 +175,9 @@ export async function startFakeSlack(opts: { teamId?: string; botUserId?: string
   });
 
   const wss = new WebSocketServer({ server });
+  let connectionCount = 0;
   wss.on('connection', (ws) => {
+    connectionCount++;
     sockets.add(ws);
     ws.on('close', () => sockets.delete(ws));
     ws.on('message', (data) => {
@@ -226,7 +230,7 @@ export async function startFakeSlack(opts: { teamId?: string; botUserId?: string
       return new Promise((r) => connectedWaiters.push(r));
     },
     sendEnvelope(type, payload) {
-      const ws = [...sockets][0];
+      const ws = [...sockets].at(-1);
       if (!ws) return Promise.reject(new Error('no Socket Mode client is connected'));
       const envelopeId = `env-${++envelopeCounter}`;
       const acked = new Promise<any>((r) => pendingAcks.set(envelopeId, r));
@@ -248,6 +252,9 @@ export async function startFakeSlack(opts: { teamId?: string; botUserId?: string
     },
     waitForResponds(url, n = 1) {
       return fake.waitFor(() => fake.respondsTo(url).length >= n && fake.respondsTo(url), 5_000, `${n} respond() post(s)`);
+    },
+    get connectionCount() {
+      return connectionCount;
     },
     disconnectClients() {
       for (const ws of sockets) ws.send(JSON.stringify({ type: 'disconnect', reason: 'refresh_requested' }));
