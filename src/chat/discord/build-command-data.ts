@@ -19,6 +19,7 @@ import {
   DISCORD_MAX_SUBCOMMANDS,
   DISCORD_MAX_SUBCOMMAND_GROUPS,
   clip,
+  clipWords,
 } from './limits.js';
 
 export const ROOT_COMMAND = 'rln';
@@ -129,7 +130,7 @@ function totalChars(o: { name: string; description: string; options?: CommandOpt
 function capDescriptions(options: CommandOptionData[], subCap: number, optCap: number): CommandOptionData[] {
   return options.map((o) => {
     const cap = o.type === OPTION_TYPE.SUB_COMMAND_GROUP ? DISCORD_MAX_COMMAND_DESCRIPTION : o.type === OPTION_TYPE.SUB_COMMAND ? subCap : optCap;
-    return { ...o, description: clip(o.description, cap), ...(o.options ? { options: capDescriptions(o.options, subCap, optCap) } : {}) };
+    return { ...o, description: clipWords(o.description, cap), ...(o.options ? { options: capDescriptions(o.options, subCap, optCap) } : {}) };
   });
 }
 

@@ -15,6 +15,7 @@ export const DISCORD_UNKNOWN_CHANNEL = 10003;
 export const DISCORD_UNKNOWN_MESSAGE = 10008;
 export const DISCORD_MISSING_ACCESS = 50001;
 export const DISCORD_MISSING_PERMISSIONS = 50013;
+export const DISCORD_THREAD_ALREADY_CREATED = 160004;
 const GONE_CODES = new Set([DISCORD_UNKNOWN_CHANNEL, DISCORD_MISSING_ACCESS, DISCORD_MISSING_PERMISSIONS]);
 const THREAD_NAME_MAX = 100;
 const DEFAULT_RETRY_AFTER_MS = 1_000;
@@ -72,10 +73,17 @@ export function createDiscordPoster(rest: REST | undefined): ChatPoster {
         } catch (e) {
           if (!isUnknownChannel(e)) throw e;
           // No thread yet: start one from the parent message (it takes the message's id).
-          const thread = (await need().post(Routes.threads(target.channelId, target.threadId), {
-            body: { name: clip(summaryOf(message) || 'Updates', THREAD_NAME_MAX), auto_archive_duration: 1440 },
-          })) as { id: string };
-          return { messageId: await postIn(thread.id, message), threadId: thread.id };
+          let threadId = target.threadId;
+          try {
+            const thread = (await need().post(Routes.threads(target.channelId, target.threadId), {
+              body: { name: clip(summaryOf(message) || 'Updates', THREAD_NAME_MAX), auto_archive_duration: 1440 },
+            })) as { id: string };
+            threadId = thread.id;
+          } catch (err) {
+            // Another post created it in the meantime: post into it.
+            if (!(err instanceof DiscordAPIError && Number(err.code) === DISCORD_THREAD_ALREADY_CREATED)) throw err;
+          }
+          return { messageId: await postIn(threadId, message), threadId };
         }
       } catch (e) {
         throw toPostError(e, what);

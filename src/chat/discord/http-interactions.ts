@@ -20,9 +20,19 @@ export function discordPublicKey(hex: string): KeyObject {
   return createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, Buffer.from(hex, 'hex')]), format: 'der', type: 'spki' });
 }
 
-/** True when `signatureHex` is the Ed25519 signature of `timestamp + rawBody`. */
-export function verifyDiscordSignature(key: KeyObject, timestamp: string | undefined, rawBody: Buffer, signatureHex: string | undefined): boolean {
-  if (!timestamp || !signatureHex || !/^[0-9a-fA-F]{128}$/.test(signatureHex)) return false;
+/** Signed requests older (or newer) than this are refused as replays. */
+export const DISCORD_MAX_SIGNATURE_AGE_MS = 5 * 60_000;
+
+/** True when `signatureHex` is the Ed25519 signature of `timestamp + rawBody`, and the timestamp is recent. */
+export function verifyDiscordSignature(
+  key: KeyObject,
+  timestamp: string | undefined,
+  rawBody: Buffer,
+  signatureHex: string | undefined,
+  nowMs: number = Date.now(),
+): boolean {
+  if (!timestamp || !signatureHex || !/^[0-9a-fA-F]{128}$/.test(signatureHex) || !/^\d{1,12}$/.test(timestamp)) return false;
+  if (Math.abs(nowMs - Number(timestamp) * 1000) > DISCORD_MAX_SIGNATURE_AGE_MS) return false;
   try {
     return verify(null, Buffer.concat([Buffer.from(timestamp, 'utf8'), rawBody]), key, Buffer.from(signatureHex, 'hex'));
   } catch {

@@ -59,6 +59,14 @@ export const INTERACTION = {
 
 export const EPHEMERAL_FLAG = 64;
 
+/** Truncates at a word boundary when one is near, with a visible ellipsis. */
+export function clipWords(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, Math.max(0, max - 1));
+  const space = cut.lastIndexOf(' ');
+  return `${(space >= max / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.(-]+$/, '')}…`;
+}
+
 /** Truncates with a visible ellipsis. */
 export function clip(text: string, max: number): string {
   if (text.length <= max) return text;

@@ -180,8 +180,12 @@ describe('Discord over the gateway', () => {
     }
   });
 
-  it('answers /rln node help with the node commands', async () => {
+  it('answers /rln node help with the node commands, and /rln help with the groups', async () => {
     const a = await cmd(READER, 'node', 'help');
+    expect(messageProblems(a.data)).toEqual([]);
     expect(textOf(a.data)).toMatch(/destroy/);
+    const all = await cmd(READER, undefined, 'help');
+    expect(messageProblems(all.data)).toEqual([]);
+    expect(textOf(all.data)).toMatch(/wallet/);
   });
 });

@@ -66,7 +66,7 @@ describe('Discord HTTP interactions', () => {
     expect(res.json).toEqual({ type: 1 });
   });
 
-  it('refuses a bad, a foreign, a missing and a stale-body signature with 401', async () => {
+  it('refuses a bad, a foreign, a missing, a replayed and a borrowed signature with 401', async () => {
     const body = JSON.stringify(pingInteraction(app));
     const good = h.signer.headers(body);
     const tampered = { ...good, 'x-signature-ed25519': good['x-signature-ed25519'].replace(/^./, (c) => (c === 'a' ? 'b' : 'a')) };
@@ -77,6 +77,10 @@ describe('Discord HTTP interactions', () => {
 
     const { 'x-signature-ed25519': _drop, ...missing } = good;
     expect((await post(JSON.parse(body), missing)).status).toBe(401);
+
+    // A correctly signed but stale request (a replay) is refused too.
+    const stale = h.signer.headers(body, { timestamp: String(Math.floor(Date.now() / 1000) - 600) });
+    expect((await post(JSON.parse(body), stale)).status).toBe(401);
 
     // The signature of another body does not carry over.
     const other = h.signer.headers(JSON.stringify(pingInteraction(app)));
