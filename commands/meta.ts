@@ -60,16 +60,19 @@ const audit = defineCommand({
 
 const help = defineCommand({
   path: 'help',
-  summary: 'Describe the commands (help <group> for one group)',
+  summary: 'Describe the commands (help <group> [action] for details)',
   example: '/rln help node',
-  args: z.object({ group: z.string().min(1).optional().describe('A command group, e.g. node') }),
-  positional: ['group'],
+  args: z.object({
+    group: z.string().min(1).optional().describe('A command group, e.g. node'),
+    action: z.string().min(1).optional().describe('One action of the group, for its details'),
+  }),
+  positional: ['group', 'action'],
   nodeArg: false,
   role: 'read',
   confirm: 'none',
   mutates: false,
   async handler(ctx) {
-    return renderHelp(ctx.services.commands, ctx.args.group);
+    return renderHelp(ctx.services.commands, ctx.args.group, ctx.args.action);
   },
 });
 

@@ -82,12 +82,13 @@ export function createRegistry(defs: AnyCommand[]): Registry {
       path,
       summary: `Describe the ${group} commands`,
       example: `/rln ${group} help`,
-      args: z.object({}),
+      args: z.object({ action: z.string().min(1).optional().describe(`One ${group} action, for its details`) }),
+      positional: ['action'],
       role: 'read',
       confirm: 'none',
       mutates: false,
       nodeArg: false,
-      handler: async () => renderHelp(registry, group),
+      handler: async (ctx) => renderHelp(registry, group, ctx.args.action),
     });
   }
 

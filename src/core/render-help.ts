@@ -2,10 +2,14 @@
 import type { Message } from './message.js';
 import { msg } from './message.js';
 import type { Registry, AnyCommand } from './registry.js';
+import type { ArgSpec } from './arg-specs.js';
 import { UserError } from './errors.js';
 
-/** `/rln node stop <node> [force=…]` */
-export function usageOf(registry: Registry, def: AnyCommand): string {
+/**
+ * `/rln node stop <node> [force=…]`. With `compact`, more than two optional arguments are
+ * summarised as `[+N options]` (the detail is in `help <group> <action>`).
+ */
+export function usageOf(registry: Registry, def: AnyCommand, opts: { compact?: boolean } = {}): string {
   const positional = registry.positional(def);
   const specs = registry.argSpecs(def);
   const parts = [`/rln ${def.path}`];
@@ -13,21 +17,57 @@ export function usageOf(registry: Registry, def: AnyCommand): string {
     const spec = specs.find((s) => s.name === name);
     parts.push(spec && !spec.required ? `[${name}]` : `<${name}>`);
   }
-  for (const s of specs) {
-    if (positional.includes(s.name)) continue;
-    const value = s.kind === 'enum' && s.choices ? s.choices.join('|') : '…';
-    parts.push(s.required ? `${s.name}=${value}` : `[${s.name}=${value}]`);
+  const rest = specs.filter((s) => !positional.includes(s.name));
+  const optional = rest.filter((s) => !s.required);
+  const valueOf = (s: ArgSpec) => (s.kind === 'enum' && s.choices ? s.choices.join('|') : '…');
+  for (const s of rest) {
+    if (s.required) parts.push(`${s.name}=${valueOf(s)}`);
+    else if (!opts.compact || optional.length <= 2) parts.push(`[${s.name}=${valueOf(s)}]`);
   }
+  if (opts.compact && optional.length > 2) parts.push(`[+${optional.length} options]`);
   return parts.join(' ');
 }
 
+/** One command in detail: usage, every argument, role, confirmation, example. */
+export function renderCommandHelp(registry: Registry, def: AnyCommand): Message {
+  const specs = registry.argSpecs(def);
+  const confirm = def.confirm === 'button' ? 'a Confirm button' : def.confirm === 'typed-name' ? "typing the node's name in a dialog" : 'none';
+  const blocks = [
+    msg.text(def.summary),
+    msg.code(usageOf(registry, def)),
+    msg.fields([
+      { label: 'Role', value: def.role, inline: true },
+      { label: 'Confirmation', value: confirm, inline: true },
+      ...(def.secrets?.length ? [{ label: 'Asked privately', value: def.secrets.map((f) => f.label).join(', ') }] : []),
+    ]),
+  ];
+  if (specs.length) {
+    blocks.push(
+      msg.table({
+        columns: [{ header: 'Argument' }, { header: 'Required' }, { header: 'Description' }],
+        rows: specs.map((s) => [s.name, s.required ? 'yes' : 'no', `${s.description}${s.choices ? ` (${s.choices.join(', ')})` : ''}`]),
+      }),
+    );
+  }
+  blocks.push(msg.context(`Example: ${def.example}`));
+  return { header: `/rln ${def.path}`, tone: 'info', blocks, summary: `Help for /rln ${def.path}` };
+}
+
 /** The help message: every group (no `group`), or one group's actions. */
-export function renderHelp(registry: Registry, group?: string): Message {
+export function renderHelp(registry: Registry, group?: string, action?: string): Message {
   const groups = registry.groups();
   if (group) {
     const g = groups.find((x) => x.group === group.toLowerCase());
     if (!g) {
       throw new UserError('unknown_command', `There is no command group \`${group}\`.`, `Groups: ${groups.map((x) => x.group).join(', ')}. Try \`/rln help\`.`);
+    }
+    if (action) {
+      const def = registry.get(`${g.group} ${action}`);
+      if (!def || def.path === `${g.group} help`) {
+        const names = g.actions.filter((d) => d.path !== `${g.group} help`).map((d) => d.path.slice(g.group.length + 1));
+        throw new UserError('unknown_command', `\`${g.group}\` has no action \`${action.slice(0, 40)}\`.`, `Its actions: ${names.join(', ')}.`);
+      }
+      return renderCommandHelp(registry, def);
     }
     const actions = g.actions.filter((d) => d.path !== `${g.group} help`);
     return {
@@ -36,11 +76,11 @@ export function renderHelp(registry: Registry, group?: string): Message {
       blocks: [
         msg.table({
           columns: [{ header: 'Usage' }, { header: 'What it does' }, { header: 'Role' }],
-          rows: actions.map((d) => [usageOf(registry, d), d.summary, d.role]),
+          rows: actions.map((d) => [usageOf(registry, d, { compact: true }), d.summary, d.role]),
         }),
         msg.context('Examples:'),
         msg.code(actions.map((d) => d.example).join('\n')),
-        msg.context('Any argument may also be given as key=value; quote values with spaces: cron="0 9 * * *". Passwords are asked in a private dialog, never typed inline.'),
+        msg.context(`Details of one command: /rln ${g.group} help <action>. Any argument may also be given as key=value; quote values with spaces: cron="0 9 * * *". Passwords are asked in a private dialog, never typed inline.`),
       ],
       summary: `Help for /rln ${g.group}`,
     };

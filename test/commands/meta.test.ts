@@ -72,6 +72,20 @@ describe('help command', () => {
     expect(sched).toBe('/rln report schedule <node> cron=… [kind=balance|channels] [count=…]');
   });
 
+  it('details one command: every argument, role, confirmation and what is asked privately', async () => {
+    const h = harness();
+    for (const line of ['/rln help node destroy', '/rln node help destroy']) {
+      const r = await run(h, ops, line);
+      expect(m(r).header).toBe('/rln node destroy');
+      expect(JSON.stringify(m(r))).toContain("typing the node's name in a dialog");
+      expect(JSON.stringify(m(r))).toContain('Node password (for the backup)');
+      expect(table(r).rows).toEqual([['node', 'yes', 'Node name or id']]);
+    }
+    const sched = table(await run(h, ops, '/rln help report schedule'));
+    expect(sched.rows.find((row) => row[0] === 'kind')).toEqual(['kind', 'no', 'Which report (balance, channels)']);
+    expect(m(await run(h, ops, '/rln help node frobnicate')).tone).toBe('danger');
+  });
+
   it('refuses an unknown group with the list of groups', async () => {
     const h = harness();
     const r = await run(h, ops, '/rln help nosuch');

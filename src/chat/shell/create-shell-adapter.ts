@@ -69,7 +69,14 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
     }
   };
 
+  /** Without a TTY the answer is not echoed: end the prompt line ourselves. */
   const ask = async (f: DialogField): Promise<string | null> => {
+    const answer = await askField(f);
+    if (!isTTY) output.write('\n');
+    return answer;
+  };
+
+  const askField = async (f: DialogField): Promise<string | null> => {
     if (f.hint) write(`  ${f.hint}`);
     if (f.kind === 'checkbox') {
       const yes = f.initial === 'true';
