@@ -199,6 +199,8 @@ export class OutboxWorker {
         if (r.ev_node_name) g.nodeName = r.ev_node_name;
         groups.set(id, g);
       }
+      // Deliveries can arrive out of order (service retries): within a node, order by the event's own time.
+      for (const g of groups.values()) g.rows.sort(byEventTime);
       const generic: Array<{ entry: DigestEntry; rows: OutboxEventRow[] }> = [];
       let opened = 0;
       const maxOpen = this.o.maxIncidentsPerRound ?? 5;
@@ -434,6 +436,13 @@ export class OutboxWorker {
       });
     }
   }
+}
+
+function byEventTime(a: OutboxEventRow, b: OutboxEventRow): number {
+  const ta = a.ev_event_ts ? Date.parse(a.ev_event_ts) : NaN;
+  const tb = b.ev_event_ts ? Date.parse(b.ev_event_ts) : NaN;
+  if (Number.isFinite(ta) && Number.isFinite(tb) && ta !== tb) return ta - tb;
+  return (a.event_id ?? 0) - (b.event_id ?? 0);
 }
 
 function safeJson(s: string | null): Record<string, unknown> | undefined {
