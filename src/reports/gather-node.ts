@@ -2,7 +2,7 @@
  * Asks one node's API for what a report needs. Throws what the client throws; the caller
  * turns it into a NodeProblem.
  */
-import type { AssetShape, ChannelShape, ReportNodeApi } from './node-api-shape.js';
+import type { AssetBalanceShape, AssetShape, ChannelShape, ReportNodeApi } from './node-api-shape.js';
 import { big } from './node-api-shape.js';
 import type { AssetBalanceLine, BalanceData, ChannelData, ChannelLine, ChannelState } from './types.js';
 import { shortId } from '../core/format.js';
@@ -81,7 +81,20 @@ export async function gatherBalance(api: ReportNodeApi): Promise<BalanceData> {
     api.listassets({ filter_asset_schemas: ALL_SCHEMAS }),
   ]);
   const metas = assetMetas(assetList);
-  const balances = await Promise.all(metas.map((m) => api.assetbalance({ asset_id: m.assetId })));
+  // /assetbalance per asset; when it fails, the balance /listassets embeds (if any) stands in.
+  const embedded = new Map<string, AssetBalanceShape>();
+  for (const a of [...(assetList.nia ?? []), ...(assetList.cfa ?? []), ...(assetList.uda ?? [])]) {
+    if (a.balance) embedded.set(a.asset_id, a.balance);
+  }
+  const balances = await Promise.all(
+    metas.map((m) =>
+      api.assetbalance({ asset_id: m.assetId }).catch((e: unknown) => {
+        const fallback = embedded.get(m.assetId);
+        if (fallback) return fallback;
+        throw e;
+      }),
+    ),
+  );
   const assets: AssetBalanceLine[] = metas.map((m, i) => ({
     ...m,
     spendable: big(balances[i].spendable),

@@ -6,6 +6,7 @@
 import type { Db } from '../store/database.js';
 import type { Services } from '../core/services.js';
 import type { Outbox } from '../core/chat.js';
+import { isUserError } from '../core/errors.js';
 import { redactText, type Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { createSnapshotRepo } from '../store/reports-snapshots.js';
@@ -33,6 +34,8 @@ export interface CreateReportsOptions {
   concurrency?: number;
   /** Time a node has to answer before it gets a "did not answer" line. Default 15 s. */
   nodeTimeoutMs?: number;
+  /** Schedules one channel may have. Default 25. */
+  maxSchedulesPerChannel?: number;
   now?: () => Date;
 }
 
@@ -53,8 +56,9 @@ export function createReports(opts: CreateReportsOptions): { service: ReportServ
         opts.outbox.enqueue({ platform: s.platform, channelId: s.channelId, kind: 'report', message: r.message, dedupeKey });
       } catch (e) {
         logger.warn({ err: e, scheduleId: s.id }, 'scheduled report could not be built');
-        const what = redactText(e instanceof Error ? e.message : String(e));
-        const hint = e && typeof e === 'object' && typeof (e as { hint?: unknown }).hint === 'string' ? ` ${redactText((e as { hint: string }).hint)}` : '';
+        const gone = isUserError(e) && e.code === 'unknown_node';
+        const what = gone ? `The node ${s.targetLabel} no longer exists on the service.` : redactText(e instanceof Error ? e.message : String(e));
+        const hint = gone ? '' : e && typeof e === 'object' && typeof (e as { hint?: unknown }).hint === 'string' ? ` ${redactText((e as { hint: string }).hint)}` : '';
         opts.outbox.enqueue({
           platform: s.platform,
           channelId: s.channelId,
@@ -63,7 +67,7 @@ export function createReports(opts: CreateReportsOptions): { service: ReportServ
           message: {
             header: `The scheduled ${s.kind} report for ${s.targetLabel} could not be made`,
             tone: 'danger',
-            blocks: [{ type: 'text', text: `${what}${hint}` }, { type: 'context', text: `Schedule ${s.id} · ${s.cron} (${s.timezone})` }],
+            blocks: [{ type: 'text', text: `${what}${hint}` }, { type: 'context', text: `Schedule ${s.id} · ${s.cron} (${s.timezone}) · remove it with /rln report unschedule ${s.id}` }],
           },
         });
       }
@@ -79,6 +83,7 @@ export function createReports(opts: CreateReportsOptions): { service: ReportServ
     thresholds: opts.thresholds ?? { low: 0.2, high: 0.8 },
     concurrency: opts.concurrency ?? 8,
     nodeTimeoutMs: opts.nodeTimeoutMs ?? 15_000,
+    maxSchedulesPerChannel: opts.maxSchedulesPerChannel ?? 25,
     now,
   });
   return { service, scheduler: { start: () => scheduler.start(), stop: () => scheduler.stop() } };

@@ -25,6 +25,7 @@ export interface AssetShape {
   ticker?: string | null;
   name?: string | null;
   precision?: number | bigint | null;
+  balance?: AssetBalanceShape | null;
 }
 
 export interface ChannelShape {

@@ -56,6 +56,7 @@ export interface ReportServiceDeps {
   thresholds: Thresholds;
   concurrency: number;
   nodeTimeoutMs: number;
+  maxSchedulesPerChannel: number;
   now: () => Date;
 }
 
@@ -179,6 +180,13 @@ export function createReportService(d: ReportServiceDeps): ReportService {
       const cronExpr = req.cron.trim().replace(/\s+/g, ' ');
       const timezone = (req.timezone ?? 'UTC').trim() || 'UTC';
       checkCron(cronExpr, timezone);
+      if (d.schedules.forChannel(req.platform, req.channelId).length >= d.maxSchedulesPerChannel) {
+        throw new UserError(
+          'conflict',
+          `This channel already has ${d.maxSchedulesPerChannel} report schedules.`,
+          'Remove one first: /rln report schedules lists them, /rln report unschedule <id> removes one.',
+        );
+      }
       let target = 'all';
       let targetLabel = 'all';
       if (req.node.trim().toLowerCase() !== 'all') {

@@ -222,4 +222,32 @@ describe('report schedules', () => {
     second.service.unschedule('discord', 'chan-9', s.id);
     expect(second.service.schedules('discord', 'chan-9')).toHaveLength(0);
   });
+
+  it('caps the schedules of a channel', async () => {
+    const { service } = reports({ maxSchedulesPerChannel: 1 });
+    const base = { platform: 'slack' as const, channelId: 'CCAP', kind: 'channels' as const, node: 'all', cron: '0 9 * * *', createdBy: 'slack:U1' };
+    await service.schedule(base);
+    const e = await service.schedule(base).catch((x: unknown) => x);
+    expect(isUserError(e) && e.code).toBe('conflict');
+    expect(service.schedules('slack', 'CCAP')).toHaveLength(1);
+  });
+
+  it('posts what went wrong, and how to remove it, when the scheduled node is gone', async () => {
+    const { node } = await w.hosting.createNode({ name: 'eve', network: 'regtest' });
+    const r = reports();
+    const s = await r.service.schedule({ platform: 'slack', channelId: 'CGONE', kind: 'balance', node: 'eve', cron: '*/1 * * * * *', createdBy: 'slack:U1' });
+    await w.hosting.destroyNode(node.nodeId);
+    r.scheduler.start();
+    try {
+      await waitFor(() => r.outbox.items.length >= 1, 8_000);
+    } finally {
+      r.scheduler.stop();
+    }
+    const m = r.outbox.items[0];
+    expect(m.channelId).toBe('CGONE');
+    expect(m.message.tone).toBe('danger');
+    const text = JSON.stringify(m.message);
+    expect(text).toContain('The node eve no longer exists');
+    expect(text).toContain(`report unschedule ${s.id}`);
+  });
 });
