@@ -42,6 +42,11 @@ export interface SlackAdapterOptions {
   nodeNames?: (prefix: string) => Promise<Array<{ name: string; nodeId: string; status: string }>>;
   /** The slash command (default `/rln`). */
   command?: string;
+  /**
+   * Socket Mode: how long to wait for a pong, and the step of the reconnect delay after Slack asks
+   * the client to reconnect (Bolt's default 5000 ms).
+   */
+  socketPingTimeoutMs?: number;
   /** How long a modal submit waits for the dispatcher before acking and answering later (default 2500 ms). */
   viewSubmissionBudgetMs?: number;
 }
@@ -106,6 +111,7 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
     receiver = new SocketModeReceiver({
       appToken: config.SLACK_APP_TOKEN,
       logger: boltLogger,
+      clientPingTimeout: opts.socketPingTimeoutMs,
       installerOptions: { clientOptions: clientOptions() },
     });
   } else if (config.SLACK_SIGNING_SECRET) {

@@ -182,7 +182,8 @@ describe('the Slack adapter answering a dialog', () => {
 describe('the Slack adapter in Socket Mode', () => {
   it('reconnects through a fresh apps.connections.open when Slack asks it to, and keeps answering', async () => {
     const d = scriptedDispatcher(() => channelReply('still here'));
-    bot = await startSlackBot('socket', d);
+    // The client waits one ping timeout before reconnecting: keep it short here.
+    bot = await startSlackBot('socket', d, { socketPingTimeoutMs: 200 });
     const opens = bot.fake.callsTo('apps.connections.open').length;
     bot.fake.disconnectClients();
     await bot.fake.waitForCalls('apps.connections.open', opens + 1);
