@@ -69,6 +69,11 @@ export interface DispatcherOptions {
   buttonTtlMs?: number;
   /** How long the node list is cached for resolution and autocomplete. Default 5 s. */
   nodeCacheMs?: number;
+  /**
+   * Commands only buttons run (an incident's "acknowledge"): not in help, parsing or Discord
+   * registration. Paths start with `__` (e.g. `__incident_ack`). They go through the same pipeline.
+   */
+  internal?: AnyCommand[];
 }
 
 export interface CoreDispatcher extends Dispatcher {
@@ -147,6 +152,14 @@ export function createDispatcher(opts: DispatcherOptions): CoreDispatcher {
   const confirmations = createConfirmationStore(db);
   const dialogs = createDialogStore(db);
   // The caller's object itself, so services the composition root adds later (watches, reports) reach handlers.
+  const internal = new Map<string, AnyCommand>();
+  for (const def of opts.internal ?? []) {
+    if (!/^__[a-z0-9_-]+$/.test(def.path) || def.path === CONFIRM_COMMAND || def.path === CANCEL_COMMAND) {
+      throw new Error(`internal command "${def.path}" must be named __something (and not __confirm/__cancel)`);
+    }
+    if (internal.has(def.path)) throw new Error(`two internal commands are defined with the path "${def.path}"`);
+    internal.set(def.path, def);
+  }
   const services = Object.assign(opts.services, { access: roles, audit, commands: registry }) as Services;
 
   // ---- housekeeping ------------------------------------------------------------------------
@@ -553,7 +566,7 @@ export function createDispatcher(opts: DispatcherOptions): CoreDispatcher {
     if (!row) {
       throw new UserError('confirmation_expired', 'This confirmation is no longer known (it expired some time ago).', 'Run the command again.');
     }
-    const def = registry.get(row.path);
+    const def = internal.get(row.path) ?? registry.get(row.path);
     if (!def) throw new UserError('unknown_command', `The command \`${row.path}\` no longer exists.`, 'Type `/rln help` for every command.');
     return { row, def, args: JSON.parse(row.argsJson) as Record<string, string>, place: JSON.parse(row.placeJson) as Place };
   };
@@ -642,7 +655,7 @@ export function createDispatcher(opts: DispatcherOptions): CoreDispatcher {
     const args = JSON.parse(row.argsJson) as Record<string, string>;
     if (row.command === CONFIRM_COMMAND) return confirmClick(inv, args.id ?? '');
     if (row.command === CANCEL_COMMAND) return cancelClick(inv, args.id ?? '');
-    const def = registry.get(row.command);
+    const def = internal.get(row.command) ?? registry.get(row.command);
     if (!def) return fail(a, new UserError('unknown_command', `The command \`${row.command}\` no longer exists.`, 'Type `/rln help` for every command.'));
     a.def = def;
     a.args = args;
@@ -655,7 +668,7 @@ export function createDispatcher(opts: DispatcherOptions): CoreDispatcher {
     try {
       const row = inv.dialogId ? dialogs.get(inv.dialogId) : undefined;
       if (!row) throw new UserError('confirmation_expired', 'This dialog is no longer open.', 'Run the command again.');
-      const def = registry.get(row.path);
+      const def = internal.get(row.path) ?? registry.get(row.path);
       if (!def) throw new UserError('unknown_command', `The command \`${row.path}\` no longer exists.`);
       a.def = def;
       a.args = JSON.parse(row.argsJson);

@@ -424,3 +424,36 @@ describe('dispatcher: services', () => {
     expect(services.access).toBe(d.roles);
   });
 });
+
+describe('dispatcher: internal button commands', () => {
+  it('runs an internal command only from a button, through the role check', async () => {
+    const { z } = await import('zod');
+    const acked: string[] = [];
+    const h = harness({
+      dispatcher: {
+        internal: [
+          {
+            path: '__incident_ack',
+            summary: 'Acknowledge an incident',
+            example: '(button)',
+            args: z.object({ incident: z.string() }),
+            role: 'operate',
+            confirm: 'none',
+            mutates: true,
+            handler: async (ctx) => {
+              acked.push(ctx.args.incident);
+              return { header: 'Acknowledged', blocks: [] };
+            },
+          },
+        ],
+      },
+    });
+    const id = h.dispatcher.prepareMessage({ blocks: [], buttons: [{ label: 'Ack', command: '__incident_ack', args: { incident: 'i1' } }] }).buttons![0].id!;
+    expect(message(await h.dispatcher.dispatch({ via: 'button', actor: reader, place: slackChannel, buttonId: id })).tone).toBe('danger');
+    expect(message(await h.dispatcher.dispatch({ via: 'button', actor: ops, place: slackChannel, buttonId: id })).header).toBe('Acknowledged');
+    expect(acked).toEqual(['i1']);
+    // Not typeable.
+    expect(message(await h.dispatcher.dispatch(typed(ops, '__incident_ack i1'))).tone).toBe('danger');
+    expect(h.dispatcher.audit.latest({ limit: 1 })[0]).toMatchObject({ path: '__incident_ack', outcome: 'ok' });
+  });
+});
