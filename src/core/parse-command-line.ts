@@ -6,6 +6,7 @@
 import { UserError } from './errors.js';
 import type { Registry } from './registry.js';
 import { findInlineSecret, isSecretName } from './inline-secret.js';
+import { registerSecret } from '../log.js';
 
 export interface ParsedCommand {
   path: string;
@@ -127,6 +128,9 @@ export function parseCommandLine(text: string, registry: Registry): ParsedComman
   const extra = positionalValues.length > slots.length;
   const inline = findInlineSecret(def, args);
   if (inline || (extra && (def.secrets?.length || def.confirm === 'typed-name'))) {
+    // Whatever else logs the raw text (an adapter at debug level) masks these values from now on.
+    if (inline) registerSecret(args[inline]);
+    for (const v of positionalValues.slice(slots.length)) registerSecret(v);
     // The refusal is audited with the arguments that are not secrets (the node, say), never the rest.
     const safe = Object.fromEntries(Object.entries(args).filter(([k]) => !isSecretName(def, k) && !findInlineSecret(def, { [k]: '' })));
     throw secretInline(path, inline, safe);
