@@ -33,8 +33,8 @@ export interface DiscordAdapterOptions {
   registry: CommandRegistryLike;
   logger: Logger;
   metrics?: Metrics;
-  /** Defer an answer not ready after this long (default 2.5 s; Discord allows 3 s). */
-  deferAfterMs?: number;
+  /** Defer an answer not ready after this long (default 2.5 s; Discord allows 3 s). A function is read per interaction. */
+  deferAfterMs?: number | (() => number);
   /** Register the /rln command at start-up (default true when DISCORD_TOKEN is set). */
   registerOnStart?: boolean;
 }

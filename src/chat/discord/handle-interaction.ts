@@ -31,7 +31,8 @@ export interface Responder {
 export interface InteractionContext {
   dispatcher: Dispatcher;
   logger: Logger;
-  deferAfterMs: number;
+  /** Read at each interaction (a function lets tests shorten it for one case). */
+  deferAfterMs: number | (() => number);
   /** Dialog id → names of its checkbox fields, to turn "yes/no" back into "true/false". */
   checkboxes: Map<string, string[]>;
 }
@@ -140,9 +141,13 @@ async function finish(ctx: InteractionContext, r: Responder, reply: Reply, defer
   }
 }
 
+function deferAfter(ctx: InteractionContext): number {
+  return typeof ctx.deferAfterMs === 'function' ? ctx.deferAfterMs() : ctx.deferAfterMs;
+}
+
 export async function handleInteraction(ctx: InteractionContext, p: ParsedInteraction, r: Responder): Promise<void> {
   if (p.kind === 'autocomplete') {
-    const found = await race(ctx.dispatcher.suggestNodes(p.focused).catch(() => []), ctx.deferAfterMs);
+    const found = await race(ctx.dispatcher.suggestNodes(p.focused).catch(() => []), deferAfter(ctx));
     const list = found === NOT_READY ? [] : found;
     await r.autocomplete(
       list.slice(0, DISCORD_MAX_AUTOCOMPLETE_CHOICES).map((n) => ({ name: clip(`${n.name} (${n.status})`, DISCORD_MAX_CHOICE_NAME), value: n.name })),
@@ -161,7 +166,7 @@ export async function handleInteraction(ctx: InteractionContext, p: ParsedIntera
     inv = { via: 'dialog', actor: p.actor, place: p.place, dialogId: p.customId, values };
   }
   const pending = safeDispatch(ctx, inv);
-  const first = await race(pending, ctx.deferAfterMs);
+  const first = await race(pending, deferAfter(ctx));
   if (first !== NOT_READY) {
     await answer(ctx, r, first, p.kind);
     return;

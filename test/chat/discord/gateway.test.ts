@@ -25,7 +25,6 @@ let app: string;
 
 beforeAll(async () => {
   h = await startDiscordBot({
-    deferAfterMs: 300,
     admins: [`discord:${ADMIN.userId}`],
     operators: [`discord:${OPERATOR.userId}`, `discord-role:${OTHER_OPERATOR.roles[0]}`],
   });
@@ -165,7 +164,8 @@ describe('Discord over the gateway', () => {
   });
 
   it('defers with deferReply when the service is slow, then edits the reply', async () => {
-    h.emulator.faults.latencyMs = 400;
+    h.emulator.faults.latencyMs = 300;
+    h.deferAfter.ms = 100;
     try {
       const d = commandInteraction(app, READER, 'node', 'info', { node: 'alice' });
       const a = await gatewayAnswer(fake, d);
@@ -177,6 +177,7 @@ describe('Discord over the gateway', () => {
       expect(messageProblems(a.data)).toEqual([]);
     } finally {
       h.emulator.faults.latencyMs = 0;
+      h.deferAfter.ms = 2_500;
     }
   });
 

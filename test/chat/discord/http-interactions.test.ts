@@ -25,10 +25,9 @@ let h: DiscordBot;
 let app: string;
 
 beforeAll(async () => {
-  // No gateway: HTTP interactions only, with a short deferral delay so a slow service defers.
+  // No gateway: HTTP interactions only.
   h = await startDiscordBot({
     gateway: false,
-    deferAfterMs: 150,
     admins: [`discord:${ADMIN.userId}`],
     operators: [`discord:${OPERATOR.userId}`],
   });
@@ -131,7 +130,8 @@ describe('Discord HTTP interactions', () => {
   });
 
   it('defers a command when the service is slow, then edits the original answer', async () => {
-    h.emulator.faults.latencyMs = 350;
+    h.emulator.faults.latencyMs = 300;
+    h.deferAfter.ms = 100;
     try {
       const d = commandInteraction(app, READER, 'node', 'info', { node: 'bob' });
       const from = h.fake.calls.length ? h.fake.calls[h.fake.calls.length - 1].seq : 0;
@@ -145,13 +145,15 @@ describe('Discord HTTP interactions', () => {
       expect(textOf(edit.body)).toMatch(/bob/);
     } finally {
       h.emulator.faults.latencyMs = 0;
+      h.deferAfter.ms = 2_500;
     }
   });
 
   it('defers a button click when the service is slow (type 6), then edits the message', async () => {
     const ask = await interact(commandInteraction(app, OPERATOR, 'node', 'stop', { node: 'bob' }));
     const confirm = buttonsOf(ask.data).find((b) => b.style === 4)!;
-    h.emulator.faults.latencyMs = 350;
+    h.emulator.faults.latencyMs = 300;
+    h.deferAfter.ms = 100;
     try {
       const d = buttonInteraction(app, OPERATOR, confirm.custom_id);
       const res = await post(d);
@@ -161,6 +163,7 @@ describe('Discord HTTP interactions', () => {
       expect(textOf(edit.body)).toMatch(/stop/i);
     } finally {
       h.emulator.faults.latencyMs = 0;
+      h.deferAfter.ms = 2_500;
     }
   });
 });

@@ -36,6 +36,8 @@ export interface DiscordBot {
   http: FastifyInstance;
   /** http://127.0.0.1:P (the bot's one HTTP server). */
   url: string;
+  /** When the adapter defers an answer (default 2500 ms, Discord's real window); tests shorten it for one case. */
+  deferAfter: { ms: number };
   close(): Promise<void>;
 }
 
@@ -43,7 +45,6 @@ export async function startDiscordBot(opts: {
   admins?: string[];
   operators?: string[];
   emulator?: EmulatorOptions;
-  deferAfterMs?: number;
   /** Connect the gateway (default true). */
   gateway?: boolean;
 } = {}): Promise<DiscordBot> {
@@ -85,7 +86,8 @@ export async function startDiscordBot(opts: {
     metrics,
     nodeCacheMs: 0,
   });
-  const adapter = createDiscordAdapter({ config, dispatcher, registry, logger: silentLogger, metrics, deferAfterMs: opts.deferAfterMs });
+  const deferAfter = { ms: 2_500 };
+  const adapter = createDiscordAdapter({ config, dispatcher, registry, logger: silentLogger, metrics, deferAfterMs: () => deferAfter.ms });
   const http = await createHttpServer({ logger: silentLogger, metrics, routes: adapter.routes ? [adapter.routes] : [] });
   const url = await http.listen({ port: 0, host: '127.0.0.1' });
   await adapter.start();
@@ -99,6 +101,7 @@ export async function startDiscordBot(opts: {
     db,
     http,
     url,
+    deferAfter,
     async close() {
       await adapter.stop();
       await http.close();
