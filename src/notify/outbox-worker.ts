@@ -30,6 +30,10 @@ export interface OutboxWorkerOptions {
   now: () => number;
   /** Least time between two rounds of posts in one channel, per post made. Default 1000 ms. */
   perChannelIntervalMs?: number;
+  /** The same, per platform (overrides perChannelIntervalMs for that platform). */
+  perPlatformIntervalMs?: Partial<Record<Platform, number>>;
+  /** Sent rows and old events are deleted after this long. Default 30 days. */
+  retentionMs?: number;
   /** A channel's first waiting row waits this long for others to join it. Default 250 ms. */
   coalesceWindowMs?: number;
   retry?: { baseDelayMs?: number; maxDelayMs?: number; maxAttempts?: number };
@@ -55,6 +59,7 @@ export class OutboxWorker {
   private readonly nextAllowed = new Map<string, number>();
   private readonly warnedNoPoster = new Set<string>();
   private stopped = true;
+  private lastPrune = 0;
   private ticking = false;
   private readonly log: Logger;
   private readonly interval: number;
@@ -127,6 +132,11 @@ export class OutboxWorker {
         this.inflight.set(key, round);
       }
       this.o.metrics?.outboxDepth.set(this.o.store.depth());
+      if (now - this.lastPrune > 10 * 60_000) {
+        this.lastPrune = now;
+        const gone = this.o.store.prune(now - (this.o.retentionMs ?? 30 * 24 * 3600_000));
+        if (gone.outbox || gone.events) this.log.info(gone, 'old notifications pruned');
+      }
     } catch (err) {
       this.log.error({ err }, 'notify tick failed');
     } finally {
@@ -261,7 +271,7 @@ export class OutboxWorker {
     } catch (err) {
       this.failed(err, platform, channelId, [...unsent.values()], key);
     } finally {
-      const wait = this.interval * Math.max(1, posts);
+      const wait = (this.o.perPlatformIntervalMs?.[platform] ?? this.interval) * Math.max(1, posts);
       this.nextAllowed.set(key, Math.max(this.nextAllowed.get(key) ?? 0, this.o.now() + wait));
     }
   }

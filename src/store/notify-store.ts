@@ -328,6 +328,20 @@ export class NotifyStore {
     return this.db.prepare('SELECT * FROM notify_outbox ORDER BY id').all() as OutboxRow[];
   }
 
+  /**
+   * Forgets what is done and old: outbox rows no longer waiting, created before `before`, and
+   * events older than `before` that no row refers to (their dedupe keys go with them).
+   */
+  prune(before: number): { outbox: number; events: number } {
+    return this.tx(() => {
+      const outbox = this.db.prepare(`DELETE FROM notify_outbox WHERE state IN ('sent', 'failed', 'gone') AND created_at < ?`).run(before).changes;
+      const events = this.db
+        .prepare('DELETE FROM notify_events WHERE received_at < ? AND id NOT IN (SELECT event_id FROM notify_outbox WHERE event_id IS NOT NULL)')
+        .run(before).changes;
+      return { outbox, events };
+    });
+  }
+
   // ---- incidents ----
   openIncident(platform: string, channelId: string, nodeId: string): IncidentRow | undefined {
     return this.db

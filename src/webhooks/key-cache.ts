@@ -10,7 +10,10 @@ import { verifySignature } from './verify-signature.js';
 export interface KeyCacheOptions {
   /** Returns the raw key as served (`hosting.webhookPublicKey()`). */
   fetchKey: () => Promise<unknown>;
-  /** Least time between two refetches caused by failed verifications. Default 60 000 ms. */
+  /**
+   * Least time between two refetches caused by failed verifications. Default 60 000 ms. The
+   * first failure after start always refetches (a key rotated while the bot was down).
+   */
   refetchIntervalMs?: number;
   now?: () => number;
 }
@@ -22,7 +25,8 @@ export class KeyUnavailableError extends Error {
 
 export class KeyCache {
   private keys: KeyObject[] | undefined;
-  private lastFetch = Number.NEGATIVE_INFINITY;
+  /** When the last refetch caused by a failed verification started (the first fetch does not count). */
+  private lastRefetch = Number.NEGATIVE_INFINITY;
   private inflight: Promise<KeyObject[]> | undefined;
   /** Number of key fetches so far (for tests and diagnostics). */
   fetches = 0;
@@ -37,7 +41,6 @@ export class KeyCache {
   /** Fetches (or reuses an in-flight fetch of) the key. */
   private fetch(): Promise<KeyObject[]> {
     if (!this.inflight) {
-      this.lastFetch = this.now();
       this.fetches++;
       this.inflight = (async () => {
         let raw: unknown;
@@ -72,7 +75,8 @@ export class KeyCache {
   async verify(rawBody: Buffer, signature: string): Promise<boolean> {
     const keys = await this.current();
     if (verifySignature(keys, rawBody, signature)) return true;
-    if (this.now() - this.lastFetch < this.interval) return false;
+    if (this.now() - this.lastRefetch < this.interval) return false;
+    this.lastRefetch = this.now();
     let fresh: KeyObject[];
     try {
       fresh = await this.fetch();
@@ -85,6 +89,6 @@ export class KeyCache {
   /** Forgets the key (the next verification fetches it). */
   clear(): void {
     this.keys = undefined;
-    this.lastFetch = Number.NEGATIVE_INFINITY;
+    this.lastRefetch = Number.NEGATIVE_INFINITY;
   }
 }

@@ -142,6 +142,23 @@ describe('durability and retries', () => {
   });
 });
 
+describe('retention', () => {
+  it('forgets sent notifications and old events after the retention period, keeping what still waits', async () => {
+    let offset = 0;
+    const { n, slack } = harness({ now: () => new Date(Date.now() + offset), retentionMs: 24 * 3600_000 });
+    n.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
+    ingest(n, statusPayload('n1', 'PAUSED'));
+    expect(await n.drain(3000)).toBe(true);
+    expect(slack.posts()).toHaveLength(1);
+    offset = 2 * 24 * 3600_000;
+    n.watches.mute({ place: slackPlace('C1'), target: 'all', minutes: 60, actor: actor() });
+    ingest(n, statusPayload('n2', 'PAUSED'));
+    await n.tick();
+    expect(n.store.outboxRows().map((r) => r.state)).toEqual(['held']);
+    expect(n.store.countEvents()).toBe(1);
+  });
+});
+
 describe('bursts', () => {
   it('coalesces a storm of hundreds of events over many nodes into a few digests naming every node with its last status and flaps', async () => {
     const { n, slack } = harness({ pacing: { perChannelIntervalMs: 50, coalesceWindowMs: 30 } });
