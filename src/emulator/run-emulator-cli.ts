@@ -5,6 +5,7 @@ const KEY_TYPES: KeyType[] = ['ed25519', 'p256', 'secp256k1', 'rsa'];
 
 export const EMULATOR_USAGE = `Usage: npm run emulator -- [--port N] [--host H] [--token T] [--node-token T]
                           [--key-type ed25519|p256|secp256k1|rsa] [--delay MS] [--seed demo|none]
+                          [--latency MS] (every answer delayed, for benchmarks)
                           [--demo-password P] [--mine-ms MS]
 Runs the hosting service emulator (management API, node APIs, signed webhooks) on loopback.`;
 
@@ -69,6 +70,9 @@ export function parseEmulatorArgs(argv: string[]): EmulatorOptions {
         break;
       case '--mine-ms':
         opts.autoMineMs = int('--mine-ms');
+        break;
+      case '--latency':
+        opts.faults = { ...opts.faults, latencyMs: int('--latency') };
         break;
       case '--':
         break;

@@ -1,0 +1,50 @@
+/**
+ * The emulator in its own process (`npm run emulator`), so a benchmark measures the
+ * bot's time and memory and not the service's.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface EmulatorProcess {
+  url: string;
+  token: string;
+  nodeApiToken: string;
+  child: ChildProcess;
+  close(): Promise<void>;
+}
+
+export async function startEmulatorProcess(flags: string[] = []): Promise<EmulatorProcess> {
+  const token = randomBytes(12).toString('hex');
+  const nodeApiToken = randomBytes(12).toString('hex');
+  const child = spawn(
+    process.execPath,
+    [`${root}node_modules/tsx/dist/cli.mjs`, `${root}src/cli.ts`, 'emulator', '--port', '0', '--token', token, '--node-token', nodeApiToken, ...flags],
+    { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const t = setTimeout(() => reject(new Error(`emulator did not start: ${out}`)), 20_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = out.match(/listening on (http:\/\/\S+)/);
+      if (m) {
+        clearTimeout(t);
+        resolve(m[1]!);
+      }
+    });
+  });
+  return {
+    url,
+    token,
+    nodeApiToken,
+    child,
+    close: () =>
+      new Promise<void>((r) => {
+        child.once('exit', () => r());
+        child.kill('SIGTERM');
+      }),
+  };
+}
