@@ -50,7 +50,8 @@ export function createReports(opts: CreateReportsOptions): { service: ReportServ
     logger,
     run: async (s, firedAt) => {
       // One post per schedule and firing, even if two instances of the bot fire it.
-      const dedupeKey = `report:${s.id}:${firedAt.toISOString()}`;
+      const second = new Date(Math.floor(firedAt.getTime() / 1000) * 1000);
+      const dedupeKey = `report:${s.id}:${second.toISOString()}`;
       try {
         const r = await service.run(s.kind, s.target, { unit: s.unit, timeZone: s.timezone });
         opts.outbox.enqueue({ platform: s.platform, channelId: s.channelId, kind: 'report', message: r.message, dedupeKey });

@@ -6,7 +6,7 @@ import type { Services } from '../core/services.js';
 import type { Platform } from '../core/types.js';
 import { UserError } from '../core/errors.js';
 import type { HostedNode } from '../hosting/index.js';
-import type { Logger } from '../log.js';
+import { redactText, type Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { SnapshotRepo } from '../store/reports-snapshots.js';
 import type { ReportSchedule, ScheduleRepo } from '../store/reports-schedules.js';
@@ -76,7 +76,7 @@ export function createReportService(d: ReportServiceDeps): ReportService {
     } catch (e) {
       d.logger.warn({ err: e }, 'reports: could not list nodes');
       const hint = e && typeof e === 'object' && typeof (e as { hint?: unknown }).hint === 'string' ? (e as { hint: string }).hint : undefined;
-      throw new UserError('service_error', `The node list could not be read from the hosting service: ${e instanceof Error ? e.message : String(e)}`, hint ?? 'Try again in a minute; /rln node list shows whether the service answers.');
+      throw new UserError('service_error', `The node list could not be read from the hosting service: ${redactText(e instanceof Error ? e.message : String(e))}`, hint ?? 'Try again in a minute; /rln node list shows whether the service answers.');
     }
   };
 
