@@ -29,7 +29,7 @@ export interface BlockKitMessage {
   /** Notification / fallback text (escaped). */
   text: string;
   blocks: SlackBlock[];
-  /** With a tone: the content goes into one attachment with a colour bar. */
+  /** With a tone: the body (all but the header) goes into one attachment with a colour bar. */
   attachments?: Array<{ color: string; fallback: string; blocks: SlackBlock[] }>;
 }
 
@@ -263,25 +263,27 @@ function renderButtons(buttons: Button[]): SlackBlock[] {
 
 /** Renders a neutral Message as a Slack message payload (chat.postMessage / respond()). */
 export function toBlockKit(message: Message): BlockKitMessage {
-  const content: SlackBlock[] = [];
+  const header: SlackBlock[] = [];
   if (message.header?.trim()) {
-    content.push({ type: 'header', text: { type: 'plain_text', text: truncate(message.header.replace(/\s+/g, ' '), SLACK_MAX_HEADER_TEXT), emoji: true } });
+    header.push({ type: 'header', text: { type: 'plain_text', text: truncate(message.header.replace(/\s+/g, ' '), SLACK_MAX_HEADER_TEXT), emoji: true } });
   }
+  const content: SlackBlock[] = [];
   for (const b of message.blocks) content.push(...renderBlock(b));
   const actions = renderButtons(message.buttons ?? []);
   // Keep every button; cut content blocks visibly when over the per-message limit.
-  const room = SLACK_MAX_BLOCKS - actions.length;
+  const room = SLACK_MAX_BLOCKS - actions.length - header.length;
   if (room < 1) throw new SlackRenderError(`too many buttons: ${message.buttons?.length} need ${actions.length} action blocks`);
   if (content.length > room) {
     const dropped = content.length - (room - 1);
     content.splice(room - 1, content.length, contextBlock(`… ${dropped} more block${dropped === 1 ? '' : 's'} not shown`));
   }
-  const blocks = [...content, ...actions];
+  const body = [...content, ...actions];
   const text = truncateMrkdwn(escapeMrkdwn(summaryOf(message) || inlineToPlain(message.header ?? '') || 'rln-chatops'), SLACK_MAX_FALLBACK_TEXT);
-  if (message.tone) {
-    return { text, blocks: [], attachments: [{ color: TONE_COLORS[message.tone], fallback: text, blocks }] };
+  // With a tone: the header stays on top, the body sits in one attachment with the colour bar.
+  if (message.tone && body.length) {
+    return { text, blocks: header, attachments: [{ color: TONE_COLORS[message.tone], fallback: text, blocks: body }] };
   }
-  return { text, blocks };
+  return { text, blocks: [...header, ...body] };
 }
 
 /** Every block of a rendered message, in order (top level, then attachments). */

@@ -156,9 +156,10 @@ describe('toBlockKit', () => {
   });
 
   it('colours a message by tone with an attachment bar', () => {
-    const r = toBlockKit({ header: 'x', tone: 'danger', blocks: [] });
+    const r = toBlockKit({ header: 'x', tone: 'danger', blocks: [msg.text('body')] });
     expect(r.attachments?.[0].color).toBe('#e01e5a');
-    expect(r.blocks).toEqual([]);
+    expect(r.blocks.map((b) => b.type)).toEqual(['header']);
+    expect(r.attachments?.[0].blocks.map((b) => b.type)).toEqual(['section']);
   });
 
   it('stays within every limit and never lets user text open a mention, whatever the text', () => {
