@@ -24,6 +24,6 @@ export {
 export { createRoleService, actorKey, PRINCIPAL_RE, ROLES, ROLE_RANK, SHELL_PRINCIPAL, type RoleService, type RoleEntry } from './role-service.js';
 export { createAuditLog, type AuditLog, type AuditEntry, type AuditOutcome, type AuditRecordInput } from './audit-log.js';
 export { errorMessage, type ErrorOutcome } from './error-message.js';
-export { renderHelp, usageOf } from './render-help.js';
+export { renderHelp, renderCommandHelp, usageOf } from './render-help.js';
 export { redactArgs, isSecretName, findInlineSecret, SECRET_NAME_RE } from './inline-secret.js';
 export { editDistance, closestOf } from './edit-distance.js';
