@@ -74,6 +74,8 @@ export function gatewayResponder(i: Interaction): Responder {
   };
 }
 
+const GATEWAY_READY_TIMEOUT_MS = 30_000;
+
 export interface GatewayOptions {
   token: string;
   apiUrl?: string;
@@ -103,7 +105,18 @@ export async function startGateway(opts: GatewayOptions): Promise<Client> {
   });
   client.on(Events.Error, (err) => opts.logger.error({ err }, 'Discord gateway error'));
   const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
-  await client.login(opts.token);
-  await ready;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no READY from the gateway within ${GATEWAY_READY_TIMEOUT_MS / 1000} s`)), GATEWAY_READY_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([client.login(opts.token).then(() => ready), timeout]);
+  } catch (err) {
+    await client.destroy().catch(() => undefined);
+    const why = err instanceof Error ? err.message : String(err);
+    throw new Error(`connecting to the Discord gateway failed: ${why}. Check DISCORD_TOKEN${opts.apiUrl ? ' and DISCORD_API_URL' : ''}.`);
+  } finally {
+    clearTimeout(timer);
+  }
   return client;
 }

@@ -28,6 +28,9 @@ export async function registerCommands(opts: RegisterCommandsOptions, registry: 
     throw new Error(
       `registering the /rln command with Discord failed: ${why}. Check DISCORD_TOKEN and DISCORD_APPLICATION_ID, then run npm run register-commands`,
     );
+  } finally {
+    rest.clearHashSweeper();
+    rest.clearHandlerSweeper();
   }
   return data;
 }

@@ -190,3 +190,22 @@ describe('Discord over the gateway', () => {
     expect(textOf(all.data)).toMatch(/wallet/);
   });
 });
+
+describe('Discord gateway start-up', () => {
+  it('fails with a clear error, without the token, when Discord refuses the token', async () => {
+    const { createDiscordAdapter } = await import('../../../src/chat/discord/index.js');
+    const { loadConfig } = await import('../../../src/config.js');
+    const { silentLogger } = await import('../../../src/log.js');
+    const refusing = await (await import('../../fakes/discord/index.js')).startFakeDiscord();
+    refusing.fail({ path: /^\/gateway\/bot$/, status: 401, body: { message: '401: Unauthorized', code: 0 }, times: 5 });
+    const token = 'refused-token-0123456789abcdef';
+    const config = loadConfig({ DISCORD_TOKEN: token, DISCORD_APPLICATION_ID: refusing.applicationId, DISCORD_API_URL: refusing.apiUrl });
+    const adapter = createDiscordAdapter({ config, dispatcher: h.dispatcher, registry: h.registry, logger: silentLogger, registerOnStart: false });
+    const err = await adapter.start().then(() => undefined, (e: unknown) => e as Error);
+    expect(err).toBeInstanceOf(Error);
+    expect(err!.message).toMatch(/DISCORD_TOKEN/);
+    expect(err!.message).not.toContain(token);
+    await adapter.stop();
+    await refusing.close();
+  });
+});
