@@ -300,6 +300,9 @@ export class OutboxWorker {
         thread_id: null,
         changes: Math.max(0, changes - 1),
       });
+    if (existing) {
+      store.updateIncident(id, last === 'RUNNING' ? { last_status: last, state: 'resolved', resolved_at: now } : { last_status: last });
+    }
     try {
       const res = await post(incidentMessage(store.incident(id)!, now));
       store.setIncidentMessage(id, res.messageId, res.threadId ?? null);
@@ -339,7 +342,17 @@ export class OutboxWorker {
       ...(resolved ? { state: 'resolved' as const, resolved_at: now } : {}),
     };
     const fresh: IncidentRow = { ...inc, ...patch };
-    if (statuses.length) await update(inc.message_id!, incidentMessage(fresh, now));
+    if (statuses.length) {
+      try {
+        await update(inc.message_id!, incidentMessage(fresh, now));
+      } catch (err) {
+        if (!(err instanceof PostError) || err.kind !== 'permanent') throw err;
+        // The incident message cannot be edited (deleted?): post a fresh one on the retry.
+        this.o.store.clearIncidentMessage(inc.id);
+        this.log.warn({ incident: inc.id, reason: err.message }, 'incident message cannot be updated; it will be posted again');
+        throw new PostError('transient', `incident #${inc.id} message is gone; reposting`);
+      }
+    }
     const parts: string[] = [];
     if (statuses.length) parts.push(statuses.map((s) => statusBadge(s)).join(' → '));
     if (otherTypes.length) parts.push(`events: ${otherTypes.join(', ')}`);

@@ -379,6 +379,11 @@ export class NotifyStore {
     this.db.prepare('DELETE FROM notify_incidents WHERE id = ?').run(id);
   }
 
+  /** The incident's message is lost (deleted by someone): the next round posts a fresh one. */
+  clearIncidentMessage(id: number): void {
+    this.db.prepare('UPDATE notify_incidents SET message_id = NULL, thread_id = NULL WHERE id = ?').run(id);
+  }
+
   setIncidentMessage(id: number, messageId: string, threadId: string | null): void {
     this.db.prepare('UPDATE notify_incidents SET message_id = ?, thread_id = ? WHERE id = ?').run(messageId, threadId, id);
   }

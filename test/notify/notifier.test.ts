@@ -262,6 +262,22 @@ describe('incidents', () => {
   });
 });
 
+describe('incident message lost', () => {
+  it('posts the incident again when its message can no longer be edited', async () => {
+    const { n, slack } = harness();
+    n.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
+    ingest(n, statusPayload('n1', 'FAILED'), 'alice');
+    await n.drain(3000);
+    slack.failNext(postError('permanent'), 1);
+    ingest(n, statusPayload('n1', 'STARTING'), 'alice');
+    await n.drain(3000);
+    const top = slack.topLevel('C1');
+    expect(top).toHaveLength(2);
+    expect(top[1]!.message.header).toMatch(/Incident #\d+: alice is STARTING/);
+    expect(n.watches.incidents({ state: 'open' })[0]!.messageId).toBe(top[1]!.messageId);
+  });
+});
+
 describe('muting', () => {
   it('holds events while muted and summarises them in one message when unmuted', async () => {
     const { n, slack } = harness();
