@@ -94,7 +94,7 @@ describe('Discord HTTP interactions', () => {
   });
 
   it('offers node names to autocomplete (type 8)', async () => {
-    const a = await interact(autocompleteInteraction(app, READER, 'node', 'info', 'node', 'b'));
+    const a = await interact(autocompleteInteraction(app, READER, 'node', 'info', 'node', 'bo'));
     expect(a.type).toBe(8);
     expect(a.data.choices.map((c: any) => c.value)).toEqual(['bob']);
   });
