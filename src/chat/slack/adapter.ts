@@ -121,7 +121,9 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
     throw new Error('Slack needs SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET (HTTP mode)');
   }
 
-  const app = new BoltAppClass({ token, receiver, logger: boltLogger, clientOptions: clientOptions() });
+  // deferInitialization: otherwise Bolt calls auth.test in its constructor and a refused token
+  // becomes an unhandled rejection; start() runs app.init() and reports a clear reason instead.
+  const app = new BoltAppClass({ token, receiver, logger: boltLogger, clientOptions: clientOptions(), deferInitialization: true });
   app.error(async (e) => {
     log.error({ err: e }, 'Slack listener error');
   });
@@ -288,8 +290,24 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
     poster,
     routes: fastifyReceiver?.routes,
     async start() {
-      await app.start();
-      log.info({ mode: config.SLACK_APP_TOKEN ? 'socket' : 'http' }, 'Slack adapter started');
+      const mode = config.SLACK_APP_TOKEN ? 'socket' : 'http';
+      try {
+        await app.init(); // auth.test with the bot token, once
+      } catch (e) {
+        const code = (e as { data?: { error?: string } }).data?.error;
+        if (code) throw new Error(`Slack refused SLACK_BOT_TOKEN (auth.test: ${code}). Check the bot token (xoxb-…) of the installed app.`);
+        throw new Error(`Slack's Web API could not be reached to check SLACK_BOT_TOKEN (${(e as Error).message}). Check network access to Slack${config.SLACK_API_URL ? ' and SLACK_API_URL' : ''}.`);
+      }
+      try {
+        await app.start();
+      } catch (e) {
+        const code = (e as { data?: { error?: string } }).data?.error;
+        throw new Error(
+          `Slack ${mode === 'socket' ? 'Socket Mode could not connect (apps.connections.open)' : 'could not start'}: ${code ?? (e as Error).message}. ` +
+            (mode === 'socket' ? 'Check SLACK_APP_TOKEN (xapp-… with connections:write) and that Slack is reachable.' : 'See the log for details.'),
+        );
+      }
+      log.info({ mode }, 'Slack adapter started');
     },
     async stop() {
       await app.stop();

@@ -204,3 +204,38 @@ describe('the Slack adapter in HTTP mode, for events it does not handle', () => 
     expect(res.status).toBe(200);
   });
 });
+
+describe('starting the Slack adapter', () => {
+  it('fails with a clear reason when Slack refuses the bot token', async () => {
+    const { startFakeSlack } = await import('../../fakes/slack/index.js');
+    const { loadConfig } = await import('../../../src/config.js');
+    const { createSlackAdapter } = await import('../../../src/chat/slack/index.js');
+    const { silentLogger } = await import('../../../src/log.js');
+    const fake = await startFakeSlack();
+    try {
+      fake.fail('auth.test', { error: 'invalid_auth' });
+      const config = loadConfig({ SLACK_BOT_TOKEN: 'xoxb-wrong', SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: fake.apiUrl });
+      const adapter = createSlackAdapter({ config, dispatcher: scriptedDispatcher(() => channelReply('x')), logger: silentLogger });
+      await expect(adapter.start()).rejects.toThrow(/SLACK_BOT_TOKEN.*invalid_auth/);
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it('fails with a clear reason when Socket Mode cannot connect', async () => {
+    const { startFakeSlack } = await import('../../fakes/slack/index.js');
+    const { loadConfig } = await import('../../../src/config.js');
+    const { createSlackAdapter } = await import('../../../src/chat/slack/index.js');
+    const { silentLogger } = await import('../../../src/log.js');
+    const fake = await startFakeSlack();
+    try {
+      fake.fail('apps.connections.open', { error: 'invalid_auth' });
+      const config = loadConfig({ SLACK_BOT_TOKEN: 'xoxb-ok', SLACK_APP_TOKEN: 'xapp-wrong', SLACK_API_URL: fake.apiUrl });
+      const adapter = createSlackAdapter({ config, dispatcher: scriptedDispatcher(() => channelReply('x')), logger: silentLogger });
+      await expect(adapter.start()).rejects.toThrow(/Socket Mode could not connect.*invalid_auth.*SLACK_APP_TOKEN/);
+      await adapter.stop().catch(() => undefined);
+    } finally {
+      await fake.close();
+    }
+  });
+});
