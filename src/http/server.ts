@@ -30,9 +30,14 @@ export async function createHttpServer(opts: HttpServerOptions): Promise<Fastify
     connectionTimeout: requestTimeout + 5_000,
     keepAliveTimeout: 5_000,
     return503OnClosing: true,
+    http: {
+      // Node checks these timeouts on a timer (30 s by default): check often enough
+      // that a slow client is cut off close to its deadline.
+      headersTimeout: opts.headersTimeoutMs ?? Math.min(10_000, requestTimeout),
+      requestTimeout,
+      connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(requestTimeout / 4))),
+    },
   });
-  // Node's own guard for headers that trickle in.
-  app.server.headersTimeout = opts.headersTimeoutMs ?? Math.min(10_000, requestTimeout);
 
   app.get('/healthz', async (_req, reply) => {
     const h = opts.health?.() ?? { ok: true, checks: {} };

@@ -35,8 +35,8 @@ export async function webhookIntake(opts: { events: number; rate: number; second
     const bot = await closedLoop(h.url, make(() => '/webhooks/service'), opts.events, 16);
     const paced = await openLoop(h.url, make((id) => `/webhooks/service/${id}`), opts.rate, opts.seconds);
     await baseline.close();
-    const stored = h.app.db.prepare("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='events'").pluck().get()
-      ? (h.app.db.prepare('SELECT count(*) FROM events').pluck().get() as number)
+    const stored = h.app.db.prepare("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='notify_events'").pluck().get()
+      ? (h.app.db.prepare('SELECT count(*) FROM notify_events').pluck().get() as number)
       : NaN;
     return {
       name: 'webhook intake',

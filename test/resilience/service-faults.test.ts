@@ -1,0 +1,95 @@
+/**
+ * The service misbehaving: down, slow, 5xx, garbage, and a token revoked. Every case is a
+ * clear error in chat (what failed, what to do), no crash, no stack trace; and the bot
+ * works again once the service recovers.
+ */
+import { describe, it, expect, beforeAll, afterAll, afterEach } from 'vitest';
+import { startHarness, type Harness } from '../support/harness.js';
+import { inlineToPlain, type Message } from '../../src/core/message.js';
+import type { Reply } from '../../src/core/types.js';
+
+function text(reply: Reply): string {
+  if (reply.kind !== 'message') return JSON.stringify(reply);
+  const m: Message = reply.message;
+  const parts: string[] = [m.header ?? ''];
+  for (const b of m.blocks) {
+    if (b.type === 'text' || b.type === 'context') parts.push(inlineToPlain(b.text));
+    else if (b.type === 'fields') parts.push(...b.fields.map((f) => `${f.label}: ${inlineToPlain(f.value)}`));
+    else if (b.type === 'table') parts.push(...b.table.rows.map((r) => r.join(' ')));
+    else if (b.type === 'code') parts.push(b.text);
+  }
+  return parts.join('\n');
+}
+
+const STACK = /\n\s+at .+:\d+:\d+|Error: .*\n\s+at /;
+
+describe('the service misbehaving', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ emulator: { seed: 'demo' }, env: { SERVICE_TIMEOUT_MS: '400' } });
+  });
+  afterAll(async () => h.close());
+  afterEach(() => {
+    Object.assign(h.emulator.faults, { down: false, latencyMs: 0, garbage: false, errorNext: 0, errorRate: 0 });
+  });
+
+  const run = (line: string) =>
+    h.app.dispatcher.dispatch({ via: 'typed', actor: { platform: 'shell', userId: 'local' }, place: { platform: 'shell', channelId: 'terminal' }, text: line });
+
+  it('works when the service is healthy (the control case)', async () => {
+    const reply = await run('node list');
+    expect(text(reply)).toMatch(/alice/);
+  });
+
+  it('down: says the service cannot be reached, and recovers', async () => {
+    h.emulator.faults.down = true;
+    const reply = await run('node list');
+    expect(reply.kind).toBe('message');
+    expect(reply.kind === 'message' && reply.message.tone).toBe('danger');
+    expect(text(reply)).toMatch(/GET \/api\/nodes|reach|unavailable|network|connect/i);
+    expect(text(reply)).not.toMatch(STACK);
+    h.emulator.faults.down = false;
+    expect(text(await run('node list'))).toMatch(/alice/);
+  });
+
+  it('slow past the timeout: says it timed out', async () => {
+    h.emulator.faults.latencyMs = 2_000;
+    const reply = await run('node list');
+    expect(text(reply)).toMatch(/time(d)? ?out|did not answer/i);
+    expect(text(reply)).not.toMatch(STACK);
+  });
+
+  it('5xx on a read: retried, so a passing error never reaches the user', async () => {
+    h.emulator.faults.errorNext = 1;
+    expect(text(await run('node list'))).toMatch(/alice/);
+  });
+
+  it('5xx on a change: not retried, and the status and message are shown', async () => {
+    await run('node info carol'); // resolves carol now, so the next request the service sees is the start
+    const before = h.emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/start')).length;
+    h.emulator.faults.errorNext = 1;
+    const reply = await run('node start carol');
+    expect(text(reply)).toMatch(/50\d/);
+    expect(text(reply)).not.toMatch(STACK);
+    const after = h.emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/start')).length;
+    expect(after - before).toBe(1);
+  });
+
+  it('garbage: says the answer could not be read, naming the endpoint', async () => {
+    h.emulator.faults.garbage = true;
+    const reply = await run('node list');
+    expect(text(reply)).toMatch(/\/api\/nodes/);
+    expect(text(reply)).toMatch(/not JSON|truncated|malformed|could not (be )?(read|parse)|unexpected/i);
+    expect(text(reply)).not.toMatch(STACK);
+  });
+
+  it('401 after the token is revoked: names the token as the cause, never shows it', async () => {
+    const token = h.emulator.token;
+    h.emulator.revokeToken();
+    const reply = await run('node list');
+    const t = text(reply);
+    expect(t).toMatch(/401/);
+    expect(t).toMatch(/SERVICE_API_TOKEN|token/);
+    expect(t).not.toContain(token);
+  });
+});
