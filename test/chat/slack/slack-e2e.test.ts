@@ -30,7 +30,7 @@ describe.each(['socket', 'http'] as const)('the bot on Slack in %s mode', (mode)
 
   beforeAll(async () => {
     fake = await startFakeSlack();
-    h = await startSlackWorld({
+    h = await startSlackWorld(mode, {
       SLACK_BOT_TOKEN: 'xoxb-e2e-bot-token',
       ...(mode === 'socket' ? { SLACK_APP_TOKEN: 'xapp-e2e-app-token' } : { SLACK_SIGNING_SECRET: SIGNING_SECRET }),
       SLACK_API_URL: fake.apiUrl,

@@ -4,6 +4,7 @@
  */
 import { startHarness } from '../../support/harness.js';
 import type { Emulator } from '../../../src/emulator/index.js';
+import type { SlackMode } from '../../fakes/slack/index.js';
 
 /** The password of the demo nodes (initialised and unlocked at start). */
 export const DEMO_NODE_PASSWORD = 'demo-node-password-e2e';
@@ -15,7 +16,10 @@ export interface SlackWorld {
   close(): Promise<void>;
 }
 
-export async function startSlackWorld(env: Record<string, string>): Promise<SlackWorld> {
+/** `mode` documents the transport the env selects (SLACK_APP_TOKEN: socket, SLACK_SIGNING_SECRET: http). */
+export async function startSlackWorld(mode: SlackMode, env: Record<string, string>): Promise<SlackWorld> {
+  const wanted = env.SLACK_APP_TOKEN ? 'socket' : 'http';
+  if (wanted !== mode) throw new Error(`startSlackWorld: mode ${mode} but the env selects ${wanted}`);
   const h = await startHarness({ emulator: { seed: 'demo', lifecycleDelayMs: 30, demoPassword: DEMO_NODE_PASSWORD }, env });
   return { emulator: h.emulator, url: h.url, close: () => h.close() };
 }
