@@ -1,3 +1,12 @@
+/**
+ * The notify room: from a verified service event to the channels that watch its node.
+ * Tables (migrations 200–299, src/store/migrations/notify.ts): notify_events, notify_watches,
+ * notify_mutes, notify_outbox, notify_incidents, notify_notices. SQL in src/store/notify-store.ts.
+ *
+ * Wiring (src/app.ts): createNotifier({...}) -> services.watches = notifier.watches;
+ * routes.push(notifier.webhookRoutes({ signatureHeader })); reports use notifier.outbox;
+ * notifier.start() once the HTTP server listens; on shutdown drain(ms) then stop().
+ */
 export { createNotifier, type Notifier, type NotifierOptions, type IncomingEvent, type WebhookRoutesOptions } from './create-notifier.js';
 export { createWatchService, actorLabel, ALL_NODES, type WatchService, type Watch, type Incident, type WatchTarget } from './watch-service.js';
 export { OutboxWorker, type OutboxWorkerOptions } from './outbox-worker.js';

@@ -243,8 +243,9 @@ export class OutboxWorker {
       }
       if (!generic.length) return;
       const genericRows = generic.flatMap((x) => x.rows);
-      const muted = genericRows.some((r) => r.held_by_mute);
-      if (genericRows.length === 1 && generic.length === 1 && !muted) {
+      const heldEvents = genericRows.filter((r) => r.held_by_mute).length;
+      const muted = heldEvents > 0 && heldEvents === genericRows.length;
+      if (genericRows.length === 1 && generic.length === 1 && !heldEvents) {
         const r = genericRows[0]!;
         await post(
           eventMessage({
@@ -265,7 +266,7 @@ export class OutboxWorker {
         const chunk = generic.slice(i * size, (i + 1) * size);
         const chunkRows = chunk.flatMap((x) => x.rows);
         const total = chunk.reduce((n, x) => n + x.entry.events, 0);
-        await post(digestMessage(chunk.map((x) => x.entry), { totalEvents: total, muted, part: i + 1, parts }));
+        await post(digestMessage(chunk.map((x) => x.entry), { totalEvents: total, muted, heldEvents: muted ? undefined : heldEvents, part: i + 1, parts }));
         sent(chunkRows);
       }
     } catch (err) {

@@ -70,13 +70,17 @@ export interface DigestEntry {
 const TONE_RANK: Tone[] = ['neutral', 'success', 'info', 'warning', 'danger'];
 
 /** Many events in one message: every node involved, its latest status and its flaps. */
-export function digestMessage(entries: DigestEntry[], opts: { totalEvents: number; muted: boolean; part?: number; parts?: number }): Message {
+export function digestMessage(
+  entries: DigestEntry[],
+  opts: { totalEvents: number; muted: boolean; part?: number; parts?: number; /** Events held by a mute, when only some were. */ heldEvents?: number },
+): Message {
   const tone = entries.reduce<Tone>((t, e) => {
     const et = e.lastStatus ? statusTone(e.lastStatus) : 'info';
     return TONE_RANK.indexOf(et) > TONE_RANK.indexOf(t) ? et : t;
   }, 'neutral');
   const part = opts.parts && opts.parts > 1 ? ` (part ${opts.part}/${opts.parts})` : '';
-  const header = `${opts.totalEvents} event${opts.totalEvents === 1 ? '' : 's'} on ${entries.length} node${entries.length === 1 ? '' : 's'}${opts.muted ? ' while muted' : ''}${part}`;
+  const mutedNote = opts.muted ? ' while muted' : opts.heldEvents ? ` (${opts.heldEvents} held during a mute)` : '';
+  const header = `${opts.totalEvents} event${opts.totalEvents === 1 ? '' : 's'} on ${entries.length} node${entries.length === 1 ? '' : 's'}${mutedNote}${part}`;
   const rows = entries.map((e) => [
     nameOf(e),
     e.lastStatus ? statusBadge(e.lastStatus) : '–',
@@ -98,8 +102,8 @@ export function digestMessage(entries: DigestEntry[], opts: { totalEvents: numbe
         rows,
       }),
       msg.context(
-        opts.muted
-          ? 'These events arrived while this channel was muted; this is their summary.'
+        opts.muted || opts.heldEvents
+          ? 'Events that arrived while this channel was muted are summarised here, with any that came since.'
           : 'Events arrived faster than this channel is posted to; they are summarised here. Nothing was dropped.',
       ),
     ],
