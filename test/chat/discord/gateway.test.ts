@@ -154,6 +154,26 @@ describe('Discord over the gateway', () => {
     expect(modal.data.components.map((r: any) => r.components[0].custom_id)).toContain('password');
   });
 
+  it('initialises a node through a private modal and shows the mnemonic only to the admin', async () => {
+    await cmd(ADMIN, 'node', 'create', { name: 'erin' });
+    for (let i = 0; i < 100 && h.emulator.nodes().find((n) => n.name === 'erin')?.status !== 'RUNNING'; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const password = 'erin-password-42';
+    const open = await cmd(ADMIN, 'node', 'init', { node: 'erin' });
+    expect(open.type).toBe(9);
+    expect(modalProblems(open.data)).toEqual([]);
+    const before = fake.calls.length;
+    const done = await gatewayAnswer(fake, modalSubmitInteraction(app, ADMIN, open.data.custom_id, { password }));
+    expect(done.ephemeral).toBe(true);
+    const mnemonic = done.data.embeds[0].description.match(/```\n([a-z ]+)\n```/)?.[1] ?? '';
+    expect(mnemonic.split(' ').length).toBeGreaterThanOrEqual(12);
+    const sent = fake.calls.slice(before);
+    expect(JSON.stringify(sent)).not.toContain(password);
+    // The words went out once, in the private answer only.
+    expect(sent.filter((c) => JSON.stringify(c.body ?? '').includes(mnemonic))).toHaveLength(1);
+  });
+
   it('shows the audit trail of changes and refusals', async () => {
     const a = await cmd(ADMIN, undefined, 'audit');
     expect(messageProblems(a.data)).toEqual([]);

@@ -149,6 +149,24 @@ describe('Discord HTTP interactions', () => {
     }
   });
 
+  it('after a deferral, sends a private answer as an ephemeral follow-up, not in the channel', async () => {
+    h.emulator.faults.latencyMs = 300;
+    h.deferAfter.ms = 100;
+    try {
+      const d = commandInteraction(app, READER, 'node', 'stop', { node: 'bob' });
+      const a = await interact(d);
+      expect(a.type).toBe(5);
+      expect(a.later.map((c) => c.method)).toEqual(['PATCH', 'POST']);
+      expect(textOf(a.later[0].body)).not.toMatch(/operate/);
+      expect(a.later[1].path).toBe(`/webhooks/${app}/${d.token}`);
+      expect(a.ephemeral).toBe(true);
+      expect(textOf(a.data)).toMatch(/operate/);
+    } finally {
+      h.emulator.faults.latencyMs = 0;
+      h.deferAfter.ms = 2_500;
+    }
+  });
+
   it('defers a button click when the service is slow (type 6), then edits the message', async () => {
     const ask = await interact(commandInteraction(app, OPERATOR, 'node', 'stop', { node: 'bob' }));
     const confirm = buttonsOf(ask.data).find((b) => b.style === 4)!;
