@@ -2,7 +2,8 @@
  * Verifies a webhook signature over the exact raw body, inferring the algorithm from the
  * key: Ed25519; ECDSA (P-256, secp256k1) with SHA-256, DER or raw r||s; RSA with SHA-256,
  * PKCS#1 v1.5 or PSS. The signature may be base64, base64url or hex (with an optional
- * `name=` prefix such as `sha256=`); every decoding that fits is tried. Pure, node:crypto only.
+ * `name=` prefix such as `sha256=`; several may be comma-separated); every decoding that fits
+ * is tried. Pure, node:crypto only.
  */
 import { constants, verify, type KeyObject } from 'node:crypto';
 
@@ -56,7 +57,9 @@ function verifyOne(key: KeyObject, body: Buffer, sig: Buffer): boolean {
 /** True when `signature` is a valid signature of `rawBody` by one of the keys. */
 export function verifySignature(keys: KeyObject | KeyObject[], rawBody: Buffer, signature: string): boolean {
   const list = Array.isArray(keys) ? keys : [keys];
-  const sigs = decodeSignature(signature);
+  // Several signatures may be sent at once (`sig1,sig2`, `t=…,v1=…`), e.g. during a key rotation.
+  const parts = signature.split(/[,\s]+/).filter((p) => p.length > 8);
+  const sigs = [signature, ...parts].flatMap(decodeSignature).slice(0, 16);
   for (const key of list) for (const sig of sigs) if (verifyOne(key, rawBody, sig)) return true;
   return false;
 }

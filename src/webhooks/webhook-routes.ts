@@ -94,7 +94,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): FastifyPluginAsync {
 
       let json: unknown;
       try {
-        json = JSON.parse(raw.toString('utf8'));
+        json = JSON.parse(raw.toString('utf8').replace(/^\uFEFF/, ''));
       } catch {
         return refuse(req, reply, { code: 400, reason: 'not_json', message: 'the body is not JSON' });
       }

@@ -21,6 +21,14 @@ describe.each(KINDS)('%s webhook keys', (kind) => {
     for (const enc of Object.values(key.encodings)) expect(verifySignature(parsePublicKeys(enc), body, sig)).toBe(true);
   });
 
+  it('accepts one valid signature among several (key rotation) and a scheme prefix', () => {
+    const sig = Object.values(key.signers)[0]!(body);
+    const other = Object.values(foreign.signers)[0]!(body);
+    expect(verifySignature(key.publicKey, body, `${other},${sig}`)).toBe(true);
+    expect(verifySignature(key.publicKey, body, `t=1700000000,v1=${sig}`)).toBe(true);
+    expect(verifySignature(key.publicKey, body, `${other}, ${other}`)).toBe(false);
+  });
+
   it('refuses a tampered body, a foreign key and garbage', () => {
     for (const signer of Object.values(key.signers)) {
       const sig = signer(body);
