@@ -38,6 +38,7 @@ export interface InteractionContext {
 }
 
 const NOT_READY = Symbol('not ready');
+const MAX_REMEMBERED_DIALOGS = 1_000;
 
 function race<T>(p: Promise<T>, ms: number): Promise<T | typeof NOT_READY> {
   let timer: NodeJS.Timeout | undefined;
@@ -103,7 +104,14 @@ async function answer(ctx: InteractionContext, r: Responder, reply: Reply, kind:
       return;
     }
     const checkboxes = reply.dialog.fields.filter((f) => f.kind === 'checkbox').map((f) => f.name);
-    if (checkboxes.length) ctx.checkboxes.set(reply.dialog.id, checkboxes);
+    if (checkboxes.length) {
+      ctx.checkboxes.set(reply.dialog.id, checkboxes);
+      // Forms opened and never sent: keep the most recent ones only (a Map iterates oldest first).
+      for (const id of ctx.checkboxes.keys()) {
+        if (ctx.checkboxes.size <= MAX_REMEMBERED_DIALOGS) break;
+        ctx.checkboxes.delete(id);
+      }
+    }
     await r.showModal(modal);
     return;
   }
