@@ -205,6 +205,34 @@ describe('bursts', () => {
   });
 });
 
+describe('ordering and failure storms', () => {
+  it('takes a node’s latest status from the event time, not the arrival order', async () => {
+    const { n, slack } = harness();
+    n.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
+    ingest(n, statusPayload('n1', 'RUNNING', '2026-04-16T12:00:05Z'), 'alice');
+    ingest(n, statusPayload('n1', 'PAUSED', '2026-04-16T12:00:01Z'), 'alice'); // a late redelivery of an older event
+    ingest(n, statusPayload('n2', 'PAUSED', '2026-04-16T12:00:02Z'), 'bob');
+    await n.drain(3000);
+    const [digest] = slack.posts('C1');
+    expect(textOf(digest!.message)).toContain(`alice | ${statusBadge('RUNNING')} | 2 | 2`);
+  });
+
+  it('opens at most a few incidents at once and lists the other failed nodes in the digest', async () => {
+    const { n, slack } = harness({ maxIncidentsPerRound: 3 });
+    n.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
+    for (let i = 0; i < 8; i++) ingest(n, statusPayload(`n${i}`, 'FAILED'), `node-${i}`);
+    await n.drain(3000);
+    const top = slack.topLevel('C1');
+    const incidents = top.filter((p) => /^Incident #/.test(p.message.header ?? ''));
+    const digests = top.filter((p) => /events on \d+ nodes/.test(p.message.header ?? ''));
+    expect(incidents).toHaveLength(3);
+    expect(digests).toHaveLength(1);
+    const all = top.map((p) => textOf(p.message)).join('\n');
+    for (let i = 0; i < 8; i++) expect(all).toContain(`node-${i}`);
+    expect(textOf(digests[0]!.message)).toMatch(/too many failures at once/);
+  });
+});
+
 describe('incidents', () => {
   it('opens an incident on FAILED, is acknowledged, is updated in place with thread lines, and resolves with a duration', async () => {
     const { n, slack } = harness();
