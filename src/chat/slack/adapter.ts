@@ -6,8 +6,8 @@
  * Socket Mode when SLACK_APP_TOKEN is set; otherwise HTTP mode on the bot's fastify server at
  * POST /slack/events (see ./fastify-receiver.ts).
  *
- * Role checks by Slack user group: actor.groups is left empty (usergroups.users.list is costly
- * and rate limited); grants to `slack-group:S…` therefore do not apply yet.
+ * Role checks by Slack user group: actor.groups comes from one cached `usergroups.list` call
+ * (./create-group-resolver.ts); without the usergroups:read scope it is empty.
  */
 import { App as BoltAppClass, SocketModeReceiver, type App as BoltApp, type RespondFn, type Receiver } from '@slack/bolt';
 import type { FastifyPluginAsync } from 'fastify';
@@ -20,6 +20,7 @@ import type { Metrics } from '../../metrics.js';
 import { createSlackPoster } from './create-slack-poster.js';
 import { dialogToModal, readModalOrigin, type ModalOrigin } from './dialog-to-modal.js';
 import { FastifyReceiver } from './fastify-receiver.js';
+import { createGroupResolver } from './create-group-resolver.js';
 import { SLACK_MAX_OPTIONS, SLACK_MAX_OPTION_TEXT } from './limits.js';
 import { toBlockKit, truncate, type BlockKitMessage } from './render.js';
 import { toBoltLogger } from './to-bolt-logger.js';
@@ -47,6 +48,8 @@ export interface SlackAdapterOptions {
    * the client to reconnect (Bolt's default 5000 ms).
    */
   socketPingTimeoutMs?: number;
+  /** Resolve users' Slack user groups for `slack-group:` grants (default true; needs usergroups:read). */
+  userGroups?: boolean;
   /** How long a modal submit waits for the dispatcher before acking and answering later (default 2500 ms). */
   viewSubmissionBudgetMs?: number;
 }
@@ -127,6 +130,8 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
   app.error(async (e) => {
     log.error({ err: e }, 'Slack listener error');
   });
+  const groupResolver = opts.userGroups === false ? undefined : createGroupResolver({ client: app.client as never, logger: log });
+  const groupsOf = async (userId: string) => (groupResolver ? groupResolver.groupsOf(userId) : []);
   const nodeNames = opts.nodeNames ?? ((prefix: string) => dispatcher.suggestNodes(prefix));
 
   const render = (m: Message): BlockKitMessage => {
@@ -200,7 +205,7 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
   // Slash command: ack at once, then work, then answer through response_url / views.open.
   app.command(opts.command ?? '/rln', async ({ ack, command, respond }) => {
     await ack();
-    const actor: Actor = { platform: 'slack', userId: command.user_id, displayName: command.user_name, groups: [] };
+    const actor: Actor = { platform: 'slack', userId: command.user_id, displayName: command.user_name, groups: await groupsOf(command.user_id) };
     const place: Place = { platform: 'slack', channelId: command.channel_id, workspaceId: command.team_id };
     const reply = await run({ via: 'typed', actor, place, text: command.text ?? '' });
     await deliver(reply, {
@@ -219,7 +224,7 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
     const b = body as Anyish;
     const channelId: string = b.channel?.id ?? b.container?.channel_id ?? b.user?.id;
     const threadId: string | undefined = b.message?.thread_ts ?? b.container?.thread_ts;
-    const actor: Actor = { platform: 'slack', userId: b.user.id, displayName: b.user.username ?? b.user.name, groups: [] };
+    const actor: Actor = { platform: 'slack', userId: b.user.id, displayName: b.user.username ?? b.user.name, groups: await groupsOf(b.user.id) };
     const place: Place = { platform: 'slack', channelId, workspaceId: b.team?.id, threadId };
     const reply = await run({ via: 'button', actor, place, buttonId: a.action_id });
     await deliver(reply, {
@@ -235,10 +240,13 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
     const b = body as Anyish;
     const origin: ModalOrigin = readModalOrigin(view.private_metadata) ?? { channelId: b.user.id };
     const values = readViewValues(view.state as Anyish);
-    const actor: Actor = { platform: 'slack', userId: b.user.id, displayName: b.user.username ?? b.user.name, groups: [] };
     const place: Place = { platform: 'slack', channelId: origin.channelId, workspaceId: origin.workspaceId ?? b.team?.id, threadId: origin.threadId };
     const route: ReplyRoute = { origin, userId: b.user.id, triggerId: b.trigger_id };
-    const pending = run({ via: 'dialog', actor, place, dialogId: view.callback_id, values });
+    // The budget covers the group look-up too: the ack is due within 3 s of Slack sending this.
+    const pending = groupsOf(b.user.id).then((groups) => {
+      const actor: Actor = { platform: 'slack', userId: b.user.id, displayName: b.user.username ?? b.user.name, groups };
+      return run({ via: 'dialog', actor, place, dialogId: view.callback_id, values });
+    });
     const late = Symbol('late');
     let timer: NodeJS.Timeout | undefined;
     const first = await Promise.race([

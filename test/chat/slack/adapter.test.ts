@@ -55,7 +55,7 @@ describe.each(['socket', 'http'] as const)('the Slack adapter in %s mode', (mode
     const { responseUrl } = await bot.driver.slash(ALICE, 'node info alice');
     // Acknowledged while the dispatcher has not answered yet.
     expect(bot.fake.respondsTo(responseUrl)).toHaveLength(0);
-    expect(d.invocations).toHaveLength(1);
+    await bot.fake.waitFor(() => d.invocations.length === 1, 5000, 'the dispatch');
     slow.open(channelReply('alice is RUNNING'));
     const [r] = await bot.fake.waitForResponds(responseUrl);
     const ackKind = mode === 'socket' ? 'ack' : 'http_ack';
@@ -237,5 +237,31 @@ describe('starting the Slack adapter', () => {
     } finally {
       await fake.close();
     }
+  });
+});
+
+describe('the Slack adapter resolving user groups', () => {
+  it('gives the dispatcher the user’s Slack user groups, from one cached usergroups.list', async () => {
+    const d = scriptedDispatcher(() => channelReply('ok'));
+    bot = await startSlackBot('http', d);
+    bot.fake.userGroups.push({ id: 'SOPS', users: ['UALICE', 'UCAROL'] }, { id: 'SDEV', users: ['UALICE'] });
+    const one = await bot.driver.slash(ALICE, 'node list');
+    await bot.fake.waitForResponds(one.responseUrl);
+    const two = await bot.driver.slash(BOB, 'node list');
+    await bot.fake.waitForResponds(two.responseUrl);
+    expect(d.invocations.map((i) => i.actor.groups)).toEqual([['SOPS', 'SDEV'], []]);
+    expect(bot.fake.callsTo('usergroups.list')).toHaveLength(1);
+  });
+
+  it('goes on without groups when the app may not read them', async () => {
+    const d = scriptedDispatcher(() => channelReply('ok'));
+    bot = await startSlackBot('socket', d);
+    bot.fake.fail('usergroups.list', { error: 'missing_scope' });
+    for (const user of [ALICE, BOB]) {
+      const { responseUrl } = await bot.driver.slash(user, 'node list');
+      await bot.fake.waitForResponds(responseUrl);
+    }
+    expect(d.invocations.map((i) => i.actor.groups)).toEqual([[], []]);
+    expect(bot.fake.callsTo('usergroups.list')).toHaveLength(1);
   });
 });

@@ -12,6 +12,8 @@ const ADMIN = { id: 'UADMIN', name: 'ada' };
 const OPERATOR = { id: 'UOPS', name: 'otto' };
 const OTHER_OPERATOR = { id: 'UOPS2', name: 'olga' };
 const READER = { id: 'UREAD', name: 'rita' };
+/** An admin only through the Slack user group SADMINS. */
+const GROUP_ADMIN = { id: 'UGRP', name: 'greta' };
 const SECRET = 'hunter2-do-not-echo';
 
 /** Everything the bot said, as one string: respond() posts and Web API calls. */
@@ -30,11 +32,12 @@ describe.each(['socket', 'http'] as const)('the bot on Slack in %s mode', (mode)
 
   beforeAll(async () => {
     fake = await startFakeSlack();
+    fake.userGroups.push({ id: 'SADMINS', users: [GROUP_ADMIN.id] });
     h = await startSlackWorld(mode, {
       SLACK_BOT_TOKEN: 'xoxb-e2e-bot-token',
       ...(mode === 'socket' ? { SLACK_APP_TOKEN: 'xapp-e2e-app-token' } : { SLACK_SIGNING_SECRET: SIGNING_SECRET }),
       SLACK_API_URL: fake.apiUrl,
-      ADMIN_USERS: `slack:${ADMIN.id}`,
+      ADMIN_USERS: `slack:${ADMIN.id},slack-group:SADMINS`,
       OPERATOR_USERS: `slack:${OPERATOR.id},slack:${OTHER_OPERATOR.id}`,
     });
     if (mode === 'socket') await fake.connected();
@@ -66,6 +69,13 @@ describe.each(['socket', 'http'] as const)('the bot on Slack in %s mode', (mode)
     const r = await ask(ADMIN, 'node create zed');
     expect(textOf(r)).toContain('zed');
     expect(h.emulator.nodes().some((n) => n.name === 'zed')).toBe(true);
+  });
+
+  it('creates a node for an admin by Slack user group', async () => {
+    const name = `g${mode}`;
+    const r = await ask(GROUP_ADMIN, `node create ${name}`);
+    expect(textOf(r)).toContain(name);
+    expect(h.emulator.nodes().some((n) => n.name === name)).toBe(true);
   });
 
   it('refuses a create by a reader, saying which role is needed, and creates nothing', async () => {

@@ -42,6 +42,8 @@ export interface FakeSlack {
   calls: ApiCall[];
   responds: RespondCall[];
   timeline: TimelineEntry[];
+  /** What usergroups.list answers (include_users). Mutable. */
+  userGroups: Array<{ id: string; users: string[] }>;
   /** Views opened (views.open / views.update / response_action update), newest last. */
   views: Array<Record<string, any>>;
   /** A fresh response_url pointing at this fake. */
@@ -134,6 +136,8 @@ export async function startFakeSlack(opts: { teamId?: string; botUserId?: string
         views.push(view);
         return { ok: true, view };
       }
+      case 'usergroups.list':
+        return { ok: true, usergroups: fake.userGroups.map((g) => ({ id: g.id, handle: g.id.toLowerCase(), users: args.include_users ? g.users : undefined })) };
       case 'apps.connections.open':
         return { ok: true, url: `${base.replace(/^http/, 'ws')}/socket` };
       default:
@@ -214,6 +218,7 @@ export async function startFakeSlack(opts: { teamId?: string; botUserId?: string
     responds,
     timeline,
     views,
+    userGroups: [],
     responseUrl: () => `${base}/respond/${++respondCounter}`,
     fail(method, failure, times = 1) {
       const q = failures.get(method) ?? [];
