@@ -19,8 +19,6 @@ import type { Services } from './core/services.js';
 import { allCommands } from '../commands/index.js';
 import { createNotifier, ALL_NODES, type WatchService } from './notify/index.js';
 import { createReports } from './reports/index.js';
-import { createSlackAdapter } from './chat/slack/index.js';
-import { createDiscordAdapter } from './chat/discord/index.js';
 import { createShellAdapter } from './chat/shell/index.js';
 
 /** The demo nodes' wallet password: a documented demo value, not a secret of anyone's. */
@@ -138,7 +136,9 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const stoppers: Array<() => Promise<void>> = [];
   const starters: Array<() => Promise<void>> = [];
 
+  // Bolt and discord.js are loaded only when configured: they are most of the bot's memory.
   if (config.slack.mode !== 'off') {
+    const { createSlackAdapter } = await import('./chat/slack/index.js');
     const slack = createSlackAdapter({ config, dispatcher, logger: logger.child({ room: 'slack' }), metrics });
     posters.slack = slack.poster;
     if (slack.routes) routes.push(slack.routes);
@@ -146,6 +146,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     stoppers.push(() => slack.stop());
   }
   if (config.discord.mode !== 'off') {
+    const { createDiscordAdapter } = await import('./chat/discord/index.js');
     const discord = createDiscordAdapter({ config, dispatcher, registry, logger: logger.child({ room: 'discord' }), metrics });
     posters.discord = discord.poster;
     if (discord.routes) routes.push(discord.routes);
