@@ -159,9 +159,14 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
   async function sendMessage(message: Message, visibility: 'channel' | 'private', route: ReplyRoute, replaceOriginal = false): Promise<void> {
     const payload = render(message);
     if (route.respond) {
-      if (replaceOriginal) await route.respond({ replace_original: true, ...payload } as never);
-      else await route.respond({ response_type: visibility === 'channel' ? 'in_channel' : 'ephemeral', replace_original: false, ...payload } as never);
-      return;
+      try {
+        if (replaceOriginal) await route.respond({ replace_original: true, ...payload } as never);
+        else await route.respond({ response_type: visibility === 'channel' ? 'in_channel' : 'ephemeral', replace_original: false, ...payload } as never);
+        return;
+      } catch (e) {
+        // response_url expired (30 min, 5 uses) or refused: answer through the Web API instead.
+        log.warn({ err: e }, 'respond() failed; answering through the Web API');
+      }
     }
     const base = { channel: route.origin.channelId, thread_ts: route.origin.threadId, ...payload };
     try {

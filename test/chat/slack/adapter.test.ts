@@ -265,3 +265,17 @@ describe('the Slack adapter resolving user groups', () => {
     expect(bot.fake.callsTo('usergroups.list')).toHaveLength(1);
   });
 });
+
+describe('the Slack adapter when response_url has expired', () => {
+  it('answers through the Web API instead', async () => {
+    const slow = gate<Reply>();
+    bot = await startSlackBot('http', scriptedDispatcher(() => slow.promise));
+    const { responseUrl } = await bot.driver.slash(ALICE, 'node logs alice', { channelId: 'C0LOGS' });
+    bot.fake.expireResponseUrl(responseUrl);
+    slow.open(channelReply('logs are ready'));
+    const [post] = await bot.fake.waitForCalls('chat.postMessage');
+    expect(post.args.channel).toBe('C0LOGS');
+    expect(JSON.stringify(post.args.blocks)).toContain('logs are ready');
+    expect(bot.fake.respondsTo(responseUrl)).toHaveLength(0);
+  });
+});

@@ -46,6 +46,8 @@ export interface FakeSlack {
   userGroups: Array<{ id: string; users: string[] }>;
   /** Views opened (views.open / views.update / response_action update), newest last. */
   views: Array<Record<string, any>>;
+  /** Makes a response_url answer 404 from now on, as an expired one does. */
+  expireResponseUrl(url: string): void;
   /** A fresh response_url pointing at this fake. */
   responseUrl(): string;
   /** The next `times` calls of `method` fail this way. */
@@ -106,6 +108,7 @@ export async function startFakeSlack(opts: { teamId?: string; botUserId?: string
   const timeline: TimelineEntry[] = [];
   const views: Array<Record<string, any>> = [];
   const failures = new Map<string, ScriptedFailure[]>();
+  const expired = new Set<string>();
   const sockets = new Set<WebSocket>();
   const pendingAcks = new Map<string, (payload: any) => void>();
   let connectedWaiters: Array<() => void> = [];
@@ -167,6 +170,10 @@ export async function startFakeSlack(opts: { teamId?: string; botUserId?: string
       }
       if (req.method === 'POST' && url.pathname.startsWith('/respond/')) {
         const id = url.pathname.slice('/respond/'.length);
+        if (expired.has(id)) {
+          res.writeHead(404, { 'content-type': 'text/plain' });
+          return res.end('expired_url');
+        }
         const r: RespondCall = { id, body, seq: ++seq };
         responds.push(r);
         timeline.push({ kind: 'respond', id, seq: r.seq });
@@ -219,6 +226,9 @@ export async function startFakeSlack(opts: { teamId?: string; botUserId?: string
     timeline,
     views,
     userGroups: [],
+    expireResponseUrl(u) {
+      expired.add(u.slice(u.lastIndexOf('/') + 1));
+    },
     responseUrl: () => `${base}/respond/${++respondCounter}`,
     fail(method, failure, times = 1) {
       const q = failures.get(method) ?? [];
