@@ -4,6 +4,7 @@
  * `store.tx(() => ...)` so an event and its outbox rows commit together.
  */
 import type { Db } from './database.js';
+import { statementCache } from './statement-cache.js';
 
 export interface EventRow {
   id: number;
@@ -102,7 +103,12 @@ export interface NoticeRow {
 }
 
 export class NotifyStore {
-  constructor(readonly db: Db) {}
+  /** Statements prepared once and reused (this store is on the webhook and outbox hot paths). */
+  private readonly q: (sql: string) => ReturnType<Db['prepare']>;
+
+  constructor(readonly db: Db) {
+    this.q = statementCache(db);
+  }
 
   tx<T>(fn: () => T): T {
     return this.db.transaction(fn)();
@@ -111,8 +117,7 @@ export class NotifyStore {
   // ---- events ----
   /** Inserts an event; undefined when its dedupe key is already stored (a redelivery). */
   insertEvent(e: Omit<EventRow, 'id'>): number | undefined {
-    const r = this.db
-      .prepare(
+    const r = this.q(
         `INSERT INTO notify_events (dedupe_key, node_id, node_name, event_type, status, event_ts, received_at, payload)
          VALUES (@dedupe_key, @node_id, @node_name, @event_type, @status, @event_ts, @received_at, @payload)
          ON CONFLICT (dedupe_key) DO NOTHING`,
@@ -122,27 +127,25 @@ export class NotifyStore {
   }
 
   eventByKey(key: string): EventRow | undefined {
-    return this.db.prepare('SELECT * FROM notify_events WHERE dedupe_key = ?').get(key) as EventRow | undefined;
+    return this.q('SELECT * FROM notify_events WHERE dedupe_key = ?').get(key) as EventRow | undefined;
   }
 
   /** The status of the node's last event before `beforeEventId` (for counting changes). */
   previousStatus(nodeId: string, beforeEventId: number): string | undefined {
     return (
-      (this.db
-        .prepare('SELECT status FROM notify_events WHERE node_id = ? AND id < ? AND status IS NOT NULL ORDER BY id DESC LIMIT 1')
+      (this.q('SELECT status FROM notify_events WHERE node_id = ? AND id < ? AND status IS NOT NULL ORDER BY id DESC LIMIT 1')
         .pluck()
         .get(nodeId, beforeEventId) as string | undefined) ?? undefined
     );
   }
 
   countEvents(): number {
-    return this.db.prepare('SELECT COUNT(*) FROM notify_events').pluck().get() as number;
+    return this.q('SELECT COUNT(*) FROM notify_events').pluck().get() as number;
   }
 
   // ---- watches ----
   upsertWatch(w: Omit<WatchRow, 'id' | 'paused_at' | 'paused_reason'>): WatchRow {
-    this.db
-      .prepare(
+    this.q(
         `INSERT INTO notify_watches (platform, channel_id, workspace_id, target, target_name, statuses, created_by, created_at)
          VALUES (@platform, @channel_id, @workspace_id, @target, @target_name, @statuses, @created_by, @created_at)
          ON CONFLICT (platform, channel_id, target) DO UPDATE SET
@@ -150,13 +153,12 @@ export class NotifyStore {
            created_by = excluded.created_by, paused_at = NULL, paused_reason = NULL`,
       )
       .run(w);
-    return this.db
-      .prepare('SELECT * FROM notify_watches WHERE platform = ? AND channel_id = ? AND target = ?')
+    return this.q('SELECT * FROM notify_watches WHERE platform = ? AND channel_id = ? AND target = ?')
       .get(w.platform, w.channel_id, w.target) as WatchRow;
   }
 
   deleteWatch(platform: string, channelId: string, target: string): boolean {
-    return this.db.prepare('DELETE FROM notify_watches WHERE platform = ? AND channel_id = ? AND target = ?').run(platform, channelId, target).changes > 0;
+    return this.q('DELETE FROM notify_watches WHERE platform = ? AND channel_id = ? AND target = ?').run(platform, channelId, target).changes > 0;
   }
 
   watches(filter: { platform?: string; channelId?: string } = {}): WatchRow[] {
@@ -164,28 +166,24 @@ export class NotifyStore {
     const params: unknown[] = [];
     if (filter.platform) (where.push('platform = ?'), params.push(filter.platform));
     if (filter.channelId) (where.push('channel_id = ?'), params.push(filter.channelId));
-    return this.db
-      .prepare(`SELECT * FROM notify_watches ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id`)
+    return this.q(`SELECT * FROM notify_watches ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id`)
       .all(...params) as WatchRow[];
   }
 
   /** Active (not paused) watches on this node or on `all`. */
   watchesFor(nodeId: string): WatchRow[] {
-    return this.db
-      .prepare(`SELECT * FROM notify_watches WHERE paused_at IS NULL AND (target = ? OR target = 'all') ORDER BY id`)
+    return this.q(`SELECT * FROM notify_watches WHERE paused_at IS NULL AND (target = ? OR target = 'all') ORDER BY id`)
       .all(nodeId) as WatchRow[];
   }
 
   pauseWatches(platform: string, channelId: string, at: number, reason: string): number {
-    return this.db
-      .prepare('UPDATE notify_watches SET paused_at = ?, paused_reason = ? WHERE platform = ? AND channel_id = ? AND paused_at IS NULL')
+    return this.q('UPDATE notify_watches SET paused_at = ?, paused_reason = ? WHERE platform = ? AND channel_id = ? AND paused_at IS NULL')
       .run(at, reason, platform, channelId).changes;
   }
 
   // ---- mutes ----
   upsertMute(m: MuteRow): void {
-    this.db
-      .prepare(
+    this.q(
         `INSERT INTO notify_mutes (platform, channel_id, target, until, muted_by, created_at)
          VALUES (@platform, @channel_id, @target, @until, @muted_by, @created_at)
          ON CONFLICT (platform, channel_id, target) DO UPDATE SET until = excluded.until, muted_by = excluded.muted_by`,
@@ -194,24 +192,23 @@ export class NotifyStore {
   }
 
   deleteMutes(platform: string, channelId: string, target?: string): number {
-    if (target === undefined) return this.db.prepare('DELETE FROM notify_mutes WHERE platform = ? AND channel_id = ?').run(platform, channelId).changes;
-    return this.db.prepare('DELETE FROM notify_mutes WHERE platform = ? AND channel_id = ? AND target = ?').run(platform, channelId, target).changes;
+    if (target === undefined) return this.q('DELETE FROM notify_mutes WHERE platform = ? AND channel_id = ?').run(platform, channelId).changes;
+    return this.q('DELETE FROM notify_mutes WHERE platform = ? AND channel_id = ? AND target = ?').run(platform, channelId, target).changes;
   }
 
   mutes(platform?: string, channelId?: string): MuteRow[] {
-    if (platform && channelId) return this.db.prepare('SELECT * FROM notify_mutes WHERE platform = ? AND channel_id = ?').all(platform, channelId) as MuteRow[];
-    return this.db.prepare('SELECT * FROM notify_mutes').all() as MuteRow[];
+    if (platform && channelId) return this.q('SELECT * FROM notify_mutes WHERE platform = ? AND channel_id = ?').all(platform, channelId) as MuteRow[];
+    return this.q('SELECT * FROM notify_mutes').all() as MuteRow[];
   }
 
   /** The mute that silences `nodeId` in this channel at `now`, if any. */
   activeMute(platform: string, channelId: string, nodeId: string, now: number): MuteRow | undefined {
-    return this.db
-      .prepare(`SELECT * FROM notify_mutes WHERE platform = ? AND channel_id = ? AND (target = ? OR target = 'all') AND until > ? ORDER BY until DESC LIMIT 1`)
+    return this.q(`SELECT * FROM notify_mutes WHERE platform = ? AND channel_id = ? AND (target = ? OR target = 'all') AND until > ? ORDER BY until DESC LIMIT 1`)
       .get(platform, channelId, nodeId, now) as MuteRow | undefined;
   }
 
   deleteExpiredMutes(now: number): number {
-    return this.db.prepare('DELETE FROM notify_mutes WHERE until <= ?').run(now).changes;
+    return this.q('DELETE FROM notify_mutes WHERE until <= ?').run(now).changes;
   }
 
   // ---- outbox ----
@@ -230,8 +227,7 @@ export class NotifyStore {
     next_attempt_at: number;
     created_at: number;
   }): number | undefined {
-    const res = this.db
-      .prepare(
+    const res = this.q(
         `INSERT INTO notify_outbox (platform, channel_id, thread_id, kind, event_id, incident_id, message, note, dedupe_key, state, held_by_mute, next_attempt_at, created_at)
          VALUES (@platform, @channel_id, @thread_id, @kind, @event_id, @incident_id, @message, @note, @dedupe_key, @state, @held_by_mute, @next_attempt_at, @created_at)
          ON CONFLICT (dedupe_key) DO NOTHING`,
@@ -252,8 +248,7 @@ export class NotifyStore {
 
   /** Channels that have pending rows, with the earliest due time and the oldest creation time. */
   pendingChannels(): Array<{ platform: string; channel_id: string; due: number; oldest: number }> {
-    return this.db
-      .prepare(
+    return this.q(
         `SELECT platform, channel_id, MIN(next_attempt_at) AS due, MIN(created_at) AS oldest
          FROM notify_outbox WHERE state = 'pending' GROUP BY platform, channel_id`,
       )
@@ -262,8 +257,7 @@ export class NotifyStore {
 
   /** Pending rows of one channel that are due, oldest first, with their event. */
   duePending(platform: string, channelId: string, now: number, limit = 2000): OutboxEventRow[] {
-    return this.db
-      .prepare(
+    return this.q(
         `SELECT o.*, e.node_id AS ev_node_id, e.node_name AS ev_node_name, e.event_type AS ev_event_type, e.status AS ev_status,
                 e.event_ts AS ev_event_ts, e.received_at AS ev_received_at, e.payload AS ev_payload
          FROM notify_outbox o LEFT JOIN notify_events e ON e.id = o.event_id
@@ -274,8 +268,7 @@ export class NotifyStore {
   }
 
   heldRows(): OutboxEventRow[] {
-    return this.db
-      .prepare(
+    return this.q(
         `SELECT o.*, e.node_id AS ev_node_id, e.node_name AS ev_node_name, e.event_type AS ev_event_type, e.status AS ev_status,
                 e.event_ts AS ev_event_ts, e.received_at AS ev_received_at, e.payload AS ev_payload
          FROM notify_outbox o LEFT JOIN notify_events e ON e.id = o.event_id WHERE o.state = 'held' ORDER BY o.id`,
@@ -284,19 +277,19 @@ export class NotifyStore {
   }
 
   releaseHeld(ids: number[], now: number): void {
-    const st = this.db.prepare(`UPDATE notify_outbox SET state = 'pending', next_attempt_at = ? WHERE id = ? AND state = 'held'`);
+    const st = this.q(`UPDATE notify_outbox SET state = 'pending', next_attempt_at = ? WHERE id = ? AND state = 'held'`);
     for (const id of ids) st.run(now, id);
   }
 
   markSent(ids: number[], now: number): void {
-    const st = this.db.prepare(`UPDATE notify_outbox SET state = 'sent', sent_at = ?, last_error = NULL WHERE id = ?`);
+    const st = this.q(`UPDATE notify_outbox SET state = 'sent', sent_at = ?, last_error = NULL WHERE id = ?`);
     this.tx(() => {
       for (const id of ids) st.run(now, id);
     });
   }
 
   markState(ids: number[], state: OutboxState, error: string): void {
-    const st = this.db.prepare(`UPDATE notify_outbox SET state = ?, last_error = ? WHERE id = ?`);
+    const st = this.q(`UPDATE notify_outbox SET state = ?, last_error = ? WHERE id = ?`);
     this.tx(() => {
       for (const id of ids) st.run(state, error, id);
     });
@@ -304,7 +297,7 @@ export class NotifyStore {
 
   /** Postpones rows; `countAttempt` adds one to their attempt count. */
   postpone(ids: number[], until: number, error: string, countAttempt: boolean): void {
-    const st = this.db.prepare(`UPDATE notify_outbox SET next_attempt_at = ?, last_error = ?, attempts = attempts + ? WHERE id = ?`);
+    const st = this.q(`UPDATE notify_outbox SET next_attempt_at = ?, last_error = ?, attempts = attempts + ? WHERE id = ?`);
     this.tx(() => {
       for (const id of ids) st.run(until, error, countAttempt ? 1 : 0, id);
     });
@@ -312,20 +305,19 @@ export class NotifyStore {
 
   /** All pending rows of a channel (due or not), e.g. when it is gone. */
   pendingIdsOfChannel(platform: string, channelId: string): number[] {
-    return this.db
-      .prepare(`SELECT id FROM notify_outbox WHERE platform = ? AND channel_id = ? AND state IN ('pending', 'held')`)
+    return this.q(`SELECT id FROM notify_outbox WHERE platform = ? AND channel_id = ? AND state IN ('pending', 'held')`)
       .pluck()
       .all(platform, channelId) as number[];
   }
 
   /** Rows waiting (pending or held). */
   depth(): number {
-    return this.db.prepare(`SELECT COUNT(*) FROM notify_outbox WHERE state IN ('pending', 'held')`).pluck().get() as number;
+    return this.q(`SELECT COUNT(*) FROM notify_outbox WHERE state IN ('pending', 'held')`).pluck().get() as number;
   }
 
   outboxRows(filter: { state?: OutboxState } = {}): OutboxRow[] {
-    if (filter.state) return this.db.prepare('SELECT * FROM notify_outbox WHERE state = ? ORDER BY id').all(filter.state) as OutboxRow[];
-    return this.db.prepare('SELECT * FROM notify_outbox ORDER BY id').all() as OutboxRow[];
+    if (filter.state) return this.q('SELECT * FROM notify_outbox WHERE state = ? ORDER BY id').all(filter.state) as OutboxRow[];
+    return this.q('SELECT * FROM notify_outbox ORDER BY id').all() as OutboxRow[];
   }
 
   /**
@@ -334,9 +326,8 @@ export class NotifyStore {
    */
   prune(before: number): { outbox: number; events: number } {
     return this.tx(() => {
-      const outbox = this.db.prepare(`DELETE FROM notify_outbox WHERE state IN ('sent', 'failed', 'gone') AND created_at < ?`).run(before).changes;
-      const events = this.db
-        .prepare('DELETE FROM notify_events WHERE received_at < ? AND id NOT IN (SELECT event_id FROM notify_outbox WHERE event_id IS NOT NULL)')
+      const outbox = this.q(`DELETE FROM notify_outbox WHERE state IN ('sent', 'failed', 'gone') AND created_at < ?`).run(before).changes;
+      const events = this.q('DELETE FROM notify_events WHERE received_at < ? AND id NOT IN (SELECT event_id FROM notify_outbox WHERE event_id IS NOT NULL)')
         .run(before).changes;
       return { outbox, events };
     });
@@ -344,13 +335,12 @@ export class NotifyStore {
 
   // ---- incidents ----
   openIncident(platform: string, channelId: string, nodeId: string): IncidentRow | undefined {
-    return this.db
-      .prepare(`SELECT * FROM notify_incidents WHERE platform = ? AND channel_id = ? AND node_id = ? AND state = 'open'`)
+    return this.q(`SELECT * FROM notify_incidents WHERE platform = ? AND channel_id = ? AND node_id = ? AND state = 'open'`)
       .get(platform, channelId, nodeId) as IncidentRow | undefined;
   }
 
   incident(id: number): IncidentRow | undefined {
-    return this.db.prepare('SELECT * FROM notify_incidents WHERE id = ?').get(id) as IncidentRow | undefined;
+    return this.q('SELECT * FROM notify_incidents WHERE id = ?').get(id) as IncidentRow | undefined;
   }
 
   incidents(filter: { platform?: string; channelId?: string; state?: 'open' | 'resolved' } = {}): IncidentRow[] {
@@ -359,15 +349,13 @@ export class NotifyStore {
     if (filter.platform) (where.push('platform = ?'), params.push(filter.platform));
     if (filter.channelId) (where.push('channel_id = ?'), params.push(filter.channelId));
     if (filter.state) (where.push('state = ?'), params.push(filter.state));
-    return this.db
-      .prepare(`SELECT * FROM notify_incidents ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id`)
+    return this.q(`SELECT * FROM notify_incidents ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id`)
       .all(...params) as IncidentRow[];
   }
 
   insertIncident(i: Omit<IncidentRow, 'id' | 'state' | 'resolved_at' | 'acked_by' | 'acked_at'>): number {
     return Number(
-      this.db
-        .prepare(
+      this.q(
           `INSERT INTO notify_incidents (platform, channel_id, node_id, node_name, last_status, opened_at, message_id, thread_id, changes)
            VALUES (@platform, @channel_id, @node_id, @node_name, @last_status, @opened_at, @message_id, @thread_id, @changes)`,
         )
@@ -376,33 +364,33 @@ export class NotifyStore {
   }
 
   deleteIncident(id: number): void {
-    this.db.prepare('DELETE FROM notify_incidents WHERE id = ?').run(id);
+    this.q('DELETE FROM notify_incidents WHERE id = ?').run(id);
   }
 
   /** The incident's message is lost (deleted by someone): the next round posts a fresh one. */
   clearIncidentMessage(id: number): void {
-    this.db.prepare('UPDATE notify_incidents SET message_id = NULL, thread_id = NULL WHERE id = ?').run(id);
+    this.q('UPDATE notify_incidents SET message_id = NULL, thread_id = NULL WHERE id = ?').run(id);
   }
 
   setIncidentMessage(id: number, messageId: string, threadId: string | null): void {
-    this.db.prepare('UPDATE notify_incidents SET message_id = ?, thread_id = ? WHERE id = ?').run(messageId, threadId, id);
+    this.q('UPDATE notify_incidents SET message_id = ?, thread_id = ? WHERE id = ?').run(messageId, threadId, id);
   }
 
   updateIncident(id: number, patch: Partial<Pick<IncidentRow, 'state' | 'last_status' | 'resolved_at' | 'acked_by' | 'acked_at' | 'changes'>>): void {
     const keys = Object.keys(patch);
     if (!keys.length) return;
-    this.db.prepare(`UPDATE notify_incidents SET ${keys.map((k) => `${k} = @${k}`).join(', ')} WHERE id = @id`).run({ ...patch, id });
+    this.q(`UPDATE notify_incidents SET ${keys.map((k) => `${k} = @${k}`).join(', ')} WHERE id = @id`).run({ ...patch, id });
   }
 
   // ---- notices ----
   insertNotice(n: Omit<NoticeRow, 'id'>): number {
     return Number(
-      this.db.prepare('INSERT INTO notify_notices (platform, channel_id, kind, text, created_at) VALUES (@platform, @channel_id, @kind, @text, @created_at)').run(n)
+      this.q('INSERT INTO notify_notices (platform, channel_id, kind, text, created_at) VALUES (@platform, @channel_id, @kind, @text, @created_at)').run(n)
         .lastInsertRowid,
     );
   }
 
   notices(): NoticeRow[] {
-    return this.db.prepare('SELECT * FROM notify_notices ORDER BY id').all() as NoticeRow[];
+    return this.q('SELECT * FROM notify_notices ORDER BY id').all() as NoticeRow[];
   }
 }
