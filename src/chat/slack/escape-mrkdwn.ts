@@ -1,8 +1,8 @@
 /**
  * Escaping for Slack mrkdwn. User data (node names, aliases, error messages) must render
  * literally: `&<>` become entities (so `<!channel>`, `<@U123>` and links cannot be injected),
- * and mrkdwn control characters get a zero-width space on each side so `*x*`, `_x_`, `~x~`
- * and `` `x` `` do not turn into formatting.
+ * and mrkdwn control characters that could format get a zero-width space on each side so
+ * `*x*`, `_x_`, `~x~` and `` `x` `` do not turn into formatting.
  */
 const ZWSP = '\u200b';
 
@@ -11,9 +11,18 @@ export function escapeEntities(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-/** Escapes a plain span for mrkdwn: entities plus neutralised `* _ ~ \``. */
+const WORD = /[\p{L}\p{N}]/u;
+const isWord = (ch: string | undefined) => ch !== undefined && WORD.test(ch);
+
+/**
+ * Escapes a plain span for mrkdwn: entities plus neutralised `* _ ~ \``. Slack only formats with
+ * `*`, `_` and `~` at a word boundary, so one between two letters or digits (`IN_PROGRESS`,
+ * `my_node`) is left alone: names copy and paste back into a command unchanged.
+ */
 export function escapeMrkdwn(text: string): string {
-  return escapeEntities(text).replace(/[*_~`]/g, (c) => ZWSP + c + ZWSP);
+  return escapeEntities(text).replace(/[*_~`]/g, (c, i: number, s: string) =>
+    c !== '`' && isWord(s[i - 1]) && isWord(s[i + 1]) ? c : ZWSP + c + ZWSP,
+  );
 }
 
 /** Inside a code span or block: entities, and backticks that could close the block. */

@@ -96,6 +96,13 @@ describe('toBlockKit', () => {
     expect(r.text).not.toContain('<!channel>');
   });
 
+  it('leaves an underscore inside a word alone, so names and statuses copy back unchanged', () => {
+    const r = toBlockKit({ blocks: [msg.text('my_node is IN_PROGRESS; _x_ is not italic')] });
+    const t = (r.blocks[0] as any).text.text as string;
+    expect(t).toContain('my_node is IN_PROGRESS;');
+    expect(t).not.toContain('_x_');
+  });
+
   it('turns structural emphasis into mrkdwn and refuses unsafe link targets', () => {
     const r = toBlockKit({ blocks: [msg.text([{ bold: 'b' }, ' ', { link: { url: 'https://x.test/a?b=1&c=2', label: 'L' } }, ' ', { link: { url: 'javascript:alert(1)', label: 'J' } }])] });
     const t = (r.blocks[0] as any).text.text as string;
