@@ -279,3 +279,20 @@ describe('the Slack adapter when response_url has expired', () => {
     expect(bot.fake.respondsTo(responseUrl)).toHaveLength(0);
   });
 });
+
+describe('the Slack adapter chaining dialogs', () => {
+  it('replaces the open modal when a submission asks for another dialog', async () => {
+    const d = scriptedDispatcher((inv): Reply =>
+      inv.via === 'typed'
+        ? { kind: 'dialog', dialog: { id: 'dlg-a', title: 'Step 1', submitLabel: 'Next', fields: [{ name: 'a', label: 'A', kind: 'text' }] } }
+        : { kind: 'dialog', dialog: { id: 'dlg-b', title: 'Step 2', submitLabel: 'Done', fields: [{ name: 'b', label: 'B', kind: 'secret' }] } },
+    );
+    bot = await startSlackBot('socket', d);
+    await bot.driver.slash(ALICE, 'node restore alice');
+    const view = await bot.fake.waitFor(() => bot!.fake.views.at(-1));
+    const { ack } = await bot.driver.submit(ALICE, view, { a: 'x' });
+    expect(ack.response_action).toBe('update');
+    expect(ack.view).toMatchObject({ type: 'modal', callback_id: 'dlg-b' });
+    expect(JSON.parse(ack.view.private_metadata)).toMatchObject({ c: 'C0OPS' });
+  });
+});
