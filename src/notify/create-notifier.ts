@@ -20,6 +20,7 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { Db } from '../store/database.js';
 import { NotifyStore } from '../store/notify-store.js';
+import { groupCommit } from '../store/group-commit.js';
 import { KeyCache } from '../webhooks/key-cache.js';
 import { createNodeDirectory, type NodeDirectory } from '../webhooks/node-directory.js';
 import type { ServiceEvent } from '../webhooks/read-event.js';
@@ -188,7 +189,9 @@ export function createNotifier(opts: NotifierOptions): Notifier {
       const keys =
         o.keys ?? new KeyCache({ fetchKey: () => opts.hosting.webhookPublicKey(), refetchIntervalMs: o.keyRefetchIntervalMs });
       const nodes = o.nodes ?? createNodeDirectory({ hosting: opts.hosting });
-      return webhookRoutes({ keys, nodes, ingest: ingestEvent, signatureHeader: o.signatureHeader, logger: opts.logger, metrics: opts.metrics });
+      // Events of one burst share a commit; each is answered 2xx only once it is on disk.
+      const ingest = groupCommit((fn) => store.tx(fn), ingestEvent);
+      return webhookRoutes({ keys, nodes, ingest, signatureHeader: o.signatureHeader, logger: opts.logger, metrics: opts.metrics });
     },
     start: () => worker.start(),
     stop: () => worker.stop(),

@@ -16,7 +16,8 @@ export function openDatabase(path: string, migrations: Migration[] = allMigratio
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
+  // better-sqlite3 is synchronous: a lock held elsewhere blocks the event loop this long at most.
+  db.pragma('busy_timeout = 2000');
   migrate(db, migrations);
   return db;
 }

@@ -4,7 +4,7 @@
  * `store.tx(() => ...)` so an event and its outbox rows commit together.
  */
 import type { Db } from './database.js';
-import { statementCache } from './statement-cache.js';
+import { statementCache, type Statement } from './statement-cache.js';
 
 export interface EventRow {
   id: number;
@@ -104,7 +104,7 @@ export interface NoticeRow {
 
 export class NotifyStore {
   /** Statements prepared once and reused (this store is on the webhook and outbox hot paths). */
-  private readonly q: (sql: string) => ReturnType<Db['prepare']>;
+  private readonly q: (sql: string) => Statement;
 
   constructor(readonly db: Db) {
     this.q = statementCache(db);

@@ -1,6 +1,7 @@
+import type Database from 'better-sqlite3';
 import type { Db } from './database.js';
 
-type Statement = ReturnType<Db['prepare']>;
+export type Statement = Database.Statement<unknown[]>;
 
 /**
  * Prepares each SQL text once per database and reuses the statement: preparing costs more
@@ -12,7 +13,7 @@ export function statementCache(db: Db): (sql: string) => Statement {
   return (sql) => {
     let st = cache.get(sql);
     if (!st) {
-      st = db.prepare(sql);
+      st = db.prepare<unknown[]>(sql);
       cache.set(sql, st);
     }
     return st;

@@ -59,6 +59,12 @@ export function webhookRoutes(deps: WebhookRouteDeps): FastifyPluginAsync {
     app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_req, body, done) => done(null, body));
 
     app.setErrorHandler((err: { statusCode?: number; code?: string; message: string }, req, reply) => {
+      if (err.code === 'SQLITE_BUSY' || err.code === 'SQLITE_LOCKED') {
+        // The store is locked by someone else: not accepted, so the service must redeliver.
+        deps.metrics?.webhooks.inc({ outcome: 'refused', reason: 'store_busy' });
+        log.error({ code: err.code }, 'webhook not stored: the database is locked');
+        return reply.code(503).header('retry-after', '5').send({ error: 'store_busy', message: 'the event could not be stored right now; redeliver it later' });
+      }
       const status = err.statusCode ?? 500;
       if (status === 413) return refuse(req, reply, { code: 413, reason: 'too_large', message: `the body is over ${bodyLimit} bytes` });
       if (status >= 400 && status < 500) return refuse(req, reply, { code: status, reason: 'bad_request', message: err.message });
