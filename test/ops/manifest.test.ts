@@ -27,6 +27,7 @@ const SCOPES_BY_METHOD: Record<string, string[]> = {
   'auth.test': [],
   'conversations.open': ['im:write'],
   'usergroups.users.list': ['usergroups:read'],
+  'usergroups.list': ['usergroups:read'],
   'users.info': ['users:read'],
 };
 

@@ -25,8 +25,7 @@ export function createGroupResolver(opts: { client: UserGroupsClient; logger: Lo
   let inFlight: Promise<void> | undefined;
 
   const refresh = () =>
-    (inFlight ??= opts.client.usergroups
-      .list({ include_users: true })
+    (inFlight ??= opts.client.usergroups.list({ include_users: true })
       .then((res) => {
         const next = new Map<string, string[]>();
         for (const g of res.usergroups ?? []) {
