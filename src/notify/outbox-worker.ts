@@ -28,7 +28,7 @@ export interface OutboxWorkerOptions {
   logger: Logger;
   metrics?: Metrics;
   now: () => number;
-  /** Least time between two rounds of posts in one channel, per post made. Default 1000 ms. */
+  /** Least time between two chat calls (post, edit, thread line) in one channel. Default 1000 ms. */
   perChannelIntervalMs?: number;
   /** The same, per platform (overrides perChannelIntervalMs for that platform). */
   perPlatformIntervalMs?: Partial<Record<Platform, number>>;
@@ -159,7 +159,6 @@ export class OutboxWorker {
     const rows = store.duePending(platform, channelId, this.o.now());
     if (!rows.length) return;
     const unsent = new Map(rows.map((r) => [r.id, r]));
-    let posts = 0;
     const sent = (list: OutboxEventRow[]) => {
       const now = this.o.now();
       store.markSent(
@@ -172,13 +171,22 @@ export class OutboxWorker {
         this.o.metrics?.deliveryLatency.observe({ platform }, Math.max(0, now - from) / 1000);
       }
     };
+    // Every call in the channel (post, edit, thread line) waits for the channel's next slot,
+    // so a round of several messages is spread out rather than sent as a burst.
+    const interval = this.o.perPlatformIntervalMs?.[platform] ?? this.interval;
+    const pace = async () => {
+      const wait = (this.nextAllowed.get(key) ?? 0) - this.o.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      this.nextAllowed.set(key, this.o.now() + interval);
+    };
     const post = async (message: Message, threadId?: string | null) => {
+      await pace();
       const res = await poster.post({ channelId, ...(threadId ? { threadId } : {}) }, this.o.prepareMessage(message));
-      posts++;
       this.o.metrics?.deliveries.inc({ platform, outcome: 'ok' });
       return res;
     };
     const update = async (messageId: string, message: Message) => {
+      await pace();
       await poster.update({ channelId, messageId }, this.o.prepareMessage(message));
       this.o.metrics?.deliveries.inc({ platform, outcome: 'ok' });
     };
@@ -271,9 +279,6 @@ export class OutboxWorker {
       }
     } catch (err) {
       this.failed(err, platform, channelId, [...unsent.values()], key);
-    } finally {
-      const wait = (this.o.perPlatformIntervalMs?.[platform] ?? this.interval) * Math.max(1, posts);
-      this.nextAllowed.set(key, Math.max(this.nextAllowed.get(key) ?? 0, this.o.now() + wait));
     }
   }
 

@@ -1,0 +1,34 @@
+/**
+ * Pacing: every chat call in a channel (posts, edits, thread lines) waits for the channel's
+ * next slot, so a round with several messages (a digest in parts, incidents) is spread out
+ * and never sent as a burst. The gaps are a lower bound set by the notifier's own timer.
+ */
+import { describe, it, expect, afterEach } from 'vitest';
+import { RecordingPoster, makeNotifier, ingest, statusPayload, slackPlace, actor, waitFor, type Harness } from './helpers.js';
+
+describe('pacing', () => {
+  let h: Harness | undefined;
+  afterEach(async () => h?.close());
+
+  it('spaces every call of a round one interval apart in one channel, while other channels go on', async () => {
+    const slack = new RecordingPoster('slack');
+    const interval = 120;
+    h = makeNotifier({ posters: { slack }, extra: { pacing: { perChannelIntervalMs: interval, coalesceWindowMs: 10 }, digestMaxNodes: 2, maxIncidentsPerRound: 2 } });
+    h.notifier.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
+    h.notifier.watches.add({ place: slackPlace('C2'), target: 'all', actor: actor() });
+    // Six nodes change at once: a digest in three parts; two fail: two incidents.
+    for (let i = 0; i < 6; i++) ingest(h.notifier, statusPayload(`n${i}`, 'PAUSED'), `node-${i}`);
+    ingest(h.notifier, statusPayload('f1', 'FAILED'), 'fail-1');
+    ingest(h.notifier, statusPayload('f2', 'FAILED'), 'fail-2');
+    h.notifier.start();
+
+    const inC1 = () => slack.calls.filter((c) => c.target.channelId === 'C1');
+    await waitFor(() => inC1().length >= 5, 10_000, 'five calls in C1');
+    const c1 = inC1();
+    for (let i = 1; i < c1.length; i++) expect(c1[i]!.at - c1[i - 1]!.at).toBeGreaterThanOrEqual(interval - 5);
+    // Channels are paced independently: C2's first call did not wait for C1's round.
+    const c2 = slack.calls.filter((c) => c.target.channelId === 'C2');
+    expect(c2.length).toBeGreaterThan(0);
+    expect(c2[0]!.at - c1[0]!.at).toBeLessThan(interval);
+  });
+});
