@@ -174,20 +174,23 @@ export class OutboxWorker {
     // Every call in the channel (post, edit, thread line) waits for the channel's next slot,
     // so a round of several messages is spread out rather than sent as a burst.
     const interval = this.o.perPlatformIntervalMs?.[platform] ?? this.interval;
-    const pace = async () => {
+    // The next slot counts from when a call finished, so the gap holds where the platform sees it.
+    const paced = async <T>(call: () => Promise<T>): Promise<T> => {
       const wait = (this.nextAllowed.get(key) ?? 0) - this.o.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      this.nextAllowed.set(key, this.o.now() + interval);
+      try {
+        return await call();
+      } finally {
+        this.nextAllowed.set(key, Math.max(this.nextAllowed.get(key) ?? 0, this.o.now() + interval));
+      }
     };
     const post = async (message: Message, threadId?: string | null) => {
-      await pace();
-      const res = await poster.post({ channelId, ...(threadId ? { threadId } : {}) }, this.o.prepareMessage(message));
+      const res = await paced(() => poster.post({ channelId, ...(threadId ? { threadId } : {}) }, this.o.prepareMessage(message)));
       this.o.metrics?.deliveries.inc({ platform, outcome: 'ok' });
       return res;
     };
     const update = async (messageId: string, message: Message) => {
-      await pace();
-      await poster.update({ channelId, messageId }, this.o.prepareMessage(message));
+      await paced(() => poster.update({ channelId, messageId }, this.o.prepareMessage(message)));
       this.o.metrics?.deliveries.inc({ platform, outcome: 'ok' });
     };
 

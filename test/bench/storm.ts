@@ -61,8 +61,13 @@ export async function storm(opts: { events: number; nodes: number; seconds: numb
       await new Promise((r) => setTimeout(r, 100));
     }
     const visibleMs = performance.now() - sentAt;
-    const posts = slack.callsTo('chat.postMessage').filter((c) => c.args.channel === CHANNEL).length;
-    const updates = slack.callsTo('chat.update').filter((c) => c.args.channel === CHANNEL).length;
+    const inChannel = [...slack.callsTo('chat.postMessage'), ...slack.callsTo('chat.update')].filter((c) => c.args.channel === CHANNEL).sort((a, b) => a.at - b.at);
+    const posts = inChannel.filter((c) => c.method === 'chat.postMessage').length;
+    const updates = inChannel.length - posts;
+    const gaps = inChannel.slice(1).map((c, i) => c.at - inChannel[i]!.at);
+    const minGapMs = gaps.length ? Math.min(...gaps) : Infinity;
+    // The busiest second: the most calls in any one-second window.
+    const busiestSecond = Math.max(0, ...inChannel.map((c) => inChannel.filter((d) => d.at >= c.at && d.at < c.at + 1000).length));
     const spanS = (performance.now() - t0) / 1000;
     return {
       name: 'storm',
@@ -73,12 +78,14 @@ export async function storm(opts: { events: number; nodes: number; seconds: numb
         webhooks_refused: load.failed,
         chat_messages: posts,
         chat_edits: updates,
-        messages_per_s: Math.round((posts / spanS) * 100) / 100,
+        messages_per_s_overall: Math.round((inChannel.length / spanS) * 100) / 100,
+        min_gap_between_messages_ms: minGapMs,
+        most_messages_in_any_second: busiestSecond,
         nodes_last_status_not_visible: missing,
         last_status_visible_after_s: Math.round(visibleMs / 100) / 10,
       },
       targets: [
-        { what: '≤ 1 message per second per channel', met: posts / spanS <= 1.0 },
+        { what: '≤ 1 message per second per channel (in every one-second window)', met: busiestSecond <= 1 },
         { what: 'no event lost (every last status visible)', met: missing === 0 && load.failed === 0 },
       ],
     };

@@ -14,6 +14,8 @@ export interface ApiCall {
   method: string;
   args: Record<string, any>;
   seq: number;
+  /** When the call arrived (ms since the epoch). */
+  at: number;
 }
 
 export interface RespondCall {
@@ -156,7 +158,7 @@ export async function startFakeSlack(opts: { teamId?: string; botUserId?: string
       const body = type === 'application/json' ? (raw ? JSON.parse(raw) : {}) : parseForm(raw);
       if (req.method === 'POST' && url.pathname.startsWith('/api/')) {
         const method = url.pathname.slice('/api/'.length);
-        const call: ApiCall = { method, args: body, seq: ++seq };
+        const call: ApiCall = { method, args: body, seq: ++seq, at: Date.now() };
         calls.push(call);
         timeline.push({ kind: 'api', method, seq: call.seq });
         const queue = failures.get(method);
