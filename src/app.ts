@@ -205,6 +205,8 @@ export async function createApp(opts: AppOptions): Promise<App> {
       // Stop accepting webhooks and commands first; then drain what was accepted.
       await withTimeout(http.close(), left()).catch(() => undefined);
       reports.scheduler.stop();
+      // Post what is due while there is time; whatever is left stays in the outbox for the next start.
+      await notifier.drain(Math.max(0, Math.min(3_000, left() - 2_000)));
       await withTimeout(notifier.stop(), left()).catch(() => undefined);
       for (const s of stoppers) await withTimeout(s(), left()).catch(() => undefined);
       if (emulator) await withTimeout(emulator.close(), left()).catch(() => undefined);
