@@ -156,9 +156,15 @@ export class OutboxWorker {
   private async round(platform: Platform, channelId: string, poster: ChatPoster): Promise<void> {
     const { store } = this.o;
     const key = `${platform}|${channelId}`;
-    const rows = store.duePending(platform, channelId, this.o.now());
-    if (!rows.length) return;
+    const due = store.duePending(platform, channelId, this.o.now());
+    if (!due.length) return;
+    // A report/notice row is a round of its own; otherwise the round is the acknowledgements and
+    // events (a report waiting behind them gets its own round next), so a failure here only
+    // touches the rows this round was about.
+    const rows = due[0]!.event_id === null && due[0]!.incident_id === null ? [due[0]!] : due.filter((r) => r.event_id !== null || r.incident_id !== null);
     const unsent = new Map(rows.map((r) => [r.id, r]));
+    // The rows whose message is being posted right now: a permanent refusal fails these only.
+    let current: OutboxEventRow[] = rows;
     const sent = (list: OutboxEventRow[]) => {
       const now = this.o.now();
       store.markSent(
@@ -203,6 +209,7 @@ export class OutboxWorker {
       }
       // Acknowledgements: refresh the incident message, say it in the thread.
       for (const r of rows.filter((x) => x.event_id === null && x.incident_id !== null)) {
+        current = [r];
         const inc = store.incident(r.incident_id!);
         if (inc?.message_id) {
           await update(inc.message_id, incidentMessage(inc, this.o.now()));
@@ -237,6 +244,7 @@ export class OutboxWorker {
         const last = statuses.at(-1);
         const otherTypes = [...new Set(g.rows.map((r) => r.ev_event_type ?? 'UNKNOWN').filter((t) => t !== 'NODE_STATUS_UPDATED'))];
         const inc = store.openIncident(platform, channelId, g.nodeId);
+        current = g.rows;
         if (inc && inc.message_id) {
           const note = await this.updateIncident(inc, g, statuses, otherTypes, update, post);
           sent(g.rows);
@@ -258,6 +266,7 @@ export class OutboxWorker {
       const muted = heldEvents > 0 && heldEvents === genericRows.length;
       if (genericRows.length === 1 && generic.length === 1 && !heldEvents) {
         const r = genericRows[0]!;
+        current = [r];
         await post(
           eventMessage({
             nodeId: r.ev_node_id ?? '?',
@@ -276,12 +285,13 @@ export class OutboxWorker {
       for (let i = 0; i < parts; i++) {
         const chunk = generic.slice(i * size, (i + 1) * size);
         const chunkRows = chunk.flatMap((x) => x.rows);
+        current = chunkRows;
         const total = chunk.reduce((n, x) => n + x.entry.events, 0);
         await post(digestMessage(chunk.map((x) => x.entry), { totalEvents: total, muted, heldEvents: muted ? undefined : heldEvents, part: i + 1, parts }));
         sent(chunkRows);
       }
     } catch (err) {
-      this.failed(err, platform, channelId, [...unsent.values()], key);
+      this.failed(err, platform, channelId, [...unsent.values()], key, current.filter((r) => unsent.has(r.id)));
     }
   }
 
@@ -382,7 +392,11 @@ export class OutboxWorker {
     }
   }
 
-  private failed(err: unknown, platform: Platform, channelId: string, rows: OutboxEventRow[], key: string): void {
+  /**
+   * `rows`: what the round had not posted yet; `current`: the rows of the message that failed.
+   * A permanent refusal is about that message: only its rows fail, the others stay pending.
+   */
+  private failed(err: unknown, platform: Platform, channelId: string, rows: OutboxEventRow[], key: string, current: OutboxEventRow[]): void {
     const { store } = this.o;
     const now = this.o.now();
     const ids = rows.map((r) => r.id);
@@ -402,9 +416,10 @@ export class OutboxWorker {
       return;
     }
     if (kind === 'permanent') {
-      store.markState(ids, 'failed', why);
+      const refused = current.map((r) => r.id);
+      store.markState(refused, 'failed', why);
       this.o.metrics?.deliveries.inc({ platform, outcome: 'failed' });
-      this.log.error({ channel: channelId, platform, rows: ids.length, reason: why }, 'notification refused by the platform; not retried');
+      this.log.error({ channel: channelId, platform, rows: refused.length, reason: why }, 'notification refused by the platform; not retried');
       return;
     }
     this.o.metrics?.deliveries.inc({ platform, outcome: 'retry' });

@@ -1,0 +1,57 @@
+/**
+ * A failure in the middle of a round only touches the rows of the message that failed: the
+ * other rows of the round, and a report waiting behind them, are still posted.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { actor, ingest, makeNotifier, postError, RecordingPoster, slackPlace, statusPayload, textOf, type Harness } from './helpers.js';
+
+const cleanup: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanup.length) await cleanup.pop()!();
+});
+
+function harness(extra: Parameters<typeof makeNotifier>[0]['extra'] = {}) {
+  const slack = new RecordingPoster('slack');
+  const h: Harness = makeNotifier({ posters: { slack }, extra });
+  cleanup.push(() => h.close());
+  return { slack, n: h.notifier };
+}
+
+describe('a refusal in the middle of a round', () => {
+  it('fails only the refused message; the other nodes of the round and a waiting report are still posted', async () => {
+    const { n, slack } = harness();
+    n.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
+    ingest(n, statusPayload('n1', 'FAILED'), 'alice');
+    ingest(n, statusPayload('n2', 'PAUSED'), 'bob');
+    ingest(n, statusPayload('n3', 'STOPPED'), 'carol');
+    n.outbox.enqueue({ platform: 'slack', channelId: 'C1', kind: 'report', message: { header: 'Balance report', blocks: [] }, dedupeKey: 'r1' });
+    // The incident message of alice is refused (e.g. invalid_blocks): that is about this one message.
+    slack.failNext(postError('permanent'), 1);
+    expect(await n.drain(3000)).toBe(true);
+
+    const text = slack.posts('C1').map((p) => `${p.message.header ?? ''}\n${textOf(p.message)}`).join('\n---\n');
+    expect(text).toContain('bob');
+    expect(text).toContain('carol');
+    expect(text).toContain('Balance report');
+    const rows = n.store.outboxRows();
+    const failed = rows.filter((r) => r.state === 'failed');
+    expect(failed).toHaveLength(1);
+    expect(rows.filter((r) => r.state === 'sent')).toHaveLength(3);
+  });
+
+  it('does not count attempts against a report that was not part of the failing round', async () => {
+    const { n, slack } = harness({ retry: { baseDelayMs: 1, maxDelayMs: 2, maxAttempts: 2 } });
+    n.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
+    ingest(n, statusPayload('n2', 'PAUSED'), 'bob');
+    n.outbox.enqueue({ platform: 'slack', channelId: 'C1', kind: 'report', message: { header: 'Balance report', blocks: [] }, dedupeKey: 'r1' });
+    // bob's message fails until it is given up; the report behind it was never tried meanwhile.
+    slack.failNext(postError('transient'), 2);
+    expect(await n.drain(3000)).toBe(true);
+    const rows = n.store.outboxRows();
+    expect(rows.map((r) => [r.kind, r.state])).toEqual([
+      ['event', 'failed'],
+      ['report', 'sent'],
+    ]);
+    expect(slack.posts('C1').map((p) => p.message.header)).toEqual(['Balance report']);
+  });
+});
