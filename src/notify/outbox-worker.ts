@@ -420,6 +420,7 @@ export class OutboxWorker {
       store.markState(refused, 'failed', why);
       this.o.metrics?.deliveries.inc({ platform, outcome: 'failed' });
       this.log.error({ channel: channelId, platform, rows: refused.length, reason: why }, 'notification refused by the platform; not retried');
+      this.deliveryFailed(platform, channelId, current, why);
       return;
     }
     this.o.metrics?.deliveries.inc({ platform, outcome: 'retry' });
@@ -433,6 +434,7 @@ export class OutboxWorker {
       );
       this.o.metrics?.deliveries.inc({ platform, outcome: 'failed' });
       this.log.error({ channel: channelId, platform, rows: giveUp.length, reason: why }, 'notification failed too many times; given up');
+      this.deliveryFailed(platform, channelId, giveUp, why);
     }
     if (again.length) {
       const attempts = Math.min(...again.map((r) => r.attempts)) + 1;
@@ -464,8 +466,36 @@ export class OutboxWorker {
       `The ${platform} channel ${channelId} no longer exists or the bot was removed from it (${why}). ` +
       `Its ${paused} watch(es) are paused and ${waiting.length} waiting notification(s) were set aside.${admins} ` +
       'To resume, invite the bot back and run `/rln watch add <node|all>` in that channel.';
-    store.insertNotice({ platform, channel_id: channelId, kind: 'channel_gone', text, created_at: now });
     this.log.error({ platform, channel: channelId, paused, setAside: waiting.length }, 'channel gone: watches paused, admins told');
+    this.tellAdmins(platform, channelId, 'channel_gone', 'A watched channel is unreachable; its watches are paused', text, `channel_gone:${platform}:${channelId}:${now}`);
+  }
+
+  /**
+   * Notifications of a channel were given up (refused, or failed too many times): stored as a
+   * notice and posted to another watched channel naming the admins (a channel's next failure
+   * within 10 minutes is only stored and logged). A failed notice does not cause another (no ping-pong between channels).
+   */
+  private deliveryFailed(platform: Platform, channelId: string, rows: OutboxEventRow[], why: string): void {
+    const alerts = rows.filter((r) => r.kind !== 'notice');
+    if (!alerts.length) return;
+    const now = this.o.now();
+    const last = this.o.store.lastNoticeAt(platform, channelId, 'delivery_failed');
+    const quiet = last !== undefined && now - last < 10 * 60_000;
+    const nodes = [...new Set(alerts.map((r) => r.ev_node_name ?? r.ev_node_id).filter((x): x is string => !!x))];
+    const admins = this.o.admins?.length ? ` Admins: ${this.o.admins.join(', ')}.` : '';
+    const text =
+      `${alerts.length} notification(s) for the ${platform} channel ${channelId} could not be delivered and were given up (${why})` +
+      `${nodes.length ? `; nodes: ${nodes.slice(0, 20).join(', ')}${nodes.length > 20 ? ', …' : ''}` : ''}.${admins} ` +
+      'Check the bot can post there; `/rln node list` shows the current status of every node.';
+    this.tellAdmins(platform, channelId, 'delivery_failed', 'Notifications could not be delivered', text, `delivery_failed:${platform}:${channelId}:${now}`, quiet);
+  }
+
+  /** Stores the notice and, unless `storeOnly`, posts it to another watched channel. */
+  private tellAdmins(platform: Platform, channelId: string, kind: string, header: string, text: string, dedupeKey: string, storeOnly = false): void {
+    const { store } = this.o;
+    const now = this.o.now();
+    store.insertNotice({ platform, channel_id: channelId, kind, text, created_at: now });
+    if (storeOnly) return;
     const others = store
       .watches()
       .filter((w) => !w.paused_at && !(w.platform === platform && w.channel_id === channelId) && this.o.posters[w.platform as Platform])
@@ -476,8 +506,8 @@ export class OutboxWorker {
         platform: to.platform,
         channel_id: to.channel_id,
         kind: 'notice',
-        message: JSON.stringify(noticeMessage('A watched channel is unreachable; its watches are paused', text)),
-        dedupe_key: `channel_gone:${platform}:${channelId}:${now}`,
+        message: JSON.stringify(noticeMessage(header, text)),
+        dedupe_key: dedupeKey,
         next_attempt_at: now,
         created_at: now,
       });

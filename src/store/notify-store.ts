@@ -390,6 +390,15 @@ export class NotifyStore {
     );
   }
 
+  /** When the channel last had a notice of this kind, if ever. */
+  lastNoticeAt(platform: string, channelId: string, kind: string): number | undefined {
+    return (
+      (this.q('SELECT MAX(created_at) FROM notify_notices WHERE platform = ? AND channel_id = ? AND kind = ?').pluck().get(platform, channelId, kind) as
+        | number
+        | null) ?? undefined
+    );
+  }
+
   notices(): NoticeRow[] {
     return this.q('SELECT * FROM notify_notices ORDER BY id').all() as NoticeRow[];
   }

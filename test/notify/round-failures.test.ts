@@ -54,4 +54,40 @@ describe('a refusal in the middle of a round', () => {
     ]);
     expect(slack.posts('C1').map((p) => p.message.header)).toEqual(['Balance report']);
   });
+
+  it('tells the admins in another watched channel when alerts are given up, and does not loop on a failed notice', async () => {
+    let offset = 0;
+    const { n, slack } = harness({ admins: ['slack:UADMIN'], retry: { baseDelayMs: 1, maxDelayMs: 2, maxAttempts: 2 }, now: () => new Date(Date.now() + offset) });
+    n.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
+    n.watches.add({ place: slackPlace('OPS'), target: 'n9', actor: actor() });
+    slack.failNext(postError('transient'), 2, 'C1');
+    ingest(n, statusPayload('n1', 'PAUSED'), 'alice');
+    expect(await n.drain(3000)).toBe(true);
+    expect(n.store.outboxRows().find((r) => r.kind === 'event')!.state).toBe('failed');
+    const notices = n.store.notices().filter((x) => x.kind === 'delivery_failed');
+    expect(notices).toHaveLength(1);
+    const ops = slack.posts('OPS');
+    expect(ops).toHaveLength(1);
+    const said = textOf(ops[0]!.message);
+    expect(said).toContain('C1');
+    expect(said).toContain('alice');
+    expect(said).toContain('slack:UADMIN');
+
+    // Within ten minutes a second failure is stored but not posted again (no flood of notices).
+    slack.failNext(postError('permanent'), 1, 'C1');
+    ingest(n, statusPayload('n3', 'PAUSED'), 'carol');
+    expect(await n.drain(3000)).toBe(true);
+    expect(n.store.notices().filter((x) => x.kind === 'delivery_failed')).toHaveLength(2);
+    expect(slack.posts('OPS')).toHaveLength(1);
+
+    // Later, a refused alert is reported the same way; a notice that fails itself is not reported again.
+    offset += 11 * 60_000;
+    slack.failNext(postError('permanent'), 1, 'C1');
+    slack.failNext(postError('permanent'), 1, 'OPS');
+    ingest(n, statusPayload('n2', 'PAUSED'), 'bob');
+    expect(await n.drain(3000)).toBe(true);
+    expect(n.store.notices().filter((x) => x.kind === 'delivery_failed')).toHaveLength(3);
+    expect(n.store.outboxRows().filter((r) => r.kind === 'notice').map((r) => r.state)).toEqual(['sent', 'failed']);
+    expect(n.store.outboxRows().filter((r) => r.state === 'pending')).toHaveLength(0);
+  });
 });
