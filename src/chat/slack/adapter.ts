@@ -21,7 +21,7 @@ import { createSlackPoster } from './create-slack-poster.js';
 import { dialogToModal, readModalOrigin, type ModalOrigin } from './dialog-to-modal.js';
 import { FastifyReceiver } from './fastify-receiver.js';
 import { createGroupResolver } from './create-group-resolver.js';
-import { SLACK_MAX_OPTIONS, SLACK_MAX_OPTION_TEXT } from './limits.js';
+import { SLACK_MAX_OPTIONS, SLACK_MAX_OPTION_TEXT, SLACK_MAX_OPTION_VALUE } from './limits.js';
 import { toBlockKit, truncate, type BlockKitMessage } from './render.js';
 import { toBoltLogger } from './to-bolt-logger.js';
 
@@ -52,6 +52,24 @@ export interface SlackAdapterOptions {
   userGroups?: boolean;
   /** How long a modal submit waits for the dispatcher before acking and answering later (default 2500 ms). */
   viewSubmissionBudgetMs?: number;
+  /** How long an external select waits for node names before answering with none (default 2500 ms; Slack allows 3 s). */
+  suggestionBudgetMs?: number;
+}
+
+/** Slack waits 3 s for an ack; these leave room for the round trip. */
+export const SLACK_VIEW_SUBMISSION_BUDGET_MS = 2_500;
+export const SLACK_SUGGESTION_BUDGET_MS = 2_500;
+
+const LATE = Symbol('late');
+
+/** `p`, or LATE when it has not settled within `ms`. */
+async function within<T>(p: Promise<T>, ms: number): Promise<T | typeof LATE> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([p, new Promise<typeof LATE>((r) => (timer = setTimeout(() => r(LATE), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Explicit, short retries for the app's own calls (views.open, postEphemeral, respond is separate). */
@@ -241,59 +259,82 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
   });
 
   // Modal submit: refuse in place (response_action: errors) when the dispatcher says so in time.
+  // Every path acks exactly once, within the budget, whatever fails after it.
   app.view({ type: 'view_submission' }, async ({ ack, body, view }) => {
     const b = body as Anyish;
+    let acked = false;
+    const ackOnce = async (response?: Record<string, unknown>) => {
+      if (acked) return;
+      acked = true;
+      await ack(response as never);
+    };
     const origin: ModalOrigin = readModalOrigin(view.private_metadata) ?? { channelId: b.user.id };
-    const values = readViewValues(view.state as Anyish);
-    const place: Place = { platform: 'slack', channelId: origin.channelId, workspaceId: origin.workspaceId ?? b.team?.id, threadId: origin.threadId };
     const route: ReplyRoute = { origin, userId: b.user.id, triggerId: b.trigger_id };
-    // The budget covers the group look-up too: the ack is due within 3 s of Slack sending this.
-    const pending = groupsOf(b.user.id).then((groups) => {
-      const actor: Actor = { platform: 'slack', userId: b.user.id, displayName: b.user.username ?? b.user.name, groups };
-      return run({ via: 'dialog', actor, place, dialogId: view.callback_id, values });
-    });
-    const late = Symbol('late');
-    let timer: NodeJS.Timeout | undefined;
-    const first = await Promise.race([
-      pending,
-      new Promise<typeof late>((r) => {
-        timer = setTimeout(() => r(late), opts.viewSubmissionBudgetMs ?? 2_500);
-      }),
-    ]);
-    clearTimeout(timer);
-    if (first !== late) {
+    try {
+      const values = readViewValues(view.state as Anyish);
+      const place: Place = { platform: 'slack', channelId: origin.channelId, workspaceId: origin.workspaceId ?? b.team?.id, threadId: origin.threadId };
+      // The budget covers the group look-up too: the ack is due within 3 s of Slack sending this.
+      const pending = groupsOf(b.user.id).then((groups) => {
+        const actor: Actor = { platform: 'slack', userId: b.user.id, displayName: b.user.username ?? b.user.name, groups };
+        return run({ via: 'dialog', actor, place, dialogId: view.callback_id, values });
+      });
+      const first = await within(pending, opts.viewSubmissionBudgetMs ?? SLACK_VIEW_SUBMISSION_BUDGET_MS);
+      if (first === LATE) {
+        await ackOnce();
+        await deliver(await pending, route);
+        return;
+      }
       if (first.kind === 'dialog_errors') {
         const blockIds = ((view.blocks ?? []) as Anyish[]).filter((x) => x.type === 'input').map((x) => String(x.block_id));
-        await ack({ response_action: 'errors', errors: placeErrors(first.errors, blockIds) });
+        await ackOnce({ response_action: 'errors', errors: placeErrors(first.errors, blockIds) });
         return;
       }
       if (first.kind === 'dialog') {
-        await ack({ response_action: 'update', view: dialogToModal(first.dialog, origin) as never });
+        let next: Record<string, unknown>;
+        try {
+          next = dialogToModal(first.dialog, origin);
+        } catch (e) {
+          log.error({ err: e, dialog: first.dialog.id }, 'could not render the next dialog as a Slack modal');
+          await ackOnce();
+          await sendMessage(plainMessage('The next step needs a form that Slack cannot show (it broke a Block Kit limit). The details are in the bot log.'), 'private', route);
+          return;
+        }
+        await ackOnce({ response_action: 'update', view: next });
         return;
       }
-      await ack();
+      await ackOnce();
       await deliver(first, route);
-      return;
+    } catch (e) {
+      log.error({ err: e }, 'handling a Slack modal submission failed');
+      if (!acked) {
+        await ackOnce();
+        await deliver({ kind: 'message', visibility: 'private', message: plainMessage('Something went wrong on our side; it is in the bot log. Try again.') }, route);
+      }
     }
-    await ack();
-    await deliver(await pending, route);
   });
 
   // External select: node names wherever a dialog asks for a node.
   app.options({ type: 'block_suggestion' }, async ({ ack, body }) => {
     const query = String((body as Anyish).value ?? '').trim();
+    // The options answer is the ack itself: due within 3 s, so a slow look-up answers with none.
+    let nodes: Awaited<ReturnType<typeof nodeNames>> = [];
     try {
-      const nodes = await nodeNames(query);
-      await ack({
-        options: nodes.slice(0, SLACK_MAX_OPTIONS).map((n) => ({
-          text: { type: 'plain_text', text: truncate(`${n.name} (${n.status})`, SLACK_MAX_OPTION_TEXT) },
-          value: truncate(n.name, 150),
-        })),
-      } as never);
+      const found = await within(nodeNames(query), opts.suggestionBudgetMs ?? SLACK_SUGGESTION_BUDGET_MS);
+      if (found === LATE) log.warn({ query }, 'node name suggestions took too long; answered with none');
+      else nodes = found;
     } catch (e) {
       log.warn({ err: e }, 'node name suggestions failed');
-      await ack({ options: [] });
     }
+    await ack({
+      options: nodes
+        // A value cannot be cut without breaking it: a name too long for Slack is not offered.
+        .filter((n) => n.name.length <= SLACK_MAX_OPTION_VALUE)
+        .slice(0, SLACK_MAX_OPTIONS)
+        .map((n) => ({
+          text: { type: 'plain_text', text: truncate(`${n.name} (${n.status})`, SLACK_MAX_OPTION_TEXT) },
+          value: n.name,
+        })),
+    } as never);
   });
 
   const poster = createSlackPoster({ token, slackApiUrl, logger: log });

@@ -26,6 +26,7 @@ export const SLACK_MAX_INPUT_HINT = 2000;
 export const SLACK_MAX_PLACEHOLDER = 150;
 export const SLACK_MAX_OPTIONS = 100;
 export const SLACK_MAX_OPTION_TEXT = 75;
+export const SLACK_MAX_OPTION_VALUE = 150;
 /** Table cells are cut to this width so a monospace table stays readable. */
 export const SLACK_TABLE_MAX_CELL = 40;
 /** A table may span this many sections before the rest is summarised. */

@@ -135,6 +135,38 @@ describe.each(['socket', 'http'] as const)('the Slack adapter in %s mode', (mode
     expect(ack.options.map((o: { value: string }) => o.value)).toEqual(['alice', 'albert']);
     expect(ack.options[0].text.text).toBe('alice (RUNNING)');
   });
+
+  it('answers an external select in time, with no names, when the look-up is slow', async () => {
+    const never = gate<Array<{ name: string; nodeId: string; status: string }>>();
+    bot = await startSlackBot(mode, scriptedDispatcher(() => channelReply('x')), { nodeNames: () => never.promise, suggestionBudgetMs: 30 });
+    const { ack } = await bot.driver.suggest(ALICE, 'node', 'al');
+    expect(ack).toEqual({ options: [] });
+  });
+
+  it('does not offer a node name longer than an option value may be', async () => {
+    const long = 'n'.repeat(151);
+    bot = await startSlackBot(mode, scriptedDispatcher(() => channelReply('x')), {
+      nodeNames: async () => [{ name: long, nodeId: 'n-9', status: 'RUNNING' }, { name: 'alice', nodeId: 'n-1', status: 'RUNNING' }],
+    });
+    const { ack } = await bot.driver.suggest(ALICE, 'node', 'n');
+    expect(ack.options.map((o: { value: string }) => o.value)).toEqual(['alice']);
+  });
+
+  it('acks a submission whose next dialog Slack cannot show, and tells the user privately', async () => {
+    const d = scriptedDispatcher((inv): Reply =>
+      inv.via === 'typed'
+        ? { kind: 'dialog', dialog: { id: 'dlg-1', title: 'Step 1', submitLabel: 'Next', fields: [{ name: 'a', label: 'A', kind: 'text' }] } }
+        : { kind: 'dialog', dialog: { id: 'x'.repeat(300), title: 'Step 2', submitLabel: 'Done', fields: [{ name: 'b', label: 'B', kind: 'text' }] } },
+    );
+    bot = await startSlackBot(mode, d);
+    await bot.driver.slash(ALICE, 'node restore alice');
+    const view = await bot.fake.waitFor(() => bot!.fake.views.at(-1));
+    const { ack } = await bot.driver.submit(ALICE, view, { a: 'x' });
+    expect(isEmptyAck(ack)).toBe(true);
+    const [eph] = await bot.fake.waitForCalls('chat.postEphemeral');
+    expect(eph.args).toMatchObject({ channel: 'C0OPS', user: 'UALICE' });
+    expect(JSON.stringify(eph.args)).toContain('cannot show');
+  });
 });
 
 describe('the Slack adapter in HTTP mode', () => {

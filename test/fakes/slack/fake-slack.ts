@@ -97,6 +97,9 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** How long Slack waits for an acknowledgement (slash commands, interactions, options). */
+export const SLACK_ACK_DEADLINE_MS = 3_000;
+
 export async function startFakeSlack(opts: { teamId?: string; botUserId?: string } = {}): Promise<FakeSlack> {
   const teamId = opts.teamId ?? 'T0TEST';
   const botUserId = opts.botUserId ?? 'UBOT';
@@ -250,7 +253,17 @@ export async function startFakeSlack(opts: { teamId?: string; botUserId?: string
       const ws = [...sockets].at(-1);
       if (!ws) return Promise.reject(new Error('no Socket Mode client is connected'));
       const envelopeId = `env-${++envelopeCounter}`;
-      const acked = new Promise<any>((r) => pendingAcks.set(envelopeId, r));
+      // Slack gives up on an envelope not acknowledged within 3 s (the user sees an error).
+      const acked = new Promise<any>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          pendingAcks.delete(envelopeId);
+          reject(new Error(`fake Slack: envelope ${envelopeId} (${type}) was not acknowledged within ${SLACK_ACK_DEADLINE_MS} ms`));
+        }, SLACK_ACK_DEADLINE_MS);
+        pendingAcks.set(envelopeId, (p) => {
+          clearTimeout(timer);
+          resolve(p);
+        });
+      });
       timeline.push({ kind: 'envelope', envelopeId, type, seq: ++seq });
       ws.send(JSON.stringify({ envelope_id: envelopeId, type, payload, accepts_response_payload: type !== 'events_api' }));
       return acked;
