@@ -1,7 +1,11 @@
 /**
  * Structured JSON-lines logging (pino) with secrets redacted twice over: by key
- * (token, password, mnemonic, secret, authorization…) and by value (any registered secret
- * string, and token-shaped strings, are replaced wherever they appear in a message).
+ * (token, password, mnemonic, secret, authorization…, at any depth) and by value (any
+ * registered secret string, and token-shaped strings, are replaced wherever they appear,
+ * in the message and in every string of the logged object, errors included). Fields in
+ * which HTTP libraries keep the request they sent (axios `config`, got `options`,
+ * discord.js `requestBody`, …: headers with the bot token, bodies with a mnemonic) are
+ * left out of the log altogether.
  */
 import { pino, type Logger } from 'pino';
 
@@ -18,11 +22,52 @@ const redactPaths = [
   'req.headers.authorization',
 ];
 
-const knownSecrets = new Set<string>();
+/** A key whose value is a secret, at any depth of a logged object. */
+const SECRET_KEY_RE = /^(authorization|proxy-authorization|cookie|set-cookie)$|password|passphrase|mnemonic|token|secret|signature|api[_-]?key|private[_-]?key|credential/i;
+/** Keys under which HTTP clients keep the request they made (headers, body): never logged. */
+const REQUEST_KEYS = new Set(['config', 'request', 'options', 'requestBody', 'body', 'rawBody']);
+const MAX_DEPTH = 8;
 
-/** Registers a secret value (a configured token, a password just typed) so it is masked anywhere. */
+/** Secrets for the life of the process (configured tokens). */
+const knownSecrets = new Set<string>();
+/**
+ * Secrets typed by users (a password in a dialog, a refused inline value): kept for a while,
+ * and only so many, because anyone may type into `/rln` and this list is consulted on every
+ * log line. Insertion order is age order (a re-registered value moves to the end).
+ */
+const typedSecrets = new Map<string, number>();
+export const TYPED_SECRET_TTL_MS = 30 * 60_000;
+export const MAX_TYPED_SECRETS = 200;
+const MAX_TYPED_SECRET_LENGTH = 4096;
+
+/** Registers a secret value (a configured token) so it is masked anywhere, for good. */
 export function registerSecret(value: string | undefined): void {
   if (value && value.length >= 6) knownSecrets.add(value);
+}
+
+/**
+ * Registers a secret a user typed (a dialog password, a value refused inline), masked
+ * anywhere for TYPED_SECRET_TTL_MS. At most MAX_TYPED_SECRETS are kept (the oldest go first),
+ * so a stream of commands cannot grow the list or slow every log line down.
+ */
+export function registerTypedSecret(value: string | undefined, now = Date.now()): void {
+  if (!value || value.length < 6 || value.length > MAX_TYPED_SECRET_LENGTH || knownSecrets.has(value)) return;
+  typedSecrets.delete(value);
+  typedSecrets.set(value, now + TYPED_SECRET_TTL_MS);
+  while (typedSecrets.size > MAX_TYPED_SECRETS) typedSecrets.delete(typedSecrets.keys().next().value!);
+}
+
+/** How many typed secrets are held (for tests). */
+export function typedSecretCount(now = Date.now()): number {
+  dropExpired(now);
+  return typedSecrets.size;
+}
+
+function dropExpired(now: number): void {
+  for (const [v, until] of typedSecrets) {
+    if (until > now) break;
+    typedSecrets.delete(v);
+  }
 }
 
 const TOKEN_SHAPES = [/xox[abpr]-[A-Za-z0-9-]+/g, /xapp-[A-Za-z0-9-]+/g, /Bearer\s+[A-Za-z0-9._~+/=-]+/gi];
@@ -31,7 +76,49 @@ const TOKEN_SHAPES = [/xox[abpr]-[A-Za-z0-9-]+/g, /xapp-[A-Za-z0-9-]+/g, /Bearer
 export function redactText(text: string): string {
   let out = text;
   for (const s of knownSecrets) if (out.includes(s)) out = out.split(s).join('[redacted]');
+  if (typedSecrets.size) {
+    dropExpired(Date.now());
+    for (const s of typedSecrets.keys()) if (out.includes(s)) out = out.split(s).join('[redacted]');
+  }
   for (const re of TOKEN_SHAPES) out = out.replace(re, (m) => (m.toLowerCase().startsWith('bearer') ? 'Bearer [redacted]' : '[redacted]'));
+  return out;
+}
+
+function isPlainObject(v: object): boolean {
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+/** An error as a plain object: type, message, stack, its own fields and its cause. */
+function errorToPlain(e: Error): Record<string, unknown> {
+  const out: Record<string, unknown> = { type: e.constructor?.name || e.name || 'Error', message: e.message, stack: e.stack };
+  for (const k of Object.keys(e)) out[k] = (e as unknown as Record<string, unknown>)[k];
+  if (e.cause !== undefined && !('cause' in out)) out.cause = e.cause;
+  return out;
+}
+
+/**
+ * A copy of a logged value that holds no secret: errors become plain objects (nested errors,
+ * such as a Slack `original` or a `cause`, too), secret keys are masked,
+ * request-carrying keys are dropped and every string is passed through redactText.
+ * Other class instances (a fastify request) are left to their serializers.
+ */
+export function sanitizeForLog(value: unknown, depth = 0, seen = new WeakSet<object>()): unknown {
+  if (typeof value === 'string') return redactText(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (seen.has(value)) return '[circular]';
+  if (depth >= MAX_DEPTH) return '[too deep]';
+  seen.add(value);
+  let source: unknown = value;
+  if (value instanceof Error) source = errorToPlain(value);
+  if (Array.isArray(source)) return source.map((x) => sanitizeForLog(x, depth + 1, seen));
+  if (!isPlainObject(source as object)) return source;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(source as Record<string, unknown>)) {
+    if (REQUEST_KEYS.has(k) && v !== null && typeof v === 'object') out[k] = '[omitted: request data]';
+    else if (SECRET_KEY_RE.test(k) && v !== undefined && v !== null && typeof v !== 'boolean' && typeof v !== 'number') out[k] = '[redacted]';
+    else out[k] = sanitizeForLog(v, depth + 1, seen);
+  }
   return out;
 }
 
@@ -43,7 +130,7 @@ export function createLogger(opts: { level?: string; destination?: NodeJS.Writab
       redact: { paths: redactPaths, censor: '[redacted]' },
       hooks: {
         logMethod(args, method) {
-          const masked = args.map((a) => (typeof a === 'string' ? redactText(a) : a));
+          const masked = args.map((a) => sanitizeForLog(a));
           return method.apply(this, masked as Parameters<typeof method>);
         },
       },
@@ -51,12 +138,7 @@ export function createLogger(opts: { level?: string; destination?: NodeJS.Writab
         level: (label) => ({ level: label }),
       },
       serializers: {
-        err: (e: unknown) => {
-          const err = pino.stdSerializers.err(e as Error);
-          if (err.message) err.message = redactText(err.message);
-          if (err.stack) err.stack = redactText(err.stack);
-          return err;
-        },
+        err: (e: unknown) => sanitizeForLog(e) as ReturnType<typeof pino.stdSerializers.err>,
       },
     },
     (opts.destination as pino.DestinationStream | undefined) ?? pino.destination(2),

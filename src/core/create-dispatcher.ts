@@ -8,7 +8,7 @@ import type { Db } from '../store/database.js';
 import { createButtonStore } from '../store/core-buttons.js';
 import { createConfirmationStore } from '../store/core-confirmations.js';
 import { createDialogStore } from '../store/core-dialogs.js';
-import { registerSecret, silentLogger, type Logger } from '../log.js';
+import { registerTypedSecret, silentLogger, type Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { HostedNode } from '../hosting/index.js';
 import type { Services } from './services.js';
@@ -506,7 +506,7 @@ export function createDispatcher(opts: DispatcherOptions): CoreDispatcher {
       // 1. validate
       const inline = findInlineSecret(def, a.args);
       if (inline) {
-        registerSecret(a.args[inline]);
+        registerTypedSecret(a.args[inline]);
         a.args = Object.fromEntries(Object.entries(a.args).filter(([k]) => !isSecretName(def, k) && !findInlineSecret(def, { [k]: '' })));
         throw secretInline(def.path, inline);
       }
@@ -675,7 +675,7 @@ export function createDispatcher(opts: DispatcherOptions): CoreDispatcher {
       a.args = JSON.parse(row.argsJson);
       const fields = dialogFields(def, a.args);
       // Secrets are masked in every log line from now on.
-      for (const f of fields) if (f.kind === 'secret' || isSecretName(def, f.name)) registerSecret(values[f.name]);
+      for (const f of fields) if (f.kind === 'secret' || isSecretName(def, f.name)) registerTypedSecret(values[f.name]);
       if (actorKey(inv.actor) !== row.requesterKey) {
         throw new UserError('confirmation_wrong_user', 'This dialog belongs to someone else.', `Run \`/rln ${def.path}\` yourself.`);
       }

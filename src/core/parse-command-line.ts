@@ -6,7 +6,7 @@
 import { UserError } from './errors.js';
 import type { Registry } from './registry.js';
 import { findInlineSecret, isSecretName } from './inline-secret.js';
-import { registerSecret } from '../log.js';
+import { registerTypedSecret } from '../log.js';
 
 export interface ParsedCommand {
   path: string;
@@ -129,8 +129,8 @@ export function parseCommandLine(text: string, registry: Registry): ParsedComman
   const inline = findInlineSecret(def, args);
   if (inline || (extra && (def.secrets?.length || def.confirm === 'typed-name'))) {
     // Whatever else logs the raw text (an adapter at debug level) masks these values from now on.
-    if (inline) registerSecret(args[inline]);
-    for (const v of positionalValues.slice(slots.length)) registerSecret(v);
+    if (inline) registerTypedSecret(args[inline]);
+    for (const v of positionalValues.slice(slots.length)) registerTypedSecret(v);
     // The refusal is audited with the arguments that are not secrets (the node, say), never the rest.
     const safe = Object.fromEntries(Object.entries(args).filter(([k]) => !isSecretName(def, k) && !findInlineSecret(def, { [k]: '' })));
     throw secretInline(path, inline, safe);
