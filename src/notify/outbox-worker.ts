@@ -243,8 +243,17 @@ export class OutboxWorker {
         }
         const last = statuses.at(-1);
         const otherTypes = [...new Set(g.rows.map((r) => r.ev_event_type ?? 'UNKNOWN').filter((t) => t !== 'NODE_STATUS_UPDATED'))];
-        const inc = store.openIncident(platform, channelId, g.nodeId);
         current = g.rows;
+        const newer = this.newerKnownStatus(g);
+        if (newer) {
+          // A late delivery of older events: the node has moved on since. It neither opens nor
+          // updates an incident, and the digest shows the node's latest status.
+          const old = statuses.length ? statuses.map((s) => statusBadge(s)).join(' → ') : `${g.rows.length} event(s)`;
+          const note = `late delivery of older events (${old}); latest status is from ${newer.event_ts}`;
+          generic.push({ entry: { nodeId: g.nodeId, nodeName: g.nodeName, lastStatus: newer.status, changes, events: g.rows.length, otherTypes, note }, rows: g.rows });
+          continue;
+        }
+        const inc = store.openIncident(platform, channelId, g.nodeId);
         if (inc && inc.message_id) {
           const note = await this.updateIncident(inc, g, statuses, otherTypes, update, post);
           sent(g.rows);
@@ -264,7 +273,7 @@ export class OutboxWorker {
       const genericRows = generic.flatMap((x) => x.rows);
       const heldEvents = genericRows.filter((r) => r.held_by_mute).length;
       const muted = heldEvents > 0 && heldEvents === genericRows.length;
-      if (genericRows.length === 1 && generic.length === 1 && !heldEvents) {
+      if (genericRows.length === 1 && generic.length === 1 && !heldEvents && !generic[0]!.entry.note) {
         const r = genericRows[0]!;
         current = [r];
         await post(
@@ -382,6 +391,20 @@ export class OutboxWorker {
     store.updateIncident(inc.id, patch);
     if (refailed && !resolved && !inc.acked_by) return `failed again; incident #${inc.id} is not acknowledged`;
     return undefined;
+  }
+
+  /** A stored status event of the node newer (by event time) than every event of the group, if any. */
+  private newerKnownStatus(g: Group): { status: string; event_ts: string } | undefined {
+    const ours = new Set(g.rows.map((r) => r.event_id));
+    const latestOurs = Math.max(...g.rows.map((r) => (r.ev_event_ts ? Date.parse(r.ev_event_ts) : NaN)).filter(Number.isFinite));
+    if (!Number.isFinite(latestOurs)) return undefined;
+    let best: { status: string; event_ts: string; t: number } | undefined;
+    for (const e of this.o.store.recentStatusEvents(g.nodeId)) {
+      if (ours.has(e.id)) continue;
+      const t = Date.parse(e.event_ts);
+      if (Number.isFinite(t) && t > latestOurs && (!best || t > best.t)) best = { ...e, t };
+    }
+    return best;
   }
 
   /** Discord creates a thread on the first reply: keep its id so later replies go straight into it. */

@@ -139,6 +139,13 @@ export class NotifyStore {
     );
   }
 
+  /** The node's most recent events that carry a status and a timestamp, newest arrival first. */
+  recentStatusEvents(nodeId: string, limit = 50): Array<{ id: number; status: string; event_ts: string }> {
+    return this.q(
+      'SELECT id, status, event_ts FROM notify_events WHERE node_id = ? AND status IS NOT NULL AND event_ts IS NOT NULL ORDER BY id DESC LIMIT ?',
+    ).all(nodeId, limit) as Array<{ id: number; status: string; event_ts: string }>;
+  }
+
   countEvents(): number {
     return this.q('SELECT COUNT(*) FROM notify_events').pluck().get() as number;
   }
