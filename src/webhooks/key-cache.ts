@@ -15,6 +15,13 @@ export interface KeyCacheOptions {
    * first failure after start always refetches (a key rotated while the bot was down).
    */
   refetchIntervalMs?: number;
+  /**
+   * After a fetch that failed (service down, a key that does not parse), the least time before
+   * the next try. Until then requests are answered "key unavailable" (503, redelivered later)
+   * without calling the service, so a flood of webhooks cannot turn into a flood of fetches.
+   * Default 5 000 ms.
+   */
+  failedFetchRetryMs?: number;
   now?: () => number;
 }
 
@@ -27,40 +34,54 @@ export class KeyCache {
   private keys: KeyObject[] | undefined;
   /** When the last refetch caused by a failed verification started (the first fetch does not count). */
   private lastRefetch = Number.NEGATIVE_INFINITY;
+  /** When the last fetch failed, and why (answered without fetching until the retry time). */
+  private lastFailure: { at: number; message: string } | undefined;
   private inflight: Promise<KeyObject[]> | undefined;
   /** Number of key fetches so far (for tests and diagnostics). */
   fetches = 0;
   private readonly interval: number;
+  private readonly failedRetry: number;
   private readonly now: () => number;
 
   constructor(private readonly opts: KeyCacheOptions) {
     this.interval = opts.refetchIntervalMs ?? 60_000;
+    this.failedRetry = opts.failedFetchRetryMs ?? 5_000;
     this.now = opts.now ?? Date.now;
   }
 
   /** Fetches (or reuses an in-flight fetch of) the key. */
   private fetch(): Promise<KeyObject[]> {
     if (!this.inflight) {
+      const failed = this.lastFailure;
+      if (failed && this.now() - failed.at < this.failedRetry) {
+        return Promise.reject(new KeyUnavailableError(`${failed.message} (tried again at most every ${Math.ceil(this.failedRetry / 1000)} s)`));
+      }
       this.fetches++;
       this.inflight = (async () => {
         let raw: unknown;
         try {
           raw = await this.opts.fetchKey();
         } catch (err) {
-          throw new KeyUnavailableError(`could not fetch the webhook public key: ${(err as Error).message}`);
+          throw this.failure(`could not fetch the webhook public key: ${(err as Error).message}`);
         }
         try {
           const keys = parsePublicKeys(raw);
           this.keys = keys;
+          this.lastFailure = undefined;
           return keys;
         } catch (err) {
-          throw new KeyUnavailableError((err as Error).message);
+          throw this.failure((err as Error).message);
         }
       })().finally(() => {
         this.inflight = undefined;
       });
     }
     return this.inflight;
+  }
+
+  private failure(message: string): KeyUnavailableError {
+    this.lastFailure = { at: this.now(), message };
+    return new KeyUnavailableError(message);
   }
 
   /** The cached keys, fetched on first use. Throws KeyUnavailableError. */
@@ -90,5 +111,6 @@ export class KeyCache {
   clear(): void {
     this.keys = undefined;
     this.lastRefetch = Number.NEGATIVE_INFINITY;
+    this.lastFailure = undefined;
   }
 }

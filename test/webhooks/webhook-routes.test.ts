@@ -161,6 +161,21 @@ describe('webhook receiver', () => {
     expect(t.h.notifier.store.countEvents()).toBe(0);
   });
 
+  it('does not fetch the key for every request while the key cannot be had (a flood gets 503, not a flood of fetches)', async () => {
+    let now = 5_000_000;
+    const t = await setup();
+    t.hosting.key = 'not a key at all';
+    const keys = new KeyCache({ fetchKey: () => t.hosting.webhookPublicKey(), refetchIntervalMs: 60_000, failedFetchRetryMs: 5_000, now: () => now });
+    const body = Buffer.from(JSON.stringify(statusPayload('n1', 'PAUSED')));
+    for (let i = 0; i < 50; i++) await expect(keys.verify(body, `forged-signature-${i}`)).rejects.toThrow(/not in a known format/);
+    expect(t.hosting.keyFetches).toBe(1);
+    // Once the retry time has passed, the next request fetches again, and a good key is used at once.
+    t.hosting.key = t.key.encodings['JSON {publicKey: PEM}'];
+    now += 5_000;
+    expect(await keys.verify(body, Object.values(t.key.signers)[0]!(body))).toBe(true);
+    expect(t.hosting.keyFetches).toBe(2);
+  });
+
   it('learns a node created after the node list was cached (refresh on a miss)', async () => {
     const t = await setup();
     expect((await t.signed('/webhooks/service', statusPayload('n1', 'PAUSED'))).status).toBe(202);
