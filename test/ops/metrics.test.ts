@@ -26,7 +26,7 @@ function parsePrometheus(text: string): Map<string, { type?: string; samples: nu
 describe('/metrics and /healthz', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startHarness({ processMetrics: true });
   });
   afterAll(async () => h.close());
 
@@ -42,7 +42,8 @@ describe('/metrics and /healthz', () => {
     await fetch(`${h.url}/webhooks/service`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
     const r = await fetch(`${h.url}/metrics`);
     expect(r.headers.get('content-type')).toMatch(/text\/plain/);
-    const families = parsePrometheus(await r.text());
+    const text = await r.text();
+    const families = parsePrometheus(text);
     for (const name of [
       'rln_chatops_commands_total',
       'rln_chatops_webhooks_total',
@@ -54,5 +55,10 @@ describe('/metrics and /healthz', () => {
     }
     expect(families.get('rln_chatops_commands_total')!.samples).toBeGreaterThan(0);
     expect(families.get('rln_chatops_webhooks_total')!.samples).toBeGreaterThan(0);
+    // Process metrics (issue 6), and the refusal counted with its reason.
+    expect(families.has('rln_chatops_process_resident_memory_bytes')).toBe(true);
+    expect(families.has('rln_chatops_process_cpu_seconds_total')).toBe(true);
+    expect(text).toMatch(/rln_chatops_webhooks_total\{outcome="refused",reason="missing_signature"\} 1/);
+    expect(text).toMatch(/rln_chatops_commands_total\{command="node list",outcome="ok"\} 1/);
   });
 });

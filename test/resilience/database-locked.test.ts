@@ -1,25 +1,33 @@
 /**
  * The database locked by someone else: a webhook is not acknowledged (503 with
  * Retry-After, so the service redelivers), nothing half-stored, and once the lock is gone
- * the redelivery is accepted and posted exactly once.
+ * the redelivery is accepted and posted exactly once, even when delivered again.
  */
 import { describe, it, expect, afterAll } from 'vitest';
 import Database from 'better-sqlite3';
 import { startHarness, type Harness } from '../support/harness.js';
+import { startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
 
 describe('the database locked', () => {
   let h: Harness;
-  afterAll(async () => h?.close());
+  let slack: FakeSlack;
+  afterAll(async () => {
+    await h?.close();
+    await slack?.close();
+  });
 
   it('refuses the event with 503 while locked, then accepts the redelivery and posts it once', async () => {
-    h = await startHarness({ emulator: { seed: 'demo' } });
-    // The terminal watches every node: an accepted event gets exactly one outbox row for it.
-    h.app.services.watches.add({ place: { platform: 'shell', channelId: 'terminal' }, target: 'all', actor: { platform: 'shell', userId: 'local' } });
-
+    slack = await startFakeSlack();
+    h = await startHarness({
+      env: { SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: 'secret', SLACK_API_URL: slack.apiUrl },
+      emulator: { seed: 'demo' },
+    });
+    h.app.services.watches.add({ place: { platform: 'slack', channelId: 'CLOCK' }, target: 'all', actor: { platform: 'slack', userId: 'U1' } });
     const node = (await h.app.services.hosting.listNodes()).find((n) => n.name === 'alice')!;
-    const body = Buffer.from(JSON.stringify({ eventType: 'NODE_STATUS_UPDATED', eventTimestamp: '2026-11-22T03:00:00Z', details: { nodeId: node.nodeId, status: 'FAILED' }, nodeId: node.nodeId }));
+    const body = Buffer.from(JSON.stringify({ eventType: 'NODE_STATUS_UPDATED', eventTimestamp: '2026-11-22T03:00:00Z', details: { nodeId: node.nodeId, status: 'PAUSED' }, nodeId: node.nodeId }));
     const deliver = () =>
       fetch(`${h.url}/webhooks/service`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': h.emulator.sign(body) }, body: new Uint8Array(body) });
+    const postsToChannel = () => slack.callsTo('chat.postMessage').filter((c) => c.args.channel === 'CLOCK');
 
     const other = new Database(h.dbPath);
     other.exec('BEGIN IMMEDIATE'); // holds the write lock
@@ -31,12 +39,17 @@ describe('the database locked', () => {
     expect(await refused.json()).toMatchObject({ error: 'store_busy' });
     expect(h.app.db.prepare('SELECT count(*) FROM notify_events').pluck().get()).toBe(0);
 
-    const accepted = await deliver();
-    expect(accepted.status).toBe(202);
+    // The service redelivers: accepted and posted.
+    expect((await deliver()).status).toBe(202);
+    await slack.waitFor(() => postsToChannel().length === 1, 5_000, 'the event posted');
+    expect(JSON.stringify(postsToChannel()[0]!.args)).toMatch(/alice[\s\S]*PAUSED/);
+
+    // A further redelivery is acknowledged as a duplicate and not posted again.
     const again = await deliver();
     expect(again.status).toBe(200);
     expect(await again.json()).toMatchObject({ duplicate: true });
-    expect(h.app.db.prepare('SELECT count(*) FROM notify_events').pluck().get()).toBe(1);
-    expect(h.app.db.prepare('SELECT count(*) FROM notify_outbox').pluck().get()).toBe(1);
+    await h.app.stop({ timeoutMs: 3_000 }); // drains the outbox: anything due would be posted now
+    expect(postsToChannel().length).toBe(1);
+    expect(h.app.db.open).toBe(false);
   });
 });

@@ -19,6 +19,8 @@ export interface HarnessOptions {
   /** Run the terminal adapter on these streams. Default: no terminal. */
   shell?: AppOptions['shell'];
   logger?: Logger;
+  /** Collect Node's process metrics too (off by default: they cost a little in every test). */
+  processMetrics?: boolean;
 }
 
 export interface Harness {
@@ -50,7 +52,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     const app = await createApp({
       config,
       logger: opts.logger ?? createLogger({ level: 'silent' }),
-      metrics: createMetrics({ defaults: false }),
+      metrics: createMetrics({ defaults: opts.processMetrics ?? false }),
       shell: opts.shell ?? false,
     });
     const { url } = await app.start();
