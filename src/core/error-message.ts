@@ -62,12 +62,15 @@ const NODE_HINTS: Record<string, (node: string) => string> = {
 
 export function errorMessage(e: unknown, ctx: { path?: string; node?: string } = {}): ErrorOutcome {
   if (isUserError(e)) {
-    const blocks = [msg.text(e.message)];
-    if (e.hint) blocks.push(msg.context(e.hint));
+    // A handler's UserError may quote what a node or the service said (a backup that failed):
+    // secrets typed in the dialog are masked here too, for the reply and the audit reason.
+    const text = redactText(e.message);
+    const blocks = [msg.text(text)];
+    if (e.hint) blocks.push(msg.context(redactText(e.hint)));
     return {
-      message: { header: TITLES[e.code] ?? 'Error', tone: 'danger', blocks, summary: e.message },
+      message: { header: TITLES[e.code] ?? 'Error', tone: 'danger', blocks, summary: text },
       outcome: REFUSED.includes(e.code) ? 'refused' : 'failed',
-      reason: `${e.code}: ${e.message}`.slice(0, 300),
+      reason: `${e.code}: ${text}`.slice(0, 300),
     };
   }
   if (isRemoteError(e)) {
