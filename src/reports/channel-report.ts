@@ -58,11 +58,13 @@ export function localShare(c: ChannelLine): number {
   return c.capacitySat > 0n ? Number((c.localSat * 10000n) / c.capacitySat) / 10000 : 0;
 }
 
+/** Flags compare exactly (in millionths), not the rounded share: 20.0001% is not "at most 20%". */
 export function isFlagged(c: ChannelLine, t: Thresholds): 'low' | 'high' | undefined {
   if (c.capacitySat <= 0n) return undefined;
-  const s = localShare(c);
-  if (s <= t.low) return 'low';
-  if (s >= t.high) return 'high';
+  const share = c.localSat * 1_000_000n;
+  const at = (x: number) => BigInt(Math.round(x * 1_000_000)) * c.capacitySat;
+  if (share <= at(t.low)) return 'low';
+  if (share >= at(t.high)) return 'high';
   return undefined;
 }
 

@@ -57,6 +57,16 @@ describe('channel report', () => {
     expect(isFlagged(chan('a', { localSat: 30_000n }), { low: 0.3, high: 0.9 })).toBe('low');
   });
 
+  it('flags at exactly the thresholds, and not just inside them', () => {
+    const big = (localSat: bigint) => chan('a', { capacitySat: 1_000_000n, localSat });
+    expect(isFlagged(big(200_000n), t)).toBe('low');
+    expect(isFlagged(big(200_001n), t)).toBeUndefined();
+    expect(isFlagged(big(200_050n), t)).toBeUndefined();
+    expect(isFlagged(big(800_000n), t)).toBe('high');
+    expect(isFlagged(big(799_999n), t)).toBeUndefined();
+    expect(isFlagged(chan('a', { capacitySat: 0n, localSat: 0n }), t)).toBeUndefined();
+  });
+
   it('shows channels opened and closed since the previous report', () => {
     const prev = { takenAt: new Date('2026-11-21T09:00:00Z'), data: toChannelSnapshot({ channels: [chan('a'), chan('gone', { peer: 'old-peer' })] }) };
     const d: ChannelData = { channels: [chan('a', { sendableSat: 40_000n }), chan('new', { peer: 'new-peer' })] };
