@@ -12,6 +12,7 @@ import type { CommandIndex } from './build-command-data.js';
 import { handleInteraction, type InteractionContext, type Responder } from './handle-interaction.js';
 import { parseRawInteraction, type RawInteraction } from './parse-interaction.js';
 import { CALLBACK, EPHEMERAL_FLAG, INTERACTION } from './limits.js';
+import { createReplayGuard } from './create-replay-guard.js';
 
 export const DISCORD_INTERACTIONS_PATH = '/discord/interactions';
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
@@ -66,20 +67,24 @@ export interface HttpInteractionsOptions {
 
 export function discordInteractionRoutes(opts: HttpInteractionsOptions): FastifyPluginAsync {
   const key = discordPublicKey(opts.publicKeyHex);
+  // Signatures already accepted: a captured interaction re-sent inside the window is refused.
+  const replays = createReplayGuard({ windowMs: DISCORD_MAX_SIGNATURE_AGE_MS });
   return async (app) => {
     // Encapsulated: the raw-body parser applies to this plugin's routes only.
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
     app.post(DISCORD_INTERACTIONS_PATH, async (req, reply) => {
       const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      const ok = verifyDiscordSignature(
-        key,
-        req.headers['x-signature-timestamp'] as string | undefined,
-        body,
-        req.headers['x-signature-ed25519'] as string | undefined,
-      );
+      const nowMs = Date.now();
+      const signature = req.headers['x-signature-ed25519'] as string | undefined;
+      const ok = verifyDiscordSignature(key, req.headers['x-signature-timestamp'] as string | undefined, body, signature, nowMs);
       if (!ok) {
         opts.logger.warn({ ip: req.ip }, 'refused a Discord interaction with a bad or missing signature');
+        return reply.code(401).send({ error: 'invalid request signature' });
+      }
+      // Discord sends each interaction once: the same signed request again is a replay.
+      if (!replays.firstTime(signature!.toLowerCase(), nowMs)) {
+        opts.logger.warn({ ip: req.ip }, 'refused a replayed Discord interaction (the same signed request was already accepted)');
         return reply.code(401).send({ error: 'invalid request signature' });
       }
       let raw: RawInteraction;

@@ -8,6 +8,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import type { App as BoltApp, Receiver, ReceiverEvent } from '@slack/bolt';
 import type { Logger } from '../../log.js';
+import { createReplayGuard } from './create-replay-guard.js';
 
 export const SLACK_EVENTS_PATH = '/slack/events';
 /** Slack refuses (and so do we) a request timestamp older than five minutes. */
@@ -60,6 +61,8 @@ export class FastifyReceiver implements Receiver {
   private bolt?: BoltApp;
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly log: Logger;
+  /** Signatures already accepted: the same signed request is refused a second time. */
+  private readonly replays = createReplayGuard({ windowMs: SLACK_MAX_REQUEST_AGE_SEC * 1000 });
 
   constructor(private readonly opts: FastifyReceiverOptions) {
     this.log = opts.logger;
@@ -96,12 +99,14 @@ export class FastifyReceiver implements Receiver {
         const v = req.headers[n];
         return Array.isArray(v) ? v[0] : v;
       };
+      const nowMs = (this.opts.now ?? Date.now)();
+      const signature = header('x-slack-signature');
       const check = verifySlackSignature({
         signingSecret: this.opts.signingSecret,
         rawBody: raw,
-        signature: header('x-slack-signature'),
+        signature,
         timestamp: header('x-slack-request-timestamp'),
-        nowMs: (this.opts.now ?? Date.now)(),
+        nowMs,
       });
       if (!check.ok) {
         this.log.warn({ reason: check.reason }, 'refused a Slack request: bad signature');
@@ -113,6 +118,12 @@ export class FastifyReceiver implements Receiver {
       } catch (e) {
         this.log.warn({ reason: (e as Error).message }, 'refused a Slack request: unreadable body');
         return reply.code(400).send({ error: 'bad_request' });
+      }
+      // A repeat of a request already accepted is a replay (a command or a click would run twice).
+      // Options requests are read-only and carry no unique id, so two identical ones may both come.
+      if (body.type !== 'block_suggestion' && !this.replays.firstTime(signature!, nowMs)) {
+        this.log.warn({ type: body.type }, 'refused a Slack request: the same signed request was already accepted (replay)');
+        return reply.code(401).send({ error: 'replayed_request' });
       }
       if (body.type === 'url_verification') return reply.send({ challenge: body.challenge });
       if (body.ssl_check) return reply.code(200).send('');

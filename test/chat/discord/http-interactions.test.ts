@@ -86,6 +86,20 @@ describe('Discord HTTP interactions', () => {
     expect((await post(JSON.parse(body), other)).status).toBe(401);
   });
 
+  it('refuses the same signed interaction a second time (a replay inside the accepted window)', async () => {
+    const body = JSON.stringify(commandInteraction(app, READER, 'node', 'list'));
+    const headers = h.signer.headers(body);
+    const first = await post(JSON.parse(body), headers);
+    expect(first.status).toBe(200);
+    expect(first.json.type).toBe(4);
+    const again = await post(JSON.parse(body), headers);
+    expect(again.status).toBe(401);
+    expect(again.json).toEqual({ error: 'invalid request signature' });
+    // Upper-case hex is the same signature, not a new one.
+    const upper = await post(JSON.parse(body), { ...headers, 'x-signature-ed25519': headers['x-signature-ed25519'].toUpperCase() });
+    expect(upper.status).toBe(401);
+  });
+
   it('answers a command with a message (type 4) carrying an embed', async () => {
     const a = await interact(commandInteraction(app, READER, 'node', 'list'));
     expect(a.type).toBe(4);

@@ -184,6 +184,23 @@ describe('the Slack adapter in HTTP mode', () => {
     await bot.fake.waitFor(() => d.invocations.length === 1);
   });
 
+  it('refuses the same signed request a second time, so a captured click or command cannot run twice', async () => {
+    const d = scriptedDispatcher(() => channelReply('x'));
+    bot = await startSlackBot('http', d);
+    const form = slashCommandPayload({ user: ALICE, text: 'node stop alice', responseUrl: bot.fake.responseUrl() });
+    const timestampSec = Math.floor(Date.now() / 1000);
+    const first = await postSigned(bot.eventsUrl!, SIGNING_SECRET, form, { timestampSec });
+    expect(first.status).toBe(200);
+    await bot.fake.waitFor(() => d.invocations.length === 1);
+    const replay = await postSigned(bot.eventsUrl!, SIGNING_SECRET, form, { timestampSec });
+    expect(replay.status).toBe(401);
+    // A new request (Slack signs each one afresh) still goes through.
+    const next = await postSigned(bot.eventsUrl!, SIGNING_SECRET, { ...form, trigger_id: 'trigger-next' }, { timestampSec });
+    expect(next.status).toBe(200);
+    await bot.fake.waitFor(() => d.invocations.length === 2);
+    expect(d.invocations).toHaveLength(2);
+  });
+
   it('answers the URL verification challenge', async () => {
     bot = await startSlackBot('http', scriptedDispatcher(() => channelReply('x')));
     const raw = JSON.stringify({ type: 'url_verification', challenge: 'abc123', token: 't' });

@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest';
+import { createReplayGuard as slackGuard } from '../../../src/chat/slack/create-replay-guard.js';
+import { createReplayGuard as discordGuard } from '../../../src/chat/discord/create-replay-guard.js';
+
+describe.each([['slack', slackGuard], ['discord', discordGuard]] as const)('the %s replay guard', (_name, createReplayGuard) => {
+  it('refuses a repeat inside the window and forgets it once a timestamp that old would be refused anyway', () => {
+    const g = createReplayGuard({ windowMs: 1_000 });
+    expect(g.firstTime('sig-a', 0)).toBe(true);
+    expect(g.firstTime('sig-a', 1_500)).toBe(false);
+    expect(g.firstTime('sig-b', 1_500)).toBe(true);
+    expect(g.firstTime('sig-a', 2_001)).toBe(true);
+  });
+
+  it('stays bounded, forgetting the oldest first', () => {
+    const g = createReplayGuard({ windowMs: 60_000, maxEntries: 3 });
+    for (const k of ['a', 'b', 'c', 'd']) expect(g.firstTime(k, 10)).toBe(true);
+    expect(g.size).toBeLessThanOrEqual(3);
+    expect(g.firstTime('d', 11)).toBe(false);
+    expect(g.firstTime('a', 11)).toBe(true);
+  });
+});
