@@ -323,13 +323,15 @@ export class OutboxWorker {
         node_id: g.nodeId,
         node_name: g.nodeName,
         last_status: last,
-        opened_at: g.rows[0]!.ev_received_at ?? now,
+        // When the node failed (the event's own time), not when the post went out.
+        opened_at: eventTime(lastChangeTo(g.rows, 'FAILED') ?? g.rows[0]!, now),
         message_id: null,
         thread_id: null,
         changes: Math.max(0, changes - 1),
       });
     if (existing) {
-      store.updateIncident(id, last === 'RUNNING' ? { last_status: last, state: 'resolved', resolved_at: now } : { last_status: last });
+      const resolvedAt = Math.max(existing.opened_at, eventTime(lastChangeTo(g.rows, 'RUNNING') ?? g.rows.at(-1)!, now));
+      store.updateIncident(id, last === 'RUNNING' ? { last_status: last, state: 'resolved', resolved_at: resolvedAt } : { last_status: last });
     }
     try {
       const res = await post(incidentMessage(store.incident(id)!, now));
@@ -364,10 +366,12 @@ export class OutboxWorker {
     }
     const last = statuses.at(-1) ?? inc.last_status;
     const resolved = last === 'RUNNING';
+    // The duration runs to when the node was RUNNING again (the event's time), not to when this round posts.
+    const resolvedAt = Math.max(inc.opened_at, eventTime(lastChangeTo(g.rows, 'RUNNING') ?? g.rows.at(-1)!, now));
     const patch = {
       last_status: last,
       changes: inc.changes + changes,
-      ...(resolved ? { state: 'resolved' as const, resolved_at: now } : {}),
+      ...(resolved ? { state: 'resolved' as const, resolved_at: resolvedAt } : {}),
     };
     const fresh: IncidentRow = { ...inc, ...patch };
     if (statuses.length) {
@@ -385,7 +389,7 @@ export class OutboxWorker {
     if (statuses.length) parts.push(statuses.map((s) => statusBadge(s)).join(' → '));
     if (otherTypes.length) parts.push(`events: ${otherTypes.join(', ')}`);
     let text = `${g.nodeName ?? g.nodeId}: ${parts.join('; ') || `${g.rows.length} event(s)`}`;
-    if (resolved) text += ` — resolved after ${formatDuration(now - inc.opened_at)}`;
+    if (resolved) text += ` — resolved after ${formatDuration(resolvedAt - inc.opened_at)}`;
     this.rememberThread(inc, await post(threadLine(text, resolved ? 'success' : last === 'FAILED' ? 'danger' : 'info'), inc.thread_id ?? inc.message_id));
     // Written once the posts went through, so a retried round computes the same changes.
     store.updateIncident(inc.id, patch);
@@ -543,6 +547,22 @@ function byEventTime(a: OutboxEventRow, b: OutboxEventRow): number {
   const tb = b.ev_event_ts ? Date.parse(b.ev_event_ts) : NaN;
   if (Number.isFinite(ta) && Number.isFinite(tb) && ta !== tb) return ta - tb;
   return (a.event_id ?? 0) - (b.event_id ?? 0);
+}
+
+/** When the event happened: its own timestamp, else when it was received. */
+function eventTime(r: OutboxEventRow, fallback: number): number {
+  const t = r.ev_event_ts ? Date.parse(r.ev_event_ts) : NaN;
+  return Number.isFinite(t) ? t : (r.ev_received_at ?? fallback);
+}
+
+/** The row (in event order) where the last run of `status` began, if the rows end in that status. */
+function lastChangeTo(rows: OutboxEventRow[], status: string): OutboxEventRow | undefined {
+  let at: OutboxEventRow | undefined;
+  for (const r of rows) {
+    if (!r.ev_status) continue;
+    at = r.ev_status === status ? (at ?? r) : undefined;
+  }
+  return at;
 }
 
 function safeJson(s: string | null): Record<string, unknown> | undefined {
