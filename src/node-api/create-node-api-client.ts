@@ -76,6 +76,9 @@ export function buildTransportOptions(opts: NodeApiClientOptions) {
     options: {
       prefixUrl: opts.baseUrl.replace(/\/+$/, ''),
       timeout: { request: opts.timeoutMs ?? 15_000 },
+      // A redirect would re-send a 307/308 body (an init or unlock password) to another place,
+      // and keeps the token on an https -> http hop to the same host: the node API never redirects.
+      followRedirect: false,
       headers: { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
       ...(tls.https ? { https: tls.https } : {}),
     },
@@ -131,8 +134,12 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
             }
           : { limit: 0 },
       });
+      if (res.statusCode >= 300) {
+        throw new NodeApiError({ endpoint: name, kind: 'http', status: res.statusCode, message: `node API ${label} answered a redirect (${res.statusCode}), which is not followed` });
+      }
       text = res.body;
     } catch (e) {
+      if (e instanceof NodeApiError) throw e;
       throw translate(name, e, timeoutMs);
     }
 

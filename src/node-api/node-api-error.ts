@@ -64,6 +64,7 @@ function hintFor(kind: NodeApiErrorKind, status: number | undefined, rlnName: st
     case 'credentials': return 'check NODE_CREDENTIALS_FILE';
     default: break;
   }
+  if (status !== undefined && status >= 300 && status < 400) return 'the node API answered a redirect, which is never followed (a request may carry a password): check the node\'s invoke_url with `node info <node>`';
   if (status === 401) return 'the node API token is wrong or revoked: check NODE_API_TOKEN or NODE_CREDENTIALS_FILE';
   if (status === 403) return 'the node refused this in its current state';
   if (status === 404) return 'the node API has no such endpoint or object: is the node image up to date?';
