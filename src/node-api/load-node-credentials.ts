@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { registerSecret } from '../log.js';
 
 /** How to authenticate to one node's API. */
 export type NodeCredentials =
@@ -53,6 +54,8 @@ export function loadNodeCredentials(opts: { defaultToken?: string; file?: string
     const base = dirname(resolve(file));
     const path = (p: string) => (isAbsolute(p) ? p : resolve(base, p));
     for (const [key, entry] of Object.entries(parsed.data)) {
+      // Masked in every log line and error text, like the tokens from the environment.
+      registerSecret(entry.token);
       byKey.set(key, 'cert' in entry
         ? { kind: 'mtls', certFile: path(entry.cert), keyFile: path(entry.key), ...(entry.ca ? { caFile: path(entry.ca) } : {}), ...(entry.token ? { token: entry.token } : {}) }
         : { kind: 'token', token: entry.token });

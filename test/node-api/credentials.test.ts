@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { buildTransportOptions, createNodeApiClient, loadNodeCredentials, NodeApiError, NodeCredentialsError } from '../../src/node-api/index.js';
 import { NodeWorld } from '../../src/emulator/node-api/index.js';
 import { startNodeWorldServer } from '../support/node-world-server.js';
+import { redactText } from '../../src/log.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rln-creds-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -116,5 +117,15 @@ describe('mutual TLS', () => {
       expect(e).toBeInstanceOf(NodeApiError);
       expect(['tls', 'network']).toContain((e as NodeApiError).kind);
     });
+  });
+});
+
+describe('NODE_CREDENTIALS_FILE tokens', () => {
+  it('are registered as secrets, so they are masked in any log line or error text', () => {
+    const file = join(dir, 'mask-creds.json');
+    writeFileSync(file, JSON.stringify({ alice: { token: 'per-node-biscuit-Zq81x' } }));
+    const lookup = loadNodeCredentials({ file });
+    expect(lookup({ nodeId: 'n1', name: 'alice' })).toEqual({ kind: 'token', token: 'per-node-biscuit-Zq81x' });
+    expect(redactText('the node echoed per-node-biscuit-Zq81x')).toBe('the node echoed [redacted]');
   });
 });
