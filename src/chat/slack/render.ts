@@ -280,8 +280,13 @@ export function toBlockKit(message: Message): BlockKitMessage {
   const body = [...content, ...actions];
   const text = truncateMrkdwn(escapeMrkdwn(summaryOf(message) || inlineToPlain(message.header ?? '') || 'rln-chatops'), SLACK_MAX_FALLBACK_TEXT);
   // With a tone: the header stays on top, the body sits in one attachment with the colour bar.
+  // The top level must keep a block: a message without blocks shows `text` as its body, above
+  // the attachment, and the same line would appear twice. Without a header the first block
+  // leads instead (a one-block message then goes without the bar rather than say it twice).
   if (message.tone && body.length) {
-    return { text, blocks: header, attachments: [{ color: TONE_COLORS[message.tone], fallback: text, blocks: body }] };
+    const top = header.length ? header : body.splice(0, 1);
+    if (!body.length) return { text, blocks: top };
+    return { text, blocks: top, attachments: [{ color: TONE_COLORS[message.tone], fallback: text, blocks: body }] };
   }
   return { text, blocks: [...header, ...body] };
 }

@@ -162,6 +162,20 @@ describe('toBlockKit', () => {
     expect(JSON.stringify(blocks)).toMatch(/more blocks not shown/);
   });
 
+  it('never leaves the top level without blocks, where Slack would show the fallback text as a second copy', () => {
+    const one = toBlockKit({ tone: 'success', summary: 'alice is RUNNING again', blocks: [msg.text('alice is RUNNING again')] });
+    expect(one.blocks).toHaveLength(1);
+    expect(one.attachments).toBeUndefined();
+    expect(JSON.stringify(allBlocks(one)).split('alice is RUNNING again')).toHaveLength(2);
+    expect(one.text).toBe('alice is RUNNING again');
+
+    const more = toBlockKit({ tone: 'danger', blocks: [msg.text('lead'), msg.text('details')], buttons: [{ label: 'Go', command: 'x', id: 'b1' }] });
+    expect(JSON.stringify(more.blocks)).toContain('lead');
+    expect(more.attachments?.[0].color).toBe('#e01e5a');
+    expect(JSON.stringify(more.attachments?.[0].blocks)).toContain('details');
+    expect(JSON.stringify(more.attachments?.[0].blocks)).not.toContain('lead');
+  });
+
   it('colours a message by tone with an attachment bar', () => {
     const r = toBlockKit({ header: 'x', tone: 'danger', blocks: [msg.text('body')] });
     expect(r.attachments?.[0].color).toBe('#e01e5a');
