@@ -179,7 +179,9 @@ export function buildCommandIndexAndData(registry: CommandRegistryLike): { data:
     groupOptions.push({
       type: OPTION_TYPE.SUB_COMMAND_GROUP,
       name: group,
-      description: description(`${group[0].toUpperCase()}${group.slice(1)}: ${subs.map((s) => s.name).join(', ')}`, group),
+      // Short: Discord's picker shows each subcommand's own description, not the group's, and every
+      // character here comes out of the 8000 the option descriptions need.
+      description: description(`${group[0].toUpperCase()}${group.slice(1)} commands`, group),
       options: subs,
     });
   }

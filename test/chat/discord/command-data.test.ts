@@ -64,6 +64,14 @@ describe('the /rln command data', () => {
     expect(sub.description.endsWith('…')).toBe(true);
   });
 
+  it('keeps subcommand group descriptions short, leaving the combined budget to what the picker shows', () => {
+    const registry = createRegistry(allCommands);
+    const data = buildCommandData(registry);
+    const groups = data.options.filter((o) => o.type === 2);
+    expect(groups.length).toBeGreaterThan(0);
+    for (const g of groups) expect(g.description).toBe(`${g.name[0].toUpperCase()}${g.name.slice(1)} commands`);
+  });
+
   it('refuses a command with more than 25 arguments', () => {
     const shape = Object.fromEntries(Array.from({ length: 26 }, (_, i) => [`a${i}`, z.string().optional()]));
     expect(() => buildCommandData(createRegistry([def('node big', z.object(shape))]))).toThrow(/25/);
