@@ -1,0 +1,121 @@
+/**
+ * The bot killed (SIGKILL) while a post to Slack is in flight, then started again on the
+ * same database: the alert is not lost. Delivery is at least once: Slack may already have
+ * shown the message whose answer never came back, so the restarted bot may post it again,
+ * but only that once more, and it never goes missing.
+ */
+import { describe, it, expect, afterAll } from 'vitest';
+import http from 'node:http';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { spawnBot, type SpawnedBot } from '../ops/spawn-bot.js';
+import { postSigned, slashCommandPayload } from '../fakes/slack/index.js';
+
+/** A minimal Slack Web API on loopback: answers everything, and can hold chat.postMessage unanswered. */
+async function startSlackApi(opts: { hold: boolean }) {
+  const posts: string[] = [];
+  const responds: string[] = [];
+  const held: http.ServerResponse[] = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      const method = (req.url ?? '').split('/').pop();
+      if ((req.url ?? '').includes('/respond/')) responds.push(body);
+      if (method === 'chat.postMessage') {
+        posts.push(new URLSearchParams(body).get('channel') ?? body);
+        if (opts.hold) return void held.push(res); // never answered: the bot is killed meanwhile
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, channel: 'CKILL', ts: `${Date.now() / 1000}` }));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, user_id: 'UBOT', bot_id: 'B1', team_id: 'T1', user: 'rln', team: 'test' }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/api/`;
+  return {
+    url,
+    posts,
+    responds,
+    close: () => new Promise<void>((r) => {
+      for (const res of held) res.destroy();
+      server.closeAllConnections();
+      server.close(() => r());
+    }),
+  };
+}
+
+async function waitUntil(pred: () => boolean, ms: number, what: string) {
+  const end = Date.now() + ms;
+  while (!pred()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('the bot killed during delivery', () => {
+  let emulator: Emulator;
+  const bots: SpawnedBot[] = [];
+  afterAll(async () => {
+    for (const b of bots) b.child.kill('SIGKILL');
+    await emulator?.close();
+  });
+
+  it('posts the alert after a restart on the same database: not lost, and not more than once again', async () => {
+    emulator = await startEmulator({ seed: 'demo', lifecycleDelayMs: 20 });
+    const dir = mkdtempSync(join(tmpdir(), 'rln-kill-'));
+    const env = (slackUrl: string) => ({
+      SERVICE_URL: emulator.url,
+      SERVICE_API_TOKEN: emulator.token,
+      NODE_API_TOKEN: emulator.nodeApiToken,
+      DATABASE_PATH: join(dir, 'bot.db'),
+      PORT: '0',
+      HOST: '127.0.0.1',
+      SLACK_BOT_TOKEN: 'xoxb-kill-test',
+      SLACK_SIGNING_SECRET: 'kill-test-secret',
+      SLACK_API_URL: slackUrl,
+      ADMIN_USERS: 'slack:UADMIN',
+    });
+
+    // First life: Slack receives the post but never answers; the bot is killed meanwhile.
+    const holding = await startSlackApi({ hold: true });
+    const first = spawnBot(['start'], { env: env(holding.url) });
+    bots.push(first);
+    await waitUntil(() => /"msg":"rln-chatops is ready"/.test(first.stderr()), 30_000, "the first bot ready");
+    const url = first.stderr().match(/"url":"(http:\/\/[^"]+)"/)![1]!;
+    // The channel watches every node, asked the way a user asks: a signed /rln slash command.
+    const watch = await postSigned(`${url}/slack/events`, 'kill-test-secret', slashCommandPayload({
+      user: { id: 'UADMIN', name: 'admin' },
+      text: 'watch add all',
+      responseUrl: `${holding.url}respond/1`,
+      channelId: 'CKILL',
+      teamId: 'T1',
+    }) as Record<string, string>);
+    expect(watch.status).toBe(200);
+    await waitUntil(() => holding.responds.length === 1, 10_000, 'the watch confirmed');
+    expect(holding.responds[0]).toMatch(/Watching|watch/i);
+    const node = emulator.nodes().find((n) => n.name === 'alice')!;
+    const body = Buffer.from(JSON.stringify({ eventType: 'NODE_STATUS_UPDATED', eventTimestamp: '2026-11-22T03:10:00Z', details: { nodeId: node.nodeId, status: 'FAILED' }, nodeId: node.nodeId }));
+    const accepted = await fetch(`${url}/webhooks/service`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': emulator.sign(body) }, body: new Uint8Array(body) });
+    expect(accepted.status).toBe(202);
+    await waitUntil(() => holding.posts.length === 1, 10_000, 'the post in flight');
+    first.child.kill('SIGKILL');
+    await first.exited;
+    await holding.close();
+
+    // Second life, same database, Slack answering: the alert is posted.
+    const answering = await startSlackApi({ hold: false });
+    const second = spawnBot(['start'], { env: env(answering.url) });
+    bots.push(second);
+    await waitUntil(() => answering.posts.length >= 1, 30_000, "the alert posted after the restart");
+    // Give it the time of a few more rounds: the same alert must not be posted yet again.
+    await new Promise((r) => setTimeout(r, 2_500));
+    expect(answering.posts.length).toBe(1);
+    expect(answering.posts[0]).toBe('CKILL');
+    second.child.kill('SIGTERM');
+    expect((await second.exited).code).toBe(0);
+    await answering.close();
+  }, 90_000);
+});
