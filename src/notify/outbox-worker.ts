@@ -246,10 +246,11 @@ export class OutboxWorker {
         current = g.rows;
         const newer = this.newerKnownStatus(g);
         if (newer) {
-          // A late delivery of older events: the node has moved on since. It neither opens nor
+          // Older than an event already known (a late delivery, or a newer event this channel's
+          // filter did not take): the node has moved on since. It neither opens nor
           // updates an incident, and the digest shows the node's latest status.
           const old = statuses.length ? statuses.map((s) => statusBadge(s)).join(' → ') : `${g.rows.length} event(s)`;
-          const note = `late delivery of older events (${old}); latest status is from ${newer.event_ts}`;
+          const note = `older events (${old}), superseded by ${statusBadge(newer.status)} at ${newer.event_ts}`;
           generic.push({ entry: { nodeId: g.nodeId, nodeName: g.nodeName, lastStatus: newer.status, changes, events: g.rows.length, otherTypes, note }, rows: g.rows });
           continue;
         }

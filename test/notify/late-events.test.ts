@@ -31,7 +31,7 @@ describe('a late delivery of an older event', () => {
     expect(posts).toHaveLength(2);
     const late = textOf(posts[1]!.message);
     expect(late).toContain(`alice | ${statusBadge('RUNNING')}`);
-    expect(late).toMatch(/late delivery/);
+    expect(late).toMatch(/older events \(.*FAILED.*\), superseded by .*RUNNING.* at 2026-04-16T12:00:05Z/);
     expect(n.store.outboxRows().every((r) => r.state === 'sent')).toBe(true);
   });
 
