@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnBot } from './spawn-bot.js';
@@ -12,14 +12,16 @@ describe('SIGTERM', () => {
     const url = line.replace('HTTP server: ', '');
     const health = await fetch(`${url}/healthz`);
     expect(health.status).toBe(200);
-    const sentAt = Date.now();
     bot.child.kill('SIGTERM');
     const { code, signal } = await bot.exited;
     expect(signal).toBeNull();
     expect(code).toBe(0);
-    // Not a timing assertion on performance: the contract is "within 10 s", and the hard
-    // stop in cli.ts fires at 10 s, so an exit code of 0 before the test timeout is the check.
-    expect(Date.now() - sentAt).toBeLessThan(15_000);
+    // The clean path, not the 10 s hard stop in cli.ts (which also exits 0): only a completed
+    // stop logs this line.
     expect(bot.stderr()).toMatch(/"msg":"rln-chatops stopped"/);
+    // The database was closed: SQLite folds the WAL back into the file and removes it on a clean close.
+    const wal = join(dir, 'bot.db-wal');
+    expect(!existsSync(wal) || statSync(wal).size === 0).toBe(true);
+    expect(statSync(join(dir, 'bot.db')).size).toBeGreaterThan(0);
   }, 40_000);
 });
