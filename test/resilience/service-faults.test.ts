@@ -60,8 +60,12 @@ describe('the service misbehaving', () => {
   });
 
   it('5xx on a read: retried, so a passing error never reaches the user', async () => {
+    const lists = () => h.emulator.requests.filter((r) => r.method === 'GET' && r.path === '/api/nodes').length;
+    const before = lists();
     h.emulator.faults.errorNext = 1;
     expect(text(await run('node list'))).toMatch(/alice/);
+    // The 503 and the retry that succeeded.
+    expect(lists() - before).toBe(2);
   });
 
   it('5xx on a change: not retried, and the status and message are shown', async () => {
