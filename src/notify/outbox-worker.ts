@@ -391,7 +391,14 @@ export class OutboxWorker {
     if (otherTypes.length) parts.push(`events: ${otherTypes.join(', ')}`);
     let text = `${g.nodeName ?? g.nodeId}: ${parts.join('; ') || `${g.rows.length} event(s)`}`;
     if (resolved) text += ` — resolved after ${formatDuration(resolvedAt - inc.opened_at)}`;
-    this.rememberThread(inc, await post(threadLine(text, resolved ? 'success' : last === 'FAILED' ? 'danger' : 'info'), inc.thread_id ?? inc.message_id));
+    try {
+      this.rememberThread(inc, await post(threadLine(text, resolved ? 'success' : last === 'FAILED' ? 'danger' : 'info'), inc.thread_id ?? inc.message_id));
+    } catch (err) {
+      // The message itself was updated in place; a thread that refuses the line (archived, locked)
+      // must not leave the incident open in the store while its message says otherwise.
+      if (!(err instanceof PostError) || err.kind !== 'permanent' || !statuses.length) throw err;
+      this.log.warn({ incident: inc.id, reason: err.message }, 'incident thread line refused; the incident message was updated');
+    }
     // Written once the posts went through, so a retried round computes the same changes.
     store.updateIncident(inc.id, patch);
     if (refailed && !resolved && !inc.acked_by) return `failed again; incident #${inc.id} is not acknowledged`;

@@ -33,3 +33,32 @@ describe('incident duration', () => {
     expect(textOf(slack.threadPosts(incidentPost!.messageId).at(-1)!.message)).toMatch(/resolved after 7m 30s/);
   });
 });
+
+describe('incident thread refusing a line', () => {
+  it('still records the resolution its message shows, and does not post it again', async () => {
+    const slack = new RecordingPoster('slack');
+    const h: Harness = makeNotifier({ posters: { slack } });
+    cleanup.push(() => h.close());
+    const n = h.notifier;
+    n.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
+    ingest(n, statusPayload('n1', 'FAILED'), 'alice');
+    expect(await n.drain(3000)).toBe(true);
+    const [incidentPost] = slack.topLevel('C1');
+    // The thread no longer takes replies (archived): the line is refused, the update went through.
+    const post = slack.post.bind(slack);
+    slack.post = async (target, message) => {
+      if (target.threadId) throw postError('permanent')();
+      return post(target, message);
+    };
+    ingest(n, statusPayload('n1', 'RUNNING'), 'alice');
+    expect(await n.drain(3000)).toBe(true);
+    expect(slack.updates(incidentPost!.messageId).at(-1)!.message.header).toMatch(/^Resolved/);
+    expect(n.store.incidents()[0]!.state).toBe('resolved');
+    expect(n.store.outboxRows().every((r) => r.state === 'sent')).toBe(true);
+    // A later FAILED opens a new incident instead of updating the resolved one.
+    ingest(n, statusPayload('n1', 'FAILED'), 'alice');
+    expect(await n.drain(3000)).toBe(true);
+    expect(n.store.incidents().map((i) => i.state)).toEqual(['resolved', 'open']);
+    expect(slack.topLevel('C1').filter((p) => /^Incident #/.test(p.message.header ?? ''))).toHaveLength(2);
+  });
+});
