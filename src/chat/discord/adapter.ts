@@ -52,8 +52,9 @@ export function createDiscordAdapter(opts: DiscordAdapterOptions): DiscordAdapte
     checkboxes: new Map(),
   };
   const botRest = config.DISCORD_TOKEN ? createDiscordRest({ token: config.DISCORD_TOKEN, apiUrl }) : undefined;
-  // Interaction webhooks need no token; retries are fine for them (edits are idempotent).
-  const webhookRest = createDiscordRest({ apiUrl, retries: 2 });
+  // Interaction webhooks need no token; retries are fine for them (edits are idempotent), and a
+  // rate limit is waited out: a rejected follow-up would be an answer lost, not retried later.
+  const webhookRest = createDiscordRest({ apiUrl, retries: 2, rejectOnRateLimit: false });
   let client: Client | undefined;
 
   const routes = config.DISCORD_PUBLIC_KEY

@@ -198,4 +198,28 @@ describe('Discord HTTP interactions', () => {
       h.deferAfter.ms = 2_500;
     }
   });
+
+  it('waits out a rate limit on the interaction webhook instead of dropping the deferred answer', async () => {
+    h.emulator.faults.latencyMs = 300;
+    h.deferAfter.ms = 100;
+    try {
+      const d = commandInteraction(app, READER, 'node', 'info', { node: 'alice' });
+      const original = `/webhooks/${app}/${d.token}/messages/@original`;
+      h.fake.fail({
+        method: 'PATCH',
+        path: new RegExp(`^/webhooks/${app}/${d.token}/messages/@original$`),
+        status: 429,
+        body: { message: 'You are being rate limited.', retry_after: 0.05, global: false },
+        headers: { 'retry-after': '0.05', 'x-ratelimit-limit': '5', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset-after': '0.05', 'x-ratelimit-bucket': 'wh1' },
+      });
+      const res = await post(d);
+      expect(res.json).toEqual({ type: 5 });
+      const limited = await h.fake.waitForCall((c) => c.method === 'PATCH' && c.path === original);
+      const retried = await h.fake.waitForCall((c) => c.method === 'PATCH' && c.path === original, { from: limited.seq });
+      expect(textOf(retried.body)).toMatch(/alice/);
+    } finally {
+      h.emulator.faults.latencyMs = 0;
+      h.deferAfter.ms = 2_500;
+    }
+  });
 });
