@@ -78,6 +78,7 @@ const list = defineCommand({
           }),
           caption,
         }),
+        msg.context(`Close one with \`channel close ${node.name} <channel>\` (the id as shown is enough).`),
       ],
     };
   },
@@ -125,14 +126,27 @@ const open = defineCommand({
   },
 });
 
+/** A channel id as `channel list` shows it (a prefix, maybe with its `…`), or whole. */
+const channelIdArg = () =>
+  z
+    .string()
+    .trim()
+    .transform((v) => v.replace(/(…|\.\.\.)$/, ''))
+    .pipe(z.string().regex(/^[0-9a-fA-F]{8,64}$/, 'a channel id, or its first 8+ hex digits as `channel list` shows it'));
+
 const close = defineCommand({
   path: 'channel close',
   summary: 'Close a channel (cooperatively, or forced)',
-  example: '/rln channel close alice 8129afe1b1… 03b79a4bc1…',
+  example: '/rln channel close alice 8129afe1b1e4',
+  positional: ['node', 'channel_id', 'peer_pubkey'],
   args: z.object({
     node: nodeArg(),
-    channel_id: z.string().regex(/^[0-9a-fA-F]{64}$/, 'a 64-hex-digit channel id').describe('Channel id (see `channel list`)'),
-    peer_pubkey: z.string().regex(/^[0-9a-fA-F]{66}$/, 'a 66-hex-digit pubkey').describe('Pubkey of the channel peer'),
+    channel_id: channelIdArg().describe('Channel id, or its start as `channel list` shows it'),
+    peer_pubkey: z
+      .string()
+      .regex(/^[0-9a-fA-F]{66}$/, 'a 66-hex-digit pubkey')
+      .optional()
+      .describe('Pubkey of the channel peer (default: the channel’s peer)'),
     force: flag().default(false).describe('Force-close without the peer (funds are locked for a while)'),
   }),
   role: 'admin',
@@ -140,11 +154,40 @@ const close = defineCommand({
   mutates: true,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
-    await api.closechannel({ channel_id: ctx.args.channel_id, peer_pubkey: ctx.args.peer_pubkey, force: ctx.args.force });
+    const wanted = ctx.args.channel_id.toLowerCase();
+    const { channels = [] } = await api.listchannels();
+    const matches = channels.filter((c) => (c.channel_id ?? '').toLowerCase().startsWith(wanted));
+    if (matches.length === 0) {
+      throw new UserError('invalid_arguments', `${node.name} has no channel ${ctx.args.channel_id}.`, `See its channels with \`channel list ${node.name}\`.`);
+    }
+    if (matches.length > 1) {
+      throw new UserError(
+        'invalid_arguments',
+        `${matches.length} channels of ${node.name} start with ${ctx.args.channel_id}.`,
+        'Give more digits of the channel id, or the whole id.',
+      );
+    }
+    const channel = matches[0];
+    const channelId = channel.channel_id!;
+    const peer = ctx.args.peer_pubkey ?? channel.peer_pubkey;
+    if (!peer) throw new UserError('invalid_arguments', `The node did not say who the peer of channel ${shortId(channelId, 12)} is.`, 'Give it: `peer_pubkey=<66 hex digits>`.');
+    if (ctx.args.peer_pubkey && channel.peer_pubkey && channel.peer_pubkey.toLowerCase() !== ctx.args.peer_pubkey.toLowerCase()) {
+      throw new UserError(
+        'invalid_arguments',
+        `Channel ${shortId(channelId, 12)} is with ${channel.peer_pubkey}, not with ${ctx.args.peer_pubkey}.`,
+        'Leave peer_pubkey out: the channel’s own peer is used.',
+      );
+    }
+    await api.closechannel({ channel_id: channelId, peer_pubkey: peer, force: ctx.args.force });
     return {
       header: titled(ctx.args.force ? 'Channel force-closed' : 'Channel closing', node),
       tone: 'warning',
-      blocks: [msg.fields([{ label: 'Channel', value: [{ code: ctx.args.channel_id }] }, { label: 'Peer', value: [{ code: ctx.args.peer_pubkey }] }])],
+      blocks: [
+        msg.fields([
+          { label: 'Channel', value: [{ code: channelId }] },
+          { label: 'Peer', value: channel.peer_alias ? [`${channel.peer_alias} `, { code: peer }] : [{ code: peer }] },
+        ]),
+      ],
     };
   },
 });

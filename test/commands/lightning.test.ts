@@ -152,3 +152,39 @@ describe('lightning commands between two emulated nodes', () => {
     }
   });
 });
+
+describe('channel close from what channel list shows', () => {
+  let env: TestEnv;
+  let bobPubkey: string;
+  beforeAll(async () => {
+    env = await startEnv();
+    await createReadyNode(env, 'alice', { utxos: true });
+    const bob = await createReadyNode(env, 'bob', { utxos: true });
+    bobPubkey = (await env.api(bob).nodeinfo()).pubkey!;
+    await runCommand(env, cmd('peer connect'), { node: 'alice', peer_pubkey_and_addr: `${bobPubkey}@bob.peer.invalid:9735` });
+    await runCommand(env, cmd('channel open'), { node: 'alice', peer_pubkey_and_opt_addr: bobPubkey, capacity_sat: '100000' });
+    env.world.mine(6);
+  });
+  afterAll(async () => {
+    await env?.close();
+  });
+
+  it('refuses an id that matches no channel, saying where to look', async () => {
+    await expect(runCommand(env, cmd('channel close'), { node: 'alice', channel_id: 'deadbeefdeadbeef' })).rejects.toMatchObject({
+      message: expect.stringContaining('alice has no channel deadbeefdeadbeef'),
+    });
+  });
+
+  it('closes by the shortened id from the list (with its …) and finds the peer itself', async () => {
+    const list = await runCommand(env, cmd('channel list'), { node: 'alice' });
+    const { headers, rows } = tableOf(list);
+    const shown = rows[0][headers.indexOf('Channel')];
+    expect(shown).toMatch(/…$/);
+    expect(textOf(list)).toContain('channel close alice <channel>');
+    const r = await runCommand(env, cmd('channel close'), { node: 'alice', channel_id: shown });
+    const full = (await env.api((await env.services.hosting.listNodes()).find((n) => n.name === 'alice')!).listchannels()).channels[0];
+    expect(textOf(r)).toContain('Channel closing · alice');
+    expect(textOf(r)).toContain(bobPubkey);
+    if (full) expect(full.status).toBe('Closing');
+  });
+});
