@@ -6,7 +6,7 @@ import { defineCommand, type CommandDefinition } from '../src/core/types.js';
 import { amount, flag, int, nodeArg, pagingArgs } from './support/arg-types.js';
 import { nodeClient } from './support/node-client.js';
 import { paginate } from './support/paginate.js';
-import { compact, formatTime, titled, yesNo } from './support/present.js';
+import { compact, formatTime, shortOutpoint, titled, yesNo } from './support/present.js';
 
 const address = defineCommand({
   path: 'wallet address',
@@ -87,7 +87,7 @@ const unspents = defineCommand({
         msg.table({
           columns: [{ header: 'Outpoint' }, { header: 'Sats', align: 'right' }, { header: 'Colorable' }, { header: 'RGB allocations' }],
           rows: items.map((u) => [
-            shortId(u.utxo?.outpoint ?? '—', 14),
+            shortOutpoint(u.utxo?.outpoint ?? '—'),
             thousands(u.utxo?.btc_amount ?? 0),
             yesNo(u.utxo?.colorable),
             (u.rgb_allocations ?? [])

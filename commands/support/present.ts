@@ -32,3 +32,11 @@ export function compact<T extends Record<string, unknown>>(o: T): T {
   for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = v;
   return out as T;
 }
+
+/** `txid:vout` shortened so outputs of one transaction stay apart: `5821d5105bab…:3`. */
+export function shortOutpoint(outpoint: string, keep = 12): string {
+  const m = /^([0-9a-fA-F]+):(\d+)$/.exec(outpoint);
+  if (!m) return outpoint.length > keep + 1 ? `${outpoint.slice(0, keep)}…` : outpoint;
+  const [, txid, vout] = m;
+  return `${txid.length > keep + 1 ? `${txid.slice(0, keep)}…` : txid}:${vout}`;
+}

@@ -48,6 +48,15 @@ describe('wallet commands', () => {
     expect(colorable.some((row) => row[1] === '20,000')).toBe(true);
   });
 
+  it('unspents keeps outputs of one transaction apart: each outpoint shows its vout', async () => {
+    const u = await runCommand(env, cmd('wallet unspents'), { node: 'w1' });
+    const shown = tableOf(u).rows.map((row) => row[0]);
+    const { unspents } = await env.api(node).listunspents({ skip_sync: false });
+    expect(shown.length).toBe(unspents.length);
+    expect(new Set(shown).size).toBe(shown.length);
+    for (const s of shown) expect(s).toMatch(/^[0-9a-f]{12}…:\d+$/);
+  });
+
   it('transactions lists the funding transaction with amounts in sats', async () => {
     const r = await runCommand(env, cmd('wallet transactions'), { node: 'w1' });
     const { transactions } = await env.api(node).listtransactions({ skip_sync: false });
