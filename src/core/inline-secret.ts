@@ -2,7 +2,7 @@
 import type { CommandDefinition } from './types.js';
 
 /** Argument names that look like secrets, whatever the command. */
-export const SECRET_NAME_RE = /password|passphrase|(^|[_-])pass($|[_-])|^pwd$|mnemonic|(^|[_-])seed($|[_-])|token|secret|private[_-]?key|api[_-]?key|credential/i;
+export const SECRET_NAME_RE = /password|passphrase|passwd|(^|[_-])pass($|[_-])|^pwd$|^pw$|mnemonic|(^|[_-])seed($|[_-])|token|secret|private[_-]?key|api[_-]?key|credential/i;
 
 export function isSecretName(def: CommandDefinition<any> | undefined, name: string): boolean {
   if (SECRET_NAME_RE.test(name)) return true;
@@ -22,12 +22,17 @@ export function findInlineSecret(def: CommandDefinition<any> | undefined, args: 
   });
 }
 
-/** A copy of the arguments with secret-looking values replaced by `[redacted]`. */
+/**
+ * A copy of the arguments with secret-looking values replaced by `[redacted]`. The value of an
+ * argument the command does not declare is never kept either: a mistyped name (`passwd=`,
+ * `pin=`) is refused as unknown, and its value may well be the secret it was meant to be.
+ */
 export function redactArgs(def: CommandDefinition<any> | undefined, args: Record<string, unknown>): Record<string, string> {
+  const shape = ((def?.args as any)?.shape ?? {}) as Record<string, unknown>;
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(args)) {
     if (v === undefined) continue;
-    out[k] = isSecretName(def, k) ? '[redacted]' : typeof v === 'string' ? v : JSON.stringify(v);
+    out[k] = isSecretName(def, k) || !(k in shape) ? '[redacted]' : typeof v === 'string' ? v : JSON.stringify(v);
   }
   return out;
 }

@@ -55,3 +55,24 @@ describe('dispatcher: a secret quoted in a handler error', () => {
     expect(log.text).not.toContain(password);
   });
 });
+
+describe('dispatcher: values of arguments a command does not declare', () => {
+  it('are refused and never recorded in the audit trail (a mistyped secret name)', async () => {
+    const { harness } = await import('./support.js');
+    const h = harness();
+    const admin2 = slackUser('UADMIN');
+    for (const text of ['node start alice pin=99887766', 'node unlock alice passwd=hunter2hunter2', 'node start alice pw=s3cr3t-value']) {
+      const r = await h.dispatcher.dispatch({ via: 'typed', actor: admin2, place: slackChannel, text });
+      expect(r.kind).toBe('message');
+      expect((r as Extract<Reply, { kind: 'message' }>).message.tone).toBe('danger');
+    }
+    const audit = JSON.stringify(h.dispatcher.audit.latest());
+    expect(h.dispatcher.audit.latest().length).toBe(3);
+    for (const v of ['99887766', 'hunter2hunter2', 's3cr3t-value']) {
+      expect(audit).not.toContain(v);
+      expect(JSON.stringify(h.db.prepare('SELECT * FROM core_audit').all())).not.toContain(v);
+      expect(h.log.text).not.toContain(v);
+    }
+    expect(audit).toContain('alice');
+  });
+});
