@@ -13,6 +13,7 @@ import {
   DISCORD_COMMAND_NAME_PATTERN,
   DISCORD_MAX_CHOICES,
   DISCORD_MAX_CHOICE_NAME,
+  DISCORD_MAX_CHOICE_VALUE,
   DISCORD_MAX_COMMAND_DESCRIPTION,
   DISCORD_MAX_COMMAND_TOTAL_CHARS,
   DISCORD_MAX_OPTIONS,
@@ -105,10 +106,10 @@ function optionsOf(def: CommandDefinition<any>, specs: ArgSpec[], index: Command
       o.autocomplete = true;
       index.nodeOptions.add(name);
     } else if (s.kind === 'enum' && s.choices?.length) {
-      if (s.choices.length <= DISCORD_MAX_CHOICES) {
+      if (s.choices.length <= DISCORD_MAX_CHOICES && s.choices.every((c) => c.length <= DISCORD_MAX_CHOICE_VALUE)) {
         o.choices = s.choices.map((c) => ({ name: clip(c, DISCORD_MAX_CHOICE_NAME), value: c }));
       } else {
-        // Too many for Discord's choice list: a free string, and the dispatcher validates it.
+        // Too many for Discord's choice list, or a value it cannot hold: a free string, and the dispatcher validates it.
         o.description = description(`${o.description} (one of ${s.choices.length} values; see help)`, s.name);
       }
     }

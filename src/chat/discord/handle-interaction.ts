@@ -7,7 +7,7 @@ import type { Logger } from '../../log.js';
 import type { Message } from '../../core/message.js';
 import type { Actor, Dispatcher, Invocation, Place, Reply } from '../../core/types.js';
 import { dialogToModal, toDiscordPayload, type DiscordModal, type DiscordPayload } from './render.js';
-import { DISCORD_MAX_AUTOCOMPLETE_CHOICES, DISCORD_MAX_CHOICE_NAME, clip } from './limits.js';
+import { DISCORD_MAX_AUTOCOMPLETE_CHOICES, DISCORD_MAX_CHOICE_NAME, DISCORD_MAX_CHOICE_VALUE, clip } from './limits.js';
 
 export type ParsedInteraction =
   | { kind: 'command'; actor: Actor; place: Place; path: string; args: Record<string, string> }
@@ -155,10 +155,21 @@ function deferAfter(ctx: InteractionContext): number {
 
 export async function handleInteraction(ctx: InteractionContext, p: ParsedInteraction, r: Responder): Promise<void> {
   if (p.kind === 'autocomplete') {
-    const found = await race(ctx.dispatcher.suggestNodes(p.focused).catch(() => []), deferAfter(ctx));
+    const lookup = Promise.resolve()
+      .then(() => ctx.dispatcher.suggestNodes(p.focused))
+      .catch((err: unknown) => {
+        ctx.logger.warn({ err }, 'node name suggestions failed');
+        return [];
+      });
+    const found = await race(lookup, deferAfter(ctx));
     const list = found === NOT_READY ? [] : found;
     await r.autocomplete(
-      list.slice(0, DISCORD_MAX_AUTOCOMPLETE_CHOICES).map((n) => ({ name: clip(`${n.name} (${n.status})`, DISCORD_MAX_CHOICE_NAME), value: n.name })),
+      list
+        // A value cannot be cut without breaking it, and one over the limit makes Discord refuse
+        // the whole list: such a name is not offered.
+        .filter((n) => n.name.length <= DISCORD_MAX_CHOICE_VALUE)
+        .slice(0, DISCORD_MAX_AUTOCOMPLETE_CHOICES)
+        .map((n) => ({ name: clip(`${n.name} (${n.status})`, DISCORD_MAX_CHOICE_NAME), value: n.name })),
     );
     return;
   }

@@ -100,6 +100,8 @@ export function discordInteractionRoutes(opts: HttpInteractionsOptions): Fastify
       const firstAnswer = new Promise<unknown>((resolve) => (resolveFirst = resolve));
       const done = handleInteraction(opts.ctx, parsed, httpResponder(raw, opts.rest, resolveFirst)).catch((err) => {
         opts.logger.error({ err, kind: parsed.kind }, 'answering a Discord interaction failed');
+        // Autocomplete accepts only a type 8 answer.
+        if (parsed.kind === 'autocomplete') return resolveFirst({ type: CALLBACK.AUTOCOMPLETE_RESULT, data: { choices: [] } });
         resolveFirst({
           type: CALLBACK.CHANNEL_MESSAGE,
           data: { content: 'Something went wrong answering this. Try again; details are in the bot log.', flags: EPHEMERAL_FLAG, allowed_mentions: { parse: [] } },

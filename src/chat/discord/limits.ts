@@ -29,6 +29,8 @@ export const DISCORD_MAX_SUBCOMMANDS = 25;
 export const DISCORD_MAX_OPTIONS = 25;
 export const DISCORD_MAX_CHOICES = 25;
 export const DISCORD_MAX_CHOICE_NAME = 100;
+/** A string choice's value (command choices and autocomplete results). */
+export const DISCORD_MAX_CHOICE_VALUE = 100;
 /** Combined length of every name, description and choice name/value in one command. */
 export const DISCORD_MAX_COMMAND_TOTAL_CHARS = 8000;
 export const DISCORD_COMMAND_NAME_PATTERN = /^[-_\p{L}\p{N}]{1,32}$/u;

@@ -72,6 +72,17 @@ describe('the /rln command data', () => {
     for (const g of groups) expect(g.description).toBe(`${g.name[0].toUpperCase()}${g.name.slice(1)} commands`);
   });
 
+  it('offers enum values as choices only when Discord can hold every value', () => {
+    const long = 'v'.repeat(101);
+    const { data } = buildCommandIndexAndData(createRegistry([
+      def('report send', z.object({ short: z.enum(['a', 'b']).describe('Short'), long: z.enum(['a', long]).describe('Long') })),
+    ]));
+    const send = data.options.find((o) => o.name === 'report')!.options!.find((o) => o.name === 'send')!;
+    expect(send.options!.find((o) => o.name === 'short')!.choices).toHaveLength(2);
+    expect(send.options!.find((o) => o.name === 'long')!.choices).toBeUndefined();
+    expect(commandProblems(data)).toEqual([]);
+  });
+
   it('refuses a command with more than 25 arguments', () => {
     const shape = Object.fromEntries(Array.from({ length: 26 }, (_, i) => [`a${i}`, z.string().optional()]));
     expect(() => buildCommandData(createRegistry([def('node big', z.object(shape))]))).toThrow(/25/);
