@@ -12,7 +12,7 @@ import type { HostedNode } from '../src/hosting/index.js';
 import { flag, int, nodeArg, pagingArgs, splitList } from './support/arg-types.js';
 import { nodeClient } from './support/node-client.js';
 import { paginate } from './support/paginate.js';
-import { compact, formatTime, rlnNameOf, titled, yesNo } from './support/present.js';
+import { compact, formatTime, peerAddressOf, rlnNameOf, titled, yesNo } from './support/present.js';
 import { requireNode } from './support/require-node.js';
 
 /** How `node logs` waits for an export: a few short polls, then it hands back the task id. */
@@ -140,6 +140,7 @@ const info = defineCommand({
           msg.divider(),
           msg.fields([
             { label: 'Pubkey', value: ni.pubkey ? [{ code: ni.pubkey }] : '—' },
+            ...(ni.pubkey && peerAddressOf(node) ? [{ label: 'Peer address', value: [{ code: `${ni.pubkey}@${peerAddressOf(node)}` }] }] : []),
             { label: 'Channels', value: `${thousands(ni.num_usable_channels ?? 0)} usable / ${thousands(ni.num_channels ?? 0)}`, inline: true },
             { label: 'Peers', value: thousands(ni.num_peers ?? 0), inline: true },
             { label: 'Local balance', value: formatSats(ni.local_balance_sat ?? 0), inline: true },

@@ -1,11 +1,13 @@
 /** `peer …`: Lightning peers: list, connect, disconnect. */
 import { z } from 'zod';
+import { UserError } from '../src/core/errors.js';
 import { msg } from '../src/core/message.js';
-import { defineCommand, type CommandDefinition } from '../src/core/types.js';
+import { defineCommand, type CommandContext, type CommandDefinition } from '../src/core/types.js';
+import type { HostedNode } from '../src/hosting/index.js';
 import { nodeArg, pagingArgs } from './support/arg-types.js';
 import { nodeClient } from './support/node-client.js';
 import { paginate } from './support/paginate.js';
-import { titled } from './support/present.js';
+import { peerAddressOf, titled } from './support/present.js';
 
 const list = defineCommand({
   path: 'peer list',
@@ -18,7 +20,7 @@ const list = defineCommand({
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const { peers = [] } = await api.listpeers();
-    if (peers.length === 0) return { header: titled('Peers', node), tone: 'neutral', blocks: [msg.text('No connected peers.'), msg.context(`Connect one: \`peer connect ${node.name} <pubkey>@<host>:<port>\`.`)] };
+    if (peers.length === 0) return { header: titled('Peers', node), tone: 'neutral', blocks: [msg.text('No connected peers.'), msg.context(`Connect one: \`peer connect ${node.name} <pubkey>@<host>:<port>\`, or the name of another of your nodes.`)] };
     const { items, caption } = paginate(peers, ctx.args);
     return {
       header: titled(`Peers (${peers.length})`, node),
@@ -28,21 +30,57 @@ const list = defineCommand({
   },
 });
 
+const PEER_WITH_ADDRESS = /^[0-9a-fA-F]{66}@[^@\s]+:\d{1,5}$/;
+const BARE_PUBKEY = /^[0-9a-fA-F]{66}$/;
+
+/** `pubkey@host:port` of another node of the account, given by name or id. */
+async function peerOfAccountNode(ctx: CommandContext<unknown>, self: HostedNode, value: string): Promise<{ peer: string; name: string } | undefined> {
+  const nodes = await ctx.services.hosting.listNodes();
+  const other = nodes.find((n) => n.name === value) ?? nodes.find((n) => n.nodeId === value) ?? nodes.find((n) => n.name.toLowerCase() === value.toLowerCase());
+  if (!other) return undefined;
+  if (other.nodeId === self.nodeId) throw new UserError('invalid_arguments', `${self.name} cannot connect to itself.`, 'Name another node, or give pubkey@host:port.');
+  if (other.status !== 'RUNNING') {
+    throw new UserError('invalid_arguments', `${other.name} is ${other.status}, so it cannot accept peers.`, `Start it first: \`node start ${other.name}\`.`);
+  }
+  const address = peerAddressOf(other);
+  if (!address) {
+    throw new UserError('invalid_arguments', `The service does not give a peer address for ${other.name}.`, `Give the peer as pubkey@host:port (its pubkey is in \`node info ${other.name}\`).`);
+  }
+  const { pubkey } = await ctx.services.nodeApi(other).nodeinfo();
+  if (!pubkey) throw new UserError('invalid_arguments', `${other.name} did not report its pubkey (is it unlocked?).`, `Check it with \`node info ${other.name}\`.`);
+  return { peer: `${pubkey}@${address}`, name: other.name };
+}
+
 const connect = defineCommand({
   path: 'peer connect',
-  summary: 'Connect to a peer (pubkey@host:port)',
+  summary: 'Connect to a peer (pubkey@host:port, or the name of another node of the account)',
   example: '/rln peer connect alice 03b79a4bc1…@bob.example.com:9735',
   args: z.object({
     node: nodeArg(),
-    peer_pubkey_and_addr: z.string().regex(/^[0-9a-fA-F]{66}@.+:\d+$/, 'pubkey@host:port').describe('The peer as pubkey@host:port'),
+    peer_pubkey_and_addr: z.string().trim().min(1).describe('The peer as pubkey@host:port, or the name of another node of the account'),
   }),
   role: 'operate',
   confirm: 'none',
   mutates: true,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
-    await api.connectpeer({ peer_pubkey_and_addr: ctx.args.peer_pubkey_and_addr });
-    return { header: titled('Peer connected', node), tone: 'success', blocks: [msg.text([{ code: ctx.args.peer_pubkey_and_addr }])] };
+    const given = ctx.args.peer_pubkey_and_addr;
+    let peer = given;
+    let name: string | undefined;
+    if (!PEER_WITH_ADDRESS.test(given)) {
+      const own = BARE_PUBKEY.test(given) ? undefined : await peerOfAccountNode(ctx, node, given);
+      if (!own) {
+        throw new UserError(
+          'invalid_arguments',
+          BARE_PUBKEY.test(given) ? 'A pubkey alone is not enough to connect: the node also needs the peer’s address.' : `${JSON.stringify(given)} is neither pubkey@host:port nor a node of this account.`,
+          'Give the peer as pubkey@host:port, or the name of one of your nodes (e.g. `peer connect alice bob`): see `node list`.',
+        );
+      }
+      peer = own.peer;
+      name = own.name;
+    }
+    await api.connectpeer({ peer_pubkey_and_addr: peer });
+    return { header: titled('Peer connected', node), tone: 'success', blocks: [msg.text(name ? [`${name} `, { code: peer }] : [{ code: peer }])] };
   },
 });
 

@@ -41,6 +41,20 @@ describe('lightning commands between two emulated nodes', () => {
     expect(textOf(n)).toMatch(/Height: [\d,]+/);
   });
 
+  it('peer connect takes another node of the account by name; a bare pubkey is refused with what to give', async () => {
+    const byName = await runCommand(env, cmd('peer connect'), { node: 'bob', peer_pubkey_and_addr: 'alice' });
+    const alicePubkey = (await env.api(alice).nodeinfo()).pubkey!;
+    expect(textOf(byName)).toContain(`Peer connected · bob\nalice ${alicePubkey}@`);
+    expect((await env.api(bob).listpeers()).peers.map((p) => p.pubkey)).toContain(alicePubkey);
+    await expect(runCommand(env, cmd('peer connect'), { node: 'bob', peer_pubkey_and_addr: alicePubkey })).rejects.toMatchObject({
+      message: expect.stringContaining('the node also needs the peer’s address'),
+      hint: expect.stringContaining('peer connect alice bob'),
+    });
+    await expect(runCommand(env, cmd('peer connect'), { node: 'bob', peer_pubkey_and_addr: 'nobody' })).rejects.toMatchObject({
+      message: expect.stringContaining('neither pubkey@host:port nor a node of this account'),
+    });
+  });
+
   it('channel open then list shows the channel with capacity and local/remote', async () => {
     const open = await runCommand(env, cmd('channel open'), { node: 'alice', peer_pubkey_and_opt_addr: bobPubkey, capacity_sat: '100000', push_msat: '10000000' });
     expect(textOf(open)).toContain('Capacity: 100,000 sats');

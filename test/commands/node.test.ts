@@ -88,6 +88,13 @@ describe('node commands', () => {
     expect(messageOf(r).message.tone).toBe('success');
   });
 
+  it('info gives the peer address other nodes connect to (pubkey@peerDNS:peerPort)', async () => {
+    const node = await createReadyNode(env, 'info3');
+    const r = await runCommand(env, cmd('node info'), { node: 'info3' });
+    const pubkey = (await env.api(node).nodeinfo()).pubkey!;
+    expect(textOf(r)).toContain(`Peer address: ${pubkey}@${String(node.peerDNS)}:${String(node.peerPort)}`);
+  });
+
   it('info skips the node details gracefully when the node is not initialized', async () => {
     await createRunningNode(env, 'info2');
     const r = await runCommand(env, cmd('node info'), { node: 'info2' });
