@@ -20,6 +20,15 @@ export function toPrincipal(input: string, actor: Actor): string {
   return v;
 }
 
+/** Words people type for a role (the configuration says OPERATOR_USERS / ADMIN_USERS). */
+const ROLE_ALIASES: Record<string, string> = { operator: 'operate', operators: 'operate', op: 'operate', ops: 'operate', reader: 'read', readonly: 'read', 'read-only': 'read', viewer: 'read', administrator: 'admin', admins: 'admin' };
+
+function roleError(input: unknown): string {
+  const v = String(input ?? '').trim();
+  const alias = ROLE_ALIASES[v.toLowerCase()];
+  return alias ? `there is no role "${v}": did you mean ${alias}?` : `there is no role "${v}"`;
+}
+
 const principalArg = () =>
   z.string().min(1).describe('Who: slack:U123, discord:123456, slack-group:S123, discord-role:123456 (or a mention)');
 
@@ -29,7 +38,7 @@ const grant = defineCommand({
   example: '/rln access grant slack:U0123ABCD operate',
   args: z.object({
     principal: principalArg(),
-    role: z.enum(['read', 'operate', 'admin']).describe('The role to give'),
+    role: z.enum(['read', 'operate', 'admin'], { error: (iss) => roleError(iss.input) }).describe('The role to give'),
   }),
   nodeArg: false,
   role: 'admin',

@@ -30,6 +30,9 @@ describe('access commands', () => {
     const h = harness();
     expect(text(await run(h, admin, '/rln access grant bob operate'))).toContain('slack:U123');
     expect(text(await run(h, admin, '/rln access grant slack:U1 superuser'))).toContain('read, operate, admin');
+    const operator = text(await run(h, admin, '/rln access grant slack:U1 operator'));
+    expect(operator).toContain('there is no role "operator": did you mean operate?');
+    expect(operator).not.toContain('Invalid option');
   });
 
   it('revoke removes a grant; a role from the configuration says where to change it', async () => {
