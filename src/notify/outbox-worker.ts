@@ -244,12 +244,12 @@ export class OutboxWorker {
         const last = statuses.at(-1);
         const otherTypes = [...new Set(g.rows.map((r) => r.ev_event_type ?? 'UNKNOWN').filter((t) => t !== 'NODE_STATUS_UPDATED'))];
         current = g.rows;
-        const newer = this.newerKnownStatus(g);
+        const newer = statuses.length ? this.newerKnownStatus(g) : undefined;
         if (newer) {
           // Older than an event already known (a late delivery, or a newer event this channel's
           // filter did not take): the node has moved on since. It neither opens nor
           // updates an incident, and the digest shows the node's latest status.
-          const old = statuses.length ? statuses.map((s) => statusBadge(s)).join(' → ') : `${g.rows.length} event(s)`;
+          const old = statuses.map((s) => statusBadge(s)).join(' → ');
           const note = `older events (${old}), superseded by ${statusBadge(newer.status)} at ${newer.event_ts}`;
           generic.push({ entry: { nodeId: g.nodeId, nodeName: g.nodeName, lastStatus: newer.status, changes, events: g.rows.length, otherTypes, note }, rows: g.rows });
           continue;
@@ -405,10 +405,10 @@ export class OutboxWorker {
     return undefined;
   }
 
-  /** A stored status event of the node newer (by event time) than every event of the group, if any. */
+  /** A stored status event of the node newer (by event time) than every status event of the group, if any. */
   private newerKnownStatus(g: Group): { status: string; event_ts: string } | undefined {
     const ours = new Set(g.rows.map((r) => r.event_id));
-    const latestOurs = Math.max(...g.rows.map((r) => (r.ev_event_ts ? Date.parse(r.ev_event_ts) : NaN)).filter(Number.isFinite));
+    const latestOurs = Math.max(...g.rows.filter((r) => r.ev_status).map((r) => (r.ev_event_ts ? Date.parse(r.ev_event_ts) : NaN)).filter(Number.isFinite));
     if (!Number.isFinite(latestOurs)) return undefined;
     let best: { status: string; event_ts: string; t: number } | undefined;
     for (const e of this.o.store.recentStatusEvents(g.nodeId)) {

@@ -54,3 +54,20 @@ describe('a late delivery of an older event', () => {
     expect(n.store.incidents()[0]!.state).toBe('resolved');
   });
 });
+
+describe('an older event that is not a status change', () => {
+  it('is posted as itself, not as superseded by a newer status', async () => {
+    const slack = new RecordingPoster('slack');
+    const h: Harness = makeNotifier({ posters: { slack } });
+    cleanup.push(() => h.close());
+    const n = h.notifier;
+    n.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
+    ingest(n, statusPayload('n1', 'RUNNING', '2026-04-16T12:00:05Z'), 'alice');
+    expect(await n.drain(3000)).toBe(true);
+    ingest(n, { eventType: 'NODE_BACKUP_DONE', eventTimestamp: '2026-04-16T12:00:01Z', details: { nodeId: 'n1', size: 42 }, nodeId: 'n1' }, 'alice');
+    expect(await n.drain(3000)).toBe(true);
+    const last = slack.topLevel('C1').at(-1)!.message;
+    expect(last.header).toBe('NODE_BACKUP_DONE on alice');
+    expect(textOf(last)).not.toMatch(/superseded/);
+  });
+});
