@@ -29,3 +29,11 @@ export function escapeMrkdwn(text: string): string {
 export function escapeCode(text: string): string {
   return escapeEntities(text).replace(/`/g, '`' + ZWSP);
 }
+
+/**
+ * Inside an inline code span: a backtick there ends the span whatever follows it (a zero-width
+ * space does not stop it), and the rest would be formatted as mrkdwn, so backticks become `ˋ`.
+ */
+export function escapeInlineCode(text: string): string {
+  return escapeEntities(text).replace(/`/g, 'ˋ');
+}

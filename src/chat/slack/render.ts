@@ -4,7 +4,7 @@
  * (a button id that cannot be cut) or truncates visibly with a note, never silently.
  */
 import { inlineToPlain, summaryOf, type Block, type Button, type Field, type Inline, type Message, type Table, type Tone } from '../../core/message.js';
-import { escapeCode, escapeEntities, escapeMrkdwn } from './escape-mrkdwn.js';
+import { escapeCode, escapeEntities, escapeInlineCode, escapeMrkdwn } from './escape-mrkdwn.js';
 import {
   SLACK_MAX_ACTIONS_ELEMENTS,
   SLACK_MAX_ACTION_ID,
@@ -84,7 +84,7 @@ export function inlineToMrkdwn(text: string | Inline[]): string {
       if (typeof s === 'string') return escapeMrkdwn(s);
       if ('bold' in s) return s.bold ? `*${escapeMrkdwn(s.bold)}*` : '';
       if ('italic' in s) return s.italic ? `_${escapeMrkdwn(s.italic)}_` : '';
-      if ('code' in s) return s.code ? '`' + escapeCode(s.code).replace(/\n/g, ' ') + '`' : '';
+      if ('code' in s) return s.code ? '`' + escapeInlineCode(s.code).replace(/\n/g, ' ') + '`' : '';
       const label = escapeMrkdwn(s.link.label).replace(/\|/g, '∣');
       return isSafeUrl(s.link.url) ? `<${escapeEntities(s.link.url)}|${label}>` : `${label} (${escapeMrkdwn(s.link.url)})`;
     })

@@ -103,6 +103,13 @@ describe('toBlockKit', () => {
     expect(t).not.toContain('_x_');
   });
 
+  it('keeps a backtick inside inline code from closing the span and letting the rest format', () => {
+    const r = toBlockKit({ blocks: [msg.text(['run ', { code: 'x` *boom* <!here> `y' }])] });
+    const t = (r.blocks[0] as any).text.text as string;
+    expect(t.split('`')).toHaveLength(3);
+    expect(t).toContain('&lt;!here&gt;');
+  });
+
   it('turns structural emphasis into mrkdwn and refuses unsafe link targets', () => {
     const r = toBlockKit({ blocks: [msg.text([{ bold: 'b' }, ' ', { link: { url: 'https://x.test/a?b=1&c=2', label: 'L' } }, ' ', { link: { url: 'javascript:alert(1)', label: 'J' } }])] });
     const t = (r.blocks[0] as any).text.text as string;
