@@ -9,6 +9,7 @@ import { msg, type Message } from '../src/core/message.js';
 import { defineCommand, type CommandDefinition, type CommandContext } from '../src/core/types.js';
 import type { HostedNode } from '../src/hosting/index.js';
 import { ALL_NODES, type Watch } from '../src/notify/watch-service.js';
+import { formatTime } from './support/present.js';
 
 const target = () => z.string().trim().min(1).describe('Node name or id, or all');
 const KNOWN_STATUSES = ['RUNNING', 'STARTING', 'PAUSED', 'FAILED', 'IN_PROGRESS'];
@@ -145,7 +146,7 @@ const list = defineCommand({
         rows: watches.map((w) => [
           describeWatch(w),
           w.statuses ? w.statuses.join(', ') : 'every change',
-          w.paused ? `paused (${w.paused.reason})` : w.mutedUntil ? `muted until ${w.mutedUntil.toISOString()}` : 'active',
+          w.paused ? `paused (${w.paused.reason})` : w.mutedUntil ? `muted until ${formatTime(w.mutedUntil.toISOString())}` : 'active',
           w.createdBy,
         ]),
       }),
@@ -179,7 +180,7 @@ const mute = defineCommand({
     const { target: t, node } = await resolveTarget(ctx, ctx.args.node);
     const { until } = ctx.services.watches.mute({ place: ctx.place, target: t, minutes: ctx.args.minutes, actor: ctx.actor });
     return {
-      header: `Muted ${node ? node.name : 'all nodes'} in this channel until ${until.toISOString()}`,
+      header: `Muted ${node ? node.name : 'all nodes'} in this channel until ${formatTime(until.toISOString())}`,
       tone: 'neutral',
       blocks: [msg.context(['Events are kept and summarised when the mute ends. End it early with ', { code: '/rln watch unmute' }])],
     };

@@ -94,8 +94,8 @@ describe('watch commands', () => {
     const list = plain(await run('watch list', 'UREADER'));
     expect(list).toContain('alice | FAILED, PAUSED | active');
     expect(list).toContain('bob | every change | active');
-    expect(plain(await run('watch mute bob minutes=5'))).toMatch(/Muted bob in this channel until/);
-    expect(plain(await run('watch list', 'UREADER'))).toMatch(/bob \| every change \| muted until/);
+    expect(plain(await run('watch mute bob minutes=5'))).toMatch(/Muted bob in this channel until \d{4}-\d\d-\d\d \d\d:\d\d UTC$/m);
+    expect(plain(await run('watch list', 'UREADER'))).toMatch(/bob \| every change \| muted until \d{4}-\d\d-\d\d \d\d:\d\d UTC \|/);
     expect(plain(await run('watch unmute'))).toMatch(/Unmuted \(1 mute ended\)/);
     expect(plain(await run('watch remove bob'))).toContain('No longer watching bob');
     expect(plain(await run('watch remove bob'))).toMatch(/does not watch "bob"/);
