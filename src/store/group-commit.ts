@@ -3,8 +3,16 @@
  * SQLite transaction, and each caller's promise settles only after that commit. Durability
  * is unchanged (nothing is answered before it is on disk), but a burst pays for one commit
  * instead of one per item. Each item runs in its own savepoint: one that throws is rolled
- * back and rejected alone, and the others still commit.
+ * back and rejected alone, and the others still commit; an error of the database itself
+ * (locked, busy, full, I/O) rejects the whole batch.
  */
+const BATCH_WIDE = ['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_NOMEM', 'SQLITE_CORRUPT', 'SQLITE_READONLY'];
+
+function batchWide(error: unknown): boolean {
+  const code = error && typeof error === 'object' ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && BATCH_WIDE.some((c) => code === c || code.startsWith(`${c}_`));
+}
+
 export function groupCommit<T, R>(tx: <X>(fn: () => X) => X, writeOne: (item: T) => R): (item: T) => Promise<R> {
   let batch: Array<{ item: T; resolve: (r: R) => void; reject: (e: unknown) => void }> = [];
   const flush = () => {
@@ -17,6 +25,10 @@ export function groupCommit<T, R>(tx: <X>(fn: () => X) => X, writeOne: (item: T)
           try {
             return { ok: true as const, value: tx(() => writeOne(item)) };
           } catch (error) {
+            // A locked or failing database is not this item's fault: it fails the whole batch at
+            // once (each other item would wait busy_timeout again, blocking the event loop, and
+            // after an error that rolled the transaction back they would commit on their own).
+            if (batchWide(error)) throw error;
             return { ok: false as const, error };
           }
         }),

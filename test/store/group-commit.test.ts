@@ -1,4 +1,8 @@
 import { describe, it, expect } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { openDatabase } from '../../src/store/index.js';
 import { groupCommit } from '../../src/store/group-commit.js';
 
@@ -26,5 +30,39 @@ describe('groupCommit', () => {
     // A later burst is a new transaction.
     await insert(4);
     expect(transactions).toBe(2);
+  });
+
+  it('rejects the whole batch at once when the database is locked, instead of waiting out the lock item by item', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'group-commit-'));
+    const path = join(dir, 'db.sqlite');
+    const db = openDatabase(path, []);
+    const other = new Database(path);
+    try {
+      db.exec('CREATE TABLE t (v INTEGER NOT NULL)');
+      db.pragma('busy_timeout = 20');
+      let tries = 0;
+      const insert = groupCommit(
+        <X>(fn: () => X): X => db.transaction(fn)(),
+        (v: number) => {
+          tries++;
+          db.prepare('INSERT INTO t (v) VALUES (?)').run(v);
+        },
+      );
+      other.exec('BEGIN IMMEDIATE'); // someone else holds the write lock
+      const results = await Promise.allSettled([1, 2, 3, 4, 5].map((v) => insert(v)));
+      other.exec('ROLLBACK');
+      expect(results.every((r) => r.status === 'rejected' && /SQLITE_BUSY/.test(String((r.reason as { code?: string }).code)))).toBe(true);
+      // One item met the lock; the others were not tried (each would have waited busy_timeout).
+      expect(tries).toBe(1);
+      expect(db.inTransaction).toBe(false);
+      expect(db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(0);
+      // Once the lock is gone, a redelivery is written.
+      await Promise.all([insert(6), insert(7)]);
+      expect(db.prepare('SELECT v FROM t ORDER BY v').pluck().all()).toEqual([6, 7]);
+    } finally {
+      other.close();
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
