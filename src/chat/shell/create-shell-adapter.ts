@@ -8,6 +8,7 @@ import { Writable } from 'node:stream';
 import type { ChatPoster } from '../../core/chat.js';
 import type { Actor, Dialog, DialogField, Dispatcher, Place, Reply } from '../../core/types.js';
 import type { Message } from '../../core/message.js';
+import { BACKUP_FIELD, BACKUP_PASSWORD_FIELD } from '../../core/index.js';
 import { renderText } from './render-text.js';
 
 export const SHELL_ACTOR: Actor = { platform: 'shell', userId: 'local', displayName: 'local' };
@@ -27,6 +28,11 @@ export interface ShellAdapter {
   stop(): void;
   /** Resolves when the input ends or stop() is called. */
   done: Promise<void>;
+}
+
+/** ` (optional)` after a label, unless the label already says so. */
+function optionalMark(f: DialogField): string {
+  return f.required || /\boptional\b/i.test(f.label) ? '' : ' (optional)';
 }
 
 const BUTTON_LINE = /^(click|confirm|cancel)\s+(\S+)\s*$/i;
@@ -89,14 +95,15 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
     }
     if (f.kind === 'secret') {
       write(isTTY ? '  (local terminal: what you type is not shown, logged or sent to any chat)' : '  (local terminal: what you type is not logged or sent to any chat)');
-      output.write(`${f.label}${f.required ? '' : ' (optional)'}: `);
+      output.write(`${f.label}${optionalMark(f)}: `);
       muted = isTTY;
       const line = await nextLine();
       muted = false;
       if (isTTY) output.write('\n');
       return line;
     }
-    output.write(`${f.label}${f.required ? '' : ' (optional)'}${f.placeholder ? ` [${f.placeholder}]` : ''}: `);
+    // `[x]` would read as a default taken on Enter; a placeholder is only an example of what to type.
+    output.write(`${f.label}${optionalMark(f)}${f.placeholder ? ` (e.g. ${f.placeholder})` : ''}: `);
     return nextLine();
   };
 
@@ -107,6 +114,11 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
     let fields = dialog.fields;
     for (let round = 0; round < 5; round++) {
       for (const f of fields) {
+        // The backup password matters only when backing up: do not ask for a secret that will not be used.
+        if (f.name === BACKUP_PASSWORD_FIELD && values[BACKUP_FIELD] === 'false') {
+          values[f.name] = '';
+          continue;
+        }
         const v = await ask(f);
         if (v === null) {
           write('Cancelled: the input ended before the dialog was complete.');

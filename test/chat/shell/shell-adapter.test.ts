@@ -58,19 +58,38 @@ describe('shell adapter', () => {
     await shell.start();
     t.input.write('/rln node destroy alice\n');
     await until(t.text, "Type the node's name to confirm");
+    expect(t.text()).toContain("Type the node's name to confirm (e.g. alice): ");
+    expect(t.text()).not.toContain('[alice]');
     t.input.write('alcie\n');
     await until(t.text, '[Y/n]');
     t.input.write('n\n');
-    await until(t.text, 'Node password (for the backup) (optional): ');
-    expect(t.text()).toContain('local terminal');
-    t.input.write('\n');
+    // No backup: its password is not asked for.
     await until(t.text, "That is not the node's name");
+    expect(t.text()).not.toContain('Node password (for the backup)');
     expect(h.calls.destroy).toEqual([]);
     t.input.write('alice\n');
     await until(t.text, 'Destroyed alice');
     t.input.end();
     await shell.done;
     expect(h.calls.destroy).toEqual([{ node: 'n-111', backup: 'false', backup_password: undefined }]);
+  });
+
+  it('asks for the backup password when backing up first, and says (optional) once', async () => {
+    const h = harness();
+    const t = io();
+    const shell = createShellAdapter({ dispatcher: h.dispatcher, input: t.input, output: t.output, prompt: false });
+    await shell.start();
+    t.input.write('/rln node destroy alice\n');
+    await until(t.text, "Type the node's name to confirm");
+    t.input.write('alice\n');
+    await until(t.text, '[Y/n]');
+    t.input.write('y\n');
+    await until(t.text, 'Node password (for the backup) (optional): ');
+    expect(t.text()).not.toContain('(optional) (optional)');
+    t.input.write('\n');
+    await until(t.text, /Destroyed alice|✖/);
+    t.input.end();
+    await shell.done;
   });
 
   it('asks a secret in a dialog and never prints it', async () => {

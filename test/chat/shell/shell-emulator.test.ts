@@ -67,8 +67,6 @@ describe('the terminal against the emulator', () => {
     input.write('not-carol\n');
     await until('[Y/n]');
     input.write('n\n');
-    await until('(optional): ');
-    input.write('\n');
     await until("That is not the node's name");
     expect(emulator.nodes().some((n) => n.name === 'carol')).toBe(true);
     input.write('carol\n');
