@@ -14,7 +14,7 @@ export interface ServiceEvent {
   eventTimestamp?: string;
   /** The whole parsed payload. */
   payload: Record<string, unknown>;
-  /** Derived from node, type, status and timestamp, or from the body when there is no timestamp. */
+  /** Derived from node, type, status, timestamp and details, or from the body when there is no timestamp. */
   dedupeKey: string;
 }
 
@@ -22,9 +22,32 @@ export type ReadEventResult = { ok: true; event: ServiceEvent } | { ok: false; r
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
 
-export function dedupeKeyOf(rawBody: Buffer | string, f: { nodeId: string; eventType: string; status?: string; eventTimestamp?: string }): string {
+/** JSON with object keys sorted, so the same content gives the same text whatever the key order. */
+function canonical(v: unknown, depth = 0): string {
+  if (depth > 8) return '"…"';
+  if (Array.isArray(v)) return `[${v.map((x) => canonical(x, depth + 1)).join(',')}]`;
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(o[k], depth + 1)}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+/**
+ * The key a redelivery shares with the first delivery. With a timestamp: node, type, status,
+ * timestamp and the event's `details` (timestamps may be whole seconds, and two different
+ * operations of one node can complete in the same second: they must not pass for one event).
+ * Without a timestamp: the body itself.
+ */
+export function dedupeKeyOf(
+  rawBody: Buffer | string,
+  f: { nodeId: string; eventType: string; status?: string; eventTimestamp?: string; details?: unknown },
+): string {
   const h = createHash('sha256');
-  if (f.eventTimestamp) h.update(['v1', f.nodeId, f.eventType, f.status ?? '', f.eventTimestamp].join('\u0000'));
+  if (f.eventTimestamp) h.update(['v2', f.nodeId, f.eventType, f.status ?? '', f.eventTimestamp, canonical(f.details ?? {})].join('\u0000'));
   else h.update('body\u0000').update(rawBody);
   return h.digest('hex');
 }
@@ -47,6 +70,6 @@ export function readEvent(json: unknown, rawBody: Buffer | string): ReadEventRes
   const eventTimestamp = str(p.eventTimestamp) ?? str(p.timestamp);
   return {
     ok: true,
-    event: { nodeId, eventType, status, eventTimestamp, payload: p, dedupeKey: dedupeKeyOf(rawBody, { nodeId, eventType, status, eventTimestamp }) },
+    event: { nodeId, eventType, status, eventTimestamp, payload: p, dedupeKey: dedupeKeyOf(rawBody, { nodeId, eventType, status, eventTimestamp, details }) },
   };
 }

@@ -112,6 +112,20 @@ describe('webhook receiver', () => {
     expect(t.h.notifier.store.countEvents()).toBe(1);
   });
 
+  it('does not take two different events of one node in the same second for a redelivery', async () => {
+    const t = await setup();
+    const at = '2026-04-16T12:00:00Z';
+    const op = (operation: string) => ({ eventType: 'OPERATION_COMPLETED', eventTimestamp: at, nodeId: 'n1', details: { nodeId: 'n1', operation } });
+    expect((await t.signed('/webhooks/service/n1', op('backup'))).status).toBe(202);
+    expect((await t.signed('/webhooks/service/n1', op('sync'))).status).toBe(202);
+    // The same event again, even with its keys in another order, is still a redelivery.
+    const reordered = { nodeId: 'n1', details: { operation: 'sync', nodeId: 'n1' }, eventTimestamp: at, eventType: 'OPERATION_COMPLETED' };
+    expect((await t.signed('/webhooks/service/n1', reordered)).status).toBe(200);
+    // Another node's event with the same type, time and details is its own event.
+    expect((await t.signed('/webhooks/service/n2', { ...op('sync'), nodeId: 'n2', details: { nodeId: 'n2', operation: 'sync' } })).status).toBe(202);
+    expect(t.h.notifier.store.countEvents()).toBe(3);
+  });
+
   it('stores an unknown event type and shows it as a generic event', async () => {
     const t = await setup();
     const res = await t.signed('/webhooks/service', {
