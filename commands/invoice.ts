@@ -7,7 +7,7 @@ import { defineCommand, type CommandDefinition } from '../src/core/types.js';
 import { amount, int, nodeArg } from './support/arg-types.js';
 import { assetIndex } from './support/asset-table.js';
 import { nodeClient } from './support/node-client.js';
-import { compact, formatTime, titled } from './support/present.js';
+import { compact, formatSeconds, formatTime, titled } from './support/present.js';
 
 /** An RGB invoice starts with `rgb:`; a Lightning one with `ln` (lnbc, lntb, lnbcrt…), maybe after `lightning:`. */
 export function invoiceKind(invoice: string): 'ln' | 'rgb' | 'unknown' {
@@ -40,7 +40,7 @@ const ln = defineCommand({
     const { invoice } = await api.lninvoice(compact({ amt_msat: a.amt_msat, expiry_sec: a.expiry_sec, asset_id: a.asset_id, asset_amount: a.asset_amount }));
     const fields: Field[] = [
       { label: 'Amount', value: a.amt_msat !== undefined ? `${formatSats(msatToSat(a.amt_msat))} (${thousands(a.amt_msat)} msat)` : 'any', inline: true },
-      { label: 'Expires in', value: `${thousands(a.expiry_sec)} s`, inline: true },
+      { label: 'Expires in', value: formatSeconds(a.expiry_sec), inline: true },
     ];
     if (a.asset_id) fields.push({ label: 'Asset', value: [{ code: a.asset_id }, ` × ${thousands(a.asset_amount ?? 0)} raw`] });
     return {
@@ -143,7 +143,7 @@ const decode = defineCommand({
       { label: 'Amount', value: d.amt_msat !== undefined && d.amt_msat !== null ? `${formatSats(msatToSat(d.amt_msat))} (${thousands(d.amt_msat)} msat)` : 'any', inline: true },
       { label: 'Network', value: String(d.network ?? '—'), inline: true },
       { label: 'Created', value: formatTime(d.timestamp), inline: true },
-      { label: 'Expires in', value: d.expiry_sec !== undefined ? `${thousands(d.expiry_sec)} s` : '—', inline: true },
+      { label: 'Expires in', value: d.expiry_sec !== undefined ? formatSeconds(Number(d.expiry_sec)) : '—', inline: true },
     ];
     if (d.asset_id) {
       const info = (await assetIndex(api)).get(d.asset_id);

@@ -7,7 +7,7 @@ import { amount, int, nodeArg, pagingArgs } from './support/arg-types.js';
 import { assetIndex } from './support/asset-table.js';
 import { nodeClient } from './support/node-client.js';
 import { paginate } from './support/paginate.js';
-import { compact, formatTime, titled } from './support/present.js';
+import { compact, formatMsat, formatSeconds, formatTime, titled } from './support/present.js';
 
 const makerInit = defineCommand({
   path: 'swap maker-init',
@@ -28,14 +28,20 @@ const makerInit = defineCommand({
     const { node, api } = nodeClient(ctx);
     const { node: _n, ...a } = ctx.args;
     const r = await api.makerinit(compact(a));
+    const assets = a.from_asset || a.to_asset ? await assetIndex(api).catch(() => new Map<string, { label: string; precision: number }>()) : new Map<string, { label: string; precision: number }>();
+    const qty = (q: number, asset: string | undefined) => {
+      if (!asset) return formatMsat(q);
+      const info = assets.get(asset);
+      return info ? `${withPrecision(q, info.precision)} ${info.label}` : `${thousands(q)} raw ${shortId(asset, 14)}`;
+    };
     return {
       header: titled('Swap offered', node),
       tone: 'info',
       blocks: [
         msg.fields([
-          { label: 'Gives', value: `${thousands(a.qty_from)} ${a.from_asset ? shortId(a.from_asset, 14) : 'msat'}`, inline: true },
-          { label: 'Gets', value: `${thousands(a.qty_to)} ${a.to_asset ? shortId(a.to_asset, 14) : 'msat'}`, inline: true },
-          { label: 'Valid for', value: `${thousands(a.timeout_sec)} s`, inline: true },
+          { label: 'Gives', value: qty(a.qty_from, a.from_asset), inline: true },
+          { label: 'Gets', value: qty(a.qty_to, a.to_asset), inline: true },
+          { label: 'Valid for', value: formatSeconds(a.timeout_sec), inline: true },
           { label: 'Payment hash', value: [{ code: r.payment_hash ?? '—' }] },
           { label: 'Payment secret', value: [{ code: r.payment_secret ?? '—' }] },
         ]),

@@ -1,4 +1,5 @@
 /** Small presentation helpers shared by the node-operation commands. */
+import { formatDuration, formatSats, msatToSat, thousands, type Amount } from '../../src/core/format.js';
 import type { HostedNode } from '../../src/hosting/index.js';
 
 /** `Wallet balance · alice` */
@@ -46,4 +47,15 @@ export function peerAddressOf(node: HostedNode): string | undefined {
   const host = typeof node.peerDNS === 'string' && node.peerDNS ? node.peerDNS : undefined;
   const port = typeof node.peerPort === 'number' || (typeof node.peerPort === 'string' && /^\d+$/.test(node.peerPort)) ? String(node.peerPort) : undefined;
   return host && port ? `${host}:${port}` : undefined;
+}
+
+/** Seconds as a person reads them: `1h`, `1d`, `1h 30m` (never `3,600 s`). */
+export function formatSeconds(sec: number): string {
+  return formatDuration(sec * 1000).replace(/ 0[smh]$/, '');
+}
+
+/** Millisats as sats, keeping the exact msat when they differ: `3,000 sats (3,000,000 msat)`. */
+export function formatMsat(msat: Amount): string {
+  const m = BigInt(msat);
+  return m % 1000n === 0n ? `${formatSats(msatToSat(m))} (${thousands(m)} msat)` : `${thousands(m)} msat`;
 }

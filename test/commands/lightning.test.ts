@@ -85,7 +85,8 @@ describe('lightning commands between two emulated nodes', () => {
     const text = textOf(dec);
     expect(text).toContain('Amount: 3,000 sats (3,000,000 msat)');
     expect(text).toContain(bobPubkey);
-    expect(text).toContain('Expires in: 600 s');
+    expect(text).toContain('Expires in: 10m');
+    expect(textOf(inv)).toContain('Expires in: 10m');
   });
 
   it('pay send moves the balances and the invoice becomes Succeeded', async () => {
@@ -118,6 +119,9 @@ describe('lightning commands between two emulated nodes', () => {
     const init = await runCommand(env, cmd('swap maker-init'), { node: 'alice', qty_from: '3000000', qty_to: '10', to_asset: asset.asset_id });
     const swapstring = codeOf(init);
     expect(swapstring).toContain(asset.asset_id);
+    expect(textOf(init)).toContain('Gives: 3,000 sats (3,000,000 msat)');
+    expect(textOf(init)).toContain('Gets: 10 SWP');
+    expect(textOf(init)).toContain('Valid for: 1h');
     const taken = await runCommand(env, cmd('swap taker'), { node: 'bob', swapstring });
     expect(textOf(taken)).toContain(bobPubkey);
 
