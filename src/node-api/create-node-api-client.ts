@@ -5,6 +5,17 @@ import { type EndpointDef, type EndpointName, endpointNames, endpoints, type Req
 import { NodeApiError } from './node-api-error.js';
 import { parseLosslessJson, stringifyJson } from './json.js';
 import type { NodeCredentials } from './load-node-credentials.js';
+import { registerTypedSecret } from '../log.js';
+
+/** Request and response fields that hold a secret: masked in every log line and error text. */
+const SECRET_FIELD_RE = /password|mnemonic/i;
+
+function registerSecretFields(value: unknown): void {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return;
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    if (typeof v === 'string' && SECRET_FIELD_RE.test(k)) registerTypedSecret(v);
+  }
+}
 
 /** One method per endpoint, named exactly as the path: `client.btcbalance({ skip_sync: false })`, `client.listchannels()`. */
 export type NodeApiClient = { [E in EndpointName]: (body?: RequestOf<E>) => Promise<ResponseOf<E>> };
@@ -106,6 +117,8 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
           message: `node API ${label}: request field ${issuePath(issue.path)} is invalid: ${issue.message}`,
         });
       }
+      // Whoever called (a command, a report), a password sent to the node is masked from now on.
+      registerSecretFields(checked.data);
       if (name === 'postassetmedia') {
         const media = checked.data as { file: Uint8Array; mime?: string; filename?: string };
         const form = new FormData();
@@ -158,6 +171,8 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
         message: `node API ${label} answered an unexpected shape: field ${field}: ${issue.message} (got ${describe(valueAt(parsed, issue.path))})`,
       });
     }
+    // The mnemonic `/init` answers is shown once, privately; never in a log line after that.
+    registerSecretFields(result.data);
     return result.data;
   }
 
