@@ -21,7 +21,7 @@ import { createSlackPoster } from './create-slack-poster.js';
 import { dialogToModal, readModalOrigin, type ModalOrigin } from './dialog-to-modal.js';
 import { FastifyReceiver } from './fastify-receiver.js';
 import { createGroupResolver } from './create-group-resolver.js';
-import { SLACK_MAX_OPTIONS, SLACK_MAX_OPTION_TEXT, SLACK_MAX_OPTION_VALUE } from './limits.js';
+import { SLACK_MAX_INPUT_ERROR, SLACK_MAX_OPTIONS, SLACK_MAX_OPTION_TEXT, SLACK_MAX_OPTION_VALUE } from './limits.js';
 import { toBlockKit, truncate, type BlockKitMessage } from './render.js';
 import { toBoltLogger } from './to-bolt-logger.js';
 
@@ -104,12 +104,12 @@ function placeErrors(errors: Record<string, string>, blockIds: string[]): Record
   const out: Record<string, string> = {};
   const stray: string[] = [];
   for (const [k, v] of Object.entries(errors)) {
-    if (blockIds.includes(k)) out[k] = truncate(v, 150);
+    if (blockIds.includes(k)) out[k] = truncate(v, SLACK_MAX_INPUT_ERROR);
     else stray.push(v);
   }
   if (stray.length && blockIds.length) {
     const first = blockIds[0];
-    out[first] = truncate([out[first], ...stray].filter(Boolean).join(' '), 150);
+    out[first] = truncate([out[first], ...stray].filter(Boolean).join(' '), SLACK_MAX_INPUT_ERROR);
   }
   return out;
 }

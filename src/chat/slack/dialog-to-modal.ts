@@ -9,12 +9,15 @@
 import type { Dialog, DialogField } from '../../core/types.js';
 import { escapeMrkdwn } from './escape-mrkdwn.js';
 import {
+  SLACK_MAX_BLOCK_ID,
   SLACK_MAX_CALLBACK_ID,
   SLACK_MAX_INPUT_HINT,
   SLACK_MAX_INPUT_LABEL,
   SLACK_MAX_MODAL_BLOCKS,
   SLACK_MAX_MODAL_BUTTON,
   SLACK_MAX_MODAL_TITLE,
+  SLACK_MAX_OPTION_TEXT,
+  SLACK_MAX_OPTION_VALUE,
   SLACK_MAX_PLACEHOLDER,
   SLACK_MAX_PRIVATE_METADATA,
   SLACK_MAX_SECTION_TEXT,
@@ -42,12 +45,13 @@ function cut(text: string, max: number): string {
 function inputBlock(f: DialogField): Record<string, unknown> {
   let element: Record<string, unknown>;
   if (f.kind === 'checkbox') {
-    const option = { text: plain(f.label, 75), value: 'true' };
+    const option = { text: plain(f.label, SLACK_MAX_OPTION_TEXT), value: 'true' };
     element = { type: 'checkboxes', action_id: f.name, options: [option] };
     if (f.initial === 'true') element.initial_options = [option];
   } else if (f.kind === 'text' && f.name === NODE_FIELD) {
     element = { type: 'external_select', action_id: f.name, min_query_length: 0 };
-    if (f.initial) element.initial_option = { text: plain(f.initial, 75), value: f.initial };
+    // A value cannot be cut: a name too long for an option is left for the user to pick.
+    if (f.initial && f.initial.length <= SLACK_MAX_OPTION_VALUE) element.initial_option = { text: plain(f.initial, SLACK_MAX_OPTION_TEXT), value: f.initial };
   } else {
     element = { type: 'plain_text_input', action_id: f.name };
     if (f.initial && f.kind !== 'secret') element.initial_value = f.initial;
@@ -71,7 +75,7 @@ export function dialogToModal(dialog: Dialog, origin?: ModalOrigin): Record<stri
   }
   const names = new Set<string>();
   for (const f of dialog.fields) {
-    if (!f.name || f.name.length > 255 || names.has(f.name)) throw new ModalRenderError(`dialog field name "${f.name}" is empty, too long or repeated`);
+    if (!f.name || f.name.length > SLACK_MAX_BLOCK_ID || names.has(f.name)) throw new ModalRenderError(`dialog field name "${f.name}" is empty, too long or repeated`);
     names.add(f.name);
   }
   const blocks: Record<string, unknown>[] = [];

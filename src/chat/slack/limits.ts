@@ -24,6 +24,8 @@ export const SLACK_MAX_PRIVATE_METADATA = 3000;
 export const SLACK_MAX_INPUT_LABEL = 2000;
 export const SLACK_MAX_INPUT_HINT = 2000;
 export const SLACK_MAX_PLACEHOLDER = 150;
+/** `response_action: errors` messages are kept this short (ellipsis when cut), so they fit under the input. */
+export const SLACK_MAX_INPUT_ERROR = 150;
 export const SLACK_MAX_OPTIONS = 100;
 export const SLACK_MAX_OPTION_TEXT = 75;
 export const SLACK_MAX_OPTION_VALUE = 150;

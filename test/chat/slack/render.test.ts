@@ -245,6 +245,13 @@ describe('dialogToModal', () => {
     expect(view.blocks[0].element).toMatchObject({ type: 'external_select', action_id: 'node', min_query_length: 0 });
   });
 
+  it('preselects a node only when its name fits an option value, never a cut one', () => {
+    const pick = (initial: string) =>
+      (dialogToModal({ id: 'd', title: 'Pick', submitLabel: 'Go', fields: [{ name: 'node', label: 'Node', kind: 'text', initial }] }) as any).blocks[0].element;
+    expect(pick('alice').initial_option).toMatchObject({ value: 'alice' });
+    expect(pick('n'.repeat(151)).initial_option).toBeUndefined();
+  });
+
   it('keeps the section limit constant in sync with the renderer', () => {
     expect(SLACK_MAX_SECTION_TEXT).toBe(3000);
   });
