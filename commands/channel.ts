@@ -110,6 +110,11 @@ const open = defineCommand({
       throw new UserError('invalid_arguments', 'asset_id and asset_amount go together.', 'Give both, or neither.');
     }
     const { temporary_channel_id } = await api.openchannel(compact(a));
+    let assetText = '';
+    if (a.asset_id) {
+      const info = (await assetIndex(api).catch(() => undefined))?.get(a.asset_id);
+      assetText = info ? `${withPrecision(a.asset_amount ?? 0, info.precision)} ${info.label}` : `${thousands(a.asset_amount ?? 0)} raw of ${shortId(a.asset_id, 14)}`;
+    }
     return {
       header: titled('Channel opening', node),
       tone: 'info',
@@ -117,7 +122,7 @@ const open = defineCommand({
         msg.fields([
           { label: 'Peer', value: [{ code: shortId(a.peer_pubkey_and_opt_addr, 20) }], inline: true },
           { label: 'Capacity', value: formatSats(a.capacity_sat), inline: true },
-          ...(a.asset_id ? [{ label: 'Asset', value: `${thousands(a.asset_amount ?? 0)} raw of ${shortId(a.asset_id, 14)}`, inline: true }] : []),
+          ...(a.asset_id ? [{ label: 'Asset', value: assetText, inline: true }] : []),
           { label: 'Temporary id', value: [{ code: temporary_channel_id ?? '—' }] },
         ]),
         msg.context(`It opens after the funding confirms. Follow it with \`channel list ${node.name}\`; final id: \`channel id ${node.name} ${temporary_channel_id ?? '<temporary id>'}\`.`),

@@ -147,13 +147,14 @@ describe('lightning commands between two emulated nodes', () => {
   it('an asset channel shows its asset amounts with the precision applied', async () => {
     const { asset } = await env.api(alice).issueassetnia({ amounts: [100_000], ticker: 'CHN', name: 'Channel coin', precision: 2 });
     env.world.mine(1);
-    await runCommand(env, cmd('channel open'), {
+    const opened = await runCommand(env, cmd('channel open'), {
       node: 'alice',
       peer_pubkey_and_opt_addr: `${bobPubkey}@bob.peer.invalid:9735`,
       capacity_sat: '50000',
       asset_id: asset.asset_id,
       asset_amount: '5000',
     });
+    expect(textOf(opened)).toContain('Asset: 50.00 CHN');
     env.world.mine(6);
     const list = await runCommand(env, cmd('channel list'), { node: 'alice' });
     const { headers, rows } = tableOf(list);
