@@ -31,11 +31,15 @@ const MAX_DEPTH = 8;
 /** Secrets for the life of the process (configured tokens). */
 const knownSecrets = new Set<string>();
 /**
- * Secrets typed by users (a password in a dialog, a refused inline value): kept for a while,
- * and only so many, because anyone may type into `/rln` and this list is consulted on every
- * log line. Insertion order is age order (a re-registered value moves to the end).
+ * Secrets typed by users (a password in a dialog, a mnemonic a node answered, a refused inline
+ * value): kept for a while, and only so many, because anyone may type into `/rln` and these
+ * lists are consulted on every log line. Insertion order is age order (a re-registered value
+ * moves to the end). Values refused inline (which anyone can send, before any role check) are
+ * held apart, so a flood of them cannot push out a password or a mnemonic.
  */
-const typedSecrets = new Map<string, number>();
+type Pool = Map<string, number>;
+const typedSecrets = { entered: new Map() as Pool, refused: new Map() as Pool };
+export type TypedSecretSource = keyof typeof typedSecrets;
 export const TYPED_SECRET_TTL_MS = 30 * 60_000;
 export const MAX_TYPED_SECRETS = 200;
 const MAX_TYPED_SECRET_LENGTH = 4096;
@@ -46,27 +50,30 @@ export function registerSecret(value: string | undefined): void {
 }
 
 /**
- * Registers a secret a user typed (a dialog password, a value refused inline), masked
- * anywhere for TYPED_SECRET_TTL_MS. At most MAX_TYPED_SECRETS are kept (the oldest go first),
- * so a stream of commands cannot grow the list or slow every log line down.
+ * Registers a secret a user typed or a node answered, masked anywhere for TYPED_SECRET_TTL_MS.
+ * At most MAX_TYPED_SECRETS per source are kept (the oldest go first), so a stream of commands
+ * cannot grow the list or slow every log line down. `refused`: a value refused in a command line.
  */
-export function registerTypedSecret(value: string | undefined, now = Date.now()): void {
+export function registerTypedSecret(value: string | undefined, now = Date.now(), source: TypedSecretSource = 'entered'): void {
   if (!value || value.length < 6 || value.length > MAX_TYPED_SECRET_LENGTH || knownSecrets.has(value)) return;
-  typedSecrets.delete(value);
-  typedSecrets.set(value, now + TYPED_SECRET_TTL_MS);
-  while (typedSecrets.size > MAX_TYPED_SECRETS) typedSecrets.delete(typedSecrets.keys().next().value!);
+  const pool = typedSecrets[source];
+  pool.delete(value);
+  pool.set(value, now + TYPED_SECRET_TTL_MS);
+  while (pool.size > MAX_TYPED_SECRETS) pool.delete(pool.keys().next().value!);
 }
 
 /** How many typed secrets are held (for tests). */
-export function typedSecretCount(now = Date.now()): number {
+export function typedSecretCount(now = Date.now(), source?: TypedSecretSource): number {
   dropExpired(now);
-  return typedSecrets.size;
+  return source ? typedSecrets[source].size : typedSecrets.entered.size + typedSecrets.refused.size;
 }
 
 function dropExpired(now: number): void {
-  for (const [v, until] of typedSecrets) {
-    if (until > now) break;
-    typedSecrets.delete(v);
+  for (const pool of [typedSecrets.entered, typedSecrets.refused]) {
+    for (const [v, until] of pool) {
+      if (until > now) break;
+      pool.delete(v);
+    }
   }
 }
 
@@ -76,9 +83,11 @@ const TOKEN_SHAPES = [/xox[abpr]-[A-Za-z0-9-]+/g, /xapp-[A-Za-z0-9-]+/g, /Bearer
 export function redactText(text: string): string {
   let out = text;
   for (const s of knownSecrets) if (out.includes(s)) out = out.split(s).join('[redacted]');
-  if (typedSecrets.size) {
+  if (typedSecrets.entered.size || typedSecrets.refused.size) {
     dropExpired(Date.now());
-    for (const s of typedSecrets.keys()) if (out.includes(s)) out = out.split(s).join('[redacted]');
+    for (const pool of [typedSecrets.entered, typedSecrets.refused]) {
+      for (const s of pool.keys()) if (out.includes(s)) out = out.split(s).join('[redacted]');
+    }
   }
   for (const re of TOKEN_SHAPES) out = out.replace(re, (m) => (m.toLowerCase().startsWith('bearer') ? 'Bearer [redacted]' : '[redacted]'));
   return out;

@@ -506,7 +506,7 @@ export function createDispatcher(opts: DispatcherOptions): CoreDispatcher {
       // 1. validate
       const inline = findInlineSecret(def, a.args);
       if (inline) {
-        registerTypedSecret(a.args[inline]);
+        registerTypedSecret(a.args[inline], Date.now(), 'refused');
         a.args = Object.fromEntries(Object.entries(a.args).filter(([k]) => !isSecretName(def, k) && !findInlineSecret(def, { [k]: '' })));
         throw secretInline(def.path, inline);
       }

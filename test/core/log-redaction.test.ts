@@ -97,6 +97,14 @@ describe('secrets typed by users', () => {
     expect(typedSecretCount(t0 + TYPED_SECRET_TTL_MS + 1)).toBe(0);
   });
 
+  it('refused in a command line (anyone can send them) do not push out a password or a mnemonic', () => {
+    const t0 = Date.now();
+    registerTypedSecret('a-mnemonic-word-list-here', t0);
+    for (let i = 0; i < MAX_TYPED_SECRETS * 3; i++) registerTypedSecret(`refused-inline-${i}-zz`, t0, 'refused');
+    expect(typedSecretCount(t0, 'refused')).toBeLessThanOrEqual(MAX_TYPED_SECRETS);
+    expect(redactText('a-mnemonic-word-list-here')).toBe('[redacted]');
+  });
+
   it('do not displace configured secrets', () => {
     registerSecret('configured-forever-42');
     for (let i = 0; i < MAX_TYPED_SECRETS * 2; i++) registerTypedSecret(`another-flood-${i}-xx`);
