@@ -51,6 +51,14 @@ describe('the Slack poster', () => {
     expect(JSON.stringify(u.args.attachments)).toContain('alice recovered');
   });
 
+  it('clears the colour bar when the update has none (chat.update keeps attachments left out)', async () => {
+    const r = await poster.post({ channelId: 'C0OPS' }, message);
+    await poster.update({ channelId: 'C0OPS', messageId: r.messageId }, { header: 'alice', blocks: [msg.text('plain now')] });
+    const [u] = fake.callsTo('chat.update');
+    expect(u.args.attachments).toEqual([]);
+    expect(JSON.stringify(u.args.blocks)).toContain('plain now');
+  });
+
   it('maps a 429 to rate_limited with Retry-After, without retrying by itself', async () => {
     fake.fail('chat.postMessage', { status: 429, retryAfter: 7 });
     const e = await postError(poster.post({ channelId: 'C0OPS' }, message));
