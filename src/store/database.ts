@@ -14,6 +14,12 @@ export function openDatabase(path: string, migrations: Migration[] = allMigratio
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
+  // NORMAL in WAL mode: a committed event survives a crash or kill of the process (tested with
+  // SIGKILL); a power loss or OS crash may lose the last commits before a checkpoint. FULL
+  // closes that gap but syncs on every commit, and better-sqlite3 blocks the event loop while
+  // it does: measured here, intake fell from ~4,500 to ~870 events/s and p99 at 1,000/s rose
+  // from ~5 ms to ~460 ms. Run the data volume on storage with a battery-backed or
+  // power-loss-protected cache if that gap matters.
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   // better-sqlite3 is synchronous: a lock held elsewhere blocks the event loop this long at most.
