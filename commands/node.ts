@@ -58,6 +58,13 @@ function needSecret(ctx: CommandContext<unknown>, name: string, what: string): s
   return v;
 }
 
+/** A new password is typed twice: a typo in the only copy would lock the node for good. */
+function sameTwice(ctx: CommandContext<unknown>, first: string, second: string, notDone: string, again: string): void {
+  if ((ctx.secrets[first] ?? '') !== (ctx.secrets[second] ?? '')) {
+    throw new UserError('invalid_arguments', `${notDone}: the two new passwords differ.`, `Run \`${again}\` again and type the same password twice.`);
+  }
+}
+
 const nodeOnly = z.object({ node: nodeArg() });
 
 // ---- hosting service ----------------------------------------------------------------------
@@ -388,11 +395,15 @@ const init = defineCommand({
   args: nodeOnly,
   role: 'admin',
   confirm: 'none',
-  secrets: [{ ...passwordField, label: 'New node password', hint: 'At least 8 characters. Needed to unlock, back up and restore.' }],
+  secrets: [
+    { ...passwordField, label: 'New node password', hint: 'At least 8 characters. Needed to unlock, back up and restore.' },
+    { name: 'password_repeat', label: 'Repeat the new password', kind: 'secret', required: true, hint: 'A typo here would lock you out of the node.' },
+  ],
   mutates: true,
   async handler(ctx): Promise<Reply> {
     const { node, api } = nodeClient(ctx);
     const password = needSecret(ctx, 'password', 'password');
+    sameTwice(ctx, 'password', 'password_repeat', `${node.name} was not initialized`, `node init ${node.name}`);
     const { mnemonic } = await api.init({ password });
     return {
       kind: 'message',
@@ -471,10 +482,12 @@ const password = defineCommand({
   secrets: [
     { name: 'old_password', label: 'Current password', kind: 'secret', required: true },
     { name: 'new_password', label: 'New password', kind: 'secret', required: true, hint: 'At least 8 characters' },
+    { name: 'new_password_repeat', label: 'Repeat the new password', kind: 'secret', required: true, hint: 'A typo here would lock you out of the node.' },
   ],
   mutates: true,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
+    sameTwice(ctx, 'new_password', 'new_password_repeat', `The password of ${node.name} was not changed`, `node password ${node.name}`);
     await api.changepassword({
       old_password: needSecret(ctx, 'old_password', 'current password'),
       new_password: needSecret(ctx, 'new_password', 'new password'),

@@ -91,9 +91,9 @@ describe('node-operation command definitions', () => {
     expect(buttons).toEqual(['asset send', 'channel close', 'node shutdown', 'node stop', 'node upgrade', 'pay keysend', 'pay send', 'swap maker-execute']);
     expect(mine.filter((d) => d.confirm === 'typed-name').map((d) => d.path)).toEqual(['node destroy']);
     const secretNames = (p: string) => (by(p).secrets ?? []).filter((f) => f.kind === 'secret').map((f) => f.name);
-    expect(secretNames('node init')).toEqual(['password']);
+    expect(secretNames('node init')).toEqual(['password', 'password_repeat']);
     expect(secretNames('node unlock')).toContain('password');
-    expect(secretNames('node password')).toEqual(['old_password', 'new_password']);
+    expect(secretNames('node password')).toEqual(['old_password', 'new_password', 'new_password_repeat']);
     expect(secretNames('node backup')).toEqual(['password']);
     expect(secretNames('node restore')).toEqual(['password']);
     expect(secretNames('node destroy')).toEqual(['backup_password']);

@@ -54,7 +54,7 @@ describe('node commands through the dispatcher', () => {
     const d = await typed('node init dsp1');
     expect(d.kind).toBe('dialog');
     if (d.kind !== 'dialog') return;
-    const r = await dispatcher.dispatch({ via: 'dialog', actor: actor('UADMIN'), place, dialogId: d.dialog.id, values: { password: PASSWORD } });
+    const r = await dispatcher.dispatch({ via: 'dialog', actor: actor('UADMIN'), place, dialogId: d.dialog.id, values: { password: PASSWORD, password_repeat: PASSWORD } });
     expect(r.kind).toBe('message');
     if (r.kind !== 'message') return;
     expect(r.visibility).toBe('private');

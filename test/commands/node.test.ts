@@ -1,3 +1,4 @@
+import { UserError } from '../../src/core/errors.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logPolling, nodeCommands } from '../../commands/node.js';
 import { ServiceError } from '../../src/hosting/index.js';
@@ -40,7 +41,7 @@ describe('node commands', () => {
     }
     expect(cmd('node destroy').confirm).toBe('typed-name');
     expect(cmd('node stop').confirm).toBe('button');
-    expect(cmd('node init').secrets?.map((s) => s.name)).toEqual(['password']);
+    expect(cmd('node init').secrets?.map((s) => s.name)).toEqual(['password', 'password_repeat']);
   });
 
   it('create makes a STARTING node and says what to do next', async () => {
@@ -153,12 +154,27 @@ describe('node commands', () => {
 
   it('init shows the mnemonic once, only in a private reply', async () => {
     await createRunningNode(env, 'init1');
-    const r = await runCommand(env, cmd('node init'), { node: 'init1' }, { secrets: { password: PASSWORD } });
+    const r = await runCommand(env, cmd('node init'), { node: 'init1' }, { secrets: { password: PASSWORD, password_repeat: PASSWORD } });
     const { message, private: isPrivate } = messageOf(r);
     expect(isPrivate).toBe(true);
     const code = message.blocks.find((b) => b.type === 'code');
     expect(code && code.type === 'code' ? code.text.split(' ').length : 0).toBeGreaterThanOrEqual(12);
     expect(textOf(r)).toMatch(/write these words down/i);
+  });
+
+  it('init and password refuse two different new passwords before touching the node', async () => {
+    const node = await createRunningNode(env, 'init2');
+    const err = await runCommand(env, cmd('node init'), { node: 'init2' }, { secrets: { password: PASSWORD, password_repeat: `${PASSWORD}x` } }).catch((e) => e);
+    expect(err).toBeInstanceOf(UserError);
+    expect((err as UserError).message).toBe('init2 was not initialized: the two new passwords differ.');
+    expect((err as UserError).hint).toContain('node init init2');
+    expect(String((err as UserError).message) + (err as UserError).hint).not.toContain(PASSWORD);
+    expect((await env.services.hosting.getNode(node.nodeId)).initialized).toBeFalsy();
+
+    await env.api(node).init({ password: PASSWORD });
+    const pw = await runCommand(env, cmd('node password'), { node: 'init2' }, { secrets: { old_password: PASSWORD, new_password: 'new password 1', new_password_repeat: 'new password 2' } }).catch((e) => e);
+    expect((pw as UserError).message).toBe('The password of init2 was not changed: the two new passwords differ.');
+    await env.api(node).unlock({ password: PASSWORD });
   });
 
   it('unlock and lock change the node state; a locked node answers with NodeApiError LockedNode', async () => {
@@ -187,7 +203,7 @@ describe('node commands', () => {
   it('password, backup and restore work on a locked node', async () => {
     const node = await createRunningNode(env, 'bk1');
     await env.api(node).init({ password: PASSWORD });
-    const changed = await runCommand(env, cmd('node password'), { node: 'bk1' }, { secrets: { old_password: PASSWORD, new_password: 'another password' } });
+    const changed = await runCommand(env, cmd('node password'), { node: 'bk1' }, { secrets: { old_password: PASSWORD, new_password: 'another password', new_password_repeat: 'another password' } });
     expect(textOf(changed)).toContain('password of bk1 was changed');
     const backup = await runCommand(env, cmd('node backup'), { node: 'bk1', backup_path: '/backups/bk1.backup' }, { secrets: { password: 'another password' } });
     expect(textOf(backup)).toContain('/backups/bk1.backup');
