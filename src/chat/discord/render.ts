@@ -318,8 +318,9 @@ export function dialogToModal(dialog: Dialog): DiscordModal {
       const initial = (f.initial ?? '').toLowerCase();
       input.value = initial === 'false' || initial === 'no' ? CHECKBOX_NO : CHECKBOX_YES;
       input.max_length = 3;
-    } else if (f.kind !== 'secret' && f.initial) {
-      input.value = f.initial.slice(0, DISCORD_MAX_TEXT_INPUT_VALUE);
+    } else if (f.kind !== 'secret' && f.initial && f.initial.length <= DISCORD_MAX_TEXT_INPUT_VALUE) {
+      // A longer one is not prefilled at all: a silently cut value would be submitted as if typed.
+      input.value = f.initial;
     }
     return { type: 1, components: [input] };
   });

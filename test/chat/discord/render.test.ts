@@ -160,6 +160,12 @@ describe('dialogToModal', () => {
     golden('destroy-modal', { type: 9, data: m });
   });
 
+  it('prefills a value only when it fits whole, never a cut one', () => {
+    const modal = (initial: string) => dialogToModal({ id: 'd_1', title: 'Settings', submitLabel: 'Save', fields: [{ name: 'alias', label: 'Alias', kind: 'text', initial }] });
+    expect(modal('x'.repeat(4000)).components[0].components[0].value).toHaveLength(4000);
+    expect(modal('x'.repeat(4001)).components[0].components[0].value).toBeUndefined();
+  });
+
   it('refuses more than five inputs', () => {
     const fields = Array.from({ length: 6 }, (_, i) => ({ name: `f${i}`, label: 'x', kind: 'text' as const }));
     expect(() => dialogToModal({ ...destroyDialog, fields })).toThrow(DiscordRenderError);
