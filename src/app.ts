@@ -10,9 +10,9 @@ import { createMetrics, type Metrics } from './metrics.js';
 import { openDatabase, type Db } from './store/index.js';
 import { createHttpServer } from './http/server.js';
 import { createHostingClient, type HostedNode } from './hosting/index.js';
-import { createNodeApiClient, loadNodeCredentials } from './node-api/index.js';
+import { checkNodeApiUrl, createNodeApiClient, loadNodeCredentials } from './node-api/index.js';
 import { startEmulator, type Emulator } from './emulator/index.js';
-import { createRegistry, createDispatcher, type Registry } from './core/index.js';
+import { createRegistry, createDispatcher, UserError, type Registry } from './core/index.js';
 import type { ChatPoster } from './core/chat.js';
 import type { Dispatcher, Platform } from './core/types.js';
 import type { Services } from './core/services.js';
@@ -88,7 +88,13 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const services = {
     hosting,
     nodeApi: (node: HostedNode) => {
-      if (!node.invoke_url) throw new Error(`node ${node.name} has no invoke_url yet`);
+      if (!node.invoke_url) {
+        throw new UserError('node_error', `${node.name} has no API address yet.`, `Wait until it is RUNNING (\`node info ${node.name}\`).`);
+      }
+      const refused = checkNodeApiUrl(node.invoke_url);
+      if (refused) {
+        throw new UserError('node_error', `Not calling ${node.name}: ${refused}.`, 'Ask the service for an HTTPS node address; nothing was sent.');
+      }
       return createNodeApiClient({ baseUrl: node.invoke_url, credentials: credentialsFor(node) });
     },
     publicUrl: config.PUBLIC_URL,

@@ -4,3 +4,4 @@ export { NodeApiError, isNodeApiError, type NodeApiErrorKind } from './node-api-
 export { loadNodeCredentials, NodeCredentialsError, type NodeCredentials } from './load-node-credentials.js';
 export { Amount } from './schemas/common.js';
 export { parseLosslessJson, stringifyJson } from './json.js';
+export { checkNodeApiUrl } from './check-node-api-url.js';
