@@ -6,12 +6,12 @@ import { msg, type Block } from '../src/core/message.js';
 import { defineCommand, type CommandDefinition } from '../src/core/types.js';
 import type { NodeApiClient } from '../src/node-api/index.js';
 import { amount, flag, int, nodeArg, pagingArgs, splitList } from './support/arg-types.js';
-import { assetLabel, assetTable, loadAssets } from './support/asset-table.js';
+import { assetLabel, assetTable, loadAssets, resolveAssetId } from './support/asset-table.js';
 import { nodeClient } from './support/node-client.js';
 import { paginate } from './support/paginate.js';
 import { compact, formatTime, titled } from './support/present.js';
 
-const assetId = () => z.string().min(1).describe('RGB asset id (rgb:…)');
+const assetId = () => z.string().trim().min(1).describe('RGB asset id (rgb:…), or its ticker on this node');
 
 /** Amounts list "1000, 2000" -> [1000, 2000]; each a positive safe integer (raw units). */
 const amountList = () =>
@@ -83,15 +83,16 @@ const list = defineCommand({
 const balance = defineCommand({
   path: 'asset balance',
   summary: 'Balance of one RGB asset',
-  example: '/rln asset balance alice rgb:2dkSTbr-…',
+  example: '/rln asset balance alice USDT',
   args: z.object({ node: nodeArg(), asset_id: assetId() }),
   role: 'read',
   confirm: 'none',
   mutates: false,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
-    const b = await api.assetbalance({ asset_id: ctx.args.asset_id });
-    const { label, precision } = await describeAsset(api, ctx.args.asset_id);
+    const assetIdV = await resolveAssetId(api, node.name, ctx.args.asset_id);
+    const b = await api.assetbalance({ asset_id: assetIdV });
+    const { label, precision } = await describeAsset(api, assetIdV);
     const f = (v: number | bigint | undefined | null) => withPrecision(v ?? 0, precision);
     return {
       header: titled(`${label} balance`, node),
@@ -104,7 +105,7 @@ const balance = defineCommand({
           { label: 'Off-chain outbound', value: f(b.offchain_outbound), inline: true },
           { label: 'Off-chain inbound', value: f(b.offchain_inbound), inline: true },
         ]),
-        msg.context([{ code: ctx.args.asset_id }, ` · precision ${precision}`]),
+        msg.context([{ code: assetIdV }, ` · precision ${precision}`]),
       ],
     };
   },
@@ -120,11 +121,12 @@ const metadata = defineCommand({
   mutates: false,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
-    const m = await api.assetmetadata({ asset_id: ctx.args.asset_id });
+    const assetIdV = await resolveAssetId(api, node.name, ctx.args.asset_id);
+    const m = await api.assetmetadata({ asset_id: assetIdV });
     const p = Number(m.precision ?? 0);
     const sup = (v: number | bigint | undefined | null) => (v === undefined || v === null ? '—' : withPrecision(v, p));
     return {
-      header: titled(`Asset ${assetLabel({ ticker: m.ticker, name: m.name, asset_id: ctx.args.asset_id })}`, node),
+      header: titled(`Asset ${assetLabel({ ticker: m.ticker, name: m.name, asset_id: assetIdV })}`, node),
       tone: 'info',
       blocks: [
         msg.fields([
@@ -137,7 +139,7 @@ const metadata = defineCommand({
           { label: 'Known circulating', value: sup(m.known_circulating_supply), inline: true },
           { label: 'Issued', value: formatTime(m.timestamp), inline: true },
           ...(m.details ? [{ label: 'Details', value: m.details }] : []),
-          { label: 'Asset id', value: [{ code: ctx.args.asset_id }] },
+          { label: 'Asset id', value: [{ code: assetIdV }] },
         ]),
       ],
     };
@@ -327,7 +329,7 @@ const send = defineCommand({
   mutates: true,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
-    const a = ctx.args;
+    const a = { ...ctx.args, asset_id: await resolveAssetId(api, node.name, ctx.args.asset_id) };
     let recipientId = a.recipient_id.trim();
     let endpoints = splitList(a.transport_endpoints);
     let witness = /:wvout:/.test(recipientId);
@@ -384,8 +386,9 @@ const transfers = defineCommand({
   mutates: false,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
-    const { transfers: list = [] } = await api.listtransfers({ asset_id: ctx.args.asset_id });
-    const { label, precision } = await describeAsset(api, ctx.args.asset_id);
+    const assetIdV = await resolveAssetId(api, node.name, ctx.args.asset_id);
+    const { transfers: list = [] } = await api.listtransfers({ asset_id: assetIdV });
+    const { label, precision } = await describeAsset(api, assetIdV);
     if (list.length === 0) return { header: titled(`${label} transfers`, node), tone: 'neutral', blocks: [msg.text('No transfers.')] };
     const sorted = [...list].sort((x, y) => Number(y.idx ?? 0) - Number(x.idx ?? 0));
     const { items, caption } = paginate(sorted, ctx.args);

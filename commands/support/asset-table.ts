@@ -1,5 +1,6 @@
 /** The node's RGB assets as one flat list, and a table of them with precision applied. */
 import { shortId, withPrecision, type Amount } from '../../src/core/format.js';
+import { UserError } from '../../src/core/errors.js';
 import type { Table } from '../../src/core/message.js';
 import type { NodeApiClient } from '../../src/node-api/index.js';
 
@@ -88,4 +89,26 @@ export function assetTable(rows: AssetRow[], caption?: string): Table {
     ]),
     caption,
   };
+}
+
+/**
+ * An asset argument: an `rgb:` id as is, or the ticker (or name) of one of the node's assets,
+ * which is what people remember and what every table shows.
+ */
+export async function resolveAssetId(api: NodeApiClient, nodeName: string, value: string): Promise<string> {
+  const v = value.trim();
+  if (v.startsWith('rgb:')) return v;
+  const rows = await loadAssets(api);
+  const want = v.toLowerCase();
+  let hits = rows.filter((r) => r.ticker?.toLowerCase() === want);
+  if (hits.length === 0) hits = rows.filter((r) => r.name?.toLowerCase() === want);
+  if (hits.length === 1) return hits[0].asset_id;
+  if (hits.length === 0) {
+    throw new UserError('invalid_arguments', `${nodeName} has no asset with the ticker or name ${JSON.stringify(v)}.`, `Give the rgb:… id or a ticker from \`asset list ${nodeName}\`.`);
+  }
+  throw new UserError(
+    'invalid_arguments',
+    `${hits.length} assets of ${nodeName} are called ${JSON.stringify(v)}: ${hits.map((h) => h.asset_id).join(', ')}.`,
+    'Give the rgb:… id of the one you mean.',
+  );
 }

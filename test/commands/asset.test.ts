@@ -50,6 +50,19 @@ describe('asset commands', () => {
     expect(textOf(m)).toContain('Ticker: PREC');
   });
 
+  it('balance, metadata and transfers take the ticker shown in asset list instead of the rgb: id', async () => {
+    const b = await runCommand(env, cmd('asset balance'), { node: 'a1', asset_id: 'prec' });
+    expect(textOf(b)).toContain('PREC balance · a1');
+    expect(textOf(b)).toContain('Spendable: 123.45');
+    expect(textOf(b)).toContain(assetId);
+    expect(textOf(await runCommand(env, cmd('asset metadata'), { node: 'a1', asset_id: 'PREC' }))).toContain(`Asset id: ${assetId}`);
+    expect(textOf(await runCommand(env, cmd('asset transfers'), { node: 'a1', asset_id: 'PREC' }))).toContain('PREC transfers');
+    await expect(runCommand(env, cmd('asset balance'), { node: 'a1', asset_id: 'NOPE' })).rejects.toMatchObject({
+      message: 'a1 has no asset with the ticker or name "NOPE".',
+      hint: expect.stringContaining('asset list a1'),
+    });
+  });
+
   it('upload then media round-trips the content, usable by issue-cfa', async () => {
     const up = await runCommand(env, cmd('asset upload'), { node: 'a1', content: 'Terms of the art, v1' });
     const digest = /Digest: ([0-9a-f]{64})/.exec(textOf(up))![1];
