@@ -164,7 +164,7 @@ describe('Discord over the gateway', () => {
     expect(open.type).toBe(9);
     expect(modalProblems(open.data)).toEqual([]);
     const before = fake.calls.length;
-    const done = await gatewayAnswer(fake, modalSubmitInteraction(app, ADMIN, open.data.custom_id, { password }));
+    const done = await gatewayAnswer(fake, modalSubmitInteraction(app, ADMIN, open.data.custom_id, { password, password_repeat: password }));
     expect(done.ephemeral).toBe(true);
     const mnemonic = done.data.embeds[0].description.match(/```\n([a-z ]+)\n```/)?.[1] ?? '';
     expect(mnemonic.split(' ').length).toBeGreaterThanOrEqual(12);
