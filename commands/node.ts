@@ -193,6 +193,9 @@ const create = defineCommand({
           { label: 'Webhook URL', value: webhookUrl ? [{ code: webhookUrl }] : 'not set' },
         ]),
         ...serviceNote(message),
+        ...(webhookUrl
+          ? []
+          : [msg.context(`Without a webhook URL the service does not tell the bot when ${node.name} changes status: set PUBLIC_URL, or \`node settings ${node.name} webhook=https://…\`.`)]),
         msg.context(`Next: wait for RUNNING (\`node info ${node.name}\`), then \`node init ${node.name}\`.`),
       ],
     };

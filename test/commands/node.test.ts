@@ -50,6 +50,10 @@ describe('node commands', () => {
     expect(text).toContain('Node created · cr1');
     expect(text).toContain('testnet');
     expect(text).toContain('node init cr1');
+    // No PUBLIC_URL in this environment: say what that means and how to fix it.
+    expect(text).toContain('Webhook URL: not set');
+    expect(text).toContain('does not tell the bot when cr1 changes status');
+    expect(text).toContain('node settings cr1 webhook=https://');
     const nodes = await env.services.hosting.listNodes();
     expect(nodes.find((n) => n.name === 'cr1')?.network).toBe('testnet');
   });
