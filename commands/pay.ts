@@ -17,7 +17,16 @@ const send = defineCommand({
   path: 'pay send',
   summary: 'Pay a Lightning invoice',
   example: '/rln pay send alice lnbcrt30u1…',
-  args: z.object({ node: nodeArg(), invoice: z.string().min(4).describe('The Lightning invoice to pay') }),
+  args: z.object({
+    node: nodeArg(),
+    // Checked before the confirmation is asked: confirming a paste error helps nobody.
+    invoice: z
+      .string()
+      .trim()
+      .transform((v) => v.replace(/^lightning:/i, ''))
+      .pipe(z.string().regex(/^ln[a-z0-9]*1[02-9ac-hj-np-z]{20,}$/i, 'a BOLT11 Lightning invoice (lnbc…, lntb…, lnbcrt…): paste it whole'))
+      .describe('The Lightning invoice to pay'),
+  }),
   role: 'admin',
   confirm: 'button',
   mutates: true,

@@ -93,6 +93,10 @@ describe('lightning commands between two emulated nodes', () => {
     const before = (await env.api(alice).listchannels()).channels[0];
     const inv = await runCommand(env, cmd('invoice ln'), { node: 'bob', amt_msat: '5000000' });
     const invoice = codeOf(inv);
+    // What is not an invoice is refused by the arguments, before any confirmation is asked.
+    expect(cmd('pay send').args.safeParse({ node: 'alice', invoice: 'garbage' }).success).toBe(false);
+    expect(cmd('pay send').args.safeParse({ node: 'alice', invoice: invoice.slice(0, 30) + ' ' + invoice.slice(30) }).success).toBe(false);
+    expect(cmd('pay send').args.parse({ node: 'alice', invoice: ` lightning:${invoice} ` }).invoice).toBe(invoice);
     const paid = await runCommand(env, cmd('pay send'), { node: 'alice', invoice });
     expect(textOf(paid)).toContain('Amount: 5,000 sats');
     await new Promise((r) => setTimeout(r, 20));
