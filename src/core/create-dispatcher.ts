@@ -702,7 +702,7 @@ export function createDispatcher(opts: DispatcherOptions): CoreDispatcher {
           continue;
         }
         const v = f.kind === 'secret' ? (raw ?? '') : (raw ?? '').trim();
-        if (f.required && !v) {
+        if (f.required !== false && !v) {
           errors[f.name] = `${f.label} is required.`;
           continue;
         }

@@ -37,6 +37,7 @@ export interface DialogField {
   name: string;
   label: string;
   kind: 'text' | 'secret' | 'checkbox';
+  /** Default true: a field is required unless it says `required: false`. */
   required?: boolean;
   placeholder?: string;
   initial?: string;

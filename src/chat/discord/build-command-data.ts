@@ -24,6 +24,10 @@ import {
 } from './limits.js';
 
 export const ROOT_COMMAND = 'rln';
+/** Discord's application integration type for a server install, and the interaction contexts. */
+const GUILD_INSTALL = 0;
+const CONTEXT_GUILD = 0;
+const CONTEXT_BOT_DM = 1;
 
 /** The part of the core registry the Discord adapter uses. */
 export type CommandRegistryLike = Pick<Registry, 'all' | 'argSpecs'>;
@@ -49,6 +53,10 @@ export interface ChatInputCommandData {
   type: 1;
   name: string;
   description: string;
+  /** 0: installed to a server only (never as a user app answering in servers that did not add the bot). */
+  integration_types: number[];
+  /** 0: in servers, 1: in the bot's direct messages. */
+  contexts: number[];
   options: CommandOptionData[];
 }
 
@@ -190,7 +198,13 @@ export function buildCommandIndexAndData(registry: CommandRegistryLike): { data:
   if (all.length > DISCORD_MAX_SUBCOMMAND_GROUPS) {
     throw new Error(`/rln has ${all.length} groups and top-level subcommands; Discord allows ${DISCORD_MAX_SUBCOMMAND_GROUPS}`);
   }
-  const base = { type: 1 as const, name: ROOT_COMMAND, description: 'Manage RGB Lightning Nodes on the hosting service' };
+  const base = {
+    type: 1 as const,
+    name: ROOT_COMMAND,
+    description: 'Manage RGB Lightning Nodes on the hosting service',
+    integration_types: [GUILD_INSTALL],
+    contexts: [CONTEXT_GUILD, CONTEXT_BOT_DM],
+  };
   let data: ChatInputCommandData = { ...base, options: all };
   if (totalChars(data) > DISCORD_MAX_COMMAND_TOTAL_CHARS) {
     // Shorten descriptions visibly (…) to fit: option descriptions first (subcommand summaries are

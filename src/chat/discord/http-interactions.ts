@@ -12,7 +12,7 @@ import type { CommandIndex } from './build-command-data.js';
 import { handleInteraction, type InteractionContext, type Responder } from './handle-interaction.js';
 import { parseRawInteraction, type RawInteraction } from './parse-interaction.js';
 import { CALLBACK, EPHEMERAL_FLAG, INTERACTION } from './limits.js';
-import { createReplayGuard } from './create-replay-guard.js';
+import { createReplayGuard } from '../../http/create-replay-guard.js';
 
 export const DISCORD_INTERACTIONS_PATH = '/discord/interactions';
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');

@@ -310,7 +310,7 @@ export function dialogToModal(dialog: Dialog): DiscordModal {
       custom_id: f.name,
       label: f.kind === 'checkbox' ? `${clip(f.label, DISCORD_MAX_TEXT_INPUT_LABEL - CHECKBOX_SUFFIX.length)}${CHECKBOX_SUFFIX}` : clip(f.label, DISCORD_MAX_TEXT_INPUT_LABEL),
       style: 1,
-      required: f.kind === 'checkbox' ? true : !!f.required,
+      required: f.kind === 'checkbox' ? true : f.required !== false,
     };
     const placeholder = f.placeholder ?? f.hint ?? (i === 0 ? dialog.intro : undefined);
     if (placeholder) input.placeholder = clip(placeholder, DISCORD_MAX_TEXT_INPUT_PLACEHOLDER);

@@ -32,7 +32,7 @@ export interface ShellAdapter {
 
 /** ` (optional)` after a label, unless the label already says so. */
 function optionalMark(f: DialogField): string {
-  return f.required || /\boptional\b/i.test(f.label) ? '' : ' (optional)';
+  return f.required !== false || /\boptional\b/i.test(f.label) ? '' : ' (optional)';
 }
 
 const BUTTON_LINE = /^(click|confirm|cancel)\s+(\S+)\s*$/i;

@@ -8,7 +8,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import type { App as BoltApp, Receiver, ReceiverEvent } from '@slack/bolt';
 import type { Logger } from '../../log.js';
-import { createReplayGuard } from './create-replay-guard.js';
+import { createReplayGuard } from '../../http/create-replay-guard.js';
 
 export const SLACK_EVENTS_PATH = '/slack/events';
 /** Slack refuses (and so do we) a request timestamp older than five minutes. */

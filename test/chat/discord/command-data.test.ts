@@ -96,3 +96,11 @@ describe('the /rln command data', () => {
     }
   });
 });
+
+describe('the /rln command\'s install scope', () => {
+  it('is a server install only, usable in servers and in the bot\'s direct messages', () => {
+    const data = buildCommandData(createRegistry(allCommands));
+    expect(data.integration_types).toEqual([0]);
+    expect(data.contexts).toEqual([0, 1]);
+  });
+});

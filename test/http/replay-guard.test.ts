@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createReplayGuard as slackGuard } from '../../../src/chat/slack/create-replay-guard.js';
-import { createReplayGuard as discordGuard } from '../../../src/chat/discord/create-replay-guard.js';
+import { createReplayGuard } from '../../src/http/create-replay-guard.js';
 
-describe.each([['slack', slackGuard], ['discord', discordGuard]] as const)('the %s replay guard', (_name, createReplayGuard) => {
+/** Shared by Slack's HTTP mode and Discord's HTTP interactions. */
+describe('the replay guard of signed requests', () => {
   it('refuses a repeat inside the window and forgets it once a timestamp that old would be refused anyway', () => {
     const g = createReplayGuard({ windowMs: 1_000 });
     expect(g.firstTime('sig-a', 0)).toBe(true);
