@@ -18,7 +18,7 @@ async function resolveTarget(ctx: CommandContext<unknown>, value: string): Promi
   if (value.toLowerCase() === ALL_NODES) return { target: ALL_NODES };
   const nodes = await ctx.services.hosting.listNodes();
   const node = nodes.find((n) => n.name === value) ?? nodes.find((n) => n.nodeId === value) ?? nodes.find((n) => n.name.toLowerCase() === value.toLowerCase());
-  if (!node) throw new UserError('unknown_node', `there is no node named ${JSON.stringify(value)}`, 'run `/rln node list` to see the names, or use `all`');
+  if (!node) throw new UserError('unknown_node', `There is no node named ${JSON.stringify(value)}.`, 'Run `/rln node list` to see the names, or use `all`.');
   return { target: node.nodeId, node };
 }
 
@@ -31,7 +31,7 @@ function parseStatuses(s: string | undefined): string[] | undefined {
   const list = s.split(/[,\s]+/).map((x) => x.trim().toUpperCase()).filter(Boolean);
   const unknown = list.filter((x) => !KNOWN_STATUSES.includes(x));
   if (unknown.length) {
-    throw new UserError('invalid_arguments', `unknown status ${unknown.join(', ')}`, `use one or more of ${KNOWN_STATUSES.join(', ')}, e.g. status=FAILED,PAUSED`);
+    throw new UserError('invalid_arguments', `Unknown status ${unknown.join(', ')}.`, `Use one or more of ${KNOWN_STATUSES.join(', ')}, e.g. status=FAILED,PAUSED.`);
   }
   return list.length ? list : undefined;
 }
@@ -114,7 +114,14 @@ const remove = defineCommand({
       mine.find((x) => x.target === value || (value.toLowerCase() === ALL_NODES && x.target === ALL_NODES)) ??
       mine.find((x) => x.targetName === value || x.targetName?.toLowerCase() === value.toLowerCase());
     if (!w) {
-      throw new UserError('invalid_arguments', `this channel does not watch ${JSON.stringify(value)}`, 'run `/rln watch list` to see what it watches');
+      const all = mine.some((x) => x.target === ALL_NODES);
+      throw new UserError(
+        'invalid_arguments',
+        all ? `This channel does not watch ${JSON.stringify(value)} on its own: it watches all nodes.` : `This channel does not watch ${JSON.stringify(value)}.`,
+        all
+          ? `To hear less about it, \`/rln watch mute ${value}\` for a while, or \`/rln watch remove all\` and add the nodes you want.`
+          : 'Run `/rln watch list` to see what it watches.',
+      );
     }
     ctx.services.watches.remove(ctx.place, w.target);
     return { header: `No longer watching ${describeWatch(w)} in this channel`, tone: 'neutral', blocks: [] };

@@ -85,7 +85,7 @@ describe('watch commands', () => {
 
   it('refuses an unknown node, an unknown status and a reader, with what to do', async () => {
     expect(plain(await run('watch add ghost'))).toMatch(/no node named "ghost"[\s\S]*node list/);
-    expect(plain(await run('watch add alice status=BROKEN'))).toMatch(/unknown status BROKEN[\s\S]*FAILED/);
+    expect(plain(await run('watch add alice status=BROKEN'))).toMatch(/Unknown status BROKEN[\s\S]*FAILED/);
     expect(plain(await run('watch add all', 'UREADER')).toLowerCase()).toMatch(/operate|permission|role|not allowed/);
     expect(notifier.watches.list(place).some((w) => w.target === 'all')).toBe(false);
   });
@@ -98,7 +98,13 @@ describe('watch commands', () => {
     expect(plain(await run('watch list', 'UREADER'))).toMatch(/bob \| every change \| muted until \d{4}-\d\d-\d\d \d\d:\d\d UTC \|/);
     expect(plain(await run('watch unmute'))).toMatch(/Unmuted \(1 mute ended\)/);
     expect(plain(await run('watch remove bob'))).toContain('No longer watching bob');
-    expect(plain(await run('watch remove bob'))).toMatch(/does not watch "bob"/);
+    expect(plain(await run('watch remove bob'))).toMatch(/does not watch "bob"\.[\s\S]*watch list/);
+    // Under a watch of all nodes, removing one node cannot work: say why and what does.
+    expect(plain(await run('watch add all'))).toContain('Watching all nodes');
+    const underAll = plain(await run('watch remove bob'));
+    expect(underAll).toContain('does not watch "bob" on its own: it watches all nodes');
+    expect(underAll).toContain('/rln watch mute bob');
+    expect(plain(await run('watch remove all'))).toContain('No longer watching all nodes');
   });
 
   it('survives a restart', async () => {
