@@ -130,7 +130,7 @@ const metadata = defineCommand({
       tone: 'info',
       blocks: [
         msg.fields([
-          { label: 'Schema', value: String(m.asset_schema ?? '—'), inline: true },
+          { label: 'Schema', value: String(m.asset_schema ?? '—').toUpperCase(), inline: true },
           { label: 'Ticker', value: m.ticker ?? '—', inline: true },
           { label: 'Name', value: m.name ?? '—', inline: true },
           { label: 'Precision', value: String(p), inline: true },

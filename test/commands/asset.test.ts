@@ -48,6 +48,7 @@ describe('asset commands', () => {
     const m = await runCommand(env, cmd('asset metadata'), { node: 'a1', asset_id: assetId });
     expect(textOf(m)).toContain('Initial supply: 123.45');
     expect(textOf(m)).toContain('Ticker: PREC');
+    expect(textOf(m)).toContain('Schema: NIA'); // as asset list shows it, not the API's "Nia"
   });
 
   it('balance, metadata and transfers take the ticker shown in asset list instead of the rgb: id', async () => {
