@@ -1,6 +1,6 @@
 /** The audit trail: every change, and every refusal of one. Arguments are stored redacted. */
-import type { Db } from '../store/database.js';
-import { createAuditStore, type AuditRow } from '../store/core-audit-records.js';
+import type { Db } from '../store/index.js';
+import { createAuditStore, type AuditRow } from '../store/index.js';
 import type { Actor, Place } from './types.js';
 
 export type AuditOutcome = 'ok' | 'failed' | 'refused';

@@ -4,10 +4,10 @@
  * reply. It never throws: every failure becomes a message the user can act on.
  */
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../store/database.js';
-import { createButtonStore } from '../store/core-buttons.js';
-import { createConfirmationStore } from '../store/core-confirmations.js';
-import { createDialogStore } from '../store/core-dialogs.js';
+import type { Db } from '../store/index.js';
+import { createButtonStore } from '../store/index.js';
+import { createConfirmationStore } from '../store/index.js';
+import { createDialogStore } from '../store/index.js';
 import { registerTypedSecret, silentLogger, type Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { HostedNode } from '../hosting/index.js';

@@ -2,8 +2,8 @@
  * Roles: read < operate < admin. From ADMIN_USERS / OPERATOR_USERS and grants stored with
  * `access grant`. A grant takes effect at once. The local shell user is admin.
  */
-import type { Db } from '../store/database.js';
-import { createRoleGrantStore } from '../store/core-role-grants.js';
+import type { Db } from '../store/index.js';
+import { createRoleGrantStore } from '../store/index.js';
 import type { Actor, Role } from './types.js';
 import { UserError } from './errors.js';
 

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { parse as parseLossless } from 'lossless-json';
-import { checkWebhookUrl } from '../hosting/check-webhook-url.js';
+import { checkWebhookUrl } from '../hosting/index.js';
 import type { Build, HostedNode, NodeStatus } from '../hosting/index.js';
 import { createSigningKey } from './create-signing-key.js';
 import { NodeWorld, parseMultipartFile } from './node-api/index.js';

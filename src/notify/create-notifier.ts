@@ -12,19 +12,19 @@
  *   webhookRoutes(...)  the fastify plugin for POST /webhooks/service[/:nodeId], wired to ingestEvent.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { ChatPoster, Outbox } from '../core/chat.js';
-import type { Message } from '../core/message.js';
-import type { Platform } from '../core/types.js';
+import type { ChatPoster, Outbox } from '../core/index.js';
+import type { Message } from '../core/index.js';
+import type { Platform } from '../core/index.js';
 import type { HostingClient } from '../hosting/index.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
-import type { Db } from '../store/database.js';
-import { NotifyStore } from '../store/notify-store.js';
-import { groupCommit } from '../store/group-commit.js';
-import { KeyCache } from '../webhooks/key-cache.js';
-import { createNodeDirectory, type NodeDirectory } from '../webhooks/node-directory.js';
-import type { ServiceEvent } from '../webhooks/read-event.js';
-import { webhookRoutes, type IngestResult } from '../webhooks/webhook-routes.js';
+import type { Db } from '../store/index.js';
+import { NotifyStore } from '../store/index.js';
+import { groupCommit } from '../store/index.js';
+import { KeyCache } from '../webhooks/index.js';
+import { createNodeDirectory, type NodeDirectory } from '../webhooks/index.js';
+import type { ServiceEvent } from '../webhooks/index.js';
+import { webhookRoutes, type IngestResult } from '../webhooks/index.js';
 import { OutboxWorker } from './outbox-worker.js';
 import { createWatchService, type WatchService } from './watch-service.js';
 

@@ -12,13 +12,13 @@
  * Failures: 429 waits Retry-After; 5xx/network back off exponentially up to maxAttempts;
  * channel_gone pauses the channel's watches and tells the admins; permanent fails the rows.
  */
-import { PostError, type ChatPoster } from '../core/chat.js';
-import { formatDuration, statusBadge } from '../core/format.js';
-import type { Message } from '../core/message.js';
-import type { Platform } from '../core/types.js';
+import { PostError, type ChatPoster } from '../core/index.js';
+import { formatDuration, statusBadge } from '../core/index.js';
+import type { Message } from '../core/index.js';
+import type { Platform } from '../core/index.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
-import type { IncidentRow, NotifyStore, OutboxEventRow } from '../store/notify-store.js';
+import type { IncidentRow, NotifyStore, OutboxEventRow } from '../store/index.js';
 import { digestMessage, eventMessage, incidentMessage, noticeMessage, threadLine, type DigestEntry } from './render-notifications.js';
 
 export interface OutboxWorkerOptions {

@@ -2,9 +2,9 @@
  * The neutral messages the notifier posts: one event, a digest of many, an incident (with
  * its buttons), a line in an incident's thread, and a notice to admins. Pure functions.
  */
-import { formatDuration, shortId, statusBadge, statusTone } from '../core/format.js';
-import { msg, type Button, type Field, type Message, type Tone } from '../core/message.js';
-import type { IncidentRow } from '../store/notify-store.js';
+import { formatDuration, shortId, statusBadge, statusTone } from '../core/index.js';
+import { msg, type Button, type Field, type Message, type Tone } from '../core/index.js';
+import type { IncidentRow } from '../store/index.js';
 
 export const STATUS_EVENT = 'NODE_STATUS_UPDATED';
 

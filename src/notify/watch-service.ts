@@ -2,9 +2,9 @@
  * Which channels watch which nodes, mutes, and incident acknowledgements: what the `watch`
  * commands use (through `services.watches`). Stored in SQLite; survives restarts.
  */
-import { UserError } from '../core/errors.js';
-import type { Actor, Place, Platform } from '../core/types.js';
-import type { IncidentRow, NotifyStore, WatchRow } from '../store/notify-store.js';
+import { UserError } from '../core/index.js';
+import type { Actor, Place, Platform } from '../core/index.js';
+import type { IncidentRow, NotifyStore, WatchRow } from '../store/index.js';
 
 declare module '../core/services.js' {
   interface Services {

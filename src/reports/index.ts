@@ -3,14 +3,14 @@
  * schedules. The composition root calls createReports and puts `service` in
  * Services.reports; `scheduler.start()` re-registers the stored schedules.
  */
-import type { Db } from '../store/database.js';
-import type { Services } from '../core/services.js';
-import type { Outbox } from '../core/chat.js';
-import { isUserError } from '../core/errors.js';
+import type { Db } from '../store/index.js';
+import type { Services } from '../core/index.js';
+import type { Outbox } from '../core/index.js';
+import { isUserError } from '../core/index.js';
 import { redactText, type Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
-import { createSnapshotRepo } from '../store/reports-snapshots.js';
-import { createScheduleRepo } from '../store/reports-schedules.js';
+import { createSnapshotRepo } from '../store/index.js';
+import { createScheduleRepo } from '../store/index.js';
 import { createReportService, type ReportService } from './report-service.js';
 import { createReportScheduler } from './scheduler.js';
 import type { Thresholds } from './channel-report.js';

@@ -2,14 +2,14 @@
  * Builds balance and channel reports for one node or all of them, storing a snapshot of
  * each so the next report shows the change, and manages the report schedules of a channel.
  */
-import type { Services } from '../core/services.js';
-import type { Platform } from '../core/types.js';
-import { UserError } from '../core/errors.js';
+import type { Services } from '../core/index.js';
+import type { Platform } from '../core/index.js';
+import { UserError } from '../core/index.js';
 import type { HostedNode } from '../hosting/index.js';
 import { redactText, type Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
-import type { SnapshotRepo } from '../store/reports-snapshots.js';
-import type { ReportSchedule, ScheduleRepo } from '../store/reports-schedules.js';
+import type { SnapshotRepo } from '../store/index.js';
+import type { ReportSchedule, ScheduleRepo } from '../store/index.js';
 import type { ReportNodeApi } from './node-api-shape.js';
 import type { NodeOutcome, ReportKind, ReportOptions, ReportResult, ScheduleInfo, Unit } from './types.js';
 import { gatherBalance, gatherChannels } from './gather-node.js';

@@ -5,8 +5,8 @@
  */
 import cron, { type ScheduledTask } from 'node-cron';
 import type { Logger } from '../log.js';
-import type { ReportSchedule, ScheduleRepo } from '../store/reports-schedules.js';
-import { UserError } from '../core/errors.js';
+import type { ReportSchedule, ScheduleRepo } from '../store/index.js';
+import { UserError } from '../core/index.js';
 import { isKnownTimeZone } from './format-time.js';
 
 export interface ReportScheduler {

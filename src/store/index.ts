@@ -1,2 +1,16 @@
+/**
+ * The store room: the SQLite database (one file, WAL, migrations in order) and each room's
+ * repository. Other rooms import from here only.
+ */
 export { openDatabase, migrate, type Db } from './database.js';
 export type { Migration } from './migrations/index.js';
+export { statementCache, type Statement } from './statement-cache.js';
+export { groupCommit } from './group-commit.js';
+export * from './core-audit-records.js';
+export * from './core-buttons.js';
+export * from './core-confirmations.js';
+export * from './core-dialogs.js';
+export * from './core-role-grants.js';
+export * from './notify-store.js';
+export * from './reports-schedules.js';
+export * from './reports-snapshots.js';
