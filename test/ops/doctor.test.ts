@@ -21,7 +21,8 @@ describe('npm run doctor', () => {
 
   it('passes against the emulator with the right token', async () => {
     const { code, text } = await doctor({ SERVICE_URL: emulator.url, SERVICE_API_TOKEN: emulator.token, DATABASE_PATH: join(dir, 'ok.db') });
-    expect(text).toMatch(/✓ service at .*token accepted \(3 nodes\)/);
+    expect(text).toContain(`token accepted (${emulator.nodes().length} nodes)`);
+    expect(text).toMatch(/✓ service at /);
     expect(text).toMatch(/✓ webhook public key: fetched and parsed \(ed25519/);
     expect(text).toMatch(/✓ database/);
     expect(code).toBe(0);
