@@ -5,9 +5,10 @@ import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../src
 import { msg } from '../src/core/message.js';
 import { defineCommand, type CommandDefinition } from '../src/core/types.js';
 import { amount, flag, nodeArg, pagingArgs } from './support/arg-types.js';
-import { assetIndex } from './support/asset-table.js';
+import { assetIndex, resolveAssetId } from './support/asset-table.js';
 import { nodeClient } from './support/node-client.js';
 import { paginate } from './support/paginate.js';
+import { peerOfAccountNode } from './support/peer-of-account-node.js';
 import { compact, titled } from './support/present.js';
 
 const STATE_MARK: Record<string, string> = { Opening: '🟡', Opened: '🟢', Closing: '🔴' };
@@ -24,7 +25,7 @@ const list = defineCommand({
     const { node, api } = nodeClient(ctx);
     const { channels = [] } = await api.listchannels();
     if (channels.length === 0) {
-      return { header: titled('Channels', node), tone: 'neutral', blocks: [msg.text('No channels.'), msg.context(`Open one: \`channel open ${node.name} <pubkey>@<host>:<port> <capacity_sat>\`.`)] };
+      return { header: titled('Channels', node), tone: 'neutral', blocks: [msg.text('No channels.'), msg.context(`Open one: \`channel open ${node.name} <pubkey>@<host>:<port> <capacity_sat>\`, or give another of your nodes by name instead of the pubkey.`)] };
     }
     const assets = channels.some((c) => c.asset_id) ? await assetIndex(api) : new Map<string, { label: string; precision: number }>();
     const { items, caption } = paginate(channels, ctx.args);
@@ -90,10 +91,14 @@ const open = defineCommand({
   example: '/rln channel open alice 03b79a4bc1…@bob.example.com:9735 100000 asset_id=rgb:… asset_amount=500',
   args: z.object({
     node: nodeArg(),
-    peer_pubkey_and_opt_addr: z.string().regex(/^[0-9a-fA-F]{66}(@.+:\d+)?$/, 'pubkey or pubkey@host:port').describe('The peer: pubkey, or pubkey@host:port if not connected'),
+    peer_pubkey_and_opt_addr: z
+      .string()
+      .trim()
+      .regex(/^([0-9a-fA-F]{66}(@.+:\d+)?|[A-Za-z0-9][A-Za-z0-9_.-]*)$/, 'a pubkey, pubkey@host:port, or the name of another node of the account')
+      .describe('The peer: pubkey, pubkey@host:port if not connected, or another node of the account'),
     capacity_sat: amount().refine((v) => v > 0, 'must be more than 0').describe('Channel capacity in sats'),
     push_msat: amount().default(0).describe('Millisats given to the peer at opening (default 0)'),
-    asset_id: z.string().min(1).optional().describe('RGB asset to put in the channel'),
+    asset_id: z.string().trim().min(1).optional().describe('RGB asset to put in the channel: its rgb: id or ticker'),
     asset_amount: amount().optional().describe('Raw asset amount (before precision)'),
     public: flag().default(true).describe('Announce the channel to the network (default yes)'),
     with_anchors: flag().default(true).describe('Use anchor outputs (default yes)'),
@@ -109,6 +114,14 @@ const open = defineCommand({
     if ((a.asset_id === undefined) !== (a.asset_amount === undefined)) {
       throw new UserError('invalid_arguments', 'asset_id and asset_amount go together.', 'Give both, or neither.');
     }
+    if (!/^[0-9a-fA-F]{66}(@|$)/.test(a.peer_pubkey_and_opt_addr)) {
+      const own = await peerOfAccountNode(ctx, node, a.peer_pubkey_and_opt_addr);
+      if (!own) {
+        throw new UserError('invalid_arguments', `${JSON.stringify(a.peer_pubkey_and_opt_addr)} is neither a pubkey nor a node of this account.`, 'Give the peer’s pubkey (pubkey@host:port if not connected), or the name of one of your nodes: see `node list`.');
+      }
+      a.peer_pubkey_and_opt_addr = own.peer;
+    }
+    if (a.asset_id) a.asset_id = await resolveAssetId(api, node.name, a.asset_id);
     const { temporary_channel_id } = await api.openchannel(compact(a));
     let assetText = '';
     if (a.asset_id) {

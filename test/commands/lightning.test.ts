@@ -155,10 +155,11 @@ describe('lightning commands between two emulated nodes', () => {
       node: 'alice',
       peer_pubkey_and_opt_addr: `${bobPubkey}@bob.peer.invalid:9735`,
       capacity_sat: '50000',
-      asset_id: asset.asset_id,
+      asset_id: 'CHN',
       asset_amount: '5000',
     });
     expect(textOf(opened)).toContain('Asset: 50.00 CHN');
+    expect(asset.asset_id).toMatch(/^rgb:/);
     env.world.mine(6);
     const list = await runCommand(env, cmd('channel list'), { node: 'alice' });
     const { headers, rows } = tableOf(list);
@@ -185,7 +186,10 @@ describe('channel close from what channel list shows', () => {
     const bob = await createReadyNode(env, 'bob', { utxos: true });
     bobPubkey = (await env.api(bob).nodeinfo()).pubkey!;
     await runCommand(env, cmd('peer connect'), { node: 'alice', peer_pubkey_and_addr: `${bobPubkey}@bob.peer.invalid:9735` });
-    await runCommand(env, cmd('channel open'), { node: 'alice', peer_pubkey_and_opt_addr: bobPubkey, capacity_sat: '100000' });
+    // By name: the bot finds bob's pubkey and peer address itself.
+    const opened = await runCommand(env, cmd('channel open'), { node: 'alice', peer_pubkey_and_opt_addr: 'bob', capacity_sat: '100000' });
+    expect(textOf(opened)).toContain('Channel opening · alice');
+    expect(textOf(opened)).toContain(`Peer: ${bobPubkey.slice(0, 20)}`);
     env.world.mine(6);
   });
   afterAll(async () => {
