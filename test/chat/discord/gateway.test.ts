@@ -59,7 +59,11 @@ describe('Discord over the gateway', () => {
   it('identifies with the bot token and no intents beyond what interactions need', () => {
     const identify = fake.gatewayOps.find((o) => o.op === 2);
     expect(identify).toBeDefined();
-    expect(JSON.stringify(identify)).not.toContain(BOT_TOKEN);
+    // The fake compared the token sent with BOT_TOKEN, and kept only the verdict.
+    expect(identify!.tokenOk).toBe(true);
+    expect(JSON.stringify(fake.gatewayOps)).not.toContain(BOT_TOKEN);
+    // Interactions arrive without any gateway intent (src/chat/discord/gateway.ts: intents: []).
+    expect(identify!.d.intents).toBe(0);
   });
 
   it('creates a node, lists it and shows its details', async () => {

@@ -48,7 +48,7 @@ export async function startDiscordBot(opts: {
   /** Connect the gateway (default true). */
   gateway?: boolean;
 } = {}): Promise<DiscordBot> {
-  const fake = await startFakeDiscord();
+  const fake = await startFakeDiscord({ expectedToken: BOT_TOKEN });
   const emulator = await startEmulator({ seed: 'demo', lifecycleDelayMs: 30, ...opts.emulator });
   const signer = createInteractionSigner();
   const dir = mkdtempSync(join(tmpdir(), 'rln-discord-'));

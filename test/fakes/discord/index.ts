@@ -1,5 +1,5 @@
 export { startFakeDiscord, snowflake, fakeUser } from './start-fake-discord.js';
-export type { FakeDiscord, RecordedCall, ScriptedFailure } from './start-fake-discord.js';
+export type { FakeDiscord, GatewayOp, RecordedCall, ScriptedFailure } from './start-fake-discord.js';
 export {
   commandInteraction,
   autocompleteInteraction,

@@ -28,6 +28,13 @@ export interface ScriptedFailure {
   times?: number;
 }
 
+export interface GatewayOp {
+  op: number;
+  d?: any;
+  /** On identify (op 2) when the fake was given `expectedToken`: whether the token sent equalled it. */
+  tokenOk?: boolean;
+}
+
 export interface FakeDiscord {
   /** The REST base for `rest: { api }` and DISCORD_API_URL: `http://127.0.0.1:P/api`. */
   apiUrl: string;
@@ -35,8 +42,11 @@ export interface FakeDiscord {
   applicationId: string;
   botUserId: string;
   calls: RecordedCall[];
-  /** Gateway events received from the client (identify, heartbeats), in order. */
-  gatewayOps: Array<{ op: number; d?: unknown }>;
+  /**
+   * Gateway events received from the client (identify, heartbeats), in order. The identify token
+   * is recorded as '[redacted]'; `tokenOk` says whether it equalled `expectedToken` (when given).
+   */
+  gatewayOps: GatewayOp[];
   fail(f: ScriptedFailure): void;
   /** Channels that answer 404 Unknown Channel (10003). */
   goneChannels: Set<string>;
@@ -81,12 +91,19 @@ function messageObject(channelId: string, id: string, body: any, author: ReturnT
   };
 }
 
-export async function startFakeDiscord(opts: { applicationId?: string; botUserId?: string } = {}): Promise<FakeDiscord> {
+export async function startFakeDiscord(
+  opts: {
+    applicationId?: string;
+    botUserId?: string;
+    /** The bot token an identify must carry; the fake records `tokenOk` on the identify op. */
+    expectedToken?: string;
+  } = {},
+): Promise<FakeDiscord> {
   const applicationId = opts.applicationId ?? snowflake();
   const botUserId = opts.botUserId ?? applicationId;
   const bot = { ...fakeUser(botUserId, 'rln-bot'), bot: true };
   const calls: RecordedCall[] = [];
-  const gatewayOps: Array<{ op: number; d?: unknown }> = [];
+  const gatewayOps: GatewayOp[] = [];
   const failures: ScriptedFailure[] = [];
   const goneChannels = new Set<string>();
   /** message id → channel id, for messages the fake created. */
@@ -203,7 +220,13 @@ export async function startFakeDiscord(opts: { applicationId?: string; botUserId
       } catch {
         return;
       }
-      gatewayOps.push({ op: p.op, d: p.op === 2 ? { ...p.d, token: '[redacted]' } : p.d });
+      if (p.op === 2) {
+        // The token itself is never kept, only whether it was the one expected.
+        const tokenOk = opts.expectedToken === undefined ? undefined : p.d?.token === opts.expectedToken;
+        gatewayOps.push({ op: p.op, d: { ...p.d, token: '[redacted]' }, ...(tokenOk === undefined ? {} : { tokenOk }) });
+      } else {
+        gatewayOps.push({ op: p.op, d: p.d });
+      }
       if (p.op === 1) ws.send(JSON.stringify({ op: 11, d: null, s: null, t: null }));
       if (p.op === 2) {
         ws.send(
