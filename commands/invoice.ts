@@ -5,8 +5,9 @@ import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../src
 import { msg, type Field } from '../src/core/message.js';
 import { defineCommand, type CommandDefinition } from '../src/core/types.js';
 import { amount, int, nodeArg } from './support/arg-types.js';
-import { assetIndex } from './support/asset-table.js';
+import { assetIndex, resolveAssetId } from './support/asset-table.js';
 import { nodeClient } from './support/node-client.js';
+import type { NodeApiClient } from '../src/node-api/index.js';
 import { compact, formatSeconds, formatTime, titled } from './support/present.js';
 
 /** An RGB invoice starts with `rgb:`; a Lightning one with `ln` (lnbc, lntb, lnbcrt…), maybe after `lightning:`. */
@@ -17,6 +18,12 @@ export function invoiceKind(invoice: string): 'ln' | 'rgb' | 'unknown' {
   return 'unknown';
 }
 
+/** `10.00 USDT` when the node knows the asset; else the raw amount (a new asset has no known precision yet). */
+async function assetAmountText(api: NodeApiClient, assetId: string, raw: number): Promise<string> {
+  const info = (await assetIndex(api).catch(() => undefined))?.get(assetId);
+  return info ? `${withPrecision(raw, info.precision)} ${info.label}` : `${thousands(raw)} raw of ${shortId(assetId, 14)}`;
+}
+
 const ln = defineCommand({
   path: 'invoice ln',
   summary: 'Create a Lightning invoice (optionally carrying an RGB asset)',
@@ -25,7 +32,7 @@ const ln = defineCommand({
     node: nodeArg(),
     amt_msat: amount().optional().describe('Amount in millisats (omit for any amount)'),
     expiry_sec: int().min(60).max(31_536_000).default(3600).describe('Seconds until it expires (default 3600)'),
-    asset_id: z.string().min(1).optional().describe('RGB asset carried by the payment'),
+    asset_id: z.string().trim().min(1).optional().describe('RGB asset carried by the payment: its rgb: id or ticker'),
     asset_amount: amount().optional().describe('Raw asset amount (before precision)'),
   }),
   role: 'operate',
@@ -37,12 +44,13 @@ const ln = defineCommand({
     if ((a.asset_id === undefined) !== (a.asset_amount === undefined)) {
       throw new UserError('invalid_arguments', 'asset_id and asset_amount go together.', 'Give both, or neither.');
     }
-    const { invoice } = await api.lninvoice(compact({ amt_msat: a.amt_msat, expiry_sec: a.expiry_sec, asset_id: a.asset_id, asset_amount: a.asset_amount }));
+    const assetId = a.asset_id ? await resolveAssetId(api, node.name, a.asset_id) : undefined;
+    const { invoice } = await api.lninvoice(compact({ amt_msat: a.amt_msat, expiry_sec: a.expiry_sec, asset_id: assetId, asset_amount: a.asset_amount }));
     const fields: Field[] = [
       { label: 'Amount', value: a.amt_msat !== undefined ? `${formatSats(msatToSat(a.amt_msat))} (${thousands(a.amt_msat)} msat)` : 'any', inline: true },
       { label: 'Expires in', value: formatSeconds(a.expiry_sec), inline: true },
     ];
-    if (a.asset_id) fields.push({ label: 'Asset', value: [{ code: a.asset_id }, ` × ${thousands(a.asset_amount ?? 0)} raw`] });
+    if (assetId) fields.push({ label: 'Asset', value: await assetAmountText(api, assetId, a.asset_amount ?? 0) });
     return {
       header: titled('Lightning invoice', node),
       tone: 'info',
@@ -57,7 +65,7 @@ const rgb = defineCommand({
   example: '/rln invoice rgb alice asset_id=rgb:… amount=1000',
   args: z.object({
     node: nodeArg(),
-    asset_id: z.string().min(1).optional().describe('The asset to receive (omit for any)'),
+    asset_id: z.string().trim().min(1).optional().describe('The asset to receive: rgb: id, or ticker of an asset the node has (omit for any)'),
     amount: amount().optional().describe('Raw amount to receive (before precision; omit for any)'),
     duration_seconds: int().min(60).optional().describe('Seconds until it expires (default: the node’s, 1 day)'),
     min_confirmations: int().min(0).default(1).describe('Confirmations before settling (default 1)'),
@@ -68,7 +76,7 @@ const rgb = defineCommand({
   mutates: true,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
-    const a = ctx.args;
+    const a = { ...ctx.args, asset_id: ctx.args.asset_id ? await resolveAssetId(api, node.name, ctx.args.asset_id) : undefined };
     const res = await api.rgbinvoice(
       compact({
         min_confirmations: a.min_confirmations,
@@ -84,7 +92,7 @@ const rgb = defineCommand({
       blocks: [
         msg.fields([
           { label: 'Asset', value: a.asset_id ? [{ code: a.asset_id }] : 'any', inline: true },
-          { label: 'Amount', value: a.amount !== undefined ? `${thousands(a.amount)} raw` : 'any', inline: true },
+          { label: 'Amount', value: a.amount !== undefined ? (a.asset_id ? await assetAmountText(api, a.asset_id, a.amount) : `${thousands(a.amount)} raw`) : 'any', inline: true },
           { label: 'Expires', value: formatTime(res.expiration_timestamp), inline: true },
           { label: 'Batch transfer', value: res.batch_transfer_idx !== undefined ? String(res.batch_transfer_idx) : '—', inline: true },
           { label: 'Recipient id', value: [{ code: res.recipient_id ?? '—' }] },

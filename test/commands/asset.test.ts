@@ -83,6 +83,11 @@ describe('asset commands', () => {
   it('send delivers to an RGB invoice of another node; transfers shows it', async () => {
     const bob = await createReadyNode(env, 'a2', { utxos: true });
     const inv = await runCommand(env, findCommand(invoiceCommands, 'invoice rgb'), { node: 'a2', asset_id: assetId, amount: '1000' });
+    // a2 does not hold PREC yet: its precision is unknown there, so the amount stays raw and says so.
+    expect(textOf(inv)).toContain('Amount: 1,000 raw of rgb:');
+    const own = await runCommand(env, findCommand(invoiceCommands, 'invoice rgb'), { node: 'a1', asset_id: 'PREC', amount: '1000' });
+    expect(textOf(own)).toContain('Amount: 10.00 PREC');
+    expect(textOf(own)).toContain(`Asset: ${assetId}`);
     const { message } = messageOf(inv);
     const code = message.blocks.find((b) => b.type === 'code');
     const invoice = code && code.type === 'code' ? code.text : '';
