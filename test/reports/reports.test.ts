@@ -137,8 +137,9 @@ describe('balance report against the emulator', () => {
 });
 
 describe('channel report against the emulator', () => {
-  it('has one row per channel matching /listchannels, asset amounts with precision, a private mark', async () => {
-    const { service } = reports();
+  it('has one row per channel matching /listchannels, asset amounts with precision, a private mark, the share flag', async () => {
+    const thresholds = { low: 0.2, high: 0.8 };
+    const { service } = reports({ thresholds });
     const { message } = await service.channels('alice');
     const { channels = [] } = await w.api('alice').listchannels();
     const [t] = tables(message);
@@ -151,8 +152,15 @@ describe('channel report against the emulator', () => {
     expect(r[4]).toBe(thousands(big(c.inbound_balance_msat) / 1000n));
     expect(r[6]).toBe(`USDT ${withPrecision(c.asset_local_amount!, 2)}/${withPrecision(c.asset_remote_amount!, 2)}`);
     expect(r[7]).toContain('P');
+    // Flagged exactly when the local share is at or beyond a threshold (compared in whole percents, no rounding).
+    const local = big(c.local_balance_sat) * 100n;
+    const cap = big(c.capacity_sat);
+    const pct = (x: number) => BigInt(Math.round(x * 100));
+    const flag = local <= cap * pct(thresholds.low) ? 'low' : local >= cap * pct(thresholds.high) ? 'high' : undefined;
     const share = Number(c.local_balance_sat) / Number(c.capacity_sat);
-    if (share >= 0.8 || share <= 0.2) expect(r[7]).toContain('!');
+    const flagged = r[7].includes('!');
+    expect(flagged).toBe(share >= thresholds.high || share <= thresholds.low);
+    expect(r[7].split(' ').filter((m) => m.startsWith('!'))).toEqual(flag ? [`!${flag}`] : []);
     expect(JSON.stringify(message.blocks)).toContain(`${channels.length} channel(s)`);
   });
 
