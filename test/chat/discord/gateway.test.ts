@@ -12,6 +12,7 @@ import {
   type FakeDiscord,
 } from '../../fakes/discord/index.js';
 import { buttonsOf, gatewayAnswer, textOf } from './discord-e2e.js';
+import { TONE_COLOURS } from '../../../src/chat/discord/index.js';
 import { commandProblems, messageProblems, modalProblems } from './check-limits.js';
 
 const ADMIN = { userId: '100000000000000001' };
@@ -80,7 +81,8 @@ describe('Discord over the gateway', () => {
     const info = await cmd(READER, 'node', 'info', { node: 'alice' });
     expect(textOf(info.data)).toMatch(/alice/);
     expect(textOf(info.data)).toMatch(/RUNNING/);
-    expect(info.data.embeds[0].color).toBeTypeOf('number');
+    // A RUNNING node is shown in the success tone.
+    expect(info.data.embeds[0].color).toBe(TONE_COLOURS.success);
   });
 
   it('offers node names as autocomplete choices', async () => {
