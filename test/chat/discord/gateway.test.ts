@@ -139,8 +139,11 @@ describe('Discord over the gateway', () => {
     const wrong = await gatewayAnswer(fake, modalSubmitInteraction(app, ADMIN, open.data.custom_id, { confirm_name: 'karol', backup: 'no', backup_password: '' }));
     expect(wrong.type).toBe(4);
     expect(wrong.ephemeral).toBe(true);
-    expect(textOf(wrong.data)).toMatch(/refused|name/i);
+    const refusal = textOf(wrong.data);
+    expect(refusal).toContain('Not done: the form was refused');
+    expect(refusal).toContain("That is not the node's name. Type carol exactly");
     expect(h.emulator.nodes().map((n) => n.name)).toContain('carol');
+    expect(h.emulator.requests.filter((r) => r.method === 'DELETE' && r.path.startsWith('/api/nodes'))).toEqual([]);
 
     const reopen = await cmd(ADMIN, 'node', 'destroy', { node: 'carol' });
     expect(reopen.type).toBe(9);
