@@ -109,9 +109,17 @@ describe('hosting client against the emulator', () => {
   });
 
   it('sends the bearer token on every call', async () => {
-    const s = await stub((req, res) => json(res, 200, req.url?.startsWith('/api/nodes?') || req.url === '/api/nodes' ? { nodes: [] } : { message: 'ok', taskId: 't', version: 'v1', urls: [] }));
+    const node = { nodeId: 'n1', name: 'a', network: 'regtest', status: 'STARTING' };
+    const s = await stub((req, res) => {
+      if (req.method === 'GET' && req.url === '/api/nodes') return json(res, 200, { nodes: [] });
+      if (req.method === 'POST' && req.url === '/api/nodes') return json(res, 201, { data: node, message: 'created' });
+      if (req.method === 'GET' && req.url === '/api/nodes/n1') return json(res, 200, { data: node });
+      return json(res, 200, { message: 'ok', taskId: 't', version: 'v1', urls: [] });
+    });
     const c = client(s);
     await c.listNodes();
+    expect(await c.getNode('n1')).toMatchObject({ nodeId: 'n1' });
+    expect((await c.createNode({ name: 'a', network: 'regtest' })).node).toMatchObject({ nodeId: 'n1' });
     await c.startNode('n1');
     await c.stopNode('n1');
     await c.upgradeNode('n1');
@@ -121,7 +129,9 @@ describe('hosting client against the emulator', () => {
     await c.webhookPublicKey();
     await c.exportLogs('n1');
     await c.getLogs('n1', 't');
-    expect(s.seen).toHaveLength(10);
+    // The client's twelve endpoints, each called once.
+    expect(s.seen).toHaveLength(12);
+    expect(new Set(s.seen.map((r) => `${r.method} ${r.url.split('?')[0]}`)).size).toBe(12);
     for (const r of s.seen) expect(r.headers.authorization).toBe(`Bearer ${TOKEN}`);
     const destroy = s.seen.find((r) => r.method === 'DELETE')!;
     expect(destroy.url).toBe('/api/nodes');
