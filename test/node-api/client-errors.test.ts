@@ -6,6 +6,8 @@ import { LARGE_AMOUNT_OFFSET, NodeWorld } from '../../src/emulator/node-api/inde
 import { startNodeWorldServer, type NodeWorldServer } from '../support/node-world-server.js';
 
 const TOKEN = 'secret-token-4f7a9c';
+/** Regtest funding of a new wallet in this world, given explicitly so the balance read back can be checked. */
+const FUNDING_SAT = 7_654_321;
 let server: NodeWorldServer;
 let client: NodeApiClient;
 
@@ -18,7 +20,7 @@ async function failure(p: Promise<unknown>): Promise<NodeApiError> {
 }
 
 beforeAll(async () => {
-  const world = new NodeWorld();
+  const world = new NodeWorld({ fundingSat: FUNDING_SAT });
   world.addNode('n1', { network: 'regtest' });
   world.addNode('locked', { network: 'regtest' });
   server = await startNodeWorldServer({ world, token: TOKEN });
@@ -77,7 +79,7 @@ describe('node API client errors', () => {
     server.faults.push({ endpoint: 'btcbalance', status: 503, times: 2 });
     const before = server.hits.get('btcbalance') ?? 0;
     const b = await client.btcbalance({ skip_sync: false });
-    expect(b.vanilla.settled).toBe(10_000_000);
+    expect(b.vanilla.settled).toBe(FUNDING_SAT);
     expect((server.hits.get('btcbalance') ?? 0) - before).toBe(3);
     server.faults.push({ endpoint: 'listchannels', status: 500, times: 1 });
     expect((await client.listchannels()).channels).toEqual([]);
