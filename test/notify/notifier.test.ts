@@ -60,9 +60,32 @@ describe('routing', () => {
     cleanup.push(db.cleanup);
     const a = harness({}, db.path);
     a.n.watches.add({ place: slackPlace('C1'), target: 'all', statuses: ['FAILED', 'PAUSED'], actor: actor() });
+    ingest(a.n, statusPayload('n1', 'FAILED'), 'alice');
+    expect(await a.n.drain(3000)).toBe(true);
+    const [incidentPost] = a.slack.topLevel('C1');
+    expect(incidentPost!.message.header).toMatch(/Incident #\d+: alice is FAILED/);
+    const [opened] = a.n.watches.incidents({ state: 'open' });
+    expect(opened).toMatchObject({ nodeId: 'n1', messageId: incidentPost!.messageId });
     await a.h.close();
+
     const b = harness({}, db.path);
     expect(b.n.watches.list(slackPlace('C1'))).toMatchObject([{ target: 'all', statuses: ['FAILED', 'PAUSED'], createdBy: 'Ann (slack:U1)' }]);
+    expect(b.n.store.countEvents()).toBe(1);
+    const open = b.n.watches.incidents({ state: 'open' });
+    expect(open).toHaveLength(1);
+    expect(open[0]).toMatchObject({ id: opened!.id, messageId: incidentPost!.messageId });
+    // The recovery passes the FAILED/PAUSED filter because the incident is still open, and resolves
+    // the message posted in the first life, in place.
+    expect(ingest(b.n, statusPayload('n1', 'RUNNING'), 'alice').routed).toBe(1);
+    expect(await b.n.drain(3000)).toBe(true);
+    expect(b.n.store.countEvents()).toBe(2);
+    expect(b.slack.topLevel()).toHaveLength(0);
+    const updates = b.slack.updates(incidentPost!.messageId);
+    expect(updates).toHaveLength(1);
+    expect(updates[0]!.message.header).toMatch(new RegExp(`Resolved #${opened!.id}: alice is RUNNING again`));
+    expect(b.slack.calls.every((c) => c.kind === 'update' || c.target.threadId === incidentPost!.messageId)).toBe(true);
+    expect(textOf(b.slack.threadPosts(incidentPost!.messageId).at(-1)!.message)).toMatch(/resolved after/);
+    expect(b.n.watches.incidents({ state: 'open' })).toHaveLength(0);
   });
 });
 
