@@ -129,10 +129,20 @@ describe.each(['socket', 'http'] as const)('the bot on Slack in %s mode', (mode)
   });
 
   it('refuses a password typed inline and never echoes it', async () => {
-    const r = await ask(ADMIN, `node unlock alice password=${SECRET}`);
+    const unlocks = () => h.emulator.requests.filter((q) => q.method === 'POST' && q.path.endsWith('/unlock'));
+    const unlocksBefore = unlocks().length;
+    const { ack, responseUrl } = await slack.slash(ADMIN, `node unlock alice password=${SECRET}`);
+    const [r] = await fake.waitForResponds(responseUrl);
     expect(r.body.response_type).toBe('ephemeral');
-    expect(textOf(r).toLowerCase()).toMatch(/dialog|password/);
+    const said = textOf(r);
+    expect(said).toContain('Secret refused');
+    expect(said).toContain('is a secret and is never accepted in a command line');
+    expect(said).toContain('a private dialog will ask for it');
+    // Nothing was unlocked, and the typed value is nowhere: not in the ack, a respond(), a Web API call or a service request.
+    expect(unlocks()).toHaveLength(unlocksBefore);
+    expect(JSON.stringify(ack ?? null)).not.toContain(SECRET);
     expect(everything(fake)).not.toContain(SECRET);
+    expect(JSON.stringify(h.emulator.requests)).not.toContain(SECRET);
   });
 
   it('takes a password only in the private dialog, and never shows it', async () => {
@@ -150,6 +160,9 @@ describe.each(['socket', 'http'] as const)('the bot on Slack in %s mode', (mode)
     await fake.waitFor(() => fake.callsTo('chat.postMessage').length + fake.callsTo('chat.postEphemeral').length > posted, 5000, 'the unlock answer');
     const answer = [...fake.callsTo('chat.postMessage'), ...fake.callsTo('chat.postEphemeral')].sort((a, b) => a.seq - b.seq).at(-1)!;
     expect(JSON.stringify(answer.args).toLowerCase()).toContain('unlocked');
+    // The dialog's password did reach the node (the inline refusal above counts these same requests).
+    const bobId = h.emulator.nodes().find((n) => n.name === 'bob')!.nodeId;
+    expect(h.emulator.requests.filter((q) => q.method === 'POST' && q.path.endsWith(`/${bobId}/unlock`))).toHaveLength(1);
     expect(everything(fake)).not.toContain(DEMO_NODE_PASSWORD);
   });
 
