@@ -114,12 +114,14 @@ const open = defineCommand({
     if ((a.asset_id === undefined) !== (a.asset_amount === undefined)) {
       throw new UserError('invalid_arguments', 'asset_id and asset_amount go together.', 'Give both, or neither.');
     }
+    let peerName: string | undefined;
     if (!/^[0-9a-fA-F]{66}(@|$)/.test(a.peer_pubkey_and_opt_addr)) {
       const own = await peerOfAccountNode(ctx, node, a.peer_pubkey_and_opt_addr);
       if (!own) {
         throw new UserError('invalid_arguments', `${JSON.stringify(a.peer_pubkey_and_opt_addr)} is neither a pubkey nor a node of this account.`, 'Give the peer’s pubkey (pubkey@host:port if not connected), or the name of one of your nodes: see `node list`.');
       }
       a.peer_pubkey_and_opt_addr = own.peer;
+      peerName = own.name;
     }
     if (a.asset_id) a.asset_id = await resolveAssetId(api, node.name, a.asset_id);
     const { temporary_channel_id } = await api.openchannel(compact(a));
@@ -133,7 +135,7 @@ const open = defineCommand({
       tone: 'info',
       blocks: [
         msg.fields([
-          { label: 'Peer', value: [{ code: shortId(a.peer_pubkey_and_opt_addr, 20) }], inline: true },
+          { label: 'Peer', value: [...(peerName ? [`${peerName} `] : []), { code: shortId(a.peer_pubkey_and_opt_addr, 20) }], inline: true },
           { label: 'Capacity', value: formatSats(a.capacity_sat), inline: true },
           ...(a.asset_id ? [{ label: 'Asset', value: assetText, inline: true }] : []),
           { label: 'Temporary id', value: [{ code: temporary_channel_id ?? '—' }] },

@@ -189,7 +189,7 @@ describe('channel close from what channel list shows', () => {
     // By name: the bot finds bob's pubkey and peer address itself.
     const opened = await runCommand(env, cmd('channel open'), { node: 'alice', peer_pubkey_and_opt_addr: 'bob', capacity_sat: '100000' });
     expect(textOf(opened)).toContain('Channel opening · alice');
-    expect(textOf(opened)).toContain(`Peer: ${bobPubkey.slice(0, 20)}`);
+    expect(textOf(opened)).toContain(`Peer: bob ${bobPubkey.slice(0, 20)}`);
     env.world.mine(6);
   });
   afterAll(async () => {
