@@ -95,6 +95,9 @@ const taker = defineCommand({
       blocks: [
         msg.text('Accepted as taker. Give the maker this node’s pubkey:'),
         msg.code(info?.pubkey ?? '(run `node info` for the pubkey)'),
+        msg.context(
+          `The maker then runs \`swap maker-execute <maker node> <swapstring> <payment_secret> ${info?.pubkey ? shortId(info.pubkey, 12) : '<pubkey>'}\`. Follow it with \`swap list ${node.name}\`.`,
+        ),
       ],
     };
   },

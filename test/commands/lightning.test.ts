@@ -128,6 +128,7 @@ describe('lightning commands between two emulated nodes', () => {
     expect(textOf(init)).toContain('Valid for: 1h');
     const taken = await runCommand(env, cmd('swap taker'), { node: 'bob', swapstring });
     expect(textOf(taken)).toContain(bobPubkey);
+    expect(textOf(taken)).toContain('swap maker-execute <maker node> <swapstring> <payment_secret>');
 
     const aliceList = await runCommand(env, cmd('swap list'), { node: 'alice' });
     expect(textOf(aliceList)).toContain('1 as maker · 0 as taker');
