@@ -96,7 +96,7 @@ const taker = defineCommand({
         msg.text('Accepted as taker. Give the maker this node’s pubkey:'),
         msg.code(info?.pubkey ?? '(run `node info` for the pubkey)'),
         msg.context(
-          `The maker then runs \`swap maker-execute <maker node> <swapstring> <payment_secret> ${info?.pubkey ? shortId(info.pubkey, 12) : '<pubkey>'}\`. Follow it with \`swap list ${node.name}\`.`,
+          `The maker then runs \`swap maker-execute <maker node> <swapstring> <payment_secret> <the pubkey above>\`. Follow it with \`swap list ${node.name}\`.`,
         ),
       ],
     };
