@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSlackWorld, DEMO_NODE_PASSWORD, type SlackWorld } from './start-slack-world.js';
-import { startFakeSlack, createSlackDriver, type FakeSlack, type SlackDriver, type RespondCall } from '../../fakes/slack/index.js';
+import { startFakeSlack, createSlackDriver, type FakeSlack, type SlackDriver, type RespondCall, type ApiCall } from '../../fakes/slack/index.js';
 
 const SIGNING_SECRET = 'e2e-signing-secret-abcdef';
 const ADMIN = { id: 'UADMIN', name: 'ada' };
@@ -164,6 +164,58 @@ describe.each(['socket', 'http'] as const)('the bot on Slack in %s mode', (mode)
     const bobId = h.emulator.nodes().find((n) => n.name === 'bob')!.nodeId;
     expect(h.emulator.requests.filter((q) => q.method === 'POST' && q.path.endsWith(`/${bobId}/unlock`))).toHaveLength(1);
     expect(everything(fake)).not.toContain(DEMO_NODE_PASSWORD);
+  });
+
+  it('initialises a fresh node through the private dialog and shows the mnemonic once, only to the admin', async () => {
+    const name = `init${mode}`;
+    await ask(ADMIN, `node create ${name}`);
+    await fake.waitFor(() => h.emulator.nodes().find((n) => n.name === name)?.status === 'RUNNING', 5000, `${name} RUNNING`);
+    const password = `init-password-${mode}-42`;
+
+    const opened = fake.callsTo('views.open').length;
+    const respondsBefore = fake.responds.length;
+    const callsBefore = fake.calls.length;
+    await slack.slash(ADMIN, `node init ${name}`);
+    await fake.waitForCalls('views.open', opened + 1);
+    const view = fake.views.at(-1)!;
+    const { ack } = await slack.submit(ADMIN, view, { password, password_repeat: password });
+    expect(ack?.response_action).toBeUndefined();
+    await fake.waitFor(() => h.emulator.nodes().find((n) => n.name === name)?.initialized, 5000, `${name} initialized`);
+    const said = (x: RespondCall | ApiCall) => JSON.stringify('body' in x ? x.body : x.args);
+    const since = () => [...fake.responds.slice(respondsBefore), ...fake.calls.slice(callsBefore)];
+    const answers = () => since().filter((x) => said(x).includes('Node initialized'));
+    const [answer] = await fake.waitFor(() => answers().length && answers(), 5000, 'the init answer');
+    const mnemonic = said(answer).match(/```\\n([a-z ]+)\\n```/)?.[1] ?? '';
+    expect(mnemonic.split(' ').length).toBeGreaterThanOrEqual(12);
+
+    // Exactly one message carries the words, and it is private to the admin who asked.
+    const carrying = since().filter((x) => said(x).includes(mnemonic));
+    expect(carrying).toHaveLength(1);
+    const [only] = carrying;
+    if ('body' in only) expect(only.body.response_type).toBe('ephemeral');
+    else expect(only).toMatchObject({ method: 'chat.postEphemeral', args: { user: ADMIN.id } });
+    expect(JSON.stringify(ack ?? null)).not.toContain(mnemonic);
+    expect(everything(fake)).not.toContain(password);
+
+    // A second init is refused (the node says it is already initialized), privately, and shows no new words.
+    const second = fake.callsTo('views.open').length;
+    await slack.slash(ADMIN, `node init ${name}`);
+    await fake.waitForCalls('views.open', second + 1);
+    const postedBefore = fake.calls.length;
+    const { ack: ack2 } = await slack.submit(ADMIN, fake.views.at(-1)!, { password, password_repeat: password });
+    expect(ack2?.response_action).toBeUndefined();
+    const refusals = () => fake.calls.slice(postedBefore).filter((c) => JSON.stringify(c.args).includes('AlreadyInitialized'));
+    const [refusal] = await fake.waitFor(() => refusals().length && refusals(), 5000, 'the second init refusal');
+    expect(refusal).toMatchObject({ method: 'chat.postEphemeral', args: { user: ADMIN.id } });
+    expect(JSON.stringify(refusal.args)).toContain('already initialized');
+    expect(since().filter((x) => said(x).includes('Node initialized'))).toHaveLength(1);
+    expect(since().filter((x) => said(x).includes(mnemonic))).toHaveLength(1);
+    expect(everything(fake)).not.toContain(password);
+
+    // Nor is it in the audit trail.
+    const audit = await ask(ADMIN, 'audit');
+    expect(textOf(audit)).toContain('node init');
+    expect(textOf(audit)).not.toContain(mnemonic);
   });
 
   it('shows the audit trail with the changes and the refusals', async () => {
