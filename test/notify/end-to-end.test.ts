@@ -30,8 +30,12 @@ interface ChatWorld {
   threadReplies(): string[];
   /** In-place edits, as JSON text. */
   edits(): string[];
-  /** Answers the next post to this channel with 429 and a short Retry-After. */
+  /** Answers the next post to this channel with 429 and a short Retry-After (retryAfterMs). */
   rateLimitNextPost(channelId: string): void;
+  /** The Retry-After rateLimitNextPost answers, in ms. */
+  retryAfterMs: number;
+  /** When each top-level post to a channel was made (ms clock of this process), in order. */
+  postTimes(channelId: string): number[];
   /** Makes a channel answer as deleted / bot removed. */
   removeChannel(channelId: string): void;
   close(): Promise<void>;
@@ -50,6 +54,9 @@ async function slackWorld(): Promise<ChatWorld> {
     edits: () => fake.callsTo('chat.update').map((p) => flat(p.args)),
     // Slack's Retry-After is whole seconds: 1 s is the shortest real value.
     rateLimitNextPost: () => fake.fail('chat.postMessage', { status: 429, retryAfter: 1 }),
+    retryAfterMs: 1000,
+    // The fake stamps each call when it arrives.
+    postTimes: (c) => posts().filter((p) => p.args.channel === c && !p.args.thread_ts).map((p) => p.at),
     removeChannel: (c) => {
       gone.add(c);
       fake.fail('chat.postMessage', { error: 'channel_not_found' });
@@ -60,7 +67,17 @@ async function slackWorld(): Promise<ChatWorld> {
 
 async function discordWorld(): Promise<ChatWorld> {
   const fake: FakeDiscord = await startFakeDiscord();
-  const poster = createDiscordPoster(createDiscordRest({ token: 'discord-test-token', apiUrl: fake.apiUrl, timeoutMs: 3000 }));
+  const real = createDiscordPoster(createDiscordRest({ token: 'discord-test-token', apiUrl: fake.apiUrl, timeoutMs: 3000 }));
+  // The fake Discord records no time: the poster's calls are stamped as they start (before the request leaves).
+  const started: Array<{ channelId: string; threadId?: string; at: number }> = [];
+  const poster: ChatPoster = {
+    platform: real.platform,
+    post: (target, message) => {
+      started.push({ channelId: target.channelId, threadId: target.threadId, at: Date.now() });
+      return real.post(target, message);
+    },
+    update: (target, message) => real.update(target, message),
+  };
   const channelPosts = () => fake.calls.filter((c) => c.method === 'POST' && /^\/channels\/[^/]+\/messages$/.test(c.path));
   const messageIds = () => new Set(fake.calls.filter((c) => c.method === 'POST' && /^\/channels\/[^/]+\/messages\/[^/]+\/threads$/.test(c.path)).map((c) => c.path.split('/')[4]));
   return {
@@ -80,6 +97,8 @@ async function discordWorld(): Promise<ChatWorld> {
         headers: { 'retry-after': '0.05', 'x-ratelimit-scope': 'user' },
         body: { message: 'You are being rate limited.', retry_after: 0.05, global: false },
       }),
+    retryAfterMs: 50,
+    postTimes: (ch) => started.filter((c) => c.channelId === ch && !c.threadId).map((c) => c.at),
     removeChannel: (ch) => fake.goneChannels.add(ch),
     close: () => fake.close(),
   };
@@ -152,6 +171,12 @@ describe.each(['slack', 'discord'] as Platform[])('end to end on %s', (platform)
     // The first (rate-limited) attempt is recorded by the fake too; the retry is the second.
     expect(s.chat.topLevel(s.channel)).toHaveLength(2);
     expect(s.h.notifier.store.outboxRows().map((r) => r.state)).toEqual(['sent']);
+    // The retry waited Retry-After (lower bounds only; a few ms of margin for timer rounding).
+    const [limitedAt, retriedAt] = s.chat.postTimes(s.channel);
+    expect(retriedAt! - limitedAt!).toBeGreaterThanOrEqual(s.chat.retryAfterMs - 5);
+    const [row] = s.h.notifier.store.outboxRows();
+    expect(row!.next_attempt_at).toBeGreaterThanOrEqual(limitedAt! + s.chat.retryAfterMs);
+    expect(row!.sent_at! - limitedAt!).toBeGreaterThanOrEqual(s.chat.retryAfterMs - 5);
     const limited = (await s.h.metrics.deliveries.get()).values.find((v) => v.labels.outcome === 'rate_limited');
     expect(limited?.value).toBe(1);
   });
