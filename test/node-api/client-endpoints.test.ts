@@ -1,37 +1,74 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodeApiClient, endpointNames, endpoints, type EndpointName, type NodeApiClient } from '../../src/node-api/index.js';
 import { NodeWorld } from '../../src/emulator/node-api/index.js';
+import { startEmulator } from '../../src/emulator/index.js';
+import { createHostingClient } from '../../src/hosting/index.js';
 import { documentedEndpoints } from '../support/openapi.js';
-import { startNodeWorldServer, type NodeWorldServer } from '../support/node-world-server.js';
+import { startNodeWorldServer } from '../support/node-world-server.js';
 
-const called = new Set<EndpointName>();
+/** Regtest funding of each new wallet (checked by the on-chain test). */
+const FUNDING_SAT = 2_000_000;
+const NAMES = ['alice', 'bob', 'carol'] as const;
+type Name = (typeof NAMES)[number];
 
-/** A client that records which methods the tests used, so the last test can check all were. */
-function tracked(client: NodeApiClient): NodeApiClient {
-  return new Proxy(client, {
-    get(target, prop) {
-      if (typeof prop === 'string' && prop in target) called.add(prop as EndpointName);
-      return target[prop as EndpointName];
-    },
-  });
+/** Where the node API is served: the world behind it, a client per node, its pubkey. */
+interface Backend {
+  world: NodeWorld;
+  client(name: Name): NodeApiClient;
+  pubkeyOf(name: Name): string;
+  /** The endpoints the server answered over HTTP (any node). */
+  served(): Set<string>;
+  close(): Promise<void>;
 }
 
-let server: NodeWorldServer;
-let alice: NodeApiClient;
-let bob: NodeApiClient;
-let carol: NodeApiClient;
-const TOKEN = 'test-node-token';
+/** The test server of test/support: a NodeWorld at /<nodeId>/<endpoint>. */
+async function loopbackWorld(): Promise<Backend> {
+  const token = 'test-node-token';
+  const world = new NodeWorld({ fundingSat: FUNDING_SAT });
+  for (const id of NAMES) world.addNode(id, { network: 'regtest', alias: id });
+  const server = await startNodeWorldServer({ world, token });
+  return {
+    world,
+    client: (name) => createNodeApiClient({ baseUrl: server.urlOf(name), credentials: { kind: 'token', token }, timeoutMs: 5000 }),
+    pubkeyOf: (name) => world.pubkeyOf(name),
+    served: () => new Set(server.hits.keys()),
+    close: () => server.close(),
+  };
+}
 
-beforeAll(async () => {
-  const world = new NodeWorld({ fundingSat: 2_000_000 });
-  for (const id of ['alice', 'bob', 'carol']) world.addNode(id, { network: 'regtest', alias: id });
-  server = await startNodeWorldServer({ world, token: TOKEN });
-  const make = (id: string) => tracked(createNodeApiClient({ baseUrl: server.urlOf(id), credentials: { kind: 'token', token: TOKEN }, timeoutMs: 5000 }));
-  [alice, bob, carol] = [make('alice'), make('bob'), make('carol')];
-});
-afterAll(() => server.close());
+/**
+ * The emulator the bot is run against: nodes created through the management API, each node API
+ * at its invoke_url behind the emulator's own HTTP layer (node API token, routing by account and
+ * node, lossless JSON bodies, multipart, raw answers for amounts above 2^53).
+ */
+async function emulator(): Promise<Backend> {
+  const e = await startEmulator({ lifecycleDelayMs: 10, fundingSat: FUNDING_SAT });
+  try {
+    const hosting = createHostingClient({ baseUrl: e.url, token: e.token, timeoutMs: 5000 });
+    const ids = {} as Record<Name, string>;
+    for (const name of NAMES) ids[name] = (await hosting.createNode({ name, network: 'regtest' })).node.nodeId;
+    let nodes = await hosting.listNodes();
+    for (let i = 0; nodes.some((n) => n.status !== 'RUNNING'); i++) {
+      if (i > 500) throw new Error('emulator nodes did not reach RUNNING');
+      await new Promise((r) => setTimeout(r, 10));
+      nodes = await hosting.listNodes();
+    }
+    const invokeUrl = (name: Name) => nodes.find((n) => n.nodeId === ids[name])!.invoke_url!;
+    for (const name of NAMES) expect(invokeUrl(name)).toBe(`${e.url}/nodes/${e.userId}/${ids[name]}`);
+    return {
+      world: e.world,
+      client: (name) => createNodeApiClient({ baseUrl: invokeUrl(name), credentials: { kind: 'token', token: e.nodeApiToken }, timeoutMs: 5000 }),
+      pubkeyOf: (name) => e.world.pubkeyOf(ids[name]),
+      served: () => new Set(e.requests.filter((r) => r.path.startsWith(`/nodes/${e.userId}/`)).map((r) => r.path.split('/')[4]!)),
+      close: () => e.close(),
+    };
+  } catch (err) {
+    await e.close();
+    throw err;
+  }
+}
 
-describe('node API client: every endpoint against a loopback NodeWorld', () => {
+describe('node API client: the endpoint table', () => {
   it('defines every endpoint of the RLN OpenAPI document with its method and path', () => {
     const documented = documentedEndpoints();
     expect(endpointNames.slice().sort()).toEqual(documented.map(([e]) => e).sort());
@@ -45,6 +82,35 @@ describe('node API client: every endpoint against a loopback NodeWorld', () => {
       expect(endpoints[write].idempotent, write).toBe(false);
     }
   });
+});
+
+describe.each([
+  ['a loopback NodeWorld server', loopbackWorld],
+  ['the emulator, at each node’s invoke_url', emulator],
+] as const)('node API client: every endpoint against %s', (_, start) => {
+  const called = new Set<EndpointName>();
+
+  /** A client that records which methods the tests used, so the last test can check all were. */
+  function tracked(client: NodeApiClient): NodeApiClient {
+    return new Proxy(client, {
+      get(target, prop) {
+        if (typeof prop === 'string' && prop in target) called.add(prop as EndpointName);
+        return target[prop as EndpointName];
+      },
+    });
+  }
+
+  let backend: Backend;
+  let alice: NodeApiClient;
+  let bob: NodeApiClient;
+  let carol: NodeApiClient;
+  const pk = (name: Name) => backend.pubkeyOf(name);
+
+  beforeAll(async () => {
+    backend = await start();
+    [alice, bob, carol] = NAMES.map((n) => tracked(backend.client(n)));
+  });
+  afterAll(() => backend?.close());
 
   it('runs the lifecycle: init (mnemonic once), unlock, lock, changepassword, backup, restore, shutdown', async () => {
     const { mnemonic } = await carol.init({ password: 'carol-password' });
@@ -69,14 +135,14 @@ describe('node API client: every endpoint against a loopback NodeWorld', () => {
     const { address } = await bob.address();
     expect(address).toMatch(/^bcrt1q/);
     const balance = await alice.btcbalance({ skip_sync: false });
-    expect(balance.vanilla.settled).toBe(2_000_000);
+    expect(balance.vanilla.settled).toBe(FUNDING_SAT);
     await alice.createutxos({ num: 4, size: 32_500, fee_rate: 1 });
     await bob.createutxos({ num: 4, size: 32_500 });
     const { unspents } = await alice.listunspents({ skip_sync: false });
     expect(unspents.filter((u) => u.utxo.colorable)).toHaveLength(4);
     const { txid } = await alice.sendbtc({ amount: 10_000n, address, fee_rate: 2 });
     expect(txid).toMatch(/^[0-9a-f]{64}$/);
-    server.world.mine(1);
+    backend.world.mine(1);
     const { transactions } = await bob.listtransactions({ skip_sync: false });
     expect(transactions.some((t) => t.txid === txid && t.received === 10_000)).toBe(true);
     expect((await alice.estimatefee({ blocks: 6 })).fee_rate).toBeGreaterThan(0);
@@ -103,7 +169,7 @@ describe('node API client: every endpoint against a loopback NodeWorld', () => {
 
   it('round-trips invoices: lninvoice, rgbinvoice, decodelninvoice, decodergbinvoice, invoicestatus', async () => {
     const ln = await bob.lninvoice({ amt_msat: 1_500_000, expiry_sec: 600 });
-    expect(await alice.decodelninvoice({ invoice: ln.invoice })).toMatchObject({ amt_msat: 1_500_000, payee_pubkey: server.world.pubkeyOf('bob'), network: 'Regtest' });
+    expect(await alice.decodelninvoice({ invoice: ln.invoice })).toMatchObject({ amt_msat: 1_500_000, payee_pubkey: pk('bob'), network: 'Regtest' });
     expect((await bob.invoicestatus({ invoice: ln.invoice })).status).toBe('Pending');
     const rgb = await bob.rgbinvoice({ asset_id: nia, assignment: { type: 'Fungible', value: 100 } });
     const decoded = await alice.decodergbinvoice({ invoice: rgb.invoice });
@@ -113,7 +179,7 @@ describe('node API client: every endpoint against a loopback NodeWorld', () => {
   it('transfers an asset on-chain: sendasset, listtransfers, refreshtransfers, failtransfers', async () => {
     const rgb = await bob.rgbinvoice({ asset_id: nia, assignment: { type: 'Fungible', value: 250 } });
     const { txid } = await alice.sendasset({ asset_id: nia, assignment: { type: 'Fungible', value: 250 }, recipient_id: rgb.recipient_id, fee_rate: 1, min_confirmations: 1 });
-    server.world.mine(1);
+    backend.world.mine(1);
     await alice.refreshtransfers({ skip_sync: false });
     await bob.refreshtransfers({ skip_sync: false });
     const { transfers } = await bob.listtransfers({ asset_id: nia });
@@ -123,20 +189,20 @@ describe('node API client: every endpoint against a loopback NodeWorld', () => {
   });
 
   it('connects peers and runs channels: connectpeer, listpeers, openchannel, getchannelid, listchannels, nodeinfo, networkinfo', async () => {
-    await alice.connectpeer({ peer_pubkey_and_addr: `${server.world.pubkeyOf('bob')}@127.0.0.1:9735` });
-    expect((await bob.listpeers()).peers.map((p) => p.pubkey)).toEqual([server.world.pubkeyOf('alice')]);
+    await alice.connectpeer({ peer_pubkey_and_addr: `${pk('bob')}@127.0.0.1:9735` });
+    expect((await bob.listpeers()).peers.map((p) => p.pubkey)).toEqual([pk('alice')]);
     const { temporary_channel_id } = await alice.openchannel({
-      peer_pubkey_and_opt_addr: server.world.pubkeyOf('bob'), capacity_sat: 100_000, push_msat: 20_000_000, asset_id: nia, asset_amount: 500, public: true,
+      peer_pubkey_and_opt_addr: pk('bob'), capacity_sat: 100_000, push_msat: 20_000_000, asset_id: nia, asset_amount: 500, public: true,
     });
     const { channel_id } = await alice.getchannelid({ temporary_channel_id });
-    server.world.mine(1);
+    backend.world.mine(1);
     const [ch] = (await bob.listchannels()).channels;
     expect(ch).toMatchObject({ channel_id, status: 'Opened', is_usable: true, asset_id: nia, asset_local_amount: 0, asset_remote_amount: 500, local_balance_sat: 20_000 });
     const info = await alice.nodeinfo();
     expect(info).toMatchObject({ num_channels: 1, num_usable_channels: 1, num_peers: 1 });
     expect(info.channel_asset_max_amount).toBe(18_446_744_073_709_551_615n);
     expect((await alice.networkinfo()).network).toBe('Regtest');
-    await alice.sendonionmessage({ node_ids: [server.world.pubkeyOf('bob')], tlv_type: 77, data: 'ping' });
+    await alice.sendonionmessage({ node_ids: [pk('bob')], tlv_type: 77, data: 'ping' });
     await alice.checkindexerurl({ indexer_url: '127.0.0.1:50001' });
     await alice.checkproxyendpoint({ proxy_url: 'rpc://127.0.0.1:3000/json-rpc' });
   });
@@ -145,7 +211,7 @@ describe('node API client: every endpoint against a loopback NodeWorld', () => {
     const { invoice } = await bob.lninvoice({ amt_msat: 3_000_000, asset_id: nia, asset_amount: 40 });
     const paid = await alice.sendpayment({ invoice });
     expect(paid.status).toBe('Succeeded');
-    const ks = await bob.keysend({ dest_pubkey: server.world.pubkeyOf('alice'), amt_msat: 1_000_000n });
+    const ks = await bob.keysend({ dest_pubkey: pk('alice'), amt_msat: 1_000_000n });
     expect(ks.status).toBe('Succeeded');
     const { payments } = await bob.listpayments();
     expect(payments.map((p) => [p.inbound, p.status])).toEqual([[true, 'Succeeded'], [false, 'Succeeded']]);
@@ -156,21 +222,24 @@ describe('node API client: every endpoint against a loopback NodeWorld', () => {
   it('swaps over the channel: makerinit, taker, makerexecute, listswaps, getswap', async () => {
     const init = await alice.makerinit({ qty_from: 10, from_asset: nia, qty_to: 2_000_000, timeout_sec: 60 });
     await bob.taker({ swapstring: init.swapstring });
-    await alice.makerexecute({ swapstring: init.swapstring, payment_secret: init.payment_secret, taker_pubkey: server.world.pubkeyOf('bob') });
+    await alice.makerexecute({ swapstring: init.swapstring, payment_secret: init.payment_secret, taker_pubkey: pk('bob') });
     expect((await alice.listswaps()).maker[0]).toMatchObject({ status: 'Succeeded', qty_from: 10 });
     expect((await bob.getswap({ payment_hash: init.payment_hash, taker: true })).swap.status).toBe('Succeeded');
   });
 
   it('closes the channel and disconnects: closechannel, disconnectpeer', async () => {
     const [ch] = (await alice.listchannels()).channels;
-    await alice.closechannel({ channel_id: ch.channel_id, peer_pubkey: server.world.pubkeyOf('bob'), force: false });
-    server.world.mine(1);
+    await alice.closechannel({ channel_id: ch.channel_id, peer_pubkey: pk('bob'), force: false });
+    backend.world.mine(1);
     expect((await alice.listchannels()).channels).toEqual([]);
-    await alice.disconnectpeer({ peer_pubkey: server.world.pubkeyOf('bob') });
+    await alice.disconnectpeer({ peer_pubkey: pk('bob') });
     expect((await alice.listpeers()).peers).toEqual([]);
   });
 
   it('has exercised every client method', () => {
     expect(endpointNames.filter((e) => !called.has(e))).toEqual([]);
+    // ...and each reached the server over HTTP.
+    const served = backend.served();
+    expect(endpointNames.filter((e) => !served.has(e))).toEqual([]);
   });
 });
