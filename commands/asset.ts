@@ -327,6 +327,25 @@ const send = defineCommand({
   role: 'admin',
   confirm: 'button',
   mutates: true,
+  /** The confirmation shows what leaves the node; an invoice for another asset is refused before it. */
+  async preview(ctx) {
+    const { node, api } = nodeClient(ctx);
+    const assetId = await resolveAssetId(api, node.name, ctx.args.asset_id);
+    const recipient = ctx.args.recipient_id.trim();
+    if (recipient.startsWith('rgb:') && recipient.includes('/')) {
+      const inv = await api.decodergbinvoice({ invoice: recipient });
+      if (inv.asset_id && inv.asset_id !== assetId) {
+        throw new UserError('invalid_arguments', `The invoice asks for ${inv.asset_id}, not ${assetId}.`, 'Send the asset the invoice names.');
+      }
+    }
+    const { label, precision } = await describeAsset(api, assetId);
+    return [
+      { label: 'Sends', value: `${withPrecision(ctx.args.amount, precision)} ${label}`, inline: true },
+      { label: 'To', value: [{ code: shortId(recipient, 28) }], inline: true },
+      { label: 'Fee rate', value: `${ctx.args.fee_rate} sat/vB`, inline: true },
+      ...(ctx.args.donation ? [{ label: 'Donation', value: 'yes: sent without waiting for the recipient to accept', inline: true }] : []),
+    ];
+  },
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const a = { ...ctx.args, asset_id: await resolveAssetId(api, node.name, ctx.args.asset_id) };

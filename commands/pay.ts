@@ -7,11 +7,36 @@ import { defineCommand, type CommandDefinition } from '../src/core/types.js';
 import { amount, nodeArg, pagingArgs } from './support/arg-types.js';
 import { assetIndex } from './support/asset-table.js';
 import { nodeClient } from './support/node-client.js';
+import type { NodeApiClient } from '../src/node-api/index.js';
 import { paginate } from './support/paginate.js';
 import { compact, formatTime, titled } from './support/present.js';
 
 const TONE = { Pending: 'info', Succeeded: 'success', Failed: 'danger' } as const;
 const toneOf = (s: unknown) => TONE[s as keyof typeof TONE] ?? 'neutral';
+
+/** An asset amount with its precision and ticker, or raw units when the node does not know the asset. */
+async function assetAmount(api: NodeApiClient, assetId: string, raw: number | bigint): Promise<string> {
+  const info = (await assetIndex(api)).get(assetId);
+  return info ? `${withPrecision(raw, info.precision)} ${info.label}` : `${thousands(raw)} raw units of ${shortId(assetId, 16)}`;
+}
+
+/** What an invoice asks for, decoded by the node: amount, asset, payee (and description, expiry). */
+async function describeInvoice(api: NodeApiClient, invoice: string, o: { withDescription?: boolean } = {}): Promise<Field[]> {
+  const d = await api.decodelninvoice({ invoice: invoice.trim().replace(/^lightning:/i, '') });
+  const fields: Field[] = [];
+  fields.push({
+    label: 'Amount',
+    value: d.amt_msat !== undefined && d.amt_msat !== null ? `${formatSats(msatToSat(d.amt_msat))} (${thousands(d.amt_msat)} msat)` : 'any amount (the invoice names none)',
+    inline: true,
+  });
+  if (d.asset_id) fields.push({ label: 'Asset', value: await assetAmount(api, d.asset_id, d.asset_amount ?? 0), inline: true });
+  if (d.payee_pubkey) fields.push({ label: 'Payee', value: [{ code: shortId(d.payee_pubkey, 20) }], inline: true });
+  if (o.withDescription && d.description) fields.push({ label: 'Description', value: String(d.description) });
+  if (o.withDescription && d.expiry_sec !== undefined && d.timestamp !== undefined) {
+    fields.push({ label: 'Expires', value: formatTime(Number(d.timestamp) + Number(d.expiry_sec)), inline: true });
+  }
+  return fields;
+}
 
 const send = defineCommand({
   path: 'pay send',
@@ -30,22 +55,18 @@ const send = defineCommand({
   role: 'admin',
   confirm: 'button',
   mutates: true,
+  /** The confirmation shows what will be paid: an invoice the node cannot decode is refused before it. */
+  async preview(ctx) {
+    const { api } = nodeClient(ctx);
+    return describeInvoice(api, ctx.args.invoice, { withDescription: true });
+  },
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const invoice = ctx.args.invoice.trim().replace(/^lightning:/i, '');
     const res = await api.sendpayment({ invoice });
     const fields: Field[] = [{ label: 'Status', value: String(res.status ?? '—'), inline: true }];
-    try {
-      const d = await api.decodelninvoice({ invoice });
-      if (d.amt_msat !== undefined && d.amt_msat !== null) fields.push({ label: 'Amount', value: formatSats(msatToSat(d.amt_msat)), inline: true });
-      if (d.asset_id) {
-        const info = (await assetIndex(api)).get(d.asset_id);
-        fields.push({ label: 'Asset', value: info ? `${withPrecision(d.asset_amount ?? 0, info.precision)} ${info.label}` : `${thousands(d.asset_amount ?? 0)} raw`, inline: true });
-      }
-      if (d.payee_pubkey) fields.push({ label: 'Payee', value: [{ code: shortId(d.payee_pubkey, 20) }], inline: true });
-    } catch {
-      // The amount is a nicety; the payment itself went through.
-    }
+    // The amount is a nicety here; the payment itself went through.
+    fields.push(...(await describeInvoice(api, invoice).catch(() => [])));
     fields.push({ label: 'Payment hash', value: [{ code: res.payment_hash ?? '—' }] });
     return {
       header: titled(res.status === 'Failed' ? 'Payment failed' : 'Payment sent', node),
@@ -70,6 +91,16 @@ const keysend = defineCommand({
   role: 'admin',
   confirm: 'button',
   mutates: true,
+  async preview(ctx) {
+    const { api } = nodeClient(ctx);
+    const a = ctx.args;
+    const fields: Field[] = [
+      { label: 'Amount', value: `${formatSats(msatToSat(a.amt_msat))} (${thousands(a.amt_msat)} msat)`, inline: true },
+      { label: 'To', value: [{ code: shortId(a.dest_pubkey, 20) }], inline: true },
+    ];
+    if (a.asset_id) fields.push({ label: 'Asset', value: await assetAmount(api, a.asset_id, a.asset_amount ?? 0), inline: true });
+    return fields;
+  },
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const a = ctx.args;
@@ -81,10 +112,7 @@ const keysend = defineCommand({
       { label: 'Status', value: String(res.status ?? '—'), inline: true },
       { label: 'Amount', value: `${formatSats(msatToSat(a.amt_msat))} (${thousands(a.amt_msat)} msat)`, inline: true },
     ];
-    if (a.asset_id) {
-      const info = (await assetIndex(api)).get(a.asset_id);
-      fields.push({ label: 'Asset', value: info ? `${withPrecision(a.asset_amount ?? 0, info.precision)} ${info.label}` : `${thousands(a.asset_amount ?? 0)} raw`, inline: true });
-    }
+    if (a.asset_id) fields.push({ label: 'Asset', value: await assetAmount(api, a.asset_id, a.asset_amount ?? 0), inline: true });
     fields.push({ label: 'To', value: [{ code: a.dest_pubkey }] }, { label: 'Payment hash', value: [{ code: res.payment_hash ?? '—' }] });
     return { header: titled(res.status === 'Failed' ? 'Keysend failed' : 'Keysend sent', node), tone: toneOf(res.status), blocks: [msg.fields(fields)] };
   },

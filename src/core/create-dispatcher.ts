@@ -25,7 +25,7 @@ import type {
   Reply,
   Role,
 } from './types.js';
-import type { Message } from './message.js';
+import type { Field, Message } from './message.js';
 import { msg } from './message.js';
 import { UserError } from './errors.js';
 import type { AnyCommand, Registry } from './registry.js';
@@ -460,8 +460,10 @@ export function createDispatcher(opts: DispatcherOptions): CoreDispatcher {
   };
 
   // ---- confirmations -------------------------------------------------------------------------
-  const askConfirmation = (a: Attempt): Reply => {
+  const askConfirmation = async (a: Attempt, parsed: Record<string, unknown>): Promise<Reply> => {
     const def = a.def!;
+    // What will happen, in the command's own words (amount, payee…), before anything is stored.
+    const preview = def.preview ? await def.preview({ args: parsed, actor: a.actor, place: a.place, node: a.node, services, secrets: {} }) : [];
     const t = now().getTime();
     const id = randomId('c_', 9);
     confirmations.insert({
@@ -474,8 +476,9 @@ export function createDispatcher(opts: DispatcherOptions): CoreDispatcher {
       createdAt: t,
       expiresAt: t + confirmTtlMs,
     });
-    const fields = [{ label: 'Command', value: commandLine(registry, def, redactArgs(def, a.args)) }];
+    const fields: Field[] = [{ label: 'Command', value: commandLine(registry, def, redactArgs(def, a.args)) }];
     if (a.node) fields.push({ label: 'Node', value: `${a.node.name} (${statusBadge(String(a.node.status))})` });
+    fields.push(...preview);
     fields.push({ label: 'Requested by', value: whoOf(a.actor) });
     const message = prepareMessage(
       {
@@ -522,7 +525,7 @@ export function createDispatcher(opts: DispatcherOptions): CoreDispatcher {
       // 3. role
       checkRole(a, def);
       // 4. confirmation
-      if (def.confirm === 'button') return askConfirmation(a);
+      if (def.confirm === 'button') return await askConfirmation(a, parsed);
       // 5-7
       return await run(a, parsed, {});
     } catch (e) {

@@ -4,7 +4,7 @@
  * Nothing here knows a platform.
  */
 import type { z } from 'zod';
-import type { Message } from './message.js';
+import type { Field, Message } from './message.js';
 import type { Services } from './services.js';
 import type { HostedNode } from '../hosting/index.js';
 
@@ -104,6 +104,12 @@ export interface CommandDefinition<S extends z.ZodObject<z.ZodRawShape> = z.ZodO
   secrets?: DialogField[];
   /** Whether running it changes something (audited). Reads are not audited. */
   mutates: boolean;
+  /**
+   * For a command confirmed by button: what the confirmation shows before anything happens
+   * (the amount and payee of a payment, the asset of a send). Read-only; it may ask the node
+   * (decode an invoice). If it throws, the command is refused before it is ever confirmed.
+   */
+  preview?(ctx: CommandContext<z.infer<S>>): Promise<Field[]>;
   handler(ctx: CommandContext<z.infer<S>>): Promise<HandlerResult>;
 }
 
