@@ -227,7 +227,7 @@ const ack = defineCommand({
   mutates: true,
   async handler(ctx): Promise<Message> {
     const id = Number(ctx.args.incident.replace(/^#/, ''));
-    const { incident, already } = ctx.services.watches.ack({ incidentId: id, actor: ctx.actor });
+    const { incident, already } = ctx.services.watches.ack({ incidentId: id, actor: ctx.actor, place: ctx.place });
     const name = incident.nodeName ?? incident.nodeId;
     if (already) {
       return {

@@ -59,7 +59,8 @@ export interface WatchService {
   /** Ends mutes in the channel (one target, or all of them); returns how many ended. The held events are posted as one summary. */
   unmute(place: Place, target?: WatchTarget): number;
   /** Records who acknowledged an open incident; stops repeat notifications for it. */
-  ack(input: { incidentId: number; actor: Actor }): { incident: Incident; already: boolean };
+  /** Only from the channel the incident was posted in (the button is there; the number is easy to guess). */
+  ack(input: { incidentId: number; actor: Actor; place: Pick<Place, 'platform' | 'channelId'> }): { incident: Incident; already: boolean };
   incidents(filter?: { place?: Pick<Place, 'platform' | 'channelId'>; state?: 'open' | 'resolved' }): Incident[];
 }
 
@@ -136,9 +137,12 @@ export function createWatchService(opts: { store: NotifyStore; now: () => number
       opts.wake();
       return n;
     },
-    ack({ incidentId, actor }) {
+    ack({ incidentId, actor, place }) {
       const inc = store.incident(incidentId);
-      if (!inc) throw new UserError('invalid_arguments', `there is no incident #${incidentId}`, 'use the Acknowledge button on the incident message, or `watch list` to see open incidents');
+      // Another channel's incident is answered as unknown, not as forbidden: its number says nothing here.
+      if (!inc || inc.platform !== place.platform || inc.channel_id !== place.channelId) {
+        throw new UserError('invalid_arguments', `there is no incident #${incidentId} in this channel`, 'use the Acknowledge button on the incident message, or `watch list` to see this channel\'s open incidents');
+      }
       if (inc.state !== 'open') return { incident: toIncident(inc), already: true };
       if (inc.acked_by) return { incident: toIncident(inc), already: true };
       const by = actorLabel(actor);

@@ -149,7 +149,7 @@ describe.each(['slack', 'discord'] as Platform[])('end to end on %s', (platform)
     for (const label of ['Restart', 'Logs', 'Acknowledge']) expect(incident).toContain(label);
 
     const [open] = s.h.notifier.watches.incidents({ state: 'open' });
-    s.h.notifier.watches.ack({ incidentId: open!.id, actor: actor('U9', platform) });
+    s.h.notifier.watches.ack({ incidentId: open!.id, actor: actor('U9', platform), place: { platform: open!.platform, channelId: open!.channelId } });
     await waitFor(() => s.chat.edits().some((e) => e.includes('U9')), 5000, 'ack edit');
     await waitFor(() => s.chat.threadReplies().some((t) => t.includes('Acknowledged by')), 5000, 'ack thread line');
 

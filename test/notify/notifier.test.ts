@@ -285,7 +285,10 @@ describe('incidents', () => {
     const incidentId = Number(incidentPost!.message.buttons![2]!.args!.incident);
     const msgId = incidentPost!.messageId;
 
-    const ack = n.watches.ack({ incidentId, actor: actor('U7') });
+    // From another channel the incident is unknown: its number alone acknowledges nothing.
+    expect(() => n.watches.ack({ incidentId, actor: actor('U7'), place: { platform: 'slack', channelId: 'C-other' } })).toThrow(/no incident #\d+ in this channel/);
+    expect(n.watches.incidents({ state: 'open' }).find((i) => i.id === incidentId)?.ackedBy).toBeUndefined();
+    const ack = n.watches.ack({ incidentId, actor: actor('U7'), place: { platform: 'slack', channelId: incidentPost!.target.channelId } });
     expect(ack.incident.ackedBy).toBe('Ann (slack:U7)');
     await n.drain(3000);
     expect(textOf(slack.updates(msgId).at(-1)!.message)).toContain('by Ann (slack:U7)');
