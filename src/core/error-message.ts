@@ -78,7 +78,8 @@ export function errorMessage(e: unknown, ctx: { path?: string; node?: string } =
     const isNode = typeof e.rlnName === 'string' || e.name === 'NodeApiError';
     const status = typeof e.status === 'number' ? ` (HTTP ${e.status})` : '';
     const header = isNode ? `Node API error${e.rlnName ? `: ${e.rlnName}` : ''}${status}` : `Hosting service error${status}`;
-    const hint = (e.rlnName && NODE_HINTS[e.rlnName]?.(node)) || e.hint;
+    // Hints written for any node say `<node>`: name the node the command was about.
+    const hint = (e.rlnName && NODE_HINTS[e.rlnName]?.(node)) || (e.hint && ctx.node ? e.hint.replaceAll('<node>', ctx.node) : e.hint);
     let raw = e.serviceMessage ?? e.message;
     if (!e.serviceMessage && e.hint && raw.endsWith(e.hint)) raw = raw.slice(0, -e.hint.length).trim();
     const what = redactText(raw);

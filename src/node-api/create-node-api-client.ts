@@ -201,6 +201,7 @@ function translate(endpoint: EndpointName, e: unknown, timeoutMs: number): NodeA
       return new NodeApiError({
         endpoint, kind: 'rln', status, rlnName,
         message: `node API ${label} failed (${status}${rlnName ? ` ${rlnName}` : ''}): ${b.error.slice(0, 300)}`,
+        serviceMessage: b.error.slice(0, 300),
       });
     }
     const message = b && typeof b.message === 'string' ? b.message.slice(0, 300) : e.response.statusMessage ?? 'no message';

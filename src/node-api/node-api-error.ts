@@ -18,7 +18,7 @@ const HINTS: Record<string, string> = {
   InvalidPassword: 'the new password is not acceptable (too short?): choose another one',
   InsufficientFunds: 'not enough bitcoin: send funds to an address from `wallet address <node>` and wait for a confirmation',
   InsufficientAssets: 'not enough of this asset: check `asset balance <node> <asset>`; received assets settle after `asset refresh <node>`',
-  NoAvailableUtxos: 'no free colored UTXOs: create some with `wallet utxos <node>`',
+  NoAvailableUtxos: 'no UTXO is free for RGB: create some with `wallet utxos <node>` (it needs confirmed bitcoin)',
   AllocationsAlreadyAvailable: 'the node already has enough colored UTXOs',
   UnknownContractId: 'the node does not know this asset: check `asset list <node>`',
   InvalidAssetID: 'that is not a valid asset id: copy it from `asset list <node>`',
@@ -85,9 +85,12 @@ export class NodeApiError extends Error {
   readonly kind: NodeApiErrorKind;
   /** For invalid responses: the path of the first wrong field, e.g. `channels.0.capacity_sat`. */
   readonly field?: string;
+  /** The node's own words (the `error` of an RLN error body), shown to the user as they are. */
+  readonly serviceMessage?: string;
 
-  constructor(opts: { endpoint: string; kind: NodeApiErrorKind; message: string; status?: number; rlnName?: string; field?: string; hint?: string }) {
+  constructor(opts: { endpoint: string; kind: NodeApiErrorKind; message: string; status?: number; rlnName?: string; field?: string; hint?: string; serviceMessage?: string }) {
     super(opts.message);
+    this.serviceMessage = opts.serviceMessage;
     this.endpoint = opts.endpoint;
     this.kind = opts.kind;
     this.status = opts.status;
