@@ -47,8 +47,12 @@ export interface App {
   emulator?: Emulator;
   /** Resolves when the terminal adapter's input ends (demo), never otherwise. */
   shellDone?: Promise<void>;
-  /** Listens and starts the workers; resolves with the HTTP base URL. */
-  start(): Promise<{ url: string }>;
+  /**
+   * Listens and starts the workers; resolves with the HTTP base URL. `onListening` runs once the
+   * server listens and before the chat adapters start (the demo prints its banner there, so it
+   * comes before the terminal's first prompt).
+   */
+  start(opts?: { onListening?: (url: string) => void }): Promise<{ url: string }>;
   /** Stops accepting webhooks, drains in-flight work, closes chat connections and the database. */
   stop(opts?: { timeoutMs?: number }): Promise<void>;
 }
@@ -193,12 +197,13 @@ export async function createApp(opts: AppOptions): Promise<App> {
     http,
     emulator,
     shellDone,
-    async start() {
+    async start(startOpts = {}) {
       const address = await http.listen({ port: config.PORT, host: config.HOST });
       const url = address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1');
       notifier.start();
       reports.scheduler.start();
       if (emulator) await wireDemo(hosting, url, notifier.watches, logger);
+      startOpts.onListening?.(url);
       for (const s of starters) await s();
       started = true;
       logger.info({ url, demo: config.demo, slack: config.slack.mode, discord: config.discord.mode }, 'rln-chatops is ready');

@@ -6,6 +6,7 @@
  */
 import { ConfigError, loadConfig } from './config.js';
 import { createApp } from './app.js';
+import { createLogger } from './log.js';
 import { runEmulatorCli } from './emulator/index.js';
 import { runDoctor } from './doctor.js';
 import { demoBanner } from './demo-banner.js';
@@ -41,9 +42,12 @@ async function main(argv: string[]): Promise<number> {
 
 async function start(): Promise<number> {
   const config = loadConfig();
-  const app = await createApp({ config });
-  const { url } = await app.start();
-  if (config.demo) process.stdout.write(demoBanner(url, app.config));
+  // The terminal demo shares the screen with the logs: unless LOG_LEVEL asks for more, it logs
+  // only warnings and errors there, so the answers stay readable.
+  const terminalOnly = config.slack.mode === 'off' && config.discord.mode === 'off';
+  const quiet = config.demo && terminalOnly && !process.env.LOG_LEVEL;
+  const app = await createApp({ config, logger: quiet ? createLogger({ level: 'warn' }) : undefined });
+  await app.start({ onListening: (url) => config.demo && process.stdout.write(demoBanner(url, app.config)) });
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -59,7 +63,7 @@ async function start(): Promise<number> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
   // With only the terminal, the end of its input (Ctrl-D) ends the bot.
-  if (app.shellDone && config.slack.mode === 'off' && config.discord.mode === 'off') {
+  if (app.shellDone && terminalOnly) {
     void app.shellDone.then(() => shutdown('end of input'));
   }
   return -1;

@@ -11,6 +11,8 @@ describe('the demo (npm start with no configuration)', () => {
     // so parallel test files never fight over 3000.
     const bot = spawnBot(['start'], { cwd, env: { PORT: '0' } });
     await bot.waitFor(/DEMO/);
+    // The banner comes first, before any prompt or output of the terminal.
+    expect(bot.stdout().trimStart().startsWith('┌')).toBe(true);
     bot.child.stdin.write('/rln node list\n');
     // The answer: a table of the three demo nodes with their status.
     const answer = (await bot.waitFor(/alice[^\n]*RUNNING[\s\S]*carol[^\n]*PAUSED/)).toString();
@@ -19,6 +21,8 @@ describe('the demo (npm start with no configuration)', () => {
     const { code } = await bot.exited;
     expect(code).toBe(0);
     expect(bot.stdout() + bot.stderr()).not.toMatch(/\n\s+at .+\(.+:\d+:\d+\)/); // no stack trace
+    // The terminal demo keeps info logs off the screen it shares with the answers.
+    expect(bot.stderr()).not.toMatch(/"level":"info"/);
   }, 40_000);
 
   it('lists every configuration problem at once and exits non-zero without a stack trace', async () => {

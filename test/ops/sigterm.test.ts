@@ -7,7 +7,7 @@ import { spawnBot } from './spawn-bot.js';
 describe('SIGTERM', () => {
   it('drains, closes the database and exits 0 well within 10 s', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rln-term-'));
-    const bot = spawnBot(['start'], { cwd: dir, env: { PORT: '0', DATABASE_PATH: join(dir, 'bot.db') } });
+    const bot = spawnBot(['start'], { cwd: dir, env: { PORT: '0', DATABASE_PATH: join(dir, 'bot.db'), LOG_LEVEL: 'info' } });
     const line = await bot.waitFor(/HTTP server: (http:\/\/[^\s]+)/);
     const url = line.replace('HTTP server: ', '');
     const health = await fetch(`${url}/healthz`);
