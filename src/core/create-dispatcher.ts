@@ -437,20 +437,22 @@ export function createDispatcher(opts: DispatcherOptions): CoreDispatcher {
       expiresAt: t + dialogTtlMs,
     });
     const nodeArg = nodeArgOf(def);
-    const target = nodeArg && a.args[nodeArg] ? ` on ${a.args[nodeArg]}` : '';
+    // "alice: Initialize a node's wallet; …": the node first, then what the command does.
+    const lead = nodeArg && a.args[nodeArg] ? `${a.args[nodeArg]}: ` : '';
+    const title = `${def.path.charAt(0).toUpperCase()}${def.path.slice(1)}`;
     const dialog: Dialog =
       kind === 'typed-name'
         ? {
             id,
             title: def.path.endsWith('destroy') ? 'Destroy node' : `Confirm ${def.path}`.slice(0, 24),
-            intro: `${def.summary}${target}. This is irreversible: type the node's name to confirm. Backing up first is recommended.`,
+            intro: `${lead}${def.summary}. This is irreversible: type the node's name to confirm. Backing up first is recommended.`,
             submitLabel: def.path.endsWith('destroy') ? 'Destroy' : 'Confirm',
             fields: dialogFields(def, a.args),
           }
         : {
             id,
-            title: def.path.slice(0, 24),
-            intro: `${def.summary}${target}. This dialog is private: what you type is never shown in the channel, stored or logged.`,
+            title: title.slice(0, 24),
+            intro: `${lead}${def.summary}. This dialog is private: what you type is never shown in the channel, stored or logged.`,
             submitLabel: 'Run',
             fields: dialogFields(def, a.args),
           };

@@ -54,6 +54,8 @@ describe('node commands through the dispatcher', () => {
     const d = await typed('node init dsp1');
     expect(d.kind).toBe('dialog');
     if (d.kind !== 'dialog') return;
+    expect(d.dialog.title).toBe('Node init');
+    expect(d.dialog.intro).toMatch(/^dsp1: Initialize/);
     const r = await dispatcher.dispatch({ via: 'dialog', actor: actor('UADMIN'), place, dialogId: d.dialog.id, values: { password: PASSWORD, password_repeat: PASSWORD } });
     expect(r.kind).toBe('message');
     if (r.kind !== 'message') return;
