@@ -101,7 +101,8 @@ export function balanceTable(rows: RowWithChange[], unit: Unit, withChange: bool
   const shown = rows.slice(0, MAX_TABLE_ROWS);
   const columns = [
     { header: 'Balance' },
-    { header: unit === 'btc' ? 'Amount (BTC)' : 'Amount (sats)', align: 'right' as const },
+    // One column holds bitcoin and asset rows: the caption says which unit is which.
+    { header: 'Amount', align: 'right' as const },
     ...(withChange ? [{ header: 'Change', align: 'right' as const }] : []),
   ];
   const body = shown.map((r) => [
@@ -109,7 +110,7 @@ export function balanceTable(rows: RowWithChange[], unit: Unit, withChange: bool
     amountText(r.amount, r.precision, unit),
     ...(withChange ? [deltaText(r.delta, r.precision, unit)] : []),
   ]);
-  const notes = ['assets in their own units'];
+  const notes = [`bitcoin in ${unit === 'btc' ? 'BTC' : 'sats'}, assets in their own units`];
   if (rows.length > shown.length) notes.unshift(`showing ${shown.length} of ${rows.length} rows`);
   return msg.table({ columns, rows: body, caption: notes.join(' · ') });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildBalanceReport, balanceRows, toBalanceSnapshot } from '../../src/reports/balance-report.js';
+import { buildBalanceReport, balanceRows, balanceTable, toBalanceSnapshot } from '../../src/reports/balance-report.js';
 import type { BalanceData, NodeOutcome } from '../../src/reports/types.js';
 import type { HostedNode } from '../../src/hosting/index.js';
 import type { Block, Table } from '../../src/core/message.js';
@@ -103,5 +103,17 @@ describe('balance report over many nodes', () => {
     const problems = message.blocks.filter((b) => JSON.stringify(b).includes('paused'));
     expect(problems).toHaveLength(1);
     expect(JSON.stringify(problems[0]).match(/paused/g)).toHaveLength(6);
+  });
+});
+
+describe('the balance table\'s units', () => {
+  it('names the bitcoin unit and the assets\' own units in the caption, not a sats header over asset rows', () => {
+    for (const unit of ['sat', 'btc'] as const) {
+      const block = balanceTable([{ label: 'USDT on-chain spendable', amount: 12345n, precision: 2 } as never], unit, false);
+      if (block.type !== 'table') throw new Error('expected a table');
+      expect(block.table.columns[1]!.header).toBe('Amount');
+      expect(block.table.caption).toBe(`bitcoin in ${unit === 'btc' ? 'BTC' : 'sats'}, assets in their own units`);
+      expect(block.table.rows[0]![1]).toBe('123.45');
+    }
   });
 });
