@@ -4,7 +4,7 @@
  * dispatcher → notifier (webhooks, outbox) and reports → chat adapters → one HTTP server.
  */
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import type { Config } from './config.js';
+import { SECRET_VARIABLES, type Config } from './config.js';
 import { createLogger, registerSecret, type Logger } from './log.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { openDatabase, type Db } from './store/index.js';
@@ -62,9 +62,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const logger = opts.logger ?? createLogger({ level: config.LOG_LEVEL });
   const metrics = opts.metrics ?? createMetrics();
   const now = opts.now ?? (() => new Date());
-  for (const v of [config.SERVICE_API_TOKEN, config.NODE_API_TOKEN, config.SLACK_BOT_TOKEN, config.SLACK_APP_TOKEN, config.SLACK_SIGNING_SECRET, config.DISCORD_TOKEN]) {
-    registerSecret(v);
-  }
+  for (const name of SECRET_VARIABLES) registerSecret(config[name]);
 
   const db = openDatabase(config.DATABASE_PATH);
 
