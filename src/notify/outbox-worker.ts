@@ -134,6 +134,8 @@ export class OutboxWorker {
       this.o.metrics?.outboxDepth.set(this.o.store.depth());
       if (now - this.lastPrune > 10 * 60_000) {
         this.lastPrune = now;
+        // Housekeeping only: every mute check already ignores mutes that have ended.
+        this.o.store.deleteExpiredMutes(now);
         const gone = this.o.store.prune(now - (this.o.retentionMs ?? 30 * 24 * 3600_000));
         if (gone.outbox || gone.events) this.log.info(gone, 'old notifications pruned');
       }
@@ -146,7 +148,6 @@ export class OutboxWorker {
 
   private releaseHeld(now: number): void {
     const { store } = this.o;
-    store.deleteExpiredMutes(now);
     const held = store.heldRows();
     if (!held.length) return;
     const free = held.filter((r) => !r.ev_node_id || !store.activeMute(r.platform, r.channel_id, r.ev_node_id, now)).map((r) => r.id);

@@ -133,6 +133,8 @@ export function createWatchService(opts: { store: NotifyStore; now: () => number
       return { until: new Date(until) };
     },
     unmute(place, target) {
+      // Mutes that already ended linger until the worker's housekeeping: they are not counted as ended now.
+      store.deleteExpiredMutes(now());
       const n = store.deleteMutes(place.platform, place.channelId, target);
       opts.wake();
       return n;

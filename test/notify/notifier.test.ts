@@ -392,5 +392,8 @@ describe('muting', () => {
     expect(textOf(first!.message)).toContain('bob');
     expect(textOf(second!.message)).toContain('alice');
     expect(second!.message.header).toMatch(/while muted/);
+    // An ended mute is not ended again: unmute finds nothing, whenever housekeeping drops the row.
+    expect(n.watches.list(slackPlace('C1'))[0]!.mutedUntil).toBeUndefined();
+    expect(n.watches.unmute(slackPlace('C1'))).toBe(0);
   });
 });
