@@ -6,7 +6,7 @@
 import type { Logger } from '../../log.js';
 import type { Message } from '../../core/message.js';
 import type { Actor, Dispatcher, Invocation, Place, Reply } from '../../core/types.js';
-import { dialogToModal, toDiscordPayload, type DiscordModal, type DiscordPayload } from './render.js';
+import { checkboxValue, dialogToModal, toDiscordPayload, type DiscordModal, type DiscordPayload } from './render.js';
 import { DISCORD_MAX_AUTOCOMPLETE_CHOICES, DISCORD_MAX_CHOICE_NAME, DISCORD_MAX_CHOICE_VALUE, clip } from './limits.js';
 
 export type ParsedInteraction =
@@ -178,9 +178,7 @@ export async function handleInteraction(ctx: InteractionContext, p: ParsedIntera
   else if (p.kind === 'button') inv = { via: 'button', actor: p.actor, place: p.place, buttonId: p.customId };
   else {
     const boxes = new Set(ctx.checkboxes.get(p.customId) ?? []);
-    const values = Object.fromEntries(
-      Object.entries(p.values).map(([k, v]) => [k, boxes.has(k) ? (/^(y|yes|true|1|on|ok)$/i.test(v.trim()) ? 'true' : 'false') : v]),
-    );
+    const values = Object.fromEntries(Object.entries(p.values).map(([k, v]) => [k, boxes.has(k) ? checkboxValue(v) : v]));
     ctx.checkboxes.delete(p.customId);
     inv = { via: 'dialog', actor: p.actor, place: p.place, dialogId: p.customId, values };
   }
