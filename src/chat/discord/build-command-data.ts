@@ -30,7 +30,7 @@ const CONTEXT_GUILD = 0;
 const CONTEXT_BOT_DM = 1;
 
 /** The part of the core registry the Discord adapter uses. */
-export type CommandRegistryLike = Pick<Registry, 'all' | 'argSpecs'>;
+export type CommandRegistryLike = Pick<Registry, 'all' | 'argSpecs' | 'nodeArg'>;
 export type { ArgSpec };
 
 export function listCommands(registry: CommandRegistryLike): CommandDefinition<any>[] {
@@ -87,17 +87,10 @@ function description(text: string | undefined, fallback: string): string {
   return clip(t || fallback, DISCORD_MAX_COMMAND_DESCRIPTION);
 }
 
-function nodeArgOf(def: CommandDefinition<any>, specs: ArgSpec[]): string | undefined {
-  if (def.nodeArg === false) return undefined;
-  if (typeof def.nodeArg === 'string') return def.nodeArg;
-  return specs.some((s) => s.name === 'node') ? 'node' : undefined;
-}
-
-function optionsOf(def: CommandDefinition<any>, specs: ArgSpec[], index: CommandIndex): { options: CommandOptionData[]; map: Map<string, string> } {
+function optionsOf(def: CommandDefinition<any>, specs: ArgSpec[], nodeArg: string | undefined, index: CommandIndex): { options: CommandOptionData[]; map: Map<string, string> } {
   if (specs.length > DISCORD_MAX_OPTIONS) {
     throw new Error(`command "${def.path}" has ${specs.length} arguments; a Discord subcommand allows ${DISCORD_MAX_OPTIONS}`);
   }
-  const nodeArg = nodeArgOf(def, specs);
   const map = new Map<string, string>();
   const ordered = [...specs.filter((s) => s.required), ...specs.filter((s) => !s.required)];
   const options = ordered.map((s): CommandOptionData => {
@@ -164,7 +157,7 @@ export function buildCommandIndexAndData(registry: CommandRegistryLike): { data:
     const words = def.path.trim().split(/\s+/);
     if (words.length > 2) throw new Error(`command path "${def.path}" is deeper than Discord's group/subcommand`);
     const specs = registry.argSpecs(def);
-    const { options, map } = optionsOf(def, specs, index);
+    const { options, map } = optionsOf(def, specs, registry.nodeArg(def), index);
     const action = checkName(words[words.length - 1], `subcommand (${def.path})`);
     const sub: CommandOptionData = { type: OPTION_TYPE.SUB_COMMAND, name: action, description: description(def.summary, def.path), options };
     index.paths.set(words.join(' '), { path: def.path, options: map });
