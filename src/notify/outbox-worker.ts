@@ -147,11 +147,8 @@ export class OutboxWorker {
   }
 
   private releaseHeld(now: number): void {
-    const { store } = this.o;
-    const held = store.heldRows();
-    if (!held.length) return;
-    const free = held.filter((r) => !r.ev_node_id || !store.activeMute(r.platform, r.channel_id, r.ev_node_id, now)).map((r) => r.id);
-    if (free.length) store.releaseHeld(free, now);
+    const free = this.o.store.releasableHeldIds(now);
+    if (free.length) this.o.store.releaseHeld(free, now);
   }
 
   private async round(platform: Platform, channelId: string, poster: ChatPoster): Promise<void> {

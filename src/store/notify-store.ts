@@ -274,18 +274,24 @@ export class NotifyStore {
       .all(platform, channelId, now, limit) as OutboxEventRow[];
   }
 
-  heldRows(): OutboxEventRow[] {
+  /** Held rows no mute covers any more at `now` (ended, removed, or a row with no node). */
+  releasableHeldIds(now: number): number[] {
     return this.q(
-        `SELECT o.*, e.node_id AS ev_node_id, e.node_name AS ev_node_name, e.event_type AS ev_event_type, e.status AS ev_status,
-                e.event_ts AS ev_event_ts, e.received_at AS ev_received_at, e.payload AS ev_payload
-         FROM notify_outbox o LEFT JOIN notify_events e ON e.id = o.event_id WHERE o.state = 'held' ORDER BY o.id`,
+        `SELECT o.id FROM notify_outbox o LEFT JOIN notify_events e ON e.id = o.event_id
+         WHERE o.state = 'held' AND (e.node_id IS NULL OR NOT EXISTS (
+           SELECT 1 FROM notify_mutes m
+           WHERE m.platform = o.platform AND m.channel_id = o.channel_id AND (m.target = e.node_id OR m.target = 'all') AND m.until > ?))
+         ORDER BY o.id`,
       )
-      .all() as OutboxEventRow[];
+      .pluck()
+      .all(now) as number[];
   }
 
   releaseHeld(ids: number[], now: number): void {
     const st = this.q(`UPDATE notify_outbox SET state = 'pending', next_attempt_at = ? WHERE id = ? AND state = 'held'`);
-    for (const id of ids) st.run(now, id);
+    this.tx(() => {
+      for (const id of ids) st.run(now, id);
+    });
   }
 
   markSent(ids: number[], now: number): void {
