@@ -9,7 +9,7 @@ import { amount, flag, int, nodeArg, pagingArgs, splitList } from './support/arg
 import { assetLabel, assetTable, loadAssets, resolveAssetId } from './support/asset-table.js';
 import { nodeClient } from './support/node-client.js';
 import { paginate } from './support/paginate.js';
-import { compact, formatTime, titled } from './support/present.js';
+import { bodyOf, compact, formatTime, titled } from './support/present.js';
 
 const assetId = () => z.string().trim().min(1).describe('RGB asset id (rgb:…), or its ticker on this node');
 
@@ -277,8 +277,7 @@ const issueCfa = defineCommand({
   mutates: true,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
-    const { node: _n, ...body } = ctx.args;
-    const { asset } = await api.issueassetcfa(compact(body));
+    const { asset } = await api.issueassetcfa(bodyOf(ctx.args));
     return issued(node.name, 'CFA', asset as IssuedAsset);
   },
 });
@@ -463,8 +462,7 @@ const fail = defineCommand({
   mutates: true,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
-    const { node: _n, ...body } = ctx.args;
-    const { transfers_changed } = await api.failtransfers(compact(body));
+    const { transfers_changed } = await api.failtransfers(bodyOf(ctx.args));
     return {
       header: titled('Fail transfers', node),
       tone: transfers_changed ? 'warning' : 'neutral',

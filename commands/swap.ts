@@ -7,7 +7,7 @@ import { amount, int, nodeArg, pagingArgs } from './support/arg-types.js';
 import { assetIndex } from './support/asset-table.js';
 import { nodeClient } from './support/node-client.js';
 import { paginate } from './support/paginate.js';
-import { compact, formatMsat, formatSeconds, formatTime, titled } from './support/present.js';
+import { bodyOf, formatMsat, formatSeconds, formatTime, titled } from './support/present.js';
 
 const makerInit = defineCommand({
   path: 'swap maker-init',
@@ -26,8 +26,8 @@ const makerInit = defineCommand({
   mutates: true,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
-    const { node: _n, ...a } = ctx.args;
-    const r = await api.makerinit(compact(a));
+    const a = bodyOf(ctx.args);
+    const r = await api.makerinit(a);
     const assets = a.from_asset || a.to_asset ? await assetIndex(api).catch(() => new Map<string, { label: string; precision: number }>()) : new Map<string, { label: string; precision: number }>();
     const qty = (q: number, asset: string | undefined) => {
       if (!asset) return formatMsat(q);

@@ -6,7 +6,7 @@ import { defineCommand, type CommandDefinition } from '../src/core/types.js';
 import { amount, flag, int, nodeArg, pagingArgs } from './support/arg-types.js';
 import { nodeClient } from './support/node-client.js';
 import { paginate } from './support/paginate.js';
-import { compact, formatTime, shortOutpoint, titled, yesNo } from './support/present.js';
+import { bodyOf, formatTime, shortOutpoint, titled, yesNo } from './support/present.js';
 
 const address = defineCommand({
   path: 'wallet address',
@@ -119,8 +119,7 @@ const utxos = defineCommand({
   mutates: true,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
-    const { node: _n, ...body } = ctx.args;
-    await api.createutxos(compact(body));
+    await api.createutxos(bodyOf(ctx.args));
     return {
       header: titled('UTXOs created', node),
       tone: 'success',

@@ -34,6 +34,12 @@ export function compact<T extends Record<string, unknown>>(o: T): T {
   return out as T;
 }
 
+/** The command's arguments as a request body: without the `node` argument, and without what was not given. */
+export function bodyOf<T extends { node: unknown }>(args: T): Omit<T, 'node'> {
+  const { node: _n, ...body } = args;
+  return compact(body);
+}
+
 /** `txid:vout` shortened so outputs of one transaction stay apart: `5821d5105bab…:3`. */
 export function shortOutpoint(outpoint: string, keep = 12): string {
   const m = /^([0-9a-fA-F]+):(\d+)$/.exec(outpoint);
