@@ -8,6 +8,7 @@ import type { Block, Button, Field, Message, Table, Tone } from '../../core/mess
 import type { Dialog } from '../../core/types.js';
 import { escapeCode, escapeDiscord, inlineToDiscord, neutraliseMentions } from './escape-discord.js';
 import { inlineToPlain } from '../../core/message.js';
+import { shareBar } from '../../core/format.js';
 import {
   DISCORD_MAX_ACTION_ROWS,
   DISCORD_MAX_BUTTONS_PER_ROW,
@@ -84,9 +85,7 @@ const FIELDS_LEAVE_FOR_DESCRIPTION = 1000;
 
 function renderProgress(label: string, value: number, max: number): string {
   const ratio = max > 0 ? Math.min(1, Math.max(0, value / max)) : 0;
-  const filled = Math.round(ratio * PROGRESS_WIDTH);
-  const bar = '█'.repeat(filled) + '░'.repeat(PROGRESS_WIDTH - filled);
-  return `${escapeDiscord(label)} \`${bar}\` ${Math.round(ratio * 100)}%`;
+  return `${escapeDiscord(label)} \`${shareBar(ratio, PROGRESS_WIDTH)}\` ${Math.round(ratio * 100)}%`;
 }
 
 function pad(text: string, width: number, align: 'left' | 'right' = 'left'): string {

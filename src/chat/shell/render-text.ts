@@ -4,6 +4,7 @@
  * A pure function of the Message.
  */
 import type { Block, Inline, Message, Table, Tone } from '../../core/message.js';
+import { shareBar } from '../../core/format.js';
 
 export const TONE_MARKERS: Record<Tone, string> = {
   success: '✔',
@@ -84,9 +85,7 @@ function renderBlock(b: Block): string[] {
       return renderTable(b.table);
     case 'progress': {
       const share = b.max > 0 ? Math.min(1, Math.max(0, b.value / b.max)) : 0;
-      const width = 20;
-      const full = Math.round(share * width);
-      return [`${clean(b.label)} [${'█'.repeat(full)}${'░'.repeat(width - full)}] ${Math.round(share * 100)}% (${b.value}/${b.max})`];
+      return [`${clean(b.label)} [${shareBar(share, 20)}] ${Math.round(share * 100)}% (${b.value}/${b.max})`];
     }
     case 'code':
       return clean(b.text)

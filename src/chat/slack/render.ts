@@ -4,6 +4,7 @@
  * (a button id that cannot be cut) or truncates visibly with a note, never silently.
  */
 import { inlineToPlain, summaryOf, type Block, type Button, type Field, type Inline, type Message, type Table, type Tone } from '../../core/message.js';
+import { shareBar } from '../../core/format.js';
 import { escapeCode, escapeEntities, escapeInlineCode, escapeMrkdwn } from './escape-mrkdwn.js';
 import {
   SLACK_MAX_ACTIONS_ELEMENTS,
@@ -194,8 +195,7 @@ const BAR_WIDTH = 20;
 
 export function progressBar(value: number, max: number): string {
   const ratio = max > 0 && Number.isFinite(value) ? Math.min(1, Math.max(0, value / max)) : 0;
-  const filled = Math.round(ratio * BAR_WIDTH);
-  return '█'.repeat(filled) + '░'.repeat(BAR_WIDTH - filled) + ` ${Math.round(ratio * 100)}%`;
+  return `${shareBar(ratio, BAR_WIDTH)} ${Math.round(ratio * 100)}%`;
 }
 
 function renderCode(text: string): SlackBlock[] {
