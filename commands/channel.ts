@@ -5,7 +5,7 @@ import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../src
 import { msg } from '../src/core/message.js';
 import { defineCommand, type CommandDefinition } from '../src/core/types.js';
 import { amount, flag, nodeArg, pagingArgs } from './support/arg-types.js';
-import { assetIndex, resolveAssetId } from './support/asset-table.js';
+import { assetAmountText, assetIndex, resolveAssetId } from './support/asset-table.js';
 import { nodeClient } from './support/node-client.js';
 import { paginate } from './support/paginate.js';
 import { peerOfAccountNode } from './support/peer-of-account-node.js';
@@ -125,11 +125,7 @@ const open = defineCommand({
     }
     if (a.asset_id) a.asset_id = await resolveAssetId(api, node.name, a.asset_id);
     const { temporary_channel_id } = await api.openchannel(compact(a));
-    let assetText = '';
-    if (a.asset_id) {
-      const info = (await assetIndex(api).catch(() => undefined))?.get(a.asset_id);
-      assetText = info ? `${withPrecision(a.asset_amount ?? 0, info.precision)} ${info.label}` : `${thousands(a.asset_amount ?? 0)} raw of ${shortId(a.asset_id, 14)}`;
-    }
+    const assetText = a.asset_id ? await assetAmountText(api, a.asset_id, a.asset_amount ?? 0) : '';
     return {
       header: titled('Channel opening', node),
       tone: 'info',

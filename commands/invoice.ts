@@ -5,9 +5,8 @@ import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../src
 import { msg, type Field } from '../src/core/message.js';
 import { defineCommand, type CommandDefinition } from '../src/core/types.js';
 import { amount, int, nodeArg } from './support/arg-types.js';
-import { assetIndex, resolveAssetId } from './support/asset-table.js';
+import { assetAmountText, assetIndex, resolveAssetId } from './support/asset-table.js';
 import { nodeClient } from './support/node-client.js';
-import type { NodeApiClient } from '../src/node-api/index.js';
 import { compact, formatSeconds, formatTime, titled } from './support/present.js';
 
 /** An RGB invoice starts with `rgb:`; a Lightning one with `ln` (lnbc, lntb, lnbcrt…), maybe after `lightning:`. */
@@ -16,12 +15,6 @@ export function invoiceKind(invoice: string): 'ln' | 'rgb' | 'unknown' {
   if (t.startsWith('rgb:')) return 'rgb';
   if (/^ln[a-z]*1/.test(t) || t.startsWith('ln')) return 'ln';
   return 'unknown';
-}
-
-/** `10.00 USDT` when the node knows the asset; else the raw amount (a new asset has no known precision yet). */
-async function assetAmountText(api: NodeApiClient, assetId: string, raw: number): Promise<string> {
-  const info = (await assetIndex(api).catch(() => undefined))?.get(assetId);
-  return info ? `${withPrecision(raw, info.precision)} ${info.label}` : `${thousands(raw)} raw of ${shortId(assetId, 14)}`;
 }
 
 const ln = defineCommand({

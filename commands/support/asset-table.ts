@@ -1,5 +1,5 @@
 /** The node's RGB assets as one flat list, and a table of them with precision applied. */
-import { shortId, withPrecision, type Amount } from '../../src/core/format.js';
+import { shortId, thousands, withPrecision, type Amount } from '../../src/core/format.js';
 import { UserError } from '../../src/core/errors.js';
 import type { Table } from '../../src/core/message.js';
 import type { NodeApiClient } from '../../src/node-api/index.js';
@@ -63,6 +63,12 @@ export async function assetIndex(api: NodeApiClient): Promise<Map<string, { labe
   } catch {
     return new Map();
   }
+}
+
+/** `10.00 USDT` when the node knows the asset; else the raw amount (a new asset has no known precision yet). */
+export async function assetAmountText(api: NodeApiClient, assetId: string, raw: number | bigint): Promise<string> {
+  const info = (await assetIndex(api)).get(assetId);
+  return info ? `${withPrecision(raw, info.precision)} ${info.label}` : `${thousands(raw)} raw of ${shortId(assetId, 14)}`;
 }
 
 export function assetTable(rows: AssetRow[], caption?: string): Table {
