@@ -41,7 +41,8 @@ export interface DiscordAdapterOptions {
 
 export function createDiscordAdapter(opts: DiscordAdapterOptions): DiscordAdapter {
   const { config } = opts;
-  const logger = opts.logger.child({ room: 'discord' });
+  // Already bound to `room: "discord"` by the composition root (as for Slack): binding it again doubles the key.
+  const logger = opts.logger;
   const apiUrl = config.DISCORD_API_URL;
   let index: CommandIndex | undefined;
   const getIndex = () => (index ??= buildCommandIndexAndData(opts.registry).index);
