@@ -48,6 +48,16 @@ async function describeAsset(api: NodeApiClient, id: string): Promise<{ label: s
   }
 }
 
+/** A whole RGB invoice given as the recipient, decoded; refused when it asks for another asset. */
+async function recipientInvoice(api: NodeApiClient, recipient: string, assetId: string): Promise<Awaited<ReturnType<NodeApiClient['decodergbinvoice']>> | undefined> {
+  if (!recipient.startsWith('rgb:') || !recipient.includes('/')) return undefined;
+  const inv = await api.decodergbinvoice({ invoice: recipient });
+  if (inv.asset_id && inv.asset_id !== assetId) {
+    throw new UserError('invalid_arguments', `The invoice asks for ${inv.asset_id}, not ${assetId}.`, 'Send the asset the invoice names.');
+  }
+  return inv;
+}
+
 const list = defineCommand({
   path: 'asset list',
   summary: 'List RGB assets with balances (precision applied)',
@@ -331,12 +341,7 @@ const send = defineCommand({
     const { node, api } = nodeClient(ctx);
     const assetId = await resolveAssetId(api, node.name, ctx.args.asset_id);
     const recipient = ctx.args.recipient_id.trim();
-    if (recipient.startsWith('rgb:') && recipient.includes('/')) {
-      const inv = await api.decodergbinvoice({ invoice: recipient });
-      if (inv.asset_id && inv.asset_id !== assetId) {
-        throw new UserError('invalid_arguments', `The invoice asks for ${inv.asset_id}, not ${assetId}.`, 'Send the asset the invoice names.');
-      }
-    }
+    await recipientInvoice(api, recipient, assetId);
     const { label, precision } = await describeAsset(api, assetId);
     return [
       { label: 'Sends', value: `${withPrecision(ctx.args.amount, precision)} ${label}`, inline: true },
@@ -351,11 +356,8 @@ const send = defineCommand({
     let recipientId = a.recipient_id.trim();
     let endpoints = splitList(a.transport_endpoints);
     let witness = /:wvout:/.test(recipientId);
-    if (recipientId.startsWith('rgb:') && recipientId.includes('/')) {
-      const inv = await api.decodergbinvoice({ invoice: recipientId });
-      if (inv.asset_id && inv.asset_id !== a.asset_id) {
-        throw new UserError('invalid_arguments', `The invoice asks for ${inv.asset_id}, not ${a.asset_id}.`, 'Send the asset the invoice names.');
-      }
+    const inv = await recipientInvoice(api, recipientId, a.asset_id);
+    if (inv) {
       recipientId = inv.recipient_id ?? recipientId;
       if (endpoints.length === 0) endpoints = inv.transport_endpoints ?? [];
       witness = inv.recipient_type === 'Witness';
