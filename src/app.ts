@@ -123,7 +123,8 @@ export async function createApp(opts: AppOptions): Promise<App> {
     posters,
     prepareMessage: (m) => dispatcher.prepareMessage(m),
     hosting,
-    logger: logger.child({ room: 'notify' }),
+    // The notifier binds room=notify itself (and room=webhooks for its routes).
+    logger,
     metrics,
     now,
     publicUrl: config.PUBLIC_URL,
