@@ -55,10 +55,26 @@ export async function loadAssets(api: NodeApiClient): Promise<AssetRow[]> {
   return rows;
 }
 
+/**
+ * The asset list for naming assets (ids, tickers, precision), asked once per client: a command
+ * that resolves a ticker and then shows the amount asks the node once. A client lives for one
+ * command, and what names an asset does not change within it; balances come from loadAssets.
+ */
+const listed = new WeakMap<NodeApiClient, Promise<AssetRow[]>>();
+function listedAssets(api: NodeApiClient): Promise<AssetRow[]> {
+  let rows = listed.get(api);
+  if (!rows) {
+    rows = loadAssets(api);
+    listed.set(api, rows);
+    rows.catch(() => listed.delete(api));
+  }
+  return rows;
+}
+
 /** asset_id -> { label, precision }, for channels and payments; empty when the list fails. */
 export async function assetIndex(api: NodeApiClient): Promise<Map<string, { label: string; precision: number }>> {
   try {
-    const rows = await loadAssets(api);
+    const rows = await listedAssets(api);
     return new Map(rows.map((r) => [r.asset_id, { label: assetLabel(r), precision: r.precision }]));
   } catch {
     return new Map();
@@ -104,7 +120,7 @@ export function assetTable(rows: AssetRow[], caption?: string): Table {
 export async function resolveAssetId(api: NodeApiClient, nodeName: string, value: string): Promise<string> {
   const v = value.trim();
   if (v.startsWith('rgb:')) return v;
-  const rows = await loadAssets(api);
+  const rows = await listedAssets(api);
   const want = v.toLowerCase();
   let hits = rows.filter((r) => r.ticker?.toLowerCase() === want);
   if (hits.length === 0) hits = rows.filter((r) => r.name?.toLowerCase() === want);

@@ -152,14 +152,24 @@ describe('lightning commands between two emulated nodes', () => {
   it('an asset channel shows its asset amounts with the precision applied', async () => {
     const { asset } = await env.api(alice).issueassetnia({ amounts: [100_000], ticker: 'CHN', name: 'Channel coin', precision: 2 });
     env.world.mine(1);
+    // The ticker is resolved and the amount named from one asset listing.
+    let listings = 0;
+    const nodeApi = env.services.nodeApi;
+    env.services.nodeApi = (node) => {
+      const client = nodeApi(node);
+      const listassets = client.listassets.bind(client);
+      client.listassets = (...a) => (listings++, listassets(...a));
+      return client;
+    };
     const opened = await runCommand(env, cmd('channel open'), {
       node: 'alice',
       peer_pubkey_and_opt_addr: `${bobPubkey}@bob.peer.invalid:9735`,
       capacity_sat: '50000',
       asset_id: 'CHN',
       asset_amount: '5000',
-    });
+    }).finally(() => (env.services.nodeApi = nodeApi));
     expect(textOf(opened)).toContain('Asset: 50.00 CHN');
+    expect(listings).toBe(1);
     expect(asset.asset_id).toMatch(/^rgb:/);
     env.world.mine(6);
     const list = await runCommand(env, cmd('channel list'), { node: 'alice' });
