@@ -3,6 +3,7 @@
  * once (ConfigError.problems), in words an operator can act on; secrets are never echoed.
  */
 import { z } from 'zod';
+import { PRINCIPAL_RE } from './core/role-service.js';
 
 const url = (what: string) =>
   z
@@ -22,7 +23,7 @@ const principals = z
   .optional()
   .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean))
   .refine(
-    (list) => list.every((p) => /^(slack|discord|slack-group|discord-role|shell):[^\s:]+$/.test(p)),
+    (list) => list.every((p) => PRINCIPAL_RE.test(p)),
     'each entry must look like slack:U123, discord:123456, slack-group:S123 or discord-role:123456',
   );
 
