@@ -30,7 +30,7 @@ import { msg } from './message.js';
 import { UserError } from './errors.js';
 import type { AnyCommand, Registry } from './registry.js';
 import { parseCommandLine, secretInline } from './parse-command-line.js';
-import { findInlineSecret, isSecretName, redactArgs } from './inline-secret.js';
+import { findInlineSecret, isSecretName, redactArgs, withoutSecrets } from './inline-secret.js';
 import { createRoleService, actorKey, ROLE_RANK, type RoleService } from './role-service.js';
 import { createAuditLog, type AuditLog } from './audit-log.js';
 import { errorMessage } from './error-message.js';
@@ -512,7 +512,7 @@ export function createDispatcher(opts: DispatcherOptions): CoreDispatcher {
       const inline = findInlineSecret(def, a.args);
       if (inline) {
         registerTypedSecret(a.args[inline], Date.now(), 'refused');
-        a.args = Object.fromEntries(Object.entries(a.args).filter(([k]) => !isSecretName(def, k) && !findInlineSecret(def, { [k]: '' })));
+        a.args = withoutSecrets(def, a.args);
         throw secretInline(def.path, inline);
       }
       const parsed = validate(def, a.args);

@@ -22,6 +22,11 @@ export function findInlineSecret(def: CommandDefinition<any> | undefined, args: 
   });
 }
 
+/** The arguments that are not secrets (what a refused command line may still be audited with). */
+export function withoutSecrets(def: CommandDefinition<any> | undefined, args: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(args).filter(([k]) => !isSecretName(def, k)));
+}
+
 /**
  * A copy of the arguments with secret-looking values replaced by `[redacted]`. The value of an
  * argument the command does not declare is never kept either: a mistyped name (`passwd=`,

@@ -5,7 +5,7 @@
  */
 import { UserError } from './errors.js';
 import type { Registry } from './registry.js';
-import { findInlineSecret, isSecretName } from './inline-secret.js';
+import { findInlineSecret, withoutSecrets } from './inline-secret.js';
 import { registerTypedSecret } from '../log.js';
 
 export interface ParsedCommand {
@@ -132,8 +132,7 @@ export function parseCommandLine(text: string, registry: Registry): ParsedComman
     if (inline) registerTypedSecret(args[inline], Date.now(), 'refused');
     for (const v of positionalValues.slice(slots.length)) registerTypedSecret(v, Date.now(), 'refused');
     // The refusal is audited with the arguments that are not secrets (the node, say), never the rest.
-    const safe = Object.fromEntries(Object.entries(args).filter(([k]) => !isSecretName(def, k) && !findInlineSecret(def, { [k]: '' })));
-    throw secretInline(path, inline, safe);
+    throw secretInline(path, inline, withoutSecrets(def, args));
   }
   if (extra) {
     const takes = slots.length ? `takes ${slots.length} value(s) in order (${slots.join(', ')})` : 'takes no values without a name';
