@@ -7,7 +7,7 @@ import { UserError } from '../src/core/errors.js';
 import { statusBadge } from '../src/core/format.js';
 import { msg, type Message } from '../src/core/message.js';
 import { defineCommand, type CommandDefinition, type CommandContext } from '../src/core/types.js';
-import type { HostedNode } from '../src/hosting/index.js';
+import { findNode, type HostedNode } from '../src/hosting/index.js';
 import { ALL_NODES, type Watch } from '../src/notify/watch-service.js';
 import { formatTime } from './support/present.js';
 
@@ -16,8 +16,7 @@ const KNOWN_STATUSES = ['RUNNING', 'STARTING', 'PAUSED', 'FAILED', 'IN_PROGRESS'
 
 async function resolveTarget(ctx: CommandContext<unknown>, value: string): Promise<{ target: string; node?: HostedNode }> {
   if (value.toLowerCase() === ALL_NODES) return { target: ALL_NODES };
-  const nodes = await ctx.services.hosting.listNodes();
-  const node = nodes.find((n) => n.name === value) ?? nodes.find((n) => n.nodeId === value) ?? nodes.find((n) => n.name.toLowerCase() === value.toLowerCase());
+  const node = findNode(await ctx.services.hosting.listNodes(), value);
   if (!node) throw new UserError('unknown_node', `There is no node named ${JSON.stringify(value)}.`, 'Run `/rln node list` to see the names, or use `all`.');
   return { target: node.nodeId, node };
 }

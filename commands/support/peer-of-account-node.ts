@@ -1,12 +1,11 @@
 import { UserError } from '../../src/core/errors.js';
 import type { CommandContext } from '../../src/core/types.js';
-import type { HostedNode } from '../../src/hosting/index.js';
+import { findNode, type HostedNode } from '../../src/hosting/index.js';
 import { peerAddressOf } from './present.js';
 
 /** `pubkey@host:port` of another node of the account, given by name or id. */
 export async function peerOfAccountNode(ctx: CommandContext<unknown>, self: HostedNode, value: string): Promise<{ peer: string; name: string } | undefined> {
-  const nodes = await ctx.services.hosting.listNodes();
-  const other = nodes.find((n) => n.name === value) ?? nodes.find((n) => n.nodeId === value) ?? nodes.find((n) => n.name.toLowerCase() === value.toLowerCase());
+  const other = findNode(await ctx.services.hosting.listNodes(), value);
   if (!other) return undefined;
   if (other.nodeId === self.nodeId) throw new UserError('invalid_arguments', `${self.name} cannot connect to itself.`, 'Name another node, or give pubkey@host:port.');
   if (other.status !== 'RUNNING') {

@@ -3,5 +3,5 @@ export type { HostingClient, HostingClientOptions, RetryInfo } from './create-ho
 export { ServiceError, defaultHint, kindForStatus } from './service-error.js';
 export type { ServiceErrorKind, ServiceErrorInit } from './service-error.js';
 export { checkWebhookUrl } from './check-webhook-url.js';
-export { NODE_STATUSES, hostedNodeSchema, buildSchema } from './schemas.js';
+export { NODE_STATUSES, hostedNodeSchema, buildSchema, findNode } from './schemas.js';
 export type { HostedNode, NodeStatus, Build } from './schemas.js';

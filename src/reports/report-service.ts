@@ -5,7 +5,7 @@
 import type { Services } from '../core/index.js';
 import type { Platform } from '../core/index.js';
 import { UserError } from '../core/index.js';
-import type { HostedNode } from '../hosting/index.js';
+import { findNode, type HostedNode } from '../hosting/index.js';
 import { redactText, type Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { SnapshotRepo } from '../store/index.js';
@@ -60,15 +60,6 @@ export interface ReportServiceDeps {
   now: () => Date;
 }
 
-function findNode(nodes: HostedNode[], ref: string): HostedNode | undefined {
-  const r = ref.trim();
-  return (
-    nodes.find((n) => n.nodeId === r) ??
-    nodes.find((n) => n.name === r) ??
-    nodes.find((n) => n.name.toLowerCase() === r.toLowerCase())
-  );
-}
-
 export function createReportService(d: ReportServiceDeps): ReportService {
   const listNodes = async (): Promise<HostedNode[]> => {
     try {
@@ -83,7 +74,7 @@ export function createReportService(d: ReportServiceDeps): ReportService {
   const targets = async (ref: string): Promise<{ label: string; nodes: HostedNode[] }> => {
     const nodes = await listNodes();
     if (ref.trim().toLowerCase() === 'all') return { label: 'all', nodes: [...nodes].sort((a, b) => a.name.localeCompare(b.name)) };
-    const node = findNode(nodes, ref);
+    const node = findNode(nodes, ref.trim());
     if (!node) throw new UserError('unknown_node', `There is no node named "${ref}".`, 'See /rln node list for the names, or use all.', { node: ref });
     return { label: node.name, nodes: [node] };
   };
