@@ -239,16 +239,25 @@ export function createDispatcher(opts: DispatcherOptions): CoreDispatcher {
   };
 
   const nodeArgOf = (def: AnyCommand) => registry.nodeArg(def);
+  /** The node as the person named it (name or id), when the command takes one. */
+  const typedNode = (a: Attempt): string | undefined => {
+    const nodeArg = a.def ? nodeArgOf(a.def) : undefined;
+    return nodeArg ? a.args[nodeArg] : undefined;
+  };
+  /** Looks up the node the attempt names, if it names one. */
+  const resolveTypedNode = async (a: Attempt): Promise<void> => {
+    const typed = typedNode(a);
+    if (typed) a.node = await resolveNode(typed);
+  };
 
   const auditIf = (a: Attempt, outcome: 'ok' | 'failed' | 'refused', reason?: string) => {
     if (!a.def?.mutates) return;
     try {
-      const nodeArg = nodeArgOf(a.def);
       audit.record({
         actor: a.actor,
         place: a.place,
         path: a.def.path,
-        node: a.node?.name ?? (nodeArg ? a.args[nodeArg] : undefined),
+        node: a.node?.name ?? typedNode(a),
         nodeId: a.node?.nodeId,
         args: { ...redactArgs(a.def, a.args), ...(a.auditExtra ?? {}) },
         outcome,
@@ -278,8 +287,7 @@ export function createDispatcher(opts: DispatcherOptions): CoreDispatcher {
 
   /** Every failure ends here: message, audit (changes only), metrics, log. */
   const fail = (a: Attempt, e: unknown, o: { replaceOriginal?: boolean; visibility?: 'private' | 'channel'; audit?: boolean } = {}): Reply => {
-    const nodeArg = a.def ? nodeArgOf(a.def) : undefined;
-    const out = errorMessage(e, { path: a.def?.path, node: a.node?.name ?? (nodeArg ? a.args[nodeArg] : undefined) });
+    const out = errorMessage(e, { path: a.def?.path, node: a.node?.name ?? typedNode(a) });
     if (out.ref) {
       logger.error({ err: e, ref: out.ref, command: a.def?.path ?? 'unknown', actor: actorKey(a.actor) }, 'command failed unexpectedly');
     }
@@ -522,8 +530,7 @@ export function createDispatcher(opts: DispatcherOptions): CoreDispatcher {
         return openDialog(a);
       }
       // 2. resolve the node
-      const nodeArg = nodeArgOf(def);
-      if (nodeArg && a.args[nodeArg]) a.node = await resolveNode(a.args[nodeArg]);
+      await resolveTypedNode(a);
       // 3. role
       checkRole(a, def);
       // 4. confirmation
@@ -603,8 +610,7 @@ export function createDispatcher(opts: DispatcherOptions): CoreDispatcher {
         });
       }
       const parsed = validate(def, args);
-      const nodeArg = nodeArgOf(def);
-      if (nodeArg && args[nodeArg]) a.node = await resolveNode(args[nodeArg]);
+      await resolveTypedNode(a);
       checkRole(a, def);
       if (!confirmations.claim(id, t, 'confirmed')) {
         throw new UserError('confirmation_expired', 'This confirmation was already used.', 'Run the command again if you need it.');
@@ -690,10 +696,9 @@ export function createDispatcher(opts: DispatcherOptions): CoreDispatcher {
         throw new UserError('confirmation_expired', `This dialog expired after ${ttlText(dialogTtlMs)}; nothing was done.`, `Run \`/rln ${def.path}\` again.`);
       }
       checkRole(a, def);
-      const parsedBefore = validate(def, a.args);
-      void parsedBefore;
-      const nodeArg = nodeArgOf(def);
-      if (nodeArg && a.args[nodeArg]) a.node = await resolveNode(a.args[nodeArg]);
+      // The stored arguments are checked before the node is looked up; the fields are merged in below.
+      validate(def, a.args);
+      await resolveTypedNode(a);
 
       const secrets: Record<string, string> = {};
       const errors: Record<string, string> = {};
@@ -719,6 +724,7 @@ export function createDispatcher(opts: DispatcherOptions): CoreDispatcher {
 
       if (row.kind === 'typed-name') {
         const typedName = (values[CONFIRM_NAME_FIELD] ?? '').trim();
+        const nodeArg = nodeArgOf(def);
         const expected = a.node?.name ?? (nodeArg ? a.args[nodeArg] : '');
         if (typedName !== expected) {
           errors[CONFIRM_NAME_FIELD] = typedName
