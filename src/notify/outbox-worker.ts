@@ -61,6 +61,7 @@ export class OutboxWorker {
   private stopped = true;
   private lastPrune = 0;
   private ticking = false;
+  private wakeQueued = false;
   private readonly log: Logger;
   private readonly interval: number;
   private readonly window: number;
@@ -95,9 +96,17 @@ export class OutboxWorker {
     await Promise.allSettled([...this.inflight.values()]);
   }
 
-  /** Looks for work now (after an event was stored, a mute ended...). */
+  /**
+   * Looks for work now (after an event was stored, a mute ended...). Wakes before the pass
+   * runs share it: a burst of webhook events costs one pass, not one per event.
+   */
   wake(): void {
-    if (!this.stopped) setImmediate(() => void this.tick());
+    if (this.stopped || this.wakeQueued) return;
+    this.wakeQueued = true;
+    setImmediate(() => {
+      this.wakeQueued = false;
+      void this.tick();
+    });
   }
 
   get idle(): boolean {

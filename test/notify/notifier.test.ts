@@ -241,6 +241,23 @@ describe('bursts', () => {
   });
 });
 
+describe('wake-ups', () => {
+  it('looks for work once for a burst of events stored in one turn, not once per event', async () => {
+    const { n, slack } = harness({ pollMs: 60_000 });
+    n.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
+    n.start();
+    await new Promise((r) => setImmediate(r));
+    let passes = 0;
+    const pendingChannels = n.store.pendingChannels.bind(n.store);
+    n.store.pendingChannels = () => (passes++, pendingChannels());
+    for (let i = 0; i < 50; i++) ingest(n, statusPayload(`n${i}`, 'PAUSED'));
+    await new Promise((r) => setImmediate(r));
+    expect(passes).toBe(1);
+    expect(await n.drain(5000)).toBe(true);
+    expect(slack.posts('C1').length).toBeGreaterThan(0);
+  });
+});
+
 describe('ordering and failure storms', () => {
   it('takes a node’s latest status from the event time, not the arrival order', async () => {
     const { n, slack } = harness();
