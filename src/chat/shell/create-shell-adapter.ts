@@ -9,6 +9,7 @@ import type { ChatPoster } from '../../core/chat.js';
 import type { Actor, Dialog, DialogField, Dispatcher, Place, Reply } from '../../core/types.js';
 import type { Message } from '../../core/message.js';
 import { BACKUP_FIELD, BACKUP_PASSWORD_FIELD } from '../../core/index.js';
+import { stripPrefix } from '../../core/parse-command-line.js';
 import { renderText } from './render-text.js';
 
 export const SHELL_ACTOR: Actor = { platform: 'shell', userId: 'local', displayName: 'local' };
@@ -145,7 +146,7 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
   };
 
   const handleLine = async (raw: string) => {
-    const line = raw.trim().replace(/^\/?rln(?=\s|$)/i, '').trim();
+    const line = stripPrefix(raw);
     if (!line) return;
     if (/^(exit|quit)$/i.test(line)) {
       stop();
