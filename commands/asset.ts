@@ -39,10 +39,10 @@ const amountList = () =>
 const precisionArg = () => int().min(0).max(18).default(0).describe('Decimal places shown (0-18), e.g. 2 shows 12345 as 123.45');
 
 /** Precision and label of one asset, from its metadata; precision 0 when it cannot be read. */
-async function describeAsset(api: NodeApiClient, id: string): Promise<{ label: string; precision: number; meta?: Record<string, unknown> }> {
+async function describeAsset(api: NodeApiClient, id: string): Promise<{ label: string; precision: number }> {
   try {
     const meta = await api.assetmetadata({ asset_id: id });
-    return { label: assetLabel({ ticker: meta.ticker, name: meta.name, asset_id: id }), precision: Number(meta.precision ?? 0), meta: meta as Record<string, unknown> };
+    return { label: assetLabel({ ticker: meta.ticker, name: meta.name, asset_id: id }), precision: Number(meta.precision ?? 0) };
   } catch {
     return { label: shortId(id, 14), precision: 0 };
   }
