@@ -4,6 +4,7 @@
  * The message names the call and the channel, never the token.
  */
 import { PostError } from '../../core/chat.js';
+import { redactText } from '../../log.js';
 
 /** Slack error codes meaning the channel is gone or closed to the bot. */
 export const SLACK_CHANNEL_GONE_ERRORS = new Set([
@@ -52,16 +53,12 @@ export function toPostError(e: unknown, what: string): PostError {
       return new PostError('permanent', `${what}: Slack answered HTTP ${status}`);
     }
     case 'slack_webapi_request_error':
-      return new PostError('transient', `${what}: could not reach Slack (${redactMessage(err.message)}); retrying later`);
+      return new PostError('transient', `${what}: could not reach Slack (${redactText(err.message ?? '')}); retrying later`);
     default: {
-      const m = redactMessage(err.message ?? String(e));
+      const m = redactText(err.message ?? String(e));
       // A 429 whose Retry-After could not be read is still a rate limit.
       if (/rate limit|retry header/i.test(m)) return new PostError('rate_limited', `${what}: rate limited`, 1000);
       return new PostError('permanent', `${what}: ${m}`);
     }
   }
-}
-
-function redactMessage(m: string | undefined): string {
-  return (m ?? '').replace(/xox[abpr]-[A-Za-z0-9-]+|xapp-[A-Za-z0-9-]+/g, '[redacted]');
 }
