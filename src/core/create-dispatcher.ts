@@ -581,16 +581,15 @@ export function createDispatcher(opts: DispatcherOptions): CoreDispatcher {
     }
     const def = internal.get(row.path) ?? registry.get(row.path);
     if (!def) throw new UserError('unknown_command', `The command \`${row.path}\` no longer exists.`, 'Type `/rln help` for every command.');
-    return { row, def, args: JSON.parse(row.argsJson) as Record<string, string>, place: JSON.parse(row.placeJson) as Place };
+    return { row, def, args: JSON.parse(row.argsJson) as Record<string, string>, requester: JSON.parse(row.requesterJson) as Actor };
   };
 
   const confirmClick = async (inv: Extract<Invocation, { via: 'button' }>, id: string): Promise<Reply> => {
     const a: Attempt = { actor: inv.actor, place: inv.place, via: 'button', args: {} };
     try {
-      const { row, def, args } = loadConfirmation(id);
+      const { row, def, args, requester } = loadConfirmation(id);
       a.def = def;
       a.args = args;
-      const requester = JSON.parse(row.requesterJson) as Actor;
       if (actorKey(inv.actor) !== row.requesterKey) {
         throw new UserError(
           'confirmation_wrong_user',
@@ -624,10 +623,9 @@ export function createDispatcher(opts: DispatcherOptions): CoreDispatcher {
   const cancelClick = async (inv: Extract<Invocation, { via: 'button' }>, id: string): Promise<Reply> => {
     const a: Attempt = { actor: inv.actor, place: inv.place, via: 'button', args: {} };
     try {
-      const { row, def, args } = loadConfirmation(id);
+      const { row, def, args, requester } = loadConfirmation(id);
       a.def = def;
       a.args = args;
-      const requester = JSON.parse(row.requesterJson) as Actor;
       const isAdmin = ROLE_RANK[roles.roleOf(inv.actor)] >= ROLE_RANK.admin;
       if (actorKey(inv.actor) !== row.requesterKey && !isAdmin) {
         throw new UserError('confirmation_wrong_user', `Only ${whoOf(requester)}, who asked for \`${def.path}\`, or an admin can cancel it.`);
