@@ -102,7 +102,10 @@ export function createRegistry(defs: AnyCommand[]): Registry {
     return s;
   };
 
-  const groups = (): CommandGroup[] => {
+  // The commands are fixed once built: the grouping is worked out once, not on every parse.
+  let grouped: CommandGroup[] | undefined;
+  const groups = (): CommandGroup[] => (grouped ??= groupCommands());
+  const groupCommands = (): CommandGroup[] => {
     const names = [...groupNames].sort((a, b) => rank(GROUP_ORDER, a) - rank(GROUP_ORDER, b) || a.localeCompare(b));
     return names.map((group) => {
       const order = ACTION_ORDER[group] ?? [];
