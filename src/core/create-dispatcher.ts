@@ -325,7 +325,8 @@ export function createDispatcher(opts: DispatcherOptions): CoreDispatcher {
   const validate = (def: AnyCommand, raw: Record<string, string>): Record<string, unknown> => {
     const shape = (def.args as any).shape as Record<string, any>;
     const specs = registry.argSpecs(def);
-    const usage = `Usage: ${usageOf(registry, def)}. Example: ${def.example}`;
+    // Only a refusal shows it: not built for every valid command.
+    const usage = () => `Usage: ${usageOf(registry, def)}. Example: ${def.example}`;
     const input: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(raw)) {
       if (!(k in shape)) {
@@ -334,7 +335,7 @@ export function createDispatcher(opts: DispatcherOptions): CoreDispatcher {
         throw new UserError(
           'invalid_arguments',
           `\`${def.path}\` has no argument ${shown}${names.length ? `; it takes ${names.join(', ')}` : '; it takes none'}.`,
-          usage,
+          usage(),
         );
       }
       if (typeof v !== 'string') {
@@ -357,13 +358,13 @@ export function createDispatcher(opts: DispatcherOptions): CoreDispatcher {
     const name = String(issue?.path?.[0] ?? '');
     const spec = specs.find((s) => s.name === name);
     if (name && input[name] === undefined) {
-      throw new UserError('invalid_arguments', `\`${def.path}\` needs \`${name}\`${spec?.description ? ` (${spec.description})` : ''}.`, usage);
+      throw new UserError('invalid_arguments', `\`${def.path}\` needs \`${name}\`${spec?.description ? ` (${spec.description})` : ''}.`, usage());
     }
     const choices = spec?.choices ? ` It must be one of: ${spec.choices.join(', ')}.` : '';
     throw new UserError(
       'invalid_arguments',
       name ? `Argument \`${name}\` is not valid: ${issue.message}.${choices}` : `The arguments are not valid: ${issue?.message ?? 'unknown problem'}.`,
-      usage,
+      usage(),
     );
   };
 
