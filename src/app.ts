@@ -114,7 +114,6 @@ export async function createApp(opts: AppOptions): Promise<App> {
     metrics,
     now,
   });
-  Object.assign(services, { access: dispatcher.roles, audit: dispatcher.audit });
 
   // Chat posters are filled in as the adapters come up; the notifier reads them at post time.
   const posters: Partial<Record<Platform, ChatPoster>> = {};
