@@ -4,6 +4,7 @@ import { defineCommand, type CommandDefinition } from '../src/core/types.js';
 import { msg } from '../src/core/message.js';
 import { renderHelp } from '../src/core/render-help.js';
 import type { AuditEntry } from '../src/core/audit-log.js';
+import { actorLabel } from '../src/notify/watch-service.js';
 import '../src/core/core-services.js';
 
 const OUTCOME_MARK = { ok: '✅ ok', failed: '❌ failed', refused: '⛔ refused' } as const;
@@ -46,7 +47,7 @@ const audit = defineCommand({
           columns: [{ header: 'When (UTC)' }, { header: 'Who' }, { header: 'What' }, { header: 'Outcome' }, { header: 'Where' }],
           rows: entries.map((e) => [
             e.at.toISOString().slice(0, 19).replace('T', ' '),
-            clip(e.actor.displayName ? `${e.actor.displayName} (${e.actor.platform}:${e.actor.userId})` : `${e.actor.platform}:${e.actor.userId}`, 40),
+            clip(actorLabel(e.actor), 40),
             describe(e),
             clip(e.reason ? `${OUTCOME_MARK[e.outcome]}: ${e.reason}` : OUTCOME_MARK[e.outcome], 80),
             `${e.place.platform}:${e.place.channelId}`,

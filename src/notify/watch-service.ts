@@ -64,7 +64,7 @@ export interface WatchService {
   incidents(filter?: { place?: Pick<Place, 'platform' | 'channelId'>; state?: 'open' | 'resolved' }): Incident[];
 }
 
-export function actorLabel(a: Actor): string {
+export function actorLabel(a: Pick<Actor, 'userId' | 'displayName'> & { platform: string }): string {
   return a.displayName ? `${a.displayName} (${a.platform}:${a.userId})` : `${a.platform}:${a.userId}`;
 }
 
