@@ -4,6 +4,7 @@
  * interaction webhook. Transports only implement `Responder`.
  */
 import type { Logger } from '../../log.js';
+import { LATE, within } from '../../core/within.js';
 import type { Message } from '../../core/message.js';
 import type { Actor, Dispatcher, Invocation, Place, Reply } from '../../core/types.js';
 import { checkboxValue, dialogToModal, toDiscordPayload, type DiscordModal, type DiscordPayload } from './render.js';
@@ -37,16 +38,7 @@ export interface InteractionContext {
   checkboxes: Map<string, string[]>;
 }
 
-const NOT_READY = Symbol('not ready');
 const MAX_REMEMBERED_DIALOGS = 1_000;
-
-function race<T>(p: Promise<T>, ms: number): Promise<T | typeof NOT_READY> {
-  let timer: NodeJS.Timeout | undefined;
-  const t = new Promise<typeof NOT_READY>((resolve) => {
-    timer = setTimeout(() => resolve(NOT_READY), ms);
-  });
-  return Promise.race([p, t]).finally(() => clearTimeout(timer));
-}
 
 function notice(header: string, text: string, tone: Message['tone'] = 'warning'): Message {
   return { header, tone, blocks: [{ type: 'text', text }] };
@@ -161,8 +153,8 @@ export async function handleInteraction(ctx: InteractionContext, p: ParsedIntera
         ctx.logger.warn({ err }, 'node name suggestions failed');
         return [];
       });
-    const found = await race(lookup, deferAfter(ctx));
-    const list = found === NOT_READY ? [] : found;
+    const found = await within(lookup, deferAfter(ctx));
+    const list = found === LATE ? [] : found;
     await r.autocomplete(
       list
         // A value cannot be cut without breaking it, and one over the limit makes Discord refuse
@@ -183,8 +175,8 @@ export async function handleInteraction(ctx: InteractionContext, p: ParsedIntera
     inv = { via: 'dialog', actor: p.actor, place: p.place, dialogId: p.customId, values };
   }
   const pending = safeDispatch(ctx, inv);
-  const first = await race(pending, deferAfter(ctx));
-  if (first !== NOT_READY) {
+  const first = await within(pending, deferAfter(ctx));
+  if (first !== LATE) {
     await answer(ctx, r, first, p.kind);
     return;
   }

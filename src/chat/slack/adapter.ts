@@ -17,6 +17,7 @@ import type { Message } from '../../core/message.js';
 import type { Actor, Dialog, Dispatcher, Invocation, Place, Reply } from '../../core/types.js';
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
+import { LATE, within } from '../../core/within.js';
 import { createSlackPoster } from './create-slack-poster.js';
 import { dialogToModal, readModalOrigin, type ModalOrigin } from './dialog-to-modal.js';
 import { FastifyReceiver } from './fastify-receiver.js';
@@ -59,18 +60,6 @@ export interface SlackAdapterOptions {
 /** Slack waits 3 s for an ack; these leave room for the round trip. */
 export const SLACK_VIEW_SUBMISSION_BUDGET_MS = 2_500;
 export const SLACK_SUGGESTION_BUDGET_MS = 2_500;
-
-const LATE = Symbol('late');
-
-/** `p`, or LATE when it has not settled within `ms`. */
-async function within<T>(p: Promise<T>, ms: number): Promise<T | typeof LATE> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([p, new Promise<typeof LATE>((r) => (timer = setTimeout(() => r(LATE), ms)))]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** Explicit, short retries for the app's own calls (views.open, postEphemeral, respond is separate). */
 export const SLACK_RETRY_CONFIG = { retries: 2, factor: 2, minTimeout: 100, maxTimeout: 1000 };

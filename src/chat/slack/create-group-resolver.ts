@@ -5,6 +5,7 @@
  * everyone simply has no groups (grants to single users still apply).
  */
 import type { Logger } from '../../log.js';
+import { within } from '../../core/within.js';
 
 interface UserGroupsClient {
   usergroups: { list(args: { include_users: boolean }): Promise<{ usergroups?: Array<{ id?: string; users?: string[] }> }> };
@@ -53,9 +54,7 @@ export function createGroupResolver(opts: { client: UserGroupsClient; logger: Lo
     async groupsOf(userId) {
       if (disabled) return [];
       if (now() - fetchedAt > ttl) {
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([refresh(), new Promise((r) => (timer = setTimeout(r, opts.waitMs ?? 1_500)))]);
-        clearTimeout(timer);
+        await within(refresh(), opts.waitMs ?? 1_500);
       }
       return byUser.get(userId) ?? [];
     },

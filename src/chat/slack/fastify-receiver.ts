@@ -9,6 +9,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { App as BoltApp, Receiver, ReceiverEvent } from '@slack/bolt';
 import type { Logger } from '../../log.js';
 import { createReplayGuard } from '../../http/create-replay-guard.js';
+import { within } from '../../core/within.js';
 
 export const SLACK_EVENTS_PATH = '/slack/events';
 /** Slack refuses (and so do we) a request timestamp older than five minutes. */
@@ -79,14 +80,7 @@ export class FastifyReceiver implements Receiver {
   /** Waits (up to timeoutMs) for listeners still working after their ack. */
   async stop(timeoutMs = 5_000): Promise<void> {
     if (!this.inFlight.size) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.allSettled([...this.inFlight]),
-      new Promise((r) => {
-        timer = setTimeout(r, timeoutMs);
-      }),
-    ]);
-    clearTimeout(timer);
+    await within(Promise.allSettled([...this.inFlight]), timeoutMs);
   }
 
   /** The fastify plugin: `POST /slack/events`, with a raw-body parser local to this context. */

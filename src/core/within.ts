@@ -1,0 +1,14 @@
+/** Waiting for something only so long: the chat platforms answer within a few seconds or not at all. */
+
+/** What `within` gives when the promise has not settled in time. */
+export const LATE = Symbol('late');
+
+/** `p`'s value, or LATE when it has not settled within `ms` (a rejection within `ms` rejects). The timer is always cleared. */
+export async function within<T>(p: Promise<T>, ms: number): Promise<T | typeof LATE> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([p, new Promise<typeof LATE>((r) => (timer = setTimeout(() => r(LATE), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
