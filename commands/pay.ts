@@ -20,9 +20,9 @@ async function assetAmount(api: NodeApiClient, assetId: string, raw: number | bi
   return info ? `${withPrecision(raw, info.precision)} ${info.label}` : `${thousands(raw)} raw units of ${shortId(assetId, 16)}`;
 }
 
-/** What an invoice asks for, decoded by the node: amount, asset, payee (and description, expiry). */
+/** What an invoice (as the `invoice` argument leaves it) asks for, decoded by the node: amount, asset, payee (and description, expiry). */
 async function describeInvoice(api: NodeApiClient, invoice: string, o: { withDescription?: boolean } = {}): Promise<Field[]> {
-  const d = await api.decodelninvoice({ invoice: invoice.trim().replace(/^lightning:/i, '') });
+  const d = await api.decodelninvoice({ invoice });
   const fields: Field[] = [];
   fields.push({
     label: 'Amount',
@@ -62,7 +62,7 @@ const send = defineCommand({
   },
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
-    const invoice = ctx.args.invoice.trim().replace(/^lightning:/i, '');
+    const { invoice } = ctx.args;
     const res = await api.sendpayment({ invoice });
     const fields: Field[] = [{ label: 'Status', value: String(res.status ?? '—'), inline: true }];
     // The amount is a nicety here; the payment itself went through.
