@@ -4,7 +4,7 @@
  */
 import { UserError } from '../core/index.js';
 import type { Actor, Place, Platform } from '../core/index.js';
-import type { IncidentRow, NotifyStore, WatchRow } from '../store/index.js';
+import type { IncidentRow, MuteRow, NotifyStore, WatchRow } from '../store/index.js';
 
 declare module '../core/services.js' {
   interface Services {
@@ -88,9 +88,13 @@ export function toIncident(r: IncidentRow): Incident {
 export function createWatchService(opts: { store: NotifyStore; now: () => number; wake: () => void }): WatchService {
   const { store, now } = opts;
 
-  const toWatch = (r: WatchRow): Watch => {
-    const mutes = store.mutes(r.platform, r.channel_id).filter((m) => m.until > now() && (m.target === r.target || m.target === ALL_NODES));
-    const until = mutes.reduce((t, m) => Math.max(t, m.until), 0);
+  /** `mutes`: the mutes read once for a whole list (any channels); else this watch's channel's are read. */
+  const toWatch = (r: WatchRow, mutes: MuteRow[] = store.mutes(r.platform, r.channel_id)): Watch => {
+    const t = now();
+    const covering = mutes.filter(
+      (m) => m.platform === r.platform && m.channel_id === r.channel_id && m.until > t && (m.target === r.target || m.target === ALL_NODES),
+    );
+    const until = covering.reduce((x, m) => Math.max(x, m.until), 0);
     return {
       id: r.id,
       platform: r.platform as Platform,
@@ -124,7 +128,8 @@ export function createWatchService(opts: { store: NotifyStore; now: () => number
       return store.deleteWatch(place.platform, place.channelId, target);
     },
     list(place) {
-      return store.watches(place ? { platform: place.platform, channelId: place.channelId } : {}).map(toWatch);
+      const mutes = place ? store.mutes(place.platform, place.channelId) : store.mutes();
+      return store.watches(place ? { platform: place.platform, channelId: place.channelId } : {}).map((w) => toWatch(w, mutes));
     },
     mute({ place, target, minutes, actor }) {
       if (!Number.isFinite(minutes) || minutes <= 0) throw new UserError('invalid_arguments', 'minutes must be a positive number', 'e.g. minutes=60');
