@@ -4,7 +4,7 @@ import { UserError } from '../src/core/errors.js';
 import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../src/core/format.js';
 import { msg } from '../src/core/message.js';
 import { defineCommand, type CommandDefinition } from '../src/core/types.js';
-import { amount, flag, nodeArg, pagingArgs } from './support/arg-types.js';
+import { amount, checkAssetPair, flag, nodeArg, pagingArgs } from './support/arg-types.js';
 import { assetAmountText, assetIndex, resolveAssetId } from './support/asset-table.js';
 import { nodeClient } from './support/node-client.js';
 import { paginate } from './support/paginate.js';
@@ -111,9 +111,7 @@ const open = defineCommand({
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const { node: _n, ...a } = ctx.args;
-    if ((a.asset_id === undefined) !== (a.asset_amount === undefined)) {
-      throw new UserError('invalid_arguments', 'asset_id and asset_amount go together.', 'Give both, or neither.');
-    }
+    checkAssetPair(a);
     let peerName: string | undefined;
     if (!/^[0-9a-fA-F]{66}(@|$)/.test(a.peer_pubkey_and_opt_addr)) {
       const own = await peerOfAccountNode(ctx, node, a.peer_pubkey_and_opt_addr);

@@ -4,7 +4,7 @@ import { UserError } from '../src/core/errors.js';
 import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../src/core/format.js';
 import { msg, type Field } from '../src/core/message.js';
 import { defineCommand, type CommandDefinition } from '../src/core/types.js';
-import { amount, int, nodeArg } from './support/arg-types.js';
+import { amount, checkAssetPair, int, nodeArg } from './support/arg-types.js';
 import { assetAmountText, assetIndex, resolveAssetId } from './support/asset-table.js';
 import { nodeClient } from './support/node-client.js';
 import { compact, formatSeconds, formatTime, titled } from './support/present.js';
@@ -34,9 +34,7 @@ const ln = defineCommand({
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const a = ctx.args;
-    if ((a.asset_id === undefined) !== (a.asset_amount === undefined)) {
-      throw new UserError('invalid_arguments', 'asset_id and asset_amount go together.', 'Give both, or neither.');
-    }
+    checkAssetPair(a);
     const assetId = a.asset_id ? await resolveAssetId(api, node.name, a.asset_id) : undefined;
     const { invoice } = await api.lninvoice(compact({ amt_msat: a.amt_msat, expiry_sec: a.expiry_sec, asset_id: assetId, asset_amount: a.asset_amount }));
     const fields: Field[] = [

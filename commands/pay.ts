@@ -1,10 +1,9 @@
 /** `pay …`: Lightning payments: send (an invoice), keysend, list. */
 import { z } from 'zod';
-import { UserError } from '../src/core/errors.js';
 import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../src/core/format.js';
 import { msg, type Field } from '../src/core/message.js';
 import { defineCommand, type CommandDefinition } from '../src/core/types.js';
-import { amount, nodeArg, pagingArgs } from './support/arg-types.js';
+import { amount, checkAssetPair, nodeArg, pagingArgs } from './support/arg-types.js';
 import { assetIndex } from './support/asset-table.js';
 import { nodeClient } from './support/node-client.js';
 import type { NodeApiClient } from '../src/node-api/index.js';
@@ -94,6 +93,8 @@ const keysend = defineCommand({
   async preview(ctx) {
     const { api } = nodeClient(ctx);
     const a = ctx.args;
+    // Refused before the confirmation, not after the click.
+    checkAssetPair(a);
     const fields: Field[] = [
       { label: 'Amount', value: `${formatSats(msatToSat(a.amt_msat))} (${thousands(a.amt_msat)} msat)`, inline: true },
       { label: 'To', value: [{ code: shortId(a.dest_pubkey, 20) }], inline: true },
@@ -104,9 +105,7 @@ const keysend = defineCommand({
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const a = ctx.args;
-    if ((a.asset_id === undefined) !== (a.asset_amount === undefined)) {
-      throw new UserError('invalid_arguments', 'asset_id and asset_amount go together.', 'Give both, or neither.');
-    }
+    checkAssetPair(a);
     const res = await api.keysend(compact({ dest_pubkey: a.dest_pubkey, amt_msat: a.amt_msat, asset_id: a.asset_id, asset_amount: a.asset_amount }));
     const fields: Field[] = [
       { label: 'Status', value: String(res.status ?? '—'), inline: true },

@@ -6,6 +6,7 @@
  * are coerced and booleans accept true/false/yes/no (also 1/0, on/off).
  */
 import { z } from 'zod';
+import { UserError } from '../../src/core/errors.js';
 
 /** The first argument of every node operation: the node's name or id. */
 export const nodeArg = () => z.string().min(1).describe('Node name or id');
@@ -29,6 +30,13 @@ export const pagingArgs = {
   limit: z.coerce.number().int().min(1).max(100).default(20).describe('Rows per page (1-100, default 20)'),
   page: z.coerce.number().int().min(1).default(1).describe('Page number, from 1'),
 };
+
+/** An asset payment names both `asset_id` and `asset_amount`, or neither. */
+export function checkAssetPair(a: { asset_id?: unknown; asset_amount?: unknown }): void {
+  if ((a.asset_id === undefined) !== (a.asset_amount === undefined)) {
+    throw new UserError('invalid_arguments', 'asset_id and asset_amount go together.', 'Give both, or neither.');
+  }
+}
 
 /** A comma-separated list: "a, b,c" -> ["a","b","c"]. */
 export function splitList(text: string | undefined): string[] {

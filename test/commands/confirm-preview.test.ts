@@ -68,6 +68,13 @@ describe('confirmations show what a payment or a send does', () => {
     expect(r.kind === 'message' && r.message.tone).toBe('danger');
   });
 
+  it('pay keysend: an asset without its amount is refused before any confirmation', async () => {
+    const pubkey = (await env.api(payee).nodeinfo()).pubkey!;
+    const r = await typed(`pay keysend payer ${pubkey} 3000000 asset_id=rgb:someasset`);
+    expect(hasConfirm(r)).toBe(false);
+    expect(JSON.stringify(r)).toMatch(/asset_id and asset_amount go together/);
+  });
+
   it('asset send: the amount is shown with the asset\'s precision and ticker', async () => {
     const api = env.api(payer);
     const asset = await api.issueassetnia({ ticker: 'PRV', name: 'Preview', amounts: [100_000], precision: 2 });
