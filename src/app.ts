@@ -14,6 +14,7 @@ import { checkNodeApiUrl, createNodeApiClient, loadNodeCredentials } from './nod
 import { startEmulator, type Emulator } from './emulator/index.js';
 import { createRegistry, createDispatcher, UserError, type Registry } from './core/index.js';
 import type { ChatPoster } from './core/chat.js';
+import { within } from './core/within.js';
 import type { Dispatcher, Platform } from './core/types.js';
 import type { Services } from './core/services.js';
 import { allCommands } from '../commands/index.js';
@@ -212,13 +213,13 @@ export async function createApp(opts: AppOptions): Promise<App> {
       draining = true;
       const left = () => Math.max(100, deadline - Date.now());
       // Stop accepting webhooks and commands first; then drain what was accepted.
-      await withTimeout(http.close(), left()).catch(() => undefined);
+      await within(http.close(), left()).catch(() => undefined);
       reports.scheduler.stop();
       // Post what is due while there is time; whatever is left stays in the outbox for the next start.
       await notifier.drain(Math.max(0, Math.min(3_000, left() - 2_000)));
-      await withTimeout(notifier.stop(), left()).catch(() => undefined);
-      for (const s of stoppers) await withTimeout(s(), left()).catch(() => undefined);
-      if (emulator) await withTimeout(emulator.close(), left()).catch(() => undefined);
+      await within(notifier.stop(), left()).catch(() => undefined);
+      for (const s of stoppers) await within(s(), left()).catch(() => undefined);
+      if (emulator) await within(emulator.close(), left()).catch(() => undefined);
       if (db.open) db.close();
       if (started) logger.info('rln-chatops stopped');
     },
@@ -243,20 +244,4 @@ async function wireDemo(
   } catch (err) {
     logger.warn({ err }, 'demo: could not wire the emulator webhooks to the bot');
   }
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
-    p.then(
-      (v) => {
-        clearTimeout(t);
-        resolve(v);
-      },
-      (e) => {
-        clearTimeout(t);
-        reject(e);
-      },
-    );
-  });
 }
