@@ -333,7 +333,7 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
     poster,
     routes: fastifyReceiver?.routes,
     async start() {
-      const mode = config.SLACK_APP_TOKEN ? 'socket' : 'http';
+      const mode = config.slack.mode;
       try {
         await app.init(); // auth.test with the bot token, once
       } catch (e) {
