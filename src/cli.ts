@@ -78,12 +78,11 @@ async function registerDiscordCommands(): Promise<number> {
   const { registerCommands } = await import('./chat/discord/index.js');
   const { createRegistry } = await import('./core/index.js');
   const { allCommands } = await import('../commands/index.js');
-  const result = await registerCommands(
+  await registerCommands(
     { token: config.DISCORD_TOKEN, applicationId: config.DISCORD_APPLICATION_ID, apiUrl: config.DISCORD_API_URL, guildId: process.env.DISCORD_GUILD_ID },
     createRegistry(allCommands),
   );
   process.stdout.write(`Registered /rln with Discord${process.env.DISCORD_GUILD_ID ? ` in guild ${process.env.DISCORD_GUILD_ID}` : ' globally'}.\n`);
-  void result;
   return 0;
 }
 
