@@ -84,7 +84,8 @@ export interface CoreDispatcher extends Dispatcher {
   invalidateNodes(): void;
 }
 
-const TRUE_WORDS = new Set(['true', 'yes', 'y', 'on', '1', 'checked', 'x']);
+/** How a ticked checkbox or a true boolean may be written (Slack sends 'true', Discord's yes/no input what was typed). */
+const TRUE_WORDS = new Set(['true', 'yes', 'y', 'on', '1', 'checked', 'x', 'ok']);
 const FALSE_WORDS = new Set(['false', 'no', 'n', 'off', '0', '']);
 
 function randomId(prefix: string, bytes: number): string {

@@ -271,6 +271,14 @@ describe('dispatcher: typed-name dialog (destroy)', () => {
     expect(h.calls.destroy).toHaveLength(1);
   });
 
+  it("reads a checkbox answered 'ok' as ticked (Discord's yes/no input), however the adapter passed it", async () => {
+    const h = harness();
+    const d = ((await h.dispatcher.dispatch(typed(admin, '/rln node destroy alice'))) as any).dialog;
+    const r = await h.dispatcher.dispatch({ via: 'dialog', actor: admin, place: slackChannel, dialogId: d.id, values: { confirm_name: 'alice', backup: 'OK', backup_password: 'correct horse battery' } });
+    expect(message(r).header).toBe('Destroyed alice');
+    expect(h.calls.destroy).toEqual([{ node: 'n-111', backup: 'true', backup_password: 'correct horse battery' }]);
+  });
+
   it('asks for the password when the backup is ticked without one', async () => {
     const h = harness();
     const d = ((await h.dispatcher.dispatch(typed(admin, '/rln node destroy alice'))) as any).dialog;

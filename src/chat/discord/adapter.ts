@@ -50,7 +50,6 @@ export function createDiscordAdapter(opts: DiscordAdapterOptions): DiscordAdapte
     dispatcher: opts.dispatcher,
     logger,
     deferAfterMs: opts.deferAfterMs ?? DISCORD_DEFER_AFTER_MS,
-    checkboxes: new Map(),
   };
   const botRest = config.DISCORD_TOKEN ? createDiscordRest({ token: config.DISCORD_TOKEN, apiUrl }) : undefined;
   // Interaction webhooks need no token; retries are fine for them (edits are idempotent), and a

@@ -7,7 +7,7 @@ import type { Logger } from '../../log.js';
 import { LATE, within } from '../../core/within.js';
 import type { Message } from '../../core/message.js';
 import type { Actor, Dispatcher, Invocation, Place, Reply } from '../../core/types.js';
-import { checkboxValue, dialogToModal, toDiscordPayload, type DiscordModal, type DiscordPayload } from './render.js';
+import { dialogToModal, toDiscordPayload, type DiscordModal, type DiscordPayload } from './render.js';
 import { DISCORD_MAX_AUTOCOMPLETE_CHOICES, DISCORD_MAX_CHOICE_NAME, DISCORD_MAX_CHOICE_VALUE, clip } from './limits.js';
 
 export type ParsedInteraction =
@@ -34,11 +34,8 @@ export interface InteractionContext {
   logger: Logger;
   /** Read at each interaction (a function lets tests shorten it for one case). */
   deferAfterMs: number | (() => number);
-  /** Dialog id → names of its checkbox fields, to turn "yes/no" back into "true/false". */
-  checkboxes: Map<string, string[]>;
 }
 
-const MAX_REMEMBERED_DIALOGS = 1_000;
 
 function notice(header: string, text: string, tone: Message['tone'] = 'warning'): Message {
   return { header, tone, blocks: [{ type: 'text', text }] };
@@ -94,15 +91,6 @@ async function answer(ctx: InteractionContext, r: Responder, reply: Reply, kind:
       ctx.logger.error({ err, dialog: reply.dialog.title }, 'a dialog could not be rendered as a Discord modal');
       await r.reply(toDiscordPayload(notice('This form cannot be shown on Discord', `${err instanceof Error ? err.message : String(err)}. Tell an admin.`, 'danger')), true);
       return;
-    }
-    const checkboxes = reply.dialog.fields.filter((f) => f.kind === 'checkbox').map((f) => f.name);
-    if (checkboxes.length) {
-      ctx.checkboxes.set(reply.dialog.id, checkboxes);
-      // Forms opened and never sent: keep the most recent ones only (a Map iterates oldest first).
-      for (const id of ctx.checkboxes.keys()) {
-        if (ctx.checkboxes.size <= MAX_REMEMBERED_DIALOGS) break;
-        ctx.checkboxes.delete(id);
-      }
     }
     await r.showModal(modal);
     return;
@@ -168,12 +156,8 @@ export async function handleInteraction(ctx: InteractionContext, p: ParsedIntera
   let inv: Invocation;
   if (p.kind === 'command') inv = { via: 'typed', actor: p.actor, place: p.place, path: p.path, args: p.args };
   else if (p.kind === 'button') inv = { via: 'button', actor: p.actor, place: p.place, buttonId: p.customId };
-  else {
-    const boxes = new Set(ctx.checkboxes.get(p.customId) ?? []);
-    const values = Object.fromEntries(Object.entries(p.values).map(([k, v]) => [k, boxes.has(k) ? checkboxValue(v) : v]));
-    ctx.checkboxes.delete(p.customId);
-    inv = { via: 'dialog', actor: p.actor, place: p.place, dialogId: p.customId, values };
-  }
+  // A checkbox comes as the yes/no typed into its text input: the dispatcher reads it as it reads every checkbox.
+  else inv = { via: 'dialog', actor: p.actor, place: p.place, dialogId: p.customId, values: p.values };
   const pending = safeDispatch(ctx, inv);
   const first = await within(pending, deferAfter(ctx));
   if (first !== LATE) {

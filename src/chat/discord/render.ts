@@ -325,8 +325,3 @@ export function dialogToModal(dialog: Dialog): DiscordModal {
   });
   return { custom_id: dialog.id, title: clip(dialog.title, DISCORD_MAX_MODAL_TITLE), components };
 }
-
-/** A checkbox answer ("yes", "y", "true", "1" → "true", anything else → "false"). */
-export function checkboxValue(text: string): 'true' | 'false' {
-  return /^(y|yes|true|1|on|ok)$/i.test(text.trim()) ? 'true' : 'false';
-}

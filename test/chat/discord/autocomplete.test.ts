@@ -48,7 +48,7 @@ async function autocomplete(suggestNodes: Dispatcher['suggestNodes'], typed: str
       publicKeyHex: signer.publicKeyHex,
       rest: createDiscordRest({ apiUrl: 'http://127.0.0.1:9/api' }),
       index: () => index,
-      ctx: { dispatcher, logger: silentLogger, deferAfterMs: 1_000, checkboxes: new Map() },
+      ctx: { dispatcher, logger: silentLogger, deferAfterMs: 1_000 },
       logger: silentLogger,
     }),
   );
