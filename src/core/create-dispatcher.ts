@@ -88,6 +88,11 @@ export interface CoreDispatcher extends Dispatcher {
 const TRUE_WORDS = new Set(['true', 'yes', 'y', 'on', '1', 'checked', 'x', 'ok']);
 const FALSE_WORDS = new Set(['false', 'no', 'n', 'off', '0', '']);
 
+/** A checkbox answer as a dialog value: 'true' for a true word, 'false' for anything else. */
+export function checkboxValue(raw: string | undefined): 'true' | 'false' {
+  return TRUE_WORDS.has(String(raw ?? '').trim().toLowerCase()) ? 'true' : 'false';
+}
+
 function randomId(prefix: string, bytes: number): string {
   return `${prefix}${randomBytes(bytes).toString('base64url')}`;
 }
@@ -706,7 +711,7 @@ export function createDispatcher(opts: DispatcherOptions): CoreDispatcher {
       for (const f of fields) {
         const raw = values[f.name];
         if (f.kind === 'checkbox') {
-          const v = TRUE_WORDS.has(String(raw ?? '').trim().toLowerCase()) ? 'true' : 'false';
+          const v = checkboxValue(raw);
           secrets[f.name] = v;
           if (f.name in (def.args as any).shape) extraArgs[f.name] = v;
           continue;

@@ -17,6 +17,7 @@ export {
   CONFIRM_NAME_FIELD,
   BACKUP_FIELD,
   BACKUP_PASSWORD_FIELD,
+  checkboxValue,
   type DispatcherOptions,
   type CoreDispatcher,
   type ServicesInput,

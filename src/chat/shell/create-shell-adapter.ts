@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import type { ChatPoster } from '../../core/chat.js';
 import type { Actor, Dialog, DialogField, Dispatcher, Place, Reply } from '../../core/types.js';
 import type { Message } from '../../core/message.js';
-import { BACKUP_FIELD, BACKUP_PASSWORD_FIELD } from '../../core/index.js';
+import { BACKUP_FIELD, BACKUP_PASSWORD_FIELD, checkboxValue } from '../../core/index.js';
 import { stripPrefix } from '../../core/parse-command-line.js';
 import { renderText } from './render-text.js';
 
@@ -90,9 +90,8 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
       output.write(`${f.label} [${yes ? 'Y/n' : 'y/N'}]: `);
       const line = await nextLine();
       if (line === null) return null;
-      const a = line.trim().toLowerCase();
-      if (!a) return yes ? 'true' : 'false';
-      return /^(y|yes|true|1|on)$/.test(a) ? 'true' : 'false';
+      if (!line.trim()) return yes ? 'true' : 'false';
+      return checkboxValue(line);
     }
     if (f.kind === 'secret') {
       write(isTTY ? '  (local terminal: what you type is not shown, logged or sent to any chat)' : '  (local terminal: what you type is not logged or sent to any chat)');

@@ -92,6 +92,22 @@ describe('shell adapter', () => {
     await shell.done;
   });
 
+  it("reads a checkbox answer with the dispatcher's words: 'ok' backs up first", async () => {
+    const h = harness();
+    const t = io();
+    const shell = createShellAdapter({ dispatcher: h.dispatcher, input: t.input, output: t.output, prompt: false });
+    await shell.start();
+    t.input.write('/rln node destroy alice\n');
+    await until(t.text, "Type the node's name to confirm");
+    t.input.write('alice\n');
+    await until(t.text, '[Y/n]');
+    t.input.write('ok\n');
+    await until(t.text, /Node password \(for the backup\)|Destroyed alice/);
+    expect(t.text()).toContain('Node password (for the backup)');
+    t.input.end();
+    await shell.done;
+  });
+
   it('asks a secret in a dialog and never prints it', async () => {
     const h = harness();
     const t = io();
