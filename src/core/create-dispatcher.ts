@@ -459,14 +459,14 @@ export function createDispatcher(opts: DispatcherOptions): CoreDispatcher {
       kind === 'typed-name'
         ? {
             id,
-            title: def.path.endsWith('destroy') ? 'Destroy node' : `Confirm ${def.path}`.slice(0, 24),
+            title: def.path.endsWith('destroy') ? 'Destroy node' : `Confirm ${def.path}`,
             intro: `${lead}${def.summary}. This is irreversible: type the node's name to confirm. Backing up first is recommended.`,
             submitLabel: def.path.endsWith('destroy') ? 'Destroy' : 'Confirm',
             fields: dialogFields(def, a.args),
           }
         : {
             id,
-            title: title.slice(0, 24),
+            title,
             intro: `${lead}${def.summary}. This dialog is private: what you type is never shown in the channel, stored or logged.`,
             submitLabel: 'Run',
             fields: dialogFields(def, a.args),
