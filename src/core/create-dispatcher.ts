@@ -451,10 +451,9 @@ export function createDispatcher(opts: DispatcherOptions): CoreDispatcher {
       createdAt: t,
       expiresAt: t + dialogTtlMs,
     });
-    const nodeArg = nodeArgOf(def);
     // "alice: Initialize a node's wallet; …": the node first, then what the command does.
-    const lead = nodeArg && a.args[nodeArg] ? `${a.args[nodeArg]}: ` : '';
-    const title = `${def.path.charAt(0).toUpperCase()}${def.path.slice(1)}`;
+    const named = typedNode(a);
+    const lead = named ? `${named}: ` : '';
     const dialog: Dialog =
       kind === 'typed-name'
         ? {
@@ -466,7 +465,7 @@ export function createDispatcher(opts: DispatcherOptions): CoreDispatcher {
           }
         : {
             id,
-            title,
+            title: `${def.path.charAt(0).toUpperCase()}${def.path.slice(1)}`,
             intro: `${lead}${def.summary}. This dialog is private: what you type is never shown in the channel, stored or logged.`,
             submitLabel: 'Run',
             fields: dialogFields(def, a.args),
