@@ -5,26 +5,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeCommands } from '../../commands/node.js';
 import { walletCommands } from '../../commands/wallet.js';
-import { createDispatcher, createRegistry, inlineToPlain, type CoreDispatcher, type Reply, type ServicesInput } from '../../src/core/index.js';
+import { createDispatcher, createRegistry, type CoreDispatcher, type ServicesInput } from '../../src/core/index.js';
 import { openDatabase } from '../../src/store/index.js';
 import { PASSWORD, createRunningNode, startEnv, waitForStatus, type TestEnv } from './support.js';
+import { replyText } from '../support/reply-text.js';
 
 const place = { platform: 'slack' as const, channelId: 'COPS', workspaceId: 'T1' };
 const actor = (userId: string) => ({ platform: 'slack' as const, userId });
 
-function plain(r: Reply): string {
-  if (r.kind === 'dialog') return `dialog ${r.dialog.title}: ${r.dialog.fields.map((f) => f.name).join(',')}`;
-  if (r.kind === 'dialog_errors') return JSON.stringify(r.errors);
-  const m = r.message;
-  const parts = [m.header ?? ''];
-  for (const b of m.blocks) {
-    if (b.type === 'text' || b.type === 'context') parts.push(inlineToPlain(b.text));
-    if (b.type === 'code') parts.push(b.text);
-    if (b.type === 'table') parts.push(...b.table.rows.map((row) => row.join(' | ')));
-    if (b.type === 'fields') parts.push(...b.fields.map((f) => `${f.label}: ${inlineToPlain(f.value)}`));
-  }
-  return parts.join('\n');
-}
 
 describe('node commands through the dispatcher', () => {
   let env: TestEnv;
@@ -60,18 +48,18 @@ describe('node commands through the dispatcher', () => {
     expect(r.kind).toBe('message');
     if (r.kind !== 'message') return;
     expect(r.visibility).toBe('private');
-    expect(plain(r)).toMatch(/write these words down/i);
+    expect(replyText(r)).toMatch(/write these words down/i);
   });
 
   it('a password typed inline is refused', async () => {
     const r = await typed(`node unlock dsp1 password=${PASSWORD}`);
-    expect(plain(r)).not.toContain(PASSWORD);
-    expect(plain(r).toLowerCase()).toMatch(/dialog|private|secret|password/);
+    expect(replyText(r)).not.toContain(PASSWORD);
+    expect(replyText(r).toLowerCase()).toMatch(/dialog|private|secret|password/);
   });
 
   it('a locked node answers with a hint to unlock it', async () => {
     const r = await typed('wallet balance dsp1', 'UREADER');
-    expect(plain(r)).toContain('node unlock');
+    expect(replyText(r)).toContain('node unlock');
   });
 
   it('stop asks for a button confirmation, then runs', async () => {
@@ -82,13 +70,13 @@ describe('node commands through the dispatcher', () => {
     const confirm = ask.message.buttons?.find((b) => b.style !== 'secondary' && b.id);
     expect(confirm?.id).toBeTruthy();
     const done = await dispatcher.dispatch({ via: 'button', actor: actor('UOP'), place, buttonId: confirm!.id! });
-    expect(plain(done)).toContain('dsp2 was asked to stop');
+    expect(replyText(done)).toContain('dsp2 was asked to stop');
     await waitForStatus(env, node.nodeId, 'PAUSED');
   });
 
   it('create is refused to an operator, naming the role needed', async () => {
     const r = await typed('node create nope', 'UOP');
-    expect(plain(r).toLowerCase()).toContain('admin');
+    expect(replyText(r).toLowerCase()).toContain('admin');
     expect((await env.services.hosting.listNodes()).some((n) => n.name === 'nope')).toBe(false);
   });
 
@@ -100,7 +88,7 @@ describe('node commands through the dispatcher', () => {
     const wrong = await dispatcher.dispatch({ via: 'dialog', actor: actor('UADMIN'), place, dialogId: d.dialog.id, values: { confirm_name: 'dsp4', backup: 'false' } });
     expect(wrong.kind).toBe('dialog_errors');
     const right = await dispatcher.dispatch({ via: 'dialog', actor: actor('UADMIN'), place, dialogId: d.dialog.id, values: { confirm_name: 'dsp3', backup: 'false' } });
-    expect(plain(right)).toContain('dsp3');
+    expect(replyText(right)).toContain('dsp3');
     expect((await env.services.hosting.listNodes()).some((n) => n.nodeId === node.nodeId)).toBe(false);
   });
 });

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportCommands } from '../../commands/report.js';
-import { createDispatcher, createRegistry, inlineToPlain, type CoreDispatcher, type Reply, type ServicesInput } from '../../src/core/index.js';
+import { createDispatcher, createRegistry, type CoreDispatcher, type Reply, type ServicesInput } from '../../src/core/index.js';
 import { createReports } from '../../src/reports/index.js';
 import { silentLogger } from '../../src/log.js';
 import { capturingOutbox, startReportWorld, waitFor, type ReportWorld } from '../reports/world.js';
+import { replyText } from '../support/reply-text.js';
 
 let w: ReportWorld;
 let dispatcher: CoreDispatcher;
@@ -33,22 +34,11 @@ function run(text: string, userId = 'UOP'): Promise<Reply> {
   return dispatcher.dispatch({ via: 'typed', actor: { platform: 'slack', userId }, place, text });
 }
 
-function plain(r: Reply): string {
-  if (r.kind !== 'message') return JSON.stringify(r);
-  const m = r.message;
-  const parts = [m.header ?? ''];
-  for (const b of m.blocks) {
-    if (b.type === 'text' || b.type === 'context') parts.push(inlineToPlain(b.text));
-    if (b.type === 'table') parts.push(...b.table.rows.map((row) => row.join(' | ')));
-    if (b.type === 'fields') parts.push(...b.fields.map((f) => `${f.label}: ${inlineToPlain(f.value)}`));
-  }
-  return parts.join('\n');
-}
 
 describe('report commands', () => {
   it('report balance all answers for every node, with the ones that cannot answer on one line', async () => {
     const r = await run('report balance all', 'UREADER');
-    const text = plain(r);
+    const text = replyText(r);
     expect(text).toContain('Team total');
     expect(text).toMatch(/dave: locked/);
     expect(text).toMatch(/carol: paused/);
@@ -56,31 +46,31 @@ describe('report commands', () => {
   });
 
   it('report channels takes a node name and unit=btc', async () => {
-    const text = plain(await run('report channels alice unit=btc', 'UREADER'));
+    const text = replyText(await run('report channels alice unit=btc', 'UREADER'));
     expect(text).toContain('Channel report · alice');
     expect(text).toMatch(/\d\.\d{8}/);
   });
 
   it('report schedule needs the operate role', async () => {
     const r = await run('report schedule kind=balance node=all cron="0 9 * * *"', 'UREADER');
-    expect(plain(r).toLowerCase()).toMatch(/operate|permission|role|not allowed/);
+    expect(replyText(r).toLowerCase()).toMatch(/operate|permission|role|not allowed/);
     expect(reports.service.schedules('slack', 'CREP')).toHaveLength(0);
   });
 
   it('report schedule refuses a bad expression and an unknown zone with what to do', async () => {
-    expect(plain(await run('report schedule kind=balance node=all cron="99 * * * *"'))).toMatch(/not a valid cron expression/);
-    expect(plain(await run('report schedule kind=balance node=all cron="0 9 * * *" tz=Nowhere/City'))).toMatch(/not a known time zone/);
+    expect(replyText(await run('report schedule kind=balance node=all cron="99 * * * *"'))).toMatch(/not a valid cron expression/);
+    expect(replyText(await run('report schedule kind=balance node=all cron="0 9 * * *" tz=Nowhere/City'))).toMatch(/not a known time zone/);
   });
 
   it('schedule, schedules and unschedule work from chat, and the schedule posts to this channel', async () => {
-    const made = plain(await run('report schedule kind=channels node=alice cron="*/1 * * * * *" tz=Europe/Rome'));
+    const made = replyText(await run('report schedule kind=channels node=alice cron="*/1 * * * * *" tz=Europe/Rome'));
     expect(made).toContain('Scheduled: channels report for alice');
     const id = reports.service.schedules('slack', 'CREP')[0].id;
-    const list = plain(await run('report schedules', 'UREADER'));
+    const list = replyText(await run('report schedules', 'UREADER'));
     expect(list).toContain(`${id} | channels | alice | */1 * * * * * | Europe/Rome`);
     await waitFor(() => outbox.items.some((i) => i.channelId === 'CREP'), 8_000);
     expect(outbox.items.find((i) => i.channelId === 'CREP')).toMatchObject({ platform: 'slack', kind: 'report' });
-    expect(plain(await run(`report unschedule ${id}`))).toContain(`Removed schedule ${id}`);
-    expect(plain(await run('report schedules'))).toContain('no report schedules');
+    expect(replyText(await run(`report unschedule ${id}`))).toContain(`Removed schedule ${id}`);
+    expect(replyText(await run('report schedules'))).toContain('no report schedules');
   });
 });

@@ -2,8 +2,9 @@
  * Command tests at the neutral layer: the real emulator (management API + node API over loopback),
  * the real hosting and node API clients, and a CommandContext built by hand (no dispatcher).
  */
+import { messageText } from '../support/reply-text.js';
 import type { z } from 'zod';
-import { inlineToPlain, type Message } from '../../src/core/message.js';
+import type { Message } from '../../src/core/message.js';
 import type { Services } from '../../src/core/services.js';
 import type { CommandContext, CommandDefinition, HandlerResult, Reply } from '../../src/core/types.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
@@ -105,22 +106,9 @@ export function messageOf(r: HandlerResult): { message: Message; private: boolea
   return { message: r, private: false };
 }
 
-/** Everything a person would read in a message, as plain text (header, texts, fields, tables, code). */
+/** Everything a person would read in a message, as plain text (see test/support/reply-text.ts). */
 export function textOf(r: HandlerResult): string {
-  const { message } = messageOf(r);
-  const out: string[] = [];
-  if (message.header) out.push(message.header);
-  for (const b of message.blocks) {
-    if (b.type === 'text' || b.type === 'context') out.push(inlineToPlain(b.text));
-    else if (b.type === 'code') out.push(b.text);
-    else if (b.type === 'fields') for (const f of b.fields) out.push(`${f.label}: ${inlineToPlain(f.value)}`);
-    else if (b.type === 'table') {
-      out.push(b.table.columns.map((c) => c.header).join(' | '));
-      for (const row of b.table.rows) out.push(row.join(' | '));
-      if (b.table.caption) out.push(b.table.caption);
-    } else if (b.type === 'progress') out.push(`${b.label} ${b.value}/${b.max}`);
-  }
-  return out.join('\n');
+  return messageText(messageOf(r).message);
 }
 
 /** The rows of the first table of a message. */

@@ -7,6 +7,7 @@ import { silentLogger } from '../../src/log.js';
 import { createNotifier, type Notifier } from '../../src/notify/index.js';
 import { openDatabase, type Db } from '../../src/store/index.js';
 import { ingest, RecordingPoster, statusPayload, tempDbPath, FAST } from '../notify/helpers.js';
+import { replyText } from '../support/reply-text.js';
 
 let emu: Emulator;
 let hosting: HostingClient;
@@ -55,21 +56,10 @@ afterAll(async () => {
 const place = { platform: 'slack' as const, channelId: 'CW', workspaceId: 'T1' };
 const run = (text: string, userId = 'UOP'): Promise<Reply> => dispatcher.dispatch({ via: 'typed', actor: { platform: 'slack', userId, displayName: 'Olga' }, place, text });
 
-function plain(r: Reply): string {
-  if (r.kind !== 'message') return JSON.stringify(r);
-  const m = r.message;
-  const parts = [m.header ?? ''];
-  for (const b of m.blocks) {
-    if (b.type === 'text' || b.type === 'context') parts.push(inlineToPlain(b.text));
-    if (b.type === 'table') parts.push(...b.table.rows.map((row) => row.join(' | ')));
-    if (b.type === 'fields') parts.push(...b.fields.map((f) => `${f.label}: ${inlineToPlain(f.value)}`));
-  }
-  return parts.join('\n');
-}
 
 describe('watch commands', () => {
   it('watch add sets the webhook URL of a node that has none and says so', async () => {
-    const text = plain(await run('watch add alice status=FAILED,PAUSED'));
+    const text = replyText(await run('watch add alice status=FAILED,PAUSED'));
     expect(text).toContain('Watching alice in this channel');
     expect(text).toContain(`webhook URL set to https://localhost:9/webhooks/service/${ids.alice}`);
     const alice = await hosting.getNode(ids.alice);
@@ -78,40 +68,40 @@ describe('watch commands', () => {
   });
 
   it('watch add leaves a node webhook URL that points elsewhere and warns', async () => {
-    const text = plain(await run('watch add bob'));
+    const text = replyText(await run('watch add bob'));
     expect(text).toContain('already points elsewhere');
     expect((await hosting.getNode(ids.bob)).settings?.webhookUrl).toBe('http://127.0.0.1:9/elsewhere');
   });
 
   it('refuses an unknown node, an unknown status and a reader, with what to do', async () => {
-    expect(plain(await run('watch add ghost'))).toMatch(/no node named "ghost"[\s\S]*node list/);
-    expect(plain(await run('watch add alice status=BROKEN'))).toMatch(/Unknown status BROKEN[\s\S]*FAILED/);
-    expect(plain(await run('watch add all', 'UREADER')).toLowerCase()).toMatch(/operate|permission|role|not allowed/);
+    expect(replyText(await run('watch add ghost'))).toMatch(/no node named "ghost"[\s\S]*node list/);
+    expect(replyText(await run('watch add alice status=BROKEN'))).toMatch(/Unknown status BROKEN[\s\S]*FAILED/);
+    expect(replyText(await run('watch add all', 'UREADER')).toLowerCase()).toMatch(/operate|permission|role|not allowed/);
     expect(notifier.watches.list(place).some((w) => w.target === 'all')).toBe(false);
   });
 
   it('watch list shows the watches; mute and unmute; remove', async () => {
-    const list = plain(await run('watch list', 'UREADER'));
+    const list = replyText(await run('watch list', 'UREADER'));
     expect(list).toContain('alice | FAILED, PAUSED | active');
     expect(list).toContain('bob | every change | active');
-    expect(plain(await run('watch mute bob minutes=5'))).toMatch(/Muted bob in this channel until \d{4}-\d\d-\d\d \d\d:\d\d UTC$/m);
-    expect(plain(await run('watch list', 'UREADER'))).toMatch(/bob \| every change \| muted until \d{4}-\d\d-\d\d \d\d:\d\d UTC \|/);
-    expect(plain(await run('watch unmute'))).toMatch(/Unmuted \(1 mute ended\)/);
-    expect(plain(await run('watch remove bob'))).toContain('No longer watching bob');
-    expect(plain(await run('watch remove bob'))).toMatch(/does not watch "bob"\.[\s\S]*watch list/);
+    expect(replyText(await run('watch mute bob minutes=5'))).toMatch(/Muted bob in this channel until \d{4}-\d\d-\d\d \d\d:\d\d UTC$/m);
+    expect(replyText(await run('watch list', 'UREADER'))).toMatch(/bob \| every change \| muted until \d{4}-\d\d-\d\d \d\d:\d\d UTC \|/);
+    expect(replyText(await run('watch unmute'))).toMatch(/Unmuted \(1 mute ended\)/);
+    expect(replyText(await run('watch remove bob'))).toContain('No longer watching bob');
+    expect(replyText(await run('watch remove bob'))).toMatch(/does not watch "bob"\.[\s\S]*watch list/);
     // Under a watch of all nodes, removing one node cannot work: say why and what does.
-    expect(plain(await run('watch add all'))).toContain('Watching all nodes');
-    const underAll = plain(await run('watch remove bob'));
+    expect(replyText(await run('watch add all'))).toContain('Watching all nodes');
+    const underAll = replyText(await run('watch remove bob'));
     expect(underAll).toContain('does not watch "bob" on its own: it watches all nodes');
     expect(underAll).toContain('/rln watch mute bob');
-    expect(plain(await run('watch remove all'))).toContain('No longer watching all nodes');
+    expect(replyText(await run('watch remove all'))).toContain('No longer watching all nodes');
   });
 
   it('survives a restart', async () => {
     await notifier.stop();
     db.close();
     build();
-    expect(plain(await run('watch list', 'UREADER'))).toContain('alice | FAILED, PAUSED');
+    expect(replyText(await run('watch list', 'UREADER'))).toContain('alice | FAILED, PAUSED');
   });
 
   it('the Acknowledge button of an incident records who clicked it', async () => {
@@ -122,9 +112,9 @@ describe('watch commands', () => {
     const ackButton = incident.buttons!.find((b) => b.label === 'Acknowledge')!;
     expect(ackButton.id).toBeTruthy();
     const r = await dispatcher.dispatch({ via: 'button', actor: { platform: 'slack', userId: 'UOP', displayName: 'Olga' }, place, buttonId: ackButton.id! });
-    expect(plain(r)).toMatch(/acknowledged by Olga \(slack:UOP\)/);
+    expect(replyText(r)).toMatch(/acknowledged by Olga \(slack:UOP\)/);
     expect(notifier.watches.incidents({ place, state: 'open' })[0]!.ackedBy).toBe('Olga (slack:UOP)');
-    expect(plain(await run('watch ack 999'))).toMatch(/no incident #999/);
+    expect(replyText(await run('watch ack 999'))).toMatch(/no incident #999/);
     await notifier.drain(3000);
     expect(inlineToPlain(JSON.stringify(poster.updates().at(-1)!.message))).toContain('by Olga');
   });

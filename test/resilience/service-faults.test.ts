@@ -5,21 +5,8 @@
  */
 import { describe, it, expect, beforeAll, afterAll, afterEach } from 'vitest';
 import { startHarness, type Harness } from '../support/harness.js';
-import { inlineToPlain, type Message } from '../../src/core/message.js';
-import type { Reply } from '../../src/core/types.js';
+import { replyText } from '../support/reply-text.js';
 
-function text(reply: Reply): string {
-  if (reply.kind !== 'message') return JSON.stringify(reply);
-  const m: Message = reply.message;
-  const parts: string[] = [m.header ?? ''];
-  for (const b of m.blocks) {
-    if (b.type === 'text' || b.type === 'context') parts.push(inlineToPlain(b.text));
-    else if (b.type === 'fields') parts.push(...b.fields.map((f) => `${f.label}: ${inlineToPlain(f.value)}`));
-    else if (b.type === 'table') parts.push(...b.table.rows.map((r) => r.join(' ')));
-    else if (b.type === 'code') parts.push(b.text);
-  }
-  return parts.join('\n');
-}
 
 const STACK = /\n\s+at .+:\d+:\d+|Error: .*\n\s+at /;
 
@@ -38,7 +25,7 @@ describe('the service misbehaving', () => {
 
   it('works when the service is healthy (the control case)', async () => {
     const reply = await run('node list');
-    expect(text(reply)).toMatch(/alice/);
+    expect(replyText(reply)).toMatch(/alice/);
   });
 
   it('down: says the service cannot be reached, and recovers', async () => {
@@ -46,24 +33,24 @@ describe('the service misbehaving', () => {
     const reply = await run('node list');
     expect(reply.kind).toBe('message');
     expect(reply.kind === 'message' && reply.message.tone).toBe('danger');
-    expect(text(reply)).toMatch(/GET \/api\/nodes|reach|unavailable|network|connect/i);
-    expect(text(reply)).not.toMatch(STACK);
+    expect(replyText(reply)).toMatch(/GET \/api\/nodes|reach|unavailable|network|connect/i);
+    expect(replyText(reply)).not.toMatch(STACK);
     h.emulator.faults.down = false;
-    expect(text(await run('node list'))).toMatch(/alice/);
+    expect(replyText(await run('node list'))).toMatch(/alice/);
   });
 
   it('slow past the timeout: says it timed out', async () => {
     h.emulator.faults.latencyMs = 2_000;
     const reply = await run('node list');
-    expect(text(reply)).toMatch(/time(d)? ?out|did not answer/i);
-    expect(text(reply)).not.toMatch(STACK);
+    expect(replyText(reply)).toMatch(/time(d)? ?out|did not answer/i);
+    expect(replyText(reply)).not.toMatch(STACK);
   });
 
   it('5xx on a read: retried, so a passing error never reaches the user', async () => {
     const lists = () => h.emulator.requests.filter((r) => r.method === 'GET' && r.path === '/api/nodes').length;
     const before = lists();
     h.emulator.faults.errorNext = 1;
-    expect(text(await run('node list'))).toMatch(/alice/);
+    expect(replyText(await run('node list'))).toMatch(/alice/);
     // The 503 and the retry that succeeded.
     expect(lists() - before).toBe(2);
   });
@@ -73,8 +60,8 @@ describe('the service misbehaving', () => {
     const before = h.emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/start')).length;
     h.emulator.faults.errorNext = 1;
     const reply = await run('node start carol');
-    expect(text(reply)).toMatch(/50\d/);
-    expect(text(reply)).not.toMatch(STACK);
+    expect(replyText(reply)).toMatch(/50\d/);
+    expect(replyText(reply)).not.toMatch(STACK);
     const after = h.emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/start')).length;
     expect(after - before).toBe(1);
   });
@@ -82,16 +69,16 @@ describe('the service misbehaving', () => {
   it('garbage: says the answer could not be read, naming the endpoint', async () => {
     h.emulator.faults.garbage = true;
     const reply = await run('node list');
-    expect(text(reply)).toMatch(/\/api\/nodes/);
-    expect(text(reply)).toMatch(/not JSON|truncated|malformed|could not (be )?(read|parse)|unexpected/i);
-    expect(text(reply)).not.toMatch(STACK);
+    expect(replyText(reply)).toMatch(/\/api\/nodes/);
+    expect(replyText(reply)).toMatch(/not JSON|truncated|malformed|could not (be )?(read|parse)|unexpected/i);
+    expect(replyText(reply)).not.toMatch(STACK);
   });
 
   it('401 after the token is revoked: names the token as the cause, never shows it', async () => {
     const token = h.emulator.token;
     h.emulator.revokeToken();
     const reply = await run('node list');
-    const t = text(reply);
+    const t = replyText(reply);
     expect(t).toMatch(/401/);
     expect(t).toMatch(/SERVICE_API_TOKEN|token/);
     expect(t).not.toContain(token);
