@@ -1,4 +1,4 @@
-// Validates node API responses against the RLN OpenAPI document in ../shared/reference.
+// Validates node API responses against the RLN OpenAPI document vendored in src/node-api/openapi.
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { Ajv, type ValidateFunction } from 'ajv';
@@ -6,8 +6,8 @@ import addFormatsModule from 'ajv-formats';
 
 type Json = Record<string, unknown>;
 
-/** `<repo>/../shared/reference/rln-openapi.yaml`; this file is `<repo>/test/support/openapi.ts`. */
-export const OPENAPI_URL = new URL('../../../shared/reference/rln-openapi.yaml', import.meta.url);
+/** `<repo>/src/node-api/openapi/rln-openapi.yaml`; this file is `<repo>/test/support/openapi.ts`. */
+export const OPENAPI_URL = new URL('../../src/node-api/openapi/rln-openapi.yaml', import.meta.url);
 
 let cached: { doc: Json; ajv: Ajv; validators: Map<string, ValidateFunction> } | undefined;
 

@@ -1,6 +1,6 @@
 /**
  * A fake Discord on loopback, speaking the wire format discord.js 14.28 uses (see
- * ../../../../shared/reference/chat-platform-fakes.md): REST under /api/v10 and a gateway
+ * ../chat-platform-fakes.md): REST under /api/v10 and a gateway
  * WebSocket (hello, identify → READY, heartbeat ACKs, INTERACTION_CREATE). Every REST call is
  * recorded in order; failures (429, 5xx, JSON error codes) can be scripted.
  */
