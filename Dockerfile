@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # Build stage: install from the lockfile (with the toolchain better-sqlite3 may need),
 # compile TypeScript, then drop the dev dependencies.
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
@@ -14,7 +14,7 @@ COPY commands ./commands
 RUN npm run build && npm prune --omit=dev
 
 # Run stage: a small Node image, a non-root user, the SQLite file on a volume.
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production \
     DATABASE_PATH=/data/rln-chatops.db \
     PORT=3000 \

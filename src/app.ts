@@ -86,7 +86,12 @@ export async function createApp(opts: AppOptions): Promise<App> {
     registerSecret(serviceToken);
     registerSecret(nodeToken);
   }
-  const hosting = createHostingClient({ baseUrl: serviceUrl!, token: serviceToken!, timeoutMs: config.SERVICE_TIMEOUT_MS });
+  const hosting = createHostingClient({
+    baseUrl: serviceUrl!,
+    token: serviceToken!,
+    timeoutMs: config.SERVICE_TIMEOUT_MS,
+    onCall: ({ endpoint, outcome }) => metrics.serviceCalls.inc({ endpoint, outcome }),
+  });
   const credentialsFor = loadNodeCredentials({ defaultToken: nodeToken, file: config.NODE_CREDENTIALS_FILE });
   const services = {
     hosting,

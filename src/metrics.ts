@@ -1,6 +1,10 @@
 /**
  * Prometheus metrics (prom-client). One registry per process, created with the app so
  * tests can run several apps side by side. Rooms receive `Metrics` and increment.
+ *
+ * Node's default process and runtime metrics keep their standard names
+ * (`process_resident_memory_bytes`, `nodejs_eventloop_lag_seconds`, …), so the usual
+ * Node.js dashboards work unchanged; the bot's own metrics carry the `rln_chatops_` prefix.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
@@ -17,7 +21,7 @@ export interface Metrics {
 
 export function createMetrics(opts: { defaults?: boolean } = {}): Metrics {
   const registry = new Registry();
-  if (opts.defaults !== false) collectDefaultMetrics({ register: registry, prefix: 'rln_chatops_' });
+  if (opts.defaults !== false) collectDefaultMetrics({ register: registry });
   return {
     registry,
     commands: new Counter({

@@ -55,9 +55,9 @@ describe('/metrics and /healthz', () => {
     }
     expect(families.get('rln_chatops_commands_total')!.samples).toBeGreaterThan(0);
     expect(families.get('rln_chatops_webhooks_total')!.samples).toBeGreaterThan(0);
-    // Process metrics (issue 6), and the refusal counted with its reason.
-    expect(families.has('rln_chatops_process_resident_memory_bytes')).toBe(true);
-    expect(families.has('rln_chatops_process_cpu_seconds_total')).toBe(true);
+    // Process metrics under their standard names (issue 6, 10), and the refusal counted with its reason.
+    expect(families.has('process_resident_memory_bytes')).toBe(true);
+    expect(families.has('process_cpu_seconds_total')).toBe(true);
     expect(text).toMatch(/rln_chatops_webhooks_total\{outcome="refused",reason="missing_signature"\} 1/);
     expect(text).toMatch(/rln_chatops_commands_total\{command="node list",outcome="ok"\} 1/);
   });
