@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { msg, type Message } from '../../../src/core/message.js';
 import { statusBadge, statusTone } from '../../../src/core/format.js';
-import { allBlocks, dialogToModal, readModalOrigin, toBlockKit, SlackRenderError, SLACK_MAX_SECTION_TEXT } from '../../../src/chat/slack/index.js';
+import { allBlocks, dialogToModal, readModalOrigin, toBlockKit, SlackRenderError } from '../../../src/chat/slack/index.js';
 import { assertModalLimits, assertSlackLimits } from './assert-slack-limits.js';
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../../fixtures/slack');
@@ -250,9 +250,5 @@ describe('dialogToModal', () => {
       (dialogToModal({ id: 'd', title: 'Pick', submitLabel: 'Go', fields: [{ name: 'node', label: 'Node', kind: 'text', initial }] }) as any).blocks[0].element;
     expect(pick('alice').initial_option).toMatchObject({ value: 'alice' });
     expect(pick('n'.repeat(151)).initial_option).toBeUndefined();
-  });
-
-  it('keeps the section limit constant in sync with the renderer', () => {
-    expect(SLACK_MAX_SECTION_TEXT).toBe(3000);
   });
 });
