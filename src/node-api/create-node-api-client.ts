@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import got, { type Got, HTTPError, RequestError, TimeoutError } from 'got';
-import type { z } from 'zod';
 import { type EndpointDef, type EndpointName, endpointNames, endpoints, type RequestOf, type ResponseOf } from './endpoints.js';
 import { NodeApiError } from './node-api-error.js';
 import { parseLosslessJson, stringifyJson } from './json.js';
@@ -62,7 +61,7 @@ function loadTls(credentials: NodeCredentials): { https?: { certificate: Buffer;
     try {
       return readFileSync(file);
     } catch (e) {
-      throw new Error(`cannot read the mTLS ${what} file ${file} (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+      throw new Error(`cannot read the mTLS ${what} file ${file} (${(e as NodeJS.ErrnoException).code ?? 'error'})`, { cause: e });
     }
   };
   try {
@@ -162,7 +161,7 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
     } catch {
       throw new NodeApiError({ endpoint: name, kind: 'malformed', message: `node API ${label} answered a body that is not valid JSON (${text.length} bytes, truncated?)` });
     }
-    const result = (def.response as z.ZodType).safeParse(parsed);
+    const result = (def.response).safeParse(parsed);
     if (!result.success) {
       const issue = result.error.issues[0];
       const field = issuePath(issue.path);

@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import { NodeWorld, ROUTES } from '../../src/emulator/node-api/index.js';
 import { validateResponse } from '../support/openapi.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+ 
 export type Any = any;
 
 /** Calls an endpoint, expects 200 and a body valid against the OpenAPI response schema. */

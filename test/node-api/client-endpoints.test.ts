@@ -59,7 +59,7 @@ async function emulator(): Promise<Backend> {
       world: e.world,
       client: (name) => createNodeApiClient({ baseUrl: invokeUrl(name), credentials: { kind: 'token', token: e.nodeApiToken }, timeoutMs: 5000 }),
       pubkeyOf: (name) => e.world.pubkeyOf(ids[name]),
-      served: () => new Set(e.requests.filter((r) => r.path.startsWith(`/nodes/${e.userId}/`)).map((r) => r.path.split('/')[4]!)),
+      served: () => new Set(e.requests.filter((r) => r.path.startsWith(`/nodes/${e.userId}/`)).map((r) => r.path.split('/')[4])),
       close: () => e.close(),
     };
   } catch (err) {

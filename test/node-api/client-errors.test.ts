@@ -61,7 +61,7 @@ describe('node API client errors', () => {
 
   it('refuses an invalid request before sending it, naming the field', async () => {
     const before = server.hits.get('keysend') ?? 0;
-    const e = await failure(client.keysend({ dest_pubkey: 'x', amt_msat: -1 } as never));
+    const e = await failure(client.keysend({ dest_pubkey: 'x', amt_msat: -1 }));
     expect(e).toMatchObject({ kind: 'invalid-request', field: 'amt_msat' });
     expect(server.hits.get('keysend') ?? 0).toBe(before);
   });

@@ -64,7 +64,7 @@ function cloneWallet(w: Wallet): Wallet {
   return {
     ...structuredClone({ ...w, assets: undefined }),
     assets: new Map(w.assets),
-  } as Wallet;
+  };
 }
 
 /** The backup is kept in memory under its path, encrypted (in spirit) with the given password. */

@@ -52,7 +52,7 @@ export function sendpayment({ world, node, body }: Ctx) {
   record(node, { ...base, inbound: false, status: result });
   if (ok) {
     inv.status = 'Succeeded';
-    record(payee!, { ...base, inbound: true, status: 'Succeeded', preimage: inv.preimage });
+    record(payee, { ...base, inbound: true, status: 'Succeeded', preimage: inv.preimage });
   }
   return { payment_hash: inv.payment_hash, payment_secret: inv.payment_secret, status: result };
 }
@@ -73,7 +73,7 @@ export function keysend({ world, node, body }: Ctx) {
   const status = ok ? 'Succeeded' : 'Failed';
   const base = { amt_msat: amtMsat, asset_id: assetId, asset_amount: assetAmount, payment_hash: paymentHash, payee_pubkey: dest };
   record(node, { ...base, inbound: false, status, preimage });
-  if (ok) record(payee!, { ...base, inbound: true, status: 'Succeeded', preimage });
+  if (ok) record(payee, { ...base, inbound: true, status: 'Succeeded', preimage });
   return { payment_hash: paymentHash, payment_preimage: preimage, status };
 }
 

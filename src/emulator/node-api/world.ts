@@ -102,11 +102,11 @@ function hasBigint(v: unknown): boolean {
 /** JSON text with bigints written as exact integers. */
 export function stringifyExact(v: unknown): string {
   const marker = '\u0000big:';
-  const text = JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${marker}${x.toString()}` : x));
+  const text = JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? `${marker}${x.toString()}` : x));
   return text.replace(/"\\u0000big:(\d+)"/g, '$1');
 }
 
-const toPlain = (v: unknown): unknown => JSON.parse(JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? Number(x) : x)));
+const toPlain = (v: unknown): unknown => JSON.parse(JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? Number(x) : x))) as unknown;
 
 /**
  * The state machine of the RLN nodes of one emulator: wallets, assets, invoices, channels, payments, transfers and
