@@ -1,0 +1,8 @@
+/**
+ * The activity room: what happens on a node between status events (payments, channels,
+ * transfers, deposits, liquidity, a node that came back locked), seen by polling its API and
+ * comparing with the last state kept.
+ */
+export { diffActivity, localShare } from './diff-activity.js';
+export { readActivity, MAX_ASSETS_PER_POLL, type ActivityNodeApi } from './read-activity.js';
+export * from './types.js';

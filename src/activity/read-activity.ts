@@ -1,0 +1,96 @@
+/**
+ * readActivity(api) → one ActivitySnapshot of a node: its lock state, channels, payments,
+ * RGB transfers and on-chain deposits, in the node API's own words turned into exact strings.
+ * A node that is locked or uninitialised answers its lock state only; one that does not answer
+ * is `unreachable`. Never throws for what the node answers: a list it refuses is left absent.
+ */
+import type { NodeApiClient } from '../node-api/index.js';
+import type { ActivitySnapshot, ChannelState, DepositState, LockState, PaymentState, TransferState } from './types.js';
+
+/** The node API calls the poller makes. */
+export type ActivityNodeApi = Pick<NodeApiClient, 'nodeinfo' | 'listchannels' | 'listpayments' | 'listtransactions' | 'listassets' | 'listtransfers'>;
+
+/** Transfers are read for at most this many assets a poll (the first ones the node lists). */
+export const MAX_ASSETS_PER_POLL = 20;
+
+const str = (v: number | bigint | undefined): string | undefined => (v === undefined ? undefined : v.toString());
+
+function lockFromError(e: unknown): LockState {
+  const rlnName = e && typeof e === 'object' ? (e as { rlnName?: unknown }).rlnName : undefined;
+  if (rlnName === 'LockedNode') return 'locked';
+  if (rlnName === 'NotInitialized') return 'uninitialised';
+  return 'unreachable';
+}
+
+async function optional<T>(read: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await read();
+  } catch {
+    return undefined;
+  }
+}
+
+export async function readActivity(api: ActivityNodeApi, takenAt: number): Promise<ActivitySnapshot> {
+  try {
+    await api.nodeinfo();
+  } catch (e) {
+    return { takenAt, lock: lockFromError(e) };
+  }
+  const [channels, payments, transactions, assets] = await Promise.all([
+    optional(() => api.listchannels()),
+    optional(() => api.listpayments()),
+    optional(() => api.listtransactions({ skip_sync: true })),
+    optional(() => api.listassets({ filter_asset_schemas: ['Nia', 'Cfa', 'Uda'] })),
+  ]);
+  const assetIds = assets ? [...(assets.nia ?? []), ...(assets.cfa ?? []), ...(assets.uda ?? [])].map((a) => a.asset_id).slice(0, MAX_ASSETS_PER_POLL) : undefined;
+  const transfers = assetIds
+    ? await Promise.all(assetIds.map(async (assetId) => ({ assetId, list: await optional(() => api.listtransfers({ asset_id: assetId })) })))
+    : undefined;
+  return {
+    takenAt,
+    lock: 'unlocked',
+    channels: channels?.channels.map(
+      (c): ChannelState => ({
+        id: c.channel_id,
+        peerPubkey: c.peer_pubkey,
+        status: c.status,
+        usable: c.is_usable,
+        capacitySat: c.capacity_sat.toString(),
+        localMsat: c.outbound_balance_msat.toString(),
+        remoteMsat: c.inbound_balance_msat.toString(),
+        assetId: c.asset_id,
+        assetLocal: str(c.asset_local_amount),
+        assetRemote: str(c.asset_remote_amount),
+      }),
+    ),
+    payments: payments?.payments.map(
+      (p): PaymentState => ({
+        hash: p.payment_hash,
+        inbound: p.inbound,
+        status: p.status,
+        amtMsat: str(p.amt_msat),
+        assetId: p.asset_id,
+        assetAmount: str(p.asset_amount),
+        payeePubkey: p.payee_pubkey,
+      }),
+    ),
+    // Transfers the node could not list for one asset would look "new" next time: keep the poll's list only when all answered.
+    transfers: transfers?.every((t) => t.list)
+      ? transfers.flatMap(({ assetId, list }) =>
+          list!.transfers.map(
+            (t): TransferState => ({
+              key: `${assetId}#${t.idx}`,
+              assetId,
+              idx: t.idx,
+              kind: t.kind,
+              status: t.status,
+              amount: str(t.requested_assignment?.value ?? t.assignments.find((a) => a.value !== undefined)?.value),
+            }),
+          ),
+        )
+      : undefined,
+    deposits: transactions?.transactions
+      .filter((t) => t.transaction_type === 'User' && BigInt(t.received) > BigInt(t.sent))
+      .map((t): DepositState => ({ txid: t.txid, receivedSat: (BigInt(t.received) - BigInt(t.sent)).toString(), confirmed: t.confirmation_time !== undefined })),
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * What the activity poller keeps of a node between two polls, and what changed.
+ *
+ * The service sends status events only; payments, channels, transfers, liquidity and a node
+ * that came back locked are seen by polling the node's API and comparing with the last
+ * state kept. Amounts are exact decimal strings (sats, msats, raw asset units), so a snapshot
+ * is plain JSON that the store can keep as it is.
+ */
+
+/** What the node API answered about its wallet: `unreachable` when it did not answer at all. */
+export type LockState = 'uninitialised' | 'locked' | 'unlocked' | 'unreachable';
+
+export interface ChannelState {
+  id: string;
+  peerPubkey: string;
+  status: 'Opening' | 'Opened' | 'Closing';
+  usable: boolean;
+  capacitySat: string;
+  /** Our side and theirs, in msat (outbound_balance_msat, inbound_balance_msat). */
+  localMsat: string;
+  remoteMsat: string;
+  assetId?: string;
+  assetLocal?: string;
+  assetRemote?: string;
+}
+
+export interface PaymentState {
+  hash: string;
+  inbound: boolean;
+  status: 'Pending' | 'Succeeded' | 'Failed';
+  amtMsat?: string;
+  assetId?: string;
+  assetAmount?: string;
+  /** The payee (our pubkey for an inbound payment). */
+  payeePubkey: string;
+}
+
+export interface TransferState {
+  /** `<assetId>#<idx>`: transfer indexes are per asset. */
+  key: string;
+  assetId: string;
+  idx: number;
+  kind: 'Issuance' | 'ReceiveBlind' | 'ReceiveWitness' | 'Send' | 'Inflation';
+  status: 'WaitingCounterparty' | 'WaitingConfirmations' | 'Settled' | 'Failed';
+  /** The amount moved, raw units, when the node says. */
+  amount?: string;
+}
+
+export interface DepositState {
+  txid: string;
+  receivedSat: string;
+  confirmed: boolean;
+}
+
+/** One poll of one node. Lists are absent when the node could not be asked (locked, unreachable). */
+export interface ActivitySnapshot {
+  takenAt: number;
+  lock: LockState;
+  channels?: ChannelState[];
+  payments?: PaymentState[];
+  transfers?: TransferState[];
+  deposits?: DepositState[];
+}
+
+export type ShareBand = 'low' | 'ok' | 'high';
+export type FloorBand = 'low' | 'ok';
+
+/** What a node's alerts remember across polls so that a crossing is told once (hysteresis). */
+export interface ActivityBands {
+  /** Per channel id: where its local share stands. */
+  channels: Record<string, ShareBand>;
+  inbound: FloorBand;
+  outbound: FloorBand;
+}
+
+export interface ActivityState {
+  snapshot: ActivitySnapshot;
+  bands: ActivityBands;
+}
+
+export interface LiquidityThresholds {
+  /** A channel's local share below this is low (0–1). Default 0.2. */
+  lowShare: number;
+  /** Above this is high. Default 0.8. */
+  highShare: number;
+  /** How far back past a threshold a share must come before it counts as crossed back. Default 0.05. */
+  hysteresis: number;
+  /** The node's total inbound (remote) below this many sats is low; undefined: not watched. */
+  inboundFloorSat?: number;
+  /** The node's total outbound (local) below this many sats is low; undefined: not watched. */
+  outboundFloorSat?: number;
+}
+
+export const DEFAULT_LIQUIDITY: LiquidityThresholds = { lowShare: 0.2, highShare: 0.8, hysteresis: 0.05 };
+
+/** The kinds a watch may choose (`watch add alice kinds=payments,channels`). `status` is the service's webhook. */
+export const ACTIVITY_KINDS = ['channels', 'payments', 'transfers', 'deposits', 'liquidity', 'lock'] as const;
+export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
+
+export type ActivityEvent =
+  | { kind: 'channels'; type: 'channel_opened' | 'channel_usable' | 'channel_closed'; channel: ChannelState }
+  | { kind: 'payments'; type: 'payment_received' | 'payment_sent' | 'payment_failed'; payment: PaymentState }
+  | { kind: 'transfers'; type: 'transfer_settled' | 'transfer_failed'; transfer: TransferState }
+  | { kind: 'deposits'; type: 'deposit_confirmed'; deposit: DepositState }
+  | { kind: 'liquidity'; type: 'channel_share'; channel: ChannelState; band: ShareBand; share: number }
+  | { kind: 'liquidity'; type: 'inbound_low' | 'inbound_recovered' | 'outbound_low' | 'outbound_recovered'; totalSat: number; floorSat: number }
+  | { kind: 'lock'; type: 'node_locked' | 'node_unlocked' };
