@@ -15,12 +15,6 @@ import { createReportService, type ReportService } from './report-service.js';
 import { createReportScheduler } from './scheduler.js';
 import type { Thresholds } from './channel-report.js';
 
-declare module '../core/services.js' {
-  interface Services {
-    reports: ReportService;
-  }
-}
-
 export interface CreateReportsOptions {
   db: Db;
   /** Only `hosting` and `nodeApi` are used (Services.reports need not be set yet). */

@@ -1,11 +1,12 @@
 /** The node-operation commands through the real dispatcher: parsing, roles, confirmations, dialogs, errors. */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { testDispatcher } from '../support/dispatcher.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeCommands } from '../../commands/node.js';
 import { walletCommands } from '../../commands/wallet.js';
-import { createDispatcher, createRegistry, type CoreDispatcher, type ServicesInput } from '../../src/core/index.js';
+import { createRegistry, type CoreDispatcher } from '../../src/core/index.js';
 import { openDatabase } from '../../src/store/index.js';
 import { PASSWORD, createRunningNode, startEnv, waitForStatus, type TestEnv } from './support.js';
 import { replyText } from '../support/reply-text.js';
@@ -21,10 +22,10 @@ describe('node commands through the dispatcher', () => {
   beforeAll(async () => {
     env = await startEnv();
     dir = mkdtempSync(join(tmpdir(), 'rln-cmd-'));
-    dispatcher = createDispatcher({
+    dispatcher = testDispatcher({
       db: openDatabase(join(dir, 'bot.db')),
       registry: createRegistry([...nodeCommands, ...walletCommands]),
-      services: env.services as unknown as ServicesInput,
+      services: env.services,
       admins: ['slack:UADMIN'],
       operators: ['slack:UOP'],
       nodeCacheMs: 0,
