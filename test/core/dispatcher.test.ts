@@ -84,7 +84,7 @@ describe('dispatcher: typed commands', () => {
     expect(textOf(unknownKey)).toContain('no argument `colour`');
   });
 
-  it('converts numbers for a plain number schema', async () => {
+  it('converts numbers written as text through the schema (z.coerce.number)', async () => {
     const h = harness();
     const r = await h.dispatcher.dispatch(typed(ops, '/rln report schedule alice cron="0 9 * * *" count=3'));
     expect(message(r).header).toBe('Scheduled balance at 0 9 * * * x3');
