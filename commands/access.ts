@@ -6,7 +6,6 @@ import { z } from 'zod';
 import { defineCommand, type CommandDefinition, type Actor } from '../src/core/types.js';
 import { msg } from '../src/core/message.js';
 import { UserError } from '../src/core/errors.js';
-import '../src/core/core-services.js';
 
 /** Accepts a principal, or a chat mention of a user, user group or role. */
 export function toPrincipal(input: string, actor: Actor): string {

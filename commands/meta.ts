@@ -4,8 +4,7 @@ import { defineCommand, type CommandDefinition } from '../src/core/types.js';
 import { msg } from '../src/core/message.js';
 import { renderHelp } from '../src/core/render-help.js';
 import type { AuditEntry } from '../src/core/audit-log.js';
-import { actorLabel } from '../src/notify/watch-service.js';
-import '../src/core/core-services.js';
+import { actorLabel } from '../src/core/actor-label.js';
 
 const OUTCOME_MARK = { ok: '✅ ok', failed: '❌ failed', refused: '⛔ refused' } as const;
 

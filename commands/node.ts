@@ -225,6 +225,13 @@ const stop = defineCommand({
   role: 'operate',
   confirm: 'button',
   mutates: true,
+  // Asks the service, not the cached list: the node may have stopped a moment ago.
+  async check(ctx) {
+    const node = requireNode(ctx);
+    const { status } = await ctx.services.hosting.getNode(node.nodeId);
+    if (status !== 'PAUSED') return undefined;
+    return { reason: `${node.name} is already stopped (PAUSED); there is nothing to stop.`, next: `Start it with \`/rln node start ${node.name}\`.` };
+  },
   async handler(ctx) {
     const node = requireNode(ctx);
     const { message } = await ctx.services.hosting.stopNode(node.nodeId);
@@ -262,9 +269,22 @@ const destroy = defineCommand({
   }),
   role: 'admin',
   confirm: 'typed-name',
+  dialog: {
+    title: 'Destroy node',
+    submitLabel: 'Destroy',
+    intro: 'Backing up first is recommended.',
+    check: (values): Record<string, string> =>
+      values.backup === 'true' && !values.backup_password ? { backup_password: 'Enter the node password to back it up first, or untick the backup.' } : {},
+  },
   secrets: [
-    { name: 'backup', label: 'Back up the node first', kind: 'checkbox', hint: 'Runs the node /backup before destroying; the node is locked for it' },
-    { name: 'backup_password', label: 'Node password (for the backup)', kind: 'secret', required: false },
+    { name: 'backup', label: 'Back up the node first (recommended: destroying is irreversible)', kind: 'checkbox', initial: 'true' },
+    {
+      name: 'backup_password',
+      label: 'Node password (for the backup)',
+      kind: 'secret',
+      required: false,
+      askedIf: 'backup',
+    },
   ],
   mutates: true,
   async handler(ctx) {
@@ -275,7 +295,7 @@ const destroy = defineCommand({
       if (!password) {
         throw new UserError('invalid_arguments', `Not destroyed: a backup was asked but no node password was entered.`, 'Run `node destroy` again and enter the password, or untick the backup.');
       }
-      const path = ctx.args.backup_path ?? defaultBackupPath(node, ctx.services.now());
+      const path = ctx.args.backup_path ?? defaultBackupPath(node, new Date(ctx.services.now()));
       const api = ctx.services.nodeApi(node);
       try {
         try {
@@ -513,7 +533,7 @@ const backup = defineCommand({
   mutates: true,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
-    const path = ctx.args.backup_path ?? defaultBackupPath(node, ctx.services.now());
+    const path = ctx.args.backup_path ?? defaultBackupPath(node, new Date(ctx.services.now()));
     await api.backup({ backup_path: path, password: needSecret(ctx, 'password', 'password') });
     return done(node, 'Backup made', 'Backup written.', [msg.fields([{ label: 'Path', value: [{ code: path }] }]), msg.context(`Restore with \`node restore ${node.name} ${path}\`.`)]);
   },

@@ -1,7 +1,8 @@
 /**
  * The composition root: the one place where the rooms are put together.
- * Store → service clients (or the in-process emulator for the demo) → registry and
- * dispatcher → notifier (webhooks, outbox) and reports → chat adapters → one HTTP server.
+ * Store → service clients (or the in-process emulator for the demo) → the core's services (roles,
+ * audit, button ids, confirmations) → notifier (webhooks, outbox) and reports → one services object,
+ * complete at construction → dispatcher → chat adapters → one HTTP server.
  */
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { SECRET_VARIABLES, type Config } from './config.js';
@@ -12,7 +13,16 @@ import { createHttpServer } from './http/server.js';
 import { createHostingClient, type HostedNode } from './hosting/index.js';
 import { checkNodeApiUrl, createNodeApiClient, loadNodeCredentials } from './node-api/index.js';
 import { startEmulator, type Emulator } from './emulator/index.js';
-import { createRegistry, createDispatcher, UserError, type Registry } from './core/index.js';
+import {
+  createAuditLog,
+  createButtonIds,
+  createConfirmations,
+  createDispatcher,
+  createRegistry,
+  createRoleService,
+  UserError,
+  type Registry,
+} from './core/index.js';
 import type { ChatPoster } from './core/chat.js';
 import { within } from './core/within.js';
 import type { Dispatcher, Platform } from './core/types.js';
@@ -63,6 +73,8 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const logger = opts.logger ?? createLogger({ level: config.LOG_LEVEL });
   const metrics = opts.metrics ?? createMetrics();
   const now = opts.now ?? (() => new Date());
+  /** The one clock the rooms that take milliseconds share. */
+  const clock = () => now().getTime();
   for (const name of SECRET_VARIABLES) registerSecret(config[name]);
 
   const db = openDatabase(config.DATABASE_PATH);
@@ -93,40 +105,31 @@ export async function createApp(opts: AppOptions): Promise<App> {
     onCall: ({ endpoint, outcome }) => metrics.serviceCalls.inc({ endpoint, outcome }),
   });
   const credentialsFor = loadNodeCredentials({ defaultToken: nodeToken, file: config.NODE_CREDENTIALS_FILE });
-  const services = {
-    hosting,
-    nodeApi: (node: HostedNode) => {
-      if (!node.invoke_url) {
-        throw new UserError('node_error', `${node.name} has no API address yet.`, `Wait until it is RUNNING (\`node info ${node.name}\`).`);
-      }
-      const refused = checkNodeApiUrl(node.invoke_url);
-      if (refused) {
-        throw new UserError('node_error', `Not calling ${node.name}: ${refused}.`, 'Ask the service for an HTTPS node address; nothing was sent.');
-      }
-      return createNodeApiClient({ baseUrl: node.invoke_url, credentials: credentialsFor(node) });
-    },
-    publicUrl: config.PUBLIC_URL,
-    now,
-  } as Services;
+  const nodeApi = (node: HostedNode) => {
+    if (!node.invoke_url) {
+      throw new UserError('node_error', `${node.name} has no API address yet.`, `Wait until it is RUNNING (\`node info ${node.name}\`).`);
+    }
+    const refused = checkNodeApiUrl(node.invoke_url);
+    if (refused) {
+      throw new UserError('node_error', `Not calling ${node.name}: ${refused}.`, 'Ask the service for an HTTPS node address; nothing was sent.');
+    }
+    return createNodeApiClient({ baseUrl: node.invoke_url, credentials: credentialsFor(node) });
+  };
 
   const registry = createRegistry(allCommands);
-  const dispatcher = createDispatcher({
-    db,
-    registry,
-    services,
-    admins: config.ADMIN_USERS,
-    operators: config.OPERATOR_USERS,
-    logger: logger.child({ room: 'core' }),
-    metrics,
-    now,
-  });
+  const coreLogger = logger.child({ room: 'core' });
+  const access = createRoleService(db, { admins: config.ADMIN_USERS, operators: config.OPERATOR_USERS });
+  const audit = createAuditLog(db, { now: clock });
+  // Button ids are shared by the dispatcher (replies) and the notifier (posted notifications).
+  const buttons = createButtonIds({ db, now: clock, logger: coreLogger });
+  const confirmations = createConfirmations({ db, now: clock, logger: coreLogger });
 
   // Chat posters are filled in as the adapters come up; the notifier reads them at post time.
   const posters: Partial<Record<Platform, ChatPoster>> = {};
   const notifier = createNotifier({
     db,
     posters,
-    prepareMessage: (m) => dispatcher.prepareMessage(m),
+    buttons,
     hosting,
     // The notifier binds room=notify itself (and room=webhooks for its routes).
     logger,
@@ -137,14 +140,25 @@ export async function createApp(opts: AppOptions): Promise<App> {
   });
   const reports = createReports({
     db,
-    services,
+    services: { hosting, nodeApi },
     outbox: notifier.outbox,
     logger: logger.child({ room: 'reports' }),
     metrics,
     thresholds: { low: config.REPORT_LOW_SHARE, high: config.REPORT_HIGH_SHARE },
     now,
   });
-  Object.assign(services, { watches: notifier.watches, reports: reports.service });
+  const services: Services = {
+    hosting,
+    nodeApi,
+    publicUrl: config.PUBLIC_URL,
+    now: clock,
+    access,
+    audit,
+    commands: registry,
+    watches: notifier.watches,
+    reports: reports.service,
+  };
+  const dispatcher = createDispatcher({ registry, services, buttons, confirmations, logger: coreLogger, metrics });
 
   const routes: FastifyPluginAsync[] = [notifier.webhookRoutes({ signatureHeader: config.WEBHOOK_SIGNATURE_HEADER })];
   const stoppers: Array<() => Promise<void>> = [];

@@ -95,9 +95,3 @@ export function argSpecsOf(schema: z.ZodObject<z.ZodRawShape>): ArgSpec[] {
     return { name, description: description ?? '', required, kind, ...(choices ? { choices } : {}) };
   });
 }
-
-/** True when the field converts strings to booleans itself (z.stringbool): leave the string alone. */
-export function wantsRawBoolean(field: z.ZodType): boolean {
-  const { inner } = unwrapSchema(field);
-  return (inner as any)?._zod?.def?.type === 'boolean';
-}

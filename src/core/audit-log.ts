@@ -60,9 +60,9 @@ function fromRow(r: AuditRow): AuditEntry {
   };
 }
 
-export function createAuditLog(db: Db, opts: { now?: () => Date } = {}): AuditLog {
+export function createAuditLog(db: Db, opts: { now: () => number }): AuditLog {
   const store = createAuditStore(db);
-  const now = opts.now ?? (() => new Date());
+  const now = () => new Date(opts.now());
   return {
     record(e) {
       const at = e.at ?? now();

@@ -15,6 +15,11 @@ const TITLES: Record<UserErrorCode, string> = {
   unknown_node: 'Unknown node',
   forbidden: 'Not allowed',
   confirmation_expired: 'Confirmation expired',
+  confirmation_used: 'Confirmation already used',
+  button_expired: 'Button expired',
+  dialog_expired: 'Dialog expired',
+  dialog_used: 'Dialog already submitted',
+  wrong_state: 'Not now',
   confirmation_wrong_user: 'Not your confirmation',
   confirmation_mismatch: 'Confirmation refused',
   secret_inline: 'Secret refused',
@@ -34,7 +39,18 @@ export interface ErrorOutcome {
   ref?: string;
 }
 
-const REFUSED: UserErrorCode[] = ['forbidden', 'confirmation_expired', 'confirmation_wrong_user', 'confirmation_mismatch', 'secret_inline'];
+const REFUSED: UserErrorCode[] = [
+  'forbidden',
+  'confirmation_expired',
+  'confirmation_used',
+  'button_expired',
+  'dialog_expired',
+  'dialog_used',
+  'wrong_state',
+  'confirmation_wrong_user',
+  'confirmation_mismatch',
+  'secret_inline',
+];
 
 /** Service/node API errors are recognised by shape, so core does not depend on those rooms. */
 interface RemoteErrorLike {

@@ -129,8 +129,8 @@ export function parseCommandLine(text: string, registry: Registry): ParsedComman
   const inline = findInlineSecret(def, args);
   if (inline || (extra && (def.secrets?.length || def.confirm === 'typed-name'))) {
     // Whatever else logs the raw text (an adapter at debug level) masks these values from now on.
-    if (inline) registerTypedSecret(args[inline], Date.now(), 'refused');
-    for (const v of positionalValues.slice(slots.length)) registerTypedSecret(v, Date.now(), 'refused');
+    if (inline) registerTypedSecret(args[inline], undefined, 'refused');
+    for (const v of positionalValues.slice(slots.length)) registerTypedSecret(v, undefined, 'refused');
     // The refusal is audited with the arguments that are not secrets (the node, say), never the rest.
     throw secretInline(path, inline, withoutSecrets(def, args));
   }

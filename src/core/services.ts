@@ -1,14 +1,15 @@
 /**
- * What handlers may use. Each room adds its own service by declaration merging, next to
- * the code that implements it, e.g. in src/notify/watch-service.ts:
- *
- *   declare module '../core/services.js' { interface Services { watches: WatchService } }
- *
- * so core never imports a room's implementation, and the composition root (src/app.ts)
- * is where the concrete services are put together.
+ * What handlers may use, built once by the composition root (src/app.ts) and complete from the
+ * start. Core names the other rooms' services by type only (through their index.ts), so it
+ * never imports an implementation.
  */
 import type { HostingClient, HostedNode } from '../hosting/index.js';
 import type { NodeApiClient } from '../node-api/index.js';
+import type { WatchService } from '../notify/index.js';
+import type { ReportService } from '../reports/index.js';
+import type { RoleService } from './role-service.js';
+import type { AuditLog } from './audit-log.js';
+import type { Registry } from './registry.js';
 
 export interface Services {
   hosting: HostingClient;
@@ -16,5 +17,16 @@ export interface Services {
   nodeApi(node: HostedNode): NodeApiClient;
   /** `PUBLIC_URL`, when set: the HTTPS base at which the service reaches the bot. */
   publicUrl?: string;
-  now(): Date;
+  /** The one clock: milliseconds since the epoch. */
+  now(): number;
+  /** Roles: who may do what; `access grant|revoke|list`. */
+  access: RoleService;
+  /** The audit trail; `audit [node]`. */
+  audit: AuditLog;
+  /** The command registry; `help`. */
+  commands: Registry;
+  /** Watches, mutes and incident acknowledgements; the `watch` commands. */
+  watches: WatchService;
+  /** Reports and their schedules; the `report` commands. */
+  reports: ReportService;
 }

@@ -42,6 +42,8 @@ export interface DialogField {
   placeholder?: string;
   initial?: string;
   hint?: string;
+  /** Asked only when this checkbox field is ticked (the shell skips it otherwise). */
+  askedIf?: string;
 }
 
 /** A private form (Slack modal, Discord modal, shell prompt). Secrets are entered only here. */
@@ -86,6 +88,12 @@ export interface CommandContext<A> {
   secrets: Record<string, string>;
 }
 
+/** Why a command cannot run now, and what to do instead (a command to type). */
+export interface Refusal {
+  reason: string;
+  next?: string;
+}
+
 export interface CommandDefinition<S extends z.ZodObject<z.ZodRawShape> = z.ZodObject<z.ZodRawShape>> {
   /** `node stop`, `audit`, `help`. Unique across the registry. */
   path: string;
@@ -102,6 +110,17 @@ export interface CommandDefinition<S extends z.ZodObject<z.ZodRawShape> = z.ZodO
   confirm: Confirmation;
   /** Fields asked in a private dialog before running (passwords, mnemonics). Never accepted inline. */
   secrets?: DialogField[];
+  /**
+   * The dialog's own words and field checks (defaults: `Confirm <path>`/`Confirm`, or the path/`Run`).
+   * `intro` is added after the core's sentence; `check` gives errors by field for what was entered.
+   */
+  dialog?: { title?: string; submitLabel?: string; intro?: string; check?(values: Record<string, string>): Record<string, string> };
+  /**
+   * The state check (pipeline step 5): refuses before any dialog or confirmation when the node is
+   * not in a state for this command, saying why and what to do instead. Read-only. Before a dialog
+   * it is bounded in time; when late, the check runs at the dialog's submission.
+   */
+  check?(ctx: CommandContext<z.infer<S>>): Promise<Refusal | undefined>;
   /** Whether running it changes something (audited). Reads are not audited. */
   mutates: boolean;
   /**
@@ -133,10 +152,10 @@ export type Invocation =
   | { via: 'dialog'; actor: Actor; place: Place; dialogId: string; values: Record<string, string> };
 
 export interface Dispatcher {
-  /** Runs the whole pipeline: validate, resolve node, role, confirm, handle, audit, reply. Never throws. */
+  /** Runs the whole pipeline (the steps in pipeline/run-steps.ts) and replies. Never throws. */
   dispatch(inv: Invocation): Promise<Reply>;
   /** Names (and ids) of nodes starting with `prefix`, for autocomplete. Fast (cached). */
   suggestNodes(prefix: string): Promise<Array<{ name: string; nodeId: string; status: string }>>;
-  /** Persists button ids (and returns the message ready to render). Used by the notifier and reports too. */
+  /** Persists button ids (and returns the message ready to render): the ButtonIds service's `prepare`. */
   prepareMessage(message: Message, opts?: { ttlMs?: number }): Message;
 }

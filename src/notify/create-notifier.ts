@@ -13,7 +13,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { ChatPoster, Outbox } from '../core/index.js';
-import type { Message } from '../core/index.js';
+import type { ButtonIds } from '../core/index.js';
 import type { Platform } from '../core/index.js';
 import type { HostingClient } from '../hosting/index.js';
 import type { Logger } from '../log.js';
@@ -31,8 +31,8 @@ import { createWatchService, type WatchService } from './watch-service.js';
 export interface NotifierOptions {
   db: Db;
   posters: Partial<Record<Platform, ChatPoster>>;
-  /** Dispatcher.prepareMessage: gives buttons their stored ids. */
-  prepareMessage: (m: Message) => Message;
+  /** Gives buttons their stored ids (the core's ButtonIds, shared with the dispatcher). */
+  buttons: Pick<ButtonIds, 'prepare'>;
   hosting: HostingClient;
   logger: Logger;
   metrics?: Metrics;
@@ -99,7 +99,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
   const worker = new OutboxWorker({
     store,
     posters: opts.posters,
-    prepareMessage: opts.prepareMessage,
+    prepareMessage: (m) => opts.buttons.prepare(m),
     logger: opts.logger,
     metrics: opts.metrics,
     now: nowMs,

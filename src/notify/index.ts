@@ -3,11 +3,12 @@
  * Tables (migrations 200–299, src/store/migrations/notify.ts): notify_events, notify_watches,
  * notify_mutes, notify_outbox, notify_incidents, notify_notices. SQL in src/store/notify-store.ts.
  *
- * Wiring (src/app.ts): createNotifier({...}) -> services.watches = notifier.watches;
+ * Wiring (src/app.ts): createNotifier({ buttons, ... }) takes the core's ButtonIds; services.watches
+ * is notifier.watches in the one services object;
  * routes.push(notifier.webhookRoutes({ signatureHeader })); reports use notifier.outbox;
  * notifier.start() once the HTTP server listens; on shutdown drain(ms) then stop().
  */
 export { createNotifier, type Notifier, type NotifierOptions, type IncomingEvent, type WebhookRoutesOptions } from './create-notifier.js';
-export { createWatchService, actorLabel, ALL_NODES, type WatchService, type Watch, type Incident, type WatchTarget } from './watch-service.js';
+export { createWatchService, ALL_NODES, type WatchService, type Watch, type Incident, type WatchTarget } from './watch-service.js';
 export { OutboxWorker, type OutboxWorkerOptions } from './outbox-worker.js';
 export { eventMessage, digestMessage, incidentMessage, threadLine, noticeMessage, type DigestEntry, type EventView } from './render-notifications.js';

@@ -2,15 +2,9 @@
  * Which channels watch which nodes, mutes, and incident acknowledgements: what the `watch`
  * commands use (through `services.watches`). Stored in SQLite; survives restarts.
  */
-import { UserError } from '../core/index.js';
+import { UserError, actorLabel } from '../core/index.js';
 import type { Actor, Place, Platform } from '../core/index.js';
 import type { IncidentRow, MuteRow, NotifyStore, WatchRow } from '../store/index.js';
-
-declare module '../core/services.js' {
-  interface Services {
-    watches: WatchService;
-  }
-}
 
 /** `all`, or a node id. */
 export type WatchTarget = string;
@@ -62,10 +56,6 @@ export interface WatchService {
   /** Only from the channel the incident was posted in (the button is there; the number is easy to guess). */
   ack(input: { incidentId: number; actor: Actor; place: Pick<Place, 'platform' | 'channelId'> }): { incident: Incident; already: boolean };
   incidents(filter?: { place?: Pick<Place, 'platform' | 'channelId'>; state?: 'open' | 'resolved' }): Incident[];
-}
-
-export function actorLabel(a: Pick<Actor, 'userId' | 'displayName'> & { platform: string }): string {
-  return a.displayName ? `${a.displayName} (${a.platform}:${a.userId})` : `${a.platform}:${a.userId}`;
 }
 
 export function toIncident(r: IncidentRow): Incident {

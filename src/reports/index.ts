@@ -15,16 +15,10 @@ import { createReportService, type ReportService } from './report-service.js';
 import { createReportScheduler } from './scheduler.js';
 import type { Thresholds } from './channel-report.js';
 
-declare module '../core/services.js' {
-  interface Services {
-    reports: ReportService;
-  }
-}
-
 export interface CreateReportsOptions {
   db: Db;
-  /** Only `hosting` and `nodeApi` are used (Services.reports need not be set yet). */
-  services: Pick<Services, 'hosting' | 'nodeApi'> & Partial<Services>;
+  /** Only `hosting` and `nodeApi` are used: the reports service is built before the one services object. */
+  services: Pick<Services, 'hosting' | 'nodeApi'>;
   outbox: Outbox;
   logger: Logger;
   metrics?: Metrics;
@@ -75,7 +69,7 @@ export function createReports(opts: CreateReportsOptions): { service: ReportServ
     },
   });
   service = createReportService({
-    services: opts.services as Services,
+    services: opts.services,
     snapshots,
     schedules,
     scheduler,

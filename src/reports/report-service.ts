@@ -47,7 +47,8 @@ export interface ReportService {
 }
 
 export interface ReportServiceDeps {
-  services: Services;
+  /** Only the hosting client and node API clients are used. */
+  services: Pick<Services, 'hosting' | 'nodeApi'>;
   snapshots: SnapshotRepo;
   schedules: ScheduleRepo;
   scheduler: ReportScheduler;

@@ -4,12 +4,13 @@
  * decode, or one for another asset, is refused before anything can be confirmed.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { testDispatcher } from '../support/dispatcher.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payCommands } from '../../commands/pay.js';
 import { assetCommands } from '../../commands/asset.js';
-import { createDispatcher, createRegistry, formatSats, inlineToPlain, msatToSat, shortId, thousands, withPrecision, type CoreDispatcher, type Reply, type ServicesInput } from '../../src/core/index.js';
+import { createRegistry, formatSats, inlineToPlain, msatToSat, shortId, thousands, withPrecision, type CoreDispatcher, type Reply } from '../../src/core/index.js';
 import { openDatabase } from '../../src/store/index.js';
 import { createReadyNode, startEnv, type TestEnv } from './support.js';
 import type { HostedNode } from '../../src/hosting/index.js';
@@ -33,10 +34,10 @@ describe('confirmations show what a payment or a send does', () => {
   beforeAll(async () => {
     env = await startEnv();
     dir = mkdtempSync(join(tmpdir(), 'rln-preview-'));
-    dispatcher = createDispatcher({
+    dispatcher = testDispatcher({
       db: openDatabase(join(dir, 'bot.db')),
       registry: createRegistry([...payCommands, ...assetCommands]),
-      services: env.services as unknown as ServicesInput,
+      services: env.services,
       admins: ['slack:UADMIN'],
       nodeCacheMs: 0,
     });

@@ -1,11 +1,12 @@
 /** The node-operation commands through the real dispatcher: parsing, roles, confirmations, dialogs, errors. */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { testDispatcher } from '../support/dispatcher.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeCommands } from '../../commands/node.js';
 import { walletCommands } from '../../commands/wallet.js';
-import { createDispatcher, createRegistry, type CoreDispatcher, type ServicesInput } from '../../src/core/index.js';
+import { createRegistry, type CoreDispatcher } from '../../src/core/index.js';
 import { openDatabase } from '../../src/store/index.js';
 import { PASSWORD, createRunningNode, startEnv, waitForStatus, type TestEnv } from './support.js';
 import { replyText } from '../support/reply-text.js';
@@ -21,10 +22,10 @@ describe('node commands through the dispatcher', () => {
   beforeAll(async () => {
     env = await startEnv();
     dir = mkdtempSync(join(tmpdir(), 'rln-cmd-'));
-    dispatcher = createDispatcher({
+    dispatcher = testDispatcher({
       db: openDatabase(join(dir, 'bot.db')),
       registry: createRegistry([...nodeCommands, ...walletCommands]),
-      services: env.services as unknown as ServicesInput,
+      services: env.services,
       admins: ['slack:UADMIN'],
       operators: ['slack:UOP'],
       nodeCacheMs: 0,
@@ -72,6 +73,34 @@ describe('node commands through the dispatcher', () => {
     const done = await dispatcher.dispatch({ via: 'button', actor: actor('UOP'), place, buttonId: confirm!.id! });
     expect(replyText(done)).toContain('dsp2 was asked to stop');
     await waitForStatus(env, node.nodeId, 'PAUSED');
+  });
+
+  it('stop on a node already stopped is refused before any confirmation, saying why and to run node start', async () => {
+    const node = await createRunningNode(env, 'dsp5');
+    const ask = await typed('node stop dsp5', 'UOP');
+    const confirm = ask.kind === 'message' ? ask.message.buttons?.find((b) => b.label === 'Confirm') : undefined;
+    await dispatcher.dispatch({ via: 'button', actor: actor('UOP'), place, buttonId: confirm!.id! });
+    await waitForStatus(env, node.nodeId, 'PAUSED');
+
+    const again = await typed('node stop dsp5', 'UOP');
+    expect(again.kind).toBe('message');
+    if (again.kind !== 'message') return;
+    expect(again.message.buttons ?? []).toEqual([]);
+    expect(replyText(again)).toContain('already stopped (PAUSED)');
+    expect(replyText(again)).toContain('/rln node start dsp5');
+    expect(dispatcher.audit.latest({ node: 'dsp5', limit: 1 })[0]).toMatchObject({ path: 'node stop', outcome: 'refused' });
+  });
+
+  it('a confirmation clicked after the node stopped elsewhere is refused by the same state check', async () => {
+    const node = await createRunningNode(env, 'dsp6');
+    const first = await typed('node stop dsp6', 'UOP');
+    const second = await typed('node stop dsp6', 'UOP');
+    const idOf = (r: typeof first) => (r.kind === 'message' ? r.message.buttons?.find((b) => b.label === 'Confirm')?.id : undefined);
+    await dispatcher.dispatch({ via: 'button', actor: actor('UOP'), place, buttonId: idOf(first)! });
+    await waitForStatus(env, node.nodeId, 'PAUSED');
+    const late = await dispatcher.dispatch({ via: 'button', actor: actor('UOP'), place, buttonId: idOf(second)! });
+    expect(replyText(late)).toContain('already stopped');
+    expect(replyText(late)).toContain('node start dsp6');
   });
 
   it('create is refused to an operator, naming the role needed', async () => {

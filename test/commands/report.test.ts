@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testDispatcher } from '../support/dispatcher.js';
 import { reportCommands } from '../../commands/report.js';
-import { createDispatcher, createRegistry, type CoreDispatcher, type Reply, type ServicesInput } from '../../src/core/index.js';
+import { createRegistry, type CoreDispatcher, type Reply } from '../../src/core/index.js';
 import { createReports } from '../../src/reports/index.js';
 import { silentLogger } from '../../src/log.js';
 import { capturingOutbox, startReportWorld, waitFor, type ReportWorld } from '../reports/world.js';
@@ -15,10 +16,10 @@ beforeAll(async () => {
   w = await startReportWorld();
   const db = w.openDb();
   reports = createReports({ db, services: w.services, outbox, logger: silentLogger, nodeTimeoutMs: 3_000 });
-  dispatcher = createDispatcher({
+  dispatcher = testDispatcher({
     db,
     registry: createRegistry(reportCommands),
-    services: { ...w.services, reports: reports.service, now: () => new Date() } as unknown as ServicesInput,
+    services: { ...w.services, reports: reports.service, now: Date.now },
     operators: ['slack:UOP'],
     logger: silentLogger,
   });

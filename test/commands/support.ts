@@ -35,7 +35,7 @@ export async function startEnv(opts: { lifecycleDelayMs?: number } = {}): Promis
     return createNodeApiClient({ baseUrl: node.invoke_url, credentials: { kind: 'token', token: emulator.nodeApiToken }, retries: 0 });
   };
   // Node-operation handlers use only hosting, nodeApi, now and publicUrl; the other rooms' services are absent here.
-  const services = { hosting, nodeApi: api, now: () => new Date() } as Partial<Services> as Services;
+  const services = { hosting, nodeApi: api, now: Date.now } as Partial<Services> as Services;
   return {
     emulator,
     world,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testDispatcher } from '../support/dispatcher.js';
 import { watchCommands } from '../../commands/watch.js';
-import { createDispatcher, createRegistry, inlineToPlain, type CoreDispatcher, type Reply, type ServicesInput } from '../../src/core/index.js';
+import { createRegistry, inlineToPlain, type CoreDispatcher, type Reply } from '../../src/core/index.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { createHostingClient, type HostingClient } from '../../src/hosting/index.js';
 import { silentLogger } from '../../src/log.js';
@@ -23,15 +24,15 @@ function build(): void {
   notifier = createNotifier({
     db,
     posters: { slack: poster },
-    prepareMessage: (m) => dispatcher.prepareMessage(m),
+    buttons: { prepare: (m) => dispatcher.prepareMessage(m) },
     hosting,
     logger: silentLogger,
     ...FAST,
   });
-  dispatcher = createDispatcher({
+  dispatcher = testDispatcher({
     db,
     registry: createRegistry(watchCommands),
-    services: { hosting, nodeApi: () => ({}) as never, publicUrl: 'https://localhost:9', now: () => new Date(), watches: notifier.watches } as unknown as ServicesInput,
+    services: { hosting, nodeApi: () => ({}) as never, publicUrl: 'https://localhost:9', now: Date.now, watches: notifier.watches },
     operators: ['slack:UOP'],
     logger: silentLogger,
   });

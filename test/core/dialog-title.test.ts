@@ -3,10 +3,10 @@
  * in a modal title, Discord 45. The core does not cut it to Slack's size for everyone.
  */
 import { describe, expect, it } from 'vitest';
+import { testDispatcher } from '../support/dispatcher.js';
 import { z } from 'zod';
 import { defineCommand, type Reply } from '../../src/core/types.js';
 import { createRegistry } from '../../src/core/registry.js';
-import { createDispatcher } from '../../src/core/create-dispatcher.js';
 import { openDatabase } from '../../src/store/index.js';
 import { dialogToModal as slackModal } from '../../src/chat/slack/dialog-to-modal.js';
 import { dialogToModal as discordModal } from '../../src/chat/discord/render.js';
@@ -25,10 +25,10 @@ describe('dialog titles', () => {
       mutates: true,
       handler: async () => ({ blocks: [] }),
     });
-    const dispatcher = createDispatcher({
+    const dispatcher = testDispatcher({
       db: openDatabase(':memory:'),
       registry: createRegistry([def]),
-      services: { hosting: fakeHosting() as any, nodeApi: () => ({}) as any, now: () => new Date() } as any,
+      services: { hosting: fakeHosting() as any, nodeApi: () => ({}) as any },
       admins: ['slack:UADMIN'],
     });
     const r = await dispatcher.dispatch({ via: 'typed', actor: slackUser('UADMIN'), place: slackChannel, text: 'node rotate-all-credentials alice' });

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { testDispatcher } from '../support/dispatcher.js';
 import { z } from 'zod';
 import { defineCommand, type Reply } from '../../src/core/types.js';
 import { inlineToPlain } from '../../src/core/message.js';
 import { UserError } from '../../src/core/errors.js';
 import { createRegistry } from '../../src/core/registry.js';
-import { createDispatcher } from '../../src/core/create-dispatcher.js';
 import { openDatabase } from '../../src/store/index.js';
 import { bufferLogger, fakeHosting, slackChannel, slackUser } from './support.js';
 
@@ -29,10 +29,10 @@ describe('dispatcher: a secret quoted in a handler error', () => {
   it('reaches neither the reply, the audit reason nor the log', async () => {
     const db = openDatabase(':memory:');
     const log = bufferLogger();
-    const dispatcher = createDispatcher({
+    const dispatcher = testDispatcher({
       db,
       registry: createRegistry([echoingUnlock]),
-      services: { hosting: fakeHosting() as any, nodeApi: () => ({}) as any, now: () => new Date() } as any,
+      services: { hosting: fakeHosting() as any, nodeApi: () => ({}) as any, now: Date.now },
       admins: ['slack:UADMIN'],
       logger: log.logger,
     });

@@ -5,7 +5,12 @@ import { join } from 'node:path';
 import type { Reply } from '../../src/core/types.js';
 import { inlineToPlain, type Message } from '../../src/core/message.js';
 import { openDatabase } from '../../src/store/index.js';
-import { CONFIRM_NAME_FIELD, BACKUP_FIELD, BACKUP_PASSWORD_FIELD } from '../../src/core/create-dispatcher.js';
+import { CONFIRM_NAME_FIELD } from '../../src/core/index.js';
+import { testDispatcher } from '../support/dispatcher.js';
+
+/** The destroy dialog's own fields, as the command declares them (test/core/support.ts, commands/node.ts). */
+const BACKUP_FIELD = 'backup';
+const BACKUP_PASSWORD_FIELD = 'backup_password';
 import { createMetrics } from '../../src/metrics.js';
 import { harness, slackChannel, slackUser } from './support.js';
 
@@ -79,7 +84,7 @@ describe('dispatcher: typed commands', () => {
     expect(textOf(unknownKey)).toContain('no argument `colour`');
   });
 
-  it('converts numbers for a plain number schema', async () => {
+  it('converts numbers written as text through the schema (z.coerce.number)', async () => {
     const h = harness();
     const r = await h.dispatcher.dispatch(typed(ops, '/rln report schedule alice cron="0 9 * * *" count=3'));
     expect(message(r).header).toBe('Scheduled balance at 0 9 * * * x3');
@@ -404,10 +409,9 @@ describe('dispatcher: suggestNodes', () => {
 });
 
 describe('dispatcher: services', () => {
-  it('gives handlers the role, audit and registry services, and services added after start-up', async () => {
+  it('gives handlers the role, audit and registry services of the one services object', async () => {
     const { z } = await import('zod');
     const { createRegistry } = await import('../../src/core/registry.js');
-    const { createDispatcher } = await import('../../src/core/create-dispatcher.js');
     const seen: string[] = [];
     const registry = createRegistry([
       {
@@ -419,17 +423,15 @@ describe('dispatcher: services', () => {
         confirm: 'none',
         mutates: false,
         handler: async (ctx) => {
-          seen.push(typeof ctx.services.access.roleOf, typeof ctx.services.audit.latest, String(ctx.services.commands.get('probe')?.path), String((ctx.services as any).late));
+          seen.push(typeof ctx.services.access.roleOf, typeof ctx.services.audit.latest, String(ctx.services.commands.get('probe')?.path), String(ctx.services.publicUrl));
           return { blocks: [] };
         },
       },
     ]);
-    const services: any = { hosting: { listNodes: async () => [] }, nodeApi: () => ({}), now: () => new Date() };
-    const d = createDispatcher({ db: openDatabase(':memory:'), registry, services });
-    services.late = 'here';
+    const d = testDispatcher({ db: openDatabase(':memory:'), registry, services: { hosting: { listNodes: async () => [] } as any, nodeApi: () => ({}) as any, publicUrl: 'https://bot.example' } });
     await d.dispatch({ via: 'typed', actor: reader, place: slackChannel, text: 'probe' });
-    expect(seen).toEqual(['function', 'function', 'probe', 'here']);
-    expect(services.access).toBe(d.roles);
+    expect(seen).toEqual(['function', 'function', 'probe', 'https://bot.example']);
+    expect(d.services.access).toBe(d.roles);
   });
 });
 

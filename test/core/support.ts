@@ -4,7 +4,8 @@ import { Writable } from 'node:stream';
 import { defineCommand, type CommandDefinition } from '../../src/core/types.js';
 import { msg } from '../../src/core/message.js';
 import { createRegistry } from '../../src/core/registry.js';
-import { createDispatcher, type DispatcherOptions } from '../../src/core/create-dispatcher.js';
+import type { DispatcherOptions } from '../../src/core/create-dispatcher.js';
+import { testDispatcher } from '../support/dispatcher.js';
 import { openDatabase, type Db } from '../../src/store/index.js';
 import { createLogger } from '../../src/log.js';
 import type { HostedNode } from '../../src/hosting/index.js';
@@ -46,7 +47,7 @@ export function fakeCommands(calls: Calls, opts: { fail?: () => unknown } = {}):
       path: 'node info',
       summary: 'Show a node',
       example: '/rln node info alice',
-      args: z.object({ node: nodeArg(), verbose: z.boolean().optional().describe('More detail') }),
+      args: z.object({ node: nodeArg(), verbose: z.stringbool().optional().describe('More detail') }),
       role: 'read',
       confirm: 'none',
       mutates: false,
@@ -103,9 +104,17 @@ export function fakeCommands(calls: Calls, opts: { fail?: () => unknown } = {}):
       args: z.object({ node: nodeArg() }),
       role: 'admin',
       confirm: 'typed-name',
+      // As commands/node.ts declares it: the dialog's words, its fields and their check are the command's.
+      dialog: {
+        title: 'Destroy node',
+        submitLabel: 'Destroy',
+        intro: 'Backing up first is recommended.',
+        check: (values): Record<string, string> =>
+          values.backup === 'true' && !values.backup_password ? { backup_password: 'Enter the node password to back it up first, or untick the backup.' } : {},
+      },
       secrets: [
-        { name: 'backup', label: 'Back up the node first', kind: 'checkbox' },
-        { name: 'backup_password', label: 'Node password (for the backup)', kind: 'secret', required: false },
+        { name: 'backup', label: 'Back up the node first (recommended: destroying is irreversible)', kind: 'checkbox', initial: 'true' },
+        { name: 'backup_password', label: 'Node password (for the backup)', kind: 'secret', required: false, askedIf: 'backup' },
       ],
       mutates: true,
       handler: async (ctx) => {
@@ -121,7 +130,7 @@ export function fakeCommands(calls: Calls, opts: { fail?: () => unknown } = {}):
         node: nodeArg(),
         cron: z.string().describe('When, as cron'),
         kind: z.enum(['balance', 'channels']).default('balance').describe('Which report'),
-        count: z.number().int().min(1).optional().describe('How many'),
+        count: z.coerce.number().int().min(1).optional().describe('How many'),
       }),
       positional: ['node'],
       role: 'operate',
@@ -171,9 +180,9 @@ export interface Harness {
   clock: { t: number };
   hosting: ReturnType<typeof fakeHosting>;
   log: ReturnType<typeof bufferLogger>;
-  dispatcher: ReturnType<typeof createDispatcher>;
+  dispatcher: ReturnType<typeof testDispatcher>;
   /** A new dispatcher on the same database (a restart). */
-  restart(): ReturnType<typeof createDispatcher>;
+  restart(): ReturnType<typeof testDispatcher>;
 }
 
 export function harness(opts: { db?: Db; fail?: () => unknown; dispatcher?: Partial<DispatcherOptions> } = {}): Harness {
@@ -184,14 +193,14 @@ export function harness(opts: { db?: Db; fail?: () => unknown; dispatcher?: Part
   const log = bufferLogger();
   const registry = createRegistry(fakeCommands(calls, { fail: opts.fail }));
   const make = () =>
-    createDispatcher({
+    testDispatcher({
       db,
       registry,
-      services: { hosting: hosting as any, nodeApi: () => ({}) as any, now: () => new Date(clock.t) } as any,
+      services: { hosting: hosting as any, nodeApi: () => ({}) as any },
       admins: ['slack:UADMIN'],
       operators: ['slack:UOPS', 'slack-group:SOPS'],
       logger: log.logger,
-      now: () => new Date(clock.t),
+      now: () => clock.t,
       ...opts.dispatcher,
     });
   const h: Harness = { db, calls, clock, hosting, log, dispatcher: make(), restart: make };

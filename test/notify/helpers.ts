@@ -87,7 +87,7 @@ export function textOf(m: Message): string {
   return parts.join('\n');
 }
 
-/** Gives buttons ids, as Dispatcher.prepareMessage does. */
+/** Gives buttons ids, as the core's ButtonIds.prepare does. */
 let buttonSeq = 0;
 export function prepareMessage(m: Message): Message {
   return m.buttons ? { ...m, buttons: m.buttons.map((b) => ({ ...b, id: b.id ?? `btn${++buttonSeq}` })) } : m;
@@ -161,7 +161,7 @@ export function makeNotifier(opts: {
   const notifier = createNotifier({
     db,
     posters: opts.posters,
-    prepareMessage,
+    buttons: { prepare: prepareMessage },
     hosting: opts.hosting ?? fakeHosting([], null),
     logger: opts.logger ?? silentLogger,
     metrics,

@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import type { ChatPoster } from '../../core/chat.js';
 import type { Actor, Dialog, DialogField, Dispatcher, Place, Reply } from '../../core/types.js';
 import type { Message } from '../../core/message.js';
-import { BACKUP_FIELD, BACKUP_PASSWORD_FIELD, checkboxValue } from '../../core/index.js';
+import { checkboxValue } from '../../core/index.js';
 import { stripPrefix } from '../../core/parse-command-line.js';
 import { renderText } from './render-text.js';
 
@@ -114,8 +114,8 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
     let fields = dialog.fields;
     for (let round = 0; round < 5; round++) {
       for (const f of fields) {
-        // The backup password matters only when backing up: do not ask for a secret that will not be used.
-        if (f.name === BACKUP_PASSWORD_FIELD && values[BACKUP_FIELD] === 'false') {
+        // A field asked only when a box is ticked (the backup password): do not ask for a secret that will not be used.
+        if (f.askedIf && values[f.askedIf] === 'false') {
           values[f.name] = '';
           continue;
         }

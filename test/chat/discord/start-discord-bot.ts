@@ -6,6 +6,7 @@
  * deferral delay, reachable.)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { testDispatcher } from '../../support/dispatcher.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -17,8 +18,7 @@ import { createHttpServer } from '../../../src/http/server.js';
 import { createHostingClient, type HostedNode } from '../../../src/hosting/index.js';
 import { createNodeApiClient, loadNodeCredentials } from '../../../src/node-api/index.js';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../../src/emulator/index.js';
-import { createDispatcher, createRegistry, type CoreDispatcher, type Registry } from '../../../src/core/index.js';
-import type { Services } from '../../../src/core/services.js';
+import { createRegistry, type CoreDispatcher, type Registry } from '../../../src/core/index.js';
 import { allCommands } from '../../../commands/index.js';
 import { createDiscordAdapter, type DiscordAdapter } from '../../../src/chat/discord/index.js';
 import { createInteractionSigner, startFakeDiscord, type FakeDiscord, type InteractionSigner } from '../../fakes/discord/index.js';
@@ -72,11 +72,10 @@ export async function startDiscordBot(opts: {
       if (!node.invoke_url) throw new Error(`node ${node.name} has no invoke_url yet`);
       return createNodeApiClient({ baseUrl: node.invoke_url, credentials: credentialsFor(node) });
     },
-    now: () => new Date(),
-  } as Services;
+  };
   const registry = createRegistry(allCommands);
   const metrics = createMetrics({ defaults: false });
-  const dispatcher = createDispatcher({
+  const dispatcher = testDispatcher({
     db,
     registry,
     services,

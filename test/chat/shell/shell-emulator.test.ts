@@ -2,9 +2,10 @@
  * The terminal against the emulator with the real command tree: what a newcomer does first.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testDispatcher } from '../../support/dispatcher.js';
 import { PassThrough } from 'node:stream';
 import { createShellAdapter } from '../../../src/chat/shell/index.js';
-import { createRegistry, createDispatcher, type Services } from '../../../src/core/index.js';
+import { createRegistry } from '../../../src/core/index.js';
 import { allCommands } from '../../../commands/index.js';
 import { openDatabase } from '../../../src/store/index.js';
 import { createHostingClient, type HostedNode } from '../../../src/hosting/index.js';
@@ -30,9 +31,8 @@ beforeAll(async () => {
   const services = {
     hosting: createHostingClient({ baseUrl: emulator.url, token: emulator.token, timeoutMs: 5_000 }),
     nodeApi: (node: HostedNode) => createNodeApiClient({ baseUrl: node.invoke_url!, credentials: credentialsFor(node) }),
-    now: () => new Date(),
-  } as unknown as Services;
-  const dispatcher = createDispatcher({ db: openDatabase(':memory:'), registry: createRegistry(allCommands), services, nodeCacheMs: 0 });
+  };
+  const dispatcher = testDispatcher({ db: openDatabase(':memory:'), registry: createRegistry(allCommands), services, nodeCacheMs: 0 });
   input = new PassThrough();
   const output = new PassThrough();
   output.on('data', (c) => (out += c.toString()));

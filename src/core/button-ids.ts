@@ -1,0 +1,64 @@
+/**
+ * Button ids: a button names a command and its arguments, but only a short stored id travels
+ * in the platform's payload. The dispatcher (replies) and the notifier (posted notifications)
+ * both give buttons their ids here, so neither needs the other.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../store/index.js';
+import { createButtonStore } from '../store/index.js';
+import { silentLogger, type Logger } from '../log.js';
+import type { Message } from './message.js';
+
+export interface ButtonIds {
+  /** Stores each button without an id and returns the message ready to render. */
+  prepare(message: Message, opts?: { ttlMs?: number }): Message;
+  /** What a live button names; undefined when it is unknown or expired. */
+  lookup(id: string): { command: string; args: Record<string, string> } | undefined;
+}
+
+export interface ButtonIdsOptions {
+  db: Db;
+  now: () => number;
+  /** How long a button id is kept. Default 7 days. */
+  ttlMs?: number;
+  logger?: Logger;
+}
+
+export function createButtonIds(opts: ButtonIdsOptions): ButtonIds {
+  const store = createButtonStore(opts.db);
+  const ttlMs = opts.ttlMs ?? 7 * 24 * 3600_000;
+  const logger = opts.logger ?? silentLogger;
+  let lastSweep = 0;
+  const sweep = (t: number) => {
+    if (t - lastSweep < 60_000) return;
+    lastSweep = t;
+    try {
+      store.deleteExpired(t);
+    } catch (e) {
+      logger.warn({ err: e }, 'could not sweep expired buttons');
+    }
+  };
+  sweep(opts.now());
+  return {
+    prepare(message, o = {}) {
+      if (!message.buttons?.length) return message;
+      const t = opts.now();
+      sweep(t);
+      const ttl = o.ttlMs ?? ttlMs;
+      return {
+        ...message,
+        buttons: message.buttons.map((b) => {
+          if (b.id) return b;
+          const id = `b_${randomBytes(12).toString('base64url')}`;
+          store.insert({ id, command: b.command, argsJson: JSON.stringify(b.args ?? {}), createdAt: t, expiresAt: t + ttl });
+          return { ...b, id };
+        }),
+      };
+    },
+    lookup(id) {
+      const row = id ? store.get(id) : undefined;
+      if (!row || row.expiresAt < opts.now()) return undefined;
+      return { command: row.command, args: JSON.parse(row.argsJson) as Record<string, string> };
+    },
+  };
+}

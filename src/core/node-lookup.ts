@@ -1,0 +1,55 @@
+/** The node list, cached briefly: resolving a node by name or id, and autocomplete. */
+import type { HostedNode, HostingClient } from '../hosting/index.js';
+import { UserError } from './errors.js';
+import { closestOf } from './edit-distance.js';
+
+export interface NodeLookup {
+  /** The node named `value` (id, name, or name in any case); an unknown name is a UserError naming the closest. */
+  resolve(value: string): Promise<HostedNode>;
+  list(): Promise<HostedNode[]>;
+  /** Forgets the cached list (after a change). */
+  invalidate(): void;
+}
+
+export function findNode(nodes: HostedNode[], v: string): HostedNode | undefined {
+  return nodes.find((n) => n.nodeId === v) ?? nodes.find((n) => n.name === v) ?? nodes.find((n) => n.name.toLowerCase() === v.toLowerCase());
+}
+
+export function createNodeLookup(opts: { hosting: Pick<HostingClient, 'listNodes'>; now: () => number; cacheMs?: number }): NodeLookup {
+  const cacheMs = opts.cacheMs ?? 5_000;
+  let cache: { at: number; nodes: HostedNode[] } | undefined;
+  let inflight: Promise<HostedNode[]> | undefined;
+  const listNodes = async (force = false): Promise<{ nodes: HostedNode[]; fresh: boolean }> => {
+    if (!force && cache && opts.now() - cache.at < cacheMs) return { nodes: cache.nodes, fresh: false };
+    inflight ??= opts.hosting.listNodes().finally(() => (inflight = undefined));
+    const nodes = await inflight;
+    cache = { at: opts.now(), nodes };
+    return { nodes, fresh: true };
+  };
+  return {
+    async resolve(value) {
+      const v = value.trim();
+      let { nodes, fresh } = await listNodes();
+      let found = findNode(nodes, v);
+      if (!found && !fresh) {
+        nodes = (await listNodes(true)).nodes;
+        found = findNode(nodes, v);
+      }
+      if (found) return found;
+      const near = closestOf(v, nodes.map((n) => n.name), { max: 3, maxDistance: Math.max(2, Math.ceil(v.length / 2)) });
+      const shown = /^[\w.:-]{1,64}$/u.test(v) ? `\`${v}\`` : 'that name';
+      throw new UserError(
+        'unknown_node',
+        `No node is named ${shown} or has it as its id.`,
+        near.length
+          ? `Did you mean ${near.map((n) => `\`${n}\``).join(' or ')}? \`/rln node list\` shows every node.`
+          : '`/rln node list` shows every node.',
+        { closest: near },
+      );
+    },
+    list: async () => (await listNodes()).nodes,
+    invalidate: () => {
+      cache = undefined;
+    },
+  };
+}
