@@ -7,7 +7,7 @@ import cron, { type ScheduledTask } from 'node-cron';
 import type { Logger } from '../log.js';
 import type { ReportSchedule, ScheduleRepo } from '../store/index.js';
 import { UserError } from '../core/index.js';
-import { isKnownTimeZone } from './format-time.js';
+import { isKnownTimeZone } from './time-zone.js';
 
 export interface ReportScheduler {
   start(): void;
