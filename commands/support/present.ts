@@ -12,7 +12,7 @@ export function yesNo(v: boolean | undefined | null): string {
 }
 
 /** Unix seconds, an ISO string or a Date to "2026-11-22 11:02 UTC" (the one formatTime, in core). */
-export { formatTime } from '../../src/core/format.js';
+export { formatTime } from '../../src/core/index.js';
 
 /** The RLN error name of a NodeApiError (duck-typed so this file needs no client import). */
 export function rlnNameOf(err: unknown): string | undefined {
