@@ -68,6 +68,9 @@ export interface HostingClient {
 /** Answers worth asking again (for a GET): rate limited, or a server error. */
 const RETRY_STATUS = [429, ...Array.from({ length: 100 }, (_, i) => 500 + i)];
 
+/** Network errors worth a retry: got's defaults and a few more a flaky link or proxy gives. */
+const RETRY_ERROR_CODES = ['ETIMEDOUT', 'ECONNRESET', 'EADDRINUSE', 'ECONNREFUSED', 'EPIPE', 'ENOTFOUND', 'ENETUNREACH', 'EAI_AGAIN', 'EHOSTUNREACH', 'ECONNABORTED', 'EPROTO', 'ERR_STREAM_PREMATURE_CLOSE'];
+
 const READY_STATUSES = new Set(['COMPLETED', 'COMPLETE', 'SUCCESS', 'SUCCEEDED', 'DONE', 'READY', 'FINISHED']);
 
 /** A client for the hosting service management API (service-interface.md §4.1). */
@@ -115,6 +118,7 @@ export function createHostingClient(opts: HostingClientOptions): HostingClient {
         limit: spec.method === 'GET' ? retryLimit : 0,
         methods: ['GET'],
         statusCodes: RETRY_STATUS,
+        errorCodes: RETRY_ERROR_CODES,
         maxRetryAfter: maxDelayMs,
         calculateDelay: ({ attemptCount, computedValue, retryAfter }) => {
           // computedValue 0: got's rules say no (not a GET, limit reached, Retry-After too long...).
