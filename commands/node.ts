@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { UserError } from '../src/core/errors.js';
+import { sleep } from '../src/core/index.js';
 import { formatSats, statusBadge, statusTone, thousands } from '../src/core/format.js';
 import { msg, type Block, type Message } from '../src/core/message.js';
 import { defineCommand, type CommandDefinition, type CommandContext, type Reply } from '../src/core/types.js';
@@ -17,8 +18,6 @@ import { requireNode } from './support/require-node.js';
 
 /** How `node logs` waits for an export: a few short polls, then it hands back the task id. */
 export const logPolling = { attempts: 5, delayMs: 500 };
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** The image a node runs: the service's `imageVersion` field, else the last build's. */
 export function imageOf(node: HostedNode): string | undefined {

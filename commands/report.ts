@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { msg, type Message } from '../src/core/message.js';
 import { defineCommand, type CommandDefinition } from '../src/core/types.js';
 import type { ScheduleInfo } from '../src/reports/index.js';
-import { formatTime } from '../src/reports/format-time.js';
+import { formatTime } from './support/present.js';
 
 const target = () => z.string().trim().min(1).describe('Node name or id, or all');
 const unit = () => z.enum(['sat', 'btc']).default('sat').describe('Show BTC amounts in sats (default) or BTC');

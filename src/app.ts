@@ -134,7 +134,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     // The notifier binds room=notify itself (and room=webhooks for its routes).
     logger,
     metrics,
-    now,
+    now: () => now().getTime(),
     publicUrl: config.PUBLIC_URL,
     admins: config.ADMIN_USERS,
   });
@@ -145,7 +145,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     logger: logger.child({ room: 'reports' }),
     metrics,
     thresholds: { low: config.REPORT_LOW_SHARE, high: config.REPORT_HIGH_SHARE },
-    now,
+    now: () => now().getTime(),
   });
   const services: Services = {
     hosting,

@@ -11,13 +11,8 @@ export function yesNo(v: boolean | undefined | null): string {
   return v === undefined || v === null ? '—' : v ? 'yes' : 'no';
 }
 
-/** Unix seconds (or an ISO string) to "2026-11-22 11:02 UTC". */
-export function formatTime(t: number | bigint | string | undefined | null): string {
-  if (t === undefined || t === null || t === '') return '—';
-  const d = typeof t === 'string' ? new Date(t) : new Date(Number(t) * 1000);
-  if (Number.isNaN(d.getTime())) return String(t);
-  return `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-}
+/** Unix seconds, an ISO string or a Date to "2026-11-22 11:02 UTC" (the one formatTime, in core). */
+export { formatTime } from '../../src/core/index.js';
 
 /** The RLN error name of a NodeApiError (duck-typed so this file needs no client import). */
 export function rlnNameOf(err: unknown): string | undefined {

@@ -76,6 +76,28 @@ export function shareBar(share: number, width = 10): string {
   return '█'.repeat(full) + '░'.repeat(width - full);
 }
 
+const ZONE_FORMATS = new Map<string, Intl.DateTimeFormat>();
+
+/**
+ * A moment as "2026-11-22 09:00 UTC", or "2026-11-22 10:00 Europe/Rome" in another IANA zone.
+ * `t` is a Date, an ISO string, or Unix seconds (a number or bigint, as the node API gives
+ * them). Nothing gives "—"; what is not a time is shown as it came.
+ */
+export function formatTime(t: Date | number | bigint | string | undefined | null, timeZone = 'UTC'): string {
+  if (t === undefined || t === null || t === '') return '—';
+  const d = t instanceof Date ? t : typeof t === 'string' ? new Date(t) : new Date(Number(t) * 1000);
+  if (Number.isNaN(d.getTime())) return String(t);
+  if (timeZone === 'UTC') return `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  let format = ZONE_FORMATS.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+    ZONE_FORMATS.set(timeZone, format);
+  }
+  const parts = format.formatToParts(d);
+  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+  return `${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')} ${timeZone}`;
+}
+
 /** "3m 12s", "2h 5m", "1d 4h" for durations. */
 export function formatDuration(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));

@@ -12,3 +12,8 @@ export async function within<T>(p: Promise<T>, ms: number): Promise<T | typeof L
     clearTimeout(timer);
   }
 }
+
+/** Resolves after `ms` (the one sleep of the project; vitest's fake timers drive it in unit tests). */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

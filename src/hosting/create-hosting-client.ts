@@ -1,5 +1,4 @@
 import got, { RequestError, TimeoutError } from 'got';
-import type { z } from 'zod';
 import { checkWebhookUrl } from './check-webhook-url.js';
 import {
   createNodeSchema,
@@ -8,9 +7,9 @@ import {
   latestImageSchema,
   listNodesSchema,
   logsSchema,
-  messageSchema,
   type HostedNode,
 } from './schemas.js';
+import { createResponseReader, describeIssue, retryAfterMs, type CallResult, type CallSpec, type Method } from './read-response.js';
 import { kindForStatus, ServiceError, type ServiceErrorKind } from './service-error.js';
 
 export interface HostingClientOptions {
@@ -66,27 +65,11 @@ export interface HostingClient {
   getLogs(id: string, taskId: string): Promise<{ ready: boolean; urls: string[] }>;
 }
 
-type Method = 'GET' | 'POST' | 'DELETE';
+/** Answers worth asking again (for a GET): rate limited, or a server error. */
+const RETRY_STATUS = [429, ...Array.from({ length: 100 }, (_, i) => 500 + i)];
 
-interface CallSpec {
-  method: Method;
-  /** Template shown in errors, e.g. `POST /api/nodes/{id}/stop`. */
-  endpoint: string;
-  path: string;
-  query?: Record<string, string>;
-  body?: unknown;
-}
-
-interface CallResult {
-  status: number;
-  /** Parsed JSON, or undefined for an empty body. */
-  json: unknown;
-  /** Raw text of the body. */
-  text: string;
-  /** True when the text was not JSON. */
-  notJson: boolean;
-  retryAfter?: string;
-}
+/** Network errors worth a retry: got's defaults and a few more a flaky link or proxy gives. */
+const RETRY_ERROR_CODES = ['ETIMEDOUT', 'ECONNRESET', 'EADDRINUSE', 'ECONNREFUSED', 'EPIPE', 'ENOTFOUND', 'ENETUNREACH', 'EAI_AGAIN', 'EHOSTUNREACH', 'ECONNABORTED', 'EPROTO', 'ERR_STREAM_PREMATURE_CLOSE'];
 
 const READY_STATUSES = new Set(['COMPLETED', 'COMPLETE', 'SUCCESS', 'SUCCEEDED', 'DONE', 'READY', 'FINISHED']);
 
@@ -105,27 +88,58 @@ export function createHostingClient(opts: HostingClientOptions): HostingClient {
     if (token) out = out.split(token).join('[redacted]');
     return out.replace(/Bearer\s+[A-Za-z0-9._~+/=-]+/gi, 'Bearer [redacted]');
   };
-  const short = (s: string, n = 300): string => (s.length > n ? `${s.slice(0, n)}…` : s);
+  const { messageFrom, badResponse, requireJson, parseEnveloped, parseStrict, messageOf } = createResponseReader(redact);
 
   const http = got.extend({
-    retry: { limit: 0 },
     throwHttpErrors: false,
     followRedirect: false,
     responseType: 'text',
     timeout: { request: timeoutMs },
   });
 
-  async function once(spec: CallSpec): Promise<CallResult> {
+  /**
+   * One call, retried by got: GETs only, on network errors, time-outs, 5xx and 429, waiting
+   * Retry-After when the service gives one (a longer wait than maxDelayMs is not retried).
+   */
+  async function once(spec: CallSpec): Promise<CallResult & { attempts: number }> {
     const url = new URL(baseUrl + spec.path);
     for (const [k, v] of Object.entries(spec.query ?? {})) url.searchParams.set(k, v);
     const headers: Record<string, string> = {
       authorization: `Bearer ${token}`,
       accept: 'application/json',
     };
+    // The delay got is about to wait, for onRetry (beforeRetry runs after the wait and is not told it).
+    let delayMs = 0;
     const res = await http(url, {
       method: spec.method,
       headers: spec.body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
       body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
+      retry: {
+        limit: spec.method === 'GET' ? retryLimit : 0,
+        methods: ['GET'],
+        statusCodes: RETRY_STATUS,
+        errorCodes: RETRY_ERROR_CODES,
+        maxRetryAfter: maxDelayMs,
+        calculateDelay: ({ attemptCount, computedValue, retryAfter }) => {
+          // computedValue 0: got's rules say no (not a GET, limit reached, Retry-After too long...).
+          if (computedValue === 0) return 0;
+          delayMs = retryAfter !== undefined ? Math.max(1, retryAfter) : Math.min(maxDelayMs, baseDelayMs * 2 ** (attemptCount - 1));
+          return delayMs;
+        },
+      },
+      hooks: {
+        beforeRetry: [
+          (err, retryCount) => {
+            const after = err.response?.headers['retry-after'];
+            const reason = err.response
+              ? `HTTP ${err.response.statusCode}${after !== undefined ? ` (Retry-After ${String(after)})` : ''}`
+              : err instanceof TimeoutError
+                ? 'timeout'
+                : (err.code ?? 'network error');
+            onRetry?.({ endpoint: spec.endpoint, attempt: retryCount, delayMs, reason });
+          },
+        ],
+      },
     });
     const text = typeof res.body === 'string' ? res.body : String(res.body ?? '');
     let json: unknown;
@@ -137,37 +151,8 @@ export function createHostingClient(opts: HostingClientOptions): HostingClient {
         notJson = true;
       }
     }
-    return { status: res.statusCode, json, text, notJson, retryAfter: res.headers['retry-after'] };
+    return { status: res.statusCode, json, text, notJson, retryAfter: res.headers['retry-after'], attempts: res.retryCount + 1 };
   }
-
-  function retryAfterMs(header: unknown): number | undefined {
-    if (typeof header !== 'string' || header.trim() === '') return undefined;
-    const secs = Number(header);
-    if (Number.isFinite(secs)) return Math.max(0, secs * 1000);
-    const date = Date.parse(header);
-    if (Number.isFinite(date)) return Math.max(0, date - Date.now());
-    return undefined;
-  }
-
-  function messageFrom(json: unknown, text: string, notJson: boolean): string | undefined {
-    const pick = (o: unknown): string | undefined => {
-      if (!o || typeof o !== 'object') return undefined;
-      const r = o as Record<string, unknown>;
-      for (const key of ['message', 'error', 'detail', 'title']) {
-        const v = r[key];
-        if (typeof v === 'string' && v.trim()) return v;
-        if (v && typeof v === 'object' && typeof (v as Record<string, unknown>).message === 'string') {
-          return (v as Record<string, string>).message;
-        }
-      }
-      return r.data ? pick(r.data) : undefined;
-    };
-    const found = typeof json === 'string' ? json : pick(json);
-    if (found) return short(redact(found));
-    if (notJson && text.trim()) return short(redact(text.trim()), 200);
-    return undefined;
-  }
-
   async function call(spec: CallSpec): Promise<CallResult> {
     try {
       const r = await callWithRetries(spec);
@@ -180,126 +165,33 @@ export function createHostingClient(opts: HostingClientOptions): HostingClient {
   }
 
   async function callWithRetries(spec: CallSpec): Promise<CallResult> {
-    const idempotent = spec.method === 'GET';
-    for (let attempt = 0; ; attempt++) {
-      const canRetry = idempotent && attempt < retryLimit;
-      const backoff = Math.min(maxDelayMs, baseDelayMs * 2 ** attempt);
-      let result: CallResult;
-      try {
-        result = await once(spec);
-      } catch (err) {
-        if ((err as { code?: string }).code === 'ERR_INVALID_URL') {
-          throw new ServiceError({ endpoint: spec.endpoint, kind: 'network', detail: 'the service base URL is not a valid URL', hint: 'Set SERVICE_URL to the https:// base of the hosting service.' });
-        }
-        const isTimeout = err instanceof TimeoutError;
-        const code = err instanceof RequestError ? err.code : undefined;
-        if (canRetry) {
-          onRetry?.({ endpoint: spec.endpoint, attempt: attempt + 1, delayMs: backoff, reason: isTimeout ? 'timeout' : code ?? 'network error' });
-          await sleep(backoff);
-          continue;
-        }
-        if (isTimeout) {
-          throw new ServiceError({
-            endpoint: spec.endpoint,
-            kind: 'timeout',
-            detail: `no answer within ${timeoutMs} ms${attempt ? ` (after ${attempt + 1} attempts)` : ''}`,
-          });
-        }
-        throw new ServiceError({
-          endpoint: spec.endpoint,
-          kind: 'network',
-          detail: `${code ?? 'network error'}${attempt ? ` (after ${attempt + 1} attempts)` : ''}`,
-        });
+    let result: CallResult & { attempts: number };
+    try {
+      result = await once(spec);
+    } catch (err) {
+      if ((err as { code?: string }).code === 'ERR_INVALID_URL') {
+        throw new ServiceError({ endpoint: spec.endpoint, kind: 'network', detail: 'the service base URL is not a valid URL', hint: 'Set SERVICE_URL to the https:// base of the hosting service.' });
       }
-      const { status } = result;
-      if (status >= 200 && status < 300) return result;
-      if (canRetry && (status >= 500 || status === 429)) {
-        const after = retryAfterMs(result.retryAfter);
-        if (after === undefined || after <= maxDelayMs) {
-          const delayMs = after ?? backoff;
-          onRetry?.({
-            endpoint: spec.endpoint,
-            attempt: attempt + 1,
-            delayMs,
-            reason: `HTTP ${status}${after !== undefined ? ` (Retry-After ${String(result.retryAfter)})` : ''}`,
-          });
-          await sleep(delayMs);
-          continue;
-        }
+      const attempts = err instanceof RequestError ? err.request?.retryCount ?? 0 : 0;
+      const after = attempts ? ` (after ${attempts + 1} attempts)` : '';
+      if (err instanceof TimeoutError) {
+        throw new ServiceError({ endpoint: spec.endpoint, kind: 'timeout', detail: `no answer within ${timeoutMs} ms${after}` });
       }
-      const after = retryAfterMs(result.retryAfter);
-      const detail =
-        status === 429 && after !== undefined ? `asked to wait ${Math.ceil(after / 1000)} s before retrying` : attempt ? `after ${attempt + 1} attempts` : undefined;
-      throw new ServiceError({
-        endpoint: spec.endpoint,
-        kind: kindForStatus(status),
-        status,
-        serviceMessage: messageFrom(result.json, result.text, result.notJson),
-        detail,
-      });
+      const code = err instanceof RequestError ? err.code : undefined;
+      throw new ServiceError({ endpoint: spec.endpoint, kind: 'network', detail: `${code ?? 'network error'}${after}` });
     }
-  }
-
-  function badResponse(endpoint: string, status: number, detail: string): ServiceError {
-    return new ServiceError({ endpoint, kind: 'bad_response', status, detail: redact(detail) });
-  }
-
-  /** Parses JSON, telling a truncated or malformed body apart from a valid one. */
-  function requireJson(spec: CallSpec, r: CallResult): unknown {
-    if (r.notJson) {
-      const t = r.text.trim();
-      const looksTruncated = /^[[{]/.test(t);
-      throw badResponse(
-        spec.endpoint,
-        r.status,
-        `${looksTruncated ? 'the body is truncated or malformed JSON' : 'the body is not JSON'} (${t.length} chars, starts ${JSON.stringify(short(t, 60))})`,
-      );
-    }
-    if (r.json === undefined) throw badResponse(spec.endpoint, r.status, 'the body is empty, a JSON object was expected');
-    return r.json;
-  }
-
-  function describeIssue(err: z.ZodError, prefix: string): string {
-    const issue = err.issues[0];
-    if (!issue) return 'the body does not have the expected shape';
-    const path = [prefix, ...issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))]
-      .join('')
-      .replace(/^\./, '');
-    return `field \`${path || '(body)'}\` is wrong: ${issue.message}`;
-  }
-
-  /** Parses with the schema, accepting a bare object or one wrapped in `{ data: ... }`. */
-  function parseEnveloped<S extends z.ZodType>(spec: CallSpec, r: CallResult, schema: S): z.infer<S> {
-    const json = requireJson(spec, r);
-    const direct = schema.safeParse(json);
-    if (direct.success) return direct.data;
-    const data = json && typeof json === 'object' ? (json as Record<string, unknown>).data : undefined;
-    if (data !== undefined && data !== null) {
-      const wrapped = schema.safeParse(data);
-      if (wrapped.success) return wrapped.data;
-      throw badResponse(spec.endpoint, r.status, describeIssue(wrapped.error, 'data'));
-    }
-    throw badResponse(spec.endpoint, r.status, describeIssue(direct.error, ''));
-  }
-
-  function parseStrict<S extends z.ZodType>(spec: CallSpec, r: CallResult, schema: S): z.infer<S> {
-    const json = requireJson(spec, r);
-    const parsed = schema.safeParse(json);
-    if (parsed.success) return parsed.data;
-    throw badResponse(spec.endpoint, r.status, describeIssue(parsed.error, ''));
-  }
-
-  /** For operations whose body is not documented: a message if there is one, anything else is fine. */
-  function messageOf(r: CallResult): { message?: string } {
-    if (r.notJson) return r.text.trim() ? { message: short(redact(r.text.trim()), 300) } : {};
-    if (typeof r.json === 'string') return { message: short(redact(r.json)) };
-    const direct = messageSchema.safeParse(r.json);
-    let message = direct.success ? direct.data.message : undefined;
-    if (!message && r.json && typeof r.json === 'object') {
-      const inner = messageSchema.safeParse((r.json as Record<string, unknown>).data);
-      if (inner.success) message = inner.data.message;
-    }
-    return message ? { message: redact(message) } : {};
+    const { status, attempts } = result;
+    if (status >= 200 && status < 300) return result;
+    const after = retryAfterMs(result.retryAfter);
+    const detail =
+      status === 429 && after !== undefined ? `asked to wait ${Math.ceil(after / 1000)} s before retrying` : attempts > 1 ? `after ${attempts} attempts` : undefined;
+    throw new ServiceError({
+      endpoint: spec.endpoint,
+      kind: kindForStatus(status),
+      status,
+      serviceMessage: messageFrom(result.json, result.text, result.notJson),
+      detail,
+    });
   }
 
   function nodePath(endpoint: string, id: string, suffix = ''): string {
@@ -330,7 +222,7 @@ export function createHostingClient(opts: HostingClientOptions): HostingClient {
     async listNodes() {
       const spec: CallSpec = { method: 'GET', endpoint: 'GET /api/nodes', path: '/api/nodes' };
       const r = await call(spec);
-      return parseEnveloped(spec, r, listNodesSchema).nodes as HostedNode[];
+      return parseEnveloped(spec, r, listNodesSchema).nodes;
     },
 
     async getNode(id) {
@@ -340,9 +232,9 @@ export function createHostingClient(opts: HostingClientOptions): HostingClient {
       // Envelope not documented: a bare node, `{ data: node }` or `{ node: node }`.
       const json = requireJson(spec, r);
       if (json && typeof json === 'object' && 'node' in json && !('nodeId' in json)) {
-        return parseEnveloped(spec, { ...r, json: (json as Record<string, unknown>).node }, hostedNodeSchema) as HostedNode;
+        return parseEnveloped(spec, { ...r, json: (json as Record<string, unknown>).node }, hostedNodeSchema);
       }
-      return parseEnveloped(spec, r, hostedNodeSchema) as HostedNode;
+      return parseEnveloped(spec, r, hostedNodeSchema);
     },
 
     async createNode(input) {
@@ -361,11 +253,11 @@ export function createHostingClient(opts: HostingClientOptions): HostingClient {
       const json = requireJson(spec, r);
       const parsed = createNodeSchema.safeParse(json);
       if (parsed.success) {
-        return { node: parsed.data.data as HostedNode, message: parsed.data.message ? redact(parsed.data.message) : undefined };
+        return { node: parsed.data.data, message: parsed.data.message ? redact(parsed.data.message) : undefined };
       }
       // Documented as `{ data, message }`; a bare node is accepted too.
       const bare = hostedNodeSchema.safeParse(json);
-      if (bare.success) return { node: bare.data as HostedNode, ...messageOf(r) };
+      if (bare.success) return { node: bare.data, ...messageOf(r) };
       throw badResponse(endpoint, r.status, describeIssue(parsed.error, ''));
     },
 
@@ -461,8 +353,4 @@ export function createHostingClient(opts: HostingClientOptions): HostingClient {
       return { ready: urls.length > 0 || parsed.ready === true || statusReady, urls };
     },
   };
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -4,10 +4,12 @@ import { z } from 'zod';
 export const NODE_STATUSES = ['RUNNING', 'STARTING', 'PAUSED', 'FAILED', 'IN_PROGRESS'] as const;
 export type NodeStatus = (typeof NODE_STATUSES)[number];
 
+/** A string the service may leave out or send as null; both become an absent key. */
 const optionalString = z
   .string()
   .nullish()
-  .transform((v) => v ?? undefined);
+  .transform((v) => v ?? undefined)
+  .optional();
 
 export const buildSchema = z.looseObject({
   buildNumber: z.number().int().optional(),
@@ -27,25 +29,17 @@ export const hostedNodeSchema = z.looseObject({
   settings: z
     .looseObject({ webhookUrl: optionalString })
     .nullish()
-    .transform((v) => v ?? undefined),
+    .transform((v) => v ?? undefined)
+    .optional(),
   builds: z
     .array(buildSchema)
     .nullish()
-    .transform((v) => v ?? undefined),
+    .transform((v) => v ?? undefined)
+    .optional(),
 });
 
-/** A node as the management API describes it. Unknown fields are kept. */
-export type HostedNode = {
-  nodeId: string;
-  name: string;
-  network: string;
-  status: NodeStatus | string;
-  initialized?: boolean;
-  invoke_url?: string;
-  settings?: { webhookUrl?: string; [k: string]: unknown };
-  builds?: Build[];
-  [k: string]: unknown;
-};
+/** A node as the management API describes it (`status` is one of NODE_STATUSES or a newer string). Unknown fields are kept. */
+export type HostedNode = z.infer<typeof hostedNodeSchema>;
 
 /** The node a person means by `ref`: its id, its name, or its name in any case (in that order). */
 export function findNode(nodes: HostedNode[], ref: string): HostedNode | undefined {

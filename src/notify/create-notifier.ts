@@ -12,7 +12,7 @@
  *   webhookRoutes(...)  the fastify plugin for POST /webhooks/service[/:nodeId], wired to ingestEvent.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import type { ChatPoster, Outbox } from '../core/index.js';
+import { sleep, type ChatPoster, type Outbox } from '../core/index.js';
 import type { ButtonIds } from '../core/index.js';
 import type { Platform } from '../core/index.js';
 import type { HostingClient } from '../hosting/index.js';
@@ -36,7 +36,8 @@ export interface NotifierOptions {
   hosting: HostingClient;
   logger: Logger;
   metrics?: Metrics;
-  now?: () => Date;
+  /** The clock (ms since the epoch). Default Date.now. */
+  now?: () => number;
   pacing?: {
     /** Least time between posts in one channel. Default 1000 ms (Slack's ~1 message/s per channel). */
     perChannelIntervalMs?: number;
@@ -94,7 +95,7 @@ export interface Notifier {
 
 export function createNotifier(opts: NotifierOptions): Notifier {
   const store = new NotifyStore(opts.db);
-  const nowMs = () => (opts.now ? opts.now().getTime() : Date.now());
+  const nowMs = opts.now ?? Date.now;
   const log = opts.logger.child({ room: 'notify' });
   const worker = new OutboxWorker({
     store,
@@ -197,17 +198,23 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     stop: () => worker.stop(),
     tick: () => worker.tick(),
     async drain(timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        await worker.tick();
-        // Rows for a platform with no connection cannot be posted by waiting: they stay for a later start.
-        const pending = store.outboxRows({ state: 'pending' }).filter((r) => opts.posters[r.platform as Platform]).length;
-        if (pending === 0 && worker.idle) return true;
-        if (Date.now() > deadline) {
-          log.warn({ pending, timeoutMs }, 'notifications still waiting at the end of drain; they stay in the outbox');
-          return false;
+      // A time-out in real time (a timer), whatever the clock says: the clock may be a test's.
+      let late = false;
+      const timer = setTimeout(() => (late = true), timeoutMs);
+      try {
+        for (;;) {
+          await worker.tick();
+          // Rows for a platform with no connection cannot be posted by waiting: they stay for a later start.
+          const pending = store.outboxRows({ state: 'pending' }).filter((r) => opts.posters[r.platform as Platform]).length;
+          if (pending === 0 && worker.idle) return true;
+          if (late) {
+            log.warn({ pending, timeoutMs }, 'notifications still waiting at the end of drain; they stay in the outbox');
+            return false;
+          }
+          await sleep(Math.min(worker.pollMs, 20));
         }
-        await new Promise((r) => setTimeout(r, Math.min(worker.pollMs, 20)));
+      } finally {
+        clearTimeout(timer);
       }
     },
   };

@@ -7,8 +7,13 @@
  * is notifier.watches in the one services object;
  * routes.push(notifier.webhookRoutes({ signatureHeader })); reports use notifier.outbox;
  * notifier.start() once the HTTP server listens; on shutdown drain(ms) then stop().
+ *
+ * Inside (README.md): the outbox worker runs rounds, each planned without I/O (plan-round.ts)
+ * and carried out by an executor (execute-round.ts) through a per-channel pacer (pacer.ts);
+ * incidents.ts and escalation.ts hold the incidents and the notices to admins.
  */
 export { createNotifier, type Notifier, type NotifierOptions, type IncomingEvent, type WebhookRoutesOptions } from './create-notifier.js';
 export { createWatchService, ALL_NODES, type WatchService, type Watch, type Incident, type WatchTarget } from './watch-service.js';
 export { OutboxWorker, type OutboxWorkerOptions } from './outbox-worker.js';
+export { planRound, type RoundAction, type RoundState } from './plan-round.js';
 export { eventMessage, digestMessage, incidentMessage, threadLine, noticeMessage, type DigestEntry, type EventView } from './render-notifications.js';

@@ -4,10 +4,9 @@
  */
 import type { Block, Inline, Message, Tone } from '../core/index.js';
 import { msg } from '../core/index.js';
-import { formatDelta, thousands, withPrecision } from '../core/index.js';
+import { formatDelta, formatTime, thousands, withPrecision } from '../core/index.js';
 import type { HostedNode } from '../hosting/index.js';
 import type { BalanceData, NodeOutcome, Unit } from './types.js';
-import { formatTime } from './format-time.js';
 
 /** Precision marker for rows in sats (shown in the chosen unit). */
 const SATS = -1;

@@ -6,10 +6,9 @@
  */
 import type { Block, Message, Tone } from '../core/index.js';
 import { msg } from '../core/index.js';
-import { formatDelta, shareBar, thousands, withPrecision } from '../core/index.js';
+import { formatDelta, formatTime, shareBar, thousands, withPrecision } from '../core/index.js';
 import type { HostedNode } from '../hosting/index.js';
 import type { ChannelData, ChannelLine, ChannelState, NodeOutcome, Unit } from './types.js';
-import { formatTime } from './format-time.js';
 import { DETAIL_MAX_NODES, MAX_TABLE_ROWS, problemsBlock } from './balance-report.js';
 
 export interface Thresholds {

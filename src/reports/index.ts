@@ -30,17 +30,19 @@ export interface CreateReportsOptions {
   nodeTimeoutMs?: number;
   /** Schedules one channel may have. Default 25. */
   maxSchedulesPerChannel?: number;
-  now?: () => Date;
+  /** The clock (ms since the epoch). Default Date.now. */
+  now?: () => number;
 }
 
 export function createReports(opts: CreateReportsOptions): { service: ReportService; scheduler: { start(): void; stop(): void } } {
-  const now = opts.now ?? (() => new Date());
+  const now = opts.now ?? Date.now;
   const schedules = createScheduleRepo(opts.db);
   const snapshots = createSnapshotRepo(opts.db);
   const logger = opts.logger;
   let service: ReportService;
   const scheduler = createReportScheduler({
     schedules,
+    now,
     logger,
     run: async (s, firedAt) => {
       // One post per schedule and firing, even if two instances of the bot fire it.

@@ -58,7 +58,8 @@ export interface ReportServiceDeps {
   concurrency: number;
   nodeTimeoutMs: number;
   maxSchedulesPerChannel: number;
-  now: () => Date;
+  /** The clock (ms since the epoch). */
+  now: () => number;
 }
 
 export function createReportService(d: ReportServiceDeps): ReportService {
@@ -101,7 +102,7 @@ export function createReportService(d: ReportServiceDeps): ReportService {
   async function balance(ref: string, opts: ReportOptions = {}): Promise<ReportResult> {
     const { label, nodes } = await targets(ref);
     const outcomes = await gather(nodes, gatherBalance);
-    const now = d.now();
+    const now = new Date(d.now());
     const built = buildBalanceReport({
       target: label,
       unit: opts.unit ?? 'sat',
@@ -119,7 +120,7 @@ export function createReportService(d: ReportServiceDeps): ReportService {
   async function channels(ref: string, opts: ReportOptions = {}): Promise<ReportResult> {
     const { label, nodes } = await targets(ref);
     const outcomes = await gather(nodes, gatherChannels);
-    const now = d.now();
+    const now = new Date(d.now());
     const built = buildChannelReport({
       target: label,
       unit: opts.unit ?? 'sat',
@@ -196,7 +197,7 @@ export function createReportService(d: ReportServiceDeps): ReportService {
         timezone,
         unit: req.unit ?? 'sat',
         createdBy: req.createdBy,
-        createdAt: d.now(),
+        createdAt: new Date(d.now()),
       });
       d.scheduler.add(stored);
       d.logger.info({ scheduleId: stored.id, kind: stored.kind, target, cron: cronExpr, tz: timezone }, 'report scheduled');

@@ -7,7 +7,7 @@ import cron, { type ScheduledTask } from 'node-cron';
 import type { Logger } from '../log.js';
 import type { ReportSchedule, ScheduleRepo } from '../store/index.js';
 import { UserError } from '../core/index.js';
-import { isKnownTimeZone } from './format-time.js';
+import { isKnownTimeZone } from './time-zone.js';
 
 export interface ReportScheduler {
   start(): void;
@@ -41,6 +41,8 @@ export function checkCron(expression: string, timezone: string): void {
 export function createReportScheduler(opts: {
   schedules: ScheduleRepo;
   logger: Logger;
+  /** The clock, for a firing node-cron does not date. */
+  now: () => number;
   /** Runs one schedule: builds its report and hands it to the outbox. Must not throw. */
   run: (s: ReportSchedule, firedAt: Date) => Promise<void>;
 }): ReportScheduler {
@@ -55,7 +57,7 @@ export function createReportScheduler(opts: {
         s.cron,
         async (ctx) => {
           try {
-            await opts.run(s, ctx.date ?? new Date());
+            await opts.run(s, ctx.date ?? new Date(opts.now()));
           } catch (e) {
             logger.error({ err: e, scheduleId: s.id }, 'scheduled report failed');
           }

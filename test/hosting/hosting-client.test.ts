@@ -204,6 +204,9 @@ describe('hosting client errors', () => {
     expect(listErr).toMatchObject({ kind: 'unavailable', status: 500 });
     expect(count(e, 'GET', '/api/nodes')).toBe(3);
     expect(retries.map((r) => r.attempt)).toEqual([1, 2]);
+    expect(retries.map((r) => r.reason)).toEqual(['HTTP 500', 'HTTP 500']);
+    expect(retries.map((r) => r.delayMs)).toEqual([5, 10]);
+    expect(listErr.message).toContain('after 3 attempts');
     for (const op of ['start', 'stop', 'upgrade', 'logs'] as const) {
       const fn = { start: c.startNode, stop: c.stopNode, upgrade: c.upgradeNode, logs: c.exportLogs }[op];
       await failure(() => fn('n1'));

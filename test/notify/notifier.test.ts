@@ -168,7 +168,7 @@ describe('durability and retries', () => {
 describe('retention', () => {
   it('forgets sent notifications and old events after the retention period, keeping what still waits', async () => {
     let offset = 0;
-    const { n, slack } = harness({ now: () => new Date(Date.now() + offset), retentionMs: 24 * 3600_000 });
+    const { n, slack } = harness({ now: () => Date.now() + offset, retentionMs: 24 * 3600_000 });
     n.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
     ingest(n, statusPayload('n1', 'PAUSED'));
     expect(await n.drain(3000)).toBe(true);
@@ -390,7 +390,7 @@ describe('muting', () => {
   it('ends a mute by itself when its time is up, and mutes only the node it names', async () => {
     // The notifier's clock is the test's: the mute ends when the test moves the clock past it.
     let offset = 0;
-    const { n, slack } = harness({ now: () => new Date(Date.now() + offset) });
+    const { n, slack } = harness({ now: () => Date.now() + offset });
     n.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
     n.watches.mute({ place: slackPlace('C1'), target: 'n1', minutes: 10, actor: actor() });
     ingest(n, statusPayload('n2', 'PAUSED'), 'bob');

@@ -57,7 +57,7 @@ describe('a refusal in the middle of a round', () => {
 
   it('tells the admins in another watched channel when alerts are given up, and does not loop on a failed notice', async () => {
     let offset = 0;
-    const { n, slack } = harness({ admins: ['slack:UADMIN'], retry: { baseDelayMs: 1, maxDelayMs: 2, maxAttempts: 2 }, now: () => new Date(Date.now() + offset) });
+    const { n, slack } = harness({ admins: ['slack:UADMIN'], retry: { baseDelayMs: 1, maxDelayMs: 2, maxAttempts: 2 }, now: () => Date.now() + offset });
     n.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
     n.watches.add({ place: slackPlace('OPS'), target: 'n9', actor: actor() });
     slack.failNext(postError('transient'), 2, 'C1');

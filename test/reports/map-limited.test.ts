@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { mapLimited, withTimeout, TimeoutError } from '../../src/reports/map-limited.js';
 import { problemFromError, problemFromStatus } from '../../src/reports/describe-node-problem.js';
 import { NodeApiError } from '../../src/node-api/index.js';
@@ -6,24 +6,36 @@ import type { HostedNode } from '../../src/hosting/index.js';
 
 const node = (over: Partial<HostedNode> = {}): HostedNode => ({ nodeId: 'n1', name: 'alice', network: 'regtest', status: 'RUNNING', invoke_url: 'http://x', ...over });
 
+// Pure units: vitest's fake timers stand in for the work's delays and the time-out.
 describe('mapLimited', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('never runs more than the bound at once and keeps the order', async () => {
     let inFlight = 0;
     let peak = 0;
-    const out = await mapLimited(Array.from({ length: 20 }, (_, i) => i), 3, async (i) => {
+    const running = mapLimited(Array.from({ length: 20 }, (_, i) => i), 3, async (i) => {
       inFlight++;
       peak = Math.max(peak, inFlight);
       await new Promise((r) => setTimeout(r, 2 + (i % 3)));
       inFlight--;
       return i * 2;
     });
+    await vi.runAllTimersAsync();
+    const out = await running;
     expect(peak).toBeLessThanOrEqual(3);
     expect(peak).toBeGreaterThan(1);
     expect(out).toEqual(Array.from({ length: 20 }, (_, i) => i * 2));
   });
 
   it('withTimeout rejects with a TimeoutError when the work does not settle', async () => {
-    await expect(withTimeout(new Promise(() => undefined), 20)).rejects.toBeInstanceOf(TimeoutError);
+    const late = expect(withTimeout(new Promise(() => undefined), 20)).rejects.toBeInstanceOf(TimeoutError);
+    await vi.advanceTimersByTimeAsync(20);
+    await late;
     await expect(withTimeout(Promise.resolve(7), 1_000)).resolves.toBe(7);
   });
 });

@@ -122,6 +122,13 @@ describe('balance report against the emulator', () => {
     }
   });
 
+  it('dates the report by the clock it is given, not the machine’s', async () => {
+    const at = Date.UTC(2031, 0, 2, 3, 4, 5);
+    const { service } = reports({ now: () => at });
+    const { message } = await service.balance('alice');
+    expect(JSON.stringify(message)).toContain('2031-01-02 03:04 UTC');
+  });
+
   it('shows BTC in BTC with unit=btc', async () => {
     const { service } = reports();
     const { message } = await service.balance('alice', { unit: 'btc' });

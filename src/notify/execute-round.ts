@@ -1,0 +1,181 @@
+/**
+ * The executor of an outbox round: carries out the plan's actions in order, each chat call in
+ * the channel's pacer slot, and records the outcome. A row is marked sent once the action it
+ * belongs to went through; the first failure ends the round and is recorded here:
+ *   - 429 waits Retry-After (the channel is held until then);
+ *   - 5xx/network back off exponentially, up to maxAttempts, then the rows fail;
+ *   - a permanent refusal fails the rows of the message that was refused, the others wait;
+ *   - channel_gone pauses the channel's watches and tells the admins (escalation.ts).
+ * readRoundState reads from the store what planRound needs.
+ */
+import { PostError, type ChatPoster } from '../core/index.js';
+import type { Message, Platform } from '../core/index.js';
+import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics.js';
+import type { IncidentRow, NotifyStore, OutboxEventRow } from '../store/index.js';
+import type { Escalation } from './escalation.js';
+import { openIncident, refreshAcknowledged, updateIncident, type ChannelIo, type IncidentContext } from './incidents.js';
+import type { ChannelPacer } from './pacer.js';
+import { groupByNode, roundRows, type RoundAction, type RoundState, type StatusEvent } from './plan-round.js';
+
+export interface RoundContext {
+  store: NotifyStore;
+  platform: Platform;
+  channelId: string;
+  poster: ChatPoster;
+  pacer: ChannelPacer;
+  prepareMessage: (m: Message) => Message;
+  now: () => number;
+  log: Logger;
+  metrics?: Metrics;
+}
+
+export interface RetryPolicy {
+  baseDelayMs: number;
+  maxDelayMs: number;
+  maxAttempts: number;
+}
+
+/** What planRound needs from the store, for the rows of this round. */
+export function readRoundState(
+  store: NotifyStore,
+  platform: Platform,
+  channelId: string,
+  due: OutboxEventRow[],
+  now: number,
+  limits: Pick<RoundState, 'maxIncidentsPerRound' | 'digestMaxNodes'>,
+): RoundState {
+  const rows = roundRows(due);
+  const previousStatus = new Map<string, string | undefined>();
+  const openIncidents = new Map<string, IncidentRow>();
+  const recentStatusEvents = new Map<string, StatusEvent[]>();
+  const incidents = new Map<number, IncidentRow>();
+  for (const r of rows) {
+    if (r.event_id !== null || r.incident_id === null || incidents.has(r.incident_id)) continue;
+    const inc = store.incident(r.incident_id);
+    if (inc) incidents.set(inc.id, inc);
+  }
+  for (const g of groupByNode(rows)) {
+    previousStatus.set(g.nodeId, store.previousStatus(g.nodeId, g.rows[0]!.event_id!));
+    const inc = store.openIncident(platform, channelId, g.nodeId);
+    if (inc) openIncidents.set(g.nodeId, inc);
+    if (g.rows.some((r) => r.ev_status)) recentStatusEvents.set(g.nodeId, store.recentStatusEvents(g.nodeId));
+  }
+  return { now, previousStatus, openIncidents, recentStatusEvents, incidents, ...limits };
+}
+
+/** The round's failure, if it had one: what it had not sent, and the rows of the action that failed. */
+export interface RoundFailure {
+  err: unknown;
+  unsent: OutboxEventRow[];
+  current: OutboxEventRow[];
+}
+
+/** Carries out `actions` (planned from `rows`) in order; stops at the first failure and returns it. */
+export async function executeRound(ctx: RoundContext, rows: OutboxEventRow[], actions: RoundAction[]): Promise<RoundFailure | undefined> {
+  const { store, platform, channelId, poster, pacer, metrics } = ctx;
+  const unsent = new Map(rows.map((r) => [r.id, r]));
+  const io: ChannelIo = {
+    async post(message, threadId) {
+      const res = await pacer.run(platform, channelId, () => poster.post({ channelId, ...(threadId ? { threadId } : {}) }, ctx.prepareMessage(message)));
+      metrics?.deliveries.inc({ platform, outcome: 'ok' });
+      return res;
+    },
+    async update(messageId, message) {
+      await pacer.run(platform, channelId, () => poster.update({ channelId, messageId }, ctx.prepareMessage(message)));
+      metrics?.deliveries.inc({ platform, outcome: 'ok' });
+    },
+  };
+  const incidents: IncidentContext = { store, platform, channelId, io, now: ctx.now, log: ctx.log };
+  for (const a of actions) {
+    try {
+      await run(a, io, incidents);
+    } catch (err) {
+      return { err, unsent: [...unsent.values()], current: a.rows.filter((r) => unsent.has(r.id)) };
+    }
+    const now = ctx.now();
+    store.markSent(
+      a.rows.map((r) => r.id),
+      now,
+    );
+    for (const r of a.rows) {
+      unsent.delete(r.id);
+      metrics?.deliveryLatency.observe({ platform }, Math.max(0, now - (r.ev_received_at ?? r.created_at)) / 1000);
+    }
+  }
+  return undefined;
+}
+
+async function run(a: RoundAction, io: ChannelIo, incidents: IncidentContext): Promise<void> {
+  switch (a.kind) {
+    case 'post-stored':
+      await io.post(JSON.parse(a.json ?? '{"blocks":[]}') as Message, a.threadId);
+      return;
+    case 'post':
+      await io.post(a.message);
+      return;
+    case 'ack':
+      return refreshAcknowledged(incidents, a);
+    case 'open-incident':
+      return openIncident(incidents, a);
+    case 'update-incident':
+      return updateIncident(incidents, a);
+  }
+}
+
+/**
+ * Records a failed round. `unsent`: what the round had not posted yet; `current`: the rows of
+ * the message that failed. A permanent refusal is about that message: only its rows fail.
+ */
+export function recordFailure(ctx: RoundContext, f: RoundFailure, retry: RetryPolicy, escalation: Escalation): void {
+  const { store, platform, channelId, metrics, log } = ctx;
+  const now = ctx.now();
+  const ids = f.unsent.map((r) => r.id);
+  const why = f.err instanceof Error ? f.err.message : String(f.err);
+  const kind = f.err instanceof PostError ? f.err.kind : 'transient';
+  if (!ids.length && kind !== 'channel_gone') return;
+  if (kind === 'rate_limited') {
+    const wait = (f.err as PostError).retryAfterMs ?? retry.baseDelayMs;
+    store.postpone(ids, now + wait, `rate limited: ${why}`, false);
+    ctx.pacer.holdUntil(platform, channelId, now + wait);
+    metrics?.deliveries.inc({ platform, outcome: 'rate_limited' });
+    log.warn({ channel: channelId, platform, retryAfterMs: wait }, 'rate limited; retrying after Retry-After');
+    return;
+  }
+  if (kind === 'channel_gone') {
+    escalation.channelGone(platform, channelId, why);
+    return;
+  }
+  if (kind === 'permanent') {
+    const refused = f.current.map((r) => r.id);
+    store.markState(refused, 'failed', why);
+    metrics?.deliveries.inc({ platform, outcome: 'failed' });
+    log.error({ channel: channelId, platform, rows: refused.length, reason: why }, 'notification refused by the platform; not retried');
+    escalation.deliveryFailed(platform, channelId, f.current, why);
+    return;
+  }
+  metrics?.deliveries.inc({ platform, outcome: 'retry' });
+  const giveUp = f.unsent.filter((r) => r.attempts + 1 >= retry.maxAttempts);
+  const again = f.unsent.filter((r) => r.attempts + 1 < retry.maxAttempts);
+  if (giveUp.length) {
+    store.markState(
+      giveUp.map((r) => r.id),
+      'failed',
+      `gave up after ${retry.maxAttempts} attempts: ${why}`,
+    );
+    metrics?.deliveries.inc({ platform, outcome: 'failed' });
+    log.error({ channel: channelId, platform, rows: giveUp.length, reason: why }, 'notification failed too many times; given up');
+    escalation.deliveryFailed(platform, channelId, giveUp, why);
+  }
+  if (again.length) {
+    const attempts = Math.min(...again.map((r) => r.attempts)) + 1;
+    const delay = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (attempts - 1));
+    store.postpone(
+      again.map((r) => r.id),
+      now + delay,
+      why,
+      true,
+    );
+    log.warn({ channel: channelId, platform, attempt: attempts, delayMs: delay, reason: why }, 'posting failed; retrying with backoff');
+  }
+}
