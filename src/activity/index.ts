@@ -5,4 +5,5 @@
  */
 export { diffActivity, localShare } from './diff-activity.js';
 export { readActivity, MAX_ASSETS_PER_POLL, type ActivityNodeApi } from './read-activity.js';
+export { createActivityPoller, type ActivityPoller, type ActivityPollerOptions } from './create-activity-poller.js';
 export * from './types.js';

@@ -1,0 +1,125 @@
+/**
+ * The activity poller: every `intervalMs`, reads the API of each node that a watch hears
+ * activity of, with bounded concurrency and a per-node time limit, compares with the last state
+ * kept in the store, keeps the new one and hands what changed to `publish`.
+ *
+ * - A paused (or otherwise not running) node is not polled: it goes quiet until it runs again.
+ * - A node that is locked or does not answer is polled less and less often (doubling, up to
+ *   `maxBackoff` intervals), and at the normal rate again as soon as it answers unlocked.
+ * - The state is stored before `publish` is called for the next node, and the first poll of a
+ *   node only records: a restart or a new watch never re-announces history.
+ */
+import type { HostedNode } from '../hosting/index.js';
+import type { Logger } from '../log.js';
+import type { ActivityStateRepo } from '../store/index.js';
+import { diffActivity } from './diff-activity.js';
+import { readActivity, type ActivityNodeApi } from './read-activity.js';
+import { DEFAULT_LIQUIDITY, type ActivityEvent, type ActivityState, type LiquidityThresholds } from './types.js';
+
+export interface ActivityPollerOptions {
+  /** The account's nodes (hosting.listNodes). */
+  listNodes(): Promise<HostedNode[]>;
+  /** Whether any watch hears activity of this node. */
+  isWatched(node: HostedNode): boolean;
+  api(node: HostedNode): ActivityNodeApi;
+  states: ActivityStateRepo;
+  /** Called with what changed on a node, after its new state is stored. */
+  publish(node: HostedNode, events: ActivityEvent[]): Promise<void> | void;
+  now(): number;
+  logger: Logger;
+  /** Default 30 000 ms (POLL_INTERVAL_S). */
+  intervalMs?: number;
+  /** Nodes read at once. Default 8. */
+  concurrency?: number;
+  /** How long one node may take to answer a whole poll. Default 10 000 ms. */
+  nodeTimeoutMs?: number;
+  /** A locked or unreachable node is polled at most every `maxBackoff` intervals. Default 8. */
+  maxBackoff?: number;
+  thresholds?: LiquidityThresholds;
+}
+
+export interface ActivityPoller {
+  start(): void;
+  stop(): Promise<void>;
+  /** One pass over the nodes that are due (tests; the timer calls it too). */
+  pollOnce(): Promise<void>;
+}
+
+const isState = (v: unknown): v is ActivityState => !!v && typeof v === 'object' && 'snapshot' in v && 'bands' in v;
+
+export function createActivityPoller(o: ActivityPollerOptions): ActivityPoller {
+  const intervalMs = o.intervalMs ?? 30_000;
+  const concurrency = Math.max(1, o.concurrency ?? 8);
+  const nodeTimeoutMs = o.nodeTimeoutMs ?? 10_000;
+  const maxBackoff = Math.max(1, o.maxBackoff ?? 8);
+  const thresholds = o.thresholds ?? DEFAULT_LIQUIDITY;
+  /** Per node: how many polls in a row found it locked or unreachable, and when it is next due. */
+  const backoff = new Map<string, { misses: number; dueAt: number }>();
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+
+  async function pollNode(node: HostedNode): Promise<void> {
+    const now = o.now();
+    let timeout: NodeJS.Timeout | undefined;
+    const polled = await Promise.race([
+      readActivity(o.api(node), now),
+      new Promise<{ takenAt: number; lock: 'unreachable' }>((resolve) => {
+        timeout = setTimeout(() => resolve({ takenAt: now, lock: 'unreachable' }), nodeTimeoutMs);
+      }),
+    ]).finally(() => clearTimeout(timeout));
+    const stored = await o.states.get(node.nodeId);
+    const { events, state } = diffActivity(isState(stored) ? stored : undefined, polled, thresholds);
+    await o.states.put(node.nodeId, state, now);
+    const missed = polled.lock === 'unreachable' || polled.lock === 'locked';
+    const misses = missed ? (backoff.get(node.nodeId)?.misses ?? 0) + 1 : 0;
+    backoff.set(node.nodeId, { misses, dueAt: now + intervalMs * Math.min(maxBackoff, 2 ** misses) - intervalMs / 2 });
+    if (events.length) await o.publish(node, events);
+  }
+
+  async function pass(): Promise<void> {
+    let nodes: HostedNode[];
+    try {
+      nodes = await o.listNodes();
+    } catch (err) {
+      o.logger.warn({ err }, 'activity: could not list the nodes; polling again next interval');
+      return;
+    }
+    const now = o.now();
+    const due = nodes.filter((n) => n.status === 'RUNNING' && n.invoke_url && o.isWatched(n) && (backoff.get(n.nodeId)?.dueAt ?? 0) <= now);
+    let next = 0;
+    const worker = async () => {
+      while (next < due.length) {
+        const node = due[next++];
+        try {
+          await pollNode(node);
+        } catch (err) {
+          o.logger.warn({ err, nodeId: node.nodeId }, 'activity: polling a node failed');
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, due.length) }, worker));
+    await o.states.removeExcept(nodes.map((n) => n.nodeId));
+  }
+
+  function pollOnce(): Promise<void> {
+    running ??= pass().finally(() => {
+      running = undefined;
+    });
+    return running;
+  }
+
+  return {
+    start() {
+      if (timer) return;
+      timer = setInterval(() => void pollOnce(), intervalMs);
+      timer.unref();
+      void pollOnce();
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      await running;
+    },
+    pollOnce,
+  };
+}

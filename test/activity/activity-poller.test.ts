@@ -1,0 +1,91 @@
+// The activity poller against the emulator on loopback: its management API lists the nodes and
+// each node's API is read over HTTP; the state is kept in a real SQLite file.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createActivityPoller, type ActivityEvent } from '../../src/activity/index.js';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { createHostingClient, type HostedNode } from '../../src/hosting/index.js';
+import { silentLogger } from '../../src/log.js';
+import { createNodeApiClient } from '../../src/node-api/index.js';
+import { createActivityStateRepo, openDatabase, type Db } from '../../src/store/index.js';
+
+const cleanup: Array<() => unknown> = [];
+afterEach(async () => {
+  while (cleanup.length) await cleanup.pop()!();
+});
+
+async function world() {
+  const emulator: Emulator = await startEmulator({ seed: 'demo', demoPassword: 'demo-password', lifecycleDelayMs: 20 });
+  cleanup.push(() => emulator.close());
+  const dir = mkdtempSync(join(tmpdir(), 'rln-activity-'));
+  cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+  const hosting = createHostingClient({ baseUrl: emulator.url, token: emulator.token });
+  const nodes = await hosting.listNodes();
+  const id = (name: string) => nodes.find((n) => n.name === name)!.nodeId;
+  const published: Array<{ node: string; events: ActivityEvent[] }> = [];
+  /** The nodes whose API the poller asked, in order. */
+  const asked: string[] = [];
+  let clock = 1_000_000;
+  const open = () => {
+    const db: Db = openDatabase(join(dir, 'bot.db'));
+    cleanup.push(() => db.close());
+    return createActivityPoller({
+      listNodes: () => hosting.listNodes(),
+      isWatched: (n) => n.name === 'bob' || n.name === 'alice',
+      api: (n: HostedNode) => (asked.push(n.name), createNodeApiClient({ baseUrl: n.invoke_url!, credentials: { kind: 'token', token: emulator.nodeApiToken }, retries: 0 })),
+      states: createActivityStateRepo(db),
+      publish: (node, events) => void published.push({ node: node.name, events }),
+      now: () => (clock += 60_000),
+      logger: silentLogger,
+      intervalMs: 30_000,
+    });
+  };
+  /** Calls alice's node API the way a user's command would. */
+  const call = (name: string, endpoint: string, body?: unknown) => emulator.world.handle(id(name), body === undefined ? 'GET' : 'POST', endpoint, body);
+  return { emulator, open, published, asked, call, id };
+}
+
+describe('the activity poller', () => {
+  it('tells a payment bob received once, and not again after a restart on the same database', async () => {
+    const w = await world();
+    await w.call('alice', 'connectpeer', { peer_pubkey_and_addr: `${w.emulator.world.pubkeyOf(w.id('bob'))}@127.0.0.1:9735` });
+    await w.call('alice', 'openchannel', { peer_pubkey_and_opt_addr: w.emulator.world.pubkeyOf(w.id('bob')), capacity_sat: 100_000, push_msat: 0 });
+    w.emulator.world.mine(1);
+    const poller = w.open();
+    await poller.pollOnce();
+    expect(w.published).toEqual([]);
+
+    const invoice = (await w.call('bob', 'lninvoice', { amt_msat: 5_000_000, expiry_sec: 600 })).body as { invoice: string };
+    expect((await w.call('alice', 'sendpayment', { invoice: invoice.invoice })).status).toBe(200);
+    await poller.pollOnce();
+    const bobs = w.published.filter((p) => p.node === 'bob').flatMap((p) => p.events);
+    expect(bobs).toEqual([expect.objectContaining({ type: 'payment_received', payment: expect.objectContaining({ amtMsat: '5000000' }) })]);
+    const alices = w.published.filter((p) => p.node === 'alice').flatMap((p) => p.events.map((e) => e.type));
+    expect(alices).toContain('payment_sent');
+
+    await poller.stop();
+    const again = w.open();
+    const before = w.published.length;
+    await again.pollOnce();
+    expect(w.published.length).toBe(before);
+  });
+
+  it('tells that a node came back locked, and goes quiet on a paused node', async () => {
+    const w = await world();
+    const poller = w.open();
+    await poller.pollOnce();
+    await w.call('alice', 'lock', {});
+    await poller.pollOnce();
+    expect(w.published).toEqual([{ node: 'alice', events: [{ kind: 'lock', type: 'node_locked' }] }]);
+
+    // A paused node is not asked at all (carol is paused in the demo, and not watched either).
+    w.emulator.setStatus(w.id('bob'), 'PAUSED');
+    w.asked.length = 0;
+    w.published.length = 0;
+    await poller.pollOnce();
+    expect(w.asked).not.toContain('bob');
+    expect(w.published).toEqual([]);
+  });
+});
