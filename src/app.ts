@@ -43,7 +43,8 @@ export interface AppOptions {
   shell?: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream; prompt?: boolean } | false;
   /** Demo only: options for the in-process emulator. */
   emulator?: { lifecycleDelayMs?: number };
-  now?: () => Date;
+  /** The one clock (ms since the epoch) every room shares. Default Date.now. */
+  now?: () => number;
 }
 
 export interface App {
@@ -72,9 +73,8 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const config = opts.config;
   const logger = opts.logger ?? createLogger({ level: config.LOG_LEVEL });
   const metrics = opts.metrics ?? createMetrics();
-  const now = opts.now ?? (() => new Date());
-  /** The one clock the rooms that take milliseconds share. */
-  const clock = () => now().getTime();
+  /** The one clock every room shares. */
+  const clock = opts.now ?? Date.now;
   for (const name of SECRET_VARIABLES) registerSecret(config[name]);
 
   const db = openDatabase(config.DATABASE_PATH);
@@ -134,7 +134,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     // The notifier binds room=notify itself (and room=webhooks for its routes).
     logger,
     metrics,
-    now: () => now().getTime(),
+    now: clock,
     publicUrl: config.PUBLIC_URL,
     admins: config.ADMIN_USERS,
   });
@@ -145,7 +145,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     logger: logger.child({ room: 'reports' }),
     metrics,
     thresholds: { low: config.REPORT_LOW_SHARE, high: config.REPORT_HIGH_SHARE },
-    now: () => now().getTime(),
+    now: clock,
   });
   const services: Services = {
     hosting,
