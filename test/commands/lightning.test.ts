@@ -35,7 +35,9 @@ describe('lightning commands between two emulated nodes', () => {
     const c = await runCommand(env, cmd('peer connect'), { node: 'alice', peer_pubkey_and_addr: `${bobPubkey}@bob.peer.invalid:9735` });
     expect(textOf(c)).toContain('Peer connected · alice');
     const l = await runCommand(env, cmd('peer list'), { node: 'alice' });
-    expect(tableOf(l).rows).toContainEqual([bobPubkey]);
+    // Our own node is named beside its pubkey.
+    expect(tableOf(l).headers).toEqual(['Pubkey', 'Our node']);
+    expect(tableOf(l).rows).toContainEqual([bobPubkey, 'bob']);
     const n = await runCommand(env, cmd('net info'), { node: 'alice' });
     expect(textOf(n)).toMatch(/Network: Regtest/);
     expect(textOf(n)).toMatch(/Height: [\d,]+/);
@@ -120,7 +122,7 @@ describe('lightning commands between two emulated nodes', () => {
 
   it('swap maker-init, taker, and list on both sides', async () => {
     const { asset } = await env.api(alice).issueassetnia({ amounts: [1000], ticker: 'SWP', name: 'Swap', precision: 0 });
-    const init = await runCommand(env, cmd('swap maker-init'), { node: 'alice', qty_from: '3000000', qty_to: '10', to_asset: asset.asset_id });
+    const init = await runCommand(env, cmd('swap maker-init'), { node: 'alice', qty_from: '3000 sat', qty_to: '10', to_asset: asset.asset_id });
     const swapstring = codeOf(init);
     expect(swapstring).toContain(asset.asset_id);
     expect(textOf(init)).toContain('Gives: 3,000 sats (3,000,000 msat)');
@@ -166,7 +168,7 @@ describe('lightning commands between two emulated nodes', () => {
       peer_pubkey_and_opt_addr: `${bobPubkey}@bob.peer.invalid:9735`,
       capacity_sat: '50000',
       asset_id: 'CHN',
-      asset_amount: '5000',
+      asset_amount: '50',
     }).finally(() => (env.services.nodeApi = nodeApi));
     expect(textOf(opened)).toContain('Asset: 50.00 CHN');
     expect(listings).toBe(1);
