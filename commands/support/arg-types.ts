@@ -66,6 +66,16 @@ export const assetAmount = () =>
 /** `raw=true`: asset amounts in raw base units instead of display units. */
 export const rawFlag = () => z.stringbool().default(false).describe('Asset amounts in raw base units, not display units (default false)');
 
+/** A webhook URL: HTTPS only, and saying so when an http:// one is given. */
+export const httpsUrl = () =>
+  z.url({
+    protocol: /^https$/,
+    error: (iss) =>
+      typeof iss.input === 'string' && /^http:\/\//i.test(iss.input.trim())
+        ? 'the URL must be HTTPS (https://…): the service sends status events only over TLS'
+        : 'expected an HTTPS URL, such as https://bot.example.com/webhooks/service',
+  });
+
 /** A yes/no flag from text: true/false, yes/no, 1/0, on/off. */
 export const flag = () => z.stringbool();
 

@@ -3,6 +3,8 @@
  * option registration and string-to-value conversion are derived from it.
  */
 import { globalRegistry, type z } from 'zod';
+// Installs the argument messages users read instead of zod's validator texts.
+import './zod-messages.js';
 
 export type ArgKind = 'string' | 'number' | 'boolean' | 'enum';
 

@@ -1,0 +1,44 @@
+/**
+ * What an argument accepts, in words a user reads, instead of zod's validator texts
+ * ("Invalid input: expected number, received NaN", "Too small: expected string to have >=66
+ * characters"). The dispatcher names the argument and adds the usage and an example; a schema's
+ * own message (`.regex(re, 'a 66-hex-digit pubkey')`) still wins over these.
+ */
+import { z } from 'zod';
+
+type Issue = { code?: string; expected?: unknown; origin?: unknown; minimum?: unknown; maximum?: unknown; inclusive?: boolean; values?: unknown[]; format?: string; input?: unknown };
+
+export function argIssueText(iss: Issue): string | undefined {
+  const n = (v: unknown) => (typeof v === 'bigint' ? v.toString() : String(v));
+  switch (iss.code) {
+    case 'invalid_type':
+      if (iss.expected === 'int') return 'expected a whole number, such as 5';
+      if (iss.expected === 'number' || iss.expected === 'bigint') return 'expected a number, such as 5 or 2.5';
+      if (iss.expected === 'boolean') return 'expected true or false (also yes/no, on/off)';
+      if (iss.expected === 'string') return 'expected text';
+      return undefined;
+    case 'too_small': {
+      const or = iss.inclusive === false ? 'more than' : 'at least';
+      if (iss.origin === 'string') return `expected ${or} ${n(iss.minimum)} character${n(iss.minimum) === '1' ? '' : 's'}`;
+      if (iss.origin === 'number' || iss.origin === 'int' || iss.origin === 'bigint') return `must be ${or} ${n(iss.minimum)}`;
+      if (iss.origin === 'array') return `give ${or} ${n(iss.minimum)}`;
+      return undefined;
+    }
+    case 'too_big': {
+      const or = iss.inclusive === false ? 'less than' : 'at most';
+      if (iss.origin === 'string') return `expected ${or} ${n(iss.maximum)} characters`;
+      if (iss.origin === 'number' || iss.origin === 'int' || iss.origin === 'bigint') return `must be ${or} ${n(iss.maximum)}`;
+      return undefined;
+    }
+    case 'invalid_value':
+      if (iss.values?.includes('true') && iss.values.includes('false')) return 'expected true or false (also yes/no, on/off)';
+      return iss.values?.length ? `expected one of ${iss.values.map(String).join(', ')}` : undefined;
+    case 'invalid_format':
+      if (iss.format === 'url') return 'expected a URL, such as https://example.com/hook';
+      return iss.format ? `expected ${iss.format === 'regex' ? 'another form' : `a ${iss.format}`}` : undefined;
+    default:
+      return undefined;
+  }
+}
+
+z.config({ customError: (iss) => argIssueText(iss as Issue) });
