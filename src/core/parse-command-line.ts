@@ -96,6 +96,9 @@ export function parseCommandLine(text: string, registry: Registry): ParsedComman
   } else if (w1 !== undefined && registry.get(`${w0} ${w1}`)) {
     path = `${w0} ${w1}`;
     rest = tokens.slice(2);
+  } else if (!groups.has(w0) && registry.get(w0) && w0 !== 'help' && tokens.length === 2 && w1 === 'help' && registry.get('help')) {
+    // `/rln audit help` asks for help about `audit`, not for the audit trail of a node called help.
+    return { path: 'help', args: { group: w0 } };
   } else if (!groups.has(w0) && registry.get(w0)) {
     path = w0;
     rest = tokens.slice(1);
