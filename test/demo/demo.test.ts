@@ -94,4 +94,21 @@ describe('the demo in the terminal', () => {
     expect(part).toContain('carol');
     expect(app.emulator!.nodes().some((n) => n.name === 'carol')).toBe(true);
   });
+
+  it('says what an argument takes, with an example, instead of a validator text', async () => {
+    const fee = await type('/rln wallet fee alice six', 'Invalid arguments');
+    expect(fee).toContain('Argument `blocks` is not valid: expected a number, such as 5 or 2.5.');
+    expect(fee).toContain('Example: /rln wallet fee alice 6');
+    expect(fee).not.toContain('Invalid input');
+    const amount = await type('/rln invoice rgb alice amount=10', 'Invalid arguments');
+    expect(amount).toContain('`amount` needs an asset: a bare number could be in any unit.');
+    expect(amount).toContain('amount="10 USDT"');
+  });
+
+  it('offers to upgrade a seeded node from its older image, and refuses one already on the latest before any confirmation', async () => {
+    const offer = await type('/rln node upgrade alice', /type: confirm b_\S+/);
+    expect(offer).toMatch(/Image:\s+v\d+\.\d+\.\d+ → v\d+\.\d+\.\d+/);
+    const refused = await type('/rln node upgrade dave', /already runs the latest image/);
+    expect(refused).not.toMatch(/type: confirm/);
+  });
 });
