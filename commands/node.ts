@@ -10,6 +10,7 @@ import { msg, type Block, type Message } from '../src/core/message.js';
 import { defineCommand, type CommandDefinition, type CommandContext, type Reply } from '../src/core/types.js';
 import type { HostedNode } from '../src/hosting/index.js';
 import { lockStateText, lockStates } from './support/lock-state.js';
+import { imageOf, imageOverview, upgradeTarget } from './support/node-image.js';
 import { flag, httpsUrl, int, nodeArg, pagingArgs, splitList } from './support/arg-types.js';
 import { nodeClient } from './support/node-client.js';
 import { paginate } from './support/paginate.js';
@@ -21,16 +22,7 @@ export const logPolling = { attempts: 5, delayMs: 500 };
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-/** The image a node runs: the service's `imageVersion` field, else the last build's. */
-export function imageOf(node: HostedNode): string | undefined {
-  if (typeof node.imageVersion === 'string' && node.imageVersion) return node.imageVersion;
-  const builds = node.builds ?? [];
-  for (let i = builds.length - 1; i >= 0; i--) {
-    const v = (builds[i] as Record<string, unknown>).imageVersion;
-    if (typeof v === 'string' && v) return v;
-  }
-  return undefined;
-}
+export { imageOf } from './support/node-image.js';
 
 function lastBuild(node: HostedNode): string {
   const b = node.builds?.[node.builds.length - 1];
@@ -263,16 +255,6 @@ const upgrade = defineCommand({
   },
 });
 
-/** The node's image and the latest one; refused when the node's version is known and already the latest (DESIGN.md). */
-async function upgradeTarget(ctx: { services: { hosting: { latestImage(): Promise<{ version: string }> } } }, node: HostedNode): Promise<{ current?: string; version: string }> {
-  const current = imageOf(node);
-  const { version } = await ctx.services.hosting.latestImage();
-  if (current !== undefined && current === version) {
-    throw new UserError('conflict', `${node.name} already runs the latest image, ${version}: there is nothing to upgrade.`, 'See every node’s version with `node image`.');
-  }
-  return { current, version };
-}
-
 const destroy = defineCommand({
   path: 'node destroy',
   summary: 'Destroy a node for good (typed name; optional backup first)',
@@ -377,24 +359,6 @@ const logs = defineCommand({
     ]);
   },
 });
-
-/** The latest image and what each node runs (`unknown` where the service does not say). */
-function imageOverview(version: string, nodes: HostedNode[]): Message {
-  const rows = [...nodes].sort((a, b) => a.name.localeCompare(b.name)).map((n) => {
-    const runs = imageOf(n);
-    return [n.name, runs ?? 'unknown', runs === undefined ? 'unknown' : runs === version ? '✅ current' : `⬆️ upgrade to ${version}`];
-  });
-  const behind = rows.filter((r) => r[2].startsWith('⬆️')).length;
-  return {
-    header: 'RLN images',
-    tone: behind ? 'warning' : 'info',
-    blocks: [
-      msg.fields([{ label: 'Latest', value: version, inline: true }, { label: 'Behind', value: `${behind} of ${rows.length} node(s)`, inline: true }]),
-      ...(rows.length ? [msg.table({ columns: [{ header: 'Node' }, { header: 'Runs' }, { header: 'State' }], rows })] : []),
-      ...(behind ? [msg.context('Upgrade one with `node upgrade <node>`.')] : []),
-    ],
-  };
-}
 
 const image = defineCommand({
   path: 'node image',
