@@ -74,11 +74,6 @@ describe('the demo in the terminal', () => {
     await until(0, /\[#terminal[^\n]*\]\n(│[^\n]*\n)*│[^\n]*dave[^\n]*RUNNING/);
   });
 
-  it('makes a node fail with /demo fail, which opens an incident here', async () => {
-    const part = await type('/demo fail bob', /\[#terminal[^\n]*\]\n│[^\n]*bob[^\n]*\n[\s\S]*FAILED/);
-    expect(part).toContain('bob is now FAILED in the emulator');
-  });
-
   it('acts as another role with /as, and back as the local admin', async () => {
     expect(await type('/as reader ann', 'Role: read')).toContain('You act as shell:ann');
     expect(await type('/rln node stop alice', /Not allowed/)).toMatch(/Not allowed/);
@@ -110,5 +105,18 @@ describe('the demo in the terminal', () => {
     expect(offer).toMatch(/Image:\s+v\d+\.\d+\.\d+ → v\d+\.\d+\.\d+/);
     const refused = await type('/rln node upgrade dave', /already runs the latest image/);
     expect(refused).not.toMatch(/type: confirm/);
+  });
+
+  it('takes our node by name where a pubkey is asked, and an amount typed with its unit', async () => {
+    const offer = await type('/rln pay keysend alice bob 3 sat', /type: confirm b_\S+/);
+    expect(offer).toContain('3 sats (3,000 msat)');
+    expect(offer).toMatch(/To:\s+bob `?0[23][0-9a-f]{10}/);
+    const refused = await type('/rln peer disconnect alice nobody', 'Invalid arguments');
+    expect(refused).toContain('`peer_pubkey` takes a node pubkey (66 hex digits) or the name of one of your nodes');
+  });
+
+  it('makes a node fail with /demo fail, which opens an incident here', async () => {
+    const part = await type('/demo fail bob', /\[#terminal[^\n]*\]\n│[^\n]*bob[^\n]*\n[\s\S]*FAILED/);
+    expect(part).toContain('bob is now FAILED in the emulator');
   });
 });

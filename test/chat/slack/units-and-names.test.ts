@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSlackWorld, type SlackWorld } from './start-slack-world.js';
 import { startFakeSlack, createSlackDriver, type FakeSlack, type SlackDriver, type RespondCall } from '../../fakes/slack/index.js';
+import { createNodeApiClient } from '../../../src/node-api/index.js';
 
 const SIGNING_SECRET = 'units-signing-secret-abcdef';
 const ADMIN = { id: 'UADMIN', name: 'ada' };
@@ -71,6 +72,26 @@ describe('amounts, names and refusals on Slack', () => {
     const page = textOf(await ask('node list page=1.5'));
     expect(page).toContain('Argument `page` is not valid: expected a whole number, such as 5.');
     expect(page).not.toContain('expected int');
+  });
+
+  it('reads an asset amount in display units with the asset’s precision, and refuses more decimals before any button', async () => {
+    const alice = h.emulator.nodes().find((n) => n.name === 'alice')!;
+    const api = createNodeApiClient({ baseUrl: alice.invoke_url!, credentials: { kind: 'token', token: h.emulator.nodeApiToken }, retries: 0 });
+    await api.createutxos({ num: 2, size: 32_500, fee_rate: 1, up_to: false, skip_sync: false });
+    h.emulator.world.mine(1);
+    await api.issueassetnia({ amounts: [100_000], ticker: 'UNT', name: 'Units', precision: 2 });
+    const recipient = 'utxob:someblindedrecipient transport_endpoints=rpc://127.0.0.1/json-rpc';
+    const ok = await ask(`asset send alice UNT 12.5 UNT ${recipient}`);
+    expect(hasButtons(ok)).toBe(true);
+    expect(textOf(ok)).toContain('12.50 UNT');
+    const bare = await ask(`asset send alice UNT 7 ${recipient}`);
+    expect(textOf(bare)).toContain('7.00 UNT');
+    const fine = await ask(`asset send alice UNT 1.234 ${recipient}`);
+    expect(hasButtons(fine)).toBe(false);
+    expect(textOf(fine)).toContain('`amount` is not a valid amount: UNT has 2 decimals at most.');
+    const other = await ask(`asset send alice UNT 5 BTC ${recipient}`);
+    expect(hasButtons(other)).toBe(false);
+    expect(textOf(other)).toContain('it is in BTC, but the asset is UNT');
   });
 
   it('says a webhook URL must be HTTPS', async () => {
