@@ -432,7 +432,7 @@ const transfers = defineCommand({
       tone: 'info',
       blocks: [
         msg.table({
-          columns: [{ header: 'Idx', align: 'right' }, { header: 'Kind' }, { header: 'Status' }, { header: 'Amount', align: 'right' }, { header: 'Txid' }, { header: 'Updated' }],
+          columns: [{ header: 'Idx', align: 'right' }, { header: 'Kind' }, { header: 'Status' }, { header: `Amount (${label})`, align: 'right' }, { header: 'Txid' }, { header: 'Updated' }],
           rows: items.map((t) => [
             String(t.idx ?? '—'),
             String(t.kind ?? '—'),

@@ -103,7 +103,7 @@ describe('asset commands', () => {
 
     const transfers = await runCommand(env, cmd('asset transfers'), { node: 'a1', asset_id: assetId });
     const { rows, headers } = tableOf(transfers);
-    expect(rows.some((r) => r[headers.indexOf('Kind')] === 'Send' && r[headers.indexOf('Amount')] === '10.00')).toBe(true);
+    expect(rows.some((r) => r[headers.indexOf('Kind')] === 'Send' && r[headers.indexOf('Amount (PREC)')] === '10.00')).toBe(true);
 
     const refresh = await runCommand(env, cmd('asset refresh'), { node: 'a2' });
     expect(textOf(refresh)).toContain('refreshed');

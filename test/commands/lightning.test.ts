@@ -6,7 +6,8 @@ import { payCommands } from '../../commands/pay.js';
 import { peerCommands } from '../../commands/peer.js';
 import { swapCommands } from '../../commands/swap.js';
 import type { HostedNode } from '../../src/hosting/index.js';
-import { createReadyNode, findCommand, messageOf, runCommand, startEnv, tableOf, textOf, type TestEnv } from './support.js';
+import { createReadyNode, findCommand, makeContext, messageOf, runCommand, startEnv, tableOf, textOf, type TestEnv } from './support.js';
+import { resolvePubkey } from '../../commands/support/our-nodes.js';
 
 const all = [...channelCommands, ...invoiceCommands, ...netCommands, ...payCommands, ...peerCommands, ...swapCommands];
 const cmd = (path: string) => findCommand(all, path);
@@ -226,5 +227,23 @@ describe('channel close from what channel list shows', () => {
     expect(textOf(r)).toContain('Channel closing · alice');
     expect(textOf(r)).toContain(bobPubkey);
     if (full) expect(full.status).toBe('Closing');
+  });
+});
+
+describe('our nodes by name where a pubkey is asked', () => {
+  it('refuses a name that matches two nodes, listing both, and resolves the exact one', async () => {
+    const env = await startEnv();
+    try {
+      const upper = await createReadyNode(env, 'Twin');
+      const lower = await createReadyNode(env, 'twin');
+      const ctx = makeContext(env, findCommand(peerCommands, 'peer disconnect'), { node: 'Twin', peer_pubkey: 'TWIN' }, { node: upper });
+      await expect(resolvePubkey(ctx, 'TWIN', 'peer_pubkey')).rejects.toMatchObject({
+        message: `"TWIN" matches 2 nodes: Twin (${upper.nodeId}), twin (${lower.nodeId}).`,
+      });
+      const exact = await resolvePubkey(ctx, 'twin', 'peer_pubkey');
+      expect(exact).toEqual({ pubkey: (await env.api(lower).nodeinfo()).pubkey, name: 'twin' });
+    } finally {
+      await env.close();
+    }
   });
 });
