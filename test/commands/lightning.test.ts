@@ -70,6 +70,8 @@ describe('lightning commands between two emulated nodes', () => {
     const row = rows[0];
     expect(row[headers.indexOf('State')]).toContain('Opened');
     expect(row[headers.indexOf('Capacity (sat)')]).toBe('100,000');
+    // The peer is our own bob: named beside its pubkey.
+    expect(row[headers.indexOf('Peer')]).toMatch(new RegExp(`^bob \\(${bobPubkey.slice(0, 6)}`));
     const { channels } = await env.api(alice).listchannels();
     const sats = (msat: number | bigint) => (BigInt(msat) / 1000n).toLocaleString('en-US');
     expect(row[headers.indexOf('Local (sat)')]).toBe(sats(channels[0].outbound_balance_msat));
