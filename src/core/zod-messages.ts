@@ -2,7 +2,8 @@
  * What an argument accepts, in words a user reads, instead of zod's validator texts
  * ("Invalid input: expected number, received NaN", "Too small: expected string to have >=66
  * characters"). The dispatcher names the argument and adds the usage and an example; a schema's
- * own message (`.regex(re, 'a 66-hex-digit pubkey')`) still wins over these.
+ * own message (`.regex(re, 'a 66-hex-digit pubkey')`) still wins over these. zod's configuration
+ * is global, so the service clients' response checks read these words too.
  */
 import { z } from 'zod';
 
@@ -11,12 +12,17 @@ type Issue = { code?: string; expected?: unknown; origin?: unknown; minimum?: un
 export function argIssueText(iss: Issue): string | undefined {
   const n = (v: unknown) => (typeof v === 'bigint' ? v.toString() : String(v));
   switch (iss.code) {
-    case 'invalid_type':
-      if (iss.expected === 'int') return 'expected a whole number, such as 5';
-      if (iss.expected === 'number' || iss.expected === 'bigint') return 'expected a number, such as 5 or 2.5';
-      if (iss.expected === 'boolean') return 'expected true or false (also yes/no, on/off)';
-      if (iss.expected === 'string') return 'expected text';
-      return undefined;
+    case 'invalid_type': {
+      const what =
+        iss.expected === 'int' ? 'a whole number, such as 5'
+        : iss.expected === 'number' || iss.expected === 'bigint' ? 'a number, such as 5 or 2.5'
+        : iss.expected === 'boolean' ? 'true or false (also yes/no, on/off)'
+        : iss.expected === 'string' ? 'text'
+        : undefined;
+      if (!what) return undefined;
+      // The same messages serve the service clients' response checks, where a field may be absent.
+      return iss.input === undefined ? `missing: expected ${what}` : `expected ${what}`;
+    }
     case 'too_small': {
       const or = iss.inclusive === false ? 'more than' : 'at least';
       if (iss.origin === 'string') return `expected ${or} ${n(iss.minimum)} character${n(iss.minimum) === '1' ? '' : 's'}`;
