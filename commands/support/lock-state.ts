@@ -33,7 +33,17 @@ async function lockStateOf(ctx: CommandContext<unknown>, node: HostedNode, timeo
   }
 }
 
+/** How long `node list` waits, in all, for the lock states; what has not answered by then is "unknown". */
+export const LOCK_STATES_DEADLINE_MS = 3_000;
+
 /** The lock state of each node, in order. */
-export function lockStates(ctx: CommandContext<unknown>, nodes: HostedNode[], opts: { timeoutMs?: number; concurrency?: number } = {}): Promise<LockState[]> {
-  return mapLimited(nodes, opts.concurrency ?? LOCK_STATE_CONCURRENCY, (n) => lockStateOf(ctx, n, opts.timeoutMs ?? LOCK_STATE_TIMEOUT_MS));
+export async function lockStates(ctx: CommandContext<unknown>, nodes: HostedNode[], opts: { timeoutMs?: number; concurrency?: number; deadlineMs?: number } = {}): Promise<LockState[]> {
+  const states: LockState[] = nodes.map((n) => (n.status === 'RUNNING' && n.invoke_url ? 'unknown' : 'not running'));
+  await within(
+    mapLimited(nodes, opts.concurrency ?? LOCK_STATE_CONCURRENCY, async (n, i) => {
+      states[i] = await lockStateOf(ctx, n, opts.timeoutMs ?? LOCK_STATE_TIMEOUT_MS);
+    }),
+    opts.deadlineMs ?? LOCK_STATES_DEADLINE_MS,
+  );
+  return [...states];
 }

@@ -13,6 +13,8 @@ export const PUBKEY_RE = /^[0-9a-fA-F]{66}$/;
 /** How long one node may take to say its pubkey, and how many are asked at once. */
 export const PUBKEY_TIMEOUT_MS = 2_000;
 export const PUBKEY_CONCURRENCY = 4;
+/** How long a list waits, in all, for the names of our nodes beside the pubkeys it shows. */
+export const NAMES_DEADLINE_MS = 3_000;
 
 /**
  * The one node of the account a name or id means: its id, its exact name, or its name in any
@@ -57,10 +59,16 @@ export async function resolvePubkey(ctx: CommandContext<unknown>, value: string,
 export async function ourNodeNames(ctx: CommandContext<unknown>): Promise<Map<string, string>> {
   const nodes = await ctx.services.hosting.listNodes().catch(() => [] as HostedNode[]);
   const running = nodes.filter((n) => n.status === 'RUNNING' && n.invoke_url);
-  const keys = await mapLimited(running, PUBKEY_CONCURRENCY, (n) => pubkeyOf(ctx, n));
   const out = new Map<string, string>();
-  running.forEach((n, i) => keys[i] && out.set(keys[i]!.toLowerCase(), n.name));
-  return out;
+  // Names are a nicety beside a pubkey: whatever has answered by the deadline is shown.
+  await within(
+    mapLimited(running, PUBKEY_CONCURRENCY, async (n) => {
+      const key = await pubkeyOf(ctx, n);
+      if (key) out.set(key.toLowerCase(), n.name);
+    }),
+    NAMES_DEADLINE_MS,
+  );
+  return new Map(out);
 }
 
 /** `bob (03ab12…)` when the pubkey is one of our nodes, else the pubkey shortened. */
