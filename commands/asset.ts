@@ -5,7 +5,9 @@ import { shortId, thousands, withPrecision } from '../src/core/format.js';
 import { msg, type Block } from '../src/core/message.js';
 import { defineCommand, type CommandDefinition } from '../src/core/types.js';
 import type { NodeApiClient } from '../src/node-api/index.js';
-import { amount, flag, int, nodeArg, pagingArgs, splitList } from './support/arg-types.js';
+import { assetAmount, flag, int, nodeArg, pagingArgs, rawFlag, satAmount, splitList } from './support/arg-types.js';
+import { amountRefusal, parseAssetAmount, toSafeNumber } from './support/amount.js';
+import { rawAssetAmount } from './support/asset-amount.js';
 import { assetLabel, assetTable, loadAssets, resolveAssetId } from './support/asset-table.js';
 import { nodeClient } from './support/node-client.js';
 import { paginate } from './support/paginate.js';
@@ -13,28 +15,29 @@ import { bodyOf, compact, formatTime, titled } from './support/present.js';
 
 const assetId = () => z.string().trim().min(1).describe('RGB asset id (rgb:…), or its ticker on this node');
 
-/** Amounts list "1000, 2000" -> [1000, 2000]; each a positive safe integer (raw units). */
+/** Amounts list "1000, 2000.5": one allocation each, in display units (with `precision=`) unless raw=true. */
 const amountList = () =>
   z
     .string()
     .min(1)
-    .transform((text, zctx) => {
-      const parts = splitList(text);
-      const out: number[] = [];
-      for (const p of parts) {
-        if (!/^\d+$/.test(p) || !Number.isSafeInteger(Number(p)) || Number(p) <= 0) {
-          zctx.addIssue({ code: 'custom', message: `not a positive whole amount: ${JSON.stringify(p)}` });
-          return z.NEVER;
-        }
-        out.push(Number(p));
-      }
-      if (out.length === 0) {
-        zctx.addIssue({ code: 'custom', message: 'give at least one amount' });
-        return z.NEVER;
-      }
-      return out;
-    })
-    .describe('Raw amounts (before precision), comma-separated: one allocation each');
+    .refine((text) => splitList(text).length > 0, 'give at least one amount')
+    .describe('Display-unit amounts (with precision=), one allocation each, split by ";" or "," (raw=true: raw)');
+
+/** The issuance amounts in raw units, read with the precision being issued. */
+function issuedAmounts(a: { amounts: string; precision: number; raw: boolean; ticker?: string; name?: string }): number[] {
+  // "1,000" may be a thousand or two allocations: with a ";" in the list, "," only groups digits.
+  const parts = a.amounts.includes(';') ? a.amounts.split(';').map((p) => p.trim()).filter(Boolean) : splitList(a.amounts);
+  return parts.map((p) => {
+    let v: bigint;
+    try {
+      v = parseAssetAmount(p, { ticker: a.ticker, name: a.name, precision: a.precision }, { raw: a.raw });
+    } catch (e) {
+      throw amountRefusal('amounts', e, '`amounts="1000.5; 200"` with `precision=2`, or raw units with `raw=true`');
+    }
+    if (v <= 0n) throw new UserError('invalid_arguments', '`amounts` must each be more than 0.', 'Example: `amounts="1000; 200"`');
+    return toSafeNumber(v, 'amounts');
+  });
+}
 
 const precisionArg = () => int().min(0).max(18).default(0).describe('Decimal places shown (0-18), e.g. 2 shows 12345 as 123.45');
 
@@ -252,20 +255,21 @@ function issued(nodeName: string, kind: string, a: IssuedAsset | undefined): { h
 const issueNia = defineCommand({
   path: 'asset issue-nia',
   summary: 'Issue a fungible NIA asset',
-  example: '/rln asset issue-nia alice USDT "Tether" 100000000 precision=6',
+  example: '/rln asset issue-nia alice USDT "Tether" 1000000 precision=6',
   args: z.object({
     node: nodeArg(),
     ticker: z.string().min(1).max(8).describe('Ticker, e.g. USDT'),
     name: z.string().min(1).describe('Asset name'),
     amounts: amountList(),
     precision: precisionArg(),
+    raw: rawFlag(),
   }),
   role: 'operate',
   confirm: 'none',
   mutates: true,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
-    const { asset } = await api.issueassetnia({ amounts: ctx.args.amounts, ticker: ctx.args.ticker, name: ctx.args.name, precision: ctx.args.precision });
+    const { asset } = await api.issueassetnia({ amounts: issuedAmounts(ctx.args), ticker: ctx.args.ticker, name: ctx.args.name, precision: ctx.args.precision });
     return issued(node.name, 'NIA', asset as IssuedAsset);
   },
 });
@@ -281,13 +285,15 @@ const issueCfa = defineCommand({
     details: z.string().optional().describe('Free text details'),
     precision: precisionArg(),
     file_digest: z.string().regex(/^[0-9a-fA-F]{64}$/).optional().describe('Digest of media uploaded with `asset upload`'),
+    raw: rawFlag(),
   }),
   role: 'operate',
   confirm: 'none',
   mutates: true,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
-    const { asset } = await api.issueassetcfa(bodyOf(ctx.args));
+    const { raw: _raw, ...rest } = ctx.args;
+    const { asset } = await api.issueassetcfa({ ...bodyOf(rest), amounts: issuedAmounts(ctx.args) });
     return issued(node.name, 'CFA', asset as IssuedAsset);
   },
 });
@@ -318,20 +324,26 @@ const issueUda = defineCommand({
   },
 });
 
+/** The amount of `asset send` in raw units: display units with the asset's precision unless raw=true. */
+function sendAmount(api: NodeApiClient, assetId: string, a: { amount: string; raw: boolean }): Promise<number> {
+  return rawAssetAmount(api, assetId, a.amount, { arg: 'amount', raw: a.raw, example: '`asset send alice USDT 15.5 <recipient>` or `amount="15.5 USDT"`' });
+}
+
 const send = defineCommand({
   path: 'asset send',
   summary: 'Send an RGB asset to a recipient id or an RGB invoice',
-  example: '/rln asset send alice rgb:2dkSTbr-… 1500 rgb:~/~/~/bcrt:utxob:…',
+  example: '/rln asset send alice USDT 15.5 rgb:~/~/~/bcrt:utxob:…',
   args: z.object({
     node: nodeArg(),
     asset_id: assetId(),
-    amount: amount().refine((v) => v > 0, 'must be more than 0').describe('Amount in raw units (before precision)'),
+    amount: assetAmount().describe("Amount in the asset's display units: 15.5 or 15.5 USDT (raw units with raw=true)"),
     recipient_id: z.string().min(1).describe('Recipient id, or a whole RGB invoice (its endpoints are used)'),
     donation: flag().default(false).describe('Send without waiting for the recipient to accept'),
     fee_rate: z.coerce.number().positive().default(5).describe('Fee rate in sat/vB (default 5)'),
     min_confirmations: int().min(0).default(1).describe('Confirmations before settling (default 1)'),
     transport_endpoints: z.string().optional().describe('Transport endpoints (rpc://…), comma-separated'),
-    witness_amount_sat: amount().optional().describe('For a witness recipient: sats sent with the asset (default 1000)'),
+    witness_amount_sat: satAmount().optional().describe('For a witness recipient: sats sent with the asset (default 1000)'),
+    raw: rawFlag(),
   }),
   role: 'admin',
   confirm: 'button',
@@ -341,10 +353,11 @@ const send = defineCommand({
     const { node, api } = nodeClient(ctx);
     const assetId = await resolveAssetId(api, node.name, ctx.args.asset_id);
     const recipient = ctx.args.recipient_id.trim();
+    const value = await sendAmount(api, assetId, ctx.args);
     await recipientInvoice(api, recipient, assetId);
     const { label, precision } = await describeAsset(api, assetId);
     return [
-      { label: 'Sends', value: `${withPrecision(ctx.args.amount, precision)} ${label}`, inline: true },
+      { label: 'Sends', value: `${withPrecision(value, precision)} ${label}`, inline: true },
       { label: 'To', value: [{ code: shortId(recipient, 28) }], inline: true },
       { label: 'Fee rate', value: `${ctx.args.fee_rate} sat/vB`, inline: true },
       ...(ctx.args.donation ? [{ label: 'Donation', value: 'yes: sent without waiting for the recipient to accept', inline: true }] : []),
@@ -352,7 +365,8 @@ const send = defineCommand({
   },
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
-    const a = { ...ctx.args, asset_id: await resolveAssetId(api, node.name, ctx.args.asset_id) };
+    const assetIdV = await resolveAssetId(api, node.name, ctx.args.asset_id);
+    const a = { ...ctx.args, asset_id: assetIdV, amount: await sendAmount(api, assetIdV, ctx.args) };
     let recipientId = a.recipient_id.trim();
     let endpoints = splitList(a.transport_endpoints);
     let witness = /:wvout:/.test(recipientId);
@@ -418,7 +432,7 @@ const transfers = defineCommand({
       tone: 'info',
       blocks: [
         msg.table({
-          columns: [{ header: 'Idx', align: 'right' }, { header: 'Kind' }, { header: 'Status' }, { header: 'Amount', align: 'right' }, { header: 'Txid' }, { header: 'Updated' }],
+          columns: [{ header: 'Idx', align: 'right' }, { header: 'Kind' }, { header: 'Status' }, { header: `Amount (${label})`, align: 'right' }, { header: 'Txid' }, { header: 'Updated' }],
           rows: items.map((t) => [
             String(t.idx ?? '—'),
             String(t.kind ?? '—'),

@@ -4,7 +4,9 @@ import { UserError } from '../src/core/errors.js';
 import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../src/core/format.js';
 import { msg } from '../src/core/message.js';
 import { defineCommand, type CommandDefinition } from '../src/core/types.js';
-import { amount, checkAssetPair, flag, nodeArg, pagingArgs } from './support/arg-types.js';
+import { assetAmount, checkAssetPair, flag, int, msatAmount, nodeArg, pagingArgs, rawFlag, satAmount } from './support/arg-types.js';
+import { assetNamed, rawAssetAmount } from './support/asset-amount.js';
+import { ourNodeNames, pubkeyLabel, resolvePubkey } from './support/our-nodes.js';
 import { assetAmountText, assetIndex, resolveAssetId } from './support/asset-table.js';
 import { nodeClient } from './support/node-client.js';
 import { paginate } from './support/paginate.js';
@@ -28,6 +30,7 @@ const list = defineCommand({
       return { header: titled('Channels', node), tone: 'neutral', blocks: [msg.text('No channels.'), msg.context(`Open one: \`channel open ${node.name} <pubkey>@<host>:<port> <capacity_sat>\`, or give another of your nodes by name instead of the pubkey.`)] };
     }
     const assets = channels.some((c) => c.asset_id) ? await assetIndex(api) : new Map<string, { label: string; precision: number }>();
+    const ours = await ourNodeNames(ctx);
     const { items, caption } = paginate(channels, ctx.args);
     let cap = 0n;
     let local = 0n;
@@ -69,7 +72,9 @@ const list = defineCommand({
             }
             return [
               state,
-              c.peer_alias ? `${c.peer_alias} (${shortId(c.peer_pubkey ?? '', 8)})` : shortId(c.peer_pubkey ?? '—'),
+              ours.has((c.peer_pubkey ?? '').toLowerCase())
+                ? pubkeyLabel(ours, c.peer_pubkey, (k) => shortId(k, 8))
+                : c.peer_alias ? `${c.peer_alias} (${shortId(c.peer_pubkey ?? '', 8)})` : shortId(c.peer_pubkey ?? '—'),
               thousands(c.capacity_sat ?? 0),
               thousands(msatToSat(c.outbound_balance_msat ?? 0)),
               thousands(msatToSat(c.inbound_balance_msat ?? 0)),
@@ -88,7 +93,7 @@ const list = defineCommand({
 const open = defineCommand({
   path: 'channel open',
   summary: 'Open a channel to a peer, optionally with an RGB asset',
-  example: '/rln channel open alice 03b79a4bc1…@bob.example.com:9735 100000 asset_id=rgb:… asset_amount=500',
+  example: '/rln channel open alice bob 100k sats asset_amount="500 USDT"',
   args: z.object({
     node: nodeArg(),
     peer_pubkey_and_opt_addr: z
@@ -96,22 +101,24 @@ const open = defineCommand({
       .trim()
       .regex(/^([0-9a-fA-F]{66}(@.+:\d+)?|[A-Za-z0-9][A-Za-z0-9_.-]*)$/, 'a pubkey, pubkey@host:port, or the name of another node of the account')
       .describe('The peer: pubkey, pubkey@host:port if not connected, or another node of the account'),
-    capacity_sat: amount().refine((v) => v > 0, 'must be more than 0').describe('Channel capacity in sats'),
-    push_msat: amount().default(0).describe('Millisats given to the peer at opening (default 0)'),
+    capacity_sat: satAmount().refine((v) => v > 0, 'must be more than 0').describe('Channel capacity in sats, or with a unit: 100k sats, 0.001 BTC'),
+    push_msat: msatAmount().default(0).describe('Millisats given to the peer at opening, or with a unit: 10 sat (default 0)'),
     asset_id: z.string().trim().min(1).optional().describe('RGB asset to put in the channel: its rgb: id or ticker'),
-    asset_amount: amount().optional().describe('Raw asset amount (before precision)'),
+    asset_amount: assetAmount().optional().describe('Asset amount in display units: 500 or 500 USDT (raw units with raw=true)'),
+    raw: rawFlag(),
     public: flag().default(true).describe('Announce the channel to the network (default yes)'),
     with_anchors: flag().default(true).describe('Use anchor outputs (default yes)'),
-    fee_base_msat: amount().optional().describe('Base routing fee in millisats'),
-    fee_proportional_millionths: amount().optional().describe('Proportional routing fee in millionths'),
+    fee_base_msat: msatAmount().optional().describe('Base routing fee in millisats'),
+    fee_proportional_millionths: int().min(0).optional().describe('Proportional routing fee in millionths'),
   }),
   role: 'admin',
   confirm: 'none',
   mutates: true,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
-    const { node: _n, ...a } = ctx.args;
-    checkAssetPair(a);
+    const { node: _n, raw, asset_amount: amountText, ...given } = ctx.args;
+    const a: Omit<typeof given, 'asset_id'> & { asset_id?: string; asset_amount?: number } = { ...given, asset_id: assetNamed(given.asset_id, amountText) };
+    checkAssetPair({ asset_id: a.asset_id, asset_amount: amountText });
     let peerName: string | undefined;
     if (!/^[0-9a-fA-F]{66}(@|$)/.test(a.peer_pubkey_and_opt_addr)) {
       const own = await peerOfAccountNode(ctx, node, a.peer_pubkey_and_opt_addr);
@@ -122,6 +129,7 @@ const open = defineCommand({
       peerName = own.name;
     }
     if (a.asset_id) a.asset_id = await resolveAssetId(api, node.name, a.asset_id);
+    if (a.asset_id && amountText !== undefined) a.asset_amount = await rawAssetAmount(api, a.asset_id, amountText, { arg: 'asset_amount', raw, example: '`asset_amount="500 USDT"`' });
     const { temporary_channel_id } = await api.openchannel(compact(a));
     const assetText = a.asset_id ? await assetAmountText(api, a.asset_id, a.asset_amount ?? 0) : '';
     return {
@@ -156,11 +164,7 @@ const close = defineCommand({
   args: z.object({
     node: nodeArg(),
     channel_id: channelIdArg().describe('Channel id, or its start as `channel list` shows it'),
-    peer_pubkey: z
-      .string()
-      .regex(/^[0-9a-fA-F]{66}$/, 'a 66-hex-digit pubkey')
-      .optional()
-      .describe('Pubkey of the channel peer (default: the channel’s peer)'),
+    peer_pubkey: z.string().trim().min(1).optional().describe('The channel peer: its pubkey, or the name of one of your nodes (default: the channel’s peer)'),
     force: flag().default(false).describe('Force-close without the peer (funds are locked for a while)'),
   }),
   role: 'admin',
@@ -183,12 +187,13 @@ const close = defineCommand({
     }
     const channel = matches[0];
     const channelId = channel.channel_id!;
-    const peer = ctx.args.peer_pubkey ?? channel.peer_pubkey;
+    const given = ctx.args.peer_pubkey !== undefined ? (await resolvePubkey(ctx, ctx.args.peer_pubkey, 'peer_pubkey')).pubkey : undefined;
+    const peer = given ?? channel.peer_pubkey;
     if (!peer) throw new UserError('invalid_arguments', `The node did not say who the peer of channel ${shortId(channelId, 12)} is.`, 'Give it: `peer_pubkey=<66 hex digits>`.');
-    if (ctx.args.peer_pubkey && channel.peer_pubkey && channel.peer_pubkey.toLowerCase() !== ctx.args.peer_pubkey.toLowerCase()) {
+    if (given && channel.peer_pubkey && channel.peer_pubkey.toLowerCase() !== given) {
       throw new UserError(
         'invalid_arguments',
-        `Channel ${shortId(channelId, 12)} is with ${channel.peer_pubkey}, not with ${ctx.args.peer_pubkey}.`,
+        `Channel ${shortId(channelId, 12)} is with ${channel.peer_pubkey}, not with ${given}.`,
         'Leave peer_pubkey out: the channel’s own peer is used.',
       );
     }

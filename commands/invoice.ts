@@ -4,7 +4,8 @@ import { UserError } from '../src/core/errors.js';
 import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../src/core/format.js';
 import { msg, type Field } from '../src/core/message.js';
 import { defineCommand, type CommandDefinition } from '../src/core/types.js';
-import { amount, checkAssetPair, int, nodeArg } from './support/arg-types.js';
+import { assetAmount, checkAssetPair, int, msatAmount, nodeArg, rawFlag } from './support/arg-types.js';
+import { assetNamed, rawAssetAmount } from './support/asset-amount.js';
 import { assetAmountText, assetIndex, resolveAssetId } from './support/asset-table.js';
 import { nodeClient } from './support/node-client.js';
 import { compact, formatSeconds, formatTime, titled } from './support/present.js';
@@ -20,28 +21,31 @@ export function invoiceKind(invoice: string): 'ln' | 'rgb' | 'unknown' {
 const ln = defineCommand({
   path: 'invoice ln',
   summary: 'Create a Lightning invoice (optionally carrying an RGB asset)',
-  example: '/rln invoice ln alice amt_msat=3000000 asset_id=rgb:… asset_amount=10',
+  example: '/rln invoice ln alice amt_msat="3000 sat" asset_amount="10 USDT"',
   args: z.object({
     node: nodeArg(),
-    amt_msat: amount().optional().describe('Amount in millisats (omit for any amount)'),
+    amt_msat: msatAmount().optional().describe('Amount in millisats, or with a unit: 3000 sat, 0.0001 BTC (omit for any amount)'),
     expiry_sec: int().min(60).max(31_536_000).default(3600).describe('Seconds until it expires (default 3600)'),
     asset_id: z.string().trim().min(1).optional().describe('RGB asset carried by the payment: its rgb: id or ticker'),
-    asset_amount: amount().optional().describe('Raw asset amount (before precision)'),
+    asset_amount: assetAmount().optional().describe("Asset amount in display units: 10 or 10 USDT (raw units with raw=true)"),
+    raw: rawFlag(),
   }),
   role: 'operate',
   confirm: 'none',
   mutates: true,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
-    const a = ctx.args;
+    const named = assetNamed(ctx.args.asset_id, ctx.args.asset_amount);
+    const a = { ...ctx.args, asset_id: named };
     checkAssetPair(a);
     const assetId = a.asset_id ? await resolveAssetId(api, node.name, a.asset_id) : undefined;
-    const { invoice } = await api.lninvoice(compact({ amt_msat: a.amt_msat, expiry_sec: a.expiry_sec, asset_id: assetId, asset_amount: a.asset_amount }));
+    const assetAmt = assetId && a.asset_amount !== undefined ? await rawAssetAmount(api, assetId, a.asset_amount, { arg: 'asset_amount', raw: a.raw, example: '`asset_amount="10 USDT"`' }) : undefined;
+    const { invoice } = await api.lninvoice(compact({ amt_msat: a.amt_msat, expiry_sec: a.expiry_sec, asset_id: assetId, asset_amount: assetAmt }));
     const fields: Field[] = [
       { label: 'Amount', value: a.amt_msat !== undefined ? `${formatSats(msatToSat(a.amt_msat))} (${thousands(a.amt_msat)} msat)` : 'any', inline: true },
       { label: 'Expires in', value: formatSeconds(a.expiry_sec), inline: true },
     ];
-    if (assetId) fields.push({ label: 'Asset', value: await assetAmountText(api, assetId, a.asset_amount ?? 0) });
+    if (assetId) fields.push({ label: 'Asset', value: await assetAmountText(api, assetId, assetAmt ?? 0) });
     return {
       header: titled('Lightning invoice', node),
       tone: 'info',
@@ -53,11 +57,12 @@ const ln = defineCommand({
 const rgb = defineCommand({
   path: 'invoice rgb',
   summary: 'Create an RGB invoice to receive an asset on-chain',
-  example: '/rln invoice rgb alice asset_id=rgb:… amount=1000',
+  example: '/rln invoice rgb alice amount="10 USDT"',
   args: z.object({
     node: nodeArg(),
     asset_id: z.string().trim().min(1).optional().describe('The asset to receive: rgb: id, or ticker of an asset the node has (omit for any)'),
-    amount: amount().optional().describe('Raw amount to receive (before precision; omit for any)'),
+    amount: assetAmount().optional().describe("Amount to receive in display units: 10 USDT, or 10 with asset_id (raw=true: raw units; omit: any)"),
+    raw: rawFlag(),
     duration_seconds: int().min(60).optional().describe('Seconds until it expires (default: the node’s, 1 day)'),
     min_confirmations: int().min(0).default(1).describe('Confirmations before settling (default 1)'),
     witness: z.stringbool().default(false).describe('Receive to a new witness output instead of a blinded UTXO'),
@@ -67,7 +72,13 @@ const rgb = defineCommand({
   mutates: true,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
-    const a = { ...ctx.args, asset_id: ctx.args.asset_id ? await resolveAssetId(api, node.name, ctx.args.asset_id) : undefined };
+    const named = assetNamed(ctx.args.asset_id, ctx.args.amount);
+    if (ctx.args.amount !== undefined && !named) {
+      throw new UserError('invalid_arguments', '`amount` needs an asset: a bare number could be in any unit.', 'Name it in the amount (`amount="10 USDT"`) or give `asset_id=`.');
+    }
+    const assetIdV = named ? await resolveAssetId(api, node.name, named) : undefined;
+    const value = assetIdV && ctx.args.amount !== undefined ? await rawAssetAmount(api, assetIdV, ctx.args.amount, { arg: 'amount', raw: ctx.args.raw, example: '`amount="10 USDT"`' }) : undefined;
+    const a = { ...ctx.args, asset_id: assetIdV, amount: value };
     const res = await api.rgbinvoice(
       compact({
         min_confirmations: a.min_confirmations,

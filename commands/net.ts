@@ -4,6 +4,7 @@ import { thousands } from '../src/core/format.js';
 import { msg } from '../src/core/message.js';
 import { defineCommand, type CommandDefinition } from '../src/core/types.js';
 import { int, nodeArg, splitList } from './support/arg-types.js';
+import { resolvePubkey } from './support/our-nodes.js';
 import { nodeClient } from './support/node-client.js';
 import { titled } from './support/present.js';
 
@@ -66,7 +67,7 @@ const onion = defineCommand({
   example: '/rln net onion alice 03b79a…,02c1d2… 77 hello',
   args: z.object({
     node: nodeArg(),
-    node_ids: z.string().min(66).describe('Pubkeys of the path, comma-separated (the last is the recipient)'),
+    node_ids: z.string().trim().min(1).describe('The path, comma-separated: pubkeys or names of your nodes (the last is the recipient)'),
     tlv_type: int().min(64).describe('TLV type of the message (64 or more)'),
     data: z.string().min(1).describe('The message payload (text)'),
   }),
@@ -75,7 +76,8 @@ const onion = defineCommand({
   mutates: true,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
-    const ids = splitList(ctx.args.node_ids);
+    const ids: string[] = [];
+    for (const v of splitList(ctx.args.node_ids)) ids.push((await resolvePubkey(ctx, v, 'node_ids')).pubkey);
     await api.sendonionmessage({ node_ids: ids, tlv_type: ctx.args.tlv_type, data: ctx.args.data });
     return {
       header: titled('Onion message sent', node),

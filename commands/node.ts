@@ -10,7 +10,9 @@ import { formatSats, statusBadge, statusTone, thousands } from '../src/core/form
 import { msg, type Block, type Message } from '../src/core/message.js';
 import { defineCommand, type CommandDefinition, type CommandContext, type Reply } from '../src/core/types.js';
 import type { HostedNode } from '../src/hosting/index.js';
-import { flag, int, nodeArg, pagingArgs, splitList } from './support/arg-types.js';
+import { lockStateText, lockStates } from './support/lock-state.js';
+import { imageOf, imageOverview, upgradeTarget } from './support/node-image.js';
+import { flag, httpsUrl, int, nodeArg, pagingArgs, splitList } from './support/arg-types.js';
 import { nodeClient } from './support/node-client.js';
 import { paginate } from './support/paginate.js';
 import { compact, formatTime, peerAddressOf, rlnNameOf, titled, yesNo } from './support/present.js';
@@ -19,16 +21,7 @@ import { requireNode } from './support/require-node.js';
 /** How `node logs` waits for an export: a few short polls, then it hands back the task id. */
 export const logPolling = { attempts: 5, delayMs: 500 };
 
-/** The image a node runs: the service's `imageVersion` field, else the last build's. */
-export function imageOf(node: HostedNode): string | undefined {
-  if (typeof node.imageVersion === 'string' && node.imageVersion) return node.imageVersion;
-  const builds = node.builds ?? [];
-  for (let i = builds.length - 1; i >= 0; i--) {
-    const v = (builds[i] as Record<string, unknown>).imageVersion;
-    if (typeof v === 'string' && v) return v;
-  }
-  return undefined;
-}
+export { imageOf } from './support/node-image.js';
 
 function lastBuild(node: HostedNode): string {
   const b = node.builds?.[node.builds.length - 1];
@@ -91,6 +84,7 @@ const list = defineCommand({
     for (const n of nodes) counts.set(n.status, (counts.get(n.status) ?? 0) + 1);
     const summary = [...counts.entries()].map(([s, c]) => `${c} ${statusBadge(s)}`).join(' · ');
     const anyFailed = counts.has('FAILED');
+    const locks = await lockStates(ctx, items);
     return {
       header: `Nodes (${nodes.length})`,
       tone: anyFailed ? 'danger' : 'info',
@@ -98,8 +92,8 @@ const list = defineCommand({
       blocks: [
         msg.text(summary),
         msg.table({
-          columns: [{ header: 'Name' }, { header: 'Status' }, { header: 'Network' }, { header: 'Initialized' }, { header: 'Last build' }],
-          rows: items.map((n) => [n.name, statusBadge(n.status), n.network, yesNo(n.initialized), lastBuild(n)]),
+          columns: [{ header: 'Name' }, { header: 'Status' }, { header: 'Wallet' }, { header: 'Network' }, { header: 'Initialized' }, { header: 'Last build' }],
+          rows: items.map((n, i) => [n.name, statusBadge(n.status), lockStateText(locks[i]), n.network, yesNo(n.initialized), lastBuild(n)]),
           caption,
         }),
       ],
@@ -171,7 +165,7 @@ const create = defineCommand({
   args: z.object({
     name: z.string().min(1).max(64).regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'letters, digits, _ . - only').describe('Unique name for the new node'),
     network: z.enum(['regtest', 'testnet']).default('regtest').describe('Bitcoin network: regtest or testnet'),
-    webhook: z.url({ protocol: /^https$/ }).optional().describe('HTTPS URL for status events (default: the bot, when PUBLIC_URL is set)'),
+    webhook: httpsUrl().optional().describe('HTTPS URL for status events (default: the bot, when PUBLIC_URL is set)'),
   }),
   nodeArg: false,
   role: 'admin',
@@ -249,10 +243,19 @@ const upgrade = defineCommand({
   role: 'operate',
   confirm: 'button',
   mutates: true,
+  // A state check done in the preview, which runs before the confirmation is asked, until the
+  // pipeline has its own state-check step: a node already on the latest image is refused at once.
+  async preview(ctx) {
+    const node = requireNode(ctx);
+    const { current, version } = await upgradeTarget(ctx, node);
+    return [
+      { label: 'Image', value: `${current ?? 'unknown'} → ${version}`, inline: true },
+      { label: 'Goes offline', value: `${node.name} restarts on the new image`, inline: true },
+    ];
+  },
   async handler(ctx) {
     const node = requireNode(ctx);
-    const current = imageOf(node) ?? 'unknown';
-    const { version } = await ctx.services.hosting.latestImage();
+    const { current = 'unknown', version } = await upgradeTarget(ctx, node);
     const { message } = await ctx.services.hosting.upgradeNode(node.nodeId);
     return done(node, 'Node upgrading', `${node.name}: ${current} → ${version}`, [...serviceNote(message), msg.context(`Follow it with \`node info ${node.name}\`.`)], 'info');
   },
@@ -327,7 +330,7 @@ const settings = defineCommand({
   example: '/rln node settings alice webhook=https://bot.example.com/webhooks/service',
   args: z.object({
     node: nodeArg(),
-    webhook: z.url({ protocol: /^https$/ }).optional().describe('HTTPS URL for status events (default: the bot, when PUBLIC_URL is set)'),
+    webhook: httpsUrl().optional().describe('HTTPS URL for status events (default: the bot, when PUBLIC_URL is set)'),
   }),
   role: 'operate',
   confirm: 'none',
@@ -378,7 +381,7 @@ const logs = defineCommand({
 
 const image = defineCommand({
   path: 'node image',
-  summary: "Compare the latest RLN image with the node's",
+  summary: "The latest RLN image, and what each node (or the one named) runs",
   example: '/rln node image alice',
   positional: ['node'],
   args: z.object({ node: z.string().min(1).optional().describe('Node name or id (optional)') }),
@@ -387,7 +390,7 @@ const image = defineCommand({
   mutates: false,
   async handler(ctx) {
     const { version } = await ctx.services.hosting.latestImage();
-    if (!ctx.node) return { header: 'Latest RLN image', tone: 'info', blocks: [msg.fields([{ label: 'Latest', value: version }])] };
+    if (!ctx.node) return imageOverview(version, await ctx.services.hosting.listNodes());
     const node = ctx.node;
     const current = imageOf(node);
     const upToDate = current === version;

@@ -3,8 +3,10 @@ import { z } from 'zod';
 import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../src/core/format.js';
 import { msg, type Field } from '../src/core/message.js';
 import { defineCommand, type CommandDefinition } from '../src/core/types.js';
-import { amount, checkAssetPair, nodeArg, pagingArgs } from './support/arg-types.js';
-import { assetIndex } from './support/asset-table.js';
+import { assetAmount as assetAmountArg, checkAssetPair, msatAmount, nodeArg, pagingArgs, rawFlag } from './support/arg-types.js';
+import { assetIndex, resolveAssetId } from './support/asset-table.js';
+import { assetNamed, rawAssetAmount } from './support/asset-amount.js';
+import { resolvePubkey } from './support/our-nodes.js';
 import { nodeClient } from './support/node-client.js';
 import type { NodeApiClient } from '../src/node-api/index.js';
 import { paginate } from './support/paginate.js';
@@ -76,16 +78,28 @@ const send = defineCommand({
   },
 });
 
+/** What a keysend sends, resolved: the payee by pubkey or by the name of one of our nodes, the asset by id or ticker, its amount in raw units. */
+async function keysendOf(ctx: Parameters<typeof keysend.handler>[0], api: NodeApiClient) {
+  const a = ctx.args;
+  const named = assetNamed(a.asset_id, a.asset_amount);
+  checkAssetPair({ asset_id: named, asset_amount: a.asset_amount });
+  const dest = await resolvePubkey(ctx, a.dest_pubkey, 'dest_pubkey');
+  const assetId = named ? await resolveAssetId(api, ctx.node!.name, named) : undefined;
+  const assetAmt = assetId && a.asset_amount !== undefined ? await rawAssetAmount(api, assetId, a.asset_amount, { arg: 'asset_amount', raw: a.raw, example: '`asset_amount="10 USDT"`' }) : undefined;
+  return { dest, assetId, assetAmt };
+}
+
 const keysend = defineCommand({
   path: 'pay keysend',
-  summary: 'Send a spontaneous (keysend) payment to a node pubkey',
-  example: '/rln pay keysend alice 03b79a4bc1… 3000000',
+  summary: 'Send a spontaneous (keysend) payment to a node pubkey, or to one of your nodes by name',
+  example: '/rln pay keysend alice bob 3000 sat',
   args: z.object({
     node: nodeArg(),
-    dest_pubkey: z.string().regex(/^[0-9a-fA-F]{66}$/, 'a 66-hex-digit pubkey').describe('Pubkey of the receiving node'),
-    amt_msat: amount().refine((v) => v > 0, 'must be more than 0').describe('Amount in millisats'),
-    asset_id: z.string().min(1).optional().describe('RGB asset to send over the channel'),
-    asset_amount: amount().optional().describe('Raw asset amount (before precision)'),
+    dest_pubkey: z.string().trim().min(1).describe('The receiving node: its pubkey, or the name of one of your nodes'),
+    amt_msat: msatAmount().refine((v) => v > 0, 'must be more than 0').describe('Amount in millisats, or with a unit: 3000 sat'),
+    asset_id: z.string().min(1).optional().describe('RGB asset to send over the channel: its rgb: id or ticker'),
+    asset_amount: assetAmountArg().optional().describe('Asset amount in display units: 10 or 10 USDT (raw units with raw=true)'),
+    raw: rawFlag(),
   }),
   role: 'admin',
   confirm: 'button',
@@ -94,25 +108,25 @@ const keysend = defineCommand({
     const { api } = nodeClient(ctx);
     const a = ctx.args;
     // Refused before the confirmation, not after the click.
-    checkAssetPair(a);
+    const { dest, assetId, assetAmt } = await keysendOf(ctx, api);
     const fields: Field[] = [
       { label: 'Amount', value: `${formatSats(msatToSat(a.amt_msat))} (${thousands(a.amt_msat)} msat)`, inline: true },
-      { label: 'To', value: [{ code: shortId(a.dest_pubkey, 20) }], inline: true },
+      { label: 'To', value: [...(dest.name ? [`${dest.name} `] : []), { code: shortId(dest.pubkey, 20) }], inline: true },
     ];
-    if (a.asset_id) fields.push({ label: 'Asset', value: await assetAmount(api, a.asset_id, a.asset_amount ?? 0), inline: true });
+    if (assetId) fields.push({ label: 'Asset', value: await assetAmount(api, assetId, assetAmt ?? 0), inline: true });
     return fields;
   },
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const a = ctx.args;
-    checkAssetPair(a);
-    const res = await api.keysend(compact({ dest_pubkey: a.dest_pubkey, amt_msat: a.amt_msat, asset_id: a.asset_id, asset_amount: a.asset_amount }));
+    const { dest, assetId, assetAmt } = await keysendOf(ctx, api);
+    const res = await api.keysend(compact({ dest_pubkey: dest.pubkey, amt_msat: a.amt_msat, asset_id: assetId, asset_amount: assetAmt }));
     const fields: Field[] = [
       { label: 'Status', value: String(res.status ?? '—'), inline: true },
       { label: 'Amount', value: `${formatSats(msatToSat(a.amt_msat))} (${thousands(a.amt_msat)} msat)`, inline: true },
     ];
-    if (a.asset_id) fields.push({ label: 'Asset', value: await assetAmount(api, a.asset_id, a.asset_amount ?? 0), inline: true });
-    fields.push({ label: 'To', value: [{ code: a.dest_pubkey }] }, { label: 'Payment hash', value: [{ code: res.payment_hash ?? '—' }] });
+    if (assetId) fields.push({ label: 'Asset', value: await assetAmount(api, assetId, assetAmt ?? 0), inline: true });
+    fields.push({ label: 'To', value: [...(dest.name ? [`${dest.name} `] : []), { code: dest.pubkey }] }, { label: 'Payment hash', value: [{ code: res.payment_hash ?? '—' }] });
     return { header: titled(res.status === 'Failed' ? 'Keysend failed' : 'Keysend sent', node), tone: toneOf(res.status), blocks: [msg.fields(fields)] };
   },
 });

@@ -7,6 +7,7 @@ import { nodeArg, pagingArgs } from './support/arg-types.js';
 import { nodeClient } from './support/node-client.js';
 import { paginate } from './support/paginate.js';
 import { peerOfAccountNode } from './support/peer-of-account-node.js';
+import { ourNodeNames, resolvePubkey } from './support/our-nodes.js';
 import { titled } from './support/present.js';
 
 const list = defineCommand({
@@ -22,10 +23,11 @@ const list = defineCommand({
     const { peers = [] } = await api.listpeers();
     if (peers.length === 0) return { header: titled('Peers', node), tone: 'neutral', blocks: [msg.text('No connected peers.'), msg.context(`Connect one: \`peer connect ${node.name} <pubkey>@<host>:<port>\`, or the name of another of your nodes.`)] };
     const { items, caption } = paginate(peers, ctx.args);
+    const ours = await ourNodeNames(ctx);
     return {
       header: titled(`Peers (${peers.length})`, node),
       tone: 'info',
-      blocks: [msg.table({ columns: [{ header: 'Pubkey' }], rows: items.map((p) => [p.pubkey ?? '—']), caption })],
+      blocks: [msg.table({ columns: [{ header: 'Pubkey' }, { header: 'Our node' }], rows: items.map((p) => [p.pubkey ?? '—', ours.get((p.pubkey ?? '').toLowerCase()) ?? '—']), caption })],
     };
   },
 });
@@ -69,15 +71,16 @@ const connect = defineCommand({
 const disconnect = defineCommand({
   path: 'peer disconnect',
   summary: 'Disconnect from a peer',
-  example: '/rln peer disconnect alice 03b79a4bc1…',
-  args: z.object({ node: nodeArg(), peer_pubkey: z.string().regex(/^[0-9a-fA-F]{66}$/, 'a 66-hex-digit pubkey').describe('Pubkey of the peer') }),
+  example: '/rln peer disconnect alice bob',
+  args: z.object({ node: nodeArg(), peer_pubkey: z.string().trim().min(1).describe('The peer: its pubkey, or the name of one of your nodes') }),
   role: 'operate',
   confirm: 'none',
   mutates: true,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
-    await api.disconnectpeer({ peer_pubkey: ctx.args.peer_pubkey });
-    return { header: titled('Peer disconnected', node), tone: 'warning', blocks: [msg.text([{ code: ctx.args.peer_pubkey }])] };
+    const peer = await resolvePubkey(ctx, ctx.args.peer_pubkey, 'peer_pubkey');
+    await api.disconnectpeer({ peer_pubkey: peer.pubkey });
+    return { header: titled('Peer disconnected', node), tone: 'warning', blocks: [msg.text([...(peer.name ? [`${peer.name} `] : []), { code: peer.pubkey }])] };
   },
 });
 

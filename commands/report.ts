@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { msg, type Message } from '../src/core/message.js';
 import { defineCommand, type CommandDefinition } from '../src/core/types.js';
-import type { ScheduleInfo } from '../src/reports/index.js';
+import { describeCron, type ScheduleInfo } from '../src/reports/index.js';
 import { formatTime } from './support/present.js';
 
 const target = () => z.string().trim().min(1).describe('Node name or id, or all');
@@ -75,7 +75,7 @@ const schedule = defineCommand({
       blocks: [
         msg.fields([
           { label: 'Schedule', value: String(s.id), inline: true },
-          { label: 'When', value: [{ code: s.cron }, ` (${s.timezone})`], inline: true },
+          { label: 'When', value: [describeCron(s.cron, s.timezone), ' (', { code: s.cron }, ')'], inline: true },
           { label: 'Next run', value: nextRunText(s), inline: true },
         ]),
         msg.context(`It is posted to this channel. Remove it with /rln report unschedule ${s.id}.`),
@@ -107,10 +107,11 @@ const schedules = defineCommand({
       tone: 'info',
       blocks: [
         msg.table({
-          columns: [{ header: 'Id', align: 'right' }, { header: 'Kind' }, { header: 'Node' }, { header: 'Cron' }, { header: 'Zone' }, { header: 'Next run' }],
-          rows: list.slice(0, 40).map((s) => [String(s.id), s.kind, s.node, s.cron, s.timezone, nextRunText(s)]),
+          columns: [{ header: 'Id', align: 'right' }, { header: 'Kind' }, { header: 'Node' }, { header: 'When' }, { header: 'Cron' }, { header: 'Next run' }],
+          rows: list.slice(0, 40).map((s) => [String(s.id), s.kind, s.node, describeCron(s.cron, s.timezone), s.cron, nextRunText(s)]),
           caption: list.length > 40 ? `showing 40 of ${list.length}` : undefined,
         }),
+        msg.context('Each schedule reports the change since its own last run; reports asked here do not move that baseline.'),
       ],
     };
   },

@@ -3,30 +3,67 @@ import { z } from 'zod';
 import { shortId, thousands, withPrecision } from '../src/core/format.js';
 import { msg } from '../src/core/message.js';
 import { defineCommand, type CommandDefinition } from '../src/core/types.js';
-import { amount, int, nodeArg, pagingArgs } from './support/arg-types.js';
-import { assetIndex } from './support/asset-table.js';
+import { UserError } from '../src/core/errors.js';
+import type { NodeApiClient } from '../src/node-api/index.js';
+import { assetAmount, int, nodeArg, pagingArgs, rawFlag } from './support/arg-types.js';
+import { amountRefusal, parseSatAmount, readAmountText, satUnitOf, toSafeNumber } from './support/amount.js';
+import { assetNamed, rawAssetAmount } from './support/asset-amount.js';
+import { assetIndex, resolveAssetId } from './support/asset-table.js';
+import { resolvePubkey } from './support/our-nodes.js';
 import { nodeClient } from './support/node-client.js';
 import { paginate } from './support/paginate.js';
 import { bodyOf, formatMsat, formatSeconds, formatTime, titled } from './support/present.js';
 
+/**
+ * One side of a swap: BTC in msat when the amount has a BTC unit (`3000 sat`), an asset in raw
+ * units when the side names one (`10 USDT`, or `to_asset=USDT` with a bare 10). A bare number
+ * with no asset is refused: it could be msat or an asset.
+ */
+async function swapSide(api: NodeApiClient, nodeName: string, arg: string, text: string, assetArg: string | undefined, raw: boolean): Promise<{ qty: number; asset?: string }> {
+  const example = `\`${arg}="3000 sat"\` or \`${arg}="10 USDT"\``;
+  let unit: string | undefined;
+  try {
+    unit = readAmountText(text).unit;
+  } catch (e) {
+    throw amountRefusal(arg, e, example);
+  }
+  if (satUnitOf(unit) && !assetArg) {
+    let v: bigint;
+    try {
+      v = parseSatAmount(text, 'msat');
+    } catch (e) {
+      throw amountRefusal(arg, e, example);
+    }
+    if (v <= 0n) throw new UserError('invalid_arguments', `\`${arg}\` must be more than 0.`, `Example: ${example}`);
+    return { qty: toSafeNumber(v, arg) };
+  }
+  const named = assetNamed(assetArg, text);
+  if (!named) throw new UserError('invalid_arguments', `\`${arg}\` needs a unit: a bare number could be msat or an asset.`, `Example: ${example}`);
+  const asset = await resolveAssetId(api, nodeName, named);
+  return { qty: await rawAssetAmount(api, asset, text, { arg, raw, example }), asset };
+}
+
 const makerInit = defineCommand({
   path: 'swap maker-init',
   summary: 'Start a swap as maker: qty_from of one asset for qty_to of another',
-  example: '/rln swap maker-init alice 3000000 10 to_asset=rgb:…',
+  example: '/rln swap maker-init alice 3000 sat 10 USDT',
   args: z.object({
     node: nodeArg(),
-    qty_from: amount().refine((v) => v > 0, 'must be more than 0').describe('Amount given (msat for BTC, raw units for an asset)'),
-    qty_to: amount().refine((v) => v > 0, 'must be more than 0').describe('Amount received (msat for BTC, raw units for an asset)'),
-    from_asset: z.string().min(1).optional().describe('Asset given (omit for BTC)'),
-    to_asset: z.string().min(1).optional().describe('Asset received (omit for BTC)'),
+    qty_from: assetAmount().describe('Amount given, with its unit: 3000 sat, 0.001 BTC, 10 USDT (a bare number only with from_asset=)'),
+    qty_to: assetAmount().describe('Amount received, with its unit: 3000 sat, 10 USDT (a bare number only with to_asset=)'),
+    from_asset: z.string().min(1).optional().describe('Asset given: rgb: id or ticker (omit for BTC)'),
+    to_asset: z.string().min(1).optional().describe('Asset received: rgb: id or ticker (omit for BTC)'),
     timeout_sec: int().min(10).max(86_400).default(3600).describe('Seconds the offer stays valid (default 3600)'),
+    raw: rawFlag(),
   }),
   role: 'operate',
   confirm: 'none',
   mutates: true,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
-    const a = bodyOf(ctx.args);
+    const from = await swapSide(api, node.name, 'qty_from', ctx.args.qty_from, ctx.args.from_asset, ctx.args.raw);
+    const to = await swapSide(api, node.name, 'qty_to', ctx.args.qty_to, ctx.args.to_asset, ctx.args.raw);
+    const a = { qty_from: from.qty, qty_to: to.qty, from_asset: from.asset, to_asset: to.asset, timeout_sec: ctx.args.timeout_sec };
     const r = await api.makerinit(a);
     const assets = a.from_asset || a.to_asset ? await assetIndex(api).catch(() => new Map<string, { label: string; precision: number }>()) : new Map<string, { label: string; precision: number }>();
     const qty = (q: number, asset: string | undefined) => {
@@ -61,18 +98,19 @@ const makerExecute = defineCommand({
     node: nodeArg(),
     swapstring: z.string().min(10).describe('The swap string from `swap maker-init`'),
     payment_secret: z.string().regex(/^[0-9a-fA-F]{64}$/, 'a 64-hex-digit secret').describe('The payment secret from `swap maker-init`'),
-    taker_pubkey: z.string().regex(/^[0-9a-fA-F]{66}$/, 'a 66-hex-digit pubkey').describe('Pubkey of the taker node'),
+    taker_pubkey: z.string().trim().min(1).describe('The taker node: its pubkey, or the name of one of your nodes'),
   }),
   role: 'admin',
   confirm: 'button',
   mutates: true,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
-    await api.makerexecute({ swapstring: ctx.args.swapstring, payment_secret: ctx.args.payment_secret, taker_pubkey: ctx.args.taker_pubkey });
+    const takerKey = await resolvePubkey(ctx, ctx.args.taker_pubkey, 'taker_pubkey');
+    await api.makerexecute({ swapstring: ctx.args.swapstring, payment_secret: ctx.args.payment_secret, taker_pubkey: takerKey.pubkey });
     return {
       header: titled('Swap executed', node),
       tone: 'success',
-      blocks: [msg.fields([{ label: 'Taker', value: [{ code: ctx.args.taker_pubkey }] }]), msg.context(`Follow it with \`swap list ${node.name}\`.`)],
+      blocks: [msg.fields([{ label: 'Taker', value: [...(takerKey.name ? [`${takerKey.name} `] : []), { code: takerKey.pubkey }] }]), msg.context(`Follow it with \`swap list ${node.name}\`.`)],
     };
   },
 });

@@ -3,7 +3,9 @@ import { z } from 'zod';
 import { formatSats, shortId, thousands } from '../src/core/format.js';
 import { msg } from '../src/core/message.js';
 import { defineCommand, type CommandDefinition } from '../src/core/types.js';
-import { amount, flag, int, nodeArg, pagingArgs } from './support/arg-types.js';
+import { flag, int, nodeArg, pagingArgs, satAmount } from './support/arg-types.js';
+import { assetIndex } from './support/asset-table.js';
+import { withPrecision } from '../src/core/format.js';
 import { nodeClient } from './support/node-client.js';
 import { paginate } from './support/paginate.js';
 import { bodyOf, formatTime, shortOutpoint, titled, yesNo } from './support/present.js';
@@ -78,6 +80,13 @@ const unspents = defineCommand({
       return { header: titled('Unspent outputs', node), tone: 'neutral', blocks: [msg.text('No unspent outputs.'), msg.context(`Fund it: \`wallet address ${node.name}\`.`)] };
     }
     const { items, caption } = paginate(list, ctx.args);
+    // Allocations in display units with the ticker, as every other command shows assets.
+    const assets = items.some((u) => u.rgb_allocations?.length) ? await assetIndex(api) : new Map<string, { label: string; precision: number }>();
+    const allocation = (a: { asset_id?: string | null; assignment?: { value?: number | bigint | null } | null; settled?: boolean | null }) => {
+      const info = assets.get(a.asset_id ?? '');
+      const value = a.assignment?.value ?? 0;
+      return `${info ? `${withPrecision(value, info.precision)} ${info.label}` : `${thousands(value)} raw ${shortId(a.asset_id ?? '?', 12)}`}${a.settled ? '' : ' (pending)'}`;
+    };
     let total = 0n;
     for (const u of list) total += BigInt(u.utxo?.btc_amount ?? 0);
     return {
@@ -90,9 +99,7 @@ const unspents = defineCommand({
             shortOutpoint(u.utxo?.outpoint ?? '—'),
             thousands(u.utxo?.btc_amount ?? 0),
             yesNo(u.utxo?.colorable),
-            (u.rgb_allocations ?? [])
-              .map((a) => `${shortId(a.asset_id ?? '?', 12)} ${thousands(a.assignment?.value ?? 0)}${a.settled ? '' : ' (pending)'}`)
-              .join(', ') || '—',
+            (u.rgb_allocations ?? []).map(allocation).join(', ') || '—',
           ]),
           caption,
         }),
@@ -109,7 +116,7 @@ const utxos = defineCommand({
   args: z.object({
     node: nodeArg(),
     num: int().min(1).max(100).optional().describe('How many UTXOs to create'),
-    size: amount().optional().describe('Size of each UTXO, in sats'),
+    size: satAmount().optional().describe('Size of each UTXO, in sats, or with a unit: 32.5k sats'),
     fee_rate: z.coerce.number().positive().default(5).describe('Fee rate in sat/vB (default 5)'),
     up_to: flag().default(false).describe('Create only as many as needed to reach num'),
     skip_sync: flag().default(false).describe('Skip the wallet sync first'),
@@ -182,6 +189,60 @@ const transactions = defineCommand({
   },
 });
 
+/** A one-input, two-output P2WPKH spend: what the confirmation's fee estimate assumes. */
+const TYPICAL_SEND_VBYTES = 141;
+
+const send = defineCommand({
+  path: 'wallet send',
+  summary: 'Send BTC on-chain to an address',
+  example: '/rln wallet send alice bcrt1q… 50k sats',
+  args: z.object({
+    node: nodeArg(),
+    address: z.string().trim().regex(/^(bc|tb|bcrt)1[0-9a-zA-Z]{20,}$|^[123mn2][1-9A-HJ-NP-Za-km-z]{25,39}$/, 'a Bitcoin address (bc1…, tb1…, bcrt1…)').describe('The Bitcoin address to pay'),
+    amount: satAmount().refine((v) => v > 0, 'must be more than 0').describe('Amount in sats, or with a unit: 50k sats, 0.001 BTC'),
+    fee_rate: z.coerce.number().positive().optional().describe('Fee rate in sat/vB (default: the node’s estimate for 6 blocks)'),
+  }),
+  role: 'admin',
+  confirm: 'button',
+  mutates: true,
+  /** The confirmation shows the amount and what the fee will be about. */
+  async preview(ctx) {
+    const { api } = nodeClient(ctx);
+    const rate = await sendFeeRate(api, ctx.args.fee_rate);
+    return [
+      { label: 'Sends', value: formatSats(ctx.args.amount), inline: true },
+      { label: 'To', value: [{ code: ctx.args.address }], inline: true },
+      { label: 'Fee rate', value: `${rate} sat/vB${ctx.args.fee_rate === undefined ? ' (estimate for 6 blocks)' : ''}`, inline: true },
+      { label: 'Estimated fee', value: `about ${formatSats(Math.ceil(rate * TYPICAL_SEND_VBYTES))} (${TYPICAL_SEND_VBYTES} vB, one input)`, inline: true },
+    ];
+  },
+  async handler(ctx) {
+    const { node, api } = nodeClient(ctx);
+    const rate = await sendFeeRate(api, ctx.args.fee_rate);
+    const { txid } = await api.sendbtc({ amount: ctx.args.amount, address: ctx.args.address, fee_rate: rate, skip_sync: false });
+    return {
+      header: titled('BTC sent', node),
+      tone: 'success',
+      summary: `${node.name} sent ${formatSats(ctx.args.amount)}`,
+      blocks: [
+        msg.fields([
+          { label: 'Amount', value: formatSats(ctx.args.amount), inline: true },
+          { label: 'Fee rate', value: `${rate} sat/vB`, inline: true },
+          { label: 'To', value: [{ code: ctx.args.address }] },
+          { label: 'Txid', value: [{ code: txid }] },
+        ]),
+        msg.context(`Follow it with \`wallet transactions ${node.name}\`.`),
+      ],
+    };
+  },
+});
+
+/** The fee rate given, or the node's estimate to confirm within 6 blocks. */
+async function sendFeeRate(api: ReturnType<typeof nodeClient>['api'], given: number | undefined): Promise<number> {
+  if (given !== undefined) return given;
+  return Number((await api.estimatefee({ blocks: 6 })).fee_rate);
+}
+
 const fee = defineCommand({
   path: 'wallet fee',
   summary: 'Estimate the fee rate to confirm within N blocks',
@@ -227,4 +288,4 @@ const sign = defineCommand({
   },
 });
 
-export const walletCommands: CommandDefinition<any>[] = [address, balance, unspents, utxos, transactions, fee, sign];
+export const walletCommands: CommandDefinition<any>[] = [address, balance, send, unspents, utxos, transactions, fee, sign];

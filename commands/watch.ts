@@ -114,6 +114,15 @@ const remove = defineCommand({
       mine.find((x) => x.targetName === value || x.targetName?.toLowerCase() === value.toLowerCase());
     if (!w) {
       const all = mine.some((x) => x.target === ALL_NODES);
+      // Suggest muting only a node that exists: for anything else, say so and point at the lists.
+      const known = value.toLowerCase() === ALL_NODES || (await ctx.services.hosting.listNodes().catch(() => [])).some((n) => n.nodeId === value || n.name.toLowerCase() === value.toLowerCase());
+      if (!known) {
+        throw new UserError(
+          'invalid_arguments',
+          `There is no node ${JSON.stringify(value.slice(0, 60))}, and this channel does not watch it.`,
+          'See what this channel watches with `/rln watch list`, and your nodes with `/rln node list`.',
+        );
+      }
       throw new UserError(
         'invalid_arguments',
         all ? `This channel does not watch ${JSON.stringify(value)} on its own: it watches all nodes.` : `This channel does not watch ${JSON.stringify(value)}.`,

@@ -185,7 +185,14 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const wantShell = opts.shell !== false && (opts.shell !== undefined || (config.slack.mode === 'off' && config.discord.mode === 'off'));
   if (wantShell) {
     const io = opts.shell || { input: process.stdin, output: process.stdout, prompt: Boolean(process.stdin.isTTY) };
-    const shell = createShellAdapter({ dispatcher, input: io.input, output: io.output, prompt: io.prompt });
+    const shell = createShellAdapter({
+      dispatcher,
+      input: io.input,
+      output: io.output,
+      prompt: io.prompt,
+      roles: dispatcher.roles,
+      demo: emulator ? demoFaults(emulator) : undefined,
+    });
     posters.shell = shell.poster;
     shellDone = shell.done;
     starters.push(() => shell.start());
@@ -220,7 +227,11 @@ export async function createApp(opts: AppOptions): Promise<App> {
       const url = address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1');
       notifier.start();
       reports.scheduler.start();
-      if (emulator) await wireDemo(hosting, url, notifier.watches, logger);
+      if (emulator) {
+        // A node created in the demo sends its status changes to this bot too, as the seeded ones do.
+        services.publicUrl ??= url;
+        await wireDemo(hosting, url, notifier.watches, logger);
+      }
       startOpts.onListening?.(url);
       for (const s of starters) await s();
       started = true;
@@ -241,6 +252,19 @@ export async function createApp(opts: AppOptions): Promise<App> {
       if (emulator) await within(emulator.close(), left()).catch(() => undefined);
       if (db.open) db.close();
       if (started) logger.info('rln-chatops stopped');
+    },
+  };
+}
+
+/** Demo only: `/demo fail <node>` sets a node FAILED in the emulator, which tells the bot by webhook. */
+function demoFaults(emulator: Emulator): { fail(node: string): Promise<string> } {
+  return {
+    async fail(ref) {
+      const nodes = emulator.nodes();
+      const node = nodes.find((n) => n.nodeId === ref) ?? nodes.find((n) => n.name.toLowerCase() === ref.toLowerCase());
+      if (!node) return `✖ There is no node ${JSON.stringify(ref.slice(0, 40))}: see /rln node list.`;
+      emulator.setStatus(node.nodeId, 'FAILED');
+      return `${node.name} is now FAILED in the emulator: its webhook tells the bot, and an incident opens here. Try its Restart button, or /rln node start ${node.name}.`;
     },
   };
 }

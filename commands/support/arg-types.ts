@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { UserError } from '../../src/core/errors.js';
+import { AmountError, parseSatAmount, readAmountText, toSafeNumber } from './amount.js';
 
 /** The first argument of every node operation: the node's name or id. */
 export const nodeArg = () => z.string().min(1).describe('Node name or id');
@@ -21,6 +22,59 @@ export const amount = () =>
     .int()
     .nonnegative()
     .refine((v) => Number.isSafeInteger(v), { message: 'too large: at most 9007199254740991' });
+
+/**
+ * An amount in a field whose unit is fixed (`capacity_sat`, `amt_msat`): a bare number is in
+ * that unit; `100k sats`, `1,000,000 sat`, `0.5 BTC` and `2500 msat` convert exactly.
+ * Tagged `amount` so that `100k sats` typed as two words binds to it.
+ */
+function unitAmount(field: 'sat' | 'msat') {
+  const example = field === 'sat' ? '100000, 100k sats or 0.001 BTC' : '3000000, 3000 sat or 2500 msat';
+  return z.coerce
+    .string()
+    .trim()
+    .meta({ amount: field })
+    .transform((v, zctx) => {
+      try {
+        return toSafeNumber(parseSatAmount(v, field), 'amount');
+      } catch (e) {
+        zctx.addIssue({ code: 'custom', message: `${e instanceof AmountError || e instanceof UserError ? e.message : 'not an amount'}; give ${example}` });
+        return z.NEVER;
+      }
+    });
+}
+export const satAmount = () => unitAmount('sat');
+export const msatAmount = () => unitAmount('msat');
+
+/**
+ * An asset amount as typed (`10`, `10 USDT`, `1.5USDT`): checked here for its syntax, and turned
+ * into raw units by the command once it knows the asset's precision (support/asset-amount.ts).
+ */
+export const assetAmount = () =>
+  z.coerce
+    .string()
+    .trim()
+    .meta({ amount: 'asset' })
+    .superRefine((v, zctx) => {
+      try {
+        readAmountText(v);
+      } catch (e) {
+        zctx.addIssue({ code: 'custom', message: `${e instanceof AmountError ? e.message : 'not an amount'}; give it in the asset's units, e.g. 10 or 10 USDT (raw units with raw=true)` });
+      }
+    });
+
+/** `raw=true`: asset amounts in raw base units instead of display units. */
+export const rawFlag = () => z.stringbool().default(false).describe('Asset amounts in raw base units, not display units (default false)');
+
+/** A webhook URL: HTTPS only, and saying so when an http:// one is given. */
+export const httpsUrl = () =>
+  z.url({
+    protocol: /^https$/,
+    error: (iss) =>
+      typeof iss.input === 'string' && /^http:\/\//i.test(iss.input.trim())
+        ? 'the URL must be HTTPS (https://…): the service sends status events only over TLS'
+        : 'expected an HTTPS URL, such as https://bot.example.com/webhooks/service',
+  });
 
 /** A yes/no flag from text: true/false, yes/no, 1/0, on/off. */
 export const flag = () => z.stringbool();

@@ -71,6 +71,18 @@ function listedAssets(api: NodeApiClient): Promise<AssetRow[]> {
   return rows;
 }
 
+/** What names an asset and its precision, from the node's asset list, or its metadata for an asset it does not hold. */
+export async function assetUnitOf(api: NodeApiClient, assetId: string): Promise<{ ticker?: string; name?: string; precision: number } | undefined> {
+  const row = (await listedAssets(api).catch(() => [] as AssetRow[])).find((r) => r.asset_id === assetId);
+  if (row) return { ticker: row.ticker, name: row.name, precision: row.precision };
+  try {
+    const m = await api.assetmetadata({ asset_id: assetId });
+    return { ticker: m.ticker ?? undefined, name: m.name ?? undefined, precision: Number(m.precision ?? 0) };
+  } catch {
+    return undefined;
+  }
+}
+
 /** asset_id -> { label, precision }, for channels and payments; empty when the list fails. */
 export async function assetIndex(api: NodeApiClient): Promise<Map<string, { label: string; precision: number }>> {
   try {

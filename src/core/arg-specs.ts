@@ -2,7 +2,9 @@
  * What a command's zod schema says about each argument, in plain terms: help text, Discord
  * option registration and string-to-value conversion are derived from it.
  */
-import type { z } from 'zod';
+import { globalRegistry, type z } from 'zod';
+// Installs the argument messages users read instead of zod's validator texts.
+import './zod-messages.js';
 
 export type ArgKind = 'string' | 'number' | 'boolean' | 'enum';
 
@@ -12,6 +14,11 @@ export interface ArgSpec {
   required: boolean;
   kind: ArgKind;
   choices?: string[];
+  /**
+   * An amount that may carry a unit (`10 USDT`, `100k sats`): the schema is tagged with
+   * `.meta({ amount: … })`. On Slack and the shell a unit typed as the next word binds to it.
+   */
+  amount?: boolean;
 }
 
 interface Unwrapped {
@@ -92,6 +99,7 @@ export function argSpecsOf(schema: z.ZodObject<z.ZodRawShape>): ArgSpec[] {
         /* keep */
       }
     }
-    return { name, description: description ?? '', required, kind, ...(choices ? { choices } : {}) };
+    const amount = !!(globalRegistry.get(inner) as { amount?: unknown } | undefined)?.amount;
+    return { name, description: description ?? '', required, kind, ...(choices ? { choices } : {}), ...(amount ? { amount } : {}) };
   });
 }

@@ -4,7 +4,7 @@
  * becomes a UserError; nothing else is ever thrown. Values are never echoed in errors.
  */
 import { UserError } from './errors.js';
-import type { Registry } from './registry.js';
+import type { AnyCommand, Registry } from './registry.js';
 import { findInlineSecret, withoutSecrets } from './inline-secret.js';
 import { registerTypedSecret } from '../log.js';
 
@@ -96,6 +96,9 @@ export function parseCommandLine(text: string, registry: Registry): ParsedComman
   } else if (w1 !== undefined && registry.get(`${w0} ${w1}`)) {
     path = `${w0} ${w1}`;
     rest = tokens.slice(2);
+  } else if (!groups.has(w0) && registry.get(w0) && w0 !== 'help' && tokens.length === 2 && w1 === 'help' && registry.get('help')) {
+    // `/rln audit help` asks for help about `audit`, not for the audit trail of a node called help.
+    return { path: 'help', args: { group: w0 } };
   } else if (!groups.has(w0) && registry.get(w0)) {
     path = w0;
     rest = tokens.slice(1);
@@ -110,7 +113,7 @@ export function parseCommandLine(text: string, registry: Registry): ParsedComman
   const shape = (def.args as any).shape as Record<string, unknown>;
   const args: Record<string, string> = {};
   const positionalValues: string[] = [];
-  for (const tok of rest) {
+  for (const tok of bindUnits(registry, def, rest)) {
     const m = /^([A-Za-z_][\w-]*)=([\s\S]*)$/.exec(tok);
     if (m) {
       let key = m[1];
@@ -143,6 +146,36 @@ export function parseCommandLine(text: string, registry: Registry): ParsedComman
     );
   }
   return { path, args };
+}
+
+const KEYED_RE = /^([A-Za-z_][\w-]*)=([\s\S]*)$/;
+const NUMBER_LIKE = /^[\d.,_]*\d[\d.,_]*[kKM]?$/;
+const UNIT_WORD = /^[A-Za-z][A-Za-z0-9]{0,15}$/;
+
+/**
+ * `10 USDT` typed as two words is one amount (DESIGN.md, "Amounts"): a unit word right after a
+ * number that goes to an amount argument (positional or `key=`) is joined to it.
+ */
+function bindUnits(registry: Registry, def: AnyCommand, rest: string[]): string[] {
+  const amounts = new Set(registry.argSpecs(def).filter((s) => s.amount).map((s) => s.name));
+  if (!amounts.size) return rest;
+  const keyOf = (tok: string) => KEYED_RE.exec(tok)?.[1].replace(/-/g, '_');
+  const keyed = new Set(rest.map(keyOf).filter((k): k is string => !!k));
+  const slots = registry.positional(def).filter((n) => !keyed.has(n));
+  const out: string[] = [];
+  let pos = 0;
+  for (let i = 0; i < rest.length; i++) {
+    const tok = rest[i];
+    const m = KEYED_RE.exec(tok);
+    const arg = m ? keyOf(tok) : slots[pos++];
+    const value = m ? m[2] : tok;
+    const next = rest[i + 1];
+    if (arg && amounts.has(arg) && NUMBER_LIKE.test(value) && next !== undefined && UNIT_WORD.test(next)) {
+      out.push(`${tok} ${next}`);
+      i++;
+    } else out.push(tok);
+  }
+  return out;
 }
 
 export function secretInline(path: string, name?: string, safeArgs: Record<string, string> = {}): UserError {

@@ -58,6 +58,9 @@ export function renderHelp(registry: Registry, group?: string, action?: string):
   const groups = registry.groups();
   if (group) {
     const g = groups.find((x) => x.group === group.toLowerCase());
+    // `help audit`: a top-level action is described like one command.
+    const top = !g && !action ? registry.topLevel().find((d) => d.path === group.toLowerCase()) : undefined;
+    if (top) return renderCommandHelp(registry, top);
     if (!g) {
       throw new UserError('unknown_command', `There is no command group \`${group}\`.`, `Groups: ${groups.map((x) => x.group).join(', ')}. Try \`/rln help\`.`);
     }

@@ -477,8 +477,9 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
         n.initialized = true;
       }
     };
-    await seedNode('alice', 'regtest', 'RUNNING', latestImage, true);
-    await seedNode('bob', 'regtest', 'RUNNING', latestImage, true);
+    // The seeded nodes run an image older than the latest, so `node upgrade` has something to do.
+    await seedNode('alice', 'regtest', 'RUNNING', previousVersion(latestImage), true);
+    await seedNode('bob', 'regtest', 'RUNNING', previousVersion(latestImage), true);
     await seedNode('carol', 'testnet', 'PAUSED', previousVersion(latestImage), false);
   }
 

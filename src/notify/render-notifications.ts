@@ -6,6 +6,11 @@ import { formatDuration, shortId, statusBadge, statusTone } from '../core/index.
 import { msg, type Button, type Field, type Message, type Tone } from '../core/index.js';
 import type { IncidentRow } from '../store/index.js';
 
+/** "2026-11-22 11:02 UTC": the time format of every other message (commands, reports, watches). */
+function timeText(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
 export const STATUS_EVENT = 'NODE_STATUS_UPDATED';
 
 export interface EventView {
@@ -117,8 +122,8 @@ export function incidentMessage(inc: IncidentRow, now: number): Message {
   const fields: Field[] = [
     { label: 'Node', value: name, inline: true },
     { label: 'Status', value: statusBadge(inc.last_status), inline: true },
-    { label: 'Opened', value: new Date(inc.opened_at).toISOString(), inline: true },
-    { label: 'Acknowledged', value: inc.acked_by ? `by ${inc.acked_by} at ${new Date(inc.acked_at ?? now).toISOString()}` : 'not yet', inline: true },
+    { label: 'Opened', value: timeText(inc.opened_at), inline: true },
+    { label: 'Acknowledged', value: inc.acked_by ? `by ${inc.acked_by} at ${timeText(inc.acked_at ?? now)}` : 'not yet', inline: true },
   ];
   if (!open && inc.resolved_at) fields.push({ label: 'Duration', value: formatDuration(inc.resolved_at - inc.opened_at), inline: true });
   else fields.push({ label: 'Open for', value: formatDuration(now - inc.opened_at), inline: true });

@@ -49,7 +49,8 @@ export function createReports(opts: CreateReportsOptions): { service: ReportServ
       const second = new Date(Math.floor(firedAt.getTime() / 1000) * 1000);
       const dedupeKey = `report:${s.id}:${second.toISOString()}`;
       try {
-        const r = await service.run(s.kind, s.target, { unit: s.unit, timeZone: s.timezone });
+        // Each schedule keeps its own baseline: the change since its own last report, whatever was asked in chat.
+        const r = await service.run(s.kind, s.target, { unit: s.unit, timeZone: s.timezone, baseline: `schedule:${s.id}` });
         opts.outbox.enqueue({ platform: s.platform, channelId: s.channelId, kind: 'report', message: r.message, dedupeKey });
       } catch (e) {
         logger.warn({ err: e, scheduleId: s.id }, 'scheduled report could not be built');
@@ -92,3 +93,4 @@ export type { Thresholds } from './channel-report.js';
 export { buildBalanceReport } from './balance-report.js';
 export { buildChannelReport } from './channel-report.js';
 export { checkCron } from './scheduler.js';
+export { describeCron } from './describe-cron.js';

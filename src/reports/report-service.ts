@@ -18,6 +18,7 @@ import { mapLimited, withTimeout } from './map-limited.js';
 import { buildBalanceReport, type BalanceSnapshot } from './balance-report.js';
 import { buildChannelReport, type ChannelSnapshot, type Thresholds } from './channel-report.js';
 import { checkCron, type ReportScheduler } from './scheduler.js';
+import { describeCron } from './describe-cron.js';
 
 export interface ScheduleRequest {
   platform: Platform;
@@ -110,10 +111,10 @@ export function createReportService(d: ReportServiceDeps): ReportService {
       timeZone: opts.timeZone,
       nodes: outcomes.map((outcome) => ({
         outcome,
-        previous: outcome.ok ? d.snapshots.latest<BalanceSnapshot>(outcome.node.nodeId, 'balance') : undefined,
+        previous: outcome.ok ? d.snapshots.latest<BalanceSnapshot>(outcome.node.nodeId, 'balance', opts.baseline ?? '') : undefined,
       })),
     });
-    for (const s of built.snapshots) d.snapshots.save({ nodeId: s.nodeId, kind: 'balance', takenAt: now, data: s.data });
+    for (const s of built.snapshots) d.snapshots.save({ nodeId: s.nodeId, kind: 'balance', takenAt: now, data: s.data, scope: opts.baseline ?? '' });
     return result(outcomes, built.message);
   }
 
@@ -129,10 +130,10 @@ export function createReportService(d: ReportServiceDeps): ReportService {
       timeZone: opts.timeZone,
       nodes: outcomes.map((outcome) => ({
         outcome,
-        previous: outcome.ok ? d.snapshots.latest<ChannelSnapshot>(outcome.node.nodeId, 'channels') : undefined,
+        previous: outcome.ok ? d.snapshots.latest<ChannelSnapshot>(outcome.node.nodeId, 'channels', opts.baseline ?? '') : undefined,
       })),
     });
-    for (const s of built.snapshots) d.snapshots.save({ nodeId: s.nodeId, kind: 'channels', takenAt: now, data: s.data });
+    for (const s of built.snapshots) d.snapshots.save({ nodeId: s.nodeId, kind: 'channels', takenAt: now, data: s.data, scope: opts.baseline ?? '' });
     return result(outcomes, built.message);
   }
 
@@ -186,6 +187,17 @@ export function createReportService(d: ReportServiceDeps): ReportService {
         const { nodes } = await targets(req.node);
         target = nodes[0].nodeId;
         targetLabel = nodes[0].name;
+      }
+      const same = d.schedules
+        .forChannel(req.platform, req.channelId)
+        .find((s) => s.kind === req.kind && s.target === target && s.cron === cronExpr && s.timezone === timezone);
+      if (same) {
+        throw new UserError(
+          'conflict',
+          `This channel already has that schedule: ${same.id}, the ${same.kind} report for ${same.targetLabel}, ${describeCron(same.cron, same.timezone)}.`,
+          `Keep it, or remove it first with /rln report unschedule ${same.id}.`,
+          { id: same.id },
+        );
       }
       const stored = d.schedules.add({
         platform: req.platform,

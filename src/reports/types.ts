@@ -70,6 +70,8 @@ export interface ReportOptions {
   unit?: Unit;
   /** IANA zone used for times in the report. Default UTC. */
   timeZone?: string;
+  /** Whose last report the change is counted from: '' (reports asked in chat) or `schedule:<id>`. */
+  baseline?: string;
 }
 
 export interface ScheduleInfo {

@@ -11,34 +11,40 @@ export interface StoredSnapshot<T> {
   kind: SnapshotKind;
   takenAt: Date;
   data: T;
+  /**
+   * Whose baseline this is: '' (default) for reports asked in chat, `schedule:<id>` for one
+   * schedule's runs, so a schedule shows the change since its own last report.
+   */
+  scope?: string;
 }
 
 export interface SnapshotRepo {
   /** The most recent snapshot of that node and kind, if any. */
-  latest<T>(nodeId: string, kind: SnapshotKind): StoredSnapshot<T> | undefined;
-  /** Stores a snapshot and keeps only the newest `keep` of that node and kind. */
+  latest<T>(nodeId: string, kind: SnapshotKind, scope?: string): StoredSnapshot<T> | undefined;
+  /** Stores a snapshot and keeps only the newest `keep` of that node, kind and scope. */
   save<T>(snapshot: StoredSnapshot<T>): void;
 }
 
 export function createSnapshotRepo(db: Db, opts: { keep?: number } = {}): SnapshotRepo {
   const keep = Math.max(1, opts.keep ?? 30);
   const latestStmt = db.prepare(
-    'SELECT node_id, kind, taken_at, data FROM report_snapshots WHERE node_id = ? AND kind = ? ORDER BY id DESC LIMIT 1',
+    'SELECT node_id, kind, taken_at, data, scope FROM report_snapshots WHERE node_id = ? AND kind = ? AND scope = ? ORDER BY id DESC LIMIT 1',
   );
-  const insertStmt = db.prepare('INSERT INTO report_snapshots (node_id, kind, taken_at, data) VALUES (?, ?, ?, ?)');
+  const insertStmt = db.prepare('INSERT INTO report_snapshots (node_id, kind, taken_at, data, scope) VALUES (?, ?, ?, ?, ?)');
   const pruneStmt = db.prepare(
-    `DELETE FROM report_snapshots WHERE node_id = ? AND kind = ? AND id NOT IN
-       (SELECT id FROM report_snapshots WHERE node_id = ? AND kind = ? ORDER BY id DESC LIMIT ?)`,
+    `DELETE FROM report_snapshots WHERE node_id = ? AND kind = ? AND scope = ? AND id NOT IN
+       (SELECT id FROM report_snapshots WHERE node_id = ? AND kind = ? AND scope = ? ORDER BY id DESC LIMIT ?)`,
   );
   const saveTx = db.transaction((s: StoredSnapshot<unknown>) => {
-    insertStmt.run(s.nodeId, s.kind, s.takenAt.toISOString(), JSON.stringify(s.data));
-    pruneStmt.run(s.nodeId, s.kind, s.nodeId, s.kind, keep);
+    const scope = s.scope ?? '';
+    insertStmt.run(s.nodeId, s.kind, s.takenAt.toISOString(), JSON.stringify(s.data), scope);
+    pruneStmt.run(s.nodeId, s.kind, scope, s.nodeId, s.kind, scope, keep);
   });
   return {
-    latest<T>(nodeId: string, kind: SnapshotKind) {
-      const row = latestStmt.get(nodeId, kind) as { node_id: string; kind: SnapshotKind; taken_at: string; data: string } | undefined;
+    latest<T>(nodeId: string, kind: SnapshotKind, scope = '') {
+      const row = latestStmt.get(nodeId, kind, scope) as { node_id: string; kind: SnapshotKind; taken_at: string; data: string; scope: string } | undefined;
       if (!row) return undefined;
-      return { nodeId: row.node_id, kind: row.kind, takenAt: new Date(row.taken_at), data: JSON.parse(row.data) as T };
+      return { nodeId: row.node_id, kind: row.kind, takenAt: new Date(row.taken_at), data: JSON.parse(row.data) as T, scope: row.scope };
     },
     save(snapshot) {
       saveTx(snapshot as StoredSnapshot<unknown>);

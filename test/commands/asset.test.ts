@@ -19,7 +19,7 @@ describe('asset commands', () => {
   });
 
   it('issue-nia then list shows the amount with the precision applied', async () => {
-    const issued = await runCommand(env, cmd('asset issue-nia'), { node: 'a1', ticker: 'PREC', name: 'Precise', amounts: '12345', precision: '2' });
+    const issued = await runCommand(env, cmd('asset issue-nia'), { node: 'a1', ticker: 'PREC', name: 'Precise', amounts: '123.45', precision: '2' });
     const text = textOf(issued);
     expect(text).toContain('NIA asset issued · a1');
     expect(text).toContain('Issued supply: 123.45');
@@ -35,11 +35,13 @@ describe('asset commands', () => {
     expect(row[headers.indexOf('Precision')]).toBe('2');
   });
 
-  it('issue-nia refuses amounts that are not whole numbers', () => {
-    const r = cmd('asset issue-nia').args.safeParse({ node: 'a1', ticker: 'X', name: 'X', amounts: '10,1.5' });
-    expect(r.success).toBe(false);
-    const ok = cmd('asset issue-nia').args.safeParse({ node: 'a1', ticker: 'X', name: 'X', amounts: '10, 20' });
-    expect(ok.success && ok.data.amounts).toEqual([10, 20]);
+  it('issue-nia reads amounts in display units and refuses more decimals than the precision issued', async () => {
+    await expect(runCommand(env, cmd('asset issue-nia'), { node: 'a1', ticker: 'X', name: 'X', amounts: '10,1.5' })).rejects.toMatchObject({
+      message: '`amounts` is not a valid amount: X has no decimals.',
+    });
+    await expect(runCommand(env, cmd('asset issue-nia'), { node: 'a1', ticker: 'Y', name: 'Y', amounts: '1.234', precision: '2' })).rejects.toThrow(/Y has 2 decimals at most/);
+    const raw = await runCommand(env, cmd('asset issue-nia'), { node: 'a1', ticker: 'RAW', name: 'Raw', amounts: '12345; 5', precision: '2', raw: 'true' });
+    expect(textOf(raw)).toContain('Issued supply: 123.50');
   });
 
   it('balance and metadata apply the precision', async () => {
@@ -82,10 +84,10 @@ describe('asset commands', () => {
 
   it('send delivers to an RGB invoice of another node; transfers shows it', async () => {
     const bob = await createReadyNode(env, 'a2', { utxos: true });
-    const inv = await runCommand(env, findCommand(invoiceCommands, 'invoice rgb'), { node: 'a2', asset_id: assetId, amount: '1000' });
+    const inv = await runCommand(env, findCommand(invoiceCommands, 'invoice rgb'), { node: 'a2', asset_id: assetId, amount: '1000', raw: 'true' });
     // a2 does not hold PREC yet: its precision is unknown there, so the amount stays raw and says so.
     expect(textOf(inv)).toContain('Amount: 1,000 raw of rgb:');
-    const own = await runCommand(env, findCommand(invoiceCommands, 'invoice rgb'), { node: 'a1', asset_id: 'PREC', amount: '1000' });
+    const own = await runCommand(env, findCommand(invoiceCommands, 'invoice rgb'), { node: 'a1', asset_id: 'PREC', amount: '10' });
     expect(textOf(own)).toContain('Amount: 10.00 PREC');
     expect(textOf(own)).toContain(`Asset: ${assetId}`);
     const { message } = messageOf(inv);
@@ -93,7 +95,7 @@ describe('asset commands', () => {
     const invoice = code && code.type === 'code' ? code.text : '';
     expect(invoice.startsWith('rgb:')).toBe(true);
 
-    const sent = await runCommand(env, cmd('asset send'), { node: 'a1', asset_id: assetId, amount: '1000', recipient_id: invoice });
+    const sent = await runCommand(env, cmd('asset send'), { node: 'a1', asset_id: assetId, amount: '10 PREC', recipient_id: invoice });
     expect(textOf(sent)).toContain('Amount: 10.00 PREC');
     env.world.mine(1);
     await env.api(alice).refreshtransfers({ skip_sync: false });
@@ -101,7 +103,7 @@ describe('asset commands', () => {
 
     const transfers = await runCommand(env, cmd('asset transfers'), { node: 'a1', asset_id: assetId });
     const { rows, headers } = tableOf(transfers);
-    expect(rows.some((r) => r[headers.indexOf('Kind')] === 'Send' && r[headers.indexOf('Amount')] === '10.00')).toBe(true);
+    expect(rows.some((r) => r[headers.indexOf('Kind')] === 'Send' && r[headers.indexOf('Amount (PREC)')] === '10.00')).toBe(true);
 
     const refresh = await runCommand(env, cmd('asset refresh'), { node: 'a2' });
     expect(textOf(refresh)).toContain('refreshed');

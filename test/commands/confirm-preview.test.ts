@@ -79,7 +79,7 @@ describe('confirmations show what a payment or a send does', () => {
   it('asset send: the amount is shown with the asset\'s precision and ticker', async () => {
     const api = env.api(payer);
     const asset = await api.issueassetnia({ ticker: 'PRV', name: 'Preview', amounts: [100_000], precision: 2 });
-    const r = await typed(`asset send payer PRV 12345 utxob:someblindedrecipient transport_endpoints=rpc://127.0.0.1/json-rpc`);
+    const r = await typed(`asset send payer PRV 123.45 PRV utxob:someblindedrecipient transport_endpoints=rpc://127.0.0.1/json-rpc`);
     expect(hasConfirm(r)).toBe(true);
     expect(fieldsOf(r).Sends).toBe(`${withPrecision(12345, asset.asset!.precision!)} PRV`);
   });

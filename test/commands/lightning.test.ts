@@ -6,7 +6,8 @@ import { payCommands } from '../../commands/pay.js';
 import { peerCommands } from '../../commands/peer.js';
 import { swapCommands } from '../../commands/swap.js';
 import type { HostedNode } from '../../src/hosting/index.js';
-import { createReadyNode, findCommand, messageOf, runCommand, startEnv, tableOf, textOf, type TestEnv } from './support.js';
+import { createReadyNode, findCommand, makeContext, messageOf, runCommand, startEnv, tableOf, textOf, type TestEnv } from './support.js';
+import { resolvePubkey } from '../../commands/support/our-nodes.js';
 
 const all = [...channelCommands, ...invoiceCommands, ...netCommands, ...payCommands, ...peerCommands, ...swapCommands];
 const cmd = (path: string) => findCommand(all, path);
@@ -35,7 +36,9 @@ describe('lightning commands between two emulated nodes', () => {
     const c = await runCommand(env, cmd('peer connect'), { node: 'alice', peer_pubkey_and_addr: `${bobPubkey}@bob.peer.invalid:9735` });
     expect(textOf(c)).toContain('Peer connected · alice');
     const l = await runCommand(env, cmd('peer list'), { node: 'alice' });
-    expect(tableOf(l).rows).toContainEqual([bobPubkey]);
+    // Our own node is named beside its pubkey.
+    expect(tableOf(l).headers).toEqual(['Pubkey', 'Our node']);
+    expect(tableOf(l).rows).toContainEqual([bobPubkey, 'bob']);
     const n = await runCommand(env, cmd('net info'), { node: 'alice' });
     expect(textOf(n)).toMatch(/Network: Regtest/);
     expect(textOf(n)).toMatch(/Height: [\d,]+/);
@@ -67,6 +70,8 @@ describe('lightning commands between two emulated nodes', () => {
     const row = rows[0];
     expect(row[headers.indexOf('State')]).toContain('Opened');
     expect(row[headers.indexOf('Capacity (sat)')]).toBe('100,000');
+    // The peer is our own bob: named beside its pubkey.
+    expect(row[headers.indexOf('Peer')]).toMatch(new RegExp(`^bob \\(${bobPubkey.slice(0, 6)}`));
     const { channels } = await env.api(alice).listchannels();
     const sats = (msat: number | bigint) => (BigInt(msat) / 1000n).toLocaleString('en-US');
     expect(row[headers.indexOf('Local (sat)')]).toBe(sats(channels[0].outbound_balance_msat));
@@ -120,7 +125,7 @@ describe('lightning commands between two emulated nodes', () => {
 
   it('swap maker-init, taker, and list on both sides', async () => {
     const { asset } = await env.api(alice).issueassetnia({ amounts: [1000], ticker: 'SWP', name: 'Swap', precision: 0 });
-    const init = await runCommand(env, cmd('swap maker-init'), { node: 'alice', qty_from: '3000000', qty_to: '10', to_asset: asset.asset_id });
+    const init = await runCommand(env, cmd('swap maker-init'), { node: 'alice', qty_from: '3000 sat', qty_to: '10', to_asset: asset.asset_id });
     const swapstring = codeOf(init);
     expect(swapstring).toContain(asset.asset_id);
     expect(textOf(init)).toContain('Gives: 3,000 sats (3,000,000 msat)');
@@ -166,7 +171,7 @@ describe('lightning commands between two emulated nodes', () => {
       peer_pubkey_and_opt_addr: `${bobPubkey}@bob.peer.invalid:9735`,
       capacity_sat: '50000',
       asset_id: 'CHN',
-      asset_amount: '5000',
+      asset_amount: '50',
     }).finally(() => (env.services.nodeApi = nodeApi));
     expect(textOf(opened)).toContain('Asset: 50.00 CHN');
     expect(listings).toBe(1);
@@ -224,5 +229,23 @@ describe('channel close from what channel list shows', () => {
     expect(textOf(r)).toContain('Channel closing · alice');
     expect(textOf(r)).toContain(bobPubkey);
     if (full) expect(full.status).toBe('Closing');
+  });
+});
+
+describe('our nodes by name where a pubkey is asked', () => {
+  it('refuses a name that matches two nodes, listing both, and resolves the exact one', async () => {
+    const env = await startEnv();
+    try {
+      const upper = await createReadyNode(env, 'Twin');
+      const lower = await createReadyNode(env, 'twin');
+      const ctx = makeContext(env, findCommand(peerCommands, 'peer disconnect'), { node: 'Twin', peer_pubkey: 'TWIN' }, { node: upper });
+      await expect(resolvePubkey(ctx, 'TWIN', 'peer_pubkey')).rejects.toMatchObject({
+        message: `"TWIN" matches 2 nodes: Twin (${upper.nodeId}), twin (${lower.nodeId}).`,
+      });
+      const exact = await resolvePubkey(ctx, 'twin', 'peer_pubkey');
+      expect(exact).toEqual({ pubkey: (await env.api(lower).nodeinfo()).pubkey, name: 'twin' });
+    } finally {
+      await env.close();
+    }
   });
 });

@@ -10,6 +10,7 @@ import {
   findCommand,
   messageOf,
   runCommand,
+  makeContext,
   startEnv,
   tableOf,
   textOf,
@@ -66,13 +67,36 @@ describe('node commands', () => {
     await createRunningNode(env, 'ls1');
     const r = await runCommand(env, cmd('node list'), {});
     const { headers, rows } = tableOf(r);
-    expect(headers).toEqual(['Name', 'Status', 'Network', 'Initialized', 'Last build']);
+    expect(headers).toEqual(['Name', 'Status', 'Wallet', 'Network', 'Initialized', 'Last build']);
     const row = rows.find((x) => x[0] === 'ls1');
     expect(row?.[1]).toBe('🟢 RUNNING');
-    expect(row?.[2]).toBe('regtest');
+    expect(row?.[3]).toBe('regtest');
     const total = (await env.services.hosting.listNodes()).length;
     expect(messageOf(r).message.header).toBe(`Nodes (${total})`);
     expect(textOf(r)).toMatch(/\d+ 🟢 RUNNING/);
+  });
+
+  it('list shows whether each wallet is uninitialised, locked or unlocked, and unknown when the node does not answer in time', async () => {
+    await createRunningNode(env, 'lk-new');
+    await createReadyNode(env, 'lk-open');
+    const locked = await createReadyNode(env, 'lk-shut');
+    await env.api(locked).lock();
+    const r = await runCommand(env, cmd('node list'), { limit: '100' });
+    const { headers, rows } = tableOf(r);
+    const wallet = (name: string) => rows.find((x) => x[0] === name)?.[headers.indexOf('Wallet')];
+    expect(wallet('lk-new')).toBe('⚪ uninitialised');
+    expect(wallet('lk-open')).toBe('🔓 unlocked');
+    expect(wallet('lk-shut')).toBe('🔒 locked');
+
+    const { lockStates } = await import('../../commands/support/lock-state.js');
+    const nodes = (await env.services.hosting.listNodes()).filter((n) => n.name === 'lk-open');
+    env.emulator.faults.latencyMs = 400;
+    try {
+      const ctx = makeContext(env, cmd('node list'), {});
+      expect(await lockStates(ctx, nodes, { timeoutMs: 50 })).toEqual(['unknown']);
+    } finally {
+      env.emulator.faults.latencyMs = 0;
+    }
   });
 
   it('list pages long lists', async () => {
@@ -136,7 +160,21 @@ describe('node commands', () => {
     expect(text).toContain('Latest: v10.0.0');
     expect(text).toContain('node upgrade img1');
     const latestOnly = await runCommand(env, cmd('node image'), {});
-    expect(textOf(latestOnly)).toContain('v10.0.0');
+    expect(textOf(latestOnly)).toContain('Latest: v10.0.0');
+    const row = tableOf(latestOnly).rows.find((r) => r[0] === 'img1')!;
+    expect(row[1]).toMatch(/^v/);
+    expect(row[2]).toBe('⬆️ upgrade to v10.0.0');
+  });
+
+  it('upgrade of a node already on the latest image is refused before any confirmation, naming the version', async () => {
+    env.emulator.setLatestImage('v11.0.0');
+    const node = await createRunningNode(env, 'cur1');
+    expect((await env.services.hosting.getNode(node.nodeId)).imageVersion).toBe('v11.0.0');
+    const def = cmd('node upgrade');
+    await expect(def.preview!(makeContext(env, def, { node: 'cur1' }, { node }))).rejects.toMatchObject({ message: 'cur1 already runs the latest image, v11.0.0: there is nothing to upgrade.' });
+    env.emulator.setLatestImage('v11.1.0');
+    const fields = await def.preview!(makeContext(env, def, { node: 'cur1' }, { node: await env.services.hosting.getNode(node.nodeId) }));
+    expect(fields).toContainEqual(expect.objectContaining({ label: 'Image', value: 'v11.0.0 → v11.1.0' }));
   });
 
   it('settings sets the webhook URL', async () => {

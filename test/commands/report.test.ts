@@ -68,10 +68,25 @@ describe('report commands', () => {
     expect(made).toContain('Scheduled: channels report for alice');
     const id = reports.service.schedules('slack', 'CREP')[0].id;
     const list = replyText(await run('report schedules', 'UREADER'));
-    expect(list).toContain(`${id} | channels | alice | */1 * * * * * | Europe/Rome`);
+    expect(list).toContain(`${id} | channels | alice | every second (Europe/Rome) | */1 * * * * * |`);
     await waitFor(() => outbox.items.some((i) => i.channelId === 'CREP'), 8_000);
     expect(outbox.items.find((i) => i.channelId === 'CREP')).toMatchObject({ platform: 'slack', kind: 'report' });
     expect(replyText(await run(`report unschedule ${id}`))).toContain(`Removed schedule ${id}`);
     expect(replyText(await run('report schedules'))).toContain('no report schedules');
+  });
+
+  it('describes each schedule in words with its next run, and refuses an identical one, naming it', async () => {
+    const made = replyText(await run('report schedule kind=balance node=all cron="0 9 * * *" tz=Europe/Berlin'));
+    expect(made).toContain('When: every day at 09:00 Europe/Berlin (0 9 * * *)');
+    expect(made).toMatch(/Next run: \d{4}-\d\d-\d\d 09:00 Europe\/Berlin/);
+    const id = reports.service.schedules('slack', 'CREP').find((s) => s.cron === '0 9 * * *')!.id;
+    const again = replyText(await run('report schedule kind=balance node=all cron="0  9 * * *" tz=Europe/Berlin'));
+    expect(again).toContain(`This channel already has that schedule: ${id}, the balance report for all, every day at 09:00 Europe/Berlin.`);
+    expect(again).toContain(`/rln report unschedule ${id}`);
+    expect(reports.service.schedules('slack', 'CREP').filter((s) => s.cron === '0 9 * * *')).toHaveLength(1);
+    // Another zone is another schedule.
+    expect(replyText(await run('report schedule kind=balance node=all cron="0 9 * * *" tz=UTC'))).toContain('Scheduled: balance report for all');
+    const list = replyText(await run('report schedules'));
+    expect(list).toMatch(new RegExp(`${id} \\| balance \\| all \\| every day at 09:00 Europe/Berlin \\| 0 9 \\* \\* \\* \\| \\d{4}-\\d\\d-\\d\\d 09:00 Europe/Berlin`));
   });
 });

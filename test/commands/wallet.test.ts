@@ -64,6 +64,30 @@ describe('wallet commands', () => {
     expect(textOf(r)).toContain(thousands(10_000_000));
   });
 
+  it('send pays an address on-chain, with the amount typed in any BTC unit', async () => {
+    const other = await createReadyNode(env, 'w2');
+    const { address } = await env.api(other).address();
+    const r = await runCommand(env, cmd('wallet send'), { node: 'w1', address, amount: '0.0005 BTC', fee_rate: '2' });
+    const text = textOf(r);
+    expect(text).toContain('BTC sent · w1');
+    expect(text).toContain('Amount: 50,000 sats');
+    const txid = /Txid: (\S+)/.exec(text)![1];
+    const got = (await env.api(other).listtransactions({ skip_sync: false })).transactions.find((t) => t.txid === txid);
+    expect(Number(got?.received)).toBe(50_000);
+  });
+
+  it('unspents shows RGB allocations in display units with the ticker', async () => {
+    const api = env.api(node);
+    await api.createutxos({ num: 2, size: 32_500, fee_rate: 1, up_to: false, skip_sync: false });
+    env.world.mine(1);
+    await api.issueassetnia({ amounts: [1_000_000_000], ticker: 'USDU', name: 'Unspent dollar', precision: 6 });
+    const r = await runCommand(env, cmd('wallet unspents'), { node: 'w1', limit: '100' });
+    const { headers, rows } = tableOf(r);
+    const cells = rows.map((row) => row[headers.indexOf('RGB allocations')]);
+    expect(cells).toContain('1,000.000000 USDU');
+    expect(cells.join(' ')).not.toContain('1,000,000,000');
+  });
+
   it('fee estimates a fee rate for the given blocks (positional)', async () => {
     expect(cmd('wallet fee').positional).toEqual(['node', 'blocks']);
     const r = await runCommand(env, cmd('wallet fee'), { node: 'w1', blocks: '3' });

@@ -95,6 +95,11 @@ describe('watch commands', () => {
     const underAll = replyText(await run('watch remove bob'));
     expect(underAll).toContain('does not watch "bob" on its own: it watches all nodes');
     expect(underAll).toContain('/rln watch mute bob');
+    // A name that is no node is not offered a mute: it is said to be no node.
+    const nobody = replyText(await run('watch remove nobody'));
+    expect(nobody).toContain('There is no node "nobody"');
+    expect(nobody).not.toContain('watch mute');
+    expect(nobody).toContain('/rln node list');
     expect(replyText(await run('watch remove all'))).toContain('No longer watching all nodes');
   });
 

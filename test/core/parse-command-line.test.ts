@@ -97,3 +97,27 @@ describe('parseCommandLine', () => {
     expect(tokenize('it"s fine')).toEqual(['it"s', 'fine']);
   });
 });
+
+describe('amounts with a unit typed as two words', async () => {
+  const { allCommands } = await import('../../commands/index.js');
+  const real = createRegistry(allCommands);
+  const p = (t: string) => parseCommandLine(t, real);
+
+  it('binds a unit word to the positional amount before it', () => {
+    expect(p('asset send alice USDT 10 USDT rgb:abc/def').args).toMatchObject({ amount: '10 USDT', recipient_id: 'rgb:abc/def' });
+    expect(p('channel open alice bob 100k sats').args).toMatchObject({ capacity_sat: '100k sats' });
+    expect(p('swap maker-init alice 3000 sat 10 USDT').args).toMatchObject({ qty_from: '3000 sat', qty_to: '10 USDT' });
+    expect(p('pay keysend alice bob 1,000 sat').args).toMatchObject({ dest_pubkey: 'bob', amt_msat: '1,000 sat' });
+  });
+
+  it('binds a unit word to an unquoted key=value amount', () => {
+    expect(p('invoice rgb alice amount=10 USDT').args).toEqual({ node: 'alice', amount: '10 USDT' });
+    expect(p('invoice ln alice amt_msat=0.5 BTC asset_amount=10USDT').args).toEqual({ node: 'alice', amt_msat: '0.5 BTC', asset_amount: '10USDT' });
+  });
+
+  it('leaves a word alone after a number that is not an amount, and after a word that is not a number', () => {
+    expect(p('wallet fee alice 6').args).toEqual({ node: 'alice', blocks: '6' });
+    expect(() => p('wallet fee alice 6 blocks')).toThrow(/Too many values/);
+    expect(p('asset send alice USDT ten USDT').args).toMatchObject({ amount: 'ten', recipient_id: 'USDT' });
+  });
+});

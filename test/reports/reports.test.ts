@@ -34,6 +34,25 @@ function section(m: Message, name: string): Block[] {
   return m.blocks.slice(start, end < 0 ? undefined : end);
 }
 
+describe('a schedule keeps its own baseline', () => {
+  it('counts the change since the last report of that schedule, and a report asked in chat does not move it', async () => {
+    let t = Date.parse('2026-11-22T09:00:00Z');
+    const { service } = reports({ now: () => t });
+    const first = await service.run('balance', 'alice', { baseline: 'schedule:77' });
+    expect(JSON.stringify(first.message.blocks)).not.toContain('since 2026-11-22 09:00');
+    t += 60 * 60_000; // a report asked in chat at 10:00
+    await service.balance('alice');
+    t += 60 * 60_000; // the schedule's next run at 11:00
+    const second = await service.run('balance', 'alice', { baseline: 'schedule:77' });
+    expect(JSON.stringify(second.message.blocks)).toMatch(/since 2026-11-22 09:00 UTC/);
+    // Another schedule starts from its own first run; the chat report compares with the chat one.
+    const other = await service.run('balance', 'alice', { baseline: 'schedule:78' });
+    expect(JSON.stringify(other.message.blocks)).not.toMatch(/since 2026-11-22/);
+    t += 60 * 60_000;
+    expect(JSON.stringify((await service.balance('alice')).message.blocks)).toMatch(/since 2026-11-22 10:00 UTC/);
+  });
+});
+
 describe('balance report against the emulator', () => {
   it('shows the numbers the node API returns, with asset precision applied', async () => {
     const { service } = reports();

@@ -2,11 +2,13 @@
  * The terminal adapter: reads `/rln ...` lines (the prefix is optional), prints plain-text
  * answers, and answers dialogs by prompting each field. It acts as the local admin
  * (`shell:local`). `click <id>`, `confirm <id>` and `cancel <id>` click a button.
+ * `/as <role> [name]` acts as `shell:<name>` with that role (so a second person can approve in
+ * the demo); `/demo fail <node>` makes a demo node fail, when the demo offers it.
  */
 import { createInterface, type Interface } from 'node:readline';
 import { Writable } from 'node:stream';
 import type { ChatPoster } from '../../core/chat.js';
-import type { Actor, Dialog, DialogField, Dispatcher, Place, Reply } from '../../core/types.js';
+import type { Actor, Dialog, DialogField, Dispatcher, Place, Reply, Role } from '../../core/types.js';
 import type { Message } from '../../core/message.js';
 import { checkboxValue } from '../../core/index.js';
 import { stripPrefix } from '../../core/parse-command-line.js';
@@ -21,7 +23,18 @@ export interface ShellAdapterOptions {
   output: NodeJS.WritableStream;
   /** Print `rln> ` before each command. Default: when input is a TTY. */
   prompt?: boolean;
+  /** Stores the role `/as` gives a shell principal (the dispatcher's role service). Without it, `/as` is not offered. */
+  roles?: { grant(principal: string, role: Role, by: Actor): void };
+  /** Demo only: makes a node fail (`/demo fail <node>`); answers what happened. */
+  demo?: { fail(node: string): Promise<string> };
 }
+
+/** `reader` and `operator` are accepted wherever a role is typed (DESIGN.md). */
+const ROLE_WORDS: Record<string, Role> = { read: 'read', reader: 'read', operate: 'operate', operator: 'operate', admin: 'admin' };
+const AS_LINE = /^\/as(?:\s+(\S+))?(?:\s+(\S+))?\s*$/i;
+const DEMO_LINE = /^\/demo(?:\s+(\S+))?(?:\s+(\S+))?\s*$/i;
+/** A line that is a command, never a dialog's answer (`/rln node list` typed while a password is asked). */
+const COMMAND_LINE = /^\s*\/(rln|as|demo)(\s|$)/i;
 
 export interface ShellAdapter {
   poster: ChatPoster;
@@ -48,6 +61,9 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
   let rl: Interface | undefined;
   let closed = false;
   let muted = false;
+  let actor: Actor = SHELL_ACTOR;
+  /** Set when a command line interrupted a dialog: the dialog is cancelled and the line runs next. */
+  let interrupted = false;
 
   // Lines arrive in a queue; the loop and the dialog prompts take them in order.
   const queue: string[] = [];
@@ -83,12 +99,23 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
     return answer;
   };
 
+  /** A dialog's answer; a command line is never one: the dialog ends, nothing is submitted, and the command runs next. */
+  const nextAnswer = async (): Promise<string | null> => {
+    const line = await nextLine();
+    if (line !== null && COMMAND_LINE.test(line)) {
+      queue.unshift(line);
+      interrupted = true;
+      return null;
+    }
+    return line;
+  };
+
   const askField = async (f: DialogField): Promise<string | null> => {
     if (f.hint) write(`  ${f.hint}`);
     if (f.kind === 'checkbox') {
       const yes = f.initial === 'true';
       output.write(`${f.label} [${yes ? 'Y/n' : 'y/N'}]: `);
-      const line = await nextLine();
+      const line = await nextAnswer();
       if (line === null) return null;
       if (!line.trim()) return yes ? 'true' : 'false';
       return checkboxValue(line);
@@ -97,14 +124,14 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
       write(isTTY ? '  (local terminal: what you type is not shown, logged or sent to any chat)' : '  (local terminal: what you type is not logged or sent to any chat)');
       output.write(`${f.label}${optionalMark(f)}: `);
       muted = isTTY;
-      const line = await nextLine();
+      const line = await nextAnswer();
       muted = false;
       if (isTTY) output.write('\n');
       return line;
     }
     // `[x]` would read as a default taken on Enter; a placeholder is only an example of what to type.
     output.write(`${f.label}${optionalMark(f)}${f.placeholder ? ` (e.g. ${f.placeholder})` : ''}: `);
-    return nextLine();
+    return nextAnswer();
   };
 
   const answerDialog = async (dialog: Dialog) => {
@@ -121,6 +148,11 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
         }
         const v = await ask(f);
         if (v === null) {
+          if (interrupted) {
+            interrupted = false;
+            write(`Cancelled: a command was typed instead of "${f.label}", so nothing was submitted. Running the command.`);
+            return;
+          }
           write('Cancelled: the input ended before the dialog was complete.');
           return;
         }
@@ -130,7 +162,7 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
         }
         values[f.name] = v;
       }
-      const reply = await dispatcher.dispatch({ via: 'dialog', actor: SHELL_ACTOR, place: SHELL_PLACE, dialogId: dialog.id, values });
+      const reply = await dispatcher.dispatch({ via: 'dialog', actor, place: SHELL_PLACE, dialogId: dialog.id, values });
       if (reply.kind !== 'dialog_errors') {
         if (reply.kind === 'dialog') await answerDialog(reply.dialog);
         else printReply(reply);
@@ -144,8 +176,38 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
     write('Cancelled after too many attempts: nothing was done.');
   };
 
+  /** `/as <role> [name]`: act as `shell:<name>` with that role; `/as` alone says who you are. */
+  const actAs = (role?: string, name?: string) => {
+    const who = () => `You act as shell:${actor.userId}${actor === SHELL_ACTOR ? ' (the local admin)' : ''}.`;
+    if (!role) return write(`${who()} Change with /as <read|operate|admin> [name] (reader and operator work too).`);
+    if (!opts.roles) return write('✖ /as is not available here.');
+    const r = ROLE_WORDS[role.toLowerCase()];
+    if (!r) return write(`✖ "${role.slice(0, 20)}" is not a role: use read, operate or admin (or reader, operator). Example: /as operator ann`);
+    const userId = (name ?? (r === 'admin' ? 'local' : r)).toLowerCase();
+    if (!/^[a-z0-9][a-z0-9._-]{0,31}$/.test(userId)) return write('✖ A name is letters, digits, dots, dashes or underscores (up to 32). Example: /as operator ann');
+    if (userId === 'local' && r !== 'admin') return write('✖ shell:local is always the admin: give another name. Example: /as reader ann');
+    if (userId !== 'local') opts.roles.grant(`shell:${userId}`, r, SHELL_ACTOR);
+    actor = userId === 'local' ? SHELL_ACTOR : { platform: 'shell', userId, displayName: userId };
+    write(`${who()} Role: ${r}.`);
+  };
+
+  const demoCommand = async (action?: string, node?: string) => {
+    if (!opts.demo) return write('✖ /demo works only in the demo (no SERVICE_URL).');
+    if (action?.toLowerCase() !== 'fail' || !node) return write('Demo commands: /demo fail <node> makes the node fail, so an incident opens.');
+    write(await opts.demo.fail(node));
+  };
+
   const handleLine = async (raw: string) => {
+    const as = AS_LINE.exec(raw.trim());
+    if (as) return actAs(as[1], as[2]);
+    const demo = DEMO_LINE.exec(raw.trim());
+    if (demo) return demoCommand(demo[1], demo[2]);
     const line = stripPrefix(raw);
+    // `/rln` alone asks for the top-level help; an empty line does nothing.
+    if (!line && /^\/?rln$/i.test(raw.trim())) {
+      printReply(await dispatcher.dispatch({ via: 'typed', actor, place: SHELL_PLACE, text: 'help' }));
+      return;
+    }
     if (!line) return;
     if (/^(exit|quit)$/i.test(line)) {
       stop();
@@ -153,8 +215,8 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
     }
     const button = BUTTON_LINE.exec(line);
     const reply = button
-      ? await dispatcher.dispatch({ via: 'button', actor: SHELL_ACTOR, place: SHELL_PLACE, buttonId: button[2] })
-      : await dispatcher.dispatch({ via: 'typed', actor: SHELL_ACTOR, place: SHELL_PLACE, text: line });
+      ? await dispatcher.dispatch({ via: 'button', actor, place: SHELL_PLACE, buttonId: button[2] })
+      : await dispatcher.dispatch({ via: 'typed', actor, place: SHELL_PLACE, text: line });
     if (reply.kind === 'dialog') await answerDialog(reply.dialog);
     else printReply(reply);
   };

@@ -31,4 +31,12 @@ export const reportsMigrations: Migration[] = [
       CREATE INDEX report_snapshots_node ON report_snapshots (node_id, kind, id);
     `,
   },
+  {
+    version: 301,
+    name: 'reports: a snapshot belongs to a baseline (a schedule keeps its own)',
+    sql: `
+      ALTER TABLE report_snapshots ADD COLUMN scope TEXT NOT NULL DEFAULT '';
+      CREATE INDEX report_snapshots_scope ON report_snapshots (node_id, kind, scope, id);
+    `,
+  },
 ];

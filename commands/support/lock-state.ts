@@ -1,0 +1,49 @@
+/**
+ * Whether a node's wallet is uninitialised, locked or unlocked, as its node API says: asked of
+ * a few nodes at a time and waited for only briefly, so that `node list` stays fast when a node
+ * hangs ("unknown" then).
+ */
+import { within, LATE } from '../../src/core/within.js';
+import type { CommandContext } from '../../src/core/types.js';
+import type { HostedNode } from '../../src/hosting/index.js';
+import { mapLimited } from '../../src/reports/map-limited.js';
+import { rlnNameOf } from './present.js';
+
+export type LockState = 'uninitialised' | 'locked' | 'unlocked' | 'unknown' | 'not running';
+
+export const LOCK_STATE_TIMEOUT_MS = 1_500;
+export const LOCK_STATE_CONCURRENCY = 4;
+
+const MARK: Record<LockState, string> = { uninitialised: '⚪ uninitialised', locked: '🔒 locked', unlocked: '🔓 unlocked', unknown: '❔ unknown', 'not running': '—' };
+
+export function lockStateText(s: LockState): string {
+  return MARK[s];
+}
+
+async function lockStateOf(ctx: CommandContext<unknown>, node: HostedNode, timeoutMs: number): Promise<LockState> {
+  if (node.status !== 'RUNNING' || !node.invoke_url) return 'not running';
+  try {
+    const r = await within(ctx.services.nodeApi(node).nodeinfo(), timeoutMs);
+    return r === LATE ? 'unknown' : 'unlocked';
+  } catch (e) {
+    const name = rlnNameOf(e);
+    if (name === 'LockedNode') return 'locked';
+    if (name === 'NotInitialized') return 'uninitialised';
+    return 'unknown';
+  }
+}
+
+/** How long `node list` waits, in all, for the lock states; what has not answered by then is "unknown". */
+export const LOCK_STATES_DEADLINE_MS = 3_000;
+
+/** The lock state of each node, in order. */
+export async function lockStates(ctx: CommandContext<unknown>, nodes: HostedNode[], opts: { timeoutMs?: number; concurrency?: number; deadlineMs?: number } = {}): Promise<LockState[]> {
+  const states: LockState[] = nodes.map((n) => (n.status === 'RUNNING' && n.invoke_url ? 'unknown' : 'not running'));
+  await within(
+    mapLimited(nodes, opts.concurrency ?? LOCK_STATE_CONCURRENCY, async (n, i) => {
+      states[i] = await lockStateOf(ctx, n, opts.timeoutMs ?? LOCK_STATE_TIMEOUT_MS);
+    }),
+    opts.deadlineMs ?? LOCK_STATES_DEADLINE_MS,
+  );
+  return [...states];
+}

@@ -1,0 +1,43 @@
+/** RLN images: what a node runs, what the latest is, and whether an upgrade has anything to do. */
+import { UserError } from '../../src/core/errors.js';
+import { msg, type Message } from '../../src/core/message.js';
+import type { HostedNode } from '../../src/hosting/index.js';
+
+/** The image a node runs: the service's `imageVersion` field, else the last build's. */
+export function imageOf(node: HostedNode): string | undefined {
+  if (typeof node.imageVersion === 'string' && node.imageVersion) return node.imageVersion;
+  const builds = node.builds ?? [];
+  for (let i = builds.length - 1; i >= 0; i--) {
+    const v = (builds[i] as Record<string, unknown>).imageVersion;
+    if (typeof v === 'string' && v) return v;
+  }
+  return undefined;
+}
+
+/** The node's image and the latest one; refused when the node's version is known and already the latest (DESIGN.md). */
+export async function upgradeTarget(ctx: { services: { hosting: { latestImage(): Promise<{ version: string }> } } }, node: HostedNode): Promise<{ current?: string; version: string }> {
+  const current = imageOf(node);
+  const { version } = await ctx.services.hosting.latestImage();
+  if (current !== undefined && current === version) {
+    throw new UserError('conflict', `${node.name} already runs the latest image, ${version}: there is nothing to upgrade.`, 'See every node’s version with `node image`.');
+  }
+  return { current, version };
+}
+
+/** The latest image and what each node runs (`unknown` where the service does not say). */
+export function imageOverview(version: string, nodes: HostedNode[]): Message {
+  const rows = [...nodes].sort((a, b) => a.name.localeCompare(b.name)).map((n) => {
+    const runs = imageOf(n);
+    return [n.name, runs ?? 'unknown', runs === undefined ? 'unknown' : runs === version ? '✅ current' : `⬆️ upgrade to ${version}`];
+  });
+  const behind = rows.filter((r) => r[2].startsWith('⬆️')).length;
+  return {
+    header: 'RLN images',
+    tone: behind ? 'warning' : 'info',
+    blocks: [
+      msg.fields([{ label: 'Latest', value: version, inline: true }, { label: 'Behind', value: `${behind} of ${rows.length} node(s)`, inline: true }]),
+      ...(rows.length ? [msg.table({ columns: [{ header: 'Node' }, { header: 'Runs' }, { header: 'State' }], rows })] : []),
+      ...(behind ? [msg.context('Upgrade one with `node upgrade <node>`.')] : []),
+    ],
+  };
+}

@@ -1,0 +1,96 @@
+/** Table tests of the one amount parser: units, precision, separators and ambiguity. */
+import { describe, expect, it } from 'vitest';
+import { assetUnitIn, parseAssetAmount, parseSatAmount, readAmountText } from '../../commands/support/amount.js';
+
+const USDT = { ticker: 'USDT', name: 'Tether', precision: 6 };
+const WHOLE = { ticker: 'PTS', precision: 0 };
+
+describe('amounts in sats or msat fields', () => {
+  it.each([
+    ['100000', 'sat', 100_000n],
+    ['100k', 'sat', 100_000n],
+    ['100k sats', 'sat', 100_000n],
+    ['100ksat', 'sat', 100_000n],
+    ['1.5k sats', 'sat', 1_500n],
+    ['1,000,000 sat', 'sat', 1_000_000n],
+    ['1_000_000', 'sat', 1_000_000n],
+    ['2M sats', 'sat', 2_000_000n],
+    ['0.5 BTC', 'sat', 50_000_000n],
+    ['0.5btc', 'sat', 50_000_000n],
+    ['.001 BTC', 'sat', 100_000n],
+    ['3000 msat', 'sat', 3n],
+    ['21000000 BTC', 'sat', 2_100_000_000_000_000n],
+    ['3000000', 'msat', 3_000_000n],
+    ['3000 sat', 'msat', 3_000_000n],
+    ['1.5 sat', 'msat', 1_500n],
+    ['2500 msat', 'msat', 2_500n],
+    ['0.00000001 BTC', 'msat', 1_000n],
+    ['21000000 BTC', 'msat', 2_100_000_000_000_000_000n],
+  ] as const)('reads %j in a %s field as %s', (text, field, want) => {
+    expect(parseSatAmount(text, field)).toBe(want);
+  });
+
+  it.each([
+    ['1.5 sat', 'sat', /whole number of sats/],
+    ['2500 msat', 'sat', /whole number of sats/],
+    ['0.1 msat', 'msat', /whole number of msat/],
+    ['0.000000001 BTC', 'sat', /whole number of sats/],
+    ['10 USDT', 'sat', /not a BTC unit/],
+    ['10m', 'sat', /"m" is unclear/],
+    ['10 m', 'msat', /"m" is unclear/],
+    ['1,00', 'sat', /unclear: use "\." for decimals/],
+    ['1.000,50', 'sat', /unclear/],
+    ['1,0000', 'sat', /unclear/],
+    ['-5', 'sat', /negative/],
+    ['abc', 'sat', /does not start with a number/],
+    ['', 'sat', /does not start with a number/],
+    ['1.2.3', 'sat', /not a number/],
+  ] as const)('refuses %j in a %s field, saying why', (text, field, why) => {
+    expect(() => parseSatAmount(text, field)).toThrow(why);
+  });
+});
+
+describe('asset amounts in display units', () => {
+  it.each([
+    ['10', USDT, 10_000_000n],
+    ['10 USDT', USDT, 10_000_000n],
+    ['10USDT', USDT, 10_000_000n],
+    ['10 usdt', USDT, 10_000_000n],
+    ['10 Tether', USDT, 10_000_000n],
+    ['1,000.5 USDT', USDT, 1_000_500_000n],
+    ['0.000001', USDT, 1n],
+    ['2k USDT', USDT, 2_000_000_000n],
+    ['7', WHOLE, 7n],
+  ] as const)('reads %j with the asset’s precision', (text, asset, want) => {
+    expect(parseAssetAmount(text, asset)).toBe(want);
+  });
+
+  it.each([
+    ['0.0000001', USDT, /USDT has 6 decimals at most/],
+    ['1.5', WHOLE, /PTS has no decimals/],
+    ['10 BTC', USDT, /it is in BTC, but the asset is USDT/],
+    ['10 EURT', USDT, /it is in EURT, but the asset is USDT/],
+    ['10 sats', USDT, /but the asset is USDT/],
+  ] as const)('refuses %j, saying why', (text, asset, why) => {
+    expect(() => parseAssetAmount(text, asset)).toThrow(why);
+  });
+
+  it('reads raw units only when asked, and never with decimals', () => {
+    expect(parseAssetAmount('1000000000', USDT, { raw: true })).toBe(1_000_000_000n);
+    expect(parseAssetAmount('1000 USDT', USDT, { raw: true })).toBe(1000n);
+    expect(() => parseAssetAmount('1.5', USDT, { raw: true })).toThrow(/raw units are whole numbers/);
+  });
+
+  it('finds the ticker an amount names, and none for BTC units or bare numbers', () => {
+    expect(assetUnitIn('10 USDT')).toBe('USDT');
+    expect(assetUnitIn('10USDT')).toBe('USDT');
+    expect(assetUnitIn('10 sats')).toBeUndefined();
+    expect(assetUnitIn('10')).toBeUndefined();
+    expect(assetUnitIn('ten')).toBeUndefined();
+  });
+
+  it('keeps the number exact however long it is', () => {
+    expect(readAmountText('123456789012345678901234567890.123456789 X')).toEqual({ number: '123456789012345678901234567890.123456789', multiplier: 0, unit: 'X' });
+    expect(parseAssetAmount('123456789012345678.123456', USDT)).toBe(123456789012345678123456n);
+  });
+});

@@ -1,0 +1,122 @@
+/**
+ * The demo as a newcomer meets it: the whole bot with its built-in emulator (no SERVICE_URL),
+ * driven over the terminal.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PassThrough } from 'node:stream';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config.js';
+import { createApp, type App } from '../../src/app.js';
+import { createLogger } from '../../src/log.js';
+import { createMetrics } from '../../src/metrics.js';
+import { DEMO_SUGGESTIONS } from '../../src/demo-banner.js';
+
+let app: App;
+let dir: string;
+const input = new PassThrough();
+const output = new PassThrough();
+let out = '';
+output.on('data', (c) => (out += c.toString()));
+
+/** Waits until the output written after `from` matches, and returns that part. */
+async function until(from: number, s: string | RegExp, ms = 10_000): Promise<string> {
+  const start = Date.now();
+  for (;;) {
+    const part = out.slice(from);
+    if (typeof s === 'string' ? part.includes(s) : s.test(part)) return part;
+    if (Date.now() - start > ms) throw new Error(`output never contained ${s}:\n${part}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** Types a line and waits for its answer (the next message header). */
+async function type(line: string, expectText: string | RegExp): Promise<string> {
+  const from = out.length;
+  input.write(`${line}\n`);
+  return until(from, expectText);
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'rln-demo-'));
+  const config = loadConfig({ DATABASE_PATH: join(dir, 'bot.db'), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' });
+  app = await createApp({ config, logger: createLogger({ level: 'silent' }), metrics: createMetrics({ defaults: false }), shell: { input, output, prompt: false }, emulator: { lifecycleDelayMs: 50 } });
+  await app.start();
+});
+
+afterAll(async () => {
+  await app?.stop({ timeoutMs: 2_000 }).catch(() => undefined);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the demo in the terminal', () => {
+  it('answers each command the banner suggests without an error', async () => {
+    for (const line of DEMO_SUGGESTIONS) {
+      const from = out.length;
+      input.write(`${line}\n`);
+      // Every answer starts with a header line; wait for the next prompt-free quiet moment.
+      await until(from, /\n\S.*\n/);
+      await new Promise((r) => setTimeout(r, 300));
+      const part = out.slice(from);
+      expect(part, line).not.toMatch(/✖|Something went wrong|Unknown command|Not allowed/);
+    }
+  });
+
+  it('shows the top-level help for /rln alone and for /rln audit help', async () => {
+    expect(await type('/rln', 'rln-chatops commands')).toContain('Usage: /rln <group> <action>');
+    expect(await type('/rln audit help', '/rln audit')).not.toContain('Audit trail');
+  });
+
+  it('reports the status changes of a node created in the demo, as it does for the seeded ones', async () => {
+    await type('/rln node create dave', /dave/);
+    // The emulator sends dave's webhooks to the bot, which posts them to the terminal.
+    await until(0, /\[#terminal[^\n]*\]\n(│[^\n]*\n)*│[^\n]*dave[^\n]*RUNNING/);
+  });
+
+  it('acts as another role with /as, and back as the local admin', async () => {
+    expect(await type('/as reader ann', 'Role: read')).toContain('You act as shell:ann');
+    expect(await type('/rln node stop alice', /Not allowed/)).toMatch(/Not allowed/);
+    expect(await type('/as operator', 'Role: operate')).toContain('shell:operate');
+    expect(await type('/as boss', 'not a role')).toContain('use read, operate or admin');
+    expect(await type('/as admin', 'Role: admin')).toContain('the local admin');
+  });
+
+  it('never takes a /rln line typed while a dialog asks as its answer: the dialog ends and the command runs', async () => {
+    await type('/rln node destroy carol', "Type the node's name to confirm");
+    const part = await type('/rln node list', /Nodes \(\d+\)/);
+    expect(part).toContain('Cancelled: a command was typed instead of');
+    expect(part).toContain('carol');
+    expect(app.emulator!.nodes().some((n) => n.name === 'carol')).toBe(true);
+  });
+
+  it('says what an argument takes, with an example, instead of a validator text', async () => {
+    const fee = await type('/rln wallet fee alice six', 'Invalid arguments');
+    expect(fee).toContain('Argument `blocks` is not valid: expected a number, such as 5 or 2.5.');
+    expect(fee).toContain('Example: /rln wallet fee alice 6');
+    expect(fee).not.toContain('Invalid input');
+    const amount = await type('/rln invoice rgb alice amount=10', 'Invalid arguments');
+    expect(amount).toContain('`amount` needs an asset: a bare number could be in any unit.');
+    expect(amount).toContain('amount="10 USDT"');
+  });
+
+  it('offers to upgrade a seeded node from its older image, and refuses one already on the latest before any confirmation', async () => {
+    const offer = await type('/rln node upgrade alice', /type: confirm b_\S+/);
+    expect(offer).toMatch(/Image:\s+v\d+\.\d+\.\d+ → v\d+\.\d+\.\d+/);
+    const refused = await type('/rln node upgrade dave', /already runs the latest image/);
+    expect(refused).not.toMatch(/type: confirm/);
+  });
+
+  it('takes our node by name where a pubkey is asked, and an amount typed with its unit', async () => {
+    const offer = await type('/rln pay keysend alice bob 3 sat', /type: confirm b_\S+/);
+    expect(offer).toContain('3 sats (3,000 msat)');
+    expect(offer).toMatch(/To:\s+bob `?0[23][0-9a-f]{10}/);
+    const refused = await type('/rln peer disconnect alice nobody', 'Invalid arguments');
+    expect(refused).toContain('`peer_pubkey` takes a node pubkey (66 hex digits) or the name of one of your nodes');
+  });
+
+  it('makes a node fail with /demo fail, which opens an incident here', async () => {
+    const part = await type('/demo fail bob', /\[#terminal[^\n]*\]\n│[^\n]*bob[^\n]*\n[\s\S]*FAILED/);
+    expect(part).toContain('bob is now FAILED in the emulator');
+  });
+});
