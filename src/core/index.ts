@@ -28,3 +28,4 @@ export { errorMessage, type ErrorOutcome } from './error-message.js';
 export { renderHelp, renderCommandHelp, usageOf } from './render-help.js';
 export { redactArgs, isSecretName, findInlineSecret, SECRET_NAME_RE } from './inline-secret.js';
 export { editDistance, closestOf } from './edit-distance.js';
+export { cutText, graphemePrefix } from './cut-text.js';

@@ -2,6 +2,8 @@
  * Discord's platform limits, named. Exceeding one either throws (ids, counts the code controls)
  * or truncates visibly with an ellipsis or a "… N more" note (user data); never silently.
  */
+import { cutText, graphemePrefix } from '../../core/index.js';
+
 export const DISCORD_MAX_CONTENT = 2000;
 export const DISCORD_MAX_EMBED_TITLE = 256;
 export const DISCORD_MAX_EMBED_DESCRIPTION = 4096;
@@ -64,13 +66,12 @@ export const EPHEMERAL_FLAG = 64;
 /** Truncates at a word boundary when one is near, with a visible ellipsis. */
 export function clipWords(text: string, max: number): string {
   if (text.length <= max) return text;
-  const cut = text.slice(0, Math.max(0, max - 1));
+  const cut = graphemePrefix(text, Math.max(0, max - 1));
   const space = cut.lastIndexOf(' ');
   return `${(space >= max / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.(-]+$/, '')}…`;
 }
 
 /** Truncates with a visible ellipsis. */
 export function clip(text: string, max: number): string {
-  if (text.length <= max) return text;
-  return `${text.slice(0, Math.max(0, max - 1))}…`;
+  return cutText(text, max);
 }

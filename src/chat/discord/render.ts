@@ -9,6 +9,7 @@ import type { Dialog } from '../../core/types.js';
 import { escapeCode, escapeDiscord, inlineToDiscord, neutraliseMentions } from './escape-discord.js';
 import { inlineToPlain } from '../../core/message.js';
 import { shareBar } from '../../core/format.js';
+import { graphemePrefix } from '../../core/index.js';
 import {
   DISCORD_MAX_ACTION_ROWS,
   DISCORD_MAX_BUTTONS_PER_ROW,
@@ -130,7 +131,7 @@ function renderCode(text: string, budget: number): string | undefined {
   const note = '\n… (truncated)';
   const room = budget - '```\n\n```'.length - note.length;
   if (room <= 0) return undefined;
-  return `\`\`\`\n${escapeCode(text).slice(0, room)}${note}\n\`\`\``;
+  return `\`\`\`\n${graphemePrefix(escapeCode(text), room)}${note}\n\`\`\``;
 }
 
 function fieldsOf(blocks: Block[]): Field[] {
@@ -170,7 +171,7 @@ function renderDescription(blocks: Block[], max: number): string {
     switch (b.type) {
       case 'text': {
         const t = inlineToDiscord(b.text);
-        piece = t.length <= budget ? t : budget > 20 ? `${t.slice(0, budget - 16)}… (truncated)` : undefined;
+        piece = t.length <= budget ? t : budget > 20 ? `${graphemePrefix(t, budget - 16)}… (truncated)` : undefined;
         break;
       }
       case 'table':
@@ -201,7 +202,7 @@ function renderDescription(blocks: Block[], max: number): string {
   let out = parts.join(SEPARATOR);
   if (dropped) {
     const note = `\n… ${dropped} more part${dropped === 1 ? '' : 's'} not shown (too long for Discord)`;
-    out = out.length + note.length <= max ? out + note : `${out.slice(0, max - note.length)}${note}`;
+    out = out.length + note.length <= max ? out + note : `${graphemePrefix(out, max - note.length)}${note}`;
   }
   return out;
 }
@@ -248,8 +249,9 @@ export function toDiscordPayload(message: Message): DiscordPayload {
   const context = message.blocks.flatMap((b) => (b.type === 'context' ? [b.text] : []));
   if (context.length) {
     // Footers are plain text in Discord (no markdown), so only mentions matter; spans lose emphasis.
-    const text = neutraliseMentions(context.map((t) => inlineToPlain(t)).join(' · '));
-    embed.footer = { text: clip(text, DISCORD_MAX_FOOTER_TEXT) };
+    const text = neutraliseMentions(context.map((t) => inlineToPlain(t).trim()).filter(Boolean).join(' · '));
+    // Discord refuses an embed whose footer text is empty (or only spaces): send none then.
+    if (text) embed.footer = { text: clip(text, DISCORD_MAX_FOOTER_TEXT) };
   }
   const hasDescription = message.blocks.some((b) => b.type !== 'fields' && b.type !== 'context');
   const fields = renderFields(fieldsOf(message.blocks), DISCORD_MAX_EMBED_TOTAL - embedSize(embed) - (hasDescription ? FIELDS_LEAVE_FOR_DESCRIPTION : 0));

@@ -5,6 +5,7 @@
  */
 import { inlineToPlain, summaryOf, type Block, type Button, type Field, type Inline, type Message, type Table, type Tone } from '../../core/message.js';
 import { shareBar } from '../../core/format.js';
+import { cutText, graphemePrefix } from '../../core/index.js';
 import { escapeCode, escapeEntities, escapeInlineCode, escapeMrkdwn } from './escape-mrkdwn.js';
 import {
   SLACK_MAX_ACTIONS_ELEMENTS,
@@ -49,8 +50,7 @@ export class SlackRenderError extends Error {
 
 /** Cuts `text` to `max` characters, ending with an ellipsis when it was cut. */
 export function truncate(text: string, max: number): string {
-  if (text.length <= max) return text;
-  return text.slice(0, Math.max(0, max - 1)) + '…';
+  return cutText(text, max);
 }
 
 /** Cuts already-escaped mrkdwn, never inside an entity or a link, with a visible note. */
@@ -61,15 +61,13 @@ function truncateMrkdwn(text: string, max: number): string {
   return text.slice(0, cut) + note(text.length - cut);
 }
 
-/** Moves a cut position back so it does not split `&amp;`, `<url|label>` or a surrogate pair. */
+/** Moves a cut position back so it does not split `&amp;`, `<url|label>` or a grapheme (an emoji). */
 function safeCut(text: string, pos: number): number {
-  let p = Math.max(0, pos);
+  let p = graphemePrefix(text, Math.max(0, pos)).length;
   const amp = text.lastIndexOf('&', p - 1);
   if (amp >= 0 && amp > p - 6 && !text.slice(amp, p).includes(';')) p = amp;
   const lt = text.lastIndexOf('<', p - 1);
   if (lt >= 0 && !text.slice(lt, p).includes('>')) p = lt;
-  const code = text.charCodeAt(p - 1);
-  if (code >= 0xd800 && code <= 0xdbff) p -= 1;
   return p;
 }
 
@@ -105,7 +103,7 @@ function splitMrkdwn(text: string, max: number): string[] {
   while (rest.length > max) {
     let cut = rest.lastIndexOf('\n', max);
     if (cut < max / 2) cut = safeCut(rest, max);
-    if (cut <= 0) cut = max;
+    if (cut <= 0) cut = graphemePrefix(rest, max).length || max;
     out.push(rest.slice(0, cut));
     rest = rest.slice(cut).replace(/^\n/, '');
   }
