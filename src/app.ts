@@ -129,6 +129,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     now,
     publicUrl: config.PUBLIC_URL,
     admins: config.ADMIN_USERS,
+    maxFutureSkewMs: config.MAX_FUTURE_SKEW_S * 1000,
   });
   const reports = createReports({
     db,
@@ -141,7 +142,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   });
   Object.assign(services, { watches: notifier.watches, reports: reports.service });
 
-  const routes: FastifyPluginAsync[] = [notifier.webhookRoutes({ signatureHeader: config.WEBHOOK_SIGNATURE_HEADER })];
+  const routes: FastifyPluginAsync[] = [notifier.webhookRoutes({ signatureHeader: config.WEBHOOK_SIGNATURE_HEADER, bodyLimit: config.WEBHOOK_BODY_LIMIT })];
   const stoppers: Array<() => Promise<void>> = [];
   const starters: Array<() => Promise<void>> = [];
 

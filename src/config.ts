@@ -53,6 +53,23 @@ const envSchema = z.object({
   SERVICE_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   REPORT_LOW_SHARE: z.coerce.number().min(0).max(1).default(0.2),
   REPORT_HIGH_SHARE: z.coerce.number().min(0).max(1).default(0.8),
+  /** Largest service event body in bytes (`65536`, or with a unit: `64KiB`, `1MiB`). */
+  WEBHOOK_BODY_LIMIT: z
+    .string()
+    .trim()
+    .default('64KiB')
+    .transform((v, ctx) => {
+      const m = /^(\d+)\s*(b|kib|kb|k|mib|mb|m)?$/i.exec(v);
+      const unit = (m?.[2] ?? 'b').toLowerCase();
+      const bytes = m ? Number(m[1]) * (unit.startsWith('k') ? 1024 : unit.startsWith('m') ? 1024 * 1024 : 1) : NaN;
+      if (!Number.isSafeInteger(bytes) || bytes < 1024 || bytes > 16 * 1024 * 1024) {
+        ctx.addIssue({ code: 'custom', message: 'WEBHOOK_BODY_LIMIT must be a size from 1KiB to 16MiB, e.g. 65536 or 64KiB' });
+        return z.NEVER;
+      }
+      return bytes;
+    }),
+  /** How far ahead of this clock an event's timestamp may be before it is flagged (seconds). */
+  MAX_FUTURE_SKEW_S: z.coerce.number().int().min(0).max(86_400).default(60),
 });
 
 export type Env = z.infer<typeof envSchema>;
