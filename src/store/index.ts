@@ -14,3 +14,4 @@ export * from './core-role-grants.js';
 export * from './notify-store.js';
 export * from './reports-schedules.js';
 export * from './reports-snapshots.js';
+export * from './http-replays.js';
