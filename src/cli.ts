@@ -6,7 +6,7 @@
  */
 import { ConfigError, loadConfig } from './config.js';
 import { createApp } from './app.js';
-import { createLogger } from './log.js';
+import { abandonLogsForExit, createLogger, releaseLogsForExit } from './log.js';
 import { runEmulatorCli } from './emulator/index.js';
 import { runDoctor } from './doctor.js';
 import { demoBanner } from './demo-banner.js';
@@ -16,6 +16,12 @@ const USAGE = `Usage: rln-chatops <start | emulator | doctor | register-commands
   emulator [flags]    run the hosting service emulator (npm run emulator -- --port N --token T)
   doctor              check the configuration, the service and the chat credentials
   register-commands   register the /rln command with Discord`;
+
+/** Exits with `code` even when stdout or stderr has no reader (the loggers' exit flush is released first). */
+function exitNow(code: number): never {
+  abandonLogsForExit();
+  process.exit(code);
+}
 
 async function main(argv: string[]): Promise<number> {
   const [cmd = 'start', ...rest] = argv;
@@ -41,6 +47,8 @@ async function main(argv: string[]): Promise<number> {
 }
 
 async function start(): Promise<number> {
+  // With no reader on stdout or stderr, a write fails with EPIPE: never a crash or a hang for that.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
   const config = loadConfig();
   // The terminal demo shares the screen with the logs: unless LOG_LEVEL asks for more, it logs
   // only warnings and errors there, so the answers stay readable.
@@ -54,11 +62,12 @@ async function start(): Promise<number> {
     if (stopping) return;
     stopping = true;
     app.logger.info({ signal }, 'stopping: draining in-flight work');
-    const hard = setTimeout(() => process.exit(0), 10_000);
+    const hard = setTimeout(() => exitNow(0), 9_000);
     hard.unref();
-    await app.stop({ timeoutMs: 8_000 }).catch((err) => app.logger.error({ err }, 'error while stopping'));
+    await app.stop({ timeoutMs: 7_500 }).catch((err) => app.logger.error({ err }, 'error while stopping'));
+    await releaseLogsForExit(500);
     clearTimeout(hard);
-    process.exit(0);
+    exitNow(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
