@@ -8,6 +8,7 @@ import { shareBar } from '../../core/format.js';
 import { cutText, graphemePrefix } from '../../core/index.js';
 import { escapeCode, escapeEntities, escapeInlineCode, escapeMrkdwn } from './escape-mrkdwn.js';
 import {
+  SLACK_MAX_MESSAGE_TEXT,
   SLACK_MAX_ACTIONS_ELEMENTS,
   SLACK_MAX_ACTION_ID,
   SLACK_MAX_BLOCKS,
@@ -268,6 +269,7 @@ export function toBlockKit(message: Message): BlockKitMessage {
   const content: SlackBlock[] = [];
   for (const b of message.blocks) content.push(...renderBlock(b));
   const actions = renderButtons(message.buttons ?? []);
+  fitTotalText(content, textLength(header) + textLength(actions));
   // Keep every button; cut content blocks visibly when over the per-message limit.
   const room = SLACK_MAX_BLOCKS - actions.length - header.length;
   if (room < 1) throw new SlackRenderError(`too many buttons: ${message.buttons?.length} need ${actions.length} action blocks`);
@@ -287,6 +289,39 @@ export function toBlockKit(message: Message): BlockKitMessage {
     return { text, blocks: top, attachments: [{ color: TONE_COLORS[message.tone], fallback: text, blocks: body }] };
   }
   return { text, blocks: [...header, ...body] };
+}
+
+/** The characters of text in blocks (what Slack's total limit counts): every `text` string, at any depth. */
+export function textLength(blocks: unknown): number {
+  let n = 0;
+  const walk = (v: unknown, key?: string) => {
+    if (typeof v === 'string') {
+      if (key === 'text') n += v.length;
+    } else if (Array.isArray(v)) v.forEach((x) => walk(x));
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, k);
+  };
+  walk(blocks);
+  return n;
+}
+
+/**
+ * Keeps the message's total text within SLACK_MAX_MESSAGE_TEXT: content blocks from the end
+ * are replaced by one visible note saying how many were left out. `fixed`: the header's and
+ * buttons' text, always kept.
+ */
+function fitTotalText(content: SlackBlock[], fixed: number): void {
+  if (fixed + textLength(content) <= SLACK_MAX_MESSAGE_TEXT) return;
+  const note = (n: number) => contextBlock(`… ${n} more block${n === 1 ? '' : 's'} not shown: the message is too long for Slack`);
+  const budget = SLACK_MAX_MESSAGE_TEXT - fixed - textLength([note(content.length)]);
+  let used = 0;
+  let keep = 0;
+  for (const b of content) {
+    const n = textLength([b]);
+    if (used + n > budget) break;
+    used += n;
+    keep++;
+  }
+  content.splice(keep, content.length - keep, note(content.length - keep));
 }
 
 /** Every block of a rendered message, in order (top level, then attachments). */
