@@ -20,6 +20,13 @@ export const DISCORD_MAX_CUSTOM_ID = 100;
 
 export const DISCORD_MAX_MODAL_TITLE = 45;
 export const DISCORD_MAX_MODAL_INPUTS = 5;
+/** Top-level components of a modal (Labels and Text Displays together). */
+export const DISCORD_MAX_MODAL_COMPONENTS = 5;
+/** A Label component's label and description. */
+export const DISCORD_MAX_LABEL = 45;
+export const DISCORD_MAX_LABEL_DESCRIPTION = 100;
+/** A Text Display's content (all of a message's or modal's text displays together). */
+export const DISCORD_MAX_TEXT_DISPLAY = 4000;
 export const DISCORD_MAX_TEXT_INPUT_LABEL = 45;
 export const DISCORD_MAX_TEXT_INPUT_PLACEHOLDER = 100;
 export const DISCORD_MAX_TEXT_INPUT_VALUE = 4000;

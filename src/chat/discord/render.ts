@@ -24,10 +24,14 @@ import {
   DISCORD_MAX_FOOTER_TEXT,
   DISCORD_MAX_MODAL_INPUTS,
   DISCORD_MAX_MODAL_TITLE,
-  DISCORD_MAX_TEXT_INPUT_LABEL,
+  DISCORD_MAX_MODAL_COMPONENTS,
+  DISCORD_MAX_LABEL,
+  DISCORD_MAX_LABEL_DESCRIPTION,
+  DISCORD_MAX_TEXT_DISPLAY,
   DISCORD_MAX_TEXT_INPUT_PLACEHOLDER,
   DISCORD_MAX_TEXT_INPUT_VALUE,
   clip,
+  clipWords,
 } from './limits.js';
 
 /** Embed colours by tone. */
@@ -264,10 +268,10 @@ export function toDiscordPayload(message: Message): DiscordPayload {
   return { embeds: [embed], components: renderButtons(message.buttons), allowed_mentions: { parse: [] } };
 }
 
+/** A text input inside a Label: its label and description belong to the Label. */
 export interface DiscordTextInput {
   type: 4;
   custom_id: string;
-  label: string;
   style: 1 | 2;
   required: boolean;
   placeholder?: string;
@@ -275,10 +279,24 @@ export interface DiscordTextInput {
   max_length?: number;
 }
 
+/** Label (type 18): a title and an optional description around one input. */
+export interface DiscordLabel {
+  type: 18;
+  label: string;
+  description?: string;
+  component: DiscordTextInput;
+}
+
+/** Text Display (type 10): markdown shown in the modal, such as a dialog's warning. */
+export interface DiscordTextDisplay {
+  type: 10;
+  content: string;
+}
+
 export interface DiscordModal {
   custom_id: string;
   title: string;
-  components: DiscordActionRow<DiscordTextInput>[];
+  components: Array<DiscordLabel | DiscordTextDisplay>;
 }
 
 /** The text a checkbox field shows: Discord modals have no checkbox, so it is a yes/no text input. */
@@ -287,11 +305,13 @@ export const CHECKBOX_NO = 'no';
 const CHECKBOX_SUFFIX = ' (yes/no)';
 
 /**
- * A Dialog as the data of an interaction callback of type 9 (MODAL). Discord modals (components v1)
- * hold only text inputs and cannot show the dialog's intro text: the intro goes into the first
- * input's placeholder when it has none. Secrets are short text inputs (Discord has no masked input;
- * the modal is private to the user). Checkboxes are short "yes/no" inputs, default "yes" (or the
- * field's initial value).
+ * A Dialog as the data of an interaction callback of type 9 (MODAL), in Discord's current modal
+ * components: the dialog's intro (the destroy dialog's irreversibility warning) is a Text Display
+ * at the top, and each field is a Label (its label and hint) around a text input. When the five
+ * top-level components are all needed for fields, the intro goes into the first Label's
+ * description instead. Secrets are short text inputs (Discord has no masked input; the modal is
+ * private to the user). Checkboxes are short "yes/no" inputs, default "yes" (or the field's
+ * initial value).
  */
 export function dialogToModal(dialog: Dialog): DiscordModal {
   if (!dialog.id || dialog.id.length > DISCORD_MAX_CUSTOM_ID) {
@@ -302,19 +322,19 @@ export function dialogToModal(dialog: Dialog): DiscordModal {
       `a Discord modal holds 1-${DISCORD_MAX_MODAL_INPUTS} inputs; dialog "${dialog.title}" has ${dialog.fields.length}`,
     );
   }
-  const components = dialog.fields.map((f, i): DiscordActionRow<DiscordTextInput> => {
+  const intro = dialog.intro?.trim();
+  const introShown = Boolean(intro) && dialog.fields.length < DISCORD_MAX_MODAL_COMPONENTS;
+  const labels = dialog.fields.map((f, i): DiscordLabel => {
     if (!f.name || f.name.length > DISCORD_MAX_CUSTOM_ID) {
       throw new DiscordRenderError(`dialog field name must be 1-${DISCORD_MAX_CUSTOM_ID} characters: "${f.name}"`);
     }
     const input: DiscordTextInput = {
       type: 4,
       custom_id: f.name,
-      label: f.kind === 'checkbox' ? `${clip(f.label, DISCORD_MAX_TEXT_INPUT_LABEL - CHECKBOX_SUFFIX.length)}${CHECKBOX_SUFFIX}` : clip(f.label, DISCORD_MAX_TEXT_INPUT_LABEL),
       style: 1,
       required: f.kind === 'checkbox' ? true : f.required !== false,
     };
-    const placeholder = f.placeholder ?? f.hint ?? (i === 0 ? dialog.intro : undefined);
-    if (placeholder) input.placeholder = clip(placeholder, DISCORD_MAX_TEXT_INPUT_PLACEHOLDER);
+    if (f.placeholder) input.placeholder = clip(f.placeholder, DISCORD_MAX_TEXT_INPUT_PLACEHOLDER);
     if (f.kind === 'checkbox') {
       const initial = (f.initial ?? '').toLowerCase();
       input.value = initial === 'false' || initial === 'no' ? CHECKBOX_NO : CHECKBOX_YES;
@@ -323,7 +343,15 @@ export function dialogToModal(dialog: Dialog): DiscordModal {
       // A longer one is not prefilled at all: a silently cut value would be submitted as if typed.
       input.value = f.initial;
     }
-    return { type: 1, components: [input] };
+    const label: DiscordLabel = {
+      type: 18,
+      label: f.kind === 'checkbox' ? `${clip(f.label, DISCORD_MAX_LABEL - CHECKBOX_SUFFIX.length)}${CHECKBOX_SUFFIX}` : clip(f.label, DISCORD_MAX_LABEL),
+      component: input,
+    };
+    const description = f.hint ?? (i === 0 && intro && !introShown ? intro : undefined);
+    if (description) label.description = clipWords(description, DISCORD_MAX_LABEL_DESCRIPTION);
+    return label;
   });
+  const components: DiscordModal['components'] = introShown ? [{ type: 10, content: clip(intro!, DISCORD_MAX_TEXT_DISPLAY) }, ...labels] : labels;
   return { custom_id: dialog.id, title: clip(dialog.title, DISCORD_MAX_MODAL_TITLE), components };
 }

@@ -13,7 +13,7 @@ import {
 } from '../../fakes/discord/index.js';
 import { buttonsOf, gatewayAnswer, textOf } from './discord-e2e.js';
 import { TONE_COLOURS } from '../../../src/chat/discord/index.js';
-import { commandProblems, messageProblems, modalProblems } from './check-limits.js';
+import { commandProblems, messageProblems, modalInputs, modalProblems } from './check-limits.js';
 
 const ADMIN = { userId: '100000000000000001' };
 const OPERATOR = { userId: '100000000000000002' };
@@ -142,8 +142,11 @@ describe('Discord over the gateway', () => {
     const open = await cmd(ADMIN, 'node', 'destroy', { node: 'carol' });
     expect(open.type).toBe(9);
     expect(modalProblems(open.data)).toEqual([]);
-    const fields = open.data.components.map((r: any) => r.components[0].custom_id);
+    const fields = modalInputs(open.data).map((i: any) => i.custom_id);
     expect(fields).toContain('confirm_name');
+    // The irreversibility warning is shown in the modal itself (a Text Display), not lost in a placeholder.
+    const display = open.data.components.find((c: any) => c.type === 10);
+    expect(display?.content).toMatch(/irreversible/);
 
     const wrong = await gatewayAnswer(fake, modalSubmitInteraction(app, ADMIN, open.data.custom_id, { confirm_name: 'karol', backup: 'no', backup_password: '' }));
     expect(wrong.type).toBe(4);
@@ -174,7 +177,7 @@ describe('Discord over the gateway', () => {
     const modal = await cmd(ADMIN, 'node', 'unlock', { node: 'alice' });
     expect(modal.type).toBe(9);
     expect(modalProblems(modal.data)).toEqual([]);
-    expect(modal.data.components.map((r: any) => r.components[0].custom_id)).toContain('password');
+    expect(modalInputs(modal.data).map((i: any) => i.custom_id)).toContain('password');
   });
 
   it('initialises a node through a private modal and shows the mnemonic only to the admin', async () => {

@@ -100,7 +100,12 @@ export function modalSubmitInteraction(applicationId: string, who: Who, customId
     ...base(5, who, applicationId),
     data: {
       custom_id: customId,
-      components: Object.entries(values).map(([id, value]) => ({ type: 1, components: [{ type: 4, custom_id: id, value }] })),
+      // As Discord sends a modal of Labels (type 18) today: each wraps one text input; a Text
+      // Display (type 10) comes back with only its id.
+      components: [
+        { type: 10, id: 1 },
+        ...Object.entries(values).map(([id, value], i) => ({ type: 18, id: i + 2, component: { type: 4, id: i + 100, custom_id: id, value } })),
+      ],
     },
   };
 }
