@@ -15,7 +15,8 @@ const USAGE = `Usage: rln-chatops <start | emulator | doctor | register-commands
   start               run the bot (with no SERVICE_URL: a local demo against the built-in emulator)
   emulator [flags]    run the hosting service emulator (npm run emulator -- --port N --token T)
   doctor              check the configuration, the service and the chat credentials
-  register-commands   register the /rln command with Discord`;
+  register-commands   register the Discord commands (/rln, /rln-<group>) in DISCORD_GUILD_ID's server, or
+                      globally without it; --remove removes them from that scope`;
 
 /** Exits with `code` even when stdout or stderr has no reader (the loggers' exit flush is released first). */
 function exitNow(code: number): never {
@@ -34,7 +35,7 @@ async function main(argv: string[]): Promise<number> {
     case 'doctor':
       return runDoctor({ env: process.env, out: (l) => process.stdout.write(`${l}\n`) });
     case 'register-commands':
-      return registerDiscordCommands();
+      return registerDiscordCommands(rest.includes('--remove'));
     case '-h':
     case '--help':
     case 'help':
@@ -78,7 +79,7 @@ async function start(): Promise<number> {
   return -1;
 }
 
-async function registerDiscordCommands(): Promise<number> {
+async function registerDiscordCommands(remove: boolean): Promise<number> {
   const config = loadConfig();
   if (!config.DISCORD_TOKEN || !config.DISCORD_APPLICATION_ID) {
     process.stderr.write('register-commands needs DISCORD_TOKEN and DISCORD_APPLICATION_ID.\n');
@@ -87,11 +88,15 @@ async function registerDiscordCommands(): Promise<number> {
   const { registerCommands } = await import('./chat/discord/index.js');
   const { createRegistry } = await import('./core/index.js');
   const { allCommands } = await import('../commands/index.js');
-  await registerCommands(
-    { token: config.DISCORD_TOKEN, applicationId: config.DISCORD_APPLICATION_ID, apiUrl: config.DISCORD_API_URL, guildId: process.env.DISCORD_GUILD_ID },
+  const guildId = config.DISCORD_GUILD_ID;
+  const data = await registerCommands(
+    { token: config.DISCORD_TOKEN, applicationId: config.DISCORD_APPLICATION_ID, apiUrl: config.DISCORD_API_URL, guildId, remove },
     createRegistry(allCommands),
   );
-  process.stdout.write(`Registered /rln with Discord${process.env.DISCORD_GUILD_ID ? ` in guild ${process.env.DISCORD_GUILD_ID}` : ' globally'}.\n`);
+  const where = guildId ? `in server ${guildId}` : 'globally';
+  process.stdout.write(
+    remove ? `Removed this application's Discord commands ${where}.\n` : `Registered ${data.length} Discord commands ${where}: ${data.map((c) => `/${c.name}`).join(', ')}.\n`,
+  );
   return 0;
 }
 

@@ -46,6 +46,7 @@ const envSchema = z.object({
   DISCORD_APPLICATION_ID: z.string().regex(/^\d+$/, 'DISCORD_APPLICATION_ID must be the numeric application id').optional(),
   DISCORD_PUBLIC_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'DISCORD_PUBLIC_KEY must be 64 hex characters').optional(),
   DISCORD_API_URL: url('DISCORD_API_URL').optional(),
+  DISCORD_GUILD_ID: z.string().regex(/^\d+$/, 'DISCORD_GUILD_ID must be the numeric server (guild) id').optional(),
   ADMIN_USERS: principals,
   OPERATOR_USERS: principals,
   WEBHOOK_SIGNATURE_HEADER: z.string().min(1).default('X-Service-Signature'),

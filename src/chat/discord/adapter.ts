@@ -72,8 +72,11 @@ export function createDiscordAdapter(opts: DiscordAdapterOptions): DiscordAdapte
       const register = opts.registerOnStart ?? true;
       if (register && config.DISCORD_TOKEN && config.DISCORD_APPLICATION_ID) {
         try {
-          await registerCommands({ token: config.DISCORD_TOKEN, applicationId: config.DISCORD_APPLICATION_ID, apiUrl }, opts.registry);
-          logger.info('registered the /rln command with Discord');
+          await registerCommands(
+            { token: config.DISCORD_TOKEN, applicationId: config.DISCORD_APPLICATION_ID, apiUrl, guildId: config.DISCORD_GUILD_ID },
+            opts.registry,
+          );
+          logger.info({ guild: config.DISCORD_GUILD_ID ?? 'global' }, 'registered the /rln commands with Discord');
         } catch (err) {
           logger.warn({ err }, 'could not register the /rln command; run npm run register-commands later');
         }

@@ -34,6 +34,8 @@ export const DISCORD_MAX_TEXT_INPUT_VALUE = 4000;
 export const DISCORD_MAX_COMMAND_NAME = 32;
 export const DISCORD_MAX_COMMAND_DESCRIPTION = 100;
 export const DISCORD_MAX_SUBCOMMAND_GROUPS = 25;
+/** Chat-input commands an application may register (globally, or in one guild). */
+export const DISCORD_MAX_COMMANDS = 100;
 export const DISCORD_MAX_SUBCOMMANDS = 25;
 export const DISCORD_MAX_OPTIONS = 25;
 export const DISCORD_MAX_CHOICES = 25;

@@ -51,18 +51,15 @@ const cmd = (who: typeof ADMIN, group: string | undefined, sub: string, options:
   gatewayAnswer(fake, commandInteraction(app, who, group, sub, options));
 
 describe('Discord over the gateway', () => {
-  it('registers one /rln command within Discord limits at start-up', async () => {
+  it('registers /rln and one /rln-<group> command per group within Discord limits at start-up', async () => {
     const put = await fake.waitForCall((c) => c.method === 'PUT' && c.path === `/applications/${app}/commands`);
     expect(put.authorization).toBe(`Bot ${BOT_TOKEN}`);
-    expect(put.body).toHaveLength(1);
-    const rln = put.body[0];
-    expect(rln.name).toBe('rln');
-    expect(commandProblems(rln)).toEqual([]);
-    const groups = rln.options.filter((o: any) => o.type === 2).map((o: any) => o.name);
-    expect(groups).toEqual(expect.arrayContaining(['node', 'wallet', 'asset', 'channel', 'watch', 'access']));
-    const top = rln.options.filter((o: any) => o.type === 1).map((o: any) => o.name);
-    expect(top).toEqual(expect.arrayContaining(['audit', 'help']));
-    const stop = rln.options.find((o: any) => o.name === 'node').options.find((o: any) => o.name === 'stop');
+    const names = put.body.map((c: any) => c.name);
+    expect(names).toEqual(expect.arrayContaining(['rln', 'rln-node', 'rln-wallet', 'rln-asset', 'rln-channel', 'rln-watch', 'rln-access']));
+    for (const c of put.body) expect(commandProblems(c)).toEqual([]);
+    const rln = put.body.find((c: any) => c.name === 'rln');
+    expect(rln.options.map((o: any) => o.name)).toEqual(expect.arrayContaining(['audit', 'help']));
+    const stop = put.body.find((c: any) => c.name === 'rln-node').options.find((o: any) => o.name === 'stop');
     expect(stop.options[0]).toMatchObject({ name: 'node', required: true, autocomplete: true });
   });
 

@@ -43,7 +43,7 @@ function base(type: number, who: Who, applicationId: string) {
   };
 }
 
-/** `/rln <group> <sub> opt=value…` (group omitted for top-level subcommands). */
+/** `/rln-<group> <sub> opt=value…`, or `/rln <sub>` for the top-level actions (group omitted). */
 export function commandInteraction(applicationId: string, who: Who, group: string | undefined, sub: string, options: Record<string, string | number | boolean> = {}, focused?: string) {
   const leaf = Object.entries(options).map(([name, value]) => ({
     name,
@@ -56,9 +56,9 @@ export function commandInteraction(applicationId: string, who: Who, group: strin
     ...base(focused ? 4 : 2, who, applicationId),
     data: {
       id: snowflake(),
-      name: 'rln',
+      name: group ? `rln-${group}` : 'rln',
       type: 1,
-      options: group ? [{ name: group, type: 2, options: [subOpt] }] : [subOpt],
+      options: [subOpt],
     },
   };
 }
