@@ -57,6 +57,19 @@ describe('replays across a restart', () => {
     expect((await t.discordPost(raw, headers)).status).toBe(401);
   });
 
+  it('refuses on a second bot instance sharing the database what the first accepted', async () => {
+    const t = await bot();
+    const { createApp } = await import('../../src/app.js');
+    const { createLogger } = await import('../../src/log.js');
+    const second = await createApp({ config: t.h.app.config, logger: createLogger({ level: 'silent' }), shell: false });
+    const { url: secondUrl } = await second.start();
+    cleanup.push(() => second.stop({ timeoutMs: 2_000 }));
+    const form = slashCommandPayload({ user: { id: 'U1', name: 'ann' }, text: 'help', responseUrl: t.slack.responseUrl() });
+    const timestampSec = Math.floor(Date.now() / 1000);
+    expect((await postSigned(`${t.h.url}/slack/events`, SIGNING_SECRET, form, { timestampSec })).status).toBe(200);
+    expect((await postSigned(`${secondUrl}/slack/events`, SIGNING_SECRET, form, { timestampSec })).status).toBe(401);
+  });
+
   it('prunes remembered requests once their window has passed', async () => {
     const t = await bot();
     const raw = JSON.stringify(pingInteraction(t.discord.applicationId));

@@ -3,11 +3,11 @@
  * request before reading its body, and sheds load when too many bodies are being read at once.
  * Over a raw loopback socket, so the body is provably never sent.
  */
-import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createNodeDirectory, KeyCache } from '../../src/webhooks/index.js';
 import { actor, fakeHosting, makeNotifier, node, RecordingPoster, slackPlace, startReceiver, type Harness } from '../notify/helpers.js';
 import { makeKey } from './keys.js';
+import { postHeadOnly } from '../support/raw-http.js';
 
 const cleanup: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -27,24 +27,10 @@ async function setup(routeOpts: { bodyLimit?: number } = {}) {
   return { h, rx, port, signer };
 }
 
-/** Sends only the request head (a body of `length` bytes is announced, none is sent) and reads the answer's status. */
-function headOnly(port: number, path: string, length: number, headers: Record<string, string> = {}): { socket: Socket; status: Promise<number> } {
-  const socket = connect(port, '127.0.0.1');
-  const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
-  socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n${extra}\r\n`);
-  const status = new Promise<number>((resolve, reject) => {
-    let got = '';
-    socket.on('data', (c) => {
-      got += String(c);
-      const m = /^HTTP\/1\.1 (\d{3})/.exec(got);
-      if (m) resolve(Number(m[1]));
-    });
-    socket.on('error', reject);
-    socket.on('close', () => reject(new Error(`closed without an answer: ${JSON.stringify(got)}`)));
-  });
-  status.catch(() => undefined); // held requests are destroyed unanswered
-  cleanup.push(() => void socket.destroy());
-  return { socket, status };
+function headOnly(port: number, path: string, length: number, headers: Record<string, string> = {}) {
+  const r = postHeadOnly(port, path, length, headers);
+  cleanup.push(() => void r.socket.destroy());
+  return r;
 }
 
 describe('early refusal of webhook bodies', () => {
