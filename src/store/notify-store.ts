@@ -16,8 +16,7 @@ export interface EventRow {
   event_ts: string | null;
   received_at: number;
   payload: string;
-  /** The event's own timestamp in ms as sent (event_ts may be the effective time); null without one. */
-  event_ms?: number | null;
+  event_ms?: number | null; // the event's own timestamp (ms) as sent; event_ts may be the effective time
 }
 
 export interface WatchRow {
@@ -342,9 +341,7 @@ export class NotifyStore {
   prune(before: number): { outbox: number; events: number } {
     return this.tx(() => {
       const outbox = this.q(`DELETE FROM notify_outbox WHERE state IN ('sent', 'failed', 'gone') AND created_at < ?`).run(before).changes;
-      const events = this.q(
-        'DELETE FROM notify_events WHERE received_at < ? AND coalesce(event_ms, 0) < ? AND id NOT IN (SELECT event_id FROM notify_outbox WHERE event_id IS NOT NULL)',
-      ).run(before, before).changes;
+      const events = this.q('DELETE FROM notify_events WHERE received_at < ? AND coalesce(event_ms, 0) < ? AND id NOT IN (SELECT event_id FROM notify_outbox WHERE event_id IS NOT NULL)').run(before, before).changes;
       return { outbox, events };
     });
   }
