@@ -25,7 +25,7 @@ const balance = defineCommand({
 
 const channels = defineCommand({
   path: 'report channels',
-  summary: 'Channel report: capacity, liquidity, asset amounts and state per channel, with the change since the last report',
+  summary: 'Channel report: capacity, liquidity, asset amounts and state per channel, and changes since last run',
   example: '/rln report channels alice',
   args: z.object({ node: target(), unit: unit() }),
   positional: ['node'],

@@ -8,8 +8,8 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { SECRET_VARIABLES, type Config } from './config.js';
 import { createLogger, registerSecret, type Logger } from './log.js';
 import { createMetrics, type Metrics } from './metrics.js';
-import { openDatabase, type Db } from './store/index.js';
-import { createHttpServer } from './http/server.js';
+import { createReplayStore, openDatabase, type Db } from './store/index.js';
+import { createHttpServer, createReplayGuard } from './http/index.js';
 import { createHostingClient, type HostedNode } from './hosting/index.js';
 import { checkNodeApiUrl, createNodeApiClient, loadNodeCredentials } from './node-api/index.js';
 import { startEmulator, type Emulator } from './emulator/index.js';
@@ -137,6 +137,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     now: clock,
     publicUrl: config.PUBLIC_URL,
     admins: config.ADMIN_USERS,
+    maxFutureSkewMs: config.MAX_FUTURE_SKEW_S * 1000,
   });
   const reports = createReports({
     db,
@@ -160,14 +161,19 @@ export async function createApp(opts: AppOptions): Promise<App> {
   };
   const dispatcher = createDispatcher({ registry, services, buttons, confirmations, logger: coreLogger, metrics });
 
-  const routes: FastifyPluginAsync[] = [notifier.webhookRoutes({ signatureHeader: config.WEBHOOK_SIGNATURE_HEADER })];
+  const routes: FastifyPluginAsync[] = [notifier.webhookRoutes({ signatureHeader: config.WEBHOOK_SIGNATURE_HEADER, bodyLimit: config.WEBHOOK_BODY_LIMIT })];
   const stoppers: Array<() => Promise<void>> = [];
   const starters: Array<() => Promise<void>> = [];
+
+  // Signed chat requests already accepted, kept in the database: a replay to a restarted bot is refused too.
+  // Both platforms accept a signature for 5 minutes either side of its timestamp.
+  const replayStore = createReplayStore(db);
+  const replayGuard = (namespace: string) => createReplayGuard({ windowMs: 5 * 60_000, store: replayStore, namespace });
 
   // Bolt and discord.js are loaded only when configured: they are most of the bot's memory.
   if (config.slack.mode !== 'off') {
     const { createSlackAdapter } = await import('./chat/slack/index.js');
-    const slack = createSlackAdapter({ config, dispatcher, logger: logger.child({ room: 'slack' }), metrics });
+    const slack = createSlackAdapter({ config, dispatcher, logger: logger.child({ room: 'slack' }), metrics, replays: replayGuard('slack') });
     posters.slack = slack.poster;
     if (slack.routes) routes.push(slack.routes);
     starters.push(() => slack.start());
@@ -175,7 +181,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   }
   if (config.discord.mode !== 'off') {
     const { createDiscordAdapter } = await import('./chat/discord/index.js');
-    const discord = createDiscordAdapter({ config, dispatcher, registry, logger: logger.child({ room: 'discord' }), metrics });
+    const discord = createDiscordAdapter({ config, dispatcher, registry, logger: logger.child({ room: 'discord' }), metrics, replays: replayGuard('discord') });
     posters.discord = discord.poster;
     if (discord.routes) routes.push(discord.routes);
     starters.push(() => discord.start());

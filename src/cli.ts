@@ -6,7 +6,7 @@
  */
 import { ConfigError, loadConfig } from './config.js';
 import { createApp } from './app.js';
-import { createLogger } from './log.js';
+import { abandonLogsForExit, createLogger, releaseLogsForExit } from './log.js';
 import { runEmulatorCli } from './emulator/index.js';
 import { runDoctor } from './doctor.js';
 import { demoBanner } from './demo-banner.js';
@@ -15,7 +15,14 @@ const USAGE = `Usage: rln-chatops <start | emulator | doctor | register-commands
   start               run the bot (with no SERVICE_URL: a local demo against the built-in emulator)
   emulator [flags]    run the hosting service emulator (npm run emulator -- --port N --token T)
   doctor              check the configuration, the service and the chat credentials
-  register-commands   register the /rln command with Discord`;
+  register-commands   register the Discord commands (/rln, /rln-<group>) in DISCORD_GUILD_ID's server, or
+                      globally without it; --remove removes them from that scope`;
+
+/** Exits with `code` even when stdout or stderr has no reader (the loggers' exit flush is released first). */
+function exitNow(code: number): never {
+  abandonLogsForExit();
+  process.exit(code);
+}
 
 async function main(argv: string[]): Promise<number> {
   const [cmd = 'start', ...rest] = argv;
@@ -28,7 +35,7 @@ async function main(argv: string[]): Promise<number> {
     case 'doctor':
       return runDoctor({ env: process.env, out: (l) => process.stdout.write(`${l}\n`) });
     case 'register-commands':
-      return registerDiscordCommands();
+      return registerDiscordCommands(rest.includes('--remove'));
     case '-h':
     case '--help':
     case 'help':
@@ -41,6 +48,8 @@ async function main(argv: string[]): Promise<number> {
 }
 
 async function start(): Promise<number> {
+  // With no reader on stdout or stderr, a write fails with EPIPE: never a crash or a hang for that.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
   const config = loadConfig();
   // The terminal demo shares the screen with the logs: unless LOG_LEVEL asks for more, it logs
   // only warnings and errors there, so the answers stay readable.
@@ -54,11 +63,12 @@ async function start(): Promise<number> {
     if (stopping) return;
     stopping = true;
     app.logger.info({ signal }, 'stopping: draining in-flight work');
-    const hard = setTimeout(() => process.exit(0), 10_000);
+    const hard = setTimeout(() => exitNow(0), 9_000);
     hard.unref();
-    await app.stop({ timeoutMs: 8_000 }).catch((err) => app.logger.error({ err }, 'error while stopping'));
+    await app.stop({ timeoutMs: 7_500 }).catch((err) => app.logger.error({ err }, 'error while stopping'));
+    await releaseLogsForExit(500);
     clearTimeout(hard);
-    process.exit(0);
+    exitNow(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
@@ -69,7 +79,7 @@ async function start(): Promise<number> {
   return -1;
 }
 
-async function registerDiscordCommands(): Promise<number> {
+async function registerDiscordCommands(remove: boolean): Promise<number> {
   const config = loadConfig();
   if (!config.DISCORD_TOKEN || !config.DISCORD_APPLICATION_ID) {
     process.stderr.write('register-commands needs DISCORD_TOKEN and DISCORD_APPLICATION_ID.\n');
@@ -78,11 +88,15 @@ async function registerDiscordCommands(): Promise<number> {
   const { registerCommands } = await import('./chat/discord/index.js');
   const { createRegistry } = await import('./core/index.js');
   const { allCommands } = await import('../commands/index.js');
-  await registerCommands(
-    { token: config.DISCORD_TOKEN, applicationId: config.DISCORD_APPLICATION_ID, apiUrl: config.DISCORD_API_URL, guildId: process.env.DISCORD_GUILD_ID },
+  const guildId = config.DISCORD_GUILD_ID;
+  const data = await registerCommands(
+    { token: config.DISCORD_TOKEN, applicationId: config.DISCORD_APPLICATION_ID, apiUrl: config.DISCORD_API_URL, guildId, remove },
     createRegistry(allCommands),
   );
-  process.stdout.write(`Registered /rln with Discord${process.env.DISCORD_GUILD_ID ? ` in guild ${process.env.DISCORD_GUILD_ID}` : ' globally'}.\n`);
+  const where = guildId ? `in server ${guildId}` : 'globally';
+  process.stdout.write(
+    remove ? `Removed this application's Discord commands ${where}.\n` : `Registered ${data.length} Discord commands ${where}: ${data.map((c) => `/${c.name}`).join(', ')}.\n`,
+  );
   return 0;
 }
 

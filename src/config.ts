@@ -46,6 +46,7 @@ const envSchema = z.object({
   DISCORD_APPLICATION_ID: z.string().regex(/^\d+$/, 'DISCORD_APPLICATION_ID must be the numeric application id').optional(),
   DISCORD_PUBLIC_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'DISCORD_PUBLIC_KEY must be 64 hex characters').optional(),
   DISCORD_API_URL: url('DISCORD_API_URL').optional(),
+  DISCORD_GUILD_ID: z.string().regex(/^\d+$/, 'DISCORD_GUILD_ID must be the numeric server (guild) id').optional(),
   ADMIN_USERS: principals,
   OPERATOR_USERS: principals,
   WEBHOOK_SIGNATURE_HEADER: z.string().min(1).default('X-Service-Signature'),
@@ -53,6 +54,23 @@ const envSchema = z.object({
   SERVICE_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   REPORT_LOW_SHARE: z.coerce.number().min(0).max(1).default(0.2),
   REPORT_HIGH_SHARE: z.coerce.number().min(0).max(1).default(0.8),
+  /** Largest service event body in bytes (`65536`, or with a unit: `64KiB`, `1MiB`). */
+  WEBHOOK_BODY_LIMIT: z
+    .string()
+    .trim()
+    .default('64KiB')
+    .transform((v, ctx) => {
+      const m = /^(\d+)\s*(b|kib|kb|k|mib|mb|m)?$/i.exec(v);
+      const unit = (m?.[2] ?? 'b').toLowerCase();
+      const bytes = m ? Number(m[1]) * (unit.startsWith('k') ? 1024 : unit.startsWith('m') ? 1024 * 1024 : 1) : NaN;
+      if (!Number.isSafeInteger(bytes) || bytes < 1024 || bytes > 16 * 1024 * 1024) {
+        ctx.addIssue({ code: 'custom', message: 'WEBHOOK_BODY_LIMIT must be a size from 1KiB to 16MiB, e.g. 65536 or 64KiB' });
+        return z.NEVER;
+      }
+      return bytes;
+    }),
+  /** How far ahead of this clock an event's timestamp may be before it is flagged (seconds). */
+  MAX_FUTURE_SKEW_S: z.coerce.number().int().min(0).max(86_400).default(60),
 });
 
 export type Env = z.infer<typeof envSchema>;

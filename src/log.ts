@@ -131,6 +131,41 @@ export function sanitizeForLog(value: unknown, depth = 0, seen = new WeakSet<obj
   return out;
 }
 
+/** The stderr destinations the loggers write to, so that exit can stop them blocking it. */
+const stderrDestinations = new Set<ReturnType<typeof pino.destination>>();
+
+/**
+ * Makes the process safe to exit whatever the state of stderr: flushes what the loggers hold
+ * (waiting at most `timeoutMs`), then turns their flush-on-exit into a no-op. pino flushes an
+ * async destination synchronously on exit, and sonic-boom's flushSync retries forever when the
+ * write fails (EPIPE with no reader, EAGAIN with a full pipe), so `process.exit` would never return.
+ */
+export async function releaseLogsForExit(timeoutMs = 1_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  // sonic-boom writes one chunk at a time and queues the rest; it has no public "all written"
+  // promise (flush(cb) answers at once with minLength 0), so read its queue length.
+  const busy = () =>
+    [...stderrDestinations].some((d) => {
+      const q = d as unknown as { _writing?: boolean; _len?: number };
+      return Boolean(q._writing) || (q._len ?? 0) > 0;
+    });
+  while (busy() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  abandonLogsForExit();
+}
+
+/** The synchronous part of releaseLogsForExit: whatever is still buffered is dropped at exit. */
+export function abandonLogsForExit(): void {
+  for (const d of stderrDestinations) d.flushSync = () => undefined;
+}
+
+function stderrDestination(): ReturnType<typeof pino.destination> {
+  const d = pino.destination(2);
+  // A write error on stderr (no reader) must not become an uncaught exception.
+  d.on('error', () => undefined);
+  stderrDestinations.add(d);
+  return d;
+}
+
 export function createLogger(opts: { level?: string; destination?: NodeJS.WritableStream } = {}): Logger {
   return pino(
     {
@@ -150,7 +185,7 @@ export function createLogger(opts: { level?: string; destination?: NodeJS.Writab
         err: (e: unknown) => sanitizeForLog(e) as ReturnType<typeof pino.stdSerializers.err>,
       },
     },
-    (opts.destination as pino.DestinationStream | undefined) ?? pino.destination(2),
+    (opts.destination as pino.DestinationStream | undefined) ?? stderrDestination(),
   );
 }
 

@@ -39,3 +39,26 @@ describe('loadConfig', () => {
     expect(c.OPERATOR_USERS).toEqual(['discord-role:7']);
   });
 });
+
+describe('the hardening variables', () => {
+  it('defaults WEBHOOK_BODY_LIMIT to 64 KiB and MAX_FUTURE_SKEW_S to 60', () => {
+    const c = loadConfig({});
+    expect(c.WEBHOOK_BODY_LIMIT).toBe(64 * 1024);
+    expect(c.MAX_FUTURE_SKEW_S).toBe(60);
+  });
+
+  it('reads WEBHOOK_BODY_LIMIT in bytes or with a unit, and says what is wrong otherwise', () => {
+    expect(loadConfig({ WEBHOOK_BODY_LIMIT: '131072' }).WEBHOOK_BODY_LIMIT).toBe(131072);
+    expect(loadConfig({ WEBHOOK_BODY_LIMIT: '128KiB' }).WEBHOOK_BODY_LIMIT).toBe(131072);
+    expect(loadConfig({ WEBHOOK_BODY_LIMIT: '1MiB' }).WEBHOOK_BODY_LIMIT).toBe(1024 * 1024);
+    for (const bad of ['lots', '10', '64GiB']) {
+      expect(() => loadConfig({ WEBHOOK_BODY_LIMIT: bad })).toThrow(/WEBHOOK_BODY_LIMIT must be a size from 1KiB to 16MiB/);
+    }
+    expect(() => loadConfig({ MAX_FUTURE_SKEW_S: '-1' })).toThrow(ConfigError);
+  });
+
+  it('reads DISCORD_GUILD_ID as a numeric server id', () => {
+    expect(loadConfig({ DISCORD_GUILD_ID: '123456789' }).DISCORD_GUILD_ID).toBe('123456789');
+    expect(() => loadConfig({ DISCORD_GUILD_ID: 'my-server' })).toThrow(/DISCORD_GUILD_ID must be the numeric server/);
+  });
+});

@@ -17,11 +17,16 @@ const STATUS_BADGES: Record<string, { emoji: string; tone: Tone }> = {
 
 /** `🟢 RUNNING`; an unknown status is shown as it came, with a neutral mark. */
 export function statusBadge(status: string): string {
-  return `${(STATUS_BADGES[status] ?? { emoji: '⚪' }).emoji} ${status}`;
+  return `${(badgeOf(status) ?? { emoji: '⚪' }).emoji} ${status}`;
 }
 
 export function statusTone(status: string): Tone {
-  return STATUS_BADGES[status]?.tone ?? 'neutral';
+  return badgeOf(status)?.tone ?? 'neutral';
+}
+
+/** Own keys only: a status named `constructor` or `__proto__` must not find Object.prototype's. */
+function badgeOf(status: string): { emoji: string; tone: Tone } | undefined {
+  return Object.hasOwn(STATUS_BADGES, status) ? STATUS_BADGES[status] : undefined;
 }
 
 function toBigInt(a: Amount): bigint {

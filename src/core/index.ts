@@ -25,3 +25,4 @@ export { renderHelp, renderCommandHelp, usageOf } from './render-help.js';
 export { redactArgs, isSecretName, findInlineSecret, SECRET_NAME_RE } from './inline-secret.js';
 export { editDistance, closestOf } from './edit-distance.js';
 export { sleep } from './within.js';
+export { cutText, graphemePrefix } from './cut-text.js';

@@ -56,18 +56,20 @@ export function tokenize(text: string): string[] {
   return tokens;
 }
 
-const WORD_RE = /^[a-z][a-z0-9-]*$/i;
-
-function describeTyped(words: string[]): string {
-  const shown = words.filter((w) => WORD_RE.test(w) && w.length <= 30);
-  return shown.length === words.length && shown.length ? `\`${shown.join(' ')}\`` : 'that command';
-}
-
+/**
+ * Unknown text is never repeated back or logged: a password pasted as the whole `/rln` line
+ * would be. Only the registry's own words (group and action names) are quoted; suggestions
+ * come from the registry.
+ */
 function unknownCommand(registry: Registry, words: string[]): UserError {
   const near = registry.closest(words.join(' '));
+  const group = registry.groups().find((g) => g.group === words[0]?.toLowerCase());
+  const what = group
+    ? `\`${group.group}\` has no such action. Its actions: ${group.actions.map((d) => d.path.slice(group.group.length + 1)).join(', ')}.`
+    : 'There is no command like that.';
   return new UserError(
     'unknown_command',
-    `There is no command ${describeTyped(words)}.`,
+    what,
     near ? `Did you mean \`/rln ${near}\`? Type \`/rln help\` for every command.` : 'Type `/rln help` for every command.',
     { closest: near },
   );

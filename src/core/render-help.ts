@@ -62,13 +62,14 @@ export function renderHelp(registry: Registry, group?: string, action?: string):
     const top = !g && !action ? registry.topLevel().find((d) => d.path === group.toLowerCase()) : undefined;
     if (top) return renderCommandHelp(registry, top);
     if (!g) {
-      throw new UserError('unknown_command', `There is no command group \`${group}\`.`, `Groups: ${groups.map((x) => x.group).join(', ')}. Try \`/rln help\`.`);
+      // What was typed is not repeated (it could be a pasted secret): the registry's names are.
+      throw new UserError('unknown_command', 'There is no command group like that.', `Groups: ${groups.map((x) => x.group).join(', ')}. Try \`/rln help\`.`);
     }
     if (action) {
       const def = registry.get(`${g.group} ${action}`);
       if (!def || def.path === `${g.group} help`) {
         const names = g.actions.filter((d) => d.path !== `${g.group} help`).map((d) => d.path.slice(g.group.length + 1));
-        throw new UserError('unknown_command', `\`${g.group}\` has no action \`${action.slice(0, 40)}\`.`, `Its actions: ${names.join(', ')}.`);
+        throw new UserError('unknown_command', `\`${g.group}\` has no such action.`, `Its actions: ${names.join(', ')}.`);
       }
       return renderCommandHelp(registry, def);
     }

@@ -2,7 +2,9 @@
  * Remembers signed requests already accepted, so a captured request cannot be replayed while its
  * timestamp is still inside the accepted window (the signature check alone allows that). The key
  * is the request's signature: it covers the timestamp and the raw body, so a repeat is the same
- * bytes. Bounded: the oldest keys are forgotten first when `maxEntries` is reached.
+ * bytes. With a `store` (the database), what was accepted survives a restart, so a replay to a
+ * restarted bot is refused too; expired keys are pruned once per window. Without one (tests,
+ * tools) it lives in memory, bounded: the oldest keys are forgotten first at `maxEntries`.
  */
 export interface ReplayGuard {
   /** True the first time `key` is seen inside the window; false for a repeat. */
@@ -10,10 +12,37 @@ export interface ReplayGuard {
   readonly size: number;
 }
 
-export function createReplayGuard(opts: { windowMs: number; maxEntries?: number }): ReplayGuard {
-  const max = opts.maxEntries ?? 50_000;
+/** The persistence a guard may use (the store's createReplayStore). */
+export interface ReplayGuardStore {
+  remember(key: string, until: number, now: number): boolean;
+  prune(now: number): number;
+}
+
+export function createReplayGuard(opts: { windowMs: number; maxEntries?: number; store?: ReplayGuardStore; namespace?: string }): ReplayGuard {
   // A timestamp is accepted from windowMs before to windowMs after it: remember for both sides.
   const keepMs = 2 * opts.windowMs;
+  const store = opts.store;
+  if (store) {
+    const prefix = opts.namespace ? `${opts.namespace}:` : '';
+    let prunedAt = -Infinity;
+    let added = 0;
+    return {
+      firstTime(key, nowMs) {
+        if (nowMs - prunedAt >= opts.windowMs) {
+          store.prune(nowMs);
+          prunedAt = nowMs;
+          added = 0;
+        }
+        const first = store.remember(prefix + key, nowMs + keepMs, nowMs);
+        if (first) added++;
+        return first;
+      },
+      get size() {
+        return added;
+      },
+    };
+  }
+  const max = opts.maxEntries ?? 50_000;
   const expiry = new Map<string, number>();
   return {
     firstTime(key, nowMs) {

@@ -17,6 +17,8 @@ export interface HttpServerOptions {
   requestTimeoutMs?: number;
   /** Headers must arrive within this (default 10 s). */
   headersTimeoutMs?: number;
+  /** Open connections at most; more are closed as they arrive (default 1024). */
+  maxConnections?: number;
 }
 
 export async function createHttpServer(opts: HttpServerOptions): Promise<FastifyInstance> {
@@ -47,5 +49,7 @@ export async function createHttpServer(opts: HttpServerOptions): Promise<Fastify
     reply.header('content-type', opts.metrics.registry.contentType).send(await opts.metrics.registry.metrics());
   });
   for (const r of opts.routes) await app.register(r);
+  // A flood of connections is refused at accept rather than held (each holds buffers and a socket).
+  app.server.maxConnections = opts.maxConnections ?? 1024;
   return app;
 }

@@ -21,7 +21,7 @@ import type { Metrics } from '../metrics.js';
 import type { Db } from '../store/index.js';
 import { NotifyStore } from '../store/index.js';
 import { groupCommit } from '../store/index.js';
-import { KeyCache } from '../webhooks/index.js';
+import { KeyCache, effectiveEventTime } from '../webhooks/index.js';
 import { createNodeDirectory, type NodeDirectory } from '../webhooks/index.js';
 import type { ServiceEvent } from '../webhooks/index.js';
 import { webhookRoutes, type IngestResult } from '../webhooks/index.js';
@@ -59,6 +59,11 @@ export interface NotifierOptions {
   digestMaxNodes?: number;
   /** Sent notifications and old events are deleted after this long. Default 30 days. */
   retentionMs?: number;
+  /**
+   * `MAX_FUTURE_SKEW_S` in ms (default 60 s): an event stamped further ahead of its arrival is
+   * flagged in the log and in `webhooks{outcome="flagged",reason="future_timestamp"}`.
+   */
+  maxFutureSkewMs?: number;
 }
 
 /** A verified event (from the webhook receiver, or a test). */
@@ -73,6 +78,8 @@ export interface WebhookRoutesOptions {
   keys?: { verify(rawBody: Buffer, signature: string): Promise<boolean> };
   /** Defaults to a directory over `hosting.listNodes()` (cached 30 s, refreshed on a miss). */
   nodes?: NodeDirectory;
+  /** `WEBHOOK_BODY_LIMIT`; default 64 KiB. */
+  bodyLimit?: number;
 }
 
 export interface Notifier {
@@ -116,8 +123,11 @@ export function createNotifier(opts: NotifierOptions): Notifier {
   });
   const watches = createWatchService({ store, now: nowMs, wake: () => worker.wake() });
 
+  const retentionMs = opts.retentionMs ?? 30 * 24 * 3600_000;
   const ingestEvent = (event: IncomingEvent): IngestResult & { routed: number } => {
     const now = nowMs();
+    // The time the event is ordered by: never later than its arrival (see effectiveEventTime).
+    const time = effectiveEventTime(event.eventTimestamp, now, opts.maxFutureSkewMs ?? 60_000);
     const result = store.tx(() => {
       const eventId = store.insertEvent({
         dedupe_key: event.dedupeKey,
@@ -125,9 +135,10 @@ export function createNotifier(opts: NotifierOptions): Notifier {
         node_name: event.nodeName ?? null,
         event_type: event.eventType,
         status: event.status ?? null,
-        event_ts: event.eventTimestamp ?? null,
+        event_ts: time.effective,
         received_at: now,
         payload: JSON.stringify(event.payload),
+        event_ms: time.stampedMs,
       });
       if (eventId === undefined) return { duplicate: true, routed: 0 };
       const seen = new Set<string>();
@@ -157,6 +168,13 @@ export function createNotifier(opts: NotifierOptions): Notifier {
       }
       return { duplicate: false, eventId, routed };
     });
+    if (!result.duplicate && time.flagged) {
+      opts.metrics?.webhooks.inc({ outcome: 'flagged', reason: 'future_timestamp' });
+      log.warn(
+        { nodeId: event.nodeId, eventTimestamp: event.eventTimestamp, aheadS: Math.round(time.aheadMs / 1000), eventId: result.eventId },
+        'event stamped ahead of this clock by more than MAX_FUTURE_SKEW_S: ordered by its arrival instead; check the clocks',
+      );
+    }
     if (!result.duplicate) {
       log.debug({ nodeId: event.nodeId, status: event.status, routed: result.routed }, 'event stored and routed');
       worker.wake();
@@ -192,7 +210,17 @@ export function createNotifier(opts: NotifierOptions): Notifier {
       const nodes = o.nodes ?? createNodeDirectory({ hosting: opts.hosting });
       // Events of one burst share a commit; each is answered 2xx only once it is on disk.
       const ingest = groupCommit((fn) => store.tx(fn), ingestEvent);
-      return webhookRoutes({ keys, nodes, ingest, signatureHeader: o.signatureHeader, logger: opts.logger, metrics: opts.metrics });
+      return webhookRoutes({
+        keys,
+        nodes,
+        ingest,
+        signatureHeader: o.signatureHeader,
+        logger: opts.logger,
+        metrics: opts.metrics,
+        bodyLimit: o.bodyLimit,
+        maxEventAgeMs: retentionMs,
+        now: nowMs,
+      });
     },
     start: () => worker.start(),
     stop: () => worker.stop(),

@@ -4,16 +4,27 @@
  * only opens the database and applies every migration in version order, once.
  */
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { allMigrations, type Migration } from './migrations/index.js';
 
 export type Db = Database.Database;
 
 export function openDatabase(path: string, migrations: Migration[] = allMigrations): Db {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const onDisk = path !== ':memory:' && path !== '';
+  if (onDisk) {
+    // The audit trail and event payloads are for this user only: a folder we create is 0700,
+    // and the database files are 0600 (created so, and tightened if they exist).
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    if (!existsSync(path)) closeSync(openSync(path, 'a', 0o600));
+  }
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
+  if (onDisk) {
+    for (const f of [path, `${path}-wal`, `${path}-shm`]) {
+      if (existsSync(f)) chmodSync(f, 0o600);
+    }
+  }
   // NORMAL in WAL mode: a committed event survives a crash or kill of the process (tested with
   // SIGKILL); a power loss or OS crash may lose the last commits before a checkpoint. FULL
   // closes that gap but syncs on every commit, and better-sqlite3 blocks the event loop while

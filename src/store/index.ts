@@ -15,3 +15,4 @@ export * from './notify-store.js';
 export * from './reports-schedules.js';
 export * from './reports-snapshots.js';
 export * from './activity-states.js';
+export * from './http-replays.js';

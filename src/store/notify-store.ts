@@ -16,6 +16,7 @@ export interface EventRow {
   event_ts: string | null;
   received_at: number;
   payload: string;
+  event_ms?: number | null; // the event's own timestamp (ms) as sent; event_ts may be the effective time
 }
 
 export interface WatchRow {
@@ -118,11 +119,11 @@ export class NotifyStore {
   /** Inserts an event; undefined when its dedupe key is already stored (a redelivery). */
   insertEvent(e: Omit<EventRow, 'id'>): number | undefined {
     const r = this.q(
-        `INSERT INTO notify_events (dedupe_key, node_id, node_name, event_type, status, event_ts, received_at, payload)
-         VALUES (@dedupe_key, @node_id, @node_name, @event_type, @status, @event_ts, @received_at, @payload)
+        `INSERT INTO notify_events (dedupe_key, node_id, node_name, event_type, status, event_ts, received_at, payload, event_ms)
+         VALUES (@dedupe_key, @node_id, @node_name, @event_type, @status, @event_ts, @received_at, @payload, @event_ms)
          ON CONFLICT (dedupe_key) DO NOTHING`,
       )
-      .run(e);
+      .run({ event_ms: null, ...e });
     return r.changes ? Number(r.lastInsertRowid) : undefined;
   }
 
@@ -340,8 +341,7 @@ export class NotifyStore {
   prune(before: number): { outbox: number; events: number } {
     return this.tx(() => {
       const outbox = this.q(`DELETE FROM notify_outbox WHERE state IN ('sent', 'failed', 'gone') AND created_at < ?`).run(before).changes;
-      const events = this.q('DELETE FROM notify_events WHERE received_at < ? AND id NOT IN (SELECT event_id FROM notify_outbox WHERE event_id IS NOT NULL)')
-        .run(before).changes;
+      const events = this.q('DELETE FROM notify_events WHERE received_at < ? AND coalesce(event_ms, 0) < ? AND id NOT IN (SELECT event_id FROM notify_outbox WHERE event_id IS NOT NULL)').run(before, before).changes;
       return { outbox, events };
     });
   }

@@ -16,8 +16,15 @@ import type { Metrics } from '../metrics.js';
 import { KeyUnavailableError } from './key-cache.js';
 import type { NodeDirectory } from './node-directory.js';
 import { readEvent, type ServiceEvent } from './read-event.js';
+import { jsonDepth } from './event-time.js';
+import { admitBodies } from '../http/index.js';
 
-export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
+/** Service events are small: the default limit (WEBHOOK_BODY_LIMIT) is 64 KiB. */
+export const WEBHOOK_BODY_LIMIT = 64 * 1024;
+/** Deeper JSON is refused with 400 before it is parsed or stored (it would overflow the stack). */
+export const WEBHOOK_MAX_JSON_DEPTH = 64;
+/** Events older than this (the dedupe retention) are refused: their dedupe key may be gone. */
+export const WEBHOOK_MAX_EVENT_AGE_MS = 30 * 24 * 3600_000;
 /** Always accepted, whatever WEBHOOK_SIGNATURE_HEADER says (the public service sends it). */
 export const THUNDERSTACK_SIGNATURE_HEADER = 'X-ThunderStack-Signature';
 
@@ -37,8 +44,13 @@ export interface WebhookRouteDeps {
   signatureHeader?: string;
   logger: Logger;
   metrics?: Metrics;
-  /** Default 1 MiB. */
+  /** Default WEBHOOK_BODY_LIMIT (64 KiB). */
   bodyLimit?: number;
+  /** Events whose own timestamp is older than this are refused (400 `stale`); the dedupe retention. */
+  maxEventAgeMs?: number;
+  /** Bodies read at once across both routes; more get 503 with Retry-After before their body is read. Default 32. */
+  maxInFlight?: number;
+  now?: () => number;
 }
 
 type Refusal = { code: number; reason: string; message: string };
@@ -47,6 +59,8 @@ export function webhookRoutes(deps: WebhookRouteDeps): FastifyPluginAsync {
   const log = deps.logger.child({ room: 'webhooks' });
   const headers = [...new Set([(deps.signatureHeader ?? 'X-Service-Signature').toLowerCase(), THUNDERSTACK_SIGNATURE_HEADER.toLowerCase()])];
   const bodyLimit = deps.bodyLimit ?? WEBHOOK_BODY_LIMIT;
+  const maxAgeMs = deps.maxEventAgeMs ?? WEBHOOK_MAX_EVENT_AGE_MS;
+  const now = deps.now ?? Date.now;
 
   const refuse = (req: FastifyRequest, reply: FastifyReply, r: Refusal) => {
     deps.metrics?.webhooks.inc({ outcome: 'refused', reason: r.reason });
@@ -57,6 +71,18 @@ export function webhookRoutes(deps: WebhookRouteDeps): FastifyPluginAsync {
   return async (app) => {
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_req, body, done) => done(null, body));
+    // Refused before the body is read: unsigned, declared too large, or too many bodies in flight.
+    app.addHook(
+      'onRequest',
+      admitBodies({
+        bodyLimit,
+        maxInFlight: deps.maxInFlight ?? 32,
+        signed: (req) => headers.some((h) => typeof req.headers[h] === 'string' && (req.headers[h] as string).trim() !== ''),
+        refuse: (req, reply, code, reason, message) => refuse(req, reply, { code, reason, message }),
+        unsignedMessage: `no ${headers.join(' or ')} header`,
+        unsignedReason: 'missing_signature',
+      }),
+    );
 
     app.setErrorHandler((err: { statusCode?: number; code?: string; message: string }, req, reply) => {
       if (err.code === 'SQLITE_BUSY' || err.code === 'SQLITE_LOCKED') {
@@ -98,6 +124,9 @@ export function webhookRoutes(deps: WebhookRouteDeps): FastifyPluginAsync {
       }
       if (!valid) return refuse(req, reply, { code: 401, reason: 'bad_signature', message: 'the signature does not verify with the account webhook key' });
 
+      if (jsonDepth(raw, WEBHOOK_MAX_JSON_DEPTH) > WEBHOOK_MAX_JSON_DEPTH) {
+        return refuse(req, reply, { code: 400, reason: 'too_deep', message: `the JSON is nested more than ${WEBHOOK_MAX_JSON_DEPTH} levels deep` });
+      }
       let json: unknown;
       try {
         json = JSON.parse(raw.toString('utf8').replace(/^\uFEFF/, ''));
@@ -107,6 +136,15 @@ export function webhookRoutes(deps: WebhookRouteDeps): FastifyPluginAsync {
       const read = readEvent(json, raw);
       if (!read.ok) return refuse(req, reply, { code: read.reason === 'node_mismatch' ? 403 : 400, reason: read.reason, message: read.message });
       const event = read.event;
+      const stampedMs = event.eventTimestamp ? Date.parse(event.eventTimestamp) : NaN;
+      if (Number.isFinite(stampedMs) && stampedMs < now() - maxAgeMs) {
+        // Its dedupe key may already be pruned: accepting it could post a replay a second time.
+        return refuse(req, reply, {
+          code: 400,
+          reason: 'stale',
+          message: `the event is dated ${event.eventTimestamp}, older than the ${Math.round(maxAgeMs / 86_400_000)}-day retention; it is not stored`,
+        });
+      }
       const expected = req.params.nodeId;
       if (expected !== undefined && expected !== event.nodeId) {
         return refuse(req, reply, { code: 403, reason: 'node_mismatch', message: 'the payload nodeId differs from the node of this URL' });
@@ -121,7 +159,17 @@ export function webhookRoutes(deps: WebhookRouteDeps): FastifyPluginAsync {
       }
       if (!node) return refuse(req, reply, { code: 404, reason: 'unknown_node', message: 'the account has no node with this nodeId' });
 
-      const result = await deps.ingest({ ...event, nodeName: node.name });
+      let result: IngestResult;
+      try {
+        result = await deps.ingest({ ...event, nodeName: node.name });
+      } catch (err) {
+        const code = (err as { code?: string }).code;
+        if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') throw err; // the error handler answers store_busy
+        // Not stored, so not accepted: the service must redeliver. Never a 500 that repeats forever.
+        deps.metrics?.webhooks.inc({ outcome: 'refused', reason: 'store_failed' });
+        log.error({ err, nodeId: event.nodeId }, 'webhook not stored: storing the event failed');
+        return reply.code(503).header('retry-after', '5').send({ error: 'store_failed', message: 'the event could not be stored right now; redeliver it later' });
+      }
       if (result.duplicate) {
         deps.metrics?.webhooks.inc({ outcome: 'duplicate', reason: 'redelivery' });
         log.info({ nodeId: event.nodeId, eventType: event.eventType }, 'webhook redelivery acknowledged');

@@ -26,8 +26,8 @@ describe('dialog fields: required by default', () => {
   });
 
   it('Discord marks the unspecified field required and the explicit one optional', () => {
-    const modal = discordModal(dialog) as { components: Array<{ components: Array<{ custom_id: string; required: boolean }> }> };
-    const inputs = modal.components.flatMap((row) => row.components);
+    const modal = discordModal(dialog);
+    const inputs = modal.components.flatMap((c) => (c.type === 18 ? [c.component] : []));
     expect(inputs.find((i) => i.custom_id === 'password')?.required).toBe(true);
     expect(inputs.find((i) => i.custom_id === 'note')?.required).toBe(false);
   });

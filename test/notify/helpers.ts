@@ -185,9 +185,11 @@ export const discordPlace = (channelId: string): Place => ({ platform: 'discord'
 export const actor = (userId = 'U1', platform: Platform = 'slack'): Actor => ({ platform, userId, displayName: 'Ann' });
 
 let tsSeq = 0;
+/** Event times start an hour before the test run: recent (older events are refused as stale), never ahead. */
+const TS_BASE = Math.floor(Date.now() / 1000) * 1000 - 3600_000;
 /** A status event as the service sends it (with a unique timestamp unless given). */
 export function statusPayload(nodeId: string, status: string, ts?: string) {
-  const eventTimestamp = ts ?? new Date(Date.UTC(2026, 3, 16, 12, 0, 0) + ++tsSeq * 1000).toISOString();
+  const eventTimestamp = ts ?? new Date(TS_BASE + ++tsSeq * 1000).toISOString();
   return { eventType: 'NODE_STATUS_UPDATED', eventTimestamp, details: { nodeId, status }, nodeId };
 }
 

@@ -15,7 +15,7 @@ describe('default pacing on Slack', () => {
       h.app.services.watches.add({ place: { platform: 'slack', channelId: 'CPACE' }, target: 'all', actor: { platform: 'slack', userId: 'U1' } });
       const nodes = await h.app.services.hosting.listNodes();
       for (const [i, n] of nodes.entries()) {
-        const body = Buffer.from(JSON.stringify({ eventType: 'NODE_STATUS_UPDATED', eventTimestamp: `2026-11-22T04:00:0${i}Z`, details: { nodeId: n.nodeId, status: 'FAILED' }, nodeId: n.nodeId }));
+        const body = Buffer.from(JSON.stringify({ eventType: 'NODE_STATUS_UPDATED', eventTimestamp: new Date(Date.now() - 60_000 + i * 1000).toISOString(), details: { nodeId: n.nodeId, status: 'FAILED' }, nodeId: n.nodeId }));
         const r = await fetch(`${h.url}/webhooks/service`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': h.emulator.sign(body) }, body: new Uint8Array(body) });
         expect(r.status).toBe(202);
       }

@@ -24,7 +24,7 @@ describe('the database locked', () => {
     });
     h.app.services.watches.add({ place: { platform: 'slack', channelId: 'CLOCK' }, target: 'all', actor: { platform: 'slack', userId: 'U1' } });
     const node = (await h.app.services.hosting.listNodes()).find((n) => n.name === 'alice')!;
-    const body = Buffer.from(JSON.stringify({ eventType: 'NODE_STATUS_UPDATED', eventTimestamp: '2026-11-22T03:00:00Z', details: { nodeId: node.nodeId, status: 'PAUSED' }, nodeId: node.nodeId }));
+    const body = Buffer.from(JSON.stringify({ eventType: 'NODE_STATUS_UPDATED', eventTimestamp: new Date(Date.now() - 60_000).toISOString(), details: { nodeId: node.nodeId, status: 'PAUSED' }, nodeId: node.nodeId }));
     const deliver = () =>
       fetch(`${h.url}/webhooks/service`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': h.emulator.sign(body) }, body: new Uint8Array(body) });
     const postsToChannel = () => slack.callsTo('chat.postMessage').filter((c) => c.args.channel === 'CLOCK');

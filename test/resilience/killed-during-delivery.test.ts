@@ -97,7 +97,7 @@ describe('the bot killed during delivery', () => {
     await waitUntil(() => holding.responds.length === 1, 20_000, 'the watch confirmed');
     expect(holding.responds[0]).toMatch(/Watching|watch/i);
     const node = emulator.nodes().find((n) => n.name === 'alice')!;
-    const body = Buffer.from(JSON.stringify({ eventType: 'NODE_STATUS_UPDATED', eventTimestamp: '2026-11-22T03:10:00Z', details: { nodeId: node.nodeId, status: 'FAILED' }, nodeId: node.nodeId }));
+    const body = Buffer.from(JSON.stringify({ eventType: 'NODE_STATUS_UPDATED', eventTimestamp: new Date(Date.now() - 60_000).toISOString(), details: { nodeId: node.nodeId, status: 'FAILED' }, nodeId: node.nodeId }));
     const accepted = await fetch(`${url}/webhooks/service`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': emulator.sign(body) }, body: new Uint8Array(body) });
     expect(accepted.status).toBe(202);
     await waitUntil(() => holding.posts.length === 1, 20_000, 'the post in flight');

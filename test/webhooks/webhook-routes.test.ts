@@ -114,7 +114,7 @@ describe('webhook receiver', () => {
 
   it('does not take two different events of one node in the same second for a redelivery', async () => {
     const t = await setup();
-    const at = '2026-04-16T12:00:00Z';
+    const at = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000).toISOString().replace('.000Z', 'Z');
     const op = (operation: string) => ({ eventType: 'OPERATION_COMPLETED', eventTimestamp: at, nodeId: 'n1', details: { nodeId: 'n1', operation } });
     expect((await t.signed('/webhooks/service/n1', op('backup'))).status).toBe(202);
     expect((await t.signed('/webhooks/service/n1', op('sync'))).status).toBe(202);
@@ -130,7 +130,7 @@ describe('webhook receiver', () => {
     const t = await setup();
     const res = await t.signed('/webhooks/service', {
       eventType: 'BACKUP_COMPLETED',
-      eventTimestamp: '2026-04-16T12:00:00Z',
+      eventTimestamp: new Date(Date.now() - 60_000).toISOString(),
       nodeId: 'n2',
       details: { nodeId: 'n2', size: 1234 },
     });

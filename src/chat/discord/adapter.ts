@@ -15,6 +15,7 @@ import { createDiscordRest } from './create-discord-rest.js';
 import { startGateway } from './gateway.js';
 import type { InteractionContext } from './handle-interaction.js';
 import { discordInteractionRoutes } from './http-interactions.js';
+import type { ReplayGuard } from '../../http/index.js';
 import { DISCORD_DEFER_AFTER_MS } from './limits.js';
 import { registerCommands } from './register-commands.js';
 
@@ -37,6 +38,8 @@ export interface DiscordAdapterOptions {
   deferAfterMs?: number | (() => number);
   /** Register the /rln command at start-up (default true when DISCORD_TOKEN is set). */
   registerOnStart?: boolean;
+  /** HTTP interactions: signed requests already accepted (one backed by the database survives a restart). */
+  replays?: ReplayGuard;
 }
 
 export function createDiscordAdapter(opts: DiscordAdapterOptions): DiscordAdapter {
@@ -58,7 +61,7 @@ export function createDiscordAdapter(opts: DiscordAdapterOptions): DiscordAdapte
   let client: Client | undefined;
 
   const routes = config.DISCORD_PUBLIC_KEY
-    ? discordInteractionRoutes({ publicKeyHex: config.DISCORD_PUBLIC_KEY, rest: webhookRest, index: getIndex, ctx, logger })
+    ? discordInteractionRoutes({ publicKeyHex: config.DISCORD_PUBLIC_KEY, rest: webhookRest, index: getIndex, ctx, logger, replays: opts.replays })
     : undefined;
 
   return {
@@ -69,8 +72,11 @@ export function createDiscordAdapter(opts: DiscordAdapterOptions): DiscordAdapte
       const register = opts.registerOnStart ?? true;
       if (register && config.DISCORD_TOKEN && config.DISCORD_APPLICATION_ID) {
         try {
-          await registerCommands({ token: config.DISCORD_TOKEN, applicationId: config.DISCORD_APPLICATION_ID, apiUrl }, opts.registry);
-          logger.info('registered the /rln command with Discord');
+          await registerCommands(
+            { token: config.DISCORD_TOKEN, applicationId: config.DISCORD_APPLICATION_ID, apiUrl, guildId: config.DISCORD_GUILD_ID },
+            opts.registry,
+          );
+          logger.info({ guild: config.DISCORD_GUILD_ID ?? 'global' }, 'registered the /rln commands with Discord');
         } catch (err) {
           logger.warn({ err }, 'could not register the /rln command; run npm run register-commands later');
         }

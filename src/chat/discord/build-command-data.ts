@@ -1,10 +1,12 @@
 /**
- * The one `/rln` chat-input command, derived from the registry: a subcommand group per command
- * group (node, wallet, ...) with a subcommand per action and a `help` subcommand, plus top-level
- * subcommands for single-word paths (`audit`, `help`). Options come from `registry.argSpecs(def)`,
- * required first; the node option autocompletes. Discord's limits are checked and exceeding one
- * throws, except descriptions, which are shortened visibly (…) when the command's combined
- * length would pass DISCORD_MAX_COMMAND_TOTAL_CHARS.
+ * Discord's chat-input commands, derived from the registry: one top-level command per command
+ * group, named `rln-<group>` (`/rln-node stop`), with a subcommand per action and a `help`
+ * subcommand, and `/rln` holding the single-word paths (`help`, `status`, `audit`). One command
+ * per group leaves each its own 8,000 characters, so every description is sent whole (a
+ * description over Discord's 100 characters, or a command over its total, is an error at
+ * start-up, never a silent cut). Options come from `registry.argSpecs(def)`, required first;
+ * the node option autocompletes. Slack keeps `/rln <group> <action>`; the index maps both
+ * back to the same registry path.
  */
 import type { CommandDefinition } from '../../core/types.js';
 import type { Registry } from '../../core/registry.js';
@@ -17,13 +19,27 @@ import {
   DISCORD_MAX_COMMAND_DESCRIPTION,
   DISCORD_MAX_COMMAND_TOTAL_CHARS,
   DISCORD_MAX_OPTIONS,
+  DISCORD_MAX_COMMANDS,
   DISCORD_MAX_SUBCOMMANDS,
-  DISCORD_MAX_SUBCOMMAND_GROUPS,
   clip,
-  clipWords,
 } from './limits.js';
 
 export const ROOT_COMMAND = 'rln';
+/** `rln-node` for the `node` group. */
+export const GROUP_COMMAND_PREFIX = `${ROOT_COMMAND}-`;
+
+/**
+ * The words of a command as the registry knows them, from the Discord command's name and the
+ * subcommand words under it: `/rln-node stop` → `node stop`; `/rln audit` → `audit`. Undefined for
+ * a command that is not ours.
+ */
+export function commandWords(commandName: string | undefined, words: string[]): string[] | undefined {
+  if (commandName === ROOT_COMMAND) return words;
+  if (commandName?.startsWith(GROUP_COMMAND_PREFIX) && commandName.length > GROUP_COMMAND_PREFIX.length) {
+    return [commandName.slice(GROUP_COMMAND_PREFIX.length), ...words];
+  }
+  return undefined;
+}
 /** Discord's application integration type for a server install, and the interaction contexts. */
 const GUILD_INSTALL = 0;
 const CONTEXT_GUILD = 0;
@@ -82,9 +98,13 @@ function checkName(name: string, what: string): string {
   return name;
 }
 
-function description(text: string | undefined, fallback: string): string {
-  const t = (text ?? '').replace(/\s+/g, ' ').trim();
-  return clip(t || fallback, DISCORD_MAX_COMMAND_DESCRIPTION);
+/** A description as it is written: too long for Discord is an error to fix in the command's definition, never a cut. */
+function description(text: string | undefined, fallback: string, where: string): string {
+  const t = (text ?? '').replace(/\s+/g, ' ').trim() || fallback;
+  if (t.length > DISCORD_MAX_COMMAND_DESCRIPTION) {
+    throw new Error(`the Discord description of ${where} is ${t.length} characters; Discord allows ${DISCORD_MAX_COMMAND_DESCRIPTION}: shorten it`);
+  }
+  return t;
 }
 
 function optionsOf(def: CommandDefinition<any>, specs: ArgSpec[], nodeArg: string | undefined, index: CommandIndex): { options: CommandOptionData[]; map: Map<string, string> } {
@@ -100,7 +120,7 @@ function optionsOf(def: CommandDefinition<any>, specs: ArgSpec[], nodeArg: strin
     const o: CommandOptionData = {
       type: s.kind === 'number' ? OPTION_TYPE.NUMBER : s.kind === 'boolean' ? OPTION_TYPE.BOOLEAN : OPTION_TYPE.STRING,
       name,
-      description: description(s.description, s.name),
+      description: description(s.description, s.name, `${def.path} ${s.name}`),
       required: s.required,
     };
     if (s.name === nodeArg) {
@@ -111,7 +131,8 @@ function optionsOf(def: CommandDefinition<any>, specs: ArgSpec[], nodeArg: strin
         o.choices = s.choices.map((c) => ({ name: clip(c, DISCORD_MAX_CHOICE_NAME), value: c }));
       } else {
         // Too many for Discord's choice list, or a value it cannot hold: a free string, and the dispatcher validates it.
-        o.description = description(`${o.description} (one of ${s.choices.length} values; see help)`, s.name);
+        const more = `${o.description} (one of ${s.choices.length} values; see help)`;
+        if (more.length <= DISCORD_MAX_COMMAND_DESCRIPTION) o.description = more;
       }
     }
     return o;
@@ -128,102 +149,61 @@ function totalChars(o: { name: string; description: string; options?: CommandOpt
   );
 }
 
-/** Shortens subcommand descriptions to `subCap` and option descriptions to `optCap` (visibly, with …). */
-function capDescriptions(options: CommandOptionData[], subCap: number, optCap: number): CommandOptionData[] {
-  return options.map((o) => {
-    const cap = o.type === OPTION_TYPE.SUB_COMMAND_GROUP ? DISCORD_MAX_COMMAND_DESCRIPTION : o.type === OPTION_TYPE.SUB_COMMAND ? subCap : optCap;
-    return { ...o, description: clipWords(o.description, cap), ...(o.options ? { options: capDescriptions(o.options, subCap, optCap) } : {}) };
-  });
-}
-
-/** The largest cap in [lo, hi] for which `fits(cap)`, or undefined. */
-function largest(lo: number, hi: number, fits: (cap: number) => boolean): number | undefined {
-  if (!fits(lo)) return undefined;
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    if (fits(mid)) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
-
-/** The `/rln` command (PUT body element) and the index that maps interactions back to paths. */
-export function buildCommandIndexAndData(registry: CommandRegistryLike): { data: ChatInputCommandData; index: CommandIndex } {
+/** The commands (the PUT body) and the index that maps interactions back to registry paths. */
+export function buildCommandIndexAndData(registry: CommandRegistryLike): { data: ChatInputCommandData[]; index: CommandIndex } {
   const defs = listCommands(registry);
   const index: CommandIndex = { paths: new Map(), nodeOptions: new Set() };
   const groups = new Map<string, CommandOptionData[]>();
   const top: CommandOptionData[] = [];
   for (const def of defs) {
     const words = def.path.trim().split(/\s+/);
-    if (words.length > 2) throw new Error(`command path "${def.path}" is deeper than Discord's group/subcommand`);
+    if (words.length > 2) throw new Error(`command path "${def.path}" is deeper than Discord's command/subcommand`);
     const specs = registry.argSpecs(def);
     const { options, map } = optionsOf(def, specs, registry.nodeArg(def), index);
     const action = checkName(words[words.length - 1], `subcommand (${def.path})`);
-    const sub: CommandOptionData = { type: OPTION_TYPE.SUB_COMMAND, name: action, description: description(def.summary, def.path), options };
+    const sub: CommandOptionData = { type: OPTION_TYPE.SUB_COMMAND, name: action, description: description(def.summary, def.path, def.path), options };
     index.paths.set(words.join(' '), { path: def.path, options: map });
     if (words.length === 1) {
       top.push(sub);
       if (action === 'help') index.helpArg = specs[0]?.name;
     } else {
-      const group = checkName(words[0], 'subcommand group');
+      const group = checkName(words[0], 'command group');
       if (!groups.has(group)) groups.set(group, []);
       groups.get(group)!.push(sub);
     }
   }
-  const groupOptions: CommandOptionData[] = [];
-  for (const [group, subs] of groups) {
-    if (!subs.some((s) => s.name === 'help')) {
-      subs.push({ type: OPTION_TYPE.SUB_COMMAND, name: 'help', description: description(`Describe the ${group} commands`, group), options: [] });
-    }
-    if (subs.length > DISCORD_MAX_SUBCOMMANDS) {
-      throw new Error(`group "${group}" has ${subs.length} subcommands; Discord allows ${DISCORD_MAX_SUBCOMMANDS} per group`);
-    }
-    groupOptions.push({
-      type: OPTION_TYPE.SUB_COMMAND_GROUP,
-      name: group,
-      // Short: Discord's picker shows each subcommand's own description, not the group's, and every
-      // character here comes out of the 8000 the option descriptions need.
-      description: description(`${group[0].toUpperCase()}${group.slice(1)} commands`, group),
-      options: subs,
-    });
-  }
-  const all = [...groupOptions, ...top];
-  if (all.length > DISCORD_MAX_SUBCOMMAND_GROUPS) {
-    throw new Error(`/rln has ${all.length} groups and top-level subcommands; Discord allows ${DISCORD_MAX_SUBCOMMAND_GROUPS}`);
-  }
   const base = {
     type: 1 as const,
-    name: ROOT_COMMAND,
-    description: 'Manage RGB Lightning Nodes on the hosting service',
     integration_types: [GUILD_INSTALL],
     contexts: [CONTEXT_GUILD, CONTEXT_BOT_DM],
   };
-  let data: ChatInputCommandData = { ...base, options: all };
-  if (totalChars(data) > DISCORD_MAX_COMMAND_TOTAL_CHARS) {
-    // Shorten descriptions visibly (…) to fit: option descriptions first (subcommand summaries are
-    // what the picker shows), then subcommand summaries too.
-    const fits = (subCap: number, optCap: number) =>
-      totalChars({ ...base, options: capDescriptions(all, subCap, optCap) }) <= DISCORD_MAX_COMMAND_TOTAL_CHARS;
-    const MIN_OPTION_CAP = 16;
-    const optCap = largest(MIN_OPTION_CAP, DISCORD_MAX_COMMAND_DESCRIPTION, (c) => fits(DISCORD_MAX_COMMAND_DESCRIPTION, c));
-    if (optCap !== undefined) {
-      data = { ...base, options: capDescriptions(all, DISCORD_MAX_COMMAND_DESCRIPTION, optCap) };
-    } else {
-      const subCap = largest(MIN_OPTION_CAP, DISCORD_MAX_COMMAND_DESCRIPTION, (c) => fits(c, MIN_OPTION_CAP));
-      const both = subCap ?? largest(1, MIN_OPTION_CAP, (c) => fits(c, c)) ?? 1;
-      data = subCap !== undefined
-        ? { ...base, options: capDescriptions(all, subCap, MIN_OPTION_CAP) }
-        : { ...base, options: capDescriptions(all, both, both) };
+  const data: ChatInputCommandData[] = [];
+  if (top.length) {
+    data.push({ ...base, name: ROOT_COMMAND, description: 'RGB Lightning Nodes: help, status dashboard and audit trail', options: top });
+  }
+  for (const [group, subs] of groups) {
+    if (!subs.some((s) => s.name === 'help')) {
+      subs.push({ type: OPTION_TYPE.SUB_COMMAND, name: 'help', description: `Describe the ${group} commands`, options: [] });
     }
-    if (totalChars(data) > DISCORD_MAX_COMMAND_TOTAL_CHARS) {
-      throw new Error(`/rln is ${totalChars(data)} characters even with short descriptions; Discord allows ${DISCORD_MAX_COMMAND_TOTAL_CHARS}`);
+    if (subs.length > DISCORD_MAX_SUBCOMMANDS) {
+      throw new Error(`group "${group}" has ${subs.length} subcommands; Discord allows ${DISCORD_MAX_SUBCOMMANDS} per command`);
+    }
+    const name = checkName(`${GROUP_COMMAND_PREFIX}${group}`, `command (${group})`);
+    data.push({ ...base, name, description: description(`RGB Lightning Nodes: ${group} commands`, group, name), options: subs });
+  }
+  if (data.length > DISCORD_MAX_COMMANDS) {
+    throw new Error(`${data.length} Discord commands; an application may register ${DISCORD_MAX_COMMANDS}`);
+  }
+  for (const c of data) {
+    if (totalChars(c) > DISCORD_MAX_COMMAND_TOTAL_CHARS) {
+      throw new Error(`/${c.name} is ${totalChars(c)} characters with whole descriptions; Discord allows ${DISCORD_MAX_COMMAND_TOTAL_CHARS}: split the group`);
     }
   }
   return { data, index };
 }
 
-/** The `/rln` chat-input command data, as PUT to Discord's application commands endpoint. */
-export function buildCommandData(registry: CommandRegistryLike): ChatInputCommandData {
+/** The chat-input commands, as PUT to Discord's application commands endpoint (replacing what was there). */
+export function buildCommandData(registry: CommandRegistryLike): ChatInputCommandData[] {
   return buildCommandIndexAndData(registry).data;
 }
 

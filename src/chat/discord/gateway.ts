@@ -5,7 +5,7 @@
 import { Client, Events, MessageFlags, type Interaction } from 'discord.js';
 import type { Logger } from '../../log.js';
 import type { CommandIndex } from './build-command-data.js';
-import { ROOT_COMMAND } from './build-command-data.js';
+import { commandWords } from './build-command-data.js';
 import { handleInteraction, type InteractionContext, type ParsedInteraction, type Responder } from './handle-interaction.js';
 import { actorOf, placeOf, toCommand, walkOptions, type RawOption } from './parse-interaction.js';
 import type { DiscordPayload } from './render.js';
@@ -31,9 +31,10 @@ export function parseGatewayInteraction(i: Interaction, index: CommandIndex): Pa
   });
   const place = placeOf({ channel_id: i.channelId ?? undefined, guild_id: i.guildId ?? undefined });
   if (i.isChatInputCommand()) {
-    if (i.commandName !== ROOT_COMMAND) return undefined;
     const { words, values } = walkOptions(i.options.data as unknown as RawOption[]);
-    return { kind: 'command', actor, place, ...toCommand(index, words, values) };
+    const path = commandWords(i.commandName, words);
+    if (!path) return undefined;
+    return { kind: 'command', actor, place, ...toCommand(index, path, values) };
   }
   if (i.isAutocomplete()) {
     return { kind: 'autocomplete', actor, focused: String(i.options.getFocused() ?? '') };

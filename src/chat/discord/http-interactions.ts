@@ -12,7 +12,7 @@ import type { CommandIndex } from './build-command-data.js';
 import { handleInteraction, type InteractionContext, type Responder } from './handle-interaction.js';
 import { parseRawInteraction, type RawInteraction } from './parse-interaction.js';
 import { CALLBACK, EPHEMERAL_FLAG, INTERACTION } from './limits.js';
-import { createReplayGuard } from '../../http/create-replay-guard.js';
+import { admitBodies, createReplayGuard, type ReplayGuard } from '../../http/index.js';
 
 export const DISCORD_INTERACTIONS_PATH = '/discord/interactions';
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
@@ -63,17 +63,36 @@ export interface HttpInteractionsOptions {
   index: () => CommandIndex;
   ctx: InteractionContext;
   logger: Logger;
+  /** Signed requests already accepted; pass one backed by the database so it survives a restart. Default: in memory. */
+  replays?: ReplayGuard;
+  /** Bodies read at once; more get 503 before their body is read. Default 32. */
+  maxInFlight?: number;
 }
+
+/** Interactions are small (a modal submission is at most 5 inputs of 4,000 characters). */
+export const DISCORD_BODY_LIMIT = 256 * 1024;
 
 export function discordInteractionRoutes(opts: HttpInteractionsOptions): FastifyPluginAsync {
   const key = discordPublicKey(opts.publicKeyHex);
   // Signatures already accepted: a captured interaction re-sent inside the window is refused.
-  const replays = createReplayGuard({ windowMs: DISCORD_MAX_SIGNATURE_AGE_MS });
+  const replays = opts.replays ?? createReplayGuard({ windowMs: DISCORD_MAX_SIGNATURE_AGE_MS });
   return async (app) => {
     // Encapsulated: the raw-body parser applies to this plugin's routes only.
     app.removeAllContentTypeParsers();
-    app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
-    app.post(DISCORD_INTERACTIONS_PATH, async (req, reply) => {
+    app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: DISCORD_BODY_LIMIT }, (_req, body, done) => done(null, body));
+    app.addHook(
+      'onRequest',
+      admitBodies({
+        bodyLimit: DISCORD_BODY_LIMIT,
+        maxInFlight: opts.maxInFlight ?? 32,
+        signed: (req) => Boolean(req.headers['x-signature-ed25519'] && req.headers['x-signature-timestamp']),
+        refuse: (req, reply, code, reason) => {
+          opts.logger.warn({ ip: req.ip, reason, status: code }, 'refused a Discord interaction before reading it');
+          return reply.code(code).send({ error: code === 401 ? 'invalid request signature' : reason });
+        },
+      }),
+    );
+    app.post(DISCORD_INTERACTIONS_PATH, { bodyLimit: DISCORD_BODY_LIMIT }, async (req, reply) => {
       const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       const nowMs = Date.now();
       const signature = req.headers['x-signature-ed25519'] as string | undefined;
@@ -92,6 +111,11 @@ export function discordInteractionRoutes(opts: HttpInteractionsOptions): Fastify
         raw = JSON.parse(body.toString('utf8')) as RawInteraction;
       } catch {
         return reply.code(400).send({ error: 'the body is not JSON' });
+      }
+      // Signed but not an interaction (`null`, a number, an array): say so, never an internal error.
+      if (!raw || typeof raw !== 'object' || Array.isArray(raw) || typeof (raw as { type?: unknown }).type !== 'number') {
+        opts.logger.warn({ ip: req.ip }, 'refused a signed Discord request that is not an interaction object');
+        return reply.code(400).send({ error: 'the body must be an interaction object with a numeric type' });
       }
       if (raw.type === INTERACTION.PING) return reply.send({ type: CALLBACK.PONG });
       const parsed = parseRawInteraction(raw, opts.index());

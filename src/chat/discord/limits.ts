@@ -2,6 +2,8 @@
  * Discord's platform limits, named. Exceeding one either throws (ids, counts the code controls)
  * or truncates visibly with an ellipsis or a "… N more" note (user data); never silently.
  */
+import { cutText, graphemePrefix } from '../../core/index.js';
+
 export const DISCORD_MAX_CONTENT = 2000;
 export const DISCORD_MAX_EMBED_TITLE = 256;
 export const DISCORD_MAX_EMBED_DESCRIPTION = 4096;
@@ -18,6 +20,13 @@ export const DISCORD_MAX_CUSTOM_ID = 100;
 
 export const DISCORD_MAX_MODAL_TITLE = 45;
 export const DISCORD_MAX_MODAL_INPUTS = 5;
+/** Top-level components of a modal (Labels and Text Displays together). */
+export const DISCORD_MAX_MODAL_COMPONENTS = 5;
+/** A Label component's label and description. */
+export const DISCORD_MAX_LABEL = 45;
+export const DISCORD_MAX_LABEL_DESCRIPTION = 100;
+/** A Text Display's content (all of a message's or modal's text displays together). */
+export const DISCORD_MAX_TEXT_DISPLAY = 4000;
 export const DISCORD_MAX_TEXT_INPUT_LABEL = 45;
 export const DISCORD_MAX_TEXT_INPUT_PLACEHOLDER = 100;
 export const DISCORD_MAX_TEXT_INPUT_VALUE = 4000;
@@ -25,6 +34,8 @@ export const DISCORD_MAX_TEXT_INPUT_VALUE = 4000;
 export const DISCORD_MAX_COMMAND_NAME = 32;
 export const DISCORD_MAX_COMMAND_DESCRIPTION = 100;
 export const DISCORD_MAX_SUBCOMMAND_GROUPS = 25;
+/** Chat-input commands an application may register (globally, or in one guild). */
+export const DISCORD_MAX_COMMANDS = 100;
 export const DISCORD_MAX_SUBCOMMANDS = 25;
 export const DISCORD_MAX_OPTIONS = 25;
 export const DISCORD_MAX_CHOICES = 25;
@@ -64,13 +75,12 @@ export const EPHEMERAL_FLAG = 64;
 /** Truncates at a word boundary when one is near, with a visible ellipsis. */
 export function clipWords(text: string, max: number): string {
   if (text.length <= max) return text;
-  const cut = text.slice(0, Math.max(0, max - 1));
+  const cut = graphemePrefix(text, Math.max(0, max - 1));
   const space = cut.lastIndexOf(' ');
   return `${(space >= max / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.(-]+$/, '')}…`;
 }
 
 /** Truncates with a visible ellipsis. */
 export function clip(text: string, max: number): string {
-  if (text.length <= max) return text;
-  return `${text.slice(0, Math.max(0, max - 1))}…`;
+  return cutText(text, max);
 }

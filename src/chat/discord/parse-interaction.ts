@@ -6,7 +6,7 @@ import type { Actor, Place } from '../../core/types.js';
 import type { CommandIndex } from './build-command-data.js';
 import type { ParsedInteraction } from './handle-interaction.js';
 import { INTERACTION } from './limits.js';
-import { ROOT_COMMAND } from './build-command-data.js';
+import { commandWords } from './build-command-data.js';
 
 export interface RawOption {
   name: string;
@@ -112,9 +112,11 @@ export function parseRawInteraction(raw: RawInteraction, index: CommandIndex): P
   const place = placeOf(raw);
   switch (raw.type) {
     case INTERACTION.APPLICATION_COMMAND: {
-      if (raw.data?.name !== ROOT_COMMAND) return undefined;
-      const { words, values } = walkOptions(raw.data.options);
-      return { kind: 'command', actor, place, ...toCommand(index, words, values) };
+      const { words, values } = walkOptions(raw.data?.options);
+      // `/rln-node stop` and `/rln audit` map back to the registry's `node stop` and `audit`.
+      const path = commandWords(raw.data?.name, words);
+      if (!path) return undefined;
+      return { kind: 'command', actor, place, ...toCommand(index, path, values) };
     }
     case INTERACTION.AUTOCOMPLETE: {
       const { focused } = walkOptions(raw.data?.options);

@@ -12,21 +12,26 @@ export interface RegisterCommandsOptions {
 }
 
 /**
- * PUTs the `/rln` command (replacing the application's commands) to Discord.
- * Used at start-up and by `npm run register-commands`.
+ * PUTs the commands (`/rln` and one `/rln-<group>` per group) to Discord, in DISCORD_GUILD_ID's
+ * server when it is set, else globally. A PUT replaces the whole list in that scope, so commands
+ * no longer defined (the old single `/rln` with subcommand groups) are removed. Used at start-up
+ * and by `npm run register-commands`; `remove: true` registers none (removes them all).
  */
-export async function registerCommands(opts: RegisterCommandsOptions, registry: CommandRegistryLike): Promise<ChatInputCommandData> {
-  const data = buildCommandData(registry);
+export async function registerCommands(
+  opts: RegisterCommandsOptions & { remove?: boolean },
+  registry: CommandRegistryLike,
+): Promise<ChatInputCommandData[]> {
+  const data = opts.remove ? [] : buildCommandData(registry);
   const rest = createDiscordRest({ token: opts.token, apiUrl: opts.apiUrl, retries: 2 });
   const route = opts.guildId
     ? Routes.applicationGuildCommands(opts.applicationId, opts.guildId)
     : Routes.applicationCommands(opts.applicationId);
   try {
-    await rest.put(route, { body: [data] });
+    await rest.put(route, { body: data });
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
     throw new Error(
-      `registering the /rln command with Discord failed: ${why}. Check DISCORD_TOKEN and DISCORD_APPLICATION_ID, then run npm run register-commands`,
+      `registering the /rln commands with Discord failed: ${why}. Check DISCORD_TOKEN and DISCORD_APPLICATION_ID, then run npm run register-commands`,
     );
   } finally {
     rest.clearHashSweeper();

@@ -9,6 +9,7 @@ import type { Dialog } from '../../core/types.js';
 import { escapeCode, escapeDiscord, inlineToDiscord, neutraliseMentions } from './escape-discord.js';
 import { inlineToPlain } from '../../core/message.js';
 import { shareBar } from '../../core/format.js';
+import { graphemePrefix } from '../../core/index.js';
 import {
   DISCORD_MAX_ACTION_ROWS,
   DISCORD_MAX_BUTTONS_PER_ROW,
@@ -23,10 +24,14 @@ import {
   DISCORD_MAX_FOOTER_TEXT,
   DISCORD_MAX_MODAL_INPUTS,
   DISCORD_MAX_MODAL_TITLE,
-  DISCORD_MAX_TEXT_INPUT_LABEL,
+  DISCORD_MAX_MODAL_COMPONENTS,
+  DISCORD_MAX_LABEL,
+  DISCORD_MAX_LABEL_DESCRIPTION,
+  DISCORD_MAX_TEXT_DISPLAY,
   DISCORD_MAX_TEXT_INPUT_PLACEHOLDER,
   DISCORD_MAX_TEXT_INPUT_VALUE,
   clip,
+  clipWords,
 } from './limits.js';
 
 /** Embed colours by tone. */
@@ -130,7 +135,7 @@ function renderCode(text: string, budget: number): string | undefined {
   const note = '\n… (truncated)';
   const room = budget - '```\n\n```'.length - note.length;
   if (room <= 0) return undefined;
-  return `\`\`\`\n${escapeCode(text).slice(0, room)}${note}\n\`\`\``;
+  return `\`\`\`\n${graphemePrefix(escapeCode(text), room)}${note}\n\`\`\``;
 }
 
 function fieldsOf(blocks: Block[]): Field[] {
@@ -170,7 +175,7 @@ function renderDescription(blocks: Block[], max: number): string {
     switch (b.type) {
       case 'text': {
         const t = inlineToDiscord(b.text);
-        piece = t.length <= budget ? t : budget > 20 ? `${t.slice(0, budget - 16)}… (truncated)` : undefined;
+        piece = t.length <= budget ? t : budget > 20 ? `${graphemePrefix(t, budget - 16)}… (truncated)` : undefined;
         break;
       }
       case 'table':
@@ -201,7 +206,7 @@ function renderDescription(blocks: Block[], max: number): string {
   let out = parts.join(SEPARATOR);
   if (dropped) {
     const note = `\n… ${dropped} more part${dropped === 1 ? '' : 's'} not shown (too long for Discord)`;
-    out = out.length + note.length <= max ? out + note : `${out.slice(0, max - note.length)}${note}`;
+    out = out.length + note.length <= max ? out + note : `${graphemePrefix(out, max - note.length)}${note}`;
   }
   return out;
 }
@@ -248,8 +253,9 @@ export function toDiscordPayload(message: Message): DiscordPayload {
   const context = message.blocks.flatMap((b) => (b.type === 'context' ? [b.text] : []));
   if (context.length) {
     // Footers are plain text in Discord (no markdown), so only mentions matter; spans lose emphasis.
-    const text = neutraliseMentions(context.map((t) => inlineToPlain(t)).join(' · '));
-    embed.footer = { text: clip(text, DISCORD_MAX_FOOTER_TEXT) };
+    const text = neutraliseMentions(context.map((t) => inlineToPlain(t).trim()).filter(Boolean).join(' · '));
+    // Discord refuses an embed whose footer text is empty (or only spaces): send none then.
+    if (text) embed.footer = { text: clip(text, DISCORD_MAX_FOOTER_TEXT) };
   }
   const hasDescription = message.blocks.some((b) => b.type !== 'fields' && b.type !== 'context');
   const fields = renderFields(fieldsOf(message.blocks), DISCORD_MAX_EMBED_TOTAL - embedSize(embed) - (hasDescription ? FIELDS_LEAVE_FOR_DESCRIPTION : 0));
@@ -262,10 +268,10 @@ export function toDiscordPayload(message: Message): DiscordPayload {
   return { embeds: [embed], components: renderButtons(message.buttons), allowed_mentions: { parse: [] } };
 }
 
+/** A text input inside a Label: its label and description belong to the Label. */
 export interface DiscordTextInput {
   type: 4;
   custom_id: string;
-  label: string;
   style: 1 | 2;
   required: boolean;
   placeholder?: string;
@@ -273,10 +279,24 @@ export interface DiscordTextInput {
   max_length?: number;
 }
 
+/** Label (type 18): a title and an optional description around one input. */
+export interface DiscordLabel {
+  type: 18;
+  label: string;
+  description?: string;
+  component: DiscordTextInput;
+}
+
+/** Text Display (type 10): markdown shown in the modal, such as a dialog's warning. */
+export interface DiscordTextDisplay {
+  type: 10;
+  content: string;
+}
+
 export interface DiscordModal {
   custom_id: string;
   title: string;
-  components: DiscordActionRow<DiscordTextInput>[];
+  components: Array<DiscordLabel | DiscordTextDisplay>;
 }
 
 /** The text a checkbox field shows: Discord modals have no checkbox, so it is a yes/no text input. */
@@ -285,11 +305,13 @@ export const CHECKBOX_NO = 'no';
 const CHECKBOX_SUFFIX = ' (yes/no)';
 
 /**
- * A Dialog as the data of an interaction callback of type 9 (MODAL). Discord modals (components v1)
- * hold only text inputs and cannot show the dialog's intro text: the intro goes into the first
- * input's placeholder when it has none. Secrets are short text inputs (Discord has no masked input;
- * the modal is private to the user). Checkboxes are short "yes/no" inputs, default "yes" (or the
- * field's initial value).
+ * A Dialog as the data of an interaction callback of type 9 (MODAL), in Discord's current modal
+ * components: the dialog's intro (the destroy dialog's irreversibility warning) is a Text Display
+ * at the top, and each field is a Label (its label and hint) around a text input. When the five
+ * top-level components are all needed for fields, the intro goes into the first Label's
+ * description instead. Secrets are short text inputs (Discord has no masked input; the modal is
+ * private to the user). Checkboxes are short "yes/no" inputs, default "yes" (or the field's
+ * initial value).
  */
 export function dialogToModal(dialog: Dialog): DiscordModal {
   if (!dialog.id || dialog.id.length > DISCORD_MAX_CUSTOM_ID) {
@@ -300,19 +322,19 @@ export function dialogToModal(dialog: Dialog): DiscordModal {
       `a Discord modal holds 1-${DISCORD_MAX_MODAL_INPUTS} inputs; dialog "${dialog.title}" has ${dialog.fields.length}`,
     );
   }
-  const components = dialog.fields.map((f, i): DiscordActionRow<DiscordTextInput> => {
+  const intro = dialog.intro?.trim();
+  const introShown = Boolean(intro) && dialog.fields.length < DISCORD_MAX_MODAL_COMPONENTS;
+  const labels = dialog.fields.map((f, i): DiscordLabel => {
     if (!f.name || f.name.length > DISCORD_MAX_CUSTOM_ID) {
       throw new DiscordRenderError(`dialog field name must be 1-${DISCORD_MAX_CUSTOM_ID} characters: "${f.name}"`);
     }
     const input: DiscordTextInput = {
       type: 4,
       custom_id: f.name,
-      label: f.kind === 'checkbox' ? `${clip(f.label, DISCORD_MAX_TEXT_INPUT_LABEL - CHECKBOX_SUFFIX.length)}${CHECKBOX_SUFFIX}` : clip(f.label, DISCORD_MAX_TEXT_INPUT_LABEL),
       style: 1,
       required: f.kind === 'checkbox' ? true : f.required !== false,
     };
-    const placeholder = f.placeholder ?? f.hint ?? (i === 0 ? dialog.intro : undefined);
-    if (placeholder) input.placeholder = clip(placeholder, DISCORD_MAX_TEXT_INPUT_PLACEHOLDER);
+    if (f.placeholder) input.placeholder = clip(f.placeholder, DISCORD_MAX_TEXT_INPUT_PLACEHOLDER);
     if (f.kind === 'checkbox') {
       const initial = (f.initial ?? '').toLowerCase();
       input.value = initial === 'false' || initial === 'no' ? CHECKBOX_NO : CHECKBOX_YES;
@@ -321,7 +343,15 @@ export function dialogToModal(dialog: Dialog): DiscordModal {
       // A longer one is not prefilled at all: a silently cut value would be submitted as if typed.
       input.value = f.initial;
     }
-    return { type: 1, components: [input] };
+    const label: DiscordLabel = {
+      type: 18,
+      label: f.kind === 'checkbox' ? `${clip(f.label, DISCORD_MAX_LABEL - CHECKBOX_SUFFIX.length)}${CHECKBOX_SUFFIX}` : clip(f.label, DISCORD_MAX_LABEL),
+      component: input,
+    };
+    const description = f.hint ?? (i === 0 && intro && !introShown ? intro : undefined);
+    if (description) label.description = clipWords(description, DISCORD_MAX_LABEL_DESCRIPTION);
+    return label;
   });
+  const components: DiscordModal['components'] = introShown ? [{ type: 10, content: clip(intro!, DISCORD_MAX_TEXT_DISPLAY) }, ...labels] : labels;
   return { custom_id: dialog.id, title: clip(dialog.title, DISCORD_MAX_MODAL_TITLE), components };
 }

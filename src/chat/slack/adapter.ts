@@ -20,7 +20,8 @@ import type { Metrics } from '../../metrics.js';
 import { LATE, within } from '../../core/within.js';
 import { createSlackPoster } from './create-slack-poster.js';
 import { dialogToModal, readModalOrigin, type ModalOrigin } from './dialog-to-modal.js';
-import { FastifyReceiver } from './fastify-receiver.js';
+import { FastifyReceiver, SLACK_LISTENER_BUDGET_MS } from './fastify-receiver.js';
+import type { ReplayGuard } from '../../http/index.js';
 import { createGroupResolver } from './create-group-resolver.js';
 import { SLACK_MAX_INPUT_ERROR, SLACK_MAX_OPTIONS, SLACK_MAX_OPTION_TEXT, SLACK_MAX_OPTION_VALUE } from './limits.js';
 import { toBlockKit, truncate, type BlockKitMessage } from './render.js';
@@ -51,15 +52,17 @@ export interface SlackAdapterOptions {
   socketPingTimeoutMs?: number;
   /** Resolve users' Slack user groups for `slack-group:` grants (default true; needs usergroups:read). */
   userGroups?: boolean;
-  /** How long a modal submit waits for the dispatcher before acking and answering later (default 2500 ms). */
+  /** How long a modal submit waits for the dispatcher before acking and answering later (default SLACK_LISTENER_BUDGET_MS, 2000 ms). */
   viewSubmissionBudgetMs?: number;
-  /** How long an external select waits for node names before answering with none (default 2500 ms; Slack allows 3 s). */
+  /** How long an external select waits for node names before answering with none (default 2000 ms, below the receiver's 2.5 s fallback; Slack allows 3 s). */
   suggestionBudgetMs?: number;
+  /** HTTP mode: signed requests already accepted (one backed by the database survives a restart). */
+  replays?: ReplayGuard;
 }
 
-/** Slack waits 3 s for an ack; these leave room for the round trip. */
-export const SLACK_VIEW_SUBMISSION_BUDGET_MS = 2_500;
-export const SLACK_SUGGESTION_BUDGET_MS = 2_500;
+/** Slack waits 3 s for an ack. Below the receiver's fallback ack (SLACK_ACK_FALLBACK_MS), so the listener's own answer comes first. */
+export const SLACK_VIEW_SUBMISSION_BUDGET_MS = SLACK_LISTENER_BUDGET_MS;
+export const SLACK_SUGGESTION_BUDGET_MS = SLACK_LISTENER_BUDGET_MS;
 
 /** Explicit, short retries for the app's own calls (views.open, postEphemeral, respond is separate). */
 export const SLACK_RETRY_CONFIG = { retries: 2, factor: 2, minTimeout: 100, maxTimeout: 1000 };
@@ -125,7 +128,7 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
       installerOptions: { clientOptions: clientOptions() },
     });
   } else if (config.SLACK_SIGNING_SECRET) {
-    fastifyReceiver = new FastifyReceiver({ signingSecret: config.SLACK_SIGNING_SECRET, logger: log });
+    fastifyReceiver = new FastifyReceiver({ signingSecret: config.SLACK_SIGNING_SECRET, logger: log, replays: opts.replays });
     receiver = fastifyReceiver;
   } else {
     throw new Error('Slack needs SLACK_APP_TOKEN (Socket Mode) or SLACK_SIGNING_SECRET (HTTP mode)');

@@ -8,6 +8,7 @@
  */
 import type { Dialog, DialogField } from '../../core/types.js';
 import { escapeMrkdwn } from './escape-mrkdwn.js';
+import { cutText } from '../../core/index.js';
 import {
   SLACK_MAX_BLOCK_ID,
   SLACK_MAX_CALLBACK_ID,
@@ -39,7 +40,7 @@ class ModalRenderError extends Error {
 
 const plain = (text: string, max: number) => ({ type: 'plain_text', text: cut(text, max), emoji: true });
 function cut(text: string, max: number): string {
-  return text.length <= max ? text : text.slice(0, max - 1) + '…';
+  return cutText(text, max);
 }
 
 function inputBlock(f: DialogField): Record<string, unknown> {

@@ -8,19 +8,35 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import type { App as BoltApp, Receiver, ReceiverEvent } from '@slack/bolt';
 import type { Logger } from '../../log.js';
-import { createReplayGuard } from '../../http/create-replay-guard.js';
+import { admitBodies, createReplayGuard, type ReplayGuard } from '../../http/index.js';
 import { within } from '../../core/within.js';
 
 export const SLACK_EVENTS_PATH = '/slack/events';
+/**
+ * When no listener has acked by then, the receiver answers for it (Slack gives up at 3 s).
+ * Listeners' own budgets end earlier (SLACK_LISTENER_BUDGET_MS), so their answer, with the
+ * shape its request needs, wins the race; the fallback is for a listener that hangs.
+ */
+export const SLACK_ACK_FALLBACK_MS = 2_500;
+/** What a listener may spend before it must ack: a margin below the fallback. */
+export const SLACK_LISTENER_BUDGET_MS = 2_000;
+/** Slack's payloads (a view with its state) stay well under this. */
+export const SLACK_BODY_LIMIT = 1024 * 1024;
+/** Unsigned requests are read only when this small: Slack's `ssl_check` is not signed. */
+const SLACK_UNSIGNED_BODY_LIMIT = 4 * 1024;
 /** Slack refuses (and so do we) a request timestamp older than five minutes. */
 export const SLACK_MAX_REQUEST_AGE_SEC = 300;
 
 export interface FastifyReceiverOptions {
   signingSecret: string;
   logger: Logger;
-  /** When no listener acks within this, answer 200 anyway and log it (Slack's limit is 3 s). Default 2500: answered before Slack gives up at 3 s, network time included. */
+  /** When no listener acks within this, answer for it and log it (Slack's limit is 3 s). Default SLACK_ACK_FALLBACK_MS. */
   ackTimeoutMs?: number;
   now?: () => number;
+  /** Signed requests already accepted; pass one backed by the database so it survives a restart. Default: in memory. */
+  replays?: ReplayGuard;
+  /** Bodies read at once; more get 503 before their body is read. Default 32. */
+  maxInFlight?: number;
 }
 
 type Answer = { status: number; body?: unknown };
@@ -63,10 +79,11 @@ export class FastifyReceiver implements Receiver {
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly log: Logger;
   /** Signatures already accepted: the same signed request is refused a second time. */
-  private readonly replays = createReplayGuard({ windowMs: SLACK_MAX_REQUEST_AGE_SEC * 1000 });
+  private readonly replays: ReplayGuard;
 
   constructor(private readonly opts: FastifyReceiverOptions) {
     this.log = opts.logger;
+    this.replays = opts.replays ?? createReplayGuard({ windowMs: SLACK_MAX_REQUEST_AGE_SEC * 1000 });
   }
 
   init(app: BoltApp): void {
@@ -86,8 +103,21 @@ export class FastifyReceiver implements Receiver {
   /** The fastify plugin: `POST /slack/events`, with a raw-body parser local to this context. */
   readonly routes: FastifyPluginAsync = async (f) => {
     f.removeAllContentTypeParsers();
-    f.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
-    f.post(SLACK_EVENTS_PATH, async (req, reply) => {
+    f.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: SLACK_BODY_LIMIT }, (_req, body, done) => done(null, body));
+    f.addHook(
+      'onRequest',
+      admitBodies({
+        bodyLimit: SLACK_BODY_LIMIT,
+        maxInFlight: this.opts.maxInFlight ?? 32,
+        signed: (req) => Boolean(req.headers['x-slack-signature'] && req.headers['x-slack-request-timestamp']),
+        unsignedBodyLimit: SLACK_UNSIGNED_BODY_LIMIT,
+        refuse: (_req, reply, code, reason) => {
+          this.log.warn({ reason, status: code }, 'refused a Slack request before reading it');
+          return reply.code(code).send({ error: code === 401 ? 'invalid_signature' : reason });
+        },
+      }),
+    );
+    f.post(SLACK_EVENTS_PATH, { bodyLimit: SLACK_BODY_LIMIT }, async (req, reply) => {
       const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       const header = (n: string) => {
         const v = req.headers[n];
@@ -95,6 +125,10 @@ export class FastifyReceiver implements Receiver {
       };
       const nowMs = (this.opts.now ?? Date.now)();
       const signature = header('x-slack-signature');
+      if (!signature && this.isSslCheck(header('content-type'), raw)) {
+        // Slack's certificate check is not signed; Bolt's own receivers answer it with 200.
+        return reply.code(200).send('');
+      }
       const check = verifySlackSignature({
         signingSecret: this.opts.signingSecret,
         rawBody: raw,
@@ -129,6 +163,15 @@ export class FastifyReceiver implements Receiver {
     });
   };
 
+  private isSslCheck(contentType: string | undefined, raw: Buffer): boolean {
+    if (raw.length > SLACK_UNSIGNED_BODY_LIMIT) return false;
+    try {
+      return Boolean(parseSlackBody(contentType, raw.toString('utf8')).ssl_check);
+    } catch {
+      return false;
+    }
+  }
+
   private handle(body: Record<string, unknown>, retryNum?: string, retryReason?: string): Promise<Answer> {
     const bolt = this.bolt;
     if (!bolt) return Promise.resolve({ status: 503, body: 'not ready' });
@@ -137,9 +180,9 @@ export class FastifyReceiver implements Receiver {
       const timer = setTimeout(() => {
         if (acked) return;
         acked = true;
-        this.log.warn({ type: body.type }, 'no Slack listener acknowledged in time; answered 200 without a body');
-        resolve({ status: 200 });
-      }, this.opts.ackTimeoutMs ?? 2_500);
+        this.log.warn({ type: body.type }, 'no Slack listener acknowledged in time; answered for it');
+        resolve({ status: 200, body: emptyAnswerFor(body) });
+      }, this.opts.ackTimeoutMs ?? SLACK_ACK_FALLBACK_MS);
       const event: ReceiverEvent = {
         body,
         retryNum: retryNum !== undefined ? Number(retryNum) : undefined,
@@ -173,4 +216,13 @@ export class FastifyReceiver implements Receiver {
       this.inFlight.add(work);
     });
   }
+}
+
+/**
+ * The answer that says "nothing" in the shape each request type needs: an options request
+ * (external select) must get `{"options":[]}` (an empty body is an error there); others an empty 200.
+ */
+export function emptyAnswerFor(body: Record<string, unknown>): unknown {
+  if (body.type === 'block_suggestion') return { options: [] };
+  return undefined;
 }

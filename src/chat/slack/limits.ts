@@ -4,6 +4,12 @@
  * https://api.slack.com/reference/block-kit
  */
 export const SLACK_MAX_BLOCKS = 50;
+/**
+ * The text of all a message's blocks together. Slack refuses chat.postMessage with
+ * `msg_blocks_too_long` at roughly 12,000 characters in total even when every block is within
+ * its own limit; this keeps a margin below that. Past it the renderer summarises the rest.
+ */
+export const SLACK_MAX_MESSAGE_TEXT = 10_000;
 export const SLACK_MAX_MODAL_BLOCKS = 100;
 export const SLACK_MAX_SECTION_TEXT = 3000;
 export const SLACK_MAX_FIELDS_PER_SECTION = 10;

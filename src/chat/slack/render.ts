@@ -5,8 +5,10 @@
  */
 import { inlineToPlain, summaryOf, type Block, type Button, type Field, type Inline, type Message, type Table, type Tone } from '../../core/message.js';
 import { shareBar } from '../../core/format.js';
+import { cutText, graphemePrefix } from '../../core/index.js';
 import { escapeCode, escapeEntities, escapeInlineCode, escapeMrkdwn } from './escape-mrkdwn.js';
 import {
+  SLACK_MAX_MESSAGE_TEXT,
   SLACK_MAX_ACTIONS_ELEMENTS,
   SLACK_MAX_ACTION_ID,
   SLACK_MAX_BLOCKS,
@@ -49,8 +51,7 @@ export class SlackRenderError extends Error {
 
 /** Cuts `text` to `max` characters, ending with an ellipsis when it was cut. */
 export function truncate(text: string, max: number): string {
-  if (text.length <= max) return text;
-  return text.slice(0, Math.max(0, max - 1)) + '…';
+  return cutText(text, max);
 }
 
 /** Cuts already-escaped mrkdwn, never inside an entity or a link, with a visible note. */
@@ -61,15 +62,13 @@ function truncateMrkdwn(text: string, max: number): string {
   return text.slice(0, cut) + note(text.length - cut);
 }
 
-/** Moves a cut position back so it does not split `&amp;`, `<url|label>` or a surrogate pair. */
+/** Moves a cut position back so it does not split `&amp;`, `<url|label>` or a grapheme (an emoji). */
 function safeCut(text: string, pos: number): number {
-  let p = Math.max(0, pos);
+  let p = graphemePrefix(text, Math.max(0, pos)).length;
   const amp = text.lastIndexOf('&', p - 1);
   if (amp >= 0 && amp > p - 6 && !text.slice(amp, p).includes(';')) p = amp;
   const lt = text.lastIndexOf('<', p - 1);
   if (lt >= 0 && !text.slice(lt, p).includes('>')) p = lt;
-  const code = text.charCodeAt(p - 1);
-  if (code >= 0xd800 && code <= 0xdbff) p -= 1;
   return p;
 }
 
@@ -105,7 +104,7 @@ function splitMrkdwn(text: string, max: number): string[] {
   while (rest.length > max) {
     let cut = rest.lastIndexOf('\n', max);
     if (cut < max / 2) cut = safeCut(rest, max);
-    if (cut <= 0) cut = max;
+    if (cut <= 0) cut = graphemePrefix(rest, max).length || max;
     out.push(rest.slice(0, cut));
     rest = rest.slice(cut).replace(/^\n/, '');
   }
@@ -270,6 +269,7 @@ export function toBlockKit(message: Message): BlockKitMessage {
   const content: SlackBlock[] = [];
   for (const b of message.blocks) content.push(...renderBlock(b));
   const actions = renderButtons(message.buttons ?? []);
+  fitTotalText(content, textLength(header) + textLength(actions));
   // Keep every button; cut content blocks visibly when over the per-message limit.
   const room = SLACK_MAX_BLOCKS - actions.length - header.length;
   if (room < 1) throw new SlackRenderError(`too many buttons: ${message.buttons?.length} need ${actions.length} action blocks`);
@@ -289,6 +289,39 @@ export function toBlockKit(message: Message): BlockKitMessage {
     return { text, blocks: top, attachments: [{ color: TONE_COLORS[message.tone], fallback: text, blocks: body }] };
   }
   return { text, blocks: [...header, ...body] };
+}
+
+/** The characters of text in blocks (what Slack's total limit counts): every `text` string, at any depth. */
+export function textLength(blocks: unknown): number {
+  let n = 0;
+  const walk = (v: unknown, key?: string) => {
+    if (typeof v === 'string') {
+      if (key === 'text') n += v.length;
+    } else if (Array.isArray(v)) v.forEach((x) => walk(x));
+    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, k);
+  };
+  walk(blocks);
+  return n;
+}
+
+/**
+ * Keeps the message's total text within SLACK_MAX_MESSAGE_TEXT: content blocks from the end
+ * are replaced by one visible note saying how many were left out. `fixed`: the header's and
+ * buttons' text, always kept.
+ */
+function fitTotalText(content: SlackBlock[], fixed: number): void {
+  if (fixed + textLength(content) <= SLACK_MAX_MESSAGE_TEXT) return;
+  const note = (n: number) => contextBlock(`… ${n} more block${n === 1 ? '' : 's'} not shown: the message is too long for Slack`);
+  const budget = SLACK_MAX_MESSAGE_TEXT - fixed - textLength([note(content.length)]);
+  let used = 0;
+  let keep = 0;
+  for (const b of content) {
+    const n = textLength([b]);
+    if (used + n > budget) break;
+    used += n;
+    keep++;
+  }
+  content.splice(keep, content.length - keep, note(content.length - keep));
 }
 
 /** Every block of a rendered message, in order (top level, then attachments). */

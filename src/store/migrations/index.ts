@@ -2,12 +2,13 @@
  * Every migration, in version order. Versions are grouped by room so rooms never collide:
  * 100–199 core (audit, roles, confirmations, buttons, dialogs), 200–299 notify (events,
  * watches, outbox, incidents, mutes), 300–399 reports (schedules, snapshots), 400–499 activity
- * (the last state polled of each node).
+ * (the last state polled of each node), 500–599 http (replay guard).
  */
 import { coreMigrations } from './core.js';
 import { notifyMigrations } from './notify.js';
 import { reportsMigrations } from './reports.js';
 import { activityMigrations } from './activity.js';
+import { httpMigrations } from './http.js';
 
 export interface Migration {
   version: number;
@@ -15,4 +16,4 @@ export interface Migration {
   sql: string;
 }
 
-export const allMigrations: Migration[] = [...coreMigrations, ...notifyMigrations, ...reportsMigrations, ...activityMigrations];
+export const allMigrations: Migration[] = [...coreMigrations, ...notifyMigrations, ...reportsMigrations, ...activityMigrations, ...httpMigrations];

@@ -93,4 +93,12 @@ export const notifyMigrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 201,
+    name: 'notify: keep a dedupe key as long as its event may still be accepted',
+    // The event's own time (ms), as sent. An event is refused once it is older than the
+    // retention, so its key must live until both its arrival and its own time are that old:
+    // a key pruned earlier (an event stamped ahead of the clock) would let a replay post twice.
+    sql: `ALTER TABLE notify_events ADD COLUMN event_ms INTEGER;`,
+  },
 ];

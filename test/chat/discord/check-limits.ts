@@ -41,17 +41,31 @@ export function modalProblems(m: any): string[] {
   const out: string[] = [];
   if (!m.custom_id || m.custom_id.length > L.DISCORD_MAX_CUSTOM_ID) out.push('modal custom_id');
   if (!m.title || m.title.length > L.DISCORD_MAX_MODAL_TITLE) out.push(`modal title length ${m.title?.length}`);
-  if (!m.components?.length || m.components.length > L.DISCORD_MAX_MODAL_INPUTS) out.push('modal input count');
-  for (const row of m.components ?? []) {
-    if (row.type !== 1 || row.components.length !== 1) out.push('modal row must hold one input');
-    const i = row.components[0];
-    if (i.type !== 4) out.push('modal component is not a text input');
-    if (!i.custom_id || i.custom_id.length > L.DISCORD_MAX_CUSTOM_ID) out.push('text input custom_id');
-    if (!i.label || i.label.length > L.DISCORD_MAX_TEXT_INPUT_LABEL) out.push(`text input label length ${i.label?.length}: ${i.label}`);
-    if ((i.placeholder ?? '').length > L.DISCORD_MAX_TEXT_INPUT_PLACEHOLDER) out.push('placeholder too long');
-    if ((i.value ?? '').length > L.DISCORD_MAX_TEXT_INPUT_VALUE) out.push('value too long');
+  if (!m.components?.length || m.components.length > L.DISCORD_MAX_MODAL_COMPONENTS) out.push('modal component count');
+  let display = 0;
+  for (const c of m.components ?? []) {
+    if (c.type === 1) out.push('deprecated: a text input in an action row (use a Label, type 18)');
+    else if (c.type === 10) {
+      if (!c.content) out.push('empty text display');
+      display += (c.content ?? '').length;
+    } else if (c.type === 18) {
+      if (!c.label || c.label.length > L.DISCORD_MAX_LABEL) out.push(`label length ${c.label?.length}: ${c.label}`);
+      if ((c.description ?? '').length > L.DISCORD_MAX_LABEL_DESCRIPTION) out.push('label description too long');
+      const i = c.component;
+      if (i?.type !== 4) out.push('label component is not a text input');
+      if ('label' in (i ?? {})) out.push('a text input inside a Label must not have its own label');
+      if (!i?.custom_id || i.custom_id.length > L.DISCORD_MAX_CUSTOM_ID) out.push('text input custom_id');
+      if ((i?.placeholder ?? '').length > L.DISCORD_MAX_TEXT_INPUT_PLACEHOLDER) out.push('placeholder too long');
+      if ((i?.value ?? '').length > L.DISCORD_MAX_TEXT_INPUT_VALUE) out.push('value too long');
+    } else out.push(`unexpected modal component type ${c.type}`);
   }
+  if (display > L.DISCORD_MAX_TEXT_DISPLAY) out.push('text display too long');
   return out;
+}
+
+/** The text inputs of a modal, in order (each inside its Label). */
+export function modalInputs(m: any): any[] {
+  return (m.components ?? []).filter((c: any) => c.type === 18).map((c: any) => c.component);
 }
 
 function optionProblems(o: any, where: string, out: string[], depth: number): number {

@@ -13,7 +13,7 @@ import {
 } from '../../fakes/discord/index.js';
 import { buttonsOf, gatewayAnswer, textOf } from './discord-e2e.js';
 import { TONE_COLOURS } from '../../../src/chat/discord/index.js';
-import { commandProblems, messageProblems, modalProblems } from './check-limits.js';
+import { commandProblems, messageProblems, modalInputs, modalProblems } from './check-limits.js';
 
 const ADMIN = { userId: '100000000000000001' };
 const OPERATOR = { userId: '100000000000000002' };
@@ -51,18 +51,15 @@ const cmd = (who: typeof ADMIN, group: string | undefined, sub: string, options:
   gatewayAnswer(fake, commandInteraction(app, who, group, sub, options));
 
 describe('Discord over the gateway', () => {
-  it('registers one /rln command within Discord limits at start-up', async () => {
+  it('registers /rln and one /rln-<group> command per group within Discord limits at start-up', async () => {
     const put = await fake.waitForCall((c) => c.method === 'PUT' && c.path === `/applications/${app}/commands`);
     expect(put.authorization).toBe(`Bot ${BOT_TOKEN}`);
-    expect(put.body).toHaveLength(1);
-    const rln = put.body[0];
-    expect(rln.name).toBe('rln');
-    expect(commandProblems(rln)).toEqual([]);
-    const groups = rln.options.filter((o: any) => o.type === 2).map((o: any) => o.name);
-    expect(groups).toEqual(expect.arrayContaining(['node', 'wallet', 'asset', 'channel', 'watch', 'access']));
-    const top = rln.options.filter((o: any) => o.type === 1).map((o: any) => o.name);
-    expect(top).toEqual(expect.arrayContaining(['audit', 'help']));
-    const stop = rln.options.find((o: any) => o.name === 'node').options.find((o: any) => o.name === 'stop');
+    const names = put.body.map((c: any) => c.name);
+    expect(names).toEqual(expect.arrayContaining(['rln', 'rln-node', 'rln-wallet', 'rln-asset', 'rln-channel', 'rln-watch', 'rln-access']));
+    for (const c of put.body) expect(commandProblems(c)).toEqual([]);
+    const rln = put.body.find((c: any) => c.name === 'rln');
+    expect(rln.options.map((o: any) => o.name)).toEqual(expect.arrayContaining(['audit', 'help']));
+    const stop = put.body.find((c: any) => c.name === 'rln-node').options.find((o: any) => o.name === 'stop');
     expect(stop.options[0]).toMatchObject({ name: 'node', required: true, autocomplete: true });
   });
 
@@ -142,8 +139,11 @@ describe('Discord over the gateway', () => {
     const open = await cmd(ADMIN, 'node', 'destroy', { node: 'carol' });
     expect(open.type).toBe(9);
     expect(modalProblems(open.data)).toEqual([]);
-    const fields = open.data.components.map((r: any) => r.components[0].custom_id);
+    const fields = modalInputs(open.data).map((i: any) => i.custom_id);
     expect(fields).toContain('confirm_name');
+    // The irreversibility warning is shown in the modal itself (a Text Display), not lost in a placeholder.
+    const display = open.data.components.find((c: any) => c.type === 10);
+    expect(display?.content).toMatch(/irreversible/);
 
     const wrong = await gatewayAnswer(fake, modalSubmitInteraction(app, ADMIN, open.data.custom_id, { confirm_name: 'karol', backup: 'no', backup_password: '' }));
     expect(wrong.type).toBe(4);
@@ -174,7 +174,7 @@ describe('Discord over the gateway', () => {
     const modal = await cmd(ADMIN, 'node', 'unlock', { node: 'alice' });
     expect(modal.type).toBe(9);
     expect(modalProblems(modal.data)).toEqual([]);
-    expect(modal.data.components.map((r: any) => r.components[0].custom_id)).toContain('password');
+    expect(modalInputs(modal.data).map((i: any) => i.custom_id)).toContain('password');
   });
 
   it('initialises a node through a private modal and shows the mnemonic only to the admin', async () => {

@@ -11,7 +11,7 @@ import {
   toDiscordPayload,
 } from '../../../src/chat/discord/render.js';
 import { DISCORD_MAX_EMBED_DESCRIPTION, DISCORD_MAX_CUSTOM_ID } from '../../../src/chat/discord/limits.js';
-import { messageProblems, modalProblems } from './check-limits.js';
+import { messageProblems, modalInputs, modalProblems } from './check-limits.js';
 
 const FIXTURES = join(import.meta.dirname, '../../fixtures/discord');
 
@@ -152,18 +152,18 @@ describe('dialogToModal', () => {
     expect(m.custom_id).toBe('d_abc123def456');
     expect(m.title.length).toBeLessThanOrEqual(45);
     expect(m.title.endsWith('…')).toBe(true);
-    const inputs = m.components.map((r) => r.components[0]);
+    const inputs = modalInputs(m);
     expect(inputs.map((i) => i.custom_id)).toEqual(['confirm_name', 'backup', 'backup_password']);
     expect(inputs[1].value).toBe('yes');
-    expect(inputs[1].label.endsWith('(yes/no)')).toBe(true);
+    expect((m.components[2] as { label: string }).label.endsWith('(yes/no)')).toBe(true);
     expect(inputs[2].value).toBeUndefined();
     golden('destroy-modal', { type: 9, data: m });
   });
 
   it('prefills a value only when it fits whole, never a cut one', () => {
     const modal = (initial: string) => dialogToModal({ id: 'd_1', title: 'Settings', submitLabel: 'Save', fields: [{ name: 'alias', label: 'Alias', kind: 'text', initial }] });
-    expect(modal('x'.repeat(4000)).components[0].components[0].value).toHaveLength(4000);
-    expect(modal('x'.repeat(4001)).components[0].components[0].value).toBeUndefined();
+    expect(modalInputs(modal('x'.repeat(4000)))[0].value).toHaveLength(4000);
+    expect(modalInputs(modal('x'.repeat(4001)))[0].value).toBeUndefined();
   });
 
   it('refuses more than five inputs', () => {

@@ -47,6 +47,8 @@ export async function startDiscordBot(opts: {
   emulator?: EmulatorOptions;
   /** Connect the gateway (default true). */
   gateway?: boolean;
+  /** DISCORD_GUILD_ID: register the commands in this server. */
+  guildId?: string;
 } = {}): Promise<DiscordBot> {
   const fake = await startFakeDiscord({ expectedToken: BOT_TOKEN });
   const emulator = await startEmulator({ seed: 'demo', lifecycleDelayMs: 30, ...opts.emulator });
@@ -61,6 +63,7 @@ export async function startDiscordBot(opts: {
     DISCORD_APPLICATION_ID: fake.applicationId,
     DISCORD_PUBLIC_KEY: signer.publicKeyHex,
     DISCORD_API_URL: fake.apiUrl,
+    ...(opts.guildId ? { DISCORD_GUILD_ID: opts.guildId } : {}),
     LOG_LEVEL: 'silent',
   });
   const db = openDatabase(config.DATABASE_PATH);

@@ -43,7 +43,7 @@ function base(type: number, who: Who, applicationId: string) {
   };
 }
 
-/** `/rln <group> <sub> opt=value…` (group omitted for top-level subcommands). */
+/** `/rln-<group> <sub> opt=value…`, or `/rln <sub>` for the top-level actions (group omitted). */
 export function commandInteraction(applicationId: string, who: Who, group: string | undefined, sub: string, options: Record<string, string | number | boolean> = {}, focused?: string) {
   const leaf = Object.entries(options).map(([name, value]) => ({
     name,
@@ -56,9 +56,9 @@ export function commandInteraction(applicationId: string, who: Who, group: strin
     ...base(focused ? 4 : 2, who, applicationId),
     data: {
       id: snowflake(),
-      name: 'rln',
+      name: group ? `rln-${group}` : 'rln',
       type: 1,
-      options: group ? [{ name: group, type: 2, options: [subOpt] }] : [subOpt],
+      options: [subOpt],
     },
   };
 }
@@ -100,7 +100,12 @@ export function modalSubmitInteraction(applicationId: string, who: Who, customId
     ...base(5, who, applicationId),
     data: {
       custom_id: customId,
-      components: Object.entries(values).map(([id, value]) => ({ type: 1, components: [{ type: 4, custom_id: id, value }] })),
+      // As Discord sends a modal of Labels (type 18) today: each wraps one text input; a Text
+      // Display (type 10) comes back with only its id.
+      components: [
+        { type: 10, id: 1 },
+        ...Object.entries(values).map(([id, value], i) => ({ type: 18, id: i + 2, component: { type: 4, id: i + 100, custom_id: id, value } })),
+      ],
     },
   };
 }

@@ -56,6 +56,8 @@ export interface FakeDiscord {
   waitForCall(pred: (c: RecordedCall) => boolean, opts?: { from?: number; timeoutMs?: number }): Promise<RecordedCall>;
   /** Resolves once a gateway client has identified. */
   identified(): Promise<void>;
+  /** The application's registered commands' names, globally or in one guild (a PUT replaces them). */
+  registeredCommands(guildId?: string): string[];
   close(): Promise<void>;
 }
 
@@ -104,6 +106,8 @@ export async function startFakeDiscord(
   const bot = { ...fakeUser(botUserId, 'rln-bot'), bot: true };
   const calls: RecordedCall[] = [];
   const gatewayOps: GatewayOp[] = [];
+  /** Registered command names by scope: 'global' or a guild id. */
+  const registered = new Map<string, string[]>();
   const failures: ScriptedFailure[] = [];
   const goneChannels = new Set<string>();
   /** message id → channel id, for messages the fake created. */
@@ -169,8 +173,10 @@ export async function startFakeDiscord(
       if (messages.get(messageId) !== channelId) return send(res, 404, { message: 'Unknown Message', code: 10008 });
       return send(res, 200, messageObject(channelId, messageId, body, bot));
     }
-    if (method === 'PUT' && (m = path.match(/^\/applications\/([^/]+)(?:\/guilds\/[^/]+)?\/commands$/))) {
+    if (method === 'PUT' && (m = path.match(/^\/applications\/([^/]+)(?:\/guilds\/([^/]+))?\/commands$/))) {
       const list = Array.isArray(body) ? body : [];
+      // Bulk overwrite, as Discord does: the list replaces every command of that scope.
+      registered.set(m[2] ?? 'global', list.map((c: any) => String(c.name)));
       return send(res, 200, list.map((c: any) => ({ ...c, id: snowflake(), application_id: m![1], version: snowflake() })));
     }
     send(res, 404, { message: `the fake Discord has no route ${method} ${path}`, code: 0 });
@@ -264,6 +270,7 @@ export async function startFakeDiscord(
     calls,
     gatewayOps,
     goneChannels,
+    registeredCommands: (guildId) => [...(registered.get(guildId ?? 'global') ?? [])],
     fail: (f) => failures.push({ ...f }),
     async sendInteraction(d) {
       const payload = {

@@ -1,0 +1,4 @@
+/** The HTTP room: the one fastify server, and what signed endpoints share (body admission, replay guard). */
+export { createHttpServer, type HttpServerOptions } from './server.js';
+export { admitBodies, type AdmitBodiesOptions } from './admit-bodies.js';
+export { createReplayGuard, type ReplayGuard, type ReplayGuardStore } from './create-replay-guard.js';

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import type { Message } from '../../src/core/message.js';
+import { toBlockKit, truncate } from '../../src/chat/slack/render.js';
+import { toDiscordPayload } from '../../src/chat/discord/render.js';
+import { clip, clipWords } from '../../src/chat/discord/limits.js';
+import { cutText, graphemePrefix } from '../../src/core/cut-text.js';
+
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const rockets = (n: number) => '🚀'.repeat(n);
+
+/** Every string in a payload (JSON.stringify would escape a lone surrogate, hiding it). */
+function stringsOf(v: unknown, out: string[] = []): string[] {
+  if (typeof v === 'string') out.push(v);
+  else if (v && typeof v === 'object') for (const x of Object.values(v)) stringsOf(x, out);
+  return out;
+}
+
+describe('cutting text to a platform limit', () => {
+  it('never splits an emoji into a lone surrogate, in the shared helper', () => {
+    for (let max = 0; max < 20; max++) {
+      expect(graphemePrefix(rockets(10), max)).not.toMatch(LONE_SURROGATE);
+      expect(cutText(rockets(10), max)).not.toMatch(LONE_SURROGATE);
+      expect(cutText(rockets(10), max).length).toBeLessThanOrEqual(Math.max(max, 1));
+    }
+  });
+
+  it('keeps a flag or a family emoji whole rather than cutting between its code points', () => {
+    const family = '👨‍👩‍👧‍👦';
+    expect(graphemePrefix(`ab${family}`, 5)).toBe('ab');
+    expect(graphemePrefix(`ab${family}cd`, 2 + family.length)).toBe(`ab${family}`);
+  });
+
+  it('Slack truncate and Discord clip cut an asset named with 80 rockets between emoji', () => {
+    for (const max of [9, 10, 79, 80, 149, 150]) {
+      expect(truncate(rockets(80), max)).not.toMatch(LONE_SURROGATE);
+      expect(clip(rockets(80), max)).not.toMatch(LONE_SURROGATE);
+      expect(clipWords(rockets(80), max)).not.toMatch(LONE_SURROGATE);
+    }
+  });
+
+  it('a Slack message whose header and table cells are emoji holds no lone surrogate', () => {
+    const m: Message = {
+      header: rockets(80),
+      blocks: [
+        { type: 'table', table: { columns: [{ header: 'Asset' }, { header: 'Amount' }], rows: [[rockets(80), '1']] } },
+        { type: 'fields', fields: [{ label: 'Name', value: rockets(2000) }] },
+      ],
+      buttons: [{ id: 'b_1', label: rockets(80), command: 'asset list' }],
+    } as Message;
+    const strings = stringsOf(toBlockKit(m));
+    for (const s of strings) expect(s).not.toMatch(LONE_SURROGATE);
+    expect(strings.some((s) => s.includes('🚀'))).toBe(true);
+  });
+
+  it('a Discord message whose title, button and fields are emoji holds no lone surrogate', () => {
+    const m: Message = {
+      header: rockets(200),
+      blocks: [{ type: 'fields', fields: [{ label: rockets(200), value: rockets(600) }] }],
+      buttons: [{ id: 'b_1', label: rockets(80), command: 'asset list' }],
+    } as Message;
+    const payload = toDiscordPayload(m);
+    for (const s of stringsOf(payload)) expect(s).not.toMatch(LONE_SURROGATE);
+    expect(payload.embeds[0]!.title).toContain('🚀');
+  });
+});
