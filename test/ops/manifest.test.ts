@@ -29,11 +29,16 @@ const SCOPES_BY_METHOD: Record<string, string[]> = {
   'usergroups.users.list': ['usergroups:read'],
   'usergroups.list': ['usergroups:read'],
   'users.info': ['users:read'],
+  // Uploads (charts, QR codes, logs): the two steps of Slack's external upload.
+  'files.getUploadURLExternal': ['files:write'],
+  'files.completeUploadExternal': ['files:write'],
+  // Sharing a file needs membership: the bot joins public channels before it uploads there.
+  'conversations.join': ['channels:join'],
 };
 
 function methodsCalled(source: string): string[] {
   const found = new Set<string>();
-  for (const m of source.matchAll(/\.(chat|views|conversations|users|usergroups|auth)\.([a-zA-Z]+(?:\.[a-zA-Z]+)?)\(/g)) found.add(`${m[1]}.${m[2]}`);
+  for (const m of source.matchAll(/\.(chat|views|conversations|users|usergroups|auth|files)\.([a-zA-Z]+(?:\.[a-zA-Z]+)?)\(/g)) found.add(`${m[1]}.${m[2]}`);
   for (const m of source.matchAll(/apiCall\(\s*['"]([a-z]+\.[a-zA-Z.]+)['"]/g)) found.add(m[1]!);
   return [...found].sort();
 }

@@ -3,11 +3,14 @@
  * answers, and answers dialogs by prompting each field. It acts as the local admin
  * (`shell:local`). `click <id>`, `confirm <id>` and `cancel <id>` click a button.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
 import { Writable } from 'node:stream';
 import type { ChatPoster } from '../../core/chat.js';
 import type { Actor, Dialog, DialogField, Dispatcher, Place, Reply } from '../../core/types.js';
-import type { Message } from '../../core/message.js';
+import { fileBytes, type Message } from '../../core/message.js';
 import { BACKUP_FIELD, BACKUP_PASSWORD_FIELD, checkboxValue } from '../../core/index.js';
 import { stripPrefix } from '../../core/parse-command-line.js';
 import { renderText } from './render-text.js';
@@ -21,6 +24,8 @@ export interface ShellAdapterOptions {
   output: NodeJS.WritableStream;
   /** Print `rln> ` before each command. Default: when input is a TTY. */
   prompt?: boolean;
+  /** Where the files of a message (charts, QR codes, logs) are written. Default: <tmp>/rln-chatops-files. */
+  filesDir?: string;
 }
 
 export interface ShellAdapter {
@@ -62,9 +67,25 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
     output.write(text.endsWith('\n') ? text : `${text}\n`);
   };
 
+  /** A terminal cannot show a picture: each file is written out and its path printed. */
+  const filesDir = opts.filesDir ?? join(tmpdir(), 'rln-chatops-files');
+  let fileCounter = 0;
+  const fileLines = (message: Message): string[] =>
+    (message.files ?? []).map((f) => {
+      try {
+        mkdirSync(filesDir, { recursive: true });
+        const path = join(filesDir, `${Date.now()}-${++fileCounter}-${f.name.replace(/[^A-Za-z0-9_.-]/g, '_')}`);
+        writeFileSync(path, fileBytes(f));
+        return `📎 ${f.title}: ${path}`;
+      } catch (e) {
+        return `📎 ${f.title}: could not be written to ${filesDir} (${(e as Error).message})`;
+      }
+    });
+  const textOf = (message: Message) => [renderText(message), ...fileLines(message)].filter(Boolean).join('\n');
+
   const printMessage = (message: Message, note?: string) => {
     if (note) write(note);
-    write(renderText(message));
+    write(textOf(message));
   };
 
   const printReply = (reply: Reply) => {
@@ -191,7 +212,7 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
       const messageId = `shell-${++counter}`;
       const where = `#${target.channelId}${target.threadId ? ` (thread ${target.threadId})` : ''}`;
       write(`\n[${where} · ${messageId}]`);
-      write(renderText(message).split('\n').map((l) => `│ ${l}`).join('\n'));
+      write(textOf(message).split('\n').map((l) => `│ ${l}`).join('\n'));
       return { messageId, threadId: target.threadId };
     },
     async update(target, message) {

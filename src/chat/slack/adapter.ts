@@ -186,11 +186,27 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
     }
   }
 
+  /**
+   * response_url cannot carry files: a channel answer's files (a QR code, a chart, a log) are
+   * uploaded after it through the poster, as the outbox uploads a report's. A private answer
+   * keeps its files to itself (sharing them would show them to the channel).
+   */
+  async function sendFiles(message: Message, visibility: 'channel' | 'private', route: ReplyRoute): Promise<void> {
+    if (!message.files?.length || visibility !== 'channel') return;
+    try {
+      await poster.post({ channelId: route.origin.channelId, threadId: route.origin.threadId }, { blocks: [], files: message.files });
+    } catch (e) {
+      log.warn({ err: e, channel: route.origin.channelId }, 'could not upload the files of an answer');
+      await sendMessage(plainMessage(`The file(s) of this answer could not be uploaded: ${(e as Error).message}`), 'private', route);
+    }
+  }
+
   async function deliver(reply: Reply, route: ReplyRoute): Promise<void> {
     try {
       switch (reply.kind) {
         case 'message':
           await sendMessage(reply.message, reply.visibility, route, reply.replaceOriginal);
+          await sendFiles(reply.message, reply.visibility, route);
           return;
         case 'dialog':
           await openDialog(reply.dialog, route);

@@ -1,0 +1,78 @@
+/**
+ * What a team sees rather than reads, end to end over the fake Slack (Socket Mode, the real
+ * Bolt app, the whole bot against the emulator): QR codes uploaded with invoices and addresses,
+ * decoded by an independent reader.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSlackWorld, type SlackWorld } from './start-slack-world.js';
+import { startFakeSlack, createSlackDriver, type FakeSlack, type SlackDriver, type RespondCall } from '../../fakes/slack/index.js';
+import { decodeQr } from '../../support/decode-png.js';
+
+const OPERATOR = { id: 'UOPS', name: 'otto' };
+const CHANNEL = 'CVISUALS';
+
+describe('visual answers on Slack', () => {
+  let fake: FakeSlack;
+  let h: SlackWorld;
+  let slack: SlackDriver;
+
+  beforeAll(async () => {
+    fake = await startFakeSlack();
+    h = await startSlackWorld('socket', {
+      SLACK_BOT_TOKEN: 'xoxb-visuals-bot-token',
+      SLACK_APP_TOKEN: 'xapp-visuals-app-token',
+      SLACK_API_URL: fake.apiUrl,
+      OPERATOR_USERS: `slack:${OPERATOR.id}`,
+    });
+    await fake.connected();
+    slack = createSlackDriver(fake, 'socket');
+  }, 20_000);
+
+  afterAll(async () => {
+    await h?.close();
+    await fake?.close();
+  });
+
+  async function ask(text: string, channelId = CHANNEL): Promise<RespondCall> {
+    const { responseUrl } = await slack.slash(OPERATOR, text, { channelId });
+    const [r] = await fake.waitForResponds(responseUrl);
+    return r;
+  }
+
+  /** The text of the first code block of an answer. */
+  const codeBlockOf = (r: RespondCall): string => {
+    const blocks = [...(r.body.blocks ?? []), ...(r.body.attachments ?? []).flatMap((a: any) => a.blocks ?? [])];
+    const text = blocks.map((b: any) => b.text?.text ?? '').find((t: string) => t.includes('```')) ?? '';
+    return text.replace(/```/g, '').trim();
+  };
+
+  it('uploads a QR code with a Lightning invoice that decodes to the invoice shown', async () => {
+    const before = fake.uploads.length;
+    const r = await ask('invoice ln alice amt_msat=3000000');
+    const invoice = codeBlockOf(r);
+    expect(invoice).toMatch(/^ln/);
+    const [upload] = await fake.waitFor(() => fake.uploads.slice(before).filter((u) => u.completed).length && fake.uploads.slice(before), 10_000, 'the QR upload');
+    expect(upload.channelId).toBe(CHANNEL);
+    expect(upload.filename).toBe('invoice-ln.png');
+    expect(upload.bytes!.length).toBe(upload.length);
+    expect(decodeQr(upload.bytes!)).toBe(invoice);
+  });
+
+  it('uploads a QR code of the new on-chain address', async () => {
+    const before = fake.uploads.length;
+    const r = await ask('wallet address alice');
+    const address = codeBlockOf(r);
+    expect(address.length).toBeGreaterThan(20);
+    const [upload] = await fake.waitFor(() => fake.uploads.slice(before).filter((u) => u.completed).length && fake.uploads.slice(before), 10_000, 'the QR upload');
+    expect(decodeQr(upload.bytes!)).toBe(address);
+  });
+
+  it('joins a public channel it is not in before sharing a file there', async () => {
+    fake.notMemberOf.add('CNOTYET');
+    const before = fake.uploads.length;
+    await ask('invoice ln alice amt_msat=1000000', 'CNOTYET');
+    await fake.waitFor(() => fake.uploads.slice(before).some((u) => u.completed), 10_000, 'the QR upload');
+    expect(fake.callsTo('conversations.join').map((c) => c.args.channel)).toContain('CNOTYET');
+    expect(fake.uploads.slice(before).find((u) => u.completed)?.channelId).toBe('CNOTYET');
+  });
+});
