@@ -18,6 +18,7 @@ import { mapLimited, withTimeout } from './map-limited.js';
 import { buildBalanceReport, type BalanceSnapshot } from './balance-report.js';
 import { buildChannelReport, type ChannelSnapshot, type Thresholds } from './channel-report.js';
 import { checkCron, type ReportScheduler } from './scheduler.js';
+import { gatherDashboard, type DashboardNode } from './dashboard.js';
 
 export interface ScheduleRequest {
   platform: Platform;
@@ -38,6 +39,8 @@ export interface ReportService {
   balance(node: string, opts?: ReportOptions): Promise<ReportResult>;
   channels(node: string, opts?: ReportOptions): Promise<ReportResult>;
   run(kind: ReportKind, node: string, opts?: ReportOptions): Promise<ReportResult>;
+  /** Every node of the account at a glance, for the status dashboard; a node that cannot answer gets its problem. */
+  dashboard(): Promise<DashboardNode[]>;
   /** Stores and starts a schedule. UserError for a bad expression, zone or node. */
   schedule(req: ScheduleRequest): Promise<ScheduleInfo>;
   /** The schedules of one channel, with their next run. */
@@ -56,6 +59,8 @@ export interface ReportServiceDeps {
   thresholds: Thresholds;
   concurrency: number;
   nodeTimeoutMs: number;
+  /** How long the dashboard waits for one node (short: it is read at a glance, and by App Home). */
+  dashboardTimeoutMs: number;
   maxSchedulesPerChannel: number;
   now: () => Date;
 }
@@ -167,6 +172,14 @@ export function createReportService(d: ReportServiceDeps): ReportService {
     balance: (ref, opts) => run('balance', ref, opts),
     channels: (ref, opts) => run('channels', ref, opts),
     run,
+    async dashboard() {
+      return gatherDashboard(await listNodes(), {
+        nodeApi: (node) => d.services.nodeApi(node),
+        snapshots: d.snapshots,
+        concurrency: d.concurrency,
+        timeoutMs: d.dashboardTimeoutMs,
+      });
+    },
     async schedule(req) {
       const cronExpr = req.cron.trim().replace(/\s+/g, ' ');
       const timezone = (req.timezone ?? 'UTC').trim() || 'UTC';

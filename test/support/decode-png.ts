@@ -1,6 +1,11 @@
 /** Reads PNGs as a chat client would: pngjs decodes the image, jsQR (independent of the encoder) reads a QR code in it. */
+import { createRequire } from 'node:module';
 import { PNG } from 'pngjs';
-import jsQR from 'jsqr';
+
+// jsqr is CommonJS whose typings declare a default export: require gives the function itself.
+type JsQr = (typeof import('jsqr'))['default'];
+const required = createRequire(import.meta.url)('jsqr') as JsQr & { default?: JsQr };
+const jsQR: JsQr = required.default ?? required;
 
 export const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 

@@ -46,6 +46,21 @@ describe('visual answers on Slack', () => {
     return text.replace(/```/g, '').trim();
   };
 
+  it('/rln status lists every emulated node with its state, lock state and buttons to open it or run its report', async () => {
+    const r = await ask('status');
+    const text = JSON.stringify(r.body);
+    const nodes = h.emulator.nodes();
+    expect(nodes.length).toBeGreaterThan(1);
+    for (const n of nodes) {
+      expect(text).toContain(n.name);
+      expect(text).toContain(n.status);
+    }
+    // The demo nodes are initialised and unlocked.
+    expect(text).toContain('unlocked');
+    const labels = JSON.stringify(r.body).match(/"text":"[^"]*: (details|report)"/g) ?? [];
+    expect(labels.length).toBe(2 * Math.min(nodes.length, 8));
+  });
+
   it('uploads a QR code with a Lightning invoice that decodes to the invoice shown', async () => {
     const before = fake.uploads.length;
     const r = await ask('invoice ln alice amt_msat=3000000');
