@@ -75,6 +75,9 @@ export interface MessageFile {
   title: string;
   /** What the image shows, for screen readers and previews. */
   alt: string;
+  /** An image's size in pixels, when it is one. */
+  width?: number;
+  height?: number;
 }
 
 export interface Message {
@@ -91,7 +94,8 @@ export interface Message {
 
 /** A MessageFile from bytes. */
 export function messageFile(f: Omit<MessageFile, 'base64'> & { bytes: Uint8Array }): MessageFile {
-  return { name: f.name, mime: f.mime, title: f.title, alt: f.alt, base64: Buffer.from(f.bytes).toString('base64') };
+  const { bytes, ...rest } = f;
+  return { ...rest, base64: Buffer.from(bytes).toString('base64') };
 }
 
 /** The bytes of a MessageFile. */

@@ -19,6 +19,9 @@ import { buildBalanceReport, type BalanceSnapshot } from './balance-report.js';
 import { buildChannelReport, type ChannelSnapshot, type Thresholds } from './channel-report.js';
 import { checkCron, type ReportScheduler } from './scheduler.js';
 import { gatherDashboard, type DashboardNode } from './dashboard.js';
+import { reportCharts } from './charts/report-charts.js';
+import { DETAIL_MAX_NODES } from './balance-report.js';
+import type { Message } from '../core/index.js';
 
 export interface ScheduleRequest {
   platform: Platform;
@@ -117,7 +120,7 @@ export function createReportService(d: ReportServiceDeps): ReportService {
       })),
     });
     for (const s of built.snapshots) d.snapshots.save({ nodeId: s.nodeId, kind: 'balance', takenAt: now, data: s.data });
-    return result(outcomes, built.message);
+    return result(outcomes, await withCharts(built.message, 'balance', outcomes, now, opts));
   }
 
   async function channels(ref: string, opts: ReportOptions = {}): Promise<ReportResult> {
@@ -136,7 +139,17 @@ export function createReportService(d: ReportServiceDeps): ReportService {
       })),
     });
     for (const s of built.snapshots) d.snapshots.save({ nodeId: s.nodeId, kind: 'channels', takenAt: now, data: s.data });
-    return result(outcomes, built.message);
+    return result(outcomes, await withCharts(built.message, 'channels', outcomes, now, opts));
+  }
+
+  /** The report with a chart of each node shown in detail (history from the snapshots, this one included). */
+  async function withCharts(message: Message, kind: ReportKind, outcomes: Array<NodeOutcome<unknown>>, now: Date, opts: ReportOptions): Promise<Message> {
+    const days = opts.chartDays ?? 7;
+    if (days === 0 || outcomes.length > DETAIL_MAX_NODES) return message;
+    const nodes = outcomes.filter((o) => o.ok).map((o) => o.node);
+    const { files, notes } = await reportCharts({ kind: kind === 'balance' ? 'balance' : 'channels', nodes, unit: opts.unit ?? 'sat', days, now }, { snapshots: d.snapshots, logger: d.logger });
+    if (!files.length && !notes.length) return message;
+    return { ...message, blocks: [...message.blocks, ...notes.map((n) => ({ type: 'context' as const, text: n }))], files: [...(message.files ?? []), ...files] };
   }
 
   function result(outcomes: Array<NodeOutcome<unknown>>, message: ReportResult['message']): ReportResult {

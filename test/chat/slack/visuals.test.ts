@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSlackWorld, type SlackWorld } from './start-slack-world.js';
 import { startFakeSlack, createSlackDriver, type FakeSlack, type SlackDriver, type RespondCall } from '../../fakes/slack/index.js';
-import { decodeQr } from '../../support/decode-png.js';
+import { decodeQr, readPng } from '../../support/decode-png.js';
+import { CHART_WIDTH } from '../../../src/reports/charts/render-chart.js';
 
 const OPERATOR = { id: 'UOPS', name: 'otto' };
 const CHANNEL = 'CVISUALS';
@@ -89,5 +90,24 @@ describe('visual answers on Slack', () => {
     await fake.waitFor(() => fake.uploads.slice(before).some((u) => u.completed), 10_000, 'the QR upload');
     expect(fake.callsTo('conversations.join').map((c) => c.args.channel)).toContain('CNOTYET');
     expect(fake.uploads.slice(before).find((u) => u.completed)?.channelId).toBe('CNOTYET');
+  });
+
+  it('a scheduled balance report uploads a valid PNG chart of the stated size into its channel', async () => {
+    const made = await ask('report schedule kind=balance node=alice cron="*/1 * * * * *"', 'CCHARTS');
+    try {
+      // The first run leaves the first snapshot; the next one has a history to draw.
+      const upload = await fake.waitFor(() => fake.uploads.find((u) => u.completed && u.filename === 'balance-alice-7d.png'), 15_000, 'the chart upload');
+      expect(upload.channelId).toBe('CCHARTS');
+      expect(upload.title).toBe('Balances of alice, last 7 days');
+      expect(upload.bytes!.length).toBe(upload.length);
+      const png = readPng(upload.bytes!);
+      expect(png.width).toBe(CHART_WIDTH);
+      expect(png.height).toBeGreaterThan(200);
+      const report = fake.callsTo('chat.postMessage').find((c) => c.args.channel === 'CCHARTS' && JSON.stringify(c.args).includes('Balance report'));
+      expect(report).toBeDefined();
+    } finally {
+      const list = await ask('report schedules', 'CCHARTS');
+      for (const m of JSON.stringify(list.body).matchAll(/(\d+)\s+balance\s+alice/g)) await ask(`report unschedule ${m[1]}`, 'CCHARTS');
+    }
   });
 });
