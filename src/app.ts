@@ -123,7 +123,10 @@ export async function createApp(opts: AppOptions): Promise<App> {
 
   // Chat posters are filled in as the adapters come up; the notifier reads them at post time.
   const posters: Partial<Record<Platform, ChatPoster>> = {};
+  // Told when a watched node changes; the Slack adapter refreshes the App Home tabs open on it.
+  const nodeChanged: Array<() => void> = [];
   const notifier = createNotifier({
+    onNodeEvent: () => nodeChanged.forEach((f) => f()),
     db,
     posters,
     prepareMessage: (m) => dispatcher.prepareMessage(m),
@@ -153,8 +156,9 @@ export async function createApp(opts: AppOptions): Promise<App> {
   // Bolt and discord.js are loaded only when configured: they are most of the bot's memory.
   if (config.slack.mode !== 'off') {
     const { createSlackAdapter } = await import('./chat/slack/index.js');
-    const slack = createSlackAdapter({ config, dispatcher, logger: logger.child({ room: 'slack' }), metrics });
+    const slack = createSlackAdapter({ config, dispatcher, logger: logger.child({ room: 'slack' }), metrics, roleOf: (actor) => services.access.roleOf(actor) });
     posters.slack = slack.poster;
+    nodeChanged.push(() => slack.refreshHome());
     if (slack.routes) routes.push(slack.routes);
     starters.push(() => slack.start());
     stoppers.push(() => slack.stop());

@@ -24,6 +24,7 @@ const SCOPES_BY_METHOD: Record<string, string[]> = {
   'chat.postEphemeral': ['chat:write'],
   'views.open': [],
   'views.update': [],
+  'views.publish': [],
   'auth.test': [],
   'conversations.open': ['im:write'],
   'usergroups.users.list': ['usergroups:read'],
@@ -75,6 +76,13 @@ describe('manifest.yml', () => {
   it('enables the App Home messages tab because the bot answers by direct message', () => {
     expect(slackSource).toMatch(/channel: route\.userId/);
     expect(manifest.features.app_home.messages_tab_enabled).toBe(true);
+  });
+
+  it('enables the Home tab and subscribes to app_home_opened, which the adapter listens to', () => {
+    expect(slackSource).toMatch(/app\.event\('app_home_opened'/);
+    expect(slackSource).toMatch(/views\.publish\(/);
+    expect(manifest.features.app_home.home_tab_enabled).toBe(true);
+    expect(manifest.settings.event_subscriptions.bot_events).toEqual(['app_home_opened']);
   });
 
   it('has a name and a description', () => {

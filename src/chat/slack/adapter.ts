@@ -14,7 +14,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Config } from '../../config.js';
 import type { ChatPoster } from '../../core/chat.js';
 import type { Message } from '../../core/message.js';
-import type { Actor, Dialog, Dispatcher, Invocation, Place, Reply } from '../../core/types.js';
+import type { Actor, Dialog, Dispatcher, Invocation, Place, Reply, Role } from '../../core/types.js';
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
 import { LATE, within } from '../../core/within.js';
@@ -25,6 +25,7 @@ import { createGroupResolver } from './create-group-resolver.js';
 import { SLACK_MAX_INPUT_ERROR, SLACK_MAX_OPTIONS, SLACK_MAX_OPTION_TEXT, SLACK_MAX_OPTION_VALUE } from './limits.js';
 import { toBlockKit, truncate, type BlockKitMessage } from './render.js';
 import { toBoltLogger } from './to-bolt-logger.js';
+import { createAppHome } from './app-home.js';
 
 export interface SlackAdapter {
   app: BoltApp;
@@ -33,6 +34,8 @@ export interface SlackAdapter {
   routes?: FastifyPluginAsync;
   start(): Promise<void>;
   stop(): Promise<void>;
+  /** Publishes the App Home tab again for the users who opened it lately (throttled per user). */
+  refreshHome(): void;
 }
 
 export interface SlackAdapterOptions {
@@ -55,6 +58,10 @@ export interface SlackAdapterOptions {
   viewSubmissionBudgetMs?: number;
   /** How long an external select waits for node names before answering with none (default 2500 ms; Slack allows 3 s). */
   suggestionBudgetMs?: number;
+  /** The user's role, shown on the App Home tab. */
+  roleOf?: (actor: Actor) => Role;
+  /** At most one App Home publish per user this often (default 5 s). */
+  homeThrottleMs?: number;
 }
 
 /** Slack waits 3 s for an ack; these leave room for the round trip. */
@@ -343,6 +350,7 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
   });
 
   const poster = createSlackPoster({ token, slackApiUrl, logger: log });
+  const home = createAppHome({ app, dispatcher, logger: log, groupsOf, roleOf: opts.roleOf, throttleMs: opts.homeThrottleMs });
 
   return {
     app,
@@ -368,7 +376,9 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
       }
       log.info({ mode }, 'Slack adapter started');
     },
+    refreshHome: () => home.refreshAll(),
     async stop() {
+      home.stop();
       await app.stop();
     },
   };

@@ -110,4 +110,21 @@ describe('visual answers on Slack', () => {
       for (const m of JSON.stringify(list.body).matchAll(/(\d+)\s+balance\s+alice/g)) await ask(`report unschedule ${m[1]}`, 'CCHARTS');
     }
   });
+
+  it('an app_home_opened event leads to a views.publish of the dashboard naming the nodes, for that user', async () => {
+    const before = fake.callsTo('views.publish').length;
+    await fake.sendEnvelope('events_api', {
+      type: 'event_callback',
+      team_id: fake.teamId,
+      event: { type: 'app_home_opened', user: OPERATOR.id, channel: 'DHOME', tab: 'home', event_ts: '1700000000.000100' },
+    });
+    const calls = await fake.waitForCalls('views.publish', before + 1);
+    const published = calls[before];
+    expect(published.args.user_id).toBe(OPERATOR.id);
+    expect(published.args.view.type).toBe('home');
+    const text = JSON.stringify(published.args.view.blocks);
+    for (const n of h.emulator.nodes()) expect(text).toContain(n.name);
+    expect(text).toContain('operate');
+    expect(published.args.view.blocks.length).toBeLessThanOrEqual(100);
+  });
 });
