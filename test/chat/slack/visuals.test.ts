@@ -8,6 +8,7 @@ import { startSlackWorld, type SlackWorld } from './start-slack-world.js';
 import { startFakeSlack, createSlackDriver, type FakeSlack, type SlackDriver, type RespondCall } from '../../fakes/slack/index.js';
 import { decodeQr, readPng } from '../../support/decode-png.js';
 import { CHART_WIDTH } from '../../../src/reports/charts/render-chart.js';
+import { EMULATOR_LEAKED_SECRETS } from '../../../src/emulator/index.js';
 
 const OPERATOR = { id: 'UOPS', name: 'otto' };
 const CHANNEL = 'CVISUALS';
@@ -126,5 +127,26 @@ describe('visual answers on Slack', () => {
     for (const n of h.emulator.nodes()) expect(text).toContain(n.name);
     expect(text).toContain('operate');
     expect(published.args.view.blocks.length).toBeLessThanOrEqual(100);
+  });
+
+  it('node logs shows the last lines of the emulator\'s log export in a code block and uploads the files, secrets masked', async () => {
+    const before = fake.uploads.length;
+    const r = await ask('node logs alice lines=10', 'CLOGS');
+    const text = JSON.stringify(r.body);
+    expect(text).toContain('Last 10 of');
+    expect(text).toContain('```');
+    expect(text).toMatch(/rgb_lightning_node: status RUNNING/);
+    const uploads = await fake.waitFor(() => {
+      const done = fake.uploads.slice(before).filter((u) => u.completed);
+      return done.length >= 2 && done;
+    }, 10_000, 'the log uploads');
+    expect(uploads.map((u) => u.filename).sort()).toEqual(['alice-rln.log', 'alice-service.log']);
+    expect(uploads.every((u) => u.channelId === 'CLOGS')).toBe(true);
+    const log = uploads.find((u) => u.filename === 'alice-rln.log')!.bytes!.toString('utf8');
+    expect(log).toContain('[redacted]');
+    for (const secret of Object.values(EMULATOR_LEAKED_SECRETS)) {
+      expect(log).not.toContain(secret);
+      expect(text).not.toContain(secret);
+    }
   });
 });
