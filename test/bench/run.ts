@@ -11,12 +11,14 @@ import { footprint } from './footprint.js';
 import { commandAck } from './command-ack.js';
 import { storm } from './storm.js';
 import { reportsManyNodes } from './reports-many-nodes.js';
+import { chartRender } from './chart-render.js';
 
 const benches: Record<string, () => Promise<BenchResult>> = {
   intake: () => webhookIntake({ events: 5_000, rate: 1_000, seconds: 5 }),
   ack: () => commandAck({ commands: 50, serviceLatencyMs: 5_000 }),
   storm: () => storm({ events: 5_000, nodes: 200, seconds: 10 }),
   reports: () => reportsManyNodes({ nodes: 500, latencyMs: 50 }),
+  chart: () => chartRender({ runs: 15 }),
   footprint: async () => {
     execFileSync(process.execPath, [fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url)), '-p', 'tsconfig.build.json'], {
       cwd: fileURLToPath(new URL('../../', import.meta.url)),
