@@ -137,11 +137,11 @@ describe('visual answers on Slack', () => {
     expect(text).toContain('```');
     expect(text).toMatch(/rgb_lightning_node: status RUNNING/);
     const uploads = await fake.waitFor(() => {
-      const done = fake.uploads.slice(before).filter((u) => u.completed);
+      // Only this channel's: a report scheduled by an earlier test may still be delivering elsewhere.
+      const done = fake.uploads.slice(before).filter((u) => u.completed && u.channelId === 'CLOGS');
       return done.length >= 2 && done;
     }, 10_000, 'the log uploads');
     expect(uploads.map((u) => u.filename).sort()).toEqual(['alice-rln.log', 'alice-service.log']);
-    expect(uploads.every((u) => u.channelId === 'CLOGS')).toBe(true);
     const log = uploads.find((u) => u.filename === 'alice-rln.log')!.bytes!.toString('utf8');
     expect(log).toContain('[redacted]');
     for (const secret of Object.values(EMULATOR_LEAKED_SECRETS)) {
