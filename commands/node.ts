@@ -344,12 +344,17 @@ const logs = defineCommand({
     let result = { ready: false, urls: [] as string[] };
     const attempts = Math.max(1, logPolling.attempts);
     let polls = 0;
+    // While it waits, a progress message where the command was typed, edited at each check.
+    const waiting = (text: string): Message => ({ header: titled('Logs', node), tone: 'info', blocks: [msg.text(text), msg.progress('Checks', polls, attempts)] });
+    const progress = await ctx.services.progress?.start(ctx.place, waiting('Exporting the logs…')).catch(() => undefined);
     for (let i = 0; i < attempts; i++) {
       if (i > 0) await sleep(logPolling.delayMs);
       result = await ctx.services.hosting.getLogs(node.nodeId, taskId);
       polls++;
       if (result.ready && result.urls.length > 0) break;
+      await progress?.update(waiting(`Exporting the logs… not ready after ${polls} check${polls === 1 ? '' : 's'}.`));
     }
+    await progress?.update(waiting(result.ready ? 'Export ready: the lines and files follow.' : 'Still preparing: see the answer for how to ask again.'));
     if (!result.ready || result.urls.length === 0) {
       return done(node, 'Logs', 'The log export is still preparing.', [
         msg.progress('Export', polls, attempts + 1),

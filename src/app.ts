@@ -13,7 +13,8 @@ import { createHostingClient, type HostedNode } from './hosting/index.js';
 import { checkNodeApiUrl, createNodeApiClient, loadNodeCredentials } from './node-api/index.js';
 import { startEmulator, type Emulator } from './emulator/index.js';
 import { createRegistry, createDispatcher, UserError, type Registry } from './core/index.js';
-import type { ChatPoster } from './core/chat.js';
+import type { ChatPoster, ProgressReporter } from './core/chat.js';
+import type { Message } from './core/message.js';
 import { within } from './core/within.js';
 import type { Dispatcher, Platform } from './core/types.js';
 import type { Services } from './core/services.js';
@@ -147,7 +148,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     thresholds: { low: config.REPORT_LOW_SHARE, high: config.REPORT_HIGH_SHARE },
     now,
   });
-  Object.assign(services, { watches: notifier.watches, reports: reports.service });
+  Object.assign(services, { watches: notifier.watches, reports: reports.service, progress: progressReporter(posters, logger) });
 
   const routes: FastifyPluginAsync[] = [notifier.webhookRoutes({ signatureHeader: config.WEBHOOK_SIGNATURE_HEADER })];
   const stoppers: Array<() => Promise<void>> = [];
@@ -231,6 +232,27 @@ export async function createApp(opts: AppOptions): Promise<App> {
       if (emulator) await within(emulator.close(), left()).catch(() => undefined);
       if (db.open) db.close();
       if (started) logger.info('rln-chatops stopped');
+    },
+  };
+}
+
+/** Progress messages through the chat posters: posted where the command was typed, then edited in place. */
+function progressReporter(posters: Partial<Record<Platform, ChatPoster>>, logger: Logger): ProgressReporter {
+  return {
+    async start(place, message) {
+      const poster = posters[place.platform];
+      if (!poster) return undefined;
+      const target = { channelId: place.channelId, threadId: place.threadId };
+      try {
+        const { messageId } = await poster.post(target, message);
+        return {
+          update: (m: Message) =>
+            poster.update({ channelId: target.channelId, messageId }, m).catch((e: unknown) => logger.debug({ err: e }, 'a progress message could not be updated')),
+        };
+      } catch (e) {
+        logger.debug({ err: e, channel: place.channelId }, 'a progress message could not be posted');
+        return undefined;
+      }
     },
   };
 }

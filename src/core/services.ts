@@ -9,6 +9,7 @@
  */
 import type { HostingClient, HostedNode } from '../hosting/index.js';
 import type { NodeApiClient } from '../node-api/index.js';
+import type { ProgressReporter } from './chat.js';
 
 export interface Services {
   hosting: HostingClient;
@@ -17,4 +18,6 @@ export interface Services {
   /** `PUBLIC_URL`, when set: the HTTPS base at which the service reaches the bot. */
   publicUrl?: string;
   now(): Date;
+  /** Progress messages edited in place (set by the composition root once posters exist). */
+  progress?: ProgressReporter;
 }

@@ -142,6 +142,12 @@ describe('visual answers on Slack', () => {
       return done.length >= 2 && done;
     }, 10_000, 'the log uploads');
     expect(uploads.map((u) => u.filename).sort()).toEqual(['alice-rln.log', 'alice-service.log']);
+    // The wait was shown in a message of its own, edited in place as the export progressed.
+    const progress = fake.callsTo('chat.postMessage').find((c) => c.args.channel === 'CLOGS' && JSON.stringify(c.args).includes('Exporting the logs'));
+    expect(progress).toBeDefined();
+    const edits = fake.callsTo('chat.update').filter((c) => c.args.channel === 'CLOGS').map((c) => JSON.stringify(c.args));
+    expect(edits.some((e) => e.includes('not ready after 1 check'))).toBe(true);
+    expect(edits.at(-1)).toContain('Export ready');
     const log = uploads.find((u) => u.filename === 'alice-rln.log')!.bytes!.toString('utf8');
     expect(log).toContain('[redacted]');
     for (const secret of Object.values(EMULATOR_LEAKED_SECRETS)) {
