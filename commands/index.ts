@@ -16,6 +16,7 @@ import { watchCommands } from './watch.js';
 import { reportCommands } from './report.js';
 import { accessCommands } from './access.js';
 import { metaCommands } from './meta.js';
+import { statusCommands } from './status.js';
 
 export const allCommands: CommandDefinition<any>[] = [
   ...nodeCommands,
@@ -31,4 +32,5 @@ export const allCommands: CommandDefinition<any>[] = [
   ...reportCommands,
   ...accessCommands,
   ...metaCommands,
+  ...statusCommands,
 ];

@@ -9,6 +9,7 @@ import { assetNamed, rawAssetAmount } from './support/asset-amount.js';
 import { assetAmountText, assetIndex, resolveAssetId } from './support/asset-table.js';
 import { nodeClient } from './support/node-client.js';
 import { compact, formatSeconds, formatTime, titled } from './support/present.js';
+import { qrFile } from './support/qr-file.js';
 
 /** An RGB invoice starts with `rgb:`; a Lightning one with `ln` (lnbc, lntb, lnbcrt…), maybe after `lightning:`. */
 export function invoiceKind(invoice: string): 'ln' | 'rgb' | 'unknown' {
@@ -50,6 +51,7 @@ const ln = defineCommand({
       header: titled('Lightning invoice', node),
       tone: 'info',
       blocks: [msg.fields(fields), msg.code(invoice), msg.context(`Pay it with \`pay send <node> <invoice>\`; check it with \`invoice status ${node.name} <invoice>\`.`)],
+      files: [await qrFile(invoice, { name: 'invoice-ln.png', title: 'Lightning invoice' })],
     };
   },
 });
@@ -101,6 +103,7 @@ const rgb = defineCommand({
         ]),
         msg.code(res.invoice ?? ''),
       ],
+      files: res.invoice ? [await qrFile(res.invoice, { name: 'invoice-rgb.png', title: 'RGB invoice' })] : undefined,
     };
   },
 });

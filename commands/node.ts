@@ -17,6 +17,7 @@ import { nodeClient } from './support/node-client.js';
 import { paginate } from './support/paginate.js';
 import { compact, formatTime, peerAddressOf, rlnNameOf, titled, yesNo } from './support/present.js';
 import { requireNode } from './support/require-node.js';
+import { logView } from './support/log-view.js';
 
 /** How `node logs` waits for an export: a few short polls, then it hands back the task id. */
 export const logPolling = { attempts: 5, delayMs: 500 };
@@ -349,11 +350,12 @@ const settings = defineCommand({
 
 const logs = defineCommand({
   path: 'node logs',
-  summary: "Export a node's logs and give the download links",
-  example: '/rln node logs alice',
+  summary: "Export a node's logs: the last lines here, the full files attached (secrets masked)",
+  example: '/rln node logs alice lines=100',
   args: z.object({
     node: nodeArg(),
     task: z.string().min(1).optional().describe('Id of an export already started (shown by an earlier `node logs`)'),
+    lines: int().min(1).max(500).default(50).describe('How many of the last lines to show (default 50)'),
   }),
   role: 'operate',
   confirm: 'none',
@@ -362,20 +364,33 @@ const logs = defineCommand({
     const node = requireNode(ctx);
     const taskId = ctx.args.task ?? (await ctx.services.hosting.exportLogs(node.nodeId)).taskId;
     let result = { ready: false, urls: [] as string[] };
-    for (let i = 0; i < Math.max(1, logPolling.attempts); i++) {
+    const attempts = Math.max(1, logPolling.attempts);
+    let polls = 0;
+    // While it waits, a progress message where the command was typed, edited at each check.
+    const waiting = (text: string): Message => ({ header: titled('Logs', node), tone: 'info', blocks: [msg.text(text), msg.progress('Checks', polls, attempts)] });
+    const progress = await ctx.services.progress?.start(ctx.place, waiting('Exporting the logs…')).catch(() => undefined);
+    for (let i = 0; i < attempts; i++) {
       if (i > 0) await sleep(logPolling.delayMs);
       result = await ctx.services.hosting.getLogs(node.nodeId, taskId);
+      polls++;
       if (result.ready && result.urls.length > 0) break;
+      await progress?.update(waiting(`Exporting the logs… not ready after ${polls} check${polls === 1 ? '' : 's'}.`));
     }
+    await progress?.update(waiting(result.ready ? 'Export ready: the lines and files follow.' : 'Still preparing: see the answer for how to ask again.'));
     if (!result.ready || result.urls.length === 0) {
       return done(node, 'Logs', 'The log export is still preparing.', [
+        msg.progress('Export', polls, attempts + 1),
         msg.context([`Run `, { code: `node logs ${node.name} task=${taskId}` }, ` in a minute.`]),
       ], 'info');
     }
-    return done(node, 'Logs', `${result.urls.length} log file${result.urls.length === 1 ? '' : 's'} ready:`, [
-      msg.text(result.urls.flatMap((url, i) => [...(i ? ['\n'] : []), { link: { url, label: url.split('/').pop() || `file ${i + 1}` } }])),
-      msg.context(`Export task ${taskId}. Links are temporary.`),
-    ]);
+    const view = await logView(result.urls, { lines: ctx.args.lines, nodeName: node.name });
+    return {
+      ...done(node, 'Logs', `Export ready after ${polls} check${polls === 1 ? '' : 's'}; ${result.urls.length} file${result.urls.length === 1 ? '' : 's'} attached.`, [
+        ...view.blocks,
+        msg.context(`Export task ${taskId}. Secrets in the logs are masked as in the bot's own log.`),
+      ]),
+      files: view.files,
+    };
   },
 });
 

@@ -7,19 +7,22 @@ import { formatTime } from './support/present.js';
 
 const target = () => z.string().trim().min(1).describe('Node name or id, or all');
 const unit = () => z.enum(['sat', 'btc']).default('sat').describe('Show BTC amounts in sats (default) or BTC');
+const days = () =>
+  z.enum(['7', '30', '0']).default('7').describe('Days of history in the chart: 7 (default) or 30; 0 for no chart');
+const chartDays = (d: '7' | '30' | '0') => Number(d) as 0 | 7 | 30;
 
 const balance = defineCommand({
   path: 'report balance',
   summary: 'Balance report: on-chain BTC, Lightning and RGB assets, with the change since the last report',
   example: '/rln report balance all',
-  args: z.object({ node: target(), unit: unit() }),
+  args: z.object({ node: target(), unit: unit(), days: days() }),
   positional: ['node'],
   nodeArg: false,
   role: 'read',
   confirm: 'none',
   mutates: false,
   async handler(ctx) {
-    return (await ctx.services.reports.balance(ctx.args.node, { unit: ctx.args.unit })).message;
+    return (await ctx.services.reports.balance(ctx.args.node, { unit: ctx.args.unit, chartDays: chartDays(ctx.args.days) })).message;
   },
 });
 
@@ -27,14 +30,14 @@ const channels = defineCommand({
   path: 'report channels',
   summary: 'Channel report: capacity, liquidity, asset amounts and state per channel, and changes since last run',
   example: '/rln report channels alice',
-  args: z.object({ node: target(), unit: unit() }),
+  args: z.object({ node: target(), unit: unit(), days: days() }),
   positional: ['node'],
   nodeArg: false,
   role: 'read',
   confirm: 'none',
   mutates: false,
   async handler(ctx) {
-    return (await ctx.services.reports.channels(ctx.args.node, { unit: ctx.args.unit })).message;
+    return (await ctx.services.reports.channels(ctx.args.node, { unit: ctx.args.unit, chartDays: chartDays(ctx.args.days) })).message;
   },
 });
 

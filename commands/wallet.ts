@@ -9,6 +9,7 @@ import { withPrecision } from '../src/core/format.js';
 import { nodeClient } from './support/node-client.js';
 import { paginate } from './support/paginate.js';
 import { bodyOf, formatTime, shortOutpoint, titled, yesNo } from './support/present.js';
+import { qrFile } from './support/qr-file.js';
 
 const address = defineCommand({
   path: 'wallet address',
@@ -21,7 +22,12 @@ const address = defineCommand({
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const { address: addr } = await api.address();
-    return { header: titled('New address', node), tone: 'info', blocks: [msg.code(addr), msg.context(`Network: ${node.network}`)] };
+    return {
+      header: titled('New address', node),
+      tone: 'info',
+      blocks: [msg.code(addr), msg.context(`Network: ${node.network}`)],
+      files: [await qrFile(addr, { name: 'address.png', title: 'On-chain address' })],
+    };
   },
 });
 

@@ -23,7 +23,8 @@ import {
   UserError,
   type Registry,
 } from './core/index.js';
-import type { ChatPoster } from './core/chat.js';
+import type { ChatPoster, ProgressReporter } from './core/chat.js';
+import type { Message } from './core/message.js';
 import { within } from './core/within.js';
 import type { Dispatcher, Platform } from './core/types.js';
 import type { Services } from './core/services.js';
@@ -126,7 +127,10 @@ export async function createApp(opts: AppOptions): Promise<App> {
 
   // Chat posters are filled in as the adapters come up; the notifier reads them at post time.
   const posters: Partial<Record<Platform, ChatPoster>> = {};
+  // Told when a watched node changes; the Slack adapter refreshes the App Home tabs open on it.
+  const nodeChanged: Array<() => void> = [];
   const notifier = createNotifier({
+    onNodeEvent: () => nodeChanged.forEach((f) => f()),
     db,
     posters,
     buttons,
@@ -158,6 +162,8 @@ export async function createApp(opts: AppOptions): Promise<App> {
     commands: registry,
     watches: notifier.watches,
     reports: reports.service,
+    // Reads the posters when a command reports progress, by which time the adapters are up.
+    progress: progressReporter(posters, logger),
   };
   const dispatcher = createDispatcher({ registry, services, buttons, confirmations, logger: coreLogger, metrics });
 
@@ -173,8 +179,16 @@ export async function createApp(opts: AppOptions): Promise<App> {
   // Bolt and discord.js are loaded only when configured: they are most of the bot's memory.
   if (config.slack.mode !== 'off') {
     const { createSlackAdapter } = await import('./chat/slack/index.js');
-    const slack = createSlackAdapter({ config, dispatcher, logger: logger.child({ room: 'slack' }), metrics, replays: replayGuard('slack') });
+    const slack = createSlackAdapter({
+      config,
+      dispatcher,
+      logger: logger.child({ room: 'slack' }),
+      metrics,
+      replays: replayGuard('slack'),
+      roleOf: (actor) => services.access.roleOf(actor),
+    });
     posters.slack = slack.poster;
+    nodeChanged.push(() => slack.refreshHome());
     if (slack.routes) routes.push(slack.routes);
     starters.push(() => slack.start());
     stoppers.push(() => slack.stop());
@@ -271,6 +285,27 @@ function demoFaults(emulator: Emulator): { fail(node: string): Promise<string> }
       if (!node) return `✖ There is no node ${JSON.stringify(ref.slice(0, 40))}: see /rln node list.`;
       emulator.setStatus(node.nodeId, 'FAILED');
       return `${node.name} is now FAILED in the emulator: its webhook tells the bot, and an incident opens here. Try its Restart button, or /rln node start ${node.name}.`;
+    },
+  };
+}
+
+/** Progress messages through the chat posters: posted where the command was typed, then edited in place. */
+function progressReporter(posters: Partial<Record<Platform, ChatPoster>>, logger: Logger): ProgressReporter {
+  return {
+    async start(place, message) {
+      const poster = posters[place.platform];
+      if (!poster) return undefined;
+      const target = { channelId: place.channelId, threadId: place.threadId };
+      try {
+        const { messageId } = await poster.post(target, message);
+        return {
+          update: (m: Message) =>
+            poster.update({ channelId: target.channelId, messageId }, m).catch((e: unknown) => logger.debug({ err: e }, 'a progress message could not be updated')),
+        };
+      } catch (e) {
+        logger.debug({ err: e, channel: place.channelId }, 'a progress message could not be posted');
+        return undefined;
+      }
     },
   };
 }

@@ -93,6 +93,33 @@ export function redactText(text: string): string {
   return out;
 }
 
+/** `password=…`, `"mnemonic": "…"`, `token: …` in free text: a secret-named key and its value. */
+const SECRET_ASSIGNMENT_RE =
+  /(["']?\b[\w-]*(?:password|passphrase|mnemonic|token|secret|signature|api[_-]?key|private[_-]?key|credential|authorization)[\w-]*["']?)(\s*[=:]\s*)("[^"]*"|'[^']*'|(?:Bearer\s+)?[^\s,;}\]]+)/gi;
+
+/**
+ * Masks secrets in text that is not ours, such as a node's own log lines, with the rules of the
+ * bot's log: a JSON line is sanitised as a logged object (secret keys at any depth, secret
+ * values); any other line has the value of a secret-named key masked, then registered secrets
+ * and token shapes (redactText).
+ */
+export function redactLogText(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => {
+      const t = line.trim();
+      if (t.startsWith('{') && t.endsWith('}')) {
+        try {
+          return JSON.stringify(sanitizeForLog(JSON.parse(t)));
+        } catch {
+          /* not JSON after all: mask it as text */
+        }
+      }
+      return redactText(line.replace(SECRET_ASSIGNMENT_RE, (_m, key: string, sep: string) => `${key}${sep}[redacted]`));
+    })
+    .join('\n');
+}
+
 function isPlainObject(v: object): boolean {
   const proto = Object.getPrototypeOf(v);
   return proto === Object.prototype || proto === null;

@@ -3,7 +3,7 @@
  * Each adapter (src/chat/slack, src/chat/discord, src/chat/shell) implements ChatPoster.
  */
 import type { Message } from './message.js';
-import type { Platform } from './types.js';
+import type { Place, Platform } from './types.js';
 
 export interface PostTarget {
   channelId: string;
@@ -57,4 +57,13 @@ export interface OutboxItem {
 
 export interface Outbox {
   enqueue(item: OutboxItem): void;
+}
+
+/**
+ * A message a long command keeps up to date while it works (`node logs` waiting for an export),
+ * posted where the command was typed and edited in place. Best effort: undefined when it cannot
+ * be posted there (no poster for the platform, a channel the bot cannot post in).
+ */
+export interface ProgressReporter {
+  start(place: Place, message: Message): Promise<{ update(message: Message): Promise<void> } | undefined>;
 }

@@ -58,6 +58,28 @@ export interface Button {
   id?: string;
 }
 
+/**
+ * A file that goes with a message (a chart, a QR code, a log file). The bytes are rendered
+ * before the message is queued and travel inside it as base64, so a Message stored in the
+ * outbox carries them and the platform's poster uploads them when it posts (Slack's external
+ * upload, a Discord attachment, a file written by the terminal).
+ */
+export interface MessageFile {
+  /** File name with its extension: `balance-alice.png`. */
+  name: string;
+  /** `image/png`, `text/plain`, `text/csv`. */
+  mime: string;
+  /** The bytes, base64. */
+  base64: string;
+  /** Shown above or with the file. */
+  title: string;
+  /** What the image shows, for screen readers and previews. */
+  alt: string;
+  /** An image's size in pixels, when it is one. */
+  width?: number;
+  height?: number;
+}
+
 export interface Message {
   header?: string;
   /** Colour: Slack attachment colour / Discord embed colour / a text marker. */
@@ -66,6 +88,24 @@ export interface Message {
   buttons?: Button[];
   /** Plain-text summary for notifications and fallbacks (Slack `text`). Derived from header when absent. */
   summary?: string;
+  /** Files uploaded with the message, after it. */
+  files?: MessageFile[];
+}
+
+/** A MessageFile from bytes. */
+export function messageFile(f: Omit<MessageFile, 'base64'> & { bytes: Uint8Array }): MessageFile {
+  const { bytes, ...rest } = f;
+  return { ...rest, base64: Buffer.from(bytes).toString('base64') };
+}
+
+/** The bytes of a MessageFile. */
+export function fileBytes(f: MessageFile): Buffer {
+  return Buffer.from(f.base64, 'base64');
+}
+
+/** Whether a message has anything to show besides its files. */
+export function hasBody(m: Message): boolean {
+  return Boolean(m.header || m.blocks.length || (m.buttons && m.buttons.length));
 }
 
 /** Small constructors, so handlers read as what they say. */

@@ -1,4 +1,4 @@
-export { startEmulator, defaultFaults } from './start-emulator.js';
+export { startEmulator, defaultFaults, EMULATOR_LEAKED_SECRETS } from './start-emulator.js';
 export { runEmulatorCli } from './run-emulator-cli.js';
 export { createSigningKey } from './create-signing-key.js';
 export type { SigningKey } from './create-signing-key.js';

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { parse as parseLossless } from 'lossless-json';
 import { checkWebhookUrl } from '../hosting/index.js';
+import { nodeLogLines } from './node-log-lines.js';
 import type { Build, HostedNode, NodeStatus } from '../hosting/index.js';
 import { createSigningKey } from './create-signing-key.js';
 import { NodeWorld, parseMultipartFile } from './node-api/index.js';
@@ -30,6 +31,13 @@ interface LogTask {
   polled?: boolean;
   files: Map<string, string>;
 }
+
+/** Secret-looking values an emulated node prints in its log, for tests of masking. Not real credentials. */
+export const EMULATOR_LEAKED_SECRETS = {
+  password: 'emu-node-password-Zq81x',
+  token: 'emu-leaked-bearer-7f3a9c2e',
+  mnemonic: 'abandon ability able about above absent absorb abstract absurd abuse access accident',
+};
 
 const NETWORKS = new Set(['regtest', 'testnet']);
 /** Entries kept in `requests` and `deliveries` (the oldest half is dropped beyond this). */
@@ -399,7 +407,14 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     const n = findNode(req.params.id);
     const taskId = randomUUID();
     const files = new Map<string, string>();
-    const lines = [...n.builds.map((b) => `${b.timestamp} build #${b.buildNumber} ${String(b.action)} ${b.buildStatus}`), `${new Date().toISOString()} node ${n.name} (${n.nodeId}) status ${n.status} image ${n.imageVersion}`];
+    const lines = nodeLogLines({
+      name: n.name,
+      nodeId: n.nodeId,
+      status: n.status,
+      imageVersion: String(n.imageVersion),
+      builds: n.builds as never,
+      leaked: { password: EMULATOR_LEAKED_SECRETS.password, token: EMULATOR_LEAKED_SECRETS.token, mnemonic: EMULATOR_LEAKED_SECRETS.mnemonic },
+    });
     files.set('rln.log', `${lines.join('\n')}\n`);
     files.set('service.log', `${new Date().toISOString()} log export ${taskId} for ${n.name}\n`);
     tasks.set(taskId, { taskId, nodeId: n.nodeId, readyAt: Date.now() + delay, files });

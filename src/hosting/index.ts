@@ -5,3 +5,4 @@ export type { ServiceErrorKind, ServiceErrorInit } from './service-error.js';
 export { checkWebhookUrl } from './check-webhook-url.js';
 export { NODE_STATUSES, hostedNodeSchema, buildSchema, findNode } from './schemas.js';
 export type { HostedNode, NodeStatus, Build } from './schemas.js';
+export { downloadLogFile, LOG_DOWNLOAD_MAX_BYTES } from './download-log-file.js';

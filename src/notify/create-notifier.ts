@@ -64,6 +64,8 @@ export interface NotifierOptions {
    * flagged in the log and in `webhooks{outcome="flagged",reason="future_timestamp"}`.
    */
   maxFutureSkewMs?: number;
+  /** Told after a new event of a watched node was stored (e.g. to refresh Slack's App Home). Must not throw. */
+  onNodeEvent?: (e: { nodeId: string; status?: string }) => void;
 }
 
 /** A verified event (from the webhook receiver, or a test). */
@@ -178,6 +180,13 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     if (!result.duplicate) {
       log.debug({ nodeId: event.nodeId, status: event.status, routed: result.routed }, 'event stored and routed');
       worker.wake();
+      if (result.routed > 0) {
+        try {
+          opts.onNodeEvent?.({ nodeId: event.nodeId, status: event.status });
+        } catch (e) {
+          log.warn({ err: e }, 'onNodeEvent listener failed');
+        }
+      }
     }
     return result;
   };

@@ -28,6 +28,8 @@ export interface CreateReportsOptions {
   concurrency?: number;
   /** Time a node has to answer before it gets a "did not answer" line. Default 15 s. */
   nodeTimeoutMs?: number;
+  /** Time a node has to answer for the status dashboard. Default 3 s. */
+  dashboardTimeoutMs?: number;
   /** Schedules one channel may have. Default 25. */
   maxSchedulesPerChannel?: number;
   /** The clock (ms since the epoch). Default Date.now. */
@@ -81,6 +83,7 @@ export function createReports(opts: CreateReportsOptions): { service: ReportServ
     thresholds: opts.thresholds ?? { low: 0.2, high: 0.8 },
     concurrency: opts.concurrency ?? 8,
     nodeTimeoutMs: opts.nodeTimeoutMs ?? 15_000,
+    dashboardTimeoutMs: opts.dashboardTimeoutMs ?? 3_000,
     maxSchedulesPerChannel: opts.maxSchedulesPerChannel ?? 25,
     now,
   });
@@ -90,6 +93,7 @@ export function createReports(opts: CreateReportsOptions): { service: ReportServ
 export type { ReportService, ScheduleRequest } from './report-service.js';
 export type { ReportKind, ReportOptions, ReportResult, ScheduleInfo, Unit } from './types.js';
 export type { Thresholds } from './channel-report.js';
+export type { DashboardNode, LockState } from './dashboard.js';
 export { buildBalanceReport } from './balance-report.js';
 export { buildChannelReport } from './channel-report.js';
 export { checkCron } from './scheduler.js';

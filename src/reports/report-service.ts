@@ -19,6 +19,10 @@ import { buildBalanceReport, type BalanceSnapshot } from './balance-report.js';
 import { buildChannelReport, type ChannelSnapshot, type Thresholds } from './channel-report.js';
 import { checkCron, type ReportScheduler } from './scheduler.js';
 import { describeCron } from './describe-cron.js';
+import { gatherDashboard, type DashboardNode } from './dashboard.js';
+import { reportCharts } from './charts/report-charts.js';
+import { DETAIL_MAX_NODES } from './balance-report.js';
+import type { Message } from '../core/index.js';
 
 export interface ScheduleRequest {
   platform: Platform;
@@ -39,6 +43,8 @@ export interface ReportService {
   balance(node: string, opts?: ReportOptions): Promise<ReportResult>;
   channels(node: string, opts?: ReportOptions): Promise<ReportResult>;
   run(kind: ReportKind, node: string, opts?: ReportOptions): Promise<ReportResult>;
+  /** Every node of the account at a glance, for the status dashboard; a node that cannot answer gets its problem. */
+  dashboard(): Promise<DashboardNode[]>;
   /** Stores and starts a schedule. UserError for a bad expression, zone or node. */
   schedule(req: ScheduleRequest): Promise<ScheduleInfo>;
   /** The schedules of one channel, with their next run. */
@@ -58,6 +64,8 @@ export interface ReportServiceDeps {
   thresholds: Thresholds;
   concurrency: number;
   nodeTimeoutMs: number;
+  /** How long the dashboard waits for one node (short: it is read at a glance, and by App Home). */
+  dashboardTimeoutMs: number;
   maxSchedulesPerChannel: number;
   /** The clock (ms since the epoch). */
   now: () => number;
@@ -115,7 +123,7 @@ export function createReportService(d: ReportServiceDeps): ReportService {
       })),
     });
     for (const s of built.snapshots) d.snapshots.save({ nodeId: s.nodeId, kind: 'balance', takenAt: now, data: s.data, scope: opts.baseline ?? '' });
-    return result(outcomes, built.message);
+    return result(outcomes, await withCharts(built.message, 'balance', outcomes, now, opts));
   }
 
   async function channels(ref: string, opts: ReportOptions = {}): Promise<ReportResult> {
@@ -134,7 +142,17 @@ export function createReportService(d: ReportServiceDeps): ReportService {
       })),
     });
     for (const s of built.snapshots) d.snapshots.save({ nodeId: s.nodeId, kind: 'channels', takenAt: now, data: s.data, scope: opts.baseline ?? '' });
-    return result(outcomes, built.message);
+    return result(outcomes, await withCharts(built.message, 'channels', outcomes, now, opts));
+  }
+
+  /** The report with a chart of each node shown in detail (history from the snapshots, this one included). */
+  async function withCharts(message: Message, kind: ReportKind, outcomes: Array<NodeOutcome<unknown>>, now: Date, opts: ReportOptions): Promise<Message> {
+    const days = opts.chartDays ?? 7;
+    if (days === 0 || outcomes.length > DETAIL_MAX_NODES) return message;
+    const nodes = outcomes.filter((o) => o.ok).map((o) => o.node);
+    const { files, notes } = await reportCharts({ kind: kind === 'balance' ? 'balance' : 'channels', nodes, unit: opts.unit ?? 'sat', days, now }, { snapshots: d.snapshots, logger: d.logger });
+    if (!files.length && !notes.length) return message;
+    return { ...message, blocks: [...message.blocks, ...notes.map((n) => ({ type: 'context' as const, text: n }))], files: [...(message.files ?? []), ...files] };
   }
 
   function result(outcomes: Array<NodeOutcome<unknown>>, message: ReportResult['message']): ReportResult {
@@ -170,6 +188,14 @@ export function createReportService(d: ReportServiceDeps): ReportService {
     balance: (ref, opts) => run('balance', ref, opts),
     channels: (ref, opts) => run('channels', ref, opts),
     run,
+    async dashboard() {
+      return gatherDashboard(await listNodes(), {
+        nodeApi: (node) => d.services.nodeApi(node),
+        snapshots: d.snapshots,
+        concurrency: d.concurrency,
+        timeoutMs: d.dashboardTimeoutMs,
+      });
+    },
     async schedule(req) {
       const cronExpr = req.cron.trim().replace(/\s+/g, ' ');
       const timezone = (req.timezone ?? 'UTC').trim() || 'UTC';

@@ -68,6 +68,8 @@ export interface ReportResult {
 
 export interface ReportOptions {
   unit?: Unit;
+  /** Days of history the report's chart covers (7 or 30); 0 draws no chart. Default 7. */
+  chartDays?: 0 | 7 | 30;
   /** IANA zone used for times in the report. Default UTC. */
   timeZone?: string;
   /** Whose last report the change is counted from: '' (reports asked in chat) or `schedule:<id>`. */

@@ -21,14 +21,23 @@ export interface StoredSnapshot<T> {
 export interface SnapshotRepo {
   /** The most recent snapshot of that node and kind, if any. */
   latest<T>(nodeId: string, kind: SnapshotKind, scope?: string): StoredSnapshot<T> | undefined;
+  /**
+   * The snapshots of that node and kind taken at or after `since`, oldest first, whatever their
+   * scope (what a chart draws: every report of the node is a point of its history).
+   */
+  history<T>(nodeId: string, kind: SnapshotKind, since: Date): Array<StoredSnapshot<T>>;
   /** Stores a snapshot and keeps only the newest `keep` of that node, kind and scope. */
   save<T>(snapshot: StoredSnapshot<T>): void;
 }
 
 export function createSnapshotRepo(db: Db, opts: { keep?: number } = {}): SnapshotRepo {
-  const keep = Math.max(1, opts.keep ?? 30);
+  // Enough for 30 days of charts at a report every hour.
+  const keep = Math.max(1, opts.keep ?? 750);
   const latestStmt = db.prepare(
     'SELECT node_id, kind, taken_at, data, scope FROM report_snapshots WHERE node_id = ? AND kind = ? AND scope = ? ORDER BY id DESC LIMIT 1',
+  );
+  const historyStmt = db.prepare(
+    'SELECT node_id, kind, taken_at, data FROM report_snapshots WHERE node_id = ? AND kind = ? AND taken_at >= ? ORDER BY taken_at, id',
   );
   const insertStmt = db.prepare('INSERT INTO report_snapshots (node_id, kind, taken_at, data, scope) VALUES (?, ?, ?, ?, ?)');
   const pruneStmt = db.prepare(
@@ -45,6 +54,10 @@ export function createSnapshotRepo(db: Db, opts: { keep?: number } = {}): Snapsh
       const row = latestStmt.get(nodeId, kind, scope) as { node_id: string; kind: SnapshotKind; taken_at: string; data: string; scope: string } | undefined;
       if (!row) return undefined;
       return { nodeId: row.node_id, kind: row.kind, takenAt: new Date(row.taken_at), data: JSON.parse(row.data) as T, scope: row.scope };
+    },
+    history<T>(nodeId: string, kind: SnapshotKind, since: Date) {
+      const rows = historyStmt.all(nodeId, kind, since.toISOString()) as Array<{ node_id: string; kind: SnapshotKind; taken_at: string; data: string }>;
+      return rows.map((row) => ({ nodeId: row.node_id, kind: row.kind, takenAt: new Date(row.taken_at), data: JSON.parse(row.data) as T }));
     },
     save(snapshot) {
       saveTx(snapshot as StoredSnapshot<unknown>);

@@ -12,6 +12,7 @@ import { commandAck } from './command-ack.js';
 import { storm } from './storm.js';
 import { reportsManyNodes } from './reports-many-nodes.js';
 import { flood } from './flood.js';
+import { chartRender } from './chart-render.js';
 
 const benches: Record<string, () => Promise<BenchResult>> = {
   intake: () => webhookIntake({ events: 5_000, rate: 1_000, seconds: 5 }),
@@ -19,6 +20,7 @@ const benches: Record<string, () => Promise<BenchResult>> = {
   storm: () => storm({ events: 5_000, nodes: 200, seconds: 10 }),
   reports: () => reportsManyNodes({ nodes: 500, latencyMs: 50 }),
   flood: () => flood({ webhookConnections: 2_000, slackConnections: 1_000, bodyBytes: 1_000_000, maxSeconds: 20 }),
+  chart: () => chartRender({ runs: 15 }),
   footprint: async () => {
     execFileSync(process.execPath, [fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url)), '-p', 'tsconfig.build.json'], {
       cwd: fileURLToPath(new URL('../../', import.meta.url)),

@@ -2,6 +2,7 @@ import { UserError } from '../../src/core/errors.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logPolling, nodeCommands } from '../../commands/node.js';
 import { ServiceError } from '../../src/hosting/index.js';
+import { EMULATOR_LEAKED_SECRETS } from '../../src/emulator/index.js';
 import { NodeApiError } from '../../src/node-api/index.js';
 import {
   PASSWORD,
@@ -184,14 +185,28 @@ describe('node commands', () => {
     expect((await env.services.hosting.getNode(node.nodeId)).settings?.webhookUrl).toBe('https://bot.example.com/webhooks/service');
   });
 
-  it('logs exports, waits briefly and gives the download links', async () => {
+  it('logs exports, waits, shows the last lines of the emulator\'s log in a code block and attaches every file, secrets masked', async () => {
     await createRunningNode(env, 'log1');
-    const r = await runCommand(env, cmd('node logs'), { node: 'log1' });
+    const r = await runCommand(env, cmd('node logs'), { node: 'log1', lines: '20' });
     const { message } = messageOf(r);
     const text = textOf(r);
-    expect(text).toMatch(/log files? ready/);
-    expect(text).toContain(env.emulator.url);
-    expect(message.blocks.some((b) => b.type === 'text' && Array.isArray(b.text) && b.text.some((s) => typeof s === 'object' && 'link' in s))).toBe(true);
+    expect(text).toContain('Last 20 of');
+    const shown = message.blocks.flatMap((b) => (b.type === 'code' ? b.text.split('\n') : []));
+    expect(shown).toHaveLength(20);
+    // The tail of the export as the emulator serves it: its last line gives the node's status.
+    expect(shown.at(-1)).toMatch(/status RUNNING/);
+    expect(message.files?.map((f) => f.name).sort()).toEqual(['log1-rln.log', 'log1-service.log']);
+    const full = Buffer.from(message.files!.find((f) => f.name === 'log1-rln.log')!.base64, 'base64').toString('utf8');
+    expect(full.split('\n').length).toBeGreaterThan(100);
+    const everything = JSON.stringify(message);
+    for (const secret of Object.values(EMULATOR_LEAKED_SECRETS)) expect(everything).not.toContain(secret);
+    expect(full).toContain('"password": [redacted]');
+  });
+
+  it('logs shows 50 lines unless told otherwise', async () => {
+    const r = await runCommand(env, cmd('node logs'), { node: 'log1' });
+    const shown = messageOf(r).message.blocks.flatMap((b) => (b.type === 'code' ? b.text.split('\n') : []));
+    expect(shown).toHaveLength(50);
   });
 
   it('init shows the mnemonic once, only in a private reply', async () => {

@@ -24,16 +24,22 @@ const SCOPES_BY_METHOD: Record<string, string[]> = {
   'chat.postEphemeral': ['chat:write'],
   'views.open': [],
   'views.update': [],
+  'views.publish': [],
   'auth.test': [],
   'conversations.open': ['im:write'],
   'usergroups.users.list': ['usergroups:read'],
   'usergroups.list': ['usergroups:read'],
   'users.info': ['users:read'],
+  // Uploads (charts, QR codes, logs): the two steps of Slack's external upload.
+  'files.getUploadURLExternal': ['files:write'],
+  'files.completeUploadExternal': ['files:write'],
+  // Sharing a file needs membership: the bot joins public channels before it uploads there.
+  'conversations.join': ['channels:join'],
 };
 
 function methodsCalled(source: string): string[] {
   const found = new Set<string>();
-  for (const m of source.matchAll(/\.(chat|views|conversations|users|usergroups|auth)\.([a-zA-Z]+(?:\.[a-zA-Z]+)?)\(/g)) found.add(`${m[1]}.${m[2]}`);
+  for (const m of source.matchAll(/\.(chat|views|conversations|users|usergroups|auth|files)\.([a-zA-Z]+(?:\.[a-zA-Z]+)?)\(/g)) found.add(`${m[1]}.${m[2]}`);
   for (const m of source.matchAll(/apiCall\(\s*['"]([a-z]+\.[a-zA-Z.]+)['"]/g)) found.add(m[1]!);
   return [...found].sort();
 }
@@ -70,6 +76,13 @@ describe('manifest.yml', () => {
   it('enables the App Home messages tab because the bot answers by direct message', () => {
     expect(slackSource).toMatch(/channel: route\.userId/);
     expect(manifest.features.app_home.messages_tab_enabled).toBe(true);
+  });
+
+  it('enables the Home tab and subscribes to app_home_opened, which the adapter listens to', () => {
+    expect(slackSource).toMatch(/app\.event\('app_home_opened'/);
+    expect(slackSource).toMatch(/views\.publish\(/);
+    expect(manifest.features.app_home.home_tab_enabled).toBe(true);
+    expect(manifest.settings.event_subscriptions.bot_events).toEqual(['app_home_opened']);
   });
 
   it('has a name and a description', () => {

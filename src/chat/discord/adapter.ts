@@ -49,12 +49,15 @@ export function createDiscordAdapter(opts: DiscordAdapterOptions): DiscordAdapte
   const apiUrl = config.DISCORD_API_URL;
   let index: CommandIndex | undefined;
   const getIndex = () => (index ??= buildCommandIndexAndData(opts.registry).index);
+  const botRest = config.DISCORD_TOKEN ? createDiscordRest({ token: config.DISCORD_TOKEN, apiUrl }) : undefined;
+  const poster = createDiscordPoster(botRest);
   const ctx: InteractionContext = {
     dispatcher: opts.dispatcher,
     logger,
     deferAfterMs: opts.deferAfterMs ?? DISCORD_DEFER_AFTER_MS,
+    // An answer's files (QR codes, charts, logs) go into the channel as an attachment, as a report's do.
+    postFiles: botRest ? async (place, files) => void (await poster.post({ channelId: place.channelId }, { blocks: [], files })) : undefined,
   };
-  const botRest = config.DISCORD_TOKEN ? createDiscordRest({ token: config.DISCORD_TOKEN, apiUrl }) : undefined;
   // Interaction webhooks need no token; retries are fine for them (edits are idempotent), and a
   // rate limit is waited out: a rejected follow-up would be an answer lost, not retried later.
   const webhookRest = createDiscordRest({ apiUrl, retries: 2, rejectOnRateLimit: false });
@@ -65,7 +68,7 @@ export function createDiscordAdapter(opts: DiscordAdapterOptions): DiscordAdapte
     : undefined;
 
   return {
-    poster: createDiscordPoster(botRest),
+    poster,
     routes,
     async start() {
       getIndex(); // Fails at start-up, not at the first interaction, when the registry breaks a Discord limit.

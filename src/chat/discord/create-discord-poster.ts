@@ -6,7 +6,7 @@
  */
 import { DiscordAPIError, HTTPError, RateLimitError, Routes, type REST } from 'discord.js';
 import { PostError, type ChatPoster, type PostTarget } from '../../core/chat.js';
-import { summaryOf, type Message } from '../../core/message.js';
+import { fileBytes, hasBody, summaryOf, type Message } from '../../core/message.js';
 import { toDiscordPayload } from './render.js';
 import { clip } from './limits.js';
 
@@ -49,6 +49,23 @@ function isUnknownChannel(e: unknown): boolean {
   return e instanceof DiscordAPIError && (Number(e.code) === DISCORD_UNKNOWN_CHANNEL || e.status === 404);
 }
 
+/** Discord's attachment description limit. */
+export const DISCORD_MAX_ATTACHMENT_DESCRIPTION = 1024;
+
+/**
+ * The REST request of a message: JSON, or, with files, multipart with the JSON in payload_json
+ * and each file a part named in `attachments` (discord.js builds the form from `files`).
+ */
+export function withAttachments(message: Message): { body: Record<string, unknown>; files?: Array<{ name: string; data: Buffer; contentType: string }> } {
+  const files = message.files ?? [];
+  const body = (hasBody(message) ? toDiscordPayload(message) : {}) as Record<string, unknown>;
+  if (!files.length) return { body };
+  return {
+    body: { ...body, attachments: files.map((f, i) => ({ id: i, filename: f.name, description: clip(f.alt, DISCORD_MAX_ATTACHMENT_DESCRIPTION) })) },
+    files: files.map((f) => ({ name: f.name, data: fileBytes(f), contentType: f.mime })),
+  };
+}
+
 export function createDiscordPoster(rest: REST | undefined): ChatPoster {
   const need = (): REST => {
     if (!rest) {
@@ -57,7 +74,7 @@ export function createDiscordPoster(rest: REST | undefined): ChatPoster {
     return rest;
   };
   const postIn = async (channelId: string, message: Message): Promise<string> => {
-    const res = (await need().post(Routes.channelMessages(channelId), { body: toDiscordPayload(message) })) as { id: string };
+    const res = (await need().post(Routes.channelMessages(channelId), withAttachments(message))) as { id: string };
     return res.id;
   };
   return {

@@ -5,7 +5,7 @@
  */
 import type { Logger } from '../../log.js';
 import { LATE, within } from '../../core/within.js';
-import type { Message } from '../../core/message.js';
+import type { Message, MessageFile } from '../../core/message.js';
 import type { Actor, Dispatcher, Invocation, Place, Reply } from '../../core/types.js';
 import { dialogToModal, toDiscordPayload, type DiscordModal, type DiscordPayload } from './render.js';
 import { DISCORD_MAX_AUTOCOMPLETE_CHOICES, DISCORD_MAX_CHOICE_NAME, DISCORD_MAX_CHOICE_VALUE, clip } from './limits.js';
@@ -34,6 +34,17 @@ export interface InteractionContext {
   logger: Logger;
   /** Read at each interaction (a function lets tests shorten it for one case). */
   deferAfterMs: number | (() => number);
+  /** Posts the files of a channel answer after it (interaction answers carry none). */
+  postFiles?: (place: Place, files: MessageFile[]) => Promise<void>;
+}
+
+async function sendFiles(ctx: InteractionContext, place: Place, reply: Reply): Promise<void> {
+  if (reply.kind !== 'message' || reply.visibility !== 'channel' || !reply.message.files?.length || !ctx.postFiles) return;
+  try {
+    await ctx.postFiles(place, reply.message.files);
+  } catch (err) {
+    ctx.logger.warn({ err, channel: place.channelId }, 'could not post the files of an answer');
+  }
 }
 
 
@@ -162,6 +173,7 @@ export async function handleInteraction(ctx: InteractionContext, p: ParsedIntera
   const first = await within(pending, deferAfter(ctx));
   if (first !== LATE) {
     await answer(ctx, r, first, p.kind);
+    await sendFiles(ctx, p.place, first);
     return;
   }
   const deferredUpdate = p.kind === 'button';
@@ -169,4 +181,5 @@ export async function handleInteraction(ctx: InteractionContext, p: ParsedIntera
   else await r.defer(false);
   const reply = await pending;
   await finish(ctx, r, reply, deferredUpdate);
+  await sendFiles(ctx, p.place, reply);
 }

@@ -5,11 +5,14 @@
  * `/as <role> [name]` acts as `shell:<name>` with that role (so a second person can approve in
  * the demo); `/demo fail <node>` makes a demo node fail, when the demo offers it.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
 import { Writable } from 'node:stream';
 import type { ChatPoster } from '../../core/chat.js';
 import type { Actor, Dialog, DialogField, Dispatcher, Place, Reply, Role } from '../../core/types.js';
-import type { Message } from '../../core/message.js';
+import { fileBytes, type Message } from '../../core/message.js';
 import { checkboxValue } from '../../core/index.js';
 import { stripPrefix } from '../../core/parse-command-line.js';
 import { renderText } from './render-text.js';
@@ -27,6 +30,8 @@ export interface ShellAdapterOptions {
   roles?: { grant(principal: string, role: Role, by: Actor): void };
   /** Demo only: makes a node fail (`/demo fail <node>`); answers what happened. */
   demo?: { fail(node: string): Promise<string> };
+  /** Where the files of a message (charts, QR codes, logs) are written. Default: <tmp>/rln-chatops-files. */
+  filesDir?: string;
 }
 
 /** `reader` and `operator` are accepted wherever a role is typed (DESIGN.md). */
@@ -78,9 +83,25 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
     output.write(text.endsWith('\n') ? text : `${text}\n`);
   };
 
+  /** A terminal cannot show a picture: each file is written out and its path printed. */
+  const filesDir = opts.filesDir ?? join(tmpdir(), 'rln-chatops-files');
+  let fileCounter = 0;
+  const fileLines = (message: Message): string[] =>
+    (message.files ?? []).map((f) => {
+      try {
+        mkdirSync(filesDir, { recursive: true });
+        const path = join(filesDir, `${Date.now()}-${++fileCounter}-${f.name.replace(/[^A-Za-z0-9_.-]/g, '_')}`);
+        writeFileSync(path, fileBytes(f));
+        return `📎 ${f.title}: ${path}`;
+      } catch (e) {
+        return `📎 ${f.title}: could not be written to ${filesDir} (${(e as Error).message})`;
+      }
+    });
+  const textOf = (message: Message) => [renderText(message), ...fileLines(message)].filter(Boolean).join('\n');
+
   const printMessage = (message: Message, note?: string) => {
     if (note) write(note);
-    write(renderText(message));
+    write(textOf(message));
   };
 
   const printReply = (reply: Reply) => {
@@ -253,7 +274,7 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
       const messageId = `shell-${++counter}`;
       const where = `#${target.channelId}${target.threadId ? ` (thread ${target.threadId})` : ''}`;
       write(`\n[${where} · ${messageId}]`);
-      write(renderText(message).split('\n').map((l) => `│ ${l}`).join('\n'));
+      write(textOf(message).split('\n').map((l) => `│ ${l}`).join('\n'));
       return { messageId, threadId: target.threadId };
     },
     async update(target, message) {

@@ -14,7 +14,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Config } from '../../config.js';
 import type { ChatPoster } from '../../core/chat.js';
 import type { Message } from '../../core/message.js';
-import type { Actor, Dialog, Dispatcher, Invocation, Place, Reply } from '../../core/types.js';
+import type { Actor, Dialog, Dispatcher, Invocation, Place, Reply, Role } from '../../core/types.js';
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
 import { LATE, within } from '../../core/within.js';
@@ -26,6 +26,7 @@ import { createGroupResolver } from './create-group-resolver.js';
 import { SLACK_MAX_INPUT_ERROR, SLACK_MAX_OPTIONS, SLACK_MAX_OPTION_TEXT, SLACK_MAX_OPTION_VALUE } from './limits.js';
 import { toBlockKit, truncate, type BlockKitMessage } from './render.js';
 import { toBoltLogger } from './to-bolt-logger.js';
+import { createAppHome } from './app-home.js';
 
 export interface SlackAdapter {
   app: BoltApp;
@@ -34,6 +35,8 @@ export interface SlackAdapter {
   routes?: FastifyPluginAsync;
   start(): Promise<void>;
   stop(): Promise<void>;
+  /** Publishes the App Home tab again for the users who opened it lately (throttled per user). */
+  refreshHome(): void;
 }
 
 export interface SlackAdapterOptions {
@@ -58,6 +61,10 @@ export interface SlackAdapterOptions {
   suggestionBudgetMs?: number;
   /** HTTP mode: signed requests already accepted (one backed by the database survives a restart). */
   replays?: ReplayGuard;
+  /** The user's role, shown on the App Home tab. */
+  roleOf?: (actor: Actor) => Role;
+  /** At most one App Home publish per user this often (default 5 s). */
+  homeThrottleMs?: number;
 }
 
 /** Slack waits 3 s for an ack. Below the receiver's fallback ack (SLACK_ACK_FALLBACK_MS), so the listener's own answer comes first. */
@@ -189,11 +196,27 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
     }
   }
 
+  /**
+   * response_url cannot carry files: a channel answer's files (a QR code, a chart, a log) are
+   * uploaded after it through the poster, as the outbox uploads a report's. A private answer
+   * keeps its files to itself (sharing them would show them to the channel).
+   */
+  async function sendFiles(message: Message, visibility: 'channel' | 'private', route: ReplyRoute): Promise<void> {
+    if (!message.files?.length || visibility !== 'channel') return;
+    try {
+      await poster.post({ channelId: route.origin.channelId, threadId: route.origin.threadId }, { blocks: [], files: message.files });
+    } catch (e) {
+      log.warn({ err: e, channel: route.origin.channelId }, 'could not upload the files of an answer');
+      await sendMessage(plainMessage(`The file(s) of this answer could not be uploaded: ${(e as Error).message}`), 'private', route);
+    }
+  }
+
   async function deliver(reply: Reply, route: ReplyRoute): Promise<void> {
     try {
       switch (reply.kind) {
         case 'message':
           await sendMessage(reply.message, reply.visibility, route, reply.replaceOriginal);
+          await sendFiles(reply.message, reply.visibility, route);
           return;
         case 'dialog':
           await openDialog(reply.dialog, route);
@@ -330,6 +353,7 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
   });
 
   const poster = createSlackPoster({ token, slackApiUrl, logger: log });
+  const home = createAppHome({ app, dispatcher, logger: log, groupsOf, roleOf: opts.roleOf, throttleMs: opts.homeThrottleMs });
 
   return {
     app,
@@ -355,7 +379,9 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
       }
       log.info({ mode }, 'Slack adapter started');
     },
+    refreshHome: () => home.refreshAll(),
     async stop() {
+      home.stop();
       await app.stop();
     },
   };

@@ -5,11 +5,12 @@
  */
 import { webApi } from '@slack/bolt';
 import type { ChatPoster } from '../../core/chat.js';
-import type { Message } from '../../core/message.js';
+import { hasBody, type Message } from '../../core/message.js';
 import type { Logger } from '../../log.js';
 import { toBlockKit } from './render.js';
 import { toBoltLogger } from './to-bolt-logger.js';
 import { toPostError } from './to-post-error.js';
+import { uploadFiles } from './upload-files.js';
 
 export interface SlackPosterOptions {
   token: string;
@@ -38,7 +39,14 @@ export function createSlackPoster(opts: SlackPosterOptions): ChatPoster {
     platform: 'slack',
     async post(target, message) {
       const what = `Slack chat.postMessage to ${target.channelId}`;
+      const files = message.files ?? [];
+      // A message that is only files (a command's chart or QR after its answer) is only uploaded.
+      if (files.length && !hasBody(message)) {
+        await uploadFiles(web, target, files);
+        return { messageId: '', threadId: target.threadId };
+      }
       const payload = render(message, what);
+      let posted: { messageId: string; threadId?: string };
       try {
         const res = await web.chat.postMessage({
           channel: target.channelId,
@@ -48,10 +56,13 @@ export function createSlackPoster(opts: SlackPosterOptions): ChatPoster {
           ...payload,
         } as Parameters<typeof web.chat.postMessage>[0]);
         const ts = String(res.ts ?? '');
-        return { messageId: ts, threadId: target.threadId ?? ts };
+        posted = { messageId: ts, threadId: target.threadId ?? ts };
       } catch (e) {
         throw toPostError(e, what);
       }
+      // The files follow the message where it was posted (its channel, or the thread it is in).
+      await uploadFiles(web, target, files);
+      return posted;
     },
     async update(target, message) {
       const what = `Slack chat.update of ${target.messageId} in ${target.channelId}`;

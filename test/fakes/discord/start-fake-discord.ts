@@ -15,6 +15,8 @@ export interface RecordedCall {
   path: string;
   body: any;
   authorization?: string;
+  /** Files of a multipart request (`files[n]` parts), with the JSON of `payload_json` as `body`. */
+  files?: Array<{ field: string; name: string; contentType: string; bytes: Buffer }>;
 }
 
 export interface ScriptedFailure {
@@ -79,7 +81,7 @@ function messageObject(channelId: string, id: string, body: any, author: ReturnT
     content: body?.content ?? '',
     embeds: body?.embeds ?? [],
     components: body?.components ?? [],
-    attachments: [],
+    attachments: (body?.attachments ?? []).map((a: any) => ({ id: snowflake(), filename: a.filename, description: a.description })),
     mentions: [],
     mention_roles: [],
     mention_everyone: false,
@@ -185,11 +187,23 @@ export async function startFakeDiscord(
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', async () => {
       const url = new URL(req.url ?? '/', 'http://fake');
       const raw = url.pathname.replace(/^\/api\/v\d+/, '');
       const path = raw.split('/').map((s) => decodeURIComponent(s)).join('/');
-      const text = Buffer.concat(chunks).toString('utf8');
+      const contentType = String(req.headers['content-type'] ?? '');
+      let files: RecordedCall['files'];
+      let text = Buffer.concat(chunks).toString('utf8');
+      if (contentType.startsWith('multipart/form-data')) {
+        // As Discord reads it: the message in payload_json, each file in its own part.
+        const form = await new Response(new Uint8Array(Buffer.concat(chunks)), { headers: { 'content-type': contentType } }).formData();
+        text = String(form.get('payload_json') ?? '');
+        files = [];
+        for (const [field, v] of form.entries()) {
+          if (typeof v === 'string') continue;
+          files.push({ field, name: v.name, contentType: v.type, bytes: Buffer.from(await v.arrayBuffer()) });
+        }
+      }
       let body: any = undefined;
       if (text) {
         try {
@@ -199,7 +213,7 @@ export async function startFakeDiscord(
         }
       }
       const method = req.method ?? 'GET';
-      calls.push({ seq: ++seq, method, path, body, authorization: req.headers.authorization });
+      calls.push({ seq: ++seq, method, path, body, authorization: req.headers.authorization, ...(files ? { files } : {}) });
       for (const w of waiters.splice(0)) w();
       const f = failures.find((x) => (!x.method || x.method === method) && x.path.test(path));
       if (f) {

@@ -32,6 +32,22 @@ export type TimelineEntry =
   | { kind: 'ack'; envelopeId: string; seq: number }
   | { kind: 'http_ack'; status: number; seq: number };
 
+/** A file uploaded through files.getUploadURLExternal → upload URL → files.completeUploadExternal. */
+export interface FakeUpload {
+  fileId: string;
+  filename: string;
+  /** The length announced to getUploadURLExternal. */
+  length: number;
+  altText?: string;
+  /** The bytes POSTed to the upload URL (undefined until then). */
+  bytes?: Buffer;
+  /** Set by completeUploadExternal. */
+  title?: string;
+  channelId?: string;
+  threadTs?: string;
+  completed: boolean;
+}
+
 export type ScriptedFailure = { status: 429; retryAfter: number | string } | { status: 500 | 502 | 503 } | { error: string };
 
 export interface FakeSlack {
@@ -48,6 +64,14 @@ export interface FakeSlack {
   userGroups: Array<{ id: string; users: string[] }>;
   /** Views opened (views.open / views.update / response_action update), newest last. */
   views: Array<Record<string, any>>;
+  /** Every file upload started, in order; `completed` once shared into a channel. */
+  uploads: FakeUpload[];
+  /** Channels the bot is not a member of: sharing a file there answers not_in_channel until it joins. */
+  notMemberOf: Set<string>;
+  /** Private channels: conversations.join answers method_not_supported_for_channel_type. */
+  privateChannels: Set<string>;
+  /** Resolves with the completed uploads once there are at least `n`. */
+  waitForUploads(n?: number, timeoutMs?: number): Promise<FakeUpload[]>;
   /** Makes a response_url answer 404 from now on, as an expired one does. */
   expireResponseUrl(url: string): void;
   /** A fresh response_url pointing at this fake. */
@@ -91,10 +115,19 @@ function parseForm(raw: string): Record<string, any> {
   return out;
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
+async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
+}
+
+/** The file in an upload POST: the raw body, or the `file` part of a multipart form (both are accepted by Slack). */
+async function uploadedBytes(raw: Buffer, contentType: string): Promise<Buffer> {
+  if (!contentType.startsWith('multipart/form-data')) return raw;
+  const form = await new Response(new Uint8Array(raw), { headers: { 'content-type': contentType } }).formData();
+  const part = form.get('file') ?? form.get('filename');
+  if (part && typeof part !== 'string') return Buffer.from(await part.arrayBuffer());
+  return Buffer.from(String(part ?? ''), 'utf8');
 }
 
 /** How long Slack waits for an acknowledgement (slash commands, interactions, options). */
@@ -112,6 +145,10 @@ export async function startFakeSlack(opts: { teamId?: string; botUserId?: string
   const responds: RespondCall[] = [];
   const timeline: TimelineEntry[] = [];
   const views: Array<Record<string, any>> = [];
+  const uploads: FakeUpload[] = [];
+  const notMemberOf = new Set<string>();
+  const privateChannels = new Set<string>();
+  let fileCounter = 0;
   const failures = new Map<string, ScriptedFailure[]>();
   const expired = new Set<string>();
   const sockets = new Set<WebSocket>();
@@ -144,6 +181,31 @@ export async function startFakeSlack(opts: { teamId?: string; botUserId?: string
         views.push(view);
         return { ok: true, view };
       }
+      case 'views.publish': {
+        const view = { id: `V${++viewCounter}`, user_id: args.user_id, ...(args.view as object) } as Record<string, any>;
+        views.push(view);
+        return { ok: true, view };
+      }
+      case 'files.getUploadURLExternal': {
+        if (!args.filename || !Number(args.length)) return { ok: false, error: 'invalid_arguments' };
+        const fileId = `F${String(++fileCounter).padStart(6, '0')}`;
+        uploads.push({ fileId, filename: String(args.filename), length: Number(args.length), altText: args.alt_text, completed: false });
+        return { ok: true, upload_url: `${base}/upload/${fileId}`, file_id: fileId };
+      }
+      case 'files.completeUploadExternal': {
+        const list = (Array.isArray(args.files) ? args.files : []) as Array<{ id: string; title?: string }>;
+        const found = list.map((f) => uploads.find((u) => u.fileId === f.id));
+        if (!list.length || found.some((u) => !u || !u.bytes)) return { ok: false, error: 'invalid_arguments' };
+        if (args.channel_id && notMemberOf.has(String(args.channel_id))) return { ok: false, error: 'not_in_channel' };
+        list.forEach((f, i) => Object.assign(found[i]!, { title: f.title, channelId: args.channel_id, threadTs: args.thread_ts, completed: true }));
+        return { ok: true, files: list.map((f) => ({ id: f.id, title: f.title })) };
+      }
+      case 'conversations.join': {
+        const channel = String(args.channel ?? '');
+        if (privateChannels.has(channel)) return { ok: false, error: 'method_not_supported_for_channel_type' };
+        notMemberOf.delete(channel);
+        return { ok: true, channel: { id: channel } };
+      }
       case 'usergroups.list':
         return { ok: true, usergroups: fake.userGroups.map((g) => ({ id: g.id, handle: g.id.toLowerCase(), users: args.include_users ? g.users : undefined })) };
       case 'apps.connections.open':
@@ -156,7 +218,18 @@ export async function startFakeSlack(opts: { teamId?: string; botUserId?: string
   const server: Server = createServer(async (req, res) => {
     try {
       const url = new URL(req.url ?? '/', 'http://x');
-      const raw = await readBody(req);
+      const bytes = await readBody(req);
+      if (req.method === 'POST' && url.pathname.startsWith('/upload/')) {
+        const upload = uploads.find((u) => u.fileId === url.pathname.slice('/upload/'.length));
+        if (!upload) {
+          res.writeHead(404, { 'content-type': 'text/plain' });
+          return res.end('not found');
+        }
+        upload.bytes = await uploadedBytes(bytes, String(req.headers['content-type'] ?? ''));
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        return res.end(`OK - ${upload.bytes.length}`);
+      }
+      const raw = bytes.toString('utf8');
       const type = (req.headers['content-type'] ?? '').split(';')[0].trim();
       const body = type === 'application/json' ? (raw ? JSON.parse(raw) : {}) : parseForm(raw);
       if (req.method === 'POST' && url.pathname.startsWith('/api/')) {
@@ -230,6 +303,13 @@ export async function startFakeSlack(opts: { teamId?: string; botUserId?: string
     responds,
     timeline,
     views,
+    uploads,
+    notMemberOf,
+    privateChannels,
+    waitForUploads(n = 1, timeoutMs = 10_000) {
+      const done = () => uploads.filter((u) => u.completed);
+      return fake.waitFor(() => done().length >= n && done(), timeoutMs, `${n} completed file upload(s)`);
+    },
     userGroups: [],
     expireResponseUrl(u) {
       expired.add(u.slice(u.lastIndexOf('/') + 1));

@@ -1,0 +1,106 @@
+/**
+ * `status`: the dashboard. Every node of the account in one message: hosting status, wallet
+ * lock state, on-chain and Lightning balances, usable channels, open incidents and mutes, and
+ * the last report; a page at a time, with buttons to open a node or run its report. Slack's App
+ * Home shows the same message (src/chat/slack/app-home.ts runs this command).
+ */
+import { z } from 'zod';
+import { statusBadge, thousands } from '../src/core/format.js';
+import { msg, type Button, type Message } from '../src/core/message.js';
+import { defineCommand, type CommandDefinition } from '../src/core/types.js';
+import type { DashboardNode } from '../src/reports/index.js';
+import { formatTime } from './support/present.js';
+import type { Incident, Watch } from '../src/notify/index.js';
+import { int } from './support/arg-types.js';
+import { paginate } from './support/paginate.js';
+
+/** Nodes per page: two buttons each, plus paging, stays within a message's 25 buttons. */
+export const STATUS_PAGE_SIZE = 8;
+
+const LOCK_WORDS: Record<DashboardNode['lock'], string> = {
+  unlocked: '🔓 unlocked',
+  locked: '🔒 locked',
+  'not initialised': '○ not initialised',
+  unknown: '? unknown',
+};
+
+function sats(v: bigint | undefined): string {
+  return v === undefined ? '—' : thousands(v);
+}
+
+/** Open incidents and mutes of a node, across the channels that watch it. */
+function alertsOf(n: DashboardNode, incidents: Incident[], watches: Watch[], now: Date): string {
+  const open = incidents.filter((i) => i.nodeId === n.node.nodeId).length;
+  const muted = watches.some((w) => (w.target === n.node.nodeId || w.target === 'all') && w.mutedUntil && w.mutedUntil > now);
+  return [open ? `${open} open` : '', muted ? 'muted' : ''].filter(Boolean).join(' · ') || '—';
+}
+
+export function dashboardMessage(nodes: DashboardNode[], o: { incidents: Incident[]; watches: Watch[]; now: Date; page?: number }): Message {
+  if (!nodes.length) {
+    return { header: 'Status · no nodes', tone: 'neutral', blocks: [msg.text('The account has no nodes yet.'), msg.context('Create one with /rln node create <name>.')] };
+  }
+  const { items, caption } = paginate(nodes, { limit: STATUS_PAGE_SIZE, page: o.page });
+  const page = Math.min(Math.max(1, o.page ?? 1), Math.ceil(nodes.length / STATUS_PAGE_SIZE));
+  const rows = items.map((n) => [
+    n.node.name,
+    statusBadge(n.node.status),
+    n.problem ? `${LOCK_WORDS[n.lock]}: ${n.problem}` : LOCK_WORDS[n.lock],
+    sats(n.onchainSat),
+    n.lnLocalSat === undefined ? '—' : `${sats(n.lnLocalSat)} / ${sats(n.lnRemoteSat)}`,
+    n.channelsTotal === undefined ? '—' : `${n.channelsUsable}/${n.channelsTotal}`,
+    alertsOf(n, o.incidents, o.watches, o.now),
+    n.lastReportAt ? formatTime(n.lastReportAt) : 'never',
+  ]);
+  const running = nodes.filter((n) => n.node.status === 'RUNNING').length;
+  const openIncidents = new Set(o.incidents.map((i) => i.nodeId)).size;
+  const buttons: Button[] = items.flatMap((n) => [
+    { label: `${n.node.name}: details`, command: 'node info', args: { node: n.node.name } },
+    { label: `${n.node.name}: report`, command: 'report balance', args: { node: n.node.name } },
+  ]);
+  if (page > 1) buttons.push({ label: 'Previous page', command: 'status', args: { page: String(page - 1) } });
+  if (page * STATUS_PAGE_SIZE < nodes.length) buttons.push({ label: 'Next page', command: 'status', args: { page: String(page + 1) } });
+  return {
+    header: `Status · ${nodes.length} node${nodes.length === 1 ? '' : 's'}`,
+    tone: openIncidents ? 'danger' : running === nodes.length ? 'success' : 'warning',
+    summary: `${running} of ${nodes.length} node(s) running${openIncidents ? `, ${openIncidents} with an open incident` : ''}`,
+    blocks: [
+      msg.table({
+        columns: [
+          { header: 'Node' },
+          { header: 'Status' },
+          { header: 'Wallet' },
+          { header: 'On-chain', align: 'right' },
+          { header: 'LN local / remote', align: 'right' },
+          { header: 'Channels', align: 'right' },
+          { header: 'Incidents' },
+          { header: 'Last report' },
+        ],
+        rows,
+        caption: ['amounts in sats; channels usable/total', caption].filter(Boolean).join(' · '),
+      }),
+      msg.context(`${running} of ${nodes.length} running · read at ${formatTime(o.now)}`),
+    ],
+    buttons,
+  };
+}
+
+const status = defineCommand({
+  path: 'status',
+  summary: 'The dashboard: every node with its state, balances, channels, incidents and last report',
+  example: '/rln status',
+  args: z.object({ page: int().min(1).optional().describe('Which page of nodes (8 a page)') }),
+  nodeArg: false,
+  role: 'read',
+  confirm: 'none',
+  mutates: false,
+  async handler(ctx) {
+    const [nodes, incidents, watches] = await Promise.all([
+      ctx.services.reports.dashboard(),
+      Promise.resolve(ctx.services.watches.incidents({ state: 'open' })),
+      Promise.resolve(ctx.services.watches.list()),
+    ]);
+    return dashboardMessage(nodes, { incidents, watches, now: new Date(ctx.services.now()), page: ctx.args.page });
+  },
+});
+
+export const statusCommands: CommandDefinition<any>[] = [status];

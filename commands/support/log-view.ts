@@ -1,0 +1,67 @@
+/**
+ * What `node logs` shows once an export is ready: the last lines of the node's main log in a
+ * code block, and every file of the export attached in full. Every line is masked first with
+ * the rules of the bot's own log (src/log.ts), since a node may print a password or a token.
+ */
+import { downloadLogFile } from '../../src/hosting/index.js';
+import { msg, messageFile, type Block, type MessageFile } from '../../src/core/message.js';
+import { redactLogText } from '../../src/log.js';
+
+/** One code block holds at most this much (Slack's section text holds 3,000). */
+export const LOG_BLOCK_MAX_CHARS = 2_800;
+/** All the lines shown hold at most this much (a Discord message's embeds hold 6,000): the rest is in the file. */
+export const LOG_TAIL_MAX_CHARS = 5_000;
+
+export interface LogView {
+  blocks: Block[];
+  files: MessageFile[];
+}
+
+/** The file that holds the node's own log: rln.log when there is one, else the first. */
+function mainIndex(names: string[]): number {
+  const i = names.findIndex((n) => /^rln.*\.log$/i.test(n));
+  return i >= 0 ? i : 0;
+}
+
+/** Consecutive lines in code blocks of at most LOG_BLOCK_MAX_CHARS each (a longer line is cut). */
+function chunks(lines: string[]): string[] {
+  const out: string[] = [];
+  let cur: string[] = [];
+  let size = 0;
+  for (const raw of lines) {
+    const line = raw.length > LOG_BLOCK_MAX_CHARS ? `${raw.slice(0, LOG_BLOCK_MAX_CHARS - 1)}…` : raw;
+    if (cur.length && size + line.length + 1 > LOG_BLOCK_MAX_CHARS) {
+      out.push(cur.join('\n'));
+      cur = [];
+      size = 0;
+    }
+    cur.push(line);
+    size += line.length + 1;
+  }
+  if (cur.length) out.push(cur.join('\n'));
+  return out;
+}
+
+export async function logView(urls: string[], o: { lines: number; nodeName: string }): Promise<LogView> {
+  const downloaded = await Promise.all(urls.map((u) => downloadLogFile(u)));
+  const masked = downloaded.map((d) => ({ ...d, text: redactLogText(d.text) }));
+  const main = masked[mainIndex(masked.map((d) => d.name))];
+  const all = main.text.replace(/\n$/, '').split('\n');
+  let tail = all.slice(-o.lines);
+  while (tail.length > 1 && tail.join('\n').length > LOG_TAIL_MAX_CHARS) tail = tail.slice(1);
+  const cut = tail.length < Math.min(o.lines, all.length) ? ' (as many as fit in a message; the whole file is attached)' : '';
+  const blocks: Block[] = [
+    msg.text([`Last ${tail.length} of ${all.length} lines of `, { code: main.name }, main.truncated ? ' (the file was cut to its last 5 MB)' : '', `${cut}:`]),
+    ...chunks(tail).map((c) => msg.code(c)),
+  ];
+  const files = masked.map((d) =>
+    messageFile({
+      name: `${o.nodeName.replace(/[^A-Za-z0-9_.-]/g, '_')}-${d.name}`,
+      mime: 'text/plain',
+      bytes: Buffer.from(d.text, 'utf8'),
+      title: `${d.name} of ${o.nodeName} (secrets masked)`,
+      alt: `Log file ${d.name} of ${o.nodeName}`,
+    }),
+  );
+  return { blocks, files };
+}
