@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { waitFor } from './helpers.js';
+import { waitFor } from '../support/wait-for.js';
 
 const open: Emulator[] = [];
 afterEach(async () => {

@@ -1,19 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { statusBadge } from '../../src/core/format.js';
-import {
-  actor,
-  discordPlace,
-  ingest,
-  makeNotifier,
-  postError,
-  RecordingPoster,
-  slackPlace,
-  statusPayload,
-  tempDbPath,
-  textOf,
-  waitFor,
-  type Harness,
-} from './helpers.js';
+import { actor, discordPlace, ingest, makeNotifier, postError, RecordingPoster, slackPlace, statusPayload, tempDbPath, textOf, type Harness } from './helpers.js';
+import { waitFor } from '../support/wait-for.js';
 
 const cleanup: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -100,7 +88,7 @@ describe('durability and retries', () => {
     a.h.db.close(); // the "kill": nothing drained, nothing stopped gracefully
     const b = harness({}, db.path);
     b.n.start();
-    const [post] = await waitFor(() => b.slack.posts().length > 0 && b.slack.posts(), 3000, 'post after restart');
+    const [post] = await waitFor(() => b.slack.posts().length > 0 && b.slack.posts(), { timeout: 3000, what: 'post after restart' });
     expect(textOf(post!.message)).toContain('alice');
     expect(a.slack.calls).toHaveLength(0);
   });
@@ -112,7 +100,7 @@ describe('durability and retries', () => {
     slack.failNext(postError('transient'), 2);
     ingest(n, statusPayload('n1', 'PAUSED'));
     n.start();
-    await waitFor(() => slack.posts().length === 1, 5000, 'post');
+    await waitFor(() => slack.posts().length === 1, { timeout: 5000, what: 'post' });
     await n.drain(3000);
     expect(slack.posts()).toHaveLength(1);
     expect(slack.attempts).toHaveLength(4);
@@ -376,7 +364,7 @@ describe('muting', () => {
     expect(slack.posts()).toHaveLength(0);
     expect(n.store.depth()).toBe(5);
     expect(n.watches.unmute(slackPlace('C1'))).toBe(1);
-    await waitFor(() => slack.posts().length > 0, 3000, 'summary');
+    await waitFor(() => slack.posts().length > 0, { timeout: 3000, what: 'summary' });
     await n.drain(3000);
     const posts = slack.posts();
     expect(posts).toHaveLength(1);
@@ -396,13 +384,13 @@ describe('muting', () => {
     ingest(n, statusPayload('n2', 'PAUSED'), 'bob');
     ingest(n, statusPayload('n1', 'PAUSED'), 'alice');
     n.start();
-    await waitFor(() => slack.posts().length >= 1, 5000, 'bob');
+    await waitFor(() => slack.posts().length >= 1, { timeout: 5000, what: 'bob' });
     expect(await n.drain(3000)).toBe(true);
     // Muted node held, the other posted.
     expect(slack.posts()).toHaveLength(1);
     expect(n.store.outboxRows({ state: 'held' })).toHaveLength(1);
     offset = 10 * 60_000 + 1000;
-    await waitFor(() => slack.posts().length >= 2, 5000, 'the summary once the mute is over');
+    await waitFor(() => slack.posts().length >= 2, { timeout: 5000, what: 'the summary once the mute is over' });
     expect(await n.drain(3000)).toBe(true);
     expect(slack.posts()).toHaveLength(2);
     const [first, second] = slack.posts();

@@ -5,7 +5,8 @@ import type { Block, Message, Table } from '../../src/core/message.js';
 import { isUserError } from '../../src/core/errors.js';
 import { silentLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics.js';
-import { capturingOutbox, startReportWorld, waitFor, type ReportWorld } from './world.js';
+import { capturingOutbox, startReportWorld, type ReportWorld } from './world.js';
+import { waitFor } from '../support/wait-for.js';
 
 let w: ReportWorld;
 beforeAll(async () => {
@@ -211,7 +212,7 @@ describe('report schedules', () => {
       createdBy: 'discord:42',
     });
     expect(s.nextRun).toBeInstanceOf(Date);
-    await waitFor(() => first.outbox.items.length >= 1, 8_000);
+    await waitFor(() => first.outbox.items.length >= 1, { timeout: 8_000 });
     first.scheduler.stop();
     const item = first.outbox.items[0];
     expect(item).toMatchObject({ platform: 'discord', channelId: 'chan-9', kind: 'report' });
@@ -225,7 +226,7 @@ describe('report schedules', () => {
     expect(listed[0].nextRun).toBeInstanceOf(Date);
     second.scheduler.start();
     try {
-      await waitFor(() => second.outbox.items.length >= 1, 8_000);
+      await waitFor(() => second.outbox.items.length >= 1, { timeout: 8_000 });
       // It still shows the change since the last snapshot (taken before the restart).
       expect(JSON.stringify(second.outbox.items[0].message.blocks)).toMatch(/Change since|No change since/);
       const runs = await second.metrics.registry.getSingleMetricAsString('rln_chatops_report_runs_total');
@@ -254,7 +255,7 @@ describe('report schedules', () => {
     await w.hosting.destroyNode(node.nodeId);
     r.scheduler.start();
     try {
-      await waitFor(() => r.outbox.items.length >= 1, 8_000);
+      await waitFor(() => r.outbox.items.length >= 1, { timeout: 8_000 });
     } finally {
       r.scheduler.stop();
     }

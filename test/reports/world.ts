@@ -13,6 +13,7 @@ import { createNodeApiClient, type NodeApiClient } from '../../src/node-api/inde
 import type { Outbox, OutboxItem } from '../../src/core/chat.js';
 import type { Services } from '../../src/core/services.js';
 import { openDatabase, type Db } from '../../src/store/index.js';
+import { waitFor } from '../support/wait-for.js';
 
 export interface ReportWorld {
   emulator: Emulator;
@@ -31,14 +32,6 @@ export interface ReportWorld {
 export function capturingOutbox(): Outbox & { items: OutboxItem[] } {
   const items: OutboxItem[] = [];
   return { items, enqueue: (item) => void items.push(item) };
-}
-
-export async function waitFor(cond: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const start = Date.now();
-  while (!cond()) {
-    if (Date.now() - start > timeoutMs) throw new Error('timed out waiting for a condition');
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 /** A TCP port that accepts and then says nothing: a node that hangs. */
