@@ -9,6 +9,7 @@ import { createNotifier, type Notifier } from '../../src/notify/index.js';
 import { openDatabase, type Db } from '../../src/store/index.js';
 import { ingest, RecordingPoster, statusPayload, tempDbPath, FAST } from '../notify/helpers.js';
 import { replyText } from '../support/reply-text.js';
+import { waitFor } from '../support/wait-for.js';
 
 let emu: Emulator;
 let hosting: HostingClient;
@@ -44,7 +45,7 @@ beforeAll(async () => {
   ids.alice = (await hosting.createNode({ name: 'alice', network: 'regtest' })).node.nodeId;
   ids.bob = (await hosting.createNode({ name: 'bob', network: 'regtest', webhookUrl: 'http://127.0.0.1:9/elsewhere' })).node.nodeId;
   // Let the creation lifecycle (STARTING -> RUNNING) finish before webhook URLs change. All URLs are loopback.
-  while (emu.nodes().some((n) => n.status !== 'RUNNING')) await new Promise((r) => setTimeout(r, 10));
+  await waitFor(() => emu.nodes().every((n) => n.status === 'RUNNING'), { timeout: 20_000, what: 'the nodes RUNNING' });
   build();
 }, 20_000);
 afterAll(async () => {
