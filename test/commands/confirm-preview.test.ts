@@ -12,7 +12,7 @@ import { payCommands } from '../../commands/pay.js';
 import { assetCommands } from '../../commands/asset.js';
 import { createRegistry, formatSats, inlineToPlain, msatToSat, shortId, thousands, withPrecision, type CoreDispatcher, type Reply } from '../../src/core/index.js';
 import { openDatabase } from '../../src/store/index.js';
-import { createReadyNode, startEnv, type TestEnv } from './support.js';
+import { createReadyNode, startEnv, type TestEnv } from '../support/commands.js';
 import type { HostedNode } from '../../src/hosting/index.js';
 
 const place = { platform: 'slack' as const, channelId: 'CPAY', workspaceId: 'T1' };

@@ -6,7 +6,7 @@ import { payCommands } from '../../commands/pay.js';
 import { peerCommands } from '../../commands/peer.js';
 import { swapCommands } from '../../commands/swap.js';
 import type { HostedNode } from '../../src/hosting/index.js';
-import { createReadyNode, findCommand, messageOf, runCommand, startEnv, tableOf, textOf, type TestEnv } from './support.js';
+import { createReadyNode, findCommand, messageOf, runCommand, startEnv, tableOf, textOf, type TestEnv } from '../support/commands.js';
 
 const all = [...channelCommands, ...invoiceCommands, ...netCommands, ...payCommands, ...peerCommands, ...swapCommands];
 const cmd = (path: string) => findCommand(all, path);

@@ -15,7 +15,7 @@ import {
   textOf,
   waitForStatus,
   type TestEnv,
-} from './support.js';
+} from '../support/commands.js';
 
 const cmd = (path: string) => findCommand(nodeCommands, path);
 

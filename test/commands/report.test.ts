@@ -4,7 +4,7 @@ import { reportCommands } from '../../commands/report.js';
 import { createRegistry, type CoreDispatcher, type Reply } from '../../src/core/index.js';
 import { createReports } from '../../src/reports/index.js';
 import { silentLogger } from '../../src/log.js';
-import { capturingOutbox, startReportWorld, type ReportWorld } from '../reports/world.js';
+import { capturingOutbox, startReportWorld, type ReportWorld } from '../support/report-world.js';
 import { replyText } from '../support/reply-text.js';
 import { waitFor } from '../support/wait-for.js';
 

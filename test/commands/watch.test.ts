@@ -7,7 +7,7 @@ import { createHostingClient, type HostingClient } from '../../src/hosting/index
 import { silentLogger } from '../../src/log.js';
 import { createNotifier, type Notifier } from '../../src/notify/index.js';
 import { openDatabase, type Db } from '../../src/store/index.js';
-import { ingest, RecordingPoster, statusPayload, tempDbPath, FAST } from '../notify/helpers.js';
+import { ingest, RecordingPoster, statusPayload, tempDbPath, FAST } from '../support/notify.js';
 import { replyText } from '../support/reply-text.js';
 import { waitFor } from '../support/wait-for.js';
 

@@ -1,7 +1,7 @@
 import { createPublicKey, verify } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator, type EmulatorOptions, type KeyType } from '../../src/emulator/index.js';
-import { recordingWorld, startReceiver } from './helpers.js';
+import { recordingWorld, startReceiver } from '../support/emulator.js';
 import { waitFor } from '../support/wait-for.js';
 
 const open: Array<{ close(): Promise<void> }> = [];

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/index.js';
 import { createHostingClient, ServiceError, type HostingClientOptions, type RetryInfo } from '../../src/hosting/index.js';
-import { json, recordingWorld, startReceiver, startStub } from '../emulator/helpers.js';
+import { json, recordingWorld, startReceiver, startStub } from '../support/emulator.js';
 import { waitFor } from '../support/wait-for.js';
 
 const TOKEN = 'tok_SuperSecret_0123456789abcdef';

@@ -10,7 +10,7 @@ import { createHostingClient, type HostingClient } from '../../src/hosting/index
 import { silentLogger } from '../../src/log.js';
 import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/index.js';
 import { startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
-import { actor, makeNotifier, startReceiver, statusPayload, tempDbPath, type Harness } from './helpers.js';
+import { actor, makeNotifier, startReceiver, statusPayload, tempDbPath, type Harness } from '../support/notify.js';
 import { waitFor } from '../support/wait-for.js';
 
 const cleanup: Array<() => Promise<void> | void> = [];

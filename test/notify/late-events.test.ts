@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { statusBadge } from '../../src/core/format.js';
-import { actor, ingest, makeNotifier, RecordingPoster, slackPlace, statusPayload, textOf, type Harness } from './helpers.js';
+import { actor, ingest, makeNotifier, RecordingPoster, slackPlace, statusPayload, textOf, type Harness } from '../support/notify.js';
 
 const cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {

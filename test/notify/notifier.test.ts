@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { statusBadge } from '../../src/core/format.js';
-import { actor, discordPlace, ingest, makeNotifier, postError, RecordingPoster, slackPlace, statusPayload, tempDbPath, textOf, type Harness } from './helpers.js';
+import { actor, discordPlace, ingest, makeNotifier, postError, RecordingPoster, slackPlace, statusPayload, tempDbPath, textOf, type Harness } from '../support/notify.js';
 import { waitFor } from '../support/wait-for.js';
 
 const cleanup: Array<() => Promise<void> | void> = [];

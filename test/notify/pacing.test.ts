@@ -4,7 +4,7 @@
  * and never sent as a burst. The gaps are a lower bound set by the notifier's own timer.
  */
 import { describe, it, expect, afterEach } from 'vitest';
-import { RecordingPoster, makeNotifier, ingest, statusPayload, slackPlace, actor, type Harness } from './helpers.js';
+import { RecordingPoster, makeNotifier, ingest, statusPayload, slackPlace, actor, type Harness } from '../support/notify.js';
 import { waitFor } from '../support/wait-for.js';
 
 describe('pacing', () => {

@@ -3,7 +3,7 @@
  * other rows of the round, and a report waiting behind them, are still posted.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { actor, ingest, makeNotifier, postError, RecordingPoster, slackPlace, statusPayload, textOf, type Harness } from './helpers.js';
+import { actor, ingest, makeNotifier, postError, RecordingPoster, slackPlace, statusPayload, textOf, type Harness } from '../support/notify.js';
 
 const cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {

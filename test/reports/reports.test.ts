@@ -5,7 +5,7 @@ import type { Block, Message, Table } from '../../src/core/message.js';
 import { isUserError } from '../../src/core/errors.js';
 import { silentLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics.js';
-import { capturingOutbox, startReportWorld, type ReportWorld } from './world.js';
+import { capturingOutbox, startReportWorld, type ReportWorld } from '../support/report-world.js';
 import { waitFor } from '../support/wait-for.js';
 
 let w: ReportWorld;

@@ -10,7 +10,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { spawnBot, type SpawnedBot } from '../ops/spawn-bot.js';
+import { spawnBot, type SpawnedBot } from '../support/spawn-bot.js';
 import { postSigned, slashCommandPayload } from '../fakes/slack/index.js';
 import { waitFor } from '../support/wait-for.js';
 

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { createNodeDirectory, KeyCache } from '../../src/webhooks/index.js';
-import { actor, fakeHosting, makeNotifier, node, RecordingPoster, slackPlace, startReceiver, statusPayload, textOf, type Harness } from '../notify/helpers.js';
+import { actor, fakeHosting, makeNotifier, node, RecordingPoster, slackPlace, startReceiver, statusPayload, textOf, type Harness } from '../support/notify.js';
 import { makeKey, type Kind } from './keys.js';
 import { waitFor } from '../support/wait-for.js';
 

@@ -3,7 +3,7 @@
  * registry and dispatcher, and the emulator as the hosting service.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOT_TOKEN, startDiscordBot, type DiscordBot } from './start-discord-bot.js';
+import { BOT_TOKEN, startDiscordBot, type DiscordBot } from '../../support/start-discord-bot.js';
 import {
   autocompleteInteraction,
   buttonInteraction,
@@ -11,7 +11,7 @@ import {
   modalSubmitInteraction,
   type FakeDiscord,
 } from '../../fakes/discord/index.js';
-import { buttonsOf, gatewayAnswer, textOf } from './discord-e2e.js';
+import { buttonsOf, gatewayAnswer, textOf } from '../../support/discord-e2e.js';
 import { TONE_COLOURS } from '../../../src/chat/discord/index.js';
 import { commandProblems, messageProblems, modalProblems } from './check-limits.js';
 import { waitFor } from '../../support/wait-for.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
 import { createShellAdapter } from '../../../src/chat/shell/index.js';
-import { harness } from '../../core/support.js';
+import { harness } from '../../support/core.js';
 import { waitFor } from '../../support/wait-for.js';
 
 function io() {

@@ -6,7 +6,7 @@
  * rewrites them after a deliberate change, and the diff is reviewed like code.
  */
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { startSlackWorld, type SlackWorld } from './start-slack-world.js';
+import { startSlackWorld, type SlackWorld } from '../../support/start-slack-world.js';
 import { startFakeSlack, createSlackDriver, type FakeSlack, type SlackDriver } from '../../fakes/slack/index.js';
 import { assertSlackLimits } from './assert-slack-limits.js';
 import { expectGolden, scrubVolatile } from '../../support/golden.js';

@@ -4,7 +4,7 @@
  * real Bolt app, in Socket Mode and in HTTP mode (through the bot's one fastify server).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSlackWorld, DEMO_NODE_PASSWORD, type SlackWorld } from './start-slack-world.js';
+import { startSlackWorld, DEMO_NODE_PASSWORD, type SlackWorld } from '../../support/start-slack-world.js';
 import { startFakeSlack, createSlackDriver, type FakeSlack, type SlackDriver, type RespondCall, type ApiCall } from '../../fakes/slack/index.js';
 import { waitFor } from '../../support/wait-for.js';
 

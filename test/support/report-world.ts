@@ -13,7 +13,7 @@ import { createNodeApiClient, type NodeApiClient } from '../../src/node-api/inde
 import type { Outbox, OutboxItem } from '../../src/core/chat.js';
 import type { Services } from '../../src/core/services.js';
 import { openDatabase, type Db } from '../../src/store/index.js';
-import { waitFor } from '../support/wait-for.js';
+import { waitFor } from './wait-for.js';
 
 export interface ReportWorld {
   emulator: Emulator;

@@ -2,7 +2,7 @@
  * Command tests at the neutral layer: the real emulator (management API + node API over loopback),
  * the real hosting and node API clients, and a CommandContext built by hand (no dispatcher).
  */
-import { messageText } from '../support/reply-text.js';
+import { messageText } from './reply-text.js';
 import type { z } from 'zod';
 import type { Message } from '../../src/core/message.js';
 import type { Services } from '../../src/core/services.js';
@@ -12,7 +12,7 @@ import { NodeWorld } from '../../src/emulator/node-api/index.js';
 import { createHostingClient, type HostedNode } from '../../src/hosting/index.js';
 import { createNodeApiClient, type NodeApiClient } from '../../src/node-api/index.js';
 import { logPolling } from '../../commands/node.js';
-import { waitFor } from '../support/wait-for.js';
+import { waitFor } from './wait-for.js';
 
 export interface TestEnv {
   emulator: Emulator;
