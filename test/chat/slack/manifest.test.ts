@@ -7,7 +7,7 @@ import { describe, it, expect } from 'vitest';
 import { readFileSync, readdirSync } from 'node:fs';
 import { parse } from 'yaml';
 
-const root = new URL('../../', import.meta.url);
+const root = new URL('../../../', import.meta.url);
 const manifest = parse(readFileSync(new URL('manifest.yml', root), 'utf8'));
 const slackDir = new URL('src/chat/slack/', root);
 const slackSource = readdirSync(slackDir)
