@@ -23,7 +23,7 @@ describe('default pacing on Slack', () => {
       const inChannel = () => slack.calls.filter((c) => (c.method === 'chat.postMessage' || c.method === 'chat.update') && c.args.channel === 'CPACE');
       await waitFor(() => inChannel().length >= nodes.length, { timeout: 10_000, what: 'an incident per node' });
       const calls = inChannel();
-      for (let i = 1; i < calls.length; i++) expect(calls[i]!.at - calls[i - 1]!.at).toBeGreaterThanOrEqual(950);
+      for (let i = 1; i < calls.length; i++) expect(calls[i].at - calls[i - 1].at).toBeGreaterThanOrEqual(950);
     } finally {
       await h.close();
       await slack.close();

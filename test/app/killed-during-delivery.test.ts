@@ -77,7 +77,7 @@ describe('the bot killed during delivery', () => {
     const first = spawnBot(['start'], { env: env(holding.url) });
     bots.push(first);
     await waitFor(() => /"msg":"rln-chatops is ready"/.test(first.stderr()), { timeout: 60_000, what: 'the first bot ready' });
-    const url = first.stderr().match(/"url":"(http:\/\/[^"]+)"/)![1]!;
+    const url = first.stderr().match(/"url":"(http:\/\/[^"]+)"/)![1];
     // The channel watches every node, asked the way a user asks: a signed /rln slash command.
     const watch = await postSigned(`${url}/slack/events`, 'kill-test-secret', slashCommandPayload({
       user: { id: 'UADMIN', name: 'admin' },
@@ -85,7 +85,7 @@ describe('the bot killed during delivery', () => {
       responseUrl: `${holding.url}respond/1`,
       channelId: 'CKILL',
       teamId: 'T1',
-    }) as Record<string, string>);
+    }));
     expect(watch.status).toBe(200);
     await waitFor(() => holding.responds.length === 1, { timeout: 20_000, what: 'the watch confirmed' });
     expect(holding.responds[0]).toMatch(/Watching|watch/i);

@@ -107,7 +107,7 @@ describe('watch commands', () => {
   });
 
   it('the Acknowledge button of an incident records who clicked it', async () => {
-    ingest(notifier, statusPayload(ids.alice!, 'FAILED'), 'alice');
+    ingest(notifier, statusPayload(ids.alice, 'FAILED'), 'alice');
     await notifier.drain(3000);
     const incident = poster.topLevel('CW').at(-1)!.message;
     expect(incident.header).toMatch(/Incident #\d+: alice is FAILED/);
@@ -115,7 +115,7 @@ describe('watch commands', () => {
     expect(ackButton.id).toBeTruthy();
     const r = await dispatcher.dispatch({ via: 'button', actor: { platform: 'slack', userId: 'UOP', displayName: 'Olga' }, place, buttonId: ackButton.id! });
     expect(replyText(r)).toMatch(/acknowledged by Olga \(slack:UOP\)/);
-    expect(notifier.watches.incidents({ place, state: 'open' })[0]!.ackedBy).toBe('Olga (slack:UOP)');
+    expect(notifier.watches.incidents({ place, state: 'open' })[0].ackedBy).toBe('Olga (slack:UOP)');
     expect(replyText(await run('watch ack 999'))).toMatch(/no incident #999/);
     await notifier.drain(3000);
     expect(inlineToPlain(JSON.stringify(poster.updates().at(-1)!.message))).toContain('by Olga');

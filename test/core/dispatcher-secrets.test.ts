@@ -47,8 +47,8 @@ describe('dispatcher: a secret quoted in a handler error', () => {
     expect(shown).toContain('The unlock of alice failed');
     expect(shown).not.toContain(password);
     const [entry] = dispatcher.audit.latest();
-    expect(entry!.outcome).toBe('failed');
-    expect(entry!.reason).toContain('[redacted]');
+    expect(entry.outcome).toBe('failed');
+    expect(entry.reason).toContain('[redacted]');
     expect(JSON.stringify(entry)).not.toContain(password);
     const rows = db.prepare('SELECT * FROM core_audit').all();
     expect(JSON.stringify(rows)).not.toContain(password);

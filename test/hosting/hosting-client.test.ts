@@ -104,7 +104,7 @@ describe('hosting client against the emulator', () => {
       return l.ready ? l : undefined;
     });
     expect(logs.urls.length).toBeGreaterThan(0);
-    expect(await (await fetch(logs.urls[0]!)).text()).toContain(node.nodeId);
+    expect(await (await fetch(logs.urls[0])).text()).toContain(node.nodeId);
     const unknown = await failure(() => c.getLogs(node.nodeId, 'no-such-task'));
     expect(unknown.status).toBe(404);
   });
@@ -246,8 +246,8 @@ describe('hosting client errors', () => {
     const c = client(e, { retry: { limit: 2, baseDelayMs: 5, maxDelayMs: 2000, onRetry: (i) => retries.push(i) } });
     expect(await c.latestImage()).toHaveProperty('version');
     expect(retries).toHaveLength(1);
-    expect(retries[0]!.delayMs).toBe(e.faults.retryAfterSec * 1000);
-    expect(retries[0]!.reason).toContain('429');
+    expect(retries[0].delayMs).toBe(e.faults.retryAfterSec * 1000);
+    expect(retries[0].reason).toContain('429');
 
     e.faults.rateLimitNext = 1;
     e.faults.retryAfterSec = 60;

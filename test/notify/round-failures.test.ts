@@ -68,7 +68,7 @@ describe('a refusal in the middle of a round', () => {
     expect(notices).toHaveLength(1);
     const ops = slack.posts('OPS');
     expect(ops).toHaveLength(1);
-    const said = textOf(ops[0]!.message);
+    const said = textOf(ops[0].message);
     expect(said).toContain('C1');
     expect(said).toContain('alice');
     expect(said).toContain('slack:UADMIN');

@@ -73,14 +73,14 @@ export async function startReportWorld(): Promise<ReportWorld> {
 
   const alice = client(node('alice'));
   const bob = client(node('bob'));
-  await alice.createutxos({ num: 5, size: 32_500, up_to: false, fee_rate: 1, skip_sync: false } as never);
+  await alice.createutxos({ num: 5, size: 32_500, up_to: false, fee_rate: 1, skip_sync: false });
   emulator.world.mine(1);
-  const issued = (await alice.issueassetnia({ ticker: 'USDT', name: 'Tether', precision: 2, amounts: [123_456] } as never)) as unknown as {
+  const issued = (await alice.issueassetnia({ ticker: 'USDT', name: 'Tether', precision: 2, amounts: [123_456] })) as unknown as {
     asset: { asset_id: string };
   };
   const assetId = issued.asset.asset_id;
   const bobInfo = (await bob.nodeinfo()) as unknown as { pubkey: string };
-  await alice.connectpeer({ peer_pubkey_and_addr: `${bobInfo.pubkey}@127.0.0.1:9735` } as never);
+  await alice.connectpeer({ peer_pubkey_and_addr: `${bobInfo.pubkey}@127.0.0.1:9735` });
   await alice.openchannel({
     peer_pubkey_and_opt_addr: bobInfo.pubkey,
     capacity_sat: 100_000,
@@ -88,7 +88,7 @@ export async function startReportWorld(): Promise<ReportWorld> {
     asset_id: assetId,
     asset_amount: 50_000,
     public: false,
-  } as never);
+  });
   emulator.world.mine(6);
 
   const dir = mkdtempSync(join(tmpdir(), 'rln-reports-'));
@@ -98,7 +98,7 @@ export async function startReportWorld(): Promise<ReportWorld> {
     hosting: {
       ...hosting,
       listNodes: async () => (await hosting.listNodes()).map((n) => (hang.has(n.name) ? { ...n, invoke_url: silent.url } : n)),
-    } as HostingClient,
+    },
     nodeApi: (n: HostedNode) => client(n),
   };
   return {

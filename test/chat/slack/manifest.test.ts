@@ -34,7 +34,7 @@ const SCOPES_BY_METHOD: Record<string, string[]> = {
 function methodsCalled(source: string): string[] {
   const found = new Set<string>();
   for (const m of source.matchAll(/\.(chat|views|conversations|users|usergroups|auth)\.([a-zA-Z]+(?:\.[a-zA-Z]+)?)\(/g)) found.add(`${m[1]}.${m[2]}`);
-  for (const m of source.matchAll(/apiCall\(\s*['"]([a-z]+\.[a-zA-Z.]+)['"]/g)) found.add(m[1]!);
+  for (const m of source.matchAll(/apiCall\(\s*['"]([a-z]+\.[a-zA-Z.]+)['"]/g)) found.add(m[1]);
   return [...found].sort();
 }
 
@@ -55,7 +55,7 @@ describe('manifest.yml', () => {
     expect(methods).toContain('chat.postMessage');
     const unknown = methods.filter((m) => !(m in SCOPES_BY_METHOD));
     expect(unknown, `add these methods to SCOPES_BY_METHOD: ${unknown}`).toEqual([]);
-    const needed = new Set(['commands', ...methods.flatMap((m) => SCOPES_BY_METHOD[m]!)]);
+    const needed = new Set(['commands', ...methods.flatMap((m) => SCOPES_BY_METHOD[m])]);
     expect([...manifest.oauth_config.scopes.bot].sort()).toEqual([...needed].sort());
   });
 
