@@ -154,7 +154,7 @@ describe('lightning commands between two emulated nodes', () => {
     env.world.mine(1);
     // The ticker is resolved and the amount named from one asset listing.
     let listings = 0;
-    const nodeApi = env.services.nodeApi;
+    const nodeApi = env.services.nodeApi.bind(env.services);
     env.services.nodeApi = (node) => {
       const client = nodeApi(node);
       const listassets = client.listassets.bind(client);

@@ -209,7 +209,7 @@ describe('hosting client errors', () => {
     expect(retries.map((r) => r.delayMs)).toEqual([5, 10]);
     expect(listErr.message).toContain('after 3 attempts');
     for (const op of ['start', 'stop', 'upgrade', 'logs'] as const) {
-      const fn = { start: c.startNode, stop: c.stopNode, upgrade: c.upgradeNode, logs: c.exportLogs }[op];
+      const fn = { start: (id: string) => c.startNode(id), stop: (id: string) => c.stopNode(id), upgrade: (id: string) => c.upgradeNode(id), logs: (id: string) => c.exportLogs(id) }[op];
       await failure(() => fn('n1'));
       expect(count(e, 'POST', `/api/nodes/n1/${op}`)).toBe(1);
     }

@@ -106,7 +106,7 @@ describe('durability and retries', () => {
     expect(slack.attempts).toHaveLength(4);
     // The second attempt came no earlier than Retry-After.
     expect(slack.attempts[1].at - slack.attempts[0].at).toBeGreaterThanOrEqual(55);
-    const deliveries = (await n.store.outboxRows()).map((r) => r.state);
+    const deliveries = n.store.outboxRows().map((r) => r.state);
     expect(deliveries).toEqual(['sent']);
   });
 

@@ -54,7 +54,7 @@ describe('manifest.yml', () => {
     const methods = methodsCalled(slackSource);
     expect(methods).toContain('chat.postMessage');
     const unknown = methods.filter((m) => !(m in SCOPES_BY_METHOD));
-    expect(unknown, `add these methods to SCOPES_BY_METHOD: ${unknown}`).toEqual([]);
+    expect(unknown, `add these methods to SCOPES_BY_METHOD: ${unknown.join(', ')}`).toEqual([]);
     const needed = new Set(['commands', ...methods.flatMap((m) => SCOPES_BY_METHOD[m])]);
     expect([...manifest.oauth_config.scopes.bot].sort()).toEqual([...needed].sort());
   });

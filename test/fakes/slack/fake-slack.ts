@@ -152,7 +152,8 @@ export async function startFakeSlack(opts: { teamId?: string; botUserId?: string
     }
   }
 
-  const server: Server = createServer(async (req, res) => {
+  // node's http does not await a handler; this one answers on every path (404 and 400 included).
+  const server: Server = createServer((req, res) => void (async () => {
     try {
       const url = new URL(req.url ?? '/', 'http://x');
       const raw = await readBody(req);
@@ -187,7 +188,7 @@ export async function startFakeSlack(opts: { teamId?: string; botUserId?: string
     } catch (e) {
       json(res, 400, { ok: false, error: 'invalid_request', detail: (e as Error).message });
     }
-  });
+  })());
 
   const wss = new WebSocketServer({ server });
   let connectionCount = 0;
@@ -198,7 +199,7 @@ export async function startFakeSlack(opts: { teamId?: string; botUserId?: string
     ws.on('message', (data) => {
       let msg: any;
       try {
-        msg = JSON.parse(String(data));
+        msg = JSON.parse((data as Buffer).toString('utf8'));
       } catch {
         return;
       }
