@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { diffActivity, readActivity } from '../../src/activity/index.js';
 import { createNodeApiClient } from '../../src/node-api/index.js';
-import { ok, twoNodes, openChannel } from '../emulator-node-api/helpers.js';
+import { ok, twoNodes, openChannel } from '../support/node-world.js';
 import { startNodeWorldServer, type NodeWorldServer } from '../support/node-world-server.js';
 
 let server: NodeWorldServer | undefined;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Reply } from '../../src/core/types.js';
 import { inlineToPlain } from '../../src/core/message.js';
 import { toPrincipal } from '../../commands/access.js';
-import { harness, slackChannel, slackUser } from '../core/support.js';
+import { harness, slackChannel, slackUser } from '../support/core.js';
 
 const admin = slackUser('UADMIN');
 const reader = slackUser('UREAD');

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assetCommands } from '../../commands/asset.js';
 import { invoiceCommands } from '../../commands/invoice.js';
 import type { HostedNode } from '../../src/hosting/index.js';
-import { createReadyNode, findCommand, messageOf, runCommand, startEnv, tableOf, textOf, type TestEnv } from './support.js';
+import { createReadyNode, findCommand, messageOf, runCommand, startEnv, tableOf, textOf, type TestEnv } from '../support/commands.js';
 
 const cmd = (path: string) => findCommand(assetCommands, path);
 

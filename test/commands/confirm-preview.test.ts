@@ -12,7 +12,7 @@ import { payCommands } from '../../commands/pay.js';
 import { assetCommands } from '../../commands/asset.js';
 import { createRegistry, formatSats, inlineToPlain, msatToSat, shortId, thousands, withPrecision, type CoreDispatcher, type Reply } from '../../src/core/index.js';
 import { openDatabase } from '../../src/store/index.js';
-import { createReadyNode, startEnv, type TestEnv } from './support.js';
+import { createReadyNode, startEnv, type TestEnv } from '../support/commands.js';
 import type { HostedNode } from '../../src/hosting/index.js';
 
 const place = { platform: 'slack' as const, channelId: 'CPAY', workspaceId: 'T1' };
@@ -70,7 +70,7 @@ describe('confirmations show what a payment or a send does', () => {
   });
 
   it('pay keysend: an asset without its amount is refused before any confirmation', async () => {
-    const pubkey = (await env.api(payee).nodeinfo()).pubkey!;
+    const pubkey = (await env.api(payee).nodeinfo()).pubkey;
     const r = await typed(`pay keysend payer ${pubkey} 3000000 asset_id=rgb:someasset`);
     expect(hasConfirm(r)).toBe(false);
     expect(JSON.stringify(r)).toMatch(/asset_id and asset_amount go together/);
@@ -81,7 +81,7 @@ describe('confirmations show what a payment or a send does', () => {
     const asset = await api.issueassetnia({ ticker: 'PRV', name: 'Preview', amounts: [100_000], precision: 2 });
     const r = await typed(`asset send payer PRV 123.45 PRV utxob:someblindedrecipient transport_endpoints=rpc://127.0.0.1/json-rpc`);
     expect(hasConfirm(r)).toBe(true);
-    expect(fieldsOf(r).Sends).toBe(`${withPrecision(12345, asset.asset!.precision!)} PRV`);
+    expect(fieldsOf(r).Sends).toBe(`${withPrecision(12345, asset.asset.precision)} PRV`);
   });
 
   it('asset send: an RGB invoice for another asset is refused before any confirmation', async () => {

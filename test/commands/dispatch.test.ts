@@ -8,7 +8,7 @@ import { nodeCommands } from '../../commands/node.js';
 import { walletCommands } from '../../commands/wallet.js';
 import { createRegistry, type CoreDispatcher } from '../../src/core/index.js';
 import { openDatabase } from '../../src/store/index.js';
-import { PASSWORD, createRunningNode, startEnv, waitForStatus, type TestEnv } from './support.js';
+import { PASSWORD, createRunningNode, startEnv, waitForStatus, type TestEnv } from '../support/commands.js';
 import { replyText } from '../support/reply-text.js';
 
 const place = { platform: 'slack' as const, channelId: 'COPS', workspaceId: 'T1' };

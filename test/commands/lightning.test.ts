@@ -6,7 +6,7 @@ import { payCommands } from '../../commands/pay.js';
 import { peerCommands } from '../../commands/peer.js';
 import { swapCommands } from '../../commands/swap.js';
 import type { HostedNode } from '../../src/hosting/index.js';
-import { createReadyNode, findCommand, makeContext, messageOf, runCommand, startEnv, tableOf, textOf, type TestEnv } from './support.js';
+import { createReadyNode, findCommand, makeContext, messageOf, runCommand, startEnv, tableOf, textOf, type TestEnv } from '../support/commands.js';
 import { resolvePubkey } from '../../commands/support/our-nodes.js';
 
 const all = [...channelCommands, ...invoiceCommands, ...netCommands, ...payCommands, ...peerCommands, ...swapCommands];
@@ -46,7 +46,7 @@ describe('lightning commands between two emulated nodes', () => {
 
   it('peer connect takes another node of the account by name; a bare pubkey is refused with what to give', async () => {
     const byName = await runCommand(env, cmd('peer connect'), { node: 'bob', peer_pubkey_and_addr: 'alice' });
-    const alicePubkey = (await env.api(alice).nodeinfo()).pubkey!;
+    const alicePubkey = (await env.api(alice).nodeinfo()).pubkey;
     expect(textOf(byName)).toContain(`Peer connected · bob\nalice ${alicePubkey}@`);
     expect((await env.api(bob).listpeers()).peers.map((p) => p.pubkey)).toContain(alicePubkey);
     await expect(runCommand(env, cmd('peer connect'), { node: 'bob', peer_pubkey_and_addr: alicePubkey })).rejects.toMatchObject({
@@ -159,7 +159,7 @@ describe('lightning commands between two emulated nodes', () => {
     env.world.mine(1);
     // The ticker is resolved and the amount named from one asset listing.
     let listings = 0;
-    const nodeApi = env.services.nodeApi;
+    const nodeApi = env.services.nodeApi.bind(env.services);
     env.services.nodeApi = (node) => {
       const client = nodeApi(node);
       const listassets = client.listassets.bind(client);

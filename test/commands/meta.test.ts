@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Reply } from '../../src/core/types.js';
 import type { Message } from '../../src/core/message.js';
-import { harness, slackChannel, slackUser } from '../core/support.js';
+import { harness, slackChannel, slackUser } from '../support/core.js';
 
 const admin = slackUser('UADMIN', { displayName: 'Ada' });
 const ops = slackUser('UOPS');

@@ -17,7 +17,7 @@ import {
   textOf,
   waitForStatus,
   type TestEnv,
-} from './support.js';
+} from '../support/commands.js';
 
 const cmd = (path: string) => findCommand(nodeCommands, path);
 
@@ -113,7 +113,7 @@ describe('node commands', () => {
     expect(text).toContain('Node · info1');
     expect(text).toContain(node.invoke_url!);
     expect(text).toContain('🟢 RUNNING');
-    const pubkey = (await env.api(node).nodeinfo()).pubkey!;
+    const pubkey = (await env.api(node).nodeinfo()).pubkey;
     expect(text).toContain(pubkey);
     expect(messageOf(r).message.tone).toBe('success');
   });
@@ -121,7 +121,7 @@ describe('node commands', () => {
   it('info gives the peer address other nodes connect to (pubkey@peerDNS:peerPort)', async () => {
     const node = await createReadyNode(env, 'info3');
     const r = await runCommand(env, cmd('node info'), { node: 'info3' });
-    const pubkey = (await env.api(node).nodeinfo()).pubkey!;
+    const pubkey = (await env.api(node).nodeinfo()).pubkey;
     expect(textOf(r)).toContain(`Peer address: ${pubkey}@${String(node.peerDNS)}:${String(node.peerPort)}`);
   });
 

@@ -4,8 +4,9 @@ import { reportCommands } from '../../commands/report.js';
 import { createRegistry, type CoreDispatcher, type Reply } from '../../src/core/index.js';
 import { createReports } from '../../src/reports/index.js';
 import { silentLogger } from '../../src/log.js';
-import { capturingOutbox, startReportWorld, waitFor, type ReportWorld } from '../reports/world.js';
+import { capturingOutbox, startReportWorld, type ReportWorld } from '../support/report-world.js';
 import { replyText } from '../support/reply-text.js';
+import { waitFor } from '../support/wait-for.js';
 
 let w: ReportWorld;
 let dispatcher: CoreDispatcher;
@@ -69,7 +70,7 @@ describe('report commands', () => {
     const id = reports.service.schedules('slack', 'CREP')[0].id;
     const list = replyText(await run('report schedules', 'UREADER'));
     expect(list).toContain(`${id} | channels | alice | every second (Europe/Rome) | */1 * * * * * |`);
-    await waitFor(() => outbox.items.some((i) => i.channelId === 'CREP'), 8_000);
+    await waitFor(() => outbox.items.some((i) => i.channelId === 'CREP'), { timeout: 8_000 });
     expect(outbox.items.find((i) => i.channelId === 'CREP')).toMatchObject({ platform: 'slack', kind: 'report' });
     expect(replyText(await run(`report unschedule ${id}`))).toContain(`Removed schedule ${id}`);
     expect(replyText(await run('report schedules'))).toContain('no report schedules');

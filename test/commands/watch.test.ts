@@ -7,8 +7,9 @@ import { createHostingClient, type HostingClient } from '../../src/hosting/index
 import { silentLogger } from '../../src/log.js';
 import { createNotifier, type Notifier } from '../../src/notify/index.js';
 import { openDatabase, type Db } from '../../src/store/index.js';
-import { ingest, RecordingPoster, statusPayload, tempDbPath, FAST } from '../notify/helpers.js';
+import { ingest, RecordingPoster, statusPayload, tempDbPath, FAST } from '../support/notify.js';
 import { replyText } from '../support/reply-text.js';
+import { waitFor } from '../support/wait-for.js';
 
 let emu: Emulator;
 let hosting: HostingClient;
@@ -44,7 +45,7 @@ beforeAll(async () => {
   ids.alice = (await hosting.createNode({ name: 'alice', network: 'regtest' })).node.nodeId;
   ids.bob = (await hosting.createNode({ name: 'bob', network: 'regtest', webhookUrl: 'http://127.0.0.1:9/elsewhere' })).node.nodeId;
   // Let the creation lifecycle (STARTING -> RUNNING) finish before webhook URLs change. All URLs are loopback.
-  while (emu.nodes().some((n) => n.status !== 'RUNNING')) await new Promise((r) => setTimeout(r, 10));
+  await waitFor(() => emu.nodes().every((n) => n.status === 'RUNNING'), { timeout: 20_000, what: 'the nodes RUNNING' });
   build();
 }, 20_000);
 afterAll(async () => {
@@ -111,7 +112,7 @@ describe('watch commands', () => {
   });
 
   it('the Acknowledge button of an incident records who clicked it', async () => {
-    ingest(notifier, statusPayload(ids.alice!, 'FAILED'), 'alice');
+    ingest(notifier, statusPayload(ids.alice, 'FAILED'), 'alice');
     await notifier.drain(3000);
     const incident = poster.topLevel('CW').at(-1)!.message;
     expect(incident.header).toMatch(/Incident #\d+: alice is FAILED/);
@@ -119,7 +120,7 @@ describe('watch commands', () => {
     expect(ackButton.id).toBeTruthy();
     const r = await dispatcher.dispatch({ via: 'button', actor: { platform: 'slack', userId: 'UOP', displayName: 'Olga' }, place, buttonId: ackButton.id! });
     expect(replyText(r)).toMatch(/acknowledged by Olga \(slack:UOP\)/);
-    expect(notifier.watches.incidents({ place, state: 'open' })[0]!.ackedBy).toBe('Olga (slack:UOP)');
+    expect(notifier.watches.incidents({ place, state: 'open' })[0].ackedBy).toBe('Olga (slack:UOP)');
     expect(replyText(await run('watch ack 999'))).toMatch(/no incident #999/);
     await notifier.drain(3000);
     expect(inlineToPlain(JSON.stringify(poster.updates().at(-1)!.message))).toContain('by Olga');

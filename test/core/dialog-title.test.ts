@@ -10,7 +10,7 @@ import { createRegistry } from '../../src/core/registry.js';
 import { openDatabase } from '../../src/store/index.js';
 import { dialogToModal as slackModal } from '../../src/chat/slack/dialog-to-modal.js';
 import { dialogToModal as discordModal } from '../../src/chat/discord/render.js';
-import { fakeHosting, slackChannel, slackUser } from './support.js';
+import { fakeHosting, slackChannel, slackUser } from '../support/core.js';
 
 describe('dialog titles', () => {
   it('keep their words in the core; Slack clips to its 24 characters, Discord shows them whole', async () => {

@@ -6,7 +6,7 @@ import { inlineToPlain } from '../../src/core/message.js';
 import { UserError } from '../../src/core/errors.js';
 import { createRegistry } from '../../src/core/registry.js';
 import { openDatabase } from '../../src/store/index.js';
-import { bufferLogger, fakeHosting, slackChannel, slackUser } from './support.js';
+import { bufferLogger, fakeHosting, slackChannel, slackUser } from '../support/core.js';
 
 const admin = slackUser('UADMIN');
 
@@ -47,8 +47,8 @@ describe('dispatcher: a secret quoted in a handler error', () => {
     expect(shown).toContain('The unlock of alice failed');
     expect(shown).not.toContain(password);
     const [entry] = dispatcher.audit.latest();
-    expect(entry!.outcome).toBe('failed');
-    expect(entry!.reason).toContain('[redacted]');
+    expect(entry.outcome).toBe('failed');
+    expect(entry.reason).toContain('[redacted]');
     expect(JSON.stringify(entry)).not.toContain(password);
     const rows = db.prepare('SELECT * FROM core_audit').all();
     expect(JSON.stringify(rows)).not.toContain(password);
@@ -58,7 +58,7 @@ describe('dispatcher: a secret quoted in a handler error', () => {
 
 describe('dispatcher: values of arguments a command does not declare', () => {
   it('are refused and never recorded in the audit trail (a mistyped secret name)', async () => {
-    const { harness } = await import('./support.js');
+    const { harness } = await import('../support/core.js');
     const h = harness();
     const admin2 = slackUser('UADMIN');
     for (const text of ['node start alice pin=99887766', 'node unlock alice passwd=hunter2hunter2', 'node start alice pw=s3cr3t-value']) {

@@ -12,7 +12,7 @@ import { testDispatcher } from '../support/dispatcher.js';
 const BACKUP_FIELD = 'backup';
 const BACKUP_PASSWORD_FIELD = 'backup_password';
 import { createMetrics } from '../../src/metrics.js';
-import { harness, slackChannel, slackUser } from './support.js';
+import { harness, slackChannel, slackUser } from '../support/core.js';
 
 const ops = slackUser('UOPS', { displayName: 'Olga' });
 const admin = slackUser('UADMIN', { displayName: 'Ada' });

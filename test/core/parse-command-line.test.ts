@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { createRegistry } from '../../src/core/registry.js';
 import { parseCommandLine, tokenize } from '../../src/core/parse-command-line.js';
 import { UserError } from '../../src/core/errors.js';
-import { fakeCommands } from './support.js';
+import { fakeCommands } from '../support/core.js';
 
 const registry = createRegistry(fakeCommands({ stop: [], info: [], unlock: [], destroy: [] }));
 const parse = (t: string) => parseCommandLine(t, registry);

@@ -10,7 +10,7 @@ import { createRegistry } from '../../src/core/registry.js';
 import { OPEN_DIALOG_COMMAND, STEPS } from '../../src/core/index.js';
 import { openDatabase } from '../../src/store/index.js';
 import { testDispatcher } from '../support/dispatcher.js';
-import { fakeHosting, slackChannel, slackUser } from './support.js';
+import { fakeHosting, slackChannel, slackUser } from '../support/core.js';
 
 const reader = slackUser('UREAD');
 const ops = slackUser('UOPS');

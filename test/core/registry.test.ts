@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { createRegistry } from '../../src/core/registry.js';
 import { defineCommand } from '../../src/core/types.js';
 import { parseCommandLine } from '../../src/core/parse-command-line.js';
-import { fakeCommands } from './support.js';
+import { fakeCommands } from '../support/core.js';
 import { allCommands } from '../../commands/index.js';
 
 const calls = () => ({ stop: [], info: [], unlock: [], destroy: [] });

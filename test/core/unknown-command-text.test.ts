@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { harness, slackChannel, slackUser } from './support.js';
+import { harness, slackChannel, slackUser } from '../support/core.js';
 import { replyText } from '../support/reply-text.js';
 import type { Invocation } from '../../src/core/types.js';
 

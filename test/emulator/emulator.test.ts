@@ -1,7 +1,8 @@
 import { createPublicKey, verify } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator, type EmulatorOptions, type KeyType } from '../../src/emulator/index.js';
-import { recordingWorld, startReceiver, waitFor } from './helpers.js';
+import { recordingWorld, startReceiver } from '../support/emulator.js';
+import { waitFor } from '../support/wait-for.js';
 
 const open: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
@@ -130,7 +131,7 @@ describe('emulator management API', () => {
     e.faults.failNext.add('upgrade');
     await apiJson(e, 'POST', `/api/nodes/${n.nodeId}/upgrade`);
     await waitFor(() => statusOf(e, n.nodeId) === 'FAILED');
-    expect(e.nodes()[0]!.builds!.at(-1)).toMatchObject({ buildStatus: 'FAILED' });
+    expect(e.nodes()[0].builds!.at(-1)).toMatchObject({ buildStatus: 'FAILED' });
     e.faults.failNext.add('stop');
     await apiJson(e, 'POST', `/api/nodes/${n.nodeId}/stop`);
     expect(statusOf(e, n.nodeId)).toBe('FAILED');
@@ -149,7 +150,7 @@ describe('emulator management API', () => {
       const r = await apiJson(e, 'GET', `/api/nodes/${n.nodeId}/logs?taskId=${taskId}`);
       return r.body.data.urls.length > 0 ? (r.body.data.urls as string[]) : undefined;
     });
-    const text = await (await fetch(done[0]!)).text();
+    const text = await (await fetch(done[0])).text();
     expect(text).toContain(n.nodeId);
   });
 
@@ -203,9 +204,9 @@ describe('emulator webhooks', () => {
     e.setStatus(n.nodeId, 'FAILED');
     e.emitEvent(n.nodeId, { eventType: 'BACKUP_COMPLETED', nodeId: n.nodeId });
     await waitFor(() => r.received.length >= 4);
-    expect(events(r)[2]!.details.status).toBe('FAILED');
-    expect(JSON.parse(r.received[3]!.body).eventType).toBe('BACKUP_COMPLETED');
-    expect(e.sign(r.received[3]!.body)).toBe(String(r.received[3]!.headers['x-service-signature']));
+    expect(events(r)[2].details.status).toBe('FAILED');
+    expect(JSON.parse(r.received[3].body).eventType).toBe('BACKUP_COMPLETED');
+    expect(e.sign(r.received[3].body)).toBe(String(r.received[3].headers['x-service-signature']));
   });
 
   it('retries a failed delivery with backoff until the receiver accepts it', async () => {
@@ -254,7 +255,7 @@ describe('emulator webhooks', () => {
     await waitFor(() => r.received.length >= 2);
     await e.settled();
     expect(r.received).toHaveLength(2);
-    expect(r.received[0]!.body).toBe(r.received[1]!.body);
+    expect(r.received[0].body).toBe(r.received[1].body);
   });
 
   it('refuses a plain-HTTP webhook URL that is not loopback in settings', async () => {

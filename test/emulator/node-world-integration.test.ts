@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { waitFor } from './helpers.js';
+import { waitFor } from '../support/wait-for.js';
 
 const open: Emulator[] = [];
 afterEach(async () => {
@@ -31,11 +31,11 @@ describe('emulator with the real NodeWorld', () => {
     });
     const { data } = (await created.json()) as { data: { nodeId: string; invoke_url: string } };
     await waitFor(() => e.nodes()[0]?.status === 'RUNNING');
-    expect(e.nodes()[0]!.initialized).toBe(false);
+    expect(e.nodes()[0].initialized).toBe(false);
     const init = await nodeCall(e, data.invoke_url, 'init', { password: 'correct horse' });
     expect(init.status).toBe(200);
     expect(((await init.json()) as { mnemonic: string }).mnemonic.split(' ').length).toBeGreaterThanOrEqual(12);
-    expect(e.nodes()[0]!.initialized).toBe(true);
+    expect(e.nodes()[0].initialized).toBe(true);
     const locked = await nodeCall(e, data.invoke_url, 'btcbalance', { skip_sync: false });
     expect(locked.status).toBe(403);
     expect(((await locked.json()) as { name: string }).name).toBe('LockedNode');

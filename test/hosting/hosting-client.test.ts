@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/index.js';
 import { createHostingClient, ServiceError, type HostingClientOptions, type RetryInfo } from '../../src/hosting/index.js';
-import { json, recordingWorld, startReceiver, startStub, waitFor } from '../emulator/helpers.js';
+import { json, recordingWorld, startReceiver, startStub } from '../support/emulator.js';
+import { waitFor } from '../support/wait-for.js';
 
 const TOKEN = 'tok_SuperSecret_0123456789abcdef';
 
@@ -103,7 +104,7 @@ describe('hosting client against the emulator', () => {
       return l.ready ? l : undefined;
     });
     expect(logs.urls.length).toBeGreaterThan(0);
-    expect(await (await fetch(logs.urls[0]!)).text()).toContain(node.nodeId);
+    expect(await (await fetch(logs.urls[0])).text()).toContain(node.nodeId);
     const unknown = await failure(() => c.getLogs(node.nodeId, 'no-such-task'));
     expect(unknown.status).toBe(404);
   });
@@ -208,7 +209,7 @@ describe('hosting client errors', () => {
     expect(retries.map((r) => r.delayMs)).toEqual([5, 10]);
     expect(listErr.message).toContain('after 3 attempts');
     for (const op of ['start', 'stop', 'upgrade', 'logs'] as const) {
-      const fn = { start: c.startNode, stop: c.stopNode, upgrade: c.upgradeNode, logs: c.exportLogs }[op];
+      const fn = { start: (id: string) => c.startNode(id), stop: (id: string) => c.stopNode(id), upgrade: (id: string) => c.upgradeNode(id), logs: (id: string) => c.exportLogs(id) }[op];
       await failure(() => fn('n1'));
       expect(count(e, 'POST', `/api/nodes/n1/${op}`)).toBe(1);
     }
@@ -245,8 +246,8 @@ describe('hosting client errors', () => {
     const c = client(e, { retry: { limit: 2, baseDelayMs: 5, maxDelayMs: 2000, onRetry: (i) => retries.push(i) } });
     expect(await c.latestImage()).toHaveProperty('version');
     expect(retries).toHaveLength(1);
-    expect(retries[0]!.delayMs).toBe(e.faults.retryAfterSec * 1000);
-    expect(retries[0]!.reason).toContain('429');
+    expect(retries[0].delayMs).toBe(e.faults.retryAfterSec * 1000);
+    expect(retries[0].reason).toContain('429');
 
     e.faults.rateLimitNext = 1;
     e.faults.retryAfterSec = 60;

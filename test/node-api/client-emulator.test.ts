@@ -1,18 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { createNodeApiClient, NodeApiError, type NodeApiClient } from '../../src/node-api/index.js';
+import { waitFor } from '../support/wait-for.js';
 
 let e: Emulator;
 const nodes: Record<string, { nodeId: string; invoke_url: string; client: NodeApiClient }> = {};
-
-async function until<T>(check: () => Promise<T | undefined> | T | undefined, what: string): Promise<T> {
-  for (let i = 0; i < 400; i++) {
-    const v = await check();
-    if (v !== undefined && v !== false) return v;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 beforeAll(async () => {
   e = await startEmulator({ lifecycleDelayMs: 10, autoMineMs: 20, fundingSat: 3_000_000 });
@@ -25,7 +17,7 @@ beforeAll(async () => {
     const { data } = (await res.json()) as { data: { nodeId: string; invoke_url: string } };
     nodes[name] = { ...data, client: createNodeApiClient({ baseUrl: data.invoke_url, credentials: { kind: 'token', token: e.nodeApiToken }, retryBaseMs: 5 }) };
   }
-  await until(() => e.nodes().every((n) => n.status === 'RUNNING'), 'nodes RUNNING');
+  await waitFor(() => e.nodes().every((n) => n.status === 'RUNNING'), { timeout: 4_000, what: 'nodes RUNNING' });
 });
 afterAll(() => e?.close());
 
@@ -50,7 +42,7 @@ describe('node API client against the emulator', () => {
     await ann.client.issueassetcfa({ name: 'Art', amounts: [1], precision: 0, file_digest: digest });
     await ann.client.connectpeer({ peer_pubkey_and_addr: `${benInfo.pubkey}@127.0.0.1:9735` });
     await ann.client.openchannel({ peer_pubkey_and_opt_addr: benInfo.pubkey, capacity_sat: 100_000, push_msat: 0, asset_id: nia.asset_id, asset_amount: 1000 });
-    const opened = await until(async () => (await ben.client.listchannels()).channels.find((c) => c.status === 'Opened'), 'channel Opened (auto-mined)');
+    const opened = await waitFor(async () => (await ben.client.listchannels()).channels.find((c) => c.status === 'Opened'), { timeout: 4_000, what: 'channel Opened (auto-mined)' });
     expect(opened).toMatchObject({ asset_id: nia.asset_id, asset_remote_amount: 1000, peer_pubkey: annInfo.pubkey });
     const { invoice } = await ben.client.lninvoice({ amt_msat: 3_000_000, asset_id: nia.asset_id, asset_amount: 250 });
     expect((await ann.client.sendpayment({ invoice })).status).toBe('Succeeded');

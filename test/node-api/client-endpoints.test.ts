@@ -5,6 +5,7 @@ import { startEmulator } from '../../src/emulator/index.js';
 import { createHostingClient } from '../../src/hosting/index.js';
 import { documentedEndpoints } from '../support/openapi.js';
 import { startNodeWorldServer } from '../support/node-world-server.js';
+import { waitFor } from '../support/wait-for.js';
 
 /** Regtest funding of each new wallet (checked by the on-chain test). */
 const FUNDING_SAT = 2_000_000;
@@ -47,12 +48,13 @@ async function emulator(): Promise<Backend> {
     const hosting = createHostingClient({ baseUrl: e.url, token: e.token, timeoutMs: 5000 });
     const ids = {} as Record<Name, string>;
     for (const name of NAMES) ids[name] = (await hosting.createNode({ name, network: 'regtest' })).node.nodeId;
-    let nodes = await hosting.listNodes();
-    for (let i = 0; nodes.some((n) => n.status !== 'RUNNING'); i++) {
-      if (i > 500) throw new Error('emulator nodes did not reach RUNNING');
-      await new Promise((r) => setTimeout(r, 10));
-      nodes = await hosting.listNodes();
-    }
+    const nodes = await waitFor(
+      async () => {
+        const listed = await hosting.listNodes();
+        return listed.every((n) => n.status === 'RUNNING') && listed;
+      },
+      { timeout: 5_000, what: 'emulator nodes RUNNING' },
+    );
     const invokeUrl = (name: Name) => nodes.find((n) => n.nodeId === ids[name])!.invoke_url!;
     for (const name of NAMES) expect(invokeUrl(name)).toBe(`${e.url}/nodes/${e.userId}/${ids[name]}`);
     return {

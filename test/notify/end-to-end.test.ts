@@ -10,7 +10,8 @@ import { createHostingClient, type HostingClient } from '../../src/hosting/index
 import { silentLogger } from '../../src/log.js';
 import { startFakeDiscord, type FakeDiscord } from '../fakes/discord/index.js';
 import { startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
-import { actor, makeNotifier, startReceiver, statusPayload, tempDbPath, waitFor, type Harness } from './helpers.js';
+import { actor, makeNotifier, startReceiver, statusPayload, tempDbPath, type Harness } from '../support/notify.js';
+import { waitFor } from '../support/wait-for.js';
 
 const cleanup: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -86,7 +87,7 @@ async function discordWorld(): Promise<ChatWorld> {
     topLevel: (ch) => channelPosts().filter((c) => c.path === `/channels/${ch}/messages`).map((c) => flat(c.body)),
     threadReplies: () => {
       const threads = messageIds();
-      return channelPosts().filter((c) => threads.has(c.path.split('/')[2]!)).map((c) => flat(c.body));
+      return channelPosts().filter((c) => threads.has(c.path.split('/')[2])).map((c) => flat(c.body));
     },
     edits: () => fake.calls.filter((c) => c.method === 'PATCH' && /^\/channels\/[^/]+\/messages\/[^/]+$/.test(c.path)).map((c) => flat(c.body)),
     rateLimitNextPost: (ch) =>
@@ -126,7 +127,7 @@ async function setup(platform: Platform, opts: { keyType?: KeyType; nodes?: stri
   cleanup.push(() => rx.close());
   const nodeIds: Record<string, string> = {};
   for (const name of opts.nodes ?? ['alice']) nodeIds[name] = (await hosting.createNode({ name, network: 'regtest' })).node.nodeId;
-  await waitFor(() => emu.nodes().every((n) => n.status === 'RUNNING'), 5000, 'nodes running');
+  await waitFor(() => emu.nodes().every((n) => n.status === 'RUNNING'), { timeout: 5000, what: 'nodes running' });
   for (const id of Object.values(nodeIds)) await hosting.updateSettings(id, { webhookUrl: `${rx.url}/webhooks/service/${id}` });
   const channel = platform === 'slack' ? 'CALERTS' : '998877665544332211';
   h.notifier.watches.add({ place: { platform, channelId: channel }, target: 'all', actor: actor('U1', platform) });
@@ -137,26 +138,26 @@ async function setup(platform: Platform, opts: { keyType?: KeyType; nodes?: stri
 describe.each(['slack', 'discord'] as Platform[])('end to end on %s', (platform) => {
   it('posts a signed status change from the emulator (P-256 key), and an incident that is acknowledged, updated and resolved', async () => {
     const s = await setup(platform, { keyType: 'p256' });
-    const alice = s.nodeIds.alice!;
+    const alice = s.nodeIds.alice;
     s.emu.setStatus(alice, 'PAUSED');
-    await waitFor(() => s.chat.topLevel(s.channel).length === 1, 5000, 'PAUSED posted');
+    await waitFor(() => s.chat.topLevel(s.channel).length === 1, { timeout: 5000, what: 'PAUSED posted' });
     expect(s.chat.topLevel(s.channel)[0]).toContain('PAUSED');
 
     s.emu.setStatus(alice, 'FAILED');
-    await waitFor(() => s.chat.topLevel(s.channel).length === 2, 5000, 'incident posted');
-    const incident = s.chat.topLevel(s.channel)[1]!;
+    await waitFor(() => s.chat.topLevel(s.channel).length === 2, { timeout: 5000, what: 'incident posted' });
+    const incident = s.chat.topLevel(s.channel)[1];
     expect(incident).toMatch(/Incident #\d+/);
     for (const label of ['Restart', 'Logs', 'Acknowledge']) expect(incident).toContain(label);
 
     const [open] = s.h.notifier.watches.incidents({ state: 'open' });
-    s.h.notifier.watches.ack({ incidentId: open!.id, actor: actor('U9', platform), place: { platform: open!.platform, channelId: open!.channelId } });
-    await waitFor(() => s.chat.edits().some((e) => e.includes('U9')), 5000, 'ack edit');
-    await waitFor(() => s.chat.threadReplies().some((t) => t.includes('Acknowledged by')), 5000, 'ack thread line');
+    s.h.notifier.watches.ack({ incidentId: open.id, actor: actor('U9', platform), place: { platform: open.platform, channelId: open.channelId } });
+    await waitFor(() => s.chat.edits().some((e) => e.includes('U9')), { timeout: 5000, what: 'ack edit' });
+    await waitFor(() => s.chat.threadReplies().some((t) => t.includes('Acknowledged by')), { timeout: 5000, what: 'ack thread line' });
 
     s.emu.setStatus(alice, 'STARTING');
-    await waitFor(() => s.chat.threadReplies().some((t) => t.includes('STARTING')), 5000, 'thread line STARTING');
+    await waitFor(() => s.chat.threadReplies().some((t) => t.includes('STARTING')), { timeout: 5000, what: 'thread line STARTING' });
     s.emu.setStatus(alice, 'RUNNING');
-    await waitFor(() => s.chat.edits().some((e) => e.includes('Resolved #')), 5000, 'resolved edit');
+    await waitFor(() => s.chat.edits().some((e) => e.includes('Resolved #')), { timeout: 5000, what: 'resolved edit' });
     await s.h.notifier.drain(3000);
     expect(s.chat.topLevel(s.channel)).toHaveLength(2);
     expect(s.chat.threadReplies().some((t) => /resolved after/.test(t))).toBe(true);
@@ -165,18 +166,18 @@ describe.each(['slack', 'discord'] as Platform[])('end to end on %s', (platform)
   it('retries a 429 after Retry-After and posts once', async () => {
     const s = await setup(platform);
     s.chat.rateLimitNextPost(s.channel);
-    s.emu.setStatus(s.nodeIds.alice!, 'PAUSED');
-    await waitFor(() => s.chat.topLevel(s.channel).length >= 2, 6000, 'retried post');
+    s.emu.setStatus(s.nodeIds.alice, 'PAUSED');
+    await waitFor(() => s.chat.topLevel(s.channel).length >= 2, { timeout: 6000, what: 'retried post' });
     await s.h.notifier.drain(3000);
     // The first (rate-limited) attempt is recorded by the fake too; the retry is the second.
     expect(s.chat.topLevel(s.channel)).toHaveLength(2);
     expect(s.h.notifier.store.outboxRows().map((r) => r.state)).toEqual(['sent']);
     // The retry waited Retry-After (lower bounds only; a few ms of margin for timer rounding).
     const [limitedAt, retriedAt] = s.chat.postTimes(s.channel);
-    expect(retriedAt! - limitedAt!).toBeGreaterThanOrEqual(s.chat.retryAfterMs - 5);
+    expect(retriedAt - limitedAt).toBeGreaterThanOrEqual(s.chat.retryAfterMs - 5);
     const [row] = s.h.notifier.store.outboxRows();
-    expect(row!.next_attempt_at).toBeGreaterThanOrEqual(limitedAt! + s.chat.retryAfterMs);
-    expect(row!.sent_at! - limitedAt!).toBeGreaterThanOrEqual(s.chat.retryAfterMs - 5);
+    expect(row.next_attempt_at).toBeGreaterThanOrEqual(limitedAt + s.chat.retryAfterMs);
+    expect(row.sent_at! - limitedAt).toBeGreaterThanOrEqual(s.chat.retryAfterMs - 5);
     const limited = (await s.h.metrics.deliveries.get()).values.find((v) => v.labels.outcome === 'rate_limited');
     expect(limited?.value).toBe(1);
   });
@@ -190,10 +191,10 @@ describe.each(['slack', 'discord'] as Platform[])('end to end on %s', (platform)
     await s.h.notifier.stop();
     const sends: Array<Promise<Response>> = [];
     for (let i = 0; i < 240; i++) {
-      const name = names[(i * 7) % names.length]!;
-      const status = statuses[(i * 5 + Math.floor(i / 12)) % statuses.length]!;
+      const name = names[(i * 7) % names.length];
+      const status = statuses[(i * 5 + Math.floor(i / 12)) % statuses.length];
       last.set(name, status);
-      const body = JSON.stringify(statusPayload(s.nodeIds[name]!, status));
+      const body = JSON.stringify(statusPayload(s.nodeIds[name], status));
       sends.push(fetch(`${s.rxUrl}/webhooks/service`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-thunderstack-signature': s.emu.sign(body) }, body }));
     }
     expect((await Promise.all(sends)).every((r) => r.status === 202)).toBe(true);
@@ -220,10 +221,10 @@ describe.each(['slack', 'discord'] as Platform[])('end to end on %s', (platform)
     const other = platform === 'slack' ? 'COPS' : '112233445566778899';
     s.h.notifier.watches.add({ place: { platform, channelId: other }, target: 'none-such-node', actor: actor('U1', platform) });
     s.chat.removeChannel(s.channel);
-    s.emu.setStatus(s.nodeIds.alice!, 'PAUSED');
-    await waitFor(() => s.chat.topLevel(other).length === 1, 5000, 'notice elsewhere');
+    s.emu.setStatus(s.nodeIds.alice, 'PAUSED');
+    await waitFor(() => s.chat.topLevel(other).length === 1, { timeout: 5000, what: 'notice elsewhere' });
     expect(s.chat.topLevel(other)[0]).toContain(s.channel);
-    expect(s.h.notifier.watches.list({ platform, channelId: s.channel })[0]!.paused).toBeTruthy();
+    expect(s.h.notifier.watches.list({ platform, channelId: s.channel })[0].paused).toBeTruthy();
   });
 });
 
@@ -237,7 +238,7 @@ describe('restart', () => {
     cleanup.push(() => emu.close());
     const hosting = createHostingClient({ baseUrl: emu.url, token: emu.token, retry: { limit: 0 } });
     const alice = (await hosting.createNode({ name: 'alice', network: 'regtest' })).node.nodeId;
-    await waitFor(() => emu.nodes().every((n) => n.status === 'RUNNING'), 5000, 'running');
+    await waitFor(() => emu.nodes().every((n) => n.status === 'RUNNING'), { timeout: 5000, what: 'running' });
 
     // First life: the receiver accepts, the worker never runs (killed before posting).
     const a = makeNotifier({ posters: { slack: chat.poster }, hosting, dbPath: db.path });
@@ -255,7 +256,7 @@ describe('restart', () => {
     const b = makeNotifier({ posters: { slack: chat.poster }, hosting, dbPath: db.path });
     cleanup.push(() => b.close());
     b.notifier.start();
-    await waitFor(() => chat.topLevel('CALERTS').length === 1, 5000, 'posted after restart');
+    await waitFor(() => chat.topLevel('CALERTS').length === 1, { timeout: 5000, what: 'posted after restart' });
     expect(chat.topLevel('CALERTS')[0]).toMatch(/Incident #\d+/);
   });
 });

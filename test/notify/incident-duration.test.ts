@@ -3,7 +3,7 @@
  * the delay of the posts in between (coalescing, retries, an outage of the chat platform).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { actor, ingest, makeNotifier, postError, RecordingPoster, slackPlace, statusPayload, textOf, type Harness } from './helpers.js';
+import { actor, ingest, makeNotifier, postError, RecordingPoster, slackPlace, statusPayload, textOf, type Harness } from '../support/notify.js';
 
 const cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -28,10 +28,10 @@ describe('incident duration', () => {
     ingest(n, statusPayload('n1', 'RUNNING', '2026-04-16T12:07:30Z'), 'alice');
     expect(await n.drain(3000)).toBe(true);
     const [inc] = n.store.incidents();
-    expect(inc!.state).toBe('resolved');
-    expect(inc!.resolved_at! - inc!.opened_at).toBe(450_000);
-    expect(slack.updates(incidentPost!.messageId).at(-1)!.message.header).toMatch(/again after 7m 30s$/);
-    expect(textOf(slack.threadPosts(incidentPost!.messageId).at(-1)!.message)).toMatch(/resolved after 7m 30s/);
+    expect(inc.state).toBe('resolved');
+    expect(inc.resolved_at! - inc.opened_at).toBe(450_000);
+    expect(slack.updates(incidentPost.messageId).at(-1)!.message.header).toMatch(/again after 7m 30s$/);
+    expect(textOf(slack.threadPosts(incidentPost.messageId).at(-1)!.message)).toMatch(/resolved after 7m 30s/);
   });
 });
 
@@ -53,8 +53,8 @@ describe('incident thread refusing a line', () => {
     };
     ingest(n, statusPayload('n1', 'RUNNING'), 'alice');
     expect(await n.drain(3000)).toBe(true);
-    expect(slack.updates(incidentPost!.messageId).at(-1)!.message.header).toMatch(/^Resolved/);
-    expect(n.store.incidents()[0]!.state).toBe('resolved');
+    expect(slack.updates(incidentPost.messageId).at(-1)!.message.header).toMatch(/^Resolved/);
+    expect(n.store.incidents()[0].state).toBe('resolved');
     expect(n.store.outboxRows().every((r) => r.state === 'sent')).toBe(true);
     // A later FAILED opens a new incident instead of updating the resolved one.
     ingest(n, statusPayload('n1', 'FAILED'), 'alice');

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { statusBadge } from '../../src/core/format.js';
-import { actor, ingest, makeNotifier, RecordingPoster, slackPlace, statusPayload, textOf, type Harness } from './helpers.js';
+import { actor, ingest, makeNotifier, RecordingPoster, slackPlace, statusPayload, textOf, type Harness } from '../support/notify.js';
 
 const cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -29,7 +29,7 @@ describe('a late delivery of an older event', () => {
     expect(n.store.incidents()).toHaveLength(0);
     const posts = slack.topLevel('C1');
     expect(posts).toHaveLength(2);
-    const late = textOf(posts[1]!.message);
+    const late = textOf(posts[1].message);
     expect(late).toContain(`alice | ${statusBadge('RUNNING')}`);
     expect(late).toMatch(/older events \(.*FAILED.*\), superseded by .*RUNNING.* at 2026-04-16T12:00:05Z/);
     expect(n.store.outboxRows().every((r) => r.state === 'sent')).toBe(true);
@@ -44,14 +44,14 @@ describe('a late delivery of an older event', () => {
     ingest(n, statusPayload('n1', 'RUNNING', '2026-04-16T12:00:05Z'), 'alice');
     expect(await n.drain(3000)).toBe(true);
     const [inc] = n.store.incidents();
-    expect(inc!.state).toBe('open');
-    expect(inc!.last_status).toBe('FAILED');
+    expect(inc.state).toBe('open');
+    expect(inc.last_status).toBe('FAILED');
     expect(slack.calls.some((c) => /^Resolved/.test(c.message.header ?? ''))).toBe(false);
     expect(textOf(slack.topLevel('C1').at(-1)!.message)).toContain(`alice | ${statusBadge('FAILED')}`);
     // A genuinely newer RUNNING still resolves it.
     ingest(n, statusPayload('n1', 'RUNNING', '2026-04-16T12:00:20Z'), 'alice');
     expect(await n.drain(3000)).toBe(true);
-    expect(n.store.incidents()[0]!.state).toBe('resolved');
+    expect(n.store.incidents()[0].state).toBe('resolved');
   });
 });
 

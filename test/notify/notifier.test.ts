@@ -1,19 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { statusBadge } from '../../src/core/format.js';
-import {
-  actor,
-  discordPlace,
-  ingest,
-  makeNotifier,
-  postError,
-  RecordingPoster,
-  slackPlace,
-  statusPayload,
-  tempDbPath,
-  textOf,
-  waitFor,
-  type Harness,
-} from './helpers.js';
+import { actor, discordPlace, ingest, makeNotifier, postError, RecordingPoster, slackPlace, statusPayload, tempDbPath, textOf, type Harness } from '../support/notify.js';
+import { waitFor } from '../support/wait-for.js';
 
 const cleanup: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -40,7 +28,7 @@ describe('routing', () => {
     expect(slack.posts('C1')).toHaveLength(1);
     expect(slack.posts('C2')).toHaveLength(0);
     expect(discord.posts('D1')).toHaveLength(1);
-    expect(textOf(discord.posts('D1')[0]!.message)).toContain('PAUSED');
+    expect(textOf(discord.posts('D1')[0].message)).toContain('PAUSED');
   });
 
   it('applies a status filter, but still routes the recovery of an open incident', async () => {
@@ -63,9 +51,9 @@ describe('routing', () => {
     ingest(a.n, statusPayload('n1', 'FAILED'), 'alice');
     expect(await a.n.drain(3000)).toBe(true);
     const [incidentPost] = a.slack.topLevel('C1');
-    expect(incidentPost!.message.header).toMatch(/Incident #\d+: alice is FAILED/);
+    expect(incidentPost.message.header).toMatch(/Incident #\d+: alice is FAILED/);
     const [opened] = a.n.watches.incidents({ state: 'open' });
-    expect(opened).toMatchObject({ nodeId: 'n1', messageId: incidentPost!.messageId });
+    expect(opened).toMatchObject({ nodeId: 'n1', messageId: incidentPost.messageId });
     await a.h.close();
 
     const b = harness({}, db.path);
@@ -73,18 +61,18 @@ describe('routing', () => {
     expect(b.n.store.countEvents()).toBe(1);
     const open = b.n.watches.incidents({ state: 'open' });
     expect(open).toHaveLength(1);
-    expect(open[0]).toMatchObject({ id: opened!.id, messageId: incidentPost!.messageId });
+    expect(open[0]).toMatchObject({ id: opened.id, messageId: incidentPost.messageId });
     // The recovery passes the FAILED/PAUSED filter because the incident is still open, and resolves
     // the message posted in the first life, in place.
     expect(ingest(b.n, statusPayload('n1', 'RUNNING'), 'alice').routed).toBe(1);
     expect(await b.n.drain(3000)).toBe(true);
     expect(b.n.store.countEvents()).toBe(2);
     expect(b.slack.topLevel()).toHaveLength(0);
-    const updates = b.slack.updates(incidentPost!.messageId);
+    const updates = b.slack.updates(incidentPost.messageId);
     expect(updates).toHaveLength(1);
-    expect(updates[0]!.message.header).toMatch(new RegExp(`Resolved #${opened!.id}: alice is RUNNING again`));
-    expect(b.slack.calls.every((c) => c.kind === 'update' || c.target.threadId === incidentPost!.messageId)).toBe(true);
-    expect(textOf(b.slack.threadPosts(incidentPost!.messageId).at(-1)!.message)).toMatch(/resolved after/);
+    expect(updates[0].message.header).toMatch(new RegExp(`Resolved #${opened.id}: alice is RUNNING again`));
+    expect(b.slack.calls.every((c) => c.kind === 'update' || c.target.threadId === incidentPost.messageId)).toBe(true);
+    expect(textOf(b.slack.threadPosts(incidentPost.messageId).at(-1)!.message)).toMatch(/resolved after/);
     expect(b.n.watches.incidents({ state: 'open' })).toHaveLength(0);
   });
 });
@@ -100,8 +88,8 @@ describe('durability and retries', () => {
     a.h.db.close(); // the "kill": nothing drained, nothing stopped gracefully
     const b = harness({}, db.path);
     b.n.start();
-    const [post] = await waitFor(() => b.slack.posts().length > 0 && b.slack.posts(), 3000, 'post after restart');
-    expect(textOf(post!.message)).toContain('alice');
+    const [post] = await waitFor(() => b.slack.posts().length > 0 && b.slack.posts(), { timeout: 3000, what: 'post after restart' });
+    expect(textOf(post.message)).toContain('alice');
     expect(a.slack.calls).toHaveLength(0);
   });
 
@@ -112,13 +100,13 @@ describe('durability and retries', () => {
     slack.failNext(postError('transient'), 2);
     ingest(n, statusPayload('n1', 'PAUSED'));
     n.start();
-    await waitFor(() => slack.posts().length === 1, 5000, 'post');
+    await waitFor(() => slack.posts().length === 1, { timeout: 5000, what: 'post' });
     await n.drain(3000);
     expect(slack.posts()).toHaveLength(1);
     expect(slack.attempts).toHaveLength(4);
     // The second attempt came no earlier than Retry-After.
-    expect(slack.attempts[1]!.at - slack.attempts[0]!.at).toBeGreaterThanOrEqual(55);
-    const deliveries = (await n.store.outboxRows()).map((r) => r.state);
+    expect(slack.attempts[1].at - slack.attempts[0].at).toBeGreaterThanOrEqual(55);
+    const deliveries = n.store.outboxRows().map((r) => r.state);
     expect(deliveries).toEqual(['sent']);
   });
 
@@ -129,8 +117,8 @@ describe('durability and retries', () => {
     ingest(n, statusPayload('n1', 'PAUSED'));
     await n.drain(3000);
     const [row] = n.store.outboxRows();
-    expect(row!.state).toBe('failed');
-    expect(row!.last_error).toMatch(/gave up after 3 attempts/);
+    expect(row.state).toBe('failed');
+    expect(row.last_error).toMatch(/gave up after 3 attempts/);
     expect(slack.attempts).toHaveLength(3);
   });
 
@@ -141,14 +129,14 @@ describe('durability and retries', () => {
     slack.failNext(postError('channel_gone'), 1, 'GONE');
     ingest(n, statusPayload('n1', 'PAUSED'));
     await n.drain(3000);
-    const gone = n.watches.list(slackPlace('GONE'))[0]!;
+    const gone = n.watches.list(slackPlace('GONE'))[0];
     expect(gone.paused?.reason).toMatch(/channel_gone/);
     const notices = n.store.notices();
     expect(notices).toHaveLength(1);
-    expect(notices[0]!.text).toContain('slack:UADMIN');
+    expect(notices[0].text).toContain('slack:UADMIN');
     const ops = slack.posts('OPS');
     expect(ops).toHaveLength(1);
-    expect(textOf(ops[0]!.message)).toContain('GONE');
+    expect(textOf(ops[0].message)).toContain('GONE');
     // Later events are no longer routed to the paused watch; `watch add` resumes it.
     expect(ingest(n, statusPayload('n1', 'RUNNING')).routed).toBe(0);
     n.watches.add({ place: slackPlace('GONE'), target: 'all', actor: actor() });
@@ -196,7 +184,7 @@ describe('bursts', () => {
     n.start();
     for (let i = 0; i < 400; i++) {
       const id = `node${String(Math.floor(rnd() * 25)).padStart(2, '0')}`;
-      const s = statuses[Math.floor(rnd() * statuses.length)]!;
+      const s = statuses[Math.floor(rnd() * statuses.length)];
       ingest(n, statusPayload(id, s), `name-${id}`);
       changes.set(id, (changes.get(id) ?? 0) + (last.get(id) === s ? 0 : 1));
       last.set(id, s);
@@ -214,8 +202,8 @@ describe('bursts', () => {
       for (const b of p.message.blocks) {
         if (b.type !== 'table') continue;
         for (const r of b.table.rows) {
-          rows.set(r[0]!, r);
-          digestChanges.set(r[0]!, (digestChanges.get(r[0]!) ?? 0) + Number(r[2]));
+          rows.set(r[0], r);
+          digestChanges.set(r[0], (digestChanges.get(r[0]) ?? 0) + Number(r[2]));
           events += Number(r[3]);
         }
       }
@@ -267,7 +255,7 @@ describe('ordering and failure storms', () => {
     ingest(n, statusPayload('n2', 'PAUSED', '2026-04-16T12:00:02Z'), 'bob');
     await n.drain(3000);
     const [digest] = slack.posts('C1');
-    expect(textOf(digest!.message)).toContain(`alice | ${statusBadge('RUNNING')} | 2 | 2`);
+    expect(textOf(digest.message)).toContain(`alice | ${statusBadge('RUNNING')} | 2 | 2`);
   });
 
   it('opens at most a few incidents at once and lists the other failed nodes in the digest', async () => {
@@ -282,7 +270,7 @@ describe('ordering and failure storms', () => {
     expect(digests).toHaveLength(1);
     const all = top.map((p) => textOf(p.message)).join('\n');
     for (let i = 0; i < 8; i++) expect(all).toContain(`node-${i}`);
-    expect(textOf(digests[0]!.message)).toMatch(/too many failures at once/);
+    expect(textOf(digests[0].message)).toMatch(/too many failures at once/);
   });
 });
 
@@ -293,24 +281,24 @@ describe('incidents', () => {
     ingest(n, statusPayload('n1', 'FAILED'), 'alice');
     await n.drain(3000);
     const [incidentPost] = slack.topLevel('C1');
-    expect(incidentPost!.message.header).toMatch(/Incident #\d+: alice is FAILED/);
-    expect(incidentPost!.message.buttons?.map((b) => [b.label, b.command, b.args])).toEqual([
+    expect(incidentPost.message.header).toMatch(/Incident #\d+: alice is FAILED/);
+    expect(incidentPost.message.buttons?.map((b) => [b.label, b.command, b.args])).toEqual([
       ['Restart', 'node start', { node: 'n1' }],
       ['Logs', 'node logs', { node: 'n1' }],
       ['Acknowledge', 'watch ack', { incident: expect.any(String) }],
     ]);
-    const incidentId = Number(incidentPost!.message.buttons![2]!.args!.incident);
-    const msgId = incidentPost!.messageId;
+    const incidentId = Number(incidentPost.message.buttons![2].args!.incident);
+    const msgId = incidentPost.messageId;
 
     // From another channel the incident is unknown: its number alone acknowledges nothing.
     expect(() => n.watches.ack({ incidentId, actor: actor('U7'), place: { platform: 'slack', channelId: 'C-other' } })).toThrow(/no incident #\d+ in this channel/);
     expect(n.watches.incidents({ state: 'open' }).find((i) => i.id === incidentId)?.ackedBy).toBeUndefined();
-    const ack = n.watches.ack({ incidentId, actor: actor('U7'), place: { platform: 'slack', channelId: incidentPost!.target.channelId } });
+    const ack = n.watches.ack({ incidentId, actor: actor('U7'), place: { platform: 'slack', channelId: incidentPost.target.channelId } });
     expect(ack.incident.ackedBy).toBe('Ann (slack:U7)');
     await n.drain(3000);
     expect(textOf(slack.updates(msgId).at(-1)!.message)).toContain('by Ann (slack:U7)');
     expect(slack.updates(msgId).at(-1)!.message.buttons?.map((b) => b.label)).toEqual(['Restart', 'Logs']);
-    expect(textOf(slack.threadPosts(msgId)[0]!.message)).toContain('Acknowledged by Ann');
+    expect(textOf(slack.threadPosts(msgId)[0].message)).toContain('Acknowledged by Ann');
 
     ingest(n, statusPayload('n1', 'STARTING'), 'alice');
     await n.drain(3000);
@@ -342,7 +330,7 @@ describe('incidents', () => {
     await n.drain(3000);
     const top = slack.topLevel('C1');
     expect(top).toHaveLength(2);
-    expect(textOf(top[1]!.message)).toMatch(/failed again; incident #\d+ is not acknowledged/);
+    expect(textOf(top[1].message)).toMatch(/failed again; incident #\d+ is not acknowledged/);
   });
 });
 
@@ -357,8 +345,8 @@ describe('incident message lost', () => {
     await n.drain(3000);
     const top = slack.topLevel('C1');
     expect(top).toHaveLength(2);
-    expect(top[1]!.message.header).toMatch(/Incident #\d+: alice is STARTING/);
-    expect(n.watches.incidents({ state: 'open' })[0]!.messageId).toBe(top[1]!.messageId);
+    expect(top[1].message.header).toMatch(/Incident #\d+: alice is STARTING/);
+    expect(n.watches.incidents({ state: 'open' })[0].messageId).toBe(top[1].messageId);
   });
 });
 
@@ -367,7 +355,7 @@ describe('muting', () => {
     const { n, slack } = harness();
     n.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
     n.watches.mute({ place: slackPlace('C1'), target: 'all', minutes: 60, actor: actor() });
-    expect(n.watches.list(slackPlace('C1'))[0]!.mutedUntil).toBeInstanceOf(Date);
+    expect(n.watches.list(slackPlace('C1'))[0].mutedUntil).toBeInstanceOf(Date);
     n.start();
     for (const [id, s] of [['n1', 'PAUSED'], ['n2', 'STARTING'], ['n1', 'STARTING'], ['n2', 'RUNNING'], ['n3', 'IN_PROGRESS']] as const) {
       ingest(n, statusPayload(id, s), `name-${id}`);
@@ -376,12 +364,12 @@ describe('muting', () => {
     expect(slack.posts()).toHaveLength(0);
     expect(n.store.depth()).toBe(5);
     expect(n.watches.unmute(slackPlace('C1'))).toBe(1);
-    await waitFor(() => slack.posts().length > 0, 3000, 'summary');
+    await waitFor(() => slack.posts().length > 0, { timeout: 3000, what: 'summary' });
     await n.drain(3000);
     const posts = slack.posts();
     expect(posts).toHaveLength(1);
-    const text = textOf(posts[0]!.message);
-    expect(posts[0]!.message.header).toMatch(/5 events on 3 nodes while muted/);
+    const text = textOf(posts[0].message);
+    expect(posts[0].message.header).toMatch(/5 events on 3 nodes while muted/);
     for (const s of [`name-n1 | ${statusBadge('STARTING')} | 2 | 2`, `name-n2 | ${statusBadge('RUNNING')} | 2 | 2`, `name-n3 | ${statusBadge('IN_PROGRESS')} | 1 | 1`]) {
       expect(text).toContain(s);
     }
@@ -396,21 +384,21 @@ describe('muting', () => {
     ingest(n, statusPayload('n2', 'PAUSED'), 'bob');
     ingest(n, statusPayload('n1', 'PAUSED'), 'alice');
     n.start();
-    await waitFor(() => slack.posts().length >= 1, 5000, 'bob');
+    await waitFor(() => slack.posts().length >= 1, { timeout: 5000, what: 'bob' });
     expect(await n.drain(3000)).toBe(true);
     // Muted node held, the other posted.
     expect(slack.posts()).toHaveLength(1);
     expect(n.store.outboxRows({ state: 'held' })).toHaveLength(1);
     offset = 10 * 60_000 + 1000;
-    await waitFor(() => slack.posts().length >= 2, 5000, 'the summary once the mute is over');
+    await waitFor(() => slack.posts().length >= 2, { timeout: 5000, what: 'the summary once the mute is over' });
     expect(await n.drain(3000)).toBe(true);
     expect(slack.posts()).toHaveLength(2);
     const [first, second] = slack.posts();
-    expect(textOf(first!.message)).toContain('bob');
-    expect(textOf(second!.message)).toContain('alice');
-    expect(second!.message.header).toMatch(/while muted/);
+    expect(textOf(first.message)).toContain('bob');
+    expect(textOf(second.message)).toContain('alice');
+    expect(second.message.header).toMatch(/while muted/);
     // An ended mute is not ended again: unmute finds nothing, whenever housekeeping drops the row.
-    expect(n.watches.list(slackPlace('C1'))[0]!.mutedUntil).toBeUndefined();
+    expect(n.watches.list(slackPlace('C1'))[0].mutedUntil).toBeUndefined();
     expect(n.watches.unmute(slackPlace('C1'))).toBe(0);
   });
 });

@@ -4,7 +4,8 @@
  * and never sent as a burst. The gaps are a lower bound set by the notifier's own timer.
  */
 import { describe, it, expect, afterEach } from 'vitest';
-import { RecordingPoster, makeNotifier, ingest, statusPayload, slackPlace, actor, waitFor, type Harness } from './helpers.js';
+import { RecordingPoster, makeNotifier, ingest, statusPayload, slackPlace, actor, type Harness } from '../support/notify.js';
+import { waitFor } from '../support/wait-for.js';
 
 describe('pacing', () => {
   let h: Harness | undefined;
@@ -23,9 +24,9 @@ describe('pacing', () => {
     h.notifier.start();
 
     const inC1 = () => slack.calls.filter((c) => c.target.channelId === 'C1');
-    await waitFor(() => inC1().length >= 5, 10_000, 'five calls in C1');
+    await waitFor(() => inC1().length >= 5, { timeout: 10_000, what: 'five calls in C1' });
     const c1 = inC1();
-    for (let i = 1; i < c1.length; i++) expect(c1[i]!.at - c1[i - 1]!.at).toBeGreaterThanOrEqual(interval - 5);
+    for (let i = 1; i < c1.length; i++) expect(c1[i].at - c1[i - 1].at).toBeGreaterThanOrEqual(interval - 5);
     // Channels are paced independently: C2's first call came before C1's second, by order of
     // calls rather than by time, so a loaded machine cannot make this flaky.
     const order = slack.calls.map((c) => c.target.channelId);

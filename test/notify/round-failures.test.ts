@@ -3,7 +3,7 @@
  * other rows of the round, and a report waiting behind them, are still posted.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { actor, ingest, makeNotifier, postError, RecordingPoster, slackPlace, statusPayload, textOf, type Harness } from './helpers.js';
+import { actor, ingest, makeNotifier, postError, RecordingPoster, slackPlace, statusPayload, textOf, type Harness } from '../support/notify.js';
 
 const cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -68,7 +68,7 @@ describe('a refusal in the middle of a round', () => {
     expect(notices).toHaveLength(1);
     const ops = slack.posts('OPS');
     expect(ops).toHaveLength(1);
-    const said = textOf(ops[0]!.message);
+    const said = textOf(ops[0].message);
     expect(said).toContain('C1');
     expect(said).toContain('alice');
     expect(said).toContain('slack:UADMIN');

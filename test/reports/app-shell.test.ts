@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
 import { startHarness, type Harness } from '../support/harness.js';
 import { createLogger } from '../../src/log.js';
+import { waitFor } from '../support/wait-for.js';
 const logs = new PassThrough();
 let logText = '';
 logs.on('data', (c: Buffer) => (logText += c.toString()));
@@ -17,11 +18,7 @@ let text = '';
 output.on('data', (c: Buffer) => (text += c.toString()));
 
 async function until(re: RegExp, from = 0, ms = 8_000): Promise<string> {
-  const start = Date.now();
-  while (!re.test(text.slice(from))) {
-    if (Date.now() - start > ms) throw new Error(`the terminal never showed ${re}:\n${text.slice(from)}\nlog:\n${logText}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await waitFor(() => re.test(text.slice(from)), { timeout: ms, interval: 20, what: () => `the terminal to show ${re}:\n${text.slice(from)}\nlog:\n${logText}` });
   return text.slice(from);
 }
 

@@ -8,7 +8,7 @@ import { silentLogger } from '../../src/log.js';
 import { fileBytes } from '../../src/core/message.js';
 import { CHART_WIDTH } from '../../src/reports/charts/render-chart.js';
 import { readPng } from '../support/decode-png.js';
-import { capturingOutbox, startReportWorld, type ReportWorld } from './world.js';
+import { capturingOutbox, startReportWorld, type ReportWorld } from '../support/report-world.js';
 
 let w: ReportWorld;
 let reports: ReturnType<typeof createReports>;

@@ -7,7 +7,7 @@ import { createReports } from '../../src/reports/index.js';
 import { silentLogger } from '../../src/log.js';
 import { dashboardMessage } from '../../commands/status.js';
 import { messageText } from '../support/reply-text.js';
-import { capturingOutbox, startReportWorld, type ReportWorld } from './world.js';
+import { capturingOutbox, startReportWorld, type ReportWorld } from '../support/report-world.js';
 
 let w: ReportWorld;
 let reports: ReturnType<typeof createReports>;

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../support/harness.js';
 import { commandInteraction, startFakeDiscord, type FakeDiscord } from '../fakes/discord/index.js';
-import { gatewayAnswer, textOf } from '../chat/discord/discord-e2e.js';
+import { gatewayAnswer, textOf } from '../support/discord-e2e.js';
 
 const OPERATOR = { userId: '100000000000000002', channelId: '900000000000000777' };
 const READER = { userId: '100000000000000003', channelId: '900000000000000777' };

@@ -5,7 +5,8 @@ import type { Block, Message, Table } from '../../src/core/message.js';
 import { isUserError } from '../../src/core/errors.js';
 import { silentLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics.js';
-import { capturingOutbox, startReportWorld, waitFor, type ReportWorld } from './world.js';
+import { capturingOutbox, startReportWorld, type ReportWorld } from '../support/report-world.js';
+import { waitFor } from '../support/wait-for.js';
 
 let w: ReportWorld;
 beforeAll(async () => {
@@ -62,12 +63,12 @@ describe('balance report against the emulator', () => {
     const { channels = [] } = await api.listchannels();
     const ab = await api.assetbalance({ asset_id: w.assetId });
     const [t] = tables(message);
-    const v = btc.vanilla!;
-    expect(cell(t, 'BTC settled')).toBe(thousands(v.settled!));
-    expect(cell(t, 'BTC spendable')).toBe(thousands(v.spendable!));
+    const v = btc.vanilla;
+    expect(cell(t, 'BTC settled')).toBe(thousands(v.settled));
+    expect(cell(t, 'BTC spendable')).toBe(thousands(v.spendable));
     const pending = big(v.future) - big(v.settled);
     expect(cell(t, 'BTC pending')).toBe(pending === 0n ? undefined : thousands(pending));
-    expect(cell(t, 'Colored settled')).toBe(thousands(btc.colored!.settled!));
+    expect(cell(t, 'Colored settled')).toBe(thousands(btc.colored.settled));
     const local = channels.reduce((a, c) => a + big(c.local_balance_sat), 0n);
     const sendable = channels.filter((c) => c.is_usable).reduce((a, c) => a + big(c.outbound_balance_msat), 0n) / 1000n;
     const receivable = channels.reduce((a, c) => a + big(c.inbound_balance_msat), 0n) / 1000n;
@@ -75,11 +76,11 @@ describe('balance report against the emulator', () => {
     expect(cell(t, 'LN local')).toBe(thousands(local));
     expect(cell(t, 'LN sendable')).toBe(thousands(sendable));
     expect(cell(t, 'LN receivable')).toBe(thousands(receivable));
-    expect(cell(t, 'USDT spendable')).toBe(withPrecision(ab.spendable!, 2));
-    expect(cell(t, 'USDT settled')).toBe(withPrecision(ab.settled!, 2));
+    expect(cell(t, 'USDT spendable')).toBe(withPrecision(ab.spendable, 2));
+    expect(cell(t, 'USDT settled')).toBe(withPrecision(ab.settled, 2));
     expect(cell(t, 'USDT LN outbound')).toBe(withPrecision(ab.offchain_outbound!, 2));
     expect(cell(t, 'USDT spendable')).toMatch(/\.\d\d$/);
-    const height = (await api.networkinfo()).height!;
+    const height = (await api.networkinfo()).height;
     expect(JSON.stringify(message.blocks)).toContain(`block ${thousands(height)}`);
   });
 
@@ -87,10 +88,10 @@ describe('balance report against the emulator', () => {
     const { service } = reports();
     await service.balance('bob');
     const bobApi = w.api('bob');
-    const before = (await bobApi.listchannels()).channels!.reduce((a, c) => a + big(c.local_balance_sat), 0n);
-    const { invoice } = await bobApi.lninvoice({ amt_msat: 5_000_000, expiry_sec: 600 } as never);
-    await w.api('alice').sendpayment({ invoice } as never);
-    const after = (await bobApi.listchannels()).channels!.reduce((a, c) => a + big(c.local_balance_sat), 0n);
+    const before = (await bobApi.listchannels()).channels.reduce((a, c) => a + big(c.local_balance_sat), 0n);
+    const { invoice } = await bobApi.lninvoice({ amt_msat: 5_000_000, expiry_sec: 600 });
+    await w.api('alice').sendpayment({ invoice });
+    const after = (await bobApi.listchannels()).channels.reduce((a, c) => a + big(c.local_balance_sat), 0n);
     expect(after).not.toBe(before);
     const { message } = await service.balance('bob');
     const [t] = tables(message);
@@ -152,7 +153,7 @@ describe('balance report against the emulator', () => {
     const { service } = reports();
     const { message } = await service.balance('alice', { unit: 'btc' });
     const btc = await w.api('alice').btcbalance({ skip_sync: false });
-    expect(cell(tables(message)[0], 'BTC settled')).toBe(withPrecision(btc.vanilla!.settled!, 8));
+    expect(cell(tables(message)[0], 'BTC settled')).toBe(withPrecision(btc.vanilla.settled, 8));
   });
 
   it('refuses an unknown node with a UserError', async () => {
@@ -173,7 +174,7 @@ describe('channel report against the emulator', () => {
     const c = channels[0];
     const r = t.rows[0];
     expect(r[0]).toBe(c.is_usable ? '●' : '◐');
-    expect(r[2]).toBe(thousands(c.capacity_sat!));
+    expect(r[2]).toBe(thousands(c.capacity_sat));
     expect(r[3]).toBe(thousands(big(c.outbound_balance_msat) / 1000n));
     expect(r[4]).toBe(thousands(big(c.inbound_balance_msat) / 1000n));
     expect(r[6]).toBe(`USDT ${withPrecision(c.asset_local_amount!, 2)}/${withPrecision(c.asset_remote_amount!, 2)}`);
@@ -194,8 +195,8 @@ describe('channel report against the emulator', () => {
     const { service } = reports();
     await service.channels('bob');
     const alice = w.api('alice');
-    const bobPub = (await w.api('bob').nodeinfo()).pubkey!;
-    await alice.openchannel({ peer_pubkey_and_opt_addr: bobPub, capacity_sat: 20_000, public: true } as never);
+    const bobPub = (await w.api('bob').nodeinfo()).pubkey;
+    await alice.openchannel({ peer_pubkey_and_opt_addr: bobPub, capacity_sat: 20_000, public: true });
     const { message } = await service.channels('bob');
     const text = JSON.stringify(message.blocks);
     expect(text).toContain('opened 1');
@@ -230,7 +231,7 @@ describe('report schedules', () => {
       createdBy: 'discord:42',
     });
     expect(s.nextRun).toBeInstanceOf(Date);
-    await waitFor(() => first.outbox.items.length >= 1, 8_000);
+    await waitFor(() => first.outbox.items.length >= 1, { timeout: 8_000 });
     first.scheduler.stop();
     const item = first.outbox.items[0];
     expect(item).toMatchObject({ platform: 'discord', channelId: 'chan-9', kind: 'report' });
@@ -244,7 +245,7 @@ describe('report schedules', () => {
     expect(listed[0].nextRun).toBeInstanceOf(Date);
     second.scheduler.start();
     try {
-      await waitFor(() => second.outbox.items.length >= 1, 8_000);
+      await waitFor(() => second.outbox.items.length >= 1, { timeout: 8_000 });
       // It still shows the change since the last snapshot (taken before the restart).
       expect(JSON.stringify(second.outbox.items[0].message.blocks)).toMatch(/Change since|No change since/);
       const runs = await second.metrics.registry.getSingleMetricAsString('rln_chatops_report_runs_total');
@@ -273,7 +274,7 @@ describe('report schedules', () => {
     await w.hosting.destroyNode(node.nodeId);
     r.scheduler.start();
     try {
-      await waitFor(() => r.outbox.items.length >= 1, 8_000);
+      await waitFor(() => r.outbox.items.length >= 1, { timeout: 8_000 });
     } finally {
       r.scheduler.stop();
     }

@@ -4,7 +4,7 @@
  * chat.postMessage to the channel it was asked in, through the outbox and the notifier.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSlackWorld, type SlackWorld } from '../chat/slack/start-slack-world.js';
+import { startSlackWorld, type SlackWorld } from '../support/start-slack-world.js';
 import { startFakeSlack, createSlackDriver, type FakeSlack, type SlackDriver } from '../fakes/slack/index.js';
 
 const SIGNING_SECRET = 'reports-signing-secret-123';

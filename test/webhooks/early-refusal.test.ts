@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createNodeDirectory, KeyCache } from '../../src/webhooks/index.js';
-import { actor, fakeHosting, makeNotifier, node, RecordingPoster, slackPlace, startReceiver, type Harness } from '../notify/helpers.js';
+import { actor, fakeHosting, makeNotifier, node, RecordingPoster, slackPlace, startReceiver, type Harness } from '../support/notify.js';
 import { makeKey } from './keys.js';
 import { postHeadOnly } from '../support/raw-http.js';
 

@@ -6,7 +6,8 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { createNodeDirectory, KeyCache } from '../../src/webhooks/index.js';
-import { actor, fakeHosting, makeNotifier, node, RecordingPoster, slackPlace, startReceiver, textOf, waitFor, type Harness } from '../notify/helpers.js';
+import { actor, fakeHosting, makeNotifier, node, RecordingPoster, slackPlace, startReceiver, textOf, type Harness } from '../support/notify.js';
+import { waitFor } from '../support/wait-for.js';
 import { makeKey } from './keys.js';
 
 const cleanup: Array<() => Promise<void> | void> = [];
@@ -50,10 +51,10 @@ describe('an event stamped ahead of the clock', () => {
     it(`does not hide a later FAILED when a RUNNING was stamped ${what} ahead: the incident opens`, async () => {
       const t = await setup();
       expect((await t.signed(t.status('RUNNING', new Date(Date.now() + aheadMs)))).status).toBe(202);
-      await waitFor(() => t.poster.posts().length === 1, 5000, 'the RUNNING post');
+      await waitFor(() => t.poster.posts().length === 1, { timeout: 5000, what: 'the RUNNING post' });
       await new Promise((r) => setTimeout(r, 20));
       expect((await t.signed(t.status('FAILED', new Date()))).status).toBe(202);
-      await waitFor(() => t.h.notifier.store.incidents().length === 1, 5000, 'an incident');
+      await waitFor(() => t.h.notifier.store.incidents().length === 1, { timeout: 5000, what: 'an incident' });
       const last = t.poster.posts().at(-1)!;
       expect(textOf(last.message)).toContain('FAILED');
       expect(textOf(last.message)).not.toContain('superseded');
@@ -73,9 +74,9 @@ describe('an event stamped ahead of the clock', () => {
     const t = await setup();
     const wholeSecond = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
     await t.signed(t.status('RUNNING', wholeSecond(Date.now() + 30_000)));
-    await waitFor(() => t.poster.posts().length === 1, 5000, 'the RUNNING post');
+    await waitFor(() => t.poster.posts().length === 1, { timeout: 5000, what: 'the RUNNING post' });
     await t.signed(t.status('FAILED', wholeSecond(Date.now())));
-    await waitFor(() => t.h.notifier.store.incidents().length === 1, 5000, 'an incident');
+    await waitFor(() => t.h.notifier.store.incidents().length === 1, { timeout: 5000, what: 'an incident' });
   });
 });
 
@@ -96,7 +97,7 @@ describe('freshness', () => {
     const t = await setup({ retentionMs });
     const payload = t.status('PAUSED', new Date());
     expect((await t.signed(payload)).status).toBe(202);
-    await waitFor(() => t.poster.posts().length === 1, 5000, 'the first post');
+    await waitFor(() => t.poster.posts().length === 1, { timeout: 5000, what: 'the first post' });
     await new Promise((r) => setTimeout(r, retentionMs + 200));
     // The retention has passed: the stored event (and its key) may be pruned at any time now.
     t.h.notifier.store.prune(Date.now() - retentionMs);
@@ -111,7 +112,7 @@ describe('freshness', () => {
     const t = await setup({ retentionMs });
     const payload = t.status('PAUSED', new Date(Date.now() + 3_600_000));
     expect((await t.signed(payload)).status).toBe(202);
-    await waitFor(() => t.poster.posts().length === 1, 5000, 'the first post');
+    await waitFor(() => t.poster.posts().length === 1, { timeout: 5000, what: 'the first post' });
     await new Promise((r) => setTimeout(r, retentionMs + 200));
     t.h.notifier.store.prune(Date.now() - retentionMs);
     const replay = await t.signed(payload);

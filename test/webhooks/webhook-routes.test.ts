@@ -2,20 +2,9 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { createNodeDirectory, KeyCache } from '../../src/webhooks/index.js';
-import {
-  actor,
-  fakeHosting,
-  makeNotifier,
-  node,
-  RecordingPoster,
-  slackPlace,
-  startReceiver,
-  statusPayload,
-  textOf,
-  waitFor,
-  type Harness,
-} from '../notify/helpers.js';
+import { actor, fakeHosting, makeNotifier, node, RecordingPoster, slackPlace, startReceiver, statusPayload, textOf, type Harness } from '../support/notify.js';
 import { makeKey, type Kind } from './keys.js';
+import { waitFor } from '../support/wait-for.js';
 
 const cleanup: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -35,7 +24,7 @@ async function setup(opts: { kind?: Kind; header?: string; refetchMs?: number; k
   const nodes = createNodeDirectory({ hosting, minRefreshMs: 0 });
   const rx = await startReceiver(h.notifier, { signatureHeader: opts.header ?? 'X-Service-Signature', keys, nodes }, logger, h.metrics);
   cleanup.push(() => h.close(), () => rx.close());
-  const signer = Object.values(key.signers)[0]!;
+  const signer = Object.values(key.signers)[0];
   const send = (path: string, body: string | Buffer, headers: Record<string, string> = {}) =>
     fetch(`${rx.url}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: new Uint8Array(typeof body === "string" ? Buffer.from(body) : body) });
   const signed = (path: string, payload: unknown, header = 'x-service-signature') => {
@@ -54,9 +43,9 @@ describe('webhook receiver', () => {
     expect(res.status).toBe(202);
     expect(((await res.json()) as { eventId: number }).eventId).toBeGreaterThan(0);
     const [post] = await waitFor(() => t.poster.posts().length > 0 && t.poster.posts());
-    expect(post!.target.channelId).toBe('C1');
-    expect(textOf(post!.message)).toContain('alice');
-    expect(textOf(post!.message)).toContain('PAUSED');
+    expect(post.target.channelId).toBe('C1');
+    expect(textOf(post.message)).toContain('alice');
+    expect(textOf(post.message)).toContain('PAUSED');
   });
 
   it('accepts X-ThunderStack-Signature whatever the configured header, and the configured header', async () => {
@@ -74,7 +63,7 @@ describe('webhook receiver', () => {
     const tampered = Buffer.from(body.toString().replace('FAILED', 'PAUSED'));
     expect((await t.send('/webhooks/service', tampered, { 'x-service-signature': sig })).status).toBe(401);
     const foreign = makeKey('ed25519');
-    expect((await t.send('/webhooks/service', body, { 'x-service-signature': Object.values(foreign.signers)[0]!(body) })).status).toBe(401);
+    expect((await t.send('/webhooks/service', body, { 'x-service-signature': Object.values(foreign.signers)[0](body) })).status).toBe(401);
     expect((await t.send('/webhooks/service', body)).status).toBe(401);
     const big = Buffer.alloc(1024 * 1024 + 10, 0x20);
     expect((await t.send('/webhooks/service', big, { 'x-service-signature': t.signer(big) })).status).toBe(413);
@@ -136,9 +125,9 @@ describe('webhook receiver', () => {
     });
     expect(res.status).toBe(202);
     const [post] = await waitFor(() => t.poster.posts().length > 0 && t.poster.posts());
-    expect(textOf(post!.message)).toContain('BACKUP_COMPLETED');
-    expect(textOf(post!.message)).toContain('bob');
-    expect(textOf(post!.message)).toContain('1234');
+    expect(textOf(post.message)).toContain('BACKUP_COMPLETED');
+    expect(textOf(post.message)).toContain('bob');
+    expect(textOf(post.message)).toContain('1234');
   });
 
   it('refetches a rotated key once, and at most once per interval for bad signatures', async () => {
@@ -147,13 +136,13 @@ describe('webhook receiver', () => {
     const keys = new KeyCache({ fetchKey: () => t.hosting.webhookPublicKey(), refetchIntervalMs: 30_000, now: () => now });
     const old = t.key;
     const body = Buffer.from(JSON.stringify(statusPayload('n1', 'PAUSED')));
-    expect(await keys.verify(body, Object.values(old.signers)[0]!(body))).toBe(true);
+    expect(await keys.verify(body, Object.values(old.signers)[0](body))).toBe(true);
     expect(t.hosting.keyFetches).toBe(1);
 
     const rotated = makeKey('p256');
     t.hosting.key = { data: { publicKey: rotated.encodings['raw compressed base64'] } };
     now += 1_000; // the first failure refetches at once
-    expect(await keys.verify(body, Object.values(rotated.signers)[0]!(body))).toBe(true);
+    expect(await keys.verify(body, Object.values(rotated.signers)[0](body))).toBe(true);
     expect(t.hosting.keyFetches).toBe(2);
 
     // Forged requests right after: no refetch (rate-limited).
@@ -186,7 +175,7 @@ describe('webhook receiver', () => {
     // Once the retry time has passed, the next request fetches again, and a good key is used at once.
     t.hosting.key = t.key.encodings['JSON {publicKey: PEM}'];
     now += 5_000;
-    expect(await keys.verify(body, Object.values(t.key.signers)[0]!(body))).toBe(true);
+    expect(await keys.verify(body, Object.values(t.key.signers)[0](body))).toBe(true);
     expect(t.hosting.keyFetches).toBe(2);
   });
 

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../../support/harness.js';
 import { commandInteraction, createInteractionSigner, pingInteraction, startFakeDiscord, type FakeDiscord } from '../../fakes/discord/index.js';
-import { gatewayAnswer, textOf } from './discord-e2e.js';
+import { gatewayAnswer, textOf } from '../../support/discord-e2e.js';
 import { commandProblems, messageProblems } from './check-limits.js';
 
 const ADMIN = { userId: '100000000000000001' };

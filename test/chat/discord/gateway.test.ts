@@ -3,7 +3,7 @@
  * registry and dispatcher, and the emulator as the hosting service.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BOT_TOKEN, startDiscordBot, type DiscordBot } from './start-discord-bot.js';
+import { BOT_TOKEN, startDiscordBot, type DiscordBot } from '../../support/start-discord-bot.js';
 import {
   autocompleteInteraction,
   buttonInteraction,
@@ -11,9 +11,10 @@ import {
   modalSubmitInteraction,
   type FakeDiscord,
 } from '../../fakes/discord/index.js';
-import { buttonsOf, gatewayAnswer, textOf } from './discord-e2e.js';
+import { buttonsOf, gatewayAnswer, textOf } from '../../support/discord-e2e.js';
 import { TONE_COLOURS } from '../../../src/chat/discord/index.js';
 import { commandProblems, messageProblems, modalInputs, modalProblems } from './check-limits.js';
+import { waitFor } from '../../support/wait-for.js';
 
 const ADMIN = { userId: '100000000000000001' };
 const OPERATOR = { userId: '100000000000000002' };
@@ -37,15 +38,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.close();
 });
-
-/** Polls `cond` until it holds; throws (failing the test) when it does not within `ms`. */
-async function waitFor(cond: () => boolean, what: string, ms = 5_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > until) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 const cmd = (who: typeof ADMIN, group: string | undefined, sub: string, options: Record<string, string> = {}) =>
   gatewayAnswer(fake, commandInteraction(app, who, group, sub, options));
@@ -179,7 +171,7 @@ describe('Discord over the gateway', () => {
 
   it('initialises a node through a private modal and shows the mnemonic only to the admin', async () => {
     await cmd(ADMIN, 'node', 'create', { name: 'erin' });
-    await waitFor(() => h.emulator.nodes().find((n) => n.name === 'erin')?.status === 'RUNNING', 'erin RUNNING');
+    await waitFor(() => h.emulator.nodes().find((n) => n.name === 'erin')?.status === 'RUNNING', { what: 'erin RUNNING' });
     const password = 'erin-password-42';
     const open = await cmd(ADMIN, 'node', 'init', { node: 'erin' });
     expect(open.type).toBe(9);

@@ -13,8 +13,8 @@ import {
   pingInteraction,
   signHeaders,
 } from '../../fakes/discord/index.js';
-import { startDiscordBot, type DiscordBot } from './start-discord-bot.js';
-import { buttonsOf, finishAnswer, textOf } from './discord-e2e.js';
+import { startDiscordBot, type DiscordBot } from '../../support/start-discord-bot.js';
+import { buttonsOf, finishAnswer, textOf } from '../../support/discord-e2e.js';
 import { messageProblems, modalProblems } from './check-limits.js';
 
 const ADMIN = { userId: '100000000000000001' };

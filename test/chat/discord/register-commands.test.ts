@@ -4,7 +4,7 @@ import { allCommands } from '../../../commands/index.js';
 import { registerCommands } from '../../../src/chat/discord/index.js';
 import { startFakeDiscord, type FakeDiscord } from '../../fakes/discord/index.js';
 import { commandProblems } from './check-limits.js';
-import { startDiscordBot } from './start-discord-bot.js';
+import { startDiscordBot } from '../../support/start-discord-bot.js';
 
 const TOKEN = 'register-token-0123456789abcdef';
 let fake: FakeDiscord;

@@ -1,5 +1,3 @@
-import { readFileSync, writeFileSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../../src/core/message.js';
 import type { Dialog } from '../../../src/core/types.js';
@@ -12,16 +10,7 @@ import {
 } from '../../../src/chat/discord/render.js';
 import { DISCORD_MAX_EMBED_DESCRIPTION, DISCORD_MAX_CUSTOM_ID } from '../../../src/chat/discord/limits.js';
 import { messageProblems, modalInputs, modalProblems } from './check-limits.js';
-
-const FIXTURES = join(import.meta.dirname, '../../fixtures/discord');
-
-/** Compares with test/fixtures/discord/<name>.json; UPDATE_GOLDEN=1 rewrites it. */
-function golden(name: string, value: unknown): void {
-  const file = join(FIXTURES, `${name}.json`);
-  const text = `${JSON.stringify(value, null, 2)}\n`;
-  if (process.env.UPDATE_GOLDEN || !existsSync(file)) writeFileSync(file, text);
-  expect(text).toBe(readFileSync(file, 'utf8'));
-}
+import { expectGolden } from '../../support/golden.js';
 
 const nodeInfo: Message = {
   header: 'alice · 🟢 RUNNING',
@@ -86,7 +75,7 @@ describe('toDiscordPayload', () => {
     expect(p.embeds[0].color).toBe(DISCORD_COLOUR_SUCCESS);
     expect(p.embeds[0].footer?.text).toBe('updated 2026-11-22 10:00 UTC');
     expect(p.components[0].components.map((b) => [b.custom_id, b.style])).toEqual([['b_stop1', 4], ['b_logs1', 2], ['b_up1', 1]]);
-    golden('node-info', p);
+    expectGolden('discord/node-info', p);
   });
 
   it('escapes markdown and neutralises every mention in user text', () => {
@@ -101,7 +90,7 @@ describe('toDiscordPayload', () => {
     expect(e.description).toContain('\\[x\\]\\(http://evil\\)');
     expect(e.description).not.toContain('```\n a ```');
     expect(p.allowed_mentions).toEqual({ parse: [] });
-    golden('hostile-text', p);
+    expectGolden('discord/hostile-text', p);
   });
 
   it('truncates a long table visibly within the description limit', () => {
@@ -113,7 +102,7 @@ describe('toDiscordPayload', () => {
     expect(more).not.toBeNull();
     const shown = (d.match(/chan-\d+/g) ?? []).length;
     expect(shown + Number(more![1])).toBe(400);
-    golden('table-truncated', p);
+    expectGolden('discord/table-truncated', p);
   });
 
   it('keeps a short table whole', () => {
@@ -157,7 +146,7 @@ describe('dialogToModal', () => {
     expect(inputs[1].value).toBe('yes');
     expect((m.components[2] as { label: string }).label.endsWith('(yes/no)')).toBe(true);
     expect(inputs[2].value).toBeUndefined();
-    golden('destroy-modal', { type: 9, data: m });
+    expectGolden('discord/destroy-modal', { type: 9, data: m });
   });
 
   it('prefills a value only when it fits whole, never a cut one', () => {

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../../support/harness.js';
 import { commandInteraction, startFakeDiscord, type FakeDiscord } from '../../fakes/discord/index.js';
-import { buttonsOf, gatewayAnswer, textOf } from './discord-e2e.js';
+import { buttonsOf, gatewayAnswer, textOf } from '../../support/discord-e2e.js';
 import { decodeQr } from '../../support/decode-png.js';
 
 const OPERATOR = { userId: '100000000000000012', channelId: '900000000000000888' };

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
 import { createShellAdapter } from '../../../src/chat/shell/index.js';
-import { harness } from '../../core/support.js';
+import { harness } from '../../support/core.js';
+import { waitFor } from '../../support/wait-for.js';
 
 function io() {
   const input = new PassThrough();
@@ -13,11 +14,7 @@ function io() {
 
 /** Waits until the output contains `s` (the adapter answers asynchronously). */
 async function until(read: () => string, s: string | RegExp, ms = 5000) {
-  const start = Date.now();
-  while (!(typeof s === 'string' ? read().includes(s) : s.test(read()))) {
-    if (Date.now() - start > ms) throw new Error(`output never contained ${s}:\n${read()}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  await waitFor(() => (typeof s === 'string' ? read().includes(s) : s.test(read())), { timeout: ms, interval: 5, what: () => `output containing ${s}:\n${read()}` });
 }
 
 describe('shell adapter', () => {

@@ -11,6 +11,7 @@ import { openDatabase } from '../../../src/store/index.js';
 import { createHostingClient, type HostedNode } from '../../../src/hosting/index.js';
 import { createNodeApiClient, loadNodeCredentials } from '../../../src/node-api/index.js';
 import { startEmulator, type Emulator } from '../../../src/emulator/index.js';
+import { waitFor } from '../../support/wait-for.js';
 
 let emulator: Emulator;
 let shell: ReturnType<typeof createShellAdapter>;
@@ -18,11 +19,7 @@ let input: PassThrough;
 let out = '';
 
 async function until(s: string | RegExp, ms = 8000) {
-  const start = Date.now();
-  while (!(typeof s === 'string' ? out.includes(s) : s.test(out))) {
-    if (Date.now() - start > ms) throw new Error(`output never contained ${s}:\n${out}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await waitFor(() => (typeof s === 'string' ? out.includes(s) : s.test(out)), { timeout: ms, what: () => `output containing ${s}:\n${out}` });
 }
 
 beforeAll(async () => {

@@ -11,6 +11,7 @@ import { msg, type Message } from '../../../src/core/message.js';
 import { postSigned, slashCommandPayload } from '../../fakes/slack/index.js';
 import { scriptedDispatcher, gate } from './scripted-dispatcher.js';
 import { startSlackBot, SIGNING_SECRET, type SlackBot } from './start-slack-bot.js';
+import { waitFor } from '../../support/wait-for.js';
 
 const ALICE = { id: 'UALICE', name: 'alice' };
 const BOB = { id: 'UBOB', name: 'bob' };
@@ -55,7 +56,7 @@ describe.each(['socket', 'http'] as const)('the Slack adapter in %s mode', (mode
     const { responseUrl } = await bot.driver.slash(ALICE, 'node info alice');
     // Acknowledged while the dispatcher has not answered yet.
     expect(bot.fake.respondsTo(responseUrl)).toHaveLength(0);
-    await bot.fake.waitFor(() => d.invocations.length === 1, 5000, 'the dispatch');
+    await waitFor(() => d.invocations.length === 1, { timeout: 5000, what: 'the dispatch' });
     slow.open(channelReply('alice is RUNNING'));
     const [r] = await bot.fake.waitForResponds(responseUrl);
     const ackKind = mode === 'socket' ? 'ack' : 'http_ack';
@@ -108,7 +109,7 @@ describe.each(['socket', 'http'] as const)('the Slack adapter in %s mode', (mode
     const logger = createLogger({ level: 'debug', destination: new Writable({ write: (c, _e, cb) => (logs.push(String(c)), cb()) }) });
     bot = await startSlackBot(mode, d, { viewSubmissionBudgetMs: 30, logger });
     await bot.driver.slash(ALICE, 'node unlock alice');
-    const view = await bot.fake.waitFor(() => bot!.fake.views.at(-1));
+    const view = await waitFor(() => bot!.fake.views.at(-1));
     const { ack } = await bot.driver.submit(ALICE, view, { password: 'correct horse battery' });
     expect(isEmptyAck(ack)).toBe(true);
     slow.open({ kind: 'message', visibility: 'private', message: { blocks: [msg.text('unlocked')] } });
@@ -160,7 +161,7 @@ describe.each(['socket', 'http'] as const)('the Slack adapter in %s mode', (mode
     );
     bot = await startSlackBot(mode, d);
     await bot.driver.slash(ALICE, 'node restore alice');
-    const view = await bot.fake.waitFor(() => bot!.fake.views.at(-1));
+    const view = await waitFor(() => bot!.fake.views.at(-1));
     const { ack } = await bot.driver.submit(ALICE, view, { a: 'x' });
     expect(isEmptyAck(ack)).toBe(true);
     const [eph] = await bot.fake.waitForCalls('chat.postEphemeral');
@@ -181,7 +182,7 @@ describe('the Slack adapter in HTTP mode', () => {
     expect(d.invocations).toHaveLength(0);
     const ok = await postSigned(bot.eventsUrl!, SIGNING_SECRET, form);
     expect(ok.status).toBe(200);
-    await bot.fake.waitFor(() => d.invocations.length === 1);
+    await waitFor(() => d.invocations.length === 1);
   });
 
   it('refuses the same signed request a second time, so a captured click or command cannot run twice', async () => {
@@ -191,13 +192,13 @@ describe('the Slack adapter in HTTP mode', () => {
     const timestampSec = Math.floor(Date.now() / 1000);
     const first = await postSigned(bot.eventsUrl!, SIGNING_SECRET, form, { timestampSec });
     expect(first.status).toBe(200);
-    await bot.fake.waitFor(() => d.invocations.length === 1);
+    await waitFor(() => d.invocations.length === 1);
     const replay = await postSigned(bot.eventsUrl!, SIGNING_SECRET, form, { timestampSec });
     expect(replay.status).toBe(401);
     // A new request (Slack signs each one afresh) still goes through.
     const next = await postSigned(bot.eventsUrl!, SIGNING_SECRET, { ...form, trigger_id: 'trigger-next' }, { timestampSec });
     expect(next.status).toBe(200);
-    await bot.fake.waitFor(() => d.invocations.length === 2);
+    await waitFor(() => d.invocations.length === 2);
     expect(d.invocations).toHaveLength(2);
   });
 
@@ -220,7 +221,7 @@ describe('the Slack adapter answering a dialog', () => {
     );
     bot = await startSlackBot('socket', d);
     await bot.driver.slash(ALICE, 'node settings alice', { channelId: 'C0PRIVATE' });
-    const view = await bot.fake.waitFor(() => bot!.fake.views.at(-1));
+    const view = await waitFor(() => bot!.fake.views.at(-1));
     bot.fake.fail('chat.postMessage', { error: 'not_in_channel' });
     await bot.driver.submit(ALICE, view, { x: '1' });
     const posts = await bot.fake.waitForCalls('chat.postMessage', 2);
@@ -236,7 +237,7 @@ describe('the Slack adapter in Socket Mode', () => {
     const opens = bot.fake.callsTo('apps.connections.open').length;
     bot.fake.disconnectClients();
     await bot.fake.waitForCalls('apps.connections.open', opens + 1);
-    await bot.fake.waitFor(() => bot!.fake.connectionCount === 2, 5000, 'a second connection');
+    await waitFor(() => bot!.fake.connectionCount === 2, { timeout: 5000, what: 'a second connection' });
     await bot.fake.connected();
     const { responseUrl } = await bot.driver.slash(ALICE, 'node list');
     const [r] = await bot.fake.waitForResponds(responseUrl);
@@ -338,7 +339,7 @@ describe('the Slack adapter chaining dialogs', () => {
     );
     bot = await startSlackBot('socket', d);
     await bot.driver.slash(ALICE, 'node restore alice');
-    const view = await bot.fake.waitFor(() => bot!.fake.views.at(-1));
+    const view = await waitFor(() => bot!.fake.views.at(-1));
     const { ack } = await bot.driver.submit(ALICE, view, { a: 'x' });
     expect(ack.response_action).toBe('update');
     expect(ack.view).toMatchObject({ type: 'modal', callback_id: 'dlg-b' });

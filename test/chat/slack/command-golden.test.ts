@@ -6,7 +6,7 @@
  * rewrites them after a deliberate change, and the diff is reviewed like code.
  */
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { startSlackWorld, type SlackWorld } from './start-slack-world.js';
+import { startSlackWorld, type SlackWorld } from '../../support/start-slack-world.js';
 import { startFakeSlack, createSlackDriver, type FakeSlack, type SlackDriver } from '../../fakes/slack/index.js';
 import { assertSlackLimits } from './assert-slack-limits.js';
 import { expectGolden, scrubVolatile } from '../../support/golden.js';
@@ -53,7 +53,7 @@ describe('real command answers on Slack, kept as golden files', () => {
   it.each(cases)('answers `/rln $text` as the golden file $name', async ({ name, user, text }) => {
     const { responseUrl } = await slack.slash(user, text);
     const [answer] = await fake.waitForResponds(responseUrl);
-    const body = answer!.body as Record<string, unknown>;
+    const body = answer.body as Record<string, unknown>;
     assertSlackLimits(body as never);
     expectGolden(`slack/commands/${name}`, scrubVolatile(body));
   });

@@ -2,17 +2,13 @@
  * The Block Kit renderer: golden files (paste them into Block Kit Builder), Slack's limits,
  * and escaping of user data.
  */
-import { readFileSync, writeFileSync, existsSync } from 'node:fs';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { msg, type Message } from '../../../src/core/message.js';
 import { statusBadge, statusTone } from '../../../src/core/format.js';
 import { allBlocks, dialogToModal, readModalOrigin, toBlockKit, SlackRenderError } from '../../../src/chat/slack/index.js';
 import { assertModalLimits, assertSlackLimits } from './assert-slack-limits.js';
-
-const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../../fixtures/slack');
+import { expectGolden } from '../../support/golden.js';
 
 const examples: Record<string, Message> = {
   status: {
@@ -67,11 +63,7 @@ describe('the Block Kit golden files', () => {
     it(`renders the ${name} message as its golden file, within every Slack limit`, () => {
       const rendered = toBlockKit(message);
       assertSlackLimits(rendered);
-      const file = join(FIXTURES, `${name}.json`);
-      const text = JSON.stringify(rendered, null, 2) + '\n';
-      if (process.env.UPDATE_GOLDEN) writeFileSync(file, text);
-      expect(existsSync(file), `missing golden file ${file}: run with UPDATE_GOLDEN=1`).toBe(true);
-      expect(text).toBe(readFileSync(file, 'utf8'));
+      expectGolden(`slack/${name}`, rendered);
     });
   }
 });

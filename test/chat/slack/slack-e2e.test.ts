@@ -4,8 +4,9 @@
  * real Bolt app, in Socket Mode and in HTTP mode (through the bot's one fastify server).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSlackWorld, DEMO_NODE_PASSWORD, type SlackWorld } from './start-slack-world.js';
+import { startSlackWorld, DEMO_NODE_PASSWORD, type SlackWorld } from '../../support/start-slack-world.js';
 import { startFakeSlack, createSlackDriver, type FakeSlack, type SlackDriver, type RespondCall, type ApiCall } from '../../fakes/slack/index.js';
+import { waitFor } from '../../support/wait-for.js';
 
 const SIGNING_SECRET = 'e2e-signing-secret-abcdef';
 const ADMIN = { id: 'UADMIN', name: 'ada' };
@@ -125,7 +126,7 @@ describe.each(['socket', 'http'] as const)('the bot on Slack in %s mode', (mode)
     expect(right.ack?.response_action).toBeUndefined();
     const [post] = (await fake.waitForCalls('chat.postMessage', posted + 1)).slice(posted);
     expect(post.args.channel).toBe('C0OPS');
-    await fake.waitFor(() => !h.emulator.nodes().some((n) => n.name === nodeName), 5000, `${nodeName} destroyed`);
+    await waitFor(() => !h.emulator.nodes().some((n) => n.name === nodeName), { timeout: 5000, what: `${nodeName} destroyed` });
   });
 
   it('refuses a password typed inline and never echoes it', async () => {
@@ -157,7 +158,7 @@ describe.each(['socket', 'http'] as const)('the bot on Slack in %s mode', (mode)
     const posted = fake.callsTo('chat.postMessage').length + fake.callsTo('chat.postEphemeral').length;
     const { ack } = await slack.submit(ADMIN, view, { password: DEMO_NODE_PASSWORD });
     expect(ack?.response_action).toBeUndefined();
-    await fake.waitFor(() => fake.callsTo('chat.postMessage').length + fake.callsTo('chat.postEphemeral').length > posted, 5000, 'the unlock answer');
+    await waitFor(() => fake.callsTo('chat.postMessage').length + fake.callsTo('chat.postEphemeral').length > posted, { timeout: 5000, what: 'the unlock answer' });
     const answer = [...fake.callsTo('chat.postMessage'), ...fake.callsTo('chat.postEphemeral')].sort((a, b) => a.seq - b.seq).at(-1)!;
     expect(JSON.stringify(answer.args).toLowerCase()).toContain('unlocked');
     // The dialog's password did reach the node (the inline refusal above counts these same requests).
@@ -169,7 +170,7 @@ describe.each(['socket', 'http'] as const)('the bot on Slack in %s mode', (mode)
   it('initialises a fresh node through the private dialog and shows the mnemonic once, only to the admin', async () => {
     const name = `init${mode}`;
     await ask(ADMIN, `node create ${name}`);
-    await fake.waitFor(() => h.emulator.nodes().find((n) => n.name === name)?.status === 'RUNNING', 5000, `${name} RUNNING`);
+    await waitFor(() => h.emulator.nodes().find((n) => n.name === name)?.status === 'RUNNING', { timeout: 5000, what: `${name} RUNNING` });
     const password = `init-password-${mode}-42`;
 
     const opened = fake.callsTo('views.open').length;
@@ -180,11 +181,11 @@ describe.each(['socket', 'http'] as const)('the bot on Slack in %s mode', (mode)
     const view = fake.views.at(-1)!;
     const { ack } = await slack.submit(ADMIN, view, { password, password_repeat: password });
     expect(ack?.response_action).toBeUndefined();
-    await fake.waitFor(() => h.emulator.nodes().find((n) => n.name === name)?.initialized, 5000, `${name} initialized`);
+    await waitFor(() => h.emulator.nodes().find((n) => n.name === name)?.initialized, { timeout: 5000, what: `${name} initialized` });
     const said = (x: RespondCall | ApiCall) => JSON.stringify('body' in x ? x.body : x.args);
     const since = () => [...fake.responds.slice(respondsBefore), ...fake.calls.slice(callsBefore)];
     const answers = () => since().filter((x) => said(x).includes('Node initialized'));
-    const [answer] = await fake.waitFor(() => answers().length && answers(), 5000, 'the init answer');
+    const [answer] = await waitFor(() => answers().length && answers(), { timeout: 5000, what: 'the init answer' });
     const mnemonic = said(answer).match(/```\\n([a-z ]+)\\n```/)?.[1] ?? '';
     expect(mnemonic.split(' ').length).toBeGreaterThanOrEqual(12);
 
@@ -205,7 +206,7 @@ describe.each(['socket', 'http'] as const)('the bot on Slack in %s mode', (mode)
     const { ack: ack2 } = await slack.submit(ADMIN, fake.views.at(-1)!, { password, password_repeat: password });
     expect(ack2?.response_action).toBeUndefined();
     const refusals = () => fake.calls.slice(postedBefore).filter((c) => JSON.stringify(c.args).includes('AlreadyInitialized'));
-    const [refusal] = await fake.waitFor(() => refusals().length && refusals(), 5000, 'the second init refusal');
+    const [refusal] = await waitFor(() => refusals().length && refusals(), { timeout: 5000, what: 'the second init refusal' });
     expect(refusal).toMatchObject({ method: 'chat.postEphemeral', args: { user: ADMIN.id } });
     expect(JSON.stringify(refusal.args)).toContain('already initialized');
     expect(since().filter((x) => said(x).includes('Node initialized'))).toHaveLength(1);
@@ -235,7 +236,7 @@ describe.each(['socket', 'http'] as const)('the bot on Slack in %s mode', (mode)
       expect(ack).toBeDefined();
       const ackSeq = ack!.seq;
       expect(fake.respondsTo(responseUrl)).toHaveLength(0);
-      const [r] = await fake.waitFor(() => fake.respondsTo(responseUrl).length && fake.respondsTo(responseUrl), 10_000, 'the slow answer');
+      const [r] = await waitFor(() => fake.respondsTo(responseUrl).length && fake.respondsTo(responseUrl), { timeout: 10_000, what: 'the slow answer' });
       expect(r.seq).toBeGreaterThan(ackSeq);
       expect(textOf(r)).toContain('bob');
     } finally {

@@ -4,7 +4,7 @@
  * argument takes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSlackWorld, type SlackWorld } from './start-slack-world.js';
+import { startSlackWorld, type SlackWorld } from '../../support/start-slack-world.js';
 import { startFakeSlack, createSlackDriver, type FakeSlack, type SlackDriver, type RespondCall } from '../../fakes/slack/index.js';
 import { createNodeApiClient } from '../../../src/node-api/index.js';
 

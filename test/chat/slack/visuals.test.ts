@@ -4,7 +4,8 @@
  * decoded by an independent reader.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSlackWorld, type SlackWorld } from './start-slack-world.js';
+import { startSlackWorld, type SlackWorld } from '../../support/start-slack-world.js';
+import { waitFor } from '../../support/wait-for.js';
 import { startFakeSlack, createSlackDriver, type FakeSlack, type SlackDriver, type RespondCall } from '../../fakes/slack/index.js';
 import { decodeQr, readPng } from '../../support/decode-png.js';
 import { CHART_WIDTH } from '../../../src/reports/charts/render-chart.js';
@@ -68,7 +69,7 @@ describe('visual answers on Slack', () => {
     const r = await ask('invoice ln alice amt_msat=3000000');
     const invoice = codeBlockOf(r);
     expect(invoice).toMatch(/^ln/);
-    const [upload] = await fake.waitFor(() => fake.uploads.slice(before).filter((u) => u.completed).length && fake.uploads.slice(before), 10_000, 'the QR upload');
+    const [upload] = await waitFor(() => fake.uploads.slice(before).filter((u) => u.completed).length && fake.uploads.slice(before), { timeout: 10_000, what: 'the QR upload' });
     expect(upload.channelId).toBe(CHANNEL);
     expect(upload.filename).toBe('invoice-ln.png');
     expect(upload.bytes!.length).toBe(upload.length);
@@ -80,7 +81,7 @@ describe('visual answers on Slack', () => {
     const r = await ask('wallet address alice');
     const address = codeBlockOf(r);
     expect(address.length).toBeGreaterThan(20);
-    const [upload] = await fake.waitFor(() => fake.uploads.slice(before).filter((u) => u.completed).length && fake.uploads.slice(before), 10_000, 'the QR upload');
+    const [upload] = await waitFor(() => fake.uploads.slice(before).filter((u) => u.completed).length && fake.uploads.slice(before), { timeout: 10_000, what: 'the QR upload' });
     expect(decodeQr(upload.bytes!)).toBe(address);
   });
 
@@ -88,7 +89,7 @@ describe('visual answers on Slack', () => {
     fake.notMemberOf.add('CNOTYET');
     const before = fake.uploads.length;
     await ask('invoice ln alice amt_msat=1000000', 'CNOTYET');
-    await fake.waitFor(() => fake.uploads.slice(before).some((u) => u.completed), 10_000, 'the QR upload');
+    await waitFor(() => fake.uploads.slice(before).some((u) => u.completed), { timeout: 10_000, what: 'the QR upload' });
     expect(fake.callsTo('conversations.join').map((c) => c.args.channel)).toContain('CNOTYET');
     expect(fake.uploads.slice(before).find((u) => u.completed)?.channelId).toBe('CNOTYET');
   });
@@ -97,7 +98,7 @@ describe('visual answers on Slack', () => {
     const made = await ask('report schedule kind=balance node=alice cron="*/1 * * * * *"', 'CCHARTS');
     try {
       // The first run leaves the first snapshot; the next one has a history to draw.
-      const upload = await fake.waitFor(() => fake.uploads.find((u) => u.completed && u.filename === 'balance-alice-7d.png'), 15_000, 'the chart upload');
+      const upload = await waitFor(() => fake.uploads.find((u) => u.completed && u.filename === 'balance-alice-7d.png'), { timeout: 15_000, what: 'the chart upload' });
       expect(upload.channelId).toBe('CCHARTS');
       expect(upload.title).toBe('Balances of alice, last 7 days');
       expect(upload.bytes!.length).toBe(upload.length);
@@ -136,11 +137,11 @@ describe('visual answers on Slack', () => {
     expect(text).toContain('Last 10 of');
     expect(text).toContain('```');
     expect(text).toMatch(/rgb_lightning_node: status RUNNING/);
-    const uploads = await fake.waitFor(() => {
+    const uploads = await waitFor(() => {
       // Only this channel's: a report scheduled by an earlier test may still be delivering elsewhere.
       const done = fake.uploads.slice(before).filter((u) => u.completed && u.channelId === 'CLOGS');
       return done.length >= 2 && done;
-    }, 10_000, 'the log uploads');
+    }, { timeout: 10_000, what: 'the log uploads' });
     expect(uploads.map((u) => u.filename).sort()).toEqual(['alice-rln.log', 'alice-service.log']);
     // The wait was shown in a message of its own, edited in place as the export progressed.
     const progress = fake.callsTo('chat.postMessage').find((c) => c.args.channel === 'CLOGS' && JSON.stringify(c.args).includes('Exporting the logs'));

@@ -9,6 +9,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { waitFor } from '../../support/wait-for.js';
 
 export interface ApiCall {
   method: string;
@@ -86,8 +87,6 @@ export interface FakeSlack {
   connected(): Promise<void>;
   /** Sends an envelope to the connected client; resolves with the ack's payload (or undefined). */
   sendEnvelope(type: 'slash_commands' | 'interactive' | 'events_api', payload: Record<string, any>): Promise<any>;
-  /** Resolves when `pred` holds, polling every 10 ms (rejects after timeoutMs). */
-  waitFor<T>(pred: () => T | undefined | false | null | 0 | '', timeoutMs?: number, what?: string): Promise<T>;
   /** Resolves with the calls of `method` once there are at least `n`. */
   waitForCalls(method: string, n?: number): Promise<ApiCall[]>;
   /** Resolves with the respond() posts to `url` once there are at least `n`. */
@@ -215,7 +214,8 @@ export async function startFakeSlack(opts: { teamId?: string; botUserId?: string
     }
   }
 
-  const server: Server = createServer(async (req, res) => {
+  // node's http does not await a handler; this one answers on every path (404 and 400 included).
+  const server: Server = createServer((req, res) => void (async () => {
     try {
       const url = new URL(req.url ?? '/', 'http://x');
       const bytes = await readBody(req);
@@ -261,7 +261,7 @@ export async function startFakeSlack(opts: { teamId?: string; botUserId?: string
     } catch (e) {
       json(res, 400, { ok: false, error: 'invalid_request', detail: (e as Error).message });
     }
-  });
+  })());
 
   const wss = new WebSocketServer({ server });
   let connectionCount = 0;
@@ -272,7 +272,7 @@ export async function startFakeSlack(opts: { teamId?: string; botUserId?: string
     ws.on('message', (data) => {
       let msg: any;
       try {
-        msg = JSON.parse(String(data));
+        msg = JSON.parse((data as Buffer).toString('utf8'));
       } catch {
         return;
       }
@@ -308,7 +308,7 @@ export async function startFakeSlack(opts: { teamId?: string; botUserId?: string
     privateChannels,
     waitForUploads(n = 1, timeoutMs = 10_000) {
       const done = () => uploads.filter((u) => u.completed);
-      return fake.waitFor(() => done().length >= n && done(), timeoutMs, `${n} completed file upload(s)`);
+      return waitFor(() => done().length >= n && done(), { timeout: timeoutMs, what: `${n} completed file upload(s)` });
     },
     userGroups: [],
     expireResponseUrl(u) {
@@ -348,20 +348,11 @@ export async function startFakeSlack(opts: { teamId?: string; botUserId?: string
       ws.send(JSON.stringify({ envelope_id: envelopeId, type, payload, accepts_response_payload: type !== 'events_api' }));
       return acked;
     },
-    async waitFor<T>(pred: () => T | undefined | false | null | 0 | '', timeoutMs = 5_000, what = 'condition'): Promise<T> {
-      const end = Date.now() + timeoutMs;
-      for (;;) {
-        const v = pred();
-        if (v) return v as T;
-        if (Date.now() > end) throw new Error(`fake Slack: timed out waiting for ${what}`);
-        await new Promise((r) => setTimeout(r, 10));
-      }
-    },
     waitForCalls(method, n = 1) {
-      return fake.waitFor(() => fake.callsTo(method).length >= n && fake.callsTo(method), 5_000, `${n} ${method} call(s)`);
+      return waitFor(() => fake.callsTo(method).length >= n && fake.callsTo(method), { timeout: 5_000, what: `fake Slack: ${n} ${method} call(s)` });
     },
     waitForResponds(url, n = 1) {
-      return fake.waitFor(() => fake.respondsTo(url).length >= n && fake.respondsTo(url), 5_000, `${n} respond() post(s)`);
+      return waitFor(() => fake.respondsTo(url).length >= n && fake.respondsTo(url), { timeout: 5_000, what: `fake Slack: ${n} respond() post(s)` });
     },
     get connectionCount() {
       return connectionCount;

@@ -2,7 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnBot } from './spawn-bot.js';
+import { spawnBot } from '../support/spawn-bot.js';
 
 describe('the demo (npm start with no configuration)', () => {
   it('starts with no environment, shows the demo banner and answers a command typed on standard input', async () => {

@@ -5,7 +5,7 @@ import { defineCommand, type CommandDefinition } from '../../src/core/types.js';
 import { msg } from '../../src/core/message.js';
 import { createRegistry } from '../../src/core/registry.js';
 import type { DispatcherOptions } from '../../src/core/create-dispatcher.js';
-import { testDispatcher } from '../support/dispatcher.js';
+import { testDispatcher } from './dispatcher.js';
 import { openDatabase, type Db } from '../../src/store/index.js';
 import { createLogger } from '../../src/log.js';
 import type { HostedNode } from '../../src/hosting/index.js';

@@ -7,7 +7,7 @@ import { describe, it, expect } from 'vitest';
 import { readFileSync, readdirSync } from 'node:fs';
 import { parse } from 'yaml';
 
-const root = new URL('../../', import.meta.url);
+const root = new URL('../../../', import.meta.url);
 const manifest = parse(readFileSync(new URL('manifest.yml', root), 'utf8'));
 const slackDir = new URL('src/chat/slack/', root);
 const slackSource = readdirSync(slackDir)
@@ -60,8 +60,8 @@ describe('manifest.yml', () => {
     const methods = methodsCalled(slackSource);
     expect(methods).toContain('chat.postMessage');
     const unknown = methods.filter((m) => !(m in SCOPES_BY_METHOD));
-    expect(unknown, `add these methods to SCOPES_BY_METHOD: ${unknown}`).toEqual([]);
-    const needed = new Set(['commands', ...methods.flatMap((m) => SCOPES_BY_METHOD[m]!)]);
+    expect(unknown, `add these methods to SCOPES_BY_METHOD: ${unknown.join(', ')}`).toEqual([]);
+    const needed = new Set(['commands', ...methods.flatMap((m) => SCOPES_BY_METHOD[m])]);
     expect([...manifest.oauth_config.scopes.bot].sort()).toEqual([...needed].sort());
   });
 

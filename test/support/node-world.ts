@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { NodeWorld, ROUTES } from '../../src/emulator/node-api/index.js';
-import { validateResponse } from '../support/openapi.js';
+import { validateResponse } from './openapi.js';
 
  
 export type Any = any;

@@ -2,7 +2,7 @@
  * Drives interactions through the fake Discord and reads the bot's answer from the recorded REST
  * calls: the first answer (interaction callback) and, when deferred, the edit or follow-up.
  */
-import type { FakeDiscord, RecordedCall } from '../../fakes/discord/index.js';
+import type { FakeDiscord, RecordedCall } from '../fakes/discord/index.js';
 
 export interface Answer {
   /** The callback type of the first answer (4, 5, 6, 7, 8, 9). */

@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { waitFor } from './wait-for.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const tsxCli = fileURLToPath(new URL('../../node_modules/tsx/dist/cli.mjs', import.meta.url));
@@ -25,17 +26,7 @@ export function spawnBot(args: string[], opts: { env?: Record<string, string>; c
   });
   let out = '';
   let err = '';
-  const waiters: Array<{ re: RegExp; resolve: (s: string) => void }> = [];
-  child.stdout.on('data', (d: Buffer) => {
-    out += d.toString('utf8');
-    for (const w of [...waiters]) {
-      const m = out.match(w.re);
-      if (m) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve(m[0]);
-      }
-    }
-  });
+  child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
   child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on('exit', (code, signal) => resolve({ code, signal })),
@@ -46,12 +37,7 @@ export function spawnBot(args: string[], opts: { env?: Record<string, string>; c
     stderr: () => err,
     exited,
     waitFor(re, ms = 20_000) {
-      const m = out.match(re);
-      if (m) return Promise.resolve(m[0]);
-      return new Promise((resolve, reject) => {
-        const t = setTimeout(() => reject(new Error(`timed out waiting for ${re}; stdout:\n${out}\nstderr:\n${err.slice(-2000)}`)), ms);
-        waiters.push({ re, resolve: (s) => (clearTimeout(t), resolve(s)) });
-      });
+      return waitFor(() => out.match(re)?.[0], { timeout: ms, what: () => `${re}; stdout:\n${out}\nstderr:\n${err.slice(-2000)}` });
     },
   };
 }

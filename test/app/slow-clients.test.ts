@@ -36,7 +36,7 @@ describe('slow clients', () => {
       let sent = 0;
       let response = '';
       const timer = setInterval(() => {
-        if (sent < chunks.length && !socket.destroyed) socket.write(chunks[sent++]!);
+        if (sent < chunks.length && !socket.destroyed) socket.write(chunks[sent++]);
       }, everyMs);
       socket.on('data', (d) => (response += d.toString()));
       const done = () => {

@@ -2,7 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { existsSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnBot } from './spawn-bot.js';
+import { spawnBot } from '../support/spawn-bot.js';
 
 describe('SIGTERM', () => {
   it('drains, closes the database and exits 0 well within 10 s', async () => {

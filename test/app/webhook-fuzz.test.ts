@@ -8,6 +8,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import fc from 'fast-check';
 import { startHarness, type Harness } from '../support/harness.js';
 import { startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
+import { waitFor } from '../support/wait-for.js';
 
 describe('the webhook endpoint under bad input', () => {
   let h: Harness;
@@ -16,7 +17,7 @@ describe('the webhook endpoint under bad input', () => {
   beforeAll(async () => {
     slack = await startFakeSlack();
     h = await startHarness({ env: { SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: 'secret', SLACK_API_URL: slack.apiUrl }, emulator: { seed: 'demo' } });
-    nodeId = (await h.app.services.hosting.listNodes())[0]!.nodeId;
+    nodeId = (await h.app.services.hosting.listNodes())[0].nodeId;
     h.app.services.watches.add({ place: { platform: 'slack', channelId: 'CFUZZ' }, target: 'all', actor: { platform: 'slack', userId: 'U1' } });
   });
   afterAll(async () => {
@@ -104,7 +105,7 @@ describe('the webhook endpoint under bad input', () => {
     );
     expect(ok.status).toBe(202);
     // Only that genuine event reached the channel.
-    await slack.waitFor(() => posts() === 1, 5_000, 'the genuine event posted');
+    await waitFor(() => posts() === 1, { timeout: 5_000, what: 'the genuine event posted' });
     expect(JSON.stringify(slack.callsTo('chat.postMessage').at(-1)!.args)).toMatch(/RUNNING/);
   });
 });

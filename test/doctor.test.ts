@@ -2,8 +2,8 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { runDoctor } from '../../src/doctor.js';
+import { startEmulator, type Emulator } from '../src/emulator/index.js';
+import { runDoctor } from '../src/doctor.js';
 
 describe('npm run doctor', () => {
   let emulator: Emulator;

@@ -10,8 +10,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { spawnBot, type SpawnedBot } from '../ops/spawn-bot.js';
+import { spawnBot, type SpawnedBot } from '../support/spawn-bot.js';
 import { postSigned, slashCommandPayload } from '../fakes/slack/index.js';
+import { waitFor } from '../support/wait-for.js';
 
 /** A minimal Slack Web API on loopback: answers everything, and can hold chat.postMessage unanswered. */
 async function startSlackApi(opts: { hold: boolean }) {
@@ -47,14 +48,6 @@ async function startSlackApi(opts: { hold: boolean }) {
   };
 }
 
-async function waitUntil(pred: () => boolean, ms: number, what: string) {
-  const end = Date.now() + ms;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 describe('the bot killed during delivery', () => {
   let emulator: Emulator;
   const bots: SpawnedBot[] = [];
@@ -83,8 +76,8 @@ describe('the bot killed during delivery', () => {
     const holding = await startSlackApi({ hold: true });
     const first = spawnBot(['start'], { env: env(holding.url) });
     bots.push(first);
-    await waitUntil(() => /"msg":"rln-chatops is ready"/.test(first.stderr()), 60_000, 'the first bot ready');
-    const url = first.stderr().match(/"url":"(http:\/\/[^"]+)"/)![1]!;
+    await waitFor(() => /"msg":"rln-chatops is ready"/.test(first.stderr()), { timeout: 60_000, what: 'the first bot ready' });
+    const url = first.stderr().match(/"url":"(http:\/\/[^"]+)"/)![1];
     // The channel watches every node, asked the way a user asks: a signed /rln slash command.
     const watch = await postSigned(`${url}/slack/events`, 'kill-test-secret', slashCommandPayload({
       user: { id: 'UADMIN', name: 'admin' },
@@ -92,15 +85,15 @@ describe('the bot killed during delivery', () => {
       responseUrl: `${holding.url}respond/1`,
       channelId: 'CKILL',
       teamId: 'T1',
-    }) as Record<string, string>);
+    }));
     expect(watch.status).toBe(200);
-    await waitUntil(() => holding.responds.length === 1, 20_000, 'the watch confirmed');
+    await waitFor(() => holding.responds.length === 1, { timeout: 20_000, what: 'the watch confirmed' });
     expect(holding.responds[0]).toMatch(/Watching|watch/i);
     const node = emulator.nodes().find((n) => n.name === 'alice')!;
     const body = Buffer.from(JSON.stringify({ eventType: 'NODE_STATUS_UPDATED', eventTimestamp: new Date(Date.now() - 60_000).toISOString(), details: { nodeId: node.nodeId, status: 'FAILED' }, nodeId: node.nodeId }));
     const accepted = await fetch(`${url}/webhooks/service`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': emulator.sign(body) }, body: new Uint8Array(body) });
     expect(accepted.status).toBe(202);
-    await waitUntil(() => holding.posts.length === 1, 20_000, 'the post in flight');
+    await waitFor(() => holding.posts.length === 1, { timeout: 20_000, what: 'the post in flight' });
     first.child.kill('SIGKILL');
     await first.exited;
     await holding.close();
@@ -109,7 +102,7 @@ describe('the bot killed during delivery', () => {
     const answering = await startSlackApi({ hold: false });
     const second = spawnBot(['start'], { env: env(answering.url) });
     bots.push(second);
-    await waitUntil(() => answering.posts.length >= 1, 60_000, 'the alert posted after the restart');
+    await waitFor(() => answering.posts.length >= 1, { timeout: 60_000, what: 'the alert posted after the restart' });
     // Give it the time of a few more rounds: the same alert must not be posted yet again.
     await new Promise((r) => setTimeout(r, 2_500));
     expect(answering.posts.length).toBe(1);

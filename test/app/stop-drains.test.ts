@@ -18,7 +18,7 @@ describe('stopping the bot', () => {
       await h.app.stop({ timeoutMs: 8_000 });
       const posts = slack.callsTo('chat.postMessage').filter((c) => c.args.channel === 'COPS');
       expect(posts.length).toBe(1);
-      expect(JSON.stringify(posts[0]!.args)).toMatch(/bob[\s\S]*PAUSED/);
+      expect(JSON.stringify(posts[0].args)).toMatch(/bob[\s\S]*PAUSED/);
     } finally {
       await h.close();
       await slack.close();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { NodeWorld, ROUTES } from '../../src/emulator/node-api/index.js';
-import { requestSchemaFor, validateResponse } from '../support/openapi.js';
+import { NodeWorld, ROUTES } from '../../../src/emulator/node-api/index.js';
+import { requestSchemaFor, validateResponse } from '../../support/openapi.js';
 
 const odd = [undefined, null, 0, -1, 1.5, 'x', '', true, [], {}, 2 ** 60, 'rgb:abcdefghijklmn', `02${'ab'.repeat(32)}`, 'ab'.repeat(32), [1, 2], ['Nia'], { type: 'Fungible', value: 1 }, { type: 'Any' }];
 

@@ -2,7 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnBot } from './spawn-bot.js';
+import { spawnBot } from '../support/spawn-bot.js';
 
 describe('SIGTERM with no reader on the standard streams', () => {
   it('exits 0 when the readers of stdout and stderr are gone (EPIPE on every log line)', async () => {

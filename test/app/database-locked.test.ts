@@ -7,6 +7,7 @@ import { describe, it, expect, afterAll } from 'vitest';
 import Database from 'better-sqlite3';
 import { startHarness, type Harness } from '../support/harness.js';
 import { startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
+import { waitFor } from '../support/wait-for.js';
 
 describe('the database locked', () => {
   let h: Harness;
@@ -41,8 +42,8 @@ describe('the database locked', () => {
 
     // The service redelivers: accepted and posted.
     expect((await deliver()).status).toBe(202);
-    await slack.waitFor(() => postsToChannel().length === 1, 5_000, 'the event posted');
-    expect(JSON.stringify(postsToChannel()[0]!.args)).toMatch(/alice[\s\S]*PAUSED/);
+    await waitFor(() => postsToChannel().length === 1, { timeout: 5_000, what: 'the event posted' });
+    expect(JSON.stringify(postsToChannel()[0].args)).toMatch(/alice[\s\S]*PAUSED/);
 
     // A further redelivery is acknowledged as a duplicate and not posted again.
     const again = await deliver();

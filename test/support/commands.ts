@@ -2,7 +2,7 @@
  * Command tests at the neutral layer: the real emulator (management API + node API over loopback),
  * the real hosting and node API clients, and a CommandContext built by hand (no dispatcher).
  */
-import { messageText } from '../support/reply-text.js';
+import { messageText } from './reply-text.js';
 import type { z } from 'zod';
 import type { Message } from '../../src/core/message.js';
 import type { Services } from '../../src/core/services.js';
@@ -12,6 +12,7 @@ import { NodeWorld } from '../../src/emulator/node-api/index.js';
 import { createHostingClient, type HostedNode } from '../../src/hosting/index.js';
 import { createNodeApiClient, type NodeApiClient } from '../../src/node-api/index.js';
 import { logPolling } from '../../commands/node.js';
+import { waitFor } from './wait-for.js';
 
 export interface TestEnv {
   emulator: Emulator;
@@ -119,21 +120,15 @@ export function tableOf(r: HandlerResult): { headers: string[]; rows: string[][]
   return { headers: t.table.columns.map((c) => c.header), rows: t.table.rows };
 }
 
-export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, tries = 200, delayMs = 10): Promise<T> {
-  for (let i = 0; i < tries; i++) {
-    const v = await fn();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, delayMs));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 /** Waits until the service reports the node with this status. */
 export async function waitForStatus(env: TestEnv, nodeId: string, status: string): Promise<HostedNode> {
-  return waitFor(`status ${status}`, async () => {
-    const n = await env.services.hosting.getNode(nodeId);
-    return n.status === status ? n : undefined;
-  });
+  return waitFor(
+    async () => {
+      const n = await env.services.hosting.getNode(nodeId);
+      return n.status === status ? n : undefined;
+    },
+    { timeout: 2_000, what: `status ${status}` },
+  );
 }
 
 /** Creates a node through the service and waits for RUNNING. */

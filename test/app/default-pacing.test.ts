@@ -6,6 +6,7 @@
 import { describe, it, expect } from 'vitest';
 import { startHarness } from '../support/harness.js';
 import { startFakeSlack } from '../fakes/slack/index.js';
+import { waitFor } from '../support/wait-for.js';
 
 describe('default pacing on Slack', () => {
   it('posts to one channel at most once per second, with no pacing option given', async () => {
@@ -20,9 +21,9 @@ describe('default pacing on Slack', () => {
         expect(r.status).toBe(202);
       }
       const inChannel = () => slack.calls.filter((c) => (c.method === 'chat.postMessage' || c.method === 'chat.update') && c.args.channel === 'CPACE');
-      await slack.waitFor(() => inChannel().length >= nodes.length, 10_000, 'an incident per node');
+      await waitFor(() => inChannel().length >= nodes.length, { timeout: 10_000, what: 'an incident per node' });
       const calls = inChannel();
-      for (let i = 1; i < calls.length; i++) expect(calls[i]!.at - calls[i - 1]!.at).toBeGreaterThanOrEqual(950);
+      for (let i = 1; i < calls.length; i++) expect(calls[i].at - calls[i - 1].at).toBeGreaterThanOrEqual(950);
     } finally {
       await h.close();
       await slack.close();

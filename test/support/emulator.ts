@@ -57,17 +57,6 @@ export function json(res: ServerResponse, status: number, body: unknown, headers
   res.end(typeof body === 'string' ? body : JSON.stringify(body));
 }
 
-/** Polls until `check` returns a value other than undefined/false (fails after `timeoutMs`). */
-export async function waitFor<T>(check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 5000): Promise<T> {
-  const start = Date.now();
-  for (;;) {
-    const v = await check();
-    if (v !== undefined && v !== false) return v as T;
-    if (Date.now() - start > timeoutMs) throw new Error('waitFor: condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 /** A NodeWorld stand-in recording what the emulator asks of it. */
 export function recordingWorld() {
   const added: Array<{ nodeId: string; network: string; alias?: string }> = [];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { NodeWorld, ROUTES } from '../../src/emulator/node-api/index.js';
-import { documentedEndpoints } from '../support/openapi.js';
-import { err, ok } from './helpers.js';
+import { NodeWorld, ROUTES } from '../../../src/emulator/node-api/index.js';
+import { documentedEndpoints } from '../../support/openapi.js';
+import { err, ok } from '../../support/node-world.js';
 
 describe('NodeWorld routing', () => {
   it('serves every endpoint of the RLN OpenAPI document with its documented method', () => {

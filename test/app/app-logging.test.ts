@@ -4,8 +4,8 @@
  */
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from './support/harness.js';
-import { createLogger } from '../src/log.js';
+import { startHarness, type Harness } from '../support/harness.js';
+import { createLogger } from '../../src/log.js';
 
 const lines: string[] = [];
 let h: Harness;

@@ -6,22 +6,22 @@
  * deferral delay, reachable.)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { testDispatcher } from '../../support/dispatcher.js';
+import { testDispatcher } from './dispatcher.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { loadConfig } from '../../../src/config.js';
-import { silentLogger } from '../../../src/log.js';
-import { createMetrics } from '../../../src/metrics.js';
-import { openDatabase, type Db } from '../../../src/store/index.js';
-import { createHttpServer } from '../../../src/http/server.js';
-import { createHostingClient, type HostedNode } from '../../../src/hosting/index.js';
-import { createNodeApiClient, loadNodeCredentials } from '../../../src/node-api/index.js';
-import { startEmulator, type Emulator, type EmulatorOptions } from '../../../src/emulator/index.js';
-import { createRegistry, type CoreDispatcher, type Registry } from '../../../src/core/index.js';
-import { allCommands } from '../../../commands/index.js';
-import { createDiscordAdapter, type DiscordAdapter } from '../../../src/chat/discord/index.js';
-import { createInteractionSigner, startFakeDiscord, type FakeDiscord, type InteractionSigner } from '../../fakes/discord/index.js';
+import { loadConfig } from '../../src/config.js';
+import { silentLogger } from '../../src/log.js';
+import { createMetrics } from '../../src/metrics.js';
+import { openDatabase, type Db } from '../../src/store/index.js';
+import { createHttpServer } from '../../src/http/server.js';
+import { createHostingClient, type HostedNode } from '../../src/hosting/index.js';
+import { createNodeApiClient, loadNodeCredentials } from '../../src/node-api/index.js';
+import { startEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/index.js';
+import { createRegistry, type CoreDispatcher, type Registry } from '../../src/core/index.js';
+import { allCommands } from '../../commands/index.js';
+import { createDiscordAdapter, type DiscordAdapter } from '../../src/chat/discord/index.js';
+import { createInteractionSigner, startFakeDiscord, type FakeDiscord, type InteractionSigner } from '../fakes/discord/index.js';
 
 export const BOT_TOKEN = 'discord-bot-token-for-tests-0123456789';
 

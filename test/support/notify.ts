@@ -221,15 +221,5 @@ export async function startReceiver(
   return { url: `http://127.0.0.1:${port}`, app, metrics, close: () => app.close() };
 }
 
-export async function waitFor<T>(fn: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 5000, what = 'condition'): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 export const postError = (kind: ConstructorParameters<typeof PostError>[0], retryAfterMs?: number) => () =>
   new PostError(kind, `scripted ${kind}`, retryAfterMs);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { err, issueNia, ok, openChannel, twoNodes, type Any } from './helpers.js';
+import { err, issueNia, ok, openChannel, twoNodes, type Any } from '../../support/node-world.js';
 
 describe('NodeWorld peers and channels between two nodes', () => {
   it('connects by pubkey@host:port, lists peers on both sides and disconnects', async () => {

@@ -2,9 +2,9 @@
  * The whole bot (src/app.ts through test/support/harness.ts: real dispatcher, commands, store,
  * the emulator as the service) with Slack pointed at the fake Slack, for end-to-end tests.
  */
-import { startHarness } from '../../support/harness.js';
-import type { Emulator } from '../../../src/emulator/index.js';
-import type { SlackMode } from '../../fakes/slack/index.js';
+import { startHarness } from './harness.js';
+import type { Emulator } from '../../src/emulator/index.js';
+import type { SlackMode } from '../fakes/slack/index.js';
 
 /** The password of the demo nodes (initialised and unlocked at start). */
 export const DEMO_NODE_PASSWORD = 'demo-node-password-e2e';

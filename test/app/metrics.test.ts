@@ -11,13 +11,13 @@ function parsePrometheus(text: string): Map<string, { type?: string; samples: nu
     const type = line.match(/^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram|summary|untyped)$/);
     if (help) continue;
     if (type) {
-      families.set(type[1]!, { type: type[2], samples: 0 });
+      families.set(type[1], { type: type[2], samples: 0 });
       continue;
     }
     const m = line.match(sample);
     if (!m) throw new Error(`not Prometheus text: ${JSON.stringify(line)}`);
-    const base = m[1]!.replace(/_(bucket|sum|count|total|created)$/, '');
-    const fam = families.get(m[1]!) ?? families.get(base) ?? families.get(`${base}_total`);
+    const base = m[1].replace(/_(bucket|sum|count|total|created)$/, '');
+    const fam = families.get(m[1]) ?? families.get(base) ?? families.get(`${base}_total`);
     if (fam) fam.samples++;
   }
   return families;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { NodeWorld, LARGE_AMOUNT_OFFSET } from '../../src/emulator/node-api/index.js';
-import { err, issueNia, ok, twoNodes } from './helpers.js';
+import { NodeWorld, LARGE_AMOUNT_OFFSET } from '../../../src/emulator/node-api/index.js';
+import { err, issueNia, ok, twoNodes } from '../../support/node-world.js';
 
 describe('NodeWorld wallet', () => {
   it('funds a new wallet and moves vanilla funds to colored UTXOs with createutxos', async () => {

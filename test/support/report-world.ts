@@ -13,6 +13,7 @@ import { createNodeApiClient, type NodeApiClient } from '../../src/node-api/inde
 import type { Outbox, OutboxItem } from '../../src/core/chat.js';
 import type { Services } from '../../src/core/services.js';
 import { openDatabase, type Db } from '../../src/store/index.js';
+import { waitFor } from './wait-for.js';
 
 export interface ReportWorld {
   emulator: Emulator;
@@ -31,14 +32,6 @@ export interface ReportWorld {
 export function capturingOutbox(): Outbox & { items: OutboxItem[] } {
   const items: OutboxItem[] = [];
   return { items, enqueue: (item) => void items.push(item) };
-}
-
-export async function waitFor(cond: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const start = Date.now();
-  while (!cond()) {
-    if (Date.now() - start > timeoutMs) throw new Error('timed out waiting for a condition');
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 /** A TCP port that accepts and then says nothing: a node that hangs. */
@@ -80,14 +73,14 @@ export async function startReportWorld(): Promise<ReportWorld> {
 
   const alice = client(node('alice'));
   const bob = client(node('bob'));
-  await alice.createutxos({ num: 5, size: 32_500, up_to: false, fee_rate: 1, skip_sync: false } as never);
+  await alice.createutxos({ num: 5, size: 32_500, up_to: false, fee_rate: 1, skip_sync: false });
   emulator.world.mine(1);
-  const issued = (await alice.issueassetnia({ ticker: 'USDT', name: 'Tether', precision: 2, amounts: [123_456] } as never)) as unknown as {
+  const issued = (await alice.issueassetnia({ ticker: 'USDT', name: 'Tether', precision: 2, amounts: [123_456] })) as unknown as {
     asset: { asset_id: string };
   };
   const assetId = issued.asset.asset_id;
   const bobInfo = (await bob.nodeinfo()) as unknown as { pubkey: string };
-  await alice.connectpeer({ peer_pubkey_and_addr: `${bobInfo.pubkey}@127.0.0.1:9735` } as never);
+  await alice.connectpeer({ peer_pubkey_and_addr: `${bobInfo.pubkey}@127.0.0.1:9735` });
   await alice.openchannel({
     peer_pubkey_and_opt_addr: bobInfo.pubkey,
     capacity_sat: 100_000,
@@ -95,7 +88,7 @@ export async function startReportWorld(): Promise<ReportWorld> {
     asset_id: assetId,
     asset_amount: 50_000,
     public: false,
-  } as never);
+  });
   emulator.world.mine(6);
 
   const dir = mkdtempSync(join(tmpdir(), 'rln-reports-'));
@@ -105,7 +98,7 @@ export async function startReportWorld(): Promise<ReportWorld> {
     hosting: {
       ...hosting,
       listNodes: async () => (await hosting.listNodes()).map((n) => (hang.has(n.name) ? { ...n, invoke_url: silent.url } : n)),
-    } as HostingClient,
+    },
     nodeApi: (n: HostedNode) => client(n),
   };
   return {

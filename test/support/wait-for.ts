@@ -1,0 +1,44 @@
+/**
+ * The one polling helper of the tests, on vitest's `vi.waitFor`: calls `fn` until it returns a
+ * truthy value and resolves with that value. When `fn` throws, the wait fails at once with that
+ * error (a broken check is not retried into a timeout); when time runs out, it fails with a
+ * message naming `what`.
+ */
+import { vi } from 'vitest';
+
+export interface WaitForOptions {
+  /** How long to keep trying, in ms (default 5 000). */
+  timeout?: number;
+  /** What is awaited, for the failure message; a function is read only when the wait fails (e.g. to show a transcript). */
+  what?: string | (() => string);
+  /** Pause between tries, in ms (default 10). */
+  interval?: number;
+}
+
+type Falsy = undefined | null | false | 0 | '';
+
+export async function waitFor<T>(fn: () => T | Falsy | Promise<T | Falsy>, opts: WaitForOptions = {}): Promise<T> {
+  const { timeout = 5_000, interval = 10, what = 'a condition' } = opts;
+  let thrown: { error: unknown } | undefined;
+  const NOT_YET = new Error('not yet');
+  const value = await vi
+    .waitFor(
+      async () => {
+        let v: T | Falsy;
+        try {
+          v = await fn();
+        } catch (error) {
+          thrown = { error };
+          return undefined;
+        }
+        if (!v) throw NOT_YET;
+        return v;
+      },
+      { timeout, interval },
+    )
+    .catch(() => {
+      throw new Error(`timed out after ${timeout} ms waiting for ${typeof what === 'function' ? what() : what}`);
+    });
+  if (thrown) throw thrown.error instanceof Error ? thrown.error : new Error(String(thrown.error));
+  return value as T;
+}
