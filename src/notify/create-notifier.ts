@@ -115,6 +115,21 @@ export function createNotifier(opts: NotifierOptions): Notifier {
   });
   const watches = createWatchService({ store, now: nowMs, wake: () => worker.wake() });
 
+  // A stored event cannot be posted before its channel's coalescing window has passed, so the
+  // worker is woken once, when the window of the first event of a burst ends, rather than after
+  // every commit: a pass reads every waiting row, and on the request path that cost grew with
+  // the backlog. (The worker's poll still runs too.)
+  const coalesceWindowMs = opts.pacing?.coalesceWindowMs ?? 250;
+  let wakeTimer: NodeJS.Timeout | undefined;
+  const wakeAfterWindow = () => {
+    if (wakeTimer) return;
+    wakeTimer = setTimeout(() => {
+      wakeTimer = undefined;
+      worker.wake();
+    }, coalesceWindowMs);
+    wakeTimer.unref?.();
+  };
+
   const ingestEvent = (event: IncomingEvent): IngestResult & { routed: number } => {
     const now = nowMs();
     const result = store.tx(() => {
@@ -158,7 +173,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     });
     if (!result.duplicate) {
       log.debug({ nodeId: event.nodeId, status: event.status, routed: result.routed }, 'event stored and routed');
-      worker.wake();
+      if (result.routed) wakeAfterWindow();
     }
     return result;
   };
@@ -194,7 +209,11 @@ export function createNotifier(opts: NotifierOptions): Notifier {
       return webhookRoutes({ keys, nodes, ingest, signatureHeader: o.signatureHeader, logger: opts.logger, metrics: opts.metrics });
     },
     start: () => worker.start(),
-    stop: () => worker.stop(),
+    stop: () => {
+      clearTimeout(wakeTimer);
+      wakeTimer = undefined;
+      return worker.stop();
+    },
     tick: () => worker.tick(),
     async drain(timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
