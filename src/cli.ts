@@ -10,6 +10,7 @@ import { createLogger } from './log.js';
 import { runEmulatorCli } from './emulator/index.js';
 import { runDoctor } from './doctor.js';
 import { demoBanner } from './demo-banner.js';
+import { startMemorySettle } from './memory-settle.js';
 
 const USAGE = `Usage: rln-chatops <start | emulator | doctor | register-commands>
   start               run the bot (with no SERVICE_URL: a local demo against the built-in emulator)
@@ -48,11 +49,14 @@ async function start(): Promise<number> {
   const quiet = config.demo && terminalOnly && !process.env.LOG_LEVEL;
   const app = await createApp({ config, logger: quiet ? createLogger({ level: 'warn' }) : undefined });
   await app.start({ onListening: (url) => config.demo && process.stdout.write(demoBanner(url, app.config)) });
+  // The bot as a process (not the app in tests): give memory back after a burst.
+  const stopMemorySettle = startMemorySettle();
 
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
+    stopMemorySettle();
     app.logger.info({ signal }, 'stopping: draining in-flight work');
     const hard = setTimeout(() => process.exit(0), 10_000);
     hard.unref();
