@@ -12,7 +12,7 @@
  * (before any event), right after a burst, and `settleS` seconds after it. Every event carries a current timestamp, and a distinct one.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { openDatabase, NotifyStore } from '../../src/store/index.js';
@@ -63,6 +63,8 @@ export async function webhookIntake(opts: IntakeOptions): Promise<BenchResult> {
     const nodeIds = await createNodes(emulator, opts.nodes);
     const sign = signer(emulator, nodeIds);
     const figures: BenchResult['figures'] = {
+      // Other work on the machine skews every figure: it is shown, not hidden.
+      load_average_at_start: os.loadavg()[0]!.toFixed(1),
       nodes: nodeIds.length,
       connections: opts.concurrency,
       pinned: pinning ? `bot and baseline on core ${pinning.server}, load generator on core ${pinning.load}` : 'no (taskset missing or one core)',
@@ -120,6 +122,7 @@ export async function webhookIntake(opts: IntakeOptions): Promise<BenchResult> {
       }
       figures.slack_messages_posted = slack.callsTo('chat.postMessage').length + slack.callsTo('chat.update').length;
     }
+    figures.load_average_at_end = os.loadavg()[0]!.toFixed(1);
     figures.failed_requests = failed;
     targets.push({ what: 'no request failed', value: failed, met: failed === 0 });
     return { name: 'webhook intake (three processes)', figures, targets };
@@ -141,16 +144,21 @@ async function memory(
   figures: BenchResult['figures'],
   targets: BenchResult['targets'],
 ): Promise<number> {
-  // Idle: started, ready, and left alone a little; no event yet.
-  await sleep(2_000);
+  // Idle: started, ready, and left alone for 5 s; no event yet.
+  await sleep(5_000);
   const idle = bot.rssMiB();
+  const heapIdle = await heapMiB(bot);
   const burst = await load.run({ kind: 'closed', url: bot.url, requests: sign(opts.burst), concurrency: opts.concurrency });
   const after = bot.rssMiB();
+  const heapAfter = await heapMiB(bot);
   await sleep(opts.settleS * 1000);
   const settled = bot.rssMiB();
+  const heapSettled = await heapMiB(bot);
   figures.rss_idle_mib = round(idle);
   figures[`rss_after_${opts.burst}_event_burst_mib`] = round(after);
   figures[`rss_${opts.settleS}s_after_burst_mib`] = round(settled);
+  // The V8 heap the bot reports (its /metrics), to tell JS memory from native (SQLite, malloc).
+  figures.v8_heap_total_mib_idle_after_settled = [heapIdle, heapAfter, heapSettled].map((x) => round(x)).join(' / ');
   targets.push({ what: 'idle RSS < 120 MiB', value: round(idle), met: idle < 120 });
   targets.push({
     what: `RSS ${opts.settleS} s after a ${opts.burst}-event burst within 20% of idle`,
@@ -158,6 +166,12 @@ async function memory(
     met: settled <= idle * 1.2,
   });
   return burst.failed;
+}
+
+/** The bot's own figure of its V8 heap (nodejs_heap_size_total_bytes on /metrics). */
+async function heapMiB(bot: BotProcess): Promise<number> {
+  const text = await fetch(`${bot.url}/metrics`).then((r) => r.text(), () => '');
+  return Number(text.match(/^\w*nodejs_heap_size_total_bytes (\S+)/m)?.[1] ?? NaN) / 2 ** 20;
 }
 
 async function startBot(dir: string, config: 'unrouted' | 'routed' | 'memory', emulator: Emulator, slack: FakeSlack, nodeArgs?: string[]): Promise<BotProcess> {
