@@ -49,8 +49,6 @@ async function start(): Promise<number> {
   const quiet = config.demo && terminalOnly && !process.env.LOG_LEVEL;
   const app = await createApp({ config, logger: quiet ? createLogger({ level: 'warn' }) : undefined });
   await app.start({ onListening: (url) => config.demo && process.stdout.write(demoBanner(url, app.config)) });
-  // The bot as a process (not the app in tests): give memory back after a burst.
-  const stopMemorySettle = startMemorySettle();
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -66,6 +64,8 @@ async function start(): Promise<number> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  // The bot as a process (not the app in tests): give memory back after a burst.
+  const stopMemorySettle = startMemorySettle();
   // With only the terminal, the end of its input (Ctrl-D) ends the bot.
   if (app.shellDone && terminalOnly) {
     void app.shellDone.then(() => shutdown('end of input'));

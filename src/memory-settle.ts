@@ -24,17 +24,24 @@ export interface MemorySettleOptions {
   busyShare?: () => number;
 }
 
-/** A function that runs a full garbage collection (V8's `gc`, exposed for this process). */
-function exposeGc(): () => void {
+/** A function that runs a full garbage collection (V8's `gc`, exposed for this process); undefined when this Node will not give one. */
+function exposeGc(): (() => void) | undefined {
   const existing = (globalThis as { gc?: () => void }).gc;
   if (existing) return existing;
-  v8.setFlagsFromString('--expose-gc');
-  return vm.runInNewContext('gc') as () => void;
+  try {
+    v8.setFlagsFromString('--expose-gc');
+    const gc: unknown = vm.runInNewContext('gc');
+    return typeof gc === 'function' ? (gc as () => void) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Starts the checks; returns a function that stops them. The timer does not keep the process alive. */
 export function startMemorySettle(opts: MemorySettleOptions = {}): () => void {
   const gc = opts.gc ?? exposeGc();
+  // Without a collector there is nothing to do: the process runs as it did before.
+  if (!gc) return () => undefined;
   const growth = opts.growthBytes ?? 16 * 2 ** 20;
   const quiet = opts.quietUtilization ?? 0.15;
   const heap = opts.heapBytes ?? (() => v8.getHeapStatistics().total_heap_size);
