@@ -10,6 +10,7 @@ import { abandonLogsForExit, createLogger, releaseLogsForExit } from './log.js';
 import { runEmulatorCli } from './emulator/index.js';
 import { runDoctor } from './doctor.js';
 import { demoBanner } from './demo-banner.js';
+import { startMemorySettle } from './memory-settle.js';
 
 const USAGE = `Usage: rln-chatops <start | emulator | doctor | register-commands>
   start               run the bot (with no SERVICE_URL: a local demo against the built-in emulator)
@@ -62,6 +63,7 @@ async function start(): Promise<number> {
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
+    stopMemorySettle();
     app.logger.info({ signal }, 'stopping: draining in-flight work');
     const hard = setTimeout(() => exitNow(0), 9_000);
     hard.unref();
@@ -72,6 +74,8 @@ async function start(): Promise<number> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  // The bot as a process (not the app in tests): give memory back after a burst.
+  const stopMemorySettle = startMemorySettle();
   // With only the terminal, the end of its input (Ctrl-D) ends the bot.
   if (app.shellDone && terminalOnly) {
     void app.shellDone.then(() => shutdown('end of input'));

@@ -126,6 +126,21 @@ export function createNotifier(opts: NotifierOptions): Notifier {
   const watches = createWatchService({ store, now: nowMs, wake: () => worker.wake() });
 
   const retentionMs = opts.retentionMs ?? 30 * 24 * 3600_000;
+  // A stored event cannot be posted before its channel's coalescing window has passed, so the
+  // worker is woken once, when the window of the first event of a burst ends, rather than after
+  // every commit: a pass reads every waiting row, and on the request path that cost grew with
+  // the backlog. (The worker's poll still runs too.)
+  const coalesceWindowMs = opts.pacing?.coalesceWindowMs ?? 250;
+  let wakeTimer: NodeJS.Timeout | undefined;
+  const wakeAfterWindow = () => {
+    if (wakeTimer) return;
+    wakeTimer = setTimeout(() => {
+      wakeTimer = undefined;
+      worker.wake();
+    }, coalesceWindowMs);
+    wakeTimer.unref?.();
+  };
+
   const ingestEvent = (event: IncomingEvent): IngestResult & { routed: number } => {
     const now = nowMs();
     // The time the event is ordered by: never later than its arrival (see effectiveEventTime).
@@ -179,8 +194,8 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     }
     if (!result.duplicate) {
       log.debug({ nodeId: event.nodeId, status: event.status, routed: result.routed }, 'event stored and routed');
-      worker.wake();
       if (result.routed > 0) {
+        wakeAfterWindow();
         try {
           opts.onNodeEvent?.({ nodeId: event.nodeId, status: event.status });
         } catch (e) {
@@ -232,7 +247,11 @@ export function createNotifier(opts: NotifierOptions): Notifier {
       });
     },
     start: () => worker.start(),
-    stop: () => worker.stop(),
+    stop: () => {
+      clearTimeout(wakeTimer);
+      wakeTimer = undefined;
+      return worker.stop();
+    },
     tick: () => worker.tick(),
     async drain(timeoutMs = 10_000) {
       // A time-out in real time (a timer), whatever the clock says: the clock may be a test's.

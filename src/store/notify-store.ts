@@ -5,6 +5,7 @@
  */
 import type { Db } from './database.js';
 import { statementCache, type Statement } from './statement-cache.js';
+import { routingIndexOf, type NotifyRoutingIndex } from './notify-routing-index.js';
 
 export interface EventRow {
   id: number;
@@ -106,13 +107,19 @@ export interface NoticeRow {
 export class NotifyStore {
   /** Statements prepared once and reused (this store is on the webhook and outbox hot paths). */
   private readonly q: (sql: string) => Statement;
+  /** Watches and mutes in memory for routing; every write below to them tells it. */
+  private readonly routing: NotifyRoutingIndex;
+  /** One transaction function for every tx() (better-sqlite3 builds a new one per db.transaction call). */
+  private readonly txn: (fn: () => unknown) => unknown;
 
   constructor(readonly db: Db) {
     this.q = statementCache(db);
+    this.routing = routingIndexOf(db, this.q);
+    this.txn = db.transaction((fn: () => unknown) => fn());
   }
 
   tx<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+    return this.txn(fn) as T;
   }
 
   // ---- events ----
@@ -161,12 +168,15 @@ export class NotifyStore {
            created_by = excluded.created_by, paused_at = NULL, paused_reason = NULL`,
       )
       .run(w);
+    this.routing.changed();
     return this.q('SELECT * FROM notify_watches WHERE platform = ? AND channel_id = ? AND target = ?')
       .get(w.platform, w.channel_id, w.target) as WatchRow;
   }
 
   deleteWatch(platform: string, channelId: string, target: string): boolean {
-    return this.q('DELETE FROM notify_watches WHERE platform = ? AND channel_id = ? AND target = ?').run(platform, channelId, target).changes > 0;
+    const gone = this.q('DELETE FROM notify_watches WHERE platform = ? AND channel_id = ? AND target = ?').run(platform, channelId, target).changes > 0;
+    this.routing.changed();
+    return gone;
   }
 
   watches(filter: { platform?: string; channelId?: string } = {}): WatchRow[] {
@@ -178,15 +188,17 @@ export class NotifyStore {
       .all(...params) as WatchRow[];
   }
 
-  /** Active (not paused) watches on this node or on `all`. */
-  watchesFor(nodeId: string): WatchRow[] {
-    return this.q(`SELECT * FROM notify_watches WHERE paused_at IS NULL AND (target = ? OR target = 'all') ORDER BY id`)
+  /** Active (not paused) watches on this node or on `all`, in id order (from the routing index). */
+  watchesFor(nodeId: string): readonly WatchRow[] {
+    return this.routing.watchesFor(nodeId) ?? this.q(`SELECT * FROM notify_watches WHERE paused_at IS NULL AND (target = ? OR target = 'all') ORDER BY id`)
       .all(nodeId) as WatchRow[];
   }
 
   pauseWatches(platform: string, channelId: string, at: number, reason: string): number {
-    return this.q('UPDATE notify_watches SET paused_at = ?, paused_reason = ? WHERE platform = ? AND channel_id = ? AND paused_at IS NULL')
+    const n = this.q('UPDATE notify_watches SET paused_at = ?, paused_reason = ? WHERE platform = ? AND channel_id = ? AND paused_at IS NULL')
       .run(at, reason, platform, channelId).changes;
+    this.routing.changed();
+    return n;
   }
 
   // ---- mutes ----
@@ -197,11 +209,16 @@ export class NotifyStore {
          ON CONFLICT (platform, channel_id, target) DO UPDATE SET until = excluded.until, muted_by = excluded.muted_by`,
       )
       .run(m);
+    this.routing.changed();
   }
 
   deleteMutes(platform: string, channelId: string, target?: string): number {
-    if (target === undefined) return this.q('DELETE FROM notify_mutes WHERE platform = ? AND channel_id = ?').run(platform, channelId).changes;
-    return this.q('DELETE FROM notify_mutes WHERE platform = ? AND channel_id = ? AND target = ?').run(platform, channelId, target).changes;
+    const n =
+      target === undefined
+        ? this.q('DELETE FROM notify_mutes WHERE platform = ? AND channel_id = ?').run(platform, channelId).changes
+        : this.q('DELETE FROM notify_mutes WHERE platform = ? AND channel_id = ? AND target = ?').run(platform, channelId, target).changes;
+    this.routing.changed();
+    return n;
   }
 
   mutes(platform?: string, channelId?: string): MuteRow[] {
@@ -211,12 +228,16 @@ export class NotifyStore {
 
   /** The mute that silences `nodeId` in this channel at `now`, if any. */
   activeMute(platform: string, channelId: string, nodeId: string, now: number): MuteRow | undefined {
+    const cached = this.routing.activeMute(platform, channelId, nodeId, now);
+    if (cached !== undefined) return cached ?? undefined;
     return this.q(`SELECT * FROM notify_mutes WHERE platform = ? AND channel_id = ? AND (target = ? OR target = 'all') AND until > ? ORDER BY until DESC LIMIT 1`)
       .get(platform, channelId, nodeId, now) as MuteRow | undefined;
   }
 
   deleteExpiredMutes(now: number): number {
-    return this.q('DELETE FROM notify_mutes WHERE until <= ?').run(now).changes;
+    const n = this.q('DELETE FROM notify_mutes WHERE until <= ?').run(now).changes;
+    if (n) this.routing.changed();
+    return n;
   }
 
   // ---- outbox ----

@@ -1,10 +1,12 @@
 /**
  * The webhook intake baseline: a bare Node HTTP server that only verifies the signature
  * and parses the JSON, then answers 200. Whatever the bot does more (durable store,
- * dedupe, routing) is measured against this, in the same run on the same machine.
+ * dedupe, routing) is measured against this, in the same run on the same machine. The
+ * intake benchmark runs it as a script, in its own process, as the bot runs in its own.
  */
 import http from 'node:http';
-import { verify, type KeyObject } from 'node:crypto';
+import { createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
 
 export async function startBaselineServer(publicKey: KeyObject): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
@@ -30,4 +32,13 @@ export async function startBaselineServer(publicKey: KeyObject): Promise<{ url: 
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as { port: number };
   return { url: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+// Run as a script (processes.ts#startBaselineProcess): the baseline in its own process.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const pem = process.env.BASELINE_PUBLIC_KEY;
+  if (!pem) throw new Error('BASELINE_PUBLIC_KEY must hold the PEM public key that verifies the events');
+  const server = await startBaselineServer(createPublicKey(pem));
+  process.stdout.write(`baseline listening on ${server.url}\n`);
+  process.on('SIGTERM', () => void server.close().then(() => process.exit(0)));
 }

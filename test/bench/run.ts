@@ -15,7 +15,8 @@ import { flood } from './flood.js';
 import { chartRender } from './chart-render.js';
 
 const benches: Record<string, () => Promise<BenchResult>> = {
-  intake: () => webhookIntake({ events: 5_000, rate: 1_000, seconds: 5 }),
+  // Issue 18: three processes, 50 nodes, 16 connections, median of 3 alternating rounds.
+  intake: () => webhookIntake({ nodes: 50, events: 6_000, rounds: 3, concurrency: 16, rate: 1_000, seconds: 10, burst: 20_000, settleS: 30 }),
   ack: () => commandAck({ commands: 50, serviceLatencyMs: 5_000 }),
   storm: () => storm({ events: 5_000, nodes: 200, seconds: 10 }),
   reports: () => reportsManyNodes({ nodes: 500, latencyMs: 50 }),
@@ -45,7 +46,7 @@ async function main() {
     results.push(r);
     if (!json) {
       for (const [k, v] of Object.entries(r.figures)) process.stdout.write(`  ${k.padEnd(34)} ${v}\n`);
-      for (const t of r.targets) process.stdout.write(`  ${t.met ? '✓' : '✗'} ${t.what}\n`);
+      for (const t of r.targets) process.stdout.write(`  ${t.met ? 'PASS' : 'MISS'} ${t.what}${t.value === undefined ? '' : ` (${t.value})`}\n`);
     }
   }
   if (json) process.stdout.write(`${JSON.stringify({ machine, results }, null, 2)}\n`);

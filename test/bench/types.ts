@@ -1,5 +1,6 @@
 export interface BenchResult {
   name: string;
   figures: Record<string, number | string>;
-  targets: Array<{ what: string; met: boolean }>;
+  /** Each target with the figure it is judged on, and whether it is met (PASS) or not (MISS). */
+  targets: Array<{ what: string; value?: number | string; met: boolean }>;
 }

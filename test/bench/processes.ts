@@ -1,0 +1,185 @@
+/**
+ * The intake benchmark's processes, each apart from the others:
+ * - the bot, compiled with tsc and started as the Dockerfile starts it (`node dist/src/cli.js start`);
+ * - the bare verify-and-parse baseline (baseline-webhook-server.ts run as a script);
+ * - the load generator (load-process.ts), driven over IPC.
+ * On a machine with two cores or more, the servers are pinned to core 0 and the load
+ * generator to core 1 with `taskset` (when it is installed), so they do not take turns.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { openSync, closeSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import type { LoadResult } from './load.js';
+
+export const root = fileURLToPath(new URL('../../', import.meta.url));
+const tsx = `${root}node_modules/tsx/dist/cli.mjs`;
+
+const hasTaskset = spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0;
+/** Core 0 for the servers, core 1 for the load generator; none when there is one core or no taskset. */
+export const pinning = hasTaskset && os.cpus().length >= 2 ? { server: '0', load: '1' } : undefined;
+
+/** Moves this process (the service emulator and the fake Slack) onto the load generator's core. */
+export function pinSelf(): void {
+  if (pinning) spawnSync('taskset', ['-a', '-pc', pinning.load, String(process.pid)], { stdio: 'ignore' });
+}
+
+/** `node args` (under `taskset -c core` when pinning), with the environment given. */
+function spawnNode(args: string[], opts: { core?: string; env?: NodeJS.ProcessEnv; stdio: Parameters<typeof spawn>[2]['stdio'] }): ChildProcess {
+  const [cmd, argv] = opts.core ? ['taskset', ['-c', opts.core, process.execPath, ...args]] : [process.execPath, args];
+  return spawn(cmd, argv, { cwd: root, env: opts.env ?? process.env, stdio: opts.stdio });
+}
+
+export function rssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(status.match(/VmRSS:\s+(\d+)/)?.[1] ?? NaN) / 1024;
+}
+
+export async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const { port } = srv.address() as { port: number };
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+function exited(child: ChildProcess, ms: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const t = setTimeout(() => {
+      child.kill('SIGKILL');
+      resolve();
+    }, ms);
+    child.once('exit', () => {
+      clearTimeout(t);
+      resolve();
+    });
+  });
+}
+
+/** Compiles the bot as the Docker image's build stage does (`npm run build`). */
+export function buildBot(): void {
+  const r = spawnSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error('npm run build failed: the bot cannot be benchmarked as deployed');
+}
+
+export interface BotProcess {
+  url: string;
+  pid: number;
+  rssMiB(): number;
+  /** SIGTERM, as `docker stop` sends; the bot drains and exits (a CPU profile is written then). */
+  close(): Promise<void>;
+}
+
+/** `node dist/src/cli.js start`, its logs into `logFile`; resolves once /healthz answers 200. */
+export async function startBotProcess(opts: { env: Record<string, string>; logFile: string; nodeArgs?: string[] }): Promise<BotProcess> {
+  const port = await freePort();
+  const fd = openSync(opts.logFile, 'a');
+  const child = spawnNode([...(opts.nodeArgs ?? []), `${root}dist/src/cli.js`, 'start'], {
+    core: pinning?.server,
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), ...opts.env },
+    stdio: ['ignore', fd, fd],
+  });
+  closeSync(fd);
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the bot exited with ${child.exitCode}; see ${opts.logFile}`);
+    const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    if (ok) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`the bot was not ready in 30 s; see ${opts.logFile}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    pid: child.pid!,
+    rssMiB: () => rssMiB(child.pid!),
+    close: async () => {
+      child.kill('SIGTERM');
+      await exited(child, 15_000);
+    },
+  };
+}
+
+export interface BaselineProcess {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** The bare verify-and-parse server in its own process, with the account's public key. */
+export async function startBaselineProcess(publicKeyPem: string): Promise<BaselineProcess> {
+  const child = spawnNode([tsx, `${root}test/bench/baseline-webhook-server.ts`], {
+    core: pinning?.server,
+    env: { ...process.env, BASELINE_PUBLIC_KEY: publicKeyPem },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const t = setTimeout(() => reject(new Error(`the baseline did not start: ${out}`)), 20_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = out.match(/listening on (http:\/\/\S+)/);
+      if (m) {
+        clearTimeout(t);
+        resolve(m[1]!);
+      }
+    });
+  });
+  return {
+    url,
+    close: async () => {
+      child.kill('SIGTERM');
+      await exited(child, 5_000);
+    },
+  };
+}
+
+/** A request the load generator sends: signed by the service's key before any clock starts. */
+export interface SignedRequest {
+  path: string;
+  body: string;
+  signature: string;
+}
+
+export type LoadCommand =
+  | { kind: 'closed'; url: string; requests: SignedRequest[]; concurrency: number }
+  | { kind: 'open'; url: string; requests: SignedRequest[]; rate: number };
+
+export interface LoadProcess {
+  run(cmd: LoadCommand): Promise<LoadResult>;
+  close(): Promise<void>;
+}
+
+/** The load generator in its own process; each run's requests reach it before its clock starts. */
+export async function startLoadProcess(): Promise<LoadProcess> {
+  const child = spawnNode([tsx, `${root}test/bench/load-process.ts`], { core: pinning?.load, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  await new Promise<void>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error('the load generator did not start in 20 s')), 20_000);
+    child.once('message', () => {
+      clearTimeout(t);
+      resolve();
+    });
+  });
+  return {
+    run: (cmd) =>
+      new Promise<LoadResult>((resolve, reject) => {
+        const onExit = () => reject(new Error('the load generator exited'));
+        child.once('exit', onExit);
+        child.once('message', (m) => {
+          child.off('exit', onExit);
+          const r = m as { result?: LoadResult; error?: string };
+          if (r.result) resolve(r.result);
+          else reject(new Error(r.error ?? 'the load generator failed'));
+        });
+        child.send(cmd);
+      }),
+    close: async () => {
+      child.disconnect();
+      await exited(child, 5_000);
+    },
+  };
+}

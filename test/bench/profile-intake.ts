@@ -1,0 +1,134 @@
+/**
+ * `npx tsx test/bench/profile-intake.ts [events]`: runs the routed intake (every node watched)
+ * with the bot under `node --cpu-prof`, then reads the profile and prints where the bot's CPU
+ * time goes per accepted event: each sample is charged to the innermost frame of its stack
+ * that belongs to a stage (verification, parsing, dedupe, storing, routing, outbox, logging,
+ * framework...). Only samples from the first webhook on are counted (not the start-up).
+ * `--profile FILE` reads an existing .cpuprofile instead (with `--events N`).
+ */
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { webhookIntake } from './webhook-intake.js';
+
+interface CallFrame {
+  functionName: string;
+  url: string;
+}
+interface ProfileNode {
+  id: number;
+  callFrame: CallFrame;
+  children?: number[];
+}
+interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+type Stage = string;
+
+/** The stage of one frame, or undefined when the frame says nothing (look further out). */
+function stageOf(f: CallFrame): Stage | undefined {
+  const { functionName: fn, url } = f;
+  if (fn === '(garbage collector)') return 'gc';
+  if (fn === '(idle)') return 'idle';
+  if (fn === '(program)') return 'program (V8/native, unattributed)';
+  if (/verify-signature|key-cache/.test(url)) return 'verification';
+  if (/read-event/.test(url)) return fn === 'dedupeKeyOf' || fn === 'canonical' ? 'dedupe (key hash)' : 'parsing';
+  if (/outbox-worker|render-notifications|chat\/slack|@slack|axios/.test(url)) return 'outbox worker (after the 2xx)';
+  if (fn === 'insertOutbox') return 'routing (outbox rows)';
+  if (fn === 'watchesFor' || fn === 'activeMute' || fn === 'openIncident' || /notify-routing-index/.test(url)) return 'routing (look-ups)';
+  if (fn === 'insertEvent') return 'storing (event row, dedupe by key)';
+  if (/group-commit/.test(url) || fn === 'tx' || /better-sqlite3/.test(url)) return 'storing (transaction, commit)';
+  if (fn === 'ingestEvent' || /create-notifier/.test(url)) return 'routing (ingest step)';
+  if (/node-directory/.test(url)) return 'node look-up';
+  if (/pino|sonic-boom|thread-stream/.test(url)) return 'logging';
+  if (/prom-client|metrics/.test(url)) return 'metrics';
+  if (/webhook-routes/.test(url)) {
+    if (fn === 'parse') return 'parsing';
+    return 'handler (webhook-routes)';
+  }
+  if (/fastify|find-my-way|avvio|light-my-request|src\/http\//.test(url)) return 'framework (fastify)';
+  if (/node:_http|node:http|node:net|node:stream|node:internal\/(http|streams|stream_base|net)|_http_/.test(url)) return 'framework (node http)';
+  return undefined;
+}
+
+export function breakdown(profile: CpuProfile, events: number): Array<{ stage: Stage; ms: number; usPerEvent: number; share: number }> {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const stageCache = new Map<number, Stage>();
+  const stageOfNode = (id: number): Stage => {
+    const hit = stageCache.get(id);
+    if (hit) return hit;
+    let cur: number | undefined = id;
+    let s: Stage | undefined;
+    const leaf = byId.get(id)!.callFrame;
+    while (cur !== undefined && !(s = stageOf(byId.get(cur)!.callFrame))) cur = parent.get(cur);
+    // JSON.parse and native calls report no url: the caller names them.
+    if (leaf.functionName === 'parse' && leaf.url === '' && s === 'handler (webhook-routes)') s = 'parsing';
+    s ??= 'other';
+    stageCache.set(id, s);
+    return s;
+  };
+  // Count from the first sample inside the webhook handler to the last (not the start-up, not the drain at exit).
+  const inHandler = (id: number) => {
+    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) if (/webhook-routes/.test(byId.get(cur)!.callFrame.url)) return true;
+    return false;
+  };
+  const totals = new Map<Stage, number>();
+  const first = profile.samples.findIndex(inHandler);
+  let last = profile.samples.length - 1;
+  while (last > first && !inHandler(profile.samples[last]!)) last--;
+  for (let i = Math.max(0, first); i <= last; i++) {
+    const id = profile.samples[i]!;
+    const s = stageOfNode(id);
+    totals.set(s, (totals.get(s) ?? 0) + profile.timeDeltas[i]! / 1000);
+  }
+  const busy = [...totals].filter(([s]) => s !== 'idle').reduce((a, [, ms]) => a + ms, 0);
+  return [...totals]
+    .map(([stage, ms]) => ({ stage, ms: Math.round(ms), usPerEvent: Math.round(((ms * 1000) / events) * 10) / 10, share: stage === 'idle' ? NaN : Math.round((ms / busy) * 1000) / 10 }))
+    .sort((a, b) => b.ms - a.ms);
+}
+
+async function main() {
+  const args = process.argv.slice(2);
+  const fileArg = args.indexOf('--profile');
+  let file: string;
+  let events: number;
+  if (fileArg >= 0) {
+    file = args[fileArg + 1]!;
+    events = Number(args[args.indexOf('--events') + 1]);
+  } else {
+    const perRound = Number(args[0] ?? 6_000);
+    const dir = mkdtempSync(join(tmpdir(), 'rln-prof-'));
+    const r = await webhookIntake({
+      nodes: 50,
+      events: perRound,
+      rounds: 3,
+      concurrency: 16,
+      rate: 1_000,
+      seconds: 5,
+      burst: 0,
+      settleS: 0,
+      throughputOnly: true,
+      configs: ['routed'],
+      botNodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+    });
+    process.stdout.write(`${JSON.stringify(r.figures)}\n`);
+    file = join(dir, readdirSync(dir).find((f) => f.endsWith('.cpuprofile'))!);
+    events = 500 + 3 * perRound;
+  }
+  const rows = breakdown(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, events);
+  process.stdout.write(`profile: ${file}\nevents: ${events}\n\n| Stage | ms | µs per event | share of busy time |\n|---|---|---|---|\n`);
+  for (const r of rows) process.stdout.write(`| ${r.stage} | ${r.ms} | ${r.usPerEvent} | ${Number.isNaN(r.share) ? '' : `${r.share}%`} |\n`);
+  process.exit(0);
+}
+
+if (process.argv[1]?.endsWith('profile-intake.ts')) {
+  main().catch((err) => {
+    process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  });
+}
