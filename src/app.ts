@@ -20,6 +20,8 @@ import {
   createDispatcher,
   createRegistry,
   createRoleService,
+  createPolicy,
+  approvalActionChecker,
   UserError,
   type Registry,
 } from './core/index.js';
@@ -118,8 +120,17 @@ export async function createApp(opts: AppOptions): Promise<App> {
 
   const registry = createRegistry(allCommands);
   const coreLogger = logger.child({ room: 'core' });
-  const access = createRoleService(db, { admins: config.ADMIN_USERS, operators: config.OPERATOR_USERS });
-  const audit = createAuditLog(db, { now: clock });
+  const access = createRoleService(db, { admins: config.ADMIN_USERS, operators: config.OPERATOR_USERS, readers: config.READ_USERS });
+  const audit = createAuditLog(db, { now: clock, retentionDays: config.AUDIT_RETENTION_DAYS, logger: coreLogger });
+  const policy = createPolicy({
+    db,
+    now: clock,
+    access,
+    approvalPolicy: config.APPROVAL_POLICY,
+    spendLimits: config.SPEND_LIMITS,
+    tz: config.LIMITS_TZ,
+    checkAction: approvalActionChecker(registry),
+  });
   // Button ids are shared by the dispatcher (replies) and the notifier (posted notifications).
   const buttons = createButtonIds({ db, now: clock, logger: coreLogger });
   const confirmations = createConfirmations({ db, now: clock, logger: coreLogger });
@@ -157,8 +168,17 @@ export async function createApp(opts: AppOptions): Promise<App> {
     commands: registry,
     watches: notifier.watches,
     reports: reports.service,
+    policy,
   };
-  const dispatcher = createDispatcher({ registry, services, buttons, confirmations, logger: coreLogger, metrics });
+  const dispatcher = createDispatcher({
+    registry,
+    services,
+    buttons,
+    confirmations,
+    logger: coreLogger,
+    metrics,
+    roleOverrides: { audit: config.AUDIT_READ_ROLE },
+  });
 
   const routes: FastifyPluginAsync[] = [notifier.webhookRoutes({ signatureHeader: config.WEBHOOK_SIGNATURE_HEADER })];
   const stoppers: Array<() => Promise<void>> = [];

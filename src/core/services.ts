@@ -10,6 +10,7 @@ import type { ReportService } from '../reports/index.js';
 import type { RoleService } from './role-service.js';
 import type { AuditLog } from './audit-log.js';
 import type { Registry } from './registry.js';
+import type { Policy } from './policy/index.js';
 
 export interface Services {
   hosting: HostingClient;
@@ -29,4 +30,6 @@ export interface Services {
   watches: WatchService;
   /** Reports and their schedules; the `report` commands. */
   reports: ReportService;
+  /** Approvals by a second person and spend limits; the `policy` commands. */
+  policy: Policy;
 }

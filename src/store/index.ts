@@ -14,3 +14,5 @@ export * from './core-role-grants.js';
 export * from './notify-store.js';
 export * from './reports-schedules.js';
 export * from './reports-snapshots.js';
+export * from './core-policy.js';
+export * from './core-approvals.js';

@@ -46,6 +46,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',
+    // Tests of other behaviour run without a second person; approval tests set their own policy.
+    APPROVAL_POLICY: 'none',
     ...opts.env,
   });
   const boot = async () => {
