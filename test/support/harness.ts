@@ -21,6 +21,8 @@ export interface HarnessOptions {
   logger?: Logger;
   /** Collect Node's process metrics too (off by default: they cost a little in every test). */
   processMetrics?: boolean;
+  /** The bot's clock (default: the real one); a test moves it to reach an expiry without waiting. */
+  now?: () => Date;
 }
 
 export interface Harness {
@@ -56,6 +58,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       logger: opts.logger ?? createLogger({ level: 'silent' }),
       metrics: createMetrics({ defaults: opts.processMetrics ?? false }),
       shell: opts.shell ?? false,
+      ...(opts.now ? { now: opts.now } : {}),
     });
     const { url } = await app.start();
     return { app, url };

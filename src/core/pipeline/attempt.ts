@@ -86,10 +86,10 @@ export function commandOf(a: Attempt): AnyCommand {
   return a.def;
 }
 
-/** Whether this attempt is the one that opens the command's dialog (not its submission). */
+/** Whether this attempt is the one that opens the command's dialog (not its submission, nor an approved request). */
 export function opensDialog(a: Attempt): boolean {
   const def = commandOf(a);
-  return needsDialog(def) && !a.submission;
+  return needsDialog(def) && !a.submission && !a.approval;
 }
 
 export function needsDialog(def: AnyCommand): boolean {
