@@ -22,7 +22,7 @@ export function toPrincipal(input: string, actor: Actor): string {
 }
 
 function roleError(input: unknown): string {
-  return `there is no role "${String(input ?? '').trim().slice(0, 30)}": a role is one of read, operate, admin (reader and operator are accepted)`;
+  return `there is no role "${(typeof input === 'string' ? input : '').trim().slice(0, 30)}": a role is one of read, operate, admin (reader and operator are accepted)`;
 }
 
 const principalArg = () =>

@@ -53,7 +53,8 @@ export function createAuditStore(db: Db): AuditStore {
   const pruneQ = db.prepare('DELETE FROM core_audit WHERE at < ?');
   // One statement per combination of filters in use, prepared once.
   const queries = new Map<string, ReturnType<Db['prepare']>>();
-  const WHERE: Record<string, string> = {
+  type Filter = 'node' | 'user' | 'action' | 'outcome' | 'since';
+  const WHERE: Record<Filter, string> = {
     node: '(node = @node OR node_id = @node OR lower(node) = lower(@node))',
     user: "(actor_platform || ':' || actor_id = @user OR actor_id = @user)",
     action: '(path = @action OR args_json LIKE @actionArg)',
@@ -62,7 +63,7 @@ export function createAuditStore(db: Db): AuditStore {
   };
   return {
     query(q) {
-      const used = (Object.keys(WHERE) as Array<keyof typeof WHERE>).filter((k) => q[k as keyof AuditQuery] !== undefined);
+      const used = (Object.keys(WHERE) as Filter[]).filter((k) => q[k] !== undefined);
       const sig = used.join(',');
       let stmt = queries.get(sig);
       if (!stmt) {
@@ -70,7 +71,7 @@ export function createAuditStore(db: Db): AuditStore {
         queries.set(sig, stmt);
       }
       const params: Record<string, unknown> = { limit: q.limit };
-      for (const k of used) params[k] = q[k as keyof AuditQuery];
+      for (const k of used) params[k] = q[k];
       // An approval request is recorded as `approval request` with the action among its arguments.
       if (q.action !== undefined) params.actionArg = `%"action":"${q.action.replace(/ /g, '.').replace(/[%_"\\]/g, '')}"%`;
       return stmt.all(params) as AuditRow[];

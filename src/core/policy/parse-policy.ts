@@ -51,7 +51,7 @@ export function parseApprovalRule(text: string): ApprovalRule {
   try {
     return { action, over: readAmount(right) };
   } catch (e) {
-    throw new Error(`${action}: ${(e as Error).message}`);
+    throw new Error(`${action}: ${(e as Error).message}`, { cause: e });
   }
 }
 
@@ -80,7 +80,7 @@ export function parseSpendLimits(text: string): LimitRule[] {
       try {
         out.push({ who, perDay: readAmount(a) });
       } catch (e) {
-        throw new Error(`${who}: ${(e as Error).message}`);
+        throw new Error(`${who}: ${(e as Error).message}`, { cause: e });
       }
     }
   }
