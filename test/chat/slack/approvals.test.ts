@@ -139,6 +139,17 @@ describe('approvals and spend limits on Slack', () => {
     expect(textOf(limits)).toContain('9,000 sats');
   });
 
+  it('refuses an approver whose admin role does not reach the node', async () => {
+    const DEE = { id: 'UDEE', name: 'dee' };
+    expect(textOf(await ask(ADA, 'access grant slack:UDEE admin nodes=bob'))).toContain('nodes=bob only');
+    const before = payments();
+    const request = await requestPayment(2000);
+    const refused = await click(DEE, button(request.body, 'Approve'));
+    expect(refused.body.response_type).toBe('ephemeral');
+    expect(textOf(refused)).toContain('on alice needs the admin role; your admin role (slack:UDEE) is limited to nodes=bob');
+    expect(payments()).toBe(before);
+  });
+
   it('closes a rejected request with its reason, and nothing is paid', async () => {
     const before = payments();
     const request = await requestPayment(2000);
