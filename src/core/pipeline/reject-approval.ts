@@ -33,6 +33,10 @@ export const rejectApprovalCommand: CommandDefinition<any> = defineCommand({
     if (!own && !(def && ctx.services.access.has(ctx.actor, def.role, { node: req.node, channelId: req.place.channelId }))) {
       throw new UserError('forbidden', `Only ${req.requesterKey}, who asked, or someone who could approve \`${req.path}\`${req.node ? ` on ${req.node}` : ''} can reject it.`);
     }
+    if (req.state === 'pending' && ctx.services.now() > req.expiresAt) {
+      approvals.expire(req.id);
+      throw new UserError('approval_expired', 'This request has expired already; nothing was done, and nothing will be.');
+    }
     const reason = ctx.args.reason || (own ? 'withdrawn by the requester' : 'no reason given');
     if (!approvals.decide(req.id, 'rejected', ctx.actor, reason)) {
       const now = approvals.get(req.id);
