@@ -5,7 +5,7 @@
  * complete at construction → dispatcher → chat adapters → one HTTP server.
  */
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { SECRET_VARIABLES, type Config } from './config.js';
+import { ConfigError, SECRET_VARIABLES, type Config } from './config.js';
 import { createLogger, registerSecret, type Logger } from './log.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { openDatabase, type Db } from './store/index.js';
@@ -122,15 +122,23 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const coreLogger = logger.child({ room: 'core' });
   const access = createRoleService(db, { admins: config.ADMIN_USERS, operators: config.OPERATOR_USERS, readers: config.READ_USERS });
   const audit = createAuditLog(db, { now: clock, retentionDays: config.AUDIT_RETENTION_DAYS, logger: coreLogger });
-  const policy = createPolicy({
-    db,
-    now: clock,
-    access,
-    approvalPolicy: config.APPROVAL_POLICY,
-    spendLimits: config.SPEND_LIMITS,
-    tz: config.LIMITS_TZ,
-    checkAction: approvalActionChecker(registry),
-  });
+  const policy = (() => {
+    try {
+      return createPolicy({
+        db,
+        now: clock,
+        access,
+        approvalPolicy: config.APPROVAL_POLICY,
+        spendLimits: config.SPEND_LIMITS,
+        tz: config.LIMITS_TZ,
+        checkAction: approvalActionChecker(registry),
+      });
+    } catch (e) {
+      // A rule naming a command that cannot be put under approval: a configuration problem.
+      if (e instanceof UserError) throw new ConfigError([`APPROVAL_POLICY: ${e.message}${e.hint ? ` ${e.hint}` : ''}`]);
+      throw e;
+    }
+  })();
   // Button ids are shared by the dispatcher (replies) and the notifier (posted notifications).
   const buttons = createButtonIds({ db, now: clock, logger: coreLogger });
   const confirmations = createConfirmations({ db, now: clock, logger: coreLogger });

@@ -1,5 +1,10 @@
 /** The policy service on a real (in-memory) SQLite database: rules, limits, the ledger, approvals, the audit trail. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadConfig, ConfigError } from '../../../src/config.js';
+import { createApp } from '../../../src/app.js';
 import { openDatabase } from '../../../src/store/index.js';
 import { createAuditLog, createPolicy, createRegistry, createRoleService, approvalActionChecker, UserError } from '../../../src/core/index.js';
 import { allCommands } from '../../../commands/index.js';
@@ -122,5 +127,19 @@ describe('the audit trail', () => {
     expect(audit.query({ node: 'alice' })).toHaveLength(2);
     expect(audit.prune()).toBe(1);
     expect(audit.query({ node: 'alice' })).toHaveLength(1);
+  });
+});
+
+describe('starting the bot', () => {
+  it('refuses an APPROVAL_POLICY that names a command with a secret dialog, as a configuration problem', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rln-policy-'));
+    try {
+      const config = loadConfig({ SERVICE_URL: 'http://127.0.0.1:9', SERVICE_API_TOKEN: 't', DATABASE_PATH: join(dir, 'bot.db'), LOG_LEVEL: 'silent', APPROVAL_POLICY: 'node.destroy; node.unlock' });
+      const started = createApp({ config, shell: false });
+      await expect(started).rejects.toBeInstanceOf(ConfigError);
+      await expect(started).rejects.toMatchObject({ problems: [expect.stringMatching(/^APPROVAL_POLICY: node.unlock cannot be put under approval: its dialog takes a secret/)] });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
