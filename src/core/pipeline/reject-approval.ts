@@ -21,7 +21,8 @@ export const rejectApprovalCommand: CommandDefinition<any> = defineCommand({
   nodeArg: false,
   role: 'read',
   confirm: 'none',
-  mutates: true,
+  // Audited by the handler as `approval reject`, under the command it was for.
+  mutates: false,
   secrets: [{ name: 'reason', label: 'Why reject it?', kind: 'text', required: false, hint: 'Shown in the channel and kept in the audit trail.' }],
   dialog: { title: 'Reject the request', submitLabel: 'Reject' },
   async handler(ctx) {
@@ -42,6 +43,15 @@ export const rejectApprovalCommand: CommandDefinition<any> = defineCommand({
       const now = approvals.get(req.id);
       throw new UserError('approval_used', `This request was already ${now?.state ?? 'closed'}${now?.decidedBy ? ` by ${now.decidedBy}` : ''}.`);
     }
+    ctx.services.audit.record({
+      actor: ctx.actor,
+      place: ctx.place,
+      path: 'approval reject',
+      node: req.node,
+      args: { action: req.path.replace(/\s+/g, '.'), approval: req.id, requested_by: req.requesterKey },
+      outcome: 'ok',
+      reason,
+    });
     const who = ctx.actor.displayName || ctx.actor.userId;
     return {
       header: `Rejected: ${req.path}${req.node ? ` ${req.node}` : ''}`,

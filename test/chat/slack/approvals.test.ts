@@ -112,6 +112,9 @@ describe('approvals and spend limits on Slack', () => {
     expect(textOf(audit)).toContain('approved_by=slack:UBEA');
     const requests = await ask(ADA, 'audit action=pay.send user=slack:UADA');
     expect(textOf(requests)).toContain('approval request');
+    const approvals = await ask(ADA, 'audit action=pay.send user=slack:UBEA csv=true');
+    expect(textOf(approvals)).toContain('approval.approve');
+    expect(textOf(approvals)).toContain('requested_by=slack:UADA');
   });
 
   it('pays once when two admins click Approve together', async () => {
@@ -160,6 +163,9 @@ describe('approvals and spend limits on Slack', () => {
     await slack.submit(BEA, fake.views.at(-1)!, { reason: 'wrong invoice, ask finance' });
     const [post] = (await fake.waitForCalls('chat.postMessage', posted + 1)).slice(posted);
     expect(JSON.stringify(post.args)).toContain('Rejected by bea (slack:UBEA): wrong invoice, ask finance');
+    const audit = await ask(ADA, 'audit action=pay.send user=slack:UBEA csv=true');
+    expect(textOf(audit)).toContain('approval.reject,alice,');
+    expect(textOf(audit)).toContain('wrong invoice, ask finance');
     const late = await click(CY, button(request.body, 'Approve'));
     expect(textOf(late)).toContain('already rejected');
     expect(payments()).toBe(before);

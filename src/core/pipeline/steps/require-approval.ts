@@ -26,6 +26,16 @@ export const requireApproval: Step = async (a, p) => {
       const now = p.services.policy.approvals.get(a.approval.id);
       return new UserError('approval_used', `This request was already ${now?.state ?? 'closed'}${now?.decidedBy ? ` by ${now.decidedBy}` : ''}; it runs once.`, 'Nothing more to do.');
     }
+    // The approval itself, under the approver's name (the command's own record names both).
+    p.services.audit.record({
+      actor: a.approval.approver,
+      place: a.place,
+      path: 'approval approve',
+      node: a.node?.name,
+      nodeId: a.node?.nodeId,
+      args: { action: def.path.replace(/\s+/g, '.'), approval: a.approval.id, requested_by: actorKey(a.actor) },
+      outcome: 'ok',
+    });
     return undefined;
   }
   if (opensDialog(a)) return undefined;
