@@ -6,6 +6,8 @@ import { z } from 'zod';
 import { defineCommand, type CommandDefinition, type Actor } from '../src/core/types.js';
 import { msg } from '../src/core/message.js';
 import { UserError } from '../src/core/errors.js';
+import { roleNamed, scopeText } from '../src/core/role-service.js';
+import { splitList } from './support/arg-types.js';
 
 /** Accepts a principal, or a chat mention of a user, user group or role. */
 export function toPrincipal(input: string, actor: Actor): string {
@@ -19,13 +21,8 @@ export function toPrincipal(input: string, actor: Actor): string {
   return v;
 }
 
-/** Words people type for a role (the configuration says OPERATOR_USERS / ADMIN_USERS). */
-const ROLE_ALIASES: Record<string, string> = { operator: 'operate', operators: 'operate', op: 'operate', ops: 'operate', reader: 'read', readonly: 'read', 'read-only': 'read', viewer: 'read', administrator: 'admin', admins: 'admin' };
-
 function roleError(input: unknown): string {
-  const v = String(input ?? '').trim();
-  const alias = ROLE_ALIASES[v.toLowerCase()];
-  return alias ? `there is no role "${v}": did you mean ${alias}?` : `there is no role "${v}"`;
+  return `there is no role "${(typeof input === 'string' ? input : '').trim().slice(0, 30)}": a role is one of read, operate, admin (reader and operator are accepted)`;
 }
 
 const principalArg = () =>
@@ -37,7 +34,12 @@ const grant = defineCommand({
   example: '/rln access grant slack:U0123ABCD operate',
   args: z.object({
     principal: principalArg(),
-    role: z.enum(['read', 'operate', 'admin'], { error: (iss) => roleError(iss.input) }).describe('The role to give'),
+    // `reader` and `operator` (and the other words people use) are accepted for the role.
+    role: z
+      .preprocess((v) => (typeof v === 'string' ? (roleNamed(v) ?? v) : v), z.enum(['read', 'operate', 'admin'], { error: (iss) => roleError(iss.input) }))
+      .describe('The role to give: read, operate or admin (reader, operator)'),
+    nodes: z.string().min(1).optional().describe('Only on these nodes (names or ids, comma-separated)'),
+    channels: z.string().min(1).optional().describe('Only in these channels (ids, comma-separated)'),
   }),
   nodeArg: false,
   role: 'admin',
@@ -45,9 +47,13 @@ const grant = defineCommand({
   mutates: true,
   async handler(ctx) {
     const principal = toPrincipal(ctx.args.principal, ctx.actor);
-    ctx.services.access.grant(principal, ctx.args.role, ctx.actor);
+    const nodes = splitList(ctx.args.nodes);
+    const channels = splitList(ctx.args.channels);
+    const scope = nodes.length || channels.length ? { ...(nodes.length ? { nodes } : {}), ...(channels.length ? { channels } : {}) } : undefined;
+    ctx.services.access.grant(principal, ctx.args.role, ctx.actor, scope);
     const configured = ctx.services.access.configuredRole(principal);
-    const blocks = [msg.text([{ code: principal }, ' now has the ', { bold: ctx.args.role }, ' role. It takes effect at once.'])];
+    const where = scope ? ` on ${scopeText(scope)} only` : '';
+    const blocks = [msg.text([{ code: principal }, ' now has the ', { bold: ctx.args.role }, ` role${where}. It takes effect at once.`])];
     if (configured && configured !== ctx.args.role) {
       blocks.push(msg.context(`The configuration also gives it ${configured}; the higher of the two applies.`));
     }
@@ -99,10 +105,11 @@ const list = defineCommand({
       tone: 'info',
       blocks: [
         msg.table({
-          columns: [{ header: 'Who' }, { header: 'Role' }, { header: 'From' }, { header: 'Granted by' }, { header: 'When (UTC)' }],
+          columns: [{ header: 'Who' }, { header: 'Role' }, { header: 'Where' }, { header: 'From' }, { header: 'Granted by' }, { header: 'When (UTC)' }],
           rows: entries.map((e) => [
             e.principal,
             e.role,
+            scopeText(e.scope),
             e.source,
             e.grantedBy ?? '',
             e.grantedAt ? e.grantedAt.slice(0, 16).replace('T', ' ') : '',

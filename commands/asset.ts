@@ -12,6 +12,7 @@ import { assetLabel, assetTable, loadAssets, resolveAssetId } from './support/as
 import { nodeClient } from './support/node-client.js';
 import { paginate } from './support/paginate.js';
 import { bodyOf, compact, formatTime, titled } from './support/present.js';
+import { assetSendSpend } from './support/spend.js';
 
 const assetId = () => z.string().trim().min(1).describe('RGB asset id (rgb:…), or its ticker on this node');
 
@@ -348,6 +349,7 @@ const send = defineCommand({
   role: 'admin',
   confirm: 'button',
   mutates: true,
+  spend: assetSendSpend,
   /** The confirmation shows what leaves the node; an invoice for another asset is refused before it. */
   async preview(ctx) {
     const { node, api } = nodeClient(ctx);

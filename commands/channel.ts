@@ -12,6 +12,7 @@ import { nodeClient } from './support/node-client.js';
 import { paginate } from './support/paginate.js';
 import { peerOfAccountNode } from './support/peer-of-account-node.js';
 import { compact, titled } from './support/present.js';
+import { channelOpenSpend } from './support/spend.js';
 
 const STATE_MARK: Record<string, string> = { Opening: '🟡', Opened: '🟢', Closing: '🔴' };
 
@@ -114,6 +115,7 @@ const open = defineCommand({
   role: 'admin',
   confirm: 'none',
   mutates: true,
+  spend: channelOpenSpend,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const { node: _n, raw, asset_amount: amountText, ...given } = ctx.args;

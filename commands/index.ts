@@ -15,6 +15,7 @@ import { swapCommands } from './swap.js';
 import { watchCommands } from './watch.js';
 import { reportCommands } from './report.js';
 import { accessCommands } from './access.js';
+import { policyCommands } from './policy.js';
 import { metaCommands } from './meta.js';
 import { statusCommands } from './status.js';
 
@@ -31,6 +32,7 @@ export const allCommands: CommandDefinition<any>[] = [
   ...watchCommands,
   ...reportCommands,
   ...accessCommands,
+  ...policyCommands,
   ...metaCommands,
   ...statusCommands,
 ];

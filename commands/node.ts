@@ -18,6 +18,7 @@ import { paginate } from './support/paginate.js';
 import { compact, formatTime, peerAddressOf, rlnNameOf, titled, yesNo } from './support/present.js';
 import { requireNode } from './support/require-node.js';
 import { logView } from './support/log-view.js';
+import { backupFirst } from './support/backup-first.js';
 
 /** How `node logs` waits for an export: a few short polls, then it hands back the task id. */
 export const logPolling = { attempts: 5, delayMs: 500 };
@@ -290,31 +291,17 @@ const destroy = defineCommand({
     },
   ],
   mutates: true,
+  /** Under approval, the backup asked for in the dialog runs now: its password is not kept for the approver. */
+  async beforeApproval(ctx) {
+    const node = requireNode(ctx);
+    const path = await backupFirst(ctx, node, ctx.args.backup_path ?? defaultBackupPath(node, new Date(ctx.services.now())));
+    return path ? [{ label: 'Backup (made before this request)', value: [{ code: path }] }] : [];
+  },
   async handler(ctx) {
     const node = requireNode(ctx);
     const blocks: Block[] = [];
-    if (ctx.secrets.backup === 'true') {
-      const password = ctx.secrets.backup_password;
-      if (!password) {
-        throw new UserError('invalid_arguments', `Not destroyed: a backup was asked but no node password was entered.`, 'Run `node destroy` again and enter the password, or untick the backup.');
-      }
-      const path = ctx.args.backup_path ?? defaultBackupPath(node, new Date(ctx.services.now()));
-      const api = ctx.services.nodeApi(node);
-      try {
-        try {
-          await api.backup({ backup_path: path, password });
-        } catch (err) {
-          if (rlnNameOf(err) !== 'UnlockedNode') throw err;
-          // RLN backs up a locked node only.
-          await api.lock();
-          await api.backup({ backup_path: path, password });
-        }
-      } catch (err) {
-        const why = err instanceof Error ? err.message : String(err);
-        throw new UserError('node_error', `Not destroyed: the backup of ${node.name} failed (${why}).`, 'Fix the backup (is the node RUNNING and the password right?) or destroy without one.');
-      }
-      blocks.push(msg.fields([{ label: 'Backup', value: [{ code: path }] }]));
-    }
+    const path = await backupFirst(ctx, node, ctx.args.backup_path ?? defaultBackupPath(node, new Date(ctx.services.now())));
+    if (path) blocks.push(msg.fields([{ label: 'Backup', value: [{ code: path }] }]));
     const { message } = await ctx.services.hosting.destroyNode(node.nodeId);
     return {
       header: titled('Node destroyed', node),

@@ -11,6 +11,7 @@ import { nodeClient } from './support/node-client.js';
 import type { NodeApiClient } from '../src/node-api/index.js';
 import { paginate } from './support/paginate.js';
 import { compact, formatTime, titled } from './support/present.js';
+import { invoiceSpend, keysendSpend } from './support/spend.js';
 
 const TONE = { Pending: 'info', Succeeded: 'success', Failed: 'danger' } as const;
 const toneOf = (s: unknown) => TONE[s as keyof typeof TONE] ?? 'neutral';
@@ -56,6 +57,7 @@ const send = defineCommand({
   role: 'admin',
   confirm: 'button',
   mutates: true,
+  spend: invoiceSpend,
   /** The confirmation shows what will be paid: an invoice the node cannot decode is refused before it. */
   async preview(ctx) {
     const { api } = nodeClient(ctx);
@@ -104,6 +106,7 @@ const keysend = defineCommand({
   role: 'admin',
   confirm: 'button',
   mutates: true,
+  spend: keysendSpend,
   async preview(ctx) {
     const { api } = nodeClient(ctx);
     const a = ctx.args;

@@ -5,7 +5,7 @@
  * complete at construction → dispatcher → chat adapters → one HTTP server.
  */
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { SECRET_VARIABLES, type Config } from './config.js';
+import { ConfigError, SECRET_VARIABLES, type Config } from './config.js';
 import { createLogger, registerSecret, type Logger } from './log.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { createReplayStore, openDatabase, type Db } from './store/index.js';
@@ -20,6 +20,8 @@ import {
   createDispatcher,
   createRegistry,
   createRoleService,
+  createPolicy,
+  approvalActionChecker,
   UserError,
   type Registry,
 } from './core/index.js';
@@ -119,8 +121,25 @@ export async function createApp(opts: AppOptions): Promise<App> {
 
   const registry = createRegistry(allCommands);
   const coreLogger = logger.child({ room: 'core' });
-  const access = createRoleService(db, { admins: config.ADMIN_USERS, operators: config.OPERATOR_USERS });
-  const audit = createAuditLog(db, { now: clock });
+  const access = createRoleService(db, { admins: config.ADMIN_USERS, operators: config.OPERATOR_USERS, readers: config.READ_USERS });
+  const audit = createAuditLog(db, { now: clock, retentionDays: config.AUDIT_RETENTION_DAYS, logger: coreLogger });
+  const policy = (() => {
+    try {
+      return createPolicy({
+        db,
+        now: clock,
+        access,
+        approvalPolicy: config.APPROVAL_POLICY,
+        spendLimits: config.SPEND_LIMITS,
+        tz: config.LIMITS_TZ,
+        checkAction: approvalActionChecker(registry),
+      });
+    } catch (e) {
+      // A rule naming a command that cannot be put under approval: a configuration problem.
+      if (e instanceof UserError) throw new ConfigError([`APPROVAL_POLICY: ${e.message}${e.hint ? ` ${e.hint}` : ''}`]);
+      throw e;
+    }
+  })();
   // Button ids are shared by the dispatcher (replies) and the notifier (posted notifications).
   const buttons = createButtonIds({ db, now: clock, logger: coreLogger });
   const confirmations = createConfirmations({ db, now: clock, logger: coreLogger });
@@ -164,8 +183,17 @@ export async function createApp(opts: AppOptions): Promise<App> {
     reports: reports.service,
     // Reads the posters when a command reports progress, by which time the adapters are up.
     progress: progressReporter(posters, logger),
+    policy,
   };
-  const dispatcher = createDispatcher({ registry, services, buttons, confirmations, logger: coreLogger, metrics });
+  const dispatcher = createDispatcher({
+    registry,
+    services,
+    buttons,
+    confirmations,
+    logger: coreLogger,
+    metrics,
+    roleOverrides: { audit: config.AUDIT_READ_ROLE },
+  });
 
   const routes: FastifyPluginAsync[] = [notifier.webhookRoutes({ signatureHeader: config.WEBHOOK_SIGNATURE_HEADER, bodyLimit: config.WEBHOOK_BODY_LIMIT })];
   const stoppers: Array<() => Promise<void>> = [];

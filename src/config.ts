@@ -3,7 +3,8 @@
  * once (ConfigError.problems), in words an operator can act on; secrets are never echoed.
  */
 import { z } from 'zod';
-import { PRINCIPAL_RE } from './core/role-service.js';
+import { PRINCIPAL_RE, roleNamed } from './core/role-service.js';
+import { parseApprovalPolicy, parseSpendLimits, policyProblem } from './core/policy/parse-policy.js';
 
 const url = (what: string) =>
   z
@@ -27,6 +28,28 @@ const principals = z
     'each entry must look like slack:U123, discord:123456, slack-group:S123 or discord-role:123456',
   );
 
+/** A written policy, checked by its own parser so the error says what was wrong. */
+const policyText = (parse: (text: string) => unknown) =>
+  z
+    .string()
+    .optional()
+    .superRefine((v, ctx) => {
+      const problem = policyProblem(parse, v);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    });
+
+const timeZone = z
+  .string()
+  .default('UTC')
+  .refine((tz) => {
+    try {
+      new Intl.DateTimeFormat('en', { timeZone: tz });
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'LIMITS_TZ must be an IANA time zone, e.g. UTC or Europe/Zurich');
+
 const envSchema = z.object({
   SERVICE_URL: url('SERVICE_URL').optional(),
   SERVICE_API_TOKEN: z.string().min(1).optional(),
@@ -49,6 +72,19 @@ const envSchema = z.object({
   DISCORD_GUILD_ID: z.string().regex(/^\d+$/, 'DISCORD_GUILD_ID must be the numeric server (guild) id').optional(),
   ADMIN_USERS: principals,
   OPERATOR_USERS: principals,
+  READ_USERS: principals,
+  APPROVAL_POLICY: policyText(parseApprovalPolicy),
+  SPEND_LIMITS: policyText(parseSpendLimits),
+  LIMITS_TZ: timeZone,
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1, 'AUDIT_RETENTION_DAYS must be at least 1 (days)').default(365),
+  AUDIT_READ_ROLE: z
+    .string()
+    .default('admin')
+    .transform((v, ctx) => {
+      const role = roleNamed(v);
+      if (!role) ctx.addIssue({ code: 'custom', message: 'AUDIT_READ_ROLE must be read, operate or admin (reader and operator are accepted)' });
+      return role ?? 'admin';
+    }),
   WEBHOOK_SIGNATURE_HEADER: z.string().min(1).default('X-Service-Signature'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SERVICE_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),

@@ -2,6 +2,7 @@
 import type { Db } from '../store/index.js';
 import { createAuditStore, type AuditRow } from '../store/index.js';
 import type { Actor, Place } from './types.js';
+import { silentLogger, type Logger } from '../log.js';
 
 export type AuditOutcome = 'ok' | 'failed' | 'refused';
 
@@ -37,6 +38,10 @@ export interface AuditLog {
   record(entry: AuditRecordInput): AuditEntry;
   /** Newest first. `node` matches the name or id. */
   latest(opts?: { node?: string; limit?: number }): AuditEntry[];
+  /** Newest first, every filter given matching. `action` with dots or spaces (`pay.send`). */
+  query(q: { node?: string; user?: string; action?: string; outcome?: AuditOutcome; since?: Date; limit?: number }): AuditEntry[];
+  /** Deletes what is older than the retention; returns how many records went. */
+  prune(): number;
 }
 
 function fromRow(r: AuditRow): AuditEntry {
@@ -60,11 +65,38 @@ function fromRow(r: AuditRow): AuditEntry {
   };
 }
 
-export function createAuditLog(db: Db, opts: { now: () => number }): AuditLog {
+export function createAuditLog(db: Db, opts: { now: () => number; retentionDays?: number; logger?: Logger }): AuditLog {
   const store = createAuditStore(db);
   const now = () => new Date(opts.now());
+  const retentionMs = (opts.retentionDays ?? 365) * 24 * 3600_000;
+  const logger = opts.logger ?? silentLogger;
+  let lastPrune = -Infinity;
+  const prune = () => {
+    lastPrune = opts.now();
+    try {
+      return store.prune(new Date(lastPrune - retentionMs).toISOString());
+    } catch (e) {
+      logger.warn({ err: e }, 'could not prune the audit trail');
+      return 0;
+    }
+  };
+  prune();
   return {
+    prune,
+    query: ({ node, user, action, outcome, since, limit = 50 }) =>
+      store
+        .query({
+          node,
+          user,
+          action: action === undefined ? undefined : action.trim().replace(/\./g, ' '),
+          outcome,
+          since: since?.toISOString(),
+          limit: Math.max(1, Math.min(limit, 5000)),
+        })
+        .map(fromRow),
     record(e) {
+      // Records older than the retention go, at most once an hour.
+      if (opts.now() - lastPrune > 3600_000) prune();
       const at = e.at ?? now();
       const row = {
         at: at.toISOString(),

@@ -7,7 +7,7 @@
 import { silentLogger, type Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { Services } from './services.js';
-import type { Dispatcher, Invocation, Reply } from './types.js';
+import type { Dispatcher, Invocation, Reply, Role } from './types.js';
 import { UserError } from './errors.js';
 import type { AnyCommand, Registry } from './registry.js';
 import type { RoleService } from './role-service.js';
@@ -22,6 +22,8 @@ import { fromClick } from './pipeline/from-click.js';
 import { fromDialog } from './pipeline/from-dialog.js';
 import { CANCEL_COMMAND, CONFIRM_COMMAND } from './pipeline/steps/confirm.js';
 import { OPEN_DIALOG_COMMAND } from './pipeline/in-time.js';
+import { APPROVE_COMMAND, REJECT_COMMAND } from './pipeline/steps/require-approval.js';
+import { rejectApprovalCommand } from './pipeline/reject-approval.js';
 
 export interface DispatcherOptions {
   registry: Registry;
@@ -44,6 +46,8 @@ export interface DispatcherOptions {
    * registration. Paths start with `__` (e.g. `__incident_ack`). They go through the same pipeline.
    */
   internal?: AnyCommand[];
+  /** Roles over commands' own, by path (`{ audit: 'admin' }` from AUDIT_READ_ROLE). */
+  roleOverrides?: Record<string, Role>;
 }
 
 export interface CoreDispatcher extends Dispatcher {
@@ -54,7 +58,7 @@ export interface CoreDispatcher extends Dispatcher {
   invalidateNodes(): void;
 }
 
-const RESERVED = new Set([CONFIRM_COMMAND, CANCEL_COMMAND, OPEN_DIALOG_COMMAND]);
+const RESERVED = new Set([CONFIRM_COMMAND, CANCEL_COMMAND, OPEN_DIALOG_COMMAND, APPROVE_COMMAND, REJECT_COMMAND]);
 
 export function createDispatcher(opts: DispatcherOptions): CoreDispatcher {
   const { registry, services } = opts;
@@ -66,6 +70,7 @@ export function createDispatcher(opts: DispatcherOptions): CoreDispatcher {
     if (internal.has(def.path)) throw new Error(`two internal commands are defined with the path "${def.path}"`);
     internal.set(def.path, def);
   }
+  internal.set(REJECT_COMMAND, rejectApprovalCommand);
   const nodes = createNodeLookup({ hosting: services.hosting, now: services.now, cacheMs: opts.nodeCacheMs });
   const p: Pipeline = {
     registry,
@@ -79,6 +84,7 @@ export function createDispatcher(opts: DispatcherOptions): CoreDispatcher {
     confirmTtlMs: opts.confirmTtlMs ?? 5 * 60_000,
     dialogTtlMs: opts.dialogTtlMs ?? 15 * 60_000,
     dialogBudgetMs: opts.dialogBudgetMs ?? 2_000,
+    roleOverrides: opts.roleOverrides ?? {},
   };
 
   return {

@@ -27,6 +27,11 @@ const TITLES: Record<UserErrorCode, string> = {
   node_error: 'Node API error',
   not_configured: 'Not configured',
   conflict: 'Conflict',
+  limit_exceeded: 'Over the daily limit',
+  approval_unknown: 'Unknown request',
+  approval_used: 'Request already closed',
+  approval_own: 'Not your own request',
+  approval_expired: 'Request expired',
 };
 
 export interface ErrorOutcome {
@@ -50,6 +55,10 @@ const REFUSED: UserErrorCode[] = [
   'confirmation_wrong_user',
   'confirmation_mismatch',
   'secret_inline',
+  'limit_exceeded',
+  'approval_used',
+  'approval_own',
+  'approval_expired',
 ];
 
 /** Service/node API errors are recognised by shape, so core does not depend on those rooms. */

@@ -20,7 +20,12 @@ export type UserErrorCode =
   | 'service_error'
   | 'node_error'
   | 'not_configured'
-  | 'conflict';
+  | 'conflict'
+  | 'limit_exceeded'
+  | 'approval_unknown'
+  | 'approval_used'
+  | 'approval_own'
+  | 'approval_expired';
 
 export class UserError extends Error {
   override readonly name = 'UserError';

@@ -18,7 +18,8 @@ export { CONFIRM_COMMAND, CANCEL_COMMAND } from './pipeline/steps/confirm.js';
 export { CONFIRM_NAME_FIELD, checkboxValue } from './pipeline/steps/handle-dialog.js';
 export { OPEN_DIALOG_COMMAND } from './pipeline/in-time.js';
 export { STEPS } from './pipeline/run-steps.js';
-export { createRoleService, actorKey, PRINCIPAL_RE, ROLES, ROLE_RANK, SHELL_PRINCIPAL, type RoleService, type RoleEntry } from './role-service.js';
+export { createRoleService, roleNamed, scopeCovers, scopeText, type Scope, type Where } from './role-service.js';
+export { actorKey, PRINCIPAL_RE, ROLES, ROLE_RANK, SHELL_PRINCIPAL, type RoleService, type RoleEntry } from './role-service.js';
 export { createAuditLog, type AuditLog, type AuditEntry, type AuditOutcome, type AuditRecordInput } from './audit-log.js';
 export { errorMessage, type ErrorOutcome } from './error-message.js';
 export { renderHelp, renderCommandHelp, usageOf } from './render-help.js';
@@ -26,3 +27,5 @@ export { redactArgs, isSecretName, findInlineSecret, SECRET_NAME_RE } from './in
 export { editDistance, closestOf } from './edit-distance.js';
 export { sleep } from './within.js';
 export { cutText, graphemePrefix } from './cut-text.js';
+export * from './policy/index.js';
+export { APPROVE_COMMAND, REJECT_COMMAND } from './pipeline/steps/require-approval.js';

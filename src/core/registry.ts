@@ -33,7 +33,7 @@ export interface Registry {
 }
 
 /** The group order of DESIGN.md's command tree. */
-export const GROUP_ORDER = ['node', 'wallet', 'asset', 'invoice', 'pay', 'channel', 'peer', 'net', 'swap', 'watch', 'report', 'access'];
+export const GROUP_ORDER = ['node', 'wallet', 'asset', 'invoice', 'pay', 'channel', 'peer', 'net', 'swap', 'watch', 'report', 'access', 'policy'];
 
 const ACTION_ORDER: Record<string, string[]> = {
   node: ['list', 'info', 'create', 'start', 'stop', 'upgrade', 'destroy', 'settings', 'logs', 'image', 'init', 'unlock', 'lock', 'password', 'backup', 'restore', 'sync', 'shutdown'],
@@ -48,6 +48,7 @@ const ACTION_ORDER: Record<string, string[]> = {
   watch: ['add', 'remove', 'list'],
   report: ['balance', 'channels', 'schedule', 'schedules', 'unschedule'],
   access: ['grant', 'revoke', 'list'],
+  policy: ['set', 'list', 'limits'],
 };
 
 const PATH_RE = /^[a-z][a-z0-9-]*( [a-z][a-z0-9-]*)?$/;

@@ -1,6 +1,8 @@
 /**
  * Roles: read < operate < admin. From ADMIN_USERS / OPERATOR_USERS and grants stored with
  * `access grant`. A grant takes effect at once. The local shell user is admin.
+ * A grant may be scoped to some nodes and/or channels: it counts only where its scope covers
+ * the node and the channel of the attempt. READ_USERS, when set, restricts reading too.
  */
 import type { Db } from '../store/index.js';
 import { createRoleGrantStore } from '../store/index.js';
@@ -15,19 +17,68 @@ export const SHELL_PRINCIPAL = 'shell:local';
 export interface RoleEntry {
   principal: string;
   role: Role;
-  source: 'ADMIN_USERS' | 'OPERATOR_USERS' | 'grant' | 'built-in';
+  source: 'ADMIN_USERS' | 'OPERATOR_USERS' | 'READ_USERS' | 'grant' | 'built-in';
   grantedBy?: string;
   grantedAt?: string;
+  scope?: Scope;
 }
+
+/** What a scoped grant reaches: node names or ids, channel ids. An absent list reaches everything. */
+export interface Scope {
+  nodes?: string[];
+  channels?: string[];
+}
+
+/** Where an attempt acts: its node (when it names one) and its channel. */
+export interface Where {
+  node?: { name: string; nodeId: string } | string;
+  channelId?: string;
+}
+
+/** Words people type for a role; `reader` and `operator` are the documented aliases. */
+const ROLE_WORDS: Record<string, Role> = {
+  read: 'read', reader: 'read', readers: 'read', readonly: 'read', 'read-only': 'read', viewer: 'read',
+  operate: 'operate', operator: 'operate', operators: 'operate', op: 'operate', ops: 'operate',
+  admin: 'admin', admins: 'admin', administrator: 'admin',
+};
+
+/** A typed role (or one of its aliases) as a Role; undefined when it names none. */
+export function roleNamed(text: string): Role | undefined {
+  return ROLE_WORDS[text.trim().toLowerCase()];
+}
+
+/** Whether a scope covers this place (no scope covers everything; a node scope needs a node). */
+export function scopeCovers(scope: Scope | undefined, where: Where | undefined): boolean {
+  if (!scope) return true;
+  if (scope.nodes?.length) {
+    const n = where?.node;
+    if (!n) return false;
+    const names = typeof n === 'string' ? [n] : [n.name, n.nodeId];
+    if (!scope.nodes.some((s) => names.some((x) => x.toLowerCase() === s.toLowerCase()))) return false;
+  }
+  if (scope.channels?.length && !(where?.channelId && scope.channels.includes(where.channelId))) return false;
+  return true;
+}
+
+export function scopeText(scope: Scope | undefined): string {
+  if (!scope) return 'everywhere';
+  const parts = [scope.nodes?.length ? `nodes=${scope.nodes.join(',')}` : '', scope.channels?.length ? `channels=${scope.channels.join(',')}` : ''];
+  return parts.filter(Boolean).join(' ') || 'everywhere';
+}
+
+const splitScope = (v: string | null | undefined) => (v ? v.split(',').filter(Boolean) : undefined);
 
 export interface RoleService {
   /** `slack:U1`, plus `slack-group:S1` / `discord-role:R1` for the actor's groups. */
   principalsOf(actor: Actor): string[];
-  /** The highest role any of the actor's principals has. */
-  roleOf(actor: Actor): Role;
-  has(actor: Actor, role: Role): boolean;
+  /** The highest role any of the actor's principals has here (a scoped grant counts only where it reaches). */
+  roleOf(actor: Actor, where?: Where): Role;
+  /** Whether the actor has `role` here; for `read`, also whether READ_USERS (when set) lets them read. */
+  has(actor: Actor, role: Role, where?: Where): boolean;
+  /** The actor's grants that are limited to some nodes or channels, for saying why a scope refused. */
+  scopesOf(actor: Actor): Array<{ role: Role; scope: Scope }>;
   /** Stores a grant (replacing an earlier one). Throws UserError on a malformed principal. */
-  grant(principal: string, role: Role, by: Actor): void;
+  grant(principal: string, role: Role, by: Actor, scope?: Scope): void;
   /** Removes a stored grant; false when there was none. Roles from the environment stay. */
   revoke(principal: string): boolean;
   /** The role the environment gives a principal, if any. */
@@ -39,10 +90,11 @@ export function actorKey(actor: Pick<Actor, 'platform' | 'userId'>): string {
   return `${actor.platform}:${actor.userId}`;
 }
 
-export function createRoleService(db: Db, opts: { admins?: string[]; operators?: string[] } = {}): RoleService {
+export function createRoleService(db: Db, opts: { admins?: string[]; operators?: string[]; readers?: string[] } = {}): RoleService {
   const store = createRoleGrantStore(db);
   const admins = new Set(opts.admins ?? []);
   const operators = new Set(opts.operators ?? []);
+  const readers = new Set(opts.readers ?? []);
 
   const configuredRole = (p: string): Role | undefined =>
     p === SHELL_PRINCIPAL || admins.has(p) ? 'admin' : operators.has(p) ? 'operate' : undefined;
@@ -54,21 +106,49 @@ export function createRoleService(db: Db, opts: { admins?: string[]; operators?:
     return out;
   };
 
-  const roleOf = (actor: Actor): Role => {
+  const scopeOfRow = (g: { nodes?: string | null; channels?: string | null }): Scope | undefined => {
+    const nodes = splitScope(g.nodes);
+    const channels = splitScope(g.channels);
+    return nodes || channels ? { ...(nodes ? { nodes } : {}), ...(channels ? { channels } : {}) } : undefined;
+  };
+
+  const roleOf = (actor: Actor, where?: Where): Role => {
     let best: Role = 'read';
     for (const p of principalsOf(actor)) {
-      for (const r of [configuredRole(p), store.get(p)?.role]) {
+      const g = store.get(p);
+      const granted = g && scopeCovers(scopeOfRow(g), where) ? g.role : undefined;
+      for (const r of [configuredRole(p), granted]) {
         if (r && ROLE_RANK[r] > ROLE_RANK[best]) best = r;
       }
     }
     return best;
   };
 
+  /** With READ_USERS set, reading needs to be listed there or to have any role at all. */
+  const mayRead = (actor: Actor): boolean =>
+    readers.size === 0 || principalsOf(actor).some((p) => readers.has(p) || configuredRole(p) !== undefined || store.get(p) !== undefined);
+
   return {
     principalsOf,
     roleOf,
-    has: (actor, role) => ROLE_RANK[roleOf(actor)] >= ROLE_RANK[role],
-    grant(principal, role, by) {
+    has: (actor, role, where) => mayRead(actor) && ROLE_RANK[roleOf(actor, where)] >= ROLE_RANK[role],
+    scopesOf(actor) {
+      const out: Array<{ role: Role; scope: Scope }> = [];
+      for (const p of principalsOf(actor)) {
+        const g = store.get(p);
+        const scope = g && scopeOfRow(g);
+        if (g && scope) out.push({ role: g.role, scope });
+      }
+      return out;
+    },
+    grant(principal, role, by, scope) {
+      if (/^@/.test(principal)) {
+        throw new UserError(
+          'invalid_arguments',
+          `A plain ${principal.slice(0, 40)} cannot be told apart from a display name.`,
+          'Mention the person so the chat fills in the id (<@U123>), or type the id form: slack:U123, discord:123456, slack-group:S123 or discord-role:123456.',
+        );
+      }
       if (!PRINCIPAL_RE.test(principal)) {
         throw new UserError(
           'invalid_arguments',
@@ -77,7 +157,8 @@ export function createRoleService(db: Db, opts: { admins?: string[]; operators?:
         );
       }
       if (!ROLES.includes(role)) throw new UserError('invalid_arguments', 'A role is read, operate or admin.');
-      store.put({ principal, role, grantedBy: actorKey(by), grantedAt: new Date().toISOString() });
+      const list = (l?: string[]) => (l?.length ? l.join(',') : null);
+      store.put({ principal, role, grantedBy: actorKey(by), grantedAt: new Date().toISOString(), nodes: list(scope?.nodes), channels: list(scope?.channels) });
     },
     revoke: (principal) => store.remove(principal),
     configuredRole,
@@ -85,8 +166,12 @@ export function createRoleService(db: Db, opts: { admins?: string[]; operators?:
       const entries: RoleEntry[] = [];
       for (const p of admins) entries.push({ principal: p, role: 'admin', source: 'ADMIN_USERS' });
       for (const p of operators) if (!admins.has(p)) entries.push({ principal: p, role: 'operate', source: 'OPERATOR_USERS' });
+      for (const p of readers) if (!admins.has(p) && !operators.has(p)) entries.push({ principal: p, role: 'read', source: 'READ_USERS' });
       entries.push({ principal: SHELL_PRINCIPAL, role: 'admin', source: 'built-in' });
-      for (const g of store.all()) entries.push({ principal: g.principal, role: g.role, source: 'grant', grantedBy: g.grantedBy, grantedAt: g.grantedAt });
+      for (const g of store.all()) {
+        const scope = scopeOfRow(g);
+        entries.push({ principal: g.principal, role: g.role, source: 'grant', grantedBy: g.grantedBy, grantedAt: g.grantedAt, ...(scope ? { scope } : {}) });
+      }
       return entries;
     },
   };

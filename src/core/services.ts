@@ -11,6 +11,7 @@ import type { RoleService } from './role-service.js';
 import type { AuditLog } from './audit-log.js';
 import type { Registry } from './registry.js';
 import type { ProgressReporter } from './chat.js';
+import type { Policy } from './policy/index.js';
 
 export interface Services {
   hosting: HostingClient;
@@ -32,4 +33,6 @@ export interface Services {
   reports: ReportService;
   /** Progress messages edited in place (a message the command posts, then updates). */
   progress: ProgressReporter;
+  /** Approvals by a second person and spend limits; the `policy` commands. */
+  policy: Policy;
 }

@@ -88,6 +88,19 @@ export interface CommandContext<A> {
   secrets: Record<string, string>;
 }
 
+/**
+ * What a command moves, for the approval policy and the spend limits: sats, and an asset in its
+ * display units (precision applied). `counts`: a send, counted against daily limits; a channel
+ * open commits funds without spending them (approval thresholds only).
+ */
+export interface Spend {
+  sats: number;
+  asset?: { ticker: string; amount: number };
+  /** To whom, as the request shows it (a payee pubkey, a recipient id). */
+  to?: string;
+  counts: boolean;
+}
+
 /** Why a command cannot run now, and what to do instead (a command to type). */
 export interface Refusal {
   reason: string;
@@ -129,6 +142,17 @@ export interface CommandDefinition<S extends z.ZodObject<z.ZodRawShape> = z.ZodO
    * (decode an invoice). If it throws, the command is refused before it is ever confirmed.
    */
   preview?(ctx: CommandContext<z.infer<S>>): Promise<Field[]>;
+  /**
+   * What the command spends (pipeline steps 8 and 9: spend limit, approval). Read-only; it may ask
+   * the node (decode an invoice, an asset's precision). Undefined: it moves no funds.
+   */
+  spend?(ctx: CommandContext<z.infer<S>>): Promise<Spend | undefined>;
+  /**
+   * Runs with the dialog's secrets just before an approval request is posted, and only then (the
+   * backup `node destroy` offers): secrets are used at once, never kept for the approver. What it
+   * returns is shown in the request.
+   */
+  beforeApproval?(ctx: CommandContext<z.infer<S>>): Promise<Field[]>;
   handler(ctx: CommandContext<z.infer<S>>): Promise<HandlerResult>;
 }
 

@@ -16,3 +16,5 @@ export * from './reports-schedules.js';
 export * from './reports-snapshots.js';
 export * from './activity-states.js';
 export * from './http-replays.js';
+export * from './core-policy.js';
+export * from './core-approvals.js';

@@ -21,7 +21,7 @@ export async function chartRender(opts: { runs: number }): Promise<BenchResult> 
   try {
     const hosting = createHostingClient({ baseUrl: emu.url, token: emu.token, timeoutMs: 30_000 });
     const api = (n: HostedNode) => createNodeApiClient({ baseUrl: n.invoke_url!, credentials: { kind: 'token', token: emu.nodeApiToken } });
-    const services = { hosting, nodeApi: api, now: () => new Date() } as unknown as Services;
+    const services = { hosting, nodeApi: api, now: () => Date.now() } as unknown as Services;
     let clock = Date.now() - 6 * 86_400_000;
     // Each report an hour after the previous one: the chart has a history to draw.
     const reports = createReports({ db: openDatabase(':memory:'), services, outbox: { enqueue: () => undefined }, logger: silentLogger, now: () => (clock += 3_600_000) });

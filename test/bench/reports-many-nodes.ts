@@ -36,7 +36,7 @@ export async function reportsManyNodes(opts: { nodes: number; latencyMs: number 
       await api(n).unlock({ password: 'bench-password' } as never);
     });
 
-    const services = { hosting, nodeApi: api, now: () => new Date() } as unknown as Services;
+    const services = { hosting, nodeApi: api, now: () => Date.now() } as unknown as Services;
     const posted: OutboxItem[] = [];
     const reports = createReports({ db: openDatabase(':memory:'), services, outbox: { enqueue: (i) => void posted.push(i) }, logger: silentLogger });
     let peak = process.memoryUsage().rss;

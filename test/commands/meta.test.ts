@@ -44,7 +44,7 @@ describe('audit command', () => {
 
   it('says so when nothing is recorded', async () => {
     const h = harness();
-    expect(m(await run(h, ops, '/rln audit nobody')).blocks[0]).toMatchObject({ type: 'text', text: 'Nothing recorded yet for nobody.' });
+    expect(m(await run(h, ops, '/rln audit nobody')).blocks[0]).toMatchObject({ type: 'text', text: 'Nothing recorded (node=nobody).' });
   });
 });
 

@@ -9,6 +9,8 @@ import {
   createConfirmations,
   createDispatcher,
   createRoleService,
+  createPolicy,
+  approvalActionChecker,
   type CoreDispatcher,
   type DispatcherOptions,
   type Registry,
@@ -24,14 +26,20 @@ export interface TestDispatcherOptions extends Partial<Omit<DispatcherOptions, '
   operators?: string[];
   /** The clock (ms). Default: the real one. */
   now?: () => number;
+  /** APPROVAL_POLICY. Default `none`: tests of other behaviour run without a second person. */
+  approvalPolicy?: string;
+  /** SPEND_LIMITS. Default: none. */
+  spendLimits?: string;
+  readers?: string[];
 }
 
 export function testDispatcher(o: TestDispatcherOptions): CoreDispatcher & { services: Services } {
-  const { registry, db = openDatabase(':memory:'), services: given = {}, admins, operators, now = given.now ?? Date.now, ...rest } = o;
-  const access = createRoleService(db, { admins, operators });
+  const { registry, db = openDatabase(':memory:'), services: given = {}, admins, operators, readers, approvalPolicy = 'none', spendLimits, now = given.now ?? Date.now, ...rest } = o;
+  const access = createRoleService(db, { admins, operators, readers });
   const audit = createAuditLog(db, { now });
+  const policy = createPolicy({ db, now, access, approvalPolicy, spendLimits, checkAction: approvalActionChecker(registry) });
   // The rooms' services a test does not give are absent: a handler that reaches for one fails loudly.
-  const services = { ...given, now, access, audit, commands: registry } as Services;
+  const services = { ...given, now, access, audit, commands: registry, policy } as Services;
   const dispatcher = createDispatcher({
     registry,
     services,

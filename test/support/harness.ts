@@ -21,6 +21,8 @@ export interface HarnessOptions {
   logger?: Logger;
   /** Collect Node's process metrics too (off by default: they cost a little in every test). */
   processMetrics?: boolean;
+  /** The bot's clock (default: the real one); a test moves it to reach an expiry without waiting. */
+  now?: () => number;
 }
 
 export interface Harness {
@@ -46,6 +48,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',
+    // Tests of other behaviour run without a second person; approval tests set their own policy.
+    APPROVAL_POLICY: 'none',
     ...opts.env,
   });
   const boot = async () => {
@@ -54,6 +58,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       logger: opts.logger ?? createLogger({ level: 'silent' }),
       metrics: createMetrics({ defaults: opts.processMetrics ?? false }),
       shell: opts.shell ?? false,
+      ...(opts.now ? { now: opts.now } : {}),
     });
     const { url } = await app.start();
     return { app, url };

@@ -49,6 +49,11 @@ export async function startDiscordBot(opts: {
   gateway?: boolean;
   /** DISCORD_GUILD_ID: register the commands in this server. */
   guildId?: string;
+  /** APPROVAL_POLICY and SPEND_LIMITS (default: none). */
+  approvalPolicy?: string;
+  spendLimits?: string;
+  /** The bot's clock in ms (default: the real one). */
+  now?: () => number;
 } = {}): Promise<DiscordBot> {
   const fake = await startFakeDiscord({ expectedToken: BOT_TOKEN });
   const emulator = await startEmulator({ seed: 'demo', lifecycleDelayMs: 30, ...opts.emulator });
@@ -87,6 +92,9 @@ export async function startDiscordBot(opts: {
     logger: silentLogger,
     metrics,
     nodeCacheMs: 0,
+    ...(opts.approvalPolicy ? { approvalPolicy: opts.approvalPolicy } : {}),
+    ...(opts.spendLimits ? { spendLimits: opts.spendLimits } : {}),
+    ...(opts.now ? { now: opts.now } : {}),
   });
   const deferAfter = { ms: 2_500 };
   const adapter = createDiscordAdapter({ config, dispatcher, registry, logger: silentLogger, metrics, deferAfterMs: () => deferAfter.ms });

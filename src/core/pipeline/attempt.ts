@@ -6,7 +6,7 @@ import type { DialogRow } from '../../store/index.js';
 import type { HostedNode } from '../../hosting/index.js';
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
-import type { Actor, Invocation, Place, Reply } from '../types.js';
+import type { Actor, Invocation, Place, Reply, Role, Spend } from '../types.js';
 import type { UserError } from '../errors.js';
 import type { AnyCommand, Registry } from '../registry.js';
 import type { Services } from '../services.js';
@@ -40,6 +40,13 @@ export interface Attempt {
   replaceOriginal?: boolean;
   /** The handler's reply, set by `execute`, given out by `audit`. */
   reply?: Reply;
+  /** What the command spends (set by the spend-limit step, for the approval and execute steps). */
+  spend?: Spend;
+  /**
+   * An approved request being run: `actor` is the requester (the spend is theirs), `approver` the
+   * second person, whose role and scope step 4 checks and who claims the request at step 9.
+   */
+  approval?: { id: string; approver: Actor };
 }
 
 /** What the steps share: the services, the stores of pending interactions, and the knobs. */
@@ -56,6 +63,13 @@ export interface Pipeline {
   dialogTtlMs: number;
   /** How long the steps before a dialog may take, so the dialog opens within the platforms' 3 s. */
   dialogBudgetMs: number;
+  /** Roles set by configuration over a command's own (`audit`: AUDIT_READ_ROLE). */
+  roleOverrides: Record<string, Role>;
+}
+
+/** The role a command needs here: its own, or the configuration's over it. */
+export function roleFor(p: Pipeline, def: AnyCommand): Role {
+  return p.roleOverrides[def.path] ?? def.role;
 }
 
 /**
@@ -72,10 +86,10 @@ export function commandOf(a: Attempt): AnyCommand {
   return a.def;
 }
 
-/** Whether this attempt is the one that opens the command's dialog (not its submission). */
+/** Whether this attempt is the one that opens the command's dialog (not its submission, nor an approved request). */
 export function opensDialog(a: Attempt): boolean {
   const def = commandOf(a);
-  return needsDialog(def) && !a.submission;
+  return needsDialog(def) && !a.submission && !a.approval;
 }
 
 export function needsDialog(def: AnyCommand): boolean {

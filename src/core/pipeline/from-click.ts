@@ -14,6 +14,8 @@ import { OPEN_DIALOG_COMMAND } from './in-time.js';
 import { failAttempt, recordOutcome } from './record-outcome.js';
 import { runSteps } from './run-steps.js';
 import { CANCEL_COMMAND, CONFIRM_COMMAND } from './steps/confirm.js';
+import { APPROVE_COMMAND } from './steps/require-approval.js';
+import { approveClick } from './from-approval.js';
 
 type Click = Extract<Invocation, { via: 'button' }>;
 
@@ -30,6 +32,7 @@ export async function fromClick(inv: Click, p: Pipeline, internal: Map<string, A
     if (!button) throw new UserError('button_expired', 'This button has expired or is no longer known.', 'Run the command again (`/rln help` lists them).');
     if (button.command === CONFIRM_COMMAND) return await confirmClick(inv, p, button.args.id ?? '', commandNamed);
     if (button.command === CANCEL_COMMAND) return await cancelClick(inv, p, button.args.id ?? '', commandNamed);
+    if (button.command === APPROVE_COMMAND) return await approveClick(inv, p, button.args.id ?? '', commandNamed);
     if (button.command === OPEN_DIALOG_COMMAND) {
       a.def = commandNamed(button.args.path ?? '');
       a.args = JSON.parse(button.args.args ?? '{}') as Record<string, string>;

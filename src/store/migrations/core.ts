@@ -64,4 +64,49 @@ export const coreMigrations: Migration[] = [
       CREATE INDEX core_dialogs_expiry ON core_dialogs (expires_at);
     `,
   },
+  {
+    version: 101,
+    name: 'core: approval policy, spend limits and their ledger, approvals, scoped role grants',
+    sql: `
+      ALTER TABLE core_role_grants ADD COLUMN nodes TEXT;
+      ALTER TABLE core_role_grants ADD COLUMN channels TEXT;
+      CREATE TABLE core_policy_rules (
+        kind TEXT NOT NULL CHECK (kind IN ('approval', 'limit')),
+        subject TEXT NOT NULL,
+        unit TEXT NOT NULL,
+        amount REAL,
+        off INTEGER NOT NULL DEFAULT 0,
+        set_by TEXT NOT NULL,
+        set_at TEXT NOT NULL,
+        PRIMARY KEY (kind, subject, unit)
+      );
+      CREATE TABLE core_spend_ledger (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        who TEXT NOT NULL,
+        unit TEXT NOT NULL,
+        amount REAL NOT NULL,
+        day TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        path TEXT NOT NULL
+      );
+      CREATE INDEX core_spend_ledger_day ON core_spend_ledger (who, day, unit);
+      CREATE TABLE core_approvals (
+        id TEXT PRIMARY KEY,
+        requester_json TEXT NOT NULL,
+        requester_key TEXT NOT NULL,
+        place_json TEXT NOT NULL,
+        path TEXT NOT NULL,
+        args_json TEXT NOT NULL,
+        node TEXT,
+        summary_json TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'approved', 'rejected', 'expired')),
+        decided_by TEXT,
+        decided_at INTEGER,
+        reason TEXT
+      );
+      CREATE INDEX core_approvals_expiry ON core_approvals (expires_at);
+    `,
+  },
 ];

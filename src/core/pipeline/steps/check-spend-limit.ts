@@ -1,8 +1,16 @@
 /**
- * Step 8: the spend limit. A slot kept for the spend limits (`SPEND_LIMITS`, `policy limits`):
- * nothing is limited yet, so every attempt goes on. It will refuse an amount over the day's
- * limit; the execute step re-checks it atomically.
+ * Step 8: the spend limit. A command that spends (`spend` in its definition) is refused when it
+ * would take the actor over a daily limit (SPEND_LIMITS, `policy set limit`), saying what is left
+ * and when the limit resets. For an approved request the actor is the requester: approved sends
+ * count against the requester's limit. The execute step re-checks it atomically.
  */
-import type { Step } from '../attempt.js';
+import type { CommandContext } from '../../types.js';
+import { commandOf, opensDialog, type Step } from '../attempt.js';
 
-export const checkSpendLimit: Step = () => undefined;
+export const checkSpendLimit: Step = async (a, p) => {
+  const def = commandOf(a);
+  if (!def.spend || opensDialog(a)) return undefined;
+  const ctx: CommandContext<Record<string, unknown>> = { args: a.parsed ?? {}, actor: a.actor, place: a.place, node: a.node, services: p.services, secrets: {} };
+  a.spend = await def.spend(ctx);
+  return a.spend ? p.services.policy.checkLimit(a.actor, a.spend) : undefined;
+};

@@ -25,7 +25,8 @@ export const confirm: Step = async (a, p) => {
     }
     return undefined;
   }
-  if (a.submission || commandOf(a).confirm !== 'button') return undefined;
+  // The requester confirmed before asking for the approval; the approval is the second confirmation.
+  if (a.submission || a.approval || commandOf(a).confirm !== 'button') return undefined;
   return askConfirmation(a, p);
 };
 

@@ -1,18 +1,25 @@
-/** Step 10: the command's handler. Its result becomes the reply that the audit step gives out. */
-import type { Message } from '../../message.js';
+/**
+ * Step 10: the command's handler. Its result becomes the reply that the audit step gives out.
+ * A spend is first reserved against the actor's daily limits in one SQLite transaction (the limit
+ * re-checked atomically: two sends cannot both take its last part), and released if the handler fails.
+ */
+import { msg, type Message } from '../../message.js';
+import { actorKey } from '../../role-service.js';
 import type { CommandContext, HandlerResult, Reply } from '../../types.js';
-import { commandOf, type Attempt, type Pipeline, type Step } from '../attempt.js';
+import { commandOf, whoOf, type Attempt, type Pipeline, type Step } from '../attempt.js';
 import { failAttempt } from '../record-outcome.js';
 
 export const execute: Step = async (a, p) => {
   const def = commandOf(a);
   const ctx: CommandContext<Record<string, unknown>> = { args: a.parsed ?? {}, actor: a.actor, place: a.place, node: a.node, services: p.services, secrets: a.secrets };
+  const reserved = a.spend ? p.services.policy.reserve(a.actor, def.path, a.spend) : [];
   try {
     const result = await def.handler(ctx);
     if (def.mutates) p.nodes.invalidate();
     a.reply = toReply(p, a, result);
     return undefined;
   } catch (e) {
+    p.services.policy.release(reserved);
     if (def.mutates) p.nodes.invalidate();
     return failAttempt(p, a, e, { replaceOriginal: a.replaceOriginal, visibility: a.replaceOriginal ? 'channel' : 'private' });
   }
@@ -22,8 +29,15 @@ function toReply(p: Pipeline, a: Attempt, result: HandlerResult): Reply {
   const replace = a.replaceOriginal ? { replaceOriginal: true as const } : {};
   if (result && typeof result === 'object' && 'kind' in result) {
     if (result.kind !== 'message') return result;
-    const r: Reply = { ...result, message: p.buttons.prepare(result.message) };
+    const r: Reply = { ...result, message: p.buttons.prepare(signed(a, result.message)) };
     return r.visibility === 'channel' ? { ...r, ...replace } : r;
   }
-  return { kind: 'message', message: p.buttons.prepare(result as Message), visibility: 'channel', ...replace };
+  return { kind: 'message', message: p.buttons.prepare(signed(a, result as Message)), visibility: 'channel', ...replace };
+}
+
+/** An approved request's answer says who asked and who approved. */
+function signed(a: Attempt, m: Message): Message {
+  if (!a.approval) return m;
+  const line = `Requested by ${whoOf(a.actor)} (${actorKey(a.actor)}), approved by ${whoOf(a.approval.approver)} (${actorKey(a.approval.approver)}).`;
+  return { ...m, blocks: [...m.blocks, msg.context(line)] };
 }

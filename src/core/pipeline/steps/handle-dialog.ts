@@ -27,7 +27,8 @@ export function checkboxValue(raw: string | undefined): 'true' | 'false' {
 
 export const handleDialog: Step = (a, p) => {
   const def = commandOf(a);
-  if (!needsDialog(def)) return undefined;
+  // An approved request runs without a dialog: its requester's dialog was answered already.
+  if (!needsDialog(def) || a.approval) return undefined;
   return a.submission ? readSubmission(a, p, def) : openDialog(a, p, def);
 };
 

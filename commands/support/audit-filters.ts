@@ -1,0 +1,41 @@
+/** `audit`'s filters as typed (since=7d, user=<@U1>, action=pay.send) and its CSV export. */
+import { UserError } from '../../src/core/errors.js';
+import type { AuditEntry } from '../../src/core/audit-log.js';
+
+const UNIT_MS: Record<string, number> = { m: 60_000, h: 3600_000, d: 24 * 3600_000, w: 7 * 24 * 3600_000 };
+
+/** `7d`, `24h`, `30m`, `2w` back from now, or a date (`2026-11-01`, ISO time). */
+export function sinceOf(text: string, now: number): Date {
+  const t = text.trim();
+  const m = /^(\d+)\s*([mhdw])$/i.exec(t);
+  if (m) return new Date(now - Number(m[1]) * UNIT_MS[m[2].toLowerCase()]);
+  if (/^\d{4}-\d{2}-\d{2}([T ][\d:.]+Z?)?$/.test(t)) {
+    const d = new Date(t.length === 10 ? `${t}T00:00:00Z` : t.replace(' ', 'T'));
+    if (!Number.isNaN(d.getTime())) return d;
+  }
+  throw new UserError('invalid_arguments', `since=${t.slice(0, 30)} is not a time.`, 'Write how far back (since=7d, since=24h, since=30m) or a date (since=2026-11-01).');
+}
+
+/** One CSV cell: quoted when needed; a leading = + - @ is defused so a spreadsheet does not run it. */
+function cell(v: string): string {
+  const safe = /^[=+\-@\t\r]/.test(v) ? `'${v}` : v;
+  return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+export const AUDIT_CSV_HEADER = ['time_utc', 'user', 'user_name', 'action', 'node', 'node_id', 'arguments', 'outcome', 'reason', 'where'];
+
+/** The entries as CSV (RFC 4180), oldest first, with a header line. */
+export function auditCsv(entries: AuditEntry[]): string {
+  const lines = [AUDIT_CSV_HEADER.join(',')];
+  for (const e of [...entries].reverse()) {
+    const args = Object.entries(e.args)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ');
+    lines.push(
+      [e.at.toISOString(), `${e.actor.platform}:${e.actor.userId}`, e.actor.displayName ?? '', e.path.replace(/ /g, '.'), e.node ?? '', e.nodeId ?? '', args, e.outcome, e.reason ?? '', `${e.place.platform}:${e.place.channelId}`]
+        .map(cell)
+        .join(','),
+    );
+  }
+  return lines.join('\n');
+}

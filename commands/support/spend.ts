@@ -1,0 +1,61 @@
+/**
+ * What the commands that move funds spend, for the approval policy and the spend limits
+ * (`spend` in a definition): sats, and an asset in its display units (the node's precision).
+ */
+import { shortId } from '../../src/core/format.js';
+import type { CommandContext, Spend } from '../../src/core/types.js';
+import { assetIndex, resolveAssetId } from './asset-table.js';
+import { assetNamed, rawAssetAmount } from './asset-amount.js';
+import { nodeClient } from './node-client.js';
+
+type Ctx<A> = CommandContext<A>;
+
+/** A raw asset amount in display units, with the asset's ticker (or a short id when the node does not know it). */
+async function assetSpend(ctx: Ctx<unknown>, assetId: string, raw: number | bigint): Promise<Spend['asset']> {
+  const { api } = nodeClient(ctx);
+  const info = (await assetIndex(api)).get(assetId);
+  const precision = info?.precision ?? 0;
+  return { ticker: info?.label ?? shortId(assetId, 16), amount: Number(raw) / 10 ** precision };
+}
+
+/**
+ * An asset amount as typed (display units, `10 USDT`, or raw units with `raw=true`) and the asset
+ * it names (by `asset_id`, or by the ticker in the amount), read the way the command reads it.
+ */
+async function typedAssetSpend(ctx: Ctx<unknown>, o: { asset?: string; amount?: string; raw?: boolean; arg: string }): Promise<Spend['asset'] | undefined> {
+  const named = assetNamed(o.asset, o.amount);
+  if (!named || o.amount === undefined) return undefined;
+  const { node, api } = nodeClient(ctx);
+  const id = await resolveAssetId(api, node.name, named);
+  const raw = await rawAssetAmount(api, id, o.amount, { arg: o.arg, raw: o.raw, example: `\`${o.arg}="10 USDT"\`` });
+  return assetSpend(ctx, id, raw);
+}
+
+/** `pay send`: what the invoice asks for, as the node decodes it. */
+export async function invoiceSpend(ctx: Ctx<{ invoice: string }>): Promise<Spend> {
+  const { api } = nodeClient(ctx);
+  const d = await api.decodelninvoice({ invoice: ctx.args.invoice });
+  const asset = d.asset_id ? await assetSpend(ctx, d.asset_id, d.asset_amount ?? 0) : undefined;
+  return { sats: Math.floor(Number(d.amt_msat ?? 0) / 1000), ...(asset ? { asset } : {}), ...(d.payee_pubkey ? { to: shortId(d.payee_pubkey, 20) } : {}), counts: true };
+}
+
+/** `pay keysend`: the amount and asset given. */
+export async function keysendSpend(ctx: Ctx<{ dest_pubkey: string; amt_msat: number; asset_id?: string; asset_amount?: string; raw?: boolean }>): Promise<Spend> {
+  const a = ctx.args;
+  const asset = await typedAssetSpend(ctx, { asset: a.asset_id, amount: a.asset_amount, raw: a.raw, arg: 'asset_amount' });
+  return { sats: Math.floor(a.amt_msat / 1000), ...(asset ? { asset } : {}), to: shortId(a.dest_pubkey, 20), counts: true };
+}
+
+/** `asset send`: the asset and amount given (the ticker resolved by the node). */
+export async function assetSendSpend(ctx: Ctx<{ asset_id: string; amount: string; recipient_id: string; raw?: boolean }>): Promise<Spend> {
+  const a = ctx.args;
+  const asset = await typedAssetSpend(ctx, { asset: a.asset_id, amount: a.amount, raw: a.raw, arg: 'amount' });
+  return { sats: 0, ...(asset ? { asset } : {}), to: shortId(a.recipient_id.trim(), 28), counts: true };
+}
+
+/** `channel open`: the capacity (and asset) committed to the channel; not a send, so not counted against limits. */
+export async function channelOpenSpend(ctx: Ctx<{ capacity_sat: number; asset_id?: string; asset_amount?: string; raw?: boolean; peer_pubkey_and_opt_addr: string }>): Promise<Spend> {
+  const a = ctx.args;
+  const asset = await typedAssetSpend(ctx, { asset: a.asset_id, amount: a.asset_amount, raw: a.raw, arg: 'asset_amount' });
+  return { sats: a.capacity_sat, ...(asset ? { asset } : {}), to: shortId(a.peer_pubkey_and_opt_addr, 28), counts: false };
+}

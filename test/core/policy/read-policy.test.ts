@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { readAmount, amountText } from '../../../src/core/policy/read-amount.js';
+import { parseApprovalPolicy, parseSpendLimits, DEFAULT_APPROVAL_POLICY } from '../../../src/core/policy/parse-policy.js';
+import { loadConfig, ConfigError } from '../../../src/config.js';
+
+describe('reading a threshold or limit amount', () => {
+  it.each([
+    ['100000sat', { unit: 'sat', amount: 100_000 }],
+    ['100k sats', { unit: 'sat', amount: 100_000 }],
+    ['100ksats', { unit: 'sat', amount: 100_000 }],
+    ['2.5M sat', { unit: 'sat', amount: 2_500_000 }],
+    ['0.5 BTC', { unit: 'sat', amount: 50_000_000 }],
+    ['3000 msat', { unit: 'sat', amount: 3 }],
+    ['100 USDT', { unit: 'USDT', amount: 100 }],
+    ['12.5usdt', { unit: 'USDT', amount: 12.5 }],
+    ['1000 *', { unit: '*', amount: 1000 }],
+  ])('reads %s', (text, want) => {
+    expect(readAmount(text)).toEqual(want);
+  });
+
+  it('refuses a bare number, saying which units to write', () => {
+    expect(() => readAmount('100000')).toThrow(/has no unit: write 100k sats, 0.5 BTC or 100 USDT/);
+  });
+
+  it('refuses what is not an amount, and a fraction of a sat', () => {
+    expect(() => readAmount('lots')).toThrow(/is not an amount/);
+    expect(() => readAmount('1.5 sats')).toThrow(/sats are whole numbers/);
+  });
+
+  it('reads back as people write it', () => {
+    expect(amountText({ unit: 'sat', amount: 100_000 })).toBe('100,000 sats');
+    expect(amountText({ unit: 'USDT', amount: 12.5 })).toBe('12.5 USDT');
+  });
+});
+
+describe('the written approval policy and spend limits', () => {
+  it('reads rules with and without thresholds, separated by ; or new lines', () => {
+    expect(parseApprovalPolicy('node.destroy; pay.send > 100k sats\nasset.send>100 USDT')).toEqual([
+      { action: 'node.destroy' },
+      { action: 'pay.send', over: { unit: 'sat', amount: 100_000 } },
+      { action: 'asset.send', over: { unit: 'USDT', amount: 100 } },
+    ]);
+    expect(parseApprovalPolicy('none')).toEqual([]);
+    expect(parseApprovalPolicy(DEFAULT_APPROVAL_POLICY).map((r) => r.action)).toEqual(['node.destroy', 'pay.send', 'pay.keysend', 'asset.send', 'channel.open']);
+  });
+
+  it('names the rule that is wrong and how to write it', () => {
+    expect(() => parseApprovalPolicy('node destroy!')).toThrow(/is not an approval rule: write a command with dots/);
+    expect(() => parseApprovalPolicy('pay.send > 100')).toThrow(/^pay.send: "100" has no unit/);
+  });
+
+  it('reads limits for roles (with aliases) and principals, several units each', () => {
+    expect(parseSpendLimits('operator = 500k sats, 100 USDT; slack:U0123 = 2M sats')).toEqual([
+      { who: 'operate', perDay: { unit: 'sat', amount: 500_000 } },
+      { who: 'operate', perDay: { unit: 'USDT', amount: 100 } },
+      { who: 'slack:U0123', perDay: { unit: 'sat', amount: 2_000_000 } },
+    ]);
+    expect(() => parseSpendLimits('@ann = 5 sats')).toThrow(/neither a role .* nor a principal/);
+    expect(() => parseSpendLimits('operate 5 sats')).toThrow(/write who = amount per day/);
+  });
+
+  it('refuses a bad policy, limit, time zone or audit role at start-up, listing each', () => {
+    try {
+      loadConfig({ APPROVAL_POLICY: 'pay.send > 5', SPEND_LIMITS: 'x = 1 sat', LIMITS_TZ: 'Mars/Olympus', AUDIT_READ_ROLE: 'boss' });
+      expect.unreachable('the configuration was accepted');
+    } catch (e) {
+      const problems = (e as ConfigError).problems.join('\n');
+      expect(problems).toContain('APPROVAL_POLICY: pay.send: "5" has no unit');
+      expect(problems).toContain('SPEND_LIMITS: "x" is neither a role');
+      expect(problems).toContain('LIMITS_TZ must be an IANA time zone');
+      expect(problems).toContain('AUDIT_READ_ROLE must be read, operate or admin');
+    }
+  });
+
+  it('defaults the new variables as DESIGN.md says', () => {
+    const c = loadConfig({ AUDIT_READ_ROLE: 'operator' });
+    expect(c.LIMITS_TZ).toBe('UTC');
+    expect(c.AUDIT_RETENTION_DAYS).toBe(365);
+    expect(c.AUDIT_READ_ROLE).toBe('operate');
+    expect(c.APPROVAL_POLICY).toBeUndefined();
+  });
+});
