@@ -29,7 +29,7 @@ const CSV_MAX_CHARS = 2_800;
 
 const audit = defineCommand({
   path: 'audit',
-  summary: 'Show the latest changes and refusals, filtered (node=, user=, action=, outcome=, since=), or export them as CSV',
+  summary: 'Show the audit trail, filtered by node=, user=, action=, outcome=, since=, or export it as CSV',
   example: '/rln audit alice action=pay.send since=7d',
   args: z.object({
     node: z.string().min(1).optional().describe("Only this node's changes (name or id)"),

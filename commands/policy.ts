@@ -35,7 +35,7 @@ const set = defineCommand({
   args: z.object({
     kind: z.enum(['approval', 'limit'], { error: () => 'approval (what needs a second person) or limit (a daily spend limit)' }).describe('approval or limit'),
     subject: z.string().min(1).describe('approval: the command with dots (pay.send); limit: a role (operate) or who (slack:U123, a mention)'),
-    amount: z.string().min(1).optional().describe('approval: above this (none: always); limit: per day. 100k sats, 0.5 BTC, 100 USDT, 1000 * (any asset)'),
+    amount: z.string().min(1).optional().describe('Approve above it (none: always), or the daily limit: 100k sats, 0.5 BTC, 100 USDT, 1000 *'),
     off: z.stringbool().default(false).describe('Remove this rule (also one from the environment)'),
   }),
   positional: ['kind', 'subject', 'amount'],

@@ -27,8 +27,11 @@ describe('what a send spends', () => {
 
   it('counts an asset send in the asset’s display units, so a threshold in PREC applies as people read it', async () => {
     const def = findCommand(assetCommands, 'asset send');
-    const spend = await assetSendSpend(makeContext(env, def, { node: 's1', asset_id: 'PREC', amount: 1500, recipient_id: 'utxob:abc' }, { node: alice }));
+    const spend = await assetSendSpend(makeContext(env, def, { node: 's1', asset_id: 'PREC', amount: '15', recipient_id: 'utxob:abc' }, { node: alice }));
     expect(spend).toMatchObject({ sats: 0, asset: { ticker: 'PREC', amount: 15 }, counts: true });
+    // The same send typed in raw units, as the command itself reads it with raw=true.
+    const raw = await assetSendSpend(makeContext(env, def, { node: 's1', asset_id: 'PREC', amount: '1500', raw: true, recipient_id: 'utxob:abc' }, { node: alice }));
+    expect(raw.asset).toEqual(spend.asset);
     const db = openDatabase(':memory:');
     const policy = createPolicy({ db, now: Date.now, access: createRoleService(db), approvalPolicy: 'asset.send > 10 PREC' });
     expect(policy.approvalNeeded('asset send', spend)).toBe('asset.send above 10 PREC needs a second person');
