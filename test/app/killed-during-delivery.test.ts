@@ -76,7 +76,7 @@ describe('the bot killed during delivery', () => {
     const holding = await startSlackApi({ hold: true });
     const first = spawnBot(['start'], { env: env(holding.url) });
     bots.push(first);
-    await waitFor(() => /"msg":"rln-chatops is ready"/.test(first.stderr()), { timeout: 60_000, what: 'the first bot ready' });
+    await waitFor(() => /"msg":"rln-chatops is ready"/.test(first.stderr()), { timeout: 120_000, what: 'the first bot ready' });
     const url = first.stderr().match(/"url":"(http:\/\/[^"]+)"/)![1];
     // The channel watches every node, asked the way a user asks: a signed /rln slash command.
     const watch = await postSigned(`${url}/slack/events`, 'kill-test-secret', slashCommandPayload({
@@ -102,7 +102,7 @@ describe('the bot killed during delivery', () => {
     const answering = await startSlackApi({ hold: false });
     const second = spawnBot(['start'], { env: env(answering.url) });
     bots.push(second);
-    await waitFor(() => answering.posts.length >= 1, { timeout: 60_000, what: 'the alert posted after the restart' });
+    await waitFor(() => answering.posts.length >= 1, { timeout: 120_000, what: 'the alert posted after the restart' });
     // Give it the time of a few more rounds: the same alert must not be posted yet again.
     await new Promise((r) => setTimeout(r, 2_500));
     expect(answering.posts.length).toBe(1);
@@ -110,5 +110,5 @@ describe('the bot killed during delivery', () => {
     second.child.kill('SIGTERM');
     expect((await second.exited).code).toBe(0);
     await answering.close();
-  }, 180_000);
+  }, 300_000);
 });
