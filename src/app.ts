@@ -18,6 +18,7 @@ import {
   createButtonIds,
   createConfirmations,
   createDispatcher,
+  policyConfigProblems,
   createRegistry,
   createRoleService,
   createPolicy,
@@ -78,6 +79,9 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const metrics = opts.metrics ?? createMetrics();
   /** The one clock every room shares. */
   const clock = opts.now ?? Date.now;
+  // The policies' syntax is the core's to read: a mistake there is a configuration problem, told before anything opens.
+  const policyProblems = policyConfigProblems(config);
+  if (policyProblems.length) throw new ConfigError(policyProblems);
   for (const name of SECRET_VARIABLES) registerSecret(config[name]);
 
   const db = openDatabase(config.DATABASE_PATH);

@@ -5,6 +5,7 @@
 import { got } from 'got';
 import { mkdtempSync } from 'node:fs';
 import { ConfigError, loadConfig, type Config } from './config.js';
+import { policyConfigProblems } from './core/index.js';
 import { createHostingClient, ServiceError } from './hosting/index.js';
 import { parsePublicKey } from './webhooks/index.js';
 import { openDatabase } from './store/index.js';
@@ -24,6 +25,8 @@ export async function runDoctor(io: DoctorIo): Promise<number> {
   let config: Config;
   try {
     config = loadConfig(io.env);
+    const policyProblems = policyConfigProblems(config);
+    if (policyProblems.length) throw new ConfigError(policyProblems);
     out('✓ configuration: every variable is valid');
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;

@@ -8,10 +8,11 @@ import type { Db } from '../store/index.js';
 import { createRoleGrantStore } from '../store/index.js';
 import type { Actor, Role } from './types.js';
 import { UserError } from './errors.js';
+import { PRINCIPAL_RE, roleNamed as roleNamedInConfig } from '../config.js';
 
 export const ROLE_RANK: Record<Role, number> = { read: 0, operate: 1, admin: 2 };
 export const ROLES: Role[] = ['read', 'operate', 'admin'];
-export const PRINCIPAL_RE = /^(slack|discord|slack-group|discord-role|shell):[^\s:]+$/;
+export { PRINCIPAL_RE };
 export const SHELL_PRINCIPAL = 'shell:local';
 
 export interface RoleEntry {
@@ -35,17 +36,8 @@ export interface Where {
   channelId?: string;
 }
 
-/** Words people type for a role; `reader` and `operator` are the documented aliases. */
-const ROLE_WORDS: Record<string, Role> = {
-  read: 'read', reader: 'read', readers: 'read', readonly: 'read', 'read-only': 'read', viewer: 'read',
-  operate: 'operate', operator: 'operate', operators: 'operate', op: 'operate', ops: 'operate',
-  admin: 'admin', admins: 'admin', administrator: 'admin',
-};
-
 /** A typed role (or one of its aliases) as a Role; undefined when it names none. */
-export function roleNamed(text: string): Role | undefined {
-  return ROLE_WORDS[text.trim().toLowerCase()];
-}
+export const roleNamed: (text: string) => Role | undefined = roleNamedInConfig;
 
 /** Whether a scope covers this place (no scope covers everything; a node scope needs a node). */
 export function scopeCovers(scope: Scope | undefined, where: Where | undefined): boolean {

@@ -7,11 +7,13 @@ import type { z } from 'zod';
 import type { Field, Message } from './message.js';
 import type { Services } from './services.js';
 import type { HostedNode } from '../hosting/index.js';
+import type { RoleName } from '../config.js';
 
 export type Platform = 'slack' | 'discord' | 'shell';
 
 /** read < operate < admin. Everyone may read. */
-export type Role = 'read' | 'operate' | 'admin';
+/** A role, as the environment names it (src/config.ts, the leaf that validates ADMIN_USERS and the like). */
+export type Role = RoleName;
 
 export interface Actor {
   platform: Platform;

@@ -10,6 +10,7 @@ export {
   parseApprovalRule,
   parseSpendLimits,
   policyProblem,
+  policyConfigProblems,
   type ApprovalRule,
   type LimitRule,
 } from './parse-policy.js';

@@ -87,6 +87,19 @@ export function parseSpendLimits(text: string): LimitRule[] {
   return out;
 }
 
+/**
+ * The problems of APPROVAL_POLICY and SPEND_LIMITS as written, one line each naming the variable
+ * (the composition root reports them as configuration problems, before anything starts).
+ */
+export function policyConfigProblems(env: { APPROVAL_POLICY?: string; SPEND_LIMITS?: string }): string[] {
+  const problems: string[] = [];
+  const approval = policyProblem(parseApprovalPolicy, env.APPROVAL_POLICY);
+  if (approval) problems.push(`APPROVAL_POLICY: ${approval}`);
+  const limits = policyProblem(parseSpendLimits, env.SPEND_LIMITS);
+  if (limits) problems.push(`SPEND_LIMITS: ${limits}`);
+  return problems;
+}
+
 /** Checks a whole value, for the configuration: the problem in words, or undefined. */
 export function policyProblem(parse: (text: string) => unknown, text: string | undefined): string | undefined {
   if (text === undefined) return undefined;

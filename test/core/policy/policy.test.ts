@@ -1,5 +1,5 @@
 /** The policy service on a real (in-memory) SQLite database: rules, limits, the ledger, approvals, the audit trail. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -138,6 +138,18 @@ describe('starting the bot', () => {
       const started = createApp({ config, shell: false });
       await expect(started).rejects.toBeInstanceOf(ConfigError);
       await expect(started).rejects.toMatchObject({ problems: [expect.stringMatching(/^APPROVAL_POLICY: node.unlock cannot be put under approval: its dialog takes a secret/)] });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses policies it cannot read, naming each variable, before it opens the database', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rln-policy-'));
+    try {
+      const config = loadConfig({ SERVICE_URL: 'http://127.0.0.1:9', SERVICE_API_TOKEN: 't', DATABASE_PATH: join(dir, 'bot.db'), LOG_LEVEL: 'silent', APPROVAL_POLICY: 'pay.send > 5', SPEND_LIMITS: 'x = 1 sat' });
+      const started = createApp({ config, shell: false });
+      await expect(started).rejects.toMatchObject({ problems: [expect.stringMatching(/^APPROVAL_POLICY: pay.send: "5" has no unit/), expect.stringMatching(/^SPEND_LIMITS: "x" is neither a role/)] });
+      expect(existsSync(join(dir, 'bot.db'))).toBe(false);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
