@@ -3,10 +3,10 @@
  * roles from ADMIN_USERS / OPERATOR_USERS can only be changed in the configuration.
  */
 import { z } from 'zod';
-import { defineCommand, type CommandDefinition, type Actor } from '../src/core/types.js';
-import { msg } from '../src/core/message.js';
-import { UserError } from '../src/core/errors.js';
-import { roleNamed, scopeText } from '../src/core/role-service.js';
+import { defineCommand, type CommandDefinition, type Actor } from '../src/core/index.js';
+import { msg } from '../src/core/index.js';
+import { UserError } from '../src/core/index.js';
+import { roleNamed, scopeText } from '../src/core/index.js';
 import { splitList } from './support/arg-types.js';
 
 /** Accepts a principal, or a chat mention of a user, user group or role. */

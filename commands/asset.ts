@@ -1,9 +1,9 @@
 /** `asset …`: RGB assets: list, balance, metadata, media, issuance (NIA/CFA/UDA), send, transfers. */
 import { z } from 'zod';
-import { UserError } from '../src/core/errors.js';
-import { shortId, thousands, withPrecision } from '../src/core/format.js';
-import { msg, type Block } from '../src/core/message.js';
-import { defineCommand, type CommandDefinition } from '../src/core/types.js';
+import { UserError } from '../src/core/index.js';
+import { shortId, thousands, withPrecision } from '../src/core/index.js';
+import { msg, type Block } from '../src/core/index.js';
+import { defineCommand, type CommandDefinition } from '../src/core/index.js';
 import type { NodeApiClient } from '../src/node-api/index.js';
 import { assetAmount, flag, int, nodeArg, pagingArgs, rawFlag, satAmount, splitList } from './support/arg-types.js';
 import { amountRefusal, parseAssetAmount, toSafeNumber } from './support/amount.js';

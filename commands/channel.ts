@@ -1,9 +1,9 @@
 /** `channel …`: Lightning channels: list, open, close, id. */
 import { z } from 'zod';
-import { UserError } from '../src/core/errors.js';
-import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../src/core/format.js';
-import { msg } from '../src/core/message.js';
-import { defineCommand, type CommandDefinition } from '../src/core/types.js';
+import { UserError } from '../src/core/index.js';
+import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../src/core/index.js';
+import { msg } from '../src/core/index.js';
+import { defineCommand, type CommandDefinition } from '../src/core/index.js';
 import { assetAmount, checkAssetPair, flag, int, msatAmount, nodeArg, pagingArgs, rawFlag, satAmount } from './support/arg-types.js';
 import { assetNamed, rawAssetAmount } from './support/asset-amount.js';
 import { ourNodeNames, pubkeyLabel, resolvePubkey } from './support/our-nodes.js';

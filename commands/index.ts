@@ -2,7 +2,7 @@
  * Every command, once. Slack parsing, Discord registration, help and autocomplete are
  * derived from this list (src/core/registry.ts refuses two commands with one path).
  */
-import type { CommandDefinition } from '../src/core/types.js';
+import type { CommandDefinition } from '../src/core/index.js';
 import { nodeCommands } from './node.js';
 import { walletCommands } from './wallet.js';
 import { assetCommands } from './asset.js';

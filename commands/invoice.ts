@@ -1,9 +1,9 @@
 /** `invoice …`: Lightning and RGB invoices: create, decode, status. */
 import { z } from 'zod';
-import { UserError } from '../src/core/errors.js';
-import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../src/core/format.js';
-import { msg, type Field } from '../src/core/message.js';
-import { defineCommand, type CommandDefinition } from '../src/core/types.js';
+import { UserError } from '../src/core/index.js';
+import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../src/core/index.js';
+import { msg, type Field } from '../src/core/index.js';
+import { defineCommand, type CommandDefinition } from '../src/core/index.js';
 import { assetAmount, checkAssetPair, int, msatAmount, nodeArg, rawFlag } from './support/arg-types.js';
 import { assetNamed, rawAssetAmount } from './support/asset-amount.js';
 import { assetAmountText, assetIndex, resolveAssetId } from './support/asset-table.js';

@@ -3,11 +3,11 @@
  * `help` (derived from the registry). Who may read the audit trail is AUDIT_READ_ROLE (admin).
  */
 import { z } from 'zod';
-import { defineCommand, type CommandDefinition } from '../src/core/types.js';
-import { msg } from '../src/core/message.js';
-import { renderHelp } from '../src/core/render-help.js';
-import type { AuditEntry } from '../src/core/audit-log.js';
-import { actorLabel } from '../src/core/actor-label.js';
+import { defineCommand, type CommandDefinition } from '../src/core/index.js';
+import { msg } from '../src/core/index.js';
+import { renderHelp } from '../src/core/index.js';
+import type { AuditEntry } from '../src/core/index.js';
+import { actorLabel } from '../src/core/index.js';
 import { auditCsv, sinceOf } from './support/audit-filters.js';
 import { toPrincipal } from './access.js';
 

@@ -1,8 +1,8 @@
 /** `net …`: network info, indexer and proxy checks, onion messages. */
 import { z } from 'zod';
-import { thousands } from '../src/core/format.js';
-import { msg } from '../src/core/message.js';
-import { defineCommand, type CommandDefinition } from '../src/core/types.js';
+import { thousands } from '../src/core/index.js';
+import { msg } from '../src/core/index.js';
+import { defineCommand, type CommandDefinition } from '../src/core/index.js';
 import { int, nodeArg, splitList } from './support/arg-types.js';
 import { resolvePubkey } from './support/our-nodes.js';
 import { nodeClient } from './support/node-client.js';

@@ -4,11 +4,11 @@
  * restore, sync, shutdown).
  */
 import { z } from 'zod';
-import { UserError } from '../src/core/errors.js';
+import { UserError } from '../src/core/index.js';
 import { sleep } from '../src/core/index.js';
-import { formatSats, statusBadge, statusTone, thousands } from '../src/core/format.js';
-import { msg, type Block, type Message } from '../src/core/message.js';
-import { defineCommand, type CommandDefinition, type CommandContext, type Reply } from '../src/core/types.js';
+import { formatSats, statusBadge, statusTone, thousands } from '../src/core/index.js';
+import { msg, type Block, type Message } from '../src/core/index.js';
+import { defineCommand, type CommandDefinition, type CommandContext, type Reply } from '../src/core/index.js';
 import type { HostedNode } from '../src/hosting/index.js';
 import { lockStateText, lockStates } from './support/lock-state.js';
 import { imageOf, imageOverview, upgradeTarget } from './support/node-image.js';

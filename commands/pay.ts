@@ -1,8 +1,8 @@
 /** `pay …`: Lightning payments: send (an invoice), keysend, list. */
 import { z } from 'zod';
-import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../src/core/format.js';
-import { msg, type Field } from '../src/core/message.js';
-import { defineCommand, type CommandDefinition } from '../src/core/types.js';
+import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../src/core/index.js';
+import { msg, type Field } from '../src/core/index.js';
+import { defineCommand, type CommandDefinition } from '../src/core/index.js';
 import { assetAmount as assetAmountArg, checkAssetPair, msatAmount, nodeArg, pagingArgs, rawFlag } from './support/arg-types.js';
 import { assetIndex, resolveAssetId } from './support/asset-table.js';
 import { assetNamed, rawAssetAmount } from './support/asset-amount.js';

@@ -1,8 +1,8 @@
 /** `peer …`: Lightning peers: list, connect, disconnect. */
 import { z } from 'zod';
-import { UserError } from '../src/core/errors.js';
-import { msg } from '../src/core/message.js';
-import { defineCommand, type CommandDefinition } from '../src/core/types.js';
+import { UserError } from '../src/core/index.js';
+import { msg } from '../src/core/index.js';
+import { defineCommand, type CommandDefinition } from '../src/core/index.js';
 import { nodeArg, pagingArgs } from './support/arg-types.js';
 import { nodeClient } from './support/node-client.js';
 import { paginate } from './support/paginate.js';

@@ -4,10 +4,10 @@
  * `policy set` changes them at run time, stored and audited.
  */
 import { z } from 'zod';
-import { defineCommand, type Actor, type CommandDefinition } from '../src/core/types.js';
-import { msg } from '../src/core/message.js';
-import { UserError } from '../src/core/errors.js';
-import { actionName, amountText, limitSubject, parseApprovalRule, readAmount, type UnitAmount } from '../src/core/policy/index.js';
+import { defineCommand, type Actor, type CommandDefinition } from '../src/core/index.js';
+import { msg } from '../src/core/index.js';
+import { UserError } from '../src/core/index.js';
+import { actionName, amountText, limitSubject, parseApprovalRule, readAmount, type UnitAmount } from '../src/core/index.js';
 import { toPrincipal } from './access.js';
 
 /** The one reading of a typed amount, as a refusal the user can act on. */

@@ -1,7 +1,7 @@
 /** `report …`: balance and channel reports now, and their schedules for this channel. */
 import { z } from 'zod';
-import { msg, type Message } from '../src/core/message.js';
-import { defineCommand, type CommandDefinition } from '../src/core/types.js';
+import { msg, type Message } from '../src/core/index.js';
+import { defineCommand, type CommandDefinition } from '../src/core/index.js';
 import { describeCron, type ScheduleInfo } from '../src/reports/index.js';
 import { formatTime } from './support/present.js';
 

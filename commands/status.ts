@@ -5,9 +5,9 @@
  * Home shows the same message (src/chat/slack/app-home.ts runs this command).
  */
 import { z } from 'zod';
-import { statusBadge, thousands } from '../src/core/format.js';
-import { msg, type Button, type Message } from '../src/core/message.js';
-import { defineCommand, type CommandDefinition } from '../src/core/types.js';
+import { statusBadge, thousands } from '../src/core/index.js';
+import { msg, type Button, type Message } from '../src/core/index.js';
+import { defineCommand, type CommandDefinition } from '../src/core/index.js';
 import type { DashboardNode } from '../src/reports/index.js';
 import { formatTime } from './support/present.js';
 import type { Incident, Watch } from '../src/notify/index.js';

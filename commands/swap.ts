@@ -1,9 +1,9 @@
 /** `swap …`: atomic swaps between BTC and RGB assets over Lightning. */
 import { z } from 'zod';
-import { shortId, thousands, withPrecision } from '../src/core/format.js';
-import { msg } from '../src/core/message.js';
-import { defineCommand, type CommandDefinition } from '../src/core/types.js';
-import { UserError } from '../src/core/errors.js';
+import { shortId, thousands, withPrecision } from '../src/core/index.js';
+import { msg } from '../src/core/index.js';
+import { defineCommand, type CommandDefinition } from '../src/core/index.js';
+import { UserError } from '../src/core/index.js';
 import type { NodeApiClient } from '../src/node-api/index.js';
 import { assetAmount, int, nodeArg, pagingArgs, rawFlag } from './support/arg-types.js';
 import { amountRefusal, parseSatAmount, readAmountText, satUnitOf, toSafeNumber } from './support/amount.js';

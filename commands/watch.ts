@@ -3,12 +3,12 @@
  * acknowledging incidents. Stored (src/notify), so watches survive restarts.
  */
 import { z } from 'zod';
-import { UserError } from '../src/core/errors.js';
-import { statusBadge } from '../src/core/format.js';
-import { msg, type Message } from '../src/core/message.js';
-import { defineCommand, type CommandDefinition, type CommandContext } from '../src/core/types.js';
+import { UserError } from '../src/core/index.js';
+import { statusBadge } from '../src/core/index.js';
+import { msg, type Message } from '../src/core/index.js';
+import { defineCommand, type CommandDefinition, type CommandContext } from '../src/core/index.js';
 import { findNode, type HostedNode } from '../src/hosting/index.js';
-import { ALL_NODES, type Watch } from '../src/notify/watch-service.js';
+import { ALL_NODES, type Watch } from '../src/notify/index.js';
 import { formatTime } from './support/present.js';
 
 const target = () => z.string().trim().min(1).describe('Node name or id, or all');

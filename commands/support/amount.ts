@@ -7,7 +7,7 @@
  * already named, in the asset's display units. Anything unclear is refused with an example;
  * nothing is guessed.
  */
-import { UserError } from '../../src/core/errors.js';
+import { UserError } from '../../src/core/index.js';
 
 /** The syntax of an amount: a decimal number, an optional k/M multiplier, an optional unit word. */
 export interface AmountText {

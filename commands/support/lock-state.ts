@@ -3,10 +3,10 @@
  * a few nodes at a time and waited for only briefly, so that `node list` stays fast when a node
  * hangs ("unknown" then).
  */
-import { within, LATE } from '../../src/core/within.js';
-import type { CommandContext } from '../../src/core/types.js';
+import { within, LATE } from '../../src/core/index.js';
+import type { CommandContext } from '../../src/core/index.js';
 import type { HostedNode } from '../../src/hosting/index.js';
-import { mapLimited } from '../../src/reports/map-limited.js';
+import { mapLimited } from '../../src/reports/index.js';
 import { rlnNameOf } from './present.js';
 
 export type LockState = 'uninitialised' | 'locked' | 'unlocked' | 'unknown' | 'not running';

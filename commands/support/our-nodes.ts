@@ -2,11 +2,11 @@
  * Our own nodes by name where a pubkey is asked or shown: `pay keysend alice bob`, `peer
  * disconnect alice bob`, and `bob (03ab…)` beside a pubkey in peer and channel lists.
  */
-import { UserError } from '../../src/core/errors.js';
-import { within, LATE } from '../../src/core/within.js';
-import type { CommandContext } from '../../src/core/types.js';
+import { UserError } from '../../src/core/index.js';
+import { within, LATE } from '../../src/core/index.js';
+import type { CommandContext } from '../../src/core/index.js';
 import type { HostedNode } from '../../src/hosting/index.js';
-import { mapLimited } from '../../src/reports/map-limited.js';
+import { mapLimited } from '../../src/reports/index.js';
 
 export const PUBKEY_RE = /^[0-9a-fA-F]{66}$/;
 

@@ -1,5 +1,5 @@
 /** Small presentation helpers shared by the node-operation commands. */
-import { formatDuration, formatSats, msatToSat, thousands, type Amount } from '../../src/core/format.js';
+import { formatDuration, formatSats, msatToSat, thousands, type Amount } from '../../src/core/index.js';
 import type { HostedNode } from '../../src/hosting/index.js';
 
 /** `Wallet balance · alice` */

@@ -3,7 +3,7 @@
  * the message, so a phone wallet can scan it instead of someone copying a long string.
  */
 import QRCode from 'qrcode';
-import { messageFile, type MessageFile } from '../../src/core/message.js';
+import { messageFile, type MessageFile } from '../../src/core/index.js';
 
 export async function qrFile(text: string, o: { name: string; title: string }): Promise<MessageFile> {
   // Medium error correction and the standard 4-module quiet zone: scannable from a screen.

@@ -98,3 +98,4 @@ export { buildBalanceReport } from './balance-report.js';
 export { buildChannelReport } from './channel-report.js';
 export { checkCron } from './scheduler.js';
 export { describeCron } from './describe-cron.js';
+export { mapLimited } from './map-limited.js';

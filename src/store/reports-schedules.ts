@@ -1,6 +1,6 @@
 /** Report schedules: which report is posted to which channel, when. */
 import type { Db } from './database.js';
-import type { Platform } from '../core/types.js';
+import type { Platform } from '../core/index.js';
 
 export type ScheduleKind = 'balance' | 'channels';
 

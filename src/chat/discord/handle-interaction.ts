@@ -4,9 +4,9 @@
  * interaction webhook. Transports only implement `Responder`.
  */
 import type { Logger } from '../../log.js';
-import { LATE, within } from '../../core/within.js';
-import type { Message, MessageFile } from '../../core/message.js';
-import type { Actor, Dispatcher, Invocation, Place, Reply } from '../../core/types.js';
+import { LATE, within } from '../../core/index.js';
+import type { Message, MessageFile } from '../../core/index.js';
+import type { Actor, Dispatcher, Invocation, Place, Reply } from '../../core/index.js';
 import { dialogToModal, toDiscordPayload, type DiscordModal, type DiscordPayload } from './render.js';
 import { DISCORD_MAX_AUTOCOMPLETE_CHOICES, DISCORD_MAX_CHOICE_NAME, DISCORD_MAX_CHOICE_VALUE, clip } from './limits.js';
 

@@ -10,11 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
 import { Writable } from 'node:stream';
-import type { ChatPoster } from '../../core/chat.js';
-import type { Actor, Dialog, DialogField, Dispatcher, Place, Reply, Role } from '../../core/types.js';
-import { fileBytes, type Message } from '../../core/message.js';
+import type { ChatPoster } from '../../core/index.js';
+import type { Actor, Dialog, DialogField, Dispatcher, Place, Reply, Role } from '../../core/index.js';
+import { fileBytes, type Message } from '../../core/index.js';
 import { checkboxValue } from '../../core/index.js';
-import { stripPrefix } from '../../core/parse-command-line.js';
+import { stripPrefix } from '../../core/index.js';
 import { renderText } from './render-text.js';
 
 export const SHELL_ACTOR: Actor = { platform: 'shell', userId: 'local', displayName: 'local' };

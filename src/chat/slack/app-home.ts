@@ -8,8 +8,8 @@
  * per user, the last change included.
  */
 import type { App as BoltApp } from '@slack/bolt';
-import type { Message } from '../../core/message.js';
-import type { Actor, Dispatcher, Role } from '../../core/types.js';
+import type { Message } from '../../core/index.js';
+import type { Actor, Dispatcher, Role } from '../../core/index.js';
 import type { Logger } from '../../log.js';
 import { toBlockKit, type SlackBlock } from './render.js';
 

@@ -6,7 +6,7 @@
  * Slack has no masked text input: a secret field is a plain_text_input inside this private
  * modal (only the user sees it); its value is never echoed, logged or stored by the adapter.
  */
-import type { Dialog, DialogField } from '../../core/types.js';
+import type { Dialog, DialogField } from '../../core/index.js';
 import { escapeMrkdwn } from './escape-mrkdwn.js';
 import { cutText } from '../../core/index.js';
 import {
