@@ -7,6 +7,20 @@ import { msg, type Button, type Field, type Message, type Tone } from '../core/i
 import type { IncidentRow } from '../store/index.js';
 
 export const STATUS_EVENT = 'NODE_STATUS_UPDATED';
+/** Event types of what the activity poller saw start with this (`ACTIVITY_PAYMENT_RECEIVED`). */
+export const ACTIVITY_EVENT_PREFIX = 'ACTIVITY_';
+
+/** One thing the activity poller saw on a node, rendered before it is queued. */
+export interface ActivityItem {
+  /** The same change seen again (a poll repeated after a crash) has the same key. */
+  dedupeKey: string;
+  /** What a watch chooses to hear: payments, channels, transfers, deposits, liquidity, lock. */
+  kind: string;
+  type: string;
+  /** For min_amount: the amount in msat, when the item moves bitcoin. */
+  amountMsat?: number;
+  message: Message;
+}
 
 export interface EventView {
   nodeId: string;
@@ -22,6 +36,8 @@ const nameOf = (v: { nodeId: string; nodeName?: string | null }): string => v.no
 /** One event, on its own. An unknown event type is shown generically with its details. */
 export function eventMessage(e: EventView): Message {
   const name = nameOf(e);
+  const stored = e.eventType.startsWith(ACTIVITY_EVENT_PREFIX) ? (e.payload?.message as Message | undefined) : undefined;
+  if (stored && typeof stored === 'object') return stored;
   if (e.status && (e.eventType === STATUS_EVENT || e.eventType === 'UNKNOWN')) {
     return {
       header: `${name}: ${statusBadge(e.status)}`,
@@ -120,6 +136,7 @@ export function incidentMessage(inc: IncidentRow, now: number): Message {
     { label: 'Opened', value: new Date(inc.opened_at).toISOString(), inline: true },
     { label: 'Acknowledged', value: inc.acked_by ? `by ${inc.acked_by} at ${new Date(inc.acked_at ?? now).toISOString()}` : 'not yet', inline: true },
   ];
+  if (inc.escalated_at) fields.push({ label: 'Escalated', value: `at ${new Date(inc.escalated_at).toISOString()} to ${inc.escalated_to ?? 'on-call'}`, inline: true });
   if (!open && inc.resolved_at) fields.push({ label: 'Duration', value: formatDuration(inc.resolved_at - inc.opened_at), inline: true });
   else fields.push({ label: 'Open for', value: formatDuration(now - inc.opened_at), inline: true });
   if (inc.changes) fields.push({ label: 'Status changes', value: String(inc.changes), inline: true });
