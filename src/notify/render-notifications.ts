@@ -70,6 +70,25 @@ export function eventMessage(e: EventView): Message {
   };
 }
 
+/**
+ * What the activity poller saw, as one message: the item's own message when there is one;
+ * else one line per item (its header), the strongest tone, and the items' buttons (at most 5).
+ */
+export function activityMessage(items: Message[]): Message {
+  if (items.length === 1) return items[0];
+  const tone = items.reduce<Tone>((t, m) => (TONE_RANK.indexOf(m.tone ?? 'info') > TONE_RANK.indexOf(t) ? (m.tone ?? 'info') : t), 'neutral');
+  const lines = items.map((m) => `• ${m.header ?? m.summary ?? ''}`);
+  const header = `${items.length} changes seen on the nodes`;
+  const buttons = items.flatMap((m) => m.buttons ?? []).slice(0, 5);
+  return {
+    header,
+    tone,
+    summary: `${header}: ${items.map((m) => m.header ?? m.summary).slice(0, 5).join('; ')}`,
+    blocks: [msg.text(lines.join('\n')), msg.context('Seen by polling the nodes; several changes of one interval are posted together.')],
+    ...(buttons.length ? { buttons } : {}),
+  };
+}
+
 export interface DigestEntry {
   nodeId: string;
   nodeName?: string | null;

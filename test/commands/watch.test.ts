@@ -90,12 +90,12 @@ describe('watch commands', () => {
     const list = replyText(await run('watch list', 'UREADER'));
     expect(list).toContain('bob | every change | status, payments, channels, liquidity, lock (≥ 10,000 sats) | after 5 min, PagerDuty key …2345 | active');
     expect(list).not.toContain('abcdefghijklmnop');
-    expect(notifier.watches.hearsActivity(ids.bob!)).toBe(true);
-    expect(notifier.watches.hearsActivity(ids.alice!)).toBe(false);
+    expect(notifier.watches.hearsActivity(ids.bob)).toBe(true);
+    expect(notifier.watches.hearsActivity(ids.alice)).toBe(false);
     // Adding the watch again without kinds= goes back to status changes only (DESIGN).
     await run('watch add bob');
     expect(notifier.watches.list(place).find((x) => x.target === ids.bob)!.kinds).toEqual(['status']);
-    expect(notifier.watches.hearsActivity(ids.bob!)).toBe(false);
+    expect(notifier.watches.hearsActivity(ids.bob)).toBe(false);
   });
 
   it('watch add refuses an unknown kind and an amount without a unit, saying what to write', async () => {
