@@ -95,6 +95,10 @@ describe('node activity through the whole bot', () => {
     expect(postsWith('bob: payment received')).toHaveLength(1);
     // alice's watch does not hear payments.
     expect(postsWith('alice: payment sent')).toHaveLength(0);
+    // The poller's metrics moved with it.
+    const metrics = await (await fetch(`${h.url}/metrics`)).text();
+    expect(metrics).toMatch(/^rln_chatops_activity_events_total\{kind="payments"\} [1-9]/m);
+    expect(metrics).toMatch(/^rln_chatops_activity_polls_total\{outcome="unlocked"\} [1-9]/m);
   });
 
   it('posts a liquidity crossing once, not on every poll', async () => {
