@@ -149,10 +149,20 @@ export async function createApp(opts: AppOptions): Promise<App> {
   });
   // Node activity: watched nodes' APIs polled every POLL_INTERVAL_S; what changed is queued through
   // the notifier's outbox (stored before the new state: see create-activity-poller.ts).
+  // One node API client per node and address, reused across polls (500 nodes every 30 s).
+  const activityClients = new Map<string, ReturnType<typeof nodeApi>>();
   const activity = createActivityPoller({
     listNodes: () => hosting.listNodes(),
     isWatched: (node) => notifier.watches.hearsActivity(node.nodeId),
-    api: (node) => nodeApi(node),
+    api: (node) => {
+      const key = `${node.nodeId}|${node.invoke_url}`;
+      let client = activityClients.get(key);
+      if (!client) {
+        if (activityClients.size > 5_000) activityClients.clear();
+        activityClients.set(key, (client = nodeApi(node)));
+      }
+      return client;
+    },
     states: createActivityStateRepo(db),
     publish: (node, events, context) => {
       notifier.ingestActivity({ nodeId: node.nodeId, nodeName: node.name }, activityItems({ nodeId: node.nodeId, name: node.name }, events, context));

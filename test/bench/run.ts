@@ -11,12 +11,15 @@ import { footprint } from './footprint.js';
 import { commandAck } from './command-ack.js';
 import { storm } from './storm.js';
 import { reportsManyNodes } from './reports-many-nodes.js';
+import { activityPolling } from './activity-polling.js';
 
 const benches: Record<string, () => Promise<BenchResult>> = {
   intake: () => webhookIntake({ events: 5_000, rate: 1_000, seconds: 5 }),
   ack: () => commandAck({ commands: 50, serviceLatencyMs: 5_000 }),
   storm: () => storm({ events: 5_000, nodes: 200, seconds: 10 }),
   reports: () => reportsManyNodes({ nodes: 500, latencyMs: 50 }),
+  // The real interval is 30 s; scaled to 6 s (figures per pass, then per minute at 30 s).
+  activity: () => activityPolling({ nodes: 500, intervalS: 6, passes: 4 }),
   footprint: async () => {
     execFileSync(process.execPath, [fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url)), '-p', 'tsconfig.build.json'], {
       cwd: fileURLToPath(new URL('../../', import.meta.url)),
