@@ -25,7 +25,7 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const REAL_INTERVAL_S = 30;
 
 /** The fields of /proc/<pid>/stat after the command name (state is [0], ppid [1], utime [11], stime [12]). */
-const statOf = (pid: number): string[] => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+const statOf = (pid: number): string[] => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
 
 /** The process and its descendants (tsx runs the bot in a child node process). */
 function tree(pid: number): number[] {
@@ -40,7 +40,7 @@ function tree(pid: number): number[] {
     }
   }
   const out = [pid];
-  for (let i = 0; i < out.length; i++) out.push(...(children.get(out[i]!) ?? []));
+  for (let i = 0; i < out.length; i++) out.push(...(children.get(out[i]) ?? []));
   return out;
 }
 /** CPU time (user + system) of the bot's processes, in ms (clock ticks are 1/100 s). */
