@@ -120,6 +120,12 @@ describe('node activity through the whole bot', () => {
     await waitForPost('bob: channel closed with alice');
   });
 
+  it('posts a failed payment: with the channel gone, a keysend from bob fails', async () => {
+    const sent = await call('bob', 'keysend', { dest_pubkey: h.emulator.world.pubkeyOf(ids.alice!), amt_msat: 2_000_000 });
+    expect((sent.body as { status: string }).status).toBe('Failed');
+    await waitForPost('bob: payment failed, 2,000 sats');
+  });
+
   it('pages on-call for an unacknowledged FAILED incident, acknowledges there when Acknowledge is clicked, and resolves on recovery', async () => {
     await h.app.services.hosting.updateSettings(ids.alice, { webhookUrl: `${h.url}/webhooks/service/${ids.alice}` });
     h.emulator.setStatus(ids.alice, 'FAILED');
