@@ -121,7 +121,7 @@ describe('node activity through the whole bot', () => {
   });
 
   it('posts a failed payment: with the channel gone, a keysend from bob fails', async () => {
-    const sent = await call('bob', 'keysend', { dest_pubkey: h.emulator.world.pubkeyOf(ids.alice!), amt_msat: 2_000_000 });
+    const sent = await call('bob', 'keysend', { dest_pubkey: h.emulator.world.pubkeyOf(ids.alice), amt_msat: 2_000_000 });
     expect((sent.body as { status: string }).status).toBe('Failed');
     await waitForPost('bob: payment failed, 2,000 sats');
   });
