@@ -5,7 +5,7 @@
  * UserError saying what is wrong and showing an example. (Kept small on purpose: a general
  * amount parser for every command is being built separately.)
  */
-import { UserError } from '../../src/core/errors.js';
+import { UserError } from '../../src/core/index.js';
 
 const AMOUNT_RE = /^(\d+(?:[ _]\d{3})*(?:\.\d+)?)\s*(k)?\s*(sats?|msats?)$/i;
 
