@@ -10,15 +10,37 @@ import { defineCommand, type CommandDefinition, type CommandContext } from '../s
 import { findNode, type HostedNode } from '../src/hosting/index.js';
 import { ALL_NODES, type Watch } from '../src/notify/index.js';
 import { formatTime } from './support/present.js';
+import { parseSatsToMsat } from './support/parse-sats.js';
 
 const target = () => z.string().trim().min(1).describe('Node name or id, or all');
 const KNOWN_STATUSES = ['RUNNING', 'STARTING', 'PAUSED', 'FAILED', 'IN_PROGRESS'];
+/** What a watch may hear: the service's status changes, and what the activity poller sees. */
+export const WATCH_KINDS = ['status', 'payments', 'channels', 'transfers', 'deposits', 'liquidity', 'lock'];
+
+function parseKinds(s: string | undefined): string[] | undefined {
+  if (!s) return undefined;
+  const list = s.split(/[,\s]+/).map((x) => x.trim().toLowerCase()).filter(Boolean);
+  if (list.includes('all')) return WATCH_KINDS;
+  const unknown = list.filter((x) => !WATCH_KINDS.includes(x));
+  if (unknown.length) {
+    throw new UserError('invalid_arguments', `Unknown kind ${unknown.join(', ')}.`, `Use one or more of ${WATCH_KINDS.join(', ')} (or all), e.g. kinds=status,payments,channels.`);
+  }
+  return list.length ? list : undefined;
+}
+
+const formatMsat = (msat: number): string => (msat % 1000 === 0 ? `${(msat / 1000).toLocaleString('en-US')} sats` : `${msat.toLocaleString('en-US')} msat`);
 
 async function resolveTarget(ctx: CommandContext<unknown>, value: string): Promise<{ target: string; node?: HostedNode }> {
   if (value.toLowerCase() === ALL_NODES) return { target: ALL_NODES };
   const node = findNode(await ctx.services.hosting.listNodes(), value);
   if (!node) throw new UserError('unknown_node', `There is no node named ${JSON.stringify(value)}.`, 'Run `/rln node list` to see the names, or use `all`.');
   return { target: node.nodeId, node };
+}
+
+/** The watch's escalation: its delay and its own PagerDuty key (only its last 4 characters shown). */
+function escalationOf(w: Watch): string {
+  const after = w.escalateAfterMin !== undefined ? `after ${w.escalateAfterMin} min` : 'after the default delay';
+  return w.pagerdutyKey ? `${after}, PagerDuty key …${w.pagerdutyKey.slice(-4)}` : after;
 }
 
 function describeWatch(w: Watch): string {
@@ -64,11 +86,15 @@ async function pointWebhooks(ctx: CommandContext<unknown>, nodes: HostedNode[]):
 
 const add = defineCommand({
   path: 'watch add',
-  summary: 'Post status changes of a node (or all nodes) to this channel, optionally only some statuses',
-  example: '/rln watch add alice status=FAILED,PAUSED',
+  summary: 'Post status changes of a node (or all nodes) to this channel, and with kinds= its payments, channels, transfers, liquidity…',
+  example: '/rln watch add alice kinds=status,payments,channels,liquidity,lock min_amount="10k sats"',
   args: z.object({
     node: target(),
     status: z.string().trim().optional().describe('Only these statuses, comma-separated, e.g. FAILED,PAUSED (default: every change)'),
+    kinds: z.string().trim().optional().describe(`What to hear, comma-separated: ${WATCH_KINDS.join(', ')}, or all (default: status only)`),
+    min_amount: z.string().trim().optional().describe('Payments below this are not posted, e.g. "10k sats" or "500000 msat"'),
+    escalate_after: z.coerce.number().positive().max(7 * 24 * 60).optional().describe('Minutes an incident may stay unacknowledged before on-call is paged (default 10)'),
+    pagerduty_key: z.string().trim().regex(/^[A-Za-z0-9]{20,64}$/, 'a PagerDuty integration (routing) key: 32 letters and digits').optional().describe('PagerDuty routing key for this watch (default: PAGERDUTY_ROUTING_KEY)'),
   }),
   positional: ['node'],
   nodeArg: false,
@@ -77,8 +103,20 @@ const add = defineCommand({
   mutates: true,
   async handler(ctx): Promise<Message> {
     const statuses = parseStatuses(ctx.args.status);
+    const kinds = parseKinds(ctx.args.kinds);
+    const minAmountMsat = ctx.args.min_amount ? parseSatsToMsat(ctx.args.min_amount, 'min_amount') : undefined;
     const { target: t, node } = await resolveTarget(ctx, ctx.args.node);
-    const w = ctx.services.watches.add({ place: ctx.place, target: t, targetName: node?.name, statuses, actor: ctx.actor });
+    const w = ctx.services.watches.add({
+      place: ctx.place,
+      target: t,
+      targetName: node?.name,
+      statuses,
+      kinds,
+      minAmountMsat,
+      escalateAfterMin: ctx.args.escalate_after,
+      pagerdutyKey: ctx.args.pagerduty_key,
+      actor: ctx.actor,
+    });
     const nodes = node ? [node] : await ctx.services.hosting.listNodes();
     const webhookLines = await pointWebhooks(ctx, nodes);
     return {
@@ -88,6 +126,9 @@ const add = defineCommand({
         msg.fields([
           { label: 'Nodes', value: describeWatch(w), inline: true },
           { label: 'Statuses', value: w.statuses ? w.statuses.map(statusBadge).join(', ') : 'every change', inline: true },
+          { label: 'Hears', value: w.kinds.join(', '), inline: true },
+          ...(w.minAmountMsat ? [{ label: 'Least amount', value: formatMsat(w.minAmountMsat), inline: true }] : []),
+          { label: 'Escalation', value: escalationOf(w), inline: true },
         ]),
         ...(webhookLines.length ? [msg.text(webhookLines.join('\n'))] : []),
         msg.context('A FAILED status opens an incident with Restart, Logs and Acknowledge buttons. `/rln watch mute` silences it for a while.'),
@@ -157,10 +198,12 @@ const list = defineCommand({
     }
     const blocks = [
       msg.table({
-        columns: [{ header: 'Nodes' }, { header: 'Statuses' }, { header: 'State' }, { header: 'Added by' }],
+        columns: [{ header: 'Nodes' }, { header: 'Statuses' }, { header: 'Kinds' }, { header: 'Escalation' }, { header: 'State' }, { header: 'Added by' }],
         rows: watches.map((w) => [
           describeWatch(w),
           w.statuses ? w.statuses.join(', ') : 'every change',
+          `${w.kinds.join(', ')}${w.minAmountMsat ? ` (≥ ${formatMsat(w.minAmountMsat)})` : ''}`,
+          escalationOf(w),
           w.paused ? `paused (${w.paused.reason})` : w.mutedUntil ? `muted until ${formatTime(w.mutedUntil.toISOString())}` : 'active',
           w.createdBy,
         ]),

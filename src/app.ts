@@ -34,6 +34,8 @@ import type { Services } from './core/services.js';
 import { allCommands } from '../commands/index.js';
 import { createNotifier, ALL_NODES, type WatchService } from './notify/index.js';
 import { createReports } from './reports/index.js';
+import { createActivityPoller, activityItems, type ActivityPoller } from './activity/index.js';
+import { createActivityStateRepo } from './store/index.js';
 import { createShellAdapter } from './chat/shell/index.js';
 
 /** The demo nodes' wallet password: a documented demo value, not a secret of anyone's. */
@@ -61,6 +63,8 @@ export interface App {
   services: Services;
   http: FastifyInstance;
   emulator?: Emulator;
+  /** The node activity poller (payments, channels, transfers, deposits, liquidity, locked nodes). */
+  activity: ActivityPoller;
   /** Resolves when the terminal adapter's input ends (demo), never otherwise. */
   shellDone?: Promise<void>;
   /**
@@ -165,6 +169,44 @@ export async function createApp(opts: AppOptions): Promise<App> {
     publicUrl: config.PUBLIC_URL,
     admins: config.ADMIN_USERS,
     maxFutureSkewMs: config.MAX_FUTURE_SKEW_S * 1000,
+    paging: {
+      pagerduty: { url: config.PAGERDUTY_EVENTS_URL, routingKey: config.PAGERDUTY_ROUTING_KEY },
+      webhook: config.ESCALATION_WEBHOOK_URL ? { url: config.ESCALATION_WEBHOOK_URL, secret: config.ESCALATION_WEBHOOK_SECRET } : undefined,
+      escalateAfterMin: config.ESCALATE_AFTER_MIN,
+    },
+  });
+  // Node activity: watched nodes' APIs polled every POLL_INTERVAL_S; what changed is queued through
+  // the notifier's outbox (stored before the new state: see create-activity-poller.ts).
+  // One node API client per node and address, reused across polls (500 nodes every 30 s).
+  const activityClients = new Map<string, ReturnType<typeof nodeApi>>();
+  const activity = createActivityPoller({
+    listNodes: () => hosting.listNodes(),
+    isWatched: (node) => notifier.watches.hearsActivity(node.nodeId),
+    api: (node) => {
+      const key = `${node.nodeId}|${node.invoke_url}`;
+      let client = activityClients.get(key);
+      if (!client) {
+        if (activityClients.size > 5_000) activityClients.clear();
+        activityClients.set(key, (client = nodeApi(node)));
+      }
+      return client;
+    },
+    states: createActivityStateRepo(db),
+    publish: (node, events, context) => {
+      notifier.ingestActivity({ nodeId: node.nodeId, nodeName: node.name }, activityItems({ nodeId: node.nodeId, name: node.name }, events, context));
+    },
+    now: clock,
+    logger: logger.child({ room: 'activity' }),
+    metrics,
+    intervalMs: config.POLL_INTERVAL_S * 1000,
+    nodeTimeoutMs: Math.min(10_000, Math.max(1_000, config.POLL_INTERVAL_S * 1000)),
+    thresholds: {
+      lowShare: config.REPORT_LOW_SHARE,
+      highShare: config.REPORT_HIGH_SHARE,
+      hysteresis: 0.05,
+      inboundFloorSat: config.INBOUND_FLOOR_SAT,
+      outboundFloorSat: config.OUTBOUND_FLOOR_SAT,
+    },
   });
   const reports = createReports({
     db,
@@ -273,12 +315,14 @@ export async function createApp(opts: AppOptions): Promise<App> {
     services,
     http,
     emulator,
+    activity,
     shellDone,
     async start(startOpts = {}) {
       const address = await http.listen({ port: config.PORT, host: config.HOST });
       const url = address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1');
       notifier.start();
       reports.scheduler.start();
+      activity.start();
       if (emulator) {
         // A node created in the demo sends its status changes to this bot too, as the seeded ones do.
         services.publicUrl ??= url;
@@ -297,6 +341,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
       // Stop accepting webhooks and commands first; then drain what was accepted.
       await within(http.close(), left()).catch(() => undefined);
       reports.scheduler.stop();
+      await within(activity.stop(), left()).catch(() => undefined);
       // Post what is due while there is time; whatever is left stays in the outbox for the next start.
       await notifier.drain(Math.max(0, Math.min(3_000, left() - 2_000)));
       await within(notifier.stop(), left()).catch(() => undefined);

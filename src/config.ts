@@ -120,6 +120,17 @@ const envSchema = z.object({
     }),
   /** How far ahead of this clock an event's timestamp may be before it is flagged (seconds). */
   MAX_FUTURE_SKEW_S: z.coerce.number().int().min(0).max(86_400).default(60),
+  /** Node activity polling (issue 15): seconds between polls; a fraction is accepted for tests. */
+  POLL_INTERVAL_S: z.coerce.number().positive('POLL_INTERVAL_S must be a positive number of seconds, e.g. 30').default(30),
+  /** A node's total inbound / outbound below this many sats alerts (liquidity); unset: not watched. */
+  INBOUND_FLOOR_SAT: z.coerce.number().int().nonnegative().optional(),
+  OUTBOUND_FLOOR_SAT: z.coerce.number().int().nonnegative().optional(),
+  PAGERDUTY_ROUTING_KEY: z.string().min(1).optional(),
+  PAGERDUTY_EVENTS_URL: url('PAGERDUTY_EVENTS_URL').default('https://events.pagerduty.com/v2/enqueue'),
+  ESCALATION_WEBHOOK_URL: url('ESCALATION_WEBHOOK_URL').optional(),
+  ESCALATION_WEBHOOK_SECRET: z.string().min(1).optional(),
+  /** Minutes an incident may stay unacknowledged before it pages (a watch's escalate_after= wins); a fraction for tests. */
+  ESCALATE_AFTER_MIN: z.coerce.number().positive('ESCALATE_AFTER_MIN must be a positive number of minutes, e.g. 10').default(10),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -177,4 +188,6 @@ export const SECRET_VARIABLES = [
   'SLACK_APP_TOKEN',
   'SLACK_SIGNING_SECRET',
   'DISCORD_TOKEN',
+  'PAGERDUTY_ROUTING_KEY',
+  'ESCALATION_WEBHOOK_SECRET',
 ] as const;

@@ -17,6 +17,10 @@ export interface Metrics {
   deliveries: Counter<'platform' | 'outcome'>;
   reportRuns: Counter<'kind' | 'outcome'>;
   serviceCalls: Counter<'endpoint' | 'outcome'>;
+  activityPolls: Counter<'outcome'>;
+  activityPollSeconds: Histogram;
+  activityEvents: Counter<'kind'>;
+  escalations: Counter<'target' | 'action' | 'outcome'>;
 }
 
 export function createMetrics(opts: { defaults?: boolean } = {}): Metrics {
@@ -64,6 +68,30 @@ export function createMetrics(opts: { defaults?: boolean } = {}): Metrics {
       name: 'rln_chatops_service_calls_total',
       help: 'Calls to the hosting service, by endpoint and outcome',
       labelNames: ['endpoint', 'outcome'],
+      registers: [registry],
+    }),
+    activityPolls: new Counter({
+      name: 'rln_chatops_activity_polls_total',
+      help: 'Node activity polls, by outcome (unlocked, locked, uninitialised, unreachable, failed)',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    activityPollSeconds: new Histogram({
+      name: 'rln_chatops_activity_poll_seconds',
+      help: 'Time to poll one node (all its API calls)',
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10],
+      registers: [registry],
+    }),
+    activityEvents: new Counter({
+      name: 'rln_chatops_activity_events_total',
+      help: 'What the activity poller saw change, by kind (payments, channels, transfers, deposits, liquidity, lock)',
+      labelNames: ['kind'],
+      registers: [registry],
+    }),
+    escalations: new Counter({
+      name: 'rln_chatops_escalations_total',
+      help: 'Calls to PagerDuty or the escalation webhook, by target, action (trigger, acknowledge, resolve) and outcome (sent, retry, failed)',
+      labelNames: ['target', 'action', 'outcome'],
       registers: [registry],
     }),
   };

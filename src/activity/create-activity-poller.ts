@@ -6,15 +6,20 @@
  * - A paused (or otherwise not running) node is not polled: it goes quiet until it runs again.
  * - A node that is locked or does not answer is polled less and less often (doubling, up to
  *   `maxBackoff` intervals), and at the normal rate again as soon as it answers unlocked.
- * - The state is stored before `publish` is called for the next node, and the first poll of a
- *   node only records: a restart or a new watch never re-announces history.
+ * - `publish` is awaited BEFORE the new state is stored: what changed is queued durably first
+ *   (at least once). If the bot dies in between, the next poll finds the same change against
+ *   the same stored state and publishes it again with the same keys (activityEventKey), which
+ *   the outbox takes as duplicates: nothing is lost, nothing is posted twice. Storing the state
+ *   first would lose the event instead. The first poll of a node only records: a restart or a
+ *   new watch never re-announces history.
  */
 import type { HostedNode } from '../hosting/index.js';
 import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics.js';
 import type { ActivityStateRepo } from '../store/index.js';
 import { diffActivity } from './diff-activity.js';
 import { readActivity, type ActivityNodeApi } from './read-activity.js';
-import { DEFAULT_LIQUIDITY, type ActivityEvent, type ActivityState, type LiquidityThresholds } from './types.js';
+import { DEFAULT_LIQUIDITY, type ActivityEvent, type ActivitySnapshot, type ActivityState, type LiquidityThresholds } from './types.js';
 
 export interface ActivityPollerOptions {
   /** The account's nodes (hosting.listNodes). */
@@ -23,8 +28,9 @@ export interface ActivityPollerOptions {
   isWatched(node: HostedNode): boolean;
   api(node: HostedNode): ActivityNodeApi;
   states: ActivityStateRepo;
-  /** Called with what changed on a node, after its new state is stored. */
-  publish(node: HostedNode, events: ActivityEvent[]): Promise<void> | void;
+  /** Called with what changed on a node, before its new state is stored (see the header). */
+  publish(node: HostedNode, events: ActivityEvent[], context: PublishContext): Promise<void> | void;
+  metrics?: Metrics;
   now(): number;
   logger: Logger;
   /** Default 30 000 ms (POLL_INTERVAL_S). */
@@ -36,6 +42,15 @@ export interface ActivityPollerOptions {
   /** A locked or unreachable node is polled at most every `maxBackoff` intervals. Default 8. */
   maxBackoff?: number;
   thresholds?: LiquidityThresholds;
+}
+
+export interface PublishContext {
+  /** When the state the events were compared with was taken (part of their dedupe keys). */
+  since: number;
+  /** The snapshot just taken (with what the node could not tell carried over). */
+  snapshot: ActivitySnapshot;
+  /** The name of one of our nodes by its pubkey, if it was polled. */
+  nameOf(pubkey: string): string | undefined;
 }
 
 export interface ActivityPoller {
@@ -55,6 +70,9 @@ export function createActivityPoller(o: ActivityPollerOptions): ActivityPoller {
   const thresholds = o.thresholds ?? DEFAULT_LIQUIDITY;
   /** Per node: how many polls in a row found it locked or unreachable, and when it is next due. */
   const backoff = new Map<string, { misses: number; dueAt: number }>();
+  /** Our nodes' names by pubkey, learned as they are polled. */
+  const names = new Map<string, string>();
+  const nameOf = (pubkey: string) => names.get(pubkey);
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
 
@@ -67,13 +85,20 @@ export function createActivityPoller(o: ActivityPollerOptions): ActivityPoller {
         timeout = setTimeout(() => resolve({ takenAt: now, lock: 'unreachable' }), nodeTimeoutMs);
       }),
     ]).finally(() => clearTimeout(timeout));
+    o.metrics?.activityPolls.inc({ outcome: polled.lock });
+    o.metrics?.activityPollSeconds.observe(Math.max(0, o.now() - now) / 1000);
+    if ('pubkey' in polled && polled.pubkey) names.set(polled.pubkey, node.name);
     const stored = await o.states.get(node.nodeId);
-    const { events, state } = diffActivity(isState(stored) ? stored : undefined, polled, thresholds);
-    await o.states.put(node.nodeId, state, now);
+    const previous = isState(stored) ? stored : undefined;
+    const { events, state } = diffActivity(previous, polled, thresholds);
     const missed = polled.lock === 'unreachable' || polled.lock === 'locked';
     const misses = missed ? (backoff.get(node.nodeId)?.misses ?? 0) + 1 : 0;
     backoff.set(node.nodeId, { misses, dueAt: now + intervalMs * Math.min(maxBackoff, 2 ** misses) - intervalMs / 2 });
-    if (events.length) await o.publish(node, events);
+    if (events.length && previous) {
+      for (const e of events) o.metrics?.activityEvents.inc({ kind: e.kind });
+      await o.publish(node, events, { since: previous.snapshot.takenAt, snapshot: state.snapshot, nameOf });
+    }
+    await o.states.put(node.nodeId, state, now);
   }
 
   async function pass(): Promise<void> {
@@ -93,6 +118,7 @@ export function createActivityPoller(o: ActivityPollerOptions): ActivityPoller {
         try {
           await pollNode(node);
         } catch (err) {
+          o.metrics?.activityPolls.inc({ outcome: 'failed' });
           o.logger.warn({ err, nodeId: node.nodeId }, 'activity: polling a node failed');
         }
       }

@@ -7,3 +7,5 @@ export { diffActivity, localShare } from './diff-activity.js';
 export { readActivity, MAX_ASSETS_PER_POLL, type ActivityNodeApi } from './read-activity.js';
 export { createActivityPoller, type ActivityPoller, type ActivityPollerOptions } from './create-activity-poller.js';
 export * from './types.js';
+export { activityItems, activityEventKey, type ActivityItemOut } from './render-activity.js';
+export type { PublishContext } from './create-activity-poller.js';

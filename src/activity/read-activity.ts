@@ -5,7 +5,7 @@
  * is `unreachable`. Never throws for what the node answers: a list it refuses is left absent.
  */
 import type { NodeApiClient } from '../node-api/index.js';
-import type { ActivitySnapshot, ChannelState, DepositState, LockState, PaymentState, TransferState } from './types.js';
+import type { ActivitySnapshot, AssetInfo, ChannelState, DepositState, LockState, PaymentState, TransferState } from './types.js';
 
 /** The node API calls the poller makes. */
 export type ActivityNodeApi = Pick<NodeApiClient, 'nodeinfo' | 'listchannels' | 'listpayments' | 'listtransactions' | 'listassets' | 'listtransfers'>;
@@ -31,8 +31,9 @@ async function optional<T>(read: () => Promise<T>): Promise<T | undefined> {
 }
 
 export async function readActivity(api: ActivityNodeApi, takenAt: number): Promise<ActivitySnapshot> {
+  let pubkey: string;
   try {
-    await api.nodeinfo();
+    ({ pubkey } = await api.nodeinfo());
   } catch (e) {
     return { takenAt, lock: lockFromError(e) };
   }
@@ -42,13 +43,16 @@ export async function readActivity(api: ActivityNodeApi, takenAt: number): Promi
     optional(() => api.listtransactions({ skip_sync: true })),
     optional(() => api.listassets({ filter_asset_schemas: ['Nia', 'Cfa', 'Uda'] })),
   ]);
-  const assetIds = assets ? [...(assets.nia ?? []), ...(assets.cfa ?? []), ...(assets.uda ?? [])].map((a) => a.asset_id).slice(0, MAX_ASSETS_PER_POLL) : undefined;
+  const assetList = assets ? [...(assets.nia ?? []), ...(assets.cfa ?? []), ...(assets.uda ?? [])] : undefined;
+  const assetIds = assetList?.map((a) => a.asset_id).slice(0, MAX_ASSETS_PER_POLL);
   const transfers = assetIds
     ? await Promise.all(assetIds.map(async (assetId) => ({ assetId, list: await optional(() => api.listtransfers({ asset_id: assetId })) })))
     : undefined;
   return {
     takenAt,
     lock: 'unlocked',
+    pubkey,
+    assets: assetList?.map((a): AssetInfo => ({ id: a.asset_id, ticker: typeof (a as { ticker?: unknown }).ticker === 'string' ? (a as { ticker: string }).ticker : undefined, name: a.name, precision: Number(a.precision) })),
     channels: channels?.channels.map(
       (c): ChannelState => ({
         id: c.channel_id,

@@ -46,6 +46,13 @@ export interface TransferState {
   amount?: string;
 }
 
+export interface AssetInfo {
+  id: string;
+  ticker?: string;
+  name?: string;
+  precision: number;
+}
+
 export interface DepositState {
   txid: string;
   receivedSat: string;
@@ -56,6 +63,10 @@ export interface DepositState {
 export interface ActivitySnapshot {
   takenAt: number;
   lock: LockState;
+  /** The node's own pubkey (nodeinfo), to name our nodes when they are a channel's peer. */
+  pubkey?: string;
+  /** The node's assets, to show amounts in display units with their ticker. */
+  assets?: AssetInfo[];
   channels?: ChannelState[];
   payments?: PaymentState[];
   transfers?: TransferState[];

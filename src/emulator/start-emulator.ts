@@ -534,6 +534,13 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
       cancelPending(n);
       setStatus(n, status);
     },
+    restartNode(nodeId) {
+      const n = nodes.get(nodeId);
+      if (!n) throw new Error(`emulator: no node ${nodeId}`);
+      // The process goes down at once: its wallet is locked until someone unlocks it again.
+      if (ownWorld?.hasNode(nodeId)) ownWorld.lockNode(nodeId);
+      runTransition(n, 'STARTING', false);
+    },
     emitEvent(nodeId, payload) {
       const n = nodes.get(nodeId);
       if (!n) throw new Error(`emulator: no node ${nodeId}`);

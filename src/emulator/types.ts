@@ -97,6 +97,11 @@ export interface Emulator {
   revokeToken(newToken?: string): void;
   /** Sets a node's status and emits a webhook. */
   setStatus(nodeId: string, status: NodeStatus): void;
+  /**
+   * Restarts a RUNNING (or FAILED) node as the service does: STARTING now, RUNNING after
+   * `lifecycleDelayMs`, each with its status webhook; the node comes back with its wallet LOCKED.
+   */
+  restartNode(nodeId: string): void;
   /** Sends an arbitrary signed event to the node's webhook URL. */
   emitEvent(nodeId: string, payload: object): void;
   /** Signs bytes with the account key: base64 signature, as sent in X-Service-Signature. */

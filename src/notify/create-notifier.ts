@@ -19,14 +19,16 @@ import type { HostingClient } from '../hosting/index.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { Db } from '../store/index.js';
-import { NotifyStore } from '../store/index.js';
+import { NotifyPages, NotifyStore } from '../store/index.js';
 import { groupCommit } from '../store/index.js';
 import { KeyCache, effectiveEventTime } from '../webhooks/index.js';
 import { createNodeDirectory, type NodeDirectory } from '../webhooks/index.js';
 import type { ServiceEvent } from '../webhooks/index.js';
 import { webhookRoutes, type IngestResult } from '../webhooks/index.js';
 import { OutboxWorker } from './outbox-worker.js';
-import { createWatchService, type WatchService } from './watch-service.js';
+import { createPaging, type Paging, type PagingOptions } from './paging.js';
+import { createWatchService, kindsOf, type WatchService } from './watch-service.js';
+import { ACTIVITY_EVENT_PREFIX, type ActivityItem } from './render-notifications.js';
 
 export interface NotifierOptions {
   db: Db;
@@ -66,6 +68,8 @@ export interface NotifierOptions {
   maxFutureSkewMs?: number;
   /** Told after a new event of a watched node was stored (e.g. to refresh Slack's App Home). Must not throw. */
   onNodeEvent?: (e: { nodeId: string; status?: string }) => void;
+  /** Escalation of unacknowledged incidents to PagerDuty or a webhook (paging.ts). */
+  paging?: Pick<PagingOptions, 'pagerduty' | 'webhook' | 'escalateAfterMin' | 'pollMs' | 'retry'>;
 }
 
 /** A verified event (from the webhook receiver, or a test). */
@@ -88,7 +92,16 @@ export interface Notifier {
   store: NotifyStore;
   outbox: Outbox;
   watches: WatchService;
+  /** Escalation to on-call (started and stopped with the notifier). */
+  paging: Paging;
   ingestEvent(event: IncomingEvent): IngestResult & { routed: number };
+  /**
+   * Stores what the activity poller saw on a node and, in the same transaction, one outbox row
+   * per watching channel whose kinds include the item's kind (held while muted; payments below
+   * the watch's min_amount skipped). An item whose dedupe key is already stored routes nothing,
+   * so a poll repeated after a crash never posts twice. Returns how many rows were queued.
+   */
+  ingestActivity(node: { nodeId: string; nodeName?: string }, items: ActivityItem[]): number;
   webhookRoutes(opts?: WebhookRoutesOptions): FastifyPluginAsync;
   start(): void;
   stop(): Promise<void>;
@@ -124,6 +137,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     digestMaxNodes: opts.digestMaxNodes,
   });
   const watches = createWatchService({ store, now: nowMs, wake: () => worker.wake() });
+  const paging = createPaging({ ...opts.paging, store, pages: new NotifyPages(opts.db), now: nowMs, log, metrics: opts.metrics, wake: () => worker.wake() });
 
   const retentionMs = opts.retentionMs ?? 30 * 24 * 3600_000;
   // A stored event cannot be posted before its channel's coalescing window has passed, so the
@@ -162,7 +176,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
       let routed = 0;
       for (const w of store.watchesFor(event.nodeId)) {
         const key = `${w.platform}|${w.channel_id}`;
-        if (seen.has(key)) continue;
+        if (seen.has(key) || !kindsOf(w).includes('status')) continue;
         const filter = w.statuses ? w.statuses.split(',') : undefined;
         const passes =
           !filter ||
@@ -206,6 +220,49 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     return result;
   };
 
+  const ingestActivity = (node: { nodeId: string; nodeName?: string }, items: ActivityItem[]): number => {
+    const now = nowMs();
+    const routed = store.tx(() => {
+      let n = 0;
+      const watches = store.watchesFor(node.nodeId);
+      for (const item of items) {
+        const eventId = store.insertEvent({
+          dedupe_key: item.dedupeKey,
+          node_id: node.nodeId,
+          node_name: node.nodeName ?? null,
+          event_type: `${ACTIVITY_EVENT_PREFIX}${item.type.toUpperCase()}`,
+          status: null,
+          event_ts: new Date(now).toISOString(),
+          received_at: now,
+          payload: JSON.stringify({ kind: item.kind, message: item.message }),
+        });
+        if (eventId === undefined) continue;
+        const seen = new Set<string>();
+        for (const w of watches) {
+          const key = `${w.platform}|${w.channel_id}`;
+          if (seen.has(key) || !kindsOf(w).includes(item.kind)) continue;
+          if (w.min_amount_msat && item.amountMsat !== undefined && item.amountMsat < w.min_amount_msat) continue;
+          seen.add(key);
+          const muted = store.activeMute(w.platform, w.channel_id, node.nodeId, now) !== undefined;
+          store.insertOutbox({
+            platform: w.platform,
+            channel_id: w.channel_id,
+            kind: 'event',
+            event_id: eventId,
+            state: muted ? 'held' : 'pending',
+            held_by_mute: muted ? 1 : 0,
+            next_attempt_at: now,
+            created_at: now,
+          });
+          n++;
+        }
+      }
+      return n;
+    });
+    if (routed) worker.wake();
+    return routed;
+  };
+
   const outbox: Outbox = {
     enqueue(item) {
       const now = nowMs();
@@ -227,7 +284,9 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     store,
     outbox,
     watches,
+    paging,
     ingestEvent,
+    ingestActivity,
     webhookRoutes(o = {}) {
       const keys =
         o.keys ?? new KeyCache({ fetchKey: () => opts.hosting.webhookPublicKey(), refetchIntervalMs: o.keyRefetchIntervalMs });
@@ -246,11 +305,15 @@ export function createNotifier(opts: NotifierOptions): Notifier {
         now: nowMs,
       });
     },
-    start: () => worker.start(),
-    stop: () => {
+    start: () => {
+      worker.start();
+      paging.start();
+    },
+    stop: async () => {
       clearTimeout(wakeTimer);
       wakeTimer = undefined;
-      return worker.stop();
+      await paging.stop();
+      await worker.stop();
     },
     tick: () => worker.tick(),
     async drain(timeoutMs = 10_000) {

@@ -19,7 +19,7 @@ import { formatDuration, statusBadge } from '../core/index.js';
 import type { Message, Tone } from '../core/index.js';
 import type { IncidentRow, OutboxEventRow } from '../store/index.js';
 import { byEventTime, eventTime, lastChangeTo, safeJson } from './event-time.js';
-import { digestMessage, eventMessage, type DigestEntry } from './render-notifications.js';
+import { ACTIVITY_EVENT_PREFIX, activityMessage, digestMessage, eventMessage, type DigestEntry } from './render-notifications.js';
 
 /** The events of one node in the round, in event-time order. */
 export interface NodeGroup {
@@ -96,13 +96,25 @@ export function groupByNode(rows: OutboxEventRow[]): NodeGroup[] {
   return [...groups.values()];
 }
 
+const isActivity = (r: OutboxEventRow): boolean => !!r.ev_event_type?.startsWith(ACTIVITY_EVENT_PREFIX);
+
 export function planRound(due: OutboxEventRow[], state: RoundState): RoundAction[] {
-  const rows = roundRows(due);
-  const first = rows[0];
+  const all = roundRows(due);
+  const first = all[0];
   if (!first) return [];
   if (isStoredMessage(first)) return [{ kind: 'post-stored', rows: [first], json: first.message, threadId: first.thread_id }];
 
   const actions: RoundAction[] = [];
+  // What the activity poller saw is its own message (its items' messages), not part of a status digest or incident.
+  const activity = all.filter(isActivity);
+  const rows = all.filter((r) => !isActivity(r));
+  if (activity.length) {
+    const items = activity.map((r) => {
+      const stored = safeJson(r.ev_payload)?.message;
+      return stored && typeof stored === 'object' ? (stored as Message) : eventMessage({ nodeId: r.ev_node_id ?? '?', nodeName: r.ev_node_name, eventType: r.ev_event_type ?? 'UNKNOWN' });
+    });
+    actions.push({ kind: 'post', rows: activity, message: activityMessage(items) });
+  }
   for (const r of rows) {
     if (r.event_id !== null || r.incident_id === null) continue;
     const inc = state.incidents.get(r.incident_id);

@@ -12,6 +12,20 @@ function timeText(ms: number): string {
 }
 
 export const STATUS_EVENT = 'NODE_STATUS_UPDATED';
+/** Event types of what the activity poller saw start with this (`ACTIVITY_PAYMENT_RECEIVED`). */
+export const ACTIVITY_EVENT_PREFIX = 'ACTIVITY_';
+
+/** One thing the activity poller saw on a node, rendered before it is queued. */
+export interface ActivityItem {
+  /** The same change seen again (a poll repeated after a crash) has the same key. */
+  dedupeKey: string;
+  /** What a watch chooses to hear: payments, channels, transfers, deposits, liquidity, lock. */
+  kind: string;
+  type: string;
+  /** For min_amount: the amount in msat, when the item moves bitcoin. */
+  amountMsat?: number;
+  message: Message;
+}
 
 export interface EventView {
   nodeId: string;
@@ -27,6 +41,8 @@ const nameOf = (v: { nodeId: string; nodeName?: string | null }): string => v.no
 /** One event, on its own. An unknown event type is shown generically with its details. */
 export function eventMessage(e: EventView): Message {
   const name = nameOf(e);
+  const stored = e.eventType.startsWith(ACTIVITY_EVENT_PREFIX) ? (e.payload?.message as Message | undefined) : undefined;
+  if (stored && typeof stored === 'object') return stored;
   if (e.status && (e.eventType === STATUS_EVENT || e.eventType === 'UNKNOWN')) {
     return {
       header: `${name}: ${statusBadge(e.status)}`,
@@ -56,6 +72,25 @@ export function eventMessage(e: EventView): Message {
     tone: e.status ? statusTone(e.status) : 'info',
     summary: `${e.eventType} on ${name}`,
     blocks: [msg.fields(fields), msg.context(['Event type not known to this bot; shown as received. ', { code: e.nodeId }])],
+  };
+}
+
+/**
+ * What the activity poller saw, as one message: the item's own message when there is one;
+ * else one line per item (its header), the strongest tone, and the items' buttons (at most 5).
+ */
+export function activityMessage(items: Message[]): Message {
+  if (items.length === 1) return items[0];
+  const tone = items.reduce<Tone>((t, m) => (TONE_RANK.indexOf(m.tone ?? 'info') > TONE_RANK.indexOf(t) ? (m.tone ?? 'info') : t), 'neutral');
+  const lines = items.map((m) => `• ${m.header ?? m.summary ?? ''}`);
+  const header = `${items.length} changes seen on the nodes`;
+  const buttons = items.flatMap((m) => m.buttons ?? []).slice(0, 5);
+  return {
+    header,
+    tone,
+    summary: `${header}: ${items.map((m) => m.header ?? m.summary).slice(0, 5).join('; ')}`,
+    blocks: [msg.text(lines.join('\n')), msg.context('Seen by polling the nodes; several changes of one interval are posted together.')],
+    ...(buttons.length ? { buttons } : {}),
   };
 }
 
@@ -125,6 +160,7 @@ export function incidentMessage(inc: IncidentRow, now: number): Message {
     { label: 'Opened', value: timeText(inc.opened_at), inline: true },
     { label: 'Acknowledged', value: inc.acked_by ? `by ${inc.acked_by} at ${timeText(inc.acked_at ?? now)}` : 'not yet', inline: true },
   ];
+  if (inc.escalated_at) fields.push({ label: 'Escalated', value: `at ${new Date(inc.escalated_at).toISOString()} to ${inc.escalated_to ?? 'on-call'}`, inline: true });
   if (!open && inc.resolved_at) fields.push({ label: 'Duration', value: formatDuration(inc.resolved_at - inc.opened_at), inline: true });
   else fields.push({ label: 'Open for', value: formatDuration(now - inc.opened_at), inline: true });
   if (inc.changes) fields.push({ label: 'Status changes', value: String(inc.changes), inline: true });

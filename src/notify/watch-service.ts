@@ -18,6 +18,14 @@ export interface Watch {
   targetName?: string;
   /** Only these statuses are posted; undefined = every status. */
   statuses?: string[];
+  /** What the watch hears: `status` and/or activity kinds (payments, channels, …). Default: status only. */
+  kinds: string[];
+  /** Payments and transfers below this (msat) are not posted. */
+  minAmountMsat?: number;
+  /** An incident not acknowledged within this many minutes is escalated (default: ESCALATE_AFTER_MIN). */
+  escalateAfterMin?: number;
+  /** A PagerDuty routing key for this watch's incidents (instead of PAGERDUTY_ROUTING_KEY). */
+  pagerdutyKey?: string;
   createdBy: string;
   createdAt: Date;
   /** Set when the channel was found gone; `watch add` again resumes it. */
@@ -43,7 +51,20 @@ export interface Incident {
 
 export interface WatchService {
   /** Adds (or replaces the filter of, or resumes) the channel's watch on a node or on `all`. */
-  add(input: { place: Place; target: WatchTarget; targetName?: string; statuses?: string[]; actor: Actor }): Watch;
+  add(input: {
+    place: Place;
+    target: WatchTarget;
+    targetName?: string;
+    statuses?: string[];
+    /** Default: status only (DESIGN: without `kinds=` a watch hears status changes only). */
+    kinds?: string[];
+    minAmountMsat?: number;
+    escalateAfterMin?: number;
+    pagerdutyKey?: string;
+    actor: Actor;
+  }): Watch;
+  /** Whether an active watch hears any activity kind (not only status) of this node. */
+  hearsActivity(nodeId: string): boolean;
   /** True when a watch was removed. */
   remove(place: Place, target: WatchTarget): boolean;
   /** The watches of one channel, or of every channel. */
@@ -56,6 +77,11 @@ export interface WatchService {
   /** Only from the channel the incident was posted in (the button is there; the number is easy to guess). */
   ack(input: { incidentId: number; actor: Actor; place: Pick<Place, 'platform' | 'channelId'> }): { incident: Incident; already: boolean };
   incidents(filter?: { place?: Pick<Place, 'platform' | 'channelId'>; state?: 'open' | 'resolved' }): Incident[];
+}
+
+/** The kinds a watch row hears: status only when none were chosen. */
+export function kindsOf(w: Pick<WatchRow, 'kinds'>): string[] {
+  return w.kinds ? w.kinds.split(',') : ['status'];
 }
 
 export function toIncident(r: IncidentRow): Incident {
@@ -92,6 +118,10 @@ export function createWatchService(opts: { store: NotifyStore; now: () => number
       target: r.target,
       targetName: r.target_name ?? undefined,
       statuses: r.statuses ? r.statuses.split(',') : undefined,
+      kinds: kindsOf(r),
+      minAmountMsat: r.min_amount_msat ?? undefined,
+      escalateAfterMin: r.escalate_after_min ?? undefined,
+      pagerdutyKey: r.pagerduty_key ?? undefined,
       createdBy: r.created_by,
       createdAt: new Date(r.created_at),
       paused: r.paused_at ? { at: new Date(r.paused_at), reason: r.paused_reason ?? '' } : undefined,
@@ -100,7 +130,7 @@ export function createWatchService(opts: { store: NotifyStore; now: () => number
   };
 
   return {
-    add({ place, target, targetName, statuses, actor }) {
+    add({ place, target, targetName, statuses, kinds, minAmountMsat, escalateAfterMin, pagerdutyKey, actor }) {
       const list = statuses?.map((s) => s.trim().toUpperCase()).filter(Boolean);
       const row = store.upsertWatch({
         platform: place.platform,
@@ -109,10 +139,17 @@ export function createWatchService(opts: { store: NotifyStore; now: () => number
         target,
         target_name: targetName ?? null,
         statuses: list && list.length ? [...new Set(list)].join(',') : null,
+        kinds: kinds?.length ? [...new Set(kinds)].join(',') : null,
+        min_amount_msat: minAmountMsat ?? null,
+        escalate_after_min: escalateAfterMin ?? null,
+        pagerduty_key: pagerdutyKey ?? null,
         created_by: actorLabel(actor),
         created_at: now(),
       });
       return toWatch(row);
+    },
+    hearsActivity(nodeId) {
+      return store.watchesFor(nodeId).some((w) => kindsOf(w).some((k) => k !== 'status'));
     },
     remove(place, target) {
       return store.deleteWatch(place.platform, place.channelId, target);

@@ -12,6 +12,7 @@ export * from './core-confirmations.js';
 export * from './core-dialogs.js';
 export * from './core-role-grants.js';
 export * from './notify-store.js';
+export * from './notify-pages.js';
 export * from './reports-schedules.js';
 export * from './reports-snapshots.js';
 export * from './activity-states.js';

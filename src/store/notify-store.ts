@@ -34,6 +34,8 @@ export interface WatchRow {
   created_at: number;
   paused_at: number | null;
   paused_reason: string | null;
+  /** Issue 15 (migration 201): comma-separated kinds (null = status only), least payment/transfer amount, escalation delay, PagerDuty key. */
+  kinds: string | null; min_amount_msat: number | null; escalate_after_min: number | null; pagerduty_key: string | null;
 }
 
 export interface MuteRow {
@@ -93,6 +95,8 @@ export interface IncidentRow {
   acked_by: string | null;
   acked_at: number | null;
   changes: number;
+  /** From notify_escalations, when the incident was paged (read by incident()). */
+  escalated_at?: number | null; escalated_to?: string | null;
 }
 
 export interface NoticeRow {
@@ -161,9 +165,10 @@ export class NotifyStore {
   // ---- watches ----
   upsertWatch(w: Omit<WatchRow, 'id' | 'paused_at' | 'paused_reason'>): WatchRow {
     this.q(
-        `INSERT INTO notify_watches (platform, channel_id, workspace_id, target, target_name, statuses, created_by, created_at)
-         VALUES (@platform, @channel_id, @workspace_id, @target, @target_name, @statuses, @created_by, @created_at)
-         ON CONFLICT (platform, channel_id, target) DO UPDATE SET
+        `INSERT INTO notify_watches (platform, channel_id, workspace_id, target, target_name, statuses, kinds, min_amount_msat, escalate_after_min, pagerduty_key, created_by, created_at)
+         VALUES (@platform, @channel_id, @workspace_id, @target, @target_name, @statuses, @kinds, @min_amount_msat, @escalate_after_min, @pagerduty_key, @created_by, @created_at)
+         ON CONFLICT (platform, channel_id, target) DO UPDATE SET kinds = excluded.kinds, min_amount_msat = excluded.min_amount_msat,
+           escalate_after_min = excluded.escalate_after_min, pagerduty_key = excluded.pagerduty_key,
            statuses = excluded.statuses, target_name = excluded.target_name, workspace_id = excluded.workspace_id,
            created_by = excluded.created_by, paused_at = NULL, paused_reason = NULL`,
       )
@@ -374,7 +379,7 @@ export class NotifyStore {
   }
 
   incident(id: number): IncidentRow | undefined {
-    return this.q('SELECT * FROM notify_incidents WHERE id = ?').get(id) as IncidentRow | undefined;
+    return this.q('SELECT i.*, e.escalated_at, e.escalated_to FROM notify_incidents i LEFT JOIN notify_escalations e ON e.incident_id = i.id WHERE i.id = ?').get(id) as IncidentRow | undefined;
   }
 
   incidents(filter: { platform?: string; channelId?: string; state?: 'open' | 'resolved' } = {}): IncidentRow[] {

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createActivityPoller, type ActivityEvent } from '../../src/activity/index.js';
+import { activityEventKey, createActivityPoller, type ActivityEvent } from '../../src/activity/index.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { createHostingClient, type HostedNode } from '../../src/hosting/index.js';
 import { silentLogger } from '../../src/log.js';
@@ -25,6 +25,9 @@ async function world() {
   const nodes = await hosting.listNodes();
   const id = (name: string) => nodes.find((n) => n.name === name)!.nodeId;
   const published: Array<{ node: string; events: ActivityEvent[] }> = [];
+  /** Each publish's dedupe keys (activityEventKey), and how many publishes should fail (a crash before the events were stored). */
+  const keys: string[][] = [];
+  const failing = { publishes: 0 };
   /** The nodes whose API the poller asked, in order. */
   const asked: string[] = [];
   let clock = 1_000_000;
@@ -36,7 +39,14 @@ async function world() {
       isWatched: (n) => n.name === 'bob' || n.name === 'alice',
       api: (n: HostedNode) => (asked.push(n.name), createNodeApiClient({ baseUrl: n.invoke_url!, credentials: { kind: 'token', token: emulator.nodeApiToken }, retries: 0 })),
       states: createActivityStateRepo(db),
-      publish: (node, events) => void published.push({ node: node.name, events }),
+      publish: (node, events, context) => {
+        keys.push(events.map((e) => activityEventKey(node.nodeId, e, context.since)));
+        if (failing.publishes > 0) {
+          failing.publishes--;
+          throw new Error('the bot died before the events were stored');
+        }
+        published.push({ node: node.name, events });
+      },
       now: () => (clock += 60_000),
       logger: silentLogger,
       intervalMs: 30_000,
@@ -44,7 +54,7 @@ async function world() {
   };
   /** Calls alice's node API the way a user's command would. */
   const call = (name: string, endpoint: string, body?: unknown) => emulator.world.handle(id(name), body === undefined ? 'GET' : 'POST', endpoint, body);
-  return { emulator, open, published, asked, call, id };
+  return { emulator, open, published, asked, call, id, keys, failing };
 }
 
 describe('the activity poller', () => {
@@ -70,6 +80,22 @@ describe('the activity poller', () => {
     const before = w.published.length;
     await again.pollOnce();
     expect(w.published.length).toBe(before);
+  });
+
+  it('publishes a change again, with the same dedupe keys, when publishing failed: the state is stored only after', async () => {
+    const w = await world();
+    const poller = w.open();
+    await poller.pollOnce();
+    await w.call('alice', 'lock', {});
+    w.failing.publishes = 1;
+    await poller.pollOnce();
+    expect(w.published).toEqual([]);
+    // A locked node is polled again only after its backoff: a new poller (a restart) asks at once.
+    await poller.stop();
+    await w.open().pollOnce();
+    expect(w.published).toEqual([{ node: 'alice', events: [{ kind: 'lock', type: 'node_locked' }] }]);
+    expect(w.keys).toHaveLength(2);
+    expect(w.keys[1]).toEqual(w.keys[0]);
   });
 
   it('tells that a node came back locked, and goes quiet on a paused node', async () => {

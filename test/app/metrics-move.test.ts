@@ -83,4 +83,19 @@ describe('every declared metric moves with its event', () => {
     await h.app.services.reports.run('balance', 'all');
     expect(runs(await scrape())).toBe(before + 1);
   });
+
+  it('counts the activity polls of a watched node by outcome, and their time', async () => {
+    const node = (await h.app.services.hosting.listNodes()).find((n) => n.name === 'alice')!;
+    h.app.services.watches.add({ place: { platform: 'slack', channelId: 'CPOLL' }, target: node.nodeId, kinds: ['payments'], actor: { platform: 'slack', userId: 'U1' } });
+    const polls = (t: string) => total(t, 'rln_chatops_activity_polls_total');
+    const timed = (t: string) => total(t, 'rln_chatops_activity_poll_seconds_count');
+    const before = await scrape();
+    await h.app.activity.pollOnce();
+    await h.app.activity.pollOnce();
+    const after = await scrape();
+    expect(polls(after)).toBeGreaterThan(polls(before));
+    expect(timed(after)).toBeGreaterThan(timed(before));
+    expect(after).toMatch(/^# TYPE rln_chatops_activity_events_total counter$/m);
+    expect(after).toMatch(/^# TYPE rln_chatops_escalations_total counter$/m);
+  });
 });

@@ -13,6 +13,7 @@ import { storm } from './storm.js';
 import { reportsManyNodes } from './reports-many-nodes.js';
 import { flood } from './flood.js';
 import { chartRender } from './chart-render.js';
+import { activityPolling } from './activity-polling.js';
 
 const benches: Record<string, () => Promise<BenchResult>> = {
   // Issue 18: three processes, 50 nodes, 16 connections, median of 3 alternating rounds.
@@ -22,6 +23,8 @@ const benches: Record<string, () => Promise<BenchResult>> = {
   reports: () => reportsManyNodes({ nodes: 500, latencyMs: 50 }),
   flood: () => flood({ webhookConnections: 2_000, slackConnections: 1_000, bodyBytes: 1_000_000, maxSeconds: 20 }),
   chart: () => chartRender({ runs: 15 }),
+  // The real interval is 30 s; scaled to 6 s (figures per pass, then per minute at 30 s).
+  activity: () => activityPolling({ nodes: 500, intervalS: 6, passes: 4 }),
   footprint: async () => {
     execFileSync(process.execPath, [fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url)), '-p', 'tsconfig.build.json'], {
       cwd: fileURLToPath(new URL('../../', import.meta.url)),

@@ -186,6 +186,10 @@ async function startBot(dir: string, config: 'unrouted' | 'routed' | 'memory', e
       target: 'all',
       target_name: null,
       statuses: null,
+      kinds: null,
+      min_amount_msat: null,
+      escalate_after_min: null,
+      pagerduty_key: null,
       created_by: 'bench',
       created_at: Date.now(),
     });

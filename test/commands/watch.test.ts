@@ -82,12 +82,34 @@ describe('watch commands', () => {
     expect(notifier.watches.list(place).some((w) => w.target === 'all')).toBe(false);
   });
 
+  it('watch add with kinds, min_amount and escalation settings keeps them, and watch list shows them', async () => {
+    const added = replyText(await run('watch add bob kinds=status,payments,channels,liquidity,lock min_amount="10k sats" escalate_after=5 pagerduty_key=abcdefghijklmnopqrstuvwxyz012345'));
+    expect(added).toContain('status, payments, channels, liquidity, lock');
+    expect(added).toContain('10,000 sats');
+    const w = notifier.watches.list(place).find((x) => x.target === ids.bob)!;
+    expect(w).toMatchObject({ kinds: ['status', 'payments', 'channels', 'liquidity', 'lock'], minAmountMsat: 10_000_000, escalateAfterMin: 5 });
+    const list = replyText(await run('watch list', 'UREADER'));
+    expect(list).toContain('bob | every change | status, payments, channels, liquidity, lock (≥ 10,000 sats) | after 5 min, PagerDuty key …2345 | active');
+    expect(list).not.toContain('abcdefghijklmnop');
+    expect(notifier.watches.hearsActivity(ids.bob)).toBe(true);
+    expect(notifier.watches.hearsActivity(ids.alice)).toBe(false);
+    // Adding the watch again without kinds= goes back to status changes only (DESIGN).
+    await run('watch add bob');
+    expect(notifier.watches.list(place).find((x) => x.target === ids.bob)!.kinds).toEqual(['status']);
+    expect(notifier.watches.hearsActivity(ids.bob)).toBe(false);
+  });
+
+  it('watch add refuses an unknown kind and an amount without a unit, saying what to write', async () => {
+    expect(replyText(await run('watch add bob kinds=payments,gossip'))).toMatch(/Unknown kind gossip[\s\S]*kinds=status,payments,channels/);
+    expect(replyText(await run('watch add bob kinds=payments min_amount=10000'))).toMatch(/not an amount in sats or msat[\s\S]*min_amount="10k sats"/);
+  });
+
   it('watch list shows the watches; mute and unmute; remove', async () => {
     const list = replyText(await run('watch list', 'UREADER'));
-    expect(list).toContain('alice | FAILED, PAUSED | active');
-    expect(list).toContain('bob | every change | active');
+    expect(list).toContain('alice | FAILED, PAUSED | status | after the default delay | active');
+    expect(list).toContain('bob | every change | status | after the default delay | active');
     expect(replyText(await run('watch mute bob minutes=5'))).toMatch(/Muted bob in this channel until \d{4}-\d\d-\d\d \d\d:\d\d UTC$/m);
-    expect(replyText(await run('watch list', 'UREADER'))).toMatch(/bob \| every change \| muted until \d{4}-\d\d-\d\d \d\d:\d\d UTC \|/);
+    expect(replyText(await run('watch list', 'UREADER'))).toMatch(/bob \| every change \| status \| after the default delay \| muted until \d{4}-\d\d-\d\d \d\d:\d\d UTC \|/);
     expect(replyText(await run('watch unmute'))).toMatch(/Unmuted \(1 mute ended\)/);
     expect(replyText(await run('watch remove bob'))).toContain('No longer watching bob');
     expect(replyText(await run('watch remove bob'))).toMatch(/does not watch "bob"\.[\s\S]*watch list/);

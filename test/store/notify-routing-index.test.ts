@@ -24,6 +24,10 @@ const watch = (channel: string, target: string, statuses: string | null = null) 
   target,
   target_name: null,
   statuses,
+  kinds: null,
+  min_amount_msat: null,
+  escalate_after_min: null,
+  pagerduty_key: null,
   created_by: 'test',
   created_at: 1,
 });

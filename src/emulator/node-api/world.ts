@@ -193,6 +193,17 @@ export class NodeWorld {
     this.state.mine(blocks);
   }
 
+  /**
+   * The node's process restarted (the service restarts a hosted node): its wallet is locked and
+   * its peers are disconnected, as after `shutdown`, until someone calls `unlock`. Nothing when
+   * the node is not initialised.
+   */
+  lockNode(nodeId: string): void {
+    const node = this.node(nodeId);
+    if (!node.wallet || !node.unlocked) return;
+    lifecycle.shutdown({ world: this.state, node, body: {} });
+  }
+
   /** btcbalance answers vanilla amounts above 2^53 (exact only in `raw`), to test lossless parsing. */
   setLargeAmounts(nodeId: string, on: boolean): void {
     this.node(nodeId).largeAmounts = on;

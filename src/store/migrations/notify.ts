@@ -101,4 +101,38 @@ export const notifyMigrations: Migration[] = [
     // a key pruned earlier (an event stamped ahead of the clock) would let a replay post twice.
     sql: `ALTER TABLE notify_events ADD COLUMN event_ms INTEGER;`,
   },
+  /** Issue 15: what a watch hears, and escalation of unacknowledged incidents to on-call paging. */
+  {
+    version: 202,
+    name: 'notify: watch kinds, minimum amount and escalation settings; escalations and their outbox',
+    sql: `
+      ALTER TABLE notify_watches ADD COLUMN kinds TEXT;
+      ALTER TABLE notify_watches ADD COLUMN min_amount_msat INTEGER;
+      ALTER TABLE notify_watches ADD COLUMN escalate_after_min REAL;
+      ALTER TABLE notify_watches ADD COLUMN pagerduty_key TEXT;
+
+      CREATE TABLE notify_escalations (
+        incident_id INTEGER PRIMARY KEY,
+        escalated_at INTEGER NOT NULL,
+        escalated_to TEXT NOT NULL,
+        ack_queued INTEGER NOT NULL DEFAULT 0,
+        resolve_queued INTEGER NOT NULL DEFAULT 0
+      );
+
+      CREATE TABLE notify_page_outbox (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        incident_id INTEGER NOT NULL,
+        action TEXT NOT NULL,
+        target TEXT NOT NULL,
+        body TEXT NOT NULL,
+        state TEXT NOT NULL DEFAULT 'pending',
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        sent_at INTEGER,
+        last_error TEXT
+      );
+      CREATE INDEX notify_page_outbox_due ON notify_page_outbox (state, next_attempt_at);
+    `,
+  },
 ];

@@ -1,0 +1,207 @@
+/**
+ * Paging on-call: an incident nobody acknowledged within its watch's delay (ESCALATE_AFTER_MIN,
+ * 10 min by default, or `escalate_after=` on the watch) is escalated to PagerDuty Events API v2
+ * and/or a generic webhook signed with HMAC-SHA256; when someone acknowledges it in chat the page
+ * is acknowledged, and when the node recovers it is resolved.
+ *
+ * Durable like the chat outbox: each call is a row of notify_page_outbox, stored in the same
+ * transaction as the decision (and the note that refreshes the incident message: "escalated at
+ * … to …"), then sent; 429, 5xx and network errors are retried with backoff (Retry-After when
+ * given), a 4xx refusal fails the row and is logged. Pages of one incident go in order.
+ */
+import { createHmac } from 'node:crypto';
+import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics.js';
+import type { IncidentRow, NotifyPages, NotifyStore, PageAction, PageRow } from '../store/index.js';
+
+export const PAGERDUTY_EVENTS_URL = 'https://events.pagerduty.com/v2/enqueue';
+/** The header carrying `sha256=<hex HMAC of the body>` on escalation webhooks. */
+export const ESCALATION_SIGNATURE_HEADER = 'x-rln-chatops-signature';
+
+export interface PagingOptions {
+  store: NotifyStore;
+  pages: NotifyPages;
+  now: () => number;
+  log: Logger;
+  metrics?: Metrics;
+  /** PagerDuty: the Events v2 URL (default PAGERDUTY_EVENTS_URL) and the account-wide routing key. */
+  pagerduty?: { url?: string; routingKey?: string };
+  /** A generic endpoint, signed with `secret` when given. */
+  webhook?: { url: string; secret?: string };
+  /** Minutes an incident may stay unacknowledged before it is paged. Default 10. */
+  escalateAfterMin?: number;
+  /** How often due incidents and pages are looked for. Default 1000 ms. */
+  pollMs?: number;
+  retry?: { baseDelayMs?: number; maxDelayMs?: number; maxAttempts?: number };
+  /** Wakes the chat outbox (the incident message is refreshed with the escalation). */
+  wake(): void;
+}
+
+export interface Paging {
+  start(): void;
+  stop(): Promise<void>;
+  /** One pass: escalate what is due, queue acknowledgements and resolutions, send due pages. */
+  tick(): Promise<void>;
+}
+
+export const dedupKeyOf = (incidentId: number): string => `rln-chatops-incident-${incidentId}`;
+
+export function createPaging(o: PagingOptions): Paging {
+  const { store, pages } = o;
+  const pdUrl = o.pagerduty?.url ?? PAGERDUTY_EVENTS_URL;
+  const base = o.retry?.baseDelayMs ?? 2_000;
+  const maxDelay = o.retry?.maxDelayMs ?? 5 * 60_000;
+  const maxAttempts = o.retry?.maxAttempts ?? 20;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+
+  /** The watch of the incident's channel that covers its node (its own watch before `all`). */
+  const watchOf = (inc: IncidentRow) =>
+    store
+      .watchesFor(inc.node_id)
+      .filter((w) => w.platform === inc.platform && w.channel_id === inc.channel_id)
+      .sort((a, b) => Number(b.target === inc.node_id) - Number(a.target === inc.node_id))[0];
+
+  function triggerBodies(inc: IncidentRow, afterMin: number, routingKey: string | undefined): Array<{ target: string; body: object }> {
+    const name = inc.node_name ?? inc.node_id;
+    const summary = `${name} is ${inc.last_status} (incident #${inc.id}, not acknowledged within ${afterMin} min)`;
+    const details = { incident_id: inc.id, node_id: inc.node_id, node_name: name, channel: `${inc.platform}:${inc.channel_id}`, opened_at: new Date(inc.opened_at).toISOString() };
+    const out: Array<{ target: string; body: object }> = [];
+    if (routingKey) {
+      out.push({
+        target: 'pagerduty',
+        body: {
+          routing_key: routingKey,
+          event_action: 'trigger',
+          dedup_key: dedupKeyOf(inc.id),
+          payload: { summary, source: name, severity: 'critical', timestamp: new Date(inc.opened_at).toISOString(), component: 'rln-node', group: 'rln-chatops', custom_details: details },
+          client: 'rln-chatops',
+        },
+      });
+    }
+    if (o.webhook) out.push({ target: 'webhook', body: { event_action: 'trigger', dedup_key: dedupKeyOf(inc.id), summary, source: name, severity: 'critical', ...details } });
+    return out;
+  }
+
+  const describe = (targets: string[]) => targets.map((t) => (t === 'pagerduty' ? 'PagerDuty' : `the escalation webhook (${new URL(o.webhook!.url).host})`)).join(' and ');
+
+  function escalateDue(now: number): void {
+    for (const inc of pages.unpagedOpenIncidents()) {
+      const w = watchOf(inc);
+      const afterMin = w?.escalate_after_min ?? o.escalateAfterMin ?? 10;
+      if (now < inc.opened_at + afterMin * 60_000) continue;
+      const bodies = triggerBodies(inc, afterMin, w?.pagerduty_key ?? o.pagerduty?.routingKey);
+      if (!bodies.length) continue;
+      const to = describe(bodies.map((b) => b.target));
+      pages.tx(() => {
+        pages.insertEscalation({ incident_id: inc.id, escalated_at: now, escalated_to: to });
+        for (const b of bodies) pages.insertPage({ incident_id: inc.id, action: 'trigger', target: b.target, body: JSON.stringify(b.body), next_attempt_at: now, created_at: now });
+        store.insertOutbox({
+          platform: inc.platform,
+          channel_id: inc.channel_id,
+          kind: 'incident',
+          incident_id: inc.id,
+          note: `Escalated to ${to} at ${new Date(now).toISOString()}: nobody acknowledged incident #${inc.id} within ${afterMin} min.`,
+          next_attempt_at: now,
+          created_at: now,
+        });
+      });
+      o.log.warn({ incident: inc.id, nodeId: inc.node_id, to }, 'incident not acknowledged in time: escalated');
+      o.wake();
+    }
+  }
+
+  /** Acknowledge or resolve, to wherever the trigger went. */
+  function followUp(now: number, which: 'ack' | 'resolve'): void {
+    const action: PageAction = which === 'ack' ? 'acknowledge' : 'resolve';
+    for (const inc of pages.pagedToFollowUp(which)) {
+      pages.tx(() => {
+        pages.markQueued(inc.id, which);
+        for (const t of pages.triggersOf(inc.id)) {
+          const trigger = JSON.parse(t.body) as { routing_key?: string; dedup_key: string; source?: string };
+          const body =
+            t.target === 'pagerduty'
+              ? { routing_key: trigger.routing_key, event_action: action, dedup_key: trigger.dedup_key }
+              : { event_action: action, dedup_key: trigger.dedup_key, incident_id: inc.id, node_id: inc.node_id, source: trigger.source, by: inc.acked_by ?? undefined };
+          pages.insertPage({ incident_id: inc.id, action, target: t.target, body: JSON.stringify(body), next_attempt_at: now, created_at: now });
+        }
+      });
+    }
+  }
+
+  async function send(p: PageRow): Promise<{ status: number; text: string; retryAfterMs?: number }> {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    let url = pdUrl;
+    if (p.target === 'webhook') {
+      url = o.webhook!.url;
+      if (o.webhook!.secret) headers[ESCALATION_SIGNATURE_HEADER] = `sha256=${createHmac('sha256', o.webhook!.secret).update(p.body).digest('hex')}`;
+    }
+    const res = await fetch(url, { method: 'POST', headers, body: p.body, signal: AbortSignal.timeout(10_000) });
+    const text = (await res.text()).slice(0, 300);
+    const ra = Number(res.headers.get('retry-after'));
+    return { status: res.status, text, retryAfterMs: Number.isFinite(ra) && ra > 0 ? ra * 1000 : undefined };
+  }
+
+  async function sendDue(now: number): Promise<void> {
+    for (const p of pages.duePages(now)) {
+      if (pages.earlierPending(p)) continue;
+      let outcome: 'sent' | 'retry' | 'failed';
+      let why: string;
+      let wait: number | undefined;
+      try {
+        const r = await send(p);
+        why = `HTTP ${r.status}: ${r.text}`;
+        wait = r.retryAfterMs;
+        outcome = r.status >= 200 && r.status < 300 ? 'sent' : r.status === 429 || r.status >= 500 ? 'retry' : 'failed';
+      } catch (err) {
+        why = err instanceof Error ? err.message : String(err);
+        outcome = 'retry';
+      }
+      if (outcome === 'retry' && p.attempts + 1 >= maxAttempts) outcome = 'failed';
+      o.metrics?.escalations.inc({ target: p.target, action: p.action, outcome });
+      if (outcome === 'sent') pages.markPageSent(p.id, o.now());
+      else if (outcome === 'failed') {
+        pages.markPageFailed(p.id, why);
+        o.log.error({ incident: p.incident_id, target: p.target, action: p.action, reason: why }, 'escalation refused or given up; not retried');
+      } else {
+        const delay = wait ?? Math.min(maxDelay, base * 2 ** p.attempts);
+        pages.postponePage(p.id, o.now() + delay, why);
+        o.log.warn({ incident: p.incident_id, target: p.target, action: p.action, delayMs: delay, reason: why }, 'escalation not delivered; retrying with backoff');
+      }
+    }
+  }
+
+  async function pass(): Promise<void> {
+    try {
+      const now = o.now();
+      escalateDue(now);
+      followUp(now, 'ack');
+      followUp(now, 'resolve');
+      await sendDue(now);
+    } catch (err) {
+      o.log.error({ err }, 'paging pass failed');
+    }
+  }
+
+  const tick = (): Promise<void> => {
+    running ??= pass().finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+
+  return {
+    start() {
+      if (timer) return;
+      // Runs even with nothing configured account-wide: a watch may name its own PagerDuty key.
+      timer = setInterval(() => void tick(), o.pollMs ?? 1000);
+      timer.unref();
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      await running;
+    },
+    tick,
+  };
+}

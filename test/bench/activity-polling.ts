@@ -1,0 +1,176 @@
+/**
+ * Activity polling: the bot (its own process, `src/cli.ts start` through tsx) polling `nodes`
+ * emulated nodes (the emulator in its own process, every node initialised and unlocked, so each
+ * poll makes the full set of calls), all on 127.0.0.1.
+ *
+ * Bounded in time: the interval is scaled down (`intervalS`, e.g. 3 s for the real 30 s) and the
+ * figures are reported per poll pass, then per minute at the real interval. Baseline: the same
+ * bot process, in the same run, while no watch hears activity (it polls nothing), measured over
+ * as many seconds. Then:
+ *   - CPU time per pass (utime + stime of the bot, /proc), and the share of one core at 30 s;
+ *   - extra resident memory once polling, against the idle bot;
+ *   - the delay from a payment (a keysend that fails: a `payment failed` alert) to its alert
+ *     on the bot's terminal, against the interval (target: within the interval + 2 s).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { NotifyStore, openDatabase } from '../../src/store/index.js';
+import { startEmulatorProcess } from './emulator-process.js';
+import type { BenchResult } from './types.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const REAL_INTERVAL_S = 30;
+
+/** The fields of /proc/<pid>/stat after the command name (state is [0], ppid [1], utime [11], stime [12]). */
+const statOf = (pid: number): string[] => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+
+/** The process and its descendants (tsx runs the bot in a child node process). */
+function tree(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const ppid = Number(statOf(Number(d))[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(d)]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out = [pid];
+  for (let i = 0; i < out.length; i++) out.push(...(children.get(out[i]) ?? []));
+  return out;
+}
+/** CPU time (user + system) of the bot's processes, in ms (clock ticks are 1/100 s). */
+function cpuMs(pid: number): number {
+  return tree(pid).reduce((sum, p) => sum + (Number(statOf(p)[11]) + Number(statOf(p)[12])) * 10, 0);
+}
+/** Resident memory of the bot's processes, in MiB. */
+function rssMiB(pid: number): number {
+  return tree(pid).reduce((sum, p) => sum + Number(readFileSync(`/proc/${p}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024, 0);
+}
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function activityPolling(o: { nodes: number; intervalS: number; passes: number }): Promise<BenchResult> {
+  const emu = await startEmulatorProcess(['--seed', 'none', '--delay', '50']);
+  const auth = { authorization: `Bearer ${emu.token}`, 'content-type': 'application/json' };
+  const dir = mkdtempSync(join(tmpdir(), 'rln-bench-activity-'));
+  const dbPath = join(dir, 'bot.db');
+  try {
+    // 500 nodes, RUNNING, initialised and unlocked (a few at a time, as a user would).
+    const ids: string[] = [];
+    for (let i = 0; i < o.nodes; i += 25) {
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(25, o.nodes - i) }, async (_, j) => {
+          const r = await fetch(`${emu.url}/api/nodes`, { method: 'POST', headers: auth, body: JSON.stringify({ name: `n${i + j}`, network: 'regtest' }) });
+          return ((await r.json()) as { data: { nodeId: string } }).data.nodeId;
+        }),
+      );
+      ids.push(...batch);
+    }
+    let nodes: Array<{ nodeId: string; status: string; invoke_url?: string }> = [];
+    for (;;) {
+      nodes = ((await (await fetch(`${emu.url}/api/nodes`, { headers: auth })).json()) as { nodes: typeof nodes }).nodes;
+      if (nodes.every((n) => n.status === 'RUNNING')) break;
+      await sleep(200);
+    }
+    const nodeAuth = { authorization: `Bearer ${emu.nodeApiToken}`, 'content-type': 'application/json' };
+    const nodeCall = (n: { invoke_url?: string }, endpoint: string, body: unknown) =>
+      fetch(`${n.invoke_url!.replace(/\/$/, '')}/${endpoint}`, { method: 'POST', headers: nodeAuth, body: JSON.stringify(body) });
+    for (let i = 0; i < nodes.length; i += 25) {
+      await Promise.all(
+        nodes.slice(i, i + 25).map(async (n) => {
+          await nodeCall(n, 'init', { password: 'bench-password' });
+          await nodeCall(n, 'unlock', { password: 'bench-password' });
+        }),
+      );
+    }
+
+    // One watch of all nodes in the terminal, status only for now (the baseline polls nothing).
+    const db = openDatabase(dbPath);
+    const store = new NotifyStore(db);
+    const watch = (kinds: string | null) =>
+      store.upsertWatch({
+        platform: 'shell', channel_id: 'terminal', workspace_id: null, target: 'all', target_name: null, statuses: null, kinds,
+        min_amount_msat: null, escalate_after_min: null, pagerduty_key: null, created_by: 'bench', created_at: Date.now(),
+      });
+    watch(null);
+
+    const child = spawn(process.execPath, [`${root}node_modules/tsx/dist/cli.mjs`, `${root}src/cli.ts`, 'start'], {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATABASE_PATH: dbPath,
+        SERVICE_URL: emu.url, SERVICE_API_TOKEN: emu.token, NODE_API_TOKEN: emu.nodeApiToken, POLL_INTERVAL_S: String(o.intervalS),
+      },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    try {
+      for (let t = 0; !/\$ |ready|rln/.test(out) && t < 200; t++) await sleep(100);
+      await sleep(3_000); // start-up settles
+      const pid = child.pid!;
+      const windowMs = o.passes * o.intervalS * 1000;
+
+      const c0 = cpuMs(pid);
+      await sleep(windowMs);
+      const idleCpu = cpuMs(pid) - c0;
+      const idleRss = rssMiB(pid);
+
+      watch('payments');
+      await sleep(o.intervalS * 1000 * 2); // the first passes only record
+      const c1 = cpuMs(pid);
+      await sleep(windowMs);
+      const pollCpu = cpuMs(pid) - c1;
+      const pollRss = rssMiB(pid);
+
+      // The delay from a payment to its alert: a keysend from n0 that fails (no channel).
+      const n0 = nodes.find((n) => n.nodeId === ids[0])!;
+      const before = (out.match(/payment failed/g) ?? []).length;
+      const t0 = Date.now();
+      await nodeCall(n0, 'keysend', { dest_pubkey: `02${'ab'.repeat(32)}`, amt_msat: 1_000_000 });
+      let alertMs = NaN;
+      for (let t = 0; t < (o.intervalS + 10) * 20; t++) {
+        if ((out.match(/payment failed/g) ?? []).length > before) {
+          alertMs = Date.now() - t0;
+          break;
+        }
+        await sleep(50);
+      }
+
+      const perPassMs = (pollCpu - idleCpu) / o.passes;
+      const coreShareAt30s = perPassMs / (REAL_INTERVAL_S * 1000);
+      const extraMiB = pollRss - idleRss;
+      return {
+        name: 'activity',
+        figures: {
+          nodes: o.nodes,
+          scaled_interval_s: o.intervalS,
+          idle_cpu_ms_per_interval: Math.round(idleCpu / o.passes),
+          polling_cpu_ms_per_pass: Math.round(pollCpu / o.passes),
+          extra_cpu_ms_per_pass: Math.round(perPassMs),
+          cpu_ms_per_minute_at_30s: Math.round(perPassMs * (60 / REAL_INTERVAL_S)),
+          core_share_at_30s_pct: Math.round(coreShareAt30s * 1000) / 10,
+          idle_rss_mib: Math.round(idleRss),
+          polling_rss_mib: Math.round(pollRss),
+          extra_rss_mib: Math.round(extraMiB),
+          payment_to_alert_ms: Number.isNaN(alertMs) ? 'not seen' : alertMs,
+        },
+        targets: [
+          { what: 'polling 500 nodes every 30 s costs under 15% of one core', met: coreShareAt30s < 0.15 },
+          { what: 'under 50 MiB extra memory against the idle bot', met: extraMiB < 50 },
+          { what: `payment to alert within the interval + 2 s (${o.intervalS} s + 2 s here)`, met: alertMs <= (o.intervalS + 2) * 1000 },
+        ],
+      };
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+      db.close();
+    }
+  } finally {
+    await emu.close();
+  }
+}

@@ -1,0 +1,134 @@
+// Paging on-call from a real SQLite store to the fake PagerDuty Events v2 on loopback: when an
+// incident is due, what a refusal or a throttle does, and that a page survives a restart.
+import { afterEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/log.js';
+import { createMetrics } from '../../src/metrics.js';
+import { createPaging, dedupKeyOf } from '../../src/notify/index.js';
+import { NotifyPages, NotifyStore, openDatabase, type Db } from '../../src/store/index.js';
+import { startFakePagerDuty, type FakePagerDuty } from '../fakes/pagerduty/index.js';
+import { tempDbPath } from '../support/notify.js';
+
+const KEY = 'R0UT1NGKEY0123456789abcdefABCDEF';
+const cleanup: Array<() => unknown> = [];
+afterEach(async () => {
+  while (cleanup.length) await cleanup.pop()!();
+});
+
+async function world(opts: { routingKey?: string; watchKey?: string; escalateAfter?: number } = {}) {
+  const pd: FakePagerDuty = await startFakePagerDuty();
+  cleanup.push(() => pd.close());
+  const file = tempDbPath();
+  cleanup.push(() => file.cleanup());
+  let clock = 1_000_000;
+  const dbs: Db[] = [];
+  const open = () => {
+    const db = openDatabase(file.path);
+    dbs.push(db);
+    cleanup.push(() => db.open && db.close());
+    const store = new NotifyStore(db);
+    const metrics = createMetrics({ defaults: false });
+    const paging = createPaging({
+      store,
+      pages: new NotifyPages(db),
+      now: () => clock,
+      log: silentLogger,
+      metrics,
+      pagerduty: { url: pd.eventsUrl, routingKey: opts.routingKey ?? KEY },
+      escalateAfterMin: 10,
+      retry: { baseDelayMs: 1000 },
+      wake: () => undefined,
+    });
+    return { store, paging, metrics, db };
+  };
+  const first = open();
+  first.store.upsertWatch({
+    platform: 'slack', channel_id: 'C1', workspace_id: null, target: 'n1', target_name: 'alice', statuses: null, kinds: null,
+    min_amount_msat: null, escalate_after_min: opts.escalateAfter ?? null, pagerduty_key: opts.watchKey ?? null, created_by: 'test', created_at: clock,
+  });
+  const incident = first.store.insertIncident({ platform: 'slack', channel_id: 'C1', node_id: 'n1', node_name: 'alice', last_status: 'FAILED', opened_at: clock, message_id: 'm1', thread_id: null, changes: 0 });
+  return { pd, open, first, incident, advance: (ms: number) => (clock += ms) };
+}
+
+describe('paging on-call', () => {
+  it('pages nobody before the delay, then triggers PagerDuty once with the incident as dedup_key and tells the channel', async () => {
+    const w = await world();
+    w.advance(9 * 60_000);
+    await w.first.paging.tick();
+    expect(w.pd.events).toEqual([]);
+    w.advance(60_000);
+    await w.first.paging.tick();
+    await w.first.paging.tick();
+    expect(w.pd.events).toHaveLength(1);
+    expect(w.pd.events[0]).toMatchObject({ routing_key: KEY, event_action: 'trigger', dedup_key: dedupKeyOf(w.incident), payload: { source: 'alice', severity: 'critical' } });
+    expect(w.first.store.incident(w.incident)).toMatchObject({ escalated_to: 'PagerDuty' });
+    // The incident message is refreshed with the escalation (an outbox row naming the incident).
+    expect(w.first.store.outboxRows().some((r) => r.incident_id === w.incident && r.note?.startsWith('Escalated to PagerDuty'))).toBe(true);
+  });
+
+  it("uses the watch's own delay and routing key over the defaults", async () => {
+    const own = 'W4TCHKEY0123456789abcdefABCDEF00';
+    const w = await world({ watchKey: own, escalateAfter: 1 });
+    w.advance(60_000);
+    await w.first.paging.tick();
+    expect(w.pd.events.map((e) => e.routing_key)).toEqual([own]);
+  });
+
+  it('retries a throttled (429) or failing (5xx) page with backoff until PagerDuty takes it', async () => {
+    const w = await world();
+    w.pd.failNext(429);
+    w.advance(10 * 60_000);
+    await w.first.paging.tick();
+    expect(w.pd.answers).toEqual([429]);
+    await w.first.paging.tick();
+    expect(w.pd.answers).toEqual([429]); // not due again before Retry-After
+    w.advance(1000);
+    w.pd.failNext(503);
+    await w.first.paging.tick();
+    w.advance(500);
+    await w.first.paging.tick();
+    expect(w.pd.answers).toEqual([429, 503]); // backoff: not due yet
+    w.advance(5000);
+    await w.first.paging.tick();
+    expect(w.pd.answers).toEqual([429, 503, 202]);
+    const text = await w.first.metrics.registry.metrics();
+    expect(text).toMatch(/rln_chatops_escalations_total\{target="pagerduty",action="trigger",outcome="retry"\} 2/);
+    expect(text).toMatch(/rln_chatops_escalations_total\{target="pagerduty",action="trigger",outcome="sent"\} 1/);
+  });
+
+  it('gives up a page PagerDuty refuses as invalid (400), without retrying it', async () => {
+    const w = await world({ routingKey: 'too-short' });
+    w.advance(10 * 60_000);
+    await w.first.paging.tick();
+    w.advance(60 * 60_000);
+    await w.first.paging.tick();
+    expect(w.pd.answers).toEqual([400]);
+    expect(new NotifyPages(w.first.db).pages()[0]).toMatchObject({ state: 'failed', last_error: expect.stringContaining('Event object is invalid') });
+  });
+
+  it('keeps a page that could not be sent across a restart, and sends it from the next process', async () => {
+    const w = await world();
+    w.pd.failNext(500);
+    w.advance(10 * 60_000);
+    await w.first.paging.tick();
+    await w.first.paging.stop();
+    w.first.db.close();
+    const second = w.open();
+    w.advance(10_000);
+    await second.paging.tick();
+    expect(w.pd.events.map((e) => e.event_action)).toEqual(['trigger']);
+    expect(w.pd.answers).toEqual([500, 202]);
+  });
+
+  it('acknowledges and then resolves the page, in order, once the incident is acknowledged and resolved', async () => {
+    const w = await world();
+    w.advance(10 * 60_000);
+    await w.first.paging.tick();
+    w.first.store.updateIncident(w.incident, { acked_by: 'slack:U1', acked_at: 1 });
+    await w.first.paging.tick();
+    w.first.store.updateIncident(w.incident, { state: 'resolved', resolved_at: 2 });
+    await w.first.paging.tick();
+    await w.first.paging.tick();
+    expect(w.pd.events.map((e) => e.event_action)).toEqual(['trigger', 'acknowledge', 'resolve']);
+    expect(w.pd.alerts.get(dedupKeyOf(w.incident))).toBe('resolved');
+  });
+});
