@@ -86,12 +86,12 @@ async function pointWebhooks(ctx: CommandContext<unknown>, nodes: HostedNode[]):
 
 const add = defineCommand({
   path: 'watch add',
-  summary: 'Post status changes of a node (or all nodes) to this channel, and with kinds= its payments, channels, transfers, liquidity…',
+  summary: 'Post a node’s (or all nodes’) status changes here; with kinds=, its payments, channels and more too',
   example: '/rln watch add alice kinds=status,payments,channels,liquidity,lock min_amount="10k sats"',
   args: z.object({
     node: target(),
     status: z.string().trim().optional().describe('Only these statuses, comma-separated, e.g. FAILED,PAUSED (default: every change)'),
-    kinds: z.string().trim().optional().describe(`What to hear, comma-separated: ${WATCH_KINDS.join(', ')}, or all (default: status only)`),
+    kinds: z.string().trim().optional().describe(`Any of ${WATCH_KINDS.join(',')}, or all (default: status)`),
     min_amount: z.string().trim().optional().describe('Payments below this are not posted, e.g. "10k sats" or "500000 msat"'),
     escalate_after: z.coerce.number().positive().max(7 * 24 * 60).optional().describe('Minutes an incident may stay unacknowledged before on-call is paged (default 10)'),
     pagerduty_key: z.string().trim().regex(/^[A-Za-z0-9]{20,64}$/, 'a PagerDuty integration (routing) key: 32 letters and digits').optional().describe('PagerDuty routing key for this watch (default: PAGERDUTY_ROUTING_KEY)'),
