@@ -1,9 +1,6 @@
 /** `asset issue-nia|issue-cfa|issue-uda`: issuing RGB assets, amounts read with the precision being issued. */
 import { z } from 'zod';
-import { UserError } from '../src/core/errors.js';
-import { withPrecision } from '../src/core/format.js';
-import { msg, type Block } from '../src/core/message.js';
-import { defineCommand, type CommandDefinition } from '../src/core/types.js';
+import { UserError, withPrecision, msg, type Block, defineCommand, type CommandDefinition } from '../src/core/index.js';
 import { int, nodeArg, rawFlag, splitList } from './support/arg-types.js';
 import { amountRefusal, parseAssetAmount, toSafeNumber } from './support/amount.js';
 import { assetLabel } from './support/asset-table.js';

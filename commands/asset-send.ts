@@ -1,9 +1,6 @@
 /** `asset send`: sending an RGB asset to a recipient id or an RGB invoice. */
 import { z } from 'zod';
-import { UserError } from '../src/core/errors.js';
-import { shortId, withPrecision } from '../src/core/format.js';
-import { msg } from '../src/core/message.js';
-import { defineCommand, type CommandContext, type Refusal } from '../src/core/types.js';
+import { UserError, shortId, withPrecision, msg, defineCommand, type CommandContext, type Refusal } from '../src/core/index.js';
 import type { NodeApiClient } from '../src/node-api/index.js';
 import { assetAmount, assetIdArg, flag, int, nodeArg, rawFlag, satAmount, splitList } from './support/arg-types.js';
 import { rawAssetAmount } from './support/asset-amount.js';

@@ -4,9 +4,7 @@
  * nobody types a password for a command that cannot run.
  */
 import { z } from 'zod';
-import { UserError } from '../src/core/errors.js';
-import { msg } from '../src/core/message.js';
-import { defineCommand, type CommandDefinition, type CommandContext, type Reply } from '../src/core/types.js';
+import { UserError, msg, defineCommand, type CommandDefinition, type CommandContext, type Reply } from '../src/core/index.js';
 import { int, nodeArg, splitList } from './support/arg-types.js';
 import { nodeClient } from './support/node-client.js';
 import { defaultBackupPath, done } from './support/node-done.js';

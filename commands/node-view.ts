@@ -1,8 +1,6 @@
 /** `node list|info|image`: reading the nodes of the account, their state and their images. */
 import { z } from 'zod';
-import { formatSats, statusBadge, statusTone, thousands } from '../src/core/format.js';
-import { msg, type Block } from '../src/core/message.js';
-import { defineCommand } from '../src/core/types.js';
+import { formatSats, statusBadge, statusTone, thousands, msg, type Block, defineCommand } from '../src/core/index.js';
 import type { HostedNode } from '../src/hosting/index.js';
 import { lockStateText, lockStates } from './support/lock-state.js';
 import { imageOf, imageOverview } from './support/node-image.js';

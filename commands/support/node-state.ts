@@ -4,11 +4,8 @@
  * what funds it still holds. Every reading here is read-only and bounded; what cannot be read in
  * time is said so, never guessed.
  */
-import { formatSats, msatToSat, withPrecision } from '../../src/core/format.js';
-import type { Field } from '../../src/core/message.js';
-import type { CommandContext, Refusal } from '../../src/core/types.js';
+import { formatSats, msatToSat, withPrecision, within, LATE, type Field, type CommandContext, type Refusal } from '../../src/core/index.js';
 import type { HostedNode } from '../../src/hosting/index.js';
-import { within, LATE } from '../../src/core/within.js';
 import { assetLabel, loadAssets } from './asset-table.js';
 import { lockStateOf, type LockState } from './lock-state.js';
 

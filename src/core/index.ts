@@ -24,4 +24,4 @@ export { errorMessage, type ErrorOutcome } from './error-message.js';
 export { renderHelp, renderCommandHelp, usageOf } from './render-help.js';
 export { redactArgs, isSecretName, findInlineSecret, SECRET_NAME_RE } from './inline-secret.js';
 export { editDistance, closestOf } from './edit-distance.js';
-export { sleep } from './within.js';
+export { sleep, within, LATE } from './within.js';

@@ -44,7 +44,9 @@ export function createNodeLookup(opts: { hosting: Pick<HostingClient, 'listNodes
   return {
     async resolve(value) {
       const v = value.trim();
-      let { nodes, fresh } = await listNodes();
+      const first = await listNodes();
+      let nodes = first.nodes;
+      const fresh = first.fresh;
       let found = findNode(nodes, v);
       if (!found && !fresh) {
         nodes = (await listNodes(true)).nodes;
