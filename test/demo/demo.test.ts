@@ -115,6 +115,39 @@ describe('the demo in the terminal', () => {
     expect(refused).toContain('`peer_pubkey` takes a node pubkey (66 hex digits) or the name of one of your nodes');
   });
 
+  it('refuses before any prompt what cannot happen: stopping a paused node, unlocking an unlocked one, closing an unknown channel', async () => {
+    const carol = app.emulator!.nodes().find((n) => n.name === 'carol')!;
+    app.emulator!.setStatus(carol.nodeId, 'PAUSED');
+    const stop = await type('/rln node stop carol', 'Not now');
+    expect(stop).toContain('carol is already stopped (PAUSED); there is nothing to stop.');
+    expect(stop).not.toMatch(/type: confirm/);
+    const unlock = await type('/rln node unlock alice', 'Not now');
+    expect(unlock).toContain('alice is already unlocked.');
+    expect(unlock).not.toContain('Node password');
+    const init = await type('/rln node init bob', 'Not now');
+    expect(init).toContain('bob is already initialized and unlocked');
+    expect(init).not.toContain('New node password');
+    const backup = await type('/rln node backup alice', 'Not now');
+    expect(backup).toContain('Lock it first with `/rln node lock alice`');
+    const close = await type('/rln channel close alice deadbeef00', 'has no channel');
+    expect(close).toContain('alice has no channel deadbeef00.');
+    expect(close).not.toMatch(/type: confirm/);
+  });
+
+  it('asks with the facts: what goes offline when locking, the peer and fee of a channel open, the funds a node to destroy still holds', async () => {
+    const lock = await type('/rln node lock alice', /type: confirm b_\S+/);
+    expect(lock).toMatch(/Goes offline:\s+alice's node API/);
+    const open = await type('/rln channel open alice bob 100k sats', /type: confirm b_\S+/);
+    expect(open).toMatch(/Peer:\s+bob \(our node\)/);
+    expect(open).toMatch(/Estimated fee:\s+about [\d,]+ sats? on-chain/);
+    const destroy = await type('/rln node destroy bob', "Type the node's name to confirm");
+    expect(destroy).toMatch(/Still holds: [\d,]+ sats on-chain/);
+    expect(destroy).toContain('no way to download it');
+    // A command typed instead of the answer ends the dialog: bob stays.
+    expect(await type('/rln node list', /Nodes \(\d+\)/)).toContain('Cancelled');
+    expect(app.emulator!.nodes().some((n) => n.name === 'bob')).toBe(true);
+  });
+
   it('makes a node fail with /demo fail, which opens an incident here', async () => {
     const part = await type('/demo fail bob', /\[#terminal[^\n]*\]\n│[^\n]*bob[^\n]*\n[\s\S]*FAILED/);
     expect(part).toContain('bob is now FAILED in the emulator');

@@ -75,7 +75,7 @@ describe('state checks before asking, and the facts in every confirmation, on Sl
     await api.alice.issueassetnia({ amounts: [100_000], ticker: 'UNT', name: 'Units', precision: 2 });
     const { temporary_channel_id } = await api.alice.openchannel({ peer_pubkey_and_opt_addr: `${bobPk}@bob.peer.invalid:9735`, capacity_sat: 100_000, push_msat: 20_000_000, public: true, with_anchors: true });
     h.emulator.world.mine(6);
-    channelId = (await api.alice.getchannelid({ temporary_channel_id: temporary_channel_id! })).channel_id!;
+    channelId = (await api.alice.getchannelid({ temporary_channel_id: temporary_channel_id })).channel_id!;
     // vault: initialised and locked; fresh: not initialised.
     await createNode('vault');
     await apiOf('vault').init({ password: VAULT_PASSWORD });
@@ -147,7 +147,7 @@ describe('state checks before asking, and the facts in every confirmation, on Sl
     });
 
     it('asset send whose RGB invoice asks for another amount or asset, or has expired, showing both sides', async () => {
-      const unt = (await api.alice.listassets({ filter_asset_schemas: [] })).nia!.find((a) => a.ticker === 'UNT')!.asset_id!;
+      const unt = (await api.alice.listassets({ filter_asset_schemas: [] })).nia!.find((a) => a.ticker === 'UNT')!.asset_id;
       const { invoice } = await api.bob.rgbinvoice({ asset_id: unt, assignment: { type: 'Fungible', value: 1_000 }, min_confirmations: 1, witness: false });
       const amount = await refusedBeforeAsking(`asset send alice UNT 12.5 ${invoice}`);
       expect(amount).toContain('The invoice asks for 10.00 UNT, but the send is of 12.50 UNT.');
@@ -156,7 +156,7 @@ describe('state checks before asking, and the facts in every confirmation, on Sl
       expect(hasButtons(ok)).toBe(true);
       expect(textOf(ok.body)).toContain('asks for this amount of this asset');
       const { asset: other } = await api.alice.issueassetnia({ amounts: [500], ticker: 'OTH', name: 'Other', precision: 0 });
-      const { invoice: forOther } = await api.bob.rgbinvoice({ asset_id: other!.asset_id, assignment: { type: 'Fungible', value: 5 }, min_confirmations: 1, witness: false });
+      const { invoice: forOther } = await api.bob.rgbinvoice({ asset_id: other.asset_id, assignment: { type: 'Fungible', value: 5 }, min_confirmations: 1, witness: false });
       expect(await refusedBeforeAsking(`asset send alice UNT 5 ${forOther}`)).toMatch(/The invoice asks for OTH[^,]*, but the send is of UNT/);
       const stale = `rgb:${unt.slice(4)}/~/~/bcrt:utxob:staleRecipient-one?expiry=1000&endpoints=rpc://127.0.0.1/json-rpc`;
       expect(await refusedBeforeAsking(`asset send alice UNT 5 ${stale}`)).toContain('The invoice expired at 1970-01-01 00:16 UTC');
@@ -221,8 +221,8 @@ describe('state checks before asking, and the facts in every confirmation, on Sl
   it.each(Object.keys(FACTS))('%s asks with the facts it should show', async (path) => {
     const { line, shows } = FACTS[path];
     let text = line();
-    if (text.includes('__INVOICE__')) text = text.replace('__INVOICE__', (await api.bob.lninvoice({ amt_msat: 2_000_000, expiry_sec: 600 })).invoice!);
-    if (text.includes('__UNT__')) text = text.replace('__UNT__', (await api.alice.listassets({ filter_asset_schemas: [] })).nia!.find((a) => a.ticker === 'UNT')!.asset_id!);
+    if (text.includes('__INVOICE__')) text = text.replace('__INVOICE__', (await api.bob.lninvoice({ amt_msat: 2_000_000, expiry_sec: 600 })).invoice);
+    if (text.includes('__UNT__')) text = text.replace('__UNT__', (await api.alice.listassets({ filter_asset_schemas: [] })).nia!.find((a) => a.ticker === 'UNT')!.asset_id);
     const def = allCommands.find((d) => d.path === path)!;
     let said: string;
     if (def.confirm === 'button') {
