@@ -12,6 +12,7 @@ import { createApp, type App } from '../../src/app.js';
 import { createLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics.js';
 import { DEMO_SUGGESTIONS } from '../../src/demo-banner.js';
+import { createNodeApiClient } from '../../src/node-api/index.js';
 
 let app: App;
 let dir: string;
@@ -146,6 +147,44 @@ describe('the demo in the terminal', () => {
     // A command typed instead of the answer ends the dialog: bob stays.
     expect(await type('/rln node list', /Nodes \(\d+\)/)).toContain('Cancelled');
     expect(app.emulator!.nodes().some((n) => n.name === 'bob')).toBe(true);
+  });
+
+  it('checks the 8-character rule in the dialog before anything runs, and refuses a name that matches two nodes by case', async () => {
+    await type('/rln node create newt', /newt/);
+    await until(0, /newt[^\n]*RUNNING/);
+    await type('/rln node init newt', 'New node password');
+    await type('short', 'Repeat the new password');
+    const refused = await type('short', 'Answer again');
+    expect(refused).toContain('✖ password: The password must have at least 8 characters; this one has 5.');
+    input.write('\n');
+    expect(app.emulator!.nodes().find((n) => n.name === 'newt')!.initialized).toBeFalsy();
+    await type('/rln node create Twin', /Twin/);
+    await type('/rln node create twin', /twin/);
+    const ambiguous = await type('/rln node info TWIN', 'matches 2 nodes');
+    expect(ambiguous).toMatch(/`TWIN` matches 2 nodes: Twin \([^)]+\), twin \([^)]+\)\./);
+  });
+
+  it('refuses to pay an invoice already paid, and an asset send that differs from its RGB invoice, showing both amounts', async () => {
+    const client = (name: string) => {
+      const n = app.emulator!.nodes().find((x) => x.name === name)!;
+      return createNodeApiClient({ baseUrl: n.invoke_url!, credentials: { kind: 'token', token: app.emulator!.nodeApiToken }, retries: 0 });
+    };
+    const [alice, bob] = [client('alice'), client('bob')];
+    const bobPk = (await bob.nodeinfo()).pubkey!;
+    await alice.createutxos({ num: 4, size: 32_500, fee_rate: 1, up_to: false, skip_sync: false });
+    await bob.createutxos({ num: 4, size: 32_500, fee_rate: 1, up_to: false, skip_sync: false });
+    await alice.openchannel({ peer_pubkey_and_opt_addr: `${bobPk}@bob.peer.invalid:9735`, capacity_sat: 100_000, push_msat: 0, public: true, with_anchors: true });
+    app.emulator!.world.mine(6);
+    const { invoice } = await bob.lninvoice({ amt_msat: 1_000_000, expiry_sec: 600 });
+    expect((await alice.sendpayment({ invoice })).status).toBe('Succeeded');
+    const paid = await type(`/rln pay send alice ${invoice}`, 'already paid');
+    expect(paid).toMatch(/alice already paid this invoice/);
+    expect(paid).not.toMatch(/type: confirm/);
+    const { asset } = await alice.issueassetnia({ amounts: [100_000], ticker: 'TRM', name: 'Terminal units', precision: 2 });
+    const { invoice: rgb } = await bob.rgbinvoice({ asset_id: asset!.asset_id, assignment: { type: 'Fungible', value: 1_000 }, min_confirmations: 1, witness: false });
+    const differs = await type(`/rln asset send alice TRM 12.5 ${rgb}`, 'The invoice asks for');
+    expect(differs).toContain('The invoice asks for 10.00 TRM, but the send is of 12.50 TRM.');
+    expect(differs).not.toMatch(/type: confirm/);
   });
 
   it('makes a node fail with /demo fail, which opens an incident here', async () => {
