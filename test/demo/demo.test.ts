@@ -170,7 +170,7 @@ describe('the demo in the terminal', () => {
       return createNodeApiClient({ baseUrl: n.invoke_url!, credentials: { kind: 'token', token: app.emulator!.nodeApiToken }, retries: 0 });
     };
     const [alice, bob] = [client('alice'), client('bob')];
-    const bobPk = (await bob.nodeinfo()).pubkey!;
+    const bobPk = (await bob.nodeinfo()).pubkey;
     await alice.createutxos({ num: 4, size: 32_500, fee_rate: 1, up_to: false, skip_sync: false });
     await bob.createutxos({ num: 4, size: 32_500, fee_rate: 1, up_to: false, skip_sync: false });
     await alice.openchannel({ peer_pubkey_and_opt_addr: `${bobPk}@bob.peer.invalid:9735`, capacity_sat: 100_000, push_msat: 0, public: true, with_anchors: true });
@@ -181,7 +181,7 @@ describe('the demo in the terminal', () => {
     expect(paid).toMatch(/alice already paid this invoice/);
     expect(paid).not.toMatch(/type: confirm/);
     const { asset } = await alice.issueassetnia({ amounts: [100_000], ticker: 'TRM', name: 'Terminal units', precision: 2 });
-    const { invoice: rgb } = await bob.rgbinvoice({ asset_id: asset!.asset_id, assignment: { type: 'Fungible', value: 1_000 }, min_confirmations: 1, witness: false });
+    const { invoice: rgb } = await bob.rgbinvoice({ asset_id: asset.asset_id, assignment: { type: 'Fungible', value: 1_000 }, min_confirmations: 1, witness: false });
     const differs = await type(`/rln asset send alice TRM 12.5 ${rgb}`, 'The invoice asks for');
     expect(differs).toContain('The invoice asks for 10.00 TRM, but the send is of 12.50 TRM.');
     expect(differs).not.toMatch(/type: confirm/);
