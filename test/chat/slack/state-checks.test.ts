@@ -139,6 +139,8 @@ describe('state checks before asking, and the facts in every confirmation, on Sl
       expect((await api.alice.sendpayment({ invoice })).status).toBe('Succeeded');
       const paid = await refusedBeforeAsking(`pay send alice ${invoice}`);
       expect(paid).toMatch(/alice already paid this invoice \(\d{4}-\d\d-\d\d \d\d:\d\d UTC\)\./);
+      // Asked of another of our nodes: the payee, one of ours, says it was paid.
+      expect(await refusedBeforeAsking(`pay send bob ${invoice}`)).toContain('This invoice was paid already: bob, its payee, received the payment.');
       const { invoice: short } = await api.bob.lninvoice({ amt_msat: 1_000_000, expiry_sec: 1 });
       await new Promise((r) => setTimeout(r, 1_100));
       const expired = await refusedBeforeAsking(`pay send alice ${short}`);
