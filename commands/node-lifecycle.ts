@@ -45,7 +45,7 @@ const init = defineCommand({
   role: 'admin',
   confirm: 'none',
   secrets: [
-    { ...passwordField, label: 'New node password', hint: `At least ${MIN_PASSWORD} characters. Needed to unlock, back up and restore.` },
+    { ...passwordField, label: 'New node password', hint: `At least ${MIN_PASSWORD} characters. Needed to unlock, back up and restore.`, minLength: MIN_PASSWORD },
     { name: 'password_repeat', label: 'Repeat the new password', kind: 'secret', required: true, hint: 'A typo here would lock you out of the node.' },
   ],
   dialog: { check: (values) => newPasswordErrors(values, 'password', 'password_repeat') },
@@ -137,7 +137,7 @@ const password = defineCommand({
   confirm: 'none',
   secrets: [
     { name: 'old_password', label: 'Current password', kind: 'secret', required: true },
-    { name: 'new_password', label: 'New password', kind: 'secret', required: true, hint: `At least ${MIN_PASSWORD} characters` },
+    { name: 'new_password', label: 'New password', kind: 'secret', required: true, hint: `At least ${MIN_PASSWORD} characters`, minLength: MIN_PASSWORD },
     { name: 'new_password_repeat', label: 'Repeat the new password', kind: 'secret', required: true, hint: 'A typo here would lock you out of the node.' },
   ],
   dialog: { check: (values) => newPasswordErrors(values, 'new_password', 'new_password_repeat') },

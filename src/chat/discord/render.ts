@@ -270,6 +270,7 @@ export interface DiscordTextInput {
   required: boolean;
   placeholder?: string;
   value?: string;
+  min_length?: number;
   max_length?: number;
 }
 
@@ -321,6 +322,7 @@ export function dialogToModal(dialog: Dialog): DiscordModal {
       // A longer one is not prefilled at all: a silently cut value would be submitted as if typed.
       input.value = f.initial;
     }
+    if (f.minLength && f.kind !== 'checkbox') input.min_length = f.minLength;
     return { type: 1, components: [input] };
   });
   return { custom_id: dialog.id, title: clip(dialog.title, DISCORD_MAX_MODAL_TITLE), components };

@@ -119,6 +119,8 @@ describe('state checks before asking, and the facts in every confirmation, on Sl
 
     it('checks the 8-character password rule and the repeated password in the dialog, before anything runs', async () => {
       const view = await dialogOf('node init fresh');
+      // Slack's form itself refuses fewer than 8 characters; the submission check covers every platform.
+      expect(view.blocks.find((b: any) => b.block_id === 'password').element.min_length).toBe(8);
       const short = await slack.submit(ADMIN, view, { password: 'short', password_repeat: 'short' });
       expect(short.ack.response_action).toBe('errors');
       expect(short.ack.errors.password).toBe('The password must have at least 8 characters; this one has 5.');
