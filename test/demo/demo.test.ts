@@ -130,6 +130,15 @@ describe('the demo in the terminal', () => {
     expect(init).not.toContain('New node password');
     const backup = await type('/rln node backup alice', 'Not now');
     expect(backup).toContain('Lock it first with `/rln node lock alice`');
+    for (const [line, why] of [
+      ['/rln node shutdown carol', 'carol is PAUSED, not RUNNING: its node API does not answer, so it cannot shut down.'],
+      ['/rln node password alice', 'alice is unlocked: the node can change its password only while it is locked.'],
+      ['/rln node restore alice /backups/a.backup', 'alice is unlocked: the node can restore a backup only while it is locked.'],
+    ] as const) {
+      const part = await type(line, 'Not now');
+      expect(part, line).toContain(why);
+      expect(part, line).not.toMatch(/type: confirm|password:|\[y\/N\]/);
+    }
     const close = await type('/rln channel close alice deadbeef00', 'has no channel');
     expect(close).toContain('alice has no channel deadbeef00.');
     expect(close).not.toMatch(/type: confirm/);
