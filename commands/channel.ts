@@ -2,8 +2,8 @@
 import { z } from 'zod';
 import { UserError } from '../src/core/index.js';
 import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../src/core/index.js';
-import { msg } from '../src/core/index.js';
-import { defineCommand, type CommandDefinition } from '../src/core/index.js';
+import { msg, type Field, type Inline } from '../src/core/index.js';
+import { defineCommand, type CommandContext, type CommandDefinition } from '../src/core/index.js';
 import { assetAmount, checkAssetPair, flag, int, msatAmount, nodeArg, pagingArgs, rawFlag, satAmount } from './support/arg-types.js';
 import { assetNamed, rawAssetAmount } from './support/asset-amount.js';
 import { ourNodeNames, pubkeyLabel, resolvePubkey } from './support/our-nodes.js';
@@ -91,47 +91,83 @@ const list = defineCommand({
   },
 });
 
+const openArgs = z.object({
+  node: nodeArg(),
+  peer_pubkey_and_opt_addr: z
+    .string()
+    .trim()
+    .regex(/^([0-9a-fA-F]{66}(@.+:\d+)?|[A-Za-z0-9][A-Za-z0-9_.-]*)$/, 'a pubkey, pubkey@host:port, or the name of another node of the account')
+    .describe('The peer: pubkey, pubkey@host:port if not connected, or another node of the account'),
+  capacity_sat: satAmount().refine((v) => v > 0, 'must be more than 0').describe('Channel capacity in sats, or with a unit: 100k sats, 0.001 BTC'),
+  push_msat: msatAmount().default(0).describe('Millisats given to the peer at opening, or with a unit: 10 sat (default 0)'),
+  asset_id: z.string().trim().min(1).optional().describe('RGB asset to put in the channel: its rgb: id or ticker'),
+  asset_amount: assetAmount().optional().describe('Asset amount in display units: 500 or 500 USDT (raw units with raw=true)'),
+  raw: rawFlag(),
+  public: flag().default(true).describe('Announce the channel to the network (default yes)'),
+  with_anchors: flag().default(true).describe('Use anchor outputs (default yes)'),
+  fee_base_msat: msatAmount().optional().describe('Base routing fee in millisats'),
+  fee_proportional_millionths: int().min(0).optional().describe('Proportional routing fee in millionths'),
+});
+
+/** The usual size of a funding transaction: one input, the channel output and change. */
+const FUNDING_VBYTES = 154;
+
+/** What `channel open` sends: the peer by pubkey or our node's name, the asset by id or ticker, its amount in raw units. */
+async function openPlan(ctx: CommandContext<z.infer<typeof openArgs>>, api = nodeClient(ctx).api) {
+  const node = nodeClient(ctx).node;
+  const { node: _n, raw, asset_amount: amountText, ...given } = ctx.args;
+  const a: Omit<typeof given, 'asset_id'> & { asset_id?: string; asset_amount?: number } = { ...given, asset_id: assetNamed(given.asset_id, amountText) };
+  checkAssetPair({ asset_id: a.asset_id, asset_amount: amountText });
+  let peerName: string | undefined;
+  if (!/^[0-9a-fA-F]{66}(@|$)/.test(a.peer_pubkey_and_opt_addr)) {
+    const own = await peerOfAccountNode(ctx, node, a.peer_pubkey_and_opt_addr);
+    if (!own) {
+      throw new UserError('invalid_arguments', `${JSON.stringify(a.peer_pubkey_and_opt_addr)} is neither a pubkey nor a node of this account.`, 'Give the peer’s pubkey (pubkey@host:port if not connected), or the name of one of your nodes: see `node list`.');
+    }
+    a.peer_pubkey_and_opt_addr = own.peer;
+    peerName = own.name;
+  } else {
+    peerName = (await ourNodeNames(ctx)).get(a.peer_pubkey_and_opt_addr.slice(0, 66).toLowerCase());
+  }
+  if (a.asset_id) a.asset_id = await resolveAssetId(api, node.name, a.asset_id);
+  if (a.asset_id && amountText !== undefined) a.asset_amount = await rawAssetAmount(api, a.asset_id, amountText, { arg: 'asset_amount', raw, example: '`asset_amount="500 USDT"`' });
+  return { a, peerName };
+}
+
 const open = defineCommand({
   path: 'channel open',
   summary: 'Open a channel to a peer, optionally with an RGB asset',
   example: '/rln channel open alice bob 100k sats asset_amount="500 USDT"',
-  args: z.object({
-    node: nodeArg(),
-    peer_pubkey_and_opt_addr: z
-      .string()
-      .trim()
-      .regex(/^([0-9a-fA-F]{66}(@.+:\d+)?|[A-Za-z0-9][A-Za-z0-9_.-]*)$/, 'a pubkey, pubkey@host:port, or the name of another node of the account')
-      .describe('The peer: pubkey, pubkey@host:port if not connected, or another node of the account'),
-    capacity_sat: satAmount().refine((v) => v > 0, 'must be more than 0').describe('Channel capacity in sats, or with a unit: 100k sats, 0.001 BTC'),
-    push_msat: msatAmount().default(0).describe('Millisats given to the peer at opening, or with a unit: 10 sat (default 0)'),
-    asset_id: z.string().trim().min(1).optional().describe('RGB asset to put in the channel: its rgb: id or ticker'),
-    asset_amount: assetAmount().optional().describe('Asset amount in display units: 500 or 500 USDT (raw units with raw=true)'),
-    raw: rawFlag(),
-    public: flag().default(true).describe('Announce the channel to the network (default yes)'),
-    with_anchors: flag().default(true).describe('Use anchor outputs (default yes)'),
-    fee_base_msat: msatAmount().optional().describe('Base routing fee in millisats'),
-    fee_proportional_millionths: int().min(0).optional().describe('Proportional routing fee in millionths'),
-  }),
+  args: openArgs,
   role: 'admin',
-  confirm: 'none',
+  // Opening commits the capacity on-chain: it is confirmed with the amounts, the peer and the fee.
+  confirm: 'button',
   mutates: true,
   spend: channelOpenSpend,
+  // The peer and the asset are resolved before the confirmation: a wrong name is refused at once.
+  async check(ctx) {
+    await openPlan(ctx);
+    return undefined;
+  },
+  async preview(ctx) {
+    const { api } = nodeClient(ctx);
+    const { a, peerName } = await openPlan(ctx, api);
+    const rate = await api.estimatefee({ blocks: 6 }).then((r) => Number(r.fee_rate)).catch(() => undefined);
+    return [
+      { label: 'Peer', value: [...(peerName ? [`${peerName} (our node) `] : []), { code: shortId(a.peer_pubkey_and_opt_addr, 20) }], inline: true },
+      { label: 'Capacity', value: `${formatSats(a.capacity_sat)} committed on-chain`, inline: true },
+      ...(a.push_msat ? [{ label: 'Given to the peer', value: `${formatSats(msatToSat(a.push_msat))} (${thousands(a.push_msat)} msat)`, inline: true }] : []),
+      ...(a.asset_id ? [{ label: 'Asset', value: await assetAmountText(api, a.asset_id, a.asset_amount ?? 0), inline: true }] : []),
+      {
+        label: 'Estimated fee',
+        value: rate !== undefined ? `about ${formatSats(Math.ceil(rate * FUNDING_VBYTES))} on-chain (${FUNDING_VBYTES} vB at ${rate} sat/vB, the 6-block estimate)` : 'the node did not give a fee estimate',
+        inline: true,
+      },
+    ];
+  },
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
-    const { node: _n, raw, asset_amount: amountText, ...given } = ctx.args;
-    const a: Omit<typeof given, 'asset_id'> & { asset_id?: string; asset_amount?: number } = { ...given, asset_id: assetNamed(given.asset_id, amountText) };
-    checkAssetPair({ asset_id: a.asset_id, asset_amount: amountText });
-    let peerName: string | undefined;
-    if (!/^[0-9a-fA-F]{66}(@|$)/.test(a.peer_pubkey_and_opt_addr)) {
-      const own = await peerOfAccountNode(ctx, node, a.peer_pubkey_and_opt_addr);
-      if (!own) {
-        throw new UserError('invalid_arguments', `${JSON.stringify(a.peer_pubkey_and_opt_addr)} is neither a pubkey nor a node of this account.`, 'Give the peer’s pubkey (pubkey@host:port if not connected), or the name of one of your nodes: see `node list`.');
-      }
-      a.peer_pubkey_and_opt_addr = own.peer;
-      peerName = own.name;
-    }
-    if (a.asset_id) a.asset_id = await resolveAssetId(api, node.name, a.asset_id);
-    if (a.asset_id && amountText !== undefined) a.asset_amount = await rawAssetAmount(api, a.asset_id, amountText, { arg: 'asset_amount', raw, example: '`asset_amount="500 USDT"`' });
+    const { a, peerName } = await openPlan(ctx, api);
     const { temporary_channel_id } = await api.openchannel(compact(a));
     const assetText = a.asset_id ? await assetAmountText(api, a.asset_id, a.asset_amount ?? 0) : '';
     return {
@@ -158,47 +194,87 @@ const channelIdArg = () =>
     .transform((v) => v.replace(/(…|\.\.\.)$/, ''))
     .pipe(z.string().regex(/^[0-9a-fA-F]{8,64}$/, 'a channel id, or its first 8+ hex digits as `channel list` shows it'));
 
+const closeArgs = z.object({
+  node: nodeArg(),
+  channel_id: channelIdArg().describe('Channel id, or its start as `channel list` shows it'),
+  peer_pubkey: z.string().trim().min(1).optional().describe('The channel peer: its pubkey, or the name of one of your nodes (default: the channel’s peer)'),
+  force: flag().default(false).describe('Force-close without the peer (funds are locked for a while)'),
+});
+
+/** `bob (our node) 03ab…`, `alias 03ab…` or the pubkey shortened. */
+function peerText(ours: Map<string, string>, pubkey: string, alias?: string | null): Inline[] {
+  const name = ours.get(pubkey.toLowerCase());
+  const lead = name ? `${name} (our node) ` : alias ? `${alias} ` : '';
+  return [...(lead ? [lead] : []), { code: shortId(pubkey, 20) }];
+}
+
+/** The channel `channel close` means (by a prefix of its id) and its peer; refused when there is none or several. */
+async function closePlan(ctx: CommandContext<z.infer<typeof closeArgs>>) {
+  const { node, api } = nodeClient(ctx);
+  const wanted = ctx.args.channel_id.toLowerCase();
+  const { channels = [] } = await api.listchannels();
+  const matches = channels.filter((c) => (c.channel_id ?? '').toLowerCase().startsWith(wanted));
+  if (matches.length === 0) {
+    throw new UserError('invalid_arguments', `${node.name} has no channel ${ctx.args.channel_id}.`, `See its channels with \`channel list ${node.name}\`.`);
+  }
+  if (matches.length > 1) {
+    throw new UserError('invalid_arguments', `${matches.length} channels of ${node.name} start with ${ctx.args.channel_id}.`, 'Give more digits of the channel id, or the whole id.');
+  }
+  const channel = matches[0];
+  const channelId = channel.channel_id!;
+  const given = ctx.args.peer_pubkey !== undefined ? (await resolvePubkey(ctx, ctx.args.peer_pubkey, 'peer_pubkey')).pubkey : undefined;
+  const peer = given ?? channel.peer_pubkey;
+  if (!peer) throw new UserError('invalid_arguments', `The node did not say who the peer of channel ${shortId(channelId, 12)} is.`, 'Give it: `peer_pubkey=<66 hex digits>`.');
+  if (given && channel.peer_pubkey && channel.peer_pubkey.toLowerCase() !== given) {
+    throw new UserError('invalid_arguments', `Channel ${shortId(channelId, 12)} is with ${channel.peer_pubkey}, not with ${given}.`, 'Leave peer_pubkey out: the channel’s own peer is used.');
+  }
+  return { channel, channelId, peer };
+}
+
 const close = defineCommand({
   path: 'channel close',
   summary: 'Close a channel (cooperatively, or forced)',
   example: '/rln channel close alice 8129afe1b1e4',
   positional: ['node', 'channel_id', 'peer_pubkey'],
-  args: z.object({
-    node: nodeArg(),
-    channel_id: channelIdArg().describe('Channel id, or its start as `channel list` shows it'),
-    peer_pubkey: z.string().trim().min(1).optional().describe('The channel peer: its pubkey, or the name of one of your nodes (default: the channel’s peer)'),
-    force: flag().default(false).describe('Force-close without the peer (funds are locked for a while)'),
-  }),
+  args: closeArgs,
   role: 'admin',
   confirm: 'button',
   mutates: true,
+  // An unknown or ambiguous channel id, or a peer that is not the channel's, is refused before the confirmation.
+  async check(ctx) {
+    await closePlan(ctx);
+    return undefined;
+  },
+  async preview(ctx) {
+    const { api } = nodeClient(ctx);
+    const { channel, peer } = await closePlan(ctx);
+    const ours = await ourNodeNames(ctx);
+    const fields: Field[] = [
+      { label: 'Channel', value: [{ code: shortId(channel.channel_id ?? '—', 20) }], inline: true },
+      { label: 'Peer', value: peerText(ours, peer, channel.peer_alias), inline: true },
+      { label: 'Capacity', value: formatSats(channel.capacity_sat ?? 0), inline: true },
+      {
+        label: 'Local / remote',
+        value: `${formatSats(msatToSat(channel.outbound_balance_msat ?? 0))} / ${formatSats(msatToSat(channel.inbound_balance_msat ?? 0))}`,
+        inline: true,
+      },
+    ];
+    if (channel.asset_id) {
+      const info = (await assetIndex(api)).get(channel.asset_id);
+      const p = info?.precision ?? 0;
+      fields.push({ label: 'Asset local / remote', value: `${withPrecision(channel.asset_local_amount ?? 0, p)} / ${withPrecision(channel.asset_remote_amount ?? 0, p)} ${info?.label ?? shortId(channel.asset_id, 10)}`, inline: true });
+    }
+    fields.push({
+      label: 'Then',
+      value: ctx.args.force
+        ? 'forced: the local balance returns on-chain only after a delay, and the peer is not asked.'
+        : 'the local balance returns on-chain once the closing transaction confirms.',
+    });
+    return fields;
+  },
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
-    const wanted = ctx.args.channel_id.toLowerCase();
-    const { channels = [] } = await api.listchannels();
-    const matches = channels.filter((c) => (c.channel_id ?? '').toLowerCase().startsWith(wanted));
-    if (matches.length === 0) {
-      throw new UserError('invalid_arguments', `${node.name} has no channel ${ctx.args.channel_id}.`, `See its channels with \`channel list ${node.name}\`.`);
-    }
-    if (matches.length > 1) {
-      throw new UserError(
-        'invalid_arguments',
-        `${matches.length} channels of ${node.name} start with ${ctx.args.channel_id}.`,
-        'Give more digits of the channel id, or the whole id.',
-      );
-    }
-    const channel = matches[0];
-    const channelId = channel.channel_id!;
-    const given = ctx.args.peer_pubkey !== undefined ? (await resolvePubkey(ctx, ctx.args.peer_pubkey, 'peer_pubkey')).pubkey : undefined;
-    const peer = given ?? channel.peer_pubkey;
-    if (!peer) throw new UserError('invalid_arguments', `The node did not say who the peer of channel ${shortId(channelId, 12)} is.`, 'Give it: `peer_pubkey=<66 hex digits>`.');
-    if (given && channel.peer_pubkey && channel.peer_pubkey.toLowerCase() !== given) {
-      throw new UserError(
-        'invalid_arguments',
-        `Channel ${shortId(channelId, 12)} is with ${channel.peer_pubkey}, not with ${given}.`,
-        'Leave peer_pubkey out: the channel’s own peer is used.',
-      );
-    }
+    const { channel, channelId, peer } = await closePlan(ctx);
     await api.closechannel({ channel_id: channelId, peer_pubkey: peer, force: ctx.args.force });
     return {
       header: titled(ctx.args.force ? 'Channel force-closed' : 'Channel closing', node),

@@ -2,16 +2,19 @@
 import { z } from 'zod';
 import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../src/core/index.js';
 import { msg, type Field } from '../src/core/index.js';
-import { defineCommand, type CommandDefinition } from '../src/core/index.js';
+import { defineCommand, type CommandContext, type CommandDefinition, type Refusal } from '../src/core/index.js';
 import { assetAmount as assetAmountArg, checkAssetPair, msatAmount, nodeArg, pagingArgs, rawFlag } from './support/arg-types.js';
 import { assetIndex, resolveAssetId } from './support/asset-table.js';
 import { assetNamed, rawAssetAmount } from './support/asset-amount.js';
-import { resolvePubkey } from './support/our-nodes.js';
+import { ourNodeNames, resolvePubkey } from './support/our-nodes.js';
 import { nodeClient } from './support/node-client.js';
 import type { NodeApiClient } from '../src/node-api/index.js';
 import { paginate } from './support/paginate.js';
 import { compact, formatTime, titled } from './support/present.js';
 import { invoiceSpend, keysendSpend } from './support/spend.js';
+
+/** Lightning has no fee quote before paying: said so rather than guessed. */
+const ROUTING_FEE: Field = { label: 'Routing fee', value: 'set by the route the node finds: not known before it pays', inline: true };
 
 const TONE = { Pending: 'info', Succeeded: 'success', Failed: 'danger' } as const;
 const toneOf = (s: unknown) => TONE[s as keyof typeof TONE] ?? 'neutral';
@@ -23,7 +26,7 @@ async function assetAmount(api: NodeApiClient, assetId: string, raw: number | bi
 }
 
 /** What an invoice (as the `invoice` argument leaves it) asks for, decoded by the node: amount, asset, payee (and description, expiry). */
-async function describeInvoice(api: NodeApiClient, invoice: string, o: { withDescription?: boolean } = {}): Promise<Field[]> {
+async function describeInvoice(api: NodeApiClient, invoice: string, o: { withDescription?: boolean; ours?: Map<string, string> } = {}): Promise<Field[]> {
   const d = await api.decodelninvoice({ invoice });
   const fields: Field[] = [];
   fields.push({
@@ -32,12 +35,45 @@ async function describeInvoice(api: NodeApiClient, invoice: string, o: { withDes
     inline: true,
   });
   if (d.asset_id) fields.push({ label: 'Asset', value: await assetAmount(api, d.asset_id, d.asset_amount ?? 0), inline: true });
-  if (d.payee_pubkey) fields.push({ label: 'Payee', value: [{ code: shortId(d.payee_pubkey, 20) }], inline: true });
+  if (d.payee_pubkey) {
+    const ours = o.ours?.get(d.payee_pubkey.toLowerCase());
+    fields.push({ label: 'Payee', value: [...(ours ? [`${ours} (our node) `] : []), { code: shortId(d.payee_pubkey, 20) }], inline: true });
+  }
   if (o.withDescription && d.description) fields.push({ label: 'Description', value: String(d.description) });
   if (o.withDescription && d.expiry_sec !== undefined && d.timestamp !== undefined) {
     fields.push({ label: 'Expires', value: formatTime(Number(d.timestamp) + Number(d.expiry_sec)), inline: true });
   }
   return fields;
+}
+
+/**
+ * Why an invoice cannot be paid now: it has expired; this node paid it already (or is paying it);
+ * or its payee is one of our nodes and says it was paid. Undefined when none of these is known.
+ */
+async function invoiceRefusal(ctx: CommandContext<unknown>, invoice: string): Promise<Refusal | undefined> {
+  const { node, api } = nodeClient(ctx);
+  const d = await api.decodelninvoice({ invoice });
+  if (d.timestamp !== undefined && d.timestamp !== null && d.expiry_sec !== undefined && d.expiry_sec !== null) {
+    const expires = Number(d.timestamp) + Number(d.expiry_sec);
+    if (expires * 1000 <= ctx.services.now()) {
+      return { reason: `This invoice expired at ${formatTime(expires)}: it can no longer be paid.`, next: 'Ask the payee for a new invoice.' };
+    }
+  }
+  if (!d.payment_hash) return undefined;
+  const { payments = [] } = await api.listpayments();
+  const prior = payments.find((p) => !p.inbound && p.payment_hash === d.payment_hash && p.status !== 'Failed');
+  if (prior) {
+    return prior.status === 'Succeeded'
+      ? { reason: `${node.name} already paid this invoice (${formatTime(prior.created_at)}).`, next: `See it with \`/rln pay list ${node.name}\`.` }
+      : { reason: `${node.name} is already paying this invoice (the payment is ${String(prior.status)}).`, next: `Follow it with \`/rln pay list ${node.name}\`.` };
+  }
+  const payeeName = d.payee_pubkey ? (await ourNodeNames(ctx)).get(d.payee_pubkey.toLowerCase()) : undefined;
+  const payee = payeeName ? (await ctx.services.hosting.listNodes()).find((n) => n.name === payeeName) : undefined;
+  if (!payee) return undefined;
+  const { status } = await ctx.services.nodeApi(payee).invoicestatus({ invoice }).catch(() => ({ status: undefined }));
+  if (status === 'Succeeded') return { reason: `This invoice was paid already: ${payee.name}, its payee, received the payment.`, next: `See it with \`/rln invoice status ${payee.name} <invoice>\` or \`/rln pay list ${payee.name}\`.` };
+  if (status === 'Expired') return { reason: `This invoice has expired: ${payee.name}, its payee, no longer accepts it.`, next: `Ask for a new one: \`/rln invoice ln ${payee.name} …\`.` };
+  return undefined;
 }
 
 const send = defineCommand({
@@ -58,10 +94,12 @@ const send = defineCommand({
   confirm: 'button',
   mutates: true,
   spend: invoiceSpend,
-  /** The confirmation shows what will be paid: an invoice the node cannot decode is refused before it. */
+  /** An invoice that has expired, or that was paid already, is refused before the confirmation. */
+  check: (ctx) => invoiceRefusal(ctx, ctx.args.invoice),
+  /** The confirmation shows what will be paid, and to whom: our node by name when it is one. */
   async preview(ctx) {
     const { api } = nodeClient(ctx);
-    return describeInvoice(api, ctx.args.invoice, { withDescription: true });
+    return [...(await describeInvoice(api, ctx.args.invoice, { withDescription: true, ours: await ourNodeNames(ctx) })), ROUTING_FEE];
   },
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
@@ -107,14 +145,20 @@ const keysend = defineCommand({
   confirm: 'button',
   mutates: true,
   spend: keysendSpend,
+  // The payee, the asset and its amount are resolved in the state check: a name that is no node,
+  // an unknown ticker or an amount the asset cannot hold is refused before the confirmation.
+  async check(ctx) {
+    await keysendOf(ctx, nodeClient(ctx).api);
+    return undefined;
+  },
   async preview(ctx) {
     const { api } = nodeClient(ctx);
     const a = ctx.args;
-    // Refused before the confirmation, not after the click.
     const { dest, assetId, assetAmt } = await keysendOf(ctx, api);
     const fields: Field[] = [
       { label: 'Amount', value: `${formatSats(msatToSat(a.amt_msat))} (${thousands(a.amt_msat)} msat)`, inline: true },
       { label: 'To', value: [...(dest.name ? [`${dest.name} `] : []), { code: shortId(dest.pubkey, 20) }], inline: true },
+      ROUTING_FEE,
     ];
     if (assetId) fields.push({ label: 'Asset', value: await assetAmount(api, assetId, assetAmt ?? 0), inline: true });
     return fields;

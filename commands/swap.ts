@@ -103,6 +103,29 @@ const makerExecute = defineCommand({
   role: 'admin',
   confirm: 'button',
   mutates: true,
+  // A taker name that is none of our nodes (nor a pubkey) is refused before the confirmation.
+  async check(ctx) {
+    await resolvePubkey(ctx, ctx.args.taker_pubkey, 'taker_pubkey');
+    return undefined;
+  },
+  /** What moves: the swap string's two sides in display units, and the taker named when it is ours. */
+  async preview(ctx) {
+    const { api } = nodeClient(ctx);
+    const taker = await resolvePubkey(ctx, ctx.args.taker_pubkey, 'taker_pubkey');
+    const [qtyFrom, fromAsset, qtyTo, toAsset, expiry] = ctx.args.swapstring.split('/');
+    const side = async (qty: string | undefined, asset: string | undefined) => {
+      if (!qty || !/^\d+$/.test(qty) || !asset) return 'as the swap string says (it could not be read)';
+      if (asset.toLowerCase() === 'btc') return `${formatMsat(BigInt(qty))}`;
+      const info = (await assetIndex(api)).get(asset);
+      return info ? `${withPrecision(BigInt(qty), info.precision)} ${info.label}` : `${thousands(BigInt(qty))} raw units of ${shortId(asset, 16)}`;
+    };
+    return [
+      { label: 'Taker', value: [...(taker.name ? [`${taker.name} (our node) `] : []), { code: shortId(taker.pubkey, 20) }], inline: true },
+      { label: 'Maker sends', value: await side(qtyFrom, fromAsset), inline: true },
+      { label: 'Maker receives', value: await side(qtyTo, toAsset), inline: true },
+      ...(expiry && /^\d+$/.test(expiry) ? [{ label: 'Swap expires', value: formatTime(Number(expiry)), inline: true }] : []),
+    ];
+  },
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const takerKey = await resolvePubkey(ctx, ctx.args.taker_pubkey, 'taker_pubkey');

@@ -83,6 +83,16 @@ export async function assetUnitOf(api: NodeApiClient, assetId: string): Promise<
   }
 }
 
+/** Precision and label of one asset, from its metadata; precision 0 when it cannot be read. */
+export async function describeAsset(api: NodeApiClient, id: string): Promise<{ label: string; precision: number }> {
+  try {
+    const meta = await api.assetmetadata({ asset_id: id });
+    return { label: assetLabel({ ticker: meta.ticker, name: meta.name, asset_id: id }), precision: Number(meta.precision ?? 0) };
+  } catch {
+    return { label: shortId(id, 14), precision: 0 };
+  }
+}
+
 /** asset_id -> { label, precision }, for channels and payments; empty when the list fails. */
 export async function assetIndex(api: NodeApiClient): Promise<Map<string, { label: string; precision: number }>> {
   try {

@@ -20,7 +20,7 @@ export function lockStateText(s: LockState): string {
   return MARK[s];
 }
 
-async function lockStateOf(ctx: CommandContext<unknown>, node: HostedNode, timeoutMs: number): Promise<LockState> {
+export async function lockStateOf(ctx: CommandContext<unknown>, node: HostedNode, timeoutMs: number): Promise<LockState> {
   if (node.status !== 'RUNNING' || !node.invoke_url) return 'not running';
   try {
     const r = await within(ctx.services.nodeApi(node).nodeinfo(), timeoutMs);

@@ -1,5 +1,4 @@
 /** RLN images: what a node runs, what the latest is, and whether an upgrade has anything to do. */
-import { UserError } from '../../src/core/index.js';
 import { msg, type Message } from '../../src/core/index.js';
 import type { HostedNode } from '../../src/hosting/index.js';
 
@@ -14,14 +13,16 @@ export function imageOf(node: HostedNode): string | undefined {
   return undefined;
 }
 
-/** The node's image and the latest one; refused when the node's version is known and already the latest (DESIGN.md). */
-export async function upgradeTarget(ctx: { services: { hosting: { latestImage(): Promise<{ version: string }> } } }, node: HostedNode): Promise<{ current?: string; version: string }> {
+/** The node's image and the latest one; `upToDate` only when the node's version is known and already the latest (DESIGN.md). */
+export async function upgradeTarget(ctx: { services: { hosting: { latestImage(): Promise<{ version: string }> } } }, node: HostedNode): Promise<{ current?: string; version: string; upToDate: boolean }> {
   const current = imageOf(node);
   const { version } = await ctx.services.hosting.latestImage();
-  if (current !== undefined && current === version) {
-    throw new UserError('conflict', `${node.name} already runs the latest image, ${version}: there is nothing to upgrade.`, 'See every node’s version with `node image`.');
-  }
-  return { current, version };
+  return { current, version, upToDate: current !== undefined && current === version };
+}
+
+/** Why an upgrade has nothing to do, and where to look instead. */
+export function upToDateRefusal(node: HostedNode, version: string): { reason: string; next: string } {
+  return { reason: `${node.name} already runs the latest image, ${version}: there is nothing to upgrade.`, next: 'See every node’s version with `/rln node image`.' };
 }
 
 /** The latest image and what each node runs (`unknown` where the service does not say). */

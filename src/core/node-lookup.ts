@@ -11,8 +11,23 @@ export interface NodeLookup {
   invalidate(): void;
 }
 
+/**
+ * The node `v` names: its id, its exact name, or its name in any case. A name that matches
+ * several nodes only in another case is refused with the candidates: never guess which.
+ */
 export function findNode(nodes: HostedNode[], v: string): HostedNode | undefined {
-  return nodes.find((n) => n.nodeId === v) ?? nodes.find((n) => n.name === v) ?? nodes.find((n) => n.name.toLowerCase() === v.toLowerCase());
+  const exact = nodes.find((n) => n.nodeId === v) ?? nodes.find((n) => n.name === v);
+  if (exact) return exact;
+  const loose = nodes.filter((n) => n.name.toLowerCase() === v.toLowerCase());
+  if (loose.length > 1) {
+    throw new UserError(
+      'invalid_arguments',
+      `${/^[\w.:-]{1,64}$/u.test(v) ? `\`${v}\`` : 'That name'} matches ${loose.length} nodes: ${loose.map((n) => `${n.name} (${n.nodeId})`).join(', ')}.`,
+      'Give the exact name, in its case, or the node id.',
+      { candidates: loose.map((n) => n.name) },
+    );
+  }
+  return loose[0];
 }
 
 export function createNodeLookup(opts: { hosting: Pick<HostingClient, 'listNodes'>; now: () => number; cacheMs?: number }): NodeLookup {
@@ -29,7 +44,9 @@ export function createNodeLookup(opts: { hosting: Pick<HostingClient, 'listNodes
   return {
     async resolve(value) {
       const v = value.trim();
-      let { nodes, fresh } = await listNodes();
+      const first = await listNodes();
+      let nodes = first.nodes;
+      const fresh = first.fresh;
       let found = findNode(nodes, v);
       if (!found && !fresh) {
         nodes = (await listNodes(true)).nodes;

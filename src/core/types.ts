@@ -46,6 +46,8 @@ export interface DialogField {
   hint?: string;
   /** Asked only when this checkbox field is ticked (the shell skips it otherwise). */
   askedIf?: string;
+  /** The fewest characters accepted: enforced by the platform's form where it can (Slack, Discord); the command's `dialog.check` says it on submission everywhere. */
+  minLength?: number;
 }
 
 /** A private form (Slack modal, Discord modal, shell prompt). Secrets are entered only here. */

@@ -58,7 +58,8 @@ describe('confirmations show what a payment or a send does', () => {
     expect(hasConfirm(r)).toBe(true);
     const f = fieldsOf(r);
     expect(f.Amount).toBe(`${formatSats(msatToSat(decoded.amt_msat!))} (${thousands(decoded.amt_msat!)} msat)`);
-    expect(f.Payee).toBe(shortId(decoded.payee_pubkey!, 20));
+    // The payee is one of our nodes: named beside its pubkey.
+    expect(f.Payee).toBe(`payee (our node) ${shortId(decoded.payee_pubkey!, 20)}`);
   });
 
   it('pay send: an invoice the node cannot decode is refused before any confirmation', async () => {

@@ -88,7 +88,7 @@ describe('node-operation command definitions', () => {
     for (const p of ['node start', 'node stop', 'node upgrade', 'node settings', 'node logs', 'peer connect', 'peer disconnect', 'net onion', 'swap maker-init', 'swap taker']) expect(by(p).role, p).toBe('operate');
     for (const d of mine) if (!d.mutates) expect(d.role === 'read' || d.path === 'wallet address' || d.path === 'wallet sign', d.path).toBe(true);
     const buttons = mine.filter((d) => d.confirm === 'button').map((d) => d.path).sort();
-    expect(buttons).toEqual(['asset send', 'channel close', 'node shutdown', 'node stop', 'node upgrade', 'pay keysend', 'pay send', 'swap maker-execute', 'wallet send']);
+    expect(buttons).toEqual(['asset send', 'channel close', 'channel open', 'node lock', 'node shutdown', 'node stop', 'node upgrade', 'pay keysend', 'pay send', 'swap maker-execute', 'wallet send']);
     expect(mine.filter((d) => d.confirm === 'typed-name').map((d) => d.path)).toEqual(['node destroy']);
     const secretNames = (p: string) => (by(p).secrets ?? []).filter((f) => f.kind === 'secret').map((f) => f.name);
     expect(secretNames('node init')).toEqual(['password', 'password_repeat']);

@@ -172,8 +172,9 @@ describe('node commands', () => {
     const node = await createRunningNode(env, 'cur1');
     expect((await env.services.hosting.getNode(node.nodeId)).imageVersion).toBe('v11.0.0');
     const def = cmd('node upgrade');
-    await expect(def.preview!(makeContext(env, def, { node: 'cur1' }, { node }))).rejects.toMatchObject({ message: 'cur1 already runs the latest image, v11.0.0: there is nothing to upgrade.' });
+    expect(await def.check!(makeContext(env, def, { node: 'cur1' }, { node }))).toMatchObject({ reason: 'cur1 already runs the latest image, v11.0.0: there is nothing to upgrade.' });
     env.emulator.setLatestImage('v11.1.0');
+    expect(await def.check!(makeContext(env, def, { node: 'cur1' }, { node }))).toBeUndefined();
     const fields = await def.preview!(makeContext(env, def, { node: 'cur1' }, { node: await env.services.hosting.getNode(node.nodeId) }));
     expect(fields).toContainEqual(expect.objectContaining({ label: 'Image', value: 'v11.0.0 → v11.1.0' }));
   });
@@ -219,19 +220,14 @@ describe('node commands', () => {
     expect(textOf(r)).toMatch(/write these words down/i);
   });
 
-  it('init and password refuse two different new passwords before touching the node', async () => {
-    const node = await createRunningNode(env, 'init2');
-    const err = await runCommand(env, cmd('node init'), { node: 'init2' }, { secrets: { password: PASSWORD, password_repeat: `${PASSWORD}x` } }).catch((e) => e);
-    expect(err).toBeInstanceOf(UserError);
-    expect((err as UserError).message).toBe('init2 was not initialized: the two new passwords differ.');
-    expect((err as UserError).hint).toContain('node init init2');
-    expect(String((err as UserError).message) + (err as UserError).hint).not.toContain(PASSWORD);
-    expect((await env.services.hosting.getNode(node.nodeId)).initialized).toBeFalsy();
-
-    await env.api(node).init({ password: PASSWORD });
-    const pw = await runCommand(env, cmd('node password'), { node: 'init2' }, { secrets: { old_password: PASSWORD, new_password: 'new password 1', new_password_repeat: 'new password 2' } }).catch((e) => e);
-    expect((pw as UserError).message).toBe('The password of init2 was not changed: the two new passwords differ.');
-    await env.api(node).unlock({ password: PASSWORD });
+  it('init and password refuse two different new passwords, or one shorter than 8 characters, as dialog field errors', () => {
+    const init = cmd('node init').dialog!.check!;
+    expect(init({ password: PASSWORD, password_repeat: `${PASSWORD}x` })).toEqual({ password_repeat: 'The two new passwords differ: type the same password twice.' });
+    expect(init({ password: 'short', password_repeat: 'short' })).toEqual({ password: 'The password must have at least 8 characters; this one has 5.' });
+    expect(init({ password: PASSWORD, password_repeat: PASSWORD })).toEqual({});
+    const pw = cmd('node password').dialog!.check!;
+    expect(pw({ old_password: PASSWORD, new_password: 'new password 1', new_password_repeat: 'new password 2' })).toEqual({ new_password_repeat: 'The two new passwords differ: type the same password twice.' });
+    expect(JSON.stringify(pw({ old_password: PASSWORD, new_password: 'seven77', new_password_repeat: 'seven77' }))).not.toContain('seven77');
   });
 
   it('unlock and lock change the node state; a locked node answers with NodeApiError LockedNode', async () => {
@@ -264,7 +260,7 @@ describe('node commands', () => {
     expect(textOf(changed)).toContain('password of bk1 was changed');
     const backup = await runCommand(env, cmd('node backup'), { node: 'bk1', backup_path: '/backups/bk1.backup' }, { secrets: { password: 'another password' } });
     expect(textOf(backup)).toContain('/backups/bk1.backup');
-    const restored = await runCommand(env, cmd('node restore'), { node: 'bk1', backup_path: '/backups/bk1.backup' }, { secrets: { password: 'another password' } });
+    const restored = await runCommand(env, cmd('node restore'), { node: 'bk1', backup_path: '/backups/bk1.backup' }, { secrets: { overwrite: 'true', password: 'another password' } });
     expect(textOf(restored)).toContain('restored from /backups/bk1.backup');
   });
 

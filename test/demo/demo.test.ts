@@ -12,6 +12,7 @@ import { createApp, type App } from '../../src/app.js';
 import { createLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics.js';
 import { DEMO_SUGGESTIONS } from '../../src/demo-banner.js';
+import { createNodeApiClient } from '../../src/node-api/index.js';
 
 let app: App;
 let dir: string;
@@ -113,6 +114,86 @@ describe('the demo in the terminal', () => {
     expect(offer).toMatch(/To:\s+bob `?0[23][0-9a-f]{10}/);
     const refused = await type('/rln peer disconnect alice nobody', 'Invalid arguments');
     expect(refused).toContain('`peer_pubkey` takes a node pubkey (66 hex digits) or the name of one of your nodes');
+  });
+
+  it('refuses before any prompt what cannot happen: stopping a paused node, unlocking an unlocked one, closing an unknown channel', async () => {
+    const carol = app.emulator!.nodes().find((n) => n.name === 'carol')!;
+    app.emulator!.setStatus(carol.nodeId, 'PAUSED');
+    const stop = await type('/rln node stop carol', 'Not now');
+    expect(stop).toContain('carol is already stopped (PAUSED); there is nothing to stop.');
+    expect(stop).not.toMatch(/type: confirm/);
+    const unlock = await type('/rln node unlock alice', 'Not now');
+    expect(unlock).toContain('alice is already unlocked.');
+    expect(unlock).not.toContain('Node password');
+    const init = await type('/rln node init bob', 'Not now');
+    expect(init).toContain('bob is already initialized and unlocked');
+    expect(init).not.toContain('New node password');
+    const backup = await type('/rln node backup alice', 'Not now');
+    expect(backup).toContain('Lock it first with `/rln node lock alice`');
+    for (const [line, why] of [
+      ['/rln node shutdown carol', 'carol is PAUSED, not RUNNING: its node API does not answer, so it cannot shut down.'],
+      ['/rln node password alice', 'alice is unlocked: the node can change its password only while it is locked.'],
+      ['/rln node restore alice /backups/a.backup', 'alice is unlocked: the node can restore a backup only while it is locked.'],
+    ] as const) {
+      const part = await type(line, 'Not now');
+      expect(part, line).toContain(why);
+      expect(part, line).not.toMatch(/type: confirm|password:|\[y\/N\]/);
+    }
+    const close = await type('/rln channel close alice deadbeef00', 'has no channel');
+    expect(close).toContain('alice has no channel deadbeef00.');
+    expect(close).not.toMatch(/type: confirm/);
+  });
+
+  it('asks with the facts: what goes offline when locking, the peer and fee of a channel open, the funds a node to destroy still holds', async () => {
+    const lock = await type('/rln node lock alice', /type: confirm b_\S+/);
+    expect(lock).toMatch(/Goes offline:\s+alice's node API/);
+    const open = await type('/rln channel open alice bob 100k sats', /type: confirm b_\S+/);
+    expect(open).toMatch(/Peer:\s+bob \(our node\)/);
+    expect(open).toMatch(/Estimated fee:\s+about [\d,]+ sats? on-chain/);
+    const destroy = await type('/rln node destroy bob', "Type the node's name to confirm");
+    expect(destroy).toMatch(/Still holds: [\d,]+ sats on-chain/);
+    expect(destroy).toContain('no way to download it');
+    // A command typed instead of the answer ends the dialog: bob stays.
+    expect(await type('/rln node list', /Nodes \(\d+\)/)).toContain('Cancelled');
+    expect(app.emulator!.nodes().some((n) => n.name === 'bob')).toBe(true);
+  });
+
+  it('checks the 8-character rule in the dialog before anything runs, and refuses a name that matches two nodes by case', async () => {
+    await type('/rln node create newt', /newt/);
+    await until(0, /newt[^\n]*RUNNING/);
+    await type('/rln node init newt', 'New node password');
+    await type('short', 'Repeat the new password');
+    const refused = await type('short', 'Answer again');
+    expect(refused).toContain('✖ password: The password must have at least 8 characters; this one has 5.');
+    input.write('\n');
+    expect(app.emulator!.nodes().find((n) => n.name === 'newt')!.initialized).toBeFalsy();
+    await type('/rln node create Twin', /Twin/);
+    await type('/rln node create twin', /twin/);
+    const ambiguous = await type('/rln node info TWIN', 'matches 2 nodes');
+    expect(ambiguous).toMatch(/`TWIN` matches 2 nodes: Twin \([^)]+\), twin \([^)]+\)\./);
+  });
+
+  it('refuses to pay an invoice already paid, and an asset send that differs from its RGB invoice, showing both amounts', async () => {
+    const client = (name: string) => {
+      const n = app.emulator!.nodes().find((x) => x.name === name)!;
+      return createNodeApiClient({ baseUrl: n.invoke_url!, credentials: { kind: 'token', token: app.emulator!.nodeApiToken }, retries: 0 });
+    };
+    const [alice, bob] = [client('alice'), client('bob')];
+    const bobPk = (await bob.nodeinfo()).pubkey;
+    await alice.createutxos({ num: 4, size: 32_500, fee_rate: 1, up_to: false, skip_sync: false });
+    await bob.createutxos({ num: 4, size: 32_500, fee_rate: 1, up_to: false, skip_sync: false });
+    await alice.openchannel({ peer_pubkey_and_opt_addr: `${bobPk}@bob.peer.invalid:9735`, capacity_sat: 100_000, push_msat: 0, public: true, with_anchors: true });
+    app.emulator!.world.mine(6);
+    const { invoice } = await bob.lninvoice({ amt_msat: 1_000_000, expiry_sec: 600 });
+    expect((await alice.sendpayment({ invoice })).status).toBe('Succeeded');
+    const paid = await type(`/rln pay send alice ${invoice}`, 'already paid');
+    expect(paid).toMatch(/alice already paid this invoice/);
+    expect(paid).not.toMatch(/type: confirm/);
+    const { asset } = await alice.issueassetnia({ amounts: [100_000], ticker: 'TRM', name: 'Terminal units', precision: 2 });
+    const { invoice: rgb } = await bob.rgbinvoice({ asset_id: asset.asset_id, assignment: { type: 'Fungible', value: 1_000 }, min_confirmations: 1, witness: false });
+    const differs = await type(`/rln asset send alice TRM 12.5 ${rgb}`, 'The invoice asks for');
+    expect(differs).toContain('The invoice asks for 10.00 TRM, but the send is of 12.50 TRM.');
+    expect(differs).not.toMatch(/type: confirm/);
   });
 
   it('makes a node fail with /demo fail, which opens an incident here', async () => {

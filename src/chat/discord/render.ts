@@ -276,6 +276,7 @@ export interface DiscordTextInput {
   required: boolean;
   placeholder?: string;
   value?: string;
+  min_length?: number;
   max_length?: number;
 }
 
@@ -343,6 +344,7 @@ export function dialogToModal(dialog: Dialog): DiscordModal {
       // A longer one is not prefilled at all: a silently cut value would be submitted as if typed.
       input.value = f.initial;
     }
+    if (f.minLength && f.kind !== 'checkbox') input.min_length = f.minLength;
     const label: DiscordLabel = {
       type: 18,
       label: f.kind === 'checkbox' ? `${clip(f.label, DISCORD_MAX_LABEL - CHECKBOX_SUFFIX.length)}${CHECKBOX_SUFFIX}` : clip(f.label, DISCORD_MAX_LABEL),

@@ -56,6 +56,7 @@ function inputBlock(f: DialogField): Record<string, unknown> {
   } else {
     element = { type: 'plain_text_input', action_id: f.name };
     if (f.initial && f.kind !== 'secret') element.initial_value = f.initial;
+    if (f.minLength) element.min_length = f.minLength;
   }
   if (f.placeholder && element.type !== 'checkboxes') element.placeholder = plain(f.placeholder, SLACK_MAX_PLACEHOLDER);
   const block: Record<string, unknown> = {

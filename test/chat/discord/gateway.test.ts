@@ -163,10 +163,11 @@ describe('Discord over the gateway', () => {
     const sent = JSON.stringify(fake.calls.slice(before));
     expect(sent).not.toContain(secret);
 
-    const modal = await cmd(ADMIN, 'node', 'unlock', { node: 'alice' });
-    expect(modal.type).toBe(9);
-    expect(modalProblems(modal.data)).toEqual([]);
-    expect(modalInputs(modal.data).map((i: any) => i.custom_id)).toContain('password');
+    // alice has no wallet yet here: refused before any modal asks for a password (issue 12, §1).
+    const refused = await cmd(ADMIN, 'node', 'unlock', { node: 'alice' });
+    expect(refused.type).toBe(4);
+    expect(refused.ephemeral).toBe(true);
+    expect(textOf(refused.data)).toContain('alice is not initialized yet: there is no wallet to unlock.');
   });
 
   it('initialises a node through a private modal and shows the mnemonic only to the admin', async () => {

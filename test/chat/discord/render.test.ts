@@ -155,6 +155,12 @@ describe('dialogToModal', () => {
     expect(modalInputs(modal('x'.repeat(4001)))[0].value).toBeUndefined();
   });
 
+  it('asks Discord to refuse a password shorter than the field allows, before it is submitted', () => {
+    const m = dialogToModal({ id: 'd_pw', title: 'Init', submitLabel: 'Run', fields: [{ name: 'password', label: 'New node password', kind: 'secret', minLength: 8 }, { name: 'ok', label: 'Ok', kind: 'checkbox', minLength: 8 }] });
+    expect(modalInputs(m)[0].min_length).toBe(8);
+    expect(modalInputs(m)[1].min_length).toBeUndefined();
+  });
+
   it('refuses more than five inputs', () => {
     const fields = Array.from({ length: 6 }, (_, i) => ({ name: `f${i}`, label: 'x', kind: 'text' as const }));
     expect(() => dialogToModal({ ...destroyDialog, fields })).toThrow(DiscordRenderError);

@@ -61,8 +61,10 @@ describe('the terminal against the emulator', () => {
 
     input.write('/rln node destroy carol\n');
     await until("Type the node's name to confirm");
+    // The dialog says what a backup made here is worth: it stays on the node's disk and goes with it.
+    expect(out).toContain("is destroyed with the node: the service offers no way to download it");
     input.write('not-carol\n');
-    await until('[Y/n]');
+    await until('[y/N]');
     input.write('n\n');
     await until("That is not the node's name");
     expect(emulator.nodes().some((n) => n.name === 'carol')).toBe(true);

@@ -147,8 +147,12 @@ describe.each(['socket', 'http'] as const)('the bot on Slack in %s mode', (mode)
   });
 
   it('takes a password only in the private dialog, and never shows it', async () => {
-    const locked = await ask(ADMIN, 'node lock bob');
-    expect(textOf(locked).toLowerCase()).toContain('lock');
+    // Locking takes the node out of payments: it is confirmed first, saying what goes offline.
+    const asked = await ask(ADMIN, 'node lock bob');
+    expect(textOf(asked)).toContain('Goes offline');
+    const lockButton = buttonIds(asked.body).find((b) => /confirm/i.test(b.label))!;
+    const [locked] = await fake.waitForResponds((await slack.click(ADMIN, lockButton.id)).responseUrl);
+    expect(textOf(locked).toLowerCase()).toContain('bob is locked');
     const before = fake.callsTo('views.open').length;
     await slack.slash(ADMIN, 'node unlock bob');
     await fake.waitForCalls('views.open', before + 1);
@@ -198,17 +202,13 @@ describe.each(['socket', 'http'] as const)('the bot on Slack in %s mode', (mode)
     expect(JSON.stringify(ack ?? null)).not.toContain(mnemonic);
     expect(everything(fake)).not.toContain(password);
 
-    // A second init is refused (the node says it is already initialized), privately, and shows no new words.
+    // A second init is refused before any dialog opens (the state check asks the node), and shows no new words.
     const second = fake.callsTo('views.open').length;
-    await slack.slash(ADMIN, `node init ${name}`);
-    await fake.waitForCalls('views.open', second + 1);
-    const postedBefore = fake.calls.length;
-    const { ack: ack2 } = await slack.submit(ADMIN, fake.views.at(-1)!, { password, password_repeat: password });
-    expect(ack2?.response_action).toBeUndefined();
-    const refusals = () => fake.calls.slice(postedBefore).filter((c) => JSON.stringify(c.args).includes('AlreadyInitialized'));
-    const [refusal] = await waitFor(() => refusals().length && refusals(), { timeout: 5000, what: 'the second init refusal' });
-    expect(refusal).toMatchObject({ method: 'chat.postEphemeral', args: { user: ADMIN.id } });
-    expect(JSON.stringify(refusal.args)).toContain('already initialized');
+    const refusal = await ask(ADMIN, `node init ${name}`);
+    expect(textOf(refusal)).toContain(`${name} is already initialized (its wallet is locked).`);
+    expect(textOf(refusal).replace(/\u200b/g, '')).toContain(`Unlock it with \`/rln node unlock ${name}\``);
+    expect(refusal.body.response_type).toBe('ephemeral');
+    expect(fake.callsTo('views.open')).toHaveLength(second);
     expect(since().filter((x) => said(x).includes('Node initialized'))).toHaveLength(1);
     expect(since().filter((x) => said(x).includes(mnemonic))).toHaveLength(1);
     expect(everything(fake)).not.toContain(password);

@@ -12,6 +12,8 @@ import type { AnyCommand, Registry } from '../../registry.js';
 import type { Dialog, DialogField, Reply } from '../../types.js';
 import { commandOf, needsDialog, typedNode, type Attempt, type Pipeline, type Step } from '../attempt.js';
 import { recordOutcome } from '../record-outcome.js';
+import { inlineToPlain } from '../../message.js';
+import { LATE, within } from '../../within.js';
 import { validate } from './validate-args.js';
 
 /** The dialog field of the typed-name confirmation. */
@@ -48,13 +50,31 @@ export function dialogFields(registry: Registry, def: AnyCommand, args: Record<s
   return [confirmField, ...own.filter((f) => f.name !== CONFIRM_NAME_FIELD)];
 }
 
-function openDialog(a: Attempt, p: Pipeline, def: AnyCommand): Reply {
+/**
+ * The command's `preview` as sentences for the dialog's intro: a dialog that is the confirmation
+ * (typed name, or a box to tick) shows the facts a button confirmation would. Bounded by what is
+ * left of the time before a dialog must open; what is late or fails is said, not guessed.
+ */
+async function factsOf(a: Attempt, p: Pipeline, def: AnyCommand): Promise<string> {
+  if (!def.preview || !a.node) return '';
+  const work = def.preview({ args: a.parsed ?? {}, actor: a.actor, place: a.place, node: a.node, services: p.services, secrets: {} });
+  work.catch(() => undefined);
+  try {
+    const r = await within(work, Math.max(0, a.startedAt + p.dialogBudgetMs - p.now()));
+    if (r === LATE) return ' (The node did not say in time what it holds: check it before you confirm.)';
+    return r.map((f) => ` ${f.label}: ${inlineToPlain(f.value)}`).join('');
+  } catch {
+    return ' (The node could not say what it holds: check it before you confirm.)';
+  }
+}
+
+async function openDialog(a: Attempt, p: Pipeline, def: AnyCommand): Promise<Reply> {
   const kind = def.confirm === 'typed-name' ? 'typed-name' : 'secrets';
   const id = p.confirmations.createDialog({ kind, actor: a.actor, place: a.place, path: def.path, args: a.args, ttlMs: p.dialogTtlMs });
   // "alice: Initialize a node's wallet; …": the node first, then what the command does.
   const named = typedNode(p, a);
   const lead = `${named ? `${named}: ` : ''}${def.summary}.`;
-  const extra = def.dialog?.intro ? ` ${def.dialog.intro}` : '';
+  const extra = `${await factsOf(a, p, def)}${def.dialog?.intro ? ` ${def.dialog.intro}` : ''}`;
   const dialog: Dialog =
     kind === 'typed-name'
       ? {

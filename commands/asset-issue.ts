@@ -1,0 +1,133 @@
+/** `asset issue-nia|issue-cfa|issue-uda`: issuing RGB assets, amounts read with the precision being issued. */
+import { z } from 'zod';
+import { UserError, withPrecision, msg, type Block, defineCommand, type CommandDefinition } from '../src/core/index.js';
+import { int, nodeArg, rawFlag, splitList } from './support/arg-types.js';
+import { amountRefusal, parseAssetAmount, toSafeNumber } from './support/amount.js';
+import { assetLabel } from './support/asset-table.js';
+import { nodeClient } from './support/node-client.js';
+import { bodyOf, compact } from './support/present.js';
+
+/** Amounts list "1000, 2000.5": one allocation each, in display units (with `precision=`) unless raw=true. */
+const amountList = () =>
+  z
+    .string()
+    .min(1)
+    .refine((text) => splitList(text).length > 0, 'give at least one amount')
+    .describe('Display-unit amounts (with precision=), one allocation each, split by ";" or "," (raw=true: raw)');
+
+/** The issuance amounts in raw units, read with the precision being issued. */
+function issuedAmounts(a: { amounts: string; precision: number; raw: boolean; ticker?: string; name?: string }): number[] {
+  // "1,000" may be a thousand or two allocations: with a ";" in the list, "," only groups digits.
+  const parts = a.amounts.includes(';') ? a.amounts.split(';').map((p) => p.trim()).filter(Boolean) : splitList(a.amounts);
+  return parts.map((p) => {
+    let v: bigint;
+    try {
+      v = parseAssetAmount(p, { ticker: a.ticker, name: a.name, precision: a.precision }, { raw: a.raw });
+    } catch (e) {
+      throw amountRefusal('amounts', e, '`amounts="1000.5; 200"` with `precision=2`, or raw units with `raw=true`');
+    }
+    if (v <= 0n) throw new UserError('invalid_arguments', '`amounts` must each be more than 0.', 'Example: `amounts="1000; 200"`');
+    return toSafeNumber(v, 'amounts');
+  });
+}
+
+const precisionArg = () => int().min(0).max(18).default(0).describe('Decimal places shown (0-18), e.g. 2 shows 12345 as 123.45');
+
+interface IssuedAsset {
+  asset_id?: string;
+  ticker?: string;
+  name?: string;
+  precision?: number;
+  issued_supply?: number | bigint;
+}
+
+function issued(nodeName: string, kind: string, a: IssuedAsset | undefined): { header: string; tone: 'success'; blocks: Block[] } {
+  const p = Number(a?.precision ?? 0);
+  return {
+    header: `${kind} asset issued · ${nodeName}`,
+    tone: 'success',
+    blocks: [
+      msg.fields([
+        { label: 'Asset', value: assetLabel(a ?? {}), inline: true },
+        { label: 'Precision', value: String(p), inline: true },
+        { label: 'Issued supply', value: a?.issued_supply !== undefined ? withPrecision(a.issued_supply, p) : '—', inline: true },
+        { label: 'Asset id', value: [{ code: a?.asset_id ?? '—' }] },
+      ]),
+      msg.context(`See it with \`asset list ${nodeName}\`.`),
+    ],
+  };
+}
+
+const issueNia = defineCommand({
+  path: 'asset issue-nia',
+  summary: 'Issue a fungible NIA asset',
+  example: '/rln asset issue-nia alice USDT "Tether" 1000000 precision=6',
+  args: z.object({
+    node: nodeArg(),
+    ticker: z.string().min(1).max(8).describe('Ticker, e.g. USDT'),
+    name: z.string().min(1).describe('Asset name'),
+    amounts: amountList(),
+    precision: precisionArg(),
+    raw: rawFlag(),
+  }),
+  role: 'operate',
+  confirm: 'none',
+  mutates: true,
+  async handler(ctx) {
+    const { node, api } = nodeClient(ctx);
+    const { asset } = await api.issueassetnia({ amounts: issuedAmounts(ctx.args), ticker: ctx.args.ticker, name: ctx.args.name, precision: ctx.args.precision });
+    return issued(node.name, 'NIA', asset as IssuedAsset);
+  },
+});
+
+const issueCfa = defineCommand({
+  path: 'asset issue-cfa',
+  summary: 'Issue a collectible CFA asset',
+  example: '/rln asset issue-cfa alice "Art" 10 details="A series" file_digest=5891…',
+  args: z.object({
+    node: nodeArg(),
+    name: z.string().min(1).describe('Asset name'),
+    amounts: amountList(),
+    details: z.string().optional().describe('Free text details'),
+    precision: precisionArg(),
+    file_digest: z.string().regex(/^[0-9a-fA-F]{64}$/).optional().describe('Digest of media uploaded with `asset upload`'),
+    raw: rawFlag(),
+  }),
+  role: 'operate',
+  confirm: 'none',
+  mutates: true,
+  async handler(ctx) {
+    const { node, api } = nodeClient(ctx);
+    const { raw: _raw, ...rest } = ctx.args;
+    const { asset } = await api.issueassetcfa({ ...bodyOf(rest), amounts: issuedAmounts(ctx.args) });
+    return issued(node.name, 'CFA', asset as IssuedAsset);
+  },
+});
+
+const issueUda = defineCommand({
+  path: 'asset issue-uda',
+  summary: 'Issue a unique digital asset (UDA)',
+  example: '/rln asset issue-uda alice UNQ "Unique" media_file_digest=5891…',
+  args: z.object({
+    node: nodeArg(),
+    ticker: z.string().min(1).max(8).describe('Ticker'),
+    name: z.string().min(1).describe('Asset name'),
+    details: z.string().optional().describe('Free text details'),
+    precision: precisionArg(),
+    media_file_digest: z.string().regex(/^[0-9a-fA-F]{64}$/).optional().describe('Digest of media uploaded with `asset upload`'),
+    attachments: z.string().optional().describe('Digests of attachments, comma-separated'),
+  }),
+  role: 'operate',
+  confirm: 'none',
+  mutates: true,
+  async handler(ctx) {
+    const { node, api } = nodeClient(ctx);
+    const { node: _n, attachments, ...rest } = ctx.args;
+    const { asset } = await api.issueassetuda(
+      compact({ ...rest, attachments_file_digests: attachments !== undefined ? splitList(attachments) : [] }),
+    );
+    return issued(node.name, 'UDA', asset as IssuedAsset);
+  },
+});
+
+export const assetIssueCommands: CommandDefinition<any>[] = [issueNia, issueCfa, issueUda];

@@ -1,0 +1,247 @@
+/**
+ * `node init|unlock|lock|password|backup|restore|sync|shutdown`: the node API lifecycle. Each one
+ * that asks for a password or a confirmation first checks the wallet's state (`check`), so that
+ * nobody types a password for a command that cannot run.
+ */
+import { z } from 'zod';
+import { UserError, msg, defineCommand, type CommandDefinition, type CommandContext, type Reply } from '../src/core/index.js';
+import { int, nodeArg, splitList } from './support/arg-types.js';
+import { nodeClient } from './support/node-client.js';
+import { defaultBackupPath, done } from './support/node-done.js';
+import { offlineField, requireRunning, requireWallet } from './support/node-state.js';
+import { compact, titled } from './support/present.js';
+import { requireNode } from './support/require-node.js';
+
+/** The node's own rule (RLN refuses shorter passwords): checked in the dialog, before anything runs. */
+export const MIN_PASSWORD = 8;
+
+function needSecret(ctx: CommandContext<unknown>, name: string, what: string): string {
+  const v = ctx.secrets[name];
+  if (!v) throw new UserError('invalid_arguments', `The ${what} was not entered.`, 'Run the command again and fill in the private dialog.');
+  return v;
+}
+
+/**
+ * The dialog's field errors for a new password: at least 8 characters, and typed twice the same
+ * (a typo in the only copy would lock the node for good).
+ */
+function newPasswordErrors(values: Record<string, string>, field: string, repeat: string): Record<string, string> {
+  const errors: Record<string, string> = {};
+  const pw = values[field] ?? '';
+  if (pw && pw.length < MIN_PASSWORD) errors[field] = `The password must have at least ${MIN_PASSWORD} characters; this one has ${pw.length}.`;
+  else if (pw && (values[repeat] ?? '') !== pw) errors[repeat] = 'The two new passwords differ: type the same password twice.';
+  return errors;
+}
+
+const nodeOnly = z.object({ node: nodeArg() });
+
+const passwordField = { name: 'password', label: 'Node password', kind: 'secret' as const, required: true };
+
+const init = defineCommand({
+  path: 'node init',
+  summary: "Initialize a node's wallet; the mnemonic is shown once, privately",
+  example: '/rln node init alice',
+  args: nodeOnly,
+  role: 'admin',
+  confirm: 'none',
+  secrets: [
+    { ...passwordField, label: 'New node password', hint: `At least ${MIN_PASSWORD} characters. Needed to unlock, back up and restore.`, minLength: MIN_PASSWORD },
+    { name: 'password_repeat', label: 'Repeat the new password', kind: 'secret', required: true, hint: 'A typo here would lock you out of the node.' },
+  ],
+  dialog: { check: (values) => newPasswordErrors(values, 'password', 'password_repeat') },
+  check: (ctx) => requireWallet(ctx, requireNode(ctx), 'uninitialised', 'initialize'),
+  mutates: true,
+  async handler(ctx): Promise<Reply> {
+    const { node, api } = nodeClient(ctx);
+    const password = needSecret(ctx, 'password', 'password');
+    const { mnemonic } = await api.init({ password });
+    return {
+      kind: 'message',
+      visibility: 'private',
+      message: {
+        header: titled('Node initialized', node),
+        tone: 'warning',
+        summary: `${node.name} initialized`,
+        blocks: [
+          msg.text([{ bold: 'Write these words down now, offline. They are shown only this once and are never stored by the bot.' }]),
+          msg.code(mnemonic),
+          msg.context('Anyone with these words controls the funds. Do not paste them in a channel.'),
+          msg.context(`Next: \`node unlock ${node.name}\`.`),
+        ],
+        buttons: [{ label: 'Unlock', style: 'primary', command: 'node unlock', args: { node: node.name } }],
+      },
+    };
+  },
+});
+
+const unlock = defineCommand({
+  path: 'node unlock',
+  summary: 'Unlock a node with its password',
+  example: '/rln node unlock alice',
+  args: z.object({
+    node: nodeArg(),
+    bitcoind_rpc_username: z.string().optional().describe('bitcoind RPC user (default: the service’s)'),
+    bitcoind_rpc_host: z.string().optional().describe('bitcoind RPC host (default: the service’s)'),
+    bitcoind_rpc_port: int().optional().describe('bitcoind RPC port (default: the service’s)'),
+    indexer_url: z.string().optional().describe('Electrum/Esplora indexer URL (default: the service’s)'),
+    proxy_endpoint: z.string().optional().describe('RGB proxy endpoint (default: the service’s)'),
+    announce_alias: z.string().optional().describe('Alias announced to the network'),
+    announce_addresses: z.string().optional().describe('Addresses announced to the network, comma-separated'),
+  }),
+  role: 'admin',
+  confirm: 'none',
+  secrets: [passwordField, { name: 'bitcoind_rpc_password', label: 'bitcoind RPC password (optional)', kind: 'secret', required: false }],
+  check: (ctx) => requireWallet(ctx, requireNode(ctx), 'locked', 'unlock'),
+  mutates: true,
+  async handler(ctx) {
+    const { node, api } = nodeClient(ctx);
+    const { node: _n, announce_addresses, ...rest } = ctx.args;
+    await api.unlock(
+      compact({
+        password: needSecret(ctx, 'password', 'password'),
+        ...rest,
+        bitcoind_rpc_password: ctx.secrets.bitcoind_rpc_password || undefined,
+        announce_addresses: announce_addresses !== undefined ? splitList(announce_addresses) : undefined,
+      }),
+    );
+    return done(node, 'Node unlocked', `${node.name} is unlocked and online.`);
+  },
+});
+
+const lock = defineCommand({
+  path: 'node lock',
+  summary: 'Lock a node (it takes no payments until unlocked)',
+  example: '/rln node lock alice',
+  args: nodeOnly,
+  role: 'admin',
+  confirm: 'button',
+  check: (ctx) => requireWallet(ctx, requireNode(ctx), 'unlocked', 'lock'),
+  async preview(ctx) {
+    const node = requireNode(ctx);
+    return [await offlineField(ctx, node, `someone unlocks it with \`node unlock ${node.name}\` and its password`)];
+  },
+  mutates: true,
+  async handler(ctx) {
+    const { node, api } = nodeClient(ctx);
+    await api.lock();
+    return done(node, 'Node locked', `${node.name} is locked. Unlock it with \`node unlock ${node.name}\`.`, [], 'warning');
+  },
+});
+
+const password = defineCommand({
+  path: 'node password',
+  summary: "Change a node's password (the node must be locked)",
+  example: '/rln node password alice',
+  args: nodeOnly,
+  role: 'admin',
+  confirm: 'none',
+  secrets: [
+    { name: 'old_password', label: 'Current password', kind: 'secret', required: true },
+    { name: 'new_password', label: 'New password', kind: 'secret', required: true, hint: `At least ${MIN_PASSWORD} characters`, minLength: MIN_PASSWORD },
+    { name: 'new_password_repeat', label: 'Repeat the new password', kind: 'secret', required: true, hint: 'A typo here would lock you out of the node.' },
+  ],
+  dialog: { check: (values) => newPasswordErrors(values, 'new_password', 'new_password_repeat') },
+  check: (ctx) => requireWallet(ctx, requireNode(ctx), 'locked', 'change its password'),
+  mutates: true,
+  async handler(ctx) {
+    const { node, api } = nodeClient(ctx);
+    await api.changepassword({
+      old_password: needSecret(ctx, 'old_password', 'current password'),
+      new_password: needSecret(ctx, 'new_password', 'new password'),
+    });
+    return done(node, 'Password changed', `The password of ${node.name} was changed.`);
+  },
+});
+
+const backup = defineCommand({
+  path: 'node backup',
+  summary: 'Back up a node to a file on its own disk (the node must be locked)',
+  example: '/rln node backup alice backup_path=/backups/alice.backup',
+  args: z.object({
+    node: nodeArg(),
+    backup_path: z.string().startsWith('/').optional().describe('Path on the node for the backup file (default /backups/<name>-<time>.backup)'),
+  }),
+  role: 'operate',
+  confirm: 'none',
+  secrets: [{ ...passwordField, hint: 'The backup is encrypted with it' }],
+  dialog: { intro: "The backup is written to the node's own disk: the service offers no way to download it, and it is lost if the node is destroyed." },
+  check: (ctx) => requireWallet(ctx, requireNode(ctx), 'locked', 'back up'),
+  mutates: true,
+  async handler(ctx) {
+    const { node, api } = nodeClient(ctx);
+    const path = ctx.args.backup_path ?? defaultBackupPath(node, new Date(ctx.services.now()));
+    await api.backup({ backup_path: path, password: needSecret(ctx, 'password', 'password') });
+    return done(node, 'Backup made', "Backup written to the node's own disk.", [
+      msg.fields([{ label: 'Path', value: [{ code: path }] }]),
+      msg.context(`Restore with \`node restore ${node.name} ${path}\`. The file stays on ${node.name}: destroying the node destroys it too.`),
+    ]);
+  },
+});
+
+const restore = defineCommand({
+  path: 'node restore',
+  summary: 'Restore a node from a backup, replacing its wallet (the node must not be unlocked)',
+  example: '/rln node restore alice /backups/alice.backup',
+  args: z.object({
+    node: nodeArg(),
+    backup_path: z.string().min(1).describe('Path of the backup file on the node'),
+  }),
+  role: 'admin',
+  confirm: 'none',
+  // The confirmation is a box in the private dialog: a button before the dialog would be a second
+  // round trip, and the password can only be typed in the dialog (DESIGN.md: secrets).
+  secrets: [
+    { name: 'overwrite', label: "Replace this node's wallet (keys, channels, assets) with the backup's", kind: 'checkbox', initial: 'false' },
+    { ...passwordField, label: 'Password of the backup' },
+  ],
+  dialog: {
+    intro: "Restoring overwrites the node's current wallet with the backup's: what the wallet holds now and the backup does not is lost. Tick the box to confirm.",
+    submitLabel: 'Restore',
+    check: (values): Record<string, string> => (values.overwrite === 'true' ? {} : { overwrite: 'Tick the box to confirm that the wallet is replaced, or close the dialog to keep it.' }),
+  },
+  check: (ctx) => requireWallet(ctx, requireNode(ctx), 'not unlocked', 'restore a backup'),
+  mutates: true,
+  async handler(ctx) {
+    const { node, api } = nodeClient(ctx);
+    if (ctx.secrets.overwrite !== 'true') throw new UserError('invalid_arguments', `${node.name} was not restored: the overwrite was not confirmed.`, 'Run it again and tick the box.');
+    await api.restore({ backup_path: ctx.args.backup_path, password: needSecret(ctx, 'password', 'password') });
+    return done(node, 'Node restored', `${node.name} was restored from ${ctx.args.backup_path}.`, [msg.context(`Next: \`node unlock ${node.name}\`.`)]);
+  },
+});
+
+const sync = defineCommand({
+  path: 'node sync',
+  summary: "Sync a node's wallet with the chain",
+  example: '/rln node sync alice',
+  args: nodeOnly,
+  role: 'operate',
+  confirm: 'none',
+  mutates: true,
+  async handler(ctx) {
+    const { node, api } = nodeClient(ctx);
+    await api.sync();
+    return done(node, 'Node synced', `${node.name} is synced.`);
+  },
+});
+
+const shutdown = defineCommand({
+  path: 'node shutdown',
+  summary: 'Shut down the node process (it comes back locked)',
+  example: '/rln node shutdown alice',
+  args: nodeOnly,
+  role: 'admin',
+  confirm: 'button',
+  check: (ctx) => requireRunning(ctx, requireNode(ctx), 'shut down'),
+  async preview(ctx) {
+    const node = requireNode(ctx);
+    return [await offlineField(ctx, node, `it is unlocked again with \`node unlock ${node.name}\``)];
+  },
+  mutates: true,
+  async handler(ctx) {
+    const { node, api } = nodeClient(ctx);
+    await api.shutdown();
+    return done(node, 'Node shut down', `${node.name} was shut down. It will need \`node unlock ${node.name}\`.`, [], 'warning');
+  },
+});
+
+export const nodeLifecycleCommands: CommandDefinition<any>[] = [init, unlock, lock, password, backup, restore, sync, shutdown];
