@@ -31,7 +31,8 @@ beforeAll(async () => {
     now: () => Date.now() + ahead,
   });
   app = h.fake.applicationId;
-  const open = await interact(commandInteraction(app, ADA, 'channel', 'open', { node: 'alice', peer_pubkey_and_opt_addr: 'bob', capacity_sat: 1_000_000 }));
+  const prompt = await interact(commandInteraction(app, ADA, 'channel', 'open', { node: 'alice', peer_pubkey_and_opt_addr: 'bob', capacity_sat: 1_000_000 }));
+  const open = await interact(buttonInteraction(app, ADA, buttonId(prompt, 'Confirm')));
   expect(textOf(open.data)).toContain('Channel opening');
   h.emulator.world.mine(6);
 }, 30_000);
