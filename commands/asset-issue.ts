@@ -76,7 +76,7 @@ const issueNia = defineCommand({
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const { asset } = await api.issueassetnia({ amounts: issuedAmounts(ctx.args), ticker: ctx.args.ticker, name: ctx.args.name, precision: ctx.args.precision });
-    return issued(node.name, 'NIA', asset as IssuedAsset);
+    return issued(node.name, 'NIA', asset);
   },
 });
 
@@ -100,7 +100,7 @@ const issueCfa = defineCommand({
     const { node, api } = nodeClient(ctx);
     const { raw: _raw, ...rest } = ctx.args;
     const { asset } = await api.issueassetcfa({ ...bodyOf(rest), amounts: issuedAmounts(ctx.args) });
-    return issued(node.name, 'CFA', asset as IssuedAsset);
+    return issued(node.name, 'CFA', asset);
   },
 });
 
@@ -126,7 +126,7 @@ const issueUda = defineCommand({
     const { asset } = await api.issueassetuda(
       compact({ ...rest, attachments_file_digests: attachments !== undefined ? splitList(attachments) : [] }),
     );
-    return issued(node.name, 'UDA', asset as IssuedAsset);
+    return issued(node.name, 'UDA', asset);
   },
 });
 

@@ -221,7 +221,7 @@ async function closePlan(ctx: CommandContext<z.infer<typeof closeArgs>>) {
     throw new UserError('invalid_arguments', `${matches.length} channels of ${node.name} start with ${ctx.args.channel_id}.`, 'Give more digits of the channel id, or the whole id.');
   }
   const channel = matches[0];
-  const channelId = channel.channel_id!;
+  const channelId = channel.channel_id;
   const given = ctx.args.peer_pubkey !== undefined ? (await resolvePubkey(ctx, ctx.args.peer_pubkey, 'peer_pubkey')).pubkey : undefined;
   const peer = given ?? channel.peer_pubkey;
   if (!peer) throw new UserError('invalid_arguments', `The node did not say who the peer of channel ${shortId(channelId, 12)} is.`, 'Give it: `peer_pubkey=<66 hex digits>`.');

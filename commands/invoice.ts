@@ -183,7 +183,7 @@ const status = defineCommand({
     const { status: st } = await api.invoicestatus({ invoice: ctx.args.invoice.trim() });
     return {
       header: titled('Invoice status', node),
-      tone: STATUS_TONE[st as keyof typeof STATUS_TONE] ?? 'neutral',
+      tone: STATUS_TONE[st] ?? 'neutral',
       blocks: [msg.fields([{ label: 'Status', value: String(st) }]), msg.context(shortId(ctx.args.invoice.trim(), 40))],
     };
   },

@@ -49,9 +49,9 @@ export async function loadAssets(api: NodeApiClient): Promise<AssetRow[]> {
       });
     }
   };
-  add('NIA', res.nia as AnyAsset[] | undefined);
-  add('CFA', res.cfa as AnyAsset[] | undefined);
-  add('UDA', res.uda as AnyAsset[] | undefined);
+  add('NIA', res.nia);
+  add('CFA', res.cfa);
+  add('UDA', res.uda);
   return rows;
 }
 

@@ -14,7 +14,7 @@ export function isSecretName(def: CommandDefinition<any> | undefined, name: stri
  * of the command's dialog, or a secret-looking name the schema does not declare.
  */
 export function findInlineSecret(def: CommandDefinition<any> | undefined, args: Record<string, unknown>): string | undefined {
-  const shape = ((def?.args as any)?.shape ?? {}) as Record<string, unknown>;
+  const shape = ((def?.args)?.shape ?? {}) as Record<string, unknown>;
   return Object.keys(args).find((k) => {
     if (def?.secrets?.some((f) => f.kind === 'secret' && f.name.toLowerCase() === k.toLowerCase())) return true;
     // A secret-looking name the schema declares (e.g. a swap's payment_secret) is meant to be typed.
@@ -33,7 +33,7 @@ export function withoutSecrets(def: CommandDefinition<any> | undefined, args: Re
  * `pin=`) is refused as unknown, and its value may well be the secret it was meant to be.
  */
 export function redactArgs(def: CommandDefinition<any> | undefined, args: Record<string, unknown>): Record<string, string> {
-  const shape = ((def?.args as any)?.shape ?? {}) as Record<string, unknown>;
+  const shape = ((def?.args)?.shape ?? {}) as Record<string, unknown>;
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(args)) {
     if (v === undefined) continue;

@@ -112,7 +112,7 @@ export function parseCommandLine(text: string, registry: Registry): ParsedComman
   }
 
   const def = registry.get(path)!;
-  const shape = (def.args as any).shape as Record<string, unknown>;
+  const shape = (def.args).shape as Record<string, unknown>;
   const args: Record<string, string> = {};
   const positionalValues: string[] = [];
   for (const tok of bindUnits(registry, def, rest)) {

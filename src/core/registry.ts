@@ -67,7 +67,7 @@ export function createRegistry(defs: AnyCommand[]): Registry {
       throw new Error(`command path "${def.path}" is malformed: use "<group> <action>" or one word, lower case (internal names like __confirm are reserved)`);
     }
     if (byPath.has(def.path)) throw new Error(`two commands are defined with the path "${def.path}": each path must be defined once`);
-    if (!def.args || typeof (def.args as any).shape !== 'object') throw new Error(`command "${def.path}" has no zod object schema for its arguments`);
+    if (!def.args || typeof (def.args).shape !== 'object') throw new Error(`command "${def.path}" has no zod object schema for its arguments`);
     byPath.set(def.path, def);
   }
 
@@ -137,7 +137,7 @@ export function createRegistry(defs: AnyCommand[]): Registry {
     nodeArg: (def) => {
       if (def.nodeArg === false) return undefined;
       if (typeof def.nodeArg === 'string') return def.nodeArg;
-      return 'node' in (def.args as any).shape ? 'node' : undefined;
+      return 'node' in (def.args).shape ? 'node' : undefined;
     },
     closest: (text) => {
       const t = text.trim().toLowerCase().replace(/\s+/g, ' ');

@@ -47,4 +47,4 @@ export function argIssueText(iss: Issue): string | undefined {
   }
 }
 
-z.config({ customError: (iss) => argIssueText(iss as Issue) });
+z.config({ customError: (iss) => argIssueText(iss) });

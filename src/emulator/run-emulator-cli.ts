@@ -23,12 +23,12 @@ export function parseEmulatorArgs(argv: string[]): EmulatorOptions {
     throw new Error(`${why}\n${EMULATOR_USAGE}`);
   };
   for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
+    const arg = argv[i];
     const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
     const value = (): string => {
       const v = inline ?? argv[++i];
       if (v === undefined || v === '') fail(`${flag} needs a value`);
-      return v as string;
+      return v;
     };
     const int = (name: string): number => {
       const v = value();

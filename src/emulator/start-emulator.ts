@@ -412,7 +412,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
       nodeId: n.nodeId,
       status: n.status,
       imageVersion: String(n.imageVersion),
-      builds: n.builds as never,
+      builds: n.builds,
       leaked: { password: EMULATOR_LEAKED_SECRETS.password, token: EMULATOR_LEAKED_SECRETS.token, mnemonic: EMULATOR_LEAKED_SECRETS.mnemonic },
     });
     files.set('rln.log', `${lines.join('\n')}\n`);

@@ -56,7 +56,7 @@ export function readRoundState(
     if (inc) incidents.set(inc.id, inc);
   }
   for (const g of groupByNode(rows)) {
-    previousStatus.set(g.nodeId, store.previousStatus(g.nodeId, g.rows[0]!.event_id!));
+    previousStatus.set(g.nodeId, store.previousStatus(g.nodeId, g.rows[0].event_id!));
     const inc = store.openIncident(platform, channelId, g.nodeId);
     if (inc) openIncidents.set(g.nodeId, inc);
     if (g.rows.some((r) => r.ev_status)) recentStatusEvents.set(g.nodeId, store.recentStatusEvents(g.nodeId));

@@ -164,8 +164,8 @@ export function planRound(due: OutboxEventRow[], state: RoundState): RoundAction
   const genericRows = generic.flatMap((x) => x.rows);
   const heldEvents = genericRows.filter((r) => r.held_by_mute).length;
   const muted = heldEvents > 0 && heldEvents === genericRows.length;
-  if (genericRows.length === 1 && generic.length === 1 && !heldEvents && !generic[0]!.entry.note) {
-    const r = genericRows[0]!;
+  if (genericRows.length === 1 && generic.length === 1 && !heldEvents && !generic[0].entry.note) {
+    const r = genericRows[0];
     const message = eventMessage({
       nodeId: r.ev_node_id ?? '?',
       nodeName: r.ev_node_name,
@@ -228,7 +228,7 @@ function planIncidentOpen(g: NodeGroup, existing: IncidentRow | undefined, chang
     node_name: g.nodeName,
     last_status: last,
     // When the node failed (the event's own time), not when the post goes out.
-    opened_at: eventTime(lastChangeTo(g.rows, 'FAILED') ?? g.rows[0]!, now),
+    opened_at: eventTime(lastChangeTo(g.rows, 'FAILED') ?? g.rows[0], now),
     changes: Math.max(0, changes - 1),
   };
   return { kind: 'open-incident', rows: g.rows, nodeId: g.nodeId, incident: { create } };

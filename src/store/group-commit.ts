@@ -38,7 +38,7 @@ export function groupCommit<T, R>(tx: <X>(fn: () => X) => X, writeOne: (item: T)
       return;
     }
     current.forEach((c, i) => {
-      const r = results[i]!;
+      const r = results[i];
       if (r.ok) c.resolve(r.value);
       else c.reject(r.error);
     });

@@ -60,7 +60,7 @@ export function createSnapshotRepo(db: Db, opts: { keep?: number } = {}): Snapsh
       return rows.map((row) => ({ nodeId: row.node_id, kind: row.kind, takenAt: new Date(row.taken_at), data: JSON.parse(row.data) as T }));
     },
     save(snapshot) {
-      saveTx(snapshot as StoredSnapshot<unknown>);
+      saveTx(snapshot);
     },
   };
 }

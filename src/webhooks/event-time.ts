@@ -36,7 +36,7 @@ export function jsonDepth(raw: Buffer, stopAt = Infinity): number {
   let max = 0;
   let inString = false;
   for (let i = 0; i < raw.length; i++) {
-    const c = raw[i]!;
+    const c = raw[i];
     if (inString) {
       if (c === 0x5c) i++; // backslash: skip the escaped byte
       else if (c === 0x22) inString = false;

@@ -21,7 +21,7 @@ const WRAPPER_FIELDS = ['publicKey', 'public_key', 'webhookPublicKey', 'webhook_
 
 /** The first key candidate; see parsePublicKeys. */
 export function parsePublicKey(raw: unknown): KeyObject {
-  return parsePublicKeys(raw)[0]!;
+  return parsePublicKeys(raw)[0];
 }
 
 /**
@@ -40,7 +40,7 @@ function describe(raw: unknown): string {
   if (typeof raw === 'string') return `a string of ${raw.length} characters`;
   if (Buffer.isBuffer(raw)) return `${raw.length} bytes`;
   if (Array.isArray(raw)) return `an array of ${raw.length} items`;
-  if (typeof raw === 'object') return `an object with fields ${Object.keys(raw as object).slice(0, 8).join(', ') || '(none)'}`;
+  if (typeof raw === 'object') return `an object with fields ${Object.keys(raw).slice(0, 8).join(', ') || '(none)'}`;
   return `a ${typeof raw}`;
 }
 
@@ -72,7 +72,7 @@ function attempt(fn: () => KeyObject[]): KeyObject[] {
 }
 
 function fromString(input: string, depth: number): KeyObject[] {
-  let s = input.trim().replace(/^"+|"+$/g, '');
+  const s = input.trim().replace(/^"+|"+$/g, '');
   if (!s) return [];
   if (s.startsWith('-----BEGIN')) {
     const pem = s.replace(/(\\r)?\\n/g, '\n');

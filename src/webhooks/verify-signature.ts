@@ -12,7 +12,7 @@ export function decodeSignature(signature: string): Buffer[] {
   let s = signature.trim();
   // `v1=...`, `sha256=...`, `ed25519=...`: a scheme prefix, not part of the value.
   const prefixed = /^([A-Za-z][A-Za-z0-9_-]{0,15})=(.+)$/.exec(s);
-  if (prefixed && prefixed[2]!.length > 8) s = prefixed[2]!;
+  if (prefixed && prefixed[2].length > 8) s = prefixed[2]!;
   const out: Buffer[] = [];
   const add = (b: Buffer) => {
     if (b.length && !out.some((x) => x.equals(b))) out.push(b);

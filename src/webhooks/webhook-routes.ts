@@ -77,7 +77,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): FastifyPluginAsync {
       admitBodies({
         bodyLimit,
         maxInFlight: deps.maxInFlight ?? 32,
-        signed: (req) => headers.some((h) => typeof req.headers[h] === 'string' && (req.headers[h] as string).trim() !== ''),
+        signed: (req) => headers.some((h) => typeof req.headers[h] === 'string' && (req.headers[h]).trim() !== ''),
         refuse: (req, reply, code, reason, message) => refuse(req, reply, { code, reason, message }),
         unsignedMessage: `no ${headers.join(' or ')} header`,
         unsignedReason: 'missing_signature',

@@ -13,7 +13,7 @@ import type { Services } from '../../src/core/services.js';
 import { startEmulatorProcess } from './emulator-process.js';
 import type { BenchResult } from './types.js';
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const mib = (b: number) => Math.round((b / 2 ** 20) * 10) / 10;
 
 export async function chartRender(opts: { runs: number }): Promise<BenchResult> {

@@ -22,7 +22,7 @@ async function round(serviceLatencyMs: number, commands: number) {
         await new Promise((r) => setTimeout(r, i * 50)); // 20 commands/s
         const responseUrl = slack.responseUrl();
         urls.push(responseUrl);
-        const form = slashCommandPayload({ user: { id: `U${i}`, name: `user${i}` }, text: 'node list', responseUrl, teamId: slack.teamId }) as Record<string, string>;
+        const form = slashCommandPayload({ user: { id: `U${i}`, name: `user${i}` }, text: 'node list', responseUrl, teamId: slack.teamId });
         const t0 = performance.now();
         const res = await postSigned(`${h.url}/slack/events`, SECRET, form);
         acks.push(performance.now() - t0);

@@ -27,12 +27,12 @@ export async function startEmulatorProcess(flags: string[] = []): Promise<Emulat
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     const t = setTimeout(() => reject(new Error(`emulator did not start: ${out}`)), 20_000);
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       const m = out.match(/listening on (http:\/\/\S+)/);
       if (m) {
         clearTimeout(t);
-        resolve(m[1]!);
+        resolve(m[1]);
       }
     });
   });

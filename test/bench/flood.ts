@@ -87,12 +87,12 @@ export async function flood(opts: { webhookConnections: number; slackConnections
     const url = await new Promise<string>((resolve, reject) => {
       let err = '';
       const t = setTimeout(() => reject(new Error(`the bot did not start: ${err.slice(-2000)}`)), 30_000);
-      child.stderr!.on('data', (d: Buffer) => {
+      child.stderr.on('data', (d: Buffer) => {
         if (err.length < 1e6) err += d.toString();
         const m = /"url":"(http:\/\/[^"]+)"[^\n]*rln-chatops is ready/.exec(err);
         if (m) {
           clearTimeout(t);
-          resolve(m[1]!);
+          resolve(m[1]);
         }
       });
     });
@@ -101,7 +101,7 @@ export async function flood(opts: { webhookConnections: number; slackConnections
     const nodes = emulator.nodes() as Array<{ nodeId: string }>;
     let seq = 0;
     const signedOnce = async (): Promise<boolean> => {
-      const nodeId = nodes[seq++ % nodes.length]!.nodeId;
+      const nodeId = nodes[seq++ % nodes.length].nodeId;
       const body = Buffer.from(JSON.stringify({ eventType: 'NODE_STATUS_UPDATED', eventTimestamp: new Date().toISOString(), details: { nodeId, status: 'RUNNING', seq }, nodeId }));
       // As the service does: redeliver until accepted (a connection shed under load is retried).
       for (let attempt = 0; attempt < 20; attempt++) {

@@ -24,8 +24,8 @@ process.on('message', (m) => {
       const list = specs(cmd);
       const result =
         cmd.kind === 'closed'
-          ? await closedLoop(cmd.url, (i) => list[i]!, list.length, cmd.concurrency)
-          : await openLoop(cmd.url, (i) => list[i]!, cmd.rate, list.length / cmd.rate);
+          ? await closedLoop(cmd.url, (i) => list[i], list.length, cmd.concurrency)
+          : await openLoop(cmd.url, (i) => list[i], cmd.rate, list.length / cmd.rate);
       process.send!({ result });
     } catch (err) {
       process.send!({ error: err instanceof Error ? err.message : String(err) });

@@ -24,7 +24,7 @@ export interface RequestSpec {
 
 export function percentile(sorted: number[], p: number): number {
   if (!sorted.length) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
 function summarise(latencies: number[], failed: number, seconds: number): LoadResult {

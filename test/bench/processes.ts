@@ -125,7 +125,7 @@ export async function startBaselineProcess(publicKeyPem: string): Promise<Baseli
       const m = out.match(/listening on (http:\/\/\S+)/);
       if (m) {
         clearTimeout(t);
-        resolve(m[1]!);
+        resolve(m[1]);
       }
     });
   });

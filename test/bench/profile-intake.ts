@@ -80,11 +80,11 @@ export function breakdown(profile: CpuProfile, events: number): Array<{ stage: S
   const totals = new Map<Stage, number>();
   const first = profile.samples.findIndex(inHandler);
   let last = profile.samples.length - 1;
-  while (last > first && !inHandler(profile.samples[last]!)) last--;
+  while (last > first && !inHandler(profile.samples[last])) last--;
   for (let i = Math.max(0, first); i <= last; i++) {
-    const id = profile.samples[i]!;
+    const id = profile.samples[i];
     const s = stageOfNode(id);
-    totals.set(s, (totals.get(s) ?? 0) + profile.timeDeltas[i]! / 1000);
+    totals.set(s, (totals.get(s) ?? 0) + profile.timeDeltas[i] / 1000);
   }
   const busy = [...totals].filter(([s]) => s !== 'idle').reduce((a, [, ms]) => a + ms, 0);
   return [...totals]

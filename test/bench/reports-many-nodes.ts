@@ -15,7 +15,7 @@ import type { BenchResult } from './types.js';
 async function mapLimited<T>(items: T[], limit: number, fn: (t: T) => Promise<unknown>): Promise<void> {
   let i = 0;
   await Promise.all(Array.from({ length: limit }, async () => {
-    while (i < items.length) await fn(items[i++]!);
+    while (i < items.length) await fn(items[i++]);
   }));
 }
 
@@ -33,7 +33,7 @@ export async function reportsManyNodes(opts: { nodes: number; latencyMs: number 
     }
     await mapLimited(nodes, 64, async (n) => {
       await api(n).init({ password: 'bench-password' });
-      await api(n).unlock({ password: 'bench-password' } as never);
+      await api(n).unlock({ password: 'bench-password' });
     });
 
     const services = { hosting, nodeApi: api, now: () => Date.now() } as unknown as Services;

@@ -38,7 +38,7 @@ async function main() {
   const args = process.argv.slice(2);
   const json = args.includes('--json');
   const onlyArg = args.find((a) => a.startsWith('--only'));
-  const only = onlyArg ? (onlyArg.includes('=') ? onlyArg.split('=')[1]! : args[args.indexOf(onlyArg) + 1]!).split(',') : Object.keys(benches);
+  const only = onlyArg ? (onlyArg.includes('=') ? onlyArg.split('=')[1] : args[args.indexOf(onlyArg) + 1]).split(',') : Object.keys(benches);
   const machine = { cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? '?', memGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version };
   const results: BenchResult[] = [];
   for (const name of only) {

@@ -18,7 +18,7 @@ function visibleStatuses(calls: ApiCall[]): Map<string, string> {
   for (const c of calls) {
     if (c.args.channel !== CHANNEL) continue;
     const text = JSON.stringify(c.args).replace(/\\n/g, "\n");
-    for (const m of text.matchAll(/(s\d{3})\s+\S*\s*(RUNNING|STARTING|PAUSED|IN_PROGRESS|FAILED)/g)) seen.set(m[1]!, m[2]!);
+    for (const m of text.matchAll(/(s\d{3})\s+\S*\s*(RUNNING|STARTING|PAUSED|IN_PROGRESS|FAILED)/g)) seen.set(m[1], m[2]);
   }
   return seen;
 }
@@ -39,9 +39,9 @@ export async function storm(opts: { events: number; nodes: number; seconds: numb
 
     const last = new Map<string, string>();
     const make = (i: number): RequestSpec => {
-      const name = names[i % names.length]!;
+      const name = names[i % names.length];
       const nodeId = idOf.get(name)!;
-      const status = STATUSES[(i * 7 + Math.floor(i / names.length)) % STATUSES.length]!;
+      const status = STATUSES[(i * 7 + Math.floor(i / names.length)) % STATUSES.length];
       last.set(name, status);
       const body = Buffer.from(
         JSON.stringify({ eventType: 'NODE_STATUS_UPDATED', eventTimestamp: new Date(1_800_000_000_000 + i).toISOString(), details: { nodeId, status }, nodeId }),
@@ -64,7 +64,7 @@ export async function storm(opts: { events: number; nodes: number; seconds: numb
     const inChannel = [...slack.callsTo('chat.postMessage'), ...slack.callsTo('chat.update')].filter((c) => c.args.channel === CHANNEL).sort((a, b) => a.at - b.at);
     const posts = inChannel.filter((c) => c.method === 'chat.postMessage').length;
     const updates = inChannel.length - posts;
-    const gaps = inChannel.slice(1).map((c, i) => c.at - inChannel[i]!.at);
+    const gaps = inChannel.slice(1).map((c, i) => c.at - inChannel[i].at);
     const minGapMs = gaps.length ? Math.min(...gaps) : Infinity;
     // The busiest second: the most calls in any one-second window.
     const busiestSecond = Math.max(0, ...inChannel.map((c) => inChannel.filter((d) => d.at >= c.at && d.at < c.at + 1000).length));

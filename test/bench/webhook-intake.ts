@@ -64,7 +64,7 @@ export async function webhookIntake(opts: IntakeOptions): Promise<BenchResult> {
     const sign = signer(emulator, nodeIds);
     const figures: BenchResult['figures'] = {
       // Other work on the machine skews every figure: it is shown, not hidden.
-      load_average_at_start: os.loadavg()[0]!.toFixed(1),
+      load_average_at_start: os.loadavg()[0].toFixed(1),
       nodes: nodeIds.length,
       connections: opts.concurrency,
       pinned: pinning ? `bot and baseline on core ${pinning.server}, load generator on core ${pinning.load}` : 'no (taskset missing or one core)',
@@ -122,7 +122,7 @@ export async function webhookIntake(opts: IntakeOptions): Promise<BenchResult> {
       }
       figures.slack_messages_posted = slack.callsTo('chat.postMessage').length + slack.callsTo('chat.update').length;
     }
-    figures.load_average_at_end = os.loadavg()[0]!.toFixed(1);
+    figures.load_average_at_end = os.loadavg()[0].toFixed(1);
     figures.failed_requests = failed;
     targets.push({ what: 'no request failed', value: failed, met: failed === 0 });
     return { name: 'webhook intake (three processes)', figures, targets };
@@ -233,7 +233,7 @@ function signer(emulator: Emulator, nodeIds: string[]) {
   return (n: number, path?: string): SignedRequest[] =>
     Array.from({ length: n }, () => {
       const i = seq++;
-      const nodeId = nodeIds[i % nodeIds.length]!;
+      const nodeId = nodeIds[i % nodeIds.length];
       const status = Math.floor(i / nodeIds.length) % 2 ? 'RUNNING' : 'STARTING';
       const body = JSON.stringify({ eventType: 'NODE_STATUS_UPDATED', eventTimestamp: new Date(t0 + i).toISOString(), details: { nodeId, status }, nodeId });
       return { path: path ?? `/webhooks/service/${nodeId}`, body, signature: emulator.sign(body) };
@@ -242,7 +242,7 @@ function signer(emulator: Emulator, nodeIds: string[]) {
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 const round = (n: number, d = 0) => Math.round(n * 10 ** d) / 10 ** d;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -40,7 +40,7 @@ describe('log redaction of what HTTP libraries put on their errors', () => {
     const text = lines.join('\n');
     expect(text).not.toContain('xoxb-9999');
     expect(text).not.toContain('abandon');
-    const parsed = JSON.parse(lines[0]!);
+    const parsed = JSON.parse(lines[0]);
     expect(parsed.err.code).toBe('slack_webapi_request_error');
     expect(parsed.err.original.code).toBe('ECONNREFUSED');
     expect(parsed.err.message).toContain('ECONNREFUSED');
@@ -61,7 +61,7 @@ describe('log redaction of what HTTP libraries put on their errors', () => {
     await flush();
     const text = lines.join('\n');
     for (const s of ['zoo wrist yellow', 'nodetoken-abcdef', 'hunter2hunter2']) expect(text).not.toContain(s);
-    expect(JSON.parse(lines[0]!).err.status).toBe(404);
+    expect(JSON.parse(lines[0]).err.status).toBe(404);
   });
 
   it('masks secret keys and registered secrets at any depth of a logged object', async () => {
@@ -80,7 +80,7 @@ describe('log redaction of what HTTP libraries put on their errors', () => {
     await flush();
     const text = lines.join('\n');
     for (const s of ['deep-password-1', 'cfg-token-31415926', 'one two three four', 'abc.def.ghi']) expect(text).not.toContain(s);
-    expect(JSON.parse(lines[0]!).reason).toBe('the node said [redacted] is wrong');
+    expect(JSON.parse(lines[0]).reason).toBe('the node said [redacted] is wrong');
   });
 });
 

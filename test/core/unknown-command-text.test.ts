@@ -3,7 +3,7 @@ import { harness, slackChannel, slackUser } from '../support/core.js';
 import { replyText } from '../support/reply-text.js';
 import type { Invocation } from '../../src/core/types.js';
 
-const typed = (text: string): Invocation => ({ via: 'typed', actor: slackUser('UREAD'), place: slackChannel, text }) as Invocation;
+const typed = (text: string): Invocation => ({ via: 'typed', actor: slackUser('UREAD'), place: slackChannel, text });
 
 describe('unknown command text', () => {
   it('never echoes or logs a password pasted as the whole /rln text', async () => {

@@ -22,7 +22,7 @@ describe('incident duration', () => {
     expect(await n.drain(3000)).toBe(true);
     const [incidentPost] = slack.topLevel('C1');
     // The same time format as every other message, not an ISO stamp.
-    expect(textOf(incidentPost!.message)).toContain('Opened: 2026-04-16 12:00 UTC');
+    expect(textOf(incidentPost.message)).toContain('Opened: 2026-04-16 12:00 UTC');
     // The recovery comes 7m30s later by the service's clock; the first try to post it fails.
     slack.failNext(postError('transient'), 1);
     ingest(n, statusPayload('n1', 'RUNNING', '2026-04-16T12:07:30Z'), 'alice');

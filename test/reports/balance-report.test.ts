@@ -111,9 +111,9 @@ describe('the balance table\'s units', () => {
     for (const unit of ['sat', 'btc'] as const) {
       const block = balanceTable([{ label: 'USDT on-chain spendable', amount: 12345n, precision: 2 } as never], unit, false);
       if (block.type !== 'table') throw new Error('expected a table');
-      expect(block.table.columns[1]!.header).toBe('Amount');
+      expect(block.table.columns[1].header).toBe('Amount');
       expect(block.table.caption).toBe(`bitcoin in ${unit === 'btc' ? 'BTC' : 'sats'}, assets in their own units`);
-      expect(block.table.rows[0]![1]).toBe('123.45');
+      expect(block.table.rows[0][1]).toBe('123.45');
     }
   });
 });

@@ -63,9 +63,9 @@ describe('the routing index of watches and mutes', () => {
   it('reads a changed status filter at once', () => {
     const store = new NotifyStore(open());
     store.upsertWatch(watch('C1', 'all'));
-    expect(store.watchesFor('n1')[0]!.statuses).toBeNull();
+    expect(store.watchesFor('n1')[0].statuses).toBeNull();
     store.upsertWatch(watch('C1', 'all', 'FAILED'));
-    expect(store.watchesFor('n1')[0]!.statuses).toBe('FAILED');
+    expect(store.watchesFor('n1')[0].statuses).toBe('FAILED');
   });
 
   it('finds the mute that covers a node until it ends or is removed, and not after', () => {

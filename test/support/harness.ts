@@ -84,6 +84,6 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       await emulator.close();
       rmSync(dir, { recursive: true, force: true });
     },
-  } as Harness;
+  };
   return harness;
 }

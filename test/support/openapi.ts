@@ -34,7 +34,7 @@ function load() {
   const ajv = new Ajv({ strict: false, allErrors: true });
   const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
   (addFormats as unknown as (a: Ajv) => void)(ajv);
-  const components = toJsonSchema((doc.components as Json) ?? {});
+  const components = toJsonSchema((doc.components) ?? {});
   ajv.addSchema({ $id: 'openapi.json', components }, 'openapi.json');
   cached = { doc, ajv, validators: new Map() };
   return cached;
@@ -70,7 +70,7 @@ export function validateResponse(endpoint: string, method: string, body: unknown
     validate = ajv.compile(toJsonSchema(schema.schema) as object);
     validators.set(key, validate);
   }
-  const ok = validate(body) as boolean;
+  const ok = validate(body);
   return { ok, errors: ok ? '' : ajv.errorsText(validate.errors, { dataVar: key }) };
 }
 

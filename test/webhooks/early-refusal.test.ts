@@ -23,7 +23,7 @@ async function setup(routeOpts: { bodyLimit?: number } = {}) {
   const rx = await startReceiver(h.notifier, { keys, nodes: createNodeDirectory({ hosting, minRefreshMs: 0 }), ...routeOpts }, undefined, h.metrics);
   cleanup.push(() => h.close(), () => rx.close());
   const port = Number(new URL(rx.url).port);
-  const signer = Object.values(key.signers)[0]!;
+  const signer = Object.values(key.signers)[0];
   return { h, rx, port, signer };
 }
 

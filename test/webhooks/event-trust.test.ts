@@ -27,7 +27,7 @@ async function setup(extra: Parameters<typeof makeNotifier>[0]['extra'] = {}) {
   const keys = new KeyCache({ fetchKey: () => hosting.webhookPublicKey() });
   const rx = await startReceiver(h.notifier, { keys, nodes: createNodeDirectory({ hosting, minRefreshMs: 0 }) }, logger, h.metrics);
   cleanup.push(() => h.close(), () => rx.close());
-  const signer = Object.values(key.signers)[0]!;
+  const signer = Object.values(key.signers)[0];
   const signedRaw = (body: Buffer) =>
     fetch(`${rx.url}/webhooks/service/n1`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': signer(body) }, body: new Uint8Array(body) });
   const signed = (payload: unknown) => signedRaw(Buffer.from(JSON.stringify(payload)));

@@ -60,7 +60,7 @@ export function makeKey(kind: Kind): TestKey {
     const x = Buffer.from(jwk.x!, 'base64url');
     const y = Buffer.from(jwk.y!, 'base64url');
     const uncompressed = Buffer.concat([Buffer.from([4]), x, y]);
-    const compressed = Buffer.concat([Buffer.from([(y[y.length - 1]! & 1) === 1 ? 3 : 2]), x]);
+    const compressed = Buffer.concat([Buffer.from([(y[y.length - 1] & 1) === 1 ? 3 : 2]), x]);
     encodings['raw uncompressed hex'] = hex(uncompressed);
     encodings['raw compressed base64'] = b64(compressed);
     encodings['JSON {data: {publicKey: raw hex}}'] = { data: { publicKey: hex(compressed) } };

@@ -16,7 +16,7 @@ function memberOf(i: Interaction): { roles: string[]; nick?: string | null } | u
   if (!m) return undefined;
   const roles = Array.isArray(m.roles)
     ? (m.roles as string[])
-    : m.roles && typeof m.roles === 'object' && 'cache' in (m.roles as object)
+    : m.roles && typeof m.roles === 'object' && 'cache' in (m.roles)
       ? [...((m.roles as { cache: Map<string, unknown> }).cache.keys())]
       : [];
   return { roles, nick: m.nick ?? m.nickname ?? null };
@@ -101,7 +101,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Client> {
     }
     if (!parsed) return;
     handleInteraction(opts.ctx, parsed, gatewayResponder(i)).catch((err) =>
-      opts.logger.error({ err, kind: parsed!.kind }, 'answering a Discord interaction failed'),
+      opts.logger.error({ err, kind: parsed.kind }, 'answering a Discord interaction failed'),
     );
   });
   client.on(Events.Error, (err) => opts.logger.error({ err }, 'Discord gateway error'));

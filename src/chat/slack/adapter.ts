@@ -147,7 +147,7 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
   app.error(async (e) => {
     log.error({ err: e }, 'Slack listener error');
   });
-  const groupResolver = opts.userGroups === false ? undefined : createGroupResolver({ client: app.client as never, logger: log });
+  const groupResolver = opts.userGroups === false ? undefined : createGroupResolver({ client: app.client, logger: log });
   const groupsOf = async (userId: string) => (groupResolver ? groupResolver.groupsOf(userId) : []);
   const nodeNames = opts.nodeNames ?? ((prefix: string) => dispatcher.suggestNodes(prefix));
 
@@ -177,7 +177,7 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
     const payload = render(message);
     if (route.respond) {
       try {
-        if (replaceOriginal) await route.respond({ replace_original: true, ...payload } as never);
+        if (replaceOriginal) await route.respond({ replace_original: true, ...payload });
         else await route.respond({ response_type: visibility === 'channel' ? 'in_channel' : 'ephemeral', replace_original: false, ...payload } as never);
         return;
       } catch (e) {
@@ -187,12 +187,12 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
     }
     const base = { channel: route.origin.channelId, thread_ts: route.origin.threadId, ...payload };
     try {
-      if (visibility === 'private') await app.client.chat.postEphemeral({ ...base, user: route.userId } as never);
-      else await app.client.chat.postMessage(base as never);
+      if (visibility === 'private') await app.client.chat.postEphemeral({ ...base, user: route.userId });
+      else await app.client.chat.postMessage(base);
     } catch (e) {
       // Not in that channel (or it is gone): the user still gets the answer, as a direct message.
       log.warn({ err: e, channel: route.origin.channelId }, 'could not answer in the channel; sending a direct message instead');
-      await app.client.chat.postMessage({ ...payload, channel: route.userId } as never);
+      await app.client.chat.postMessage({ ...payload, channel: route.userId });
     }
   }
 
@@ -286,7 +286,7 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
     const origin: ModalOrigin = readModalOrigin(view.private_metadata) ?? { channelId: b.user.id };
     const route: ReplyRoute = { origin, userId: b.user.id, triggerId: b.trigger_id };
     try {
-      const values = readViewValues(view.state as Anyish);
+      const values = readViewValues(view.state);
       const place: Place = { platform: 'slack', channelId: origin.channelId, workspaceId: origin.workspaceId ?? b.team?.id, threadId: origin.threadId };
       // The budget covers the group look-up too: the ack is due within 3 s of Slack sending this.
       const pending = groupsOf(b.user.id).then((groups) => {

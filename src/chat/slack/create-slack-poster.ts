@@ -54,7 +54,7 @@ export function createSlackPoster(opts: SlackPosterOptions): ChatPoster {
           unfurl_links: false,
           unfurl_media: false,
           ...payload,
-        } as Parameters<typeof web.chat.postMessage>[0]);
+        });
         const ts = String(res.ts ?? '');
         posted = { messageId: ts, threadId: target.threadId ?? ts };
       } catch (e) {

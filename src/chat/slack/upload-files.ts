@@ -64,7 +64,7 @@ export async function uploadFiles(web: WebClient, target: UploadTarget, files: M
       files: uploaded as [{ id: string; title: string }],
       channel_id: target.channelId,
       ...(target.threadId ? { thread_ts: target.threadId } : {}),
-    } as Parameters<WebClient['files']['completeUploadExternal']>[0]);
+    });
   try {
     await complete();
     return;

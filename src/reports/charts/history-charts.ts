@@ -92,7 +92,7 @@ export function balanceChartSpec(node: string, history: Array<HistoryPoint<Balan
       },
       ...assetPanels,
     ],
-  } as TopLevelSpec;
+  };
 }
 
 export function channelChartSpec(node: string, history: Array<HistoryPoint<ChannelSnapshot>>, o: { days: ChartDays }): TopLevelSpec | undefined {
@@ -121,5 +121,5 @@ export function channelChartSpec(node: string, history: Array<HistoryPoint<Chann
       y: { field: 'share', type: 'quantitative', scale: { domain: [0, 100] }, axis: { title: 'local share (%)' } },
       color: { field: 'channel', type: 'nominal', title: 'channel (peer · id)' },
     },
-  } as TopLevelSpec;
+  };
 }

@@ -20,7 +20,7 @@ const event: Message = {
 };
 
 let fake: FakeDiscord;
-let rests: Array<ReturnType<typeof createDiscordRest>> = [];
+const rests: Array<ReturnType<typeof createDiscordRest>> = [];
 
 function poster(apiUrl = fake.apiUrl, token: string | null = TOKEN) {
   const rest = token ? createDiscordRest({ token, apiUrl, timeoutMs: 2_000 }) : undefined;

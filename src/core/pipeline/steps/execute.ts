@@ -32,7 +32,7 @@ function toReply(p: Pipeline, a: Attempt, result: HandlerResult): Reply {
     const r: Reply = { ...result, message: p.buttons.prepare(signed(a, result.message)) };
     return r.visibility === 'channel' ? { ...r, ...replace } : r;
   }
-  return { kind: 'message', message: p.buttons.prepare(signed(a, result as Message)), visibility: 'channel', ...replace };
+  return { kind: 'message', message: p.buttons.prepare(signed(a, result)), visibility: 'channel', ...replace };
 }
 
 /** An approved request's answer says who asked and who approved. */
