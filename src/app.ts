@@ -129,7 +129,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
 
   const registry = createRegistry(allCommands);
   const coreLogger = logger.child({ room: 'core' });
-  const access = createRoleService(db, { admins: config.ADMIN_USERS, operators: config.OPERATOR_USERS, readers: config.READ_USERS });
+  const access = createRoleService(db, { admins: config.ADMIN_USERS, operators: config.OPERATOR_USERS, readers: config.READ_USERS, now: clock });
   const audit = createAuditLog(db, { now: clock, retentionDays: config.AUDIT_RETENTION_DAYS, logger: coreLogger });
   const policy = (() => {
     try {

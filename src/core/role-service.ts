@@ -82,7 +82,11 @@ export function actorKey(actor: Pick<Actor, 'platform' | 'userId'>): string {
   return `${actor.platform}:${actor.userId}`;
 }
 
-export function createRoleService(db: Db, opts: { admins?: string[]; operators?: string[]; readers?: string[] } = {}): RoleService {
+export function createRoleService(
+  db: Db,
+  opts: { admins?: string[]; operators?: string[]; readers?: string[]; /** The one clock (ms); default Date.now. */ now?: () => number } = {},
+): RoleService {
+  const now = opts.now ?? Date.now;
   const store = createRoleGrantStore(db);
   const admins = new Set(opts.admins ?? []);
   const operators = new Set(opts.operators ?? []);
@@ -150,7 +154,7 @@ export function createRoleService(db: Db, opts: { admins?: string[]; operators?:
       }
       if (!ROLES.includes(role)) throw new UserError('invalid_arguments', 'A role is read, operate or admin.');
       const list = (l?: string[]) => (l?.length ? l.join(',') : null);
-      store.put({ principal, role, grantedBy: actorKey(by), grantedAt: new Date().toISOString(), nodes: list(scope?.nodes), channels: list(scope?.channels) });
+      store.put({ principal, role, grantedBy: actorKey(by), grantedAt: new Date(now()).toISOString(), nodes: list(scope?.nodes), channels: list(scope?.channels) });
     },
     revoke: (principal) => store.remove(principal),
     configuredRole,

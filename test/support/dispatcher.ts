@@ -35,7 +35,7 @@ export interface TestDispatcherOptions extends Partial<Omit<DispatcherOptions, '
 
 export function testDispatcher(o: TestDispatcherOptions): CoreDispatcher & { services: Services } {
   const { registry, db = openDatabase(':memory:'), services: given = {}, admins, operators, readers, approvalPolicy = 'none', spendLimits, now = given.now ?? Date.now, ...rest } = o;
-  const access = createRoleService(db, { admins, operators, readers });
+  const access = createRoleService(db, { admins, operators, readers, now });
   const audit = createAuditLog(db, { now });
   const policy = createPolicy({ db, now, access, approvalPolicy, spendLimits, checkAction: approvalActionChecker(registry) });
   // The rooms' services a test does not give are absent: a handler that reaches for one fails loudly.
