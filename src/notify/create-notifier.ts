@@ -155,6 +155,21 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     wakeTimer.unref?.();
   };
 
+  /** One outbox row for a stored event in a watching channel: held while a mute covers the node there. */
+  const queueFor = (w: { platform: string; channel_id: string }, eventId: number, nodeId: string, now: number): void => {
+    const muted = store.activeMute(w.platform, w.channel_id, nodeId, now) !== undefined;
+    store.insertOutbox({
+      platform: w.platform,
+      channel_id: w.channel_id,
+      kind: 'event',
+      event_id: eventId,
+      state: muted ? 'held' : 'pending',
+      held_by_mute: muted ? 1 : 0,
+      next_attempt_at: now,
+      created_at: now,
+    });
+  };
+
   const ingestEvent = (event: IncomingEvent): IngestResult & { routed: number } => {
     const now = nowMs();
     // The time the event is ordered by: never later than its arrival (see effectiveEventTime).
@@ -184,17 +199,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
           store.openIncident(w.platform, w.channel_id, event.nodeId) !== undefined;
         if (!passes) continue;
         seen.add(key);
-        const muted = store.activeMute(w.platform, w.channel_id, event.nodeId, now) !== undefined;
-        store.insertOutbox({
-          platform: w.platform,
-          channel_id: w.channel_id,
-          kind: 'event',
-          event_id: eventId,
-          state: muted ? 'held' : 'pending',
-          held_by_mute: muted ? 1 : 0,
-          next_attempt_at: now,
-          created_at: now,
-        });
+        queueFor(w, eventId, event.nodeId, now);
         routed++;
       }
       return { duplicate: false, eventId, routed };
@@ -243,17 +248,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
           if (seen.has(key) || !kindsOf(w).includes(item.kind)) continue;
           if (w.min_amount_msat && item.amountMsat !== undefined && item.amountMsat < w.min_amount_msat) continue;
           seen.add(key);
-          const muted = store.activeMute(w.platform, w.channel_id, node.nodeId, now) !== undefined;
-          store.insertOutbox({
-            platform: w.platform,
-            channel_id: w.channel_id,
-            kind: 'event',
-            event_id: eventId,
-            state: muted ? 'held' : 'pending',
-            held_by_mute: muted ? 1 : 0,
-            next_attempt_at: now,
-            created_at: now,
-          });
+          queueFor(w, eventId, node.nodeId, now);
           n++;
         }
       }
