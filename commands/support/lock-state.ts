@@ -6,8 +6,8 @@
 import { within, LATE } from '../../src/core/index.js';
 import type { CommandContext } from '../../src/core/index.js';
 import type { HostedNode } from '../../src/hosting/index.js';
+import { walletStateOf } from '../../src/node-api/index.js';
 import { mapLimited } from '../../src/reports/index.js';
-import { rlnNameOf } from './present.js';
 
 export type LockState = 'uninitialised' | 'locked' | 'unlocked' | 'unknown' | 'not running';
 
@@ -26,10 +26,7 @@ export async function lockStateOf(ctx: CommandContext<unknown>, node: HostedNode
     const r = await within(ctx.services.nodeApi(node).nodeinfo(), timeoutMs);
     return r === LATE ? 'unknown' : 'unlocked';
   } catch (e) {
-    const name = rlnNameOf(e);
-    if (name === 'LockedNode') return 'locked';
-    if (name === 'NotInitialized') return 'uninitialised';
-    return 'unknown';
+    return walletStateOf(e) ?? 'unknown';
   }
 }
 

@@ -4,7 +4,7 @@
  * A node that is locked or uninitialised answers its lock state only; one that does not answer
  * is `unreachable`. Never throws for what the node answers: a list it refuses is left absent.
  */
-import type { NodeApiClient } from '../node-api/index.js';
+import { walletStateOf, type NodeApiClient } from '../node-api/index.js';
 import type { ActivitySnapshot, AssetInfo, ChannelState, DepositState, LockState, PaymentState, TransferState } from './types.js';
 
 /** The node API calls the poller makes. */
@@ -15,12 +15,7 @@ export const MAX_ASSETS_PER_POLL = 20;
 
 const str = (v: number | bigint | undefined): string | undefined => (v === undefined ? undefined : v.toString());
 
-function lockFromError(e: unknown): LockState {
-  const rlnName = e && typeof e === 'object' ? (e as { rlnName?: unknown }).rlnName : undefined;
-  if (rlnName === 'LockedNode') return 'locked';
-  if (rlnName === 'NotInitialized') return 'uninitialised';
-  return 'unreachable';
-}
+const lockFromError = (e: unknown): LockState => walletStateOf(e) ?? 'unreachable';
 
 async function optional<T>(read: () => Promise<T>): Promise<T | undefined> {
   try {

@@ -1,6 +1,6 @@
 export { createNodeApiClient, buildTransportOptions, type NodeApiClient, type NodeApiClientOptions } from './create-node-api-client.js';
 export { endpoints, endpointNames, type EndpointDef, type EndpointName, type RequestOf, type ResponseOf } from './endpoints.js';
-export { NodeApiError, isNodeApiError, type NodeApiErrorKind } from './node-api-error.js';
+export { NodeApiError, isNodeApiError, walletStateOf, type NodeApiErrorKind } from './node-api-error.js';
 export { loadNodeCredentials, NodeCredentialsError, type NodeCredentials } from './load-node-credentials.js';
 export { Amount } from './schemas/common.js';
 export { parseLosslessJson, stringifyJson } from './json.js';

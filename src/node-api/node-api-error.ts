@@ -104,3 +104,15 @@ export class NodeApiError extends Error {
 export function isNodeApiError(e: unknown): e is NodeApiError {
   return e instanceof NodeApiError;
 }
+
+/**
+ * What a refused call says of the node's wallet: `locked` (LockedNode) or `uninitialised`
+ * (NotInitialized); undefined for any other failure. The one reading of these two RLN errors that
+ * `node list`, the dashboard's neighbours and the activity poller share.
+ */
+export function walletStateOf(e: unknown): 'locked' | 'uninitialised' | undefined {
+  const rlnName = e && typeof e === 'object' ? (e as { rlnName?: unknown }).rlnName : undefined;
+  if (rlnName === 'LockedNode') return 'locked';
+  if (rlnName === 'NotInitialized') return 'uninitialised';
+  return undefined;
+}

@@ -5,6 +5,7 @@
  * one slow node delays the dashboard by that timeout at most and never hides the others.
  */
 import type { HostedNode } from '../hosting/index.js';
+import { walletStateOf } from '../node-api/index.js';
 import type { SnapshotRepo } from '../store/index.js';
 import type { ReportNodeApi } from './node-api-shape.js';
 import { big } from './node-api-shape.js';
@@ -60,7 +61,8 @@ export async function gatherDashboard(nodes: HostedNode[], d: DashboardDeps): Pr
       return { node, lock: 'unlocked', lastReportAt, ...(await withTimeout(readNode(d.nodeApi(node)), d.timeoutMs)) };
     } catch (e) {
       const p = problemFromError(node, e);
-      const lock: LockState = p.problem === 'locked' ? 'locked' : p.problem === 'not initialised' ? 'not initialised' : 'unknown';
+      const wallet = walletStateOf(e);
+      const lock: LockState = wallet === 'locked' ? 'locked' : wallet === 'uninitialised' ? 'not initialised' : 'unknown';
       return { node, lock, problem: lock === 'unknown' ? p.problem : undefined, lastReportAt };
     }
   });
