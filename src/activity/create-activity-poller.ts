@@ -14,6 +14,7 @@
  *   new watch never re-announces history.
  */
 import type { HostedNode } from '../hosting/index.js';
+import { every } from '../core/index.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { ActivityStateRepo } from '../store/index.js';
@@ -73,8 +74,6 @@ export function createActivityPoller(o: ActivityPollerOptions): ActivityPoller {
   /** Our nodes' names by pubkey, learned as they are polled. */
   const names = new Map<string, string>();
   const nameOf = (pubkey: string) => names.get(pubkey);
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
 
   async function pollNode(node: HostedNode): Promise<void> {
     const now = o.now();
@@ -127,25 +126,6 @@ export function createActivityPoller(o: ActivityPollerOptions): ActivityPoller {
     await o.states.removeExcept(nodes.map((n) => n.nodeId));
   }
 
-  function pollOnce(): Promise<void> {
-    running ??= pass().finally(() => {
-      running = undefined;
-    });
-    return running;
-  }
-
-  return {
-    start() {
-      if (timer) return;
-      timer = setInterval(() => void pollOnce(), intervalMs);
-      timer.unref();
-      void pollOnce();
-    },
-    async stop() {
-      if (timer) clearInterval(timer);
-      timer = undefined;
-      await running;
-    },
-    pollOnce,
-  };
+  const loop = every(pass, intervalMs);
+  return { start: () => loop.start({ now: true }), stop: () => loop.stop(), pollOnce: () => loop.run() };
 }

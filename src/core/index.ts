@@ -30,3 +30,4 @@ export * from './policy/index.js';
 export { APPROVE_COMMAND, REJECT_COMMAND } from './pipeline/steps/require-approval.js';
 export { LATE, sleep, within } from './within.js';
 export { stripPrefix } from './parse-command-line.js';
+export { every, type Every } from './every.js';

@@ -10,6 +10,7 @@
  * given), a 4xx refusal fails the row and is logged. Pages of one incident go in order.
  */
 import { createHmac } from 'node:crypto';
+import { every } from '../core/index.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { IncidentRow, NotifyPages, NotifyStore, PageAction, PageRow } from '../store/index.js';
@@ -52,8 +53,6 @@ export function createPaging(o: PagingOptions): Paging {
   const base = o.retry?.baseDelayMs ?? 2_000;
   const maxDelay = o.retry?.maxDelayMs ?? 5 * 60_000;
   const maxAttempts = o.retry?.maxAttempts ?? 20;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
 
   /** The watch of the incident's channel that covers its node (its own watch before `all`). */
   const watchOf = (inc: IncidentRow) =>
@@ -183,25 +182,7 @@ export function createPaging(o: PagingOptions): Paging {
     }
   }
 
-  const tick = (): Promise<void> => {
-    running ??= pass().finally(() => {
-      running = undefined;
-    });
-    return running;
-  };
-
-  return {
-    start() {
-      if (timer) return;
-      // Runs even with nothing configured account-wide: a watch may name its own PagerDuty key.
-      timer = setInterval(() => void tick(), o.pollMs ?? 1000);
-      timer.unref();
-    },
-    async stop() {
-      if (timer) clearInterval(timer);
-      timer = undefined;
-      await running;
-    },
-    tick,
-  };
+  // Runs even with nothing configured account-wide: a watch may name its own PagerDuty key.
+  const loop = every(pass, o.pollMs ?? 1000);
+  return { start: () => loop.start(), stop: () => loop.stop(), tick: () => loop.run() };
 }
