@@ -8,7 +8,7 @@ import { UserError } from '../src/core/index.js';
 import { sleep } from '../src/core/index.js';
 import { statusBadge } from '../src/core/index.js';
 import { msg, type Block } from '../src/core/index.js';
-import { defineCommand, type CommandDefinition } from '../src/core/index.js';
+import { defineCommand, type AnyCommand } from '../src/core/index.js';
 import { upgradeTarget, upToDateRefusal } from './support/node-image.js';
 import { httpsUrl, nodeArg } from './support/arg-types.js';
 import { defaultBackupPath, done, serviceNote } from './support/node-done.js';
@@ -279,7 +279,7 @@ const logs = defineCommand({
   },
 });
 
-export const nodeCommands: CommandDefinition<any>[] = [
+export const nodeCommands: AnyCommand[] = [
   list,
   info,
   create,

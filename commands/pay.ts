@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../src/core/index.js';
 import { msg, type Field } from '../src/core/index.js';
-import { defineCommand, type CommandContext, type CommandDefinition, type Refusal } from '../src/core/index.js';
+import { defineCommand, type CommandContext, type AnyCommand, type Refusal } from '../src/core/index.js';
 import { assetAmount as assetAmountArg, checkAssetPair, msatAmount, nodeArg, pagingArgs, rawFlag } from './support/arg-types.js';
 import { assetIndex, resolveAssetId } from './support/asset-table.js';
 import { assetNamed, rawAssetAmount } from './support/asset-amount.js';
@@ -214,4 +214,4 @@ const list = defineCommand({
   },
 });
 
-export const payCommands: CommandDefinition<any>[] = [send, keysend, list];
+export const payCommands: AnyCommand[] = [send, keysend, list];
