@@ -39,7 +39,7 @@ async function describeInvoice(api: NodeApiClient, invoice: string, o: { withDes
     const ours = o.ours?.get(d.payee_pubkey.toLowerCase());
     fields.push({ label: 'Payee', value: [...(ours ? [`${ours} (our node) `] : []), { code: shortId(d.payee_pubkey, 20) }], inline: true });
   }
-  if (o.withDescription && d.description) fields.push({ label: 'Description', value: String(d.description) });
+  if (o.withDescription && typeof d.description === 'string' && d.description) fields.push({ label: 'Description', value: d.description });
   if (o.withDescription && d.expiry_sec !== undefined && d.timestamp !== undefined) {
     fields.push({ label: 'Expires', value: formatTime(Number(d.timestamp) + Number(d.expiry_sec)), inline: true });
   }

@@ -12,7 +12,7 @@ import { assetIndex, resolveAssetId } from './support/asset-table.js';
 import { resolvePubkey } from './support/our-nodes.js';
 import { nodeClient } from './support/node-client.js';
 import { paginate } from './support/paginate.js';
-import { bodyOf, formatMsat, formatSeconds, formatTime, titled } from './support/present.js';
+import { formatMsat, formatSeconds, formatTime, titled } from './support/present.js';
 
 /**
  * One side of a swap: BTC in msat when the amount has a BTC unit (`3000 sat`), an asset in raw
