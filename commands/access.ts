@@ -3,7 +3,7 @@
  * roles from ADMIN_USERS / OPERATOR_USERS can only be changed in the configuration.
  */
 import { z } from 'zod';
-import { defineCommand, type CommandDefinition, type Actor } from '../src/core/index.js';
+import { defineCommand, type AnyCommand, type Actor } from '../src/core/index.js';
 import { msg } from '../src/core/index.js';
 import { UserError } from '../src/core/index.js';
 import { roleNamed, scopeText } from '../src/core/index.js';
@@ -121,4 +121,4 @@ const list = defineCommand({
   },
 });
 
-export const accessCommands: CommandDefinition<any>[] = [grant, revoke, list];
+export const accessCommands: AnyCommand[] = [grant, revoke, list];

@@ -1,6 +1,6 @@
 /** `asset issue-nia|issue-cfa|issue-uda`: issuing RGB assets, amounts read with the precision being issued. */
 import { z } from 'zod';
-import { UserError, withPrecision, msg, type Block, defineCommand, type CommandDefinition } from '../src/core/index.js';
+import { UserError, withPrecision, msg, type Block, defineCommand, type AnyCommand } from '../src/core/index.js';
 import { int, nodeArg, rawFlag, splitList } from './support/arg-types.js';
 import { amountRefusal, parseAssetAmount, toSafeNumber } from './support/amount.js';
 import { assetLabel } from './support/asset-table.js';
@@ -130,4 +130,4 @@ const issueUda = defineCommand({
   },
 });
 
-export const assetIssueCommands: CommandDefinition<any>[] = [issueNia, issueCfa, issueUda];
+export const assetIssueCommands: AnyCommand[] = [issueNia, issueCfa, issueUda];

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { UserError } from '../src/core/index.js';
 import { shortId, thousands, withPrecision } from '../src/core/index.js';
 import { msg } from '../src/core/index.js';
-import { defineCommand, type CommandDefinition } from '../src/core/index.js';
+import { defineCommand, type AnyCommand } from '../src/core/index.js';
 import { assetIdArg, flag, int, nodeArg, pagingArgs } from './support/arg-types.js';
 import { assetLabel, assetTable, describeAsset, loadAssets, resolveAssetId } from './support/asset-table.js';
 import { nodeClient } from './support/node-client.js';
@@ -256,4 +256,4 @@ const fail = defineCommand({
   },
 });
 
-export const assetCommands: CommandDefinition<any>[] = [list, balance, metadata, media, upload, ...assetIssueCommands, assetSend, transfers, refresh, fail];
+export const assetCommands: AnyCommand[] = [list, balance, metadata, media, upload, ...assetIssueCommands, assetSend, transfers, refresh, fail];

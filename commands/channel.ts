@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { UserError } from '../src/core/index.js';
 import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../src/core/index.js';
 import { msg, type Field, type Inline } from '../src/core/index.js';
-import { defineCommand, type CommandContext, type CommandDefinition } from '../src/core/index.js';
+import { defineCommand, type CommandContext, type AnyCommand } from '../src/core/index.js';
 import { assetAmount, checkAssetPair, flag, int, msatAmount, nodeArg, pagingArgs, rawFlag, satAmount } from './support/arg-types.js';
 import { assetNamed, rawAssetAmount } from './support/asset-amount.js';
 import { ourNodeNames, pubkeyLabel, resolvePubkey } from './support/our-nodes.js';
@@ -304,4 +304,4 @@ const id = defineCommand({
   },
 });
 
-export const channelCommands: CommandDefinition<any>[] = [list, open, close, id];
+export const channelCommands: AnyCommand[] = [list, open, close, id];

@@ -2,7 +2,7 @@
  * Every command, once. Slack parsing, Discord registration, help and autocomplete are
  * derived from this list (src/core/registry.ts refuses two commands with one path).
  */
-import type { CommandDefinition } from '../src/core/index.js';
+import type { AnyCommand } from '../src/core/index.js';
 import { nodeCommands } from './node.js';
 import { walletCommands } from './wallet.js';
 import { assetCommands } from './asset.js';
@@ -19,7 +19,7 @@ import { policyCommands } from './policy.js';
 import { metaCommands } from './meta.js';
 import { statusCommands } from './status.js';
 
-export const allCommands: CommandDefinition<any>[] = [
+export const allCommands: AnyCommand[] = [
   ...nodeCommands,
   ...walletCommands,
   ...assetCommands,

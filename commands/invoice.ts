@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { UserError } from '../src/core/index.js';
 import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../src/core/index.js';
 import { msg, type Field } from '../src/core/index.js';
-import { defineCommand, type CommandDefinition } from '../src/core/index.js';
+import { defineCommand, type AnyCommand } from '../src/core/index.js';
 import { assetAmount, checkAssetPair, int, msatAmount, nodeArg, rawFlag } from './support/arg-types.js';
 import { assetNamed, rawAssetAmount } from './support/asset-amount.js';
 import { assetAmountText, assetIndex, resolveAssetId } from './support/asset-table.js';
@@ -189,4 +189,4 @@ const status = defineCommand({
   },
 });
 
-export const invoiceCommands: CommandDefinition<any>[] = [ln, rgb, decode, status];
+export const invoiceCommands: AnyCommand[] = [ln, rgb, decode, status];

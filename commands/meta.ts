@@ -3,7 +3,7 @@
  * `help` (derived from the registry). Who may read the audit trail is AUDIT_READ_ROLE (admin).
  */
 import { z } from 'zod';
-import { defineCommand, type CommandDefinition } from '../src/core/index.js';
+import { defineCommand, type AnyCommand } from '../src/core/index.js';
 import { msg } from '../src/core/index.js';
 import { renderHelp } from '../src/core/index.js';
 import type { AuditEntry } from '../src/core/index.js';
@@ -115,4 +115,4 @@ const help = defineCommand({
   },
 });
 
-export const metaCommands: CommandDefinition<any>[] = [audit, help];
+export const metaCommands: AnyCommand[] = [audit, help];

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { thousands } from '../src/core/index.js';
 import { msg } from '../src/core/index.js';
-import { defineCommand, type CommandDefinition } from '../src/core/index.js';
+import { defineCommand, type AnyCommand } from '../src/core/index.js';
 import { int, nodeArg, splitList } from './support/arg-types.js';
 import { resolvePubkey } from './support/our-nodes.js';
 import { nodeClient } from './support/node-client.js';
@@ -87,4 +87,4 @@ const onion = defineCommand({
   },
 });
 
-export const netCommands: CommandDefinition<any>[] = [info, checkIndexer, checkProxy, onion];
+export const netCommands: AnyCommand[] = [info, checkIndexer, checkProxy, onion];

@@ -4,7 +4,7 @@
  * nobody types a password for a command that cannot run.
  */
 import { z } from 'zod';
-import { UserError, msg, defineCommand, type CommandDefinition, type CommandContext, type Reply } from '../src/core/index.js';
+import { UserError, msg, defineCommand, type AnyCommand, type CommandContext, type Reply } from '../src/core/index.js';
 import { int, nodeArg, splitList } from './support/arg-types.js';
 import { nodeClient } from './support/node-client.js';
 import { defaultBackupPath, done } from './support/node-done.js';
@@ -244,4 +244,4 @@ const shutdown = defineCommand({
   },
 });
 
-export const nodeLifecycleCommands: CommandDefinition<any>[] = [init, unlock, lock, password, backup, restore, sync, shutdown];
+export const nodeLifecycleCommands: AnyCommand[] = [init, unlock, lock, password, backup, restore, sync, shutdown];

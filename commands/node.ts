@@ -8,16 +8,15 @@ import { UserError } from '../src/core/index.js';
 import { sleep } from '../src/core/index.js';
 import { statusBadge } from '../src/core/index.js';
 import { msg, type Block } from '../src/core/index.js';
-import { defineCommand, type CommandDefinition } from '../src/core/index.js';
+import { defineCommand, type AnyCommand } from '../src/core/index.js';
 import { upgradeTarget, upToDateRefusal } from './support/node-image.js';
 import { httpsUrl, nodeArg } from './support/arg-types.js';
 import { defaultBackupPath, done, serviceNote } from './support/node-done.js';
 import { freshNode, fundsOf, notRunningNext, offlineField } from './support/node-state.js';
 import { nodeLifecycleCommands } from './node-lifecycle.js';
 import { image, info, list } from './node-view.js';
-import { compact, rlnNameOf, titled } from './support/present.js';
-import { formatSats, statusTone, thousands, type Message, type CommandContext, type Reply } from '../src/core/index.js';
-import type { HostedNode } from '../src/hosting/index.js';
+import { compact, titled } from './support/present.js';
+import type { Message } from '../src/core/index.js';
 import { int } from './support/arg-types.js';
 import { requireNode } from './support/require-node.js';
 import { logView } from './support/log-view.js';
@@ -279,7 +278,7 @@ const logs = defineCommand({
   },
 });
 
-export const nodeCommands: CommandDefinition<any>[] = [
+export const nodeCommands: AnyCommand[] = [
   list,
   info,
   create,

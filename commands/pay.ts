@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../src/core/index.js';
 import { msg, type Field } from '../src/core/index.js';
-import { defineCommand, type CommandContext, type CommandDefinition, type Refusal } from '../src/core/index.js';
+import { defineCommand, type CommandContext, type AnyCommand, type Refusal } from '../src/core/index.js';
 import { assetAmount as assetAmountArg, checkAssetPair, msatAmount, nodeArg, pagingArgs, rawFlag } from './support/arg-types.js';
 import { assetIndex, resolveAssetId } from './support/asset-table.js';
 import { assetNamed, rawAssetAmount } from './support/asset-amount.js';
@@ -39,7 +39,7 @@ async function describeInvoice(api: NodeApiClient, invoice: string, o: { withDes
     const ours = o.ours?.get(d.payee_pubkey.toLowerCase());
     fields.push({ label: 'Payee', value: [...(ours ? [`${ours} (our node) `] : []), { code: shortId(d.payee_pubkey, 20) }], inline: true });
   }
-  if (o.withDescription && d.description) fields.push({ label: 'Description', value: String(d.description) });
+  if (o.withDescription && typeof d.description === 'string' && d.description) fields.push({ label: 'Description', value: d.description });
   if (o.withDescription && d.expiry_sec !== undefined && d.timestamp !== undefined) {
     fields.push({ label: 'Expires', value: formatTime(Number(d.timestamp) + Number(d.expiry_sec)), inline: true });
   }
@@ -214,4 +214,4 @@ const list = defineCommand({
   },
 });
 
-export const payCommands: CommandDefinition<any>[] = [send, keysend, list];
+export const payCommands: AnyCommand[] = [send, keysend, list];

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { UserError } from '../src/core/index.js';
 import { msg } from '../src/core/index.js';
-import { defineCommand, type CommandDefinition } from '../src/core/index.js';
+import { defineCommand, type AnyCommand } from '../src/core/index.js';
 import { nodeArg, pagingArgs } from './support/arg-types.js';
 import { nodeClient } from './support/node-client.js';
 import { paginate } from './support/paginate.js';
@@ -84,4 +84,4 @@ const disconnect = defineCommand({
   },
 });
 
-export const peerCommands: CommandDefinition<any>[] = [list, connect, disconnect];
+export const peerCommands: AnyCommand[] = [list, connect, disconnect];

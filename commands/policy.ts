@@ -4,7 +4,7 @@
  * `policy set` changes them at run time, stored and audited.
  */
 import { z } from 'zod';
-import { defineCommand, type Actor, type CommandDefinition } from '../src/core/index.js';
+import { defineCommand, type Actor, type AnyCommand } from '../src/core/index.js';
 import { msg } from '../src/core/index.js';
 import { UserError } from '../src/core/index.js';
 import { actionName, amountText, limitSubject, parseApprovalRule, readAmount, type UnitAmount } from '../src/core/index.js';
@@ -157,4 +157,4 @@ const limits = defineCommand({
   },
 });
 
-export const policyCommands: CommandDefinition<any>[] = [set, list, limits];
+export const policyCommands: AnyCommand[] = [set, list, limits];

@@ -1,7 +1,7 @@
 /** `report …`: balance and channel reports now, and their schedules for this channel. */
 import { z } from 'zod';
 import { msg, type Message } from '../src/core/index.js';
-import { defineCommand, type CommandDefinition } from '../src/core/index.js';
+import { defineCommand, type AnyCommand } from '../src/core/index.js';
 import { describeCron, type ScheduleInfo } from '../src/reports/index.js';
 import { formatTime } from './support/present.js';
 
@@ -140,4 +140,4 @@ const unschedule = defineCommand({
   },
 });
 
-export const reportCommands: CommandDefinition<any>[] = [balance, channels, schedule, schedules, unschedule];
+export const reportCommands: AnyCommand[] = [balance, channels, schedule, schedules, unschedule];

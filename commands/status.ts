@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { statusBadge, thousands } from '../src/core/index.js';
 import { msg, type Button, type Message } from '../src/core/index.js';
-import { defineCommand, type CommandDefinition } from '../src/core/index.js';
+import { defineCommand, type AnyCommand } from '../src/core/index.js';
 import type { DashboardNode } from '../src/reports/index.js';
 import { formatTime } from './support/present.js';
 import type { Incident, Watch } from '../src/notify/index.js';
@@ -103,4 +103,4 @@ const status = defineCommand({
   },
 });
 
-export const statusCommands: CommandDefinition<any>[] = [status];
+export const statusCommands: AnyCommand[] = [status];

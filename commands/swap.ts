@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { shortId, thousands, withPrecision } from '../src/core/index.js';
 import { msg } from '../src/core/index.js';
-import { defineCommand, type CommandDefinition } from '../src/core/index.js';
+import { defineCommand, type AnyCommand } from '../src/core/index.js';
 import { UserError } from '../src/core/index.js';
 import type { NodeApiClient } from '../src/node-api/index.js';
 import { assetAmount, int, nodeArg, pagingArgs, rawFlag } from './support/arg-types.js';
@@ -12,7 +12,7 @@ import { assetIndex, resolveAssetId } from './support/asset-table.js';
 import { resolvePubkey } from './support/our-nodes.js';
 import { nodeClient } from './support/node-client.js';
 import { paginate } from './support/paginate.js';
-import { bodyOf, formatMsat, formatSeconds, formatTime, titled } from './support/present.js';
+import { formatMsat, formatSeconds, formatTime, titled } from './support/present.js';
 
 /**
  * One side of a swap: BTC in msat when the amount has a BTC unit (`3000 sat`), an asset in raw
@@ -211,4 +211,4 @@ const list = defineCommand({
   },
 });
 
-export const swapCommands: CommandDefinition<any>[] = [makerInit, makerExecute, taker, list];
+export const swapCommands: AnyCommand[] = [makerInit, makerExecute, taker, list];

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { formatSats, shortId, thousands } from '../src/core/index.js';
 import { msg } from '../src/core/index.js';
-import { defineCommand, type CommandDefinition } from '../src/core/index.js';
+import { defineCommand, type AnyCommand } from '../src/core/index.js';
 import { flag, int, nodeArg, pagingArgs, satAmount } from './support/arg-types.js';
 import { assetIndex } from './support/asset-table.js';
 import { withPrecision } from '../src/core/index.js';
@@ -294,4 +294,4 @@ const sign = defineCommand({
   },
 });
 
-export const walletCommands: CommandDefinition<any>[] = [address, balance, send, unspents, utxos, transactions, fee, sign];
+export const walletCommands: AnyCommand[] = [address, balance, send, unspents, utxos, transactions, fee, sign];

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { UserError } from '../src/core/index.js';
 import { statusBadge } from '../src/core/index.js';
 import { msg, type Message } from '../src/core/index.js';
-import { defineCommand, type CommandDefinition, type CommandContext } from '../src/core/index.js';
+import { defineCommand, type AnyCommand, type CommandContext } from '../src/core/index.js';
 import { findNode, type HostedNode } from '../src/hosting/index.js';
 import { ALL_NODES, type Watch } from '../src/notify/index.js';
 import { formatTime } from './support/present.js';
@@ -296,4 +296,4 @@ const ack = defineCommand({
   },
 });
 
-export const watchCommands: CommandDefinition<any>[] = [add, remove, list, mute, unmute, ack];
+export const watchCommands: AnyCommand[] = [add, remove, list, mute, unmute, ack];

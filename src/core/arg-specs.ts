@@ -2,7 +2,7 @@
  * What a command's zod schema says about each argument, in plain terms: help text, Discord
  * option registration and string-to-value conversion are derived from it.
  */
-import { globalRegistry, type z } from 'zod';
+import { globalRegistry, safeParse, type z } from 'zod';
 // Installs the argument messages users read instead of zod's validator texts.
 import './zod-messages.js';
 
@@ -21,64 +21,87 @@ export interface ArgSpec {
   amount?: boolean;
 }
 
+type Schema = z.core.$ZodType;
+
+/**
+ * A schema's zod 4 definition (`schema._zod.def`), told apart by its `type`: every schema zod
+ * builds is one of `$ZodTypes`, so the definition is one of theirs.
+ */
+type Def = z.core.$ZodTypes['_zod']['def'];
+
+function defOf(schema: Schema): Def {
+  return schema._zod.def as Def;
+}
+
+/** The description set with `.describe()` (what a classic schema's `description` reads). */
+function descriptionOf(schema: Schema): string | undefined {
+  return globalRegistry.get(schema)?.description;
+}
+
 interface Unwrapped {
-  inner: z.ZodType;
+  inner: Schema;
   optional: boolean;
   description?: string;
 }
 
 /** Peels optional/default/nullable/pipe wrappers and keeps the first description found. */
-export function unwrapSchema(schema: z.ZodType): Unwrapped {
-  let cur: any = schema;
+export function unwrapSchema(schema: Schema): Unwrapped {
+  let cur = schema;
   let optional = false;
-  let description: string | undefined = cur?.description;
-  for (let i = 0; i < 20 && cur; i++) {
-    const type = cur._zod?.def?.type ?? cur.def?.type;
+  let description = descriptionOf(cur);
+  for (let i = 0; i < 20; i++) {
+    const def = defOf(cur);
+    const type = def.type;
     if (type === 'optional' || type === 'default' || type === 'prefault' || type === 'nullable' || type === 'catch') {
       if (type !== 'nullable') optional = true;
-      cur = cur._zod.def.innerType;
+      cur = def.innerType;
     } else if (type === 'pipe') {
-      cur = cur._zod.def.in;
+      cur = def.in;
     } else if (type === 'readonly' || type === 'nonoptional') {
-      cur = cur._zod.def.innerType;
+      cur = def.innerType;
     } else if (type === 'lazy') {
-      cur = cur._zod.def.getter();
+      cur = def.getter();
     } else break;
-    description ??= cur?.description;
+    description ??= descriptionOf(cur);
   }
   return { inner: cur, optional, description };
 }
 
-function kindOf(inner: any, wrapped: any): { kind: ArgKind; choices?: string[] } {
-  const type = inner?._zod?.def?.type;
-  if (type === 'enum') return { kind: 'enum', choices: (inner.options as unknown[]).map(String) };
+/** `int` is in zod 4's list of definition types, though none of its schemas has it today. */
+const NUMBER_TYPES = new Set<string>(['number', 'int', 'bigint']);
+
+function kindOf(inner: Schema, wrapped: Schema | undefined): { kind: ArgKind; choices?: string[] } {
+  const def = defOf(inner);
+  const type = def.type;
+  // A classic enum's `options` are these values.
+  if (type === 'enum') return { kind: 'enum', choices: [...(inner as z.core.$ZodEnum)._zod.values].map(String) };
   if (type === 'literal') {
-    const values = [...(inner._zod.def.values ?? [])].map(String);
+    const values = [...(def.values ?? [])].map(String);
     return { kind: 'enum', choices: values };
   }
-  if (type === 'number' || type === 'int' || type === 'bigint') return { kind: 'number' };
+  if (NUMBER_TYPES.has(type)) return { kind: 'number' };
   if (type === 'boolean') return { kind: 'boolean' };
   if (type === 'union') {
-    const opts = inner._zod.def.options as any[];
-    if (opts.every((o) => o?._zod?.def?.type === 'literal')) {
-      return { kind: 'enum', choices: opts.flatMap((o) => [...o._zod.def.values].map(String)) };
+    const literals = def.options.map(defOf);
+    if (literals.every((d) => d.type === 'literal')) {
+      return { kind: 'enum', choices: literals.flatMap((d) => [...d.values].map(String)) };
     }
   }
   // z.stringbool() is a pipe from string to boolean.
-  const wrappedType = wrapped?._zod?.def?.type;
-  if (wrappedType === 'pipe') {
-    const out = wrapped._zod.def.out?._zod?.def?.type;
-    if (out === 'boolean') return { kind: 'boolean' };
+  const wrappedDef = wrapped && defOf(wrapped);
+  if (wrappedDef?.type === 'pipe') {
+    if (defOf(wrappedDef.out).type === 'boolean') return { kind: 'boolean' };
   }
   return { kind: 'string' };
 }
 
-function findPipe(schema: any): any {
+/** The first pipe under a schema's wrappers (those with an `innerType`), if any. */
+function findPipe(schema: Schema): Schema | undefined {
   let cur = schema;
-  for (let i = 0; i < 20 && cur; i++) {
-    const type = cur._zod?.def?.type;
-    if (type === 'pipe') return cur;
-    if (cur._zod?.def?.innerType) cur = cur._zod.def.innerType;
+  for (let i = 0; i < 20; i++) {
+    const def = defOf(cur);
+    if (def.type === 'pipe') return cur;
+    if ('innerType' in def && def.innerType) cur = def.innerType;
     else return undefined;
   }
   return undefined;
@@ -86,15 +109,14 @@ function findPipe(schema: any): any {
 
 /** The arguments of a schema, in schema order. */
 export function argSpecsOf(schema: z.ZodObject<z.ZodRawShape>): ArgSpec[] {
-  const shape = (schema as any).shape as Record<string, z.ZodType>;
-  return Object.entries(shape).map(([name, field]) => {
+  return Object.entries(schema.shape).map(([name, field]) => {
     const { inner, optional, description } = unwrapSchema(field);
     const { kind, choices } = kindOf(inner, findPipe(field));
     let required = !optional;
     if (required) {
       // Anything that accepts undefined is optional, however it is built.
       try {
-        required = !(field as any).safeParse(undefined).success;
+        required = !safeParse(field, undefined).success;
       } catch {
         /* keep */
       }

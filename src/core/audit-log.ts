@@ -47,7 +47,7 @@ export interface AuditLog {
 function fromRow(r: AuditRow): AuditEntry {
   let args: Record<string, string> = {};
   try {
-    args = JSON.parse(r.argsJson);
+    args = JSON.parse(r.argsJson) as Record<string, string>;
   } catch {
     /* keep empty */
   }

@@ -71,7 +71,7 @@ export function createDispatcher(opts: DispatcherOptions): CoreDispatcher {
     internal.set(def.path, def);
   }
   internal.set(REJECT_COMMAND, rejectApprovalCommand);
-  const nodes = createNodeLookup({ hosting: services.hosting, now: services.now, cacheMs: opts.nodeCacheMs });
+  const nodes = createNodeLookup({ hosting: services.hosting, now: () => services.now(), cacheMs: opts.nodeCacheMs });
   const p: Pipeline = {
     registry,
     services,
@@ -80,7 +80,7 @@ export function createDispatcher(opts: DispatcherOptions): CoreDispatcher {
     nodes,
     logger: opts.logger ?? silentLogger,
     metrics: opts.metrics,
-    now: services.now,
+    now: () => services.now(),
     confirmTtlMs: opts.confirmTtlMs ?? 5 * 60_000,
     dialogTtlMs: opts.dialogTtlMs ?? 15 * 60_000,
     dialogBudgetMs: opts.dialogBudgetMs ?? 2_000,

@@ -6,7 +6,7 @@ export * from './errors.js';
 export * from './chat.js';
 export type { Services } from './services.js';
 
-export { createRegistry, GROUP_ORDER, type Registry, type CommandGroup, type AnyCommand } from './registry.js';
+export { createRegistry, GROUP_ORDER, type Registry, type CommandGroup } from './registry.js';
 export { argSpecsOf, type ArgSpec, type ArgKind } from './arg-specs.js';
 export { parseCommandLine, tokenize, type ParsedCommand } from './parse-command-line.js';
 export { createDispatcher, type DispatcherOptions, type CoreDispatcher } from './create-dispatcher.js';

@@ -1,10 +1,10 @@
 /** Which arguments are secrets: never accepted inline, never logged, redacted in the audit trail. */
-import type { CommandDefinition } from './types.js';
+import type { AnyCommand } from './types.js';
 
 /** Argument names that look like secrets, whatever the command. */
 export const SECRET_NAME_RE = /password|passphrase|passwd|(^|[_-])pass($|[_-])|^pwd$|^pw$|mnemonic|(^|[_-])seed($|[_-])|token|secret|private[_-]?key|api[_-]?key|credential/i;
 
-export function isSecretName(def: CommandDefinition<any> | undefined, name: string): boolean {
+export function isSecretName(def: AnyCommand | undefined, name: string): boolean {
   if (SECRET_NAME_RE.test(name)) return true;
   return !!def?.secrets?.some((f) => f.kind === 'secret' && f.name.toLowerCase() === name.toLowerCase());
 }
@@ -13,7 +13,7 @@ export function isSecretName(def: CommandDefinition<any> | undefined, name: stri
  * The first argument given inline that must only be entered in a dialog, if any: a secret field
  * of the command's dialog, or a secret-looking name the schema does not declare.
  */
-export function findInlineSecret(def: CommandDefinition<any> | undefined, args: Record<string, unknown>): string | undefined {
+export function findInlineSecret(def: AnyCommand | undefined, args: Record<string, unknown>): string | undefined {
   const shape = ((def?.args)?.shape ?? {}) as Record<string, unknown>;
   return Object.keys(args).find((k) => {
     if (def?.secrets?.some((f) => f.kind === 'secret' && f.name.toLowerCase() === k.toLowerCase())) return true;
@@ -23,7 +23,7 @@ export function findInlineSecret(def: CommandDefinition<any> | undefined, args: 
 }
 
 /** The arguments that are not secrets (what a refused command line may still be audited with). */
-export function withoutSecrets(def: CommandDefinition<any> | undefined, args: Record<string, string>): Record<string, string> {
+export function withoutSecrets(def: AnyCommand | undefined, args: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(args).filter(([k]) => !isSecretName(def, k)));
 }
 
@@ -32,7 +32,7 @@ export function withoutSecrets(def: CommandDefinition<any> | undefined, args: Re
  * argument the command does not declare is never kept either: a mistyped name (`passwd=`,
  * `pin=`) is refused as unknown, and its value may well be the secret it was meant to be.
  */
-export function redactArgs(def: CommandDefinition<any> | undefined, args: Record<string, unknown>): Record<string, string> {
+export function redactArgs(def: AnyCommand | undefined, args: Record<string, unknown>): Record<string, string> {
   const shape = ((def?.args)?.shape ?? {}) as Record<string, unknown>;
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(args)) {

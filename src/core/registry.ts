@@ -3,12 +3,12 @@
  * Discord registration, help and "did you mean" are all derived from it.
  */
 import { z } from 'zod';
-import type { CommandDefinition } from './types.js';
+import { defineCommand, type AnyCommand } from './types.js';
 import { argSpecsOf, type ArgSpec } from './arg-specs.js';
 import { editDistance } from './edit-distance.js';
 import { renderHelp } from './render-help.js';
 
-export type AnyCommand = CommandDefinition<any>;
+export type { AnyCommand };
 
 export interface CommandGroup {
   group: string;
@@ -74,12 +74,11 @@ export function createRegistry(defs: AnyCommand[]): Registry {
   const groupNames = new Set<string>();
   for (const path of byPath.keys()) if (path.includes(' ')) groupNames.add(path.split(' ')[0]);
 
-  let registry: Registry;
   // `<group> help` for every group, so it parses and registers like any command.
   for (const group of groupNames) {
     const path = `${group} help`;
     if (byPath.has(path)) continue;
-    byPath.set(path, {
+    byPath.set(path, defineCommand({
       path,
       summary: `Describe the ${group} commands`,
       example: `/rln ${group} help`,
@@ -90,7 +89,7 @@ export function createRegistry(defs: AnyCommand[]): Registry {
       mutates: false,
       nodeArg: false,
       handler: async (ctx) => renderHelp(registry, group, ctx.args.action),
-    });
+    }));
   }
 
   const specsCache = new WeakMap<AnyCommand, ArgSpec[]>();
@@ -125,7 +124,7 @@ export function createRegistry(defs: AnyCommand[]): Registry {
 
   const topLevel = () => [...byPath.values()].filter((d) => !d.path.includes(' '));
 
-  registry = {
+  const registry: Registry = {
     all: () => [...groups().flatMap((g) => g.actions), ...topLevel()],
     get: (path) => byPath.get(path.trim().replace(/\s+/g, ' ').toLowerCase()),
     groups,

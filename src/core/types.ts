@@ -164,6 +164,13 @@ export function defineCommand<S extends z.ZodObject<z.ZodRawShape>>(def: Command
   return def;
 }
 
+/**
+ * A command of any argument schema, as the registry, the pipeline and the command lists hold it.
+ * Its handler sees `args` as a plain record: what the schema parsed (a definition's methods are
+ * checked bivariantly, so every `defineCommand(…)` result is assignable without `any`).
+ */
+export type AnyCommand = CommandDefinition<z.ZodObject<z.ZodRawShape>>;
+
 /** One typed command, click or dialog submission, from any adapter. */
 export type Invocation =
   | {

@@ -451,7 +451,7 @@ describe('dispatcher: internal button commands', () => {
             confirm: 'none',
             mutates: true,
             handler: async (ctx) => {
-              acked.push(ctx.args.incident);
+              acked.push(String(ctx.args.incident));
               return { header: 'Acknowledged', blocks: [] };
             },
           },

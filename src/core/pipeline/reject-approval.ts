@@ -4,13 +4,13 @@
  * approver needs: the command's role, with a scope covering its node.
  */
 import { z } from 'zod';
-import { defineCommand, type CommandDefinition } from '../types.js';
+import { defineCommand, type AnyCommand } from '../types.js';
 import { msg } from '../message.js';
 import { UserError } from '../errors.js';
 import { actorKey } from '../role-service.js';
 import { REJECT_COMMAND } from './steps/require-approval.js';
 
-export const rejectApprovalCommand: CommandDefinition<any> = defineCommand({
+export const rejectApprovalCommand: AnyCommand = defineCommand({
   path: REJECT_COMMAND,
   summary: 'Reject a request for approval',
   example: '(the Reject button of an approval request)',

@@ -33,7 +33,7 @@ export function validate(registry: Registry, def: AnyCommand, raw: Record<string
     input[k] = v;
   }
   const r = def.args.safeParse(input);
-  if (r.success) return r.data as Record<string, unknown>;
+  if (r.success) return r.data;
   const issue = r.error.issues[0];
   const name = String(issue?.path?.[0] ?? '');
   const spec = specs.find((s) => s.name === name);
