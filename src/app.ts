@@ -26,17 +26,19 @@ import {
   UserError,
   type Registry,
 } from './core/index.js';
-import type { ChatPoster, ProgressReporter } from './core/chat.js';
-import type { Message } from './core/message.js';
+import type { ChatPoster } from './core/chat.js';
 import { within } from './core/within.js';
 import type { Dispatcher, Platform } from './core/types.js';
 import type { Services } from './core/services.js';
 import { allCommands } from '../commands/index.js';
-import { createNotifier, ALL_NODES, type WatchService } from './notify/index.js';
+import { createNotifier } from './notify/index.js';
 import { createReports } from './reports/index.js';
 import { createActivityPoller, activityItems, type ActivityPoller } from './activity/index.js';
 import { createActivityStateRepo } from './store/index.js';
 import { createShellAdapter } from './chat/shell/index.js';
+import { demoFaults } from './demo-faults.js';
+import { progressReporter } from './progress-reporter.js';
+import { wireDemo } from './wire-demo.js';
 
 /** The demo nodes' wallet password: a documented demo value, not a secret of anyone's. */
 export const DEMO_PASSWORD = 'demo-password';
@@ -351,58 +353,4 @@ export async function createApp(opts: AppOptions): Promise<App> {
       if (started) logger.info('rln-chatops stopped');
     },
   };
-}
-
-/** Demo only: `/demo fail <node>` sets a node FAILED in the emulator, which tells the bot by webhook. */
-function demoFaults(emulator: Emulator): { fail(node: string): Promise<string> } {
-  return {
-    async fail(ref) {
-      const nodes = emulator.nodes();
-      const node = nodes.find((n) => n.nodeId === ref) ?? nodes.find((n) => n.name.toLowerCase() === ref.toLowerCase());
-      if (!node) return `✖ There is no node ${JSON.stringify(ref.slice(0, 40))}: see /rln node list.`;
-      emulator.setStatus(node.nodeId, 'FAILED');
-      return `${node.name} is now FAILED in the emulator: its webhook tells the bot, and an incident opens here. Try its Restart button, or /rln node start ${node.name}.`;
-    },
-  };
-}
-
-/** Progress messages through the chat posters: posted where the command was typed, then edited in place. */
-function progressReporter(posters: Partial<Record<Platform, ChatPoster>>, logger: Logger): ProgressReporter {
-  return {
-    async start(place, message) {
-      const poster = posters[place.platform];
-      if (!poster) return undefined;
-      const target = { channelId: place.channelId, threadId: place.threadId };
-      try {
-        const { messageId } = await poster.post(target, message);
-        return {
-          update: (m: Message) =>
-            poster.update({ channelId: target.channelId, messageId }, m).catch((e: unknown) => logger.debug({ err: e }, 'a progress message could not be updated')),
-        };
-      } catch (e) {
-        logger.debug({ err: e, channel: place.channelId }, 'a progress message could not be posted');
-        return undefined;
-      }
-    },
-  };
-}
-
-/**
- * Demo: the terminal watches every node, and every emulated node sends its webhooks to
- * this bot, set through the service API as an operator would (`node settings`).
- */
-async function wireDemo(
-  hosting: ReturnType<typeof createHostingClient>,
-  url: string,
-  watches: WatchService,
-  logger: Logger,
-) {
-  try {
-    watches.add({ place: { platform: 'shell', channelId: 'terminal' }, target: ALL_NODES, actor: { platform: 'shell', userId: 'local' } });
-    for (const node of await hosting.listNodes()) {
-      await hosting.updateSettings(node.nodeId, { webhookUrl: `${url}/webhooks/service/${node.nodeId}` });
-    }
-  } catch (err) {
-    logger.warn({ err }, 'demo: could not wire the emulator webhooks to the bot');
-  }
 }

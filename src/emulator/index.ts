@@ -1,4 +1,6 @@
-export { startEmulator, defaultFaults, EMULATOR_LEAKED_SECRETS } from './start-emulator.js';
+export { startEmulator } from './start-emulator.js';
+export { defaultFaults } from './default-faults.js';
+export { EMULATOR_LEAKED_SECRETS } from './emulator-leaked-secrets.js';
 export { runEmulatorCli } from './run-emulator-cli.js';
 export { createSigningKey } from './create-signing-key.js';
 export type { SigningKey } from './create-signing-key.js';

@@ -4,7 +4,7 @@
  * webhook (trigger, acknowledge, resolve), retried with backoff until they are answered.
  */
 import type { Db } from './database.js';
-import type { IncidentRow } from './notify-store.js';
+import type { IncidentRow } from './notify-rows.js';
 import { statementCache, type Statement } from './statement-cache.js';
 
 export interface EscalationRow {

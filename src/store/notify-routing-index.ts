@@ -12,7 +12,7 @@
  */
 import type { Db } from './database.js';
 import type { Statement } from './statement-cache.js';
-import type { MuteRow, WatchRow } from './notify-store.js';
+import type { MuteRow, WatchRow } from './notify-rows.js';
 
 interface Loaded {
   /** Active watches by target (a node id or `all`), in id order. */

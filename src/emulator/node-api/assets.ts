@@ -3,10 +3,9 @@ import { newAssetId, nowSec, sha256 } from './ids.js';
 import {
   type Body, type Ctx, optBool, optFungible, optInt, optIntArray, optNumber, optString, optStringArray, reqString, validFeeRate,
 } from './input.js';
-import {
-  addUtxo, type AssetDef, assetBalance, changeOutpoint, DEFAULT_PROXY, freeColoredUtxo, lockAllocations, newTransfer, type NodeState,
-  revertAllocations, settleAllocations, spendVanilla, type Transfer, type WorldState,
-} from './state.js';
+import { type AssetDef, DEFAULT_PROXY, type NodeState, type Transfer, type WorldState } from './state.js';
+import { addUtxo, spendVanilla } from './wallet-coins.js';
+import { assetBalance, changeOutpoint, freeColoredUtxo, lockAllocations, newTransfer, revertAllocations, settleAllocations } from './allocations.js';
 
 export const MAX_MEDIA_BYTES = 5 * 1024 * 1024;
 

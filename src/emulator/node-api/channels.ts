@@ -3,10 +3,10 @@ import { hex, isHex32, isPubkey } from './ids.js';
 import { type Ctx, optBool, optInt, optString, reqInt, reqString } from './input.js';
 import { connect, parsePeer } from './peers.js';
 import { knownAsset } from './assets.js';
-import {
-  addUtxo, assetBalance, changeOutpoint, type Channel, CHANNEL_MAX_SAT, CHANNEL_MIN_SAT, channelsOf, isUsable, lockAllocations,
-  newTransfer, outboundMsat, peerOf, reserveMsat, RGB_CHANNEL_MIN_SAT, settleAllocations, spendVanilla, type WorldState,
-} from './state.js';
+import { type Channel, CHANNEL_MAX_SAT, CHANNEL_MIN_SAT, RGB_CHANNEL_MIN_SAT, type WorldState } from './state.js';
+import { addUtxo, spendVanilla } from './wallet-coins.js';
+import { assetBalance, changeOutpoint, lockAllocations, newTransfer, settleAllocations } from './allocations.js';
+import { channelsOf, isUsable, outboundMsat, peerOf, reserveMsat } from './channel-views.js';
 
 export function openchannel({ world, node, body }: Ctx) {
   const { pubkey, address } = parsePeer(reqString(body, 'peer_pubkey_and_opt_addr'), false);

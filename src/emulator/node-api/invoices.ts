@@ -2,7 +2,8 @@ import { badRequest } from './errors.js';
 import { hex, lnInvoiceText, newRecipientId, nowSec, sha256 } from './ids.js';
 import { type Ctx, optBool, optFungible, optInt, optString, reqString } from './input.js';
 import { knownAsset } from './assets.js';
-import { DEFAULT_PROXY, freeColoredUtxo, type LnInvoice, newTransfer, RGB_HTLC_MIN_MSAT, type WorldState } from './state.js';
+import { DEFAULT_PROXY, type LnInvoice, RGB_HTLC_MIN_MSAT, type WorldState } from './state.js';
+import { freeColoredUtxo, newTransfer } from './allocations.js';
 
 export function lninvoice({ world, node, body }: Ctx) {
   const amtMsat = optInt(body, 'amt_msat');

@@ -1,7 +1,8 @@
 import { badRequest, forbidden, lockedNode, notInitialized, unlockedNode, wrongPassword } from './errors.js';
 import { hex, mnemonic } from './ids.js';
 import { type Ctx, optString, reqString } from './input.js';
-import { addUtxo, newWallet, type NodeState, type Wallet, type WorldState } from './state.js';
+import { type NodeState, type Wallet, type WorldState } from './state.js';
+import { addUtxo, newWallet } from './wallet-coins.js';
 
 const MIN_PASSWORD = 8;
 

@@ -2,7 +2,8 @@ import { badRequest, forbidden, notFound } from './errors.js';
 import { hex, isHex32, isPubkey, nowSec, sha256 } from './ids.js';
 import { type Ctx, optInt, optString, reqInt, reqString } from './input.js';
 import { lnInvoiceStatus, lookupLnInvoice } from './invoices.js';
-import { channelsOf, isUsable, type NodeState, outboundMsat, type Payment, peerOf, RGB_HTLC_MIN_MSAT, type WorldState } from './state.js';
+import { type NodeState, type Payment, RGB_HTLC_MIN_MSAT, type WorldState } from './state.js';
+import { channelsOf, isUsable, outboundMsat, peerOf } from './channel-views.js';
 
 interface Route {
   amtMsat: number;

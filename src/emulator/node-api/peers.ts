@@ -1,10 +1,8 @@
 import { badRequest, failed } from './errors.js';
 import { isPubkey } from './ids.js';
 import { type Ctx, optInt, optString, optStringArray, reqString } from './input.js';
-import {
-  CHANNEL_MAX_SAT, CHANNEL_MIN_SAT, channelsOf, isUsable, type NodeState, RGB_CHANNEL_MIN_SAT, RGB_HTLC_MIN_MSAT,
-  type WorldState,
-} from './state.js';
+import { CHANNEL_MAX_SAT, CHANNEL_MIN_SAT, type NodeState, RGB_CHANNEL_MIN_SAT, RGB_HTLC_MIN_MSAT, type WorldState } from './state.js';
+import { channelsOf, isUsable } from './channel-views.js';
 import { MAX_MEDIA_BYTES } from './assets.js';
 
 /** u64::MAX, as RLN reports it for channel_asset_max_amount: above 2^53, so it needs lossless JSON. */

@@ -3,7 +3,8 @@ import { hex, isPubkey, nowSec, sha256 } from './ids.js';
 import { type Ctx, optBool, optInt, optString, reqInt, reqString } from './input.js';
 import { checkAssetId } from './assets.js';
 import { pushOverChannel } from './payments.js';
-import { channelsOf, isUsable, outboundMsat, peerOf, RGB_HTLC_MIN_MSAT, type Swap, type NodeState, type WorldState } from './state.js';
+import { RGB_HTLC_MIN_MSAT, type Swap, type NodeState, type WorldState } from './state.js';
+import { channelsOf, isUsable, outboundMsat, peerOf } from './channel-views.js';
 
 /**
  * Swap semantics in the emulator: the maker gives `qty_from` of `from_asset` and receives `qty_to` of `to_asset`.

@@ -1,7 +1,8 @@
 import { badRequest } from './errors.js';
 import { sha256 } from './ids.js';
 import { type Ctx, optBool, optInt, optNumber, reqInt, reqString, validFeeRate } from './input.js';
-import { addUtxo, btcBalances, DUST_SAT, newNodeAddress, requireNonDust, spendVanilla } from './state.js';
+import { DUST_SAT } from './state.js';
+import { addUtxo, btcBalances, newNodeAddress, requireNonDust, spendVanilla } from './wallet-coins.js';
 
 /** 2^53 + 1: added to balances when a node is set to answer large amounts, so they need lossless parsing. */
 export const LARGE_AMOUNT_OFFSET = 2n ** 53n + 1n;

@@ -1,0 +1,77 @@
+import type { FastifyInstance } from 'fastify';
+import { HttpProblem } from './http-problem.js';
+import { requestBody } from './request-body.js';
+import type { Delivery, Faults } from './types.js';
+
+/** Entries kept in `requests` and `deliveries` (the oldest half is dropped beyond this). */
+const MAX_LOG = 20_000;
+
+/**
+ * What every request goes through before and after its route: the request log, fault
+ * injection (down, latency, 429, 5xx, truncated bodies), the management API's bearer token,
+ * and the error and not-found answers (RLN-shaped on the node API).
+ */
+export function installServiceHooks(
+  app: FastifyInstance,
+  o: { faults: Faults; requests: Array<{ method: string; path: string }>; deliveries: Delivery[]; token: () => string },
+): void {
+  const { faults, requests, deliveries } = o;
+
+  app.addHook('onRequest', async (req, reply) => {
+    const path = req.url.split('?')[0] ?? req.url;
+    requests.push({ method: req.method, path });
+    // Bounded, so a benchmark's load does not grow memory without end.
+    if (requests.length > MAX_LOG) requests.splice(0, requests.length - MAX_LOG / 2);
+    if (deliveries.length > MAX_LOG) deliveries.splice(0, deliveries.length - MAX_LOG / 2);
+    if (path.startsWith('/downloads/')) return;
+    if (faults.down) {
+      reply.hijack();
+      req.raw.socket.destroy();
+      return reply;
+    }
+    if (faults.latencyMs > 0) await sleep(faults.latencyMs);
+    if (faults.rateLimitNext > 0) {
+      faults.rateLimitNext--;
+      reply.header('retry-after', String(faults.retryAfterSec));
+      return HttpProblem.isNodeApi(path)
+        ? HttpProblem.sendRln(reply, 429, 'TooManyRequests', 'Too many requests')
+        : HttpProblem.send(reply, 429, 'Too many requests, slow down');
+    }
+    if (faults.errorNext > 0 || (faults.errorRate > 0 && Math.random() < faults.errorRate)) {
+      const status = faults.errorNext > 0 ? 503 : 500;
+      if (faults.errorNext > 0) faults.errorNext--;
+      return HttpProblem.isNodeApi(path)
+        ? HttpProblem.sendRln(reply, status, 'Unexpected', 'Injected fault')
+        : HttpProblem.send(reply, status, 'Injected fault: the service failed');
+    }
+    if (path.startsWith('/api/')) {
+      const header = req.headers.authorization;
+      if (!requestBody.bearerMatches(header, o.token())) {
+        return HttpProblem.send(reply, 401, header ? 'Invalid or revoked API token' : 'Missing bearer token');
+      }
+    }
+  });
+
+  app.addHook('onSend', async (req, reply, payload) => {
+    if (!faults.garbage || (req.url.split('?')[0] ?? '').startsWith('/downloads/')) return payload;
+    const text = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
+    reply.header('content-type', 'application/json; charset=utf-8');
+    if (text.length < 2) return '{"nodes": [';
+    return text.slice(0, Math.max(1, Math.floor(text.length / 2)));
+  });
+
+  app.setErrorHandler((err, req, reply) => {
+    if (err instanceof HttpProblem) return HttpProblem.send(reply, err.status, err.message);
+    const status = typeof (err as { statusCode?: number }).statusCode === 'number' ? (err as { statusCode: number }).statusCode : 500;
+    if (HttpProblem.isNodeApi(req.url)) return HttpProblem.sendRln(reply, status, 'Unexpected', (err as Error).message);
+    return HttpProblem.send(reply, status, status >= 500 ? 'Internal error' : (err as Error).message);
+  });
+  app.setNotFoundHandler((req, reply) => {
+    if (HttpProblem.isNodeApi(req.url)) return HttpProblem.sendRln(reply, 404, 'NotFound', `No such endpoint ${req.method} ${req.url.split('?')[0]}`);
+    return HttpProblem.send(reply, 404, `No route ${req.method} ${req.url.split('?')[0]}`);
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
