@@ -34,6 +34,16 @@ describe('policy commands', () => {
     expect(text(await run(admin, '/rln audit action=policy.set'))).toContain('policy set');
   });
 
+  it('set reads an amount typed as two words unquoted, in the one amount grammar, keeping thresholds in sats or display units', async () => {
+    const run = bot();
+    expect(text(await run(admin, '/rln policy set approval pay.send amount=100k sats'))).toContain('pay.send above 100,000 sats now needs a second person');
+    expect(text(await run(admin, '/rln policy set approval asset.send amount=1,000.5 USDT'))).toContain('asset.send above 1,000.5 USDT now needs a second person');
+    expect(text(await run(admin, '/rln policy set limit operate amount=0.5 BTC'))).toContain('operate may spend at most 50,000,000 sats a day');
+    const list = text(await run(reader, '/rln policy list'));
+    expect(list).toContain('pay.send | 100,000 sats');
+    expect(list).toContain('asset.send | 1,000.5 USDT');
+  });
+
   it('refuses a rule for a command whose dialog takes a secret, a bare number, and a non-admin', async () => {
     const run = bot();
     expect(text(await run(admin, '/rln policy set approval node.unlock'))).toContain('its dialog takes a secret');
