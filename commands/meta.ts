@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { defineCommand, type AnyCommand } from '../src/core/index.js';
-import { msg } from '../src/core/index.js';
+import { msg, messageFile } from '../src/core/index.js';
 import { renderHelp } from '../src/core/index.js';
 import type { AuditEntry } from '../src/core/index.js';
 import { actorLabel } from '../src/core/index.js';
@@ -24,9 +24,6 @@ function describe(e: AuditEntry): string {
   return clip([e.path, e.node, ...args].filter(Boolean).join(' '), 60);
 }
 
-/** The CSV shown in the reply is cut to fit one message; `limit=` narrows it. */
-const CSV_MAX_CHARS = 2_800;
-
 const audit = defineCommand({
   path: 'audit',
   summary: 'Show the audit trail, filtered by node=, user=, action=, outcome=, since=, or export it as CSV',
@@ -38,7 +35,7 @@ const audit = defineCommand({
     outcome: z.enum(['ok', 'failed', 'refused']).optional().describe('Only this outcome: ok, failed or refused'),
     since: z.string().min(1).optional().describe('Only this recent: 7d, 24h, 30m, or a date (2026-11-01)'),
     limit: z.coerce.number().int().min(1).max(1000).default(20).describe('How many (default 20; up to 1000 for csv)'),
-    csv: z.stringbool().default(false).describe('Export the filtered trail as CSV'),
+    csv: z.stringbool().default(false).describe('Export the filtered trail as a CSV file (at least 100 rows, up to limit=)'),
   }),
   positional: ['node'],
   nodeArg: false,
@@ -56,25 +53,26 @@ const audit = defineCommand({
     };
     const shown = Object.entries({ ...a, csv: undefined, limit: undefined }).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${String(v)}`);
     const scope = shown.length ? ` (${shown.join(' ')})` : '';
-    const entries = ctx.services.audit.query({ ...filters, limit: a.csv ? Math.max(a.limit, 100) : Math.min(a.limit, 100) });
+    const limit = a.csv ? Math.max(a.limit, 100) : Math.min(a.limit, 100);
+    const entries = ctx.services.audit.query({ ...filters, limit });
     if (!entries.length) {
       return { header: `Audit trail${scope}`, tone: 'neutral', blocks: [msg.text(`Nothing recorded${scope}.`)] };
     }
     if (a.csv) {
-      // Message files (uploads) are not in this tree yet: the CSV comes as a code block, cut to fit.
-      let rows = entries;
-      let csv = auditCsv(rows);
-      while (csv.length > CSV_MAX_CHARS && rows.length > 1) {
-        rows = rows.slice(0, Math.max(1, Math.floor(rows.length * 0.8)));
-        csv = auditCsv(rows);
-      }
+      // The whole filtered trail as a file: uploaded on Slack and Discord, written to a path by the terminal.
+      const name = `audit-${new Date(ctx.services.now()).toISOString().slice(0, 10)}.csv`;
+      const n = entries.length;
+      const rows = `${n} row${n === 1 ? '' : 's'}`;
       return {
-        header: `Audit trail CSV${scope}: ${rows.length} record${rows.length === 1 ? '' : 's'}`,
+        header: `Audit trail CSV${scope}: ${rows}`,
         tone: 'info',
         blocks: [
-          msg.code(csv),
-          msg.context(rows.length < entries.length ? `The newest ${rows.length} of ${entries.length} fit in one message; narrow the filters (since=, action=) for the rest.` : 'Oldest first; secrets are never recorded.'),
+          msg.text([`${rows}, oldest first, in `, { code: name }, shown.length ? `; filters: ${shown.join(' ')}.` : '; no filters.']),
+          msg.context(
+            `Secrets are never recorded; cells a spreadsheet would run as a formula are defused.${n === limit ? ` Only the newest ${limit}: raise limit= (up to 1000) or narrow the filters for more.` : ''}`,
+          ),
         ],
+        files: [messageFile({ name, mime: 'text/csv', bytes: Buffer.from(`${auditCsv(entries)}\n`, 'utf8'), title: `Audit trail${scope}`, alt: `The audit trail as CSV: ${rows}${scope}` })],
       };
     }
     return {

@@ -7,15 +7,15 @@ import { z } from 'zod';
 import { defineCommand, type Actor, type AnyCommand } from '../src/core/index.js';
 import { msg } from '../src/core/index.js';
 import { UserError } from '../src/core/index.js';
-import { actionName, amountText, limitSubject, parseApprovalRule, readAmount, type UnitAmount } from '../src/core/index.js';
+import { actionName, amountText, limitSubject, parseApprovalRule, readUnitAmount, type UnitAmount } from '../src/core/index.js';
 import { toPrincipal } from './access.js';
 
 /** The one reading of a typed amount, as a refusal the user can act on. */
 function typedAmount(text: string): UnitAmount {
   try {
-    return readAmount(text);
+    return readUnitAmount(text);
   } catch (e) {
-    throw new UserError('invalid_arguments', (e as Error).message, 'Quote an amount with a space: amount="100k sats", or write it joined: 100ksats.');
+    throw new UserError('invalid_arguments', (e as Error).message, 'Write the amount with its unit, e.g. amount=100k sats, amount=0.5 BTC or amount=100 USDT.');
   }
 }
 
@@ -31,11 +31,11 @@ function asRule<T>(build: () => T): T {
 const set = defineCommand({
   path: 'policy set',
   summary: 'Change what needs a second person’s approval, or a daily spend limit',
-  example: '/rln policy set approval pay.send amount="100k sats"',
+  example: '/rln policy set approval pay.send amount=100k sats',
   args: z.object({
     kind: z.enum(['approval', 'limit'], { error: () => 'approval (what needs a second person) or limit (a daily spend limit)' }).describe('approval or limit'),
     subject: z.string().min(1).describe('approval: the command with dots (pay.send); limit: a role (operate) or who (slack:U123, a mention)'),
-    amount: z.string().min(1).optional().describe('Approve above it (none: always), or the daily limit: 100k sats, 0.5 BTC, 100 USDT, 1000 *'),
+    amount: z.string().min(1).meta({ amount: 'unit' }).optional().describe('Approve above it (none: always), or the daily limit: 100k sats, 0.5 BTC, 100 USDT, 1000 *'),
     off: z.stringbool().default(false).describe('Remove this rule (also one from the environment)'),
   }),
   positional: ['kind', 'subject', 'amount'],

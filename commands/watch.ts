@@ -10,7 +10,7 @@ import { defineCommand, type AnyCommand, type CommandContext } from '../src/core
 import { findNode, type HostedNode } from '../src/hosting/index.js';
 import { ALL_NODES, type Watch } from '../src/notify/index.js';
 import { formatTime } from './support/present.js';
-import { parseSatsToMsat } from './support/parse-sats.js';
+import { parseMsatWithUnit } from './support/amount.js';
 
 const target = () => z.string().trim().min(1).describe('Node name or id, or all');
 const KNOWN_STATUSES = ['RUNNING', 'STARTING', 'PAUSED', 'FAILED', 'IN_PROGRESS'];
@@ -87,12 +87,12 @@ async function pointWebhooks(ctx: CommandContext<unknown>, nodes: HostedNode[]):
 const add = defineCommand({
   path: 'watch add',
   summary: 'Post a node’s (or all nodes’) status changes here; with kinds=, its payments, channels and more too',
-  example: '/rln watch add alice kinds=status,payments,channels,liquidity,lock min_amount="10k sats"',
+  example: '/rln watch add alice kinds=status,payments,channels,liquidity,lock min_amount=10k sats',
   args: z.object({
     node: target(),
     status: z.string().trim().optional().describe('Only these statuses, comma-separated, e.g. FAILED,PAUSED (default: every change)'),
     kinds: z.string().trim().optional().describe(`Any of ${WATCH_KINDS.join(',')}, or all (default: status)`),
-    min_amount: z.string().trim().optional().describe('Payments below this are not posted, e.g. "10k sats" or "500000 msat"'),
+    min_amount: z.string().trim().meta({ amount: 'msat' }).optional().describe('Payments below this are not posted, e.g. "10k sats" or "500000 msat"'),
     escalate_after: z.coerce.number().positive().max(7 * 24 * 60).optional().describe('Minutes an incident may stay unacknowledged before on-call is paged (default 10)'),
     pagerduty_key: z.string().trim().regex(/^[A-Za-z0-9]{20,64}$/, 'a PagerDuty integration (routing) key: 32 letters and digits').optional().describe('PagerDuty routing key for this watch (default: PAGERDUTY_ROUTING_KEY)'),
   }),
@@ -104,7 +104,7 @@ const add = defineCommand({
   async handler(ctx): Promise<Message> {
     const statuses = parseStatuses(ctx.args.status);
     const kinds = parseKinds(ctx.args.kinds);
-    const minAmountMsat = ctx.args.min_amount ? parseSatsToMsat(ctx.args.min_amount, 'min_amount') : undefined;
+    const minAmountMsat = ctx.args.min_amount ? parseMsatWithUnit(ctx.args.min_amount, 'min_amount') : undefined;
     const { target: t, node } = await resolveTarget(ctx, ctx.args.node);
     const w = ctx.services.watches.add({
       place: ctx.place,

@@ -26,6 +26,7 @@ export { renderHelp, renderCommandHelp, usageOf } from './render-help.js';
 export { redactArgs, isSecretName, findInlineSecret, SECRET_NAME_RE } from './inline-secret.js';
 export { editDistance, closestOf } from './edit-distance.js';
 export { cutText, graphemePrefix } from './cut-text.js';
+export * from './amount.js';
 export * from './policy/index.js';
 export { APPROVE_COMMAND, REJECT_COMMAND } from './pipeline/steps/require-approval.js';
 export { LATE, sleep, within } from './within.js';

@@ -1,6 +1,8 @@
 /** Table tests of the one amount parser: units, precision, separators and ambiguity. */
 import { describe, expect, it } from 'vitest';
-import { assetUnitIn, parseAssetAmount, parseSatAmount, readAmountText } from '../../commands/support/amount.js';
+import { amountText, assetUnitIn, parseAssetAmount, parseSatAmount, readAmountText, readUnitAmount } from '../../src/core/index.js';
+import { parseMsatWithUnit } from '../../commands/support/amount.js';
+import { UserError } from '../../src/core/index.js';
 
 const USDT = { ticker: 'USDT', name: 'Tether', precision: 6 };
 const WHOLE = { ticker: 'PTS', precision: 0 };
@@ -92,5 +94,59 @@ describe('asset amounts in display units', () => {
   it('keeps the number exact however long it is', () => {
     expect(readAmountText('123456789012345678901234567890.123456789 X')).toEqual({ number: '123456789012345678901234567890.123456789', multiplier: 0, unit: 'X' });
     expect(parseAssetAmount('123456789012345678.123456', USDT)).toBe(123456789012345678123456n);
+  });
+});
+
+describe('thresholds and limits (the approval policy, spend limits)', () => {
+  it.each([
+    ['100000sat', { unit: 'sat', amount: 100_000 }],
+    ['100k sats', { unit: 'sat', amount: 100_000 }],
+    ['100ksats', { unit: 'sat', amount: 100_000 }],
+    ['1,000,000 sat', { unit: 'sat', amount: 1_000_000 }],
+    ['2.5M sat', { unit: 'sat', amount: 2_500_000 }],
+    ['0.5 BTC', { unit: 'sat', amount: 50_000_000 }],
+    ['3000 msat', { unit: 'sat', amount: 3 }],
+    ['100 USDT', { unit: 'USDT', amount: 100 }],
+    ['12.5usdt', { unit: 'USDT', amount: 12.5 }],
+    ['2k USDT', { unit: 'USDT', amount: 2000 }],
+    ['1000 *', { unit: '*', amount: 1000 }],
+    ['1k*', { unit: '*', amount: 1000 }],
+  ])('reads %s', (text, want) => {
+    expect(readUnitAmount(text)).toEqual(want);
+  });
+
+  it.each([
+    ['100000', /has no unit: write 100k sats, 0.5 BTC or 100 USDT/],
+    ['lots', /is not an amount/],
+    ['1.5 sats', /sats are whole numbers/],
+    ['1,00 sats', /unclear: use "\." for decimals/],
+    ['10 USDT *', /write 1000 \* for any asset/],
+  ])('refuses %s, saying what to write', (text, why) => {
+    expect(() => readUnitAmount(text)).toThrow(why);
+  });
+
+  it('reads back as people write it', () => {
+    expect(amountText({ unit: 'sat', amount: 100_000 })).toBe('100,000 sats');
+    expect(amountText({ unit: 'USDT', amount: 12.5 })).toBe('12.5 USDT');
+  });
+});
+
+describe('a bitcoin amount with its unit, in msat (watch min_amount)', () => {
+  it.each([
+    ['10k sats', 10_000_000],
+    ['10ksats', 10_000_000],
+    ['1.5k sat', 1_500_000],
+    ['2500 sat', 2_500_000],
+    ['10,000 sats', 10_000_000],
+    ['500000 msat', 500_000],
+    ['2k msats', 2_000],
+    ['0.001 BTC', 100_000_000],
+  ])('reads %s as %d msat', (text, msat) => {
+    expect(parseMsatWithUnit(text, 'min_amount')).toBe(msat);
+  });
+
+  it.each(['10000', '10k', 'ten sats', '1.5 msat', '-5 sats', '10 USDT'])('refuses %s, naming the argument with an example', (text) => {
+    expect(() => parseMsatWithUnit(text, 'min_amount')).toThrow(UserError);
+    expect(() => parseMsatWithUnit(text, 'min_amount')).toThrow(/`min_amount` is not a valid amount/);
   });
 });

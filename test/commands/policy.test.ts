@@ -1,7 +1,8 @@
 /** `policy set|list|limits` and the configured audit reader, through the dispatcher with every real command. */
 import { describe, expect, it } from 'vitest';
 import type { Reply } from '../../src/core/types.js';
-import { createRegistry } from '../../src/core/index.js';
+import { parse } from 'csv-parse/sync';
+import { createRegistry, fileBytes } from '../../src/core/index.js';
 import { allCommands } from '../../commands/index.js';
 import { messageText } from '../support/reply-text.js';
 import { testDispatcher } from '../support/dispatcher.js';
@@ -34,6 +35,16 @@ describe('policy commands', () => {
     expect(text(await run(admin, '/rln audit action=policy.set'))).toContain('policy set');
   });
 
+  it('set reads an amount typed as two words unquoted, in the one amount grammar, keeping thresholds in sats or display units', async () => {
+    const run = bot();
+    expect(text(await run(admin, '/rln policy set approval pay.send amount=100k sats'))).toContain('pay.send above 100,000 sats now needs a second person');
+    expect(text(await run(admin, '/rln policy set approval asset.send amount=1,000.5 USDT'))).toContain('asset.send above 1,000.5 USDT now needs a second person');
+    expect(text(await run(admin, '/rln policy set limit operate amount=0.5 BTC'))).toContain('operate may spend at most 50,000,000 sats a day');
+    const list = text(await run(reader, '/rln policy list'));
+    expect(list).toContain('pay.send | 100,000 sats');
+    expect(list).toContain('asset.send | 1,000.5 USDT');
+  });
+
   it('refuses a rule for a command whose dialog takes a secret, a bare number, and a non-admin', async () => {
     const run = bot();
     expect(text(await run(admin, '/rln policy set approval node.unlock'))).toContain('its dialog takes a secret');
@@ -59,14 +70,21 @@ describe('policy commands', () => {
     expect(text(await run(slackUser('USTRANGER'), '/rln policy list'))).toContain('needs the read role');
   });
 
-  it('exports the filtered audit trail as CSV, formula-safe', async () => {
+  it('exports the filtered audit trail as a dated CSV file, formula-safe, with a summary of the rows and filters', async () => {
     const run = bot();
     // A display name is chosen by the user: one that looks like a formula must not run in a spreadsheet.
     await run({ ...admin, displayName: '=HYPERLINK("x")' }, '/rln policy set approval node.stop');
     await run(ops, '/rln node list');
-    const csv = text(await run(admin, '/rln audit csv=true action=policy.set'));
-    expect(csv).toContain('time_utc,user,user_name,action,node,node_id,arguments,outcome,reason,where');
-    expect(csv).toMatch(/Z,slack:UADMIN,"'=HYPERLINK\(""x""\)",policy\.set,,,kind=approval subject=node\.stop,ok,,slack:C1/);
-    expect(csv).not.toContain('node.list');
+    const r = await run(admin, '/rln audit csv=true action=policy.set');
+    if (r.kind !== 'message') throw new Error(`not a message: ${JSON.stringify(r)}`);
+    expect(text(r)).toContain('1 row, oldest first');
+    expect(text(r)).toContain('filters: action=policy.set');
+    expect(text(r)).not.toContain('time_utc');
+    const [file] = r.message.files ?? [];
+    expect(file.name).toMatch(/^audit-\d{4}-\d{2}-\d{2}\.csv$/);
+    expect(file.mime).toBe('text/csv');
+    const rows: Array<Record<string, string>> = parse(fileBytes(file).toString('utf8'), { columns: true });
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ user: 'slack:UADMIN', user_name: "'=HYPERLINK(\"x\")", action: 'policy.set', arguments: 'kind=approval subject=node.stop', outcome: 'ok', where: 'slack:C1' });
   });
 });

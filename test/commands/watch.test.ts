@@ -101,7 +101,17 @@ describe('watch commands', () => {
 
   it('watch add refuses an unknown kind and an amount without a unit, saying what to write', async () => {
     expect(replyText(await run('watch add bob kinds=payments,gossip'))).toMatch(/Unknown kind gossip[\s\S]*kinds=status,payments,channels/);
-    expect(replyText(await run('watch add bob kinds=payments min_amount=10000'))).toMatch(/not an amount in sats or msat[\s\S]*min_amount="10k sats"/);
+    expect(replyText(await run('watch add bob kinds=payments min_amount=10000'))).toMatch(/`min_amount` is not a valid amount: it has no unit[\s\S]*min_amount="10k sats"/);
+  });
+
+  it('watch add reads min_amount typed as two words unquoted, with the one amount grammar (separators, BTC)', async () => {
+    expect(replyText(await run('watch add bob kinds=payments min_amount=10k sats'))).toContain('10,000 sats');
+    expect(notifier.watches.list(place).find((x) => x.target === ids.bob)!.minAmountMsat).toBe(10_000_000);
+    await run('watch add bob kinds=payments min_amount=0.001 BTC');
+    expect(notifier.watches.list(place).find((x) => x.target === ids.bob)!.minAmountMsat).toBe(100_000_000);
+    await run('watch add bob kinds=payments min_amount=1,500 sat');
+    expect(notifier.watches.list(place).find((x) => x.target === ids.bob)!.minAmountMsat).toBe(1_500_000);
+    await run('watch add bob');
   });
 
   it('watch list shows the watches; mute and unmute; remove', async () => {

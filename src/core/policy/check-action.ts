@@ -5,7 +5,7 @@
  */
 import { UserError } from '../errors.js';
 import type { Registry } from '../registry.js';
-import type { UnitAmount } from './read-amount.js';
+import type { UnitAmount } from '../amount.js';
 
 export function approvalActionChecker(registry: Registry): (action: string, over?: UnitAmount) => void {
   return (action, over) => {

@@ -9,7 +9,7 @@ import { createPolicyStore, type PolicyRuleRow } from '../../store/index.js';
 import { UserError } from '../errors.js';
 import { actorKey, ROLE_RANK, type RoleService } from '../role-service.js';
 import type { Actor, Role, Spend } from '../types.js';
-import { amountText, type UnitAmount } from './read-amount.js';
+import { amountText, type UnitAmount } from '../amount.js';
 import { DEFAULT_APPROVAL_POLICY, parseApprovalPolicy, parseSpendLimits, type ApprovalRule, type LimitRule } from './parse-policy.js';
 import { createApprovals, type Approvals } from './approvals.js';
 

@@ -1,7 +1,6 @@
 /** Approvals by a second person and spend limits: the policy, its written forms, the requests. */
 export { createPolicy, reaches, type Policy, type PolicyOptions, type RuleSource } from './create-policy.js';
 export { createApprovals, type Approval, type Approvals } from './approvals.js';
-export { readAmount, amountText, type UnitAmount } from './read-amount.js';
 export {
   DEFAULT_APPROVAL_POLICY,
   actionName,

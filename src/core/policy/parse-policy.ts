@@ -10,7 +10,7 @@
  *   Either may be `none`.
  */
 import { PRINCIPAL_RE, roleNamed } from '../role-service.js';
-import { readAmount, type UnitAmount } from './read-amount.js';
+import { readUnitAmount, type UnitAmount } from '../amount.js';
 
 export interface ApprovalRule {
   /** The command, with dots: `pay.send`. */
@@ -49,7 +49,7 @@ export function parseApprovalRule(text: string): ApprovalRule {
   }
   if (right === undefined) return { action };
   try {
-    return { action, over: readAmount(right) };
+    return { action, over: readUnitAmount(right) };
   } catch (e) {
     throw new Error(`${action}: ${(e as Error).message}`, { cause: e });
   }
@@ -78,7 +78,7 @@ export function parseSpendLimits(text: string): LimitRule[] {
     const who = limitSubject(piece.slice(0, eq));
     for (const a of piece.slice(eq + 1).split(',')) {
       try {
-        out.push({ who, perDay: readAmount(a) });
+        out.push({ who, perDay: readUnitAmount(a) });
       } catch (e) {
         throw new Error(`${who}: ${(e as Error).message}`, { cause: e });
       }

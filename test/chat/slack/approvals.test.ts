@@ -7,7 +7,9 @@
  * never carry the password.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'csv-parse/sync';
 import { startHarness, type Harness } from '../../support/harness.js';
+import { waitFor } from '../../support/wait-for.js';
 import { startFakeSlack, createSlackDriver, type FakeSlack, type SlackDriver, type RespondCall } from '../../fakes/slack/index.js';
 
 const SIGNING_SECRET = 'approvals-signing-secret-0123';
@@ -73,6 +75,21 @@ describe('approvals and spend limits on Slack', () => {
     const [r] = await fake.waitForResponds(responseUrl);
     return r;
   }
+  /** An `audit … csv=true` answer and the CSV file uploaded with it, its rows parsed. */
+  async function auditCsv(user: { id: string; name: string }, text: string) {
+    const before = fake.uploads.length;
+    const answer = await ask(user, text);
+    const [file] = await waitFor(
+      () => {
+        const done = fake.uploads.slice(before).filter((u) => u.completed && /^audit-\d{4}-\d{2}-\d{2}\.csv$/.test(u.filename));
+        return done.length > 0 && done;
+      },
+      { timeout: 10_000, what: 'the audit CSV upload' },
+    );
+    const csv = file.bytes!.toString('utf8');
+    const rows: Array<Record<string, string>> = parse(csv, { columns: true });
+    return { answer, file, csv, rows };
+  }
   const payments = () => h.emulator.requests.filter((q) => q.method === 'POST' && q.path.endsWith('/sendpayment')).length;
 
   /** An invoice of bob's for `sats`, paid by alice as far as the approval request. */
@@ -109,13 +126,22 @@ describe('approvals and spend limits on Slack', () => {
     expect(textOf(approved)).toContain('Requested by ada (slack:UADA)');
     expect(payments()).toBe(before + 1);
 
-    const audit = await ask(ADA, 'audit action=pay.send outcome=ok csv=true');
-    expect(textOf(audit)).toContain('approved_by=slack:UBEA');
+    const audit = await auditCsv(ADA, 'audit action=pay.send outcome=ok csv=true');
+    expect(audit.file.bytes!.length).toBe(audit.file.length);
+    expect(audit.rows.length).toBeGreaterThan(0);
+    expect(audit.rows.map((r) => [r.action, r.outcome])).toEqual([
+      ['approval.request', 'ok'],
+      ['approval.approve', 'ok'],
+      ['pay.send', 'ok'],
+    ]);
+    expect(audit.rows.some((r) => r.node === 'alice' && r.arguments.includes('approved_by=slack:UBEA'))).toBe(true);
+    expect(textOf(audit.answer)).toContain(`${audit.rows.length} row`);
+    expect(textOf(audit.answer)).toContain('filters: action=pay.send outcome=ok');
+    expect(textOf(audit.answer)).not.toContain('time_utc');
     const requests = await ask(ADA, 'audit action=pay.send user=slack:UADA');
     expect(textOf(requests)).toContain('approval request');
-    const approvals = await ask(ADA, 'audit action=pay.send user=slack:UBEA csv=true');
-    expect(textOf(approvals)).toContain('approval.approve');
-    expect(textOf(approvals)).toContain('requested_by=slack:UADA');
+    const approvals = await auditCsv(ADA, 'audit action=pay.send user=slack:UBEA csv=true');
+    expect(approvals.rows.some((r) => r.action === 'approval.approve' && r.user === 'slack:UBEA' && r.arguments.includes('requested_by=slack:UADA'))).toBe(true);
   });
 
   it('pays once when two admins click Approve together', async () => {
@@ -164,9 +190,9 @@ describe('approvals and spend limits on Slack', () => {
     await slack.submit(BEA, fake.views.at(-1)!, { reason: 'wrong invoice, ask finance' });
     const [post] = (await fake.waitForCalls('chat.postMessage', posted + 1)).slice(posted);
     expect(JSON.stringify(post.args)).toContain('Rejected by bea (slack:UBEA): wrong invoice, ask finance');
-    const audit = await ask(ADA, 'audit action=pay.send user=slack:UBEA csv=true');
-    expect(textOf(audit)).toContain('approval.reject,alice,');
-    expect(textOf(audit)).toContain('wrong invoice, ask finance');
+    const audit = await auditCsv(ADA, 'audit action=pay.send user=slack:UBEA csv=true');
+    expect(audit.csv).toContain('approval.reject,alice,');
+    expect(audit.rows.some((r) => r.action === 'approval.reject' && r.reason.includes('wrong invoice, ask finance'))).toBe(true);
     const late = await click(CY, button(request.body, 'Approve'));
     expect(textOf(late)).toContain('already rejected');
     expect(payments()).toBe(before);

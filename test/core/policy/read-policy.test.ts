@@ -1,37 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readAmount, amountText } from '../../../src/core/policy/read-amount.js';
 import { parseApprovalPolicy, parseSpendLimits, policyConfigProblems, DEFAULT_APPROVAL_POLICY } from '../../../src/core/policy/parse-policy.js';
 import { loadConfig, ConfigError } from '../../../src/config.js';
-
-describe('reading a threshold or limit amount', () => {
-  it.each([
-    ['100000sat', { unit: 'sat', amount: 100_000 }],
-    ['100k sats', { unit: 'sat', amount: 100_000 }],
-    ['100ksats', { unit: 'sat', amount: 100_000 }],
-    ['2.5M sat', { unit: 'sat', amount: 2_500_000 }],
-    ['0.5 BTC', { unit: 'sat', amount: 50_000_000 }],
-    ['3000 msat', { unit: 'sat', amount: 3 }],
-    ['100 USDT', { unit: 'USDT', amount: 100 }],
-    ['12.5usdt', { unit: 'USDT', amount: 12.5 }],
-    ['1000 *', { unit: '*', amount: 1000 }],
-  ])('reads %s', (text, want) => {
-    expect(readAmount(text)).toEqual(want);
-  });
-
-  it('refuses a bare number, saying which units to write', () => {
-    expect(() => readAmount('100000')).toThrow(/has no unit: write 100k sats, 0.5 BTC or 100 USDT/);
-  });
-
-  it('refuses what is not an amount, and a fraction of a sat', () => {
-    expect(() => readAmount('lots')).toThrow(/is not an amount/);
-    expect(() => readAmount('1.5 sats')).toThrow(/sats are whole numbers/);
-  });
-
-  it('reads back as people write it', () => {
-    expect(amountText({ unit: 'sat', amount: 100_000 })).toBe('100,000 sats');
-    expect(amountText({ unit: 'USDT', amount: 12.5 })).toBe('12.5 USDT');
-  });
-});
 
 describe('the written approval policy and spend limits', () => {
   it('reads rules with and without thresholds, separated by ; or new lines', () => {
