@@ -50,8 +50,7 @@ export async function runDoctor(io: DoctorIo): Promise<number> {
       name: 'webhook public key',
       run: async () => {
         const key = parsePublicKey(await hosting.webhookPublicKey());
-        const type = Array.isArray(key) ? key.map((k) => describeKey(k)).join(' or ') : describeKey(key);
-        return `fetched and parsed (${type})`;
+        return `fetched and parsed (${describeKey(key)})`;
       },
     });
   }

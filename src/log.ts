@@ -121,7 +121,7 @@ export function redactLogText(text: string): string {
 }
 
 function isPlainObject(v: object): boolean {
-  const proto = Object.getPrototypeOf(v);
+  const proto: unknown = Object.getPrototypeOf(v);
   return proto === Object.prototype || proto === null;
 }
 

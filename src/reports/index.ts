@@ -41,7 +41,6 @@ export function createReports(opts: CreateReportsOptions): { service: ReportServ
   const schedules = createScheduleRepo(opts.db);
   const snapshots = createSnapshotRepo(opts.db);
   const logger = opts.logger;
-  let service: ReportService;
   const scheduler = createReportScheduler({
     schedules,
     now,
@@ -73,7 +72,7 @@ export function createReports(opts: CreateReportsOptions): { service: ReportServ
       }
     },
   });
-  service = createReportService({
+  const service: ReportService = createReportService({
     services: opts.services,
     snapshots,
     schedules,

@@ -21,17 +21,9 @@ export class TimeoutError extends Error {
 
 /** Settles with `p`, or rejects with TimeoutError after `ms` (the work itself is not cancelled). */
 export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new TimeoutError(ms)), ms);
-    p.then(
-      (v) => {
-        clearTimeout(timer);
-        resolve(v);
-      },
-      (e) => {
-        clearTimeout(timer);
-        reject(e);
-      },
-    );
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new TimeoutError(ms)), ms);
   });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }

@@ -16,7 +16,6 @@ import { startFakeSlack } from '../fakes/slack/index.js';
 import type { BenchResult } from './types.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const MiB = 1024 * 1024;
 
 function rssMiB(pid: number): number {
   try {

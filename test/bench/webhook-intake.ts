@@ -86,8 +86,13 @@ export async function webhookIntake(opts: IntakeOptions): Promise<BenchResult> {
           const runBot = () => load.run({ kind: 'closed', url: bot.url, requests: sign(opts.events), concurrency: opts.concurrency });
           let b: LoadResult;
           let o: LoadResult;
-          if (r % 2 === 0) (b = await runBase(), o = await runBot());
-          else (o = await runBot(), b = await runBase());
+          if (r % 2 === 0) {
+            b = await runBase();
+            o = await runBot();
+          } else {
+            o = await runBot();
+            b = await runBase();
+          }
           failed += o.failed + b.failed;
           bases.push(b.perSecond);
           bots.push(o.perSecond);

@@ -1,4 +1,3 @@
-import { UserError } from '../../src/core/errors.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logPolling, nodeCommands } from '../../commands/node.js';
 import { ServiceError } from '../../src/hosting/index.js';
@@ -221,11 +220,13 @@ describe('node commands', () => {
   });
 
   it('init and password refuse two different new passwords, or one shorter than 8 characters, as dialog field errors', () => {
-    const init = cmd('node init').dialog!.check!;
+    const initDialog = cmd('node init').dialog!;
+    const init = (values: Record<string, string>) => initDialog.check!(values);
     expect(init({ password: PASSWORD, password_repeat: `${PASSWORD}x` })).toEqual({ password_repeat: 'The two new passwords differ: type the same password twice.' });
     expect(init({ password: 'short', password_repeat: 'short' })).toEqual({ password: 'The password must have at least 8 characters; this one has 5.' });
     expect(init({ password: PASSWORD, password_repeat: PASSWORD })).toEqual({});
-    const pw = cmd('node password').dialog!.check!;
+    const pwDialog = cmd('node password').dialog!;
+    const pw = (values: Record<string, string>) => pwDialog.check!(values);
     expect(pw({ old_password: PASSWORD, new_password: 'new password 1', new_password_repeat: 'new password 2' })).toEqual({ new_password_repeat: 'The two new passwords differ: type the same password twice.' });
     expect(JSON.stringify(pw({ old_password: PASSWORD, new_password: 'seven77', new_password_repeat: 'seven77' }))).not.toContain('seven77');
   });

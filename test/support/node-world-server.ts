@@ -80,9 +80,13 @@ export async function startNodeWorldServer(opts: {
     send(reply.status, reply.raw ?? JSON.stringify(reply.body));
   };
 
+  // Node ignores a listener's promise; a throw in handler stays an unhandled rejection, as before.
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
+    void handler(req, res);
+  };
   const server: Server = opts.tls
-    ? createHttpsServer({ key: opts.tls.key, cert: opts.tls.cert, ca: opts.tls.ca, requestCert: opts.tls.requestCert ?? false, rejectUnauthorized: opts.tls.requestCert ?? false }, handler)
-    : createHttpServer(handler);
+    ? createHttpsServer({ key: opts.tls.key, cert: opts.tls.cert, ca: opts.tls.ca, requestCert: opts.tls.requestCert ?? false, rejectUnauthorized: opts.tls.requestCert ?? false }, listener)
+    : createHttpServer(listener);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const { port } = server.address() as AddressInfo;
   const baseUrl = `${opts.tls ? 'https' : 'http'}://${opts.tls ? 'localhost' : '127.0.0.1'}:${port}`;

@@ -8,7 +8,7 @@
  * the node option autocompletes. Slack keeps `/rln <group> <action>`; the index maps both
  * back to the same registry path.
  */
-import type { CommandDefinition } from '../../core/index.js';
+import type { AnyCommand } from '../../core/index.js';
 import type { Registry } from '../../core/index.js';
 import type { ArgSpec } from '../../core/index.js';
 import {
@@ -49,7 +49,7 @@ const CONTEXT_BOT_DM = 1;
 export type CommandRegistryLike = Pick<Registry, 'all' | 'argSpecs' | 'nodeArg'>;
 export type { ArgSpec };
 
-export function listCommands(registry: CommandRegistryLike): CommandDefinition<any>[] {
+export function listCommands(registry: CommandRegistryLike): AnyCommand[] {
   return registry.all();
 }
 
@@ -107,7 +107,7 @@ function description(text: string | undefined, fallback: string, where: string):
   return t;
 }
 
-function optionsOf(def: CommandDefinition<any>, specs: ArgSpec[], nodeArg: string | undefined, index: CommandIndex): { options: CommandOptionData[]; map: Map<string, string> } {
+function optionsOf(def: AnyCommand, specs: ArgSpec[], nodeArg: string | undefined, index: CommandIndex): { options: CommandOptionData[]; map: Map<string, string> } {
   if (specs.length > DISCORD_MAX_OPTIONS) {
     throw new Error(`command "${def.path}" has ${specs.length} arguments; a Discord subcommand allows ${DISCORD_MAX_OPTIONS}`);
   }

@@ -60,18 +60,34 @@ function ephemeral(yes: boolean) {
   return yes ? { flags: MessageFlags.Ephemeral as const } : {};
 }
 
+/**
+ * The answering methods of discord.js's interaction classes, as this responder calls them
+ * (the union type Interaction has each only on some of its members). The payloads are Discord's
+ * own JSON shapes, which discord.js accepts alongside its builders.
+ */
+interface AnsweringInteraction {
+  reply(options: object): Promise<unknown>;
+  deferReply(options: object): Promise<unknown>;
+  update(options: object): Promise<unknown>;
+  deferUpdate(): Promise<unknown>;
+  showModal(modal: Parameters<Responder['showModal']>[0]): Promise<unknown>;
+  respond(choices: Parameters<Responder['autocomplete']>[0]): Promise<unknown>;
+  editReply(options: object): Promise<unknown>;
+  followUp(options: object): Promise<unknown>;
+}
+
 export function gatewayResponder(i: Interaction): Responder {
   // Each call is only reached for interaction kinds that support it (see handleInteraction).
-  const any = i as any;
+  const it = i as unknown as AnsweringInteraction;
   return {
-    reply: async (p, e) => void (await any.reply({ ...options(p), ...ephemeral(e) })),
-    defer: async (e) => void (await any.deferReply(ephemeral(e))),
-    update: async (p) => void (await any.update(options(p))),
-    deferUpdate: async () => void (await any.deferUpdate()),
-    showModal: async (m) => void (await any.showModal(m)),
-    autocomplete: async (c) => void (await any.respond(c)),
-    editOriginal: async (p) => void (await any.editReply(options(p))),
-    followUp: async (p, e) => void (await any.followUp({ ...options(p), ...ephemeral(e) })),
+    reply: async (p, e) => void (await it.reply({ ...options(p), ...ephemeral(e) })),
+    defer: async (e) => void (await it.deferReply(ephemeral(e))),
+    update: async (p) => void (await it.update(options(p))),
+    deferUpdate: async () => void (await it.deferUpdate()),
+    showModal: async (m) => void (await it.showModal(m)),
+    autocomplete: async (c) => void (await it.respond(c)),
+    editOriginal: async (p) => void (await it.editReply(options(p))),
+    followUp: async (p, e) => void (await it.followUp({ ...options(p), ...ephemeral(e) })),
   };
 }
 
@@ -115,7 +131,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Client> {
   } catch (err) {
     await client.destroy().catch(() => undefined);
     const why = err instanceof Error ? err.message : String(err);
-    throw new Error(`connecting to the Discord gateway failed: ${why}. Check DISCORD_TOKEN${opts.apiUrl ? ' and DISCORD_API_URL' : ''}.`);
+    throw new Error(`connecting to the Discord gateway failed: ${why}. Check DISCORD_TOKEN${opts.apiUrl ? ' and DISCORD_API_URL' : ''}.`, { cause: err });
   } finally {
     clearTimeout(timer);
   }

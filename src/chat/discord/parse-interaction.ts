@@ -11,7 +11,8 @@ import { commandWords } from './build-command-data.js';
 export interface RawOption {
   name: string;
   type: number;
-  value?: unknown;
+  /** Discord sends a string, an integer/number or a boolean. */
+  value?: string | number | boolean | null;
   focused?: boolean;
   options?: RawOption[];
 }

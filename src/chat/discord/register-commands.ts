@@ -32,6 +32,7 @@ export async function registerCommands(
     const why = e instanceof Error ? e.message : String(e);
     throw new Error(
       `registering the /rln commands with Discord failed: ${why}. Check DISCORD_TOKEN and DISCORD_APPLICATION_ID, then run npm run register-commands`,
+      { cause: e },
     );
   } finally {
     rest.clearHashSweeper();

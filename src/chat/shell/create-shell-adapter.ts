@@ -288,7 +288,7 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
     async start() {
       if (rl || closed) return;
       const echo = new Writable({
-        write(chunk, _enc, cb) {
+        write(chunk: Buffer | string, _enc, cb) {
           if (!muted) output.write(chunk);
           cb();
         },

@@ -47,7 +47,7 @@ function pad(s: string, width: number, align: 'left' | 'right' = 'left'): string
 
 /** Control characters (ANSI escapes, carriage returns) from user data never reach the terminal. */
 function clean(s: string): string {
-  return s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');
+  return s.replace(/(?![\t\n])\p{Cc}/gu, '');
 }
 
 export function renderTable(t: Table): string[] {

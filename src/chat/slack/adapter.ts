@@ -27,6 +27,7 @@ import { SLACK_MAX_INPUT_ERROR, SLACK_MAX_OPTIONS, SLACK_MAX_OPTION_TEXT, SLACK_
 import { toBlockKit, truncate, type BlockKitMessage } from './render.js';
 import { toBoltLogger } from './to-bolt-logger.js';
 import { createAppHome } from './app-home.js';
+import type { ClickAction, ClickBody, SubmitBody, ViewState } from './payload-views.js';
 
 export interface SlackAdapter {
   app: BoltApp;
@@ -74,8 +75,6 @@ export const SLACK_SUGGESTION_BUDGET_MS = SLACK_LISTENER_BUDGET_MS;
 /** Explicit, short retries for the app's own calls (views.open, postEphemeral, respond is separate). */
 export const SLACK_RETRY_CONFIG = { retries: 2, factor: 2, minTimeout: 100, maxTimeout: 1000 };
 
-type Anyish = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-
 /** Where and how a Reply is delivered. */
 interface ReplyRoute {
   respond?: RespondFn;
@@ -85,9 +84,9 @@ interface ReplyRoute {
 }
 
 /** Values of a submitted view, by block id (= field name). Checkboxes give 'true' / 'false'. */
-export function readViewValues(state: Anyish | undefined): Record<string, string> {
+export function readViewValues(state: ViewState | undefined): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [blockId, actions] of Object.entries((state?.values ?? {}) as Record<string, Record<string, Anyish>>)) {
+  for (const [blockId, actions] of Object.entries(state?.values ?? {})) {
     for (const el of Object.values(actions)) {
       if (el.type === 'checkboxes') out[blockId] = Array.isArray(el.selected_options) && el.selected_options.length ? 'true' : 'false';
       else if (el.selected_option) out[blockId] = String(el.selected_option.value ?? '');
@@ -257,9 +256,9 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
   // Clicks: the action_id is the stored button id.
   app.action({ type: 'block_actions' }, async ({ ack, body, action, respond }) => {
     await ack();
-    const a = action as Anyish;
+    const a = action as ClickAction;
     if (a.type !== 'button' || typeof a.action_id !== 'string') return;
-    const b = body as Anyish;
+    const b = body as ClickBody;
     const channelId: string = b.channel?.id ?? b.container?.channel_id ?? b.user?.id;
     const threadId: string | undefined = b.message?.thread_ts ?? b.container?.thread_ts;
     const actor: Actor = { platform: 'slack', userId: b.user.id, displayName: b.user.username ?? b.user.name, groups: await groupsOf(b.user.id) };
@@ -276,7 +275,7 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
   // Modal submit: refuse in place (response_action: errors) when the dispatcher says so in time.
   // Every path acks exactly once, within the budget, whatever fails after it.
   app.view({ type: 'view_submission' }, async ({ ack, body, view }) => {
-    const b = body as Anyish;
+    const b = body as SubmitBody;
     let acked = false;
     const ackOnce = async (response?: Record<string, unknown>) => {
       if (acked) return;
@@ -300,7 +299,7 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
         return;
       }
       if (first.kind === 'dialog_errors') {
-        const blockIds = ((view.blocks ?? []) as Anyish[]).filter((x) => x.type === 'input').map((x) => String(x.block_id));
+        const blockIds = ((view.blocks ?? []) as Array<{ type?: string; block_id?: string }>).filter((x) => x.type === 'input').map((x) => String(x.block_id));
         await ackOnce({ response_action: 'errors', errors: placeErrors(first.errors, blockIds) });
         return;
       }
@@ -330,7 +329,7 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
 
   // External select: node names wherever a dialog asks for a node.
   app.options({ type: 'block_suggestion' }, async ({ ack, body }) => {
-    const query = String((body as Anyish).value ?? '').trim();
+    const query = String((body as { value?: string }).value ?? '').trim();
     // The options answer is the ack itself: due within 3 s, so a slow look-up answers with none.
     let nodes: Awaited<ReturnType<typeof nodeNames>> = [];
     try {
@@ -365,8 +364,8 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
         await app.init(); // auth.test with the bot token, once
       } catch (e) {
         const code = (e as { data?: { error?: string } }).data?.error;
-        if (code) throw new Error(`Slack refused SLACK_BOT_TOKEN (auth.test: ${code}). Check the bot token (xoxb-…) of the installed app.`);
-        throw new Error(`Slack's Web API could not be reached to check SLACK_BOT_TOKEN (${(e as Error).message}). Check network access to Slack${config.SLACK_API_URL ? ' and SLACK_API_URL' : ''}.`);
+        if (code) throw new Error(`Slack refused SLACK_BOT_TOKEN (auth.test: ${code}). Check the bot token (xoxb-…) of the installed app.`, { cause: e });
+        throw new Error(`Slack's Web API could not be reached to check SLACK_BOT_TOKEN (${(e as Error).message}). Check network access to Slack${config.SLACK_API_URL ? ' and SLACK_API_URL' : ''}.`, { cause: e });
       }
       try {
         await app.start();
@@ -375,6 +374,7 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
         throw new Error(
           `Slack ${mode === 'socket' ? 'Socket Mode could not connect (apps.connections.open)' : 'could not start'}: ${code ?? (e as Error).message}. ` +
             (mode === 'socket' ? 'Check SLACK_APP_TOKEN (xapp-… with connections:write) and that Slack is reachable.' : 'See the log for details.'),
+          { cause: e },
         );
       }
       log.info({ mode }, 'Slack adapter started');

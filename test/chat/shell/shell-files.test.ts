@@ -42,7 +42,7 @@ afterAll(async () => {
 it('writes the QR code of a new address to a file and prints its path', async () => {
   input.write('/rln wallet address alice\n');
   const start = Date.now();
-  let m: RegExpExecArray | null = null;
+  let m: RegExpExecArray | null;
   while (!(m = /📎 On-chain address: (\S+)/.exec(out))) {
     if (Date.now() - start > 8_000) throw new Error(`no file line in:\n${out}`);
     await new Promise((r) => setTimeout(r, 10));

@@ -95,7 +95,7 @@ describe('visual answers on Slack', () => {
   });
 
   it('a scheduled balance report uploads a valid PNG chart of the stated size into its channel', async () => {
-    const made = await ask('report schedule kind=balance node=alice cron="*/1 * * * * *"', 'CCHARTS');
+    await ask('report schedule kind=balance node=alice cron="*/1 * * * * *"', 'CCHARTS');
     try {
       // The first run leaves the first snapshot; the next one has a history to draw.
       const upload = await waitFor(() => fake.uploads.find((u) => u.completed && u.filename === 'balance-alice-7d.png'), { timeout: 15_000, what: 'the chart upload' });

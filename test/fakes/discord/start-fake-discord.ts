@@ -187,41 +187,45 @@ export async function startFakeDiscord(
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
-      const url = new URL(req.url ?? '/', 'http://fake');
-      const raw = url.pathname.replace(/^\/api\/v\d+/, '');
-      const path = raw.split('/').map((s) => decodeURIComponent(s)).join('/');
-      const contentType = String(req.headers['content-type'] ?? '');
-      let files: RecordedCall['files'];
-      let text = Buffer.concat(chunks).toString('utf8');
-      if (contentType.startsWith('multipart/form-data')) {
-        // As Discord reads it: the message in payload_json, each file in its own part.
-        const form = await new Response(new Uint8Array(Buffer.concat(chunks)), { headers: { 'content-type': contentType } }).formData();
-        text = String(form.get('payload_json') ?? '');
-        files = [];
-        for (const [field, v] of form.entries()) {
-          if (typeof v === 'string') continue;
-          files.push({ field, name: v.name, contentType: v.type, bytes: Buffer.from(await v.arrayBuffer()) });
+    // Node ignores the listener's promise: a throw while answering stays an unhandled rejection, which fails the test run.
+    req.on('end', () => {
+      void (async () => {
+        const url = new URL(req.url ?? '/', 'http://fake');
+        const raw = url.pathname.replace(/^\/api\/v\d+/, '');
+        const path = raw.split('/').map((s) => decodeURIComponent(s)).join('/');
+        const contentType = String(req.headers['content-type'] ?? '');
+        let files: RecordedCall['files'];
+        let text = Buffer.concat(chunks).toString('utf8');
+        if (contentType.startsWith('multipart/form-data')) {
+          // As Discord reads it: the message in payload_json, each file in its own part.
+          const form = await new Response(new Uint8Array(Buffer.concat(chunks)), { headers: { 'content-type': contentType } }).formData();
+          const payload = form.get('payload_json');
+          text = typeof payload === 'string' ? payload : '';
+          files = [];
+          for (const [field, v] of form.entries()) {
+            if (typeof v === 'string') continue;
+            files.push({ field, name: v.name, contentType: v.type, bytes: Buffer.from(await v.arrayBuffer()) });
+          }
         }
-      }
-      let body: any = undefined;
-      if (text) {
-        try {
-          body = JSON.parse(text);
-        } catch {
-          body = text;
+        let body: any = undefined;
+        if (text) {
+          try {
+            body = JSON.parse(text);
+          } catch {
+            body = text;
+          }
         }
-      }
-      const method = req.method ?? 'GET';
-      calls.push({ seq: ++seq, method, path, body, authorization: req.headers.authorization, ...(files ? { files } : {}) });
-      for (const w of waiters.splice(0)) w();
-      const f = failures.find((x) => (!x.method || x.method === method) && x.path.test(path));
-      if (f) {
-        f.times = (f.times ?? 1) - 1;
-        if (f.times <= 0) failures.splice(failures.indexOf(f), 1);
-        return send(res, f.status, f.body ?? { message: `scripted failure ${f.status}`, code: 0 }, f.headers);
-      }
-      route(method, path, body, res);
+        const method = req.method ?? 'GET';
+        calls.push({ seq: ++seq, method, path, body, authorization: req.headers.authorization, ...(files ? { files } : {}) });
+        for (const w of waiters.splice(0)) w();
+        const f = failures.find((x) => (!x.method || x.method === method) && x.path.test(path));
+        if (f) {
+          f.times = (f.times ?? 1) - 1;
+          if (f.times <= 0) failures.splice(failures.indexOf(f), 1);
+          return send(res, f.status, f.body ?? { message: `scripted failure ${f.status}`, code: 0 }, f.headers);
+        }
+        route(method, path, body, res);
+      })();
     });
   });
 
@@ -236,7 +240,7 @@ export async function startFakeDiscord(
     ws.on('message', (data) => {
       let p: { op: number; d?: any };
       try {
-        p = JSON.parse(data.toString());
+        p = JSON.parse((Array.isArray(data) ? Buffer.concat(data) : data instanceof ArrayBuffer ? Buffer.from(data) : data).toString('utf8'));
       } catch {
         return;
       }

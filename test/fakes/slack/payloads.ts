@@ -140,7 +140,7 @@ export async function postSigned(
     body: o.tamper ? o.tamper(raw) : raw,
   });
   const text = await res.text();
-  let body: any = undefined;
+  let body: any;
   try {
     body = text ? JSON.parse(text) : undefined;
   } catch {
