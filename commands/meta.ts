@@ -111,7 +111,7 @@ const help = defineCommand({
   confirm: 'none',
   mutates: false,
   async handler(ctx) {
-    return renderHelp(ctx.services.commands, ctx.args.group, ctx.args.action);
+    return renderHelp(ctx.services.commands, ctx.args.group, ctx.args.action, ctx.place.platform);
   },
 });
 
