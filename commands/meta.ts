@@ -109,7 +109,7 @@ const help = defineCommand({
   confirm: 'none',
   mutates: false,
   async handler(ctx) {
-    return renderHelp(ctx.services.commands, ctx.args.group, ctx.args.action);
+    return renderHelp(ctx.services.commands, ctx.args.group, ctx.args.action, ctx.place.platform);
   },
 });
 

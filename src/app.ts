@@ -218,6 +218,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     metrics,
     thresholds: { low: config.REPORT_LOW_SHARE, high: config.REPORT_HIGH_SHARE },
     now: clock,
+    snapshotRetentionDays: config.SNAPSHOT_RETENTION_DAYS,
   });
   const services: Services = {
     hosting,

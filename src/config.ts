@@ -90,6 +90,11 @@ const envSchema = z.object({
   SPEND_LIMITS: policyText,
   LIMITS_TZ: timeZone,
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1, 'AUDIT_RETENTION_DAYS must be at least 1 (days)').default(365),
+  SNAPSHOT_RETENTION_DAYS: z.coerce
+    .number({ message: 'SNAPSHOT_RETENTION_DAYS must be a whole number of days, e.g. 35' })
+    .int('SNAPSHOT_RETENTION_DAYS must be a whole number of days, e.g. 35')
+    .min(1, 'SNAPSHOT_RETENTION_DAYS must be at least 1 (days)')
+    .default(35),
   AUDIT_READ_ROLE: z
     .string()
     .default('admin')

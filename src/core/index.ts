@@ -22,7 +22,8 @@ export { createRoleService, roleNamed, scopeCovers, scopeText, type Scope, type 
 export { actorKey, PRINCIPAL_RE, ROLES, ROLE_RANK, SHELL_PRINCIPAL, type RoleService, type RoleEntry } from './role-service.js';
 export { createAuditLog, type AuditLog, type AuditEntry, type AuditOutcome, type AuditRecordInput } from './audit-log.js';
 export { errorMessage, type ErrorOutcome } from './error-message.js';
-export { renderHelp, renderCommandHelp, usageOf } from './render-help.js';
+export { renderHelp, renderCommandHelp, usageOf, exampleOf } from './render-help.js';
+export { commandStyle, type CommandStyle } from './command-style.js';
 export { redactArgs, isSecretName, findInlineSecret, SECRET_NAME_RE } from './inline-secret.js';
 export { editDistance, closestOf } from './edit-distance.js';
 export { cutText, graphemePrefix } from './cut-text.js';

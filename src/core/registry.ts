@@ -88,7 +88,7 @@ export function createRegistry(defs: AnyCommand[]): Registry {
       confirm: 'none',
       mutates: false,
       nodeArg: false,
-      handler: async (ctx) => renderHelp(registry, group, ctx.args.action),
+      handler: async (ctx) => renderHelp(registry, group, ctx.args.action, ctx.place.platform),
     }));
   }
 

@@ -34,12 +34,14 @@ export interface CreateReportsOptions {
   maxSchedulesPerChannel?: number;
   /** The clock (ms since the epoch). Default Date.now. */
   now?: () => number;
+  /** Days a report snapshot is kept per node and kind (SNAPSHOT_RETENTION_DAYS). Default 35. */
+  snapshotRetentionDays?: number;
 }
 
 export function createReports(opts: CreateReportsOptions): { service: ReportService; scheduler: { start(): void; stop(): void } } {
   const now = opts.now ?? Date.now;
   const schedules = createScheduleRepo(opts.db);
-  const snapshots = createSnapshotRepo(opts.db);
+  const snapshots = createSnapshotRepo(opts.db, { retentionDays: opts.snapshotRetentionDays, now });
   const logger = opts.logger;
   const scheduler = createReportScheduler({
     schedules,

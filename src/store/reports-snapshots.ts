@@ -26,13 +26,26 @@ export interface SnapshotRepo {
    * scope (what a chart draws: every report of the node is a point of its history).
    */
   history<T>(nodeId: string, kind: SnapshotKind, since: Date): Array<StoredSnapshot<T>>;
-  /** Stores a snapshot and keeps only the newest `keep` of that node, kind and scope. */
+  /**
+   * Stores a snapshot and deletes those of that node and kind older than the retention
+   * (SNAPSHOT_RETENTION_DAYS), except the latest of each scope: a schedule's baseline (its own
+   * last run) and the last chat report stay, however old, so the next report still shows the change.
+   */
   save<T>(snapshot: StoredSnapshot<T>): void;
 }
 
-export function createSnapshotRepo(db: Db, opts: { keep?: number } = {}): SnapshotRepo {
-  // Enough for 30 days of charts at a report every hour.
-  const keep = Math.max(1, opts.keep ?? 750);
+export interface SnapshotRepoOptions {
+  /** Days a snapshot is kept, per node and kind. Default 35 (SNAPSHOT_RETENTION_DAYS). */
+  retentionDays?: number;
+  /** The clock (ms since the epoch) the retention counts from. Default Date.now. */
+  now?: () => number;
+}
+
+const DAY_MS = 86_400_000;
+
+export function createSnapshotRepo(db: Db, opts: SnapshotRepoOptions = {}): SnapshotRepo {
+  const retentionMs = Math.max(1, opts.retentionDays ?? 35) * DAY_MS;
+  const now = opts.now ?? Date.now;
   const latestStmt = db.prepare(
     'SELECT node_id, kind, taken_at, data, scope FROM report_snapshots WHERE node_id = ? AND kind = ? AND scope = ? ORDER BY id DESC LIMIT 1',
   );
@@ -40,14 +53,16 @@ export function createSnapshotRepo(db: Db, opts: { keep?: number } = {}): Snapsh
     'SELECT node_id, kind, taken_at, data FROM report_snapshots WHERE node_id = ? AND kind = ? AND taken_at >= ? ORDER BY taken_at, id',
   );
   const insertStmt = db.prepare('INSERT INTO report_snapshots (node_id, kind, taken_at, data, scope) VALUES (?, ?, ?, ?, ?)');
+  // The latest of each scope is what `latest` answers (a schedule's baseline): never pruned.
   const pruneStmt = db.prepare(
-    `DELETE FROM report_snapshots WHERE node_id = ? AND kind = ? AND scope = ? AND id NOT IN
-       (SELECT id FROM report_snapshots WHERE node_id = ? AND kind = ? AND scope = ? ORDER BY id DESC LIMIT ?)`,
+    `DELETE FROM report_snapshots WHERE node_id = ? AND kind = ? AND taken_at < ? AND id NOT IN
+       (SELECT MAX(id) FROM report_snapshots WHERE node_id = ? AND kind = ? GROUP BY scope)`,
   );
   const saveTx = db.transaction((s: StoredSnapshot<unknown>) => {
     const scope = s.scope ?? '';
     insertStmt.run(s.nodeId, s.kind, s.takenAt.toISOString(), JSON.stringify(s.data), scope);
-    pruneStmt.run(s.nodeId, s.kind, scope, s.nodeId, s.kind, scope, keep);
+    const cutoff = new Date(now() - retentionMs).toISOString();
+    pruneStmt.run(s.nodeId, s.kind, cutoff, s.nodeId, s.kind);
   });
   return {
     latest<T>(nodeId: string, kind: SnapshotKind, scope = '') {

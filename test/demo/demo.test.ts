@@ -13,6 +13,7 @@ import { createLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics.js';
 import { DEMO_SUGGESTIONS } from '../../src/demo-banner.js';
 import { createNodeApiClient } from '../../src/node-api/index.js';
+import { imageOf } from '../../commands/node.js';
 
 let app: App;
 let dir: string;
@@ -194,6 +195,44 @@ describe('the demo in the terminal', () => {
     const differs = await type(`/rln asset send alice TRM 12.5 ${rgb}`, 'The invoice asks for');
     expect(differs).toContain('The invoice asks for 10.00 TRM, but the send is of 12.50 TRM.');
     expect(differs).not.toMatch(/type: confirm/);
+  });
+
+  it('refuses before any prompt, with the reason: an expired invoice, an RGB invoice for another asset or expired, locking a locked node, upgrading a node on the latest image', async () => {
+    const client = (name: string) => {
+      const n = app.emulator!.nodes().find((x) => x.name === name)!;
+      return createNodeApiClient({ baseUrl: n.invoke_url!, credentials: { kind: 'token', token: app.emulator!.nodeApiToken }, retries: 0 });
+    };
+    const [alice, bob] = [client('alice'), client('bob')];
+    const notAsked = /type: confirm|password:|\[y\/N\]/;
+    const { invoice: short } = await bob.lninvoice({ amt_msat: 1_000_000, expiry_sec: 1 });
+    await new Promise((r) => setTimeout(r, 1_100));
+    const expired = await type(`/rln pay send alice ${short}`, 'it can no longer be paid');
+    expect(expired).toMatch(/This invoice expired at \d{4}-\d\d-\d\d \d\d:\d\d UTC: it can no longer be paid\./);
+    expect(expired).toContain('Ask the payee for a new invoice.');
+    expect(expired).not.toMatch(notAsked);
+
+    const trm = (await alice.listassets({ filter_asset_schemas: [] })).nia!.find((a) => a.ticker === 'TRM')!.asset_id;
+    const { asset: other } = await alice.issueassetnia({ amounts: [500], ticker: 'OTX', name: 'Other terminal units', precision: 0 });
+    const { invoice: forOther } = await bob.rgbinvoice({ asset_id: other.asset_id, assignment: { type: 'Fungible', value: 5 }, min_confirmations: 1, witness: false });
+    const otherAsset = await type(`/rln asset send alice TRM 5 ${forOther}`, 'The invoice asks for');
+    expect(otherAsset).toMatch(/The invoice asks for OTX[^,]*, but the send is of TRM/);
+    expect(otherAsset).not.toMatch(notAsked);
+    const stale = `rgb:${trm.slice(4)}/~/~/bcrt:utxob:staleRecipient-one?expiry=1000&endpoints=rpc://127.0.0.1/json-rpc`;
+    const staleAsk = await type(`/rln asset send alice TRM 5 ${stale}`, 'The invoice expired at');
+    expect(staleAsk).toContain('The invoice expired at 1970-01-01 00:16 UTC');
+    expect(staleAsk).not.toMatch(notAsked);
+
+    // vault: created here, initialised (which leaves it locked), on the latest image.
+    await type('/rln node create vault', /vault/);
+    await until(0, /vault[^\n]*RUNNING/);
+    await client('vault').init({ password: 'vault-password-42' });
+    const locked = await type('/rln node lock vault', 'already locked');
+    expect(locked).toContain('vault is already locked.');
+    expect(locked).not.toMatch(notAsked);
+    const runs = imageOf(app.emulator!.nodes().find((n) => n.name === 'vault')!)!;
+    const latest = await type('/rln node upgrade vault', 'nothing to upgrade');
+    expect(latest).toContain(`vault already runs the latest image, ${runs}: there is nothing to upgrade.`);
+    expect(latest).not.toMatch(notAsked);
   });
 
   it('makes a node fail with /demo fail, which opens an incident here', async () => {

@@ -113,6 +113,28 @@ describe('Discord HTTP interactions', () => {
     expect(a.data.choices.map((c: any) => c.value)).toEqual(['bob']);
   });
 
+  it("shows help in Discord's own command form: /rln-node stop with option names, never Slack's /rln node stop", async () => {
+    const group = textOf((await interact(commandInteraction(app, READER, 'node', 'help'))).data);
+    expect(group).toContain('/rln-node stop node:<node>');
+    expect(group).toContain('/rln-node stop node:alice');
+    expect(group).not.toContain('/rln node stop');
+    const one = textOf((await interact(commandInteraction(app, READER, undefined, 'help', { group: 'node', action: 'logs' }))).data);
+    expect(one).toContain('/rln-node logs node:<node>');
+    expect(one).toContain('[lines:…]');
+    expect(one).toContain('Example: /rln-node logs node:alice lines:100');
+    const top = textOf((await interact(commandInteraction(app, READER, undefined, 'help'))).data);
+    expect(top).toContain('/rln-node help');
+    expect(top).not.toContain('/rln node help');
+  });
+
+  it("writes a refusal's usage line in Discord's command form", async () => {
+    const a = await interact(commandInteraction(app, OPERATOR, 'node', 'logs', { node: 'alice', lines: 'many' }));
+    const t = textOf(a.data);
+    expect(t).toMatch(/lines/);
+    expect(t).toContain('Usage: /rln-node logs node:<node>');
+    expect(t).not.toContain('/rln node logs');
+  });
+
   it('refuses a stop by a reader privately (type 4, ephemeral)', async () => {
     const a = await interact(commandInteraction(app, READER, 'node', 'stop', { node: 'alice' }));
     expect(a.type).toBe(4);

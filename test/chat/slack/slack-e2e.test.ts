@@ -219,6 +219,15 @@ describe.each(['socket', 'http'] as const)('the bot on Slack in %s mode', (mode)
     expect(textOf(audit)).not.toContain(mnemonic);
   });
 
+  it("shows help and a refusal's usage line in Slack's form, /rln node stop", async () => {
+    const help = textOf(await ask(READER, 'node help'));
+    expect(help).toContain('/rln node stop &lt;node&gt;');
+    expect(help).not.toContain('/rln-node');
+    const refusal = textOf(await ask(OPERATOR, 'node logs alice lines=many'));
+    expect(refusal).toContain('Usage: /rln node logs &lt;node&gt;');
+    expect(refusal).not.toContain('/rln-node');
+  });
+
   it('shows the audit trail with the changes and the refusals', async () => {
     const r = await ask(ADMIN, 'audit');
     const t = textOf(r);

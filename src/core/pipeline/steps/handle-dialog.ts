@@ -138,7 +138,7 @@ function readSubmission(a: Attempt, p: Pipeline, def: AnyCommand): Reply | UserE
     return { kind: 'dialog_errors', errors };
   }
   const merged = { ...a.args, ...extraArgs };
-  a.parsed = validate(p.registry, def, merged);
+  a.parsed = validate(p.registry, def, merged, a.place.platform);
   a.args = merged;
   if (!p.confirmations.claimDialog(row.id, p.now())) {
     return new UserError('dialog_used', 'This dialog was already submitted.', 'Run the command again if you need it.');

@@ -4,19 +4,20 @@
  */
 import { UserError } from '../../errors.js';
 import type { AnyCommand, Registry } from '../../registry.js';
-import { usageOf } from '../../render-help.js';
+import { exampleOf, usageOf } from '../../render-help.js';
+import type { Platform } from '../../types.js';
 import { commandOf, type Step } from '../attempt.js';
 
 export const validateArgs: Step = (a, p) => {
-  a.parsed = validate(p.registry, commandOf(a), a.args);
+  a.parsed = validate(p.registry, commandOf(a), a.args, a.place.platform);
   return undefined;
 };
 
 /** The parsed arguments, or a UserError naming the argument that is wrong and showing the usage. */
-export function validate(registry: Registry, def: AnyCommand, raw: Record<string, string>): Record<string, unknown> {
+export function validate(registry: Registry, def: AnyCommand, raw: Record<string, string>, platform?: Platform): Record<string, unknown> {
   const specs = registry.argSpecs(def);
   // Only a refusal shows it: not built for every valid command.
-  const usage = () => `Usage: ${usageOf(registry, def)}. Example: ${def.example}`;
+  const usage = () => `Usage: ${usageOf(registry, def, { platform })}. Example: ${exampleOf(registry, def, platform)}`;
   const input: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(raw)) {
     const spec = specs.find((s) => s.name === k);
