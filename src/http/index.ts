@@ -1,4 +1,5 @@
 /** The HTTP room: the one fastify server, and what signed endpoints share (body admission, replay guard). */
 export { createHttpServer, type HttpServerOptions } from './server.js';
 export { admitBodies, type AdmitBodiesOptions } from './admit-bodies.js';
+export { lazyRequestLogger } from './lazy-request-logger.js';
 export { createReplayGuard, type ReplayGuard, type ReplayGuardStore } from './create-replay-guard.js';

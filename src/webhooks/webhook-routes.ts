@@ -17,7 +17,7 @@ import { KeyUnavailableError } from './key-cache.js';
 import type { NodeDirectory } from './node-directory.js';
 import { readEvent, type ServiceEvent } from './read-event.js';
 import { jsonDepth } from './event-time.js';
-import { admitBodies } from '../http/index.js';
+import { admitBodies, lazyRequestLogger } from '../http/index.js';
 
 /** Service events are small: the default limit (WEBHOOK_BODY_LIMIT) is 64 KiB. */
 export const WEBHOOK_BODY_LIMIT = 64 * 1024;
@@ -69,6 +69,8 @@ export function webhookRoutes(deps: WebhookRouteDeps): FastifyPluginAsync {
   };
 
   return async (app) => {
+    // The handler logs through `log`: fastify's per-request child logger is made only if used.
+    app.setChildLoggerFactory(lazyRequestLogger);
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_req, body, done) => done(null, body));
     // Refused before the body is read: unsigned, declared too large, or too many bodies in flight.

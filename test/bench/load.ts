@@ -9,6 +9,8 @@ export interface LoadResult {
   sent: number;
   ok: number;
   failed: number;
+  /** Failed requests by HTTP status (or `error` when no answer came), e.g. `{ "503": 12 }`. */
+  failures: Record<string, number>;
   seconds: number;
   perSecond: number;
   p50Ms: number;
@@ -27,12 +29,14 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
-function summarise(latencies: number[], failed: number, seconds: number): LoadResult {
+function summarise(latencies: number[], failures: Record<string, number>, seconds: number): LoadResult {
   const sorted = [...latencies].sort((a, b) => a - b);
+  const failed = Object.values(failures).reduce((a, n) => a + n, 0);
   return {
     sent: latencies.length + failed,
     ok: latencies.length,
     failed,
+    failures,
     seconds,
     perSecond: latencies.length / seconds,
     p50Ms: percentile(sorted, 50),
@@ -61,7 +65,8 @@ export async function closedLoop(url: string, make: (i: number) => RequestSpec, 
   const base = new URL(url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const latencies: number[] = [];
-  let failed = 0;
+  const failures: Record<string, number> = {};
+  const fail = (why: string | number) => void (failures[why] = (failures[why] ?? 0) + 1);
   let next = 0;
   const t0 = performance.now();
   await Promise.all(
@@ -71,15 +76,15 @@ export async function closedLoop(url: string, make: (i: number) => RequestSpec, 
         try {
           const r = await send(agent, base, make(i));
           if (r.status >= 200 && r.status < 300) latencies.push(r.ms);
-          else failed++;
+          else fail(r.status);
         } catch {
-          failed++;
+          fail('error');
         }
       }
     }),
   );
   agent.destroy();
-  return summarise(latencies, failed, (performance.now() - t0) / 1000);
+  return summarise(latencies, failures, (performance.now() - t0) / 1000);
 }
 
 /** `rate` requests per second for `seconds`, whatever the answers (open loop). */
@@ -87,7 +92,8 @@ export async function openLoop(url: string, make: (i: number) => RequestSpec, ra
   const base = new URL(url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   const latencies: number[] = [];
-  let failed = 0;
+  const failures: Record<string, number> = {};
+  const fail = (why: string | number) => void (failures[why] = (failures[why] ?? 0) + 1);
   const total = Math.round(rate * seconds);
   const t0 = performance.now();
   const inflight: Promise<void>[] = [];
@@ -97,12 +103,12 @@ export async function openLoop(url: string, make: (i: number) => RequestSpec, ra
     if (wait > 1) await new Promise((r) => setTimeout(r, wait));
     inflight.push(
       send(agent, base, make(i)).then(
-        (r) => void (r.status >= 200 && r.status < 300 ? latencies.push(r.ms) : failed++),
-        () => void failed++,
+        (r) => void (r.status >= 200 && r.status < 300 ? latencies.push(r.ms) : fail(r.status)),
+        () => fail('error'),
       ),
     );
   }
   await Promise.all(inflight);
   agent.destroy();
-  return summarise(latencies, failed, (performance.now() - t0) / 1000);
+  return summarise(latencies, failures, (performance.now() - t0) / 1000);
 }
