@@ -1,13 +1,16 @@
 /**
- * Runs the real CLI as a child process (through tsx, as `npm start` does), with only the
- * environment given: what a newcomer or an operator gets.
+ * Runs the real CLI as a child process (with tsx's loader, as `npm start` does), with only the
+ * environment given: what a newcomer or an operator gets. The child is the bot itself, not tsx's
+ * CLI in front of it, so a SIGKILL kills the bot (tsx's CLI relays SIGTERM but cannot relay a
+ * SIGKILL, which left the bot running after the test).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { waitFor } from './wait-for.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const tsxCli = fileURLToPath(new URL('../../node_modules/tsx/dist/cli.mjs', import.meta.url));
+const tsxPreflight = fileURLToPath(new URL('../../node_modules/tsx/dist/preflight.cjs', import.meta.url));
+const tsxLoader = new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
 
 export interface SpawnedBot {
   child: ChildProcessWithoutNullStreams;
@@ -19,7 +22,7 @@ export interface SpawnedBot {
 }
 
 export function spawnBot(args: string[], opts: { env?: Record<string, string>; cwd?: string } = {}): SpawnedBot {
-  const child = spawn(process.execPath, [tsxCli, `${root}src/cli.ts`, ...args], {
+  const child = spawn(process.execPath, ['--require', tsxPreflight, '--import', tsxLoader, `${root}src/cli.ts`, ...args], {
     cwd: opts.cwd ?? root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...opts.env },
     stdio: ['pipe', 'pipe', 'pipe'],
