@@ -1,5 +1,6 @@
 import type { Statement } from './statement-cache.js';
 import type { IncidentRow } from './notify-rows.js';
+import { whereEquals } from './where-equals.js';
 
 /** Incidents of the notify room: one open incident per channel and node, its message and its state. */
 export class NotifyIncidents {
@@ -16,22 +17,8 @@ export class NotifyIncidents {
   }
 
   incidents(filter: { platform?: string; channelId?: string; state?: 'open' | 'resolved' } = {}): IncidentRow[] {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (filter.platform) {
-      where.push('platform = ?');
-      params.push(filter.platform);
-    }
-    if (filter.channelId) {
-      where.push('channel_id = ?');
-      params.push(filter.channelId);
-    }
-    if (filter.state) {
-      where.push('state = ?');
-      params.push(filter.state);
-    }
-    return this.q(`SELECT * FROM notify_incidents ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id`)
-      .all(...params) as IncidentRow[];
+    const where = whereEquals([['platform', filter.platform], ['channel_id', filter.channelId], ['state', filter.state]]);
+    return this.q(`SELECT * FROM notify_incidents ${where.sql} ORDER BY id`).all(...where.params) as IncidentRow[];
   }
 
   insertIncident(i: Omit<IncidentRow, 'id' | 'state' | 'resolved_at' | 'acked_by' | 'acked_at'>): number {

@@ -1,6 +1,7 @@
 import type { Statement } from './statement-cache.js';
 import type { NotifyRoutingIndex } from './notify-routing-index.js';
 import type { MuteRow, WatchRow } from './notify-rows.js';
+import { whereEquals } from './where-equals.js';
 
 /** Watches and mutes of the notify room; every write tells the routing index, which routing reads from memory. */
 export class NotifyWatches {
@@ -32,18 +33,8 @@ export class NotifyWatches {
   }
 
   watches(filter: { platform?: string; channelId?: string } = {}): WatchRow[] {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (filter.platform) {
-      where.push('platform = ?');
-      params.push(filter.platform);
-    }
-    if (filter.channelId) {
-      where.push('channel_id = ?');
-      params.push(filter.channelId);
-    }
-    return this.q(`SELECT * FROM notify_watches ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id`)
-      .all(...params) as WatchRow[];
+    const where = whereEquals([['platform', filter.platform], ['channel_id', filter.channelId]]);
+    return this.q(`SELECT * FROM notify_watches ${where.sql} ORDER BY id`).all(...where.params) as WatchRow[];
   }
 
   /** Active (not paused) watches on this node or on `all`, in id order (from the routing index). */
