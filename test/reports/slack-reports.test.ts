@@ -32,9 +32,7 @@ afterAll(async () => {
 });
 
 async function ask(user: { id: string; name: string }, text: string) {
-  const { responseUrl } = await slack.slash(user, text, { channelId: CHANNEL });
-  const [r] = await fake.waitForResponds(responseUrl);
-  return JSON.stringify(r.body);
+  return JSON.stringify((await slack.ask(user, text, { channelId: CHANNEL })).body);
 }
 
 describe('reports on Slack', () => {

@@ -65,16 +65,8 @@ describe('approvals and spend limits on Slack', () => {
     await fake?.close();
   });
 
-  async function ask(user: { id: string; name: string }, text: string): Promise<RespondCall> {
-    const { responseUrl } = await slack.slash(user, text);
-    const [r] = await fake.waitForResponds(responseUrl);
-    return r;
-  }
-  async function click(user: { id: string; name: string }, id: string): Promise<RespondCall> {
-    const { responseUrl } = await slack.click(user, id);
-    const [r] = await fake.waitForResponds(responseUrl);
-    return r;
-  }
+  const ask = (user: { id: string; name: string }, text: string): Promise<RespondCall> => slack.ask(user, text);
+  const click = (user: { id: string; name: string }, id: string): Promise<RespondCall> => slack.press(user, id);
   /** An `audit … csv=true` answer and the CSV file uploaded with it, its rows parsed. */
   async function auditCsv(user: { id: string; name: string }, text: string) {
     const before = fake.uploads.length;

@@ -38,11 +38,7 @@ describe('scoped roles on Slack', () => {
     await fake?.close();
   });
 
-  async function ask(user: { id: string; name: string }, text: string): Promise<RespondCall> {
-    const { responseUrl } = await slack.slash(user, text);
-    const [r] = await fake.waitForResponds(responseUrl);
-    return r;
-  }
+  const ask = (user: { id: string; name: string }, text: string): Promise<RespondCall> => slack.ask(user, text);
   const nodeId = (name: string) => h.emulator.nodes().find((n) => n.name === name)!.nodeId;
   const statusOf = (name: string) => h.emulator.nodes().find((n) => n.name === name)!.status;
 

@@ -50,11 +50,7 @@ describe.each(['socket', 'http'] as const)('the bot on Slack in %s mode', (mode)
     await fake?.close();
   });
 
-  async function ask(user: { id: string; name: string }, text: string): Promise<RespondCall> {
-    const { responseUrl } = await slack.slash(user, text);
-    const [r] = await fake.waitForResponds(responseUrl);
-    return r;
-  }
+  const ask = (user: { id: string; name: string }, text: string): Promise<RespondCall> => slack.ask(user, text);
 
   it('lists the nodes and shows one in the channel', async () => {
     const list = await ask(READER, 'node list');

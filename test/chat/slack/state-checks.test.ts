@@ -34,9 +34,7 @@ describe('state checks before asking, and the facts in every confirmation, on Sl
   };
 
   async function ask(text: string): Promise<RespondCall> {
-    const { responseUrl } = await slack.slash(ADMIN, text);
-    const [r] = await fake.waitForResponds(responseUrl);
-    return r;
+    return slack.ask(ADMIN, text);
   }
 
   /** A refusal that came before any dialog or button: no view opened, no button offered. */

@@ -32,9 +32,7 @@ describe('amounts, names and refusals on Slack', () => {
   });
 
   async function ask(text: string): Promise<RespondCall> {
-    const { responseUrl } = await slack.slash(ADMIN, text);
-    const [r] = await fake.waitForResponds(responseUrl);
-    return r;
+    return slack.ask(ADMIN, text);
   }
 
   it('keysends to one of our nodes by name, with the amount typed as "3 sat", and names the payee in the confirmation', async () => {

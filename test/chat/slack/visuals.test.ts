@@ -37,9 +37,7 @@ describe('visual answers on Slack', () => {
   });
 
   async function ask(text: string, channelId = CHANNEL): Promise<RespondCall> {
-    const { responseUrl } = await slack.slash(OPERATOR, text, { channelId });
-    const [r] = await fake.waitForResponds(responseUrl);
-    return r;
+    return slack.ask(OPERATOR, text, { channelId });
   }
 
   /** The text of the first code block of an answer. */

@@ -3,7 +3,7 @@
  * Socket Mode (envelopes over the fake's WebSocket) or HTTP mode (signed POSTs to
  * /slack/events). Every answer (envelope ack or HTTP response) is put on the fake's timeline.
  */
-import type { FakeSlack } from './fake-slack.js';
+import type { FakeSlack, RespondCall } from './fake-slack.js';
 import {
   blockActionsPayload,
   blockSuggestionPayload,
@@ -22,6 +22,10 @@ export interface SlackDriver {
   slash(user: SlackUser, text: string, o?: { channelId?: string }): Promise<{ ack: any; responseUrl: string }>;
   /** A click on the button whose action_id is `actionId`. */
   click(user: SlackUser, actionId: string, o?: { channelId?: string }): Promise<{ ack: any; responseUrl: string }>;
+  /** `/rln <text>` by `user`, resolved with the bot's first answer to its response_url. */
+  ask(user: SlackUser, text: string, o?: { channelId?: string }): Promise<RespondCall>;
+  /** A click on a button, resolved with the bot's first answer to its response_url. */
+  press(user: SlackUser, actionId: string, o?: { channelId?: string }): Promise<RespondCall>;
   /** Submits `view` (as opened through views.open) with these values by block id. */
   submit(user: SlackUser, view: Record<string, any>, values: Record<string, string | boolean>): Promise<{ ack: any }>;
   /** An external select asking for options. */
@@ -54,6 +58,16 @@ export function createSlackDriver(
       const responseUrl = fake.responseUrl();
       const ack = await deliver('interactive', blockActionsPayload({ user, actionId, responseUrl, channelId: o.channelId, teamId: fake.teamId }));
       return { ack, responseUrl };
+    },
+    async ask(user, text, o = {}) {
+      const { responseUrl } = await this.slash(user, text, o);
+      const [answer] = await fake.waitForResponds(responseUrl);
+      return answer;
+    },
+    async press(user, actionId, o = {}) {
+      const { responseUrl } = await this.click(user, actionId, o);
+      const [answer] = await fake.waitForResponds(responseUrl);
+      return answer;
     },
     async submit(user, view, values) {
       return { ack: await deliver('interactive', viewSubmissionPayload({ user, view, values, teamId: fake.teamId })) };
