@@ -1,6 +1,7 @@
 /**
  * Golden files: a value is compared with `test/fixtures/<path>.json`, and `UPDATE_GOLDEN=1`
- * (or a missing file) writes it instead. Review a rewritten file's diff like code.
+ * writes it instead. Review a rewritten file's diff like code. A missing file fails the test
+ * (it is written, to be reviewed and committed): a golden file nobody committed checks nothing.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -11,9 +12,13 @@ const FIXTURES = join(import.meta.dirname, '../fixtures');
 export function expectGolden(path: string, value: unknown): void {
   const file = join(FIXTURES, `${path}.json`);
   const text = `${JSON.stringify(value, null, 2)}\n`;
-  if (process.env.UPDATE_GOLDEN || !existsSync(file)) {
+  const missing = !existsSync(file);
+  if (process.env.UPDATE_GOLDEN || missing) {
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, text);
+  }
+  if (missing && !process.env.UPDATE_GOLDEN) {
+    expect.fail(`no golden file test/fixtures/${path}.json: it was written now; review it, commit it, and run again`);
   }
   expect(text, `golden file test/fixtures/${path}.json (UPDATE_GOLDEN=1 rewrites it)`).toBe(readFileSync(file, 'utf8'));
 }
