@@ -350,7 +350,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
       await within(notifier.stop(), left()).catch(() => undefined);
       for (const s of stoppers) await within(s(), left()).catch(() => undefined);
       if (emulator) await within(emulator.close(), left()).catch(() => undefined);
-      if (db.open) db.close();
+      if (db.open) await db.close();
       if (started) logger.info('rln-chatops stopped');
     },
   };

@@ -100,9 +100,9 @@ export async function runDoctor(io: DoctorIo): Promise<number> {
       const path = config.DATABASE_PATH === ':memory:' ? `${mkdtempSync('/tmp/rln-doctor-')}/probe.db` : config.DATABASE_PATH;
       const db = openDatabase(path);
       try {
-        db.exec('CREATE TABLE IF NOT EXISTS doctor_probe (at TEXT); INSERT INTO doctor_probe VALUES (datetime()); DELETE FROM doctor_probe;');
+        void db.exec('CREATE TABLE IF NOT EXISTS doctor_probe (at TEXT); INSERT INTO doctor_probe VALUES (datetime()); DELETE FROM doctor_probe;');
       } finally {
-        db.close();
+        void db.close();
       }
       return 'writable, migrations applied';
     },

@@ -3,7 +3,7 @@
  * liquidity bands), so that a restart of the bot compares with what it saw before and never
  * announces history again.
  */
-import type { Db } from './database.js';
+import type { AnyDb } from './database.js';
 
 export interface ActivityStateRepo {
   get(nodeId: string): Promise<unknown>;
@@ -12,26 +12,25 @@ export interface ActivityStateRepo {
   removeExcept(nodeIds: readonly string[]): Promise<number>;
 }
 
-export function createActivityStateRepo(db: Db): ActivityStateRepo {
-  const getQ = db.prepare<[string], { state: string }>('SELECT state FROM activity_states WHERE node_id = ?');
-  const putQ = db.prepare(
-    `INSERT INTO activity_states (node_id, state, polled_at) VALUES (?, ?, ?)
-     ON CONFLICT (node_id) DO UPDATE SET state = excluded.state, polled_at = excluded.polled_at`,
-  );
-  const allQ = db.prepare<[], { node_id: string }>('SELECT node_id FROM activity_states');
-  const delQ = db.prepare('DELETE FROM activity_states WHERE node_id = ?');
+export function createActivityStateRepo(db: AnyDb): ActivityStateRepo {
   return {
     get: async (nodeId) => {
-      const row = getQ.get(nodeId);
-      return row ? (JSON.parse(row.state) as unknown) : undefined;
+      const state = await db.value<string>('SELECT state FROM activity_states WHERE node_id = ?', [nodeId]);
+      return state === undefined ? undefined : (JSON.parse(state) as unknown);
     },
     put: async (nodeId, state, polledAt) => {
-      putQ.run(nodeId, JSON.stringify(state), polledAt);
+      await db.run(
+        `INSERT INTO activity_states (node_id, state, polled_at) VALUES (?, ?, ?)
+         ON CONFLICT (node_id) DO UPDATE SET state = excluded.state, polled_at = excluded.polled_at`,
+        [nodeId, JSON.stringify(state), polledAt],
+      );
     },
     removeExcept: async (nodeIds) => {
       const keep = new Set(nodeIds);
       let removed = 0;
-      for (const { node_id } of allQ.all()) if (!keep.has(node_id)) removed += delQ.run(node_id).changes;
+      for (const nodeId of await db.column<string>('SELECT node_id FROM activity_states')) {
+        if (!keep.has(nodeId)) removed += (await db.run('DELETE FROM activity_states WHERE node_id = ?', [nodeId])).changes;
+      }
       return removed;
     },
   };

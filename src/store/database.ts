@@ -1,15 +1,27 @@
 /**
- * The SQLite store: one file, WAL mode, migrations applied in order at open.
- * Each room owns its tables and its migrations (src/store/migrations/<room>.ts); this file
- * only opens the database and applies every migration in version order, once.
+ * Opening the store: SQLite by default (one file, WAL, one process), PostgreSQL with
+ * DATABASE_URL (several replicas share it). Each engine has its own migrations, applied in
+ * version order, once (src/store/migrations/<room>.ts for SQLite, migrations/postgres/ for
+ * PostgreSQL). Every other room sees only `Db`, this room's own async interface (sql/types.ts).
  */
 import Database from 'better-sqlite3';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { allMigrations, type Migration } from './migrations/index.js';
+import { postgresMigrations } from './migrations/postgres/index.js';
+import { SqliteSql } from './sql/sqlite.js';
+import { PostgresSql, describeUrl } from './sql/postgres.js';
+import type { Sql } from './sql/types.js';
 
-export type Db = Database.Database;
+/**
+ * The store's handle. While repositories move to the async `Sql` face, it is still the SQLite
+ * one (which also keeps better-sqlite3's synchronous methods for them); then it becomes `Sql`.
+ */
+export type Db = SqliteSql;
+export type AnyDb = Sql;
+export { DatabaseUnavailableError } from './sql/types.js';
 
+/** The SQLite store at `path` (':memory:' for a test), migrated. Synchronous: it is a local file. */
 export function openDatabase(path: string, migrations: Migration[] = allMigrations): Db {
   const onDisk = path !== ':memory:' && path !== '';
   if (onDisk) {
@@ -35,17 +47,14 @@ export function openDatabase(path: string, migrations: Migration[] = allMigratio
   db.pragma('foreign_keys = ON');
   // better-sqlite3 is synchronous: a lock held elsewhere blocks the event loop this long at most.
   db.pragma('busy_timeout = 2000');
-  migrate(db, migrations);
-  return db;
+  migrateSqlite(db, migrations);
+  return new SqliteSql(db, onDisk ? path : ':memory:');
 }
 
-export function migrate(db: Db, migrations: Migration[]): void {
+function migrateSqlite(db: Database.Database, migrations: Migration[]): void {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
   const applied = new Set(db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
-  const seen = new Set<number>();
-  for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
-    if (seen.has(m.version)) throw new Error(`two migrations share version ${m.version} (${m.name})`);
-    seen.add(m.version);
+  for (const m of inOrder(migrations)) {
     if (applied.has(m.version)) continue;
     db.transaction(() => {
       db.exec(m.sql);
@@ -53,3 +62,57 @@ export function migrate(db: Db, migrations: Migration[]): void {
     })();
   }
 }
+
+function inOrder(migrations: Migration[]): Migration[] {
+  const seen = new Set<number>();
+  const sorted = [...migrations].sort((a, b) => a.version - b.version);
+  for (const m of sorted) {
+    if (seen.has(m.version)) throw new Error(`two migrations share version ${m.version} (${m.name})`);
+    seen.add(m.version);
+  }
+  return sorted;
+}
+
+/** A key of pg_advisory_xact_lock: replicas starting together migrate one after the other. */
+const MIGRATION_LOCK = 7_264_201;
+
+/** The PostgreSQL store at `url`, migrated (under a lock, so replicas starting together take turns). */
+export async function openPostgres(url: string, o: { onError?: (err: Error) => void; max?: number; migrations?: Migration[] } = {}): Promise<AnyDb> {
+  const db = new PostgresSql({ url, onError: o.onError, max: o.max });
+  try {
+    await db.tx(async () => {
+      await db.exec(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
+      await db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+      const applied = new Set(await db.column<number>('SELECT version FROM schema_migrations'));
+      for (const m of inOrder(o.migrations ?? postgresMigrations)) {
+        if (applied.has(m.version)) continue;
+        await db.exec(m.sql);
+        await db.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [m.version, m.name, new Date().toISOString()]);
+      }
+    });
+  } catch (e) {
+    await db.close().catch(() => undefined);
+    throw e;
+  }
+  return db;
+}
+
+/** The store configured: PostgreSQL when `url` is set, else SQLite at `path`. */
+export async function openStoreDatabase(o: { url?: string; path: string; onError?: (err: Error) => void }): Promise<AnyDb> {
+  return o.url ? openPostgres(o.url, { onError: o.onError }) : openDatabase(o.path);
+}
+
+/** What `doctor` reports: the engine, where, and the schema version applied against the one this build expects. */
+export async function schemaStatus(db: AnyDb): Promise<{ engine: AnyDb['engine']; where: string; applied: number; expected: number; missing: number[] }> {
+  const expected = db.engine === 'postgres' ? postgresMigrations : allMigrations;
+  const applied = new Set(await db.column<number>('SELECT version FROM schema_migrations'));
+  return {
+    engine: db.engine,
+    where: db.where,
+    applied: Math.max(0, ...applied),
+    expected: Math.max(...expected.map((m) => m.version)),
+    missing: expected.map((m) => m.version).filter((v) => !applied.has(v)),
+  };
+}
+
+export { describeUrl };

@@ -168,7 +168,7 @@ export async function activityPolling(o: { nodes: number; intervalS: number; pas
     } finally {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
-      db.close();
+      void db.close();
     }
   } finally {
     await emu.close();

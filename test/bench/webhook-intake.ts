@@ -200,7 +200,7 @@ async function startBot(dir: string, config: 'unrouted' | 'routed' | 'memory', e
       created_by: 'bench',
       created_at: Date.now(),
     });
-    db.close();
+    void db.close();
   }
   return startBotProcess({
     logFile: join(dir, `${config}.log`),

@@ -50,7 +50,7 @@ beforeAll(async () => {
 }, 20_000);
 afterAll(async () => {
   await notifier?.stop();
-  db?.close();
+  void db?.close();
   await emu?.close();
   dbFile.cleanup();
 });
@@ -138,7 +138,7 @@ describe('watch commands', () => {
 
   it('survives a restart', async () => {
     await notifier.stop();
-    db.close();
+    void db.close();
     build();
     expect(replyText(await run('watch list', 'UREADER'))).toContain('alice | FAILED, PAUSED');
   });

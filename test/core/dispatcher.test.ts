@@ -201,12 +201,12 @@ describe('dispatcher: button confirmation', () => {
       const file = join(dir, 'bot.db');
       const first = harness({ db: openDatabase(file) });
       const prompt = await first.dispatcher.dispatch(typed(ops, '/rln node stop alice'));
-      first.db.close();
+      void first.db.close();
       const second = harness({ db: openDatabase(file) });
       const done = await second.dispatcher.dispatch({ via: 'button', actor: ops, place: slackChannel, buttonId: buttonId(prompt, 'Confirm') });
       expect(message(done).header).toBe('Stopping alice');
       expect(second.calls.stop).toEqual(['n-111']);
-      second.db.close();
+      void second.db.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -249,7 +249,7 @@ describe('restart', () => {
     await emu.settled();
     expect(emu.deliveries.at(-1)!.status).toBe(202);
     await rx.close();
-    a.db.close();
+    void a.db.close();
     expect(chat.topLevel('CALERTS')).toHaveLength(0);
 
     // Second life on the same file.

@@ -85,7 +85,7 @@ describe('durability and retries', () => {
     a.n.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
     // Accepted (stored with its outbox row) but never posted: the worker was not running.
     expect(ingest(a.n, statusPayload('n1', 'PAUSED'), 'alice').duplicate).toBe(false);
-    a.h.db.close(); // the "kill": nothing drained, nothing stopped gracefully
+    void a.h.db.close(); // the "kill": nothing drained, nothing stopped gracefully
     const b = harness({}, db.path);
     b.n.start();
     const [post] = await waitFor(() => b.slack.posts().length > 0 && b.slack.posts(), { timeout: 3000, what: 'post after restart' });

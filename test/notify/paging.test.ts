@@ -111,7 +111,7 @@ describe('paging on-call', () => {
     w.advance(10 * 60_000);
     await w.first.paging.tick();
     await w.first.paging.stop();
-    w.first.db.close();
+    void w.first.db.close();
     const second = w.open();
     w.advance(10_000);
     await second.paging.tick();

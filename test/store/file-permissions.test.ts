@@ -22,17 +22,17 @@ describe('database file permissions', () => {
     expect(mode(path)).toBe(0o600);
     expect(mode(`${path}-wal`)).toBe(0o600);
     expect(mode(`${path}-shm`)).toBe(0o600);
-    db.close();
+    void db.close();
   });
 
   it('tightens an existing database file that other users could read', async () => {
     const base = mkdtempSync(join(tmpdir(), 'rln-perm-'));
     dirs.push(base);
     const path = join(base, 'old.db');
-    openDatabase(path).close();
+    void openDatabase(path).close();
     const { chmodSync } = await import('node:fs');
     chmodSync(path, 0o644);
-    openDatabase(path).close();
+    void openDatabase(path).close();
     expect(mode(path)).toBe(0o600);
   });
 });

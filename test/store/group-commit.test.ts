@@ -9,7 +9,7 @@ import { groupCommit } from '../../src/store/group-commit.js';
 describe('groupCommit', () => {
   it('writes a burst in one transaction, settles each caller after the commit, and isolates a failing item', async () => {
     const db = openDatabase(':memory:', []);
-    db.exec('CREATE TABLE t (v INTEGER NOT NULL CHECK (v >= 0))');
+    void db.exec('CREATE TABLE t (v INTEGER NOT NULL CHECK (v >= 0))');
     let transactions = 0;
     const tx = <X>(fn: () => X): X => {
       if (!db.inTransaction) transactions++;
@@ -38,7 +38,7 @@ describe('groupCommit', () => {
     const db = openDatabase(path, []);
     const other = new Database(path);
     try {
-      db.exec('CREATE TABLE t (v INTEGER NOT NULL)');
+      void db.exec('CREATE TABLE t (v INTEGER NOT NULL)');
       db.pragma('busy_timeout = 20');
       let tries = 0;
       const insert = groupCommit(
@@ -61,7 +61,7 @@ describe('groupCommit', () => {
       expect(db.prepare('SELECT v FROM t ORDER BY v').pluck().all()).toEqual([6, 7]);
     } finally {
       other.close();
-      db.close();
+      void db.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

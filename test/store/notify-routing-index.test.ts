@@ -7,7 +7,7 @@ import { openDatabase, NotifyStore, type Db } from '../../src/store/index.js';
 const dbs: Db[] = [];
 const dirs: string[] = [];
 afterEach(() => {
-  for (const db of dbs.splice(0)) db.close();
+  for (const db of dbs.splice(0)) void db.close();
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 

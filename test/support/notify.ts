@@ -175,7 +175,7 @@ export function makeNotifier(opts: {
     metrics,
     async close() {
       await notifier.stop();
-      db.close();
+      void db.close();
     },
   };
 }

@@ -116,7 +116,7 @@ export async function startReportWorld(): Promise<ReportWorld> {
       return db;
     },
     async close() {
-      for (const db of dbs) if (db.open) db.close();
+      for (const db of dbs) if (db.open) void db.close();
       await silent.close();
       await emulator.close();
       rmSync(dir, { recursive: true, force: true });

@@ -115,7 +115,7 @@ export async function startDiscordBot(opts: {
     async close() {
       await adapter.stop();
       await http.close();
-      db.close();
+      void db.close();
       await emulator.close();
       await fake.close();
       rmSync(dir, { recursive: true, force: true });

@@ -60,7 +60,7 @@ describe('early refusal of webhook bodies', () => {
 
   it('answers 503 with Retry-After when the event cannot be stored, and stores nothing', async () => {
     const t = await setup();
-    t.h.db.close();
+    void t.h.db.close();
     const body = Buffer.from(JSON.stringify({ eventType: 'NODE_STATUS_UPDATED', eventTimestamp: new Date().toISOString(), nodeId: 'n1', details: { nodeId: 'n1', status: 'FAILED' } }));
     const res = await fetch(`${t.rx.url}/webhooks/service/n1`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': t.signer(body) }, body: new Uint8Array(body) });
     expect(res.status).toBe(503);

@@ -2,13 +2,15 @@
  * Every migration, in version order. Versions are grouped by room so rooms never collide:
  * 100–199 core (audit, roles, confirmations, buttons, dialogs), 200–299 notify (events,
  * watches, outbox, incidents, mutes), 300–399 reports (schedules, snapshots), 400–499 activity
- * (the last state polled of each node), 500–599 http (replay guard).
+ * (the last state polled of each node), 500–599 http (replay guard), 600–699 store (leases and
+ * change counters shared by replicas). PostgreSQL has its own list (postgres/), with the same versions.
  */
 import { coreMigrations } from './core.js';
 import { notifyMigrations } from './notify.js';
 import { reportsMigrations } from './reports.js';
 import { activityMigrations } from './activity.js';
 import { httpMigrations } from './http.js';
+import { storeMigrations } from './store.js';
 
 export interface Migration {
   version: number;
@@ -16,4 +18,4 @@ export interface Migration {
   sql: string;
 }
 
-export const allMigrations: Migration[] = [...coreMigrations, ...notifyMigrations, ...reportsMigrations, ...activityMigrations, ...httpMigrations];
+export const allMigrations: Migration[] = [...coreMigrations, ...notifyMigrations, ...reportsMigrations, ...activityMigrations, ...httpMigrations, ...storeMigrations];

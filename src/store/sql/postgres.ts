@@ -1,0 +1,210 @@
+/**
+ * The PostgreSQL engine (DATABASE_URL): a pool of connections shared by one replica; several
+ * replicas share the database. A transaction takes one connection from the pool for its async
+ * call chain; every query outside a transaction takes any free connection.
+ */
+import pg from 'pg';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { toNumbered, valuesFor, type Translated } from './placeholders.js';
+import { DatabaseUnavailableError, type Params, type RunResult, type Sql } from './types.js';
+
+/** bigint (ms timestamps, COUNT) and numeric (SUM) as numbers: every value here fits in 2^53. */
+const types = {
+  getTypeParser(oid: number, format?: string): (v: string) => unknown {
+    if (oid === 20 || oid === 1700) return (v: string) => (v === null ? null : Number(v));
+    return pg.types.getTypeParser(oid, format as 'text') as (v: string) => unknown;
+  },
+};
+
+/** SQLSTATE classes of a lost or refused connection, not of a statement. */
+const UNAVAILABLE_CLASSES = ['08', '53', '57', '58'];
+
+function wrap(error: unknown): unknown {
+  if (error instanceof DatabaseUnavailableError) return error;
+  const code = error && typeof error === 'object' ? (error as { code?: unknown }).code : undefined;
+  const message = error instanceof Error ? error.message : String(error);
+  const sqlstate = typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+  if (sqlstate ? UNAVAILABLE_CLASSES.includes(sqlstate.slice(0, 2)) : true) {
+    // No SQLSTATE: a socket error (ECONNREFUSED…), "Connection terminated", a pool time-out.
+    if (sqlstate || typeof code === 'string' || /connect|terminat|timeout|closed|ended/i.test(message)) {
+      return Object.assign(new DatabaseUnavailableError(`the database is unavailable (${sqlstate ?? (typeof code === 'string' ? code : message)})`, error), { code });
+    }
+  }
+  return error;
+}
+
+/** postgres://user@host:port/db, without the password. */
+export function describeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.password = '';
+    return u.toString().replace(/:@/, '@');
+  } catch {
+    return 'postgres://(unreadable URL)';
+  }
+}
+
+export interface PostgresOptions {
+  url: string;
+  /** Connections in this replica's pool. Default 10. */
+  max?: number;
+  /** Told when an idle connection fails (the pool replaces it). */
+  onError?: (err: Error) => void;
+  /** Time to wait for a free connection or a new one. Default 5 s. */
+  connectTimeoutMs?: number;
+}
+
+export class PostgresSql implements Sql {
+  readonly engine = 'postgres' as const;
+  readonly where: string;
+  private readonly pool: pg.Pool;
+  private readonly als = new AsyncLocalStorage<{ client: pg.PoolClient; depth: number }>();
+  private readonly texts = new Map<string, Translated>();
+  private closed = false;
+
+  constructor(o: PostgresOptions) {
+    this.where = describeUrl(o.url);
+    this.pool = new pg.Pool({
+      connectionString: o.url,
+      max: o.max ?? 10,
+      connectionTimeoutMillis: o.connectTimeoutMs ?? 5000,
+      idleTimeoutMillis: 30_000,
+      // A query that waits on a lock or a dead server does not wait for ever.
+      query_timeout: 30_000,
+      types,
+      application_name: 'rln-chatops',
+    });
+    // An idle connection that fails (server restarted) is dropped by the pool; without a
+    // listener the error would end the process.
+    this.pool.on('error', (err) => o.onError?.(err));
+  }
+
+  get open(): boolean {
+    return !this.closed;
+  }
+
+  get inTransaction(): boolean {
+    return this.als.getStore() !== undefined;
+  }
+
+  private translate(sql: string): Translated {
+    let t = this.texts.get(sql);
+    if (!t) {
+      t = toNumbered(sql);
+      this.texts.set(sql, t);
+    }
+    return t;
+  }
+
+  private async query(sql: string, params: Params | undefined): Promise<pg.QueryResult<Record<string, unknown>>> {
+    const t = this.translate(sql);
+    const values = valuesFor(t, params);
+    const client = this.als.getStore()?.client;
+    try {
+      return await (client ?? this.pool).query<Record<string, unknown>>(t.text, values);
+    } catch (e) {
+      throw wrap(e);
+    }
+  }
+
+  async all<T>(sql: string, params?: Params): Promise<T[]> {
+    return (await this.query(sql, params)).rows as T[];
+  }
+
+  async get<T>(sql: string, params?: Params): Promise<T | undefined> {
+    return (await this.query(sql, params)).rows[0] as T | undefined;
+  }
+
+  async value<T>(sql: string, params?: Params): Promise<T | undefined> {
+    const row = (await this.query(sql, params)).rows[0];
+    if (!row) return undefined;
+    for (const k in row) return (row[k] ?? undefined) as T | undefined;
+    return undefined;
+  }
+
+  async column<T>(sql: string, params?: Params): Promise<T[]> {
+    return (await this.query(sql, params)).rows.map((r) => {
+      for (const k in r) return r[k] as T;
+      return undefined as T;
+    });
+  }
+
+  async run(sql: string, params?: Params): Promise<RunResult> {
+    const r = await this.query(sql, params);
+    return { changes: r.rowCount ?? 0, rows: r.rows };
+  }
+
+  async exec(sql: string): Promise<void> {
+    const client = this.als.getStore()?.client;
+    try {
+      await (client ?? this.pool).query(sql);
+    } catch (e) {
+      throw wrap(e);
+    }
+  }
+
+  async tx<T>(fn: () => Promise<T>): Promise<T> {
+    const inside = this.als.getStore();
+    if (inside) {
+      const name = `sp${++inside.depth}`;
+      try {
+        await inside.client.query(`SAVEPOINT ${name}`);
+      } catch (e) {
+        throw wrap(e);
+      }
+      try {
+        const r = await fn();
+        await inside.client.query(`RELEASE SAVEPOINT ${name}`);
+        return r;
+      } catch (e) {
+        await inside.client.query(`ROLLBACK TO SAVEPOINT ${name}`).catch(() => undefined);
+        throw e;
+      } finally {
+        inside.depth--;
+      }
+    }
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (e) {
+      throw wrap(e);
+    }
+    let broken: unknown;
+    try {
+      await client.query('BEGIN');
+      return await this.als.run({ client, depth: 0 }, async () => {
+        try {
+          const r = await fn();
+          await client.query('COMMIT');
+          return r;
+        } catch (e) {
+          await client.query('ROLLBACK').catch((err: unknown) => (broken = err));
+          throw e;
+        }
+      });
+    } catch (e) {
+      const w = wrap(e);
+      if (w instanceof DatabaseUnavailableError) broken = w;
+      throw w;
+    } finally {
+      // A connection whose transaction could not be ended is not given back to the pool.
+      client.release(broken instanceof Error ? broken : broken ? new Error('connection broken') : undefined);
+    }
+  }
+
+  async ping(): Promise<boolean> {
+    if (this.closed) return false;
+    try {
+      await this.pool.query('SELECT 1');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+}
