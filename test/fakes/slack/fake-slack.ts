@@ -17,6 +17,10 @@ export interface ApiCall {
   seq: number;
   /** When the call arrived (ms since the epoch). */
   at: number;
+  /** The client's name when it called through `apiUrlFor(name)` (several bots on one fake). */
+  via?: string;
+  /** Set once the answer was written: a call left false when its client died was in flight. */
+  answered: boolean;
 }
 
 export interface RespondCall {
@@ -56,6 +60,8 @@ export interface FakeSlack {
   url: string;
   /** Give this as SLACK_API_URL: `http://127.0.0.1:PORT/api/`. */
   apiUrl: string;
+  /** The Web API for one of several clients (replicas): its calls carry `via: name`. */
+  apiUrlFor(name: string): string;
   teamId: string;
   botUserId: string;
   calls: ApiCall[];
@@ -132,7 +138,7 @@ async function uploadedBytes(raw: Buffer, contentType: string): Promise<Buffer> 
 /** How long Slack waits for an acknowledgement (slash commands, interactions, options). */
 export const SLACK_ACK_DEADLINE_MS = 3_000;
 
-export async function startFakeSlack(opts: { teamId?: string; botUserId?: string } = {}): Promise<FakeSlack> {
+export async function startFakeSlack(opts: { teamId?: string; botUserId?: string; /** Web API answers wait this long (posts stay in flight). */ answerDelayMs?: number } = {}): Promise<FakeSlack> {
   const teamId = opts.teamId ?? 'T0TEST';
   const botUserId = opts.botUserId ?? 'UBOT';
   let seq = 0;
@@ -232,9 +238,13 @@ export async function startFakeSlack(opts: { teamId?: string; botUserId?: string
       const raw = bytes.toString('utf8');
       const type = (req.headers['content-type'] ?? '').split(';')[0].trim();
       const body = type === 'application/json' ? (raw ? JSON.parse(raw) : {}) : parseForm(raw);
-      if (req.method === 'POST' && url.pathname.startsWith('/api/')) {
-        const method = url.pathname.slice('/api/'.length);
-        const call: ApiCall = { method, args: body, seq: ++seq, at: Date.now() };
+      const api = /^(?:\/via\/([\w-]+))?\/api\/(.+)$/.exec(url.pathname);
+      if (req.method === 'POST' && api) {
+        const method = api[2];
+        const call: ApiCall = { method, args: body, seq: ++seq, at: Date.now(), via: api[1], answered: false };
+        res.on('finish', () => (call.answered = true));
+        if (opts.answerDelayMs) await new Promise((r) => setTimeout(r, opts.answerDelayMs));
+        if (res.destroyed) return;
         calls.push(call);
         timeline.push({ kind: 'api', method, seq: call.seq });
         const queue = failures.get(method);
@@ -297,6 +307,7 @@ export async function startFakeSlack(opts: { teamId?: string; botUserId?: string
   const fake: FakeSlack = {
     url: base,
     apiUrl: `${base}/api/`,
+    apiUrlFor: (name) => `${base}/via/${name}/api/`,
     teamId,
     botUserId,
     calls,

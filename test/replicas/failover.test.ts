@@ -1,0 +1,128 @@
+/**
+ * Two replicas on one PostgreSQL database, 2,000 signed events split between them, and one
+ * replica SIGKILLed in the middle of the burst. Every event answered 2xx is posted; a node is
+ * posted twice only when the post that carried it was in flight (sent by the killed replica,
+ * never answered) at the kill. Posts in one channel stay paced across both replicas.
+ *
+ * Each event is the only one of its node (2,000 nodes), so a node's name in a post identifies
+ * the event: posted, or posted twice. Nodes are watched in ten channels (200 each), written
+ * into the database before the replicas start, as an earlier run would have.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { NotifyStore, openPostgres } from '../../src/store/index.js';
+import { startFakeSlack, type ApiCall, type FakeSlack } from '../fakes/slack/index.js';
+import { newPostgresUrl } from '../support/databases.js';
+import { startReplicas, stopReplicas, type Replica } from '../support/replicas.js';
+import { waitFor } from '../support/wait-for.js';
+
+const EVENTS = 2_000;
+const CHANNELS = 10;
+const channelOf = (i: number) => `CFAIL${i % CHANNELS}`;
+
+async function createNodes(emulator: Emulator, n: number): Promise<Array<{ nodeId: string; name: string }>> {
+  for (let i = 0; i < n; i++) {
+    const res = await fetch(`${emulator.url}/api/nodes`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${emulator.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `fo-${String(i).padStart(4, '0')}`, network: 'regtest' }),
+    });
+    if (!res.ok) throw new Error(`node ${i}: ${res.status} ${await res.text()}`);
+  }
+  return emulator.nodes().map((x) => ({ nodeId: x.nodeId, name: x.name }));
+}
+
+/** Everything a chat call shows (text and blocks), to look for node names in. */
+const shown = (c: ApiCall) => `${String(c.args.text ?? '')} ${JSON.stringify(c.args.blocks ?? '')} ${JSON.stringify(c.args.attachments ?? '')}`;
+
+describe('two replicas, one killed mid-burst', () => {
+  let emulator: Emulator | undefined;
+  let slack: FakeSlack | undefined;
+  let replicas: Replica[] = [];
+  afterAll(async () => {
+    await stopReplicas(replicas);
+    await slack?.close();
+    await emulator?.close();
+  });
+
+  it('posts every accepted event, twice only what was in flight at the kill, paced per channel', async () => {
+    emulator = await startEmulator({ seed: 'none', lifecycleDelayMs: 5 });
+    slack = await startFakeSlack({ answerDelayMs: 40 });
+    const nodes = await createNodes(emulator, EVENTS);
+    const url = await newPostgresUrl('failover');
+    {
+      const db = await openPostgres(url);
+      const store = new NotifyStore(db);
+      for (const [i, n] of nodes.entries()) {
+        await store.upsertWatch({
+          platform: 'slack', channel_id: channelOf(i), workspace_id: null, target: n.nodeId, target_name: n.name, statuses: null,
+          kinds: null, min_amount_msat: null, escalate_after_min: null, pagerduty_key: null, created_by: 'slack:UTEST', created_at: Date.now(),
+        });
+      }
+      await db.close();
+    }
+    replicas = await startReplicas(2, (i) => ({
+      SERVICE_URL: emulator!.url,
+      SERVICE_API_TOKEN: emulator!.token,
+      NODE_API_TOKEN: emulator!.nodeApiToken,
+      DATABASE_URL: url,
+      SLACK_BOT_TOKEN: 'xoxb-replicas',
+      SLACK_SIGNING_SECRET: 'replicas-signing-secret',
+      SLACK_API_URL: slack!.apiUrlFor(String.fromCharCode(97 + i)),
+    }));
+    const [a, b] = replicas;
+
+    // The burst: each event to one replica in turn, 16 at a time; replica a is killed halfway.
+    const t0 = Date.now() - 60_000;
+    const accepted = new Set<number>();
+    let next = 0;
+    let killedAt = 0;
+    const send = async () => {
+      for (let i = next++; i < EVENTS; i = next++) {
+        if (i === EVENTS / 2 && !killedAt) {
+          a.bot.child.kill('SIGKILL');
+          killedAt = Date.now();
+        }
+        const target = i % 2 ? b : a;
+        const n = nodes[i];
+        const body = JSON.stringify({ eventType: 'NODE_STATUS_UPDATED', eventTimestamp: new Date(t0 + i).toISOString(), details: { nodeId: n.nodeId, status: 'STOPPED' }, nodeId: n.nodeId });
+        try {
+          const res = await fetch(`${target.url}/webhooks/service/${n.nodeId}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-service-signature': emulator!.sign(body) },
+            body,
+          });
+          await res.arrayBuffer();
+          if (res.status >= 200 && res.status < 300) accepted.add(i);
+        } catch {
+          // The killed replica refuses: not accepted, and the service would redeliver.
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, send));
+    await a.bot.exited;
+    expect(accepted.size).toBeGreaterThan(EVENTS / 2); // b took all of its half, a some of its own
+
+    // Every accepted event's node shows in a post (a's channel leases run out, then b posts them).
+    const posts = () => [...slack!.callsTo('chat.postMessage'), ...slack!.callsTo('chat.update')];
+    const missing = () => [...accepted].filter((i) => !posts().some((c) => shown(c).includes(nodes[i].name)));
+    await waitFor(() => missing().length === 0, { timeout: 150_000, what: () => `posts of ${missing().length} accepted events, e.g. ${nodes[missing()[0]]?.name}` });
+
+    // Twice only when one of the posts was a's, in flight when it was killed.
+    const inFlight = posts().filter((c) => c.via === 'a' && !c.answered);
+    for (const i of accepted) {
+      const carrying = posts().filter((c) => shown(c).includes(nodes[i].name));
+      if (carrying.length > 1) expect(carrying.filter((c) => !inFlight.includes(c)).length, `${nodes[i].name} posted ${carrying.length} times`).toBe(1);
+    }
+    expect(inFlight.length).toBeLessThanOrEqual(CHANNELS); // at most one post in flight per channel
+
+    // Paced per channel across both replicas: new messages at least ~1 s apart.
+    for (let c = 0; c < CHANNELS; c++) {
+      const times = slack.callsTo('chat.postMessage').filter((x) => x.args.channel === channelOf(c)).map((x) => x.at).sort((x, y) => x - y);
+      const gaps = times.slice(1).map((t, k) => t - times[k]);
+      expect(Math.min(...gaps), `channel ${channelOf(c)}`).toBeGreaterThanOrEqual(800);
+    }
+    // Both replicas posted (the work was shared, not all left to one).
+    expect(new Set(posts().map((c) => c.via))).toEqual(new Set(['a', 'b']));
+  });
+});
