@@ -215,12 +215,12 @@ describe('report schedules', () => {
     expect(isUserError(fields)).toBe(true);
     const zone = await service.schedule({ ...base, cron: '0 9 * * *', timezone: 'Mars/Olympus' }).catch((x: unknown) => x);
     expect(isUserError(zone) && zone.message).toContain('Mars/Olympus');
-    expect(service.schedules('slack', 'C1')).toHaveLength(0);
+    expect(await service.schedules('slack', 'C1')).toHaveLength(0);
   });
 
   it('posts on time to the channel that asked, and again after a restart', async () => {
     const first = reports();
-    first.scheduler.start();
+    await first.scheduler.start();
     const s = await first.service.schedule({
       platform: 'discord',
       channelId: 'chan-9',
@@ -240,10 +240,10 @@ describe('report schedules', () => {
 
     // A restart: a new createReports on the same SQLite file re-registers the schedule.
     const second = reports();
-    const listed = second.service.schedules('discord', 'chan-9');
+    const listed = await second.service.schedules('discord', 'chan-9');
     expect(listed.map((x) => [x.id, x.kind, x.node, x.cron, x.timezone])).toEqual([[s.id, 'balance', 'alice', '*/1 * * * * *', 'Europe/Rome']]);
     expect(listed[0].nextRun).toBeInstanceOf(Date);
-    second.scheduler.start();
+    await second.scheduler.start();
     try {
       await waitFor(() => second.outbox.items.length >= 1, { timeout: 8_000 });
       // It still shows the change since the last snapshot (taken before the restart).
@@ -253,9 +253,9 @@ describe('report schedules', () => {
     } finally {
       second.scheduler.stop();
     }
-    expect(() => second.service.unschedule('discord', 'other-channel', s.id)).toThrow(/no report schedule/);
-    second.service.unschedule('discord', 'chan-9', s.id);
-    expect(second.service.schedules('discord', 'chan-9')).toHaveLength(0);
+    await expect(second.service.unschedule('discord', 'other-channel', s.id)).rejects.toThrow(/no report schedule/);
+    await second.service.unschedule('discord', 'chan-9', s.id);
+    expect(await second.service.schedules('discord', 'chan-9')).toHaveLength(0);
   });
 
   it('caps the schedules of a channel', async () => {
@@ -264,7 +264,7 @@ describe('report schedules', () => {
     await service.schedule(base);
     const e = await service.schedule(base).catch((x: unknown) => x);
     expect(isUserError(e) && e.code).toBe('conflict');
-    expect(service.schedules('slack', 'CCAP')).toHaveLength(1);
+    expect(await service.schedules('slack', 'CCAP')).toHaveLength(1);
   });
 
   it('posts what went wrong, and how to remove it, when the scheduled node is gone', async () => {
@@ -272,7 +272,7 @@ describe('report schedules', () => {
     const r = reports();
     const s = await r.service.schedule({ platform: 'slack', channelId: 'CGONE', kind: 'balance', node: 'eve', cron: '*/1 * * * * *', createdBy: 'slack:U1' });
     await w.hosting.destroyNode(node.nodeId);
-    r.scheduler.start();
+    await r.scheduler.start();
     try {
       await waitFor(() => r.outbox.items.length >= 1, { timeout: 8_000 });
     } finally {
