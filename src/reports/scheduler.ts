@@ -110,10 +110,14 @@ export function createReportScheduler(opts: {
   let refreshing: Promise<void> | undefined;
   let prunedAt = 0;
 
+  let firings = 0;
   const fire = async (s: ReportSchedule, tick: Date): Promise<boolean> => {
     const at = tick.getTime();
+    // Each firing claims as itself (this process, numbered): a claim renews for the same holder,
+    // and a tick fired twice, even here, must not be run twice.
+    const holder = `${owner}#${++firings}`;
     try {
-      if (!(await leases.claim(`report:${s.id}:${tick.toISOString()}`, owner, at + CLAIM_MS, now()))) return false;
+      if (!(await leases.claim(`report:${s.id}:${tick.toISOString()}`, holder, at + CLAIM_MS, now()))) return false;
     } catch (e) {
       logger.error({ err: e, scheduleId: s.id }, 'a scheduled report tick could not be claimed');
       return false;
