@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReports } from '../../src/reports/index.js';
+import { createReports, type TickSource } from '../../src/reports/index.js';
 import { formatDelta, thousands, withPrecision } from '../../src/core/format.js';
 import type { Block, Message, Table } from '../../src/core/message.js';
 import { isUserError } from '../../src/core/errors.js';
@@ -256,6 +256,35 @@ describe('report schedules', () => {
     await expect(second.service.unschedule('discord', 'other-channel', s.id)).rejects.toThrow(/no report schedule/);
     await second.service.unschedule('discord', 'chan-9', s.id);
     expect(await second.service.schedules('discord', 'chan-9')).toHaveLength(0);
+  });
+
+  it('a schedule made through one replica is posted once per tick, by whichever replica claims it', async () => {
+    // Two replicas on one SQLite file, their ticks driven by the test (both fire every tick).
+    const handlers = [new Map<number, (at: Date) => Promise<void>>(), new Map<number, (at: Date) => Promise<void>>()];
+    const ticks = (h: Map<number, (at: Date) => Promise<void>>): TickSource => ({
+      every: (s, onTick) => (h.set(s.id, onTick), () => void h.delete(s.id)),
+    });
+    const a = reports({ ticks: ticks(handlers[0]), replicaId: 'a', reloadEveryMs: 50 });
+    const b = reports({ ticks: ticks(handlers[1]), replicaId: 'b', reloadEveryMs: 50 });
+    await a.scheduler.start();
+    await b.scheduler.start();
+    try {
+      const s = await a.service.schedule({ platform: 'slack', channelId: 'CREPL', kind: 'balance', node: 'alice', cron: '* * * * *', createdBy: 'slack:U1' });
+      await waitFor(() => handlers[1].has(s.id), { what: 'replica b to load the schedule made on a' });
+      const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000;
+      for (const minute of [0, 1]) {
+        const tick = new Date(hour + minute * 60_000);
+        await Promise.all(handlers.map(async (h) => h.get(s.id)?.(tick)));
+      }
+      const posted = [...a.outbox.items, ...b.outbox.items];
+      expect(posted.map((i) => i.dedupeKey)).toEqual([0, 1].map((m) => `report:${s.id}:${new Date(hour + m * 60_000).toISOString()}`));
+      expect(posted.every((i) => i.channelId === 'CREPL' && i.message.header.includes('alice'))).toBe(true);
+      await b.service.unschedule('slack', 'CREPL', s.id);
+      await waitFor(() => !handlers[0].has(s.id), { what: 'replica a to drop the schedule removed on b' });
+    } finally {
+      a.scheduler.stop();
+      b.scheduler.stop();
+    }
   });
 
   it('caps the schedules of a channel', async () => {

@@ -68,7 +68,9 @@ describe.each(ENGINES)('report snapshot retention (%s)', (engine) => {
     expect(await w.days('alice', 'channels')).toEqual([0]);
     expect((await w.days('alice'))[0]).toBe(20);
   });
+});
 
+describe('SNAPSHOT_RETENTION_DAYS', () => {
   it('reads SNAPSHOT_RETENTION_DAYS from the environment, 35 by default, refusing anything but a whole number of days', () => {
     expect(loadConfig({}).SNAPSHOT_RETENTION_DAYS).toBe(35);
     expect(loadConfig({ SNAPSHOT_RETENTION_DAYS: '90' }).SNAPSHOT_RETENTION_DAYS).toBe(90);
