@@ -278,7 +278,7 @@ describe('report schedules', () => {
       }
       const posted = [...a.outbox.items, ...b.outbox.items];
       expect(posted.map((i) => i.dedupeKey)).toEqual([0, 1].map((m) => `report:${s.id}:${new Date(hour + m * 60_000).toISOString()}`));
-      expect(posted.every((i) => i.channelId === 'CREPL' && i.message.header.includes('alice'))).toBe(true);
+      expect(posted.every((i) => i.channelId === 'CREPL' && (i.message.header ?? '').includes('alice'))).toBe(true);
       await b.service.unschedule('slack', 'CREPL', s.id);
       await waitFor(() => !handlers[0].has(s.id), { what: 'replica a to drop the schedule removed on b' });
     } finally {
