@@ -97,7 +97,7 @@ const schedules = defineCommand({
   confirm: 'none',
   mutates: false,
   async handler(ctx) {
-    const list = ctx.services.reports.schedules(ctx.place.platform, ctx.place.channelId);
+    const list = await ctx.services.reports.schedules(ctx.place.platform, ctx.place.channelId);
     if (!list.length) {
       return {
         header: 'Report schedules',
@@ -131,7 +131,7 @@ const unschedule = defineCommand({
   confirm: 'none',
   mutates: true,
   async handler(ctx) {
-    const s = ctx.services.reports.unschedule(ctx.place.platform, ctx.place.channelId, ctx.args.id);
+    const s = await ctx.services.reports.unschedule(ctx.place.platform, ctx.place.channelId, ctx.args.id);
     return {
       header: `Removed schedule ${s.id}`,
       tone: 'success',

@@ -324,7 +324,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
       const address = await http.listen({ port: config.PORT, host: config.HOST });
       const url = address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1');
       notifier.start();
-      reports.scheduler.start();
+      await reports.scheduler.start();
       activity.start();
       if (emulator) {
         // A node created in the demo sends its status changes to this bot too, as the seeded ones do.

@@ -3,20 +3,20 @@
  * schedules. The composition root calls createReports and puts `service` in
  * Services.reports; `scheduler.start()` re-registers the stored schedules.
  */
-import type { Db } from '../store/index.js';
+import type { AnyDb } from '../store/index.js';
 import type { Services } from '../core/index.js';
 import type { Outbox } from '../core/index.js';
 import { isUserError } from '../core/index.js';
 import { redactText, type Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { createSnapshotRepo } from '../store/index.js';
-import { createScheduleRepo } from '../store/index.js';
+import { createScheduleRepo, createLeases } from '../store/index.js';
 import { createReportService, type ReportService } from './report-service.js';
-import { createReportScheduler } from './scheduler.js';
+import { createReportScheduler, type TickSource } from './scheduler.js';
 import type { Thresholds } from './channel-report.js';
 
 export interface CreateReportsOptions {
-  db: Db;
+  db: AnyDb;
   /** Only `hosting` and `nodeApi` are used: the reports service is built before the one services object. */
   services: Pick<Services, 'hosting' | 'nodeApi'>;
   outbox: Outbox;
@@ -36,21 +36,30 @@ export interface CreateReportsOptions {
   now?: () => number;
   /** Days a report snapshot is kept per node and kind (SNAPSHOT_RETENTION_DAYS). Default 35. */
   snapshotRetentionDays?: number;
+  /** This replica, as the holder of the schedule ticks it claims. Default a random id per process. */
+  replicaId?: string;
+  /** Where schedule ticks come from. Default node-cron (tests drive a clock). */
+  ticks?: TickSource;
+  /** How often the scheduler looks for schedules another replica added or removed. Default 5 s. */
+  reloadEveryMs?: number;
 }
 
-export function createReports(opts: CreateReportsOptions): { service: ReportService; scheduler: { start(): void; stop(): void } } {
+export function createReports(opts: CreateReportsOptions): { service: ReportService; scheduler: { start(): Promise<void>; stop(): void } } {
   const now = opts.now ?? Date.now;
   const schedules = createScheduleRepo(opts.db);
   const snapshots = createSnapshotRepo(opts.db, { retentionDays: opts.snapshotRetentionDays, now });
   const logger = opts.logger;
   const scheduler = createReportScheduler({
     schedules,
+    leases: createLeases(opts.db),
+    owner: opts.replicaId,
+    ticks: opts.ticks,
+    reloadEveryMs: opts.reloadEveryMs,
     now,
     logger,
-    run: async (s, firedAt) => {
-      // One post per schedule and firing, even if two instances of the bot fire it.
-      const second = new Date(Math.floor(firedAt.getTime() / 1000) * 1000);
-      const dedupeKey = `report:${s.id}:${second.toISOString()}`;
+    run: async (s, tick) => {
+      // Only the replica that claimed the tick runs it; the key also keeps the outbox to one post.
+      const dedupeKey = `report:${s.id}:${tick.toISOString()}`;
       try {
         // Each schedule keeps its own baseline: the change since its own last report, whatever was asked in chat.
         const r = await service.run(s.kind, s.target, { unit: s.unit, timeZone: s.timezone, baseline: `schedule:${s.id}` });
@@ -97,6 +106,6 @@ export type { Thresholds } from './channel-report.js';
 export type { DashboardNode, LockState } from './dashboard.js';
 export { buildBalanceReport } from './balance-report.js';
 export { buildChannelReport } from './channel-report.js';
-export { checkCron } from './scheduler.js';
+export { checkCron, type TickSource } from './scheduler.js';
 export { describeCron } from './describe-cron.js';
 export { mapLimited } from './map-limited.js';

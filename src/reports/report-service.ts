@@ -48,9 +48,9 @@ export interface ReportService {
   /** Stores and starts a schedule. UserError for a bad expression, zone or node. */
   schedule(req: ScheduleRequest): Promise<ScheduleInfo>;
   /** The schedules of one channel, with their next run. */
-  schedules(platform: Platform, channelId: string): ScheduleInfo[];
+  schedules(platform: Platform, channelId: string): Promise<ScheduleInfo[]>;
   /** Removes a schedule of that channel. UserError when the channel has no such schedule. */
-  unschedule(platform: Platform, channelId: string, id: number): ScheduleInfo;
+  unschedule(platform: Platform, channelId: string, id: number): Promise<ScheduleInfo>;
 }
 
 export interface ReportServiceDeps {
@@ -117,12 +117,14 @@ export function createReportService(d: ReportServiceDeps): ReportService {
       unit: opts.unit ?? 'sat',
       now,
       timeZone: opts.timeZone,
-      nodes: outcomes.map((outcome) => ({
-        outcome,
-        previous: outcome.ok ? d.snapshots.latest<BalanceSnapshot>(outcome.node.nodeId, 'balance', opts.baseline ?? '') : undefined,
-      })),
+      nodes: await Promise.all(
+        outcomes.map(async (outcome) => ({
+          outcome,
+          previous: outcome.ok ? await d.snapshots.latest<BalanceSnapshot>(outcome.node.nodeId, 'balance', opts.baseline ?? '') : undefined,
+        })),
+      ),
     });
-    for (const s of built.snapshots) d.snapshots.save({ nodeId: s.nodeId, kind: 'balance', takenAt: now, data: s.data, scope: opts.baseline ?? '' });
+    for (const s of built.snapshots) await d.snapshots.save({ nodeId: s.nodeId, kind: 'balance', takenAt: now, data: s.data, scope: opts.baseline ?? '' });
     return result(outcomes, await withCharts(built.message, 'balance', outcomes, now, opts));
   }
 
@@ -136,12 +138,14 @@ export function createReportService(d: ReportServiceDeps): ReportService {
       thresholds: d.thresholds,
       now,
       timeZone: opts.timeZone,
-      nodes: outcomes.map((outcome) => ({
-        outcome,
-        previous: outcome.ok ? d.snapshots.latest<ChannelSnapshot>(outcome.node.nodeId, 'channels', opts.baseline ?? '') : undefined,
-      })),
+      nodes: await Promise.all(
+        outcomes.map(async (outcome) => ({
+          outcome,
+          previous: outcome.ok ? await d.snapshots.latest<ChannelSnapshot>(outcome.node.nodeId, 'channels', opts.baseline ?? '') : undefined,
+        })),
+      ),
     });
-    for (const s of built.snapshots) d.snapshots.save({ nodeId: s.nodeId, kind: 'channels', takenAt: now, data: s.data, scope: opts.baseline ?? '' });
+    for (const s of built.snapshots) await d.snapshots.save({ nodeId: s.nodeId, kind: 'channels', takenAt: now, data: s.data, scope: opts.baseline ?? '' });
     return result(outcomes, await withCharts(built.message, 'channels', outcomes, now, opts));
   }
 
@@ -200,7 +204,8 @@ export function createReportService(d: ReportServiceDeps): ReportService {
       const cronExpr = req.cron.trim().replace(/\s+/g, ' ');
       const timezone = (req.timezone ?? 'UTC').trim() || 'UTC';
       checkCron(cronExpr, timezone);
-      if (d.schedules.forChannel(req.platform, req.channelId).length >= d.maxSchedulesPerChannel) {
+      const existing = await d.schedules.forChannel(req.platform, req.channelId);
+      if (existing.length >= d.maxSchedulesPerChannel) {
         throw new UserError(
           'conflict',
           `This channel already has ${d.maxSchedulesPerChannel} report schedules.`,
@@ -214,9 +219,7 @@ export function createReportService(d: ReportServiceDeps): ReportService {
         target = nodes[0].nodeId;
         targetLabel = nodes[0].name;
       }
-      const same = d.schedules
-        .forChannel(req.platform, req.channelId)
-        .find((s) => s.kind === req.kind && s.target === target && s.cron === cronExpr && s.timezone === timezone);
+      const same = (await d.schedules.forChannel(req.platform, req.channelId)).find((s) => s.kind === req.kind && s.target === target && s.cron === cronExpr && s.timezone === timezone);
       if (same) {
         throw new UserError(
           'conflict',
@@ -225,7 +228,7 @@ export function createReportService(d: ReportServiceDeps): ReportService {
           { id: same.id },
         );
       }
-      const stored = d.schedules.add({
+      const stored = await d.schedules.add({
         platform: req.platform,
         channelId: req.channelId,
         kind: req.kind,
@@ -241,16 +244,16 @@ export function createReportService(d: ReportServiceDeps): ReportService {
       d.logger.info({ scheduleId: stored.id, kind: stored.kind, target, cron: cronExpr, tz: timezone }, 'report scheduled');
       return info(stored);
     },
-    schedules(platform, channelId) {
-      return d.schedules.forChannel(platform, channelId).map(info);
+    async schedules(platform, channelId) {
+      return (await d.schedules.forChannel(platform, channelId)).map(info);
     },
-    unschedule(platform, channelId, id) {
-      const s = d.schedules.get(id);
+    async unschedule(platform, channelId, id) {
+      const s = await d.schedules.get(id);
       if (!s || s.platform !== platform || s.channelId !== channelId) {
         throw new UserError('invalid_arguments', `This channel has no report schedule ${id}.`, 'See /rln report schedules for the ids.', { id });
       }
       d.scheduler.remove(id);
-      d.schedules.remove(id);
+      await d.schedules.remove(id);
       d.logger.info({ scheduleId: id }, 'report unscheduled');
       return info(s);
     },

@@ -2,21 +2,67 @@
  * Runs stored report schedules with node-cron. On start every stored schedule is registered
  * again; runs missed while the bot was down are not replayed (the next report still shows
  * the change since the last snapshot, which is all a missed run would have added).
+ *
+ * Several replicas may share one PostgreSQL database, each running every schedule: before a
+ * tick runs, the replica claims the lease `report:<id>:<tick>` (the tick's scheduled time, the
+ * same on every replica), and only the one that wins it runs the report. A schedule added or
+ * removed on one replica bumps a change counter; every scheduler checks it every few seconds
+ * and reloads its set of schedules when it moved.
  */
-import cron, { type ScheduledTask } from 'node-cron';
+import { randomUUID } from 'node:crypto';
+import cron from 'node-cron';
 import type { Logger } from '../log.js';
-import type { ReportSchedule, ScheduleRepo } from '../store/index.js';
+import type { Leases, ReportSchedule, ScheduleRepo } from '../store/index.js';
 import { UserError } from '../core/index.js';
 import { isKnownTimeZone } from './time-zone.js';
 
 export interface ReportScheduler {
-  start(): void;
+  start(): Promise<void>;
   stop(): void;
   /** Starts running a schedule just stored (no-op until start()). */
   add(s: ReportSchedule): void;
   remove(id: number): void;
   /** The next time the schedule runs, whether or not the scheduler is running. */
   nextRun(s: Pick<ReportSchedule, 'cron' | 'timezone'>): Date | undefined;
+  /**
+   * Runs one tick of a schedule (its scheduled time) if this replica wins the tick's lease;
+   * true when it ran here. What the tick source calls; tests call it too.
+   */
+  fire(s: ReportSchedule, tick: Date): Promise<boolean>;
+  /** Reloads the schedules now if another replica changed them (what the timer does). */
+  refresh(): Promise<void>;
+}
+
+/**
+ * Where ticks come from: node-cron in the bot, a hand-driven clock in tests. `every` calls
+ * `onTick` with each tick's scheduled time until the returned function is called.
+ */
+export interface TickSource {
+  every(s: ReportSchedule, onTick: (tick: Date) => Promise<void>): () => void;
+}
+
+/** How long a tick's claim is kept: far longer than any tick takes, so it is never won again. */
+const CLAIM_MS = 24 * 3_600_000;
+/** How often old claims are forgotten. */
+const PRUNE_EVERY_MS = 3_600_000;
+
+/** node-cron's ticks: its context's date is the scheduled slot (the same on every replica). */
+export function nodeCronTicks(o: { logger: Logger; now: () => number }): TickSource {
+  return {
+    every(s, onTick) {
+      const task = cron.createTask(
+        s.cron,
+        async (ctx) => {
+          // The slot node-cron matched, whole seconds; without one, the firing time down to the minute.
+          const at = ctx.date ? Math.floor(ctx.date.getTime() / 1000) * 1000 : Math.floor(o.now() / 60_000) * 60_000;
+          await onTick(new Date(at));
+        },
+        { timezone: s.timezone, name: `report-${s.id}`, noOverlap: true, suppressMissedWarning: true },
+      );
+      void Promise.resolve(task.start()).catch((e) => o.logger.error({ err: e, scheduleId: s.id }, 'could not start a report schedule'));
+      return () => void Promise.resolve(task.destroy()).catch(() => undefined);
+    },
+  };
 }
 
 /** Refuses a cron expression or zone with a message that says what is wrong and what works. */
@@ -40,54 +86,109 @@ export function checkCron(expression: string, timezone: string): void {
 
 export function createReportScheduler(opts: {
   schedules: ScheduleRepo;
+  /** Claims of the ticks, shared by the replicas. */
+  leases: Leases;
+  /** This process, as the holder of the claims it wins. Default a random id. */
+  owner?: string;
   logger: Logger;
-  /** The clock, for a firing node-cron does not date. */
+  /** The clock, for a firing node-cron does not date, and for the claims. */
   now: () => number;
   /** Runs one schedule: builds its report and hands it to the outbox. Must not throw. */
-  run: (s: ReportSchedule, firedAt: Date) => Promise<void>;
+  run: (s: ReportSchedule, tick: Date) => Promise<void>;
+  /** Default node-cron. */
+  ticks?: TickSource;
+  /** How often the change counter is checked. Default 5 s. */
+  reloadEveryMs?: number;
 }): ReportScheduler {
-  const { schedules, logger } = opts;
-  const tasks = new Map<number, ScheduledTask>();
+  const { schedules, leases, logger, now } = opts;
+  const owner = opts.owner ?? `${process.pid}-${randomUUID()}`;
+  const ticks = opts.ticks ?? nodeCronTicks({ logger, now });
+  const tasks = new Map<number, () => void>();
   let running = false;
+  let loaded: number | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let refreshing: Promise<void> | undefined;
+  let prunedAt = 0;
+
+  let firings = 0;
+  const fire = async (s: ReportSchedule, tick: Date): Promise<boolean> => {
+    const at = tick.getTime();
+    // Each firing claims as itself (this process, numbered): a claim renews for the same holder,
+    // and a tick fired twice, even here, must not be run twice.
+    const holder = `${owner}#${++firings}`;
+    try {
+      if (!(await leases.claim(`report:${s.id}:${tick.toISOString()}`, holder, at + CLAIM_MS, now()))) return false;
+    } catch (e) {
+      logger.error({ err: e, scheduleId: s.id }, 'a scheduled report tick could not be claimed');
+      return false;
+    }
+    try {
+      await opts.run(s, tick);
+    } catch (e) {
+      logger.error({ err: e, scheduleId: s.id }, 'scheduled report failed');
+    }
+    return true;
+  };
 
   const register = (s: ReportSchedule) => {
     if (tasks.has(s.id)) return;
     try {
-      const task = cron.createTask(
-        s.cron,
-        async (ctx) => {
-          try {
-            await opts.run(s, ctx.date ?? new Date(opts.now()));
-          } catch (e) {
-            logger.error({ err: e, scheduleId: s.id }, 'scheduled report failed');
-          }
-        },
-        { timezone: s.timezone, name: `report-${s.id}`, noOverlap: true, suppressMissedWarning: true },
-      );
-      tasks.set(s.id, task);
-      void Promise.resolve(task.start()).catch((e) => logger.error({ err: e, scheduleId: s.id }, 'could not start a report schedule'));
+      tasks.set(s.id, ticks.every(s, (tick) => fire(s, tick).then(() => undefined)));
     } catch (e) {
       logger.error({ err: e, scheduleId: s.id, cron: s.cron, tz: s.timezone }, 'a stored report schedule could not be registered');
     }
   };
 
   const unregister = (id: number) => {
-    const task = tasks.get(id);
-    if (!task) return;
+    const stop = tasks.get(id);
+    if (!stop) return;
     tasks.delete(id);
-    void Promise.resolve(task.destroy()).catch(() => undefined);
+    stop();
+  };
+
+  /** Registers what is stored and drops what is gone (read after the counter, so no change is missed). */
+  const load = async () => {
+    const generation = await schedules.generation();
+    const all = await schedules.all();
+    if (!running) return all.length;
+    const ids = new Set(all.map((s) => s.id));
+    for (const id of [...tasks.keys()]) if (!ids.has(id)) unregister(id);
+    for (const s of all) register(s);
+    loaded = generation;
+    return all.length;
+  };
+
+  const check = async () => {
+    if (!running) return;
+    if ((await schedules.generation()) !== loaded) await load();
+    if (now() - prunedAt >= PRUNE_EVERY_MS) {
+      prunedAt = now();
+      await leases.prune(now());
+    }
+  };
+
+  const refresh = (): Promise<void> => {
+    refreshing ??= check()
+      .catch((e) => logger.warn({ err: e }, 'report schedules could not be reloaded'))
+      .finally(() => (refreshing = undefined));
+    return refreshing;
   };
 
   return {
-    start() {
+    async start() {
       if (running) return;
       running = true;
-      const all = schedules.all();
-      for (const s of all) register(s);
-      logger.info({ schedules: all.length }, 'report schedules registered');
+      const count = await load();
+      logger.info({ schedules: count }, 'report schedules registered');
+      if (!running) return;
+      timer = setInterval(() => void refresh(), opts.reloadEveryMs ?? 5_000);
+      timer.unref();
     },
     stop() {
       running = false;
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      loaded = undefined;
       for (const id of [...tasks.keys()]) unregister(id);
     },
     add(s) {
@@ -108,5 +209,7 @@ export function createReportScheduler(opts: {
         return undefined;
       }
     },
+    fire,
+    refresh,
   };
 }

@@ -1,5 +1,10 @@
-/** Report schedules: which report is posted to which channel, when. */
-import type { Db } from './database.js';
+/**
+ * Report schedules: which report is posted to which channel, when. Every add and remove bumps
+ * the `report_schedules` change counter in the same transaction, so the scheduler of every
+ * replica sharing the database sees that its set of schedules is stale and reloads it.
+ */
+import type { AnyDb } from './database.js';
+import { createGenerations } from './leases.js';
 import type { Platform } from '../core/index.js';
 
 export type ScheduleKind = 'balance' | 'channels';
@@ -23,12 +28,17 @@ export interface ReportSchedule {
 export type NewReportSchedule = Omit<ReportSchedule, 'id' | 'createdAt'> & { createdAt?: Date };
 
 export interface ScheduleRepo {
-  add(s: NewReportSchedule): ReportSchedule;
-  get(id: number): ReportSchedule | undefined;
-  remove(id: number): boolean;
-  forChannel(platform: Platform, channelId: string): ReportSchedule[];
-  all(): ReportSchedule[];
+  add(s: NewReportSchedule): Promise<ReportSchedule>;
+  get(id: number): Promise<ReportSchedule | undefined>;
+  remove(id: number): Promise<boolean>;
+  forChannel(platform: Platform, channelId: string): Promise<ReportSchedule[]>;
+  all(): Promise<ReportSchedule[]>;
+  /** Counts the adds and removes (of any replica): a scheduler reloads when it moved. */
+  generation(): Promise<number>;
 }
+
+/** The change counter of the schedules (store_generations). */
+export const SCHEDULES_GENERATION = 'report_schedules';
 
 interface Row {
   id: number;
@@ -44,8 +54,10 @@ interface Row {
   created_at: string;
 }
 
+const COLUMNS = 'id, platform, channel_id, kind, target, target_label, cron, timezone, unit, created_by, created_at';
+
 const fromRow = (r: Row): ReportSchedule => ({
-  id: r.id,
+  id: Number(r.id),
   platform: r.platform,
   channelId: r.channel_id,
   kind: r.kind,
@@ -58,33 +70,38 @@ const fromRow = (r: Row): ReportSchedule => ({
   createdAt: new Date(r.created_at),
 });
 
-export function createScheduleRepo(db: Db): ScheduleRepo {
-  const insert = db.prepare(
-    `INSERT INTO report_schedules (platform, channel_id, kind, target, target_label, cron, timezone, unit, created_by, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  const byId = db.prepare('SELECT * FROM report_schedules WHERE id = ?');
-  const del = db.prepare('DELETE FROM report_schedules WHERE id = ?');
-  const byChannel = db.prepare('SELECT * FROM report_schedules WHERE platform = ? AND channel_id = ? ORDER BY id');
-  const every = db.prepare('SELECT * FROM report_schedules ORDER BY id');
+export function createScheduleRepo(db: AnyDb): ScheduleRepo {
+  const generations = createGenerations(db);
   return {
-    add(s) {
+    async add(s) {
       const createdAt = s.createdAt ?? new Date();
-      const info = insert.run(s.platform, s.channelId, s.kind, s.target, s.targetLabel, s.cron, s.timezone, s.unit, s.createdBy, createdAt.toISOString());
-      return { ...s, id: Number(info.lastInsertRowid), createdAt };
+      return db.tx(async () => {
+        const r = await db.run(
+          `INSERT INTO report_schedules (platform, channel_id, kind, target, target_label, cron, timezone, unit, created_by, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+          [s.platform, s.channelId, s.kind, s.target, s.targetLabel, s.cron, s.timezone, s.unit, s.createdBy, createdAt.toISOString()],
+        );
+        await generations.bump(SCHEDULES_GENERATION);
+        return { ...s, id: Number(r.rows[0].id), createdAt };
+      });
     },
-    get(id) {
-      const r = byId.get(id) as Row | undefined;
+    async get(id) {
+      const r = await db.get<Row>(`SELECT ${COLUMNS} FROM report_schedules WHERE id = ?`, [id]);
       return r ? fromRow(r) : undefined;
     },
-    remove(id) {
-      return del.run(id).changes > 0;
+    async remove(id) {
+      return db.tx(async () => {
+        const removed = (await db.run('DELETE FROM report_schedules WHERE id = ?', [id])).changes > 0;
+        if (removed) await generations.bump(SCHEDULES_GENERATION);
+        return removed;
+      });
     },
-    forChannel(platform, channelId) {
-      return (byChannel.all(platform, channelId) as Row[]).map(fromRow);
+    async forChannel(platform, channelId) {
+      return (await db.all<Row>(`SELECT ${COLUMNS} FROM report_schedules WHERE platform = ? AND channel_id = ? ORDER BY id`, [platform, channelId])).map(fromRow);
     },
-    all() {
-      return (every.all() as Row[]).map(fromRow);
+    async all() {
+      return (await db.all<Row>(`SELECT ${COLUMNS} FROM report_schedules ORDER BY id`)).map(fromRow);
     },
+    generation: () => generations.current(SCHEDULES_GENERATION),
   };
 }

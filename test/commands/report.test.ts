@@ -24,7 +24,7 @@ beforeAll(async () => {
     operators: ['slack:UOP'],
     logger: silentLogger,
   });
-  reports.scheduler.start();
+  await reports.scheduler.start();
 }, 30_000);
 afterAll(async () => {
   reports?.scheduler.stop();
@@ -56,7 +56,7 @@ describe('report commands', () => {
   it('report schedule needs the operate role', async () => {
     const r = await run('report schedule kind=balance node=all cron="0 9 * * *"', 'UREADER');
     expect(replyText(r).toLowerCase()).toMatch(/operate|permission|role|not allowed/);
-    expect(reports.service.schedules('slack', 'CREP')).toHaveLength(0);
+    expect(await reports.service.schedules('slack', 'CREP')).toHaveLength(0);
   });
 
   it('report schedule refuses a bad expression and an unknown zone with what to do', async () => {
@@ -67,7 +67,7 @@ describe('report commands', () => {
   it('schedule, schedules and unschedule work from chat, and the schedule posts to this channel', async () => {
     const made = replyText(await run('report schedule kind=channels node=alice cron="*/1 * * * * *" tz=Europe/Rome'));
     expect(made).toContain('Scheduled: channels report for alice');
-    const id = reports.service.schedules('slack', 'CREP')[0].id;
+    const id = (await reports.service.schedules('slack', 'CREP'))[0].id;
     const list = replyText(await run('report schedules', 'UREADER'));
     expect(list).toContain(`${id} | channels | alice | every second (Europe/Rome) | */1 * * * * * |`);
     await waitFor(() => outbox.items.some((i) => i.channelId === 'CREP'), { timeout: 8_000 });
@@ -80,11 +80,11 @@ describe('report commands', () => {
     const made = replyText(await run('report schedule kind=balance node=all cron="0 9 * * *" tz=Europe/Berlin'));
     expect(made).toContain('When: every day at 09:00 Europe/Berlin (0 9 * * *)');
     expect(made).toMatch(/Next run: \d{4}-\d\d-\d\d 09:00 Europe\/Berlin/);
-    const id = reports.service.schedules('slack', 'CREP').find((s) => s.cron === '0 9 * * *')!.id;
+    const id = (await reports.service.schedules('slack', 'CREP')).find((s) => s.cron === '0 9 * * *')!.id;
     const again = replyText(await run('report schedule kind=balance node=all cron="0  9 * * *" tz=Europe/Berlin'));
     expect(again).toContain(`This channel already has that schedule: ${id}, the balance report for all, every day at 09:00 Europe/Berlin.`);
     expect(again).toContain(`/rln report unschedule ${id}`);
-    expect(reports.service.schedules('slack', 'CREP').filter((s) => s.cron === '0 9 * * *')).toHaveLength(1);
+    expect((await reports.service.schedules('slack', 'CREP')).filter((s) => s.cron === '0 9 * * *')).toHaveLength(1);
     // Another zone is another schedule.
     expect(replyText(await run('report schedule kind=balance node=all cron="0 9 * * *" tz=UTC'))).toContain('Scheduled: balance report for all');
     const list = replyText(await run('report schedules'));

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReports } from '../../src/reports/index.js';
+import { createReports, type TickSource } from '../../src/reports/index.js';
 import { formatDelta, thousands, withPrecision } from '../../src/core/format.js';
 import type { Block, Message, Table } from '../../src/core/message.js';
 import { isUserError } from '../../src/core/errors.js';
@@ -215,12 +215,12 @@ describe('report schedules', () => {
     expect(isUserError(fields)).toBe(true);
     const zone = await service.schedule({ ...base, cron: '0 9 * * *', timezone: 'Mars/Olympus' }).catch((x: unknown) => x);
     expect(isUserError(zone) && zone.message).toContain('Mars/Olympus');
-    expect(service.schedules('slack', 'C1')).toHaveLength(0);
+    expect(await service.schedules('slack', 'C1')).toHaveLength(0);
   });
 
   it('posts on time to the channel that asked, and again after a restart', async () => {
     const first = reports();
-    first.scheduler.start();
+    await first.scheduler.start();
     const s = await first.service.schedule({
       platform: 'discord',
       channelId: 'chan-9',
@@ -240,10 +240,10 @@ describe('report schedules', () => {
 
     // A restart: a new createReports on the same SQLite file re-registers the schedule.
     const second = reports();
-    const listed = second.service.schedules('discord', 'chan-9');
+    const listed = await second.service.schedules('discord', 'chan-9');
     expect(listed.map((x) => [x.id, x.kind, x.node, x.cron, x.timezone])).toEqual([[s.id, 'balance', 'alice', '*/1 * * * * *', 'Europe/Rome']]);
     expect(listed[0].nextRun).toBeInstanceOf(Date);
-    second.scheduler.start();
+    await second.scheduler.start();
     try {
       await waitFor(() => second.outbox.items.length >= 1, { timeout: 8_000 });
       // It still shows the change since the last snapshot (taken before the restart).
@@ -253,9 +253,38 @@ describe('report schedules', () => {
     } finally {
       second.scheduler.stop();
     }
-    expect(() => second.service.unschedule('discord', 'other-channel', s.id)).toThrow(/no report schedule/);
-    second.service.unschedule('discord', 'chan-9', s.id);
-    expect(second.service.schedules('discord', 'chan-9')).toHaveLength(0);
+    await expect(second.service.unschedule('discord', 'other-channel', s.id)).rejects.toThrow(/no report schedule/);
+    await second.service.unschedule('discord', 'chan-9', s.id);
+    expect(await second.service.schedules('discord', 'chan-9')).toHaveLength(0);
+  });
+
+  it('a schedule made through one replica is posted once per tick, by whichever replica claims it', async () => {
+    // Two replicas on one SQLite file, their ticks driven by the test (both fire every tick).
+    const handlers = [new Map<number, (at: Date) => Promise<void>>(), new Map<number, (at: Date) => Promise<void>>()];
+    const ticks = (h: Map<number, (at: Date) => Promise<void>>): TickSource => ({
+      every: (s, onTick) => (h.set(s.id, onTick), () => void h.delete(s.id)),
+    });
+    const a = reports({ ticks: ticks(handlers[0]), replicaId: 'a', reloadEveryMs: 50 });
+    const b = reports({ ticks: ticks(handlers[1]), replicaId: 'b', reloadEveryMs: 50 });
+    await a.scheduler.start();
+    await b.scheduler.start();
+    try {
+      const s = await a.service.schedule({ platform: 'slack', channelId: 'CREPL', kind: 'balance', node: 'alice', cron: '* * * * *', createdBy: 'slack:U1' });
+      await waitFor(() => handlers[1].has(s.id), { what: 'replica b to load the schedule made on a' });
+      const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000;
+      for (const minute of [0, 1]) {
+        const tick = new Date(hour + minute * 60_000);
+        await Promise.all(handlers.map(async (h) => h.get(s.id)?.(tick)));
+      }
+      const posted = [...a.outbox.items, ...b.outbox.items];
+      expect(posted.map((i) => i.dedupeKey)).toEqual([0, 1].map((m) => `report:${s.id}:${new Date(hour + m * 60_000).toISOString()}`));
+      expect(posted.every((i) => i.channelId === 'CREPL' && (i.message.header ?? '').includes('alice'))).toBe(true);
+      await b.service.unschedule('slack', 'CREPL', s.id);
+      await waitFor(() => !handlers[0].has(s.id), { what: 'replica a to drop the schedule removed on b' });
+    } finally {
+      a.scheduler.stop();
+      b.scheduler.stop();
+    }
   });
 
   it('caps the schedules of a channel', async () => {
@@ -264,7 +293,7 @@ describe('report schedules', () => {
     await service.schedule(base);
     const e = await service.schedule(base).catch((x: unknown) => x);
     expect(isUserError(e) && e.code).toBe('conflict');
-    expect(service.schedules('slack', 'CCAP')).toHaveLength(1);
+    expect(await service.schedules('slack', 'CCAP')).toHaveLength(1);
   });
 
   it('posts what went wrong, and how to remove it, when the scheduled node is gone', async () => {
@@ -272,7 +301,7 @@ describe('report schedules', () => {
     const r = reports();
     const s = await r.service.schedule({ platform: 'slack', channelId: 'CGONE', kind: 'balance', node: 'eve', cron: '*/1 * * * * *', createdBy: 'slack:U1' });
     await w.hosting.destroyNode(node.nodeId);
-    r.scheduler.start();
+    await r.scheduler.start();
     try {
       await waitFor(() => r.outbox.items.length >= 1, { timeout: 8_000 });
     } finally {

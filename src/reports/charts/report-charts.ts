@@ -31,8 +31,8 @@ export async function reportCharts(req: ChartRequest, d: { snapshots: SnapshotRe
   for (const node of req.nodes) {
     const spec =
       req.kind === 'balance'
-        ? balanceChartSpec(node.name, d.snapshots.history<BalanceSnapshot>(node.nodeId, 'balance', since), { unit: req.unit, days: req.days })
-        : channelChartSpec(node.name, d.snapshots.history<ChannelSnapshot>(node.nodeId, 'channels', since), { days: req.days });
+        ? balanceChartSpec(node.name, await d.snapshots.history<BalanceSnapshot>(node.nodeId, 'balance', since), { unit: req.unit, days: req.days })
+        : channelChartSpec(node.name, await d.snapshots.history<ChannelSnapshot>(node.nodeId, 'channels', since), { days: req.days });
     if (!spec) continue;
     try {
       const chart = await renderChart(spec);
