@@ -50,7 +50,7 @@ const grant = defineCommand({
     const nodes = splitList(ctx.args.nodes);
     const channels = splitList(ctx.args.channels);
     const scope = nodes.length || channels.length ? { ...(nodes.length ? { nodes } : {}), ...(channels.length ? { channels } : {}) } : undefined;
-    ctx.services.access.grant(principal, ctx.args.role, ctx.actor, scope);
+    await ctx.services.access.grant(principal, ctx.args.role, ctx.actor, scope);
     const configured = ctx.services.access.configuredRole(principal);
     const where = scope ? ` on ${scopeText(scope)} only` : '';
     const blocks = [msg.text([{ code: principal }, ' now has the ', { bold: ctx.args.role }, ` role${where}. It takes effect at once.`])];
@@ -72,7 +72,7 @@ const revoke = defineCommand({
   mutates: true,
   async handler(ctx) {
     const principal = toPrincipal(ctx.args.principal, ctx.actor);
-    const removed = ctx.services.access.revoke(principal);
+    const removed = await ctx.services.access.revoke(principal);
     const configured = ctx.services.access.configuredRole(principal);
     if (!removed) {
       throw new UserError(
@@ -99,7 +99,7 @@ const list = defineCommand({
   confirm: 'none',
   mutates: false,
   async handler(ctx) {
-    const entries = ctx.services.access.list();
+    const entries = await ctx.services.access.list();
     return {
       header: 'Roles',
       tone: 'info',

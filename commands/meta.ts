@@ -54,7 +54,7 @@ const audit = defineCommand({
     const shown = Object.entries({ ...a, csv: undefined, limit: undefined }).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${String(v)}`);
     const scope = shown.length ? ` (${shown.join(' ')})` : '';
     const limit = a.csv ? Math.max(a.limit, 100) : Math.min(a.limit, 100);
-    const entries = ctx.services.audit.query({ ...filters, limit });
+    const entries = await ctx.services.audit.query({ ...filters, limit });
     if (!entries.length) {
       return { header: `Audit trail${scope}`, tone: 'neutral', blocks: [msg.text(`Nothing recorded${scope}.`)] };
     }

@@ -48,7 +48,7 @@ const set = defineCommand({
     const { kind, subject, amount, off } = ctx.args;
     if (kind === 'approval') {
       const rule = asRule(() => ({ ...parseApprovalRule(actionName(subject)), ...(amount ? { over: typedAmount(amount) } : {}) }));
-      policy.setApproval(rule, off, ctx.actor);
+      await policy.setApproval(rule, off, ctx.actor);
       const what = `${rule.action}${rule.over ? ` above ${amountText(rule.over)}` : ''}`;
       return {
         header: off ? 'Approval rule removed' : 'Approval rule set',
@@ -59,7 +59,7 @@ const set = defineCommand({
     if (!amount) throw new UserError('invalid_arguments', 'A limit needs an amount per day.', 'For example: /rln policy set limit operate amount="500k sats"');
     const who = asRule(() => limitSubject(toPrincipal(subject, ctx.actor)));
     const perDay = typedAmount(amount);
-    policy.setLimit({ who, perDay }, off, ctx.actor);
+    await policy.setLimit({ who, perDay }, off, ctx.actor);
     return {
       header: off ? 'Spend limit removed' : 'Spend limit set',
       tone: 'success',
@@ -82,8 +82,8 @@ const list = defineCommand({
   mutates: false,
   async handler(ctx) {
     const { policy } = ctx.services;
-    const approvals = policy.approvalRules();
-    const limits = policy.limitRules();
+    const approvals = await policy.approvalRules();
+    const limits = await policy.limitRules();
     return {
       header: 'Policy',
       tone: 'info',
@@ -128,12 +128,12 @@ const limits = defineCommand({
     if (ctx.args.who) {
       const principal = toPrincipal(ctx.args.who, ctx.actor);
       if (!/^(slack|discord|shell):[^\s:]+$/.test(principal)) throw new UserError('invalid_arguments', 'Name one person: slack:U123, discord:123456 or a mention.');
-      if (principal !== `${ctx.actor.platform}:${ctx.actor.userId}` && !access.has(ctx.actor, 'admin')) {
+      if (principal !== `${ctx.actor.platform}:${ctx.actor.userId}` && !(await access.has(ctx.actor, 'admin'))) {
         throw new UserError('forbidden', "Only admins see someone else's limits.", 'Run `/rln policy limits` for your own.');
       }
       actor = actorOf(principal);
     }
-    const rows = policy.usage(actor);
+    const rows = await policy.usage(actor);
     const who = `${actor.platform}:${actor.userId}`;
     if (!rows.length) return { header: `Spend limits: ${who}`, tone: 'neutral', blocks: [msg.text('No spend limits apply, and nothing was spent today.')] };
     const u = (unit: string, n: number) => amountText({ unit, amount: n });

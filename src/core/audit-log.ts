@@ -1,5 +1,5 @@
 /** The audit trail: every change, and every refusal of one. Arguments are stored redacted. */
-import type { Db } from '../store/index.js';
+import type { AnyDb } from '../store/index.js';
 import { createAuditStore, type AuditRow } from '../store/index.js';
 import type { Actor, Place } from './types.js';
 import { silentLogger, type Logger } from '../log.js';
@@ -35,13 +35,13 @@ export interface AuditRecordInput {
 }
 
 export interface AuditLog {
-  record(entry: AuditRecordInput): AuditEntry;
+  record(entry: AuditRecordInput): Promise<AuditEntry>;
   /** Newest first. `node` matches the name or id. */
-  latest(opts?: { node?: string; limit?: number }): AuditEntry[];
+  latest(opts?: { node?: string; limit?: number }): Promise<AuditEntry[]>;
   /** Newest first, every filter given matching. `action` with dots or spaces (`pay.send`). */
-  query(q: { node?: string; user?: string; action?: string; outcome?: AuditOutcome; since?: Date; limit?: number }): AuditEntry[];
+  query(q: { node?: string; user?: string; action?: string; outcome?: AuditOutcome; since?: Date; limit?: number }): Promise<AuditEntry[]>;
   /** Deletes what is older than the retention; returns how many records went. */
-  prune(): number;
+  prune(): Promise<number>;
 }
 
 function fromRow(r: AuditRow): AuditEntry {
@@ -65,27 +65,26 @@ function fromRow(r: AuditRow): AuditEntry {
   };
 }
 
-export function createAuditLog(db: Db, opts: { now: () => number; retentionDays?: number; logger?: Logger }): AuditLog {
+export function createAuditLog(db: AnyDb, opts: { now: () => number; retentionDays?: number; logger?: Logger }): AuditLog {
   const store = createAuditStore(db);
   const now = () => new Date(opts.now());
   const retentionMs = (opts.retentionDays ?? 365) * 24 * 3600_000;
   const logger = opts.logger ?? silentLogger;
   let lastPrune = -Infinity;
-  const prune = () => {
+  const prune = async () => {
     lastPrune = opts.now();
     try {
-      return store.prune(new Date(lastPrune - retentionMs).toISOString());
+      return await store.prune(new Date(lastPrune - retentionMs).toISOString());
     } catch (e) {
       logger.warn({ err: e }, 'could not prune the audit trail');
       return 0;
     }
   };
-  prune();
   return {
     prune,
-    query: ({ node, user, action, outcome, since, limit = 50 }) =>
-      store
-        .query({
+    query: async ({ node, user, action, outcome, since, limit = 50 }) =>
+      (
+        await store.query({
           node,
           user,
           action: action === undefined ? undefined : action.trim().replace(/\./g, ' '),
@@ -93,10 +92,10 @@ export function createAuditLog(db: Db, opts: { now: () => number; retentionDays?
           since: since?.toISOString(),
           limit: Math.max(1, Math.min(limit, 5000)),
         })
-        .map(fromRow),
-    record(e) {
-      // Records older than the retention go, at most once an hour.
-      if (opts.now() - lastPrune > 3600_000) prune();
+      ).map(fromRow),
+    async record(e) {
+      // Records older than the retention go with the first record, then at most once an hour.
+      if (opts.now() - lastPrune > 3600_000) await prune();
       const at = e.at ?? now();
       const row = {
         at: at.toISOString(),
@@ -112,9 +111,9 @@ export function createAuditLog(db: Db, opts: { now: () => number; retentionDays?
         outcome: e.outcome,
         reason: e.reason ? e.reason.slice(0, 500) : null,
       };
-      const id = store.insert(row);
+      const id = await store.insert(row);
       return fromRow({ id, ...row });
     },
-    latest: ({ node, limit = 20 } = {}) => store.latest({ node, limit: Math.max(1, Math.min(limit, 500)) }).map(fromRow),
+    latest: async ({ node, limit = 20 } = {}) => (await store.latest({ node, limit: Math.max(1, Math.min(limit, 500)) })).map(fromRow),
   };
 }

@@ -4,20 +4,20 @@
  * both give buttons their ids here, so neither needs the other.
  */
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../store/index.js';
+import type { AnyDb } from '../store/index.js';
 import { createButtonStore } from '../store/index.js';
 import { silentLogger, type Logger } from '../log.js';
 import type { Message } from './message.js';
 
 export interface ButtonIds {
   /** Stores each button without an id and returns the message ready to render. */
-  prepare(message: Message, opts?: { ttlMs?: number }): Message;
+  prepare(message: Message, opts?: { ttlMs?: number }): Promise<Message>;
   /** What a live button names; undefined when it is unknown or expired. */
-  lookup(id: string): { command: string; args: Record<string, string> } | undefined;
+  lookup(id: string): Promise<{ command: string; args: Record<string, string> } | undefined>;
 }
 
 export interface ButtonIdsOptions {
-  db: Db;
+  db: AnyDb;
   now: () => number;
   /** How long a button id is kept. Default 7 days. */
   ttlMs?: number;
@@ -29,34 +29,36 @@ export function createButtonIds(opts: ButtonIdsOptions): ButtonIds {
   const ttlMs = opts.ttlMs ?? 7 * 24 * 3600_000;
   const logger = opts.logger ?? silentLogger;
   let lastSweep = 0;
-  const sweep = (t: number) => {
+  // Expired ids go at most once a minute, with the first buttons stored after it.
+  const sweep = async (t: number) => {
     if (t - lastSweep < 60_000) return;
     lastSweep = t;
     try {
-      store.deleteExpired(t);
+      await store.deleteExpired(t);
     } catch (e) {
       logger.warn({ err: e }, 'could not sweep expired buttons');
     }
   };
-  sweep(opts.now());
   return {
-    prepare(message, o = {}) {
+    async prepare(message, o = {}) {
       if (!message.buttons?.length) return message;
       const t = opts.now();
-      sweep(t);
+      await sweep(t);
       const ttl = o.ttlMs ?? ttlMs;
-      return {
-        ...message,
-        buttons: message.buttons.map((b) => {
-          if (b.id) return b;
-          const id = `b_${randomBytes(12).toString('base64url')}`;
-          store.insert({ id, command: b.command, argsJson: JSON.stringify(b.args ?? {}), createdAt: t, expiresAt: t + ttl });
-          return { ...b, id };
-        }),
-      };
+      const buttons = [];
+      for (const b of message.buttons) {
+        if (b.id) {
+          buttons.push(b);
+          continue;
+        }
+        const id = `b_${randomBytes(12).toString('base64url')}`;
+        await store.insert({ id, command: b.command, argsJson: JSON.stringify(b.args ?? {}), createdAt: t, expiresAt: t + ttl });
+        buttons.push({ ...b, id });
+      }
+      return { ...message, buttons };
     },
-    lookup(id) {
-      const row = id ? store.get(id) : undefined;
+    async lookup(id) {
+      const row = id ? await store.get(id) : undefined;
       if (!row || row.expiresAt < opts.now()) return undefined;
       return { command: row.command, args: JSON.parse(row.argsJson) as Record<string, string> };
     },

@@ -4,7 +4,7 @@
  * A grant may be scoped to some nodes and/or channels: it counts only where its scope covers
  * the node and the channel of the attempt. READ_USERS, when set, restricts reading too.
  */
-import type { Db } from '../store/index.js';
+import type { AnyDb, RoleGrantRow } from '../store/index.js';
 import { createRoleGrantStore } from '../store/index.js';
 import type { Actor, Role } from './types.js';
 import { UserError } from './errors.js';
@@ -64,18 +64,18 @@ export interface RoleService {
   /** `slack:U1`, plus `slack-group:S1` / `discord-role:R1` for the actor's groups. */
   principalsOf(actor: Actor): string[];
   /** The highest role any of the actor's principals has here (a scoped grant counts only where it reaches). */
-  roleOf(actor: Actor, where?: Where): Role;
+  roleOf(actor: Actor, where?: Where): Promise<Role>;
   /** Whether the actor has `role` here; for `read`, also whether READ_USERS (when set) lets them read. */
-  has(actor: Actor, role: Role, where?: Where): boolean;
+  has(actor: Actor, role: Role, where?: Where): Promise<boolean>;
   /** The actor's grants that are limited to some nodes or channels, for saying why a scope refused. */
-  scopesOf(actor: Actor): Array<{ role: Role; scope: Scope }>;
+  scopesOf(actor: Actor): Promise<Array<{ role: Role; scope: Scope }>>;
   /** Stores a grant (replacing an earlier one). Throws UserError on a malformed principal. */
-  grant(principal: string, role: Role, by: Actor, scope?: Scope): void;
+  grant(principal: string, role: Role, by: Actor, scope?: Scope): Promise<void>;
   /** Removes a stored grant; false when there was none. Roles from the environment stay. */
-  revoke(principal: string): boolean;
+  revoke(principal: string): Promise<boolean>;
   /** The role the environment gives a principal, if any. */
   configuredRole(principal: string): Role | undefined;
-  list(): RoleEntry[];
+  list(): Promise<RoleEntry[]>;
 }
 
 export function actorKey(actor: Pick<Actor, 'platform' | 'userId'>): string {
@@ -83,7 +83,7 @@ export function actorKey(actor: Pick<Actor, 'platform' | 'userId'>): string {
 }
 
 export function createRoleService(
-  db: Db,
+  db: AnyDb,
   opts: { admins?: string[]; operators?: string[]; readers?: string[]; /** The one clock (ms); default Date.now. */ now?: () => number } = {},
 ): RoleService {
   const now = opts.now ?? Date.now;
@@ -108,10 +108,16 @@ export function createRoleService(
     return nodes || channels ? { ...(nodes ? { nodes } : {}), ...(channels ? { channels } : {}) } : undefined;
   };
 
-  const roleOf = (actor: Actor, where?: Where): Role => {
+  /** The stored grants of the actor's principals (one query), in the order of principalsOf. */
+  const grantsOf = async (principals: string[]): Promise<Map<string, RoleGrantRow>> => {
+    const rows = await store.getMany(principals);
+    return new Map(rows.map((g) => [g.principal, g]));
+  };
+
+  const bestRole = (principals: string[], grants: Map<string, RoleGrantRow>, where?: Where): Role => {
     let best: Role = 'read';
-    for (const p of principalsOf(actor)) {
-      const g = store.get(p);
+    for (const p of principals) {
+      const g = grants.get(p);
       const granted = g && scopeCovers(scopeOfRow(g), where) ? g.role : undefined;
       for (const r of [configuredRole(p), granted]) {
         if (r && ROLE_RANK[r] > ROLE_RANK[best]) best = r;
@@ -120,24 +126,33 @@ export function createRoleService(
     return best;
   };
 
-  /** With READ_USERS set, reading needs to be listed there or to have any role at all. */
-  const mayRead = (actor: Actor): boolean =>
-    readers.size === 0 || principalsOf(actor).some((p) => readers.has(p) || configuredRole(p) !== undefined || store.get(p) !== undefined);
+  const roleOf = async (actor: Actor, where?: Where): Promise<Role> => {
+    const principals = principalsOf(actor);
+    return bestRole(principals, await grantsOf(principals), where);
+  };
 
   return {
     principalsOf,
     roleOf,
-    has: (actor, role, where) => mayRead(actor) && ROLE_RANK[roleOf(actor, where)] >= ROLE_RANK[role],
-    scopesOf(actor) {
+    async has(actor, role, where) {
+      const principals = principalsOf(actor);
+      const grants = await grantsOf(principals);
+      // With READ_USERS set, reading needs to be listed there or to have any role at all.
+      const mayRead = readers.size === 0 || principals.some((p) => readers.has(p) || configuredRole(p) !== undefined || grants.has(p));
+      return mayRead && ROLE_RANK[bestRole(principals, grants, where)] >= ROLE_RANK[role];
+    },
+    async scopesOf(actor) {
+      const principals = principalsOf(actor);
+      const grants = await grantsOf(principals);
       const out: Array<{ role: Role; scope: Scope }> = [];
-      for (const p of principalsOf(actor)) {
-        const g = store.get(p);
+      for (const p of principals) {
+        const g = grants.get(p);
         const scope = g && scopeOfRow(g);
         if (g && scope) out.push({ role: g.role, scope });
       }
       return out;
     },
-    grant(principal, role, by, scope) {
+    async grant(principal, role, by, scope) {
       if (/^@/.test(principal)) {
         throw new UserError(
           'invalid_arguments',
@@ -154,17 +169,17 @@ export function createRoleService(
       }
       if (!ROLES.includes(role)) throw new UserError('invalid_arguments', 'A role is read, operate or admin.');
       const list = (l?: string[]) => (l?.length ? l.join(',') : null);
-      store.put({ principal, role, grantedBy: actorKey(by), grantedAt: new Date(now()).toISOString(), nodes: list(scope?.nodes), channels: list(scope?.channels) });
+      await store.put({ principal, role, grantedBy: actorKey(by), grantedAt: new Date(now()).toISOString(), nodes: list(scope?.nodes), channels: list(scope?.channels) });
     },
     revoke: (principal) => store.remove(principal),
     configuredRole,
-    list() {
+    async list() {
       const entries: RoleEntry[] = [];
       for (const p of admins) entries.push({ principal: p, role: 'admin', source: 'ADMIN_USERS' });
       for (const p of operators) if (!admins.has(p)) entries.push({ principal: p, role: 'operate', source: 'OPERATOR_USERS' });
       for (const p of readers) if (!admins.has(p) && !operators.has(p)) entries.push({ principal: p, role: 'read', source: 'READ_USERS' });
       entries.push({ principal: SHELL_PRINCIPAL, role: 'admin', source: 'built-in' });
-      for (const g of store.all()) {
+      for (const g of await store.all()) {
         const scope = scopeOfRow(g);
         entries.push({ principal: g.principal, role: g.role, source: 'grant', grantedBy: g.grantedBy, grantedAt: g.grantedAt, ...(scope ? { scope } : {}) });
       }

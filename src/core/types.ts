@@ -192,5 +192,5 @@ export interface Dispatcher {
   /** Names (and ids) of nodes starting with `prefix`, for autocomplete. Fast (cached). */
   suggestNodes(prefix: string): Promise<Array<{ name: string; nodeId: string; status: string }>>;
   /** Persists button ids (and returns the message ready to render): the ButtonIds service's `prepare`. */
-  prepareMessage(message: Message, opts?: { ttlMs?: number }): Message;
+  prepareMessage(message: Message, opts?: { ttlMs?: number }): Promise<Message>;
 }

@@ -8,14 +8,15 @@
  */
 export interface ReplayGuard {
   /** True the first time `key` is seen inside the window; false for a repeat. */
-  firstTime(key: string, nowMs: number): boolean;
+  firstTime(key: string, nowMs: number): Promise<boolean>;
   readonly size: number;
 }
 
 /** The persistence a guard may use (the store's createReplayStore). */
 export interface ReplayGuardStore {
-  remember(key: string, until: number, now: number): boolean;
-  prune(now: number): number;
+  /** True only for the first of concurrent calls with one key (one atomic statement). */
+  remember(key: string, until: number, now: number): Promise<boolean>;
+  prune(now: number): Promise<number>;
 }
 
 export function createReplayGuard(opts: { windowMs: number; maxEntries?: number; store?: ReplayGuardStore; namespace?: string }): ReplayGuard {
@@ -27,13 +28,13 @@ export function createReplayGuard(opts: { windowMs: number; maxEntries?: number;
     let prunedAt = -Infinity;
     let added = 0;
     return {
-      firstTime(key, nowMs) {
+      async firstTime(key, nowMs) {
         if (nowMs - prunedAt >= opts.windowMs) {
-          store.prune(nowMs);
           prunedAt = nowMs;
           added = 0;
+          await store.prune(nowMs);
         }
-        const first = store.remember(prefix + key, nowMs + keepMs, nowMs);
+        const first = await store.remember(prefix + key, nowMs + keepMs, nowMs);
         if (first) added++;
         return first;
       },
@@ -45,7 +46,7 @@ export function createReplayGuard(opts: { windowMs: number; maxEntries?: number;
   const max = opts.maxEntries ?? 50_000;
   const expiry = new Map<string, number>();
   return {
-    firstTime(key, nowMs) {
+    async firstTime(key, nowMs) {
       for (const [k, until] of expiry) {
         if (until > nowMs && expiry.size < max) break;
         expiry.delete(k);

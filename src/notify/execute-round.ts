@@ -24,7 +24,8 @@ export interface RoundContext {
   channelId: string;
   poster: ChatPoster;
   pacer: ChannelPacer;
-  prepareMessage: (m: Message) => Message;
+  /** Gives the buttons their stored ids (async: the ids are stored in the database). */
+  prepareMessage: (m: Message) => Message | Promise<Message>;
   now: () => number;
   log: Logger;
   metrics?: Metrics;
@@ -77,12 +78,14 @@ export async function executeRound(ctx: RoundContext, rows: OutboxEventRow[], ac
   const unsent = new Map(rows.map((r) => [r.id, r]));
   const io: ChannelIo = {
     async post(message, threadId) {
-      const res = await pacer.run(platform, channelId, () => poster.post({ channelId, ...(threadId ? { threadId } : {}) }, ctx.prepareMessage(message)));
+      const prepared = await ctx.prepareMessage(message);
+      const res = await pacer.run(platform, channelId, () => poster.post({ channelId, ...(threadId ? { threadId } : {}) }, prepared));
       metrics?.deliveries.inc({ platform, outcome: 'ok' });
       return res;
     },
     async update(messageId, message) {
-      await pacer.run(platform, channelId, () => poster.update({ channelId, messageId }, ctx.prepareMessage(message)));
+      const prepared = await ctx.prepareMessage(message);
+      await pacer.run(platform, channelId, () => poster.update({ channelId, messageId }, prepared));
       metrics?.deliveries.inc({ platform, outcome: 'ok' });
     },
   };

@@ -20,7 +20,7 @@ import { planRound, roundRows } from './plan-round.js';
 export interface OutboxWorkerOptions {
   store: NotifyStore;
   posters: Partial<Record<Platform, ChatPoster>>;
-  prepareMessage: (m: Message) => Message;
+  prepareMessage: (m: Message) => Message | Promise<Message>;
   logger: Logger;
   metrics?: Metrics;
   now: () => number;

@@ -1,5 +1,5 @@
 /** Approval requests by a second person (core_approvals): stored so they outlive a restart and are claimed once. */
-import type { Db } from './database.js';
+import type { AnyDb } from './database.js';
 
 export interface ApprovalRow {
   id: string;
@@ -22,37 +22,40 @@ export interface ApprovalRow {
 }
 
 export interface ApprovalStore {
-  insert(row: Omit<ApprovalRow, 'state' | 'decidedBy' | 'decidedAt' | 'reason'>): void;
-  get(id: string): ApprovalRow | undefined;
+  insert(row: Omit<ApprovalRow, 'state' | 'decidedBy' | 'decidedAt' | 'reason'>): Promise<void>;
+  get(id: string): Promise<ApprovalRow | undefined>;
   /** Moves a pending, unexpired request to `state`; false when another click (or the clock) got there first. */
-  decide(id: string, state: 'approved' | 'rejected', by: string, at: number, reason?: string): boolean;
+  decide(id: string, state: 'approved' | 'rejected', by: string, at: number, reason?: string): Promise<boolean>;
   /** Marks a pending request whose time is up as expired; false when it was not pending. */
-  expire(id: string, at: number): boolean;
-  pending(at: number): ApprovalRow[];
+  expire(id: string, at: number): Promise<boolean>;
+  pending(at: number): Promise<ApprovalRow[]>;
 }
 
-const COLUMNS = `id, requester_json AS requesterJson, requester_key AS requesterKey, place_json AS placeJson, path, args_json AS argsJson,
-  node, summary_json AS summaryJson, created_at AS createdAt, expires_at AS expiresAt, state, decided_by AS decidedBy,
-  decided_at AS decidedAt, reason`;
+const COLUMNS = `id, requester_json AS "requesterJson", requester_key AS "requesterKey", place_json AS "placeJson", path, args_json AS "argsJson",
+  node, summary_json AS "summaryJson", created_at AS "createdAt", expires_at AS "expiresAt", state, decided_by AS "decidedBy",
+  decided_at AS "decidedAt", reason`;
 
-export function createApprovalStore(db: Db): ApprovalStore {
-  const insertQ = db.prepare(
-    `INSERT INTO core_approvals (id, requester_json, requester_key, place_json, path, args_json, node, summary_json, created_at, expires_at)
-     VALUES (@id, @requesterJson, @requesterKey, @placeJson, @path, @argsJson, @node, @summaryJson, @createdAt, @expiresAt)`,
-  );
-  const getQ = db.prepare(`SELECT ${COLUMNS} FROM core_approvals WHERE id = ?`);
-  // One UPDATE guarded by the state: of two concurrent clicks, exactly one changes the row.
-  const decideQ = db.prepare(
-    `UPDATE core_approvals SET state = @state, decided_by = @by, decided_at = @at, reason = @reason
-     WHERE id = @id AND state = 'pending' AND expires_at >= @at`,
-  );
-  const expireQ = db.prepare(`UPDATE core_approvals SET state = 'expired', decided_at = ? WHERE id = ? AND state = 'pending'`);
-  const pendingQ = db.prepare(`SELECT ${COLUMNS} FROM core_approvals WHERE state = 'pending' AND expires_at >= ? ORDER BY created_at`);
+export function createApprovalStore(db: AnyDb): ApprovalStore {
   return {
-    insert: (row) => void insertQ.run(row),
-    get: (id) => getQ.get(id) as ApprovalRow | undefined,
-    decide: (id, state, by, at, reason) => decideQ.run({ id, state, by, at, reason: reason ?? null }).changes > 0,
-    expire: (id, at) => expireQ.run(at, id).changes > 0,
-    pending: (at) => pendingQ.all(at) as ApprovalRow[],
+    insert: async (row) => {
+      await db.run(
+        `INSERT INTO core_approvals (id, requester_json, requester_key, place_json, path, args_json, node, summary_json, created_at, expires_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [row.id, row.requesterJson, row.requesterKey, row.placeJson, row.path, row.argsJson, row.node, row.summaryJson, row.createdAt, row.expiresAt],
+      );
+    },
+    get: (id) => db.get<ApprovalRow>(`SELECT ${COLUMNS} FROM core_approvals WHERE id = ?`, [id]),
+    // One UPDATE guarded by the state: of two concurrent clicks (on one replica or several), exactly one changes the row.
+    decide: async (id, state, by, at, reason) =>
+      (
+        await db.run(
+          `UPDATE core_approvals SET state = ?, decided_by = ?, decided_at = ?, reason = ?
+           WHERE id = ? AND state = 'pending' AND expires_at >= ?`,
+          [state, by, at, reason ?? null, id, at],
+        )
+      ).changes > 0,
+    expire: async (id, at) =>
+      (await db.run(`UPDATE core_approvals SET state = 'expired', decided_at = ? WHERE id = ? AND state = 'pending'`, [at, id])).changes > 0,
+    pending: (at) => db.all<ApprovalRow>(`SELECT ${COLUMNS} FROM core_approvals WHERE state = 'pending' AND expires_at >= ? ORDER BY created_at`, [at]),
   };
 }

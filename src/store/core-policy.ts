@@ -2,7 +2,7 @@
  * The approval policy and spend limits changed at run time (`policy set`), and the spend ledger
  * that limits are counted against (core_policy_rules, core_spend_ledger).
  */
-import type { Db } from './database.js';
+import type { AnyDb } from './database.js';
 
 export interface PolicyRuleRow {
   kind: 'approval' | 'limit';
@@ -27,42 +27,65 @@ export interface SpendRow {
 }
 
 export interface PolicyStore {
-  rules(): PolicyRuleRow[];
-  putRule(row: PolicyRuleRow): void;
+  rules(): Promise<PolicyRuleRow[]>;
+  putRule(row: PolicyRuleRow): Promise<void>;
   /**
    * Inside one transaction: for each row, what `who` spent in its `unit` on its `day`; when `allow`
    * says yes to every one, the rows are added. Returns their ids, or the first row refused.
+   * Two reservations for the same who, day and unit never interleave, on one replica or several.
    */
-  reserve(rows: SpendRow[], allow: (row: SpendRow, spent: number) => boolean): { ids: number[] } | { refused: SpendRow; spent: number };
-  release(id: number): void;
-  spent(who: string, day: string): Array<{ unit: string; amount: number }>;
+  reserve(rows: SpendRow[], allow: (row: SpendRow, spent: number) => boolean): Promise<{ ids: number[] } | { refused: SpendRow; spent: number }>;
+  release(id: number): Promise<void>;
+  spent(who: string, day: string): Promise<Array<{ unit: string; amount: number }>>;
 }
 
-export function createPolicyStore(db: Db): PolicyStore {
-  const rulesQ = db.prepare(
-    'SELECT kind, subject, unit, amount, off, set_by AS setBy, set_at AS setAt FROM core_policy_rules ORDER BY kind, subject, unit',
-  );
-  const putQ = db.prepare(
-    `INSERT INTO core_policy_rules (kind, subject, unit, amount, off, set_by, set_at) VALUES (@kind, @subject, @unit, @amount, @off, @setBy, @setAt)
-     ON CONFLICT (kind, subject, unit) DO UPDATE SET amount = excluded.amount, off = excluded.off, set_by = excluded.set_by, set_at = excluded.set_at`,
-  );
-  const sumQ = db.prepare('SELECT COALESCE(SUM(amount), 0) FROM core_spend_ledger WHERE who = ? AND day = ? AND unit = ?').pluck();
-  const insertQ = db.prepare('INSERT INTO core_spend_ledger (who, unit, amount, day, at, path) VALUES (@who, @unit, @amount, @day, @at, @path)');
-  const deleteQ = db.prepare('DELETE FROM core_spend_ledger WHERE id = ?');
-  const spentQ = db.prepare('SELECT unit, SUM(amount) AS amount FROM core_spend_ledger WHERE who = ? AND day = ? GROUP BY unit ORDER BY unit');
-  // better-sqlite3 runs a transaction synchronously: no other reservation interleaves with it.
-  const reserveTx = db.transaction((rows: SpendRow[], allow: (row: SpendRow, spent: number) => boolean) => {
-    for (const row of rows) {
-      const spent = Number(sumQ.get(row.who, row.day, row.unit));
-      if (!allow(row, spent)) return { refused: row, spent };
-    }
-    return { ids: rows.map((row) => Number(insertQ.run(row).lastInsertRowid)) };
-  });
+export function createPolicyStore(db: AnyDb): PolicyStore {
   return {
-    rules: () => rulesQ.all() as PolicyRuleRow[],
-    putRule: (row) => void putQ.run(row),
-    reserve: (rows, allow) => reserveTx.immediate(rows, allow),
-    release: (id) => void deleteQ.run(id),
-    spent: (who, day) => spentQ.all(who, day) as Array<{ unit: string; amount: number }>,
+    rules: () =>
+      db.all<PolicyRuleRow>(
+        'SELECT kind, subject, unit, amount, off, set_by AS "setBy", set_at AS "setAt" FROM core_policy_rules ORDER BY kind, subject, unit',
+      ),
+    putRule: async (row) => {
+      await db.run(
+        `INSERT INTO core_policy_rules (kind, subject, unit, amount, off, set_by, set_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (kind, subject, unit) DO UPDATE SET amount = excluded.amount, off = excluded.off, set_by = excluded.set_by, set_at = excluded.set_at`,
+        [row.kind, row.subject, row.unit, row.amount, row.off, row.setBy, row.setAt],
+      );
+    },
+    reserve: (rows, allow) =>
+      db.tx(async () => {
+        if (db.engine === 'postgres') {
+          // READ COMMITTED lets two transactions both read the sum before either inserts: each
+          // (who, day, unit) is locked until commit, so the second reads the first's row. Sorted,
+          // so two reservations of several units take their locks in one order (no deadlock).
+          // SQLite's transaction (BEGIN IMMEDIATE) is already exclusive.
+          const keys = [...new Set(rows.map((r) => `spend|${r.who}|${r.day}|${r.unit}`))].sort();
+          for (const k of keys) await db.run('SELECT pg_advisory_xact_lock(hashtext(?))', [k]);
+        }
+        for (const row of rows) {
+          const spent = Number(
+            (await db.value<number>('SELECT COALESCE(SUM(amount), 0) FROM core_spend_ledger WHERE who = ? AND day = ? AND unit = ?', [row.who, row.day, row.unit])) ?? 0,
+          );
+          if (!allow(row, spent)) return { refused: row, spent };
+        }
+        const ids: number[] = [];
+        for (const row of rows) {
+          const r = await db.run('INSERT INTO core_spend_ledger (who, unit, amount, day, at, path) VALUES (?, ?, ?, ?, ?, ?) RETURNING id', [
+            row.who,
+            row.unit,
+            row.amount,
+            row.day,
+            row.at,
+            row.path,
+          ]);
+          ids.push(Number(r.rows[0].id));
+        }
+        return { ids };
+      }),
+    release: async (id) => {
+      await db.run('DELETE FROM core_spend_ledger WHERE id = ?', [id]);
+    },
+    spent: (who, day) =>
+      db.all<{ unit: string; amount: number }>('SELECT unit, SUM(amount) AS amount FROM core_spend_ledger WHERE who = ? AND day = ? GROUP BY unit ORDER BY unit', [who, day]),
   };
 }

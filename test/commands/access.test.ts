@@ -19,7 +19,7 @@ describe('access commands', () => {
   it('grant stores a role that takes effect at once, and list shows it with who granted it', async () => {
     const h = harness();
     expect(text(await run(h, admin, '/rln access grant slack-group:SDEVS admin'))).toContain('slack-group:SDEVS now has the admin role');
-    expect(h.dispatcher.roles.roleOf(slackUser('UNEW', { groups: ['SDEVS'] }))).toBe('admin');
+    expect(await h.dispatcher.roles.roleOf(slackUser('UNEW', { groups: ['SDEVS'] }))).toBe('admin');
     const list = text(await run(h, reader, '/rln access list'));
     expect(list).toContain('slack-group:SDEVS | admin | everywhere | grant | slack:UADMIN');
     expect(list).toContain('slack:UADMIN | admin | everywhere | ADMIN_USERS');
@@ -42,7 +42,7 @@ describe('access commands', () => {
     const h = harness();
     await run(h, admin, '/rln access grant slack:UREAD operate');
     expect(text(await run(h, admin, '/rln access revoke slack:UREAD'))).toContain('no longer has its granted role');
-    expect(h.dispatcher.roles.roleOf(reader)).toBe('read');
+    expect(await h.dispatcher.roles.roleOf(reader)).toBe('read');
     expect(text(await run(h, admin, '/rln access revoke slack:UOPS'))).toContain('OPERATOR_USERS');
   });
 
@@ -50,8 +50,8 @@ describe('access commands', () => {
     const h = harness();
     const r = await run(h, reader, '/rln access grant slack:UREAD admin');
     expect(text(r)).toContain('needs the admin role');
-    expect(h.dispatcher.roles.roleOf(reader)).toBe('read');
-    expect(h.dispatcher.audit.latest({ limit: 1 })[0]).toMatchObject({ path: 'access grant', outcome: 'refused', args: { principal: 'slack:UREAD', role: 'admin' } });
+    expect(await h.dispatcher.roles.roleOf(reader)).toBe('read');
+    expect((await h.dispatcher.audit.latest({ limit: 1 }))[0]).toMatchObject({ path: 'access grant', outcome: 'refused', args: { principal: 'slack:UREAD', role: 'admin' } });
   });
 
   it('accepts chat mentions as principals', () => {

@@ -88,7 +88,7 @@ describe('node commands through the dispatcher', () => {
     expect(again.message.buttons ?? []).toEqual([]);
     expect(replyText(again)).toContain('already stopped (PAUSED)');
     expect(replyText(again)).toContain('/rln node start dsp5');
-    expect(dispatcher.audit.latest({ node: 'dsp5', limit: 1 })[0]).toMatchObject({ path: 'node stop', outcome: 'refused' });
+    expect((await dispatcher.audit.latest({ node: 'dsp5', limit: 1 }))[0]).toMatchObject({ path: 'node stop', outcome: 'refused' });
   });
 
   it('a confirmation clicked after the node stopped elsewhere is refused by the same state check', async () => {

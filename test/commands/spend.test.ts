@@ -34,8 +34,8 @@ describe('what a send spends', () => {
     expect(raw.asset).toEqual(spend.asset);
     const db = openDatabase(':memory:');
     const policy = createPolicy({ db, now: Date.now, access: createRoleService(db), approvalPolicy: 'asset.send > 10 PREC' });
-    expect(policy.approvalNeeded('asset send', spend)).toBe('asset.send above 10 PREC needs a second person');
-    expect(policy.approvalNeeded('asset send', { ...spend, asset: { ticker: 'PREC', amount: 9.99 } })).toBeUndefined();
+    expect(await policy.approvalNeeded('asset send', spend)).toBe('asset.send above 10 PREC needs a second person');
+    expect(await policy.approvalNeeded('asset send', { ...spend, asset: { ticker: 'PREC', amount: 9.99 } })).toBeUndefined();
   });
 
   it('reads a Lightning invoice’s amount and payee as the node decodes it', async () => {

@@ -46,7 +46,7 @@ describe('dispatcher: a secret quoted in a handler error', () => {
     const shown = [m.header, m.summary, ...m.blocks.map((b) => ('text' in b ? inlineToPlain(b.text as any) : JSON.stringify(b)))].join('\n');
     expect(shown).toContain('The unlock of alice failed');
     expect(shown).not.toContain(password);
-    const [entry] = dispatcher.audit.latest();
+    const [entry] = await dispatcher.audit.latest();
     expect(entry.outcome).toBe('failed');
     expect(entry.reason).toContain('[redacted]');
     expect(JSON.stringify(entry)).not.toContain(password);
@@ -66,8 +66,8 @@ describe('dispatcher: values of arguments a command does not declare', () => {
       expect(r.kind).toBe('message');
       expect((r as Extract<Reply, { kind: 'message' }>).message.tone).toBe('danger');
     }
-    const audit = JSON.stringify(h.dispatcher.audit.latest());
-    expect(h.dispatcher.audit.latest().length).toBe(3);
+    const audit = JSON.stringify(await h.dispatcher.audit.latest());
+    expect((await h.dispatcher.audit.latest()).length).toBe(3);
     for (const v of ['99887766', 'hunter2hunter2', 's3cr3t-value']) {
       expect(audit).not.toContain(v);
       expect(JSON.stringify(h.db.prepare('SELECT * FROM core_audit').all())).not.toContain(v);

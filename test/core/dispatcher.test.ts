@@ -108,17 +108,17 @@ describe('dispatcher: roles', () => {
     const text = textOf(r);
     expect(text).toContain('operate');
     expect(text).toContain('/rln access grant slack:UREAD operate');
-    const [entry] = h.dispatcher.audit.latest({ limit: 5 });
+    const [entry] = await h.dispatcher.audit.latest({ limit: 5 });
     expect(entry).toMatchObject({ path: 'node start', outcome: 'refused', node: 'alice', nodeId: 'n-111' });
     expect(entry.actor.userId).toBe('UREAD');
   });
 
   it('gives operators their role by user or by group, and the shell user is admin', async () => {
     const h = harness();
-    expect(h.dispatcher.roles.roleOf(ops)).toBe('operate');
-    expect(h.dispatcher.roles.roleOf(slackUser('UX', { groups: ['SOPS'] }))).toBe('operate');
-    expect(h.dispatcher.roles.roleOf({ platform: 'shell', userId: 'local' })).toBe('admin');
-    expect(h.dispatcher.roles.roleOf(reader)).toBe('read');
+    expect(await h.dispatcher.roles.roleOf(ops)).toBe('operate');
+    expect(await h.dispatcher.roles.roleOf(slackUser('UX', { groups: ['SOPS'] }))).toBe('operate');
+    expect(await h.dispatcher.roles.roleOf({ platform: 'shell', userId: 'local' })).toBe('admin');
+    expect(await h.dispatcher.roles.roleOf(reader)).toBe('read');
   });
 
   it('applies a grant at once, stores it, and a revoke removes it', async () => {
@@ -127,7 +127,7 @@ describe('dispatcher: roles', () => {
     expect(message(grant).tone).toBe('success');
     expect(message(await h.dispatcher.dispatch(typed(reader, '/rln node start alice'))).header).toBe('Starting alice');
     // Stored: a new dispatcher on the same database sees it.
-    expect(h.restart().roles.roleOf(reader)).toBe('operate');
+    expect(await h.restart().roles.roleOf(reader)).toBe('operate');
     await h.dispatcher.dispatch(typed(admin, '/rln access revoke slack:UREAD'));
     expect(message(await h.dispatcher.dispatch(typed(reader, '/rln node start alice'))).tone).toBe('danger');
   });
@@ -136,8 +136,8 @@ describe('dispatcher: roles', () => {
     const h = harness();
     const r = await h.dispatcher.dispatch(typed(ops, '/rln access grant slack:UOPS admin'));
     expect(textOf(r)).toContain('admin role');
-    expect(h.dispatcher.roles.roleOf(ops)).toBe('operate');
-    expect(h.dispatcher.audit.latest({ limit: 1 })[0]).toMatchObject({ path: 'access grant', outcome: 'refused' });
+    expect(await h.dispatcher.roles.roleOf(ops)).toBe('operate');
+    expect((await h.dispatcher.audit.latest({ limit: 1 }))[0]).toMatchObject({ path: 'access grant', outcome: 'refused' });
   });
 });
 
@@ -159,7 +159,7 @@ describe('dispatcher: button confirmation', () => {
     const again = await h.dispatcher.dispatch({ via: 'button', actor: ops, place: slackChannel, buttonId: confirm });
     expect(textOf(again)).toContain('already used');
     expect(h.calls.stop).toEqual(['n-111']);
-    expect(h.dispatcher.audit.latest({ node: 'alice', limit: 5 }).map((e) => e.outcome)).toEqual(['refused', 'ok']);
+    expect((await h.dispatcher.audit.latest({ node: 'alice', limit: 5 })).map((e) => e.outcome)).toEqual(['refused', 'ok']);
   });
 
   it('refuses another user privately, audits it, and the requester can still confirm', async () => {
@@ -171,7 +171,7 @@ describe('dispatcher: button confirmation', () => {
     expect((other as any).replaceOriginal).toBeFalsy();
     expect(textOf(other)).toContain('Only Olga');
     expect(h.calls.stop).toEqual([]);
-    expect(h.dispatcher.audit.latest({ limit: 1 })[0]).toMatchObject({ outcome: 'refused', actor: { userId: 'UADMIN' } });
+    expect((await h.dispatcher.audit.latest({ limit: 1 }))[0]).toMatchObject({ outcome: 'refused', actor: { userId: 'UADMIN' } });
     await h.dispatcher.dispatch({ via: 'button', actor: ops, place: slackChannel, buttonId: confirm });
     expect(h.calls.stop).toEqual(['n-111']);
   });
@@ -225,7 +225,7 @@ describe('dispatcher: button confirmation', () => {
 
   it('runs a stored button through the whole pipeline, role included', async () => {
     const h = harness();
-    const prepared = h.dispatcher.prepareMessage({ blocks: [], buttons: [{ label: 'Start', command: 'node start', args: { node: 'bob' } }] });
+    const prepared = await h.dispatcher.prepareMessage({ blocks: [], buttons: [{ label: 'Start', command: 'node start', args: { node: 'bob' } }] });
     const id = prepared.buttons![0].id!;
     expect(id).toMatch(/^b_[A-Za-z0-9_-]{1,22}$/);
     expect(message(await h.dispatcher.dispatch({ via: 'button', actor: reader, place: slackChannel, buttonId: id })).tone).toBe('danger');
@@ -255,7 +255,7 @@ describe('dispatcher: typed-name dialog (destroy)', () => {
     expect(wrong.kind).toBe('dialog_errors');
     expect((wrong as any).errors.confirm_name).toContain('alice');
     expect(h.calls.destroy).toEqual([]);
-    expect(h.dispatcher.audit.latest({ node: 'alice', limit: 1 })[0]).toMatchObject({ outcome: 'refused', path: 'node destroy' });
+    expect((await h.dispatcher.audit.latest({ node: 'alice', limit: 1 }))[0]).toMatchObject({ outcome: 'refused', path: 'node destroy' });
 
     const right = await h.dispatcher.dispatch({
       via: 'dialog',
@@ -266,9 +266,9 @@ describe('dispatcher: typed-name dialog (destroy)', () => {
     });
     expect(message(right).header).toBe('Destroyed alice');
     expect(h.calls.destroy).toEqual([{ node: 'n-111', backup: 'true', backup_password: 'correct horse battery' }]);
-    const [entry] = h.dispatcher.audit.latest({ node: 'alice', limit: 1 });
+    const [entry] = await h.dispatcher.audit.latest({ node: 'alice', limit: 1 });
     expect(entry).toMatchObject({ outcome: 'ok', args: { node: 'alice', backup: 'true' } });
-    expect(JSON.stringify(h.dispatcher.audit.latest({ limit: 10 }))).not.toContain('correct horse');
+    expect(JSON.stringify(await h.dispatcher.audit.latest({ limit: 10 }))).not.toContain('correct horse');
     expect(h.log.text).not.toContain('correct horse');
     // Used once.
     const again = await h.dispatcher.dispatch({ via: 'dialog', actor: admin, place: slackChannel, dialogId: d.id, values: { confirm_name: 'alice', backup: 'false' } });
@@ -317,7 +317,7 @@ describe('dispatcher: secrets', () => {
     const d = await h.dispatcher.dispatch({ via: 'typed', actor: admin, place: slackChannel, path: 'node unlock', args: { node: 'alice', password: 'hunter2secret' } });
     expect(JSON.stringify(d)).not.toContain('hunter2secret');
     expect(h.calls.unlock).toEqual([]);
-    const entries = h.dispatcher.audit.latest({ limit: 10 });
+    const entries = await h.dispatcher.audit.latest({ limit: 10 });
     expect(entries.length).toBeGreaterThanOrEqual(3);
     expect(entries.every((e) => e.outcome === 'refused')).toBe(true);
     expect(JSON.stringify(entries)).not.toContain('hunter2secret');
@@ -338,7 +338,7 @@ describe('dispatcher: secrets', () => {
     const ok = await h.dispatcher.dispatch({ via: 'dialog', actor: admin, place: slackChannel, dialogId: d.id, values: { password: 'p4ssw0rd-typed' } });
     expect(message(ok).header).toBe('Unlocked alice');
     expect(h.calls.unlock).toEqual([{ node: 'n-111', password: 'p4ssw0rd-typed' }]);
-    expect(JSON.stringify(h.dispatcher.audit.latest({ limit: 10 }))).not.toContain('p4ssw0rd-typed');
+    expect(JSON.stringify(await h.dispatcher.audit.latest({ limit: 10 }))).not.toContain('p4ssw0rd-typed');
     expect(h.log.text).not.toContain('p4ssw0rd-typed');
   });
 });
@@ -359,7 +359,7 @@ describe('dispatcher: errors', () => {
     expect(text).toContain('409');
     expect(text).toContain('busy');
     expect(text).toContain('Try later.');
-    expect(h.dispatcher.audit.latest({ limit: 1 })[0]).toMatchObject({ outcome: 'failed' });
+    expect((await h.dispatcher.audit.latest({ limit: 1 }))[0]).toMatchObject({ outcome: 'failed' });
   });
 
   it('suggests node unlock for a locked node', async () => {
@@ -458,12 +458,12 @@ describe('dispatcher: internal button commands', () => {
         ],
       },
     });
-    const id = h.dispatcher.prepareMessage({ blocks: [], buttons: [{ label: 'Ack', command: '__incident_ack', args: { incident: 'i1' } }] }).buttons![0].id!;
+    const id = (await h.dispatcher.prepareMessage({ blocks: [], buttons: [{ label: 'Ack', command: '__incident_ack', args: { incident: 'i1' } }] })).buttons![0].id!;
     expect(message(await h.dispatcher.dispatch({ via: 'button', actor: reader, place: slackChannel, buttonId: id })).tone).toBe('danger');
     expect(message(await h.dispatcher.dispatch({ via: 'button', actor: ops, place: slackChannel, buttonId: id })).header).toBe('Acknowledged');
     expect(acked).toEqual(['i1']);
     // Not typeable.
     expect(message(await h.dispatcher.dispatch(typed(ops, '__incident_ack i1'))).tone).toBe('danger');
-    expect(h.dispatcher.audit.latest({ limit: 1 })[0]).toMatchObject({ path: '__incident_ack', outcome: 'ok' });
+    expect((await h.dispatcher.audit.latest({ limit: 1 }))[0]).toMatchObject({ path: '__incident_ack', outcome: 'ok' });
   });
 });

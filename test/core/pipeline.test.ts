@@ -66,8 +66,8 @@ function setup(opts: { dialogBudgetMs?: number } = {}) {
     dialogBudgetMs: opts.dialogBudgetMs,
   });
   const typed = (actor: typeof reader, text: string) => d.dispatch({ via: 'typed', actor, place: slackChannel, text });
-  const click = (actor: typeof reader, command: string, args: Record<string, string>) => {
-    const id = d.prepareMessage({ blocks: [], buttons: [{ label: 'Go', command, args }] }).buttons![0].id!;
+  const click = async (actor: typeof reader, command: string, args: Record<string, string>) => {
+    const id = (await d.prepareMessage({ blocks: [], buttons: [{ label: 'Go', command, args }] })).buttons![0].id!;
     return d.dispatch({ via: 'button', actor, place: slackChannel, buttonId: id });
   };
   const grant = (principal: string, role: 'admin' | 'operate') => d.roles.grant(principal, role, admin);
@@ -119,7 +119,7 @@ describe('the pipeline', () => {
     expect(r.kind === 'message' && r.visibility).toBe('private');
     expect(buttons(r)).toEqual([]);
     expect(world.ran).toEqual([]);
-    expect(d.audit.latest({ node: 'bob', limit: 1 })[0]).toMatchObject({ path: 'node drain', outcome: 'refused', reason: expect.stringContaining('bob is stopped') });
+    expect((await d.audit.latest({ node: 'bob', limit: 1 }))[0]).toMatchObject({ path: 'node drain', outcome: 'refused', reason: expect.stringContaining('bob is stopped') });
   });
 
   it('checks the state again at the Confirm click, and refuses if it changed', async () => {
@@ -147,15 +147,15 @@ describe('the pipeline', () => {
 
   it('at a dialog submission, checks the role before the state, and the state before the fields', async () => {
     const { d, world, typed, grant } = setup();
-    grant('slack:UREAD', 'admin');
+    await grant('slack:UREAD', 'admin');
     const open = await typed(reader, 'node seal alice');
     expect(open.kind).toBe('dialog');
     const dialogId = open.kind === 'dialog' ? open.dialog.id : '';
     world.refuse = true;
-    d.roles.revoke('slack:UREAD');
+    await d.roles.revoke('slack:UREAD');
     const submit = () => d.dispatch({ via: 'dialog', actor: reader, place: slackChannel, dialogId, values: {} });
     expect(header(await submit())).toBe('Not allowed');
-    grant('slack:UREAD', 'admin');
+    await grant('slack:UREAD', 'admin');
     // The password is missing too, but the state is refused first.
     expect(header(await submit())).toBe('Not now');
     world.refuse = false;

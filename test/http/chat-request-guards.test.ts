@@ -81,7 +81,7 @@ describe('replays across a restart', () => {
     const { createReplayGuard } = await import('../../src/http/index.js');
     const { createReplayStore } = await import('../../src/store/index.js');
     const g = createReplayGuard({ windowMs: 1000, store: createReplayStore(t.h.app.db), namespace: 'x' });
-    expect(g.firstTime('k', Date.now())).toBe(true);
+    expect(await g.firstTime('k', Date.now())).toBe(true);
     expect(t.h.app.db.prepare('SELECT key FROM http_replays').pluck().all()).toEqual(['x:k']);
     expect(count()).toBe(1);
   });

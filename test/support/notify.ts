@@ -161,7 +161,7 @@ export function makeNotifier(opts: {
   const notifier = createNotifier({
     db,
     posters: opts.posters,
-    buttons: { prepare: prepareMessage },
+    buttons: { prepare: async (m) => prepareMessage(m) },
     hosting: opts.hosting ?? fakeHosting([], null),
     logger: opts.logger ?? silentLogger,
     metrics,

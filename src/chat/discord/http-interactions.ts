@@ -102,7 +102,7 @@ export function discordInteractionRoutes(opts: HttpInteractionsOptions): Fastify
         return reply.code(401).send({ error: 'invalid request signature' });
       }
       // Discord sends each interaction once: the same signed request again is a replay.
-      if (!replays.firstTime(signature!.toLowerCase(), nowMs)) {
+      if (!(await replays.firstTime(signature!.toLowerCase(), nowMs))) {
         opts.logger.warn({ ip: req.ip }, 'refused a replayed Discord interaction (the same signed request was already accepted)');
         return reply.code(401).send({ error: 'invalid request signature' });
       }

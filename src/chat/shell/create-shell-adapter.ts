@@ -27,7 +27,7 @@ export interface ShellAdapterOptions {
   /** Print `rln> ` before each command. Default: when input is a TTY. */
   prompt?: boolean;
   /** Stores the role `/as` gives a shell principal (the dispatcher's role service). Without it, `/as` is not offered. */
-  roles?: { grant(principal: string, role: Role, by: Actor): void };
+  roles?: { grant(principal: string, role: Role, by: Actor): Promise<void> };
   /** Demo only: makes a node fail (`/demo fail <node>`); answers what happened. */
   demo?: { fail(node: string): Promise<string> };
   /** Where the files of a message (charts, QR codes, logs) are written. Default: <tmp>/rln-chatops-files. */
@@ -198,7 +198,7 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
   };
 
   /** `/as <role> [name]`: act as `shell:<name>` with that role; `/as` alone says who you are. */
-  const actAs = (role?: string, name?: string) => {
+  const actAs = async (role?: string, name?: string) => {
     const who = () => `You act as shell:${actor.userId}${actor === SHELL_ACTOR ? ' (the local admin)' : ''}.`;
     if (!role) return write(`${who()} Change with /as <read|operate|admin> [name] (reader and operator work too).`);
     if (!opts.roles) return write('✖ /as is not available here.');
@@ -207,7 +207,7 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
     const userId = (name ?? (r === 'admin' ? 'local' : r)).toLowerCase();
     if (!/^[a-z0-9][a-z0-9._-]{0,31}$/.test(userId)) return write('✖ A name is letters, digits, dots, dashes or underscores (up to 32). Example: /as operator ann');
     if (userId === 'local' && r !== 'admin') return write('✖ shell:local is always the admin: give another name. Example: /as reader ann');
-    if (userId !== 'local') opts.roles.grant(`shell:${userId}`, r, SHELL_ACTOR);
+    if (userId !== 'local') await opts.roles.grant(`shell:${userId}`, r, SHELL_ACTOR);
     actor = userId === 'local' ? SHELL_ACTOR : { platform: 'shell', userId, displayName: userId };
     write(`${who()} Role: ${r}.`);
   };

@@ -63,7 +63,7 @@ export interface SlackAdapterOptions {
   /** HTTP mode: signed requests already accepted (one backed by the database survives a restart). */
   replays?: ReplayGuard;
   /** The user's role, shown on the App Home tab. */
-  roleOf?: (actor: Actor) => Role;
+  roleOf?: (actor: Actor) => Promise<Role>;
   /** At most one App Home publish per user this often (default 5 s). */
   homeThrottleMs?: number;
 }

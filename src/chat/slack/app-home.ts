@@ -33,7 +33,7 @@ export interface AppHomeOptions {
   logger: Logger;
   groupsOf(userId: string): Promise<string[]>;
   /** The user's role, shown at the top; omitted when not given. */
-  roleOf?: (actor: Actor) => Role;
+  roleOf?: (actor: Actor) => Promise<Role>;
   throttleMs?: number;
 }
 
@@ -69,8 +69,8 @@ export function createAppHome(o: AppHomeOptions): AppHome {
     const reply = await o.dispatcher.dispatch({ via: 'typed', actor, place: { platform: 'slack', channelId: userId }, text: 'status' });
     const dashboard: Message = reply.kind === 'message' ? reply.message : { blocks: [{ type: 'text', text: 'The dashboard could not be shown.' }] };
     const rendered = toBlockKit(dashboard);
-    const quick = toBlockKit(o.dispatcher.prepareMessage(QUICK_ACTIONS));
-    const role = o.roleOf?.(actor);
+    const quick = toBlockKit(await o.dispatcher.prepareMessage(QUICK_ACTIONS));
+    const role = await o.roleOf?.(actor);
     const intro: SlackBlock[] = [
       { type: 'context', elements: [{ type: 'mrkdwn', text: role ? `Your role: *${ROLE_WORDS[role]}*.` : 'Your nodes at a glance.' }] },
     ];

@@ -149,7 +149,7 @@ export class FastifyReceiver implements Receiver {
       }
       // A repeat of a request already accepted is a replay (a command or a click would run twice).
       // Options requests are read-only and carry no unique id, so two identical ones may both come.
-      if (body.type !== 'block_suggestion' && !this.replays.firstTime(signature!, nowMs)) {
+      if (body.type !== 'block_suggestion' && !(await this.replays.firstTime(signature!, nowMs))) {
         this.log.warn({ type: body.type }, 'refused a Slack request: the same signed request was already accepted (replay)');
         return reply.code(401).send({ error: 'replayed_request' });
       }

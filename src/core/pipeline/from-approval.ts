@@ -20,7 +20,7 @@ export async function approveClick(inv: Click, p: Pipeline, id: string, commandN
   const a: Attempt = { actor: inv.actor, place: inv.place, via: 'button', args: {}, secrets: {}, startedAt: p.now() };
   const approvals = p.services.policy.approvals;
   try {
-    const req = approvals.get(id);
+    const req = await approvals.get(id);
     if (!req) throw new UserError('approval_unknown', 'This approval request is no longer known.', 'Ask the requester to run the command again.');
     a.def = commandNamed(req.path);
     a.args = req.args;
@@ -32,9 +32,9 @@ export async function approveClick(inv: Click, p: Pipeline, id: string, commandN
       throw new UserError('approval_own', `You asked for \`${req.path}\`: someone else must approve it.`, 'Ask another person with the role for it to approve it, or reject it to withdraw.');
     }
     if (p.now() > req.expiresAt) {
-      approvals.expire(id);
+      await approvals.expire(id);
       const e = new UserError('approval_expired', `This request expired at ${new Date(req.expiresAt).toISOString().slice(0, 16).replace('T', ' ')} UTC; nothing was done.`, `Ask ${whoOf(req.requester)} to run it again if it is still needed.`);
-      return expiredReply(p, a, e, req.requester);
+      return await expiredReply(p, a, e, req.requester);
     }
     // From here the attempt is the requester's: their command, their spend; the approver is beside it.
     a.actor = req.requester;
@@ -43,14 +43,14 @@ export async function approveClick(inv: Click, p: Pipeline, id: string, commandN
     a.auditExtra = { approved_by: actorKey(inv.actor), approval: id };
     a.replaceOriginal = true;
   } catch (e) {
-    return failAttempt(p, a, e);
+    return await failAttempt(p, a, e);
   }
   return runSteps(a, p);
 }
 
 /** The request is replaced by what happened: expired, nothing done, who asked. */
-function expiredReply(p: Pipeline, a: Attempt, e: UserError, requester: Actor): Reply {
-  failAttempt(p, a, e);
+async function expiredReply(p: Pipeline, a: Attempt, e: UserError, requester: Actor): Promise<Reply> {
+  await failAttempt(p, a, e);
   const def = a.def!;
   return {
     kind: 'message',

@@ -28,7 +28,7 @@ export async function fromClick(inv: Click, p: Pipeline, internal: Map<string, A
     return def;
   };
   try {
-    const button = p.buttons.lookup(inv.buttonId);
+    const button = await p.buttons.lookup(inv.buttonId);
     if (!button) throw new UserError('button_expired', 'This button has expired or is no longer known.', 'Run the command again (`/rln help` lists them).');
     if (button.command === CONFIRM_COMMAND) return await confirmClick(inv, p, button.args.id ?? '', commandNamed);
     if (button.command === CANCEL_COMMAND) return await cancelClick(inv, p, button.args.id ?? '', commandNamed);
@@ -42,13 +42,13 @@ export async function fromClick(inv: Click, p: Pipeline, internal: Map<string, A
       a.args = button.args;
     }
   } catch (e) {
-    return failAttempt(p, a, e);
+    return await failAttempt(p, a, e);
   }
   return runSteps(a, p);
 }
 
-function loadConfirmation(p: Pipeline, id: string, commandNamed: (path: string) => AnyCommand) {
-  const row = p.confirmations.get(id);
+async function loadConfirmation(p: Pipeline, id: string, commandNamed: (path: string) => AnyCommand) {
+  const row = await p.confirmations.get(id);
   if (!row) throw new UserError('confirmation_expired', 'This confirmation is no longer known (it expired some time ago).', 'Run the command again.');
   const def = commandNamed(row.path);
   return { row, def, args: JSON.parse(row.argsJson) as Record<string, string>, requester: JSON.parse(row.requesterJson) as Actor };
@@ -58,7 +58,7 @@ function loadConfirmation(p: Pipeline, id: string, commandNamed: (path: string) 
 async function confirmClick(inv: Click, p: Pipeline, id: string, commandNamed: (path: string) => AnyCommand): Promise<Reply> {
   const a: Attempt = { actor: inv.actor, place: inv.place, via: 'button', args: {}, secrets: {}, startedAt: p.now() };
   try {
-    const { row, def, args, requester } = loadConfirmation(p, id, commandNamed);
+    const { row, def, args, requester } = await loadConfirmation(p, id, commandNamed);
     a.def = def;
     a.args = args;
     const again = `\`${commandLine(p.registry, def, redactArgs(def, args))}\``;
@@ -70,12 +70,12 @@ async function confirmClick(inv: Click, p: Pipeline, id: string, commandNamed: (
     }
     const t = p.now();
     if (t > row.expiresAt) {
-      p.confirmations.claim(id, t, 'expired');
+      await p.confirmations.claim(id, t, 'expired');
       const e = new UserError('confirmation_expired', `This confirmation expired after ${ttlText(p.confirmTtlMs)}; nothing was done.`, `Run ${again} again.`);
-      return failAttempt(p, a, e, { replaceOriginal: true, visibility: 'channel' });
+      return await failAttempt(p, a, e, { replaceOriginal: true, visibility: 'channel' });
     }
   } catch (e) {
-    return failAttempt(p, a, e);
+    return await failAttempt(p, a, e);
   }
   a.confirmation = { id };
   a.replaceOriginal = true;
@@ -86,17 +86,17 @@ async function confirmClick(inv: Click, p: Pipeline, id: string, commandNamed: (
 async function cancelClick(inv: Click, p: Pipeline, id: string, commandNamed: (path: string) => AnyCommand): Promise<Reply> {
   const a: Attempt = { actor: inv.actor, place: inv.place, via: 'button', args: {}, secrets: {}, startedAt: p.now() };
   try {
-    const { row, def, args, requester } = loadConfirmation(p, id, commandNamed);
+    const { row, def, args, requester } = await loadConfirmation(p, id, commandNamed);
     a.def = def;
     a.args = args;
-    const isAdmin = ROLE_RANK[p.services.access.roleOf(inv.actor)] >= ROLE_RANK.admin;
+    const isAdmin = ROLE_RANK[await p.services.access.roleOf(inv.actor)] >= ROLE_RANK.admin;
     if (actorKey(inv.actor) !== row.requesterKey && !isAdmin) {
       throw new UserError('confirmation_wrong_user', `Only ${whoOf(requester)}, who asked for \`${def.path}\`, or an admin can cancel it.`);
     }
-    if (!p.confirmations.claim(id, p.now(), 'cancelled')) {
+    if (!(await p.confirmations.claim(id, p.now(), 'cancelled'))) {
       throw new UserError('confirmation_used', `This confirmation was already used (${row.outcome ?? 'done'}).`);
     }
-    recordOutcome(p, a, 'cancelled', { audit: 'refused', reason: `cancelled by ${actorKey(inv.actor)}` });
+    await recordOutcome(p, a, 'cancelled', { audit: 'refused', reason: `cancelled by ${actorKey(inv.actor)}` });
     return {
       kind: 'message',
       visibility: 'channel',
@@ -108,6 +108,6 @@ async function cancelClick(inv: Click, p: Pipeline, id: string, commandNamed: (p
       },
     };
   } catch (e) {
-    return failAttempt(p, a, e);
+    return await failAttempt(p, a, e);
   }
 }

@@ -17,7 +17,7 @@ export async function fromDialog(inv: Extract<Invocation, { via: 'dialog' }>, p:
   const a: Attempt = { actor: inv.actor, place: inv.place, via: 'dialog', args: {}, secrets: {}, startedAt: p.now() };
   const values = inv.values ?? {};
   try {
-    const row = p.confirmations.getDialog(inv.dialogId);
+    const row = await p.confirmations.getDialog(inv.dialogId);
     if (!row) throw new UserError('dialog_expired', 'This dialog is no longer open.', 'Run the command again.');
     const def = internal.get(row.path) ?? p.registry.get(row.path);
     if (!def) throw new UserError('unknown_command', `The command \`${row.path}\` no longer exists.`);
@@ -34,7 +34,7 @@ export async function fromDialog(inv: Extract<Invocation, { via: 'dialog' }>, p:
     }
     a.submission = { row, values };
   } catch (e) {
-    return failAttempt(p, a, e);
+    return await failAttempt(p, a, e);
   }
   return runSteps(a, p);
 }

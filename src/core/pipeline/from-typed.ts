@@ -33,7 +33,7 @@ export async function fromTyped(inv: Extract<Invocation, { via: 'typed' }>, p: P
       a.def = p.registry.get(e.context.path);
       a.args = (e.context.args as Record<string, string>) ?? {};
     }
-    return failAttempt(p, a, e);
+    return await failAttempt(p, a, e);
   }
   return runSteps(a, p);
 }

@@ -18,13 +18,13 @@ export async function inTime<T>(a: Attempt, p: Pipeline, work: Promise<T>): Prom
   if (r !== LATE) return { late: false, value: r };
   // The late work is not awaited further; its failure (if any) is only logged.
   work.catch((err: unknown) => p.logger.warn({ err, command: commandOf(a).path }, 'a check before a dialog failed after its time'));
-  return { late: true, reply: openDialogButton(a, p) };
+  return { late: true, reply: await openDialogButton(a, p) };
 }
 
-function openDialogButton(a: Attempt, p: Pipeline): Reply {
+async function openDialogButton(a: Attempt, p: Pipeline): Promise<Reply> {
   const def = commandOf(a);
   const named = typedNode(p, a);
-  const message = p.buttons.prepare({
+  const message = await p.buttons.prepare({
     header: `${def.path}${named ? ` ${named}` : ''}`,
     tone: 'info',
     blocks: [msg.text('Checking took longer than a dialog may wait. Open the dialog when you are ready; the check runs when you submit it.')],

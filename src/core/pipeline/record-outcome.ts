@@ -5,16 +5,16 @@ import { errorMessage } from '../error-message.js';
 import type { Reply } from '../types.js';
 import { typedNode, type Attempt, type Pipeline } from './attempt.js';
 
-export function recordOutcome(
+export async function recordOutcome(
   p: Pipeline,
   a: Attempt,
   outcome: string,
   o: { audit?: 'ok' | 'failed' | 'refused'; reason?: string; log?: Record<string, unknown> } = {},
-): void {
+): Promise<void> {
   const path = a.def?.path ?? 'unknown';
   if (o.audit && a.def?.mutates) {
     try {
-      p.services.audit.record({
+      await p.services.audit.record({
         actor: a.actor,
         place: a.place,
         path,
@@ -40,17 +40,17 @@ export function recordOutcome(
 }
 
 /** Every failure ends here: a message the user can act on, then audit, metrics and log. */
-export function failAttempt(
+export async function failAttempt(
   p: Pipeline,
   a: Attempt,
   e: unknown,
   o: { replaceOriginal?: boolean; visibility?: 'private' | 'channel'; audit?: boolean } = {},
-): Reply {
+): Promise<Reply> {
   const out = errorMessage(e, { path: a.def?.path, node: a.node?.name ?? typedNode(p, a) });
   if (out.ref) {
     p.logger.error({ err: e, ref: out.ref, command: a.def?.path ?? 'unknown', actor: actorKey(a.actor) }, 'command failed unexpectedly');
   }
-  recordOutcome(p, a, out.outcome, {
+  await recordOutcome(p, a, out.outcome, {
     ...(o.audit !== false ? { audit: out.outcome } : {}),
     reason: out.reason,
     log: { reason: out.ref ? `internal error (ref ${out.ref})` : out.reason },

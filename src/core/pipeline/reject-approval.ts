@@ -27,23 +27,23 @@ export const rejectApprovalCommand: AnyCommand = defineCommand({
   dialog: { title: 'Reject the request', submitLabel: 'Reject' },
   async handler(ctx) {
     const { approvals } = ctx.services.policy;
-    const req = approvals.get(ctx.args.id);
+    const req = await approvals.get(ctx.args.id);
     if (!req) throw new UserError('approval_unknown', 'This approval request is no longer known.');
     const own = actorKey(ctx.actor) === req.requesterKey;
     const def = ctx.services.commands.get(req.path);
-    if (!own && !(def && ctx.services.access.has(ctx.actor, def.role, { node: req.node, channelId: req.place.channelId }))) {
+    if (!own && !(def && (await ctx.services.access.has(ctx.actor, def.role, { node: req.node, channelId: req.place.channelId })))) {
       throw new UserError('forbidden', `Only ${req.requesterKey}, who asked, or someone who could approve \`${req.path}\`${req.node ? ` on ${req.node}` : ''} can reject it.`);
     }
     if (req.state === 'pending' && ctx.services.now() > req.expiresAt) {
-      approvals.expire(req.id);
+      await approvals.expire(req.id);
       throw new UserError('approval_expired', 'This request has expired already; nothing was done, and nothing will be.');
     }
     const reason = ctx.args.reason || (own ? 'withdrawn by the requester' : 'no reason given');
-    if (!approvals.decide(req.id, 'rejected', ctx.actor, reason)) {
-      const now = approvals.get(req.id);
+    if (!(await approvals.decide(req.id, 'rejected', ctx.actor, reason))) {
+      const now = await approvals.get(req.id);
       throw new UserError('approval_used', `This request was already ${now?.state ?? 'closed'}${now?.decidedBy ? ` by ${now.decidedBy}` : ''}.`);
     }
-    ctx.services.audit.record({
+    await ctx.services.audit.record({
       actor: ctx.actor,
       place: ctx.place,
       path: 'approval reject',

@@ -38,7 +38,7 @@ export async function runSteps(a: Attempt, p: Pipeline, steps: ReadonlyArray<rea
   try {
     for (const [, step] of steps) {
       const r = await step(a, p);
-      if (r instanceof UserError) return failAttempt(p, a, r);
+      if (r instanceof UserError) return await failAttempt(p, a, r);
       if (r) return r;
     }
     throw new Error('the pipeline ended without a reply');

@@ -4,7 +4,7 @@
  * the command's arguments and what the request showed, never a secret.
  */
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../../store/index.js';
+import type { AnyDb } from '../../store/index.js';
 import { createApprovalStore, type ApprovalRow } from '../../store/index.js';
 import { actorKey } from '../role-service.js';
 import type { Field } from '../message.js';
@@ -27,11 +27,11 @@ export interface Approval {
 }
 
 export interface Approvals {
-  create(i: { actor: Actor; place: Place; path: string; args: Record<string, string>; node?: string; fields: Field[]; ttlMs: number }): Approval;
-  get(id: string): Approval | undefined;
-  /** Claims a pending, unexpired request; false when someone (or the clock) got there first. */
-  decide(id: string, state: 'approved' | 'rejected', by: Actor, reason?: string): boolean;
-  expire(id: string): boolean;
+  create(i: { actor: Actor; place: Place; path: string; args: Record<string, string>; node?: string; fields: Field[]; ttlMs: number }): Promise<Approval>;
+  get(id: string): Promise<Approval | undefined>;
+  /** Claims a pending, unexpired request; false when someone (or the clock, or another replica) got there first. */
+  decide(id: string, state: 'approved' | 'rejected', by: Actor, reason?: string): Promise<boolean>;
+  expire(id: string): Promise<boolean>;
 }
 
 function fromRow(r: ApprovalRow): Approval {
@@ -52,10 +52,10 @@ function fromRow(r: ApprovalRow): Approval {
   };
 }
 
-export function createApprovals(o: { db: Db; now: () => number }): Approvals {
+export function createApprovals(o: { db: AnyDb; now: () => number }): Approvals {
   const store = createApprovalStore(o.db);
   return {
-    create(i) {
+    async create(i) {
       const t = o.now();
       const row = {
         id: `a_${randomBytes(9).toString('base64url')}`,
@@ -69,11 +69,11 @@ export function createApprovals(o: { db: Db; now: () => number }): Approvals {
         createdAt: t,
         expiresAt: t + i.ttlMs,
       };
-      store.insert(row);
+      await store.insert(row);
       return fromRow({ ...row, state: 'pending', decidedBy: null, decidedAt: null, reason: null });
     },
-    get(id) {
-      const r = id ? store.get(id) : undefined;
+    async get(id) {
+      const r = id ? await store.get(id) : undefined;
       return r ? fromRow(r) : undefined;
     },
     decide: (id, state, by, reason) => store.decide(id, state, actorKey(by), o.now(), reason),

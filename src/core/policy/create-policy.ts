@@ -2,9 +2,10 @@
  * The approval policy and the spend limits as they apply now: the environment's rules
  * (APPROVAL_POLICY, SPEND_LIMITS) with the changes made at run time (`policy set`) over them,
  * stored so they outlive a restart. Limits are counted per day in LIMITS_TZ, in a ledger whose
- * reservations are atomic (a SQLite transaction): two sends cannot both take the last of a limit.
+ * reservations are atomic (one transaction, locked per person, day and unit on PostgreSQL): two
+ * sends, on one replica or several, cannot both take the last of a limit.
  */
-import type { Db } from '../../store/index.js';
+import type { AnyDb } from '../../store/index.js';
 import { createPolicyStore, type PolicyRuleRow } from '../../store/index.js';
 import { UserError } from '../errors.js';
 import { actorKey, ROLE_RANK, type RoleService } from '../role-service.js';
@@ -16,7 +17,7 @@ import { createApprovals, type Approvals } from './approvals.js';
 export type RuleSource = 'APPROVAL_POLICY' | 'SPEND_LIMITS' | 'default' | 'policy set';
 
 export interface PolicyOptions {
-  db: Db;
+  db: AnyDb;
   now: () => number;
   access: RoleService;
   /** APPROVAL_POLICY; undefined: the default policy. */
@@ -35,20 +36,20 @@ export interface Policy {
   tz: string;
   approvalTtlMs: number;
   approvals: Approvals;
-  approvalRules(): Array<ApprovalRule & { source: RuleSource; setBy?: string }>;
-  limitRules(): Array<LimitRule & { source: RuleSource; setBy?: string }>;
+  approvalRules(): Promise<Array<ApprovalRule & { source: RuleSource; setBy?: string }>>;
+  limitRules(): Promise<Array<LimitRule & { source: RuleSource; setBy?: string }>>;
   /** Adds or replaces a rule (`off`: removes it, including one from the environment). */
-  setApproval(rule: ApprovalRule, off: boolean, by: Actor): void;
-  setLimit(rule: LimitRule, off: boolean, by: Actor): void;
+  setApproval(rule: ApprovalRule, off: boolean, by: Actor): Promise<void>;
+  setLimit(rule: LimitRule, off: boolean, by: Actor): Promise<void>;
   /** The rule that puts this attempt under approval, in words; undefined when none does. */
-  approvalNeeded(path: string, spend?: Spend): string | undefined;
+  approvalNeeded(path: string, spend?: Spend): Promise<string | undefined>;
   /** A refusal when this spend would take the actor over a daily limit. */
-  checkLimit(actor: Actor, spend: Spend): UserError | undefined;
+  checkLimit(actor: Actor, spend: Spend): Promise<UserError | undefined>;
   /** Reserves the spend against the actor's limits, atomically; throws the refusal. Returns the ledger ids. */
-  reserve(actor: Actor, path: string, spend: Spend): number[];
-  release(ids: number[]): void;
+  reserve(actor: Actor, path: string, spend: Spend): Promise<number[]>;
+  release(ids: number[]): Promise<void>;
   /** Today's limits and use for this actor. */
-  usage(actor: Actor): Array<{ unit: string; spent: number; limit?: { perDay: number; from: string } }>;
+  usage(actor: Actor): Promise<Array<{ unit: string; spent: number; limit?: { perDay: number; from: string } }>>;
   /** When the limits reset: `00:00 UTC (2026-11-23)`. */
   resetText(): string;
   /** The day (YYYY-MM-DD in LIMITS_TZ) of an instant. */
@@ -68,8 +69,8 @@ export function createPolicy(o: PolicyOptions): Policy {
   const approvalSource: RuleSource = o.approvalPolicy === undefined ? 'default' : 'APPROVAL_POLICY';
 
   /** The environment's rules with the stored rows over them, by (subject, unit). */
-  function merged<R>(kind: PolicyRuleRow['kind'], env: R[], subjectOf: (r: R) => string, unitOf: (r: R) => string, fromRow: (row: PolicyRuleRow) => R, source: RuleSource) {
-    const rows = store.rules().filter((r) => r.kind === kind);
+  async function merged<R>(kind: PolicyRuleRow['kind'], env: R[], subjectOf: (r: R) => string, unitOf: (r: R) => string, fromRow: (row: PolicyRuleRow) => R, source: RuleSource) {
+    const rows = (await store.rules()).filter((r) => r.kind === kind);
     const byKey = new Map<string, R & { source: RuleSource; setBy?: string }>();
     for (const r of env) byKey.set(`${subjectOf(r)}|${unitOf(r)}`, { ...r, source });
     for (const row of rows) {
@@ -91,8 +92,8 @@ export function createPolicy(o: PolicyOptions): Policy {
   ];
 
   /** The actor's limit for a unit: their own (smallest of their principals') over their role's. */
-  function limitFor(actor: Actor, unit: string): { perDay: number; from: string } | undefined {
-    const rules = limitRules();
+  async function limitFor(actor: Actor, unit: string, rules?: LimitRule[]): Promise<{ perDay: number; from: string } | undefined> {
+    rules ??= await limitRules();
     const pick = (subjects: string[]) => {
       let best: { perDay: number; from: string } | undefined;
       for (const want of unit === 'sat' ? ['sat'] : [unit, '*']) {
@@ -105,7 +106,7 @@ export function createPolicy(o: PolicyOptions): Policy {
     };
     const own = pick(o.access.principalsOf(actor));
     if (own) return { ...own, from: `you (${own.from})` };
-    const role: Role = o.access.roleOf(actor);
+    const role: Role = await o.access.roleOf(actor);
     const byRole = pick([role]);
     return byRole ? { ...byRole, from: `the ${role} role` } : undefined;
   }
@@ -136,16 +137,16 @@ export function createPolicy(o: PolicyOptions): Policy {
     approvals: createApprovals({ db: o.db, now: o.now }),
     approvalRules,
     limitRules,
-    setApproval(rule, off, by) {
+    async setApproval(rule, off, by) {
       o.checkAction?.(rule.action, rule.over);
-      store.putRule({ kind: 'approval', subject: rule.action, unit: key(rule.over), amount: rule.over?.amount ?? null, off: off ? 1 : 0, setBy: actorKey(by), setAt: new Date(o.now()).toISOString() });
+      await store.putRule({ kind: 'approval', subject: rule.action, unit: key(rule.over), amount: rule.over?.amount ?? null, off: off ? 1 : 0, setBy: actorKey(by), setAt: new Date(o.now()).toISOString() });
     },
-    setLimit(rule, off, by) {
-      store.putRule({ kind: 'limit', subject: rule.who, unit: rule.perDay.unit, amount: rule.perDay.amount, off: off ? 1 : 0, setBy: actorKey(by), setAt: new Date(o.now()).toISOString() });
+    async setLimit(rule, off, by) {
+      await store.putRule({ kind: 'limit', subject: rule.who, unit: rule.perDay.unit, amount: rule.perDay.amount, off: off ? 1 : 0, setBy: actorKey(by), setAt: new Date(o.now()).toISOString() });
     },
-    approvalNeeded(path, spend) {
+    async approvalNeeded(path, spend) {
       const action = path.replace(/\s+/g, '.');
-      const rules = approvalRules().filter((r) => r.action === action);
+      const rules = (await approvalRules()).filter((r) => r.action === action);
       const always = rules.find((r) => !r.over);
       if (always) return `${action} always needs a second person`;
       if (!spend) return undefined;
@@ -155,36 +156,42 @@ export function createPolicy(o: PolicyOptions): Policy {
       }
       return undefined;
     },
-    checkLimit(actor, spend) {
+    async checkLimit(actor, spend) {
       if (!spend.counts) return undefined;
       const day = dayOf(o.now());
-      const spentToday = new Map(store.spent(actorKey(actor), day).map((r) => [r.unit, r.amount]));
+      const spentToday = new Map((await store.spent(actorKey(actor), day)).map((r) => [r.unit, r.amount]));
+      const rules = await limitRules();
       for (const line of linesOf(spend)) {
-        const limit = limitFor(actor, line.unit);
+        const limit = await limitFor(actor, line.unit, rules);
         const spent = spentToday.get(line.unit) ?? 0;
         if (limit && spent + line.amount > limit.perDay) return refusal(actor, line, spent, limit);
       }
       return undefined;
     },
-    reserve(actor, path, spend) {
+    async reserve(actor, path, spend) {
       if (!spend.counts) return [];
       const t = o.now();
       const rows = linesOf(spend).map((l) => ({ who: actorKey(actor), unit: l.unit, amount: l.amount, day: dayOf(t), at: t, path }));
-      const limits = new Map(rows.map((r) => [r.unit, limitFor(actor, r.unit)]));
-      const r = store.reserve(rows, (row, spent) => {
+      const rules = await limitRules();
+      const limits = new Map<string, { perDay: number; from: string } | undefined>();
+      for (const r of rows) limits.set(r.unit, await limitFor(actor, r.unit, rules));
+      const r = await store.reserve(rows, (row, spent) => {
         const limit = limits.get(row.unit);
         return !limit || spent + row.amount <= limit.perDay;
       });
       if ('refused' in r) throw refusal(actor, { unit: r.refused.unit, amount: r.refused.amount }, r.spent, limits.get(r.refused.unit)!);
       return r.ids;
     },
-    release(ids) {
-      for (const id of ids) store.release(id);
+    async release(ids) {
+      for (const id of ids) await store.release(id);
     },
-    usage(actor) {
-      const spent = new Map(store.spent(actorKey(actor), dayOf(o.now())).map((r) => [r.unit, r.amount]));
-      const units = new Set<string>([...spent.keys(), ...limitRules().map((r) => r.perDay.unit).filter((u) => u !== '*')]);
-      return [...units].sort().map((unit) => ({ unit, spent: spent.get(unit) ?? 0, limit: limitFor(actor, unit) }));
+    async usage(actor) {
+      const spent = new Map((await store.spent(actorKey(actor), dayOf(o.now()))).map((r) => [r.unit, r.amount]));
+      const rules = await limitRules();
+      const units = new Set<string>([...spent.keys(), ...rules.map((r) => r.perDay.unit).filter((u) => u !== '*')]);
+      const out = [];
+      for (const unit of [...units].sort()) out.push({ unit, spent: spent.get(unit) ?? 0, limit: await limitFor(actor, unit, rules) });
+      return out;
     },
     resetText,
     dayOf,

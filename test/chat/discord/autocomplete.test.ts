@@ -39,7 +39,7 @@ async function autocomplete(suggestNodes: Dispatcher['suggestNodes'], typed: str
   const dispatcher: Dispatcher = {
     dispatch: async () => ({ kind: 'message', visibility: 'private', message: { blocks: [] } }),
     suggestNodes,
-    prepareMessage: (m) => m,
+    prepareMessage: async (m) => m,
   };
   const { index } = buildCommandIndexAndData(registry);
   app = Fastify();

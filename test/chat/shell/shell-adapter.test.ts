@@ -45,7 +45,7 @@ describe('shell adapter', () => {
     shell.stop();
     await shell.done;
     expect(h.calls.stop).toEqual(['n-111']);
-    expect(h.dispatcher.audit.latest({ limit: 1 })[0]).toMatchObject({ outcome: 'ok', actor: { platform: 'shell', userId: 'local' } });
+    expect((await h.dispatcher.audit.latest({ limit: 1 }))[0]).toMatchObject({ outcome: 'ok', actor: { platform: 'shell', userId: 'local' } });
   });
 
   it('prompts a dialog field by field: a wrong name is refused, then the right one destroys', async () => {

@@ -15,10 +15,10 @@ const dispatcher = scriptedDispatcher(() => ({
 }));
 
 // As the real dispatcher does: buttons get stored ids.
-dispatcher.prepareMessage = (m) => ({ ...m, buttons: m.buttons?.map((b, i) => ({ ...b, id: b.id ?? `b_home${i}` })) });
+dispatcher.prepareMessage = async (m) => ({ ...m, buttons: m.buttons?.map((b, i) => ({ ...b, id: b.id ?? `b_home${i}` })) });
 
 beforeAll(async () => {
-  bot = await startSlackBot('socket', dispatcher, { roleOf: () => 'admin', homeThrottleMs: 400 });
+  bot = await startSlackBot('socket', dispatcher, { roleOf: async () => 'admin', homeThrottleMs: 400 });
 }, 20_000);
 afterAll(async () => {
   await bot?.close();

@@ -20,7 +20,7 @@ export function scriptedDispatcher(answer: (inv: Invocation) => Promise<Reply> |
         { name: 'bob', nodeId: 'n-3', status: 'FAILED' },
       ].filter((n) => n.name.startsWith(prefix));
     },
-    prepareMessage: (m) => m,
+    prepareMessage: async (m) => m,
   };
 }
 

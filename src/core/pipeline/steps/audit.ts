@@ -2,7 +2,7 @@
 import type { Step } from '../attempt.js';
 import { recordOutcome } from '../record-outcome.js';
 
-export const audit: Step = (a, p) => {
-  recordOutcome(p, a, 'ok', { audit: 'ok' });
+export const audit: Step = async (a, p) => {
+  await recordOutcome(p, a, 'ok', { audit: 'ok' });
   return a.reply;
 };

@@ -12,5 +12,5 @@ export const checkSpendLimit: Step = async (a, p) => {
   if (!def.spend || opensDialog(a)) return undefined;
   const ctx: CommandContext<Record<string, unknown>> = { args: a.parsed ?? {}, actor: a.actor, place: a.place, node: a.node, services: p.services, secrets: {} };
   a.spend = await def.spend(ctx);
-  return a.spend ? p.services.policy.checkLimit(a.actor, a.spend) : undefined;
+  return a.spend ? await p.services.policy.checkLimit(a.actor, a.spend) : undefined;
 };

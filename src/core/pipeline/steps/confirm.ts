@@ -20,7 +20,7 @@ export const CANCEL_COMMAND = '__cancel';
 
 export const confirm: Step = async (a, p) => {
   if (a.confirmation) {
-    if (!p.confirmations.claim(a.confirmation.id, p.now(), 'confirmed')) {
+    if (!(await p.confirmations.claim(a.confirmation.id, p.now(), 'confirmed'))) {
       return new UserError('confirmation_used', 'This confirmation was already used.', 'Run the command again if you need it.');
     }
     return undefined;
@@ -34,12 +34,12 @@ async function askConfirmation(a: Attempt, p: Pipeline): Promise<Reply> {
   const def = commandOf(a);
   // What will happen, in the command's own words (amount, payee…), before anything is stored.
   const preview = def.preview ? await def.preview({ args: a.parsed ?? {}, actor: a.actor, place: a.place, node: a.node, services: p.services, secrets: {} }) : [];
-  const id = p.confirmations.create({ actor: a.actor, place: a.place, path: def.path, args: a.args, ttlMs: p.confirmTtlMs });
+  const id = await p.confirmations.create({ actor: a.actor, place: a.place, path: def.path, args: a.args, ttlMs: p.confirmTtlMs });
   const fields: Field[] = [{ label: 'Command', value: commandLine(p.registry, def, redactArgs(def, a.args)) }];
   if (a.node) fields.push({ label: 'Node', value: `${a.node.name} (${statusBadge(String(a.node.status))})` });
   fields.push(...preview);
   fields.push({ label: 'Requested by', value: whoOf(a.actor) });
-  const message = p.buttons.prepare(
+  const message = await p.buttons.prepare(
     {
       header: `Confirm: ${def.path}${a.node ? ` ${a.node.name}` : ''}?`,
       tone: 'warning',
@@ -56,6 +56,6 @@ async function askConfirmation(a: Attempt, p: Pipeline): Promise<Reply> {
     },
     { ttlMs: Math.max(p.confirmTtlMs * 2, 24 * 3600_000) },
   );
-  recordOutcome(p, a, 'confirm');
+  await recordOutcome(p, a, 'confirm');
   return { kind: 'message', message, visibility: 'channel' };
 }

@@ -1,7 +1,8 @@
 /**
  * Step 10: the command's handler. Its result becomes the reply that the audit step gives out.
- * A spend is first reserved against the actor's daily limits in one SQLite transaction (the limit
- * re-checked atomically: two sends cannot both take its last part), and released if the handler fails.
+ * A spend is first reserved against the actor's daily limits in one transaction (the limit
+ * re-checked atomically: two sends, on any replicas, cannot both take its last part), and released if
+ * the handler fails.
  */
 import { msg, type Message } from '../../message.js';
 import { actorKey } from '../../role-service.js';
@@ -12,27 +13,31 @@ import { failAttempt } from '../record-outcome.js';
 export const execute: Step = async (a, p) => {
   const def = commandOf(a);
   const ctx: CommandContext<Record<string, unknown>> = { args: a.parsed ?? {}, actor: a.actor, place: a.place, node: a.node, services: p.services, secrets: a.secrets };
-  const reserved = a.spend ? p.services.policy.reserve(a.actor, def.path, a.spend) : [];
+  const reserved = a.spend ? await p.services.policy.reserve(a.actor, def.path, a.spend) : [];
   try {
     const result = await def.handler(ctx);
     if (def.mutates) p.nodes.invalidate();
-    a.reply = toReply(p, a, result);
+    a.reply = await toReply(p, a, result);
     return undefined;
   } catch (e) {
-    p.services.policy.release(reserved);
     if (def.mutates) p.nodes.invalidate();
+    try {
+      await p.services.policy.release(reserved);
+    } catch (err) {
+      p.logger.error({ err, command: def.path }, 'could not release a spend reservation');
+    }
     return failAttempt(p, a, e, { replaceOriginal: a.replaceOriginal, visibility: a.replaceOriginal ? 'channel' : 'private' });
   }
 };
 
-function toReply(p: Pipeline, a: Attempt, result: HandlerResult): Reply {
+async function toReply(p: Pipeline, a: Attempt, result: HandlerResult): Promise<Reply> {
   const replace = a.replaceOriginal ? { replaceOriginal: true as const } : {};
   if (result && typeof result === 'object' && 'kind' in result) {
     if (result.kind !== 'message') return result;
-    const r: Reply = { ...result, message: p.buttons.prepare(signed(a, result.message)) };
+    const r: Reply = { ...result, message: await p.buttons.prepare(signed(a, result.message)) };
     return r.visibility === 'channel' ? { ...r, ...replace } : r;
   }
-  return { kind: 'message', message: p.buttons.prepare(signed(a, result)), visibility: 'channel', ...replace };
+  return { kind: 'message', message: await p.buttons.prepare(signed(a, result)), visibility: 'channel', ...replace };
 }
 
 /** An approved request's answer says who asked and who approved. */

@@ -70,7 +70,7 @@ async function factsOf(a: Attempt, p: Pipeline, def: AnyCommand): Promise<string
 
 async function openDialog(a: Attempt, p: Pipeline, def: AnyCommand): Promise<Reply> {
   const kind = def.confirm === 'typed-name' ? 'typed-name' : 'secrets';
-  const id = p.confirmations.createDialog({ kind, actor: a.actor, place: a.place, path: def.path, args: a.args, ttlMs: p.dialogTtlMs });
+  const id = await p.confirmations.createDialog({ kind, actor: a.actor, place: a.place, path: def.path, args: a.args, ttlMs: p.dialogTtlMs });
   // "alice: Initialize a node's wallet; …": the node first, then what the command does.
   const named = typedNode(p, a);
   const lead = `${named ? `${named}: ` : ''}${def.summary}.`;
@@ -91,11 +91,11 @@ async function openDialog(a: Attempt, p: Pipeline, def: AnyCommand): Promise<Rep
           submitLabel: def.dialog?.submitLabel ?? 'Run',
           fields: dialogFields(p.registry, def, a.args),
         };
-  recordOutcome(p, a, 'dialog');
+  await recordOutcome(p, a, 'dialog');
   return { kind: 'dialog', dialog };
 }
 
-function readSubmission(a: Attempt, p: Pipeline, def: AnyCommand): Reply | UserError | undefined {
+async function readSubmission(a: Attempt, p: Pipeline, def: AnyCommand): Promise<Reply | UserError | undefined> {
   const { row, values } = a.submission!;
   const fields = dialogFields(p.registry, def, a.args);
   const shape = def.args.shape as Record<string, unknown>;
@@ -128,19 +128,19 @@ function readSubmission(a: Attempt, p: Pipeline, def: AnyCommand): Reply | UserE
       errors[CONFIRM_NAME_FIELD] = typedName
         ? `That is not the node's name. Type ${expected} exactly, or close the dialog to keep the node.`
         : `Type ${expected} to confirm.`;
-      recordOutcome(p, a, 'refused', { audit: 'refused', reason: 'confirmation_mismatch: the typed name did not match the node', log: { reason: 'typed name did not match' } });
+      await recordOutcome(p, a, 'refused', { audit: 'refused', reason: 'confirmation_mismatch: the typed name did not match the node', log: { reason: 'typed name did not match' } });
       return { kind: 'dialog_errors', errors };
     }
   }
   Object.assign(errors, def.dialog?.check?.(a.secrets) ?? {});
   if (Object.keys(errors).length) {
-    recordOutcome(p, a, 'dialog_errors');
+    await recordOutcome(p, a, 'dialog_errors');
     return { kind: 'dialog_errors', errors };
   }
   const merged = { ...a.args, ...extraArgs };
   a.parsed = validate(p.registry, def, merged, a.place.platform);
   a.args = merged;
-  if (!p.confirmations.claimDialog(row.id, p.now())) {
+  if (!(await p.confirmations.claimDialog(row.id, p.now()))) {
     return new UserError('dialog_used', 'This dialog was already submitted.', 'Run the command again if you need it.');
   }
   return undefined;

@@ -22,12 +22,12 @@ export const REJECT_COMMAND = '__approval_reject';
 export const requireApproval: Step = async (a, p) => {
   const def = commandOf(a);
   if (a.approval) {
-    if (!p.services.policy.approvals.decide(a.approval.id, 'approved', a.approval.approver)) {
-      const now = p.services.policy.approvals.get(a.approval.id);
+    if (!(await p.services.policy.approvals.decide(a.approval.id, 'approved', a.approval.approver))) {
+      const now = await p.services.policy.approvals.get(a.approval.id);
       return new UserError('approval_used', `This request was already ${now?.state ?? 'closed'}${now?.decidedBy ? ` by ${now.decidedBy}` : ''}; it runs once.`, 'Nothing more to do.');
     }
     // The approval itself, under the approver's name (the command's own record names both).
-    p.services.audit.record({
+    await p.services.audit.record({
       actor: a.approval.approver,
       place: a.place,
       path: 'approval approve',
@@ -39,7 +39,7 @@ export const requireApproval: Step = async (a, p) => {
     return undefined;
   }
   if (opensDialog(a)) return undefined;
-  const rule = p.services.policy.approvalNeeded(def.path, a.spend);
+  const rule = await p.services.policy.approvalNeeded(def.path, a.spend);
   return rule ? askApproval(a, p, rule) : undefined;
 };
 
@@ -55,11 +55,11 @@ async function askApproval(a: Attempt, p: Pipeline, rule: string): Promise<Reply
   const fields: Field[] = [{ label: 'Command', value: commandLine(p.registry, def, args) }];
   if (a.node) fields.push({ label: 'Node', value: `${a.node.name} (${statusBadge(String(a.node.status))})` });
   fields.push(...shown, ...before);
-  const approval = policy.approvals.create({ actor: a.actor, place: a.place, path: def.path, args, node: a.node?.name, fields, ttlMs: policy.approvalTtlMs });
+  const approval = await policy.approvals.create({ actor: a.actor, place: a.place, path: def.path, args, node: a.node?.name, fields, ttlMs: policy.approvalTtlMs });
   const expires = new Date(approval.expiresAt).toISOString().slice(0, 16).replace('T', ' ');
   fields.push({ label: 'Requested by', value: `${whoOf(a.actor)} (${actorKey(a.actor)})`, inline: true });
   fields.push({ label: 'Expires', value: `${expires} UTC (in ${ttlText(policy.approvalTtlMs)})`, inline: true });
-  p.services.audit.record({
+  await p.services.audit.record({
     actor: a.actor,
     place: a.place,
     path: 'approval request',
@@ -69,8 +69,8 @@ async function askApproval(a: Attempt, p: Pipeline, rule: string): Promise<Reply
     outcome: 'ok',
     reason: rule,
   });
-  recordOutcome(p, a, 'approval_requested', { log: { approval: approval.id } });
-  const message = p.buttons.prepare(
+  await recordOutcome(p, a, 'approval_requested', { log: { approval: approval.id } });
+  const message = await p.buttons.prepare(
     {
       header: `Approval needed: ${def.path}${a.node ? ` ${a.node.name}` : ''}`,
       tone: 'warning',

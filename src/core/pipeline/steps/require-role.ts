@@ -15,7 +15,7 @@ export const requireRole: Step = async (a, p) => {
   const need = roleFor(p, def);
   const who = a.approval?.approver ?? a.actor;
   const where = await whereOf(a, p, who);
-  if (p.services.access.has(who, need, where)) return undefined;
+  if (await p.services.access.has(who, need, where)) return undefined;
   return forbidden(p, who, def, need, where, a.approval ? 'approve' : 'run');
 };
 
@@ -25,7 +25,7 @@ async function whereOf(a: Attempt, p: Pipeline, who: Actor): Promise<Where> {
   if (a.node) return { node: a.node, channelId };
   const typed = typedNode(p, a);
   if (!typed) return { channelId };
-  if (p.services.access.scopesOf(who).some((s) => s.scope.nodes?.length)) {
+  if ((await p.services.access.scopesOf(who)).some((s) => s.scope.nodes?.length)) {
     try {
       return { node: await p.nodes.resolve(typed), channelId };
     } catch {
@@ -35,11 +35,11 @@ async function whereOf(a: Attempt, p: Pipeline, who: Actor): Promise<Where> {
   return { node: typed, channelId };
 }
 
-function forbidden(p: Pipeline, actor: Actor, def: AnyCommand, need: Role, where: Where, verb: 'run' | 'approve'): UserError {
+async function forbidden(p: Pipeline, actor: Actor, def: AnyCommand, need: Role, where: Where, verb: 'run' | 'approve'): Promise<UserError> {
   const key = actorKey(actor);
-  const have = p.services.access.roleOf(actor, where);
+  const have = await p.services.access.roleOf(actor, where);
   const nodeName = typeof where.node === 'string' ? where.node : where.node?.name;
-  const scoped = p.services.access.scopesOf(actor).find((s) => ROLE_RANK[s.role] >= ROLE_RANK[need] && !scopeCovers(s.scope, where));
+  const scoped = (await p.services.access.scopesOf(actor)).find((s) => ROLE_RANK[s.role] >= ROLE_RANK[need] && !scopeCovers(s.scope, where));
   if (scoped) {
     const here = nodeName ? `on ${nodeName}` : 'here';
     return new UserError(
@@ -49,8 +49,7 @@ function forbidden(p: Pipeline, actor: Actor, def: AnyCommand, need: Role, where
       { needed: need, have, scope: scopeText(scoped.scope) },
     );
   }
-  const admins = p.services.access
-    .list()
+  const admins = (await p.services.access.list())
     .filter((r) => r.role === 'admin' && r.principal !== 'shell:local' && !r.scope)
     .map((r) => r.principal)
     .slice(0, 5);
