@@ -5,7 +5,7 @@
  * complete at construction → dispatcher → chat adapters → one HTTP server.
  */
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { ConfigError, SECRET_VARIABLES, type Config } from './config.js';
+import { ConfigError, secretValues, type Config } from './config.js';
 import { createLogger, registerSecret, type Logger } from './log.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { createReplayStore, openDatabase, type Db } from './store/index.js';
@@ -88,8 +88,11 @@ export async function createApp(opts: AppOptions): Promise<App> {
   // The policies' syntax is the core's to read: a mistake there is a configuration problem, told before anything opens.
   const policyProblems = policyConfigProblems(config);
   if (policyProblems.length) throw new ConfigError(policyProblems);
-  for (const name of SECRET_VARIABLES) registerSecret(config[name]);
+  for (const value of secretValues(config)) registerSecret(value);
 
+  // TODO(main, issue 17): open PostgreSQL here (openStoreDatabase) once every room's repositories
+  // are async; until then a DATABASE_URL is refused rather than silently ignored.
+  if (config.DATABASE_URL) throw new ConfigError(['DATABASE_URL: this build still runs on SQLite only (DATABASE_PATH); unset DATABASE_URL']);
   const db = openDatabase(config.DATABASE_PATH);
 
   // The service: the real one, or (no SERVICE_URL) the built-in emulator with demo nodes.
