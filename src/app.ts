@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { ConfigError, secretValues, type Config } from './config.js';
 import { createLogger, registerSecret, type Logger } from './log.js';
 import { createMetrics, type Metrics } from './metrics.js';
-import { createReplayStore, openDatabase, type Db } from './store/index.js';
+import { createLeases, createReplayStore, openDatabase, type AnyDb, type Db } from './store/index.js';
 import { createHttpServer, createReplayGuard } from './http/index.js';
 import { createHostingClient, type HostedNode } from './hosting/index.js';
 import { checkNodeApiUrl, createNodeApiClient, loadNodeCredentials } from './node-api/index.js';
@@ -23,6 +23,7 @@ import {
   createRoleService,
   createPolicy,
   approvalActionChecker,
+  createLeader,
   UserError,
   type Registry,
 } from './core/index.js';
@@ -39,6 +40,11 @@ import { createShellAdapter } from './chat/shell/index.js';
 import { demoFaults } from './demo-faults.js';
 import { progressReporter } from './progress-reporter.js';
 import { wireDemo } from './wire-demo.js';
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+
+/** This process among the replicas sharing a database: the owner of the leases it takes. */
+const replicaId = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
 
 /** The demo nodes' wallet password: a documented demo value, not a secret of anyone's. */
 export const DEMO_PASSWORD = 'demo-password';
@@ -275,7 +281,13 @@ export async function createApp(opts: AppOptions): Promise<App> {
   }
   if (config.discord.mode !== 'off') {
     const { createDiscordAdapter } = await import('./chat/discord/index.js');
-    const discord = createDiscordAdapter({ config, dispatcher, registry, logger: logger.child({ room: 'discord' }), metrics, replays: replayGuard('discord') });
+    const discordLogger = logger.child({ room: 'discord' });
+    // On PostgreSQL (several replicas) one replica at a time holds the gateway; on SQLite (one process) it simply does.
+    const gatewayLeader = (db as AnyDb).engine === 'postgres'
+      ? (gateway: { onLead: () => Promise<void>; onLose: () => Promise<void> }) =>
+          createLeader({ leases: createLeases(db), name: 'discord-gateway', owner: replicaId, now: clock, log: discordLogger, ...gateway })
+      : undefined;
+    const discord = createDiscordAdapter({ config, dispatcher, registry, logger: discordLogger, metrics, replays: replayGuard('discord'), gatewayLeader });
     posters.discord = discord.poster;
     if (discord.routes) routes.push(discord.routes);
     starters.push(() => discord.start());
