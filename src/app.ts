@@ -9,7 +9,7 @@ import { ConfigError, secretValues, type Config } from './config.js';
 import { createLogger, registerSecret, type Logger } from './log.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { createLeases, createReplayStore, openDatabase, type AnyDb, type Db } from './store/index.js';
-import { createHttpServer, createReplayGuard } from './http/index.js';
+import { cachedCheck, createHttpServer, createReplayGuard } from './http/index.js';
 import { createHostingClient, type HostedNode } from './hosting/index.js';
 import { checkNodeApiUrl, createNodeApiClient, loadNodeCredentials } from './node-api/index.js';
 import { startEmulator, type Emulator } from './emulator/index.js';
@@ -312,14 +312,20 @@ export async function createApp(opts: AppOptions): Promise<App> {
   }
 
   let draining = false;
+  // Not ready while the database does not answer, so a load balancer drains this replica; the
+  // answer is cached for a second, so its probes do not each reach the database.
+  const databaseAnswers = cachedCheck(() => db.ping(), { ttlMs: 1_000, timeoutMs: 2_000 });
   const http = await createHttpServer({
     logger,
     metrics,
     routes,
-    health: () => ({
-      ok: !draining && db.open,
-      checks: { database: db.open ? 'ok' : 'closed', draining: draining ? 'yes' : 'no', mode: config.demo ? 'demo' : 'service' },
-    }),
+    health: async () => {
+      const database = !db.open ? 'closed' : (await databaseAnswers()) ? 'ok' : 'unreachable';
+      return {
+        ok: !draining && database === 'ok',
+        checks: { database, draining: draining ? 'yes' : 'no', mode: config.demo ? 'demo' : 'service' },
+      };
+    },
   });
 
   let started = false;
