@@ -5,11 +5,11 @@
  * complete at construction → dispatcher → chat adapters → one HTTP server.
  */
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { ConfigError, SECRET_VARIABLES, type Config } from './config.js';
+import { ConfigError, secretValues, type Config } from './config.js';
 import { createLogger, registerSecret, type Logger } from './log.js';
 import { createMetrics, type Metrics } from './metrics.js';
-import { createReplayStore, openDatabase, type Db } from './store/index.js';
-import { createHttpServer, createReplayGuard } from './http/index.js';
+import { createLeases, createReplayStore, openDatabase, type AnyDb, type Db } from './store/index.js';
+import { cachedCheck, createHttpServer, createReplayGuard } from './http/index.js';
 import { createHostingClient, type HostedNode } from './hosting/index.js';
 import { checkNodeApiUrl, createNodeApiClient, loadNodeCredentials } from './node-api/index.js';
 import { startEmulator, type Emulator } from './emulator/index.js';
@@ -23,6 +23,7 @@ import {
   createRoleService,
   createPolicy,
   approvalActionChecker,
+  createLeader,
   UserError,
   type Registry,
 } from './core/index.js';
@@ -39,6 +40,11 @@ import { createShellAdapter } from './chat/shell/index.js';
 import { demoFaults } from './demo-faults.js';
 import { progressReporter } from './progress-reporter.js';
 import { wireDemo } from './wire-demo.js';
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+
+/** This process among the replicas sharing a database: the owner of the leases it takes. */
+const replicaId = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
 
 /** The demo nodes' wallet password: a documented demo value, not a secret of anyone's. */
 export const DEMO_PASSWORD = 'demo-password';
@@ -88,8 +94,11 @@ export async function createApp(opts: AppOptions): Promise<App> {
   // The policies' syntax is the core's to read: a mistake there is a configuration problem, told before anything opens.
   const policyProblems = policyConfigProblems(config);
   if (policyProblems.length) throw new ConfigError(policyProblems);
-  for (const name of SECRET_VARIABLES) registerSecret(config[name]);
+  for (const value of secretValues(config)) registerSecret(value);
 
+  // TODO(main, issue 17): open PostgreSQL here (openStoreDatabase) once every room's repositories
+  // are async; until then a DATABASE_URL is refused rather than silently ignored.
+  if (config.DATABASE_URL) throw new ConfigError(['DATABASE_URL: this build still runs on SQLite only (DATABASE_PATH); unset DATABASE_URL']);
   const db = openDatabase(config.DATABASE_PATH);
 
   // The service: the real one, or (no SERVICE_URL) the built-in emulator with demo nodes.
@@ -272,7 +281,13 @@ export async function createApp(opts: AppOptions): Promise<App> {
   }
   if (config.discord.mode !== 'off') {
     const { createDiscordAdapter } = await import('./chat/discord/index.js');
-    const discord = createDiscordAdapter({ config, dispatcher, registry, logger: logger.child({ room: 'discord' }), metrics, replays: replayGuard('discord') });
+    const discordLogger = logger.child({ room: 'discord' });
+    // On PostgreSQL (several replicas) one replica at a time holds the gateway; on SQLite (one process) it simply does.
+    const gatewayLeader = (db as AnyDb).engine === 'postgres'
+      ? (gateway: { onLead: () => Promise<void>; onLose: () => Promise<void> }) =>
+          createLeader({ leases: createLeases(db), name: 'discord-gateway', owner: replicaId, now: clock, log: discordLogger, ...gateway })
+      : undefined;
+    const discord = createDiscordAdapter({ config, dispatcher, registry, logger: discordLogger, metrics, replays: replayGuard('discord'), gatewayLeader });
     posters.discord = discord.poster;
     if (discord.routes) routes.push(discord.routes);
     starters.push(() => discord.start());
@@ -297,14 +312,20 @@ export async function createApp(opts: AppOptions): Promise<App> {
   }
 
   let draining = false;
+  // Not ready while the database does not answer, so a load balancer drains this replica; the
+  // answer is cached for a second, so its probes do not each reach the database.
+  const databaseAnswers = cachedCheck(() => db.ping(), { ttlMs: 1_000, timeoutMs: 2_000 });
   const http = await createHttpServer({
     logger,
     metrics,
     routes,
-    health: () => ({
-      ok: !draining && db.open,
-      checks: { database: db.open ? 'ok' : 'closed', draining: draining ? 'yes' : 'no', mode: config.demo ? 'demo' : 'service' },
-    }),
+    health: async () => {
+      const database = !db.open ? 'closed' : (await databaseAnswers()) ? 'ok' : 'unreachable';
+      return {
+        ok: !draining && database === 'ok',
+        checks: { database, draining: draining ? 'yes' : 'no', mode: config.demo ? 'demo' : 'service' },
+      };
+    },
   });
 
   let started = false;

@@ -74,6 +74,19 @@ const envSchema = z.object({
     .refine((v) => v.startsWith('https://'), 'PUBLIC_URL must be HTTPS: the service only delivers webhooks to https URLs')
     .optional(),
   DATABASE_PATH: z.string().min(1).default('./data/rln-chatops.db'),
+  /** PostgreSQL, shared by every replica (postgres://user:password@host:5432/db); unset: SQLite at DATABASE_PATH. */
+  DATABASE_URL: z
+    .string()
+    .trim()
+    .refine((v) => {
+      try {
+        const u = new URL(v);
+        return (u.protocol === 'postgres:' || u.protocol === 'postgresql:') && u.hostname !== '';
+      } catch {
+        return false;
+      }
+    }, 'DATABASE_URL must be a PostgreSQL URL, e.g. postgres://user:password@db.example:5432/rln (unset it to use SQLite at DATABASE_PATH)')
+    .optional(),
   SLACK_BOT_TOKEN: z.string().startsWith('xoxb-', 'SLACK_BOT_TOKEN must be a bot token (xoxb-…)').optional(),
   SLACK_APP_TOKEN: z.string().startsWith('xapp-', 'SLACK_APP_TOKEN must be an app-level token (xapp-…)').optional(),
   SLACK_SIGNING_SECRET: z.string().min(1).optional(),
@@ -195,4 +208,23 @@ export const SECRET_VARIABLES = [
   'DISCORD_TOKEN',
   'PAGERDUTY_ROUTING_KEY',
   'ESCALATION_WEBHOOK_SECRET',
+  // The whole URL, and (below) its password alone, which drivers and errors may print by itself.
+  'DATABASE_URL',
 ] as const;
+
+/**
+ * The secret values of a configuration, for registerSecret: each SECRET_VARIABLES value, and the
+ * password inside DATABASE_URL (as written, and percent-decoded), which may show up on its own.
+ */
+export function secretValues(config: Partial<Record<(typeof SECRET_VARIABLES)[number], string | undefined>>): string[] {
+  const values = SECRET_VARIABLES.map((name) => config[name]).filter((v): v is string => Boolean(v));
+  if (config.DATABASE_URL) {
+    try {
+      const password = new URL(config.DATABASE_URL).password;
+      if (password) values.push(password, decodeURIComponent(password));
+    } catch {
+      // Not a URL: the configuration check refuses it; the whole value is registered anyway.
+    }
+  }
+  return values;
+}

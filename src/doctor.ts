@@ -4,12 +4,12 @@
  */
 import { got } from 'got';
 import { mkdtempSync } from 'node:fs';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { ConfigError, loadConfig, secretValues, type Config } from './config.js';
 import { policyConfigProblems } from './core/index.js';
 import { createHostingClient, ServiceError } from './hosting/index.js';
 import { parsePublicKey } from './webhooks/index.js';
-import { openDatabase } from './store/index.js';
-import { redactText } from './log.js';
+import { describeUrl, openDatabase, openPostgres, schemaStatus } from './store/index.js';
+import { redactText, registerSecret } from './log.js';
 
 export interface DoctorIo {
   env: NodeJS.ProcessEnv;
@@ -27,6 +27,7 @@ export async function runDoctor(io: DoctorIo): Promise<number> {
     config = loadConfig(io.env);
     const policyProblems = policyConfigProblems(config);
     if (policyProblems.length) throw new ConfigError(policyProblems);
+    for (const v of secretValues(config)) registerSecret(v);
     out('✓ configuration: every variable is valid');
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
@@ -94,19 +95,7 @@ export async function runDoctor(io: DoctorIo): Promise<number> {
       out('✓ Discord: HTTP interactions with DISCORD_PUBLIC_KEY (posting notifications needs DISCORD_TOKEN too)');
     }
   }
-  checks.push({
-    name: `database at ${config.DATABASE_PATH}`,
-    run: async () => {
-      const path = config.DATABASE_PATH === ':memory:' ? `${mkdtempSync('/tmp/rln-doctor-')}/probe.db` : config.DATABASE_PATH;
-      const db = openDatabase(path);
-      try {
-        void db.exec('CREATE TABLE IF NOT EXISTS doctor_probe (at TEXT); INSERT INTO doctor_probe VALUES (datetime()); DELETE FROM doctor_probe;');
-      } finally {
-        void db.close();
-      }
-      return 'writable, migrations applied';
-    },
-  });
+  checks.push(config.DATABASE_URL ? postgresCheck(config.DATABASE_URL) : sqliteCheck(config.DATABASE_PATH));
 
   let failed = 0;
   for (const check of checks) {
@@ -121,12 +110,88 @@ export async function runDoctor(io: DoctorIo): Promise<number> {
   return failed ? 1 : 0;
 }
 
+/** The SQLite file: writable, migrated, at the schema version this build expects. */
+function sqliteCheck(path: string): Check {
+  return {
+    name: `database (SQLite) at ${path}`,
+    run: async () => {
+      const file = path === ':memory:' ? `${mkdtempSync('/tmp/rln-doctor-')}/probe.db` : path;
+      const db = openDatabase(file);
+      try {
+        await db.exec('CREATE TABLE IF NOT EXISTS doctor_probe (at TEXT); INSERT INTO doctor_probe VALUES (datetime()); DELETE FROM doctor_probe;');
+        return `writable, ${schemaText(await schemaStatus(db))}`;
+      } finally {
+        await db.close();
+      }
+    },
+  };
+}
+
+/**
+ * DATABASE_URL: connects (which migrates, under the migration lock, as a replica's start does)
+ * and reports the schema version. Only the password-free form of the URL is ever printed.
+ */
+function postgresCheck(url: string): Check {
+  const where = describeUrl(url);
+  return {
+    name: `database (PostgreSQL) at ${where}`,
+    run: async () => {
+      let db: Awaited<ReturnType<typeof openPostgres>>;
+      try {
+        db = await openPostgres(url, { max: 1, onError: () => undefined });
+      } catch (err) {
+        throw new Explained(explainPostgres(err, url));
+      }
+      try {
+        return `connected, ${schemaText(await schemaStatus(db))}`;
+      } finally {
+        await db.close();
+      }
+    },
+  };
+}
+
+function schemaText(s: { applied: number; expected: number; missing: number[] }): string {
+  if (!s.missing.length) return `schema version ${s.applied} (the version this build expects)`;
+  return `schema version ${s.applied}, this build expects ${s.expected} (missing: ${s.missing.join(', ')})`;
+}
+
+/** Why PostgreSQL refused or could not be reached, with what to do; never the password. */
+function explainPostgres(err: unknown, url: string): string {
+  const codes: string[] = [];
+  for (let e: unknown = err; e && typeof e === 'object' && codes.length < 4; e = (e as { cause?: unknown }).cause) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') codes.push(code);
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  const has = (...c: string[]) => codes.some((x) => c.includes(x));
+  let user = '';
+  let database = '';
+  try {
+    const u = new URL(url);
+    user = decodeURIComponent(u.username);
+    database = decodeURIComponent(u.pathname.slice(1));
+  } catch {
+    /* refused by the configuration check already */
+  }
+  if (has('28P01', '28000'))
+    return `the server refused the credentials of user "${user}" (wrong password, or no such user). Check the user and password in DATABASE_URL`;
+  if (has('3D000')) return `the database "${database}" does not exist on the server. Create it (createdb ${database}) or fix the name in DATABASE_URL`;
+  if (has('ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH') || /timeout|terminated|connect/i.test(message))
+    return `unreachable (${codes[0] ?? redactText(message)}). Check the host and port in DATABASE_URL, that PostgreSQL is running and that this machine may connect to it`;
+  return `could not connect: ${redactText(message)}`;
+}
+
 function describeKey(k: { asymmetricKeyType?: string; asymmetricKeyDetails?: { namedCurve?: string } }): string {
   const curve = k.asymmetricKeyDetails?.namedCurve;
   return curve ? `${k.asymmetricKeyType} ${curve}` : String(k.asymmetricKeyType);
 }
 
+/** A failure already told in words (and free of secrets): printed as it is. */
+class Explained extends Error {}
+
 function explain(err: unknown): string {
+  if (err instanceof Explained) return err.message;
   if (err instanceof ServiceError) {
     if (err.status === 401 || err.status === 403) return `refused: the service did not accept SERVICE_API_TOKEN (HTTP ${err.status}). ${err.hint}`;
     return redactText(`${err.message}${err.hint ? ` ${err.hint}` : ''}`);

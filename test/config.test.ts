@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig, secretValues } from '../src/config.js';
+import { redactText, registerSecret } from '../src/log.js';
 
 describe('loadConfig', () => {
   it('runs the demo with no environment', () => {
@@ -60,5 +61,29 @@ describe('the hardening variables', () => {
   it('reads DISCORD_GUILD_ID as a numeric server id', () => {
     expect(loadConfig({ DISCORD_GUILD_ID: '123456789' }).DISCORD_GUILD_ID).toBe('123456789');
     expect(() => loadConfig({ DISCORD_GUILD_ID: 'my-server' })).toThrow(/DISCORD_GUILD_ID must be the numeric server/);
+  });
+
+  it('reads DATABASE_URL as a PostgreSQL URL (postgres:// or postgresql://), and refuses anything else by name', () => {
+    expect(loadConfig({}).DATABASE_URL).toBeUndefined();
+    expect(loadConfig({ DATABASE_URL: 'postgres://bot:pw@db:5432/rln' }).DATABASE_URL).toBe('postgres://bot:pw@db:5432/rln');
+    expect(loadConfig({ DATABASE_URL: 'postgresql://bot@db/rln' }).DATABASE_URL).toBe('postgresql://bot@db/rln');
+    for (const bad of ['mysql://bot:pw@db/rln', './data/bot.db', 'postgres://', 'http://db:5432/rln']) {
+      let err: unknown;
+      try {
+        loadConfig({ DATABASE_URL: bad });
+      } catch (e) {
+        err = e;
+      }
+      expect(err, bad).toBeInstanceOf(ConfigError);
+      expect((err as ConfigError).problems.join('\n')).toMatch(/^DATABASE_URL: DATABASE_URL must be a PostgreSQL URL, e\.g\. postgres:\/\//);
+      expect(String(err)).not.toContain('pw@');
+    }
+  });
+
+  it('counts DATABASE_URL and its password (as written and decoded) among the secrets, so neither is ever logged', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgres://bot:s3cr%2Fet-pass@db:5432/rln' });
+    expect(secretValues(config)).toEqual(expect.arrayContaining(['postgres://bot:s3cr%2Fet-pass@db:5432/rln', 's3cr%2Fet-pass', 's3cr/et-pass']));
+    for (const v of secretValues(config)) registerSecret(v);
+    expect(redactText('connecting with password s3cr/et-pass to postgres://bot:s3cr%2Fet-pass@db:5432/rln')).not.toMatch(/s3cr/);
   });
 });

@@ -33,3 +33,4 @@ export { APPROVE_COMMAND, REJECT_COMMAND } from './pipeline/steps/require-approv
 export { LATE, sleep, within } from './within.js';
 export { stripPrefix } from './parse-command-line.js';
 export { every, type Every } from './every.js';
+export { createLeader, type Leader, type LeaderOptions } from './leader.js';

@@ -3,3 +3,4 @@ export { createHttpServer, type HttpServerOptions } from './server.js';
 export { admitBodies, type AdmitBodiesOptions } from './admit-bodies.js';
 export { lazyRequestLogger } from './lazy-request-logger.js';
 export { createReplayGuard, type ReplayGuard, type ReplayGuardStore } from './create-replay-guard.js';
+export { cachedCheck } from './cached-check.js';

@@ -12,13 +12,18 @@ export interface HttpServerOptions {
   metrics: Metrics;
   routes: FastifyPluginAsync[];
   /** Reported by /healthz: the parts that must be up (database, chat connections, ...). */
-  health?: () => { ok: boolean; checks: Record<string, string> };
+  health?: () => HealthReport | Promise<HealthReport>;
   /** Slow-client protection: the whole request must arrive within this (default 15 s). */
   requestTimeoutMs?: number;
   /** Headers must arrive within this (default 10 s). */
   headersTimeoutMs?: number;
   /** Open connections at most; more are closed as they arrive (default 1024). */
   maxConnections?: number;
+}
+
+export interface HealthReport {
+  ok: boolean;
+  checks: Record<string, string>;
 }
 
 export async function createHttpServer(opts: HttpServerOptions): Promise<FastifyInstance> {
@@ -42,7 +47,7 @@ export async function createHttpServer(opts: HttpServerOptions): Promise<Fastify
   });
 
   app.get('/healthz', async (_req, reply) => {
-    const h = opts.health?.() ?? { ok: true, checks: {} };
+    const h = (await opts.health?.()) ?? { ok: true, checks: {} };
     reply.code(h.ok ? 200 : 503).send({ status: h.ok ? 'ok' : 'degraded', ...h.checks });
   });
   app.get('/metrics', async (_req, reply) => {

@@ -40,6 +40,13 @@ export interface DiscordAdapterOptions {
   registerOnStart?: boolean;
   /** HTTP interactions: signed requests already accepted (one backed by the database survives a restart). */
   replays?: ReplayGuard;
+  /**
+   * Several replicas: Discord wants one gateway session per bot, so a replica connects only while
+   * it leads (a lease in the shared database) and disconnects when it stops leading. Given the
+   * gateway's connect and disconnect, returns what follows the lease (the core's createLeader).
+   * Without it (one process) the gateway connects at start.
+   */
+  gatewayLeader?: (gateway: { onLead: () => Promise<void>; onLose: () => Promise<void> }) => { start(): Promise<void>; stop(): Promise<void> };
 }
 
 export function createDiscordAdapter(opts: DiscordAdapterOptions): DiscordAdapter {
@@ -62,6 +69,19 @@ export function createDiscordAdapter(opts: DiscordAdapterOptions): DiscordAdapte
   // rate limit is waited out: a rejected follow-up would be an answer lost, not retried later.
   const webhookRest = createDiscordRest({ apiUrl, retries: 2, rejectOnRateLimit: false });
   let client: Client | undefined;
+  let leader: { start(): Promise<void>; stop(): Promise<void> } | undefined;
+  const connect = async (token: string) => {
+    client = await startGateway({ token, apiUrl, index: getIndex, ctx, logger });
+    logger.info({ user: client.user?.tag }, 'connected to the Discord gateway');
+  };
+  const disconnect = async () => {
+    const c = client;
+    client = undefined;
+    if (c) {
+      await c.destroy();
+      logger.info('disconnected from the Discord gateway');
+    }
+  };
 
   const routes = config.DISCORD_PUBLIC_KEY
     ? discordInteractionRoutes({ publicKeyHex: config.DISCORD_PUBLIC_KEY, rest: webhookRest, index: getIndex, ctx, logger, replays: opts.replays })
@@ -86,15 +106,18 @@ export function createDiscordAdapter(opts: DiscordAdapterOptions): DiscordAdapte
       } else if (!config.DISCORD_TOKEN && config.DISCORD_PUBLIC_KEY) {
         logger.info('HTTP interactions only: register /rln with npm run register-commands (needs DISCORD_TOKEN once)');
       }
-      if (config.DISCORD_TOKEN) {
-        client = await startGateway({ token: config.DISCORD_TOKEN, apiUrl, index: getIndex, ctx, logger });
-        logger.info({ user: client.user?.tag }, 'connected to the Discord gateway');
+      const token = config.DISCORD_TOKEN;
+      if (token && opts.gatewayLeader) {
+        leader = opts.gatewayLeader({ onLead: () => connect(token), onLose: disconnect });
+        await leader.start();
+      } else if (token) {
+        await connect(token);
       }
     },
     async stop() {
-      const c = client;
-      client = undefined;
-      if (c) await c.destroy();
+      await leader?.stop();
+      leader = undefined;
+      await disconnect();
       for (const r of [botRest, webhookRest]) {
         r?.clearHashSweeper();
         r?.clearHandlerSweeper();

@@ -58,6 +58,8 @@ export interface FakeDiscord {
   waitForCall(pred: (c: RecordedCall) => boolean, opts?: { from?: number; timeoutMs?: number }): Promise<RecordedCall>;
   /** Resolves once a gateway client has identified. */
   identified(): Promise<void>;
+  /** Gateway sessions identified and still open now (one per connected bot process). */
+  gatewaySessions(): number;
   /** The application's registered commands' names, globally or in one guild (a PUT replaces them). */
   registeredCommands(guildId?: string): string[];
   close(): Promise<void>;
@@ -328,6 +330,9 @@ export async function startFakeDiscord(
         }, timeoutMs);
         loop();
       });
+    },
+    gatewaySessions() {
+      return identifiedSockets.size;
     },
     identified() {
       if (identifiedSockets.size) return Promise.resolve();
