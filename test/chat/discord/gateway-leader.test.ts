@@ -23,7 +23,7 @@ const RENEW = 200;
 const unused: Dispatcher = {
   dispatch: () => Promise.reject(new Error('not used')),
   suggestNodes: async () => [],
-  prepareMessage: (m) => m,
+  prepareMessage: async (m) => m,
 };
 
 describe('the Discord gateway follows the leader lease across replicas', () => {
