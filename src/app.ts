@@ -100,6 +100,8 @@ export async function createApp(opts: AppOptions): Promise<App> {
   // are async; until then a DATABASE_URL is refused rather than silently ignored.
   if (config.DATABASE_URL) throw new ConfigError(['DATABASE_URL: this build still runs on SQLite only (DATABASE_PATH); unset DATABASE_URL']);
   const db = openDatabase(config.DATABASE_PATH);
+  /** Who does what across replicas on one database (channels, ticks, nodes, the Discord gateway). */
+  const leases = createLeases(db);
 
   // The service: the real one, or (no SERVICE_URL) the built-in emulator with demo nodes.
   let emulator: Emulator | undefined;
@@ -203,6 +205,8 @@ export async function createApp(opts: AppOptions): Promise<App> {
       return client;
     },
     states: createActivityStateRepo(db),
+    // Replicas on one database split the nodes (a lease per node and interval); one process takes them all.
+    claim: db.engine === 'postgres' ? (nodeId, until, now) => leases.claim(`activity:${nodeId}`, replicaId, until, now) : undefined,
     publish: (node, events, context) => {
       notifier.ingestActivity({ nodeId: node.nodeId, nodeName: node.name }, activityItems({ nodeId: node.nodeId, name: node.name }, events, context));
     },
@@ -228,6 +232,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     thresholds: { low: config.REPORT_LOW_SHARE, high: config.REPORT_HIGH_SHARE },
     now: clock,
     snapshotRetentionDays: config.SNAPSHOT_RETENTION_DAYS,
+    replicaId,
   });
   const services: Services = {
     hosting,
@@ -285,7 +290,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     // On PostgreSQL (several replicas) one replica at a time holds the gateway; on SQLite (one process) it simply does.
     const gatewayLeader = (db as AnyDb).engine === 'postgres'
       ? (gateway: { onLead: () => Promise<void>; onLose: () => Promise<void> }) =>
-          createLeader({ leases: createLeases(db), name: 'discord-gateway', owner: replicaId, now: clock, log: discordLogger, ...gateway })
+          createLeader({ leases, name: 'discord-gateway', owner: replicaId, now: clock, log: discordLogger, ...gateway })
       : undefined;
     const discord = createDiscordAdapter({ config, dispatcher, registry, logger: discordLogger, metrics, replays: replayGuard('discord'), gatewayLeader });
     posters.discord = discord.poster;

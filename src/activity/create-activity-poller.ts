@@ -12,6 +12,9 @@
  *   the outbox takes as duplicates: nothing is lost, nothing is posted twice. Storing the state
  *   first would lose the event instead. The first poll of a node only records: a restart or a
  *   new watch never re-announces history.
+ * - Several replicas on one database split the nodes: before polling a node, a replica claims
+ *   it for most of an interval (`claim`, a lease in the store); a node another replica has
+ *   claimed is left to it. Each node is polled once per interval in all, never once per replica.
  */
 import type { HostedNode } from '../hosting/index.js';
 import { every } from '../core/index.js';
@@ -43,6 +46,11 @@ export interface ActivityPollerOptions {
   /** A locked or unreachable node is polled at most every `maxBackoff` intervals. Default 8. */
   maxBackoff?: number;
   thresholds?: LiquidityThresholds;
+  /**
+   * Takes the node for this replica until `until` (false: another replica polls it now).
+   * Without it (one process), every node is this process's.
+   */
+  claim?(nodeId: string, until: number, now: number): Promise<boolean>;
 }
 
 export interface PublishContext {
@@ -115,6 +123,8 @@ export function createActivityPoller(o: ActivityPollerOptions): ActivityPoller {
       while (next < due.length) {
         const node = due[next++];
         try {
+          // Claimed for 80% of an interval: free again before this replica's or another's next pass.
+          if (o.claim && !(await o.claim(node.nodeId, o.now() + intervalMs * 0.8, o.now()))) continue;
           await pollNode(node);
         } catch (err) {
           o.metrics?.activityPolls.inc({ outcome: 'failed' });
