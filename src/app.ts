@@ -203,8 +203,8 @@ export async function createApp(opts: AppOptions): Promise<App> {
       return client;
     },
     states: createActivityStateRepo(db),
-    publish: (node, events, context) => {
-      notifier.ingestActivity({ nodeId: node.nodeId, nodeName: node.name }, activityItems({ nodeId: node.nodeId, name: node.name }, events, context));
+    publish: async (node, events, context) => {
+      await notifier.ingestActivity({ nodeId: node.nodeId, nodeName: node.name }, activityItems({ nodeId: node.nodeId, name: node.name }, events, context));
     },
     now: clock,
     logger: logger.child({ room: 'activity' }),
