@@ -32,55 +32,55 @@ const watch = (channel: string, target: string, statuses: string | null = null) 
   created_at: 1,
 });
 
-const channelsOf = (store: NotifyStore, nodeId: string) => store.watchesFor(nodeId).map((w) => `${w.channel_id}:${w.target}`);
+const channelsOf = (store: NotifyStore, nodeId: string) => (await store.watchesFor(nodeId)).map((w) => `${w.channel_id}:${w.target}`);
 
 describe('the routing index of watches and mutes', () => {
   it('routes to a watch added after the index was read, and no longer to one removed or paused', () => {
     const store = new NotifyStore(open());
     expect(channelsOf(store, 'n1')).toEqual([]);
-    store.upsertWatch(watch('C1', 'n1'));
-    store.upsertWatch(watch('C2', 'all'));
-    store.upsertWatch(watch('C3', 'n2'));
+    await store.upsertWatch(watch('C1', 'n1'));
+    await store.upsertWatch(watch('C2', 'all'));
+    await store.upsertWatch(watch('C3', 'n2'));
     expect(channelsOf(store, 'n1')).toEqual(['C1:n1', 'C2:all']);
-    expect(store.deleteWatch('slack', 'C1', 'n1')).toBe(true);
+    expect(await store.deleteWatch('slack', 'C1', 'n1')).toBe(true);
     expect(channelsOf(store, 'n1')).toEqual(['C2:all']);
-    store.pauseWatches('slack', 'C2', 5, 'channel_not_found');
+    await store.pauseWatches('slack', 'C2', 5, 'channel_not_found');
     expect(channelsOf(store, 'n1')).toEqual([]);
     // `watch add` again resumes a paused watch.
-    store.upsertWatch(watch('C2', 'all'));
+    await store.upsertWatch(watch('C2', 'all'));
     expect(channelsOf(store, 'n1')).toEqual(['C2:all']);
     expect(channelsOf(store, 'n2')).toEqual(['C2:all', 'C3:n2']);
   });
 
   it('gives the watches of a node and of all in the order they were added', () => {
     const store = new NotifyStore(open());
-    store.upsertWatch(watch('C1', 'all'));
-    store.upsertWatch(watch('C2', 'n1'));
-    store.upsertWatch(watch('C3', 'all'));
+    await store.upsertWatch(watch('C1', 'all'));
+    await store.upsertWatch(watch('C2', 'n1'));
+    await store.upsertWatch(watch('C3', 'all'));
     expect(channelsOf(store, 'n1')).toEqual(['C1:all', 'C2:n1', 'C3:all']);
   });
 
   it('reads a changed status filter at once', () => {
     const store = new NotifyStore(open());
-    store.upsertWatch(watch('C1', 'all'));
-    expect(store.watchesFor('n1')[0].statuses).toBeNull();
-    store.upsertWatch(watch('C1', 'all', 'FAILED'));
-    expect(store.watchesFor('n1')[0].statuses).toBe('FAILED');
+    await store.upsertWatch(watch('C1', 'all'));
+    expect((await store.watchesFor('n1'))[0].statuses).toBeNull();
+    await store.upsertWatch(watch('C1', 'all', 'FAILED'));
+    expect((await store.watchesFor('n1'))[0].statuses).toBe('FAILED');
   });
 
   it('finds the mute that covers a node until it ends or is removed, and not after', () => {
     const store = new NotifyStore(open());
-    expect(store.activeMute('slack', 'C1', 'n1', 100)).toBeUndefined();
-    store.upsertMute({ platform: 'slack', channel_id: 'C1', target: 'n1', until: 200, muted_by: 't', created_at: 1 });
-    store.upsertMute({ platform: 'slack', channel_id: 'C1', target: 'all', until: 300, muted_by: 't', created_at: 1 });
-    expect(store.activeMute('slack', 'C1', 'n1', 100)?.until).toBe(300);
-    expect(store.activeMute('slack', 'C1', 'n2', 250)?.target).toBe('all');
-    expect(store.activeMute('slack', 'C2', 'n1', 100)).toBeUndefined();
-    expect(store.activeMute('slack', 'C1', 'n1', 300)).toBeUndefined();
-    store.deleteMutes('slack', 'C1', 'all');
-    expect(store.activeMute('slack', 'C1', 'n1', 100)?.until).toBe(200);
-    store.deleteExpiredMutes(250);
-    expect(store.activeMute('slack', 'C1', 'n1', 100)).toBeUndefined();
+    expect(await store.activeMute('slack', 'C1', 'n1', 100)).toBeUndefined();
+    await store.upsertMute({ platform: 'slack', channel_id: 'C1', target: 'n1', until: 200, muted_by: 't', created_at: 1 });
+    await store.upsertMute({ platform: 'slack', channel_id: 'C1', target: 'all', until: 300, muted_by: 't', created_at: 1 });
+    expect((await store.activeMute('slack', 'C1', 'n1', 100))?.until).toBe(300);
+    expect((await store.activeMute('slack', 'C1', 'n2', 250))?.target).toBe('all');
+    expect(await store.activeMute('slack', 'C2', 'n1', 100)).toBeUndefined();
+    expect(await store.activeMute('slack', 'C1', 'n1', 300)).toBeUndefined();
+    await store.deleteMutes('slack', 'C1', 'all');
+    expect((await store.activeMute('slack', 'C1', 'n1', 100))?.until).toBe(200);
+    await store.deleteExpiredMutes(250);
+    expect(await store.activeMute('slack', 'C1', 'n1', 100)).toBeUndefined();
   });
 
   it('sees what another store over the same connection writes', () => {
@@ -111,7 +111,7 @@ describe('the routing index of watches and mutes', () => {
     const store = new NotifyStore(open());
     expect(() =>
       store.tx(() => {
-        store.upsertWatch(watch('C1', 'n1'));
+        await store.upsertWatch(watch('C1', 'n1'));
         // Inside the transaction the new watch is seen (the tables are read)...
         expect(channelsOf(store, 'n1')).toEqual(['C1:n1']);
         throw new Error('roll back');
