@@ -81,7 +81,7 @@ describe.each(ENGINES)('groupCommit on %s', (engine) => {
       db = sqlite;
       sqlite.pragma('busy_timeout = 20');
       const other = new Database(path);
-      cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => db.close(), () => other.close());
+      cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => db.close(), () => void other.close());
       breakIt = async () => void other.exec('BEGIN IMMEDIATE'); // someone else holds the write lock
       mend = () => other.exec('ROLLBACK');
     } else {
