@@ -18,7 +18,7 @@ afterEach(async () => {
 });
 
 function notifierOn(db: AnyDb, poster: RecordingPoster): Notifier {
-  const n = createNotifier({ db, posters: { slack: poster }, buttons: { prepare: prepareMessage }, hosting: fakeHosting([], null), logger: silentLogger, ...FAST });
+  const n = createNotifier({ db, posters: { slack: poster }, buttons: { prepare: async (m) => prepareMessage(m) }, hosting: fakeHosting([], null), logger: silentLogger, ...FAST });
   cleanups.push(() => n.stop());
   return n;
 }
