@@ -106,7 +106,7 @@ const add = defineCommand({
     const kinds = parseKinds(ctx.args.kinds);
     const minAmountMsat = ctx.args.min_amount ? parseMsatWithUnit(ctx.args.min_amount, 'min_amount') : undefined;
     const { target: t, node } = await resolveTarget(ctx, ctx.args.node);
-    const w = ctx.services.watches.add({
+    const w = await ctx.services.watches.add({
       place: ctx.place,
       target: t,
       targetName: node?.name,
@@ -149,7 +149,7 @@ const remove = defineCommand({
   mutates: true,
   async handler(ctx): Promise<Message> {
     const value = ctx.args.node;
-    const mine = ctx.services.watches.list(ctx.place);
+    const mine = await ctx.services.watches.list(ctx.place);
     const w =
       mine.find((x) => x.target === value || (value.toLowerCase() === ALL_NODES && x.target === ALL_NODES)) ??
       mine.find((x) => x.targetName === value || x.targetName?.toLowerCase() === value.toLowerCase());
@@ -172,7 +172,7 @@ const remove = defineCommand({
           : 'Run `/rln watch list` to see what it watches.',
       );
     }
-    ctx.services.watches.remove(ctx.place, w.target);
+    await ctx.services.watches.remove(ctx.place, w.target);
     return { header: `No longer watching ${describeWatch(w)} in this channel`, tone: 'neutral', blocks: [] };
   },
 });
@@ -187,8 +187,8 @@ const list = defineCommand({
   confirm: 'none',
   mutates: false,
   async handler(ctx): Promise<Message> {
-    const watches = ctx.services.watches.list(ctx.place);
-    const incidents = ctx.services.watches.incidents({ place: ctx.place, state: 'open' });
+    const watches = await ctx.services.watches.list(ctx.place);
+    const incidents = await ctx.services.watches.incidents({ place: ctx.place, state: 'open' });
     if (!watches.length) {
       return {
         header: 'This channel watches no node',
@@ -236,7 +236,7 @@ const mute = defineCommand({
   mutates: true,
   async handler(ctx): Promise<Message> {
     const { target: t, node } = await resolveTarget(ctx, ctx.args.node);
-    const { until } = ctx.services.watches.mute({ place: ctx.place, target: t, minutes: ctx.args.minutes, actor: ctx.actor });
+    const { until } = await ctx.services.watches.mute({ place: ctx.place, target: t, minutes: ctx.args.minutes, actor: ctx.actor });
     return {
       header: `Muted ${node ? node.name : 'all nodes'} in this channel until ${formatTime(until.toISOString())}`,
       tone: 'neutral',
@@ -257,7 +257,7 @@ const unmute = defineCommand({
   mutates: true,
   async handler(ctx): Promise<Message> {
     const t = ctx.args.node ? (await resolveTarget(ctx, ctx.args.node)).target : undefined;
-    const n = ctx.services.watches.unmute(ctx.place, t);
+    const n = await ctx.services.watches.unmute(ctx.place, t);
     return {
       header: n ? `Unmuted (${n} mute${n === 1 ? '' : 's'} ended)` : 'Nothing was muted here',
       tone: n ? 'success' : 'neutral',
@@ -278,7 +278,7 @@ const ack = defineCommand({
   mutates: true,
   async handler(ctx): Promise<Message> {
     const id = Number(ctx.args.incident.replace(/^#/, ''));
-    const { incident, already } = ctx.services.watches.ack({ incidentId: id, actor: ctx.actor, place: ctx.place });
+    const { incident, already } = await ctx.services.watches.ack({ incidentId: id, actor: ctx.actor, place: ctx.place });
     const name = incident.nodeName ?? incident.nodeId;
     if (already) {
       return {

@@ -207,8 +207,8 @@ export async function createApp(opts: AppOptions): Promise<App> {
     states: createActivityStateRepo(db),
     // Replicas on one database split the nodes (a lease per node and interval); one process takes them all.
     claim: db.engine === 'postgres' ? (nodeId, until, now) => leases.claim(`activity:${nodeId}`, replicaId, until, now) : undefined,
-    publish: (node, events, context) => {
-      notifier.ingestActivity({ nodeId: node.nodeId, nodeName: node.name }, activityItems({ nodeId: node.nodeId, name: node.name }, events, context));
+    publish: async (node, events, context) => {
+      await notifier.ingestActivity({ nodeId: node.nodeId, nodeName: node.name }, activityItems({ nodeId: node.nodeId, name: node.name }, events, context));
     },
     now: clock,
     logger: logger.child({ room: 'activity' }),

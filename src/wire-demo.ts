@@ -13,7 +13,7 @@ export async function wireDemo(
   logger: Logger,
 ) {
   try {
-    watches.add({ place: { platform: 'shell', channelId: 'terminal' }, target: ALL_NODES, actor: { platform: 'shell', userId: 'local' } });
+    await watches.add({ place: { platform: 'shell', channelId: 'terminal' }, target: ALL_NODES, actor: { platform: 'shell', userId: 'local' } });
     for (const node of await hosting.listNodes()) {
       await hosting.updateSettings(node.nodeId, { webhookUrl: `${url}/webhooks/service/${node.nodeId}` });
     }

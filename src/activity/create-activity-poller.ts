@@ -29,7 +29,7 @@ export interface ActivityPollerOptions {
   /** The account's nodes (hosting.listNodes). */
   listNodes(): Promise<HostedNode[]>;
   /** Whether any watch hears activity of this node. */
-  isWatched(node: HostedNode): boolean;
+  isWatched(node: HostedNode): boolean | Promise<boolean>;
   api(node: HostedNode): ActivityNodeApi;
   states: ActivityStateRepo;
   /** Called with what changed on a node, before its new state is stored (see the header). */
@@ -117,7 +117,10 @@ export function createActivityPoller(o: ActivityPollerOptions): ActivityPoller {
       return;
     }
     const now = o.now();
-    const due = nodes.filter((n) => n.status === 'RUNNING' && n.invoke_url && o.isWatched(n) && (backoff.get(n.nodeId)?.dueAt ?? 0) <= now);
+    const due: HostedNode[] = [];
+    for (const n of nodes) {
+      if (n.status === 'RUNNING' && n.invoke_url && (backoff.get(n.nodeId)?.dueAt ?? 0) <= now && (await o.isWatched(n))) due.push(n);
+    }
     let next = 0;
     const worker = async () => {
       while (next < due.length) {

@@ -56,7 +56,8 @@ export interface OutboxItem {
 }
 
 export interface Outbox {
-  enqueue(item: OutboxItem): void;
+  /** Resolves once the item is stored (it is posted later). */
+  enqueue(item: OutboxItem): Promise<void>;
 }
 
 /**

@@ -1,11 +1,11 @@
 /**
  * The notifier: from a verified service event to the channels that watch its node.
  *
- *   ingestEvent(event)  stores the event and, in the same SQLite transaction, one outbox row
+ *   ingestEvent(event)  stores the event and, in the same transaction, one outbox row
  *                       per watching channel (held while a mute covers it). Returns at once;
  *                       a redelivery (same dedupe key) is reported as a duplicate and routes nothing.
  *   start()             starts the outbox worker (it first picks up rows left by a previous run).
- *   stop()              stops it without draining: waiting rows stay in SQLite for the next start.
+ *   stop()              stops it without draining: waiting rows stay in the database for the next start.
  *   drain(timeoutMs)    posts until nothing is due (tests, shutdown).
  *   outbox              the durable Outbox (core/chat.ts) for reports and notices.
  *   watches             the WatchService behind the `watch` commands (services.watches).
@@ -18,8 +18,8 @@ import type { Platform } from '../core/index.js';
 import type { HostingClient } from '../hosting/index.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
-import type { Db } from '../store/index.js';
-import { NotifyPages, NotifyStore } from '../store/index.js';
+import type { AnyDb } from '../store/index.js';
+import { NotifyPages, NotifyStore, type RoutingView } from '../store/index.js';
 import { groupCommit } from '../store/index.js';
 import { KeyCache, effectiveEventTime } from '../webhooks/index.js';
 import { createNodeDirectory, type NodeDirectory } from '../webhooks/index.js';
@@ -31,7 +31,7 @@ import { createWatchService, kindsOf, type WatchService } from './watch-service.
 import { ACTIVITY_EVENT_PREFIX, type ActivityItem } from './render-notifications.js';
 
 export interface NotifierOptions {
-  db: Db;
+  db: AnyDb;
   posters: Partial<Record<Platform, ChatPoster>>;
   /** Gives buttons their stored ids (the core's ButtonIds, shared with the dispatcher). */
   buttons: Pick<ButtonIds, 'prepare'>;
@@ -94,20 +94,20 @@ export interface Notifier {
   watches: WatchService;
   /** Escalation to on-call (started and stopped with the notifier). */
   paging: Paging;
-  ingestEvent(event: IncomingEvent): IngestResult & { routed: number };
+  ingestEvent(event: IncomingEvent): Promise<IngestResult & { routed: number }>;
   /**
    * Stores what the activity poller saw on a node and, in the same transaction, one outbox row
    * per watching channel whose kinds include the item's kind (held while muted; payments below
    * the watch's min_amount skipped). An item whose dedupe key is already stored routes nothing,
    * so a poll repeated after a crash never posts twice. Returns how many rows were queued.
    */
-  ingestActivity(node: { nodeId: string; nodeName?: string }, items: ActivityItem[]): number;
+  ingestActivity(node: { nodeId: string; nodeName?: string }, items: ActivityItem[]): Promise<number>;
   webhookRoutes(opts?: WebhookRoutesOptions): FastifyPluginAsync;
   start(): void;
   stop(): Promise<void>;
   /**
    * Posts until nothing is due and no round is in flight, or until timeoutMs (default 10 s).
-   * Resolves true when drained, false at the time-out (what waits stays in SQLite). Held
+   * Resolves true when drained, false at the time-out (what waits stays in the database). Held
    * (muted) rows do not count.
    */
   drain(timeoutMs?: number): Promise<boolean>;
@@ -156,9 +156,9 @@ export function createNotifier(opts: NotifierOptions): Notifier {
   };
 
   /** One outbox row for a stored event in a watching channel: held while a mute covers the node there. */
-  const queueFor = (w: { platform: string; channel_id: string }, eventId: number, nodeId: string, now: number): void => {
-    const muted = store.activeMute(w.platform, w.channel_id, nodeId, now) !== undefined;
-    store.insertOutbox({
+  const queueFor = async (routing: RoutingView, w: { platform: string; channel_id: string }, eventId: number, nodeId: string, now: number): Promise<void> => {
+    const muted = routing.activeMute(w.platform, w.channel_id, nodeId, now) !== undefined;
+    await store.insertOutbox({
       platform: w.platform,
       channel_id: w.channel_id,
       kind: 'event',
@@ -170,68 +170,78 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     });
   };
 
-  const ingestEvent = (event: IncomingEvent): IngestResult & { routed: number } => {
+  type Stored = IngestResult & { routed: number; nodeId: string; status?: string; flagged?: { eventTimestamp: string | undefined; aheadMs: number } };
+
+  /** Stores one event and its outbox rows (the caller's transaction holds them together), routed by `routing`. */
+  const storeEvent = async (event: IncomingEvent, routing: RoutingView): Promise<Stored> => {
     const now = nowMs();
     // The time the event is ordered by: never later than its arrival (see effectiveEventTime).
     const time = effectiveEventTime(event.eventTimestamp, now, opts.maxFutureSkewMs ?? 60_000);
-    const result = store.tx(() => {
-      const eventId = store.insertEvent({
-        dedupe_key: event.dedupeKey,
-        node_id: event.nodeId,
-        node_name: event.nodeName ?? null,
-        event_type: event.eventType,
-        status: event.status ?? null,
-        event_ts: time.effective,
-        received_at: now,
-        payload: JSON.stringify(event.payload),
-        event_ms: time.stampedMs,
-      });
-      if (eventId === undefined) return { duplicate: true, routed: 0 };
-      const seen = new Set<string>();
-      let routed = 0;
-      for (const w of store.watchesFor(event.nodeId)) {
-        const key = `${w.platform}|${w.channel_id}`;
-        if (seen.has(key) || !kindsOf(w).includes('status')) continue;
-        const filter = w.statuses ? w.statuses.split(',') : undefined;
-        const passes =
-          !filter ||
-          (event.status !== undefined && filter.includes(event.status)) ||
-          store.openIncident(w.platform, w.channel_id, event.nodeId) !== undefined;
-        if (!passes) continue;
-        seen.add(key);
-        queueFor(w, eventId, event.nodeId, now);
-        routed++;
-      }
-      return { duplicate: false, eventId, routed };
+    const eventId = await store.insertEvent({
+      dedupe_key: event.dedupeKey,
+      node_id: event.nodeId,
+      node_name: event.nodeName ?? null,
+      event_type: event.eventType,
+      status: event.status ?? null,
+      event_ts: time.effective,
+      received_at: now,
+      payload: JSON.stringify(event.payload),
+      event_ms: time.stampedMs,
     });
-    if (!result.duplicate && time.flagged) {
+    if (eventId === undefined) return { duplicate: true, routed: 0, nodeId: event.nodeId };
+    const seen = new Set<string>();
+    let routed = 0;
+    for (const w of routing.watchesFor(event.nodeId)) {
+      const key = `${w.platform}|${w.channel_id}`;
+      if (seen.has(key) || !kindsOf(w).includes('status')) continue;
+      const filter = w.statuses ? w.statuses.split(',') : undefined;
+      const passes =
+        !filter ||
+        (event.status !== undefined && filter.includes(event.status)) ||
+        (await store.openIncident(w.platform, w.channel_id, event.nodeId)) !== undefined;
+      if (!passes) continue;
+      seen.add(key);
+      await queueFor(routing, w, eventId, event.nodeId, now);
+      routed++;
+    }
+    const flagged = time.flagged ? { eventTimestamp: event.eventTimestamp, aheadMs: time.aheadMs } : undefined;
+    return { duplicate: false, eventId, routed, nodeId: event.nodeId, status: event.status, flagged };
+  };
+
+  /** What follows a commit: the log, the metrics, the worker's wake-up and the listener. */
+  const afterCommit = (r: Stored): IngestResult & { routed: number } => {
+    if (!r.duplicate && r.flagged) {
       opts.metrics?.webhooks.inc({ outcome: 'flagged', reason: 'future_timestamp' });
       log.warn(
-        { nodeId: event.nodeId, eventTimestamp: event.eventTimestamp, aheadS: Math.round(time.aheadMs / 1000), eventId: result.eventId },
+        { nodeId: r.nodeId, eventTimestamp: r.flagged.eventTimestamp, aheadS: Math.round(r.flagged.aheadMs / 1000), eventId: r.eventId },
         'event stamped ahead of this clock by more than MAX_FUTURE_SKEW_S: ordered by its arrival instead; check the clocks',
       );
     }
-    if (!result.duplicate) {
-      log.debug({ nodeId: event.nodeId, status: event.status, routed: result.routed }, 'event stored and routed');
-      if (result.routed > 0) {
+    if (!r.duplicate) {
+      log.debug({ nodeId: r.nodeId, status: r.status, routed: r.routed }, 'event stored and routed');
+      if (r.routed > 0) {
         wakeAfterWindow();
         try {
-          opts.onNodeEvent?.({ nodeId: event.nodeId, status: event.status });
+          opts.onNodeEvent?.({ nodeId: r.nodeId, status: r.status });
         } catch (e) {
           log.warn({ err: e }, 'onNodeEvent listener failed');
         }
       }
     }
-    return result;
+    return r.duplicate ? { duplicate: true, routed: 0 } : { duplicate: false, eventId: r.eventId, routed: r.routed };
   };
 
-  const ingestActivity = (node: { nodeId: string; nodeName?: string }, items: ActivityItem[]): number => {
+  const ingestEvent = async (event: IncomingEvent): Promise<IngestResult & { routed: number }> =>
+    afterCommit(await store.tx(async () => storeEvent(event, await store.routingView())));
+
+  const ingestActivity = async (node: { nodeId: string; nodeName?: string }, items: ActivityItem[]): Promise<number> => {
     const now = nowMs();
-    const routed = store.tx(() => {
+    const routed = await store.tx(async () => {
       let n = 0;
-      const watches = store.watchesFor(node.nodeId);
+      const routing = await store.routingView();
+      const watches = routing.watchesFor(node.nodeId);
       for (const item of items) {
-        const eventId = store.insertEvent({
+        const eventId = await store.insertEvent({
           dedupe_key: item.dedupeKey,
           node_id: node.nodeId,
           node_name: node.nodeName ?? null,
@@ -248,7 +258,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
           if (seen.has(key) || !kindsOf(w).includes(item.kind)) continue;
           if (w.min_amount_msat && item.amountMsat !== undefined && item.amountMsat < w.min_amount_msat) continue;
           seen.add(key);
-          queueFor(w, eventId, node.nodeId, now);
+          await queueFor(routing, w, eventId, node.nodeId, now);
           n++;
         }
       }
@@ -259,9 +269,9 @@ export function createNotifier(opts: NotifierOptions): Notifier {
   };
 
   const outbox: Outbox = {
-    enqueue(item) {
+    async enqueue(item) {
       const now = nowMs();
-      store.insertOutbox({
+      await store.insertOutbox({
         platform: item.platform,
         channel_id: item.channelId,
         thread_id: item.threadId ?? null,
@@ -286,8 +296,10 @@ export function createNotifier(opts: NotifierOptions): Notifier {
       const keys =
         o.keys ?? new KeyCache({ fetchKey: () => opts.hosting.webhookPublicKey(), refetchIntervalMs: o.keyRefetchIntervalMs });
       const nodes = o.nodes ?? createNodeDirectory({ hosting: opts.hosting });
-      // Events of one burst share a commit; each is answered 2xx only once it is on disk.
-      const ingest = groupCommit((fn) => store.tx(fn), ingestEvent);
+      // Events of one burst share a commit (and one read of the routing counter, inside it);
+      // each is answered 2xx only once it is committed.
+      const batch = groupCommit((fn) => store.tx(fn), storeEvent, () => store.routingView());
+      const ingest = async (event: IncomingEvent) => afterCommit(await batch(event));
       return webhookRoutes({
         keys,
         nodes,
@@ -319,7 +331,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
         for (;;) {
           await worker.tick();
           // Rows for a platform with no connection cannot be posted by waiting: they stay for a later start.
-          const pending = store.outboxRows({ state: 'pending' }).filter((r) => opts.posters[r.platform as Platform]).length;
+          const pending = (await store.outboxRows({ state: 'pending' })).filter((r) => opts.posters[r.platform as Platform]).length;
           if (pending === 0 && worker.idle) return true;
           if (late) {
             log.warn({ pending, timeoutMs }, 'notifications still waiting at the end of drain; they stay in the outbox');

@@ -38,14 +38,14 @@ export interface RetryPolicy {
 }
 
 /** What planRound needs from the store, for the rows of this round. */
-export function readRoundState(
+export async function readRoundState(
   store: NotifyStore,
   platform: Platform,
   channelId: string,
   due: OutboxEventRow[],
   now: number,
   limits: Pick<RoundState, 'maxIncidentsPerRound' | 'digestMaxNodes'>,
-): RoundState {
+): Promise<RoundState> {
   const rows = roundRows(due);
   const previousStatus = new Map<string, string | undefined>();
   const openIncidents = new Map<string, IncidentRow>();
@@ -53,14 +53,14 @@ export function readRoundState(
   const incidents = new Map<number, IncidentRow>();
   for (const r of rows) {
     if (r.event_id !== null || r.incident_id === null || incidents.has(r.incident_id)) continue;
-    const inc = store.incident(r.incident_id);
+    const inc = await store.incident(r.incident_id);
     if (inc) incidents.set(inc.id, inc);
   }
   for (const g of groupByNode(rows)) {
-    previousStatus.set(g.nodeId, store.previousStatus(g.nodeId, g.rows[0].event_id!));
-    const inc = store.openIncident(platform, channelId, g.nodeId);
+    previousStatus.set(g.nodeId, await store.previousStatus(g.nodeId, g.rows[0].event_id!));
+    const inc = await store.openIncident(platform, channelId, g.nodeId);
     if (inc) openIncidents.set(g.nodeId, inc);
-    if (g.rows.some((r) => r.ev_status)) recentStatusEvents.set(g.nodeId, store.recentStatusEvents(g.nodeId));
+    if (g.rows.some((r) => r.ev_status)) recentStatusEvents.set(g.nodeId, await store.recentStatusEvents(g.nodeId));
   }
   return { now, previousStatus, openIncidents, recentStatusEvents, incidents, ...limits };
 }
@@ -97,7 +97,7 @@ export async function executeRound(ctx: RoundContext, rows: OutboxEventRow[], ac
       return { err, unsent: [...unsent.values()], current: a.rows.filter((r) => unsent.has(r.id)) };
     }
     const now = ctx.now();
-    store.markSent(
+    await store.markSent(
       a.rows.map((r) => r.id),
       now,
     );
@@ -130,7 +130,7 @@ async function run(a: RoundAction, io: ChannelIo, incidents: IncidentContext): P
  * Records a failed round. `unsent`: what the round had not posted yet; `current`: the rows of
  * the message that failed. A permanent refusal is about that message: only its rows fail.
  */
-export function recordFailure(ctx: RoundContext, f: RoundFailure, retry: RetryPolicy, escalation: Escalation): void {
+export async function recordFailure(ctx: RoundContext, f: RoundFailure, retry: RetryPolicy, escalation: Escalation): Promise<void> {
   const { store, platform, channelId, metrics, log } = ctx;
   const now = ctx.now();
   const ids = f.unsent.map((r) => r.id);
@@ -139,41 +139,41 @@ export function recordFailure(ctx: RoundContext, f: RoundFailure, retry: RetryPo
   if (!ids.length && kind !== 'channel_gone') return;
   if (kind === 'rate_limited') {
     const wait = (f.err as PostError).retryAfterMs ?? retry.baseDelayMs;
-    store.postpone(ids, now + wait, `rate limited: ${why}`, false);
+    await store.postpone(ids, now + wait, `rate limited: ${why}`, false);
     ctx.pacer.holdUntil(platform, channelId, now + wait);
     metrics?.deliveries.inc({ platform, outcome: 'rate_limited' });
     log.warn({ channel: channelId, platform, retryAfterMs: wait }, 'rate limited; retrying after Retry-After');
     return;
   }
   if (kind === 'channel_gone') {
-    escalation.channelGone(platform, channelId, why);
+    await escalation.channelGone(platform, channelId, why);
     return;
   }
   if (kind === 'permanent') {
     const refused = f.current.map((r) => r.id);
-    store.markState(refused, 'failed', why);
+    await store.markState(refused, 'failed', why);
     metrics?.deliveries.inc({ platform, outcome: 'failed' });
     log.error({ channel: channelId, platform, rows: refused.length, reason: why }, 'notification refused by the platform; not retried');
-    escalation.deliveryFailed(platform, channelId, f.current, why);
+    await escalation.deliveryFailed(platform, channelId, f.current, why);
     return;
   }
   metrics?.deliveries.inc({ platform, outcome: 'retry' });
   const giveUp = f.unsent.filter((r) => r.attempts + 1 >= retry.maxAttempts);
   const again = f.unsent.filter((r) => r.attempts + 1 < retry.maxAttempts);
   if (giveUp.length) {
-    store.markState(
+    await store.markState(
       giveUp.map((r) => r.id),
       'failed',
       `gave up after ${retry.maxAttempts} attempts: ${why}`,
     );
     metrics?.deliveries.inc({ platform, outcome: 'failed' });
     log.error({ channel: channelId, platform, rows: giveUp.length, reason: why }, 'notification failed too many times; given up');
-    escalation.deliveryFailed(platform, channelId, giveUp, why);
+    await escalation.deliveryFailed(platform, channelId, giveUp, why);
   }
   if (again.length) {
     const attempts = Math.min(...again.map((r) => r.attempts)) + 1;
     const delay = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (attempts - 1));
-    store.postpone(
+    await store.postpone(
       again.map((r) => r.id),
       now + delay,
       why,

@@ -32,9 +32,9 @@ type Action<K extends RoundAction['kind']> = Extract<RoundAction, { kind: K }>;
 export async function refreshAcknowledged(ctx: IncidentContext, a: Action<'ack'>): Promise<void> {
   if (!a.incident) return;
   // Read again: an earlier action of the round may have learned the incident's thread.
-  const inc = ctx.store.incident(a.incident.id) ?? a.incident;
+  const inc = (await ctx.store.incident(a.incident.id)) ?? a.incident;
   await ctx.io.update(inc.message_id!, incidentMessage(inc, ctx.now()));
-  if (a.note) rememberThread(ctx.store, inc, await ctx.io.post(threadLine(a.note), inc.thread_id ?? inc.message_id));
+  if (a.note) await rememberThread(ctx.store, inc, await ctx.io.post(threadLine(a.note), inc.thread_id ?? inc.message_id));
 }
 
 /** Posts the incident message (a new incident, or one whose message was never posted or is gone). */
@@ -44,15 +44,15 @@ export async function openIncident(ctx: IncidentContext, a: Action<'open-inciden
   const plan = a.incident;
   const created = 'create' in plan;
   const id = created
-    ? store.insertIncident({ platform: ctx.platform, channel_id: ctx.channelId, ...plan.create, message_id: null, thread_id: null })
+    ? await store.insertIncident({ platform: ctx.platform, channel_id: ctx.channelId, ...plan.create, message_id: null, thread_id: null })
     : plan.id;
-  if (!created) store.updateIncident(id, plan.patch);
+  if (!created) await store.updateIncident(id, plan.patch);
   try {
-    const res = await ctx.io.post(incidentMessage(store.incident(id)!, now));
-    store.setIncidentMessage(id, res.messageId, res.threadId ?? null);
+    const res = await ctx.io.post(incidentMessage((await store.incident(id))!, now));
+    await store.setIncidentMessage(id, res.messageId, res.threadId ?? null);
     ctx.log.info({ incident: id, nodeId: a.nodeId, channel: ctx.channelId }, 'incident opened');
   } catch (err) {
-    if (created) store.deleteIncident(id);
+    if (created) await store.deleteIncident(id);
     throw err;
   }
 }
@@ -64,33 +64,33 @@ export async function openIncident(ctx: IncidentContext, a: Action<'open-inciden
 export async function updateIncident(ctx: IncidentContext, a: Action<'update-incident'>): Promise<void> {
   const { store } = ctx;
   const now = ctx.now();
-  const inc = store.incident(a.incident.id) ?? a.incident;
+  const inc = (await store.incident(a.incident.id)) ?? a.incident;
   if (a.edit) {
     try {
       await ctx.io.update(inc.message_id!, incidentMessage({ ...inc, ...a.patch }, now));
     } catch (err) {
       if (!(err instanceof PostError) || err.kind !== 'permanent') throw err;
       // The incident message cannot be edited (deleted?): post a fresh one on the retry.
-      store.clearIncidentMessage(inc.id);
+      await store.clearIncidentMessage(inc.id);
       ctx.log.warn({ incident: inc.id, reason: err.message }, 'incident message cannot be updated; it will be posted again');
       throw new PostError('transient', `incident #${inc.id} message is gone; reposting`);
     }
   }
   try {
-    rememberThread(store, inc, await ctx.io.post(threadLine(a.line, a.tone), inc.thread_id ?? inc.message_id));
+    await rememberThread(store, inc, await ctx.io.post(threadLine(a.line, a.tone), inc.thread_id ?? inc.message_id));
   } catch (err) {
     // The message itself was updated in place; a thread that refuses the line (archived, locked)
     // must not leave the incident open in the store while its message says otherwise.
     if (!(err instanceof PostError) || err.kind !== 'permanent' || !a.edit) throw err;
     ctx.log.warn({ incident: inc.id, reason: err.message }, 'incident thread line refused; the incident message was updated');
   }
-  store.updateIncident(inc.id, a.patch);
+  await store.updateIncident(inc.id, a.patch);
 }
 
 /** Discord creates a thread on the first reply: keep its id so later replies go straight into it. */
-function rememberThread(store: NotifyStore, inc: IncidentRow, res: { threadId?: string }): void {
+async function rememberThread(store: NotifyStore, inc: IncidentRow, res: { threadId?: string }): Promise<void> {
   if (res.threadId && res.threadId !== inc.thread_id && inc.message_id) {
-    store.setIncidentMessage(inc.id, inc.message_id, res.threadId);
+    await store.setIncidentMessage(inc.id, inc.message_id, res.threadId);
     inc.thread_id = res.threadId;
   }
 }

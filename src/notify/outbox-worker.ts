@@ -117,8 +117,8 @@ export class OutboxWorker {
     this.ticking = true;
     try {
       const now = this.o.now();
-      this.releaseHeld(now);
-      for (const ch of this.o.store.pendingChannels()) {
+      await this.releaseHeld(now);
+      for (const ch of await this.o.store.pendingChannels()) {
         const key = `${ch.platform}|${ch.channel_id}`;
         if (this.inflight.has(key) || ch.due > now || !this.pacer.ready(ch.platform as Platform, ch.channel_id, now)) continue;
         if (ch.oldest + this.window > now) continue;
@@ -138,12 +138,12 @@ export class OutboxWorker {
           });
         this.inflight.set(key, round);
       }
-      this.o.metrics?.outboxDepth.set(this.o.store.depth());
+      this.o.metrics?.outboxDepth.set(await this.o.store.depth());
       if (now - this.lastPrune > 10 * 60_000) {
         this.lastPrune = now;
         // Housekeeping only: every mute check already ignores mutes that have ended.
-        this.o.store.deleteExpiredMutes(now);
-        const gone = this.o.store.prune(now - (this.o.retentionMs ?? 30 * 24 * 3600_000));
+        await this.o.store.deleteExpiredMutes(now);
+        const gone = await this.o.store.prune(now - (this.o.retentionMs ?? 30 * 24 * 3600_000));
         if (gone.outbox || gone.events) this.log.info(gone, 'old notifications pruned');
       }
     } catch (err) {
@@ -153,19 +153,19 @@ export class OutboxWorker {
     }
   }
 
-  private releaseHeld(now: number): void {
-    const free = this.o.store.releasableHeldIds(now);
-    if (free.length) this.o.store.releaseHeld(free, now);
+  private async releaseHeld(now: number): Promise<void> {
+    const free = await this.o.store.releasableHeldIds(now);
+    if (free.length) await this.o.store.releaseHeld(free, now);
   }
 
   /** One round in one channel: read what is due, plan it, carry it out, record a failure. */
   private async round(platform: Platform, channelId: string, poster: ChatPoster): Promise<void> {
     const { store } = this.o;
     const now = this.o.now();
-    const due = store.duePending(platform, channelId, now);
+    const due = await store.duePending(platform, channelId, now);
     if (!due.length) return;
     const limits = { maxIncidentsPerRound: this.o.maxIncidentsPerRound ?? 5, digestMaxNodes: this.o.digestMaxNodes ?? 40 };
-    const actions = planRound(due, readRoundState(store, platform, channelId, due, now, limits));
+    const actions = planRound(due, await readRoundState(store, platform, channelId, due, now, limits));
     const ctx: RoundContext = {
       store,
       platform,
@@ -178,6 +178,6 @@ export class OutboxWorker {
       metrics: this.o.metrics,
     };
     const failure = await executeRound(ctx, roundRows(due), actions);
-    if (failure) recordFailure(ctx, failure, this.retry, this.escalation);
+    if (failure) await recordFailure(ctx, failure, this.retry, this.escalation);
   }
 }

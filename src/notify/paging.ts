@@ -55,9 +55,8 @@ export function createPaging(o: PagingOptions): Paging {
   const maxAttempts = o.retry?.maxAttempts ?? 20;
 
   /** The watch of the incident's channel that covers its node (its own watch before `all`). */
-  const watchOf = (inc: IncidentRow) =>
-    store
-      .watchesFor(inc.node_id)
+  const watchOf = async (inc: IncidentRow) =>
+    (await store.watchesFor(inc.node_id))
       .filter((w) => w.platform === inc.platform && w.channel_id === inc.channel_id)
       .sort((a, b) => Number(b.target === inc.node_id) - Number(a.target === inc.node_id))[0];
 
@@ -84,18 +83,18 @@ export function createPaging(o: PagingOptions): Paging {
 
   const describe = (targets: string[]) => targets.map((t) => (t === 'pagerduty' ? 'PagerDuty' : `the escalation webhook (${new URL(o.webhook!.url).host})`)).join(' and ');
 
-  function escalateDue(now: number): void {
-    for (const inc of pages.unpagedOpenIncidents()) {
-      const w = watchOf(inc);
+  async function escalateDue(now: number): Promise<void> {
+    for (const inc of await pages.unpagedOpenIncidents()) {
+      const w = await watchOf(inc);
       const afterMin = w?.escalate_after_min ?? o.escalateAfterMin ?? 10;
       if (now < inc.opened_at + afterMin * 60_000) continue;
       const bodies = triggerBodies(inc, afterMin, w?.pagerduty_key ?? o.pagerduty?.routingKey);
       if (!bodies.length) continue;
       const to = describe(bodies.map((b) => b.target));
-      pages.tx(() => {
-        pages.insertEscalation({ incident_id: inc.id, escalated_at: now, escalated_to: to });
-        for (const b of bodies) pages.insertPage({ incident_id: inc.id, action: 'trigger', target: b.target, body: JSON.stringify(b.body), next_attempt_at: now, created_at: now });
-        store.insertOutbox({
+      await pages.tx(async () => {
+        await pages.insertEscalation({ incident_id: inc.id, escalated_at: now, escalated_to: to });
+        for (const b of bodies) await pages.insertPage({ incident_id: inc.id, action: 'trigger', target: b.target, body: JSON.stringify(b.body), next_attempt_at: now, created_at: now });
+        await store.insertOutbox({
           platform: inc.platform,
           channel_id: inc.channel_id,
           kind: 'incident',
@@ -111,18 +110,18 @@ export function createPaging(o: PagingOptions): Paging {
   }
 
   /** Acknowledge or resolve, to wherever the trigger went. */
-  function followUp(now: number, which: 'ack' | 'resolve'): void {
+  async function followUp(now: number, which: 'ack' | 'resolve'): Promise<void> {
     const action: PageAction = which === 'ack' ? 'acknowledge' : 'resolve';
-    for (const inc of pages.pagedToFollowUp(which)) {
-      pages.tx(() => {
-        pages.markQueued(inc.id, which);
-        for (const t of pages.triggersOf(inc.id)) {
+    for (const inc of await pages.pagedToFollowUp(which)) {
+      await pages.tx(async () => {
+        await pages.markQueued(inc.id, which);
+        for (const t of await pages.triggersOf(inc.id)) {
           const trigger = JSON.parse(t.body) as { routing_key?: string; dedup_key: string; source?: string };
           const body =
             t.target === 'pagerduty'
               ? { routing_key: trigger.routing_key, event_action: action, dedup_key: trigger.dedup_key }
               : { event_action: action, dedup_key: trigger.dedup_key, incident_id: inc.id, node_id: inc.node_id, source: trigger.source, by: inc.acked_by ?? undefined };
-          pages.insertPage({ incident_id: inc.id, action, target: t.target, body: JSON.stringify(body), next_attempt_at: now, created_at: now });
+          await pages.insertPage({ incident_id: inc.id, action, target: t.target, body: JSON.stringify(body), next_attempt_at: now, created_at: now });
         }
       });
     }
@@ -142,8 +141,8 @@ export function createPaging(o: PagingOptions): Paging {
   }
 
   async function sendDue(now: number): Promise<void> {
-    for (const p of pages.duePages(now)) {
-      if (pages.earlierPending(p)) continue;
+    for (const p of await pages.duePages(now)) {
+      if (await pages.earlierPending(p)) continue;
       let outcome: 'sent' | 'retry' | 'failed';
       let why: string;
       let wait: number | undefined;
@@ -158,13 +157,13 @@ export function createPaging(o: PagingOptions): Paging {
       }
       if (outcome === 'retry' && p.attempts + 1 >= maxAttempts) outcome = 'failed';
       o.metrics?.escalations.inc({ target: p.target, action: p.action, outcome });
-      if (outcome === 'sent') pages.markPageSent(p.id, o.now());
+      if (outcome === 'sent') await pages.markPageSent(p.id, o.now());
       else if (outcome === 'failed') {
-        pages.markPageFailed(p.id, why);
+        await pages.markPageFailed(p.id, why);
         o.log.error({ incident: p.incident_id, target: p.target, action: p.action, reason: why }, 'escalation refused or given up; not retried');
       } else {
         const delay = wait ?? Math.min(maxDelay, base * 2 ** p.attempts);
-        pages.postponePage(p.id, o.now() + delay, why);
+        await pages.postponePage(p.id, o.now() + delay, why);
         o.log.warn({ incident: p.incident_id, target: p.target, action: p.action, delayMs: delay, reason: why }, 'escalation not delivered; retrying with backoff');
       }
     }
@@ -173,9 +172,9 @@ export function createPaging(o: PagingOptions): Paging {
   async function pass(): Promise<void> {
     try {
       const now = o.now();
-      escalateDue(now);
-      followUp(now, 'ack');
-      followUp(now, 'resolve');
+      await escalateDue(now);
+      await followUp(now, 'ack');
+      await followUp(now, 'resolve');
       await sendDue(now);
     } catch (err) {
       o.log.error({ err }, 'paging pass failed');

@@ -1,6 +1,6 @@
 /**
  * Which channels watch which nodes, mutes, and incident acknowledgements: what the `watch`
- * commands use (through `services.watches`). Stored in SQLite; survives restarts.
+ * commands use (through `services.watches`). Stored in the database; survives restarts.
  */
 import { UserError, actorLabel } from '../core/index.js';
 import type { Actor, Place, Platform } from '../core/index.js';
@@ -62,21 +62,21 @@ export interface WatchService {
     escalateAfterMin?: number;
     pagerdutyKey?: string;
     actor: Actor;
-  }): Watch;
+  }): Promise<Watch>;
   /** Whether an active watch hears any activity kind (not only status) of this node. */
-  hearsActivity(nodeId: string): boolean;
+  hearsActivity(nodeId: string): Promise<boolean>;
   /** True when a watch was removed. */
-  remove(place: Place, target: WatchTarget): boolean;
+  remove(place: Place, target: WatchTarget): Promise<boolean>;
   /** The watches of one channel, or of every channel. */
-  list(place?: Pick<Place, 'platform' | 'channelId'>): Watch[];
+  list(place?: Pick<Place, 'platform' | 'channelId'>): Promise<Watch[]>;
   /** Holds the channel's notifications for `target` (a node id or `all`) for `minutes`; they are summarised when the mute ends. */
-  mute(input: { place: Place; target: WatchTarget; minutes: number; actor: Actor }): { until: Date };
+  mute(input: { place: Place; target: WatchTarget; minutes: number; actor: Actor }): Promise<{ until: Date }>;
   /** Ends mutes in the channel (one target, or all of them); returns how many ended. The held events are posted as one summary. */
-  unmute(place: Place, target?: WatchTarget): number;
+  unmute(place: Place, target?: WatchTarget): Promise<number>;
   /** Records who acknowledged an open incident; stops repeat notifications for it. */
   /** Only from the channel the incident was posted in (the button is there; the number is easy to guess). */
-  ack(input: { incidentId: number; actor: Actor; place: Pick<Place, 'platform' | 'channelId'> }): { incident: Incident; already: boolean };
-  incidents(filter?: { place?: Pick<Place, 'platform' | 'channelId'>; state?: 'open' | 'resolved' }): Incident[];
+  ack(input: { incidentId: number; actor: Actor; place: Pick<Place, 'platform' | 'channelId'> }): Promise<{ incident: Incident; already: boolean }>;
+  incidents(filter?: { place?: Pick<Place, 'platform' | 'channelId'>; state?: 'open' | 'resolved' }): Promise<Incident[]>;
 }
 
 /** The kinds a watch row hears: status only when none were chosen. */
@@ -104,8 +104,8 @@ export function toIncident(r: IncidentRow): Incident {
 export function createWatchService(opts: { store: NotifyStore; now: () => number; wake: () => void }): WatchService {
   const { store, now } = opts;
 
-  /** `mutes`: the mutes read once for a whole list (any channels); else this watch's channel's are read. */
-  const toWatch = (r: WatchRow, mutes: MuteRow[] = store.mutes(r.platform, r.channel_id)): Watch => {
+  /** `mutes`: the mutes read once for a whole list (any channels), or the watch's channel's. */
+  const toWatch = (r: WatchRow, mutes: MuteRow[]): Watch => {
     const t = now();
     const covering = mutes.filter(
       (m) => m.platform === r.platform && m.channel_id === r.channel_id && m.until > t && (m.target === r.target || m.target === ALL_NODES),
@@ -130,9 +130,9 @@ export function createWatchService(opts: { store: NotifyStore; now: () => number
   };
 
   return {
-    add({ place, target, targetName, statuses, kinds, minAmountMsat, escalateAfterMin, pagerdutyKey, actor }) {
+    async add({ place, target, targetName, statuses, kinds, minAmountMsat, escalateAfterMin, pagerdutyKey, actor }) {
       const list = statuses?.map((s) => s.trim().toUpperCase()).filter(Boolean);
-      const row = store.upsertWatch({
+      const row = await store.upsertWatch({
         platform: place.platform,
         channel_id: place.channelId,
         workspace_id: place.workspaceId ?? null,
@@ -146,33 +146,33 @@ export function createWatchService(opts: { store: NotifyStore; now: () => number
         created_by: actorLabel(actor),
         created_at: now(),
       });
-      return toWatch(row);
+      return toWatch(row, await store.mutes(row.platform, row.channel_id));
     },
-    hearsActivity(nodeId) {
-      return store.watchesFor(nodeId).some((w) => kindsOf(w).some((k) => k !== 'status'));
+    async hearsActivity(nodeId) {
+      return (await store.watchesFor(nodeId)).some((w) => kindsOf(w).some((k) => k !== 'status'));
     },
-    remove(place, target) {
+    async remove(place, target) {
       return store.deleteWatch(place.platform, place.channelId, target);
     },
-    list(place) {
-      const mutes = place ? store.mutes(place.platform, place.channelId) : store.mutes();
-      return store.watches(place ? { platform: place.platform, channelId: place.channelId } : {}).map((w) => toWatch(w, mutes));
+    async list(place) {
+      const mutes = place ? await store.mutes(place.platform, place.channelId) : await store.mutes();
+      return (await store.watches(place ? { platform: place.platform, channelId: place.channelId } : {})).map((w) => toWatch(w, mutes));
     },
-    mute({ place, target, minutes, actor }) {
+    async mute({ place, target, minutes, actor }) {
       if (!Number.isFinite(minutes) || minutes <= 0) throw new UserError('invalid_arguments', 'minutes must be a positive number', 'e.g. minutes=60');
       const until = now() + Math.round(minutes * 60_000);
-      store.upsertMute({ platform: place.platform, channel_id: place.channelId, target, until, muted_by: actorLabel(actor), created_at: now() });
+      await store.upsertMute({ platform: place.platform, channel_id: place.channelId, target, until, muted_by: actorLabel(actor), created_at: now() });
       return { until: new Date(until) };
     },
-    unmute(place, target) {
+    async unmute(place, target) {
       // Mutes that already ended linger until the worker's housekeeping: they are not counted as ended now.
-      store.deleteExpiredMutes(now());
-      const n = store.deleteMutes(place.platform, place.channelId, target);
+      await store.deleteExpiredMutes(now());
+      const n = await store.deleteMutes(place.platform, place.channelId, target);
       opts.wake();
       return n;
     },
-    ack({ incidentId, actor, place }) {
-      const inc = store.incident(incidentId);
+    async ack({ incidentId, actor, place }) {
+      const inc = await store.incident(incidentId);
       // Another channel's incident is answered as unknown, not as forbidden: its number says nothing here.
       if (!inc || inc.platform !== place.platform || inc.channel_id !== place.channelId) {
         throw new UserError('invalid_arguments', `there is no incident #${incidentId} in this channel`, 'use the Acknowledge button on the incident message, or `watch list` to see this channel\'s open incidents');
@@ -181,9 +181,9 @@ export function createWatchService(opts: { store: NotifyStore; now: () => number
       if (inc.acked_by) return { incident: toIncident(inc), already: true };
       const by = actorLabel(actor);
       const at = now();
-      store.tx(() => {
-        store.updateIncident(inc.id, { acked_by: by, acked_at: at });
-        store.insertOutbox({
+      await store.tx(async () => {
+        await store.updateIncident(inc.id, { acked_by: by, acked_at: at });
+        await store.insertOutbox({
           platform: inc.platform,
           channel_id: inc.channel_id,
           kind: 'incident',
@@ -194,12 +194,10 @@ export function createWatchService(opts: { store: NotifyStore; now: () => number
         });
       });
       opts.wake();
-      return { incident: toIncident(store.incident(inc.id)!), already: false };
+      return { incident: toIncident((await store.incident(inc.id))!), already: false };
     },
-    incidents(filter = {}) {
-      return store
-        .incidents({ platform: filter.place?.platform, channelId: filter.place?.channelId, state: filter.state })
-        .map(toIncident);
+    async incidents(filter = {}) {
+      return (await store.incidents({ platform: filter.place?.platform, channelId: filter.place?.channelId, state: filter.state })).map(toIncident);
     },
   };
 }

@@ -63,13 +63,13 @@ export function createReports(opts: CreateReportsOptions): { service: ReportServ
       try {
         // Each schedule keeps its own baseline: the change since its own last report, whatever was asked in chat.
         const r = await service.run(s.kind, s.target, { unit: s.unit, timeZone: s.timezone, baseline: `schedule:${s.id}` });
-        opts.outbox.enqueue({ platform: s.platform, channelId: s.channelId, kind: 'report', message: r.message, dedupeKey });
+        await opts.outbox.enqueue({ platform: s.platform, channelId: s.channelId, kind: 'report', message: r.message, dedupeKey });
       } catch (e) {
         logger.warn({ err: e, scheduleId: s.id }, 'scheduled report could not be built');
         const gone = isUserError(e) && e.code === 'unknown_node';
         const what = gone ? `The node ${s.targetLabel} no longer exists on the service.` : redactText(e instanceof Error ? e.message : String(e));
         const hint = gone ? '' : e && typeof e === 'object' && typeof (e as { hint?: unknown }).hint === 'string' ? ` ${redactText((e as { hint: string }).hint)}` : '';
-        opts.outbox.enqueue({
+        await opts.outbox.enqueue({
           platform: s.platform,
           channelId: s.channelId,
           kind: 'report',

@@ -1,38 +1,46 @@
 /**
  * Group commit: items that arrive in the same turn of the event loop are written in one
- * SQLite transaction, and each caller's promise settles only after that commit. Durability
- * is unchanged (nothing is answered before it is on disk), but a burst pays for one commit
- * instead of one per item. Each item runs in its own savepoint: one that throws is rolled
- * back and rejected alone, and the others still commit; an error of the database itself
- * (locked, busy, full, I/O) rejects the whole batch.
+ * transaction, and each caller's promise settles only after that commit. Durability is
+ * unchanged (nothing is answered before it is committed), but a burst pays for one commit
+ * instead of one per item. Each item runs in its own savepoint (a nested tx), one after the
+ * other: one that throws is rolled back and rejected alone, and the others still commit; a
+ * failure of the database itself (DatabaseUnavailableError: lost, locked, busy, full, I/O)
+ * rejects the whole batch.
+ *
+ * `before` runs once per batch, inside its transaction, before the items (e.g. to read what
+ * every item needs, once); its result is handed to each item.
  */
-const BATCH_WIDE = ['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_NOMEM', 'SQLITE_CORRUPT', 'SQLITE_READONLY'];
+import { DatabaseUnavailableError } from './sql/types.js';
 
-function batchWide(error: unknown): boolean {
-  const code = error && typeof error === 'object' ? (error as { code?: unknown }).code : undefined;
-  return typeof code === 'string' && BATCH_WIDE.some((c) => code === c || code.startsWith(`${c}_`));
-}
+type Tx = <X>(fn: () => Promise<X>) => Promise<X>;
 
-export function groupCommit<T, R>(tx: <X>(fn: () => X) => X, writeOne: (item: T) => R): (item: T) => Promise<R> {
+export function groupCommit<T, R, C = undefined>(
+  tx: Tx,
+  writeOne: (item: T, context: C) => Promise<R>,
+  before?: () => Promise<C>,
+): (item: T) => Promise<R> {
   let batch: Array<{ item: T; resolve: (r: R) => void; reject: (e: unknown) => void }> = [];
-  const flush = () => {
+  const flush = async (): Promise<void> => {
     const current = batch;
     batch = [];
     let results: Array<{ ok: true; value: R } | { ok: false; error: unknown }>;
     try {
-      results = tx(() =>
-        current.map(({ item }) => {
+      results = await tx(async () => {
+        const context = (before ? await before() : undefined) as C;
+        const out: typeof results = [];
+        for (const { item } of current) {
           try {
-            return { ok: true as const, value: tx(() => writeOne(item)) };
+            out.push({ ok: true, value: await tx(() => writeOne(item, context)) });
           } catch (error) {
-            // A locked or failing database is not this item's fault: it fails the whole batch at
-            // once (each other item would wait busy_timeout again, blocking the event loop, and
-            // after an error that rolled the transaction back they would commit on their own).
-            if (batchWide(error)) throw error;
-            return { ok: false as const, error };
+            // A lost or failing database is not this item's fault: it fails the whole batch at
+            // once (each other item would fail or wait again, and after an error that ended the
+            // transaction they would commit on their own).
+            if (error instanceof DatabaseUnavailableError) throw error;
+            out.push({ ok: false, error });
           }
-        }),
-      );
+        }
+        return out;
+      });
     } catch (error) {
       for (const c of current) c.reject(error);
       return;
@@ -45,6 +53,6 @@ export function groupCommit<T, R>(tx: <X>(fn: () => X) => X, writeOne: (item: T)
   };
   return (item) =>
     new Promise<R>((resolve, reject) => {
-      if (batch.push({ item, resolve, reject }) === 1) setImmediate(flush);
+      if (batch.push({ item, resolve, reject }) === 1) setImmediate(() => void flush());
     });
 }

@@ -1,52 +1,71 @@
-import type { Statement } from './statement-cache.js';
+import type { AnyDb } from './database.js';
 import type { IncidentRow } from './notify-rows.js';
 import { whereEquals } from './where-equals.js';
 
+/** The columns updateIncident may set (named in its SQL; never taken from the caller's keys unchecked). */
+const PATCHABLE = ['state', 'last_status', 'resolved_at', 'acked_by', 'acked_at', 'changes'] as const;
+type Patch = Partial<Pick<IncidentRow, (typeof PATCHABLE)[number]>>;
+
 /** Incidents of the notify room: one open incident per channel and node, its message and its state. */
 export class NotifyIncidents {
-  constructor(private readonly q: (sql: string) => Statement) {}
+  constructor(private readonly db: AnyDb) {}
 
   // ---- incidents ----
-  openIncident(platform: string, channelId: string, nodeId: string): IncidentRow | undefined {
-    return this.q(`SELECT * FROM notify_incidents WHERE platform = ? AND channel_id = ? AND node_id = ? AND state = 'open'`)
-      .get(platform, channelId, nodeId) as IncidentRow | undefined;
+  async openIncident(platform: string, channelId: string, nodeId: string): Promise<IncidentRow | undefined> {
+    return this.db.get<IncidentRow>(`SELECT * FROM notify_incidents WHERE platform = ? AND channel_id = ? AND node_id = ? AND state = 'open'`, [platform, channelId, nodeId]);
   }
 
-  incident(id: number): IncidentRow | undefined {
-    return this.q('SELECT i.*, e.escalated_at, e.escalated_to FROM notify_incidents i LEFT JOIN notify_escalations e ON e.incident_id = i.id WHERE i.id = ?').get(id) as IncidentRow | undefined;
-  }
-
-  incidents(filter: { platform?: string; channelId?: string; state?: 'open' | 'resolved' } = {}): IncidentRow[] {
-    const where = whereEquals([['platform', filter.platform], ['channel_id', filter.channelId], ['state', filter.state]]);
-    return this.q(`SELECT * FROM notify_incidents ${where.sql} ORDER BY id`).all(...where.params) as IncidentRow[];
-  }
-
-  insertIncident(i: Omit<IncidentRow, 'id' | 'state' | 'resolved_at' | 'acked_by' | 'acked_at'>): number {
-    return Number(
-      this.q(
-          `INSERT INTO notify_incidents (platform, channel_id, node_id, node_name, last_status, opened_at, message_id, thread_id, changes)
-           VALUES (@platform, @channel_id, @node_id, @node_name, @last_status, @opened_at, @message_id, @thread_id, @changes)`,
-        )
-        .run(i).lastInsertRowid,
+  async incident(id: number): Promise<IncidentRow | undefined> {
+    return this.db.get<IncidentRow>(
+      'SELECT i.*, e.escalated_at, e.escalated_to FROM notify_incidents i LEFT JOIN notify_escalations e ON e.incident_id = i.id WHERE i.id = ?',
+      [id],
     );
   }
 
-  deleteIncident(id: number): void {
-    this.q('DELETE FROM notify_incidents WHERE id = ?').run(id);
+  async incidents(filter: { platform?: string; channelId?: string; state?: 'open' | 'resolved' } = {}): Promise<IncidentRow[]> {
+    const where = whereEquals([['platform', filter.platform], ['channel_id', filter.channelId], ['state', filter.state]]);
+    return this.db.all<IncidentRow>(`SELECT * FROM notify_incidents ${where.sql} ORDER BY id`, where.params);
+  }
+
+  /** A new open incident's id (a second open one of the same channel and node is refused by the partial unique index). */
+  async insertIncident(i: Omit<IncidentRow, 'id' | 'state' | 'resolved_at' | 'acked_by' | 'acked_at'>): Promise<number> {
+    const r = await this.db.run(
+      `INSERT INTO notify_incidents (platform, channel_id, node_id, node_name, last_status, opened_at, message_id, thread_id, changes)
+       VALUES (@platform, @channel_id, @node_id, @node_name, @last_status, @opened_at, @message_id, @thread_id, @changes)
+       RETURNING id`,
+      {
+        platform: i.platform,
+        channel_id: i.channel_id,
+        node_id: i.node_id,
+        node_name: i.node_name,
+        last_status: i.last_status,
+        opened_at: i.opened_at,
+        message_id: i.message_id,
+        thread_id: i.thread_id,
+        changes: i.changes,
+      },
+    );
+    return Number(r.rows[0].id);
+  }
+
+  async deleteIncident(id: number): Promise<void> {
+    await this.db.run('DELETE FROM notify_incidents WHERE id = ?', [id]);
   }
 
   /** The incident's message is lost (deleted by someone): the next round posts a fresh one. */
-  clearIncidentMessage(id: number): void {
-    this.q('UPDATE notify_incidents SET message_id = NULL, thread_id = NULL WHERE id = ?').run(id);
+  async clearIncidentMessage(id: number): Promise<void> {
+    await this.db.run('UPDATE notify_incidents SET message_id = NULL, thread_id = NULL WHERE id = ?', [id]);
   }
 
-  setIncidentMessage(id: number, messageId: string, threadId: string | null): void {
-    this.q('UPDATE notify_incidents SET message_id = ?, thread_id = ? WHERE id = ?').run(messageId, threadId, id);
+  async setIncidentMessage(id: number, messageId: string, threadId: string | null): Promise<void> {
+    await this.db.run('UPDATE notify_incidents SET message_id = ?, thread_id = ? WHERE id = ?', [messageId, threadId, id]);
   }
 
-  updateIncident(id: number, patch: Partial<Pick<IncidentRow, 'state' | 'last_status' | 'resolved_at' | 'acked_by' | 'acked_at' | 'changes'>>): void {
-    const keys = Object.keys(patch);
+  async updateIncident(id: number, patch: Patch): Promise<void> {
+    const keys = PATCHABLE.filter((k) => k in patch);
     if (!keys.length) return;
-    this.q(`UPDATE notify_incidents SET ${keys.map((k) => `${k} = @${k}`).join(', ')} WHERE id = @id`).run({ ...patch, id });
+    const params: Record<string, unknown> = { id };
+    for (const k of keys) params[k] = patch[k];
+    await this.db.run(`UPDATE notify_incidents SET ${keys.map((k) => `${k} = @${k}`).join(', ')} WHERE id = @id`, params);
   }
 }

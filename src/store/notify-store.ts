@@ -1,80 +1,81 @@
 /**
- * SQL of the notify room (tables of migrations/notify.ts): events, watches, mutes,
- * outbox, incidents and notices. Synchronous (better-sqlite3); callers group writes in
- * `store.tx(() => ...)` so an event and its outbox rows commit together.
+ * SQL of the notify room (tables of migrations/notify.ts): events, watches, mutes, outbox,
+ * incidents and notices, on either engine (AnyDb). Async; callers group writes in
+ * `store.tx(async () => ...)` so an event and its outbox rows commit together.
  * Watches and mutes, the outbox and incidents each have their repository (notify-watches.ts,
  * notify-outbox.ts, notify-incidents.ts); this store is the one face the notify room sees.
  */
-import type { Db } from './database.js';
-import { statementCache, type Statement } from './statement-cache.js';
-import { routingIndexOf, type NotifyRoutingIndex } from './notify-routing-index.js';
+import type { AnyDb } from './database.js';
+import { routingIndexOf, type NotifyRoutingIndex, type RoutingView } from './notify-routing-index.js';
 import type { EventRow, NoticeRow } from './notify-rows.js';
 import { NotifyWatches } from './notify-watches.js';
 import { NotifyOutbox } from './notify-outbox.js';
 import { NotifyIncidents } from './notify-incidents.js';
 
 export type { EventRow, WatchRow, MuteRow, OutboxState, OutboxRow, OutboxEventRow, IncidentRow, NoticeRow } from './notify-rows.js';
+export type { RoutingView } from './notify-routing-index.js';
 
 export class NotifyStore {
-  /** Statements prepared once and reused (this store is on the webhook and outbox hot paths). */
-  private readonly q: (sql: string) => Statement;
-  /** Watches and mutes in memory for routing; every write to them (NotifyWatches) tells it. */
+  /** Watches and mutes in memory for routing; every write to them (NotifyWatches) bumps its counter. */
   private readonly routing: NotifyRoutingIndex;
-  /** One transaction function for every tx() (better-sqlite3 builds a new one per db.transaction call). */
-  private readonly txn: (fn: () => unknown) => unknown;
 
   /** The repositories the methods below hand their work to. */
   private readonly watchRepo: NotifyWatches;
   private readonly outboxRepo: NotifyOutbox;
   private readonly incidentRepo: NotifyIncidents;
 
-  constructor(readonly db: Db) {
-    this.q = statementCache(db);
-    this.routing = routingIndexOf(db, this.q);
-    this.txn = db.transaction((fn: () => unknown) => fn());
-    this.watchRepo = new NotifyWatches(this.q, this.routing);
-    this.outboxRepo = new NotifyOutbox(this.q, (fn) => this.tx(fn));
-    this.incidentRepo = new NotifyIncidents(this.q);
+  constructor(readonly db: AnyDb) {
+    this.routing = routingIndexOf(db);
+    this.watchRepo = new NotifyWatches(db, this.routing);
+    this.outboxRepo = new NotifyOutbox(db);
+    this.incidentRepo = new NotifyIncidents(db);
   }
 
-  tx<T>(fn: () => T): T {
-    return this.txn(fn) as T;
+  /** One transaction (a savepoint inside another): everything `fn` does commits together or not at all. */
+  tx<T>(fn: () => Promise<T>): Promise<T> {
+    return this.db.tx(fn);
+  }
+
+  /**
+   * The watches and mutes routing reads, from memory unless another connection or replica
+   * changed them (one read of their change counter). Read once per event or per batch.
+   */
+  routingView(): Promise<RoutingView> {
+    return this.routing.view();
   }
 
   // ---- events ----
   /** Inserts an event; undefined when its dedupe key is already stored (a redelivery). */
-  insertEvent(e: Omit<EventRow, 'id'>): number | undefined {
-    const r = this.q(
-        `INSERT INTO notify_events (dedupe_key, node_id, node_name, event_type, status, event_ts, received_at, payload, event_ms)
-         VALUES (@dedupe_key, @node_id, @node_name, @event_type, @status, @event_ts, @received_at, @payload, @event_ms)
-         ON CONFLICT (dedupe_key) DO NOTHING`,
-      )
-      .run({ event_ms: null, ...e });
-    return r.changes ? Number(r.lastInsertRowid) : undefined;
+  async insertEvent(e: Omit<EventRow, 'id'>): Promise<number | undefined> {
+    const r = await this.db.run(
+      `INSERT INTO notify_events (dedupe_key, node_id, node_name, event_type, status, event_ts, received_at, payload, event_ms)
+       VALUES (@dedupe_key, @node_id, @node_name, @event_type, @status, @event_ts, @received_at, @payload, @event_ms)
+       ON CONFLICT (dedupe_key) DO NOTHING
+       RETURNING id`,
+      { event_ms: null, ...e },
+    );
+    return r.rows.length ? Number(r.rows[0].id) : undefined;
   }
 
-  eventByKey(key: string): EventRow | undefined {
-    return this.q('SELECT * FROM notify_events WHERE dedupe_key = ?').get(key) as EventRow | undefined;
+  async eventByKey(key: string): Promise<EventRow | undefined> {
+    return this.db.get<EventRow>('SELECT * FROM notify_events WHERE dedupe_key = ?', [key]);
   }
 
   /** The status of the node's last event before `beforeEventId` (for counting changes). */
-  previousStatus(nodeId: string, beforeEventId: number): string | undefined {
-    return (
-      (this.q('SELECT status FROM notify_events WHERE node_id = ? AND id < ? AND status IS NOT NULL ORDER BY id DESC LIMIT 1')
-        .pluck()
-        .get(nodeId, beforeEventId) as string | undefined) ?? undefined
-    );
+  async previousStatus(nodeId: string, beforeEventId: number): Promise<string | undefined> {
+    return this.db.value<string>('SELECT status FROM notify_events WHERE node_id = ? AND id < ? AND status IS NOT NULL ORDER BY id DESC LIMIT 1', [nodeId, beforeEventId]);
   }
 
   /** The node's most recent events that carry a status and a timestamp, newest arrival first. */
-  recentStatusEvents(nodeId: string, limit = 50): Array<{ id: number; status: string; event_ts: string }> {
-    return this.q(
+  async recentStatusEvents(nodeId: string, limit = 50): Promise<Array<{ id: number; status: string; event_ts: string }>> {
+    return this.db.all(
       'SELECT id, status, event_ts FROM notify_events WHERE node_id = ? AND status IS NOT NULL AND event_ts IS NOT NULL ORDER BY id DESC LIMIT ?',
-    ).all(nodeId, limit) as Array<{ id: number; status: string; event_ts: string }>;
+      [nodeId, limit],
+    );
   }
 
-  countEvents(): number {
-    return this.q('SELECT COUNT(*) FROM notify_events').pluck().get() as number;
+  async countEvents(): Promise<number> {
+    return (await this.db.value<number>('SELECT COUNT(*) FROM notify_events')) ?? 0;
   }
 
   // ---- watches and mutes (NotifyWatches) ----
@@ -174,23 +175,20 @@ export class NotifyStore {
   }
 
   // ---- notices ----
-  insertNotice(n: Omit<NoticeRow, 'id'>): number {
-    return Number(
-      this.q('INSERT INTO notify_notices (platform, channel_id, kind, text, created_at) VALUES (@platform, @channel_id, @kind, @text, @created_at)').run(n)
-        .lastInsertRowid,
+  async insertNotice(n: Omit<NoticeRow, 'id'>): Promise<number> {
+    const r = await this.db.run(
+      'INSERT INTO notify_notices (platform, channel_id, kind, text, created_at) VALUES (@platform, @channel_id, @kind, @text, @created_at) RETURNING id',
+      { platform: n.platform, channel_id: n.channel_id, kind: n.kind, text: n.text, created_at: n.created_at },
     );
+    return Number(r.rows[0].id);
   }
 
   /** When the channel last had a notice of this kind, if ever. */
-  lastNoticeAt(platform: string, channelId: string, kind: string): number | undefined {
-    return (
-      (this.q('SELECT MAX(created_at) FROM notify_notices WHERE platform = ? AND channel_id = ? AND kind = ?').pluck().get(platform, channelId, kind) as
-        | number
-        | null) ?? undefined
-    );
+  async lastNoticeAt(platform: string, channelId: string, kind: string): Promise<number | undefined> {
+    return this.db.value<number>('SELECT MAX(created_at) FROM notify_notices WHERE platform = ? AND channel_id = ? AND kind = ?', [platform, channelId, kind]);
   }
 
-  notices(): NoticeRow[] {
-    return this.q('SELECT * FROM notify_notices ORDER BY id').all() as NoticeRow[];
+  async notices(): Promise<NoticeRow[]> {
+    return this.db.all<NoticeRow>('SELECT * FROM notify_notices ORDER BY id');
   }
 }

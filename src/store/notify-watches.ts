@@ -1,91 +1,109 @@
-import type { Statement } from './statement-cache.js';
-import type { NotifyRoutingIndex } from './notify-routing-index.js';
+import type { AnyDb } from './database.js';
+import { ROUTING_GENERATION, type NotifyRoutingIndex } from './notify-routing-index.js';
 import type { MuteRow, WatchRow } from './notify-rows.js';
 import { whereEquals } from './where-equals.js';
 
-/** Watches and mutes of the notify room; every write tells the routing index, which routing reads from memory. */
+/**
+ * Watches and mutes of the notify room. Every write bumps the routing counter in its own
+ * transaction (so other connections and replicas notice it) and tells this connection's
+ * routing index, which routing reads from memory.
+ */
 export class NotifyWatches {
   constructor(
-    private readonly q: (sql: string) => Statement,
+    private readonly db: AnyDb,
     private readonly routing: NotifyRoutingIndex,
   ) {}
 
+  /** Runs a write of watches or mutes with the counter's bump, in one transaction; `bump(result)` false: nothing changed. */
+  private async write<T>(fn: () => Promise<T>, bump: (result: T) => boolean = () => true): Promise<T> {
+    const result = await this.db.tx(async () => {
+      const r = await fn();
+      if (bump(r)) await this.routing.generations.bump(ROUTING_GENERATION);
+      return r;
+    });
+    if (bump(result)) this.routing.changed();
+    return result;
+  }
+
   // ---- watches ----
-  upsertWatch(w: Omit<WatchRow, 'id' | 'paused_at' | 'paused_reason'>): WatchRow {
-    this.q(
-        `INSERT INTO notify_watches (platform, channel_id, workspace_id, target, target_name, statuses, kinds, min_amount_msat, escalate_after_min, pagerduty_key, created_by, created_at)
-         VALUES (@platform, @channel_id, @workspace_id, @target, @target_name, @statuses, @kinds, @min_amount_msat, @escalate_after_min, @pagerduty_key, @created_by, @created_at)
-         ON CONFLICT (platform, channel_id, target) DO UPDATE SET kinds = excluded.kinds, min_amount_msat = excluded.min_amount_msat,
-           escalate_after_min = excluded.escalate_after_min, pagerduty_key = excluded.pagerduty_key,
-           statuses = excluded.statuses, target_name = excluded.target_name, workspace_id = excluded.workspace_id,
-           created_by = excluded.created_by, paused_at = NULL, paused_reason = NULL`,
-      )
-      .run(w);
-    this.routing.changed();
-    return this.q('SELECT * FROM notify_watches WHERE platform = ? AND channel_id = ? AND target = ?')
-      .get(w.platform, w.channel_id, w.target) as WatchRow;
+  async upsertWatch(w: Omit<WatchRow, 'id' | 'paused_at' | 'paused_reason'>): Promise<WatchRow> {
+    const rows = await this.write(
+      async () =>
+        (
+          await this.db.run(
+            `INSERT INTO notify_watches (platform, channel_id, workspace_id, target, target_name, statuses, kinds, min_amount_msat, escalate_after_min, pagerduty_key, created_by, created_at)
+             VALUES (@platform, @channel_id, @workspace_id, @target, @target_name, @statuses, @kinds, @min_amount_msat, @escalate_after_min, @pagerduty_key, @created_by, @created_at)
+             ON CONFLICT (platform, channel_id, target) DO UPDATE SET kinds = excluded.kinds, min_amount_msat = excluded.min_amount_msat,
+               escalate_after_min = excluded.escalate_after_min, pagerduty_key = excluded.pagerduty_key,
+               statuses = excluded.statuses, target_name = excluded.target_name, workspace_id = excluded.workspace_id,
+               created_by = excluded.created_by, paused_at = NULL, paused_reason = NULL
+             RETURNING *`,
+            w,
+          )
+        ).rows,
+    );
+    return rows[0] as unknown as WatchRow;
   }
 
-  deleteWatch(platform: string, channelId: string, target: string): boolean {
-    const gone = this.q('DELETE FROM notify_watches WHERE platform = ? AND channel_id = ? AND target = ?').run(platform, channelId, target).changes > 0;
-    this.routing.changed();
-    return gone;
+  async deleteWatch(platform: string, channelId: string, target: string): Promise<boolean> {
+    return this.write(
+      async () => (await this.db.run('DELETE FROM notify_watches WHERE platform = ? AND channel_id = ? AND target = ?', [platform, channelId, target])).changes > 0,
+      (gone) => gone,
+    );
   }
 
-  watches(filter: { platform?: string; channelId?: string } = {}): WatchRow[] {
+  async watches(filter: { platform?: string; channelId?: string } = {}): Promise<WatchRow[]> {
     const where = whereEquals([['platform', filter.platform], ['channel_id', filter.channelId]]);
-    return this.q(`SELECT * FROM notify_watches ${where.sql} ORDER BY id`).all(...where.params) as WatchRow[];
+    return this.db.all<WatchRow>(`SELECT * FROM notify_watches ${where.sql} ORDER BY id`, where.params);
   }
 
   /** Active (not paused) watches on this node or on `all`, in id order (from the routing index). */
-  watchesFor(nodeId: string): readonly WatchRow[] {
-    return this.routing.watchesFor(nodeId) ?? this.q(`SELECT * FROM notify_watches WHERE paused_at IS NULL AND (target = ? OR target = 'all') ORDER BY id`)
-      .all(nodeId) as WatchRow[];
+  async watchesFor(nodeId: string): Promise<readonly WatchRow[]> {
+    return (await this.routing.view()).watchesFor(nodeId);
   }
 
-  pauseWatches(platform: string, channelId: string, at: number, reason: string): number {
-    const n = this.q('UPDATE notify_watches SET paused_at = ?, paused_reason = ? WHERE platform = ? AND channel_id = ? AND paused_at IS NULL')
-      .run(at, reason, platform, channelId).changes;
-    this.routing.changed();
-    return n;
+  async pauseWatches(platform: string, channelId: string, at: number, reason: string): Promise<number> {
+    return this.write(
+      async () =>
+        (await this.db.run('UPDATE notify_watches SET paused_at = ?, paused_reason = ? WHERE platform = ? AND channel_id = ? AND paused_at IS NULL', [at, reason, platform, channelId]))
+          .changes,
+      (n) => n > 0,
+    );
   }
 
   // ---- mutes ----
-  upsertMute(m: MuteRow): void {
-    this.q(
+  async upsertMute(m: MuteRow): Promise<void> {
+    await this.write(async () => {
+      await this.db.run(
         `INSERT INTO notify_mutes (platform, channel_id, target, until, muted_by, created_at)
          VALUES (@platform, @channel_id, @target, @until, @muted_by, @created_at)
          ON CONFLICT (platform, channel_id, target) DO UPDATE SET until = excluded.until, muted_by = excluded.muted_by`,
-      )
-      .run(m);
-    this.routing.changed();
+        { platform: m.platform, channel_id: m.channel_id, target: m.target, until: m.until, muted_by: m.muted_by, created_at: m.created_at },
+      );
+    });
   }
 
-  deleteMutes(platform: string, channelId: string, target?: string): number {
-    const n =
-      target === undefined
-        ? this.q('DELETE FROM notify_mutes WHERE platform = ? AND channel_id = ?').run(platform, channelId).changes
-        : this.q('DELETE FROM notify_mutes WHERE platform = ? AND channel_id = ? AND target = ?').run(platform, channelId, target).changes;
-    this.routing.changed();
-    return n;
+  async deleteMutes(platform: string, channelId: string, target?: string): Promise<number> {
+    return this.write(
+      async () =>
+        target === undefined
+          ? (await this.db.run('DELETE FROM notify_mutes WHERE platform = ? AND channel_id = ?', [platform, channelId])).changes
+          : (await this.db.run('DELETE FROM notify_mutes WHERE platform = ? AND channel_id = ? AND target = ?', [platform, channelId, target])).changes,
+      (n) => n > 0,
+    );
   }
 
-  mutes(platform?: string, channelId?: string): MuteRow[] {
-    if (platform && channelId) return this.q('SELECT * FROM notify_mutes WHERE platform = ? AND channel_id = ?').all(platform, channelId) as MuteRow[];
-    return this.q('SELECT * FROM notify_mutes').all() as MuteRow[];
+  async mutes(platform?: string, channelId?: string): Promise<MuteRow[]> {
+    if (platform && channelId) return this.db.all<MuteRow>('SELECT * FROM notify_mutes WHERE platform = ? AND channel_id = ?', [platform, channelId]);
+    return this.db.all<MuteRow>('SELECT * FROM notify_mutes');
   }
 
-  /** The mute that silences `nodeId` in this channel at `now`, if any. */
-  activeMute(platform: string, channelId: string, nodeId: string, now: number): MuteRow | undefined {
-    const cached = this.routing.activeMute(platform, channelId, nodeId, now);
-    if (cached !== undefined) return cached ?? undefined;
-    return this.q(`SELECT * FROM notify_mutes WHERE platform = ? AND channel_id = ? AND (target = ? OR target = 'all') AND until > ? ORDER BY until DESC LIMIT 1`)
-      .get(platform, channelId, nodeId, now) as MuteRow | undefined;
+  /** The mute that silences `nodeId` in this channel at `now`, if any (from the routing index). */
+  async activeMute(platform: string, channelId: string, nodeId: string, now: number): Promise<MuteRow | undefined> {
+    return (await this.routing.view()).activeMute(platform, channelId, nodeId, now);
   }
 
-  deleteExpiredMutes(now: number): number {
-    const n = this.q('DELETE FROM notify_mutes WHERE until <= ?').run(now).changes;
-    if (n) this.routing.changed();
-    return n;
+  async deleteExpiredMutes(now: number): Promise<number> {
+    return this.write(async () => (await this.db.run('DELETE FROM notify_mutes WHERE until <= ?', [now])).changes, (n) => n > 0);
   }
 }

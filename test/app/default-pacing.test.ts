@@ -13,7 +13,7 @@ describe('default pacing on Slack', () => {
     const slack = await startFakeSlack();
     const h = await startHarness({ env: { SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: 'secret', SLACK_API_URL: slack.apiUrl }, emulator: { seed: 'demo' } });
     try {
-      h.app.services.watches.add({ place: { platform: 'slack', channelId: 'CPACE' }, target: 'all', actor: { platform: 'slack', userId: 'U1' } });
+      await h.app.services.watches.add({ place: { platform: 'slack', channelId: 'CPACE' }, target: 'all', actor: { platform: 'slack', userId: 'U1' } });
       const nodes = await h.app.services.hosting.listNodes();
       for (const [i, n] of nodes.entries()) {
         const body = Buffer.from(JSON.stringify({ eventType: 'NODE_STATUS_UPDATED', eventTimestamp: new Date(Date.now() - 60_000 + i * 1000).toISOString(), details: { nodeId: n.nodeId, status: 'FAILED' }, nodeId: n.nodeId }));

@@ -59,7 +59,7 @@ describe('every declared metric moves with its event', () => {
   });
 
   it('moves the outbox depth, the deliveries and their latency when a watched node changes', async () => {
-    h.app.services.watches.add({ place: { platform: 'slack', channelId: 'CMETRICS' }, target: 'all', actor: { platform: 'slack', userId: 'U1' } });
+    await h.app.services.watches.add({ place: { platform: 'slack', channelId: 'CMETRICS' }, target: 'all', actor: { platform: 'slack', userId: 'U1' } });
     const node = (await h.app.services.hosting.listNodes()).find((n) => n.name === 'bob')!;
     const before = await scrape();
     // Slack answers the first post with 429 and Retry-After 1 s, so the message waits in the outbox for a while.
@@ -86,7 +86,7 @@ describe('every declared metric moves with its event', () => {
 
   it('counts the activity polls of a watched node by outcome, and their time', async () => {
     const node = (await h.app.services.hosting.listNodes()).find((n) => n.name === 'alice')!;
-    h.app.services.watches.add({ place: { platform: 'slack', channelId: 'CPOLL' }, target: node.nodeId, kinds: ['payments'], actor: { platform: 'slack', userId: 'U1' } });
+    await h.app.services.watches.add({ place: { platform: 'slack', channelId: 'CPOLL' }, target: node.nodeId, kinds: ['payments'], actor: { platform: 'slack', userId: 'U1' } });
     const polls = (t: string) => total(t, 'rln_chatops_activity_polls_total');
     const timed = (t: string) => total(t, 'rln_chatops_activity_poll_seconds_count');
     const before = await scrape();

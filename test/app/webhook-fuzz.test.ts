@@ -18,7 +18,7 @@ describe('the webhook endpoint under bad input', () => {
     slack = await startFakeSlack();
     h = await startHarness({ env: { SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: 'secret', SLACK_API_URL: slack.apiUrl }, emulator: { seed: 'demo' } });
     nodeId = (await h.app.services.hosting.listNodes())[0].nodeId;
-    h.app.services.watches.add({ place: { platform: 'slack', channelId: 'CFUZZ' }, target: 'all', actor: { platform: 'slack', userId: 'U1' } });
+    await h.app.services.watches.add({ place: { platform: 'slack', channelId: 'CFUZZ' }, target: 'all', actor: { platform: 'slack', userId: 'U1' } });
   });
   afterAll(async () => {
     await h.close();

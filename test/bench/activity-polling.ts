@@ -96,7 +96,7 @@ export async function activityPolling(o: { nodes: number; intervalS: number; pas
         platform: 'shell', channel_id: 'terminal', workspace_id: null, target: 'all', target_name: null, statuses: null, kinds,
         min_amount_msat: null, escalate_after_min: null, pagerduty_key: null, created_by: 'bench', created_at: Date.now(),
       });
-    watch(null);
+    await watch(null);
 
     const child = spawn(process.execPath, [`${root}node_modules/tsx/dist/cli.mjs`, `${root}src/cli.ts`, 'start'], {
       cwd: root,
@@ -120,7 +120,7 @@ export async function activityPolling(o: { nodes: number; intervalS: number; pas
       const idleCpu = cpuMs(pid) - c0;
       const idleRss = rssMiB(pid);
 
-      watch('payments');
+      await watch('payments');
       await sleep(o.intervalS * 1000 * 2); // the first passes only record
       const c1 = cpuMs(pid);
       await sleep(windowMs);

@@ -38,7 +38,7 @@ export async function reportsManyNodes(opts: { nodes: number; latencyMs: number 
 
     const services = { hosting, nodeApi: api, now: () => Date.now() } as unknown as Services;
     const posted: OutboxItem[] = [];
-    const reports = createReports({ db: openDatabase(':memory:'), services, outbox: { enqueue: (i) => void posted.push(i) }, logger: silentLogger });
+    const reports = createReports({ db: openDatabase(':memory:'), services, outbox: { enqueue: async (i) => void posted.push(i) }, logger: silentLogger });
     let peak = process.memoryUsage().rss;
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
     const before = process.memoryUsage().rss;

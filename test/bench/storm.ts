@@ -35,7 +35,7 @@ export async function storm(opts: { events: number; nodes: number; seconds: numb
     await new Promise((r) => setTimeout(r, 200));
     const nodes = await h.app.services.hosting.listNodes();
     const idOf = new Map(nodes.map((n) => [n.name, n.nodeId]));
-    h.app.services.watches.add({ place: { platform: 'slack', channelId: CHANNEL }, target: 'all', actor: { platform: 'slack', userId: 'UBENCH' } });
+    await h.app.services.watches.add({ place: { platform: 'slack', channelId: CHANNEL }, target: 'all', actor: { platform: 'slack', userId: 'UBENCH' } });
 
     const last = new Map<string, string>();
     const make = (i: number): RequestSpec => {

@@ -186,7 +186,7 @@ async function startBot(dir: string, config: 'unrouted' | 'routed' | 'memory', e
   if (config !== 'unrouted') {
     // `watch add all` in one channel, written before the bot starts (as a previous run would have).
     const db = openDatabase(dbPath);
-    new NotifyStore(db).upsertWatch({
+    await new NotifyStore(db).upsertWatch({
       platform: 'slack',
       channel_id: CHANNEL,
       workspace_id: null,

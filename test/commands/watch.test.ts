@@ -66,7 +66,7 @@ describe('watch commands', () => {
     expect(text).toContain(`webhook URL set to https://localhost:9/webhooks/service/${ids.alice}`);
     const alice = await hosting.getNode(ids.alice);
     expect(alice.settings?.webhookUrl).toBe(`https://localhost:9/webhooks/service/${ids.alice}`);
-    expect(notifier.watches.list(place)).toMatchObject([{ target: ids.alice, statuses: ['FAILED', 'PAUSED'] }]);
+    expect(await notifier.watches.list(place)).toMatchObject([{ target: ids.alice, statuses: ['FAILED', 'PAUSED'] }]);
   });
 
   it('watch add leaves a node webhook URL that points elsewhere and warns', async () => {
@@ -79,24 +79,24 @@ describe('watch commands', () => {
     expect(replyText(await run('watch add ghost'))).toMatch(/no node named "ghost"[\s\S]*node list/);
     expect(replyText(await run('watch add alice status=BROKEN'))).toMatch(/Unknown status BROKEN[\s\S]*FAILED/);
     expect(replyText(await run('watch add all', 'UREADER')).toLowerCase()).toMatch(/operate|permission|role|not allowed/);
-    expect(notifier.watches.list(place).some((w) => w.target === 'all')).toBe(false);
+    expect((await notifier.watches.list(place)).some((w) => w.target === 'all')).toBe(false);
   });
 
   it('watch add with kinds, min_amount and escalation settings keeps them, and watch list shows them', async () => {
     const added = replyText(await run('watch add bob kinds=status,payments,channels,liquidity,lock min_amount="10k sats" escalate_after=5 pagerduty_key=abcdefghijklmnopqrstuvwxyz012345'));
     expect(added).toContain('status, payments, channels, liquidity, lock');
     expect(added).toContain('10,000 sats');
-    const w = notifier.watches.list(place).find((x) => x.target === ids.bob)!;
+    const w = (await notifier.watches.list(place)).find((x) => x.target === ids.bob)!;
     expect(w).toMatchObject({ kinds: ['status', 'payments', 'channels', 'liquidity', 'lock'], minAmountMsat: 10_000_000, escalateAfterMin: 5 });
     const list = replyText(await run('watch list', 'UREADER'));
     expect(list).toContain('bob | every change | status, payments, channels, liquidity, lock (≥ 10,000 sats) | after 5 min, PagerDuty key …2345 | active');
     expect(list).not.toContain('abcdefghijklmnop');
-    expect(notifier.watches.hearsActivity(ids.bob)).toBe(true);
-    expect(notifier.watches.hearsActivity(ids.alice)).toBe(false);
+    expect(await notifier.watches.hearsActivity(ids.bob)).toBe(true);
+    expect(await notifier.watches.hearsActivity(ids.alice)).toBe(false);
     // Adding the watch again without kinds= goes back to status changes only (DESIGN).
     await run('watch add bob');
-    expect(notifier.watches.list(place).find((x) => x.target === ids.bob)!.kinds).toEqual(['status']);
-    expect(notifier.watches.hearsActivity(ids.bob)).toBe(false);
+    expect((await notifier.watches.list(place)).find((x) => x.target === ids.bob)!.kinds).toEqual(['status']);
+    expect(await notifier.watches.hearsActivity(ids.bob)).toBe(false);
   });
 
   it('watch add refuses an unknown kind and an amount without a unit, saying what to write', async () => {
@@ -106,11 +106,11 @@ describe('watch commands', () => {
 
   it('watch add reads min_amount typed as two words unquoted, with the one amount grammar (separators, BTC)', async () => {
     expect(replyText(await run('watch add bob kinds=payments min_amount=10k sats'))).toContain('10,000 sats');
-    expect(notifier.watches.list(place).find((x) => x.target === ids.bob)!.minAmountMsat).toBe(10_000_000);
+    expect((await notifier.watches.list(place)).find((x) => x.target === ids.bob)!.minAmountMsat).toBe(10_000_000);
     await run('watch add bob kinds=payments min_amount=0.001 BTC');
-    expect(notifier.watches.list(place).find((x) => x.target === ids.bob)!.minAmountMsat).toBe(100_000_000);
+    expect((await notifier.watches.list(place)).find((x) => x.target === ids.bob)!.minAmountMsat).toBe(100_000_000);
     await run('watch add bob kinds=payments min_amount=1,500 sat');
-    expect(notifier.watches.list(place).find((x) => x.target === ids.bob)!.minAmountMsat).toBe(1_500_000);
+    expect((await notifier.watches.list(place)).find((x) => x.target === ids.bob)!.minAmountMsat).toBe(1_500_000);
     await run('watch add bob');
   });
 
@@ -144,7 +144,7 @@ describe('watch commands', () => {
   });
 
   it('the Acknowledge button of an incident records who clicked it', async () => {
-    ingest(notifier, statusPayload(ids.alice, 'FAILED'), 'alice');
+    await ingest(notifier, statusPayload(ids.alice, 'FAILED'), 'alice');
     await notifier.drain(3000);
     const incident = poster.topLevel('CW').at(-1)!.message;
     expect(incident.header).toMatch(/Incident #\d+: alice is FAILED/);
@@ -152,7 +152,7 @@ describe('watch commands', () => {
     expect(ackButton.id).toBeTruthy();
     const r = await dispatcher.dispatch({ via: 'button', actor: { platform: 'slack', userId: 'UOP', displayName: 'Olga' }, place, buttonId: ackButton.id! });
     expect(replyText(r)).toMatch(/acknowledged by Olga \(slack:UOP\)/);
-    expect(notifier.watches.incidents({ place, state: 'open' })[0].ackedBy).toBe('Olga (slack:UOP)');
+    expect((await notifier.watches.incidents({ place, state: 'open' }))[0].ackedBy).toBe('Olga (slack:UOP)');
     expect(replyText(await run('watch ack 999'))).toMatch(/no incident #999/);
     await notifier.drain(3000);
     expect(inlineToPlain(JSON.stringify(poster.updates().at(-1)!.message))).toContain('by Olga');

@@ -19,47 +19,47 @@ const payment = (key: string, sats: number): ActivityItem => ({
   message: { header: `bob: payment received, ${sats} sats`, tone: 'success', blocks: [] },
 });
 
-function setup() {
+async function setup() {
   const poster = new RecordingPoster('slack');
   const h = makeNotifier({ posters: { slack: poster } });
   cleanup.push(h);
   const w = h.notifier.watches;
-  w.add({ place: slackPlace('CPAY'), target: 'nbob', kinds: ['payments'], minAmountMsat: 10_000_000, actor: actor() });
-  w.add({ place: slackPlace('CSTATUS'), target: 'nbob', actor: actor() });
-  w.add({ place: slackPlace('CBOTH'), target: 'all', kinds: ['status', 'payments', 'channels'], actor: actor() });
+  await w.add({ place: slackPlace('CPAY'), target: 'nbob', kinds: ['payments'], minAmountMsat: 10_000_000, actor: actor() });
+  await w.add({ place: slackPlace('CSTATUS'), target: 'nbob', actor: actor() });
+  await w.add({ place: slackPlace('CBOTH'), target: 'all', kinds: ['status', 'payments', 'channels'], actor: actor() });
   return { h, poster };
 }
 
 describe('routing node activity', () => {
-  it('queues an item for the watches whose kinds include it, and a status change only for watches that hear status', () => {
-    const { h } = setup();
-    expect(h.notifier.ingestActivity({ nodeId: 'nbob', nodeName: 'bob' }, [payment('k1', 20_000)])).toBe(2);
-    const channels = h.notifier.store.outboxRows().map((r) => r.channel_id);
+  it('queues an item for the watches whose kinds include it, and a status change only for watches that hear status', async () => {
+    const { h } = await setup();
+    expect(await h.notifier.ingestActivity({ nodeId: 'nbob', nodeName: 'bob' }, [payment('k1', 20_000)])).toBe(2);
+    const channels = (await h.notifier.store.outboxRows()).map((r) => r.channel_id);
     expect(channels.sort()).toEqual(['CBOTH', 'CPAY']);
-    ingest(h.notifier, statusPayload('nbob', 'PAUSED'), 'bob');
-    const statusRows = h.notifier.store.outboxRows().slice(2).map((r) => r.channel_id);
+    await ingest(h.notifier, statusPayload('nbob', 'PAUSED'), 'bob');
+    const statusRows = (await h.notifier.store.outboxRows()).slice(2).map((r) => r.channel_id);
     expect(statusRows.sort()).toEqual(['CBOTH', 'CSTATUS']);
   });
 
-  it('routes an item seen again (the same dedupe key) nothing, and skips a payment below the watch min_amount', () => {
-    const { h } = setup();
-    h.notifier.ingestActivity({ nodeId: 'nbob' }, [payment('k1', 20_000)]);
-    expect(h.notifier.ingestActivity({ nodeId: 'nbob' }, [payment('k1', 20_000)])).toBe(0);
-    expect(h.notifier.ingestActivity({ nodeId: 'nbob' }, [payment('k2', 5_000)])).toBe(1);
-    expect(h.notifier.store.outboxRows().filter((r) => r.channel_id === 'CPAY')).toHaveLength(1);
+  it('routes an item seen again (the same dedupe key) nothing, and skips a payment below the watch min_amount', async () => {
+    const { h } = await setup();
+    await h.notifier.ingestActivity({ nodeId: 'nbob' }, [payment('k1', 20_000)]);
+    expect(await h.notifier.ingestActivity({ nodeId: 'nbob' }, [payment('k1', 20_000)])).toBe(0);
+    expect(await h.notifier.ingestActivity({ nodeId: 'nbob' }, [payment('k2', 5_000)])).toBe(1);
+    expect((await h.notifier.store.outboxRows()).filter((r) => r.channel_id === 'CPAY')).toHaveLength(1);
   });
 
-  it('holds an item while the channel is muted', () => {
-    const { h } = setup();
-    h.notifier.watches.mute({ place: slackPlace('CPAY'), target: 'nbob', minutes: 10, actor: actor() });
-    h.notifier.ingestActivity({ nodeId: 'nbob' }, [payment('k1', 20_000)]);
-    expect(h.notifier.store.outboxRows().find((r) => r.channel_id === 'CPAY')?.state).toBe('held');
+  it('holds an item while the channel is muted', async () => {
+    const { h } = await setup();
+    await h.notifier.watches.mute({ place: slackPlace('CPAY'), target: 'nbob', minutes: 10, actor: actor() });
+    await h.notifier.ingestActivity({ nodeId: 'nbob' }, [payment('k1', 20_000)]);
+    expect((await h.notifier.store.outboxRows()).find((r) => r.channel_id === 'CPAY')?.state).toBe('held');
   });
 
   it('posts the item as its own message, and several of one round as one message with a line each', async () => {
-    const { h, poster } = setup();
+    const { h, poster } = await setup();
     h.notifier.start();
-    h.notifier.ingestActivity({ nodeId: 'nbob', nodeName: 'bob' }, [payment('k1', 20_000), payment('k2', 30_000)]);
+    await h.notifier.ingestActivity({ nodeId: 'nbob', nodeName: 'bob' }, [payment('k1', 20_000), payment('k2', 30_000)]);
     await waitFor(() => poster.calls.filter((c) => c.target.channelId === 'CPAY').length > 0);
     const text = textOf(poster.calls.find((c) => c.target.channelId === 'CPAY')!.message);
     expect(text).toContain('bob: payment received, 20000 sats');

@@ -130,7 +130,7 @@ async function setup(platform: Platform, opts: { keyType?: KeyType; nodes?: stri
   await waitFor(() => emu.nodes().every((n) => n.status === 'RUNNING'), { timeout: 5000, what: 'nodes running' });
   for (const id of Object.values(nodeIds)) await hosting.updateSettings(id, { webhookUrl: `${rx.url}/webhooks/service/${id}` });
   const channel = platform === 'slack' ? 'CALERTS' : '998877665544332211';
-  h.notifier.watches.add({ place: { platform, channelId: channel }, target: 'all', actor: actor('U1', platform) });
+  await h.notifier.watches.add({ place: { platform, channelId: channel }, target: 'all', actor: actor('U1', platform) });
   h.notifier.start();
   return { chat, emu, hosting, h, rxUrl: rx.url, nodeIds, channel };
 }
@@ -149,8 +149,8 @@ describe.each(['slack', 'discord'] as Platform[])('end to end on %s', (platform)
     expect(incident).toMatch(/Incident #\d+/);
     for (const label of ['Restart', 'Logs', 'Acknowledge']) expect(incident).toContain(label);
 
-    const [open] = s.h.notifier.watches.incidents({ state: 'open' });
-    s.h.notifier.watches.ack({ incidentId: open.id, actor: actor('U9', platform), place: { platform: open.platform, channelId: open.channelId } });
+    const [open] = await s.h.notifier.watches.incidents({ state: 'open' });
+    await s.h.notifier.watches.ack({ incidentId: open.id, actor: actor('U9', platform), place: { platform: open.platform, channelId: open.channelId } });
     await waitFor(() => s.chat.edits().some((e) => e.includes('U9')), { timeout: 5000, what: 'ack edit' });
     await waitFor(() => s.chat.threadReplies().some((t) => t.includes('Acknowledged by')), { timeout: 5000, what: 'ack thread line' });
 
@@ -171,11 +171,11 @@ describe.each(['slack', 'discord'] as Platform[])('end to end on %s', (platform)
     await s.h.notifier.drain(3000);
     // The first (rate-limited) attempt is recorded by the fake too; the retry is the second.
     expect(s.chat.topLevel(s.channel)).toHaveLength(2);
-    expect(s.h.notifier.store.outboxRows().map((r) => r.state)).toEqual(['sent']);
+    expect((await s.h.notifier.store.outboxRows()).map((r) => r.state)).toEqual(['sent']);
     // The retry waited Retry-After (lower bounds only; a few ms of margin for timer rounding).
     const [limitedAt, retriedAt] = s.chat.postTimes(s.channel);
     expect(retriedAt - limitedAt).toBeGreaterThanOrEqual(s.chat.retryAfterMs - 5);
-    const [row] = s.h.notifier.store.outboxRows();
+    const [row] = await s.h.notifier.store.outboxRows();
     expect(row.next_attempt_at).toBeGreaterThanOrEqual(limitedAt + s.chat.retryAfterMs);
     expect(row.sent_at! - limitedAt).toBeGreaterThanOrEqual(s.chat.retryAfterMs - 5);
     const limited = (await s.h.metrics.deliveries.get()).values.find((v) => v.labels.outcome === 'rate_limited');
@@ -198,7 +198,7 @@ describe.each(['slack', 'discord'] as Platform[])('end to end on %s', (platform)
       sends.push(fetch(`${s.rxUrl}/webhooks/service`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-thunderstack-signature': s.emu.sign(body) }, body }));
     }
     expect((await Promise.all(sends)).every((r) => r.status === 202)).toBe(true);
-    expect(s.h.notifier.store.countEvents()).toBe(240);
+    expect(await s.h.notifier.store.countEvents()).toBe(240);
     s.h.notifier.start();
     await s.h.notifier.drain(10_000);
     const posts = s.chat.topLevel(s.channel);
@@ -219,12 +219,12 @@ describe.each(['slack', 'discord'] as Platform[])('end to end on %s', (platform)
   it('pauses the watch of a removed channel and tells the admins elsewhere', async () => {
     const s = await setup(platform);
     const other = platform === 'slack' ? 'COPS' : '112233445566778899';
-    s.h.notifier.watches.add({ place: { platform, channelId: other }, target: 'none-such-node', actor: actor('U1', platform) });
+    await s.h.notifier.watches.add({ place: { platform, channelId: other }, target: 'none-such-node', actor: actor('U1', platform) });
     s.chat.removeChannel(s.channel);
     s.emu.setStatus(s.nodeIds.alice, 'PAUSED');
     await waitFor(() => s.chat.topLevel(other).length === 1, { timeout: 5000, what: 'notice elsewhere' });
     expect(s.chat.topLevel(other)[0]).toContain(s.channel);
-    expect(s.h.notifier.watches.list({ platform, channelId: s.channel })[0].paused).toBeTruthy();
+    expect((await s.h.notifier.watches.list({ platform, channelId: s.channel }))[0].paused).toBeTruthy();
   });
 });
 
@@ -242,7 +242,7 @@ describe('restart', () => {
 
     // First life: the receiver accepts, the worker never runs (killed before posting).
     const a = makeNotifier({ posters: { slack: chat.poster }, hosting, dbPath: db.path });
-    a.notifier.watches.add({ place: { platform: 'slack', channelId: 'CALERTS' }, target: 'all', actor: actor() });
+    await a.notifier.watches.add({ place: { platform: 'slack', channelId: 'CALERTS' }, target: 'all', actor: actor() });
     const rx = await startReceiver(a.notifier);
     await hosting.updateSettings(alice, { webhookUrl: `${rx.url}/webhooks/service/${alice}` });
     emu.setStatus(alice, 'FAILED');

@@ -15,12 +15,12 @@ describe('pacing', () => {
     const slack = new RecordingPoster('slack');
     const interval = 120;
     h = makeNotifier({ posters: { slack }, extra: { pacing: { perChannelIntervalMs: interval, coalesceWindowMs: 10 }, digestMaxNodes: 2, maxIncidentsPerRound: 2 } });
-    h.notifier.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
-    h.notifier.watches.add({ place: slackPlace('C2'), target: 'all', actor: actor() });
+    await h.notifier.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
+    await h.notifier.watches.add({ place: slackPlace('C2'), target: 'all', actor: actor() });
     // Six nodes change at once: a digest in three parts; two fail: two incidents.
-    for (let i = 0; i < 6; i++) ingest(h.notifier, statusPayload(`n${i}`, 'PAUSED'), `node-${i}`);
-    ingest(h.notifier, statusPayload('f1', 'FAILED'), 'fail-1');
-    ingest(h.notifier, statusPayload('f2', 'FAILED'), 'fail-2');
+    for (let i = 0; i < 6; i++) (await ingest(h.notifier, statusPayload(`n${i}`, 'PAUSED'), `node-${i}`));
+    await ingest(h.notifier, statusPayload('f1', 'FAILED'), 'fail-1');
+    await ingest(h.notifier, statusPayload('f2', 'FAILED'), 'fail-2');
     h.notifier.start();
 
     const inC1 = () => slack.calls.filter((c) => c.target.channelId === 'C1');
@@ -41,14 +41,14 @@ describe('drain', () => {
     const slack = new RecordingPoster('slack');
     const h = makeNotifier({ posters: { slack } });
     try {
-      h.notifier.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
-      h.notifier.watches.add({ place: { platform: 'discord', channelId: 'D1' }, target: 'all', actor: actor('U2', 'discord') });
-      ingest(h.notifier, statusPayload('n1', 'PAUSED'), 'node-1');
+      await h.notifier.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
+      await h.notifier.watches.add({ place: { platform: 'discord', channelId: 'D1' }, target: 'all', actor: actor('U2', 'discord') });
+      await ingest(h.notifier, statusPayload('n1', 'PAUSED'), 'node-1');
       const drained = await h.notifier.drain(5_000);
       expect(drained).toBe(true);
       expect(slack.calls.filter((c) => c.target.channelId === 'C1').length).toBe(1);
       // The Discord row is still waiting, not lost.
-      expect(h.notifier.store.outboxRows({ state: 'pending' }).map((r) => r.platform)).toEqual(['discord']);
+      expect((await h.notifier.store.outboxRows({ state: 'pending' })).map((r) => r.platform)).toEqual(['discord']);
     } finally {
       await h.close();
     }

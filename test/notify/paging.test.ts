@@ -41,11 +41,11 @@ async function world(opts: { routingKey?: string; watchKey?: string; escalateAft
     return { store, paging, metrics, db };
   };
   const first = open();
-  first.store.upsertWatch({
+  await first.store.upsertWatch({
     platform: 'slack', channel_id: 'C1', workspace_id: null, target: 'n1', target_name: 'alice', statuses: null, kinds: null,
     min_amount_msat: null, escalate_after_min: opts.escalateAfter ?? null, pagerduty_key: opts.watchKey ?? null, created_by: 'test', created_at: clock,
   });
-  const incident = first.store.insertIncident({ platform: 'slack', channel_id: 'C1', node_id: 'n1', node_name: 'alice', last_status: 'FAILED', opened_at: clock, message_id: 'm1', thread_id: null, changes: 0 });
+  const incident = await first.store.insertIncident({ platform: 'slack', channel_id: 'C1', node_id: 'n1', node_name: 'alice', last_status: 'FAILED', opened_at: clock, message_id: 'm1', thread_id: null, changes: 0 });
   return { pd, open, first, incident, advance: (ms: number) => (clock += ms) };
 }
 
@@ -60,9 +60,9 @@ describe('paging on-call', () => {
     await w.first.paging.tick();
     expect(w.pd.events).toHaveLength(1);
     expect(w.pd.events[0]).toMatchObject({ routing_key: KEY, event_action: 'trigger', dedup_key: dedupKeyOf(w.incident), payload: { source: 'alice', severity: 'critical' } });
-    expect(w.first.store.incident(w.incident)).toMatchObject({ escalated_to: 'PagerDuty' });
+    expect(await w.first.store.incident(w.incident)).toMatchObject({ escalated_to: 'PagerDuty' });
     // The incident message is refreshed with the escalation (an outbox row naming the incident).
-    expect(w.first.store.outboxRows().some((r) => r.incident_id === w.incident && r.note?.startsWith('Escalated to PagerDuty'))).toBe(true);
+    expect((await w.first.store.outboxRows()).some((r) => r.incident_id === w.incident && r.note?.startsWith('Escalated to PagerDuty'))).toBe(true);
   });
 
   it("uses the watch's own delay and routing key over the defaults", async () => {
@@ -102,7 +102,7 @@ describe('paging on-call', () => {
     w.advance(60 * 60_000);
     await w.first.paging.tick();
     expect(w.pd.answers).toEqual([400]);
-    expect(new NotifyPages(w.first.db).pages()[0]).toMatchObject({ state: 'failed', last_error: expect.stringContaining('Event object is invalid') });
+    expect((await new NotifyPages(w.first.db).pages())[0]).toMatchObject({ state: 'failed', last_error: expect.stringContaining('Event object is invalid') });
   });
 
   it('keeps a page that could not be sent across a restart, and sends it from the next process', async () => {
@@ -123,9 +123,9 @@ describe('paging on-call', () => {
     const w = await world();
     w.advance(10 * 60_000);
     await w.first.paging.tick();
-    w.first.store.updateIncident(w.incident, { acked_by: 'slack:U1', acked_at: 1 });
+    await w.first.store.updateIncident(w.incident, { acked_by: 'slack:U1', acked_at: 1 });
     await w.first.paging.tick();
-    w.first.store.updateIncident(w.incident, { state: 'resolved', resolved_at: 2 });
+    await w.first.store.updateIncident(w.incident, { state: 'resolved', resolved_at: 2 });
     await w.first.paging.tick();
     await w.first.paging.tick();
     expect(w.pd.events.map((e) => e.event_action)).toEqual(['trigger', 'acknowledge', 'resolve']);

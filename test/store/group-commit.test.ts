@@ -1,68 +1,124 @@
-import { describe, it, expect } from 'vitest';
+/**
+ * Group commit on both engines: a burst is one transaction, each item its own savepoint (a
+ * failing item rolls back alone), and a failure of the database itself rejects the batch.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { openDatabase } from '../../src/store/index.js';
+import { DatabaseUnavailableError, openDatabase, openPostgres, type AnyDb } from '../../src/store/index.js';
 import { groupCommit } from '../../src/store/group-commit.js';
+import { ENGINES, newPostgresUrl, openTestDb } from '../support/databases.js';
 
-describe('groupCommit', () => {
-  it('writes a burst in one transaction, settles each caller after the commit, and isolates a failing item', async () => {
-    const db = openDatabase(':memory:', []);
-    void db.exec('CREATE TABLE t (v INTEGER NOT NULL CHECK (v >= 0))');
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+describe.each(ENGINES)('groupCommit on %s', (engine) => {
+  it('writes a burst in one transaction, settles each caller after the commit, and rolls back a failing item alone', async () => {
+    const db = await openTestDb(engine);
+    cleanups.push(() => db.close());
+    await db.exec('CREATE TABLE gc_t (v INTEGER NOT NULL CHECK (v >= 0))');
     let transactions = 0;
-    const tx = <X>(fn: () => X): X => {
+    const tx = <X>(fn: () => Promise<X>): Promise<X> => {
       if (!db.inTransaction) transactions++;
-      return db.transaction(fn)();
+      return db.tx(fn);
     };
-    const insert = groupCommit(tx, (v: number) => {
-      db.prepare('INSERT INTO t (v) VALUES (?)').run(v);
-      // Visible to the caller only after the outer commit: while we are here it is not committed yet.
-      return db.inTransaction;
-    });
+    let batches = 0;
+    const insert = groupCommit(
+      tx,
+      async (v: number, batch: number) => {
+        await db.run('INSERT INTO gc_t (v) VALUES (?)', [v]);
+        // A second write of the same item: the savepoint takes both back when the item fails.
+        await db.run('INSERT INTO gc_t (v) VALUES (?)', [v + 100]);
+        return { inTransaction: db.inTransaction, batch };
+      },
+      async () => ++batches,
+    );
     const results = await Promise.allSettled([insert(1), insert(2), insert(-1), insert(3)]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
-    expect((results[0] as PromiseFulfilledResult<boolean>).value).toBe(true);
-    expect(String((results[2] as PromiseRejectedResult).reason)).toMatch(/CHECK constraint/);
+    expect((results[0] as PromiseFulfilledResult<{ inTransaction: boolean; batch: number }>).value).toEqual({ inTransaction: true, batch: 1 });
+    expect(String((results[2] as PromiseRejectedResult).reason)).toMatch(/check constraint/i);
     expect(transactions).toBe(1);
-    expect(db.prepare('SELECT v FROM t ORDER BY v').pluck().all()).toEqual([1, 2, 3]);
+    expect(batches).toBe(1);
+    expect(await db.column<number>('SELECT v FROM gc_t ORDER BY v')).toEqual([1, 2, 3, 101, 102, 103]);
     expect(db.inTransaction).toBe(false);
-    // A later burst is a new transaction.
-    await insert(4);
+    // A later burst is a new transaction, with its own `before`.
+    expect(await insert(4)).toEqual({ inTransaction: true, batch: 2 });
     expect(transactions).toBe(2);
   });
 
-  it('rejects the whole batch at once when the database is locked, instead of waiting out the lock item by item', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'group-commit-'));
-    const path = join(dir, 'db.sqlite');
-    const db = openDatabase(path, []);
-    const other = new Database(path);
-    try {
-      void db.exec('CREATE TABLE t (v INTEGER NOT NULL)');
-      db.pragma('busy_timeout = 20');
-      let tries = 0;
-      const insert = groupCommit(
-        <X>(fn: () => X): X => db.transaction(fn)(),
-        (v: number) => {
-          tries++;
-          db.prepare('INSERT INTO t (v) VALUES (?)').run(v);
-        },
-      );
-      other.exec('BEGIN IMMEDIATE'); // someone else holds the write lock
-      const results = await Promise.allSettled([1, 2, 3, 4, 5].map((v) => insert(v)));
-      other.exec('ROLLBACK');
-      expect(results.every((r) => r.status === 'rejected' && /SQLITE_BUSY/.test(String((r.reason as { code?: string }).code)))).toBe(true);
-      // One item met the lock; the others were not tried (each would have waited busy_timeout).
-      expect(tries).toBe(1);
-      expect(db.inTransaction).toBe(false);
-      expect(db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(0);
-      // Once the lock is gone, a redelivery is written.
-      await Promise.all([insert(6), insert(7)]);
-      expect(db.prepare('SELECT v FROM t ORDER BY v').pluck().all()).toEqual([6, 7]);
-    } finally {
-      other.close();
-      void db.close();
-      rmSync(dir, { recursive: true, force: true });
+  it('runs the items of a batch one after another, never two savepoints at once', async () => {
+    const db = await openTestDb(engine);
+    cleanups.push(() => db.close());
+    let running = 0;
+    let most = 0;
+    const insert = groupCommit(
+      (fn) => db.tx(fn),
+      async (v: number) => {
+        most = Math.max(most, ++running);
+        await db.run('INSERT INTO store_generations (name, gen) VALUES (?, ?)', [`gc${v}`, v]);
+        await new Promise((r) => setTimeout(r, 2));
+        running--;
+        return v;
+      },
+    );
+    expect(await Promise.all([1, 2, 3, 4, 5].map((v) => insert(v)))).toEqual([1, 2, 3, 4, 5]);
+    expect(most).toBe(1);
+  });
+
+  it('rejects the whole batch when the database itself fails, and writes the next one', async () => {
+    let db: AnyDb;
+    /** Makes the database fail for the batch: a lock held elsewhere (SQLite), a killed connection (PostgreSQL). */
+    let breakIt: () => Promise<void>;
+    let mend: () => void = () => undefined;
+    if (engine === 'sqlite') {
+      const dir = mkdtempSync(join(tmpdir(), 'group-commit-'));
+      const path = join(dir, 'db.sqlite');
+      const sqlite = openDatabase(path);
+      db = sqlite;
+      sqlite.pragma('busy_timeout = 20');
+      const other = new Database(path);
+      cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => db.close(), () => void other.close());
+      breakIt = async () => void other.exec('BEGIN IMMEDIATE'); // someone else holds the write lock
+      mend = () => other.exec('ROLLBACK');
+    } else {
+      const url = await newPostgresUrl();
+      db = await openPostgres(url, { max: 2 });
+      const admin = await openPostgres(url, { max: 1 });
+      cleanups.push(() => db.close(), () => admin.close());
+      breakIt = async () => {
+        // The batch's own connection is ended from outside (a restart, a failover).
+        const pid = await db.value<number>('SELECT pg_backend_pid()');
+        await admin.value('SELECT pg_terminate_backend(?)', [pid]);
+      };
     }
+    await db.exec('CREATE TABLE gc_t (v INTEGER NOT NULL)');
+    let tries = 0;
+    let broken = false;
+    const insert = groupCommit(
+      (fn) => db.tx(fn),
+      async (v: number) => {
+        tries++;
+        if (!broken && engine === 'postgres') {
+          broken = true;
+          await breakIt();
+        }
+        await db.run('INSERT INTO gc_t (v) VALUES (?)', [v]);
+      },
+    );
+    if (engine === 'sqlite') await breakIt();
+    const results = await Promise.allSettled([1, 2, 3, 4, 5].map((v) => insert(v)));
+    mend();
+    expect(results.every((r) => r.status === 'rejected' && r.reason instanceof DatabaseUnavailableError)).toBe(true);
+    // No item after the failure was tried (SQLite does not even begin: the lock is met at BEGIN).
+    expect(tries).toBe(engine === 'sqlite' ? 0 : 1);
+    expect(db.inTransaction).toBe(false);
+    expect(await db.value<number>('SELECT COUNT(*) FROM gc_t')).toBe(0);
+    // Once the database answers again, a redelivery is written.
+    await Promise.all([insert(6), insert(7)]);
+    expect(await db.column<number>('SELECT v FROM gc_t ORDER BY v')).toEqual([6, 7]);
   });
 });

@@ -1,20 +1,41 @@
+/**
+ * The routing index keeps watches and mutes in memory and reloads them when their change
+ * counter moved: on SQLite with two connections to one file, on PostgreSQL with two stores
+ * (two replicas) on one database.
+ */
 import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase, NotifyStore, type Db } from '../../src/store/index.js';
+import { openDatabase, openPostgres, NotifyStore, type AnyDb } from '../../src/store/index.js';
+import { ENGINES, newPostgresUrl, openTestDb, type EngineName } from '../support/databases.js';
 
-const dbs: Db[] = [];
-const dirs: string[] = [];
-afterEach(() => {
-  for (const db of dbs.splice(0)) void db.close();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-function open(path = ':memory:'): Db {
-  const db = openDatabase(path);
-  dbs.push(db);
+async function open(engine: EngineName): Promise<AnyDb> {
+  const db = await openTestDb(engine);
+  cleanups.push(() => db.close());
   return db;
+}
+
+/** Two connections to the same database: two replicas. */
+async function twoConnections(engine: EngineName): Promise<[AnyDb, AnyDb]> {
+  if (engine === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'rln-routing-'));
+    const path = join(dir, 'bot.db');
+    const a = openDatabase(path);
+    const b = openDatabase(path);
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => a.close(), () => b.close());
+    return [a, b];
+  }
+  const url = await newPostgresUrl();
+  const a = await openPostgres(url);
+  const b = await openPostgres(url);
+  cleanups.push(() => a.close(), () => b.close());
+  return [a, b];
 }
 
 const watch = (channel: string, target: string, statuses: string | null = null) => ({
@@ -32,92 +53,78 @@ const watch = (channel: string, target: string, statuses: string | null = null) 
   created_at: 1,
 });
 
-const channelsOf = (store: NotifyStore, nodeId: string) => store.watchesFor(nodeId).map((w) => `${w.channel_id}:${w.target}`);
+const channelsOf = async (store: NotifyStore, nodeId: string) => (await store.watchesFor(nodeId)).map((w) => `${w.channel_id}:${w.target}`);
 
-describe('the routing index of watches and mutes', () => {
-  it('routes to a watch added after the index was read, and no longer to one removed or paused', () => {
-    const store = new NotifyStore(open());
-    expect(channelsOf(store, 'n1')).toEqual([]);
-    store.upsertWatch(watch('C1', 'n1'));
-    store.upsertWatch(watch('C2', 'all'));
-    store.upsertWatch(watch('C3', 'n2'));
-    expect(channelsOf(store, 'n1')).toEqual(['C1:n1', 'C2:all']);
-    expect(store.deleteWatch('slack', 'C1', 'n1')).toBe(true);
-    expect(channelsOf(store, 'n1')).toEqual(['C2:all']);
-    store.pauseWatches('slack', 'C2', 5, 'channel_not_found');
-    expect(channelsOf(store, 'n1')).toEqual([]);
+describe.each(ENGINES)('the routing index of watches and mutes on %s', (engine) => {
+  it('routes to a watch added after the index was read, and no longer to one removed or paused', async () => {
+    const store = new NotifyStore(await open(engine));
+    expect(await channelsOf(store, 'n1')).toEqual([]);
+    await store.upsertWatch(watch('C1', 'n1'));
+    await store.upsertWatch(watch('C2', 'all'));
+    await store.upsertWatch(watch('C3', 'n2'));
+    expect(await channelsOf(store, 'n1')).toEqual(['C1:n1', 'C2:all']);
+    expect(await store.deleteWatch('slack', 'C1', 'n1')).toBe(true);
+    expect(await channelsOf(store, 'n1')).toEqual(['C2:all']);
+    expect(await store.pauseWatches('slack', 'C2', 5, 'gone')).toBe(1);
+    expect(await channelsOf(store, 'n1')).toEqual([]);
     // `watch add` again resumes a paused watch.
-    store.upsertWatch(watch('C2', 'all'));
-    expect(channelsOf(store, 'n1')).toEqual(['C2:all']);
-    expect(channelsOf(store, 'n2')).toEqual(['C2:all', 'C3:n2']);
+    await store.upsertWatch(watch('C2', 'all'));
+    expect(await channelsOf(store, 'n1')).toEqual(['C2:all']);
   });
 
-  it('gives the watches of a node and of all in the order they were added', () => {
-    const store = new NotifyStore(open());
-    store.upsertWatch(watch('C1', 'all'));
-    store.upsertWatch(watch('C2', 'n1'));
-    store.upsertWatch(watch('C3', 'all'));
-    expect(channelsOf(store, 'n1')).toEqual(['C1:all', 'C2:n1', 'C3:all']);
+  it('answers the active mute from memory, and forgets one removed', async () => {
+    const store = new NotifyStore(await open(engine));
+    await store.upsertMute({ platform: 'slack', channel_id: 'C1', target: 'n1', until: 200, muted_by: 't', created_at: 1 });
+    await store.upsertMute({ platform: 'slack', channel_id: 'C1', target: 'all', until: 300, muted_by: 't', created_at: 1 });
+    expect((await store.activeMute('slack', 'C1', 'n1', 100))?.until).toBe(300);
+    expect((await store.activeMute('slack', 'C1', 'n2', 250))?.target).toBe('all');
+    expect(await store.activeMute('slack', 'C1', 'n1', 300)).toBeUndefined();
+    expect(await store.activeMute('slack', 'C2', 'n1', 100)).toBeUndefined();
+    expect(await store.deleteMutes('slack', 'C1', 'all')).toBe(1);
+    expect((await store.activeMute('slack', 'C1', 'n1', 100))?.until).toBe(200);
+    expect(await store.deleteExpiredMutes(250)).toBe(1);
+    expect(await store.activeMute('slack', 'C1', 'n1', 100)).toBeUndefined();
   });
 
-  it('reads a changed status filter at once', () => {
-    const store = new NotifyStore(open());
-    store.upsertWatch(watch('C1', 'all'));
-    expect(store.watchesFor('n1')[0].statuses).toBeNull();
-    store.upsertWatch(watch('C1', 'all', 'FAILED'));
-    expect(store.watchesFor('n1')[0].statuses).toBe('FAILED');
+  it('reads the tables once while nothing changes, and again after each write', async () => {
+    const db = await open(engine);
+    const store = new NotifyStore(db);
+    await store.upsertWatch(watch('C1', 'all'));
+    const first = await store.routingView();
+    expect(await store.routingView()).toBe(first);
+    await store.upsertWatch(watch('C2', 'n1'));
+    const second = await store.routingView();
+    expect(second).not.toBe(first);
+    expect(second.watchesFor('n1').map((w) => w.channel_id)).toEqual(['C1', 'C2']);
   });
 
-  it('finds the mute that covers a node until it ends or is removed, and not after', () => {
-    const store = new NotifyStore(open());
-    expect(store.activeMute('slack', 'C1', 'n1', 100)).toBeUndefined();
-    store.upsertMute({ platform: 'slack', channel_id: 'C1', target: 'n1', until: 200, muted_by: 't', created_at: 1 });
-    store.upsertMute({ platform: 'slack', channel_id: 'C1', target: 'all', until: 300, muted_by: 't', created_at: 1 });
-    expect(store.activeMute('slack', 'C1', 'n1', 100)?.until).toBe(300);
-    expect(store.activeMute('slack', 'C1', 'n2', 250)?.target).toBe('all');
-    expect(store.activeMute('slack', 'C2', 'n1', 100)).toBeUndefined();
-    expect(store.activeMute('slack', 'C1', 'n1', 300)).toBeUndefined();
-    store.deleteMutes('slack', 'C1', 'all');
-    expect(store.activeMute('slack', 'C1', 'n1', 100)?.until).toBe(200);
-    store.deleteExpiredMutes(250);
-    expect(store.activeMute('slack', 'C1', 'n1', 100)).toBeUndefined();
+  it('routes, on one replica, a watch added and removed through another (two connections)', async () => {
+    const [a, b] = await twoConnections(engine);
+    const receiver = new NotifyStore(a);
+    const commands = new NotifyStore(b);
+    expect(await channelsOf(receiver, 'n1')).toEqual([]);
+    await commands.upsertWatch(watch('C1', 'all'));
+    expect(await channelsOf(receiver, 'n1')).toEqual(['C1:all']);
+    await commands.upsertMute({ platform: 'slack', channel_id: 'C1', target: 'n1', until: 200, muted_by: 't', created_at: 1 });
+    expect((await receiver.activeMute('slack', 'C1', 'n1', 100))?.until).toBe(200);
+    await commands.deleteWatch('slack', 'C1', 'all');
+    expect(await channelsOf(receiver, 'n1')).toEqual([]);
+    // Inside the receiver's transaction (as a group-commit batch reads it) too.
+    await commands.upsertWatch(watch('C9', 'n1'));
+    expect(await receiver.tx(async () => (await receiver.routingView()).watchesFor('n1').map((w) => w.channel_id))).toEqual(['C9']);
   });
 
-  it('sees what another store over the same connection writes', () => {
-    const db = open();
-    const reader = new NotifyStore(db);
-    const writer = new NotifyStore(db);
-    expect(channelsOf(reader, 'n1')).toEqual([]);
-    writer.upsertWatch(watch('C1', 'n1'));
-    expect(channelsOf(reader, 'n1')).toEqual(['C1:n1']);
-    writer.upsertMute({ platform: 'slack', channel_id: 'C1', target: 'n1', until: 200, muted_by: 't', created_at: 1 });
-    expect(reader.activeMute('slack', 'C1', 'n1', 100)).toBeDefined();
-  });
-
-  it('sees what another connection to the same file commits', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rln-routing-'));
-    dirs.push(dir);
-    const path = join(dir, 'bot.db');
-    const store = new NotifyStore(open(path));
-    const other = new NotifyStore(open(path));
-    expect(channelsOf(store, 'n1')).toEqual([]);
-    other.upsertWatch(watch('C1', 'all'));
-    expect(channelsOf(store, 'n1')).toEqual(['C1:all']);
-    other.deleteWatch('slack', 'C1', 'all');
-    expect(channelsOf(store, 'n1')).toEqual([]);
-  });
-
-  it('does not keep a watch whose transaction was rolled back', () => {
-    const store = new NotifyStore(open());
-    expect(() =>
-      store.tx(() => {
-        store.upsertWatch(watch('C1', 'n1'));
-        // Inside the transaction the new watch is seen (the tables are read)...
-        expect(channelsOf(store, 'n1')).toEqual(['C1:n1']);
+  it('does not keep a watch whose transaction was rolled back', async () => {
+    const store = new NotifyStore(await open(engine));
+    await expect(
+      store.tx(async () => {
+        await store.upsertWatch(watch('C1', 'n1'));
+        // Inside the transaction the new watch is seen...
+        expect(await channelsOf(store, 'n1')).toEqual(['C1:n1']);
         throw new Error('roll back');
       }),
-    ).toThrow('roll back');
+    ).rejects.toThrow('roll back');
     // ...and after the rollback it is gone, not remembered.
-    expect(channelsOf(store, 'n1')).toEqual([]);
+    expect(await channelsOf(store, 'n1')).toEqual([]);
   });
 });

@@ -194,7 +194,7 @@ export function statusPayload(nodeId: string, status: string, ts?: string) {
 }
 
 /** Ingests a payload directly (as the receiver would after verification). */
-export function ingest(n: Notifier, payload: ReturnType<typeof statusPayload> | Record<string, any>, nodeName?: string) {
+export async function ingest(n: Notifier, payload: ReturnType<typeof statusPayload> | Record<string, any>, nodeName?: string) {
   const raw = JSON.stringify(payload);
   const p = payload as Record<string, any>;
   const status = p.details?.status;

@@ -31,7 +31,7 @@ export interface ReportWorld {
 
 export function capturingOutbox(): Outbox & { items: OutboxItem[] } {
   const items: OutboxItem[] = [];
-  return { items, enqueue: (item) => void items.push(item) };
+  return { items, enqueue: async (item) => void items.push(item) };
 }
 
 /** A TCP port that accepts and then says nothing: a node that hangs. */

@@ -18,7 +18,7 @@ async function setup(routeOpts: { bodyLimit?: number } = {}) {
   const key = makeKey('ed25519');
   const hosting = fakeHosting([node('n1', 'alice')], key.encodings['JSON {publicKey: PEM}']);
   const h: Harness = makeNotifier({ posters: { slack: new RecordingPoster('slack') }, hosting });
-  h.notifier.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
+  await h.notifier.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
   const keys = new KeyCache({ fetchKey: () => hosting.webhookPublicKey() });
   const rx = await startReceiver(h.notifier, { keys, nodes: createNodeDirectory({ hosting, minRefreshMs: 0 }), ...routeOpts }, undefined, h.metrics);
   cleanup.push(() => h.close(), () => rx.close());

@@ -22,7 +22,7 @@ async function setup(extra: Parameters<typeof makeNotifier>[0]['extra'] = {}) {
   const lines: string[] = [];
   const logger = createLogger({ level: 'info', destination: new Writable({ write: (c, _e, cb) => (lines.push(String(c)), cb()) }) });
   const h: Harness = makeNotifier({ posters: { slack: poster }, hosting, logger, extra });
-  h.notifier.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
+  await h.notifier.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
   h.notifier.start();
   const keys = new KeyCache({ fetchKey: () => hosting.webhookPublicKey() });
   const rx = await startReceiver(h.notifier, { keys, nodes: createNodeDirectory({ hosting, minRefreshMs: 0 }) }, logger, h.metrics);
@@ -54,7 +54,7 @@ describe('an event stamped ahead of the clock', () => {
       await waitFor(() => t.poster.posts().length === 1, { timeout: 5000, what: 'the RUNNING post' });
       await new Promise((r) => setTimeout(r, 20));
       expect((await t.signed(t.status('FAILED', new Date()))).status).toBe(202);
-      await waitFor(() => t.h.notifier.store.incidents().length === 1, { timeout: 5000, what: 'an incident' });
+      await waitFor(async () => (await t.h.notifier.store.incidents()).length === 1, { timeout: 5000, what: 'an incident' });
       const last = t.poster.posts().at(-1)!;
       expect(textOf(last.message)).toContain('FAILED');
       expect(textOf(last.message)).not.toContain('superseded');
@@ -76,7 +76,7 @@ describe('an event stamped ahead of the clock', () => {
     await t.signed(t.status('RUNNING', wholeSecond(Date.now() + 30_000)));
     await waitFor(() => t.poster.posts().length === 1, { timeout: 5000, what: 'the RUNNING post' });
     await t.signed(t.status('FAILED', wholeSecond(Date.now())));
-    await waitFor(() => t.h.notifier.store.incidents().length === 1, { timeout: 5000, what: 'an incident' });
+    await waitFor(async () => (await t.h.notifier.store.incidents()).length === 1, { timeout: 5000, what: 'an incident' });
   });
 });
 
@@ -88,8 +88,8 @@ describe('freshness', () => {
     expect(await res.json()).toMatchObject({ error: 'stale' });
     expect(await t.counted('refused', 'stale')).toBe(1);
     expect(t.lines.some((l) => l.includes('webhook refused') && l.includes('retention'))).toBe(true);
-    expect(t.h.notifier.store.countEvents()).toBe(0);
-    expect(t.h.notifier.store.incidents()).toHaveLength(0);
+    expect(await t.h.notifier.store.countEvents()).toBe(0);
+    expect(await t.h.notifier.store.incidents()).toHaveLength(0);
   });
 
   it('refuses a replay once its dedupe key could have been pruned, so it never posts twice', async () => {
@@ -100,7 +100,7 @@ describe('freshness', () => {
     await waitFor(() => t.poster.posts().length === 1, { timeout: 5000, what: 'the first post' });
     await new Promise((r) => setTimeout(r, retentionMs + 200));
     // The retention has passed: the stored event (and its key) may be pruned at any time now.
-    t.h.notifier.store.prune(Date.now() - retentionMs);
+    await t.h.notifier.store.prune(Date.now() - retentionMs);
     const replay = await t.signed(payload);
     expect(replay.status).toBe(400);
     await new Promise((r) => setTimeout(r, 100));
@@ -114,7 +114,7 @@ describe('freshness', () => {
     expect((await t.signed(payload)).status).toBe(202);
     await waitFor(() => t.poster.posts().length === 1, { timeout: 5000, what: 'the first post' });
     await new Promise((r) => setTimeout(r, retentionMs + 200));
-    t.h.notifier.store.prune(Date.now() - retentionMs);
+    await t.h.notifier.store.prune(Date.now() - retentionMs);
     const replay = await t.signed(payload);
     expect(replay.status).toBe(200);
     expect(await replay.json()).toMatchObject({ duplicate: true });
@@ -132,7 +132,7 @@ describe('deeply nested JSON', () => {
     const res = await t.signedRaw(body);
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ error: 'too_deep' });
-    expect(t.h.notifier.store.countEvents()).toBe(0);
+    expect(await t.h.notifier.store.countEvents()).toBe(0);
     expect((await t.signed(t.status('PAUSED', new Date()))).status).toBe(202);
   });
 

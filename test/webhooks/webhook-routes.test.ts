@@ -18,7 +18,7 @@ async function setup(opts: { kind?: Kind; header?: string; refetchMs?: number; k
   const lines: string[] = [];
   const logger = createLogger({ level: 'info', destination: new Writable({ write: (c, _e, cb) => (lines.push(String(c)), cb()) }) });
   const h: Harness = makeNotifier({ posters: { slack: poster }, hosting, logger });
-  h.notifier.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
+  await h.notifier.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
   h.notifier.start();
   const keys = new KeyCache({ fetchKey: () => hosting.webhookPublicKey(), refetchIntervalMs: opts.refetchMs ?? 60_000 });
   const nodes = createNodeDirectory({ hosting, minRefreshMs: 0 });
@@ -76,7 +76,7 @@ describe('webhook receiver', () => {
 
     await t.h.notifier.drain(2000);
     expect(t.poster.calls).toHaveLength(0);
-    expect(t.h.notifier.store.countEvents()).toBe(0);
+    expect(await t.h.notifier.store.countEvents()).toBe(0);
     for (const reason of ['bad_signature', 'missing_signature', 'too_large', 'not_json', 'bad_shape', 'node_mismatch', 'unknown_node']) {
       expect(await t.refused(reason), reason).toBeGreaterThan(0);
     }
@@ -98,7 +98,7 @@ describe('webhook receiver', () => {
     expect(await again.json()).toMatchObject({ duplicate: true });
     await t.h.notifier.drain(2000);
     expect(t.poster.posts()).toHaveLength(1);
-    expect(t.h.notifier.store.countEvents()).toBe(1);
+    expect(await t.h.notifier.store.countEvents()).toBe(1);
   });
 
   it('does not take two different events of one node in the same second for a redelivery', async () => {
@@ -112,7 +112,7 @@ describe('webhook receiver', () => {
     expect((await t.signed('/webhooks/service/n1', reordered)).status).toBe(200);
     // Another node's event with the same type, time and details is its own event.
     expect((await t.signed('/webhooks/service/n2', { ...op('sync'), nodeId: 'n2', details: { nodeId: 'n2', operation: 'sync' } })).status).toBe(202);
-    expect(t.h.notifier.store.countEvents()).toBe(3);
+    expect(await t.h.notifier.store.countEvents()).toBe(3);
   });
 
   it('stores an unknown event type and shows it as a generic event', async () => {
@@ -161,7 +161,7 @@ describe('webhook receiver', () => {
     const res = await t.signed('/webhooks/service', statusPayload('n1', 'PAUSED'));
     expect(res.status).toBe(503);
     expect(await t.refused('key_unavailable')).toBe(1);
-    expect(t.h.notifier.store.countEvents()).toBe(0);
+    expect(await t.h.notifier.store.countEvents()).toBe(0);
   });
 
   it('does not fetch the key for every request while the key cannot be had (a flood gets 503, not a flood of fetches)', async () => {
@@ -203,6 +203,6 @@ describe.each(['ed25519', 'p256', 'secp256k1', 'rsa'] as Kind[])('signed deliver
       const res = await t.send('/webhooks/service/n1', body, { 'x-service-signature': signer(body) });
       expect(res.status, name).toBe(202);
     }
-    expect(t.h.notifier.store.countEvents()).toBe(Object.keys(t.key.signers).length);
+    expect(await t.h.notifier.store.countEvents()).toBe(Object.keys(t.key.signers).length);
   });
 });

@@ -170,6 +170,10 @@ export class PostgresSql implements Sql {
       throw wrap(e);
     }
     let broken: unknown;
+    // The connection may die between two queries of the transaction (a restart, a terminated
+    // backend): pg then emits 'error' on the client, which would end the process without a listener.
+    const onError = (err: Error) => (broken = err);
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       return await this.als.run({ client, depth: 0 }, async () => {
@@ -187,6 +191,7 @@ export class PostgresSql implements Sql {
       if (w instanceof DatabaseUnavailableError) broken = w;
       throw w;
     } finally {
+      client.off('error', onError);
       // A connection whose transaction could not be ended is not given back to the pool.
       client.release(broken instanceof Error ? broken : broken ? new Error('connection broken') : undefined);
     }

@@ -1,0 +1,80 @@
+/**
+ * The notifier over either engine: routing, muting, posting and acknowledging an incident, and
+ * a watch added through one replica routing the events another one receives.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { silentLogger } from '../../src/log.js';
+import { createNotifier, type Notifier } from '../../src/notify/index.js';
+import { openDatabase, openPostgres, type AnyDb } from '../../src/store/index.js';
+import { ENGINES, newPostgresUrl, openTestDb, type EngineName } from '../support/databases.js';
+import { FAST, RecordingPoster, actor, fakeHosting, ingest, prepareMessage, slackPlace, statusPayload } from '../support/notify.js';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+function notifierOn(db: AnyDb, poster: RecordingPoster): Notifier {
+  const n = createNotifier({ db, posters: { slack: poster }, buttons: { prepare: async (m) => prepareMessage(m) }, hosting: fakeHosting([], null), logger: silentLogger, ...FAST });
+  cleanups.push(() => n.stop());
+  return n;
+}
+
+async function twoReplicas(engine: EngineName): Promise<[AnyDb, AnyDb]> {
+  if (engine === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'rln-notify-'));
+    const a = openDatabase(join(dir, 'bot.db'));
+    const b = openDatabase(join(dir, 'bot.db'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => a.close(), () => b.close());
+    return [a, b];
+  }
+  const url = await newPostgresUrl();
+  const a = await openPostgres(url);
+  const b = await openPostgres(url);
+  cleanups.push(() => a.close(), () => b.close());
+  return [a, b];
+}
+
+describe.each(ENGINES)('the notifier on %s', (engine) => {
+  it('routes, holds while muted, posts an incident and records its acknowledgement', async () => {
+    const db = await openTestDb(engine);
+    cleanups.push(() => db.close());
+    const slack = new RecordingPoster('slack');
+    const n = notifierOn(db, slack);
+    await n.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
+    await n.watches.mute({ place: slackPlace('C1'), target: 'n2', minutes: 10, actor: actor() });
+    const failed = statusPayload('n1', 'FAILED');
+    expect((await ingest(n, failed, 'alice')).routed).toBe(1);
+    expect((await ingest(n, failed, 'alice')).duplicate).toBe(true);
+    expect((await ingest(n, statusPayload('n2', 'PAUSED'), 'bob')).routed).toBe(1);
+    expect(await n.drain(5000)).toBe(true);
+    expect((await n.store.outboxRows({ state: 'held' })).length).toBe(1);
+    const [open] = await n.watches.incidents({ state: 'open' });
+    expect(open).toMatchObject({ nodeId: 'n1', platform: 'slack', channelId: 'C1' });
+    expect(slack.topLevel('C1').length).toBeGreaterThanOrEqual(1);
+    const ack = await n.watches.ack({ incidentId: open.id, actor: actor('U7'), place: slackPlace('C1') });
+    expect(ack).toMatchObject({ already: false, incident: { ackedBy: 'Ann (slack:U7)' } });
+    expect(await n.drain(5000)).toBe(true);
+    // Unmuting releases the held row.
+    expect(await n.watches.unmute(slackPlace('C1'))).toBe(1);
+    expect(await n.drain(5000)).toBe(true);
+    expect(await n.store.outboxRows({ state: 'held' })).toEqual([]);
+  });
+
+  it('routes on replica B the events of a watch added through replica A, and stops when it is removed there', async () => {
+    const [a, b] = await twoReplicas(engine);
+    const na = notifierOn(a, new RecordingPoster('slack'));
+    const nb = notifierOn(b, new RecordingPoster('slack'));
+    expect((await ingest(nb, statusPayload('n1', 'FAILED'))).routed).toBe(0);
+    await na.watches.add({ place: slackPlace('C1'), target: 'n1', actor: actor() });
+    expect((await ingest(nb, statusPayload('n1', 'PAUSED'))).routed).toBe(1);
+    expect(await nb.watches.hearsActivity('n1')).toBe(false);
+    await na.watches.add({ place: slackPlace('C1'), target: 'n1', kinds: ['payments'], actor: actor() });
+    expect(await nb.watches.hearsActivity('n1')).toBe(true);
+    await na.watches.remove(slackPlace('C1'), 'n1');
+    expect((await ingest(nb, statusPayload('n1', 'RUNNING'))).routed).toBe(0);
+  });
+});

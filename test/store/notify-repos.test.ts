@@ -1,0 +1,192 @@
+/**
+ * The notify room's repositories on both engines: the same calls, the same answers.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { groupCommit, NotifyPages, NotifyStore, type AnyDb, type EventRow } from '../../src/store/index.js';
+import { ENGINES, openTestDb } from '../support/databases.js';
+
+const event = (key: string, nodeId = 'n1', over: Partial<EventRow> = {}): Omit<EventRow, 'id'> => ({
+  dedupe_key: key,
+  node_id: nodeId,
+  node_name: 'alice',
+  event_type: 'NODE_STATUS_UPDATED',
+  status: 'FAILED',
+  event_ts: '2026-04-16T12:00:00.000Z',
+  received_at: 1_776_340_800_000,
+  payload: '{"a":1}',
+  event_ms: 1_776_340_800_000,
+  ...over,
+});
+
+const incident = (channel: string, nodeId: string) => ({
+  platform: 'slack',
+  channel_id: channel,
+  node_id: nodeId,
+  node_name: null,
+  last_status: 'FAILED',
+  opened_at: 10,
+  message_id: null,
+  thread_id: null,
+  changes: 0,
+});
+
+describe.each(ENGINES)('notify repositories on %s', (engine) => {
+  let db: AnyDb;
+  let store: NotifyStore;
+  beforeAll(async () => {
+    db = await openTestDb(engine);
+    store = new NotifyStore(db);
+  });
+  afterAll(async () => {
+    await db.close();
+  });
+
+  it('stores an event once per dedupe key: a redelivery is undefined', async () => {
+    const id = await store.insertEvent(event('e1'));
+    expect(typeof id).toBe('number');
+    expect(await store.insertEvent(event('e1'))).toBeUndefined();
+    expect(await store.eventByKey('e1')).toMatchObject({ id, node_id: 'n1', event_ms: 1_776_340_800_000, received_at: 1_776_340_800_000 });
+    const second = (await store.insertEvent(event('e2', 'n1', { status: 'RUNNING' })))!;
+    expect(await store.previousStatus('n1', second)).toBe('FAILED');
+    expect(await store.previousStatus('n1', id!)).toBeUndefined();
+    expect((await store.recentStatusEvents('n1')).map((e) => e.status)).toEqual(['RUNNING', 'FAILED']);
+    expect(await store.countEvents()).toBe(2);
+  });
+
+  it('queues outbox rows, gives the due ones with their event, marks, postpones and prunes them', async () => {
+    const eventId = (await store.insertEvent(event('o1', 'n7')))!;
+    const a = await store.insertOutbox({ platform: 'slack', channel_id: 'OB', kind: 'event', event_id: eventId, next_attempt_at: 100, created_at: 100 });
+    const b = await store.insertOutbox({ platform: 'slack', channel_id: 'OB', kind: 'report', message: '{}', dedupe_key: 'r1', next_attempt_at: 500, created_at: 100 });
+    expect(a).toBeTypeOf('number');
+    expect(b).toBeGreaterThan(a!);
+    expect(await store.insertOutbox({ platform: 'slack', channel_id: 'OB', kind: 'report', dedupe_key: 'r1', next_attempt_at: 1, created_at: 1 })).toBeUndefined();
+    expect(await store.pendingChannels()).toContainEqual({ platform: 'slack', channel_id: 'OB', due: 100, oldest: 100 });
+    const due = await store.duePending('slack', 'OB', 200);
+    expect(due.map((r) => r.id)).toEqual([a]);
+    expect(due[0]).toMatchObject({ ev_node_id: 'n7', ev_status: 'FAILED', ev_received_at: 1_776_340_800_000, attempts: 0, held_by_mute: 0 });
+    expect(await store.depth()).toBe(2);
+
+    await store.postpone([b!], 900, 'HTTP 500', true);
+    expect(await store.duePending('slack', 'OB', 600)).toEqual([expect.objectContaining({ id: a })]);
+    expect((await store.outboxRows()).find((r) => r.id === b)).toMatchObject({ next_attempt_at: 900, attempts: 1, last_error: 'HTTP 500' });
+    await store.markSent([a!], 300);
+    expect((await store.outboxRows({ state: 'sent' })).map((r) => r.id)).toEqual([a]);
+    expect(await store.pendingIdsOfChannel('slack', 'OB')).toEqual([b]);
+    await store.markState([b!], 'failed', 'refused');
+    expect(await store.depth()).toBe(0);
+
+    // Pruned: done rows created before the cut, and old events no row refers to any more.
+    const gone = await store.prune(2_000_000_000_000);
+    expect(gone.outbox).toBe(2);
+    expect(gone.events).toBeGreaterThanOrEqual(1);
+    expect(await store.eventByKey('o1')).toBeUndefined();
+  });
+
+  it('holds rows while a mute covers them and releases them when it ends', async () => {
+    const eventId = (await store.insertEvent(event('h1', 'n8')))!;
+    await store.upsertMute({ platform: 'slack', channel_id: 'HM', target: 'n8', until: 1000, muted_by: 't', created_at: 1 });
+    expect((await store.activeMute('slack', 'HM', 'n8', 500))?.muted_by).toBe('t');
+    const id = (await store.insertOutbox({ platform: 'slack', channel_id: 'HM', kind: 'event', event_id: eventId, state: 'held', held_by_mute: 1, next_attempt_at: 1, created_at: 1 }))!;
+    expect(await store.releasableHeldIds(500)).toEqual([]);
+    expect(await store.releasableHeldIds(1000)).toEqual([id]);
+    await store.releaseHeld([id], 1000);
+    expect((await store.duePending('slack', 'HM', 1000)).map((r) => r.id)).toEqual([id]);
+    expect(await store.mutes('slack', 'HM')).toHaveLength(1);
+    expect(await store.deleteMutes('slack', 'HM')).toBe(1);
+    expect(await store.activeMute('slack', 'HM', 'n8', 500)).toBeUndefined();
+  });
+
+  it('upserts a watch (keeping its id), lists, filters and deletes watches', async () => {
+    const w = {
+      platform: 'slack', channel_id: 'W1', workspace_id: 'T1', target: 'n1', target_name: 'alice', statuses: null, kinds: 'status,payments',
+      min_amount_msat: 5_000_000_000, escalate_after_min: 2.5, pagerduty_key: null, created_by: 'me', created_at: 1,
+    };
+    const first = await store.upsertWatch(w);
+    const again = await store.upsertWatch({ ...w, statuses: 'FAILED' });
+    expect(again).toMatchObject({ id: first.id, statuses: 'FAILED', min_amount_msat: 5_000_000_000, escalate_after_min: 2.5, paused_at: null });
+    await store.upsertWatch({ ...w, channel_id: 'W2', platform: 'discord' });
+    expect((await store.watches({ platform: 'slack', channelId: 'W1' })).map((x) => x.target)).toEqual(['n1']);
+    expect((await store.watches({ platform: 'discord' })).map((x) => x.channel_id)).toEqual(['W2']);
+    expect(await store.deleteWatch('discord', 'W2', 'n1')).toBe(true);
+    expect(await store.deleteWatch('discord', 'W2', 'n1')).toBe(false);
+  });
+
+  it('keeps one open incident per channel and node (a partial unique index), and updates it', async () => {
+    const id = await store.insertIncident(incident('I1', 'n1'));
+    await expect(store.insertIncident(incident('I1', 'n1'))).rejects.toThrow(/unique/i);
+    expect((await store.openIncident('slack', 'I1', 'n1'))?.id).toBe(id);
+    await store.setIncidentMessage(id, 'm1', 't1');
+    await store.updateIncident(id, { state: 'resolved', resolved_at: 99, changes: 3 });
+    expect(await store.openIncident('slack', 'I1', 'n1')).toBeUndefined();
+    expect(await store.incident(id)).toMatchObject({ state: 'resolved', resolved_at: 99, changes: 3, message_id: 'm1', thread_id: 't1', escalated_at: null });
+    // Resolved, it no longer blocks a new open one.
+    const next = await store.insertIncident(incident('I1', 'n1'));
+    expect(next).toBeGreaterThan(id);
+    await store.clearIncidentMessage(id);
+    expect((await store.incident(id))?.message_id).toBeNull();
+    expect((await store.incidents({ platform: 'slack', channelId: 'I1', state: 'open' })).map((i) => i.id)).toEqual([next]);
+    await store.deleteIncident(next);
+    expect(await store.incidents({ channelId: 'I1', state: 'open' })).toEqual([]);
+  });
+
+  it('records notices and when the last one of a kind was', async () => {
+    expect(await store.lastNoticeAt('slack', 'N1', 'channel_gone')).toBeUndefined();
+    const id = await store.insertNotice({ platform: 'slack', channel_id: 'N1', kind: 'channel_gone', text: 'gone', created_at: 5 });
+    await store.insertNotice({ platform: 'slack', channel_id: 'N1', kind: 'channel_gone', text: 'gone', created_at: 7 });
+    expect(id).toBeTypeOf('number');
+    expect(await store.lastNoticeAt('slack', 'N1', 'channel_gone')).toBe(7);
+    expect((await store.notices()).filter((n) => n.channel_id === 'N1')).toHaveLength(2);
+  });
+
+  it('escalates an incident once and keeps its pages in order until they are answered', async () => {
+    const pages = new NotifyPages(db);
+    const id = await store.insertIncident({ ...incident('P1', 'n1'), message_id: 'm9' });
+    expect((await pages.unpagedOpenIncidents()).map((i) => i.id)).toContain(id);
+    await pages.tx(async () => {
+      await pages.insertEscalation({ incident_id: id, escalated_at: 10, escalated_to: 'PagerDuty' });
+      await pages.insertEscalation({ incident_id: id, escalated_at: 11, escalated_to: 'again' }); // ignored
+      await pages.insertPage({ incident_id: id, action: 'trigger', target: 'pagerduty', body: '{}', next_attempt_at: 10, created_at: 10 });
+    });
+    expect((await pages.unpagedOpenIncidents()).map((i) => i.id)).not.toContain(id);
+    expect(await pages.escalation(id)).toMatchObject({ escalated_to: 'PagerDuty', ack_queued: 0, resolve_queued: 0 });
+    expect((await store.incident(id))?.escalated_to).toBe('PagerDuty');
+
+    await store.updateIncident(id, { acked_by: 'me', acked_at: 20 });
+    expect((await pages.pagedToFollowUp('ack')).map((i) => i.id)).toEqual([id]);
+    await pages.markQueued(id, 'ack');
+    expect(await pages.pagedToFollowUp('ack')).toEqual([]);
+    await pages.insertPage({ incident_id: id, action: 'acknowledge', target: 'pagerduty', body: '{}', next_attempt_at: 20, created_at: 20 });
+
+    const [trigger, ack] = await pages.duePages(30);
+    expect([trigger.action, ack.action]).toEqual(['trigger', 'acknowledge']);
+    expect(await pages.earlierPending(trigger)).toBe(false);
+    expect(await pages.earlierPending(ack)).toBe(true);
+    await pages.postponePage(trigger.id, 100, 'HTTP 503');
+    expect((await pages.duePages(30)).map((p) => p.id)).toEqual([ack.id]);
+    await pages.markPageSent(trigger.id, 101);
+    expect(await pages.earlierPending(ack)).toBe(false);
+    await pages.markPageFailed(ack.id, 'HTTP 400');
+    expect((await pages.pages()).map((p) => [p.state, p.attempts])).toEqual([['sent', 2], ['failed', 1]]);
+    expect((await pages.triggersOf(id)).map((p) => p.id)).toEqual([trigger.id]);
+  });
+
+  it('commits a webhook burst together, rolling back only the item that failed', async () => {
+    // Each item stores an event and opens an incident: the second incident of one node in one
+    // channel breaks the unique index, and that item's event goes back with it.
+    const write = groupCommit(
+      (fn) => store.tx(fn),
+      async (item: { key: string; node: string }) => {
+        const eventId = await store.insertEvent(event(item.key, item.node));
+        await store.insertIncident(incident('GC', item.node));
+        return eventId;
+      },
+      () => store.routingView(),
+    );
+    const results = await Promise.allSettled([write({ key: 'g1', node: 'x' }), write({ key: 'g2', node: 'x' }), write({ key: 'g3', node: 'y' })]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(await store.eventByKey('g1')).toBeDefined();
+    expect(await store.eventByKey('g2')).toBeUndefined();
+    expect(await store.eventByKey('g3')).toBeDefined();
+    expect((await store.incidents({ channelId: 'GC' })).map((i) => i.node_id)).toEqual(['x', 'y']);
+  });
+});
