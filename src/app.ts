@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { ConfigError, secretValues, type Config } from './config.js';
 import { createLogger, registerSecret, type Logger } from './log.js';
 import { createMetrics, type Metrics } from './metrics.js';
-import { createLeases, createReplayStore, openDatabase, type AnyDb, type Db } from './store/index.js';
+import { createLeases, createReplayStore, openStoreDatabase, type Db } from './store/index.js';
 import { cachedCheck, createHttpServer, createReplayGuard } from './http/index.js';
 import { createHostingClient, type HostedNode } from './hosting/index.js';
 import { checkNodeApiUrl, createNodeApiClient, loadNodeCredentials } from './node-api/index.js';
@@ -96,10 +96,12 @@ export async function createApp(opts: AppOptions): Promise<App> {
   if (policyProblems.length) throw new ConfigError(policyProblems);
   for (const value of secretValues(config)) registerSecret(value);
 
-  // TODO(main, issue 17): open PostgreSQL here (openStoreDatabase) once every room's repositories
-  // are async; until then a DATABASE_URL is refused rather than silently ignored.
-  if (config.DATABASE_URL) throw new ConfigError(['DATABASE_URL: this build still runs on SQLite only (DATABASE_PATH); unset DATABASE_URL']);
-  const db = openDatabase(config.DATABASE_PATH);
+  // SQLite at DATABASE_PATH, or PostgreSQL (migrated under a lock) when DATABASE_URL is set.
+  const db = await openStoreDatabase({
+    url: config.DATABASE_URL,
+    path: config.DATABASE_PATH,
+    onError: (err) => logger.warn({ err }, 'a database connection failed; the pool replaces it'),
+  });
   /** Who does what across replicas on one database (channels, ticks, nodes, the Discord gateway). */
   const leases = createLeases(db);
 
@@ -172,6 +174,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const notifier = createNotifier({
     onNodeEvent: () => nodeChanged.forEach((f) => f()),
     db,
+    replicaId,
     posters,
     buttons,
     hosting,
@@ -288,7 +291,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     const { createDiscordAdapter } = await import('./chat/discord/index.js');
     const discordLogger = logger.child({ room: 'discord' });
     // On PostgreSQL (several replicas) one replica at a time holds the gateway; on SQLite (one process) it simply does.
-    const gatewayLeader = (db as AnyDb).engine === 'postgres'
+    const gatewayLeader = db.engine === 'postgres'
       ? (gateway: { onLead: () => Promise<void>; onLose: () => Promise<void> }) =>
           createLeader({ leases, name: 'discord-gateway', owner: replicaId, now: clock, log: discordLogger, ...gateway })
       : undefined;

@@ -20,7 +20,9 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { AnyDb } from '../store/index.js';
 import { NotifyPages, NotifyStore, type RoutingView } from '../store/index.js';
-import { groupCommit } from '../store/index.js';
+import { createLeases, groupCommit } from '../store/index.js';
+import { randomUUID } from 'node:crypto';
+import { createChannelClaims } from './channel-claims.js';
 import { KeyCache, effectiveEventTime } from '../webhooks/index.js';
 import { createNodeDirectory, type NodeDirectory } from '../webhooks/index.js';
 import type { ServiceEvent } from '../webhooks/index.js';
@@ -68,6 +70,8 @@ export interface NotifierOptions {
   maxFutureSkewMs?: number;
   /** Told after a new event of a watched node was stored (e.g. to refresh Slack's App Home). Must not throw. */
   onNodeEvent?: (e: { nodeId: string; status?: string }) => void;
+  /** This process among replicas on one database (lease owner); default a random id. */
+  replicaId?: string;
   /** Escalation of unacknowledged incidents to PagerDuty or a webhook (paging.ts). */
   paging?: Pick<PagingOptions, 'pagerduty' | 'webhook' | 'escalateAfterMin' | 'pollMs' | 'retry'>;
 }
@@ -119,8 +123,13 @@ export function createNotifier(opts: NotifierOptions): Notifier {
   const store = new NotifyStore(opts.db);
   const nowMs = opts.now ?? Date.now;
   const log = opts.logger.child({ room: 'notify' });
+  // Replicas on one PostgreSQL database share the work through leases: a channel's outbox is
+  // posted by one replica at a time, and one replica at a time pages (channel-claims.ts).
+  const replicaId = opts.replicaId ?? randomUUID();
+  const leases = opts.db.engine === 'postgres' ? createLeases(opts.db) : undefined;
   const worker = new OutboxWorker({
     store,
+    claims: leases && createChannelClaims({ leases, owner: replicaId }),
     posters: opts.posters,
     prepareMessage: (m) => opts.buttons.prepare(m),
     logger: opts.logger,
@@ -137,7 +146,18 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     digestMaxNodes: opts.digestMaxNodes,
   });
   const watches = createWatchService({ store, now: nowMs, wake: () => worker.wake() });
-  const paging = createPaging({ ...opts.paging, store, pages: new NotifyPages(opts.db), now: nowMs, log, metrics: opts.metrics, wake: () => worker.wake() });
+  const pagingPollMs = opts.paging?.pollMs ?? 1000;
+  const paging = createPaging({
+    ...opts.paging,
+    // Held for a few passes and renewed each pass: another replica takes over when this one stops.
+    claimPass: leases && ((now) => leases.claim('notify:paging', replicaId, now + 5 * pagingPollMs, now)),
+    store,
+    pages: new NotifyPages(opts.db),
+    now: nowMs,
+    log,
+    metrics: opts.metrics,
+    wake: () => worker.wake(),
+  });
 
   const retentionMs = opts.retentionMs ?? 30 * 24 * 3600_000;
   // A stored event cannot be posted before its channel's coalescing window has passed, so the

@@ -15,6 +15,7 @@ import type { NotifyStore } from '../store/index.js';
 import { createEscalation, type Escalation } from './escalation.js';
 import { executeRound, readRoundState, recordFailure, type RetryPolicy, type RoundContext } from './execute-round.js';
 import { ChannelPacer } from './pacer.js';
+import type { ChannelClaims } from './channel-claims.js';
 import { planRound, roundRows } from './plan-round.js';
 
 export interface OutboxWorkerOptions {
@@ -41,6 +42,12 @@ export interface OutboxWorkerOptions {
   maxIncidentsPerRound?: number;
   /** Nodes per digest message (a larger digest is split). Default 40. */
   digestMaxNodes?: number;
+  /**
+   * Replicas on one database: a channel's round runs only on the replica holding its lease,
+   * which keeps it until the channel may post again (channel-claims.ts). Without it (one
+   * process), every channel is this worker's.
+   */
+  claims?: ChannelClaims;
 }
 
 export class OutboxWorker {
@@ -130,6 +137,8 @@ export class OutboxWorker {
           }
           continue;
         }
+        if (this.o.claims && !(await this.o.claims.take(ch.platform, ch.channel_id, now))) continue;
+        if (this.inflight.has(key)) continue; // a round began while the claim was being asked
         const round = this.round(ch.platform as Platform, ch.channel_id, poster)
           .catch((err: unknown) => this.log.error({ err, channel: ch.channel_id }, 'notify round failed'))
           .finally(() => {
@@ -177,7 +186,12 @@ export class OutboxWorker {
       log: this.log,
       metrics: this.o.metrics,
     };
-    const failure = await executeRound(ctx, roundRows(due), actions);
-    if (failure) await recordFailure(ctx, failure, this.retry, this.escalation);
+    try {
+      const failure = await executeRound(ctx, roundRows(due), actions);
+      if (failure) await recordFailure(ctx, failure, this.retry, this.escalation);
+    } finally {
+      // The channel stays this replica's until it may post again: no other replica posts sooner.
+      await this.o.claims?.done(platform, channelId, this.pacer.nextAt(platform, channelId), this.o.now());
+    }
   }
 }

@@ -38,6 +38,11 @@ export class ChannelPacer {
     }
   }
 
+  /** When the channel's next call may go out (0: now). */
+  nextAt(platform: Platform, channelId: string): number {
+    return this.next.get(key(platform, channelId)) ?? 0;
+  }
+
   /** No call in the channel before `at` (the platform asked to wait). */
   holdUntil(platform: Platform, channelId: string, at: number): void {
     this.next.set(key(platform, channelId), at);

@@ -36,6 +36,11 @@ export interface PagingOptions {
   retry?: { baseDelayMs?: number; maxDelayMs?: number; maxAttempts?: number };
   /** Wakes the chat outbox (the incident message is refreshed with the escalation). */
   wake(): void;
+  /**
+   * Replicas on one database: a pass runs only on the replica that holds the paging lease for
+   * it (true), so an incident is paged once, not once per replica. Without it, always.
+   */
+  claimPass?(now: number): Promise<boolean>;
 }
 
 export interface Paging {
@@ -172,6 +177,7 @@ export function createPaging(o: PagingOptions): Paging {
   async function pass(): Promise<void> {
     try {
       const now = o.now();
+      if (o.claimPass && !(await o.claimPass(now))) return;
       await escalateDue(now);
       await followUp(now, 'ack');
       await followUp(now, 'resolve');

@@ -13,11 +13,9 @@ import { SqliteSql } from './sql/sqlite.js';
 import { PostgresSql, describeUrl } from './sql/postgres.js';
 import type { Sql } from './sql/types.js';
 
-/**
- * The store's handle. While repositories move to the async `Sql` face, it is still the SQLite
- * one (which also keeps better-sqlite3's synchronous methods for them); then it becomes `Sql`.
- */
-export type Db = SqliteSql;
+/** The store's handle: the async face of either engine (sql/types.ts). */
+export type Db = Sql;
+/** The same (the name the repositories moved to while the engines were being split). */
 export type AnyDb = Sql;
 export { DatabaseUnavailableError } from './sql/types.js';
 

@@ -58,7 +58,7 @@ const postsWith = (text: string) => posts().filter((p) => p.includes(text));
 const waitForPost = (text: string, timeoutMs = 10_000) => waitFor(() => postsWith(text).length > 0, { timeout: timeoutMs, what: `a post with "${text}"` });
 const call = (name: string, endpoint: string, body?: unknown) => h.emulator.world.handle(ids[name], body === undefined ? 'GET' : 'POST', endpoint, body);
 /** Whether the poller has a stored state for the node (its first poll, which only records, happened). */
-const recorded = (name: string) => !!h.app.db.prepare('SELECT 1 FROM activity_states WHERE node_id = ?').get(ids[name]);
+const recorded = async (name: string) => (await h.app.db.get('SELECT 1 FROM activity_states WHERE node_id = ?', [ids[name]])) !== undefined;
 /** Lets a few polls run. */
 const polls = async (n = 3) => {
   for (let i = 0; i < n; i++) await new Promise((r) => setTimeout(r, 250));
@@ -80,7 +80,7 @@ describe('node activity through the whole bot', () => {
   it('posts a payment bob received to the channel watching bob, once, with the amount and the channel with our node named', async () => {
     expect(await slash('watch add bob kinds=payments,channels min_amount="1k sats"')).toContain('payments, channels');
     expect(await slash('watch add alice kinds=status,channels,liquidity,lock')).toContain('status, channels, liquidity, lock');
-    await waitFor(() => recorded('alice') && recorded('bob'), { timeout: 10_000, what: 'the first polls' });
+    await waitFor(async () => (await recorded('alice')) && (await recorded('bob')), { timeout: 10_000, what: 'the first polls' });
     await call('alice', 'connectpeer', { peer_pubkey_and_addr: `${h.emulator.world.pubkeyOf(ids.bob)}@127.0.0.1:9735` });
     await call('alice', 'openchannel', { peer_pubkey_and_opt_addr: h.emulator.world.pubkeyOf(ids.bob), capacity_sat: 100_000, push_msat: 0 });
     h.emulator.world.mine(1);

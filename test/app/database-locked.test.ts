@@ -38,7 +38,7 @@ describe('the database locked', () => {
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('5');
     expect(await refused.json()).toMatchObject({ error: 'store_busy' });
-    expect(h.app.db.prepare('SELECT count(*) FROM notify_events').pluck().get()).toBe(0);
+    expect(await h.app.db.value('SELECT count(*) FROM notify_events')).toBe(0);
 
     // The service redelivers: accepted and posted.
     expect((await deliver()).status).toBe(202);

@@ -25,7 +25,7 @@ describe('the webhook endpoint under bad input', () => {
     await slack.close();
   });
   const posts = () => slack.callsTo('chat.postMessage').filter((c) => c.args.channel === 'CFUZZ').length;
-  const events = () => h.app.db.prepare('SELECT count(*) FROM notify_events').pluck().get() as number;
+  const events = async () => (await h.app.db.value<number>('SELECT count(*) FROM notify_events')) ?? 0;
 
   const post = async (body: Buffer, signed: boolean, path = '/webhooks/service') => {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
@@ -34,10 +34,10 @@ describe('the webhook endpoint under bad input', () => {
     const text = await r.text();
     return { status: r.status, text };
   };
-  const outboxRows = () => h.app.db.prepare('SELECT count(*) FROM notify_outbox').pluck().get() as number;
+  const outboxRows = async () => (await h.app.db.value<number>('SELECT count(*) FROM notify_outbox')) ?? 0;
 
   it('random bytes without a signature: 401, with a message, nothing stored', async () => {
-    const before = outboxRows();
+    const before = await outboxRows();
     await fc.assert(
       fc.asyncProperty(fc.uint8Array({ maxLength: 2048 }), async (bytes) => {
         const r = await post(Buffer.from(bytes), false);
@@ -46,11 +46,11 @@ describe('the webhook endpoint under bad input', () => {
       }),
       { numRuns: 60 },
     );
-    expect(outboxRows()).toBe(before);
+    expect(await outboxRows()).toBe(before);
   });
 
   it('arbitrary signed JSON that is not an event of a known node: a 4xx with a message, nothing stored or posted', async () => {
-    const [eventsBefore, outboxBefore] = [events(), outboxRows()];
+    const [eventsBefore, outboxBefore] = [await events(), await outboxRows()];
     await fc.assert(
       fc.asyncProperty(fc.jsonValue({ maxDepth: 6 }), async (value) => {
         const r = await post(Buffer.from(JSON.stringify(value) ?? 'null'), true);
@@ -60,8 +60,8 @@ describe('the webhook endpoint under bad input', () => {
       }),
       { numRuns: 150 },
     );
-    expect(events()).toBe(eventsBefore);
-    expect(outboxRows()).toBe(outboxBefore);
+    expect(await events()).toBe(eventsBefore);
+    expect(await outboxRows()).toBe(outboxBefore);
   });
 
   it('wrong types, unicode and injection attempts in fields are refused as an unknown node or bad shape', async () => {
@@ -72,7 +72,7 @@ describe('the webhook endpoint under bad input', () => {
       fc.constant(null),
       fc.array(fc.string(), { maxLength: 3 }),
     );
-    const before = outboxRows();
+    const before = await outboxRows();
     await fc.assert(
       fc.asyncProperty(nasty, nasty, async (id, status) => {
         const body = Buffer.from(JSON.stringify({ eventType: 'NODE_STATUS_UPDATED', eventTimestamp: new Date().toISOString(), details: { nodeId: id, status }, nodeId: id }));
@@ -82,7 +82,7 @@ describe('the webhook endpoint under bad input', () => {
       }),
       { numRuns: 100 },
     );
-    expect(outboxRows()).toBe(before);
+    expect(await outboxRows()).toBe(before);
   });
 
   it('a huge field, deep nesting and an oversized body get clean refusals', async () => {

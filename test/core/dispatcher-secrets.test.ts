@@ -50,7 +50,7 @@ describe('dispatcher: a secret quoted in a handler error', () => {
     expect(entry.outcome).toBe('failed');
     expect(entry.reason).toContain('[redacted]');
     expect(JSON.stringify(entry)).not.toContain(password);
-    const rows = db.prepare('SELECT * FROM core_audit').all();
+    const rows = await db.all('SELECT * FROM core_audit');
     expect(JSON.stringify(rows)).not.toContain(password);
     expect(log.text).not.toContain(password);
   });
@@ -70,7 +70,7 @@ describe('dispatcher: values of arguments a command does not declare', () => {
     expect((await h.dispatcher.audit.latest()).length).toBe(3);
     for (const v of ['99887766', 'hunter2hunter2', 's3cr3t-value']) {
       expect(audit).not.toContain(v);
-      expect(JSON.stringify(h.db.prepare('SELECT * FROM core_audit').all())).not.toContain(v);
+      expect(JSON.stringify(await h.db.all('SELECT * FROM core_audit'))).not.toContain(v);
       expect(h.log.text).not.toContain(v);
     }
     expect(audit).toContain('alice');

@@ -74,16 +74,16 @@ describe('replays across a restart', () => {
     const t = await bot();
     const raw = JSON.stringify(pingInteraction(t.discord.applicationId));
     expect((await t.discordPost(raw)).status).toBe(200);
-    const count = () => t.h.app.db.prepare('SELECT COUNT(*) FROM http_replays').pluck().get() as number;
-    expect(count()).toBe(1);
-    t.h.app.db.prepare('UPDATE http_replays SET expires_at = 0').run();
+    const count = async () => (await t.h.app.db.value<number>('SELECT COUNT(*) FROM http_replays')) ?? 0;
+    expect(await count()).toBe(1);
+    await t.h.app.db.run('UPDATE http_replays SET expires_at = 0');
     // The next request far enough into a new window prunes the expired row.
     const { createReplayGuard } = await import('../../src/http/index.js');
     const { createReplayStore } = await import('../../src/store/index.js');
     const g = createReplayGuard({ windowMs: 1000, store: createReplayStore(t.h.app.db), namespace: 'x' });
     expect(await g.firstTime('k', Date.now())).toBe(true);
-    expect(t.h.app.db.prepare('SELECT key FROM http_replays').pluck().all()).toEqual(['x:k']);
-    expect(count()).toBe(1);
+    expect(await t.h.app.db.column('SELECT key FROM http_replays')).toEqual(['x:k']);
+    expect(await count()).toBe(1);
   });
 });
 

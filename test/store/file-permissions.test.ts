@@ -12,12 +12,12 @@ afterEach(() => {
 const mode = (p: string) => statSync(p).mode & 0o777;
 
 describe('database file permissions', () => {
-  it('creates the data folder 0700 and the database, its WAL and shared-memory files 0600', () => {
+  it('creates the data folder 0700 and the database, its WAL and shared-memory files 0600', async () => {
     const base = mkdtempSync(join(tmpdir(), 'rln-perm-'));
     dirs.push(base);
     const path = join(base, 'data', 'rln-chatops.db');
     const db = openDatabase(path);
-    db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(99_999, 'write to create the WAL', 'now');
+    await db.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [99_999, 'write to create the WAL', 'now']);
     expect(mode(join(base, 'data'))).toBe(0o700);
     expect(mode(path)).toBe(0o600);
     expect(mode(`${path}-wal`)).toBe(0o600);

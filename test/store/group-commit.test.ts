@@ -79,7 +79,7 @@ describe.each(ENGINES)('groupCommit on %s', (engine) => {
       const path = join(dir, 'db.sqlite');
       const sqlite = openDatabase(path);
       db = sqlite;
-      sqlite.pragma('busy_timeout = 20');
+      await sqlite.exec('PRAGMA busy_timeout = 20');
       const other = new Database(path);
       cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => db.close(), () => void other.close());
       breakIt = async () => void other.exec('BEGIN IMMEDIATE'); // someone else holds the write lock

@@ -40,7 +40,7 @@ export class SqliteSql implements Sql {
   }
 
   get inTransaction(): boolean {
-    return this.als.getStore() !== undefined || this.raw.inTransaction;
+    return this.als.getStore() !== undefined;
   }
 
   private statement(sql: string): Stmt {
@@ -156,21 +156,6 @@ export class SqliteSql implements Sql {
       this.held = undefined;
       release();
     }
-  }
-
-  // ---- The synchronous better-sqlite3 face, for repositories not yet converted to Sql (the
-  // second wave's move to async repositories; removed when the last one is converted). ----
-  /** @deprecated use all/get/run */
-  prepare<P extends unknown[] = unknown[]>(sql: string): Database.Statement<P> {
-    return this.raw.prepare<P>(sql);
-  }
-  /** @deprecated use tx */
-  transaction<F extends (...args: never[]) => unknown>(fn: F): Database.Transaction<F> {
-    return this.raw.transaction(fn);
-  }
-  /** @deprecated */
-  pragma(source: string, options?: Database.PragmaOptions): unknown {
-    return this.raw.pragma(source, options);
   }
 
   async ping(): Promise<boolean> {

@@ -223,8 +223,8 @@ describe('approvals and spend limits on Slack', () => {
     expect(h.emulator.nodes().some((n) => n.name === 'bob')).toBe(false);
     // The password reached the node for the backup, and nothing the bot said or stored.
     expect(JSON.stringify([fake.responds.map((r) => r.body), fake.calls.map((c) => c.args)])).not.toContain(PASSWORD);
-    const stored = h.app.db.prepare('SELECT * FROM core_approvals').all();
+    const stored = await h.app.db.all('SELECT * FROM core_approvals');
     expect(JSON.stringify(stored)).not.toContain(PASSWORD);
-    expect(JSON.stringify(h.app.db.prepare('SELECT * FROM core_audit').all())).not.toContain(PASSWORD);
+    expect(JSON.stringify(await h.app.db.all('SELECT * FROM core_audit'))).not.toContain(PASSWORD);
   });
 });
