@@ -78,3 +78,37 @@ describe.each(ENGINES)('the notifier on %s', (engine) => {
     expect((await ingest(nb, statusPayload('n1', 'RUNNING'))).routed).toBe(0);
   });
 });
+
+describe('two replicas posting one channel on PostgreSQL', () => {
+  /** The same events, stored through `replicas` notifiers in turn, then posted by all of them at once. */
+  async function storm(replicas: 1 | 2) {
+    const dbs = replicas === 1 ? [await openTestDb('postgres')] : await twoReplicas('postgres');
+    if (replicas === 1) cleanups.push(() => dbs[0].close());
+    const posters = dbs.map(() => new RecordingPoster('slack'));
+    const notifiers = dbs.map((db, i) => notifierOn(db, posters[i]));
+    await notifiers[0].watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
+    // Three nodes go through states and fail; the events alternate between replicas.
+    const statuses = ['STARTING', 'PAUSED', 'RUNNING', 'FAILED'];
+    let k = 0;
+    for (const status of statuses) {
+      for (const node of ['n1', 'n2', 'n3']) await ingest(notifiers[k++ % replicas], statusPayload(node, status), `node-${node}`);
+    }
+    notifiers.forEach((n) => n.start());
+    expect((await Promise.all(notifiers.map((n) => n.drain(10_000)))).every(Boolean)).toBe(true);
+    const incidents = await notifiers[0].watches.incidents({});
+    return {
+      incidents: incidents.map((i) => i.nodeId).sort(),
+      topLevel: posters.flatMap((p) => p.topLevel('C1')).length,
+      posters: posters.map((p) => p.posts('C1').length),
+    };
+  }
+
+  it('opens one incident per node and posts what one replica posts, never once per replica', async () => {
+    const one = await storm(1);
+    const two = await storm(2);
+    expect(one.incidents).toEqual(['n1', 'n2', 'n3']);
+    expect(two.incidents).toEqual(one.incidents);
+    expect(two.topLevel).toBe(one.topLevel);
+    expect(two.posters.reduce((x, y) => x + y, 0)).toBe(one.posters[0]);
+  });
+});
