@@ -12,7 +12,7 @@
  *   webhookRoutes(...)  the fastify plugin for POST /webhooks/service[/:nodeId], wired to ingestEvent.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { sleep, type ChatPoster, type Outbox } from '../core/index.js';
+import { hasBody, sleep, type ChatPoster, type Message, type Outbox } from '../core/index.js';
 import type { ButtonIds } from '../core/index.js';
 import type { Platform } from '../core/index.js';
 import type { HostingClient } from '../hosting/index.js';
@@ -291,16 +291,28 @@ export function createNotifier(opts: NotifierOptions): Notifier {
   const outbox: Outbox = {
     async enqueue(item) {
       const now = nowMs();
-      await store.insertOutbox({
-        platform: item.platform,
-        channel_id: item.channelId,
-        thread_id: item.threadId ?? null,
-        kind: item.kind,
-        message: JSON.stringify(item.message),
-        dedupe_key: item.dedupeKey ?? null,
-        next_attempt_at: now,
-        created_at: now,
-      });
+      const row = (message: Message, dedupeKey: string | undefined) =>
+        store.insertOutbox({
+          platform: item.platform,
+          channel_id: item.channelId,
+          thread_id: item.threadId ?? null,
+          kind: item.kind,
+          message: JSON.stringify(message),
+          dedupe_key: dedupeKey ?? null,
+          next_attempt_at: now,
+          created_at: now,
+        });
+      const files = item.message.files ?? [];
+      if (item.platform === 'slack' && files.length && hasBody(item.message)) {
+        // On Slack the files of a message are a second call after it (an upload): two rows, in
+        // order, so a failed upload is retried alone and the text it follows is not posted again.
+        await store.tx(async () => {
+          await row({ ...item.message, files: undefined }, item.dedupeKey);
+          await row({ blocks: [], files }, item.dedupeKey && `${item.dedupeKey}:files`);
+        });
+      } else {
+        await row(item.message, item.dedupeKey);
+      }
       worker.wake();
     },
   };
