@@ -27,6 +27,11 @@ export interface Responder {
   /** After a defer: edits the deferred answer (or, after deferUpdate, the message with the button). */
   editOriginal(payload: DiscordPayload): Promise<void>;
   followUp(payload: DiscordPayload, ephemeral: boolean): Promise<void>;
+  /**
+   * A follow-up message that is only these files, through the interaction's own webhook (no bot
+   * token needed): how an answer's files reach the channel when the bot has no DISCORD_TOKEN.
+   */
+  followUpFiles?(files: MessageFile[]): Promise<void>;
 }
 
 export interface InteractionContext {
@@ -38,10 +43,15 @@ export interface InteractionContext {
   postFiles?: (place: Place, files: MessageFile[]) => Promise<void>;
 }
 
-async function sendFiles(ctx: InteractionContext, place: Place, reply: Reply): Promise<void> {
-  if (reply.kind !== 'message' || reply.visibility !== 'channel' || !reply.message.files?.length || !ctx.postFiles) return;
+async function sendFiles(ctx: InteractionContext, r: Responder, place: Place, reply: Reply): Promise<void> {
+  if (reply.kind !== 'message' || reply.visibility !== 'channel' || !reply.message.files?.length) return;
+  const files = reply.message.files;
+  // With the bot's token: a channel message, like a report's. Without (HTTP interactions only):
+  // a follow-up through the interaction's webhook, which needs none.
+  const send = ctx.postFiles ? () => ctx.postFiles!(place, files) : r.followUpFiles ? () => r.followUpFiles!(files) : undefined;
+  if (!send) return;
   try {
-    await ctx.postFiles(place, reply.message.files);
+    await send();
   } catch (err) {
     ctx.logger.warn({ err, channel: place.channelId }, 'could not post the files of an answer');
   }
@@ -173,7 +183,7 @@ export async function handleInteraction(ctx: InteractionContext, p: ParsedIntera
   const first = await within(pending, deferAfter(ctx));
   if (first !== LATE) {
     await answer(ctx, r, first, p.kind);
-    await sendFiles(ctx, p.place, first);
+    await sendFiles(ctx, r, p.place, first);
     return;
   }
   const deferredUpdate = p.kind === 'button';
@@ -181,5 +191,5 @@ export async function handleInteraction(ctx: InteractionContext, p: ParsedIntera
   else await r.defer(false);
   const reply = await pending;
   await finish(ctx, r, reply, deferredUpdate);
-  await sendFiles(ctx, p.place, reply);
+  await sendFiles(ctx, r, p.place, reply);
 }

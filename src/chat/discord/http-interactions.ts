@@ -13,6 +13,7 @@ import { handleInteraction, type InteractionContext, type Responder } from './ha
 import { parseRawInteraction, type RawInteraction } from './parse-interaction.js';
 import { CALLBACK, EPHEMERAL_FLAG, INTERACTION } from './limits.js';
 import { admitBodies, createReplayGuard, type ReplayGuard } from '../../http/index.js';
+import { withAttachments } from './create-discord-poster.js';
 
 export const DISCORD_INTERACTIONS_PATH = '/discord/interactions';
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
@@ -54,6 +55,10 @@ function httpResponder(raw: RawInteraction, rest: REST, first: (body: unknown) =
     editOriginal: async (p) => void (await rest.patch(original, { body: p, auth: false })),
     followUp: async (p, e) =>
       void (await rest.post(Routes.webhook(raw.application_id, raw.token), { body: { ...p, ...flags(e) }, auth: false })),
+    followUpFiles: async (files) => {
+      const { body, files: parts } = withAttachments({ blocks: [], files });
+      await rest.post(Routes.webhook(raw.application_id, raw.token), { body: { ...body, allowed_mentions: { parse: [] } }, files: parts, auth: false });
+    },
   };
 }
 
