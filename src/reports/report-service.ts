@@ -21,7 +21,6 @@ import { checkCron, type ReportScheduler } from './scheduler.js';
 import { describeCron } from './describe-cron.js';
 import { gatherDashboard, type DashboardNode } from './dashboard.js';
 import { reportCharts } from './charts/report-charts.js';
-import { DETAIL_MAX_NODES } from './balance-report.js';
 import type { Message } from '../core/index.js';
 
 export interface ScheduleRequest {
@@ -152,7 +151,7 @@ export function createReportService(d: ReportServiceDeps): ReportService {
   /** The report with a chart of each node shown in detail (history from the snapshots, this one included). */
   async function withCharts(message: Message, kind: ReportKind, outcomes: Array<NodeOutcome<unknown>>, now: Date, opts: ReportOptions): Promise<Message> {
     const days = opts.chartDays ?? 7;
-    if (days === 0 || outcomes.length > DETAIL_MAX_NODES) return message;
+    if (days === 0) return message;
     const nodes = outcomes.filter((o) => o.ok).map((o) => o.node);
     const { files, notes } = await reportCharts({ kind: kind === 'balance' ? 'balance' : 'channels', nodes, unit: opts.unit ?? 'sat', days, now }, { snapshots: d.snapshots, logger: d.logger });
     if (!files.length && !notes.length) return message;

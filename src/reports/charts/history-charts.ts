@@ -95,7 +95,8 @@ export function balanceChartSpec(node: string, history: Array<HistoryPoint<Balan
   };
 }
 
-export function channelChartSpec(node: string, history: Array<HistoryPoint<ChannelSnapshot>>, o: { days: ChartDays }): TopLevelSpec | undefined {
+/** `perNode`: each line is a node (its channels together, see account-history.ts), not a channel. */
+export function channelChartSpec(node: string, history: Array<HistoryPoint<ChannelSnapshot>>, o: { days: ChartDays; perNode?: boolean }): TopLevelSpec | undefined {
   if (!enough(history)) return undefined;
   const latest = history[history.length - 1].data.channels;
   // The channels open now, largest first: those are the ones someone rebalances.
@@ -103,7 +104,7 @@ export function channelChartSpec(node: string, history: Array<HistoryPoint<Chann
     .sort((a, b) => num(latest[b].capacity) - num(latest[a].capacity))
     .slice(0, MAX_CHANNEL_LINES);
   if (!ids.length) return undefined;
-  const label = (id: string) => `${latest[id].peer.slice(0, 18)} · ${id.slice(0, 8)}`;
+  const label = (id: string) => (o.perNode ? latest[id].peer.slice(0, 24) : `${latest[id].peer.slice(0, 18)} · ${id.slice(0, 8)}`);
   const rows = history.flatMap((h) =>
     ids
       .filter((id) => h.data.channels[id] && num(h.data.channels[id].capacity) > 0)
@@ -111,7 +112,7 @@ export function channelChartSpec(node: string, history: Array<HistoryPoint<Chann
   );
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title: `Local share of each channel of ${node}, last ${o.days} days`,
+    title: o.perNode ? `Local share of each of ${node} (its channels together), last ${o.days} days` : `Local share of each channel of ${node}, last ${o.days} days`,
     width: PANEL_WIDTH,
     height: PANEL_HEIGHT + 60,
     data: { values: rows },
@@ -119,7 +120,7 @@ export function channelChartSpec(node: string, history: Array<HistoryPoint<Chann
     encoding: {
       x: xAxis(o.days),
       y: { field: 'share', type: 'quantitative', scale: { domain: [0, 100] }, axis: { title: 'local share (%)' } },
-      color: { field: 'channel', type: 'nominal', title: 'channel (peer · id)' },
+      color: { field: 'channel', type: 'nominal', title: o.perNode ? 'node' : 'channel (peer · id)' },
     },
   };
 }
