@@ -241,11 +241,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
       log.debug({ nodeId: r.nodeId, status: r.status, routed: r.routed }, 'event stored and routed');
       if (r.routed > 0) {
         wakeAfterWindow();
-        try {
-          opts.onNodeEvent?.({ nodeId: r.nodeId, status: r.status });
-        } catch (e) {
-          log.warn({ err: e }, 'onNodeEvent listener failed');
-        }
+        tellNodeChanged({ nodeId: r.nodeId, status: r.status });
       }
     }
     return r.duplicate ? { duplicate: true, routed: 0 } : { duplicate: false, eventId: r.eventId, routed: r.routed };
@@ -253,6 +249,14 @@ export function createNotifier(opts: NotifierOptions): Notifier {
 
   const ingestEvent = async (event: IncomingEvent): Promise<IngestResult & { routed: number }> =>
     afterCommit(await store.tx(async () => storeEvent(event, await store.routingView())));
+
+  const tellNodeChanged = (e: { nodeId: string; status?: string }) => {
+    try {
+      opts.onNodeEvent?.(e);
+    } catch (err) {
+      log.warn({ err }, 'onNodeEvent listener failed');
+    }
+  };
 
   const ingestActivity = async (node: { nodeId: string; nodeName?: string }, items: ActivityItem[]): Promise<number> => {
     const now = nowMs();
@@ -284,7 +288,11 @@ export function createNotifier(opts: NotifierOptions): Notifier {
       }
       return n;
     });
-    if (routed) worker.wake();
+    if (routed) {
+      worker.wake();
+      // A payment or a channel change moves the numbers a dashboard shows (Slack's App Home).
+      tellNodeChanged({ nodeId: node.nodeId });
+    }
     return routed;
   };
 
