@@ -24,7 +24,7 @@ const EVERY_MS = 20_000;
 const CRON = '*/20 * * * * *';
 /** Every replica reloads the schedules within this long of a change (the scheduler checks every 5 s). */
 const RELOAD_MS = 7_000;
-/** After the third tick's report, how long a late duplicate is waited for. */
+/** After the third tick's report, how long a late duplicate is waited for: less than EVERY_MS, so that the fourth tick is not caught half done (built, not yet posted). */
 const GRACE_MS = 15_000;
 
 const tickOf = (c: ApiCall) => Math.floor(c.at / EVERY_MS) * EVERY_MS;
