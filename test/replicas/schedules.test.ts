@@ -1,0 +1,101 @@
+/**
+ * Three replicas on one PostgreSQL database, each running every report schedule: a tick fires on
+ * all three at the same moment, and only the replica that claims the tick builds and posts the
+ * report. One schedule, one report per tick, whichever replica wins it.
+ *
+ * The schedule is made through the real command, with node-cron's seconds field
+ * (`*／20 * * * * *`: the seconds 0, 20 and 40 of every minute), so three ticks take one minute
+ * instead of three. A tick's time is known from the clock (a multiple of 20 s), so each post is
+ * counted against the tick it belongs to. The node API reads of the emulator show how many times
+ * a report was built (the outbox's dedupe key would hide a second build from the channel).
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { openPostgres } from '../../src/store/index.js';
+import { postSigned, slashCommandPayload, startFakeSlack, type ApiCall, type FakeSlack, type RespondCall } from '../fakes/slack/index.js';
+import { newPostgresUrl } from '../support/databases.js';
+import { startReplicas, stopReplicas, type Replica } from '../support/replicas.js';
+import { waitFor } from '../support/wait-for.js';
+
+const SECRET = 'replicas-signing-secret';
+const ADMIN = { id: 'UADMIN', name: 'ada' };
+const CHANNEL = 'CREPORTS';
+const EVERY_MS = 20_000;
+const CRON = '*/20 * * * * *';
+/** Every replica reloads the schedules within this long of a change (the scheduler checks every 5 s). */
+const RELOAD_MS = 7_000;
+/** After the third tick's report, how long a late duplicate is waited for: less than EVERY_MS, so that the fourth tick is not caught half done (built, not yet posted). */
+const GRACE_MS = 15_000;
+
+const tickOf = (c: ApiCall) => Math.floor(c.at / EVERY_MS) * EVERY_MS;
+const shown = (r: RespondCall) => `${String(r.body.text ?? '')} ${JSON.stringify(r.body.blocks ?? '')} ${JSON.stringify(r.body.attachments ?? '')}`;
+
+describe('a report schedule on three replicas', () => {
+  let emulator: Emulator | undefined;
+  let slack: FakeSlack | undefined;
+  let replicas: Replica[] = [];
+  afterAll(async () => {
+    await stopReplicas(replicas);
+    await slack?.close();
+    await emulator?.close();
+  });
+
+  it('posts exactly one report per tick, three ticks, three reports', async () => {
+    emulator = await startEmulator({ seed: 'demo', lifecycleDelayMs: 5 });
+    slack = await startFakeSlack();
+    const url = await newPostgresUrl('schedules');
+    replicas = await startReplicas(3, (i) => ({
+      SERVICE_URL: emulator!.url,
+      SERVICE_API_TOKEN: emulator!.token,
+      NODE_API_TOKEN: emulator!.nodeApiToken,
+      DATABASE_URL: url,
+      SLACK_BOT_TOKEN: 'xoxb-replicas',
+      SLACK_SIGNING_SECRET: SECRET,
+      SLACK_API_URL: slack!.apiUrlFor(String.fromCharCode(97 + i)),
+      ADMIN_USERS: `slack:${ADMIN.id}`,
+    }));
+    const [a] = replicas;
+
+    // The schedule, typed through replica a; b and c learn of it from the database.
+    const responseUrl = slack.responseUrl();
+    const res = await postSigned(`${a.url}/slack/events`, SECRET, slashCommandPayload({ user: ADMIN, text: `report schedule kind=balance node=all cron="${CRON}"`, channelId: CHANNEL, responseUrl }));
+    expect(res.status, res.text).toBe(200);
+    const [scheduled] = await slack.waitForResponds(responseUrl);
+    expect(shown(scheduled)).toContain('Scheduled: balance report');
+    // The ticks counted: the first one after every replica has surely loaded the schedule, and the next two.
+    const first = Math.ceil((Date.now() + RELOAD_MS) / EVERY_MS) * EVERY_MS;
+    const ticks = [first, first + EVERY_MS, first + 2 * EVERY_MS];
+
+    const reports = () => slack!.callsTo('chat.postMessage').filter((c) => c.args.channel === CHANNEL);
+    await waitFor(() => reports().some((c) => tickOf(c) === ticks[2]), {
+      timeout: ticks[2] - Date.now() + 30_000,
+      interval: 200,
+      what: () => `the report of the third tick; posts: ${JSON.stringify(reports().map((c) => ({ at: new Date(c.at).toISOString(), via: c.via })))}`,
+    });
+    await new Promise((r) => setTimeout(r, GRACE_MS));
+
+    const all = reports();
+    const counted = all.filter((c) => ticks.includes(tickOf(c)));
+    const table = JSON.stringify(all.map((c) => ({ tick: new Date(tickOf(c)).toISOString(), at: new Date(c.at).toISOString(), via: c.via })));
+    // Which replica won each tick (the claim's holder names the process) and which one posted.
+    const db = await openPostgres(url);
+    const claims = await db.all<{ name: string; owner: string }>("SELECT name, owner FROM store_leases WHERE name LIKE 'report:%' ORDER BY name");
+    await db.close();
+    const replicaOf = (owner: string) => replicas.find((r) => owner.split('/')[1] === String(r.bot.child.pid))?.name ?? owner;
+    console.log(`ticks claimed: ${JSON.stringify(claims.map((c) => ({ tick: c.name.split(':').slice(2).join(':'), by: replicaOf(c.owner) })))}\nreport posts: ${table}`);
+
+    // Exactly one report per tick counted, three in all.
+    expect(counted.map(tickOf), table).toEqual(ticks);
+    // And no tick before or after them was posted twice either.
+    const perTick = new Map<number, number>();
+    for (const c of all) perTick.set(tickOf(c), (perTick.get(tickOf(c)) ?? 0) + 1);
+    expect([...perTick.values()].every((n) => n === 1), table).toBe(true);
+    // Each tick was claimed once, by one of the three, and its report built once: the emulator
+    // saw each running node's balance read once per tick posted, not once per replica.
+    const running = emulator.nodes().filter((n) => n.status === 'RUNNING').length;
+    const balanceReads = emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/btcbalance')).length;
+    expect(balanceReads, 'node balance reads').toBe(running * perTick.size);
+    expect(claims.map((c) => new Date(c.name.split(':').slice(2).join(':')).getTime())).toEqual([...perTick.keys()].sort((x, y) => x - y));
+    expect(claims.every((c) => replicas.some((r) => r.name === replicaOf(c.owner)))).toBe(true);
+  });
+});
