@@ -12,6 +12,13 @@ export interface AdmitBodiesOptions {
   bodyLimit: number;
   /** Bodies read (and handled) at once by this endpoint; more get 503 with Retry-After. */
   maxInFlight: number;
+  /**
+   * The bytes those bodies may hold at once (each counted at its declared length, or at the
+   * body limit when it declares none); more get 503 too. Default `maxInFlight × bodyLimit`.
+   * With a high `maxInFlight` and this budget, thousands of small events are handled at once
+   * while large bodies stay bounded by memory, not by how many requests came.
+   */
+  maxBytesInFlight?: number;
   /** True when the request carries the endpoint's signature header(s) (not yet verified). */
   signed(req: FastifyRequest): boolean;
   /**
@@ -27,6 +34,8 @@ export interface AdmitBodiesOptions {
 
 export function admitBodies(opts: AdmitBodiesOptions): onRequestHookHandler {
   let inFlight = 0;
+  let bytesInFlight = 0;
+  const maxBytes = opts.maxBytesInFlight ?? opts.maxInFlight * opts.bodyLimit;
   return function admit(req, reply, done) {
     if (req.method !== 'POST') return done();
     const declared = Number(req.headers['content-length']);
@@ -45,18 +54,21 @@ export function admitBodies(opts: AdmitBodiesOptions): onRequestHookHandler {
       opts.refuse(req, reply, 413, 'too_large', `the body is over ${opts.bodyLimit} bytes`);
       return;
     }
-    if (inFlight >= opts.maxInFlight) {
+    const cost = length ?? opts.bodyLimit;
+    if (inFlight >= opts.maxInFlight || bytesInFlight + cost > maxBytes) {
       close();
       reply.header('retry-after', '1');
       opts.refuse(req, reply, 503, 'busy', 'too many requests are being read right now; retry shortly');
       return;
     }
     inFlight++;
+    bytesInFlight += cost;
     let released = false;
     const release = () => {
       if (released) return;
       released = true;
       inFlight--;
+      bytesInFlight -= cost;
     };
     reply.raw.once('close', release);
     reply.raw.once('finish', release);

@@ -48,7 +48,12 @@ export interface WebhookRouteDeps {
   bodyLimit?: number;
   /** Events whose own timestamp is older than this are refused (400 `stale`); the dedupe retention. */
   maxEventAgeMs?: number;
-  /** Bodies read at once across both routes; more get 503 with Retry-After before their body is read. Default 32. */
+  /**
+   * Events handled at once across both routes (default 2,048), within a memory budget of 32
+   * bodies of the largest size (2 MiB at the default 64 KiB limit); more get 503 with
+   * Retry-After before their body is read. Service events are small (a few hundred bytes), so
+   * a burst is stored rather than shed, while large bodies stay bounded as before.
+   */
   maxInFlight?: number;
   now?: () => number;
 }
@@ -78,7 +83,8 @@ export function webhookRoutes(deps: WebhookRouteDeps): FastifyPluginAsync {
       'onRequest',
       admitBodies({
         bodyLimit,
-        maxInFlight: deps.maxInFlight ?? 32,
+        maxInFlight: deps.maxInFlight ?? 2_048,
+        maxBytesInFlight: 32 * bodyLimit,
         signed: (req) => headers.some((h) => typeof req.headers[h] === 'string' && (req.headers[h]).trim() !== ''),
         refuse: (req, reply, code, reason, message) => refuse(req, reply, { code, reason, message }),
         unsignedMessage: `no ${headers.join(' or ')} header`,

@@ -5,45 +5,13 @@
  * asked at most about once a second however often the probes come.
  */
 import { describe, it, expect, afterAll } from 'vitest';
-import { createServer, connect, type Socket } from 'node:net';
 import { createHttpServer, cachedCheck } from '../../src/http/index.js';
 import { silentLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics.js';
 import { openPostgres, type AnyDb } from '../../src/store/index.js';
 import { newPostgresUrl } from '../support/databases.js';
 import { waitFor } from '../support/wait-for.js';
-
-/** A TCP relay to `port` on loopback, which can be cut and restored. */
-async function relay(port: number) {
-  const open = new Set<Socket>();
-  let up = true;
-  const server = createServer((client) => {
-    if (!up) return void client.destroy();
-    const upstream = connect(port, '127.0.0.1');
-    open.add(client).add(upstream);
-    const drop = () => {
-      client.destroy();
-      upstream.destroy();
-      open.delete(client);
-      open.delete(upstream);
-    };
-    client.on('error', drop).on('close', drop);
-    upstream.on('error', drop).on('close', drop);
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  return {
-    port: (server.address() as { port: number }).port,
-    cut() {
-      up = false;
-      for (const s of open) s.destroy();
-    },
-    restore() {
-      up = true;
-    },
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
+import { tcpRelay as relay } from '../support/tcp-relay.js';
 
 describe('/healthz: ready only while the database answers', () => {
   const closers: Array<() => Promise<unknown>> = [];

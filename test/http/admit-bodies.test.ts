@@ -1,0 +1,68 @@
+/**
+ * Admission before the body is read, by count and by bytes: a burst of small signed events is
+ * let in far past the old 32-request cap, while large bodies are still held to the same memory
+ * budget (32 of the largest size) and the rest answered 503 with Retry-After.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import Fastify from 'fastify';
+import { request } from 'node:http';
+import { admitBodies } from '../../src/http/index.js';
+
+const LIMIT = 64 * 1024;
+
+describe('admitting bodies by count and by bytes', () => {
+  const app = Fastify();
+  let release!: () => void;
+  let held = new Promise<void>((r) => (release = r));
+  afterAll(() => app.close());
+
+  /** Starts a POST with a declared length; resolves with its status once answered. */
+  const post = (base: string, length: number) =>
+    new Promise<{ status: number; retryAfter?: string }>((resolve, reject) => {
+      const req = request(`${base}/in`, { method: 'POST', headers: { 'content-length': String(length), 'x-sig': 's', 'content-type': 'application/octet-stream' } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'] as string | undefined }));
+      });
+      req.on('error', reject);
+      req.end(Buffer.alloc(length));
+    });
+
+  it('lets 200 small events in at once, and holds large ones to 32 × the limit in bytes', async () => {
+    app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: LIMIT }, (_r, body, done) => done(null, body));
+    app.addHook(
+      'onRequest',
+      admitBodies({
+        bodyLimit: LIMIT,
+        maxInFlight: 2_048,
+        maxBytesInFlight: 32 * LIMIT,
+        signed: (req) => typeof req.headers['x-sig'] === 'string',
+        refuse: (_req, reply, code, reason) => reply.code(code).send({ error: reason }),
+      }),
+    );
+    let inside = 0;
+    app.post('/in', async () => {
+      inside++;
+      await held;
+      return { ok: true };
+    });
+    const base = await app.listen({ port: 0, host: '127.0.0.1' });
+
+    const small = Array.from({ length: 200 }, () => post(base, 300));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(inside).toBe(200); // all in at once (the old cap was 32)
+    release();
+    expect((await Promise.all(small)).every((r) => r.status === 200)).toBe(true);
+
+    held = new Promise<void>((r) => (release = r));
+    inside = 0;
+    const large = Array.from({ length: 40 }, () => post(base, LIMIT));
+    await new Promise((r) => setTimeout(r, 500));
+    expect(inside).toBe(32);
+    release();
+    const answers = await Promise.all(large);
+    expect(answers.filter((r) => r.status === 200)).toHaveLength(32);
+    const shed = answers.filter((r) => r.status === 503);
+    expect(shed).toHaveLength(8);
+    expect(shed.every((r) => r.retryAfter === '1')).toBe(true);
+  });
+});
