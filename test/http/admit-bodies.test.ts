@@ -21,7 +21,7 @@ describe('admitting bodies by count and by bytes', () => {
     new Promise<{ status: number; retryAfter?: string }>((resolve, reject) => {
       const req = request(`${base}/in`, { method: 'POST', headers: { 'content-length': String(length), 'x-sig': 's', 'content-type': 'application/octet-stream' } }, (res) => {
         res.resume();
-        res.on('end', () => resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'] as string | undefined }));
+        res.on('end', () => resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'] }));
       });
       req.on('error', reject);
       req.end(Buffer.alloc(length));

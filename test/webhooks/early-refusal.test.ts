@@ -44,9 +44,9 @@ describe('early refusal of webhook bodies', () => {
     expect(await headOnly(t.port, '/webhooks/service/n1', 64 * 1024 + 1, { 'X-Service-Signature': 'c2ln' }).status).toBe(413);
   });
 
-  it('sheds bodies beyond the in-flight cap with 503 and Retry-After, and accepts again once they end', async () => {
+  it('sheds bodies beyond the in-flight memory budget (32 of the largest size) with 503 and Retry-After, and accepts again once they end', async () => {
     const t = await setup();
-    const held = Array.from({ length: 32 }, () => headOnly(t.port, '/webhooks/service/n1', 1000, { 'X-Service-Signature': 'c2ln' }));
+    const held = Array.from({ length: 32 }, () => headOnly(t.port, '/webhooks/service/n1', 64 * 1024, { 'X-Service-Signature': 'c2ln' }));
     // Every held request is being read (its body never comes); wait until the server has them all.
     await new Promise((r) => setTimeout(r, 500));
     const extra = headOnly(t.port, '/webhooks/service/n1', 1000, { 'X-Service-Signature': 'c2ln' });
