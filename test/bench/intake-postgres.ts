@@ -158,6 +158,11 @@ export async function intakePostgres(opts: IntakePostgresOptions): Promise<Bench
       figures[`${s.config}_accepted_stored_posted`] = `${s.accepted} accepted, ${c.events} stored, ${c.rows} outbox rows, ${c.sent} posted, ${c.notSent} not posted, ${c.withoutRow} events without a row`;
       if (c.events < s.accepted || c.notSent || c.withoutRow) lost.push(s.config);
     }
+    // Why requests were refused, by the bots' own count (their /metrics): `busy` is the in-flight cap, `store_failed` the database.
+    for (const s of setups) {
+      const reasons = (await Promise.all(s.bots.map((b) => refusedByReason(b.url)))).flat();
+      if (reasons.length) figures[`${s.config}_refused_by_reason`] = reasons.join(', ');
+    }
     figures.slack_messages_posted = slack.callsTo('chat.postMessage').length + slack.callsTo('chat.update').length;
     figures.load_average_at_end = os.loadavg()[0].toFixed(1);
     figures.failed_requests = failed;
@@ -216,6 +221,14 @@ async function setUp(config: Config, dir: string, adminUrl: string, emulator: Em
     );
   }
   return { config, bots, db, accepted: 0 };
+}
+
+/** `reason=n` for each refused-webhook count on a bot's /metrics. */
+async function refusedByReason(url: string): Promise<string[]> {
+  const text = await fetch(`${url}/metrics`).then((r) => r.text(), () => '');
+  return [...text.matchAll(/^rln_chatops_webhooks_total\{([^}]*)\} (\S+)/gm)]
+    .filter((m) => m[1].includes('outcome="refused"') && Number(m[2]) > 0)
+    .map((m) => `${m[1].match(/reason="([^"]*)"/)?.[1] ?? '?'}=${m[2]}`);
 }
 
 /** Waits (polling the database twice a second) until no outbox row is pending or held. */
