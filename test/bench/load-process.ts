@@ -2,7 +2,8 @@
  * The load generator's own process (started by processes.ts#startLoadProcess): it receives a
  * run over IPC with every request already signed, turns them into Buffers, and only then
  * starts the clock (closed loop: 16 keep-alive connections as fast as answered; open loop:
- * a fixed rate). Answers with the LoadResult. Targets only the loopback URL it is given.
+ * a fixed rate). Answers with the LoadResult. Targets only the loopback URLs it is given (several:
+ * round robin between them, as a load balancer in front of replicas).
  */
 import { closedLoop, openLoop, type RequestSpec } from './load.js';
 import type { LoadCommand } from './processes.js';
@@ -19,8 +20,10 @@ process.on('message', (m) => {
   const cmd = m as LoadCommand;
   void (async () => {
     try {
-      const host = new URL(cmd.url).hostname;
-      if (host !== '127.0.0.1' && host !== 'localhost') throw new Error(`the load generator only targets loopback, not ${host}`);
+      for (const u of Array.isArray(cmd.url) ? cmd.url : [cmd.url]) {
+        const host = new URL(u).hostname;
+        if (host !== '127.0.0.1' && host !== 'localhost') throw new Error(`the load generator only targets loopback, not ${host}`);
+      }
       const list = specs(cmd);
       const result =
         cmd.kind === 'closed'

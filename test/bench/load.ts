@@ -60,10 +60,19 @@ function send(agent: http.Agent, base: URL, spec: RequestSpec): Promise<{ status
   });
 }
 
-/** As fast as the server answers, `concurrency` requests in flight, `count` in all. */
-export async function closedLoop(url: string, make: (i: number) => RequestSpec, count: number, concurrency = 16): Promise<LoadResult> {
-  const base = new URL(url);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+/**
+ * One keep-alive agent per server. Given several URLs (replicas behind a load balancer), the
+ * i-th request goes to `urls[i % n]`: round robin, as a balancer spreads them.
+ */
+function targets(url: string | string[], maxSockets: number): { pick: (i: number) => { base: URL; agent: http.Agent }; destroy: () => void } {
+  const list = (Array.isArray(url) ? url : [url]).map((u) => ({ base: new URL(u), agent: new http.Agent({ keepAlive: true, maxSockets }) }));
+  if (!list.length) throw new Error('no URL to send to');
+  return { pick: (i) => list[i % list.length], destroy: () => list.forEach((t) => t.agent.destroy()) };
+}
+
+/** As fast as the servers answer, `concurrency` requests in flight, `count` in all. */
+export async function closedLoop(url: string | string[], make: (i: number) => RequestSpec, count: number, concurrency = 16): Promise<LoadResult> {
+  const to = targets(url, concurrency);
   const latencies: number[] = [];
   const failures: Record<string, number> = {};
   const fail = (why: string | number) => void (failures[why] = (failures[why] ?? 0) + 1);
@@ -74,6 +83,7 @@ export async function closedLoop(url: string, make: (i: number) => RequestSpec, 
       while (next < count) {
         const i = next++;
         try {
+          const { agent, base } = to.pick(i);
           const r = await send(agent, base, make(i));
           if (r.status >= 200 && r.status < 300) latencies.push(r.ms);
           else fail(r.status);
@@ -83,14 +93,13 @@ export async function closedLoop(url: string, make: (i: number) => RequestSpec, 
       }
     }),
   );
-  agent.destroy();
+  to.destroy();
   return summarise(latencies, failures, (performance.now() - t0) / 1000);
 }
 
 /** `rate` requests per second for `seconds`, whatever the answers (open loop). */
-export async function openLoop(url: string, make: (i: number) => RequestSpec, rate: number, seconds: number): Promise<LoadResult> {
-  const base = new URL(url);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+export async function openLoop(url: string | string[], make: (i: number) => RequestSpec, rate: number, seconds: number): Promise<LoadResult> {
+  const to = targets(url, 64);
   const latencies: number[] = [];
   const failures: Record<string, number> = {};
   const fail = (why: string | number) => void (failures[why] = (failures[why] ?? 0) + 1);
@@ -101,6 +110,7 @@ export async function openLoop(url: string, make: (i: number) => RequestSpec, ra
     const due = t0 + (i * 1000) / rate;
     const wait = due - performance.now();
     if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    const { agent, base } = to.pick(i);
     inflight.push(
       send(agent, base, make(i)).then(
         (r) => void (r.status >= 200 && r.status < 300 ? latencies.push(r.ms) : fail(r.status)),
@@ -109,6 +119,6 @@ export async function openLoop(url: string, make: (i: number) => RequestSpec, ra
     );
   }
   await Promise.all(inflight);
-  agent.destroy();
+  to.destroy();
   return summarise(latencies, failures, (performance.now() - t0) / 1000);
 }

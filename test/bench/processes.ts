@@ -145,11 +145,13 @@ export interface SignedRequest {
   signature: string;
 }
 
+/** One URL, or several (replicas): then request i goes to `url[i % n]`, round robin. */
 export type LoadCommand =
-  | { kind: 'closed'; url: string; requests: SignedRequest[]; concurrency: number }
-  | { kind: 'open'; url: string; requests: SignedRequest[]; rate: number };
+  | { kind: 'closed'; url: string | string[]; requests: SignedRequest[]; concurrency: number }
+  | { kind: 'open'; url: string | string[]; requests: SignedRequest[]; rate: number };
 
 export interface LoadProcess {
+  /** One run at a time: the answer is the next message, so do not overlap runs. */
   run(cmd: LoadCommand): Promise<LoadResult>;
   close(): Promise<void>;
 }

@@ -217,7 +217,7 @@ async function startBot(dir: string, config: 'unrouted' | 'routed' | 'memory', e
   });
 }
 
-async function createNodes(emulator: Emulator, n: number): Promise<string[]> {
+export async function createNodes(emulator: Emulator, n: number): Promise<string[]> {
   for (let i = 0; i < n; i++) {
     const res = await fetch(`${emulator.url}/api/nodes`, {
       method: 'POST',
@@ -234,7 +234,7 @@ async function createNodes(emulator: Emulator, n: number): Promise<string[]> {
  * of the whole run has its own millisecond, counted up from two minutes ago: current for any
  * freshness window, and never a redelivery of another.
  */
-function signer(emulator: Emulator, nodeIds: string[]) {
+export function signer(emulator: Emulator, nodeIds: string[]) {
   let seq = 0;
   const t0 = Date.now() - 120_000;
   return (n: number, path?: string): SignedRequest[] =>
@@ -247,9 +247,9 @@ function signer(emulator: Emulator, nodeIds: string[]) {
     });
 }
 
-const median = (xs: number[]) => {
+export const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
-const round = (n: number, d = 0) => Math.round(n * 10 ** d) / 10 ** d;
+export const round = (n: number, d = 0) => Math.round(n * 10 ** d) / 10 ** d;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
