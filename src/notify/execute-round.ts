@@ -29,6 +29,8 @@ export interface RoundContext {
   now: () => number;
   log: Logger;
   metrics?: Metrics;
+  /** Runs in each call's slot, just before it (replicas: the channel's lease is still ours; throws if not). */
+  beforeCall?: () => Promise<void>;
 }
 
 export interface RetryPolicy {
@@ -79,13 +81,19 @@ export async function executeRound(ctx: RoundContext, rows: OutboxEventRow[], ac
   const io: ChannelIo = {
     async post(message, threadId) {
       const prepared = await ctx.prepareMessage(message);
-      const res = await pacer.run(platform, channelId, () => poster.post({ channelId, ...(threadId ? { threadId } : {}) }, prepared));
+      const res = await pacer.run(platform, channelId, async () => {
+        await ctx.beforeCall?.();
+        return poster.post({ channelId, ...(threadId ? { threadId } : {}) }, prepared);
+      });
       metrics?.deliveries.inc({ platform, outcome: 'ok' });
       return res;
     },
     async update(messageId, message) {
       const prepared = await ctx.prepareMessage(message);
-      await pacer.run(platform, channelId, () => poster.update({ channelId, messageId }, prepared));
+      await pacer.run(platform, channelId, async () => {
+        await ctx.beforeCall?.();
+        return poster.update({ channelId, messageId }, prepared);
+      });
       metrics?.deliveries.inc({ platform, outcome: 'ok' });
     },
   };

@@ -15,7 +15,7 @@ import type { NotifyStore } from '../store/index.js';
 import { createEscalation, type Escalation } from './escalation.js';
 import { executeRound, readRoundState, recordFailure, type RetryPolicy, type RoundContext } from './execute-round.js';
 import { ChannelPacer } from './pacer.js';
-import type { ChannelClaims } from './channel-claims.js';
+import { ChannelLeaseLost, type ChannelClaims } from './channel-claims.js';
 import { planRound, roundRows } from './plan-round.js';
 
 export interface OutboxWorkerOptions {
@@ -186,10 +186,28 @@ export class OutboxWorker {
       log: this.log,
       metrics: this.o.metrics,
     };
+    const claims = this.o.claims;
+    let heartbeat: NodeJS.Timeout | undefined;
+    if (claims) {
+      // The lease is renewed while the round runs (a post may take seconds) and checked before each call.
+      let lost = false;
+      const renew = async () => {
+        const held = await claims.take(platform, channelId, this.o.now()).catch(() => false);
+        if (!held) lost = true;
+        return held;
+      };
+      heartbeat = setInterval(() => void renew(), claims.heartbeatMs);
+      heartbeat.unref?.();
+      ctx.beforeCall = async () => {
+        if (lost || !(await renew())) throw new ChannelLeaseLost(`${platform} channel ${channelId} is posted by another replica now`);
+      };
+    }
     try {
       const failure = await executeRound(ctx, roundRows(due), actions);
-      if (failure) await recordFailure(ctx, failure, this.retry, this.escalation);
+      if (failure?.err instanceof ChannelLeaseLost) this.log.warn({ channel: channelId }, 'stopped a round: another replica holds the channel now (this one lost its lease)');
+      else if (failure) await recordFailure(ctx, failure, this.retry, this.escalation);
     } finally {
+      clearInterval(heartbeat);
       // The channel stays this replica's until it may post again: no other replica posts sooner.
       await this.o.claims?.done(platform, channelId, this.pacer.nextAt(platform, channelId), this.o.now());
     }
