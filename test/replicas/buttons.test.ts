@@ -8,12 +8,9 @@
  * request it receives, so the test sees how many times the action really ran.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { blockActionsPayload, postSigned, signSlackRequest, slashCommandPayload, startFakeSlack, type FakeSlack, type RespondCall } from '../fakes/slack/index.js';
-import { newPostgresUrl } from '../support/databases.js';
-import { startReplicas, stopReplicas, type Replica } from '../support/replicas.js';
+import { blockActionsPayload, postSigned, signSlackRequest, slashCommandPayload, type RespondCall } from '../fakes/slack/index.js';
+import { REPLICAS_SIGNING_SECRET as SECRET, shownIn, startReplicaWorld, type Replica, type ReplicaWorld } from '../support/replicas.js';
 
-const SECRET = 'replicas-signing-secret';
 const ADMIN = { id: 'UADMIN', name: 'ada' };
 const CHANNEL = 'COPSREP';
 
@@ -26,44 +23,26 @@ function buttonsIn(body: unknown): Array<{ text: string; actionId: string }> {
   return Object.values(o).flatMap(buttonsIn);
 }
 
-/** What a respond() post shows (text and blocks), to look for words in. */
-const shown = (r: RespondCall) => `${String(r.body.text ?? '')} ${JSON.stringify(r.body.blocks ?? '')} ${JSON.stringify(r.body.attachments ?? '')}`;
+const shown = (r: RespondCall) => shownIn(r.body);
 
 describe('buttons across two replicas', () => {
-  let emulator: Emulator | undefined;
-  let slack: FakeSlack | undefined;
-  let replicas: Replica[] = [];
-  afterAll(async () => {
-    await stopReplicas(replicas);
-    await slack?.close();
-    await emulator?.close();
-  });
+  let w: ReplicaWorld | undefined;
+  afterAll(() => w?.close());
 
   it('a confirmation asked on A and clicked on B runs once; a double click split across A and B runs once; a replay to the other replica is refused', async () => {
-    emulator = await startEmulator({ seed: 'demo', lifecycleDelayMs: 5 });
-    slack = await startFakeSlack();
-    const url = await newPostgresUrl('buttons');
-    replicas = await startReplicas(2, (i) => ({
-      SERVICE_URL: emulator!.url,
-      SERVICE_API_TOKEN: emulator!.token,
-      NODE_API_TOKEN: emulator!.nodeApiToken,
-      DATABASE_URL: url,
-      SLACK_BOT_TOKEN: 'xoxb-replicas',
-      SLACK_SIGNING_SECRET: SECRET,
-      SLACK_API_URL: slack!.apiUrlFor(String.fromCharCode(97 + i)),
-      ADMIN_USERS: `slack:${ADMIN.id}`,
-    }));
-    const [a, b] = replicas;
+    w = await startReplicaWorld({ n: 2, name: 'buttons', env: { ADMIN_USERS: `slack:${ADMIN.id}` } });
+    const { emulator, slack } = w;
+    const [a, b] = w.replicas;
     const events = (r: Replica) => `${r.url}/slack/events`;
-    const node = (name: string) => emulator!.nodes().find((n) => n.name === name)!;
-    const stops = (name: string) => emulator!.requests.filter((r) => r.method === 'POST' && r.path.endsWith(`/nodes/${node(name).nodeId}/stop`)).length;
+    const node = (name: string) => emulator.nodes().find((n) => n.name === name)!;
+    const stops = (name: string) => emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith(`/nodes/${node(name).nodeId}/stop`)).length;
 
     /** Types a command on a replica; resolves with its answer. */
     const typed = async (r: Replica, text: string): Promise<RespondCall> => {
-      const responseUrl = slack!.responseUrl();
+      const responseUrl = slack.responseUrl();
       const res = await postSigned(events(r), SECRET, slashCommandPayload({ user: ADMIN, text, channelId: CHANNEL, responseUrl }));
       expect(res.status, res.text).toBe(200);
-      const [answer] = await slack!.waitForResponds(responseUrl);
+      const [answer] = await slack.waitForResponds(responseUrl);
       return answer;
     };
     /** Types `/rln node stop <name>` on replica A; resolves with the Confirm button's id. */
@@ -76,11 +55,11 @@ describe('buttons across two replicas', () => {
     };
     /** Clicks a button through a replica (a signed request of its own); resolves with the answer posted to its response_url. */
     const click = async (r: Replica, actionId: string): Promise<RespondCall> => {
-      const responseUrl = slack!.responseUrl();
+      const responseUrl = slack.responseUrl();
       const payload = blockActionsPayload({ user: ADMIN, actionId, channelId: CHANNEL, responseUrl });
       const res = await postSigned(events(r), SECRET, { payload: JSON.stringify(payload) });
       expect(res.status, res.text).toBe(200);
-      const [answer] = await slack!.waitForResponds(responseUrl);
+      const [answer] = await slack.waitForResponds(responseUrl);
       return answer;
     };
 

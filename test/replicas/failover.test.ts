@@ -9,11 +9,10 @@
  * into the database before the replicas start, as an earlier run would have.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import type { Emulator } from '../../src/emulator/index.js';
 import { NotifyStore, openPostgres } from '../../src/store/index.js';
-import { startFakeSlack, type ApiCall, type FakeSlack } from '../fakes/slack/index.js';
-import { newPostgresUrl } from '../support/databases.js';
-import { startReplicas, stopReplicas, type Replica } from '../support/replicas.js';
+import type { ApiCall } from '../fakes/slack/index.js';
+import { shownIn, startReplicaWorld, type ReplicaWorld } from '../support/replicas.js';
 import { waitFor } from '../support/wait-for.js';
 
 const EVENTS = 2_000;
@@ -32,45 +31,34 @@ async function createNodes(emulator: Emulator, n: number): Promise<Array<{ nodeI
   return emulator.nodes().map((x) => ({ nodeId: x.nodeId, name: x.name }));
 }
 
-/** Everything a chat call shows (text and blocks), to look for node names in. */
-const shown = (c: ApiCall) => `${String(c.args.text ?? '')} ${JSON.stringify(c.args.blocks ?? '')} ${JSON.stringify(c.args.attachments ?? '')}`;
+const shown = (c: ApiCall) => shownIn(c.args);
 
 describe('two replicas, one killed mid-burst', () => {
-  let emulator: Emulator | undefined;
-  let slack: FakeSlack | undefined;
-  let replicas: Replica[] = [];
-  afterAll(async () => {
-    await stopReplicas(replicas);
-    await slack?.close();
-    await emulator?.close();
-  });
+  let w: ReplicaWorld | undefined;
+  afterAll(() => w?.close());
 
   it('posts every accepted event, twice only what was in flight at the kill, paced per channel', async () => {
-    emulator = await startEmulator({ seed: 'none', lifecycleDelayMs: 5 });
-    slack = await startFakeSlack({ answerDelayMs: 40 });
-    const nodes = await createNodes(emulator, EVENTS);
-    const url = await newPostgresUrl('failover');
-    {
-      const db = await openPostgres(url);
-      const store = new NotifyStore(db);
-      for (const [i, n] of nodes.entries()) {
-        await store.upsertWatch({
-          platform: 'slack', channel_id: channelOf(i), workspace_id: null, target: n.nodeId, target_name: n.name, statuses: null,
-          kinds: null, min_amount_msat: null, escalate_after_min: null, pagerduty_key: null, created_by: 'slack:UTEST', created_at: Date.now(),
-        });
-      }
-      await db.close();
-    }
-    replicas = await startReplicas(2, (i) => ({
-      SERVICE_URL: emulator!.url,
-      SERVICE_API_TOKEN: emulator!.token,
-      NODE_API_TOKEN: emulator!.nodeApiToken,
-      DATABASE_URL: url,
-      SLACK_BOT_TOKEN: 'xoxb-replicas',
-      SLACK_SIGNING_SECRET: 'replicas-signing-secret',
-      SLACK_API_URL: slack!.apiUrlFor(String.fromCharCode(97 + i)),
-    }));
-    const [a, b] = replicas;
+    let nodes: Array<{ nodeId: string; name: string }> = [];
+    w = await startReplicaWorld({
+      n: 2,
+      name: 'failover',
+      emulator: { seed: 'none', lifecycleDelayMs: 5 },
+      slack: { answerDelayMs: 40 },
+      before: async ({ emulator, url }) => {
+        nodes = await createNodes(emulator, EVENTS);
+        const db = await openPostgres(url);
+        const store = new NotifyStore(db);
+        for (const [i, n] of nodes.entries()) {
+          await store.upsertWatch({
+            platform: 'slack', channel_id: channelOf(i), workspace_id: null, target: n.nodeId, target_name: n.name, statuses: null,
+            kinds: null, min_amount_msat: null, escalate_after_min: null, pagerduty_key: null, created_by: 'slack:UTEST', created_at: Date.now(),
+          });
+        }
+        await db.close();
+      },
+    });
+    const { emulator, slack } = w;
+    const [a, b] = w.replicas;
 
     // The burst: each event to one replica in turn, 16 at a time; replica a is killed halfway.
     const t0 = Date.now() - 60_000;
@@ -89,7 +77,7 @@ describe('two replicas, one killed mid-burst', () => {
         try {
           const res = await fetch(`${target.url}/webhooks/service/${n.nodeId}`, {
             method: 'POST',
-            headers: { 'content-type': 'application/json', 'x-service-signature': emulator!.sign(body) },
+            headers: { 'content-type': 'application/json', 'x-service-signature': emulator.sign(body) },
             body,
           });
           await res.arrayBuffer();
@@ -104,7 +92,7 @@ describe('two replicas, one killed mid-burst', () => {
     expect(accepted.size).toBeGreaterThan(EVENTS / 2); // b took all of its half, a some of its own
 
     // Every accepted event's node shows in a post (a's channel leases run out, then b posts them).
-    const posts = () => [...slack!.callsTo('chat.postMessage'), ...slack!.callsTo('chat.update')];
+    const posts = () => [...slack.callsTo('chat.postMessage'), ...slack.callsTo('chat.update')];
     const missing = () => [...accepted].filter((i) => !posts().some((c) => shown(c).includes(nodes[i].name)));
     await waitFor(() => missing().length === 0, { timeout: 150_000, what: () => `posts of ${missing().length} accepted events, e.g. ${nodes[missing()[0]]?.name}` });
 

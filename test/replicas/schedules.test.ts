@@ -10,14 +10,11 @@
  * a report was built (the outbox's dedupe key would hide a second build from the channel).
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { openPostgres } from '../../src/store/index.js';
-import { postSigned, slashCommandPayload, startFakeSlack, type ApiCall, type FakeSlack, type RespondCall } from '../fakes/slack/index.js';
-import { newPostgresUrl } from '../support/databases.js';
-import { startReplicas, stopReplicas, type Replica } from '../support/replicas.js';
+import { postSigned, slashCommandPayload, type ApiCall, type RespondCall } from '../fakes/slack/index.js';
+import { REPLICAS_SIGNING_SECRET as SECRET, shownIn, startReplicaWorld, type ReplicaWorld } from '../support/replicas.js';
 import { waitFor } from '../support/wait-for.js';
 
-const SECRET = 'replicas-signing-secret';
 const ADMIN = { id: 'UADMIN', name: 'ada' };
 const CHANNEL = 'CREPORTS';
 const EVERY_MS = 20_000;
@@ -28,32 +25,15 @@ const RELOAD_MS = 7_000;
 const GRACE_MS = 15_000;
 
 const tickOf = (c: ApiCall) => Math.floor(c.at / EVERY_MS) * EVERY_MS;
-const shown = (r: RespondCall) => `${String(r.body.text ?? '')} ${JSON.stringify(r.body.blocks ?? '')} ${JSON.stringify(r.body.attachments ?? '')}`;
+const shown = (r: RespondCall) => shownIn(r.body);
 
 describe('a report schedule on three replicas', () => {
-  let emulator: Emulator | undefined;
-  let slack: FakeSlack | undefined;
-  let replicas: Replica[] = [];
-  afterAll(async () => {
-    await stopReplicas(replicas);
-    await slack?.close();
-    await emulator?.close();
-  });
+  let w: ReplicaWorld | undefined;
+  afterAll(() => w?.close());
 
   it('posts exactly one report per tick, three ticks, three reports', async () => {
-    emulator = await startEmulator({ seed: 'demo', lifecycleDelayMs: 5 });
-    slack = await startFakeSlack();
-    const url = await newPostgresUrl('schedules');
-    replicas = await startReplicas(3, (i) => ({
-      SERVICE_URL: emulator!.url,
-      SERVICE_API_TOKEN: emulator!.token,
-      NODE_API_TOKEN: emulator!.nodeApiToken,
-      DATABASE_URL: url,
-      SLACK_BOT_TOKEN: 'xoxb-replicas',
-      SLACK_SIGNING_SECRET: SECRET,
-      SLACK_API_URL: slack!.apiUrlFor(String.fromCharCode(97 + i)),
-      ADMIN_USERS: `slack:${ADMIN.id}`,
-    }));
+    w = await startReplicaWorld({ n: 3, name: 'schedules', env: { ADMIN_USERS: `slack:${ADMIN.id}` } });
+    const { emulator, slack, url, replicas } = w;
     const [a] = replicas;
 
     // The schedule, typed through replica a; b and c learn of it from the database.
@@ -66,7 +46,7 @@ describe('a report schedule on three replicas', () => {
     const first = Math.ceil((Date.now() + RELOAD_MS) / EVERY_MS) * EVERY_MS;
     const ticks = [first, first + EVERY_MS, first + 2 * EVERY_MS];
 
-    const reports = () => slack!.callsTo('chat.postMessage').filter((c) => c.args.channel === CHANNEL);
+    const reports = () => slack.callsTo('chat.postMessage').filter((c) => c.args.channel === CHANNEL);
     await waitFor(() => reports().some((c) => tickOf(c) === ticks[2]), {
       timeout: ticks[2] - Date.now() + 30_000,
       interval: 200,

@@ -2,6 +2,9 @@
  * Several bot processes on one PostgreSQL database, as a team runs them behind a load
  * balancer: each is the real CLI (`npm start`), with its own port, and the same DATABASE_URL.
  */
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
+import { newPostgresUrl } from './databases.js';
 import { spawnBot, type SpawnedBot } from './spawn-bot.js';
 import { waitFor } from './wait-for.js';
 
@@ -43,3 +46,64 @@ export async function stopReplicas(replicas: Replica[]): Promise<void> {
     }),
   );
 }
+
+/** Replicas on one fresh PostgreSQL database, with the emulator and the fake Slack they all use. */
+export interface ReplicaWorld {
+  emulator: Emulator;
+  slack: FakeSlack;
+  /** DATABASE_URL of the replicas. */
+  url: string;
+  replicas: Replica[];
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the emulator, the fake Slack (each replica calls it through its own `apiUrlFor(name)`:
+ * a call records which replica made it), a database, then `n` replicas in Slack HTTP mode.
+ * `before` runs once the database exists, before any replica starts (to write what an earlier run would have).
+ */
+export async function startReplicaWorld(o: {
+  n: number;
+  name: string;
+  env?: Record<string, string>;
+  emulator?: Parameters<typeof startEmulator>[0];
+  slack?: Parameters<typeof startFakeSlack>[0];
+  before?: (w: { emulator: Emulator; url: string }) => Promise<void>;
+}): Promise<ReplicaWorld> {
+  const emulator = await startEmulator(o.emulator ?? { seed: 'demo', lifecycleDelayMs: 5 });
+  const slack = await startFakeSlack(o.slack);
+  const world: ReplicaWorld = {
+    emulator,
+    slack,
+    url: '',
+    replicas: [],
+    async close() {
+      await stopReplicas(world.replicas);
+      await slack.close();
+      await emulator.close();
+    },
+  };
+  try {
+    world.url = await newPostgresUrl(o.name);
+    await o.before?.({ emulator, url: world.url });
+    world.replicas = await startReplicas(o.n, (i) => ({
+      SERVICE_URL: emulator.url,
+      SERVICE_API_TOKEN: emulator.token,
+      NODE_API_TOKEN: emulator.nodeApiToken,
+      DATABASE_URL: world.url,
+      SLACK_BOT_TOKEN: 'xoxb-replicas',
+      SLACK_SIGNING_SECRET: REPLICAS_SIGNING_SECRET,
+      SLACK_API_URL: slack.apiUrlFor(String.fromCharCode(97 + i)),
+      ...o.env,
+    }));
+  } catch (e) {
+    await world.close();
+    throw e;
+  }
+  return world;
+}
+
+export const REPLICAS_SIGNING_SECRET = 'replicas-signing-secret';
+
+/** What a chat call or a respond() post shows (text, blocks, attachments), to look for words in. */
+export const shownIn = (body: Record<string, any>) => `${String(body.text ?? '')} ${JSON.stringify(body.blocks ?? '')} ${JSON.stringify(body.attachments ?? '')}`;
