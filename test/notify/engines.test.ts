@@ -3,13 +3,10 @@
  * a watch added through one replica routing the events another one receives.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { silentLogger } from '../../src/log.js';
 import { createNotifier, type Notifier } from '../../src/notify/index.js';
-import { openDatabase, openPostgres, type AnyDb } from '../../src/store/index.js';
-import { ENGINES, newPostgresUrl, openTestDb, type EngineName } from '../support/databases.js';
+import type { AnyDb } from '../../src/store/index.js';
+import { ENGINES, openTestDb, twoConnections } from '../support/databases.js';
 import { FAST, RecordingPoster, actor, fakeHosting, ingest, prepareMessage, slackPlace, statusPayload } from '../support/notify.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -23,20 +20,6 @@ function notifierOn(db: AnyDb, poster: RecordingPoster): Notifier {
   return n;
 }
 
-async function twoReplicas(engine: EngineName): Promise<[AnyDb, AnyDb]> {
-  if (engine === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'rln-notify-'));
-    const a = openDatabase(join(dir, 'bot.db'));
-    const b = openDatabase(join(dir, 'bot.db'));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => a.close(), () => b.close());
-    return [a, b];
-  }
-  const url = await newPostgresUrl();
-  const a = await openPostgres(url);
-  const b = await openPostgres(url);
-  cleanups.push(() => a.close(), () => b.close());
-  return [a, b];
-}
 
 describe.each(ENGINES)('the notifier on %s', (engine) => {
   it('routes, holds while muted, posts an incident and records its acknowledgement', async () => {
@@ -65,7 +48,7 @@ describe.each(ENGINES)('the notifier on %s', (engine) => {
   });
 
   it('routes on replica B the events of a watch added through replica A, and stops when it is removed there', async () => {
-    const [a, b] = await twoReplicas(engine);
+    const [a, b] = await twoConnections(engine, cleanups);
     const na = notifierOn(a, new RecordingPoster('slack'));
     const nb = notifierOn(b, new RecordingPoster('slack'));
     expect((await ingest(nb, statusPayload('n1', 'FAILED'))).routed).toBe(0);
@@ -82,7 +65,7 @@ describe.each(ENGINES)('the notifier on %s', (engine) => {
 describe('two replicas posting one channel on PostgreSQL', () => {
   /** The same events, stored through `replicas` notifiers in turn, then posted by all of them at once. */
   async function storm(replicas: 1 | 2) {
-    const dbs = replicas === 1 ? [await openTestDb('postgres')] : await twoReplicas('postgres');
+    const dbs = replicas === 1 ? [await openTestDb('postgres')] : await twoConnections('postgres', cleanups);
     if (replicas === 1) cleanups.push(() => dbs[0].close());
     const posters = dbs.map(() => new RecordingPoster('slack'));
     const notifiers = dbs.map((db, i) => notifierOn(db, posters[i]));

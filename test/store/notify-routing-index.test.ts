@@ -4,11 +4,8 @@
  * (two replicas) on one database.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { openDatabase, openPostgres, NotifyStore, type AnyDb } from '../../src/store/index.js';
-import { ENGINES, newPostgresUrl, openTestDb, type EngineName } from '../support/databases.js';
+import { NotifyStore, type AnyDb } from '../../src/store/index.js';
+import { ENGINES, openTestDb, twoConnections, type EngineName } from '../support/databases.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -21,22 +18,6 @@ async function open(engine: EngineName): Promise<AnyDb> {
   return db;
 }
 
-/** Two connections to the same database: two replicas. */
-async function twoConnections(engine: EngineName): Promise<[AnyDb, AnyDb]> {
-  if (engine === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'rln-routing-'));
-    const path = join(dir, 'bot.db');
-    const a = openDatabase(path);
-    const b = openDatabase(path);
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => a.close(), () => b.close());
-    return [a, b];
-  }
-  const url = await newPostgresUrl();
-  const a = await openPostgres(url);
-  const b = await openPostgres(url);
-  cleanups.push(() => a.close(), () => b.close());
-  return [a, b];
-}
 
 const watch = (channel: string, target: string, statuses: string | null = null) => ({
   platform: 'slack',
@@ -99,7 +80,7 @@ describe.each(ENGINES)('the routing index of watches and mutes on %s', (engine) 
   });
 
   it('routes, on one replica, a watch added and removed through another (two connections)', async () => {
-    const [a, b] = await twoConnections(engine);
+    const [a, b] = await twoConnections(engine, cleanups);
     const receiver = new NotifyStore(a);
     const commands = new NotifyStore(b);
     expect(await channelsOf(receiver, 'n1')).toEqual([]);

@@ -3,6 +3,9 @@
  * the run's server (test/global-setup.ts). `describe.each(ENGINES)` runs a suite on each.
  */
 import { inject } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { openDatabase, openPostgres, type AnyDb } from '../../src/store/index.js';
 import { createDatabase } from './postgres-server.js';
 
@@ -18,4 +21,24 @@ export async function newPostgresUrl(prefix = 't'): Promise<string> {
 export async function openTestDb(engine: EngineName): Promise<AnyDb> {
   if (engine === 'sqlite') return openDatabase(':memory:');
   return openPostgres(await newPostgresUrl());
+}
+
+/**
+ * Two connections to one new database on `engine`: two replicas (SQLite: one temporary file
+ * opened twice). `cleanups` receives what closes them and removes the file.
+ */
+export async function twoConnections(engine: EngineName, cleanups: Array<() => unknown>): Promise<[AnyDb, AnyDb]> {
+  if (engine === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'rln-two-'));
+    const path = join(dir, 'bot.db');
+    const a = openDatabase(path);
+    const b = openDatabase(path);
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => a.close(), () => b.close());
+    return [a, b];
+  }
+  const url = await newPostgresUrl();
+  const a = await openPostgres(url);
+  const b = await openPostgres(url);
+  cleanups.push(() => a.close(), () => b.close());
+  return [a, b];
 }
