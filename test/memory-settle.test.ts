@@ -25,8 +25,8 @@ const until = async (cond: () => boolean) => {
 };
 const ticks = (n: number) => new Promise((r) => setTimeout(r, n * 5 + 20));
 
-function start(w: ReturnType<typeof world>) {
-  stops.push(startMemorySettle({ checkMs: 5, growthBytes: 16 * MiB, gc: w.gc, heapBytes: () => w.heap, busyShare: () => w.busy }));
+function start(w: ReturnType<typeof world>, young = () => 0) {
+  stops.push(startMemorySettle({ checkMs: 5, growthBytes: 16 * MiB, gc: w.gc, heapBytes: () => w.heap, youngBytes: young, busyShare: () => w.busy }));
 }
 
 describe('memory settle', () => {
@@ -62,5 +62,50 @@ describe('memory settle', () => {
     w.heap += 8 * MiB;
     await ticks(6);
     expect(w.collections).toBe(settled);
+  });
+
+  it('returns a grown young generation once quiet longer than V8 measures its allocation rate over, once per growth', async () => {
+    const w = world(60);
+    // The young generation: V8 returns it only in a collection made after a quiet while (6 checks here).
+    const y = { size: 2 * MiB, shrinks: true };
+    let quietSince = 0;
+    const gc = w.gc;
+    w.gc = () => {
+      if (y.shrinks && quietSince >= 6) y.size = 2 * MiB;
+      gc();
+    };
+    let checks = 0;
+    stops.push(
+      startMemorySettle({
+        checkMs: 5, growthBytes: 16 * MiB, gc: () => w.gc(), heapBytes: () => w.heap, youngBytes: () => y.size,
+        busyShare: () => {
+          checks++;
+          quietSince = w.busy > 0.15 ? 0 : quietSince + 1;
+          return w.busy;
+        },
+      }),
+    );
+    await until(() => w.collections > 0); // start-up's settling
+    const before = w.collections;
+    // A pass: busy, the young generation grows to its largest.
+    w.busy = 0.6;
+    y.size = 32 * MiB;
+    await ticks(3);
+    expect(w.collections).toBe(before);
+    // Quiet: not at once (V8 would keep it), but after the quiet checks, one collection returns it.
+    w.busy = 0.01;
+    quietSince = 0;
+    const from = checks;
+    await until(() => y.size === 2 * MiB);
+    expect(y.size).toBe(2 * MiB);
+    expect(checks - from).toBeGreaterThanOrEqual(6);
+    expect(w.collections).toBe(before + 1);
+    // Grown again but V8 keeps it this time: one try, then no collection loop while it stays there.
+    y.size = 32 * MiB;
+    y.shrinks = false;
+    await until(() => w.collections > before + 1);
+    expect(w.collections).toBe(before + 2);
+    await ticks(20);
+    expect(w.collections).toBe(before + 2);
   });
 });
