@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NotifyStore, openDatabase } from '../../src/store/index.js';
 import { startEmulatorProcess } from './emulator-process.js';
+import { freePort } from './processes.js';
 import type { BenchResult } from './types.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -50,6 +51,32 @@ function cpuMs(pid: number): number {
 /** Resident memory of the bot's processes, in MiB. */
 function rssMiB(pid: number): number {
   return tree(pid).reduce((sum, p) => sum + Number(readFileSync(`/proc/${p}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024, 0);
+}
+/** Resident memory split by kind (/proc/<pid>/smaps_rollup), in MiB, summed over the bot's processes: anonymous (heaps, malloc) and file-backed (code, mapped files). */
+function rssKinds(pid: number): { anon: number; file: number } {
+  let anon = 0;
+  let file = 0;
+  for (const p of tree(pid)) {
+    const t = readFileSync(`/proc/${p}/smaps_rollup`, 'utf8');
+    const kb = (k: string) => Number(t.match(new RegExp(`^${k}:\\s+(\\d+)`, 'm'))?.[1] ?? 0);
+    anon += kb('Anonymous') / 1024;
+    file += (kb('Rss') - kb('Anonymous')) / 1024;
+  }
+  return { anon, file };
+}
+/** From the bot's /metrics (prom-client's default metrics), read AFTER the RSS figures so the scrape does not weigh on them: V8's heap and the memory outside it, in MiB. */
+async function heapKinds(url: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const v = (name: string) => Number(text.match(new RegExp(`^${name} (\\S+)`, 'm'))?.[1] ?? NaN) / 2 ** 20;
+  const spaces: Record<string, number> = {};
+  for (const m of text.matchAll(/^nodejs_heap_space_size_total_bytes\{space="(\w+)"\} (\S+)/gm)) spaces[m[1]] = Number(m[2]) / 2 ** 20;
+  return {
+    heap_total: v('nodejs_heap_size_total_bytes'),
+    heap_used: v('nodejs_heap_size_used_bytes'),
+    external: v('nodejs_external_memory_bytes'),
+    new_space: spaces.new ?? NaN,
+    old_space: spaces.old ?? NaN,
+  };
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -98,10 +125,12 @@ export async function activityPolling(o: { nodes: number; intervalS: number; pas
       });
     await watch(null);
 
+    const botPort = await freePort();
+    const botUrl = `http://127.0.0.1:${botPort}`;
     const child = spawn(process.execPath, [`${root}node_modules/tsx/dist/cli.mjs`, `${root}src/cli.ts`, 'start'], {
       cwd: root,
       env: {
-        PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATABASE_PATH: dbPath,
+        PATH: process.env.PATH ?? '', PORT: String(botPort), HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATABASE_PATH: dbPath,
         SERVICE_URL: emu.url, SERVICE_API_TOKEN: emu.token, NODE_API_TOKEN: emu.nodeApiToken, POLL_INTERVAL_S: String(o.intervalS),
       },
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -119,6 +148,8 @@ export async function activityPolling(o: { nodes: number; intervalS: number; pas
       await sleep(windowMs);
       const idleCpu = cpuMs(pid) - c0;
       const idleRss = rssMiB(pid);
+      const idleKinds = rssKinds(pid);
+      const idleHeap = await heapKinds(botUrl);
 
       await watch('payments');
       await sleep(o.intervalS * 1000 * 2); // the first passes only record
@@ -126,6 +157,8 @@ export async function activityPolling(o: { nodes: number; intervalS: number; pas
       await sleep(windowMs);
       const pollCpu = cpuMs(pid) - c1;
       const pollRss = rssMiB(pid);
+      const pollKinds = rssKinds(pid);
+      const pollHeap = await heapKinds(botUrl);
 
       // The delay from a payment to its alert: a keysend from n0 that fails (no channel).
       const n0 = nodes.find((n) => n.nodeId === ids[0])!;
@@ -157,6 +190,12 @@ export async function activityPolling(o: { nodes: number; intervalS: number; pas
           idle_rss_mib: Math.round(idleRss),
           polling_rss_mib: Math.round(pollRss),
           extra_rss_mib: Math.round(extraMiB),
+          // Where the extra is: anonymous vs file-backed RSS, and within the anonymous, V8's heap vs the rest (malloc: sockets, TLS, SQLite).
+          extra_anon_rss_mib: Math.round(pollKinds.anon - idleKinds.anon),
+          extra_file_rss_mib: Math.round(pollKinds.file - idleKinds.file),
+          ...Object.fromEntries(Object.keys(pollHeap).map((k) => [`extra_${k}_mib`, Math.round((pollHeap[k] - idleHeap[k]) * 10) / 10])),
+          idle_heap_total_mib: Math.round(idleHeap.heap_total),
+          polling_heap_total_mib: Math.round(pollHeap.heap_total),
           payment_to_alert_ms: Number.isNaN(alertMs) ? 'not seen' : alertMs,
         },
         targets: [
