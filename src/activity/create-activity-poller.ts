@@ -100,7 +100,10 @@ export function createActivityPoller(o: ActivityPollerOptions): ActivityPoller {
     const { events, state } = diffActivity(previous, polled, thresholds);
     const missed = polled.lock === 'unreachable' || polled.lock === 'locked';
     const misses = missed ? (backoff.get(node.nodeId)?.misses ?? 0) + 1 : 0;
-    backoff.set(node.nodeId, { misses, dueAt: now + intervalMs * Math.min(maxBackoff, 2 ** misses) - intervalMs / 2 });
+    const dueAt = now + intervalMs * Math.min(maxBackoff, 2 ** misses) - intervalMs / 2;
+    backoff.set(node.nodeId, { misses, dueAt });
+    // Replicas: the node stays this one's until it is due again, so the others back off with it.
+    if (missed) await o.claim?.(node.nodeId, dueAt, now);
     if (events.length && previous) {
       for (const e of events) o.metrics?.activityEvents.inc({ kind: e.kind });
       await o.publish(node, events, { since: previous.snapshot.takenAt, snapshot: state.snapshot, nameOf });
@@ -116,6 +119,15 @@ export function createActivityPoller(o: ActivityPollerOptions): ActivityPoller {
       o.logger.warn({ err }, 'activity: could not list the nodes; polling again next interval');
       return;
     }
+    try {
+      await pollDue(nodes);
+    } catch (err) {
+      // The store did not answer (a database outage): this pass is lost, the next one tries again.
+      o.logger.warn({ err }, 'activity: a poll pass failed; polling again next interval');
+    }
+  }
+
+  async function pollDue(nodes: HostedNode[]): Promise<void> {
     const now = o.now();
     const due: HostedNode[] = [];
     for (const n of nodes) {
@@ -139,6 +151,6 @@ export function createActivityPoller(o: ActivityPollerOptions): ActivityPoller {
     await o.states.removeExcept(nodes.map((n) => n.nodeId));
   }
 
-  const loop = every(pass, intervalMs);
+  const loop = every(pass, intervalMs, (err) => o.logger.error({ err }, 'activity: a poll pass failed'));
   return { start: () => loop.start({ now: true }), stop: () => loop.stop(), pollOnce: () => loop.run() };
 }

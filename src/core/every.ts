@@ -2,7 +2,8 @@
  * every(pass, intervalMs): runs `pass` on a timer, never two at once. `run()` starts a pass now,
  * or joins the one under way; `stop()` ends the timer and waits for the pass under way. The timer
  * does not keep the process alive. Shared by the pollers that loop on their own (node activity,
- * paging), so each says only what one pass does.
+ * paging), so each says only what one pass does. A pass the timer started that fails is handed
+ * to `onError` (a rejection nobody awaits would end the process: a database outage must not).
  */
 export interface Every {
   start(opts?: { now?: boolean }): void;
@@ -10,7 +11,7 @@ export interface Every {
   run(): Promise<void>;
 }
 
-export function every(pass: () => Promise<void>, intervalMs: number): Every {
+export function every(pass: () => Promise<void>, intervalMs: number, onError: (err: unknown) => void): Every {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   const run = (): Promise<void> => {
@@ -22,9 +23,10 @@ export function every(pass: () => Promise<void>, intervalMs: number): Every {
   return {
     start(opts = {}) {
       if (timer) return;
-      timer = setInterval(() => void run(), intervalMs);
+      const timed = () => void run().catch(onError);
+      timer = setInterval(timed, intervalMs);
       timer.unref();
-      if (opts.now) void run();
+      if (opts.now) timed();
     },
     async stop() {
       if (timer) clearInterval(timer);

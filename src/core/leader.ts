@@ -73,14 +73,36 @@ export function createLeader(o: LeaderOptions): Leader {
     return then(() => o.onLose().catch((err: unknown) => log.error({ err, lease: o.name }, 'stopping the leader’s work failed')));
   };
 
+  /** When the lease was last renewed: it holds until then + ttlMs. */
+  let renewedAt = 0;
   const pass = async () => {
     if (stopped) return;
     const t = now();
+    // A leader must know it still holds the lease before another replica may take it: a renewal
+    // that has not answered by the time one more renewal period would reach the lease's end
+    // counts as failed (a claim that hangs, say on a network partition, would otherwise keep this
+    // replica leading after the lease ran out and another one took it).
+    const deadline = leading ? renewedAt + ttlMs - renewMs : undefined;
     let held: boolean;
     try {
-      held = await o.leases.claim(o.name, o.owner, t + ttlMs, t);
+      const claim = o.leases.claim(o.name, o.owner, t + ttlMs, t);
+      let timer: NodeJS.Timeout | undefined;
+      held =
+        deadline === undefined
+          ? await claim
+          : await Promise.race([
+              claim,
+              new Promise<never>((_, reject) => {
+                timer = setTimeout(() => reject(new Error('the renewal did not answer before the lease would end')), Math.max(0, deadline - t));
+              }),
+            ]).finally(() => clearTimeout(timer));
+      if (held) renewedAt = t;
     } catch (err) {
-      if (leading) {
+      if (leading && now() < renewedAt + ttlMs - renewMs) {
+        // One failed renewal with time left on the lease: try again next period rather than drop
+        // the gateway (and spend an identify) on a blip.
+        log.warn({ err, lease: o.name }, 'could not renew the lease; trying again');
+      } else if (leading) {
         log.warn({ err, lease: o.name }, 'could not renew the lease');
         void lose('renewal failed');
       } else {
@@ -101,7 +123,7 @@ export function createLeader(o: LeaderOptions): Leader {
       void lose('the lease was taken');
     }
   };
-  const loop = every(pass, renewMs);
+  const loop = every(pass, renewMs, (err) => log.error({ err, lease: o.name }, 'a lease pass failed'));
 
   return {
     get leading() {

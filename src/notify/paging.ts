@@ -188,6 +188,6 @@ export function createPaging(o: PagingOptions): Paging {
   }
 
   // Runs even with nothing configured account-wide: a watch may name its own PagerDuty key.
-  const loop = every(pass, o.pollMs ?? 1000);
+  const loop = every(pass, o.pollMs ?? 1000, (err) => o.log.error({ err }, 'paging pass failed'));
   return { start: () => loop.start(), stop: () => loop.stop(), tick: () => loop.run() };
 }

@@ -12,6 +12,7 @@ import { silentLogger } from '../../src/log.js';
 import { createNodeApiClient } from '../../src/node-api/index.js';
 import { createActivityStateRepo, createLeases, openPostgres } from '../../src/store/index.js';
 import { newPostgresUrl } from '../support/databases.js';
+import { tcpRelay } from '../support/tcp-relay.js';
 
 const cleanup: Array<() => unknown> = [];
 afterEach(async () => {
@@ -61,4 +62,38 @@ describe('activity polling across replicas', () => {
     expect(polled.map((p) => p.node).sort()).toEqual(running);
     expect(new Set(polled.map((p) => p.replica))).toEqual(new Set(['b']));
   });
+
+  it('loses a pass, not the process, while the database does not answer, and polls again once it does', async () => {
+    const emulator = await startEmulator({ seed: 'demo', demoPassword: 'demo-password', lifecycleDelayMs: 20 });
+    cleanup.push(() => emulator.close());
+    const hosting = createHostingClient({ baseUrl: emulator.url, token: emulator.token });
+    const url = new URL(await newPostgresUrl('activity-lost'));
+    const relay = await tcpRelay(Number(url.port));
+    cleanup.push(() => relay.close());
+    url.port = String(relay.port);
+    const db = await openPostgres(url.toString(), { onError: () => undefined });
+    cleanup.push(() => db.close());
+    const warned: string[] = [];
+    const logger = { ...silentLogger, warn: (_o: unknown, msg?: string) => void warned.push(String(msg)) } as typeof silentLogger;
+    let polls = 0;
+    const poller = createActivityPoller({
+      listNodes: () => hosting.listNodes(),
+      isWatched: () => true,
+      api: (n: HostedNode) => (polls++, createNodeApiClient({ baseUrl: n.invoke_url!, credentials: { kind: 'token', token: emulator.nodeApiToken }, retries: 0 })),
+      states: createActivityStateRepo(db),
+      publish: () => undefined,
+      now: () => Date.now(),
+      logger,
+      intervalMs: 30_000,
+    });
+    relay.cut();
+    await expect(poller.pollOnce()).resolves.toBeUndefined();
+    expect(warned.some((m) => /poll pass failed|polling a node failed/.test(m))).toBe(true);
+    relay.restore();
+    polls = 0;
+    await poller.pollOnce();
+    expect(polls).toBeGreaterThan(0);
+    expect((await createActivityStateRepo(db).get((await hosting.listNodes()).find((n) => n.status === 'RUNNING')!.nodeId)) !== undefined).toBe(true);
+  });
 });
+

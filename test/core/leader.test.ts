@@ -110,7 +110,11 @@ describe('createLeader on PostgreSQL: one of two replicas leads, and the other t
     await leader.start();
     expect(leader.leading).toBe(true);
     failing = true;
-    await waitFor(() => !leader.leading, { timeout: RENEW * 4, what: 'the leader to give up when it cannot renew' });
+    // It keeps leading through a failed renewal while its lease has time left, and gives up
+    // before the lease could run out and be taken.
+    const failedAt = Date.now();
+    await waitFor(() => !leader.leading, { timeout: TTL + RENEW * 2, what: 'the leader to give up when it cannot renew' });
+    expect(Date.now() - failedAt).toBeLessThan(TTL);
     await waitFor(() => events.at(-1) === 'lose', { what: 'onLose' });
     failing = false;
     await waitFor(() => leader.leading, { timeout: RENEW * 4, what: 'it to lead again once the database answers' });
@@ -118,6 +122,25 @@ describe('createLeader on PostgreSQL: one of two replicas leads, and the other t
     await db.run('UPDATE store_leases SET owner = ?, until = ? WHERE name = ?', ['someone-else', Date.now() + 60_000, 'x']);
     await waitFor(() => !leader.leading, { timeout: RENEW * 4, what: 'the leader to notice the lease was taken' });
     expect(events).toEqual(['lead', 'lose', 'lead', 'lose']);
+  });
+
+  it('a holder whose renewal hangs (no answer at all) stops its work before its lease could be taken', async () => {
+    const url = await newPostgresUrl('leader');
+    const db = await openPostgres(url);
+    const events: string[] = [];
+    const leases = createLeases(db);
+    let hanging = false;
+    const stuck: Leases = { ...leases, claim: (...a) => (hanging ? new Promise<boolean>(() => undefined) : leases.claim(...a)) };
+    const leader = createLeader({ leases: stuck, name: 'h', owner: 'me', ttlMs: TTL, renewMs: RENEW, onLead: async () => void events.push('lead'), onLose: async () => void events.push('lose') });
+    open.push({ leader, db });
+    await leader.start();
+    expect(leader.leading).toBe(true);
+    const lastRenewal = Date.now();
+    hanging = true;
+    await waitFor(() => events.at(-1) === 'lose', { timeout: TTL * 2, what: 'the leader to step down while its renewal hangs' });
+    // Stepped down before the lease it last renewed could end (when another replica may take it).
+    expect(Date.now() - lastRenewal).toBeLessThan(TTL + RENEW);
+    expect(leader.leading).toBe(false);
   });
 
   it('a slow onLead does not hold up the renewals that keep the lease', async () => {

@@ -64,7 +64,7 @@ let counter = 0;
 
 /** A new, empty database on the server, and its URL. */
 export async function createDatabase(adminUrl: string, prefix = 't'): Promise<string> {
-  const name = `${prefix}_${process.pid}_${Date.now().toString(36)}_${++counter}`;
+  const name = `${prefix.replace(/\W/g, '_')}_${process.pid}_${Date.now().toString(36)}_${++counter}`;
   const c = new pg.Client({ connectionString: adminUrl });
   await c.connect();
   try {
