@@ -123,6 +123,8 @@ export function createReportScheduler(opts: {
       return false;
     }
     try {
+      // Removed through another replica since this one last reloaded: not run.
+      if (!(await schedules.get(s.id))) return false;
       await opts.run(s, tick);
     } catch (e) {
       logger.error({ err: e, scheduleId: s.id }, 'scheduled report failed');

@@ -138,6 +138,20 @@ describe.each(ENGINES)('report schedules across three replicas on %s', (engine) 
     expect(runs).toHaveLength(1);
   });
 
+  it('does not run a tick of a schedule removed through another replica before this one reloaded', async () => {
+    const runs: string[] = [];
+    const rs = await replicas(engine, runs);
+    const [a, b] = rs;
+    const s = await a.repo.add(everyMinute('C-GONE'));
+    for (const r of rs) await r.scheduler.start();
+    expect(b.ticks.ids()).toEqual([s.id]);
+    await a.repo.remove(s.id);
+    // b still has it registered (its reload has not run yet) when the tick fires there.
+    expect(b.ticks.ids()).toEqual([s.id]);
+    await b.ticks.tick(at(7));
+    expect(runs).toEqual([]);
+  });
+
   it('forgets the claims of old ticks', async () => {
     const runs: string[] = [];
     let t = at(0).getTime();
