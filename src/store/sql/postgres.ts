@@ -157,7 +157,14 @@ export class PostgresSql implements Sql {
         await inside.client.query(`RELEASE SAVEPOINT ${name}`);
         return r;
       } catch (e) {
-        await inside.client.query(`ROLLBACK TO SAVEPOINT ${name}`).catch(() => undefined);
+        try {
+          await inside.client.query(`ROLLBACK TO SAVEPOINT ${name}`);
+          await inside.client.query(`RELEASE SAVEPOINT ${name}`);
+        } catch (err) {
+          // The transaction cannot go on past this savepoint: say so, rather than let the
+          // caller catch `e` and carry on in a transaction that will only roll back.
+          throw wrap(Object.assign(new Error(`could not roll back to savepoint ${name} (${err instanceof Error ? err.message : String(err)}) after: ${e instanceof Error ? e.message : String(e)}`, { cause: err }), { code: (err as { code?: unknown })?.code }));
+        }
         throw e;
       } finally {
         inside.depth--;
@@ -179,7 +186,11 @@ export class PostgresSql implements Sql {
       return await this.als.run({ client, depth: 0 }, async () => {
         try {
           const r = await fn();
-          await client.query('COMMIT');
+          // After a failed statement PostgreSQL aborts the transaction, and COMMIT then rolls it
+          // back without raising: only its command tag tells.
+          if ((await client.query('COMMIT')).command === 'ROLLBACK') {
+            throw new Error('the transaction was aborted by an earlier failed statement, so nothing was stored');
+          }
           return r;
         } catch (e) {
           await client.query('ROLLBACK').catch((err: unknown) => (broken = err));

