@@ -49,4 +49,29 @@ describe.each(ENGINES)('transactions on %s', (engine) => {
     });
     expect(await db.column<string>('SELECT k FROM tx_edge ORDER BY k')).toEqual(['a', 'b', 'c']);
   });
+  it('keeps work that outlives its transaction out of the next one (another chain\'s)', async () => {
+    await db.exec('DELETE FROM tx_edge');
+    let go!: () => void;
+    const gate = new Promise<void>((r) => (go = r));
+    let leftover!: Promise<boolean>;
+    await db.tx(async () => {
+      // Started inside, runs after the transaction ended: it is in no transaction any more.
+      leftover = gate.then(async () => {
+        await db.run('INSERT INTO tx_edge (k, v) VALUES (?, ?)', ['late', 1]);
+        return db.inTransaction;
+      });
+    });
+    expect(db.inTransaction).toBe(false);
+    await db
+      .tx(async () => {
+        await db.run('INSERT INTO tx_edge (k, v) VALUES (?, ?)', ['other', 2]);
+        go();
+        await new Promise((r) => setTimeout(r, 50));
+        throw new Error('roll this one back');
+      })
+      .catch(() => undefined);
+    expect(await leftover).toBe(false);
+    // The late insert was not part of the transaction rolled back.
+    expect(await db.column<string>('SELECT k FROM tx_edge')).toEqual(['late']);
+  });
 });

@@ -58,7 +58,8 @@ export class PostgresSql implements Sql {
   readonly engine = 'postgres' as const;
   readonly where: string;
   private readonly pool: pg.Pool;
-  private readonly als = new AsyncLocalStorage<{ client: pg.PoolClient; depth: number }>();
+  /** The transaction of this async call chain; `done` once it ended (work it started may outlive it). */
+  private readonly als = new AsyncLocalStorage<{ client: pg.PoolClient; depth: number; done: boolean }>();
   private readonly texts = new Map<string, Translated>();
   private closed = false;
 
@@ -84,7 +85,13 @@ export class PostgresSql implements Sql {
   }
 
   get inTransaction(): boolean {
-    return this.als.getStore() !== undefined;
+    return this.current() !== undefined;
+  }
+
+  /** The transaction this async call chain is in, if it has not ended. */
+  private current(): { client: pg.PoolClient; depth: number; done: boolean } | undefined {
+    const store = this.als.getStore();
+    return store && !store.done ? store : undefined;
   }
 
   private translate(sql: string): Translated {
@@ -99,7 +106,7 @@ export class PostgresSql implements Sql {
   private async query(sql: string, params: Params | undefined): Promise<pg.QueryResult<Record<string, unknown>>> {
     const t = this.translate(sql);
     const values = valuesFor(t, params);
-    const client = this.als.getStore()?.client;
+    const client = this.current()?.client;
     try {
       return await (client ?? this.pool).query<Record<string, unknown>>(t.text, values);
     } catch (e) {
@@ -135,7 +142,7 @@ export class PostgresSql implements Sql {
   }
 
   async exec(sql: string): Promise<void> {
-    const client = this.als.getStore()?.client;
+    const client = this.current()?.client;
     try {
       await (client ?? this.pool).query(sql);
     } catch (e) {
@@ -144,7 +151,7 @@ export class PostgresSql implements Sql {
   }
 
   async tx<T>(fn: () => Promise<T>): Promise<T> {
-    const inside = this.als.getStore();
+    const inside = this.current();
     if (inside) {
       const name = `sp${++inside.depth}`;
       try {
@@ -181,9 +188,10 @@ export class PostgresSql implements Sql {
     // backend): pg then emits 'error' on the client, which would end the process without a listener.
     const onError = (err: Error) => (broken = err);
     client.on('error', onError);
+    const store = { client, depth: 0, done: false };
     try {
       await client.query('BEGIN');
-      return await this.als.run({ client, depth: 0 }, async () => {
+      return await this.als.run(store, async () => {
         try {
           const r = await fn();
           // After a failed statement PostgreSQL aborts the transaction, and COMMIT then rolls it
@@ -202,6 +210,9 @@ export class PostgresSql implements Sql {
       if (w instanceof DatabaseUnavailableError) broken = w;
       throw w;
     } finally {
+      // Work started inside that runs later (a timer, an un-awaited promise) must not use the
+      // connection once it is back in the pool.
+      store.done = true;
       client.off('error', onError);
       // A connection whose transaction could not be ended is not given back to the pool.
       client.release(broken instanceof Error ? broken : broken ? new Error('connection broken') : undefined);

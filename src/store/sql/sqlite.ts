@@ -26,7 +26,8 @@ type Stmt = Database.Statement<unknown[]>;
 export class SqliteSql implements Sql {
   readonly engine = 'sqlite' as const;
   private readonly statements = new Map<string, Stmt>();
-  private readonly als = new AsyncLocalStorage<{ depth: number }>();
+  /** The transaction of this async call chain; `done` once it ended (work it started may outlive it). */
+  private readonly als = new AsyncLocalStorage<{ depth: number; done: boolean }>();
   /** Settles when the transaction holding the connection ends. */
   private held: Promise<void> | undefined;
 
@@ -40,7 +41,13 @@ export class SqliteSql implements Sql {
   }
 
   get inTransaction(): boolean {
-    return this.als.getStore() !== undefined;
+    return this.current() !== undefined;
+  }
+
+  /** The transaction this async call chain is in, if it has not ended. */
+  private current(): { depth: number; done: boolean } | undefined {
+    const store = this.als.getStore();
+    return store && !store.done ? store : undefined;
   }
 
   private statement(sql: string): Stmt {
@@ -58,7 +65,7 @@ export class SqliteSql implements Sql {
 
   /** Another async chain's transaction holds the connection (wait for `held`, then check again before the query). */
   private busy(): boolean {
-    return this.held !== undefined && this.als.getStore() === undefined;
+    return this.held !== undefined && this.current() === undefined;
   }
 
   private call<T>(sql: string, params: Params | undefined, f: (st: Stmt, args: unknown[]) => T): T {
@@ -117,7 +124,7 @@ export class SqliteSql implements Sql {
   }
 
   async tx<T>(fn: () => Promise<T>): Promise<T> {
-    const inside = this.als.getStore();
+    const inside = this.current();
     if (inside) {
       const name = `sp${++inside.depth}`;
       this.raw.exec(`SAVEPOINT ${name}`);
@@ -136,13 +143,14 @@ export class SqliteSql implements Sql {
     while (this.held) await this.held;
     let release!: () => void;
     this.held = new Promise<void>((r) => (release = r));
+    const store = { depth: 0, done: false };
     try {
       try {
         this.raw.exec('BEGIN IMMEDIATE');
       } catch (e) {
         throw wrap(e);
       }
-      return await this.als.run({ depth: 0 }, async () => {
+      return await this.als.run(store, async () => {
         try {
           const r = await fn();
           this.raw.exec('COMMIT');
@@ -153,6 +161,8 @@ export class SqliteSql implements Sql {
         }
       });
     } finally {
+      // Work started inside that runs later must wait like any other chain, not join the next transaction.
+      store.done = true;
       this.held = undefined;
       release();
     }
