@@ -74,4 +74,29 @@ describe.each(ENGINES)('transactions on %s', (engine) => {
     // The late insert was not part of the transaction rolled back.
     expect(await db.column<string>('SELECT k FROM tx_edge')).toEqual(['late']);
   });
+  it('runs concurrent nested transactions one after the other, each with its own savepoint', async () => {
+    await db.exec('DELETE FROM tx_edge');
+    const order: string[] = [];
+    await db.tx(async () => {
+      const results = await Promise.allSettled([
+        db.tx(async () => {
+          order.push('a begins');
+          await db.run('INSERT INTO tx_edge (k, v) VALUES (?, ?)', ['a', 1]);
+          await new Promise((r) => setTimeout(r, 20));
+          await db.tx(() => db.run('INSERT INTO tx_edge (k, v) VALUES (?, ?)', ['a2', 1]));
+          order.push('a ends');
+          throw new Error('a fails');
+        }),
+        db.tx(async () => {
+          order.push('b begins');
+          await db.run('INSERT INTO tx_edge (k, v) VALUES (?, ?)', ['b', 2]);
+          order.push('b ends');
+        }),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled']);
+    });
+    expect(order).toEqual(['a begins', 'a ends', 'b begins', 'b ends']);
+    // a's savepoint rolled back a and a2 only; b's insert stayed.
+    expect(await db.column<string>('SELECT k FROM tx_edge ORDER BY k')).toEqual(['b']);
+  });
 });

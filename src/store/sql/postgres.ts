@@ -54,12 +54,21 @@ export interface PostgresOptions {
   connectTimeoutMs?: number;
 }
 
+/** A transaction, or a savepoint in one: nested tx() calls at one level take turns (`turn`). */
+interface Level {
+  client: pg.PoolClient;
+  depth: number;
+  turn: Promise<void>;
+  /** Shared by every level of one transaction; done once it ended. */
+  root: { done: boolean };
+}
+
 export class PostgresSql implements Sql {
   readonly engine = 'postgres' as const;
   readonly where: string;
   private readonly pool: pg.Pool;
-  /** The transaction of this async call chain; `done` once it ended (work it started may outlive it). */
-  private readonly als = new AsyncLocalStorage<{ client: pg.PoolClient; depth: number; done: boolean }>();
+  /** The transaction (or savepoint) of this async call chain; `root.done` once it ended (work it started may outlive it). */
+  private readonly als = new AsyncLocalStorage<Level>();
   private readonly texts = new Map<string, Translated>();
   private closed = false;
 
@@ -89,9 +98,9 @@ export class PostgresSql implements Sql {
   }
 
   /** The transaction this async call chain is in, if it has not ended. */
-  private current(): { client: pg.PoolClient; depth: number; done: boolean } | undefined {
+  private current(): Level | undefined {
     const store = this.als.getStore();
-    return store && !store.done ? store : undefined;
+    return store && !store.root.done ? store : undefined;
   }
 
   private translate(sql: string): Translated {
@@ -153,28 +162,16 @@ export class PostgresSql implements Sql {
   async tx<T>(fn: () => Promise<T>): Promise<T> {
     const inside = this.current();
     if (inside) {
-      const name = `sp${++inside.depth}`;
+      // Nested tx() calls of one level (Promise.all of two) take turns: each its own savepoint.
+      const turn = inside.turn;
+      let next!: () => void;
+      inside.turn = new Promise<void>((r) => (next = r));
+      await turn;
       try {
-        await inside.client.query(`SAVEPOINT ${name}`);
-      } catch (e) {
-        throw wrap(e);
-      }
-      try {
-        const r = await fn();
-        await inside.client.query(`RELEASE SAVEPOINT ${name}`);
-        return r;
-      } catch (e) {
-        try {
-          await inside.client.query(`ROLLBACK TO SAVEPOINT ${name}`);
-          await inside.client.query(`RELEASE SAVEPOINT ${name}`);
-        } catch (err) {
-          // The transaction cannot go on past this savepoint: say so, rather than let the
-          // caller catch `e` and carry on in a transaction that will only roll back.
-          throw wrap(Object.assign(new Error(`could not roll back to savepoint ${name} (${err instanceof Error ? err.message : String(err)}) after: ${e instanceof Error ? e.message : String(e)}`, { cause: err }), { code: (err as { code?: unknown })?.code }));
-        }
-        throw e;
+        if (inside.root.done) throw new Error('the transaction ended before this nested tx() could begin');
+        return await this.savepoint(inside, fn);
       } finally {
-        inside.depth--;
+        next();
       }
     }
     let client: pg.PoolClient;
@@ -188,7 +185,7 @@ export class PostgresSql implements Sql {
     // backend): pg then emits 'error' on the client, which would end the process without a listener.
     const onError = (err: Error) => (broken = err);
     client.on('error', onError);
-    const store = { client, depth: 0, done: false };
+    const store: Level = { client, depth: 0, turn: Promise.resolve(), root: { done: false } };
     try {
       await client.query('BEGIN');
       return await this.als.run(store, async () => {
@@ -212,10 +209,36 @@ export class PostgresSql implements Sql {
     } finally {
       // Work started inside that runs later (a timer, an un-awaited promise) must not use the
       // connection once it is back in the pool.
-      store.done = true;
+      store.root.done = true;
       client.off('error', onError);
       // A connection whose transaction could not be ended is not given back to the pool.
       client.release(broken instanceof Error ? broken : broken ? new Error('connection broken') : undefined);
+    }
+  }
+
+  /** `fn` in a savepoint one level below `outer`. */
+  private async savepoint<T>(outer: Level, fn: () => Promise<T>): Promise<T> {
+    const inside: Level = { client: outer.client, depth: outer.depth + 1, turn: Promise.resolve(), root: outer.root };
+    const name = `sp${inside.depth}`;
+    try {
+      await inside.client.query(`SAVEPOINT ${name}`);
+    } catch (e) {
+      throw wrap(e);
+    }
+    try {
+      const r = await this.als.run(inside, fn);
+      await inside.client.query(`RELEASE SAVEPOINT ${name}`);
+      return r;
+    } catch (e) {
+      try {
+        await inside.client.query(`ROLLBACK TO SAVEPOINT ${name}`);
+        await inside.client.query(`RELEASE SAVEPOINT ${name}`);
+      } catch (err) {
+        // The transaction cannot go on past this savepoint: say so, rather than let the
+        // caller catch `e` and carry on in a transaction that will only roll back.
+        throw wrap(Object.assign(new Error(`could not roll back to savepoint ${name} (${err instanceof Error ? err.message : String(err)}) after: ${e instanceof Error ? e.message : String(e)}`, { cause: err }), { code: (err as { code?: unknown })?.code }));
+      }
+      throw e;
     }
   }
 

@@ -23,11 +23,19 @@ function wrap(error: unknown): unknown {
 
 type Stmt = Database.Statement<unknown[]>;
 
+/** A transaction, or a savepoint in one: nested tx() calls at one level take turns (`turn`). */
+interface Level {
+  depth: number;
+  turn: Promise<void>;
+  /** Shared by every level of one transaction; done once it ended. */
+  root: { done: boolean };
+}
+
 export class SqliteSql implements Sql {
   readonly engine = 'sqlite' as const;
   private readonly statements = new Map<string, Stmt>();
-  /** The transaction of this async call chain; `done` once it ended (work it started may outlive it). */
-  private readonly als = new AsyncLocalStorage<{ depth: number; done: boolean }>();
+  /** The transaction (or savepoint) of this async call chain; `root.done` once it ended (work it started may outlive it). */
+  private readonly als = new AsyncLocalStorage<Level>();
   /** Settles when the transaction holding the connection ends. */
   private held: Promise<void> | undefined;
 
@@ -45,9 +53,9 @@ export class SqliteSql implements Sql {
   }
 
   /** The transaction this async call chain is in, if it has not ended. */
-  private current(): { depth: number; done: boolean } | undefined {
+  private current(): Level | undefined {
     const store = this.als.getStore();
-    return store && !store.done ? store : undefined;
+    return store && !store.root.done ? store : undefined;
   }
 
   private statement(sql: string): Stmt {
@@ -126,24 +134,33 @@ export class SqliteSql implements Sql {
   async tx<T>(fn: () => Promise<T>): Promise<T> {
     const inside = this.current();
     if (inside) {
-      const name = `sp${++inside.depth}`;
-      this.raw.exec(`SAVEPOINT ${name}`);
+      // Nested tx() calls of one level (Promise.all of two) take turns: each its own savepoint.
+      const turn = inside.turn;
+      let next!: () => void;
+      inside.turn = new Promise<void>((r) => (next = r));
+      await turn;
       try {
-        const r = await fn();
-        this.raw.exec(`RELEASE ${name}`);
-        return r;
-      } catch (e) {
-        if (this.raw.inTransaction) this.raw.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
-        throw e;
+        if (inside.root.done) throw new Error('the transaction ended before this nested tx() could begin');
+        const level: Level = { depth: inside.depth + 1, turn: Promise.resolve(), root: inside.root };
+        const name = `sp${level.depth}`;
+        this.raw.exec(`SAVEPOINT ${name}`);
+        try {
+          const r = await this.als.run(level, fn);
+          this.raw.exec(`RELEASE ${name}`);
+          return r;
+        } catch (e) {
+          if (this.raw.inTransaction) this.raw.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
+          throw e;
+        }
       } finally {
-        inside.depth--;
+        next();
       }
     }
     // The check and the taking are in one synchronous step: two waiters cannot both take it.
     while (this.held) await this.held;
     let release!: () => void;
     this.held = new Promise<void>((r) => (release = r));
-    const store = { depth: 0, done: false };
+    const store: Level = { depth: 0, turn: Promise.resolve(), root: { done: false } };
     try {
       try {
         this.raw.exec('BEGIN IMMEDIATE');
@@ -162,7 +179,7 @@ export class SqliteSql implements Sql {
       });
     } finally {
       // Work started inside that runs later must wait like any other chain, not join the next transaction.
-      store.done = true;
+      store.root.done = true;
       this.held = undefined;
       release();
     }
