@@ -4,7 +4,8 @@
  * URL description and health ping.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AnyDb } from '../../src/store/index.js';
+import { DatabaseUnavailableError, type AnyDb } from '../../src/store/index.js';
+import { PostgresSql } from '../../src/store/sql/postgres.js';
 import { ENGINES, openTestDb } from '../support/databases.js';
 
 describe.each(ENGINES)('transactions on %s', (engine) => {
@@ -98,5 +99,35 @@ describe.each(ENGINES)('transactions on %s', (engine) => {
     expect(order).toEqual(['a begins', 'a ends', 'b begins', 'b ends']);
     // a's savepoint rolled back a and a2 only; b's insert stayed.
     expect(await db.column<string>('SELECT k FROM tx_edge ORDER BY k')).toEqual(['b']);
+  });
+});
+
+describe('PostgreSQL errors', () => {
+  let db: AnyDb;
+  beforeAll(async () => {
+    db = await openTestDb('postgres');
+  });
+  afterAll(async () => {
+    await db.close();
+  });
+
+  it('tells a bad parameter or statement from a database that is unavailable', async () => {
+    // Node itself refuses something while the parameter is prepared (ERR_INVALID_ARG_TYPE).
+    const param = { toPostgres: () => Buffer.from(undefined as unknown as string) };
+    const bad = await db.value('SELECT ?::text', [param]).catch((err: unknown) => err);
+    expect(bad).toMatchObject({ code: 'ERR_INVALID_ARG_TYPE' });
+    expect(bad).not.toBeInstanceOf(DatabaseUnavailableError);
+    const syntax = await db.value('SELEC 1').catch((err: unknown) => err);
+    expect(syntax).not.toBeInstanceOf(DatabaseUnavailableError);
+    expect(await db.value('SELECT 1')).toBe(1);
+  });
+
+  it('still calls a closed pool or a refused connection unavailable', async () => {
+    const closed = await openTestDb('postgres');
+    await closed.close();
+    await expect(closed.value('SELECT 1')).rejects.toBeInstanceOf(DatabaseUnavailableError);
+    const refused = new PostgresSql({ url: 'postgres://u:p@127.0.0.1:1/x', onError: () => undefined });
+    await expect(refused.value('SELECT 1')).rejects.toMatchObject({ name: 'DatabaseUnavailableError', code: 'ECONNREFUSED' });
+    await refused.close();
   });
 });

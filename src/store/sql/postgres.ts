@@ -18,19 +18,27 @@ const types = {
 
 /** SQLSTATE classes of a lost or refused connection, not of a statement. */
 const UNAVAILABLE_CLASSES = ['08', '53', '57', '58'];
+/** Socket errors: the server cannot be reached or the connection broke. */
+const UNAVAILABLE_SOCKET_CODES = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'];
+/** pg's and pg-pool's own words for a dead connection, an ended pool, a connect time-out. */
+const UNAVAILABLE_MESSAGES = /Connection terminated|Cannot use a pool after calling end|timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable/;
 
+/**
+ * DatabaseUnavailableError for a failure of the database itself; anything else (a statement's
+ * SQLSTATE, Node's own ERR_… for a bad parameter) is the caller's error and stays as it is.
+ */
 function wrap(error: unknown): unknown {
   if (error instanceof DatabaseUnavailableError) return error;
   const code = error && typeof error === 'object' ? (error as { code?: unknown }).code : undefined;
   const message = error instanceof Error ? error.message : String(error);
   const sqlstate = typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
-  if (sqlstate ? UNAVAILABLE_CLASSES.includes(sqlstate.slice(0, 2)) : true) {
-    // No SQLSTATE: a socket error (ECONNREFUSED…), "Connection terminated", a pool time-out.
-    if (sqlstate || typeof code === 'string' || /connect|terminat|timeout|closed|ended/i.test(message)) {
-      return Object.assign(new DatabaseUnavailableError(`the database is unavailable (${sqlstate ?? (typeof code === 'string' ? code : message)})`, error), { code });
-    }
-  }
-  return error;
+  const unavailable = sqlstate
+    ? UNAVAILABLE_CLASSES.includes(sqlstate.slice(0, 2))
+    : typeof code === 'string'
+      ? UNAVAILABLE_SOCKET_CODES.includes(code)
+      : UNAVAILABLE_MESSAGES.test(message);
+  if (!unavailable) return error;
+  return Object.assign(new DatabaseUnavailableError(`the database is unavailable (${typeof code === 'string' ? code : message})`, error), { code });
 }
 
 /** postgres://user@host:port/db, without the password. */
