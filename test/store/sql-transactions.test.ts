@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabaseUnavailableError, type AnyDb } from '../../src/store/index.js';
-import { PostgresSql } from '../../src/store/sql/postgres.js';
+import { PostgresSql, describeUrl } from '../../src/store/sql/postgres.js';
 import { ENGINES, openTestDb } from '../support/databases.js';
 
 describe.each(ENGINES)('transactions on %s', (engine) => {
@@ -129,5 +129,14 @@ describe('PostgreSQL errors', () => {
     const refused = new PostgresSql({ url: 'postgres://u:p@127.0.0.1:1/x', onError: () => undefined });
     await expect(refused.value('SELECT 1')).rejects.toMatchObject({ name: 'DatabaseUnavailableError', code: 'ECONNREFUSED' });
     await refused.close();
+  });
+});
+
+describe('describeUrl', () => {
+  it('never shows a password, in the user part or in the query string', () => {
+    expect(describeUrl('postgres://bot:pw1234@db:5432/rln')).toBe('postgres://bot@db:5432/rln');
+    const withQuery = describeUrl('postgres://bot@db:5432/rln?password=hunter22&sslpassword=kp&sslkey=/k.pem&sslmode=require');
+    expect(withQuery).toBe('postgres://bot@db:5432/rln');
+    expect(new PostgresSql({ url: 'postgres://bot@127.0.0.1:1/rln?password=hunter22' }).where).not.toContain('hunter22');
   });
 });
