@@ -4,9 +4,9 @@
  * URL description and health ping.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DatabaseUnavailableError, type AnyDb } from '../../src/store/index.js';
+import { DatabaseUnavailableError, openPostgres, type AnyDb } from '../../src/store/index.js';
 import { PostgresSql, describeUrl } from '../../src/store/sql/postgres.js';
-import { ENGINES, openTestDb } from '../support/databases.js';
+import { ENGINES, newPostgresUrl, openTestDb } from '../support/databases.js';
 
 describe.each(ENGINES)('transactions on %s', (engine) => {
   let db: AnyDb;
@@ -138,5 +138,34 @@ describe('describeUrl', () => {
     const withQuery = describeUrl('postgres://bot@db:5432/rln?password=hunter22&sslpassword=kp&sslkey=/k.pem&sslmode=require');
     expect(withQuery).toBe('postgres://bot@db:5432/rln');
     expect(new PostgresSql({ url: 'postgres://bot@127.0.0.1:1/rln?password=hunter22' }).where).not.toContain('hunter22');
+  });
+});
+
+describe('PostgreSQL ping under load', () => {
+  it('answers at once while every pool connection is busy', async () => {
+    const db = await openPostgres(await newPostgresUrl(), { max: 2 });
+    let finish!: () => void;
+    const gate = new Promise<void>((r) => (finish = r));
+    const entered: Array<() => void> = [];
+    const inside = Array.from({ length: 2 }, () => new Promise<void>((r) => entered.push(r)));
+    // Both connections held in open transactions.
+    const held = Array.from({ length: 2 }, (_, i) =>
+      db.tx(async () => {
+        await db.value('SELECT 1');
+        entered[i]();
+        await gate;
+      }),
+    );
+    try {
+      await Promise.all(inside);
+      const started = Date.now();
+      expect(await db.ping()).toBe(true);
+      expect(Date.now() - started).toBeLessThan(1000);
+    } finally {
+      finish();
+      await Promise.all(held);
+      await db.close();
+    }
+    expect(await db.ping()).toBe(false);
   });
 });

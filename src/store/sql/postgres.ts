@@ -77,6 +77,8 @@ export class PostgresSql implements Sql {
   readonly engine = 'postgres' as const;
   readonly where: string;
   private readonly pool: pg.Pool;
+  /** ping()'s own connection: a health check must not queue behind busy queries for a pool connection. */
+  private readonly pingPool: pg.Pool;
   /** The transaction (or savepoint) of this async call chain; `root.done` once it ended (work it started may outlive it). */
   private readonly als = new AsyncLocalStorage<Level>();
   private readonly texts = new Map<string, Translated>();
@@ -97,6 +99,15 @@ export class PostgresSql implements Sql {
     // An idle connection that fails (server restarted) is dropped by the pool; without a
     // listener the error would end the process.
     this.pool.on('error', (err) => o.onError?.(err));
+    this.pingPool = new pg.Pool({
+      connectionString: o.url,
+      max: 1,
+      connectionTimeoutMillis: 1500,
+      idleTimeoutMillis: 30_000,
+      query_timeout: 1500,
+      application_name: 'rln-chatops ping',
+    });
+    this.pingPool.on('error', (err) => o.onError?.(err));
   }
 
   get open(): boolean {
@@ -255,7 +266,7 @@ export class PostgresSql implements Sql {
   async ping(): Promise<boolean> {
     if (this.closed) return false;
     try {
-      await this.pool.query('SELECT 1');
+      await this.pingPool.query('SELECT 1');
       return true;
     } catch {
       return false;
@@ -265,6 +276,6 @@ export class PostgresSql implements Sql {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.pool.end();
+    await Promise.all([this.pool.end(), this.pingPool.end()]);
   }
 }
