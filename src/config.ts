@@ -214,14 +214,19 @@ export const SECRET_VARIABLES = [
 
 /**
  * The secret values of a configuration, for registerSecret: each SECRET_VARIABLES value, and the
- * password inside DATABASE_URL (as written, and percent-decoded), which may show up on its own.
+ * password inside DATABASE_URL (as written, and percent-decoded; and any password or sslpassword
+ * query parameter), which may show up on its own.
  */
 export function secretValues(config: Partial<Record<(typeof SECRET_VARIABLES)[number], string | undefined>>): string[] {
   const values = SECRET_VARIABLES.map((name) => config[name]).filter((v): v is string => Boolean(v));
   if (config.DATABASE_URL) {
     try {
-      const password = new URL(config.DATABASE_URL).password;
-      if (password) values.push(password, decodeURIComponent(password));
+      const u = new URL(config.DATABASE_URL);
+      if (u.password) values.push(u.password, decodeURIComponent(u.password));
+      // The driver also takes a password in the query string (?password=…, ?sslpassword=…).
+      for (const name of ['password', 'sslpassword']) {
+        for (const v of u.searchParams.getAll(name)) if (v) values.push(v);
+      }
     } catch {
       // Not a URL: the configuration check refuses it; the whole value is registered anyway.
     }

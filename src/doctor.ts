@@ -128,8 +128,9 @@ function sqliteCheck(path: string): Check {
 }
 
 /**
- * DATABASE_URL: connects (which migrates, under the migration lock, as a replica's start does)
- * and reports the schema version. Only the password-free form of the URL is ever printed.
+ * DATABASE_URL: connects WITHOUT migrating (doctor may run from a new image before a rolling
+ * upgrade, while older replicas still use the database) and compares the schema versions.
+ * Only the password-free form of the URL is ever printed.
  */
 function postgresCheck(url: string): Check {
   const where = describeUrl(url);
@@ -138,7 +139,7 @@ function postgresCheck(url: string): Check {
     run: async () => {
       let db: Awaited<ReturnType<typeof openPostgres>>;
       try {
-        db = await openPostgres(url, { max: 1, onError: () => undefined });
+        db = await openPostgres(url, { max: 1, onError: () => undefined, migrate: false });
       } catch (err) {
         throw new Explained(explainPostgres(err, url));
       }
@@ -151,9 +152,15 @@ function postgresCheck(url: string): Check {
   };
 }
 
-function schemaText(s: { applied: number; expected: number; missing: number[] }): string {
+/** The schema versions in words; a database migrated by a newer version fails the check. */
+function schemaText(s: { applied: number; expected: number; missing: number[]; unknown: number[] }): string {
+  if (s.unknown.length) {
+    throw new Explained(
+      `schema version ${s.applied}, but this build knows only up to ${s.expected}: the database was migrated by a newer version (unknown: ${s.unknown.join(', ')}). Run that version or a newer one`,
+    );
+  }
   if (!s.missing.length) return `schema version ${s.applied} (the version this build expects)`;
-  return `schema version ${s.applied}, this build expects ${s.expected} (missing: ${s.missing.join(', ')})`;
+  return `schema version ${s.applied}, this build expects ${s.expected} (missing: ${s.missing.join(', ')}): run the new version once to migrate`;
 }
 
 /** Why PostgreSQL refused or could not be reached, with what to do; never the password. */

@@ -86,4 +86,11 @@ describe('the hardening variables', () => {
     for (const v of secretValues(config)) registerSecret(v);
     expect(redactText('connecting with password s3cr/et-pass to postgres://bot:s3cr%2Fet-pass@db:5432/rln')).not.toMatch(/s3cr/);
   });
+
+  it('counts a password given in the query string of DATABASE_URL among the secrets too', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgres://bot@db:5432/rln?password=hunter22&sslpassword=keypass33&sslmode=require' });
+    expect(secretValues(config)).toEqual(expect.arrayContaining(['hunter22', 'keypass33']));
+    for (const v of secretValues(config)) registerSecret(v);
+    expect(redactText('password hunter22, key passphrase keypass33')).not.toMatch(/hunter22|keypass33/);
+  });
 });

@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runDoctor } from '../src/doctor.js';
+import { openPostgres } from '../src/store/index.js';
 import { newPostgresUrl } from './support/databases.js';
 
 const doctor = async (env: Record<string, string>) => {
@@ -34,13 +35,38 @@ describe('npm run doctor: the database', () => {
     expect(code).toBe(0);
   });
 
-  it('PostgreSQL: connects, migrates and reports the schema version, without the password', async () => {
+  it('PostgreSQL not migrated yet: connects, reports the missing versions, and migrates nothing', async () => {
     const url = await newPostgresUrl('doctor');
     const password = decodeURIComponent(new URL(url).password);
     const { code, text } = await doctor({ DATABASE_URL: url });
-    expect(text).toMatch(/✓ database \(PostgreSQL\) at postgres:\/\/postgres@127\.0\.0\.1:\d+\/doctor\w*: connected, schema version \d+ \(the version this build expects\)/);
+    expect(text).toMatch(/✓ database \(PostgreSQL\) at postgres:\/\/postgres@127\.0\.0\.1:\d+\/doctor\w*: connected, schema version 0, this build expects \d+ \(missing: 100, .*\): run the new version once to migrate/);
     expect(text).not.toContain(password);
     expect(code).toBe(0);
+    // Older replicas may still be using this database: doctor changed nothing.
+    const db = await openPostgres(url, { migrate: false });
+    try {
+      expect(await db.value("SELECT to_regclass('schema_migrations')::text")).toBeUndefined();
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('PostgreSQL migrated: the schema version this build expects', async () => {
+    const url = await newPostgresUrl('doctor');
+    await (await openPostgres(url)).close();
+    const { code, text } = await doctor({ DATABASE_URL: url });
+    expect(text).toMatch(/✓ database \(PostgreSQL\) at postgres:\/\/postgres@.*: connected, schema version \d+ \(the version this build expects\)/);
+    expect(code).toBe(0);
+  });
+
+  it('PostgreSQL migrated by a newer version: fails, naming the versions this build does not know', async () => {
+    const url = await newPostgresUrl('doctor');
+    const db = await openPostgres(url);
+    await db.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [999_999, 'from the future', new Date().toISOString()]);
+    await db.close();
+    const { code, text } = await doctor({ DATABASE_URL: url });
+    expect(text).toMatch(/✗ database \(PostgreSQL\) at .*: schema version 999999, but this build knows only up to \d+: the database was migrated by a newer version \(unknown: 999999\)/);
+    expect(code).toBe(1);
   });
 
   it('PostgreSQL with a wrong password: refused credentials, named, never printed', async () => {

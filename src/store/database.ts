@@ -74,10 +74,18 @@ function inOrder(migrations: Migration[]): Migration[] {
 /** A key of pg_advisory_xact_lock: replicas starting together migrate one after the other. */
 const MIGRATION_LOCK = 7_264_201;
 
-/** The PostgreSQL store at `url`, migrated (under a lock, so replicas starting together take turns). */
-export async function openPostgres(url: string, o: { onError?: (err: Error) => void; max?: number; migrations?: Migration[] } = {}): Promise<AnyDb> {
+/**
+ * The PostgreSQL store at `url`, migrated (under a lock, so replicas starting together take turns).
+ * `migrate: false` only connects (it fails if it cannot) and changes nothing: for `doctor`, which
+ * may run from a new image before a rolling upgrade, while older replicas still use the database.
+ */
+export async function openPostgres(url: string, o: { onError?: (err: Error) => void; max?: number; migrations?: Migration[]; migrate?: boolean } = {}): Promise<AnyDb> {
   const db = new PostgresSql({ url, onError: o.onError, max: o.max });
   try {
+    if (o.migrate === false) {
+      await db.value('SELECT 1');
+      return db;
+    }
     await db.tx(async () => {
       await db.exec(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
       await db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
@@ -100,16 +108,23 @@ export async function openStoreDatabase(o: { url?: string; path: string; onError
   return o.url ? openPostgres(o.url, { onError: o.onError }) : openDatabase(o.path);
 }
 
-/** What `doctor` reports: the engine, where, and the schema version applied against the one this build expects. */
-export async function schemaStatus(db: AnyDb): Promise<{ engine: AnyDb['engine']; where: string; applied: number; expected: number; missing: number[] }> {
-  const expected = db.engine === 'postgres' ? postgresMigrations : allMigrations;
-  const applied = new Set(await db.column<number>('SELECT version FROM schema_migrations'));
+/**
+ * What `doctor` reports: the engine, where, and the schema version applied against the one this
+ * build expects: `missing`, versions this build would apply; `unknown`, versions applied that this
+ * build does not know (a newer version migrated the database).
+ */
+export async function schemaStatus(db: AnyDb): Promise<{ engine: AnyDb['engine']; where: string; applied: number; expected: number; missing: number[]; unknown: number[] }> {
+  const expected = (db.engine === 'postgres' ? postgresMigrations : allMigrations).map((m) => m.version);
+  // A PostgreSQL database never migrated has no schema_migrations yet (doctor does not create it).
+  const migrated = db.engine === 'sqlite' || (await db.value<string>("SELECT to_regclass('schema_migrations')::text")) !== undefined;
+  const applied = new Set(migrated ? await db.column<number>('SELECT version FROM schema_migrations') : []);
   return {
     engine: db.engine,
     where: db.where,
     applied: Math.max(0, ...applied),
-    expected: Math.max(...expected.map((m) => m.version)),
-    missing: expected.map((m) => m.version).filter((v) => !applied.has(v)),
+    expected: Math.max(...expected),
+    missing: expected.filter((v) => !applied.has(v)),
+    unknown: [...applied].filter((v) => !expected.includes(v)).sort((a, b) => a - b),
   };
 }
 

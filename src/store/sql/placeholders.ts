@@ -1,6 +1,7 @@
 /**
  * `?` and `@name` placeholders (the repositories' one dialect) to PostgreSQL's `$1, $2…`,
- * skipping quoted strings, quoted identifiers and comments. A name used twice is one parameter.
+ * skipping quoted strings (E'…' with backslash escapes), quoted identifiers, dollar-quoted bodies
+ * and comments (line and block). A name used twice is one parameter.
  */
 export interface Translated {
   text: string;
@@ -17,10 +18,34 @@ export function toNumbered(sql: string): Translated {
   let i = 0;
   while (i < sql.length) {
     const c = sql[i];
+    const dollar = c === '$' && !/[\w$]/.test(sql[i - 1] ?? '') ? /^\$(?:[A-Za-z_][A-Za-z0-9_]*)?\$/.exec(sql.slice(i)) : null;
     if (c === "'" || c === '"') {
-      const end = closing(sql, i, c);
+      // E'…' strings take backslash escapes (E'it\'s'): the E must start a word of its own.
+      const escapes = c === "'" && /[Ee]/.test(sql[i - 1] ?? '') && !/[\w$]/.test(sql[i - 2] ?? '');
+      const end = closing(sql, i, c, escapes);
       out += sql.slice(i, end);
       i = end;
+    } else if (dollar) {
+      // A dollar-quoted body ($$…$$, $tag$…$tag$) is text, up to the same tag.
+      const close = sql.indexOf(dollar[0], i + dollar[0].length);
+      const end = close === -1 ? sql.length : close + dollar[0].length;
+      out += sql.slice(i, end);
+      i = end;
+    } else if (c === '/' && sql[i + 1] === '*') {
+      // Block comments nest in PostgreSQL.
+      let depth = 0;
+      let j = i;
+      while (j < sql.length) {
+        if (sql[j] === '/' && sql[j + 1] === '*') {
+          depth++;
+          j += 2;
+        } else if (sql[j] === '*' && sql[j + 1] === '/') {
+          j += 2;
+          if (--depth === 0) break;
+        } else j++;
+      }
+      out += sql.slice(i, j);
+      i = j;
     } else if (c === '-' && sql[i + 1] === '-') {
       const end = sql.indexOf('\n', i);
       const stop = end === -1 ? sql.length : end;
@@ -46,10 +71,11 @@ export function toNumbered(sql: string): Translated {
   return { text: out, names: names.length ? names : undefined, count };
 }
 
-function closing(sql: string, start: number, quote: string): number {
+function closing(sql: string, start: number, quote: string, escapes = false): number {
   let i = start + 1;
   while (i < sql.length) {
-    if (sql[i] === quote) {
+    if (escapes && sql[i] === '\\') i += 2;
+    else if (sql[i] === quote) {
       if (sql[i + 1] === quote) i += 2;
       else return i + 1;
     } else i++;

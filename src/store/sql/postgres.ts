@@ -18,26 +18,36 @@ const types = {
 
 /** SQLSTATE classes of a lost or refused connection, not of a statement. */
 const UNAVAILABLE_CLASSES = ['08', '53', '57', '58'];
+/** Socket errors: the server cannot be reached or the connection broke. */
+const UNAVAILABLE_SOCKET_CODES = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'];
+/** pg's and pg-pool's own words for a dead connection, an ended pool, a connect time-out. */
+const UNAVAILABLE_MESSAGES = /Connection terminated|Cannot use a pool after calling end|timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable/;
 
+/**
+ * DatabaseUnavailableError for a failure of the database itself; anything else (a statement's
+ * SQLSTATE, Node's own ERR_… for a bad parameter) is the caller's error and stays as it is.
+ */
 function wrap(error: unknown): unknown {
   if (error instanceof DatabaseUnavailableError) return error;
   const code = error && typeof error === 'object' ? (error as { code?: unknown }).code : undefined;
   const message = error instanceof Error ? error.message : String(error);
   const sqlstate = typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
-  if (sqlstate ? UNAVAILABLE_CLASSES.includes(sqlstate.slice(0, 2)) : true) {
-    // No SQLSTATE: a socket error (ECONNREFUSED…), "Connection terminated", a pool time-out.
-    if (sqlstate || typeof code === 'string' || /connect|terminat|timeout|closed|ended/i.test(message)) {
-      return Object.assign(new DatabaseUnavailableError(`the database is unavailable (${sqlstate ?? (typeof code === 'string' ? code : message)})`, error), { code });
-    }
-  }
-  return error;
+  const unavailable = sqlstate
+    ? UNAVAILABLE_CLASSES.includes(sqlstate.slice(0, 2))
+    : typeof code === 'string'
+      ? UNAVAILABLE_SOCKET_CODES.includes(code)
+      : UNAVAILABLE_MESSAGES.test(message);
+  if (!unavailable) return error;
+  return Object.assign(new DatabaseUnavailableError(`the database is unavailable (${typeof code === 'string' ? code : message})`, error), { code });
 }
 
-/** postgres://user@host:port/db, without the password. */
+/** postgres://user@host:port/db, without the password (nor the query string, which may carry one: ?password=, sslpassword, sslkey…). */
 export function describeUrl(url: string): string {
   try {
     const u = new URL(url);
     u.password = '';
+    u.search = '';
+    u.hash = '';
     return u.toString().replace(/:@/, '@');
   } catch {
     return 'postgres://(unreadable URL)';
@@ -54,11 +64,23 @@ export interface PostgresOptions {
   connectTimeoutMs?: number;
 }
 
+/** A transaction, or a savepoint in one: nested tx() calls at one level take turns (`turn`). */
+interface Level {
+  client: pg.PoolClient;
+  depth: number;
+  turn: Promise<void>;
+  /** Shared by every level of one transaction; done once it ended. */
+  root: { done: boolean };
+}
+
 export class PostgresSql implements Sql {
   readonly engine = 'postgres' as const;
   readonly where: string;
   private readonly pool: pg.Pool;
-  private readonly als = new AsyncLocalStorage<{ client: pg.PoolClient; depth: number }>();
+  /** ping()'s own connection: a health check must not queue behind busy queries for a pool connection. */
+  private readonly pingPool: pg.Pool;
+  /** The transaction (or savepoint) of this async call chain; `root.done` once it ended (work it started may outlive it). */
+  private readonly als = new AsyncLocalStorage<Level>();
   private readonly texts = new Map<string, Translated>();
   private closed = false;
 
@@ -77,6 +99,15 @@ export class PostgresSql implements Sql {
     // An idle connection that fails (server restarted) is dropped by the pool; without a
     // listener the error would end the process.
     this.pool.on('error', (err) => o.onError?.(err));
+    this.pingPool = new pg.Pool({
+      connectionString: o.url,
+      max: 1,
+      connectionTimeoutMillis: 1500,
+      idleTimeoutMillis: 30_000,
+      query_timeout: 1500,
+      application_name: 'rln-chatops ping',
+    });
+    this.pingPool.on('error', (err) => o.onError?.(err));
   }
 
   get open(): boolean {
@@ -84,7 +115,13 @@ export class PostgresSql implements Sql {
   }
 
   get inTransaction(): boolean {
-    return this.als.getStore() !== undefined;
+    return this.current() !== undefined;
+  }
+
+  /** The transaction this async call chain is in, if it has not ended. */
+  private current(): Level | undefined {
+    const store = this.als.getStore();
+    return store && !store.root.done ? store : undefined;
   }
 
   private translate(sql: string): Translated {
@@ -99,7 +136,7 @@ export class PostgresSql implements Sql {
   private async query(sql: string, params: Params | undefined): Promise<pg.QueryResult<Record<string, unknown>>> {
     const t = this.translate(sql);
     const values = valuesFor(t, params);
-    const client = this.als.getStore()?.client;
+    const client = this.current()?.client;
     try {
       return await (client ?? this.pool).query<Record<string, unknown>>(t.text, values);
     } catch (e) {
@@ -135,7 +172,7 @@ export class PostgresSql implements Sql {
   }
 
   async exec(sql: string): Promise<void> {
-    const client = this.als.getStore()?.client;
+    const client = this.current()?.client;
     try {
       await (client ?? this.pool).query(sql);
     } catch (e) {
@@ -144,23 +181,18 @@ export class PostgresSql implements Sql {
   }
 
   async tx<T>(fn: () => Promise<T>): Promise<T> {
-    const inside = this.als.getStore();
+    const inside = this.current();
     if (inside) {
-      const name = `sp${++inside.depth}`;
+      // Nested tx() calls of one level (Promise.all of two) take turns: each its own savepoint.
+      const turn = inside.turn;
+      let next!: () => void;
+      inside.turn = new Promise<void>((r) => (next = r));
+      await turn;
       try {
-        await inside.client.query(`SAVEPOINT ${name}`);
-      } catch (e) {
-        throw wrap(e);
-      }
-      try {
-        const r = await fn();
-        await inside.client.query(`RELEASE SAVEPOINT ${name}`);
-        return r;
-      } catch (e) {
-        await inside.client.query(`ROLLBACK TO SAVEPOINT ${name}`).catch(() => undefined);
-        throw e;
+        if (inside.root.done) throw new Error('the transaction ended before this nested tx() could begin');
+        return await this.savepoint(inside, fn);
       } finally {
-        inside.depth--;
+        next();
       }
     }
     let client: pg.PoolClient;
@@ -174,12 +206,17 @@ export class PostgresSql implements Sql {
     // backend): pg then emits 'error' on the client, which would end the process without a listener.
     const onError = (err: Error) => (broken = err);
     client.on('error', onError);
+    const store: Level = { client, depth: 0, turn: Promise.resolve(), root: { done: false } };
     try {
       await client.query('BEGIN');
-      return await this.als.run({ client, depth: 0 }, async () => {
+      return await this.als.run(store, async () => {
         try {
           const r = await fn();
-          await client.query('COMMIT');
+          // After a failed statement PostgreSQL aborts the transaction, and COMMIT then rolls it
+          // back without raising: only its command tag tells.
+          if ((await client.query('COMMIT')).command === 'ROLLBACK') {
+            throw new Error('the transaction was aborted by an earlier failed statement, so nothing was stored');
+          }
           return r;
         } catch (e) {
           await client.query('ROLLBACK').catch((err: unknown) => (broken = err));
@@ -191,16 +228,45 @@ export class PostgresSql implements Sql {
       if (w instanceof DatabaseUnavailableError) broken = w;
       throw w;
     } finally {
+      // Work started inside that runs later (a timer, an un-awaited promise) must not use the
+      // connection once it is back in the pool.
+      store.root.done = true;
       client.off('error', onError);
       // A connection whose transaction could not be ended is not given back to the pool.
       client.release(broken instanceof Error ? broken : broken ? new Error('connection broken') : undefined);
     }
   }
 
+  /** `fn` in a savepoint one level below `outer`. */
+  private async savepoint<T>(outer: Level, fn: () => Promise<T>): Promise<T> {
+    const inside: Level = { client: outer.client, depth: outer.depth + 1, turn: Promise.resolve(), root: outer.root };
+    const name = `sp${inside.depth}`;
+    try {
+      await inside.client.query(`SAVEPOINT ${name}`);
+    } catch (e) {
+      throw wrap(e);
+    }
+    try {
+      const r = await this.als.run(inside, fn);
+      await inside.client.query(`RELEASE SAVEPOINT ${name}`);
+      return r;
+    } catch (e) {
+      try {
+        await inside.client.query(`ROLLBACK TO SAVEPOINT ${name}`);
+        await inside.client.query(`RELEASE SAVEPOINT ${name}`);
+      } catch (err) {
+        // The transaction cannot go on past this savepoint: say so, rather than let the
+        // caller catch `e` and carry on in a transaction that will only roll back.
+        throw wrap(Object.assign(new Error(`could not roll back to savepoint ${name} (${err instanceof Error ? err.message : String(err)}) after: ${e instanceof Error ? e.message : String(e)}`, { cause: err }), { code: (err as { code?: unknown })?.code }));
+      }
+      throw e;
+    }
+  }
+
   async ping(): Promise<boolean> {
     if (this.closed) return false;
     try {
-      await this.pool.query('SELECT 1');
+      await this.pingPool.query('SELECT 1');
       return true;
     } catch {
       return false;
@@ -210,6 +276,6 @@ export class PostgresSql implements Sql {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.pool.end();
+    await Promise.all([this.pool.end(), this.pingPool.end()]);
   }
 }

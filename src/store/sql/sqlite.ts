@@ -23,10 +23,19 @@ function wrap(error: unknown): unknown {
 
 type Stmt = Database.Statement<unknown[]>;
 
+/** A transaction, or a savepoint in one: nested tx() calls at one level take turns (`turn`). */
+interface Level {
+  depth: number;
+  turn: Promise<void>;
+  /** Shared by every level of one transaction; done once it ended. */
+  root: { done: boolean };
+}
+
 export class SqliteSql implements Sql {
   readonly engine = 'sqlite' as const;
   private readonly statements = new Map<string, Stmt>();
-  private readonly als = new AsyncLocalStorage<{ depth: number }>();
+  /** The transaction (or savepoint) of this async call chain; `root.done` once it ended (work it started may outlive it). */
+  private readonly als = new AsyncLocalStorage<Level>();
   /** Settles when the transaction holding the connection ends. */
   private held: Promise<void> | undefined;
 
@@ -40,7 +49,13 @@ export class SqliteSql implements Sql {
   }
 
   get inTransaction(): boolean {
-    return this.als.getStore() !== undefined;
+    return this.current() !== undefined;
+  }
+
+  /** The transaction this async call chain is in, if it has not ended. */
+  private current(): Level | undefined {
+    const store = this.als.getStore();
+    return store && !store.root.done ? store : undefined;
   }
 
   private statement(sql: string): Stmt {
@@ -58,7 +73,7 @@ export class SqliteSql implements Sql {
 
   /** Another async chain's transaction holds the connection (wait for `held`, then check again before the query). */
   private busy(): boolean {
-    return this.held !== undefined && this.als.getStore() === undefined;
+    return this.held !== undefined && this.current() === undefined;
   }
 
   private call<T>(sql: string, params: Params | undefined, f: (st: Stmt, args: unknown[]) => T): T {
@@ -117,32 +132,42 @@ export class SqliteSql implements Sql {
   }
 
   async tx<T>(fn: () => Promise<T>): Promise<T> {
-    const inside = this.als.getStore();
+    const inside = this.current();
     if (inside) {
-      const name = `sp${++inside.depth}`;
-      this.raw.exec(`SAVEPOINT ${name}`);
+      // Nested tx() calls of one level (Promise.all of two) take turns: each its own savepoint.
+      const turn = inside.turn;
+      let next!: () => void;
+      inside.turn = new Promise<void>((r) => (next = r));
+      await turn;
       try {
-        const r = await fn();
-        this.raw.exec(`RELEASE ${name}`);
-        return r;
-      } catch (e) {
-        if (this.raw.inTransaction) this.raw.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
-        throw e;
+        if (inside.root.done) throw new Error('the transaction ended before this nested tx() could begin');
+        const level: Level = { depth: inside.depth + 1, turn: Promise.resolve(), root: inside.root };
+        const name = `sp${level.depth}`;
+        this.raw.exec(`SAVEPOINT ${name}`);
+        try {
+          const r = await this.als.run(level, fn);
+          this.raw.exec(`RELEASE ${name}`);
+          return r;
+        } catch (e) {
+          if (this.raw.inTransaction) this.raw.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
+          throw e;
+        }
       } finally {
-        inside.depth--;
+        next();
       }
     }
     // The check and the taking are in one synchronous step: two waiters cannot both take it.
     while (this.held) await this.held;
     let release!: () => void;
     this.held = new Promise<void>((r) => (release = r));
+    const store: Level = { depth: 0, turn: Promise.resolve(), root: { done: false } };
     try {
       try {
         this.raw.exec('BEGIN IMMEDIATE');
       } catch (e) {
         throw wrap(e);
       }
-      return await this.als.run({ depth: 0 }, async () => {
+      return await this.als.run(store, async () => {
         try {
           const r = await fn();
           this.raw.exec('COMMIT');
@@ -153,6 +178,8 @@ export class SqliteSql implements Sql {
         }
       });
     } finally {
+      // Work started inside that runs later must wait like any other chain, not join the next transaction.
+      store.root.done = true;
       this.held = undefined;
       release();
     }

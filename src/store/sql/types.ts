@@ -38,6 +38,11 @@ export interface Sql {
    * Runs `fn` in one transaction: every query made while it runs (anywhere in its async call
    * chain) is part of it; it commits when `fn` resolves and rolls back when it throws. Called
    * again inside, it opens a savepoint: an inner failure rolls back only the inner part.
+   *
+   * A statement that fails inside tx() and is caught there, without a nested tx() around it,
+   * loses the whole transaction on PostgreSQL (which aborts it: every later statement fails and
+   * tx() rejects, nothing stored), while SQLite would carry on. Nest a tx() around a statement
+   * that may fail and is meant to be caught.
    */
   tx<T>(fn: () => Promise<T>): Promise<T>;
   /** True inside a tx() of this database (in this async call chain). */
