@@ -21,7 +21,7 @@ const UNAVAILABLE_CLASSES = ['08', '53', '57', '58'];
 /** Socket errors: the server cannot be reached or the connection broke. */
 const UNAVAILABLE_SOCKET_CODES = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'];
 /** pg's and pg-pool's own words for a dead connection, an ended pool, a connect time-out. */
-const UNAVAILABLE_MESSAGES = /Connection terminated|Cannot use a pool after calling end|timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable/;
+const UNAVAILABLE_MESSAGES = /Connection terminated|Cannot use a pool after calling end|timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable|Query read timeout/;
 
 /**
  * DatabaseUnavailableError for a failure of the database itself; anything else (a statement's
