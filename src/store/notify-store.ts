@@ -170,6 +170,9 @@ export class NotifyStore {
   setIncidentMessage(...a: Parameters<NotifyIncidents['setIncidentMessage']>): ReturnType<NotifyIncidents['setIncidentMessage']> {
     return this.incidentRepo.setIncidentMessage(...a);
   }
+  acknowledgeIncident(...a: Parameters<NotifyIncidents['acknowledgeIncident']>): ReturnType<NotifyIncidents['acknowledgeIncident']> {
+    return this.incidentRepo.acknowledgeIncident(...a);
+  }
   updateIncident(...a: Parameters<NotifyIncidents['updateIncident']>): ReturnType<NotifyIncidents['updateIncident']> {
     return this.incidentRepo.updateIncident(...a);
   }
