@@ -170,46 +170,53 @@ export class OutboxWorker {
   /** One round in one channel: read what is due, plan it, carry it out, record a failure. */
   private async round(platform: Platform, channelId: string, poster: ChatPoster): Promise<void> {
     const { store } = this.o;
-    const now = this.o.now();
-    const due = await store.duePending(platform, channelId, now);
-    if (!due.length) return;
-    const limits = { maxIncidentsPerRound: this.o.maxIncidentsPerRound ?? 5, digestMaxNodes: this.o.digestMaxNodes ?? 40 };
-    const actions = planRound(due, await readRoundState(store, platform, channelId, due, now, limits));
-    const ctx: RoundContext = {
-      store,
-      platform,
-      channelId,
-      poster,
-      pacer: this.pacer,
-      prepareMessage: this.o.prepareMessage,
-      now: this.o.now,
-      log: this.log,
-      metrics: this.o.metrics,
-    };
     const claims = this.o.claims;
     let heartbeat: NodeJS.Timeout | undefined;
-    if (claims) {
-      // The lease is renewed while the round runs (a post may take seconds) and checked before each call.
-      let lost = false;
-      const renew = async () => {
-        const held = await claims.take(platform, channelId, this.o.now()).catch(() => false);
-        if (!held) lost = true;
-        return held;
-      };
-      heartbeat = setInterval(() => void renew(), claims.heartbeatMs);
-      heartbeat.unref?.();
-      ctx.beforeCall = async () => {
-        if (lost || !(await renew())) throw new ChannelLeaseLost(`${platform} channel ${channelId} is posted by another replica now`);
-      };
-    }
+    /** Renewals in flight: none may land after done() and push the lease back to a full round. */
+    const renewals = new Set<Promise<unknown>>();
+    // From here the claim is taken: whatever happens (nothing due, a store error), done() runs.
     try {
+      const now = this.o.now();
+      const due = await store.duePending(platform, channelId, now);
+      if (!due.length) return;
+      const limits = { maxIncidentsPerRound: this.o.maxIncidentsPerRound ?? 5, digestMaxNodes: this.o.digestMaxNodes ?? 40 };
+      const actions = planRound(due, await readRoundState(store, platform, channelId, due, now, limits));
+      const ctx: RoundContext = {
+        store,
+        platform,
+        channelId,
+        poster,
+        pacer: this.pacer,
+        prepareMessage: this.o.prepareMessage,
+        now: this.o.now,
+        log: this.log,
+        metrics: this.o.metrics,
+      };
+      if (claims) {
+        // The lease is renewed while the round runs (a post may take seconds) and checked before each call.
+        let lost = false;
+        const renew = async () => {
+          const p = claims.take(platform, channelId, this.o.now()).catch(() => false);
+          const settled = p.finally(() => renewals.delete(settled));
+          renewals.add(settled);
+          const held = await p;
+          if (!held) lost = true;
+          return held;
+        };
+        heartbeat = setInterval(() => void renew(), claims.heartbeatMs);
+        heartbeat.unref?.();
+        ctx.beforeCall = async () => {
+          if (lost || !(await renew())) throw new ChannelLeaseLost(`${platform} channel ${channelId} is posted by another replica now`);
+        };
+      }
       const failure = await executeRound(ctx, roundRows(due), actions);
       if (failure?.err instanceof ChannelLeaseLost) this.log.warn({ channel: channelId }, 'stopped a round: another replica holds the channel now (this one lost its lease)');
       else if (failure) await recordFailure(ctx, failure, this.retry, this.escalation);
     } finally {
       clearInterval(heartbeat);
+      await Promise.all(renewals);
       // The channel stays this replica's until it may post again: no other replica posts sooner.
-      await this.o.claims?.done(platform, channelId, this.pacer.nextAt(platform, channelId), this.o.now());
+      await claims?.done(platform, channelId, this.pacer.nextAt(platform, channelId), this.o.now());
     }
   }
 }
