@@ -194,19 +194,30 @@ export class OutboxWorker {
       };
       if (claims) {
         // The lease is renewed while the round runs (a post may take seconds) and checked before each call.
+        // Lost only when another replica holds it (take() false); a database error is retried.
         let lost = false;
-        const renew = async () => {
-          const p = claims.take(platform, channelId, this.o.now()).catch(() => false);
-          const settled = p.finally(() => renewals.delete(settled));
+        const renew = (): Promise<boolean> => {
+          const p = claims.take(platform, channelId, this.o.now()).then((held) => {
+            if (!held) lost = true;
+            return held;
+          });
+          const settled = p.catch(() => undefined).finally(() => renewals.delete(settled));
           renewals.add(settled);
-          const held = await p;
-          if (!held) lost = true;
-          return held;
+          return p;
         };
-        heartbeat = setInterval(() => void renew(), claims.heartbeatMs);
+        heartbeat = setInterval(() => {
+          renew().catch((err: unknown) => this.log.debug({ err, channel: channelId }, 'could not renew the channel lease; retried before the next call'));
+        }, claims.heartbeatMs);
         heartbeat.unref?.();
         ctx.beforeCall = async () => {
-          if (lost || !(await renew())) throw new ChannelLeaseLost(`${platform} channel ${channelId} is posted by another replica now`);
+          let held: boolean;
+          try {
+            held = !lost && (await renew().catch(() => renew()));
+          } catch (err) {
+            // Still ours as far as we know: a transient failure of the round (retried with backoff).
+            throw new Error(`could not renew the lease of ${platform} channel ${channelId}: ${err instanceof Error ? err.message : String(err)}`);
+          }
+          if (!held) throw new ChannelLeaseLost(`${platform} channel ${channelId} is posted by another replica now`);
         };
       }
       const failure = await executeRound(ctx, roundRows(due), actions);

@@ -91,4 +91,38 @@ describe('the outbox worker with channel claims', () => {
     expect(calls.at(-1)).toBe('done');
     expect(calls.filter((c) => c === 'take').length).toBe(calls.filter((c) => c === 'taken').length);
   });
+
+  it('posts on when one renewal hits a database error: the lease is still this replica\'s', async () => {
+    let n = 0;
+    const w = await world(() => ({
+      heartbeatMs: 1000,
+      async take() {
+        if (++n === 2) throw new Error('connection terminated unexpectedly');
+        return true;
+      },
+      async done() {},
+    }));
+    await w.pass();
+    expect(w.poster.posts()).toHaveLength(1);
+    expect(w.logs.text).not.toContain('another replica holds the channel');
+    expect((await w.store.outboxRows()).map((r) => r.state)).toEqual(['sent']);
+  });
+
+  it('records a round whose lease cannot be renewed at all as a transient failure, retried later', async () => {
+    let n = 0;
+    const w = await world(() => ({
+      heartbeatMs: 1000,
+      async take() {
+        if (++n > 1) throw new Error('connection terminated unexpectedly');
+        return true;
+      },
+      async done() {},
+    }));
+    await w.pass();
+    expect(w.poster.posts()).toHaveLength(0);
+    const [row] = await w.store.outboxRows();
+    expect(row).toMatchObject({ state: 'pending', attempts: 1 });
+    expect(row.last_error).toContain('could not renew the lease');
+    expect(row.next_attempt_at).toBeGreaterThan(Date.now() + 5000);
+  });
 });
