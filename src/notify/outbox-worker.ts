@@ -58,6 +58,9 @@ export class OutboxWorker {
   private lastPrune = 0;
   private ticking = false;
   private wakeQueued = false;
+  /** Passes failed in a row (the database unreachable...): the timer and wakes wait until backoffUntil (real time). */
+  private tickFailures = 0;
+  private backoffUntil = 0;
   private readonly log: Logger;
   private readonly window: number;
   private readonly retry: RetryPolicy;
@@ -88,7 +91,7 @@ export class OutboxWorker {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    this.timer = setInterval(() => void this.tick(), this.pollMs);
+    this.timer = setInterval(() => this.scheduledTick(), this.pollMs);
     this.timer.unref?.();
     void this.tick();
   }
@@ -110,12 +113,18 @@ export class OutboxWorker {
     this.wakeQueued = true;
     setImmediate(() => {
       this.wakeQueued = false;
-      void this.tick();
+      this.scheduledTick();
     });
   }
 
   get idle(): boolean {
     return this.inflight.size === 0;
+  }
+
+  /** A pass from the timer or a wake: none while backing off after failed passes. */
+  private scheduledTick(): void {
+    if (Date.now() < this.backoffUntil) return;
+    void this.tick();
   }
 
   /** One pass: releases ended mutes, starts a round for every channel that may post now. */
@@ -155,8 +164,14 @@ export class OutboxWorker {
         const gone = await this.o.store.prune(now - (this.o.retentionMs ?? 30 * 24 * 3600_000));
         if (gone.outbox || gone.events) this.log.info(gone, 'old notifications pruned');
       }
+      this.tickFailures = 0;
+      this.backoffUntil = 0;
     } catch (err) {
-      this.log.error({ err }, 'notify tick failed');
+      // Not again at every poll and every wake while the database is down: 1 s, doubling to 30 s.
+      this.tickFailures++;
+      const retryInMs = Math.min(30_000, 1000 * 2 ** (this.tickFailures - 1));
+      this.backoffUntil = Date.now() + retryInMs;
+      this.log.error({ err, failures: this.tickFailures, retryInMs }, 'notify tick failed');
     } finally {
       this.ticking = false;
     }

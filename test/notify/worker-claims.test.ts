@@ -126,3 +126,19 @@ describe('the outbox worker with channel claims', () => {
     expect(row.next_attempt_at).toBeGreaterThan(Date.now() + 5000);
   });
 });
+
+describe('the outbox worker while the database is down', () => {
+  it('backs off after a failed pass instead of failing at every poll', async () => {
+    const db = openDatabase(':memory:');
+    const logs = bufferLogger();
+    const worker = new OutboxWorker({ store: new NotifyStore(db), posters: {}, prepareMessage, logger: logs.logger, now: Date.now, pollMs: 5 });
+    cleanup.push(() => worker.stop());
+    await db.close();
+    worker.start();
+    await sleep(400);
+    await worker.stop();
+    const failures = logs.text.split('\n').filter((l) => l.includes('notify tick failed'));
+    expect(failures.length).toBeGreaterThanOrEqual(1);
+    expect(failures.length).toBeLessThanOrEqual(2);
+  });
+});
