@@ -230,7 +230,7 @@ export class OutboxWorker {
             held = !lost && (await renew().catch(() => renew()));
           } catch (err) {
             // Still ours as far as we know: a transient failure of the round (retried with backoff).
-            throw new Error(`could not renew the lease of ${platform} channel ${channelId}: ${err instanceof Error ? err.message : String(err)}`);
+            throw new Error(`could not renew the lease of ${platform} channel ${channelId}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
           }
           if (!held) throw new ChannelLeaseLost(`${platform} channel ${channelId} is posted by another replica now`);
         };
