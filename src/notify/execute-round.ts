@@ -16,7 +16,7 @@ import type { IncidentRow, NotifyStore, OutboxEventRow } from '../store/index.js
 import type { Escalation } from './escalation.js';
 import { openIncident, refreshAcknowledged, updateIncident, type ChannelIo, type IncidentContext } from './incidents.js';
 import type { ChannelPacer } from './pacer.js';
-import { groupByNode, roundRows, type RoundAction, type RoundState, type StatusEvent } from './plan-round.js';
+import { groupByNode, isStoredMessage, roundRows, type RoundAction, type RoundState, type StatusEvent } from './plan-round.js';
 
 export interface RoundContext {
   store: NotifyStore;
@@ -148,6 +148,7 @@ export async function recordFailure(ctx: RoundContext, f: RoundFailure, retry: R
   if (kind === 'rate_limited') {
     const wait = (f.err as PostError).retryAfterMs ?? retry.baseDelayMs;
     await store.postpone(ids, now + wait, `rate limited: ${why}`, false);
+    await postponeLaterStored(ctx, f.unsent, now + wait);
     ctx.pacer.holdUntil(platform, channelId, now + wait);
     metrics?.deliveries.inc({ platform, outcome: 'rate_limited' });
     log.warn({ channel: channelId, platform, retryAfterMs: wait }, 'rate limited; retrying after Retry-After');
@@ -160,6 +161,7 @@ export async function recordFailure(ctx: RoundContext, f: RoundFailure, retry: R
   if (kind === 'permanent') {
     const refused = f.current.map((r) => r.id);
     await store.markState(refused, 'failed', why);
+    await failFilesOf(ctx, f.current, why);
     metrics?.deliveries.inc({ platform, outcome: 'failed' });
     log.error({ channel: channelId, platform, rows: refused.length, reason: why }, 'notification refused by the platform; not retried');
     await escalation.deliveryFailed(platform, channelId, f.current, why);
@@ -174,6 +176,7 @@ export async function recordFailure(ctx: RoundContext, f: RoundFailure, retry: R
       'failed',
       `gave up after ${retry.maxAttempts} attempts: ${why}`,
     );
+    await failFilesOf(ctx, giveUp, why);
     metrics?.deliveries.inc({ platform, outcome: 'failed' });
     log.error({ channel: channelId, platform, rows: giveUp.length, reason: why }, 'notification failed too many times; given up');
     await escalation.deliveryFailed(platform, channelId, giveUp, why);
@@ -187,6 +190,22 @@ export async function recordFailure(ctx: RoundContext, f: RoundFailure, retry: R
       why,
       true,
     );
+    await postponeLaterStored(ctx, again, now + delay);
     log.warn({ channel: channelId, platform, attempt: attempts, delayMs: delay, reason: why }, 'posting failed; retrying with backoff');
   }
+}
+
+/**
+ * A stored message that waits keeps the channel's later stored messages behind it (the rows of
+ * a round of stored messages are one row): its files, queued as the next row, never go first.
+ */
+async function postponeLaterStored(ctx: RoundContext, rows: OutboxEventRow[], until: number): Promise<void> {
+  const stored = rows.filter(isStoredMessage);
+  if (stored.length) await ctx.store.postponeLaterStored(ctx.platform, ctx.channelId, Math.min(...stored.map((r) => r.id)), until);
+}
+
+/** The files of a message that failed for good are not posted alone (their row: `<dedupe key>:files`). */
+async function failFilesOf(ctx: RoundContext, rows: OutboxEventRow[], why: string): Promise<void> {
+  const keys = rows.flatMap((r) => (r.dedupe_key && !r.dedupe_key.endsWith(':files') ? [`${r.dedupe_key}:files`] : []));
+  await ctx.store.failByDedupeKeys(keys, `the message these files belong to failed: ${why}`);
 }

@@ -58,6 +58,9 @@ export class OutboxWorker {
   private lastPrune = 0;
   private ticking = false;
   private wakeQueued = false;
+  /** Passes failed in a row (the database unreachable...): the timer and wakes wait until backoffUntil (real time). */
+  private tickFailures = 0;
+  private backoffUntil = 0;
   private readonly log: Logger;
   private readonly window: number;
   private readonly retry: RetryPolicy;
@@ -88,7 +91,7 @@ export class OutboxWorker {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    this.timer = setInterval(() => void this.tick(), this.pollMs);
+    this.timer = setInterval(() => this.scheduledTick(), this.pollMs);
     this.timer.unref?.();
     void this.tick();
   }
@@ -110,12 +113,18 @@ export class OutboxWorker {
     this.wakeQueued = true;
     setImmediate(() => {
       this.wakeQueued = false;
-      void this.tick();
+      this.scheduledTick();
     });
   }
 
   get idle(): boolean {
     return this.inflight.size === 0;
+  }
+
+  /** A pass from the timer or a wake: none while backing off after failed passes. */
+  private scheduledTick(): void {
+    if (Date.now() < this.backoffUntil) return;
+    void this.tick();
   }
 
   /** One pass: releases ended mutes, starts a round for every channel that may post now. */
@@ -155,8 +164,14 @@ export class OutboxWorker {
         const gone = await this.o.store.prune(now - (this.o.retentionMs ?? 30 * 24 * 3600_000));
         if (gone.outbox || gone.events) this.log.info(gone, 'old notifications pruned');
       }
+      this.tickFailures = 0;
+      this.backoffUntil = 0;
     } catch (err) {
-      this.log.error({ err }, 'notify tick failed');
+      // Not again at every poll and every wake while the database is down: 1 s, doubling to 30 s.
+      this.tickFailures++;
+      const retryInMs = Math.min(30_000, 1000 * 2 ** (this.tickFailures - 1));
+      this.backoffUntil = Date.now() + retryInMs;
+      this.log.error({ err, failures: this.tickFailures, retryInMs }, 'notify tick failed');
     } finally {
       this.ticking = false;
     }
@@ -170,46 +185,64 @@ export class OutboxWorker {
   /** One round in one channel: read what is due, plan it, carry it out, record a failure. */
   private async round(platform: Platform, channelId: string, poster: ChatPoster): Promise<void> {
     const { store } = this.o;
-    const now = this.o.now();
-    const due = await store.duePending(platform, channelId, now);
-    if (!due.length) return;
-    const limits = { maxIncidentsPerRound: this.o.maxIncidentsPerRound ?? 5, digestMaxNodes: this.o.digestMaxNodes ?? 40 };
-    const actions = planRound(due, await readRoundState(store, platform, channelId, due, now, limits));
-    const ctx: RoundContext = {
-      store,
-      platform,
-      channelId,
-      poster,
-      pacer: this.pacer,
-      prepareMessage: this.o.prepareMessage,
-      now: this.o.now,
-      log: this.log,
-      metrics: this.o.metrics,
-    };
     const claims = this.o.claims;
     let heartbeat: NodeJS.Timeout | undefined;
-    if (claims) {
-      // The lease is renewed while the round runs (a post may take seconds) and checked before each call.
-      let lost = false;
-      const renew = async () => {
-        const held = await claims.take(platform, channelId, this.o.now()).catch(() => false);
-        if (!held) lost = true;
-        return held;
-      };
-      heartbeat = setInterval(() => void renew(), claims.heartbeatMs);
-      heartbeat.unref?.();
-      ctx.beforeCall = async () => {
-        if (lost || !(await renew())) throw new ChannelLeaseLost(`${platform} channel ${channelId} is posted by another replica now`);
-      };
-    }
+    /** Renewals in flight: none may land after done() and push the lease back to a full round. */
+    const renewals = new Set<Promise<unknown>>();
+    // From here the claim is taken: whatever happens (nothing due, a store error), done() runs.
     try {
+      const now = this.o.now();
+      const due = await store.duePending(platform, channelId, now);
+      if (!due.length) return;
+      const limits = { maxIncidentsPerRound: this.o.maxIncidentsPerRound ?? 5, digestMaxNodes: this.o.digestMaxNodes ?? 40 };
+      const actions = planRound(due, await readRoundState(store, platform, channelId, due, now, limits));
+      const ctx: RoundContext = {
+        store,
+        platform,
+        channelId,
+        poster,
+        pacer: this.pacer,
+        prepareMessage: this.o.prepareMessage,
+        now: this.o.now,
+        log: this.log,
+        metrics: this.o.metrics,
+      };
+      if (claims) {
+        // The lease is renewed while the round runs (a post may take seconds) and checked before each call.
+        // Lost only when another replica holds it (take() false); a database error is retried.
+        let lost = false;
+        const renew = (): Promise<boolean> => {
+          const p = claims.take(platform, channelId, this.o.now()).then((held) => {
+            if (!held) lost = true;
+            return held;
+          });
+          const settled = p.catch(() => undefined).finally(() => renewals.delete(settled));
+          renewals.add(settled);
+          return p;
+        };
+        heartbeat = setInterval(() => {
+          renew().catch((err: unknown) => this.log.debug({ err, channel: channelId }, 'could not renew the channel lease; retried before the next call'));
+        }, claims.heartbeatMs);
+        heartbeat.unref?.();
+        ctx.beforeCall = async () => {
+          let held: boolean;
+          try {
+            held = !lost && (await renew().catch(() => renew()));
+          } catch (err) {
+            // Still ours as far as we know: a transient failure of the round (retried with backoff).
+            throw new Error(`could not renew the lease of ${platform} channel ${channelId}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+          }
+          if (!held) throw new ChannelLeaseLost(`${platform} channel ${channelId} is posted by another replica now`);
+        };
+      }
       const failure = await executeRound(ctx, roundRows(due), actions);
       if (failure?.err instanceof ChannelLeaseLost) this.log.warn({ channel: channelId }, 'stopped a round: another replica holds the channel now (this one lost its lease)');
       else if (failure) await recordFailure(ctx, failure, this.retry, this.escalation);
     } finally {
       clearInterval(heartbeat);
+      await Promise.all(renewals);
       // The channel stays this replica's until it may post again: no other replica posts sooner.
-      await this.o.claims?.done(platform, channelId, this.pacer.nextAt(platform, channelId), this.o.now());
+      await claims?.done(platform, channelId, this.pacer.nextAt(platform, channelId), this.o.now());
     }
   }
 }

@@ -50,6 +50,11 @@ export interface Paging {
   tick(): Promise<void>;
 }
 
+/** How long a page's call may take (a fetch time-out). */
+const SEND_TIMEOUT_MS = 10_000;
+/** A page being sent is held this long: its call's time-out and a margin to record the outcome. */
+const PAGE_CLAIM_MS = SEND_TIMEOUT_MS + 5_000;
+
 export const dedupKeyOf = (incidentId: number): string => `rln-chatops-incident-${incidentId}`;
 
 export function createPaging(o: PagingOptions): Paging {
@@ -139,7 +144,7 @@ export function createPaging(o: PagingOptions): Paging {
       url = o.webhook!.url;
       if (o.webhook!.secret) headers[ESCALATION_SIGNATURE_HEADER] = `sha256=${createHmac('sha256', o.webhook!.secret).update(p.body).digest('hex')}`;
     }
-    const res = await fetch(url, { method: 'POST', headers, body: p.body, signal: AbortSignal.timeout(10_000) });
+    const res = await fetch(url, { method: 'POST', headers, body: p.body, signal: AbortSignal.timeout(SEND_TIMEOUT_MS) });
     const text = (await res.text()).slice(0, 300);
     const ra = Number(res.headers.get('retry-after'));
     return { status: res.status, text, retryAfterMs: Number.isFinite(ra) && ra > 0 ? ra * 1000 : undefined };
@@ -148,6 +153,10 @@ export function createPaging(o: PagingOptions): Paging {
   async function sendDue(now: number): Promise<void> {
     for (const p of await pages.duePages(now)) {
       if (await pages.earlierPending(p)) continue;
+      // The pass lease may pass to another replica while a send is slow: the row itself is taken
+      // before it is sent, so no page goes twice (a generic webhook does not dedupe).
+      const claimedAt = o.now();
+      if (!(await pages.claimPage(p.id, claimedAt + PAGE_CLAIM_MS, claimedAt))) continue;
       let outcome: 'sent' | 'retry' | 'failed';
       let why: string;
       let wait: number | undefined;

@@ -177,12 +177,12 @@ export function createWatchService(opts: { store: NotifyStore; now: () => number
       if (!inc || inc.platform !== place.platform || inc.channel_id !== place.channelId) {
         throw new UserError('invalid_arguments', `there is no incident #${incidentId} in this channel`, 'use the Acknowledge button on the incident message, or `watch list` to see this channel\'s open incidents');
       }
-      if (inc.state !== 'open') return { incident: toIncident(inc), already: true };
-      if (inc.acked_by) return { incident: toIncident(inc), already: true };
+      if (inc.state !== 'open' || inc.acked_by) return { incident: toIncident(inc), already: true };
       const by = actorLabel(actor);
       const at = now();
-      await store.tx(async () => {
-        await store.updateIncident(inc.id, { acked_by: by, acked_at: at });
+      // The check and the write are one guarded UPDATE: two clicks (on two replicas) cannot both pass.
+      const acked = await store.tx(async () => {
+        if (!(await store.acknowledgeIncident(inc.id, by, at))) return false;
         await store.insertOutbox({
           platform: inc.platform,
           channel_id: inc.channel_id,
@@ -192,7 +192,9 @@ export function createWatchService(opts: { store: NotifyStore; now: () => number
           next_attempt_at: at,
           created_at: at,
         });
+        return true;
       });
+      if (!acked) return { incident: toIncident((await store.incident(inc.id))!), already: true };
       opts.wake();
       return { incident: toIncident((await store.incident(inc.id))!), already: false };
     },

@@ -61,6 +61,15 @@ export class NotifyIncidents {
     await this.db.run('UPDATE notify_incidents SET message_id = ?, thread_id = ? WHERE id = ?', [messageId, threadId, id]);
   }
 
+  /**
+   * Records who acknowledged an open incident, only if nobody did yet (one guarded UPDATE: of
+   * concurrent acknowledgements, on any replica, exactly one changes the row). True when this one did.
+   */
+  async acknowledgeIncident(id: number, by: string, at: number): Promise<boolean> {
+    const r = await this.db.run(`UPDATE notify_incidents SET acked_by = ?, acked_at = ? WHERE id = ? AND state = 'open' AND acked_by IS NULL`, [by, at, id]);
+    return r.changes === 1;
+  }
+
   async updateIncident(id: number, patch: Patch): Promise<void> {
     const keys = PATCHABLE.filter((k) => k in patch);
     if (!keys.length) return;

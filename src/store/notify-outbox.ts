@@ -99,6 +99,27 @@ export class NotifyOutbox {
     await this.eachId(ids, `UPDATE notify_outbox SET next_attempt_at = ?, last_error = ?, attempts = attempts + ? WHERE id = ?`, (id) => [until, error, countAttempt ? 1 : 0, id]);
   }
 
+  /**
+   * Stored messages (reports, notices: no event, no incident) of a channel queued after row
+   * `afterId` wait until `until` too: a channel's stored messages go in the order they were
+   * queued, so a message's files (the row after it) never go before it.
+   */
+  async postponeLaterStored(platform: string, channelId: string, afterId: number, until: number): Promise<void> {
+    await this.db.run(
+      `UPDATE notify_outbox SET next_attempt_at = ?
+       WHERE platform = ? AND channel_id = ? AND state = 'pending' AND event_id IS NULL AND incident_id IS NULL AND id > ? AND next_attempt_at < ?`,
+      [until, platform, channelId, afterId, until],
+    );
+  }
+
+  /** Fails the pending rows with these dedupe keys (the files of a message that failed). */
+  async failByDedupeKeys(keys: readonly string[], error: string): Promise<void> {
+    if (!keys.length) return;
+    await this.db.tx(async () => {
+      for (const k of keys) await this.db.run(`UPDATE notify_outbox SET state = 'failed', last_error = ? WHERE dedupe_key = ? AND state = 'pending'`, [error, k]);
+    });
+  }
+
   /** All pending rows of a channel (due or not), e.g. when it is gone. */
   async pendingIdsOfChannel(platform: string, channelId: string): Promise<number[]> {
     return this.db.column<number>(`SELECT id FROM notify_outbox WHERE platform = ? AND channel_id = ? AND state IN ('pending', 'held')`, [platform, channelId]);

@@ -87,6 +87,15 @@ export class NotifyPages {
     return (await this.db.get(`SELECT 1 AS one FROM notify_page_outbox WHERE state = 'pending' AND incident_id = ? AND target = ? AND id < ? LIMIT 1`, [p.incident_id, p.target, p.id])) !== undefined;
   }
 
+  /**
+   * Takes a due page for sending until `until` (its next attempt moves there): true for the one
+   * replica whose UPDATE changed the row, so a page is sent once even when passes overlap.
+   */
+  async claimPage(id: number, until: number, now: number): Promise<boolean> {
+    const r = await this.db.run(`UPDATE notify_page_outbox SET next_attempt_at = ? WHERE id = ? AND state = 'pending' AND next_attempt_at <= ?`, [until, id, now]);
+    return r.changes === 1;
+  }
+
   async markPageSent(id: number, now: number): Promise<void> {
     await this.db.run(`UPDATE notify_page_outbox SET state = 'sent', sent_at = ?, attempts = attempts + 1, last_error = NULL WHERE id = ?`, [now, id]);
   }

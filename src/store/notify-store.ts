@@ -132,6 +132,12 @@ export class NotifyStore {
   markState(...a: Parameters<NotifyOutbox['markState']>): ReturnType<NotifyOutbox['markState']> {
     return this.outboxRepo.markState(...a);
   }
+  postponeLaterStored(...a: Parameters<NotifyOutbox['postponeLaterStored']>): ReturnType<NotifyOutbox['postponeLaterStored']> {
+    return this.outboxRepo.postponeLaterStored(...a);
+  }
+  failByDedupeKeys(...a: Parameters<NotifyOutbox['failByDedupeKeys']>): ReturnType<NotifyOutbox['failByDedupeKeys']> {
+    return this.outboxRepo.failByDedupeKeys(...a);
+  }
   postpone(...a: Parameters<NotifyOutbox['postpone']>): ReturnType<NotifyOutbox['postpone']> {
     return this.outboxRepo.postpone(...a);
   }
@@ -169,6 +175,9 @@ export class NotifyStore {
   }
   setIncidentMessage(...a: Parameters<NotifyIncidents['setIncidentMessage']>): ReturnType<NotifyIncidents['setIncidentMessage']> {
     return this.incidentRepo.setIncidentMessage(...a);
+  }
+  acknowledgeIncident(...a: Parameters<NotifyIncidents['acknowledgeIncident']>): ReturnType<NotifyIncidents['acknowledgeIncident']> {
+    return this.incidentRepo.acknowledgeIncident(...a);
   }
   updateIncident(...a: Parameters<NotifyIncidents['updateIncident']>): ReturnType<NotifyIncidents['updateIncident']> {
     return this.incidentRepo.updateIncident(...a);

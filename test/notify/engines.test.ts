@@ -95,3 +95,30 @@ describe('two replicas posting one channel on PostgreSQL', () => {
     expect(two.posters.reduce((x, y) => x + y, 0)).toBe(one.posters[0]);
   });
 });
+
+describe('acknowledging an incident from two replicas on PostgreSQL', () => {
+  it('records one acknowledgement and queues one note, however many clicks race', async () => {
+    const [a, b] = await twoConnections('postgres', cleanups);
+    const notifiers = [notifierOn(a, new RecordingPoster('slack')), notifierOn(b, new RecordingPoster('slack'))];
+    const id = await notifiers[0].store.insertIncident({
+      platform: 'slack',
+      channel_id: 'C1',
+      node_id: 'n1',
+      node_name: 'alice',
+      last_status: 'FAILED',
+      opened_at: Date.now(),
+      message_id: 'm1',
+      thread_id: 'm1',
+      changes: 0,
+    });
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => notifiers[i % 2].watches.ack({ incidentId: id, actor: actor(`U${i}`), place: slackPlace('C1') })),
+    );
+    const first = results.filter((r) => !r.already);
+    expect(first.length).toBe(1);
+    const by = first[0].incident.ackedBy;
+    expect(results.every((r) => r.incident.ackedBy === by)).toBe(true);
+    const notes = (await notifiers[0].store.outboxRows()).filter((r) => r.incident_id === id && r.note?.startsWith('Acknowledged by'));
+    expect(notes.map((r) => r.note)).toEqual([`Acknowledged by ${by}. Repeat notifications for this incident stop; updates continue in this thread.`]);
+  });
+});

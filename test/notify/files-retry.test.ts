@@ -51,4 +51,46 @@ describe('a message with files on Slack', () => {
     // The upload came after the text it belongs to.
     expect(fake.callsTo('files.getUploadURLExternal')[0].seq).toBeGreaterThan(posts[0].seq);
   });
+
+  async function reportWithChart(failPost: Parameters<Awaited<ReturnType<typeof startFakeSlack>>['fail']>[1]) {
+    const fake = await startFakeSlack();
+    const db = openDatabase(':memory:');
+    const poster = createSlackPoster({ token: 'xoxb-files-order', slackApiUrl: fake.apiUrl, logger: silentLogger });
+    // A retry later than the pacing interval: the files row, due at once, would go first if it could.
+    const n = createNotifier({ db, posters: { slack: poster }, buttons: { prepare: async (m) => m }, hosting: fakeHosting([], null), logger: silentLogger, ...FAST, retry: { ...FAST.retry, baseDelayMs: 200 } });
+    cleanups.push(() => fake.close(), () => db.close(), () => n.stop());
+    fake.fail('chat.postMessage', failPost);
+    await n.outbox.enqueue({
+      platform: 'slack',
+      channelId: 'CORD',
+      kind: 'report',
+      dedupeKey: 'report:2:2026-11-22T00:00',
+      message: {
+        blocks: [{ type: 'text', text: 'Balance report of bob' }],
+        files: [{ name: 'balance-bob-7d.png', mime: 'image/png', base64: Buffer.from('89504e470d0a1a0a', 'hex').toString('base64'), title: 'Balances of bob', alt: 'a chart' }],
+      },
+    });
+    expect(await n.drain(10_000)).toBe(true);
+    return { fake, n };
+  }
+
+  it('uploads the files after their text when posting the text failed once', async () => {
+    const { fake } = await reportWithChart({ status: 500 });
+    const posts = fake.callsTo('chat.postMessage').filter((c) => c.args.channel === 'CORD');
+    expect(posts).toHaveLength(2); // failed, then posted
+    const uploads = fake.callsTo('files.getUploadURLExternal');
+    expect(uploads).toHaveLength(1);
+    expect(uploads[0].seq).toBeGreaterThan(posts[1].seq);
+    expect(fake.uploads.filter((u) => u.completed)).toHaveLength(1);
+  });
+
+  it('does not upload the files alone when their text was refused for good', async () => {
+    const { fake, n } = await reportWithChart({ error: 'invalid_blocks' });
+    expect(fake.callsTo('chat.postMessage').filter((c) => c.args.channel === 'CORD')).toHaveLength(1);
+    expect(fake.callsTo('files.getUploadURLExternal')).toHaveLength(0);
+    expect((await n.store.outboxRows()).map((r) => [r.dedupe_key, r.state])).toEqual([
+      ['report:2:2026-11-22T00:00', 'failed'],
+      ['report:2:2026-11-22T00:00:files', 'failed'],
+    ]);
+  });
 });

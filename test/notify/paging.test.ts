@@ -4,8 +4,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics.js';
 import { createPaging, dedupKeyOf } from '../../src/notify/index.js';
-import { NotifyPages, NotifyStore, openDatabase, type Db } from '../../src/store/index.js';
+import { NotifyPages, NotifyStore, createLeases, openDatabase, type Db } from '../../src/store/index.js';
 import { startFakePagerDuty, type FakePagerDuty } from '../fakes/pagerduty/index.js';
+import { twoConnections } from '../support/databases.js';
 import { tempDbPath } from '../support/notify.js';
 
 const KEY = 'R0UT1NGKEY0123456789abcdefABCDEF';
@@ -130,5 +131,47 @@ describe('paging on-call', () => {
     await w.first.paging.tick();
     expect(w.pd.events.map((e) => e.event_action)).toEqual(['trigger', 'acknowledge', 'resolve']);
     expect(w.pd.alerts.get(dedupKeyOf(w.incident))).toBe('resolved');
+  });
+});
+
+describe('paging from two replicas on PostgreSQL', () => {
+  it('sends each page once, even when a slow send outlasts the pass lease and the other replica takes it', async () => {
+    const pd = await startFakePagerDuty();
+    cleanup.push(() => pd.close());
+    pd.delayMs = 400;
+    const [a, b] = await twoConnections('postgres', cleanup);
+    const opened = Date.now() - 11 * 60_000;
+    const replicas = [a, b].map((db, i) => {
+      const leases = createLeases(db);
+      return {
+        store: new NotifyStore(db),
+        paging: createPaging({
+          store: new NotifyStore(db),
+          pages: new NotifyPages(db),
+          now: Date.now,
+          log: silentLogger,
+          pagerduty: { url: pd.eventsUrl, routingKey: KEY },
+          webhook: { url: pd.hookUrl },
+          escalateAfterMin: 10,
+          // A pass lease much shorter than a send: the other replica runs a pass while this one sends.
+          claimPass: (now) => leases.claim('notify:paging', `replica-${i}`, now + 50, now),
+          wake: () => undefined,
+        }),
+      };
+    });
+    await replicas[0].store.upsertWatch({
+      platform: 'slack', channel_id: 'C1', workspace_id: null, target: 'n1', target_name: 'alice', statuses: null, kinds: null,
+      min_amount_msat: null, escalate_after_min: null, pagerduty_key: null, created_by: 'test', created_at: opened,
+    });
+    await replicas[0].store.insertIncident({ platform: 'slack', channel_id: 'C1', node_id: 'n1', node_name: 'alice', last_status: 'FAILED', opened_at: opened, message_id: 'm1', thread_id: null, changes: 0 });
+    const first = replicas[0].paging.tick();
+    await new Promise((r) => setTimeout(r, 150));
+    const second = replicas[1].paging.tick();
+    await Promise.all([first, second]);
+    await new Promise((r) => setTimeout(r, 100));
+    await Promise.all(replicas.map((r) => r.paging.tick()));
+    expect(pd.events.map((e) => e.event_action)).toEqual(['trigger']);
+    expect(pd.hooks).toHaveLength(1);
+    expect((await replicas[0].store.db.all<{ state: string }>('SELECT state FROM notify_page_outbox ORDER BY id')).map((r) => r.state)).toEqual(['sent', 'sent']);
   });
 });

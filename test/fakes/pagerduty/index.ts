@@ -33,6 +33,8 @@ export interface FakePagerDuty {
   alerts: Map<string, 'triggered' | 'acknowledged' | 'resolved'>;
   /** Answers the next N requests with this status (429, 500…). */
   failNext(status: number, times?: number): void;
+  /** Answers every request this long after it arrived (a slow endpoint). Default 0. */
+  delayMs: number;
   close(): Promise<void>;
 }
 
@@ -60,7 +62,7 @@ export async function startFakePagerDuty(): Promise<FakePagerDuty> {
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', () => setTimeout(() => {
       const text = Buffer.concat(chunks).toString('utf8');
       const answer = (status: number, body: object, headers: Record<string, string> = {}) => {
         answers.push(status);
@@ -93,11 +95,12 @@ export async function startFakePagerDuty(): Promise<FakePagerDuty> {
       // As PagerDuty: acknowledge/resolve of an unknown or resolved alert is accepted and changes nothing.
       if (e.event_action === 'trigger' || (alerts.has(key) && alerts.get(key) !== 'resolved')) alerts.set(key, state);
       return answer(202, { status: 'success', message: 'Event processed', dedup_key: key });
-    });
+    }, fake.delayMs));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
+  const fake: FakePagerDuty = {
+    delayMs: 0,
     eventsUrl: `${base}/v2/enqueue`,
     hookUrl: `${base}/hook`,
     events,
@@ -109,4 +112,5 @@ export async function startFakePagerDuty(): Promise<FakePagerDuty> {
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+  return fake;
 }
