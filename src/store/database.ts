@@ -10,7 +10,7 @@ import { dirname } from 'node:path';
 import { allMigrations, type Migration } from './migrations/index.js';
 import { postgresMigrations } from './migrations/postgres/index.js';
 import { SqliteSql } from './sql/sqlite.js';
-import { PostgresSql, describeUrl } from './sql/postgres.js';
+import { describeUrl } from './sql/describe-url.js';
 import type { Sql } from './sql/types.js';
 
 /** The store's handle: the async face of either engine (sql/types.ts). */
@@ -76,6 +76,8 @@ const MIGRATION_LOCK = 7_264_201;
 
 /** The PostgreSQL store at `url`, migrated (under a lock, so replicas starting together take turns). */
 export async function openPostgres(url: string, o: { onError?: (err: Error) => void; max?: number; migrations?: Migration[] } = {}): Promise<AnyDb> {
+  // pg is loaded only when PostgreSQL is configured: a SQLite bot never holds it in memory.
+  const { PostgresSql } = await import('./sql/postgres.js');
   const db = new PostgresSql({ url, onError: o.onError, max: o.max });
   try {
     await db.tx(async () => {

@@ -33,16 +33,8 @@ function wrap(error: unknown): unknown {
   return error;
 }
 
-/** postgres://user@host:port/db, without the password. */
-export function describeUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    u.password = '';
-    return u.toString().replace(/:@/, '@');
-  } catch {
-    return 'postgres://(unreadable URL)';
-  }
-}
+import { describeUrl } from './describe-url.js';
+export { describeUrl };
 
 export interface PostgresOptions {
   url: string;
