@@ -10,6 +10,7 @@ import { dirname } from 'node:path';
 import { allMigrations, type Migration } from './migrations/index.js';
 import { postgresMigrations } from './migrations/postgres/index.js';
 import { SqliteSql } from './sql/sqlite.js';
+import { startCheckpointer } from './sql/sqlite-checkpointer.js';
 import { describeUrl } from './sql/describe-url.js';
 import type { Sql } from './sql/types.js';
 
@@ -20,7 +21,7 @@ export type AnyDb = Sql;
 export { DatabaseUnavailableError } from './sql/types.js';
 
 /** The SQLite store at `path` (':memory:' for a test), migrated. Synchronous: it is a local file. */
-export function openDatabase(path: string, migrations: Migration[] = allMigrations): Db {
+export function openDatabase(path: string, migrations: Migration[] = allMigrations, o: { backgroundCheckpoints?: boolean } = {}): Db {
   const onDisk = path !== ':memory:' && path !== '';
   if (onDisk) {
     // The audit trail and event payloads are for this user only: a folder we create is 0700,
@@ -46,6 +47,13 @@ export function openDatabase(path: string, migrations: Migration[] = allMigratio
   // better-sqlite3 is synchronous: a lock held elsewhere blocks the event loop this long at most.
   db.pragma('busy_timeout = 2000');
   migrateSqlite(db, migrations);
+  if (onDisk && o.backgroundCheckpoints) {
+    // WAL checkpoints (and their syncs) on a worker thread, not inside a commit on the event
+    // loop (sql/sqlite-checkpointer.ts); this connection's own is a backstop at ~40 MB of WAL.
+    db.pragma('wal_autocheckpoint = 10000');
+    const checkpointer = startCheckpointer(path);
+    return new SqliteSql(db, path, () => checkpointer.stop());
+  }
   return new SqliteSql(db, onDisk ? path : ':memory:');
 }
 
@@ -99,7 +107,7 @@ export async function openPostgres(url: string, o: { onError?: (err: Error) => v
 
 /** The store configured: PostgreSQL when `url` is set, else SQLite at `path`. */
 export async function openStoreDatabase(o: { url?: string; path: string; onError?: (err: Error) => void }): Promise<AnyDb> {
-  return o.url ? openPostgres(o.url, { onError: o.onError }) : openDatabase(o.path);
+  return o.url ? openPostgres(o.url, { onError: o.onError }) : openDatabase(o.path, allMigrations, { backgroundCheckpoints: true });
 }
 
 /** What `doctor` reports: the engine, where, and the schema version applied against the one this build expects. */
