@@ -5,12 +5,12 @@
  * PostgreSQL). Every other room sees only `Db`, this room's own async interface (sql/types.ts).
  */
 import Database from 'better-sqlite3';
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { allMigrations, type Migration } from './migrations/index.js';
 import { postgresMigrations } from './migrations/postgres/index.js';
 import { SqliteSql } from './sql/sqlite.js';
-import { startCheckpointer } from './sql/sqlite-checkpointer.js';
+import { startCheckpointer, type Checkpointer } from './sql/sqlite-checkpointer.js';
 import { describeUrl } from './sql/describe-url.js';
 import type { Sql } from './sql/types.js';
 
@@ -48,13 +48,33 @@ export function openDatabase(path: string, migrations: Migration[] = allMigratio
   db.pragma('busy_timeout = 2000');
   migrateSqlite(db, migrations);
   if (onDisk && o.backgroundCheckpoints) {
-    // WAL checkpoints (and their syncs) on a worker thread, not inside a commit on the event
-    // loop (sql/sqlite-checkpointer.ts); this connection's own is a backstop at ~40 MB of WAL.
-    db.pragma('wal_autocheckpoint = 10000');
-    const checkpointer = startCheckpointer(path);
-    return new SqliteSql(db, path, () => checkpointer.stop());
+    const checkpoints = checkpointInBackground(db, path);
+    return new SqliteSql(db, path, () => checkpoints.stop());
   }
   return new SqliteSql(db, onDisk ? path : ':memory:');
+}
+
+/**
+ * WAL checkpoints (and their syncs) on a worker thread, not inside a commit on the event loop
+ * (sql/sqlite-checkpointer.ts). The worker (an isolate: ~7 MiB) is started once writes come in
+ * earnest, the WAL file having grown past 1 MiB; until then the connection checkpoints itself
+ * as SQLite does by default (every 1,000 pages), and after, only as a backstop at ~40 MB.
+ */
+function checkpointInBackground(db: Database.Database, path: string): { stop(): Promise<void> } {
+  let checkpointer: Checkpointer | undefined;
+  const timer = setInterval(() => {
+    if ((statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0) < 1 << 20) return;
+    clearInterval(timer);
+    db.pragma('wal_autocheckpoint = 10000');
+    checkpointer = startCheckpointer(path);
+  }, 250);
+  timer.unref();
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      await checkpointer?.stop();
+    },
+  };
 }
 
 function migrateSqlite(db: Database.Database, migrations: Migration[]): void {

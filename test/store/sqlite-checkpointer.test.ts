@@ -1,7 +1,7 @@
 /**
- * WAL checkpoints on a worker thread (the bot's SQLite store): the commits on the event loop
- * only append to the WAL, and the worker copies it into the database file; closing the store
- * stops the worker.
+ * WAL checkpoints on a worker thread (the bot's SQLite store), started once the WAL passes
+ * 1 MiB: the commits on the event loop only append to the WAL, and the worker copies it into
+ * the database file; closing the store stops the worker.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
