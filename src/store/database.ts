@@ -5,12 +5,13 @@
  * PostgreSQL). Every other room sees only `Db`, this room's own async interface (sql/types.ts).
  */
 import Database from 'better-sqlite3';
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { allMigrations, type Migration } from './migrations/index.js';
 import { postgresMigrations } from './migrations/postgres/index.js';
 import { SqliteSql } from './sql/sqlite.js';
-import { PostgresSql, describeUrl } from './sql/postgres.js';
+import { startCheckpointer, type Checkpointer } from './sql/sqlite-checkpointer.js';
+import { describeUrl } from './sql/describe-url.js';
 import type { Sql } from './sql/types.js';
 
 /** The store's handle: the async face of either engine (sql/types.ts). */
@@ -20,7 +21,7 @@ export type AnyDb = Sql;
 export { DatabaseUnavailableError } from './sql/types.js';
 
 /** The SQLite store at `path` (':memory:' for a test), migrated. Synchronous: it is a local file. */
-export function openDatabase(path: string, migrations: Migration[] = allMigrations): Db {
+export function openDatabase(path: string, migrations: Migration[] = allMigrations, o: { backgroundCheckpoints?: boolean } = {}): Db {
   const onDisk = path !== ':memory:' && path !== '';
   if (onDisk) {
     // The audit trail and event payloads are for this user only: a folder we create is 0700,
@@ -46,7 +47,34 @@ export function openDatabase(path: string, migrations: Migration[] = allMigratio
   // better-sqlite3 is synchronous: a lock held elsewhere blocks the event loop this long at most.
   db.pragma('busy_timeout = 2000');
   migrateSqlite(db, migrations);
+  if (onDisk && o.backgroundCheckpoints) {
+    const checkpoints = checkpointInBackground(db, path);
+    return new SqliteSql(db, path, () => checkpoints.stop());
+  }
   return new SqliteSql(db, onDisk ? path : ':memory:');
+}
+
+/**
+ * WAL checkpoints (and their syncs) on a worker thread, not inside a commit on the event loop
+ * (sql/sqlite-checkpointer.ts). The worker (an isolate: ~7 MiB) is started once writes come in
+ * earnest, the WAL file having grown past 1 MiB; until then the connection checkpoints itself
+ * as SQLite does by default (every 1,000 pages), and after, only as a backstop at ~40 MB.
+ */
+function checkpointInBackground(db: Database.Database, path: string): { stop(): Promise<void> } {
+  let checkpointer: Checkpointer | undefined;
+  const timer = setInterval(() => {
+    if ((statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0) < 1 << 20) return;
+    clearInterval(timer);
+    db.pragma('wal_autocheckpoint = 10000');
+    checkpointer = startCheckpointer(path);
+  }, 250);
+  timer.unref();
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      await checkpointer?.stop();
+    },
+  };
 }
 
 function migrateSqlite(db: Database.Database, migrations: Migration[]): void {
@@ -80,6 +108,8 @@ const MIGRATION_LOCK = 7_264_201;
  * may run from a new image before a rolling upgrade, while older replicas still use the database.
  */
 export async function openPostgres(url: string, o: { onError?: (err: Error) => void; max?: number; migrations?: Migration[]; migrate?: boolean } = {}): Promise<AnyDb> {
+  // pg is loaded only when PostgreSQL is configured: a SQLite bot never holds it in memory.
+  const { PostgresSql } = await import('./sql/postgres.js');
   const db = new PostgresSql({ url, onError: o.onError, max: o.max });
   try {
     if (o.migrate === false) {
@@ -105,7 +135,7 @@ export async function openPostgres(url: string, o: { onError?: (err: Error) => v
 
 /** The store configured: PostgreSQL when `url` is set, else SQLite at `path`. */
 export async function openStoreDatabase(o: { url?: string; path: string; onError?: (err: Error) => void }): Promise<AnyDb> {
-  return o.url ? openPostgres(o.url, { onError: o.onError }) : openDatabase(o.path);
+  return o.url ? openPostgres(o.url, { onError: o.onError }) : openDatabase(o.path, allMigrations, { backgroundCheckpoints: true });
 }
 
 /**

@@ -2,6 +2,9 @@ import type { AnyDb } from './database.js';
 import type { OutboxEventRow, OutboxRow, OutboxState } from './notify-rows.js';
 
 /** The notify outbox: rows to post, their state and retries, and pruning what is done. */
+/** Rows per read of `duePending`: a few milliseconds of SQLite at a time. */
+const DUE_CHUNK = 250;
+
 export class NotifyOutbox {
   constructor(private readonly db: AnyDb) {}
 
@@ -50,16 +53,34 @@ export class NotifyOutbox {
     );
   }
 
-  /** Pending rows of one channel that are due, oldest first, with their event. */
+  /**
+   * Pending rows of one channel that are due, oldest first, with their event. Read in chunks of
+   * `DUE_CHUNK` rows, with the event loop let through between them: at 1,000 events/s a round
+   * reads ~1,000 rows with their payloads, and in one synchronous SQLite read (~10–20 ms) the
+   * webhook requests that came meanwhile waited for it (the p99 of routed intake). Outside a
+   * transaction, each chunk starts after the last id read, so the rows are those one read
+   * would give, plus any that became due between chunks (newer ids).
+   */
   async duePending(platform: string, channelId: string, now: number, limit = 2000): Promise<OutboxEventRow[]> {
-    return this.db.all<OutboxEventRow>(
-      `SELECT o.*, e.node_id AS ev_node_id, e.node_name AS ev_node_name, e.event_type AS ev_event_type, e.status AS ev_status,
-              e.event_ts AS ev_event_ts, e.received_at AS ev_received_at, e.payload AS ev_payload
-       FROM notify_outbox o LEFT JOIN notify_events e ON e.id = o.event_id
-       WHERE o.state = 'pending' AND o.platform = ? AND o.channel_id = ? AND o.next_attempt_at <= ?
-       ORDER BY o.id LIMIT ?`,
-      [platform, channelId, now, limit],
-    );
+    const out: OutboxEventRow[] = [];
+    let after = 0;
+    while (out.length < limit) {
+      const take = Math.min(DUE_CHUNK, limit - out.length);
+      const rows = await this.db.all<OutboxEventRow>(
+        `SELECT o.*, e.node_id AS ev_node_id, e.node_name AS ev_node_name, e.event_type AS ev_event_type, e.status AS ev_status,
+                e.event_ts AS ev_event_ts, e.received_at AS ev_received_at, e.payload AS ev_payload
+         FROM notify_outbox o LEFT JOIN notify_events e ON e.id = o.event_id
+         WHERE o.state = 'pending' AND o.platform = ? AND o.channel_id = ? AND o.next_attempt_at <= ? AND o.id > ?
+         ORDER BY o.id LIMIT ?`,
+        [platform, channelId, now, after, take],
+      );
+      out.push(...rows);
+      if (rows.length < take) break;
+      after = rows[rows.length - 1].id;
+      // Inside a caller's transaction the connection is held anyway: no point in yielding.
+      if (!this.db.inTransaction) await new Promise((r) => setImmediate(r));
+    }
+    return out;
   }
 
   /** Held rows no mute covers any more at `now` (ended, removed, or a row with no node). */

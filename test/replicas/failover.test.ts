@@ -96,13 +96,15 @@ describe('two replicas, one killed mid-burst', () => {
     const missing = () => [...accepted].filter((i) => !posts().some((c) => shown(c).includes(nodes[i].name)));
     await waitFor(() => missing().length === 0, { timeout: 150_000, what: () => `posts of ${missing().length} accepted events, e.g. ${nodes[missing()[0]]?.name}` });
 
-    // Twice only when one of the posts was a's, in flight when it was killed.
-    const inFlight = posts().filter((c) => c.via === 'a' && !c.answered);
+    // Twice only when one of the posts was a's, in flight when it was killed: not answered, or
+    // answered so shortly before the kill (under a second, on a loaded machine) that a could not
+    // yet record it as sent.
+    const inFlight = posts().filter((c) => c.via === 'a' && (!c.answered || c.at >= killedAt - 1_000));
     for (const i of accepted) {
       const carrying = posts().filter((c) => shown(c).includes(nodes[i].name));
       if (carrying.length > 1) expect(carrying.filter((c) => !inFlight.includes(c)).length, `${nodes[i].name} posted ${carrying.length} times`).toBe(1);
     }
-    expect(inFlight.length).toBeLessThanOrEqual(CHANNELS); // at most one post in flight per channel
+    expect(inFlight.length).toBeLessThanOrEqual(2 * CHANNELS); // paced: at most a post a second per channel in that window
 
     // Paced per channel across both replicas: new messages at least ~1 s apart.
     for (let c = 0; c < CHANNELS; c++) {

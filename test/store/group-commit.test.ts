@@ -1,6 +1,7 @@
 /**
- * Group commit on both engines: a burst is one transaction, each item its own savepoint (a
- * failing item rolls back alone), and a failure of the database itself rejects the batch.
+ * Group commit on both engines: a burst is one transaction with no savepoint per item; when an
+ * item fails, the batch is written again with one savepoint per item (the failing one rolls
+ * back alone); a failure of the database itself rejects the batch.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,8 +23,10 @@ describe.each(ENGINES)('groupCommit on %s', (engine) => {
     cleanups.push(() => db.close());
     await db.exec('CREATE TABLE gc_t (v INTEGER NOT NULL CHECK (v >= 0))');
     let transactions = 0;
+    let savepoints = 0;
     const tx = <X>(fn: () => Promise<X>): Promise<X> => {
       if (!db.inTransaction) transactions++;
+      else savepoints++;
       return db.tx(fn);
     };
     let batches = 0;
@@ -37,17 +40,25 @@ describe.each(ENGINES)('groupCommit on %s', (engine) => {
       },
       async () => ++batches,
     );
+    // A clean burst: one transaction, one `before`, no savepoint.
+    expect(await Promise.all([insert(5), insert(6)])).toEqual([
+      { inTransaction: true, batch: 1 },
+      { inTransaction: true, batch: 1 },
+    ]);
+    expect([transactions, batches, savepoints]).toEqual([1, 1, 0]);
+    // A burst with a failing item: the first pass is rolled back whole, the second writes each
+    // item in its own savepoint (with its own `before`), and the failing one alone is rejected.
     const results = await Promise.allSettled([insert(1), insert(2), insert(-1), insert(3)]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
-    expect((results[0] as PromiseFulfilledResult<{ inTransaction: boolean; batch: number }>).value).toEqual({ inTransaction: true, batch: 1 });
+    expect((results[0] as PromiseFulfilledResult<{ inTransaction: boolean; batch: number }>).value).toEqual({ inTransaction: true, batch: 3 });
     expect(String((results[2] as PromiseRejectedResult).reason)).toMatch(/check constraint/i);
-    expect(transactions).toBe(1);
-    expect(batches).toBe(1);
-    expect(await db.column<number>('SELECT v FROM gc_t ORDER BY v')).toEqual([1, 2, 3, 101, 102, 103]);
+    expect([transactions, batches, savepoints]).toEqual([3, 3, 4]);
+    expect(await db.column<number>('SELECT v FROM gc_t ORDER BY v')).toEqual([1, 2, 3, 5, 6, 101, 102, 103, 105, 106]);
     expect(db.inTransaction).toBe(false);
-    // A later burst is a new transaction, with its own `before`.
-    expect(await insert(4)).toEqual({ inTransaction: true, batch: 2 });
-    expect(transactions).toBe(2);
+    // A later burst is a new transaction, with its own `before`; a failing item alone is not written twice.
+    expect(await insert(4)).toEqual({ inTransaction: true, batch: 4 });
+    await expect(insert(-2)).rejects.toThrow(/check constraint/i);
+    expect([transactions, batches, savepoints]).toEqual([5, 5, 4]);
   });
 
   it('runs the items of a batch one after another, never two savepoints at once', async () => {

@@ -53,6 +53,25 @@ describe.each(ENGINES)('notify repositories on %s', (engine) => {
     expect(await store.countEvents()).toBe(2);
   });
 
+  it('gives a long due backlog whole, oldest first, up to the limit (read in chunks)', async () => {
+    const ids: number[] = [];
+    await store.tx(async () => {
+      for (let i = 0; i < 620; i++) {
+        // Every fifth row is not due yet: the chunks must skip it, not stop at it.
+        const at = i % 5 === 4 ? 5_000 : 10 + i;
+        const id = (await store.insertOutbox({ platform: 'slack', channel_id: 'LONG', kind: 'text', message: `{"i":${i}}`, next_attempt_at: at, created_at: 1 }))!;
+        if (at < 5_000) ids.push(id);
+      }
+    });
+    expect(ids.length).toBe(496);
+    expect((await store.duePending('slack', 'LONG', 1_000)).map((r) => r.id)).toEqual(ids);
+    expect((await store.duePending('slack', 'LONG', 1_000, 300)).map((r) => r.id)).toEqual(ids.slice(0, 300));
+    expect((await store.duePending('slack', 'LONG', 1_000, 250)).map((r) => r.id)).toEqual(ids.slice(0, 250));
+    expect(await store.duePending('slack', 'LONG', 5)).toEqual([]);
+    // The other tests share this database: leave it as it was.
+    await store.db.run("DELETE FROM notify_outbox WHERE channel_id = 'LONG'");
+  });
+
   it('queues outbox rows, gives the due ones with their event, marks, postpones and prunes them', async () => {
     const eventId = (await store.insertEvent(event('o1', 'n7')))!;
     const a = await store.insertOutbox({ platform: 'slack', channel_id: 'OB', kind: 'event', event_id: eventId, next_attempt_at: 100, created_at: 100 });

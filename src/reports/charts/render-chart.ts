@@ -10,7 +10,6 @@
  * so a chart looks the same on every machine.
  */
 import { createRequire } from 'node:module';
-import { Resvg } from '@resvg/resvg-js';
 import type { TopLevelSpec } from 'vega-lite';
 
 const require = createRequire(import.meta.url);
@@ -88,6 +87,8 @@ export async function chartSvg(spec: TopLevelSpec): Promise<string> {
 /** PNG of a Vega-Lite spec, drawn CHART_WIDTH wide. */
 export async function renderChart(spec: TopLevelSpec): Promise<RenderedChart> {
   const svg = await chartSvg(spec);
+  // Loaded on the first chart, like Vega: an idle bot does not hold the rasteriser.
+  const { Resvg } = await import('@resvg/resvg-js');
   const resvg = new Resvg(svg, {
     background: 'white',
     fitTo: { mode: 'width', value: CHART_WIDTH },

@@ -41,18 +41,8 @@ function wrap(error: unknown): unknown {
   return Object.assign(new DatabaseUnavailableError(`the database is unavailable (${typeof code === 'string' ? code : message})`, error), { code });
 }
 
-/** postgres://user@host:port/db, without the password (nor the query string, which may carry one: ?password=, sslpassword, sslkey…). */
-export function describeUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    u.password = '';
-    u.search = '';
-    u.hash = '';
-    return u.toString().replace(/:@/, '@');
-  } catch {
-    return 'postgres://(unreadable URL)';
-  }
-}
+import { describeUrl } from './describe-url.js';
+export { describeUrl };
 
 export interface PostgresOptions {
   url: string;

@@ -42,6 +42,8 @@ export class SqliteSql implements Sql {
   constructor(
     readonly raw: Database.Database,
     readonly where: string,
+    /** Runs before the connection closes (the background checkpointer's stop). */
+    private readonly beforeClose?: () => Promise<void>,
   ) {}
 
   get open(): boolean {
@@ -69,6 +71,16 @@ export class SqliteSql implements Sql {
       this.statements.set(sql, st);
     }
     return st;
+  }
+
+  /** BEGIN, COMMIT, SAVEPOINT, RELEASE: prepared once and reused (exec would parse them on every transaction). */
+  private control(sql: string): void {
+    let st = this.statements.get(sql);
+    if (!st) {
+      st = this.raw.prepare<unknown[]>(sql);
+      this.statements.set(sql, st);
+    }
+    st.run();
   }
 
   /** Another async chain's transaction holds the connection (wait for `held`, then check again before the query). */
@@ -143,10 +155,10 @@ export class SqliteSql implements Sql {
         if (inside.root.done) throw new Error('the transaction ended before this nested tx() could begin');
         const level: Level = { depth: inside.depth + 1, turn: Promise.resolve(), root: inside.root };
         const name = `sp${level.depth}`;
-        this.raw.exec(`SAVEPOINT ${name}`);
+        this.control(`SAVEPOINT ${name}`);
         try {
           const r = await this.als.run(level, fn);
-          this.raw.exec(`RELEASE ${name}`);
+          this.control(`RELEASE ${name}`);
           return r;
         } catch (e) {
           if (this.raw.inTransaction) this.raw.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
@@ -163,14 +175,14 @@ export class SqliteSql implements Sql {
     const store: Level = { depth: 0, turn: Promise.resolve(), root: { done: false } };
     try {
       try {
-        this.raw.exec('BEGIN IMMEDIATE');
+        this.control('BEGIN IMMEDIATE');
       } catch (e) {
         throw wrap(e);
       }
       return await this.als.run(store, async () => {
         try {
           const r = await fn();
-          this.raw.exec('COMMIT');
+          this.control('COMMIT');
           return r;
         } catch (e) {
           if (this.raw.inTransaction) this.raw.exec('ROLLBACK');
@@ -197,6 +209,7 @@ export class SqliteSql implements Sql {
 
   async close(): Promise<void> {
     if (this.held) await this.held;
+    await this.beforeClose?.();
     if (this.raw.open) this.raw.close();
   }
 }
