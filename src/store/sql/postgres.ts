@@ -6,6 +6,7 @@
 import pg from 'pg';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { toNumbered, valuesFor, type Translated } from './placeholders.js';
+import { live, takeTurn, type Level } from './nesting.js';
 import { DatabaseUnavailableError, type Params, type RunResult, type Sql } from './types.js';
 
 /** bigint (ms timestamps, COUNT) and numeric (SUM) as numbers: every value here fits in 2^53. */
@@ -55,12 +56,8 @@ export interface PostgresOptions {
 }
 
 /** A transaction, or a savepoint in one: nested tx() calls at one level take turns (`turn`). */
-interface Level {
+interface PgLevel extends Level {
   client: pg.PoolClient;
-  depth: number;
-  turn: Promise<void>;
-  /** Shared by every level of one transaction; done once it ended. */
-  root: { done: boolean };
 }
 
 export class PostgresSql implements Sql {
@@ -70,7 +67,7 @@ export class PostgresSql implements Sql {
   /** ping()'s own connection: a health check must not queue behind busy queries for a pool connection. */
   private readonly pingPool: pg.Pool;
   /** The transaction (or savepoint) of this async call chain; `root.done` once it ended (work it started may outlive it). */
-  private readonly als = new AsyncLocalStorage<Level>();
+  private readonly als = new AsyncLocalStorage<PgLevel>();
   private readonly texts = new Map<string, Translated>();
   private closed = false;
 
@@ -109,9 +106,8 @@ export class PostgresSql implements Sql {
   }
 
   /** The transaction this async call chain is in, if it has not ended. */
-  private current(): Level | undefined {
-    const store = this.als.getStore();
-    return store && !store.root.done ? store : undefined;
+  private current(): PgLevel | undefined {
+    return live(this.als.getStore());
   }
 
   private translate(sql: string): Translated {
@@ -174,16 +170,7 @@ export class PostgresSql implements Sql {
     const inside = this.current();
     if (inside) {
       // Nested tx() calls of one level (Promise.all of two) take turns: each its own savepoint.
-      const turn = inside.turn;
-      let next!: () => void;
-      inside.turn = new Promise<void>((r) => (next = r));
-      await turn;
-      try {
-        if (inside.root.done) throw new Error('the transaction ended before this nested tx() could begin');
-        return await this.savepoint(inside, fn);
-      } finally {
-        next();
-      }
+      return takeTurn(inside, () => this.savepoint(inside, fn));
     }
     let client: pg.PoolClient;
     try {
@@ -196,7 +183,7 @@ export class PostgresSql implements Sql {
     // backend): pg then emits 'error' on the client, which would end the process without a listener.
     const onError = (err: Error) => (broken = err);
     client.on('error', onError);
-    const store: Level = { client, depth: 0, turn: Promise.resolve(), root: { done: false } };
+    const store: PgLevel = { client, depth: 0, turn: Promise.resolve(), root: { done: false } };
     try {
       await client.query('BEGIN');
       return await this.als.run(store, async () => {
@@ -228,8 +215,8 @@ export class PostgresSql implements Sql {
   }
 
   /** `fn` in a savepoint one level below `outer`. */
-  private async savepoint<T>(outer: Level, fn: () => Promise<T>): Promise<T> {
-    const inside: Level = { client: outer.client, depth: outer.depth + 1, turn: Promise.resolve(), root: outer.root };
+  private async savepoint<T>(outer: PgLevel, fn: () => Promise<T>): Promise<T> {
+    const inside: PgLevel = { client: outer.client, depth: outer.depth + 1, turn: Promise.resolve(), root: outer.root };
     const name = `sp${inside.depth}`;
     try {
       await inside.client.query(`SAVEPOINT ${name}`);

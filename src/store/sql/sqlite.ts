@@ -5,6 +5,7 @@
  */
 import Database from 'better-sqlite3';
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { live, takeTurn, type Level } from './nesting.js';
 import { DatabaseUnavailableError, type Params, type RunResult, type Sql } from './types.js';
 
 /** SQLite failures of the database itself, not of a statement. */
@@ -24,13 +25,6 @@ function wrap(error: unknown): unknown {
 type Stmt = Database.Statement<unknown[]>;
 
 /** A transaction, or a savepoint in one: nested tx() calls at one level take turns (`turn`). */
-interface Level {
-  depth: number;
-  turn: Promise<void>;
-  /** Shared by every level of one transaction; done once it ended. */
-  root: { done: boolean };
-}
-
 export class SqliteSql implements Sql {
   readonly engine = 'sqlite' as const;
   private readonly statements = new Map<string, Stmt>();
@@ -56,8 +50,7 @@ export class SqliteSql implements Sql {
 
   /** The transaction this async call chain is in, if it has not ended. */
   private current(): Level | undefined {
-    const store = this.als.getStore();
-    return store && !store.root.done ? store : undefined;
+    return live(this.als.getStore());
   }
 
   private statement(sql: string): Stmt {
@@ -147,12 +140,7 @@ export class SqliteSql implements Sql {
     const inside = this.current();
     if (inside) {
       // Nested tx() calls of one level (Promise.all of two) take turns: each its own savepoint.
-      const turn = inside.turn;
-      let next!: () => void;
-      inside.turn = new Promise<void>((r) => (next = r));
-      await turn;
-      try {
-        if (inside.root.done) throw new Error('the transaction ended before this nested tx() could begin');
+      return takeTurn(inside, async () => {
         const level: Level = { depth: inside.depth + 1, turn: Promise.resolve(), root: inside.root };
         const name = `sp${level.depth}`;
         this.control(`SAVEPOINT ${name}`);
@@ -164,9 +152,7 @@ export class SqliteSql implements Sql {
           if (this.raw.inTransaction) this.raw.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
           throw e;
         }
-      } finally {
-        next();
-      }
+      });
     }
     // The check and the taking are in one synchronous step: two waiters cannot both take it.
     while (this.held) await this.held;
