@@ -23,12 +23,12 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import pg from 'pg';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { openDatabase, openPostgres, NotifyStore, type AnyDb } from '../../src/store/index.js';
+import { openDatabase, openPostgres, type AnyDb } from '../../src/store/index.js';
 import { startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
 import { createDatabase, startPostgresServer } from '../support/postgres-server.js';
 import { buildBot, pinning, pinSelf, startBotProcess, startLoadProcess, type BotProcess } from './processes.js';
 import type { BenchResult } from './types.js';
-import { createNodes, median, round, signer } from './webhook-intake.js';
+import { createNodes, median, round, signer, watchEveryNode } from './webhook-intake.js';
 
 export interface IntakePostgresOptions {
   nodes: number;
@@ -188,20 +188,7 @@ async function setUp(config: Config, dir: string, adminUrl: string, emulator: Em
   const url = config === 'sqlite' ? undefined : await createDatabase(adminUrl, `bench_${config}`);
   // Opening the store migrates it (PostgreSQL: under the migration lock, as a replica does).
   const db = url ? await openPostgres(url, { max: 2 }) : openDatabase(dbPath);
-  await new NotifyStore(db).upsertWatch({
-    platform: 'slack',
-    channel_id: CHANNEL,
-    workspace_id: null,
-    target: 'all',
-    target_name: null,
-    statuses: null,
-    kinds: null,
-    min_amount_msat: null,
-    escalate_after_min: null,
-    pagerduty_key: null,
-    created_by: 'bench',
-    created_at: Date.now(),
-  });
+  await watchEveryNode(db, CHANNEL);
   const bots: BotProcess[] = [];
   for (let i = 0; i < (config === 'replicas' ? 2 : 1); i++) {
     bots.push(

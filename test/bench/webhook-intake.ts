@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { openDatabase, NotifyStore } from '../../src/store/index.js';
+import { openDatabase, NotifyStore, type AnyDb } from '../../src/store/index.js';
 import { startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
 import type { LoadResult } from './load.js';
 import {
@@ -181,25 +181,30 @@ async function heapMiB(bot: BotProcess): Promise<number> {
   return Number(text.match(/^\w*nodejs_heap_size_total_bytes (\S+)/m)?.[1] ?? NaN) / 2 ** 20;
 }
 
+/** `watch add all` in `channel`, written into the store before a bot starts (as a previous run would have). */
+export async function watchEveryNode(db: AnyDb, channel: string): Promise<void> {
+  await new NotifyStore(db).upsertWatch({
+    platform: 'slack',
+    channel_id: channel,
+    workspace_id: null,
+    target: 'all',
+    target_name: null,
+    statuses: null,
+    kinds: null,
+    min_amount_msat: null,
+    escalate_after_min: null,
+    pagerduty_key: null,
+    created_by: 'bench',
+    created_at: Date.now(),
+  });
+}
+
 async function startBot(dir: string, config: 'unrouted' | 'routed' | 'memory', emulator: Emulator, slack: FakeSlack, nodeArgs?: string[]): Promise<BotProcess> {
   const dbPath = join(dir, `${config}.db`);
   if (config !== 'unrouted') {
     // `watch add all` in one channel, written before the bot starts (as a previous run would have).
     const db = openDatabase(dbPath);
-    await new NotifyStore(db).upsertWatch({
-      platform: 'slack',
-      channel_id: CHANNEL,
-      workspace_id: null,
-      target: 'all',
-      target_name: null,
-      statuses: null,
-      kinds: null,
-      min_amount_msat: null,
-      escalate_after_min: null,
-      pagerduty_key: null,
-      created_by: 'bench',
-      created_at: Date.now(),
-    });
+    await watchEveryNode(db, CHANNEL);
     void db.close();
   }
   return startBotProcess({
