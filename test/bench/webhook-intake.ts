@@ -49,7 +49,7 @@ export interface IntakeOptions {
   configs?: Array<'unrouted' | 'routed'>;
 }
 
-const CHANNEL = 'CINTAKE';
+export const CHANNEL = 'CINTAKE';
 
 export async function webhookIntake(opts: IntakeOptions): Promise<BenchResult> {
   buildBot();
@@ -199,7 +199,7 @@ export async function watchEveryNode(db: AnyDb, channel: string): Promise<void> 
   });
 }
 
-async function startBot(dir: string, config: 'unrouted' | 'routed' | 'memory', emulator: Emulator, slack: FakeSlack, nodeArgs?: string[]): Promise<BotProcess> {
+export async function startBot(dir: string, config: 'unrouted' | 'routed' | 'memory', emulator: Emulator, slack: FakeSlack, nodeArgs?: string[]): Promise<BotProcess> {
   const dbPath = join(dir, `${config}.db`);
   if (config !== 'unrouted') {
     // `watch add all` in one channel, written before the bot starts (as a previous run would have).

@@ -1,0 +1,103 @@
+/**
+ * `npx tsx test/bench/cpu-per-event.ts [--config routed|unrouted] [--events N] [--rate R] [--no-build] [--pairs K]`
+ *
+ * The bot's CPU time per accepted event, a figure that other work on the machine barely
+ * moves (unlike events/s): the bot is started as in the intake benchmark (compiled, its own
+ * process, pinned to core 0), sent `events` signed events (closed loop, 16 connections, or an
+ * open loop at `rate`/s), and its utime+stime are read from /proc before the first event,
+ * when the last is answered, and once it is quiet again (its outbox drained: under 2% CPU
+ * for 1 s). Also prints the event-loop delay p99/max the bot reports on /metrics and RSS.
+ * For comparing two builds in alternating pairs; not part of `npm run bench`.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os, { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startEmulator } from '../../src/emulator/index.js';
+import { startFakeSlack } from '../fakes/slack/index.js';
+import { buildBot, pinSelf, startLoadProcess } from './processes.js';
+import { createNodes, signer, startBot } from './webhook-intake.js';
+
+const { values } = parseArgs({
+  options: {
+    config: { type: 'string', default: 'routed' },
+    events: { type: 'string', default: '20000' },
+    rate: { type: 'string' },
+    'no-build': { type: 'boolean', default: false },
+    nodes: { type: 'string', default: '50' },
+  },
+});
+
+const ticks = 100; // USER_HZ on Linux
+function cpuMs(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const rest = f.slice(f.lastIndexOf(')') + 2).split(' ');
+  return ((Number(rest[11]) + Number(rest[12])) * 1000) / ticks;
+}
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function quiet(pid: number): Promise<void> {
+  for (let last = cpuMs(pid), i = 0; i < 120; i++) {
+    await sleep(1000);
+    const now = cpuMs(pid);
+    if (now - last < 20) return;
+    last = now;
+  }
+}
+
+async function metric(url: string, name: string): Promise<number> {
+  const text = await fetch(`${url}/metrics`).then((r) => r.text(), () => '');
+  return Number(text.match(new RegExp(`^\\w*${name} (\\S+)`, 'm'))?.[1] ?? NaN);
+}
+
+if (!values['no-build']) buildBot();
+pinSelf();
+const dir = mkdtempSync(join(tmpdir(), 'rln-cpu-'));
+const emulator = await startEmulator({ seed: 'none', lifecycleDelayMs: 5 });
+const slack = await startFakeSlack();
+const load = await startLoadProcess();
+try {
+  const nodeIds = await createNodes(emulator, Number(values.nodes));
+  const sign = signer(emulator, nodeIds);
+  const config = values.config === 'unrouted' ? 'unrouted' : 'routed';
+  const bot = await startBot(dir, config, emulator, slack);
+  try {
+    await load.run({ kind: 'closed', url: bot.url, requests: sign(1000), concurrency: 16 });
+    await quiet(bot.pid);
+    const n = Number(values.events);
+    const requests = sign(n);
+    await metric(bot.url, 'nodejs_eventloop_lag_p99_seconds'); // a scrape resets the delay histogram
+    const c0 = cpuMs(bot.pid);
+    const r = values.rate
+      ? await load.run({ kind: 'open', url: bot.url, requests, rate: Number(values.rate) })
+      : await load.run({ kind: 'closed', url: bot.url, requests, concurrency: 16 });
+    const c1 = cpuMs(bot.pid);
+    const lagP99 = (await metric(bot.url, 'nodejs_eventloop_lag_p99_seconds')) * 1000;
+    const lagMax = (await metric(bot.url, 'nodejs_eventloop_lag_max_seconds')) * 1000;
+    const rss = bot.rssMiB();
+    await quiet(bot.pid);
+    const c2 = cpuMs(bot.pid);
+    const out = {
+      config,
+      events: n,
+      load_average: os.loadavg()[0].toFixed(1),
+      events_per_s: Math.round(r.perSecond),
+      failed: r.failed,
+      p50_ms: Number(r.p50Ms.toFixed(2)),
+      p99_ms: Number(r.p99Ms.toFixed(2)),
+      cpu_us_per_event_intake: Math.round(((c1 - c0) * 1000) / n),
+      cpu_us_per_event_with_drain: Math.round(((c2 - c0) * 1000) / n),
+      eventloop_lag_p99_ms: Number(lagP99.toFixed(1)),
+      eventloop_lag_max_ms: Number(lagMax.toFixed(1)),
+      rss_mib_after: Math.round(rss),
+    };
+    process.stdout.write(`${JSON.stringify(out)}\n`);
+  } finally {
+    await bot.close();
+  }
+} finally {
+  await load.close();
+  await slack.close();
+  await emulator.close();
+  rmSync(dir, { recursive: true, force: true });
+}
