@@ -13,41 +13,18 @@
  *     on the bot's terminal, against the interval (target: within the interval + 2 s).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NotifyStore, openDatabase } from '../../src/store/index.js';
 import { startEmulatorProcess } from './emulator-process.js';
-import { freePort } from './processes.js';
+import { cpuMs, freePort, procTree as tree } from './processes.js';
 import type { BenchResult } from './types.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const REAL_INTERVAL_S = 30;
 
-/** The fields of /proc/<pid>/stat after the command name (state is [0], ppid [1], utime [11], stime [12]). */
-const statOf = (pid: number): string[] => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-
-/** The process and its descendants (tsx runs the bot in a child node process). */
-function tree(pid: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const ppid = Number(statOf(Number(d))[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(d)]);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const out = [pid];
-  for (let i = 0; i < out.length; i++) out.push(...(children.get(out[i]) ?? []));
-  return out;
-}
-/** CPU time (user + system) of the bot's processes, in ms (clock ticks are 1/100 s). */
-function cpuMs(pid: number): number {
-  return tree(pid).reduce((sum, p) => sum + (Number(statOf(p)[11]) + Number(statOf(p)[12])) * 10, 0);
-}
 /** Resident memory of the bot's processes, in MiB. */
 function rssMiB(pid: number): number {
   return tree(pid).reduce((sum, p) => sum + Number(readFileSync(`/proc/${p}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024, 0);

@@ -9,13 +9,13 @@
  * for 1 s). Also prints the event-loop delay p99/max the bot reports on /metrics and RSS.
  * For comparing two builds in alternating pairs; not part of `npm run bench`.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startEmulator } from '../../src/emulator/index.js';
 import { startFakeSlack } from '../fakes/slack/index.js';
-import { buildBot, pinSelf, startLoadProcess } from './processes.js';
+import { buildBot, cpuMs, pinSelf, startLoadProcess, untilQuiet as quiet } from './processes.js';
 import { createNodes, signer, startBot } from './webhook-intake.js';
 
 const { values } = parseArgs({
@@ -27,23 +27,6 @@ const { values } = parseArgs({
     nodes: { type: 'string', default: '50' },
   },
 });
-
-const ticks = 100; // USER_HZ on Linux
-function cpuMs(pid: number): number {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const rest = f.slice(f.lastIndexOf(')') + 2).split(' ');
-  return ((Number(rest[11]) + Number(rest[12])) * 1000) / ticks;
-}
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function quiet(pid: number): Promise<void> {
-  for (let last = cpuMs(pid), i = 0; i < 120; i++) {
-    await sleep(1000);
-    const now = cpuMs(pid);
-    if (now - last < 20) return;
-    last = now;
-  }
-}
 
 async function metric(url: string, name: string): Promise<number> {
   const text = await fetch(`${url}/metrics`).then((r) => r.text(), () => '');

@@ -8,7 +8,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { openSync, closeSync, readFileSync } from 'node:fs';
+import { openSync, closeSync, readFileSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { LoadResult } from './load.js';
@@ -107,6 +107,7 @@ export async function startBotProcess(opts: { env: Record<string, string>; logFi
 
 export interface BaselineProcess {
   url: string;
+  pid: number;
   close(): Promise<void>;
 }
 
@@ -131,6 +132,7 @@ export async function startBaselineProcess(publicKeyPem: string): Promise<Baseli
   });
   return {
     url,
+    pid: child.pid!,
     close: async () => {
       child.kill('SIGTERM');
       await exited(child, 5_000);
@@ -184,4 +186,53 @@ export async function startLoadProcess(): Promise<LoadProcess> {
       await exited(child, 5_000);
     },
   };
+}
+
+/** The fields of /proc/<pid>/stat after the command name (state is [0], ppid [1], utime [11], stime [12]). */
+export const statOf = (pid: number): string[] => {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return f.slice(f.lastIndexOf(')') + 2).split(' ');
+};
+
+/** The process and its descendants (tsx runs a script in a child node process). */
+export function procTree(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const ppid = Number(statOf(Number(d))[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(d)]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out = [pid];
+  for (let i = 0; i < out.length; i++) out.push(...(children.get(out[i]) ?? []));
+  return out;
+}
+
+/** utime + stime of a process and its descendants (all their threads), in ms (clock ticks are 1/100 s). */
+export function cpuMs(pid: number): number {
+  return procTree(pid).reduce((sum, p) => {
+    try {
+      const f = statOf(p);
+      return sum + (Number(f[11]) + Number(f[12])) * 10;
+    } catch {
+      return sum; // gone meanwhile
+    }
+  }, 0);
+}
+
+/**
+ * Resolves once the process has used under 2% of a core over a second (the bot's outbox has
+ * drained, its checkpoints are done), or after `maxS` seconds. Runs start from a quiet bot, so
+ * one run's after-work is not charged to the next run, nor to the baseline running beside it.
+ */
+export async function untilQuiet(pid: number, maxS = 120): Promise<void> {
+  for (let last = cpuMs(pid), i = 0; i < maxS; i++) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const now = cpuMs(pid);
+    if (now - last < 20) return;
+    last = now;
+  }
 }

@@ -7,7 +7,9 @@
  *
  * Two configurations, each a fresh bot on a fresh database: no watches, and one Slack channel
  * watching every node (`watch add all`: the routed path, outbox rows and posts). Each ratio is
- * the median of `rounds` alternating rounds (baseline then bot, bot then baseline, ...). Then,
+ * the median of `rounds` alternating rounds (baseline then bot, bot then baseline, ...), each run
+ * started once the bot is quiet (its outbox drained); the bot's and the baseline's CPU time per
+ * event are reported beside them (read from /proc: robust to other work on the machine). Then,
  * on the routed bot: p99 of the 2xx at a steady rate; and on a fresh routed bot, RSS idle
  * (before any event), right after a burst, and `settleS` seconds after it. Every event carries a current timestamp, and a distinct one.
  */
@@ -20,6 +22,7 @@ import { startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
 import type { LoadResult } from './load.js';
 import {
   buildBot,
+  cpuMs,
   pinning,
   pinSelf,
   startBaselineProcess,
@@ -28,6 +31,7 @@ import {
   type BotProcess,
   type LoadProcess,
   type SignedRequest,
+  untilQuiet,
 } from './processes.js';
 import type { BenchResult } from './types.js';
 
@@ -81,9 +85,30 @@ export async function webhookIntake(opts: IntakeOptions): Promise<BenchResult> {
         const ratios: number[] = [];
         const bots: number[] = [];
         const bases: number[] = [];
+        const cpuIntake: number[] = [];
+        const cpuDrained: number[] = [];
+        const cpuBase: number[] = [];
         for (let r = 0; r < opts.rounds; r++) {
-          const runBase = () => load.run({ kind: 'closed', url: baseline.url, requests: sign(opts.events, '/'), concurrency: opts.concurrency });
-          const runBot = () => load.run({ kind: 'closed', url: bot.url, requests: sign(opts.events), concurrency: opts.concurrency });
+          // Every run starts from a quiet bot: its outbox drained, so the previous run's posting
+          // takes no CPU from the baseline beside it (nor from its own next run).
+          const runBase = async () => {
+            await untilQuiet(bot.pid);
+            const c0 = cpuMs(baseline.pid);
+            const res = await load.run({ kind: 'closed', url: baseline.url, requests: sign(opts.events, '/'), concurrency: opts.concurrency });
+            cpuBase.push(((cpuMs(baseline.pid) - c0) * 1000) / res.ok);
+            return res;
+          };
+          // The bot's CPU per event, while answering and until its outbox has drained (the
+          // posting of those events included): a figure that other work on the machine barely moves.
+          const runBot = async () => {
+            await untilQuiet(bot.pid);
+            const c0 = cpuMs(bot.pid);
+            const res = await load.run({ kind: 'closed', url: bot.url, requests: sign(opts.events), concurrency: opts.concurrency });
+            cpuIntake.push(((cpuMs(bot.pid) - c0) * 1000) / res.ok);
+            await untilQuiet(bot.pid);
+            cpuDrained.push(((cpuMs(bot.pid) - c0) * 1000) / res.ok);
+            return res;
+          };
           let b: LoadResult;
           let o: LoadResult;
           if (r % 2 === 0) {
@@ -103,10 +128,16 @@ export async function webhookIntake(opts: IntakeOptions): Promise<BenchResult> {
         figures[`${config}_baseline_events_per_s`] = round(median(bases));
         figures[`${config}_ratio`] = round(ratio, 2);
         figures[`${config}_ratios_by_round`] = ratios.map((x) => round(x, 2)).join(', ');
+        figures[`${config}_bot_cpu_us_per_event`] = round(median(cpuIntake));
+        figures[`${config}_bot_cpu_us_per_event_with_outbox_drained`] = round(median(cpuDrained));
+        figures[`${config}_baseline_cpu_us_per_event`] = round(median(cpuBase));
+        // The same comparison by CPU time (outbox drain included): what the ratio would be on a quiet core.
+        figures[`${config}_cpu_ratio`] = round(median(cpuBase) / median(cpuDrained), 2);
         const floor = config === 'routed' ? 0.8 : 0.9;
         targets.push({ what: `${config === 'routed' ? 'routed (every node watched)' : 'unrouted (no watches)'}: ratio to baseline ≥ ${floor}`, value: round(ratio, 2), met: ratio >= floor });
 
         if (config === 'routed' && !opts.throughputOnly) {
+          await untilQuiet(bot.pid);
           const paced = await load.run({ kind: 'open', url: bot.url, requests: sign(opts.rate * opts.seconds), rate: opts.rate });
           failed += paced.failed;
           // An open loop above the bot's capacity queues: 503s here are its in-flight cap shedding.
