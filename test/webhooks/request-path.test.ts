@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpServer } from '../../src/http/index.js';
 import { createMetrics } from '../../src/metrics.js';
-import { createNodeDirectory, KeyCache, webhookRoutes, type IngestResult, type ServiceEvent } from '../../src/webhooks/index.js';
+import { createHash } from 'node:crypto';
+import { createNodeDirectory, dedupeKeyOf, KeyCache, webhookRoutes, type IngestResult, type ServiceEvent } from '../../src/webhooks/index.js';
 import { silentLogger } from '../../src/log.js';
 import { fakeHosting, node, statusPayload } from '../support/notify.js';
 import { makeKey } from './keys.js';
@@ -12,6 +13,17 @@ import { makeKey } from './keys.js';
 const cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
   while (cleanup.length) await cleanup.pop()!();
+});
+
+describe('dedupeKeyOf', () => {
+  it('keeps the keys already stored: SHA-256 hex of the same text, with and without a timestamp', () => {
+    const body = Buffer.from('{"nodeId":"n1","eventType":"NODE_STATUS_UPDATED"}');
+    const sha = (...parts: Array<string | Buffer>) => parts.reduce((h, p) => h.update(p), createHash('sha256')).digest('hex');
+    const f = { nodeId: 'n1', eventType: 'NODE_STATUS_UPDATED', status: 'RUNNING', eventTimestamp: '2026-01-02T03:04:05Z', details: { status: 'RUNNING', nodeId: 'n1', n: [1, { b: 2, a: 1 }] } };
+    expect(dedupeKeyOf(body, f)).toBe(sha(['v2', 'n1', 'NODE_STATUS_UPDATED', 'RUNNING', '2026-01-02T03:04:05Z', '{"n":[1,{"a":1,"b":2}],"nodeId":"n1","status":"RUNNING"}'].join('\u0000')));
+    expect(dedupeKeyOf(body, { ...f, status: undefined, details: undefined })).toBe(sha(['v2', 'n1', 'NODE_STATUS_UPDATED', '', '2026-01-02T03:04:05Z', '{}'].join('\u0000')));
+    expect(dedupeKeyOf(body, { nodeId: 'n1', eventType: 'NODE_STATUS_UPDATED' })).toBe(sha('body\u0000', body));
+  });
 });
 
 describe('KeyCache.verify', () => {
