@@ -63,15 +63,12 @@ export function admitBodies(opts: AdmitBodiesOptions): onRequestHookHandler {
     }
     inFlight++;
     bytesInFlight += cost;
-    let released = false;
-    const release = () => {
-      if (released) return;
-      released = true;
+    // A response emits 'close' once: when it has finished (a tick after 'finish') or when its
+    // connection ends before.
+    reply.raw.once('close', () => {
       inFlight--;
       bytesInFlight -= cost;
-    };
-    reply.raw.once('close', release);
-    reply.raw.once('finish', release);
+    });
     done();
   };
 }

@@ -85,7 +85,7 @@ export interface WebhookRoutesOptions {
   /** Least time between two key refetches caused by failed verifications. Default 60 000 ms. */
   keyRefetchIntervalMs?: number;
   /** Defaults to a KeyCache over `hosting.webhookPublicKey()`. */
-  keys?: { verify(rawBody: Buffer, signature: string): Promise<boolean> };
+  keys?: { verify(rawBody: Buffer, signature: string): boolean | Promise<boolean> };
   /** Defaults to a directory over `hosting.listNodes()` (cached 30 s, refreshed on a miss). */
   nodes?: NodeDirectory;
   /** `WEBHOOK_BODY_LIMIT`; default 64 KiB. */
@@ -339,7 +339,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
       // Events of one burst share a commit (and one read of the routing counter, inside it);
       // each is answered 2xx only once it is committed.
       const batch = groupCommit((fn) => store.tx(fn), storeEvent, () => store.routingView());
-      const ingest = async (event: IncomingEvent) => afterCommit(await batch(event));
+      const ingest = (event: IncomingEvent) => batch(event).then(afterCommit);
       return webhookRoutes({
         keys,
         nodes,

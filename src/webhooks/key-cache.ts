@@ -91,20 +91,24 @@ export class KeyCache {
 
   /**
    * Verifies with the cached key; on failure refetches once (rate-limited) and retries.
-   * Throws KeyUnavailableError when no key can be had at all.
+   * Rejects with KeyUnavailableError when no key can be had at all. Answers a plain boolean
+   * when the cached key decides (a valid signature, or an invalid one while a refetch is not
+   * due): the request path then has no promise to wait for. `await` works on either.
    */
-  async verify(rawBody: Buffer, signature: string): Promise<boolean> {
-    const keys = await this.current();
+  verify(rawBody: Buffer, signature: string): boolean | Promise<boolean> {
+    const keys = this.keys;
+    if (!keys) return this.current().then((fetched) => this.verifyWith(fetched, rawBody, signature));
+    return this.verifyWith(keys, rawBody, signature);
+  }
+
+  private verifyWith(keys: KeyObject[], rawBody: Buffer, signature: string): boolean | Promise<boolean> {
     if (verifySignature(keys, rawBody, signature)) return true;
     if (this.now() - this.lastRefetch < this.interval) return false;
     this.lastRefetch = this.now();
-    let fresh: KeyObject[];
-    try {
-      fresh = await this.fetch();
-    } catch {
-      return false;
-    }
-    return verifySignature(fresh, rawBody, signature);
+    return this.fetch().then(
+      (fresh) => verifySignature(fresh, rawBody, signature),
+      () => false,
+    );
   }
 
   /** Forgets the key (the next verification fetches it). */

@@ -17,6 +17,11 @@ export interface NodeDirectoryOptions {
 export interface NodeDirectory {
   /** The node, or undefined when the account has no such node. Throws when the list cannot be fetched. */
   lookup(nodeId: string): Promise<HostedNode | undefined>;
+  /**
+   * The node when the cached list is fresh (within the TTL) and has it; otherwise undefined, and
+   * `lookup` decides (it may fetch). Never fetches: the request path's synchronous fast path.
+   */
+  cached(nodeId: string): HostedNode | undefined;
   /** The name of a node if it is cached (no fetch). */
   nameOf(nodeId: string): string | undefined;
 }
@@ -61,6 +66,7 @@ export function createNodeDirectory(opts: NodeDirectoryOptions): NodeDirectory {
       if (inflight) await inflight;
       return nodes.get(nodeId);
     },
+    cached: (nodeId) => (now() - fetchedAt < ttl ? nodes.get(nodeId) : undefined),
     nameOf: (nodeId) => nodes.get(nodeId)?.name,
   };
 }

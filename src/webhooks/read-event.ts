@@ -3,7 +3,7 @@
  * string `nodeId` is required; `eventType`, `eventTimestamp` and `details.status` are
  * taken when present, and an unknown `eventType` is kept as it came.
  */
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 
 export interface ServiceEvent {
   nodeId: string;
@@ -46,10 +46,9 @@ export function dedupeKeyOf(
   rawBody: Buffer | string,
   f: { nodeId: string; eventType: string; status?: string; eventTimestamp?: string; details?: unknown },
 ): string {
-  const h = createHash('sha256');
-  if (f.eventTimestamp) h.update(['v2', f.nodeId, f.eventType, f.status ?? '', f.eventTimestamp, canonical(f.details ?? {})].join('\u0000'));
-  else h.update('body\u0000').update(rawBody);
-  return h.digest('hex');
+  // One-shot (no Hash object): the usual case, an event with a timestamp, is one short string.
+  if (f.eventTimestamp) return hash('sha256', ['v2', f.nodeId, f.eventType, f.status ?? '', f.eventTimestamp, canonical(f.details ?? {})].join('\u0000'));
+  return createHash('sha256').update('body\u0000').update(rawBody).digest('hex');
 }
 
 /** Reads a parsed JSON body as an event, or says what is wrong with it. */

@@ -59,7 +59,9 @@ export function verifySignature(keys: KeyObject | KeyObject[], rawBody: Buffer, 
   const list = Array.isArray(keys) ? keys : [keys];
   // Several signatures may be sent at once (`sig1,sig2`, `t=…,v1=…`), e.g. during a key rotation.
   const parts = signature.split(/[,\s]+/).filter((p) => p.length > 8);
-  const sigs = [signature, ...parts].flatMap(decodeSignature).slice(0, 16);
+  // A lone signature is its own only part: decoded once, not twice.
+  const texts = parts.length === 1 && parts[0] === signature ? parts : [signature, ...parts];
+  const sigs = texts.flatMap(decodeSignature).slice(0, 16);
   for (const key of list) for (const sig of sigs) if (verifyOne(key, rawBody, sig)) return true;
   return false;
 }

@@ -65,4 +65,29 @@ describe('admitting bodies by count and by bytes', () => {
     expect(shed).toHaveLength(8);
     expect(shed.every((r) => r.retryAfter === '1')).toBe(true);
   });
+
+  it('gives a slot back when its response has finished, and when its client leaves mid-body', async () => {
+    const one = Fastify();
+    one.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: LIMIT }, (_r, body, done) => done(null, body));
+    one.addHook(
+      'onRequest',
+      admitBodies({ bodyLimit: LIMIT, maxInFlight: 1, signed: () => true, refuse: (_req, reply, code, reason) => reply.code(code).send({ error: reason }) }),
+    );
+    one.post('/in', async () => ({ ok: true }));
+    const base = await one.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      // One slot: each of these gets in only if the one before gave its slot back.
+      for (let i = 0; i < 5; i++) expect((await post(base, 300)).status).toBe(200);
+      // A client that declares 1,000 bytes, sends 10 and goes away.
+      await new Promise<void>((resolve) => {
+        const req = request(`${base}/in`, { method: 'POST', headers: { 'content-length': '1000', 'content-type': 'application/octet-stream' } });
+        req.on('error', () => {});
+        req.write(Buffer.alloc(10), () => setTimeout(() => (req.destroy(), resolve()), 100));
+      });
+      await new Promise((r) => setTimeout(r, 100));
+      expect((await post(base, 300)).status).toBe(200);
+    } finally {
+      await one.close();
+    }
+  });
 });

@@ -1,0 +1,162 @@
+// The request path's synchronous fast paths (a cached key, a cached node list) and the refusals
+// of its asynchronous steps (the node list, the store), each with its status, reason and metric.
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHttpServer } from '../../src/http/index.js';
+import { createMetrics } from '../../src/metrics.js';
+import { createHash } from 'node:crypto';
+import { createNodeDirectory, dedupeKeyOf, KeyCache, webhookRoutes, type IngestResult, type ServiceEvent } from '../../src/webhooks/index.js';
+import { silentLogger } from '../../src/log.js';
+import { fakeHosting, node, statusPayload } from '../support/notify.js';
+import { makeKey } from './keys.js';
+
+const cleanup: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanup.length) await cleanup.pop()!();
+});
+
+describe('dedupeKeyOf', () => {
+  it('keeps the keys already stored: SHA-256 hex of the same text, with and without a timestamp', () => {
+    const body = Buffer.from('{"nodeId":"n1","eventType":"NODE_STATUS_UPDATED"}');
+    const sha = (...parts: Array<string | Buffer>) => parts.reduce((h, p) => h.update(p), createHash('sha256')).digest('hex');
+    const f = { nodeId: 'n1', eventType: 'NODE_STATUS_UPDATED', status: 'RUNNING', eventTimestamp: '2026-01-02T03:04:05Z', details: { status: 'RUNNING', nodeId: 'n1', n: [1, { b: 2, a: 1 }] } };
+    expect(dedupeKeyOf(body, f)).toBe(sha(['v2', 'n1', 'NODE_STATUS_UPDATED', 'RUNNING', '2026-01-02T03:04:05Z', '{"n":[1,{"a":1,"b":2}],"nodeId":"n1","status":"RUNNING"}'].join('\u0000')));
+    expect(dedupeKeyOf(body, { ...f, status: undefined, details: undefined })).toBe(sha(['v2', 'n1', 'NODE_STATUS_UPDATED', '', '2026-01-02T03:04:05Z', '{}'].join('\u0000')));
+    expect(dedupeKeyOf(body, { nodeId: 'n1', eventType: 'NODE_STATUS_UPDATED' })).toBe(sha('body\u0000', body));
+  });
+});
+
+describe('KeyCache.verify', () => {
+  it('answers a plain boolean once the key is cached, and a promise only when it must fetch', async () => {
+    const key = makeKey('ed25519');
+    const hosting = fakeHosting([], key.encodings['JSON {publicKey: PEM}']);
+    let now = 1_000_000;
+    const keys = new KeyCache({ fetchKey: () => hosting.webhookPublicKey(), refetchIntervalMs: 60_000, now: () => now });
+    const body = Buffer.from('{"nodeId":"n1"}');
+    const sign = Object.values(key.signers)[0];
+
+    const first = keys.verify(body, sign(body));
+    expect(first).toBeInstanceOf(Promise); // the first use fetches the key
+    expect(await first).toBe(true);
+    expect(keys.verify(body, sign(body))).toBe(true);
+    // A bad signature after start refetches once (a key rotated while the bot was down): a promise.
+    const refetch = keys.verify(body, 'AAAAAAAAAAAA');
+    expect(refetch).toBeInstanceOf(Promise);
+    expect(await refetch).toBe(false);
+    // Within the refetch interval a bad signature is decided by the cached key at once.
+    expect(keys.verify(body, 'BBBBBBBBBBBB')).toBe(false);
+    expect(hosting.keyFetches).toBe(2);
+    now += 60_000;
+    expect(keys.verify(body, 'CCCCCCCCCCCC')).toBeInstanceOf(Promise);
+  });
+});
+
+describe('NodeDirectory.cached', () => {
+  it('gives a node of a fresh list, never fetches, and leaves stale or unknown ones to lookup', async () => {
+    const hosting = fakeHosting([node('n1', 'alice')], undefined);
+    let now = 1_000_000;
+    const nodes = createNodeDirectory({ hosting, ttlMs: 30_000, now: () => now });
+    expect(nodes.cached('n1')).toBeUndefined();
+    expect(hosting.listCalls).toBe(0);
+    expect((await nodes.lookup('n1'))?.name).toBe('alice');
+    expect(nodes.cached('n1')?.name).toBe('alice');
+    expect(nodes.cached('n9')).toBeUndefined();
+    now += 30_000;
+    expect(nodes.cached('n1')).toBeUndefined(); // stale: lookup refreshes it
+    expect(hosting.listCalls).toBe(1);
+    expect((await nodes.lookup('n1'))?.name).toBe('alice');
+    expect(hosting.listCalls).toBe(2);
+  });
+});
+
+describe('the webhook route around its asynchronous steps', () => {
+  async function setup(ingest: (e: ServiceEvent & { nodeName?: string }) => IngestResult | Promise<IngestResult>, listNodes?: () => Promise<never>) {
+    const key = makeKey('ed25519');
+    const hosting = fakeHosting([node('n1', 'alice')], key.encodings['JSON {publicKey: PEM}']);
+    if (listNodes) hosting.listNodes = listNodes;
+    const metrics = createMetrics({ defaults: false });
+    const keys = new KeyCache({ fetchKey: () => hosting.webhookPublicKey() });
+    const nodes = createNodeDirectory({ hosting, minRefreshMs: 0 });
+    const app = await createHttpServer({ logger: silentLogger, metrics, routes: [webhookRoutes({ keys, nodes, ingest, logger: silentLogger, metrics })] });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    cleanup.push(() => app.close());
+    const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    const sign = Object.values(key.signers)[0];
+    const send = (payload: unknown) => {
+      const body = Buffer.from(JSON.stringify(payload));
+      return fetch(`${url}/webhooks/service/n1`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': sign(body) }, body: new Uint8Array(body) });
+    };
+    const counted = async (outcome: string, reason: string) =>
+      (await metrics.webhooks.get()).values.find((v) => v.labels.outcome === outcome && v.labels.reason === reason)?.value ?? 0;
+    return { send, counted };
+  }
+
+  it('hands the event with its node name to a synchronous or an asynchronous store, and answers after it', async () => {
+    const seen: Array<ServiceEvent & { nodeName?: string }> = [];
+    let n = 0;
+    const t = await setup((e) => {
+      seen.push(e);
+      return ++n === 2 ? Promise.resolve({ duplicate: true }) : n === 3 ? Promise.resolve({ duplicate: false, eventId: 7 }) : { duplicate: false, eventId: 5 };
+    });
+    const first = await t.send(statusPayload('n1', 'PAUSED'));
+    expect(first.status).toBe(202);
+    expect(first.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(await first.json()).toEqual({ ok: true, eventId: 5 });
+    const second = await t.send(statusPayload('n1', 'RUNNING'));
+    expect(second.status).toBe(200);
+    expect(await second.json()).toEqual({ ok: true, duplicate: true });
+    const third = await t.send(statusPayload('n1', 'STARTING'));
+    expect(third.status).toBe(202);
+    expect(await third.json()).toEqual({ ok: true, eventId: 7 });
+    expect(seen.map((e) => [e.nodeId, e.nodeName, e.status])).toEqual([
+      ['n1', 'alice', 'PAUSED'],
+      ['n1', 'alice', 'RUNNING'],
+      ['n1', 'alice', 'STARTING'],
+    ]);
+    expect(await t.counted('accepted', 'ok')).toBe(2);
+    expect(await t.counted('duplicate', 'redelivery')).toBe(1);
+  });
+
+  it('answers 503 store_failed with Retry-After when the store rejects or throws, and counts it', async () => {
+    let calls = 0;
+    const t = await setup(() => {
+      if (++calls === 1) throw new Error('disk on fire');
+      return Promise.reject(new Error('constraint'));
+    });
+    for (let i = 0; i < 2; i++) {
+      const res = await t.send(statusPayload('n1', 'PAUSED'));
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('5');
+      expect(await res.json()).toMatchObject({ error: 'store_failed' });
+    }
+    expect(await t.counted('refused', 'store_failed')).toBe(2);
+  });
+
+  it('answers 503 store_busy when the store is locked (the error handler), and 500 for an unexpected failure after it', async () => {
+    let calls = 0;
+    const t = await setup(() => {
+      if (++calls === 1) return Promise.reject(Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' }));
+      return Promise.resolve(null as unknown as IngestResult); // a broken store result: reading it throws
+    });
+    const busy = await t.send(statusPayload('n1', 'PAUSED'));
+    expect(busy.status).toBe(503);
+    expect(busy.headers.get('retry-after')).toBe('5');
+    expect(await busy.json()).toMatchObject({ error: 'store_busy' });
+    expect(await t.counted('refused', 'store_busy')).toBe(1);
+    const broken = await t.send(statusPayload('n1', 'RUNNING'));
+    expect(broken.status).toBe(500);
+    expect(await broken.json()).toMatchObject({ error: 'internal' });
+    expect(await t.counted('error', 'internal')).toBe(1);
+  });
+
+  it('answers 503 node_lookup_failed when the node list cannot be fetched, and counts it', async () => {
+    const t = await setup(
+      () => ({ duplicate: false, eventId: 1 }),
+      () => Promise.reject(new Error('service down')),
+    );
+    const res = await t.send(statusPayload('n1', 'PAUSED'));
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({ error: 'node_lookup_failed' });
+    expect(await t.counted('refused', 'node_lookup_failed')).toBe(1);
+  });
+});
