@@ -69,6 +69,7 @@ export interface OutboxEventRow extends OutboxRow {
   ev_status: string | null;
   ev_event_ts: string | null;
   ev_received_at: number | null;
+  /** Null for a status event (NODE_STATUS_UPDATED or UNKNOWN with a status): its message is made from the columns above. */
   ev_payload: string | null;
 }
 

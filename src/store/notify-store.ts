@@ -158,6 +158,9 @@ export class NotifyStore {
   openIncident(...a: Parameters<NotifyIncidents['openIncident']>): ReturnType<NotifyIncidents['openIncident']> {
     return this.incidentRepo.openIncident(...a);
   }
+  openIncidentsOf(...a: Parameters<NotifyIncidents['openIncidentsOf']>): ReturnType<NotifyIncidents['openIncidentsOf']> {
+    return this.incidentRepo.openIncidentsOf(...a);
+  }
   incident(...a: Parameters<NotifyIncidents['incident']>): ReturnType<NotifyIncidents['incident']> {
     return this.incidentRepo.incident(...a);
   }
