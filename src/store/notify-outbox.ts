@@ -77,7 +77,8 @@ export class NotifyOutbox {
     while (out.length < limit) {
       const take = Math.min(DUE_CHUNK, limit - out.length);
       const rows = await this.db.all<OutboxEventRow>(
-        `SELECT o.*, e.node_id AS ev_node_id, e.node_name AS ev_node_name, e.event_type AS ev_event_type, e.status AS ev_status,
+        `SELECT o.id, o.kind, o.thread_id, o.event_id, o.incident_id, o.message, o.note, o.dedupe_key, o.held_by_mute, o.attempts, o.created_at,
+                e.node_id AS ev_node_id, e.node_name AS ev_node_name, e.event_type AS ev_event_type, e.status AS ev_status,
                 e.event_ts AS ev_event_ts, e.received_at AS ev_received_at,
                 CASE WHEN e.status IS NOT NULL AND e.status <> '' AND e.event_type IN ('NODE_STATUS_UPDATED', 'UNKNOWN') THEN NULL ELSE e.payload END AS ev_payload
          FROM notify_outbox o LEFT JOIN notify_events e ON e.id = o.event_id
