@@ -73,8 +73,6 @@ export class OutboxWorker {
   private woken = false;
   private lastPassAt = 0;
   private readonly maxQuietMs: number;
-  /** The outbox_depth gauge (a COUNT over waiting rows) is refreshed at most this often (real time). */
-  private depthRefreshedAt = 0;
   private readonly log: Logger;
   private readonly window: number;
   private readonly retry: RetryPolicy;
@@ -163,7 +161,10 @@ export class OutboxWorker {
       const now = this.o.now();
       await this.releaseHeld(now);
       let quietUntil = Infinity;
-      for (const ch of await this.o.store.pendingChannels()) {
+      const channels = await this.o.store.pendingChannels();
+      // The depth from the rows just counted, and the held ones (not a second count of every waiting row).
+      if (this.o.metrics) this.o.metrics.outboxDepth.set(channels.reduce((n, ch) => n + ch.waiting, 0) + (await this.o.store.heldCount()));
+      for (const ch of channels) {
         const key = `${ch.platform}|${ch.channel_id}`;
         // A channel in a round wakes the worker when the round ends.
         if (this.inflight.has(key)) continue;
@@ -194,10 +195,6 @@ export class OutboxWorker {
         this.inflight.set(key, round);
       }
       this.quietUntil = quietUntil;
-      if (this.o.metrics && Date.now() - this.depthRefreshedAt >= 1000) {
-        this.depthRefreshedAt = Date.now();
-        this.o.metrics.outboxDepth.set(await this.o.store.depth());
-      }
       if (now - this.lastPrune > 10 * 60_000) {
         this.lastPrune = now;
         // Housekeeping only: every mute check already ignores mutes that have ended.

@@ -51,12 +51,17 @@ export class NotifyOutbox {
     return res.rows.length ? Number(res.rows[0].id) : undefined;
   }
 
-  /** Channels that have pending rows, with the earliest due time and the oldest creation time. */
-  async pendingChannels(): Promise<Array<{ platform: string; channel_id: string; due: number; oldest: number }>> {
+  /** Channels that have pending rows, with the earliest due time, the oldest creation time and how many wait. */
+  async pendingChannels(): Promise<Array<{ platform: string; channel_id: string; due: number; oldest: number; waiting: number }>> {
     return this.db.all(
-      `SELECT platform, channel_id, MIN(next_attempt_at) AS due, MIN(created_at) AS oldest
+      `SELECT platform, channel_id, MIN(next_attempt_at) AS due, MIN(created_at) AS oldest, COUNT(*) AS waiting
        FROM notify_outbox WHERE state = 'pending' GROUP BY platform, channel_id`,
     );
+  }
+
+  /** Rows held by a mute (with the pending rows of pendingChannels: the depth, without counting those again). */
+  async heldCount(): Promise<number> {
+    return (await this.db.value<number>(`SELECT COUNT(*) FROM notify_outbox WHERE state = 'held'`)) ?? 0;
   }
 
   /**

@@ -79,7 +79,7 @@ describe.each(ENGINES)('notify repositories on %s', (engine) => {
     expect(a).toBeTypeOf('number');
     expect(b).toBeGreaterThan(a!);
     expect(await store.insertOutbox({ platform: 'slack', channel_id: 'OB', kind: 'report', dedupe_key: 'r1', next_attempt_at: 1, created_at: 1 })).toBeUndefined();
-    expect(await store.pendingChannels()).toContainEqual({ platform: 'slack', channel_id: 'OB', due: 100, oldest: 100 });
+    expect(await store.pendingChannels()).toContainEqual({ platform: 'slack', channel_id: 'OB', due: 100, oldest: 100, waiting: 2 });
     const due = await store.duePending('slack', 'OB', 200);
     expect(due.map((r) => r.id)).toEqual([a]);
     expect(due[0]).toMatchObject({ ev_node_id: 'n7', ev_status: 'FAILED', ev_received_at: 1_776_340_800_000, attempts: 0, held_by_mute: 0 });
@@ -157,8 +157,10 @@ describe.each(ENGINES)('notify repositories on %s', (engine) => {
     expect((await store.activeMute('slack', 'HM', 'n8', 500))?.muted_by).toBe('t');
     const id = (await store.insertOutbox({ platform: 'slack', channel_id: 'HM', kind: 'event', event_id: eventId, state: 'held', held_by_mute: 1, next_attempt_at: 1, created_at: 1 }))!;
     expect(await store.releasableHeldIds(500)).toEqual([]);
+    expect(await store.heldCount()).toBe(1);
     expect(await store.releasableHeldIds(1000)).toEqual([id]);
     await store.releaseHeld([id], 1000);
+    expect(await store.heldCount()).toBe(0);
     expect((await store.duePending('slack', 'HM', 1000)).map((r) => r.id)).toEqual([id]);
     expect(await store.mutes('slack', 'HM')).toHaveLength(1);
     expect(await store.deleteMutes('slack', 'HM')).toBe(1);
