@@ -9,6 +9,16 @@ export function byEventTime(a: OutboxEventRow, b: OutboxEventRow): number {
   return (a.event_id ?? 0) - (b.event_id ?? 0);
 }
 
+/**
+ * `rows` in byEventTime's order, each timestamp parsed once (byEventTime as the comparator
+ * parses two per comparison: a round's 1,000 rows cost ~20,000 Date.parse calls).
+ */
+export function sortByEventTime(rows: OutboxEventRow[]): OutboxEventRow[] {
+  const keyed = rows.map((r) => ({ r, t: r.ev_event_ts ? Date.parse(r.ev_event_ts) : NaN, id: r.event_id ?? 0 }));
+  keyed.sort((a, b) => (Number.isFinite(a.t) && Number.isFinite(b.t) && a.t !== b.t ? a.t - b.t : a.id - b.id));
+  return keyed.map((k) => k.r);
+}
+
 /** When the event happened: its own timestamp, else when it was received. */
 export function eventTime(r: OutboxEventRow, fallback: number): number {
   const t = r.ev_event_ts ? Date.parse(r.ev_event_ts) : NaN;

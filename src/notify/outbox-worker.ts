@@ -13,7 +13,7 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { NotifyStore } from '../store/index.js';
 import { createEscalation, type Escalation } from './escalation.js';
-import { executeRound, readRoundState, recordFailure, type RetryPolicy, type RoundContext } from './execute-round.js';
+import { executeRound, letThrough, readRoundState, recordFailure, type RetryPolicy, type RoundContext } from './execute-round.js';
 import { ChannelPacer } from './pacer.js';
 import { ChannelLeaseLost, type ChannelClaims } from './channel-claims.js';
 import { planRound, roundRows } from './plan-round.js';
@@ -61,6 +61,18 @@ export class OutboxWorker {
   /** Passes failed in a row (the database unreachable...): the timer and wakes wait until backoffUntil (real time). */
   private tickFailures = 0;
   private backoffUntil = 0;
+  /**
+   * What the last pass learned (worker clock): no channel it saw can start a round before
+   * `quietUntil` (its coalescing window, its retry time, its pacer), and a channel in a round
+   * wakes the worker when the round ends. Timer polls before then are skipped unless a wake
+   * came since (`woken`), or `maxQuietMs` of real time passed (rows queued by another replica,
+   * a mute that ended). A pass reads every waiting row (a GROUP BY over the outbox); at 1,000
+   * events/s, ten passes a second found nothing to do while the channel's round ran.
+   */
+  private quietUntil = 0;
+  private woken = false;
+  private lastPassAt = 0;
+  private readonly maxQuietMs: number;
   private readonly log: Logger;
   private readonly window: number;
   private readonly retry: RetryPolicy;
@@ -77,6 +89,7 @@ export class OutboxWorker {
       maxAttempts: o.retry?.maxAttempts ?? 12,
     };
     this.pollMs = o.pollMs ?? 100;
+    this.maxQuietMs = Math.max(this.pollMs, Math.min(1000, 10 * this.pollMs));
     this.pacer = new ChannelPacer({ now: o.now, intervalMs: o.perChannelIntervalMs ?? 1000, perPlatformMs: o.perPlatformIntervalMs });
     this.escalation = createEscalation({
       store: o.store,
@@ -91,7 +104,7 @@ export class OutboxWorker {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    this.timer = setInterval(() => this.scheduledTick(), this.pollMs);
+    this.timer = setInterval(() => this.polled(), this.pollMs);
     this.timer.unref?.();
     void this.tick();
   }
@@ -109,7 +122,10 @@ export class OutboxWorker {
    * runs share it: a burst of webhook events costs one pass, not one per event.
    */
   wake(): void {
-    if (this.stopped || this.wakeQueued) return;
+    if (this.stopped) return;
+    // Also for a wake that comes while a pass runs (it is not run twice): the next poll is not skipped.
+    this.woken = true;
+    if (this.wakeQueued) return;
     this.wakeQueued = true;
     setImmediate(() => {
       this.wakeQueued = false;
@@ -119,6 +135,12 @@ export class OutboxWorker {
 
   get idle(): boolean {
     return this.inflight.size === 0;
+  }
+
+  /** A timer poll: a pass, unless the last pass showed nothing can be started yet (see quietUntil). */
+  private polled(): void {
+    if (!this.woken && this.o.now() < this.quietUntil && Date.now() - this.lastPassAt < this.maxQuietMs) return;
+    this.scheduledTick();
   }
 
   /** A pass from the timer or a wake: none while backing off after failed passes. */
@@ -131,13 +153,26 @@ export class OutboxWorker {
   async tick(): Promise<void> {
     if (this.ticking) return;
     this.ticking = true;
+    this.woken = false;
+    this.lastPassAt = Date.now();
+    // Until this pass has looked, a poll is not skipped.
+    this.quietUntil = 0;
     try {
       const now = this.o.now();
       await this.releaseHeld(now);
-      for (const ch of await this.o.store.pendingChannels()) {
+      let quietUntil = Infinity;
+      const channels = await this.o.store.pendingChannels();
+      // The depth from the rows just counted, and the held ones (not a second count of every waiting row).
+      if (this.o.metrics) this.o.metrics.outboxDepth.set(channels.reduce((n, ch) => n + ch.waiting, 0) + (await this.o.store.heldCount()));
+      for (const ch of channels) {
         const key = `${ch.platform}|${ch.channel_id}`;
-        if (this.inflight.has(key) || ch.due > now || !this.pacer.ready(ch.platform as Platform, ch.channel_id, now)) continue;
-        if (ch.oldest + this.window > now) continue;
+        // A channel in a round wakes the worker when the round ends.
+        if (this.inflight.has(key)) continue;
+        const readyAt = Math.max(ch.due, ch.oldest + this.window, this.pacer.nextAt(ch.platform as Platform, ch.channel_id));
+        if (readyAt > now) {
+          quietUntil = Math.min(quietUntil, readyAt);
+          continue;
+        }
         const poster = this.o.posters[ch.platform as Platform];
         if (!poster) {
           if (!this.warnedNoPoster.has(ch.platform)) {
@@ -146,7 +181,10 @@ export class OutboxWorker {
           }
           continue;
         }
-        if (this.o.claims && !(await this.o.claims.take(ch.platform, ch.channel_id, now))) continue;
+        if (this.o.claims && !(await this.o.claims.take(ch.platform, ch.channel_id, now))) {
+          quietUntil = now; // another replica holds it: look again at the next poll
+          continue;
+        }
         if (this.inflight.has(key)) continue; // a round began while the claim was being asked
         const round = this.round(ch.platform as Platform, ch.channel_id, poster)
           .catch((err: unknown) => this.log.error({ err, channel: ch.channel_id }, 'notify round failed'))
@@ -156,7 +194,7 @@ export class OutboxWorker {
           });
         this.inflight.set(key, round);
       }
-      this.o.metrics?.outboxDepth.set(await this.o.store.depth());
+      this.quietUntil = quietUntil;
       if (now - this.lastPrune > 10 * 60_000) {
         this.lastPrune = now;
         // Housekeeping only: every mute check already ignores mutes that have ended.
@@ -192,10 +230,16 @@ export class OutboxWorker {
     // From here the claim is taken: whatever happens (nothing due, a store error), done() runs.
     try {
       const now = this.o.now();
+      // Reading, planning and marking a round of ~1,000 rows is several slices of work with the
+      // event loop let through between them: webhook requests never wait for the whole round.
       const due = await store.duePending(platform, channelId, now);
       if (!due.length) return;
+      await letThrough();
       const limits = { maxIncidentsPerRound: this.o.maxIncidentsPerRound ?? 5, digestMaxNodes: this.o.digestMaxNodes ?? 40 };
-      const actions = planRound(due, await readRoundState(store, platform, channelId, due, now, limits));
+      const state = await readRoundState(store, platform, channelId, due, now, limits);
+      await letThrough();
+      const actions = planRound(due, state);
+      await letThrough();
       const ctx: RoundContext = {
         store,
         platform,

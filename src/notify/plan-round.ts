@@ -18,7 +18,7 @@
 import { formatDuration, statusBadge } from '../core/index.js';
 import type { Message, Tone } from '../core/index.js';
 import type { IncidentRow, OutboxEventRow } from '../store/index.js';
-import { byEventTime, eventTime, lastChangeTo, safeJson } from './event-time.js';
+import { eventTime, lastChangeTo, safeJson, sortByEventTime } from './event-time.js';
 import { ACTIVITY_EVENT_PREFIX, activityMessage, digestMessage, eventMessage, type DigestEntry } from './render-notifications.js';
 
 /** The events of one node in the round, in event-time order. */
@@ -92,7 +92,7 @@ export function groupByNode(rows: OutboxEventRow[]): NodeGroup[] {
     if (r.ev_node_name) g.nodeName = r.ev_node_name;
     groups.set(id, g);
   }
-  for (const g of groups.values()) g.rows.sort(byEventTime);
+  for (const g of groups.values()) g.rows = sortByEventTime(g.rows);
   return [...groups.values()];
 }
 

@@ -15,6 +15,11 @@ export class NotifyIncidents {
     return this.db.get<IncidentRow>(`SELECT * FROM notify_incidents WHERE platform = ? AND channel_id = ? AND node_id = ? AND state = 'open'`, [platform, channelId, nodeId]);
   }
 
+  /** Every open incident of a channel (one per node at most): what a round of the channel may update. */
+  async openIncidentsOf(platform: string, channelId: string): Promise<IncidentRow[]> {
+    return this.db.all<IncidentRow>(`SELECT * FROM notify_incidents WHERE platform = ? AND channel_id = ? AND state = 'open' ORDER BY id`, [platform, channelId]);
+  }
+
   async incident(id: number): Promise<IncidentRow | undefined> {
     return this.db.get<IncidentRow>(
       'SELECT i.*, e.escalated_at, e.escalated_to FROM notify_incidents i LEFT JOIN notify_escalations e ON e.incident_id = i.id WHERE i.id = ?',

@@ -61,14 +61,20 @@ export interface OutboxRow {
   last_error: string | null;
 }
 
-/** An outbox row joined with its event (event rows only). */
-export interface OutboxEventRow extends OutboxRow {
+/**
+ * A due outbox row as a round reads it (duePending), joined with its event (event rows only):
+ * the columns a round uses. Not its channel, state, due time or last error (the round knows
+ * them or has no use for them): a row of 24 columns cost twice the time of these 18 to read,
+ * at ~1,000 rows a round.
+ */
+export interface OutboxEventRow extends Omit<OutboxRow, 'platform' | 'channel_id' | 'state' | 'next_attempt_at' | 'sent_at' | 'last_error'> {
   ev_node_id: string | null;
   ev_node_name: string | null;
   ev_event_type: string | null;
   ev_status: string | null;
   ev_event_ts: string | null;
   ev_received_at: number | null;
+  /** Null for a status event (NODE_STATUS_UPDATED or UNKNOWN with a status): its message is made from the columns above. */
   ev_payload: string | null;
 }
 

@@ -117,6 +117,9 @@ export class NotifyStore {
   pendingChannels(...a: Parameters<NotifyOutbox['pendingChannels']>): ReturnType<NotifyOutbox['pendingChannels']> {
     return this.outboxRepo.pendingChannels(...a);
   }
+  heldCount(...a: Parameters<NotifyOutbox['heldCount']>): ReturnType<NotifyOutbox['heldCount']> {
+    return this.outboxRepo.heldCount(...a);
+  }
   duePending(...a: Parameters<NotifyOutbox['duePending']>): ReturnType<NotifyOutbox['duePending']> {
     return this.outboxRepo.duePending(...a);
   }
@@ -157,6 +160,9 @@ export class NotifyStore {
   // ---- incidents (NotifyIncidents) ----
   openIncident(...a: Parameters<NotifyIncidents['openIncident']>): ReturnType<NotifyIncidents['openIncident']> {
     return this.incidentRepo.openIncident(...a);
+  }
+  openIncidentsOf(...a: Parameters<NotifyIncidents['openIncidentsOf']>): ReturnType<NotifyIncidents['openIncidentsOf']> {
+    return this.incidentRepo.openIncidentsOf(...a);
   }
   incident(...a: Parameters<NotifyIncidents['incident']>): ReturnType<NotifyIncidents['incident']> {
     return this.incidentRepo.incident(...a);

@@ -5,7 +5,7 @@
  * moves (unlike events/s): the bot is started as in the intake benchmark (compiled, its own
  * process, pinned to core 0), sent `events` signed events (closed loop, 16 connections, or an
  * open loop at `rate`/s), and its utime+stime are read from /proc before the first event,
- * when the last is answered, and once it is quiet again (its outbox drained: under 2% CPU
+ * when the last is answered, and once it is quiet again (its outbox drained: depth 0 and under 2% CPU
  * for 1 s). Also prints the event-loop delay p99/max the bot reports on /metrics and RSS.
  * For comparing two builds in alternating pairs; not part of `npm run bench`.
  */
@@ -46,7 +46,7 @@ try {
   const bot = await startBot(dir, config, emulator, slack);
   try {
     await load.run({ kind: 'closed', url: bot.url, requests: sign(1000), concurrency: 16 });
-    await quiet(bot.pid);
+    await quiet(bot.pid, bot.url);
     const n = Number(values.events);
     const requests = sign(n);
     await metric(bot.url, 'nodejs_eventloop_lag_p99_seconds'); // a scrape resets the delay histogram
@@ -58,7 +58,7 @@ try {
     const lagP99 = (await metric(bot.url, 'nodejs_eventloop_lag_p99_seconds')) * 1000;
     const lagMax = (await metric(bot.url, 'nodejs_eventloop_lag_max_seconds')) * 1000;
     const rss = bot.rssMiB();
-    await quiet(bot.pid);
+    await quiet(bot.pid, bot.url);
     const c2 = cpuMs(bot.pid);
     const out = {
       config,

@@ -13,8 +13,6 @@ function row(over: Partial<OutboxEventRow>): OutboxEventRow {
   const id = ++seq;
   return {
     id,
-    platform: 'slack',
-    channel_id: 'C1',
     thread_id: null,
     kind: 'event',
     event_id: null,
@@ -22,13 +20,9 @@ function row(over: Partial<OutboxEventRow>): OutboxEventRow {
     message: null,
     note: null,
     dedupe_key: null,
-    state: 'pending',
     held_by_mute: 0,
     attempts: 0,
-    next_attempt_at: T0,
     created_at: T0,
-    sent_at: null,
-    last_error: null,
     ev_node_id: null,
     ev_node_name: null,
     ev_event_type: null,

@@ -79,7 +79,7 @@ describe.each(ENGINES)('notify repositories on %s', (engine) => {
     expect(a).toBeTypeOf('number');
     expect(b).toBeGreaterThan(a!);
     expect(await store.insertOutbox({ platform: 'slack', channel_id: 'OB', kind: 'report', dedupe_key: 'r1', next_attempt_at: 1, created_at: 1 })).toBeUndefined();
-    expect(await store.pendingChannels()).toContainEqual({ platform: 'slack', channel_id: 'OB', due: 100, oldest: 100 });
+    expect(await store.pendingChannels()).toContainEqual({ platform: 'slack', channel_id: 'OB', due: 100, oldest: 100, waiting: 2 });
     const due = await store.duePending('slack', 'OB', 200);
     expect(due.map((r) => r.id)).toEqual([a]);
     expect(due[0]).toMatchObject({ ev_node_id: 'n7', ev_status: 'FAILED', ev_received_at: 1_776_340_800_000, attempts: 0, held_by_mute: 0 });
@@ -101,14 +101,66 @@ describe.each(ENGINES)('notify repositories on %s', (engine) => {
     expect(await store.eventByKey('o1')).toBeUndefined();
   });
 
+  it('marks, postpones, fails and releases many rows by id: each row once, whatever the number of ids', async () => {
+    // 1,103 ids: lists of 500, 500 and 103 ids padded to 500 (the padding repeats an id, counted once).
+    const ids: number[] = [];
+    await store.tx(async () => {
+      for (let i = 0; i < 1103; i++) ids.push((await store.insertOutbox({ platform: 'slack', channel_id: 'MANY', kind: 'text', message: '{}', next_attempt_at: 10, created_at: 1 }))!);
+    });
+    const rows = async () => (await store.outboxRows()).filter((r) => r.channel_id === 'MANY');
+    await store.postpone(ids, 900, 'HTTP 500', true);
+    expect((await rows()).every((r) => r.attempts === 1 && r.next_attempt_at === 900 && r.last_error === 'HTTP 500')).toBe(true);
+    await store.markSent(ids.slice(0, 1009), 300);
+    await store.markState(ids.slice(1009, 1100), 'failed', 'refused');
+    const after = await rows();
+    expect(after.filter((r) => r.state === 'sent').map((r) => r.id)).toEqual(ids.slice(0, 1009));
+    expect(after.filter((r) => r.state === 'sent').every((r) => r.sent_at === 300 && r.last_error === null)).toBe(true);
+    expect(after.filter((r) => r.state === 'failed').map((r) => r.id)).toEqual(ids.slice(1009, 1100));
+    expect(after.filter((r) => r.state === 'pending').map((r) => r.id)).toEqual(ids.slice(1100));
+    // releaseHeld touches held rows only: a pending id in the list stays as it is.
+    await store.db.run(`UPDATE notify_outbox SET state = 'held' WHERE id = ?`, [ids[1101]]);
+    await store.releaseHeld([ids[1100], ids[1101]], 2000);
+    const released = (await rows()).filter((r) => r.id >= ids[1100]);
+    expect(released.map((r) => [r.state, r.next_attempt_at])).toEqual([['pending', 900], ['pending', 2000], ['pending', 900]]);
+    await store.db.run("DELETE FROM notify_outbox WHERE channel_id = 'MANY'");
+  });
+
+  it("gives a due row's payload only where a message is made from it (not for a status event)", async () => {
+    const status = (await store.insertEvent(event('pl1', 'n9', { status: 'RUNNING', payload: '{"big":1}' })))!;
+    const created = (await store.insertEvent(event('pl2', 'n9', { event_type: 'NODE_CREATED', status: null, payload: '{"details":{"x":1}}' })))!;
+    const activity = (await store.insertEvent(event('pl3', 'n9', { event_type: 'ACTIVITY_PAYMENT_RECEIVED', status: null, payload: '{"message":{}}' })))!;
+    const typed = (await store.insertEvent(event('pl4', 'n9', { event_type: 'NODE_RESTARTED', status: 'RUNNING', payload: '{"details":{"y":2}}' })))!;
+    for (const e of [status, created, activity, typed]) await store.insertOutbox({ platform: 'slack', channel_id: 'PL', kind: 'event', event_id: e, next_attempt_at: 1, created_at: 1 });
+    const due = await store.duePending('slack', 'PL', 10);
+    expect(due.map((r) => [r.ev_event_type, r.ev_status, r.ev_payload])).toEqual([
+      ['NODE_STATUS_UPDATED', 'RUNNING', null],
+      ['NODE_CREATED', null, '{"details":{"x":1}}'],
+      ['ACTIVITY_PAYMENT_RECEIVED', null, '{"message":{}}'],
+      ['NODE_RESTARTED', 'RUNNING', '{"details":{"y":2}}'],
+    ]);
+    await store.db.run("DELETE FROM notify_outbox WHERE channel_id = 'PL'");
+  });
+
+  it("gives a channel's open incidents in one read", async () => {
+    const a = await store.insertIncident(incident('OI', 'n1'));
+    const b = await store.insertIncident(incident('OI', 'n2'));
+    await store.insertIncident(incident('OTHER', 'n1'));
+    await store.updateIncident(b, { state: 'resolved', resolved_at: 20 });
+    const c = await store.insertIncident(incident('OI', 'n2'));
+    expect((await store.openIncidentsOf('slack', 'OI')).map((i) => [i.id, i.node_id])).toEqual([[a, 'n1'], [c, 'n2']]);
+    expect(await store.openIncidentsOf('slack', 'NONE')).toEqual([]);
+  });
+
   it('holds rows while a mute covers them and releases them when it ends', async () => {
     const eventId = (await store.insertEvent(event('h1', 'n8')))!;
     await store.upsertMute({ platform: 'slack', channel_id: 'HM', target: 'n8', until: 1000, muted_by: 't', created_at: 1 });
     expect((await store.activeMute('slack', 'HM', 'n8', 500))?.muted_by).toBe('t');
     const id = (await store.insertOutbox({ platform: 'slack', channel_id: 'HM', kind: 'event', event_id: eventId, state: 'held', held_by_mute: 1, next_attempt_at: 1, created_at: 1 }))!;
     expect(await store.releasableHeldIds(500)).toEqual([]);
+    expect(await store.heldCount()).toBe(1);
     expect(await store.releasableHeldIds(1000)).toEqual([id]);
     await store.releaseHeld([id], 1000);
+    expect(await store.heldCount()).toBe(0);
     expect((await store.duePending('slack', 'HM', 1000)).map((r) => r.id)).toEqual([id]);
     expect(await store.mutes('slack', 'HM')).toHaveLength(1);
     expect(await store.deleteMutes('slack', 'HM')).toBe(1);

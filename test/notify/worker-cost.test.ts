@@ -1,0 +1,164 @@
+/**
+ * What the outbox worker costs the process besides posting (issue 18): it does not read the
+ * outbox at every poll while nothing can start, and a round of many rows is carried out in
+ * slices with the event loop let through between them, marking every row with a few statements.
+ * Counted (passes, statements, turns of the event loop), never timed; the store is real SQLite.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { OutboxWorker } from '../../src/notify/index.js';
+import { silentLogger } from '../../src/log.js';
+import { NotifyStore, openDatabase, type Db } from '../../src/store/index.js';
+import { actor, ingest, makeNotifier, prepareMessage, RecordingPoster, slackPlace, type Harness } from '../support/notify.js';
+
+const cleanup: Array<() => unknown> = [];
+afterEach(async () => {
+  vi.useRealTimers();
+  while (cleanup.length) await cleanup.pop()!();
+});
+
+/** A poster whose posts wait while it is closed (`close()` until `open()`): a round stays in flight as long as the test wants. */
+class GatedPoster extends RecordingPoster {
+  private gate: Promise<void> = Promise.resolve();
+  private release = () => {};
+  override async post(...a: Parameters<RecordingPoster['post']>) {
+    await this.gate;
+    return super.post(...a);
+  }
+  close(): void {
+    this.gate = new Promise((r) => (this.release = r));
+  }
+  open(): void {
+    this.release();
+  }
+}
+
+const report = (store: NotifyStore, text: string) =>
+  store.insertOutbox({ platform: 'slack', channel_id: 'C1', kind: 'report', message: JSON.stringify({ blocks: [{ type: 'text', text }] }), next_attempt_at: Date.now(), created_at: Date.now() });
+
+describe('the outbox worker between rounds', () => {
+  it('does not read the outbox at every poll while nothing can start, and a wake still starts a round', async () => {
+    vi.useFakeTimers({ now: 1_000_000, toFake: ['setInterval', 'clearInterval', 'setTimeout', 'clearTimeout', 'setImmediate', 'Date'] });
+    const db = openDatabase(':memory:');
+    cleanup.push(() => db.close());
+    const store = new NotifyStore(db);
+    const poster = new GatedPoster('slack');
+    const worker = new OutboxWorker({ store, posters: { slack: poster }, prepareMessage, logger: silentLogger, now: Date.now, pollMs: 100, coalesceWindowMs: 250, perChannelIntervalMs: 1000 });
+    cleanup.push(() => worker.stop());
+    const passes = vi.spyOn(store, 'pendingChannels');
+    worker.start();
+
+    // Idle for 10 s: 100 polls, but a pass about once a second (rows another replica queued, a mute that ended).
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(passes.mock.calls.length).toBeGreaterThanOrEqual(5);
+    expect(passes.mock.calls.length).toBeLessThanOrEqual(12);
+
+    // A row and a wake: a pass at once; it waits out its coalescing window (no pass in it) and goes.
+    passes.mockClear();
+    await report(store, 'one');
+    worker.wake();
+    await vi.advanceTimersByTimeAsync(400);
+    expect(poster.posts()).toHaveLength(1);
+    expect(passes.mock.calls.length).toBeLessThanOrEqual(3);
+
+    // Its round is in flight (the platform is slow): the polls of 5 s find nothing to start, and more
+    // rows of that channel wait for the round's end instead of being looked for at every poll.
+    passes.mockClear();
+    poster.close();
+    await report(store, 'two');
+    worker.wake();
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(passes.mock.calls.length).toBeLessThanOrEqual(8);
+    expect(worker.idle).toBe(false);
+    expect(poster.posts()).toHaveLength(1);
+
+    // The round ends: the worker wakes, and the next row goes one pacing interval later.
+    poster.open();
+    await vi.advanceTimersByTimeAsync(1_500);
+    expect(poster.posts().map((p) => JSON.stringify(p.message))).toEqual([expect.stringContaining('one'), expect.stringContaining('two')]);
+    expect(await store.depth()).toBe(0);
+  });
+
+  it('does not lose a wake that comes while a pass runs', async () => {
+    vi.useFakeTimers({ now: 1_000_000, toFake: ['setInterval', 'clearInterval', 'setTimeout', 'clearTimeout', 'setImmediate', 'Date'] });
+    const db = openDatabase(':memory:');
+    cleanup.push(() => db.close());
+    const store = new NotifyStore(db);
+    const poster = new RecordingPoster('slack');
+    const worker = new OutboxWorker({ store, posters: { slack: poster }, prepareMessage, logger: silentLogger, now: Date.now, pollMs: 100, coalesceWindowMs: 0, perChannelIntervalMs: 1 });
+    cleanup.push(() => worker.stop());
+    worker.start();
+    await vi.advanceTimersByTimeAsync(500);
+    // The row is queued and the worker woken while a pass is reading the outbox (after it looked).
+    const real = store.pendingChannels.bind(store);
+    vi.spyOn(store, 'pendingChannels').mockImplementationOnce(async () => {
+      const seen = await real();
+      await report(store, 'during');
+      worker.wake();
+      // The pass goes on past a turn of the event loop (a PostgreSQL query would): the wake finds it running.
+      await new Promise((r) => setImmediate(r));
+      return seen;
+    });
+    worker.wake();
+    // Not a whole quiet second: the next poll runs a pass because of the wake.
+    await vi.advanceTimersByTimeAsync(250);
+    expect(poster.posts()).toHaveLength(1);
+  });
+});
+
+/** Records the statements run on `db` and, for each, whether the event loop turned since the one before. */
+function recordStatements(db: Db): Array<{ sql: string; turned: boolean }> {
+  const seen: Array<{ sql: string; turned: boolean }> = [];
+  let turned = true;
+  for (const m of ['all', 'get', 'run'] as const) {
+    const real = db[m].bind(db) as (sql: string, params?: unknown) => Promise<unknown>;
+    (db as unknown as Record<string, unknown>)[m] = (sql: string, params?: unknown) => {
+      seen.push({ sql: sql.replace(/\s+/g, ' '), turned });
+      turned = false;
+      setImmediate(() => (turned = true));
+      return real(sql, params);
+    };
+  }
+  return seen;
+}
+
+describe('an outbox round of many rows', () => {
+  let h: Harness | undefined;
+  afterEach(async () => h?.close());
+
+  it('marks all of them sent with a few statements, reads the state of 50 nodes without one query per node for incidents, and lets the event loop through', async () => {
+    const slack = new RecordingPoster('slack');
+    h = makeNotifier({ posters: { slack }, extra: { pacing: { perChannelIntervalMs: 1, coalesceWindowMs: 1 } } });
+    await h.notifier.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
+    const t0 = Date.now() - 600_000;
+    for (let i = 0; i < 1200; i++) {
+      const nodeId = `n${i % 50}`;
+      await ingest(h.notifier, { eventType: 'NODE_STATUS_UPDATED', eventTimestamp: new Date(t0 + i).toISOString(), details: { nodeId, status: i % 100 < 50 ? 'STARTING' : 'RUNNING' }, nodeId }, `node-${i % 50}`);
+    }
+    const statements = recordStatements(h.db);
+    h.notifier.start();
+    await vi.waitFor(async () => expect(await h!.notifier.store.depth()).toBe(0), { timeout: 20_000, interval: 20 });
+    await h.notifier.stop();
+
+    // One digest in two parts (40 nodes a message) names every node; every row is sent.
+    expect(slack.posts()).toHaveLength(2);
+    const rows = await h.notifier.store.outboxRows();
+    expect(rows).toHaveLength(1200);
+    expect(rows.every((r) => r.state === 'sent' && r.sent_at !== null)).toBe(true);
+
+    // The first part's 960 rows are two statements (500 ids at most), the second's 240 one.
+    const marks = statements.filter((s) => s.sql.startsWith("UPDATE notify_outbox SET state = 'sent'"));
+    expect(marks).toHaveLength(3);
+    // Between the two statements of one part, the event loop turned (webhook requests are not held up).
+    expect(marks[1].turned).toBe(true);
+
+    expect(statements.filter((s) => s.sql.includes('FROM notify_incidents'))).toHaveLength(1);
+    // The round's reads of the nodes' state are sliced too: the event loop turned within them.
+    const recent = statements.filter((s) => s.sql.startsWith('SELECT id, status, event_ts FROM notify_events'));
+    const previous = statements.filter((s) => s.sql.startsWith('SELECT status FROM notify_events'));
+    expect(recent).toHaveLength(50);
+    expect(previous).toHaveLength(50);
+    expect(previous.filter((s) => s.turned).length).toBeGreaterThanOrEqual(4);
+    // Far fewer statements than rows.
+    expect(statements.length).toBeLessThan(200);
+  });
+});
