@@ -16,7 +16,7 @@ RUN npm run build && npm prune --omit=dev
 # Run stage: a small Node image, a non-root user, the SQLite file on a volume.
 # MALLOC_ARENA_MAX=2: glibc's malloc keeps up to 8 arenas per core, one per thread that
 # allocates (libuv's pool, V8's helpers, the checkpoint worker); two hold what the bot needs
-# and keep resident memory down (measured, issue 18: about 5 MiB less idle).
+# and keep resident memory down (measured, issue 18: 3-8 MiB less idle).
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production \
     DATABASE_PATH=/data/rln-chatops.db \
