@@ -1,7 +1,8 @@
 /**
  * What the bot loads is its idle memory (issue 18): a bot with a SERVICE_URL, in Slack HTTP
- * mode, loads neither the built-in emulator (the demo's) nor discord.js, nor the doctor. Read
- * from the modules the bot process itself loaded (a loader hook records them), not from timings.
+ * mode, loads neither the built-in emulator (the demo's) nor discord.js, nor the doctor, nor
+ * the YAML parser (no YAML credentials file). Read from the modules the bot process itself
+ * loaded (a loader hook records them), not from timings.
  */
 import { describe, it, expect } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -54,6 +55,8 @@ describe('modules loaded at start', () => {
       expect(modules.filter((u) => u.includes('/src/emulator/'))).toEqual([]);
       expect(modules.filter((u) => /\/node_modules\/(discord\.js|@discordjs)\//.test(u))).toEqual([]);
       expect(modules.filter((u) => u.includes('/src/chat/discord/') || u.includes('/src/doctor.'))).toEqual([]);
+      // No NODE_CREDENTIALS_FILE: no YAML parser either.
+      expect(modules.filter((u) => u.includes('/node_modules/yaml/'))).toEqual([]);
     } finally {
       bot.child.kill('SIGTERM');
       await bot.exited;

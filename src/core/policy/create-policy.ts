@@ -63,8 +63,8 @@ export function createPolicy(o: PolicyOptions): Policy {
   const tz = o.tz ?? 'UTC';
   const makeDayFormat = () => new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' });
   // For UTC (the default) made on the first spend check: a DateTimeFormat brings in ICU's time
-  // zone data, about 5 MiB resident that an idle bot need not hold (issue 18). Any other zone
-  // is made here still, so a wrong one fails at construction as before.
+  // zone data, resident memory an idle bot need not hold (issue 18). Any other zone is made
+  // here still, so a wrong one fails at construction as before.
   let dayFormat = tz === 'UTC' ? undefined : makeDayFormat();
   const dayOf = (t: number) => (dayFormat ??= makeDayFormat()).format(new Date(t));
   const envApproval = parseApprovalPolicy(o.approvalPolicy ?? DEFAULT_APPROVAL_POLICY);
