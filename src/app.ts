@@ -12,7 +12,7 @@ import { createLeases, createReplayStore, openStoreDatabase, type Db } from './s
 import { cachedCheck, createHttpServer, createReplayGuard } from './http/index.js';
 import { createHostingClient, type HostedNode } from './hosting/index.js';
 import { checkNodeApiUrl, createNodeApiClient, loadNodeCredentials } from './node-api/index.js';
-import { startEmulator, type Emulator } from './emulator/index.js';
+import type { Emulator } from './emulator/index.js';
 import {
   createAuditLog,
   createButtonIds,
@@ -111,6 +111,8 @@ export async function createApp(opts: AppOptions): Promise<App> {
   let serviceToken = config.SERVICE_API_TOKEN;
   let nodeToken = config.NODE_API_TOKEN;
   if (config.demo) {
+    // Loaded only for the demo: a bot with a SERVICE_URL never loads the emulator.
+    const { startEmulator } = await import('./emulator/index.js');
     // alice and bob come initialised and unlocked; a block is mined every second.
     emulator = await startEmulator({
       seed: 'demo',

@@ -7,8 +7,6 @@
 import { ConfigError, loadConfig } from './config.js';
 import { createApp } from './app.js';
 import { abandonLogsForExit, createLogger, releaseLogsForExit } from './log.js';
-import { runEmulatorCli } from './emulator/index.js';
-import { runDoctor } from './doctor.js';
 import { demoBanner } from './demo-banner.js';
 import { startMemorySettle } from './memory-settle.js';
 
@@ -30,11 +28,13 @@ async function main(argv: string[]): Promise<number> {
   switch (cmd) {
     case 'start':
       return start();
+    // The emulator and the doctor are loaded only for their commands: `start` with a
+    // SERVICE_URL loads neither (memory, issue 18).
     case 'emulator':
-      await runEmulatorCli(rest);
+      await (await import('./emulator/index.js')).runEmulatorCli(rest);
       return -1; // keeps running until a signal
     case 'doctor':
-      return runDoctor({ env: process.env, out: (l) => process.stdout.write(`${l}\n`) });
+      return (await import('./doctor.js')).runDoctor({ env: process.env, out: (l) => process.stdout.write(`${l}\n`) });
     case 'register-commands':
       return registerDiscordCommands(rest.includes('--remove'));
     case '-h':

@@ -55,6 +55,9 @@ const timeZone = z
   .string()
   .default('UTC')
   .refine((tz) => {
+    // UTC, the default, is always known: not checked with a DateTimeFormat, which would load
+    // ICU's time-zone data (resident memory) at every start (issue 18).
+    if (tz === 'UTC') return true;
     try {
       new Intl.DateTimeFormat('en', { timeZone: tz });
       return true;

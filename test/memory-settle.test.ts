@@ -25,8 +25,8 @@ const until = async (cond: () => boolean) => {
 };
 const ticks = (n: number) => new Promise((r) => setTimeout(r, n * 5 + 20));
 
-function start(w: ReturnType<typeof world>, young = () => 0) {
-  stops.push(startMemorySettle({ checkMs: 5, growthBytes: 16 * MiB, gc: w.gc, heapBytes: () => w.heap, youngBytes: young, busyShare: () => w.busy }));
+function start(w: ReturnType<typeof world>, young = () => 0, resident = () => 0) {
+  stops.push(startMemorySettle({ checkMs: 5, growthBytes: 16 * MiB, gc: w.gc, heapBytes: () => w.heap, residentBytes: resident, youngBytes: young, busyShare: () => w.busy }));
 }
 
 describe('memory settle', () => {
@@ -64,6 +64,38 @@ describe('memory settle', () => {
     expect(w.collections).toBe(settled);
   });
 
+  it('collects when resident memory has grown though the heap has not, once per growth', async () => {
+    const w = world(60);
+    // What a burst's garbage holds outside the heap: freed by a collection, or (malloc) kept.
+    const r = { size: 100 * MiB, freed: true };
+    const gc = w.gc;
+    w.gc = () => {
+      if (r.freed) r.size = 100 * MiB;
+      gc();
+    };
+    start(w, () => 0, () => r.size);
+    await until(() => w.collections > 0); // start-up's settling
+    const before = w.collections;
+    // A burst: the heap grows less than the threshold, resident memory more; nothing while busy.
+    w.busy = 0.7;
+    w.heap += 8 * MiB;
+    r.size += 32 * MiB;
+    await ticks(4);
+    expect(w.collections).toBe(before);
+    // Quiet: collected, and resident memory is back.
+    w.busy = 0.01;
+    await until(() => w.collections > before);
+    expect(r.size).toBe(100 * MiB);
+    const after = w.collections;
+    // Grown again but kept this time (malloc holds it): one settling round, then no collection loop.
+    r.size += 32 * MiB;
+    r.freed = false;
+    await until(() => w.collections > after);
+    const kept = w.collections;
+    await ticks(20);
+    expect(w.collections).toBe(kept);
+  });
+
   it('returns a grown young generation once quiet longer than V8 measures its allocation rate over, once per growth', async () => {
     const w = world(60);
     // The young generation: V8 returns it only in a collection made after a quiet while (6 checks here).
@@ -77,7 +109,7 @@ describe('memory settle', () => {
     let checks = 0;
     stops.push(
       startMemorySettle({
-        checkMs: 5, growthBytes: 16 * MiB, gc: () => w.gc(), heapBytes: () => w.heap, youngBytes: () => y.size,
+        checkMs: 5, growthBytes: 16 * MiB, gc: () => w.gc(), heapBytes: () => w.heap, residentBytes: () => 0, youngBytes: () => y.size,
         busyShare: () => {
           checks++;
           quietSince = w.busy > 0.15 ? 0 : quietSince + 1;

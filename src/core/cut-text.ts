@@ -4,13 +4,15 @@
  * (Intl.Segmenter), so an emoji, a flag or a letter with its accents is kept whole or left out:
  * never half a surrogate pair, which either platform may refuse.
  */
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+// Made on the first cut, not at start: ICU's break rules are resident memory an idle bot need not hold (issue 18).
+let graphemes: Intl.Segmenter | undefined;
 
 /** The longest start of `text` at most `maxUnits` UTF-16 units long that ends between graphemes. */
 export function graphemePrefix(text: string, maxUnits: number): string {
   if (text.length <= maxUnits) return text;
   if (maxUnits <= 0) return '';
   let end = 0;
+  graphemes ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
   for (const { index, segment } of graphemes.segment(text)) {
     if (index + segment.length > maxUnits) break;
     end = index + segment.length;

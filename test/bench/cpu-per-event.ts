@@ -1,5 +1,5 @@
 /**
- * `npx tsx test/bench/cpu-per-event.ts [--config routed|unrouted] [--events N] [--rate R] [--no-build] [--pairs K]`
+ * `npx tsx test/bench/cpu-per-event.ts [--config routed|unrouted] [--events N] [--rate R] [--no-build] [--node-arg=--flag ...] [--not-deployed]`
  *
  * The bot's CPU time per accepted event, a figure that other work on the machine barely
  * moves (unlike events/s): the bot is started as in the intake benchmark (compiled, its own
@@ -7,6 +7,8 @@
  * open loop at `rate`/s), and its utime+stime are read from /proc before the first event,
  * when the last is answered, and once it is quiet again (its outbox drained: depth 0 and under 2% CPU
  * for 1 s). Also prints the event-loop delay p99/max the bot reports on /metrics and RSS.
+ * The bot runs with the Dockerfile's node flags and environment (--not-deployed: without them),
+ * plus any --node-arg. Also prints the collections during intake (from the bot's /metrics).
  * For comparing two builds in alternating pairs; not part of `npm run bench`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -25,12 +27,26 @@ const { values } = parseArgs({
     rate: { type: 'string' },
     'no-build': { type: 'boolean', default: false },
     nodes: { type: 'string', default: '50' },
+    'node-arg': { type: 'string', multiple: true },
+    'not-deployed': { type: 'boolean', default: false },
   },
 });
 
 async function metric(url: string, name: string): Promise<number> {
   const text = await fetch(`${url}/metrics`).then((r) => r.text(), () => '');
   return Number(text.match(new RegExp(`^\\w*${name} (\\S+)`, 'm'))?.[1] ?? NaN);
+}
+
+/** The bot's garbage collections so far, by kind (minor, major, incremental, weakcb): count and seconds. */
+async function gcStats(url: string): Promise<Record<string, { n: number; s: number }>> {
+  const text = await fetch(`${url}/metrics`).then((r) => r.text(), () => '');
+  const out: Record<string, { n: number; s: number }> = {};
+  for (const m of text.matchAll(/^\w*nodejs_gc_duration_seconds_(sum|count)\{kind="(\w+)"\} (\S+)/gm)) {
+    const k = (out[m[2]] ??= { n: 0, s: 0 });
+    if (m[1] === 'sum') k.s = Number(m[3]);
+    else k.n = Number(m[3]);
+  }
+  return out;
 }
 
 if (!values['no-build']) buildBot();
@@ -43,12 +59,13 @@ try {
   const nodeIds = await createNodes(emulator, Number(values.nodes));
   const sign = signer(emulator, nodeIds);
   const config = values.config === 'unrouted' ? 'unrouted' : 'routed';
-  const bot = await startBot(dir, config, emulator, slack);
+  const bot = await startBot(dir, config, emulator, slack, values['node-arg'], !values['not-deployed']);
   try {
     await load.run({ kind: 'closed', url: bot.url, requests: sign(1000), concurrency: 16 });
     await quiet(bot.pid, bot.url);
     const n = Number(values.events);
     const requests = sign(n);
+    const g0 = await gcStats(bot.url);
     await metric(bot.url, 'nodejs_eventloop_lag_p99_seconds'); // a scrape resets the delay histogram
     const c0 = cpuMs(bot.pid);
     const r = values.rate
@@ -57,6 +74,8 @@ try {
     const c1 = cpuMs(bot.pid);
     const lagP99 = (await metric(bot.url, 'nodejs_eventloop_lag_p99_seconds')) * 1000;
     const lagMax = (await metric(bot.url, 'nodejs_eventloop_lag_max_seconds')) * 1000;
+    const g1 = await gcStats(bot.url); // after the lag figures: a scrape resets their histogram
+    const gc = (kind: string) => ({ n: (g1[kind]?.n ?? 0) - (g0[kind]?.n ?? 0), us: ((g1[kind]?.s ?? 0) - (g0[kind]?.s ?? 0)) * 1e6 });
     const rss = bot.rssMiB();
     await quiet(bot.pid, bot.url);
     const c2 = cpuMs(bot.pid);
@@ -70,6 +89,10 @@ try {
       p99_ms: Number(r.p99Ms.toFixed(2)),
       cpu_us_per_event_intake: Math.round(((c1 - c0) * 1000) / n),
       cpu_us_per_event_with_drain: Math.round(((c2 - c0) * 1000) / n),
+      // Garbage collection during intake (pauses on the main thread, from the bot's /metrics).
+      gc_minor_count: gc('minor').n,
+      gc_minor_us_per_event: Number((gc('minor').us / n).toFixed(1)),
+      gc_major_us_per_event: Number(((gc('major').us + gc('incremental').us) / n).toFixed(1)),
       eventloop_lag_p99_ms: Number(lagP99.toFixed(1)),
       eventloop_lag_max_ms: Number(lagMax.toFixed(1)),
       rss_mib_after: Math.round(rss),

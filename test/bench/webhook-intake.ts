@@ -230,7 +230,8 @@ export async function watchEveryNode(db: AnyDb, channel: string): Promise<void> 
   });
 }
 
-export async function startBot(dir: string, config: 'unrouted' | 'routed' | 'memory', emulator: Emulator, slack: FakeSlack, nodeArgs?: string[]): Promise<BotProcess> {
+/** A bot as deployed (the Dockerfile's node flags and environment) unless `asDeployed` is false, plus `nodeArgs`. */
+export async function startBot(dir: string, config: 'unrouted' | 'routed' | 'memory', emulator: Emulator, slack: FakeSlack, nodeArgs?: string[], asDeployed = true): Promise<BotProcess> {
   const dbPath = join(dir, `${config}.db`);
   if (config !== 'unrouted') {
     // `watch add all` in one channel, written before the bot starts (as a previous run would have).
@@ -241,6 +242,7 @@ export async function startBot(dir: string, config: 'unrouted' | 'routed' | 'mem
   return startBotProcess({
     logFile: join(dir, `${config}.log`),
     nodeArgs,
+    asDeployed,
     env: {
       SERVICE_URL: emulator.url,
       SERVICE_API_TOKEN: emulator.token,

@@ -61,8 +61,12 @@ const key = (a: { unit: string } | undefined) => a?.unit ?? '';
 export function createPolicy(o: PolicyOptions): Policy {
   const store = createPolicyStore(o.db);
   const tz = o.tz ?? 'UTC';
-  const dayFormat = new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' });
-  const dayOf = (t: number) => dayFormat.format(new Date(t));
+  const makeDayFormat = () => new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' });
+  // For UTC (the default) made on the first spend check: a DateTimeFormat brings in ICU's time
+  // zone data, resident memory an idle bot need not hold (issue 18). Any other zone is made
+  // here still, so a wrong one fails at construction as before.
+  let dayFormat = tz === 'UTC' ? undefined : makeDayFormat();
+  const dayOf = (t: number) => (dayFormat ??= makeDayFormat()).format(new Date(t));
   const envApproval = parseApprovalPolicy(o.approvalPolicy ?? DEFAULT_APPROVAL_POLICY);
   const envLimits = parseSpendLimits(o.spendLimits ?? 'none');
   for (const r of envApproval) o.checkAction?.(r.action, r.over);
