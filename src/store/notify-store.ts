@@ -45,20 +45,49 @@ export class NotifyStore {
   }
 
   // ---- events ----
-  /** Inserts an event; undefined when its dedupe key is already stored (a redelivery). */
+  /**
+   * Inserts an event; undefined when its dedupe key is already stored (a redelivery).
+   *
+   * On SQLite the key is stored behind the event's own time (`storedEventKey`), so the unique
+   * index on it grows at its end, as the events come, instead of at a random place for each
+   * (a key is a hash): a batch of 9 events dirtied ~13 pages of that index, now ~3 (measured
+   * with test/bench/store-write.ts). The time is the one the event carries (`event_ms`), so a
+   * redelivery gets the same stored key; a key stored as it was before (no prefix) is still
+   * found, in the same statement. PostgreSQL keeps the key as given: replicas of an older
+   * version may share its database during an upgrade, and they look only for the bare key.
+   */
   async insertEvent(e: Omit<EventRow, 'id'>): Promise<number | undefined> {
-    const r = await this.db.run(
-      `INSERT INTO notify_events (dedupe_key, node_id, node_name, event_type, status, event_ts, received_at, payload, event_ms)
-       VALUES (@dedupe_key, @node_id, @node_name, @event_type, @status, @event_ts, @received_at, @payload, @event_ms)
-       ON CONFLICT (dedupe_key) DO NOTHING
-       RETURNING id`,
-      { event_ms: null, ...e },
-    );
+    const ordered = this.db.engine === 'sqlite' ? storedEventKey(e.dedupe_key, e.event_ms) : undefined;
+    const r = ordered
+      ? await this.db.run(
+          `INSERT INTO notify_events (dedupe_key, node_id, node_name, event_type, status, event_ts, received_at, payload, event_ms)
+           SELECT @stored_key, @node_id, @node_name, @event_type, @status, @event_ts, @received_at, @payload, @event_ms
+           WHERE NOT EXISTS (SELECT 1 FROM notify_events WHERE dedupe_key = @dedupe_key)
+           ON CONFLICT (dedupe_key) DO NOTHING
+           RETURNING id`,
+          { ...e, stored_key: ordered },
+        )
+      : await this.db.run(
+          `INSERT INTO notify_events (dedupe_key, node_id, node_name, event_type, status, event_ts, received_at, payload, event_ms)
+           VALUES (@dedupe_key, @node_id, @node_name, @event_type, @status, @event_ts, @received_at, @payload, @event_ms)
+           ON CONFLICT (dedupe_key) DO NOTHING
+           RETURNING id`,
+          { event_ms: null, ...e },
+        );
     return r.rows.length ? Number(r.rows[0].id) : undefined;
   }
 
+  /**
+   * The event stored under this dedupe key (as given to insertEvent), if any. A key stored
+   * behind its event's time is found by a scan: for tests and diagnostics, not a hot path.
+   */
   async eventByKey(key: string): Promise<EventRow | undefined> {
-    return this.db.get<EventRow>('SELECT * FROM notify_events WHERE dedupe_key = ?', [key]);
+    const row =
+      (await this.db.get<EventRow>('SELECT * FROM notify_events WHERE dedupe_key = ?', [key])) ??
+      (this.db.engine === 'sqlite'
+        ? await this.db.get<EventRow>(`SELECT * FROM notify_events WHERE length(dedupe_key) = ? AND substr(dedupe_key, ${PREFIX_LENGTH + 1}) = ? AND substr(dedupe_key, 1, 1) = '${PREFIX_MARK}'`, [key.length + PREFIX_LENGTH, key])
+        : undefined);
+    return row && { ...row, dedupe_key: key };
   }
 
   /** The status of the node's last event before `beforeEventId` (for counting changes). */
@@ -206,4 +235,20 @@ export class NotifyStore {
   async notices(): Promise<NoticeRow[]> {
     return this.db.all<NoticeRow>('SELECT * FROM notify_notices ORDER BY id');
   }
+}
+
+/** `t` + the event's time in ms as 12 hex digits + `:`: fixed width, so keys sort by time. */
+const PREFIX_MARK = 't';
+const PREFIX_LENGTH = 14;
+const MAX_MS = 16 ** 12;
+
+/**
+ * How an event's dedupe key is stored on SQLite: behind the event's own time, when it has one
+ * (else undefined: stored as given). Deterministic: a redelivery carries the same time. The
+ * dedupe keys of webhooks (webhooks/read-event.ts) hash that time, or the whole body when there
+ * is none, so one key never comes with two times.
+ */
+export function storedEventKey(key: string, eventMs: number | null | undefined): string | undefined {
+  if (typeof eventMs !== 'number' || !Number.isSafeInteger(eventMs) || eventMs < 0 || eventMs >= MAX_MS) return undefined;
+  return `${PREFIX_MARK}${eventMs.toString(16).padStart(12, '0')}:${key}`;
 }

@@ -2,7 +2,7 @@
  * The notify room's repositories on both engines: the same calls, the same answers.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { groupCommit, NotifyPages, NotifyStore, type AnyDb, type EventRow } from '../../src/store/index.js';
+import { groupCommit, NotifyPages, NotifyStore, storedEventKey, type AnyDb, type EventRow } from '../../src/store/index.js';
 import { ENGINES, openTestDb } from '../support/databases.js';
 
 const event = (key: string, nodeId = 'n1', over: Partial<EventRow> = {}): Omit<EventRow, 'id'> => ({
@@ -51,6 +51,16 @@ describe.each(ENGINES)('notify repositories on %s', (engine) => {
     expect(await store.previousStatus('n1', id!)).toBeUndefined();
     expect((await store.recentStatusEvents('n1')).map((e) => e.status)).toEqual(['RUNNING', 'FAILED']);
     expect(await store.countEvents()).toBe(2);
+  });
+
+  it('recognises a redelivery of an event whose key was stored as given (by a version before the keys were ordered by time)', async () => {
+    await db.run(
+      `INSERT INTO notify_events (dedupe_key, node_id, event_type, received_at, payload, event_ms) VALUES ('legacy-1', 'n1', 'NODE_STATUS_UPDATED', 1, '{}', 1776340800000)`,
+    );
+    expect(await store.insertEvent(event('legacy-1'))).toBeUndefined();
+    expect(await store.insertEvent(event('legacy-2', 'n1', { event_ms: null }))).toBeTypeOf('number');
+    expect(await store.insertEvent(event('legacy-2', 'n1', { event_ms: null }))).toBeUndefined();
+    expect((await store.eventByKey('legacy-2'))?.dedupe_key).toBe('legacy-2');
   });
 
   it('gives a long due backlog whole, oldest first, up to the limit (read in chunks)', async () => {
@@ -259,5 +269,26 @@ describe.each(ENGINES)('notify repositories on %s', (engine) => {
     expect(await store.eventByKey('g2')).toBeUndefined();
     expect(await store.eventByKey('g3')).toBeDefined();
     expect((await store.incidents({ channelId: 'GC' })).map((i) => i.node_id)).toEqual(['x', 'y']);
+  });
+});
+
+describe('dedupe keys on SQLite', () => {
+  it('are stored in the order of their events\' times, so the unique index grows at its end', async () => {
+    const db = await openTestDb('sqlite');
+    const store = new NotifyStore(db);
+    // Hash-like keys in no order, for events in time order.
+    const keys = ['f3a1', '07c2', 'b9e0', '4d55', 'e018', '2a7b'];
+    for (const [i, k] of keys.entries()) await store.insertEvent(event(k, 'n1', { event_ms: 1_776_340_800_000 + i * 1000 }));
+    const byKey = await db.column<number>('SELECT id FROM notify_events ORDER BY dedupe_key');
+    expect(byKey).toEqual([...byKey].sort((a, b) => a - b));
+    // Still one event per key, found by the key it was given.
+    for (const [i, k] of keys.entries()) {
+      expect(await store.insertEvent(event(k, 'n1', { event_ms: 1_776_340_800_000 + i * 1000 }))).toBeUndefined();
+      expect((await store.eventByKey(k))?.dedupe_key).toBe(k);
+    }
+    expect(storedEventKey('k', 1_776_340_800_000)).toBe(storedEventKey('k', 1_776_340_800_000));
+    expect(storedEventKey('k', null)).toBeUndefined();
+    expect(storedEventKey('k', -1)).toBeUndefined();
+    await db.close();
   });
 });

@@ -38,6 +38,17 @@ describe.each(ENGINES)('store on %s', (engine) => {
     expect(await db.value('SELECT owner FROM store_leases WHERE name = ?', ['nope'])).toBeUndefined();
   });
 
+  it('binds a @name used twice to both places, leaves an @ in a string alone, and refuses a missing name', async () => {
+    const r = await db.run(
+      `INSERT INTO store_leases (name, owner, until) VALUES (@name, @name || '@owner', @until) RETURNING owner, until`,
+      { name: 'twice', until: 7, unused: 'x' },
+    );
+    expect(r.rows[0]).toEqual({ owner: 'twice@owner', until: 7 });
+    expect(await db.value('SELECT until FROM store_leases WHERE name = @name AND owner = @owner', { name: 'twice', owner: 'twice@owner' })).toBe(7);
+    await expect(db.run('UPDATE store_leases SET until = @until WHERE name = @name', { name: 'twice' })).rejects.toThrow(/until/);
+    expect(await db.value('SELECT until FROM store_leases WHERE name = ?', ['twice'])).toBe(7);
+  });
+
   it('commits a transaction, rolls back one that throws, and rolls back only a failed savepoint', async () => {
     await db.tx(async () => {
       await db.run("INSERT INTO store_generations (name, gen) VALUES ('t1', 1)");

@@ -9,12 +9,19 @@ export interface Translated {
   names?: string[];
   /** How many `?` it has. */
   count: number;
+  /** For named parameters: the index in `names` of each placeholder written, in order. */
+  occurrences?: number[];
 }
 
-export function toNumbered(sql: string): Translated {
+/**
+ * `mark(n)` writes the n-th parameter (1-based): `$n` for PostgreSQL; SQLite's bindings by
+ * position take `?` for each occurrence (see `occurrences`).
+ */
+export function toNumbered(sql: string, mark: (n: number) => string = (n) => `$${n}`): Translated {
   let out = '';
   let count = 0;
   const names: string[] = [];
+  const occurrences: number[] = [];
   let i = 0;
   while (i < sql.length) {
     const c = sql[i];
@@ -52,7 +59,7 @@ export function toNumbered(sql: string): Translated {
       out += sql.slice(i, stop);
       i = stop;
     } else if (c === '?') {
-      out += `$${++count}`;
+      out += mark(++count);
       i++;
     } else if (c === '@' && /[A-Za-z_]/.test(sql[i + 1] ?? '')) {
       let j = i + 1;
@@ -60,7 +67,8 @@ export function toNumbered(sql: string): Translated {
       const name = sql.slice(i + 1, j);
       let n = names.indexOf(name);
       if (n === -1) n = names.push(name) - 1;
-      out += `$${n + 1}`;
+      occurrences.push(n);
+      out += mark(n + 1);
       i = j;
     } else {
       out += c;
@@ -68,7 +76,7 @@ export function toNumbered(sql: string): Translated {
     }
   }
   if (count && names.length) throw new Error('SQL mixes ? and @name placeholders');
-  return { text: out, names: names.length ? names : undefined, count };
+  return { text: out, names: names.length ? names : undefined, count, occurrences: names.length ? occurrences : undefined };
 }
 
 function closing(sql: string, start: number, quote: string, escapes = false): number {
