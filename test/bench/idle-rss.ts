@@ -24,7 +24,7 @@ import { parseArgs } from 'node:util';
 import { startEmulator } from '../../src/emulator/index.js';
 import { startFakeSlack } from '../fakes/slack/index.js';
 import { buildBot, pinSelf, root, startBotProcess, startLoadProcess, type LoadProcess } from './processes.js';
-import { createNodes, median, round, signer, watchEveryNode, CHANNEL } from './webhook-intake.js';
+import { botEnv, createNodes, median, round, signer, watchEveryNode, CHANNEL } from './webhook-intake.js';
 import { openDatabase } from '../../src/store/index.js';
 
 const { values } = parseArgs({
@@ -109,16 +109,7 @@ try {
         nodeArgs: values.gc ? [...v.nodeArgs, '--trace-gc-nvp'] : v.nodeArgs,
         cli: `${v.dist}/src/cli.js`,
         asDeployed: v.deployed,
-        env: {
-          SERVICE_URL: emulator.url,
-          SERVICE_API_TOKEN: emulator.token,
-          NODE_API_TOKEN: emulator.nodeApiToken,
-          DATABASE_PATH: dbPath,
-          SLACK_BOT_TOKEN: 'xoxb-bench',
-          SLACK_SIGNING_SECRET: 'bench-signing-secret',
-          SLACK_API_URL: slack.apiUrl,
-          ...v.env,
-        },
+        env: { ...botEnv(emulator, slack, dbPath), ...v.env },
       });
       try {
         await sleep(Number(values.settle));

@@ -28,7 +28,7 @@ import { startFakeSlack, type FakeSlack } from '../fakes/slack/index.js';
 import { createDatabase, startPostgresServer } from '../support/postgres-server.js';
 import { buildBot, pinning, pinSelf, startBotProcess, startLoadProcess, type BotProcess } from './processes.js';
 import type { BenchResult } from './types.js';
-import { createNodes, median, round, signer, watchEveryNode } from './webhook-intake.js';
+import { botEnv, createNodes, median, round, signer, watchEveryNode, CHANNEL } from './webhook-intake.js';
 
 export interface IntakePostgresOptions {
   nodes: number;
@@ -43,7 +43,6 @@ export interface IntakePostgresOptions {
   drainS: number;
 }
 
-const CHANNEL = 'CINTAKE';
 const CONFIGS = ['sqlite', 'postgres', 'replicas'] as const;
 type Config = (typeof CONFIGS)[number];
 
@@ -194,16 +193,7 @@ async function setUp(config: Config, dir: string, adminUrl: string, emulator: Em
     bots.push(
       await startBotProcess({
         logFile: join(dir, `${config}-${i}.log`),
-        env: {
-          SERVICE_URL: emulator.url,
-          SERVICE_API_TOKEN: emulator.token,
-          NODE_API_TOKEN: emulator.nodeApiToken,
-          DATABASE_PATH: dbPath,
-          ...(url ? { DATABASE_URL: url } : {}),
-          SLACK_BOT_TOKEN: 'xoxb-bench',
-          SLACK_SIGNING_SECRET: 'bench-signing-secret',
-          SLACK_API_URL: slack.apiUrl,
-        },
+        env: { ...botEnv(emulator, slack, dbPath), ...(url ? { DATABASE_URL: url } : {}) },
       }),
     );
   }

@@ -243,16 +243,21 @@ export async function startBot(dir: string, config: 'unrouted' | 'routed' | 'mem
     logFile: join(dir, `${config}.log`),
     nodeArgs,
     asDeployed,
-    env: {
-      SERVICE_URL: emulator.url,
-      SERVICE_API_TOKEN: emulator.token,
-      NODE_API_TOKEN: emulator.nodeApiToken,
-      DATABASE_PATH: dbPath,
-      SLACK_BOT_TOKEN: 'xoxb-bench',
-      SLACK_SIGNING_SECRET: 'bench-signing-secret',
-      SLACK_API_URL: slack.apiUrl,
-    },
+    env: botEnv(emulator, slack, dbPath),
   });
+}
+
+/** The environment of a benchmarked bot: the emulated service, a database file, Slack over HTTP against the fake. */
+export function botEnv(emulator: Emulator, slack: FakeSlack, dbPath: string): Record<string, string> {
+  return {
+    SERVICE_URL: emulator.url,
+    SERVICE_API_TOKEN: emulator.token,
+    NODE_API_TOKEN: emulator.nodeApiToken,
+    DATABASE_PATH: dbPath,
+    SLACK_BOT_TOKEN: 'xoxb-bench',
+    SLACK_SIGNING_SECRET: 'bench-signing-secret',
+    SLACK_API_URL: slack.apiUrl,
+  };
 }
 
 export async function createNodes(emulator: Emulator, n: number): Promise<string[]> {
