@@ -245,16 +245,17 @@ export function cpuMs(pid: number): number {
 }
 
 /**
- * Resolves once the process has used under 2% of a core over a second and, with `url`, its
+ * Resolves once the process has used under 2% of a core (`cpuMsPerS`) over a second and, with `url`, its
  * outbox is empty (`outbox_depth` 0 on its /metrics: a paced drain can spend less than that per
  * second while rows still wait), or after `maxS` seconds. Runs start from a quiet bot, so one
  * run's after-work is not charged to the next run, nor to the baseline running beside it.
  */
-export async function untilQuiet(pid: number, url?: string, maxS = 120): Promise<void> {
+export async function untilQuiet(pid: number, url?: string, opts: { maxS?: number; cpuMsPerS?: number } = {}): Promise<void> {
+  const { maxS = 120, cpuMsPerS = 20 } = opts;
   for (let last = cpuMs(pid), i = 0; i < maxS; i++) {
     await new Promise((r) => setTimeout(r, 1000));
     const now = cpuMs(pid);
-    if (now - last < 20 && (!url || (await outboxDepth(url)) === 0)) return;
+    if (now - last < cpuMsPerS && (!url || (await outboxDepth(url)) === 0)) return;
     last = now;
   }
 }

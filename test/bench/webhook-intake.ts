@@ -51,6 +51,8 @@ export interface IntakeOptions {
   /** Skip the latency and memory runs (profiling). */
   throughputOnly?: boolean;
   configs?: Array<'unrouted' | 'routed'>;
+  /** A bot is quiet under this much CPU per second (default 20 ms; a profiled bot never gets that low). */
+  quietCpuMsPerS?: number;
 }
 
 export const CHANNEL = 'CINTAKE';
@@ -92,7 +94,7 @@ export async function webhookIntake(opts: IntakeOptions): Promise<BenchResult> {
           // Every run starts from a quiet bot: its outbox drained, so the previous run's posting
           // takes no CPU from the baseline beside it (nor from its own next run).
           const runBase = async () => {
-            await untilQuiet(bot.pid, bot.url);
+            await untilQuiet(bot.pid, bot.url, { cpuMsPerS: opts.quietCpuMsPerS });
             const c0 = cpuMs(baseline.pid);
             const res = await load.run({ kind: 'closed', url: baseline.url, requests: sign(opts.events, '/'), concurrency: opts.concurrency });
             cpuBase.push(((cpuMs(baseline.pid) - c0) * 1000) / res.ok);
@@ -101,11 +103,11 @@ export async function webhookIntake(opts: IntakeOptions): Promise<BenchResult> {
           // The bot's CPU per event, while answering and until its outbox has drained (the
           // posting of those events included): a figure that other work on the machine barely moves.
           const runBot = async () => {
-            await untilQuiet(bot.pid, bot.url);
+            await untilQuiet(bot.pid, bot.url, { cpuMsPerS: opts.quietCpuMsPerS });
             const c0 = cpuMs(bot.pid);
             const res = await load.run({ kind: 'closed', url: bot.url, requests: sign(opts.events), concurrency: opts.concurrency });
             cpuIntake.push(((cpuMs(bot.pid) - c0) * 1000) / res.ok);
-            await untilQuiet(bot.pid, bot.url);
+            await untilQuiet(bot.pid, bot.url, { cpuMsPerS: opts.quietCpuMsPerS });
             cpuDrained.push(((cpuMs(bot.pid) - c0) * 1000) / res.ok);
             return res;
           };
@@ -137,7 +139,7 @@ export async function webhookIntake(opts: IntakeOptions): Promise<BenchResult> {
         targets.push({ what: `${config === 'routed' ? 'routed (every node watched)' : 'unrouted (no watches)'}: ratio to baseline ≥ ${floor}`, value: round(ratio, 2), met: ratio >= floor });
 
         if (config === 'routed' && !opts.throughputOnly) {
-          await untilQuiet(bot.pid, bot.url);
+          await untilQuiet(bot.pid, bot.url, { cpuMsPerS: opts.quietCpuMsPerS });
           const paced = await load.run({ kind: 'open', url: bot.url, requests: sign(opts.rate * opts.seconds), rate: opts.rate });
           failed += paced.failed;
           // An open loop above the bot's capacity queues: 503s here are its in-flight cap shedding.
