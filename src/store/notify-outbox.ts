@@ -186,14 +186,15 @@ export class NotifyOutbox {
 
   /**
    * Forgets what is done and old: outbox rows no longer waiting, created before `before`, and
-   * events older than `before` that no row refers to (their dedupe keys go with them).
+   * events older than `before` that no row refers to (their dedupe keys go with them). An event
+   * not yet routed stays, however old (it is routed at the worker's next pass).
    */
   async prune(before: number): Promise<{ outbox: number; events: number }> {
     return this.db.tx(async () => {
       const outbox = (await this.db.run(`DELETE FROM notify_outbox WHERE state IN ('sent', 'failed', 'gone') AND created_at < ?`, [before])).changes;
       const events = (
         await this.db.run(
-          'DELETE FROM notify_events WHERE received_at < ? AND coalesce(event_ms, 0) < ? AND id NOT IN (SELECT event_id FROM notify_outbox WHERE event_id IS NOT NULL)',
+          'DELETE FROM notify_events WHERE received_at < ? AND coalesce(event_ms, 0) < ? AND route_pending IS NULL AND id NOT IN (SELECT event_id FROM notify_outbox WHERE event_id IS NOT NULL)',
           [before, before],
         )
       ).changes;
