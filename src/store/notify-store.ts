@@ -95,8 +95,9 @@ export class NotifyStore {
       [limit],
     );
     // RETURNING gives no order: the oldest first, as they came.
-    return r.rows
-      .map((row) => ({ id: Number(row.id), node_id: String(row.node_id), status: row.status === null || row.status === undefined ? null : String(row.status), received_at: Number(row.received_at) }))
+    // (PostgreSQL gives BIGINT columns as strings.)
+    return (r.rows as unknown as Array<{ id: number | string; node_id: string; status: string | null; received_at: number | string }>)
+      .map((row) => ({ id: Number(row.id), node_id: row.node_id, status: row.status ?? null, received_at: Number(row.received_at) }))
       .sort((a, b) => a.id - b.id);
   }
 
