@@ -1,7 +1,8 @@
 /**
  * SQL of the notify room (tables of migrations/notify.ts): events, watches, mutes, outbox,
  * incidents and notices, on either engine (AnyDb). Async; callers group writes in
- * `store.tx(async () => ...)` so an event and its outbox rows commit together.
+ * `store.tx(async () => ...)` so what belongs together commits together (an event and its
+ * outbox rows on ingestEvent; a router's chunk: the marks cleared and the rows written).
  * Watches and mutes, the outbox and incidents each have their repository (notify-watches.ts,
  * notify-outbox.ts, notify-incidents.ts); this store is the one face the notify room sees.
  */
