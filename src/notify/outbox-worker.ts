@@ -166,8 +166,16 @@ export class OutboxWorker {
     this.quietUntil = 0;
     let moreToRoute = false;
     try {
-      // First the events the webhook stored since the last pass: their rows are read below.
-      if (this.o.route) moreToRoute = !(await this.o.route());
+      // First the events the webhook stored since the last pass: their rows are read below. A
+      // failure to route does not keep the pass from posting what is already queued (the
+      // events stay marked and are routed by a later pass); a database that is down fails below.
+      if (this.o.route) {
+        try {
+          moreToRoute = !(await this.o.route());
+        } catch (err) {
+          this.log.error({ err }, 'routing stored events failed; they stay marked and are routed by a later pass');
+        }
+      }
       const now = this.o.now();
       await this.releaseHeld(now);
       let quietUntil = Infinity;

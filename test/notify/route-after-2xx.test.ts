@@ -138,6 +138,22 @@ describe('webhook events are routed after the 2xx, by the outbox worker', () => 
     expect(await b.n.store.eventsToRouteCount()).toBe(0);
   });
 
+  it('still posts what is queued when routing fails, and routes the event at a later pass', async () => {
+    const t = await receiver();
+    await t.n.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
+    expect((await t.post(statusPayload('n1', 'FAILED'))).status).toBe(202);
+    const take = t.n.store.takeEventsToRoute.bind(t.n.store);
+    t.n.store.takeEventsToRoute = async () => {
+      throw new Error('scripted routing failure');
+    };
+    await t.n.outbox.enqueue({ platform: 'slack', channelId: 'C2', kind: 'report', message: { header: 'Daily report', blocks: [] } });
+    await waitFor(async () => (await t.n.tick(), t.slack.posts('C2').length > 0), { what: 'the report posted despite the routing failure' });
+    expect(await t.n.store.eventsToRouteCount()).toBe(1);
+    t.n.store.takeEventsToRoute = take;
+    expect(await t.n.drain(3000)).toBe(true);
+    expect(t.slack.topLevel('C1')[0].message.header).toMatch(/alice is FAILED/);
+  });
+
   it('counts the events waiting to be routed in outbox_depth', async () => {
     const t = await receiver();
     const metrics = createMetrics({ defaults: false });
