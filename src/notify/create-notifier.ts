@@ -22,7 +22,7 @@ import type { HostingClient } from '../hosting/index.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { AnyDb } from '../store/index.js';
-import { NotifyPages, NotifyStore, type RoutingView } from '../store/index.js';
+import { NotifyPages, NotifyStore, type EventOutboxRow, type RoutingView } from '../store/index.js';
 import { createLeases, groupCommit } from '../store/index.js';
 import { randomUUID } from 'node:crypto';
 import { createChannelClaims } from './channel-claims.js';
@@ -33,7 +33,7 @@ import { webhookRoutes, type IngestResult } from '../webhooks/index.js';
 import { OutboxWorker } from './outbox-worker.js';
 import { createPaging, type Paging, type PagingOptions } from './paging.js';
 import { createWatchService, kindsOf, type WatchService } from './watch-service.js';
-import { createEventRouter, queueFor, routeStatusEvent } from './route-pending.js';
+import { createEventRouter, routesOf, rowFor } from './route-pending.js';
 import { ACTIVITY_EVENT_PREFIX, type ActivityItem } from './render-notifications.js';
 
 export interface NotifierOptions {
@@ -227,7 +227,12 @@ export function createNotifier(opts: NotifierOptions): Notifier {
       route_pending: routing ? null : 1,
     });
     if (eventId === undefined) return { duplicate: true, routed: 0, nodeId: event.nodeId };
-    const routed = routing ? await routeStatusEvent(store, routing, { id: eventId, nodeId: event.nodeId, status: event.status }, now) : 0;
+    let routed = 0;
+    if (routing) {
+      const rows = await routesOf(store, routing, { id: eventId, nodeId: event.nodeId, status: event.status }, now);
+      await store.insertEventRows(rows);
+      routed = rows.length;
+    }
     const flagged = time.flagged ? { eventTimestamp: event.eventTimestamp, aheadMs: time.aheadMs } : undefined;
     return { duplicate: false, eventId, routed, toRoute: !routing, nodeId: event.nodeId, status: event.status, flagged };
   };
@@ -262,7 +267,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
   const ingestActivity = async (node: { nodeId: string; nodeName?: string }, items: ActivityItem[]): Promise<number> => {
     const now = nowMs();
     const routed = await store.tx(async () => {
-      let n = 0;
+      const rows: EventOutboxRow[] = [];
       const routing = await store.routingView();
       const watches = routing.watchesFor(node.nodeId);
       for (const item of items) {
@@ -283,11 +288,11 @@ export function createNotifier(opts: NotifierOptions): Notifier {
           if (seen.has(key) || !kindsOf(w).includes(item.kind)) continue;
           if (w.min_amount_msat && item.amountMsat !== undefined && item.amountMsat < w.min_amount_msat) continue;
           seen.add(key);
-          await queueFor(store, routing, w, eventId, node.nodeId, now);
-          n++;
+          rows.push(rowFor(routing, w, eventId, node.nodeId, now));
         }
       }
-      return n;
+      await store.insertEventRows(rows);
+      return rows.length;
     });
     if (routed) {
       worker.wake();

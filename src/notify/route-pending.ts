@@ -1,7 +1,7 @@
 /**
  * Routing: from a stored event to one outbox row per channel that watches its node.
  *
- * `routeStatusEvent` is the one routing of a service event (its watches, their kinds and
+ * `routesOf` is the one routing of a service event (its watches, their kinds and
  * statuses filter, an open incident letting a filtered status through, a mute holding the row),
  * used by both paths that route one:
  *   - `ingestEvent` (the direct API) stores and routes in one transaction;
@@ -15,7 +15,7 @@
  * after the next start: nothing answered 2xx is lost.
  */
 import type { Logger } from '../log.js';
-import type { NotifyStore, RoutingView } from '../store/index.js';
+import type { EventOutboxRow, NotifyStore, RoutingView } from '../store/index.js';
 import { letThrough } from './execute-round.js';
 import { kindsOf } from './watch-service.js';
 
@@ -25,47 +25,31 @@ export const ROUTE_CHUNK = 250;
 export const ROUTE_CHUNKS_PER_PASS = 40;
 
 /**
- * One outbox row for a stored event in a watching channel: held while a mute covers the node
+ * The outbox row of a stored event in a watching channel: held while a mute covers the node
  * there at `now`. The row is dated `at` (the event's arrival): its coalescing window and its
  * delivery latency count from then.
  */
-export async function queueFor(
-  store: NotifyStore,
-  routing: RoutingView,
-  w: { platform: string; channel_id: string },
-  eventId: number,
-  nodeId: string,
-  now: number,
-  at: number = now,
-): Promise<void> {
+export function rowFor(routing: RoutingView, w: { platform: string; channel_id: string }, eventId: number, nodeId: string, now: number, at: number = now): EventOutboxRow {
   const muted = routing.activeMute(w.platform, w.channel_id, nodeId, now) !== undefined;
-  await store.insertOutbox({
-    platform: w.platform,
-    channel_id: w.channel_id,
-    kind: 'event',
-    event_id: eventId,
-    state: muted ? 'held' : 'pending',
-    held_by_mute: muted ? 1 : 0,
-    next_attempt_at: at,
-    created_at: at,
-  });
+  return { platform: w.platform, channel_id: w.channel_id, event_id: eventId, state: muted ? 'held' : 'pending', held_by_mute: muted ? 1 : 0, at };
 }
 
 /**
  * Routes one stored service event: one outbox row per channel with a watch on its node (or on
  * `all`) that hears statuses, whose statuses filter lets its status through (or that has an
- * incident open for the node: the change that resolves it must be heard). Returns how many rows
- * it queued. Runs inside the caller's transaction, with the event's own.
+ * incident open for the node: the change that resolves it must be heard). Returns the rows, for
+ * the caller to write (`store.insertEventRows`) in the transaction that holds the event's own
+ * (or, for the router, its mark cleared).
  */
-export async function routeStatusEvent(
+export async function routesOf(
   store: NotifyStore,
   routing: RoutingView,
   event: { id: number; nodeId: string; status?: string },
   now: number,
   at: number = now,
-): Promise<number> {
+): Promise<EventOutboxRow[]> {
   const seen = new Set<string>();
-  let routed = 0;
+  const rows: EventOutboxRow[] = [];
   for (const w of routing.watchesFor(event.nodeId)) {
     const key = `${w.platform}|${w.channel_id}`;
     if (seen.has(key) || !kindsOf(w).includes('status')) continue;
@@ -76,10 +60,9 @@ export async function routeStatusEvent(
       (await store.openIncident(w.platform, w.channel_id, event.nodeId)) !== undefined;
     if (!passes) continue;
     seen.add(key);
-    await queueFor(store, routing, w, event.id, event.nodeId, now, at);
-    routed++;
+    rows.push(rowFor(routing, w, event.id, event.nodeId, now, at));
   }
-  return routed;
+  return rows;
 }
 
 /** An event the router routed somewhere. */
@@ -120,11 +103,16 @@ export function createEventRouter(o: {
           if (!events.length) return { taken: 0, routed: out };
           const routing = await store.routingView();
           const now = o.now();
+          const rows: EventOutboxRow[] = [];
           for (const e of events) {
             const status = e.status ?? undefined;
-            const n = await routeStatusEvent(store, routing, { id: e.id, nodeId: e.node_id, status }, now, e.received_at);
-            if (n) out.push({ nodeId: e.node_id, status, routed: n });
+            const mine = await routesOf(store, routing, { id: e.id, nodeId: e.node_id, status }, now, e.received_at);
+            if (!mine.length) continue;
+            rows.push(...mine);
+            out.push({ nodeId: e.node_id, status, routed: mine.length });
           }
+          // In event order, a few statements for the whole chunk.
+          await store.insertEventRows(rows);
           return { taken: events.length, routed: out };
         });
         if (taken) o.log.debug({ events: taken, routedEvents: routed.length }, 'stored events routed');

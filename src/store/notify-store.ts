@@ -14,6 +14,7 @@ import { NotifyOutbox } from './notify-outbox.js';
 import { NotifyIncidents } from './notify-incidents.js';
 
 export type { EventToRoute } from './notify-rows.js';
+export type { EventOutboxRow } from './notify-outbox.js';
 export type { EventRow, WatchRow, MuteRow, OutboxState, OutboxRow, OutboxEventRow, IncidentRow, NoticeRow } from './notify-rows.js';
 export type { RoutingView } from './notify-routing-index.js';
 
@@ -172,6 +173,9 @@ export class NotifyStore {
   // ---- outbox (NotifyOutbox) ----
   insertOutbox(...a: Parameters<NotifyOutbox['insertOutbox']>): ReturnType<NotifyOutbox['insertOutbox']> {
     return this.outboxRepo.insertOutbox(...a);
+  }
+  insertEventRows(...a: Parameters<NotifyOutbox['insertEventRows']>): ReturnType<NotifyOutbox['insertEventRows']> {
+    return this.outboxRepo.insertEventRows(...a);
   }
   pendingChannels(...a: Parameters<NotifyOutbox['pendingChannels']>): ReturnType<NotifyOutbox['pendingChannels']> {
     return this.outboxRepo.pendingChannels(...a);

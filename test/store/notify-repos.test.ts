@@ -334,6 +334,24 @@ describe.each(ENGINES)('events stored but not yet routed, on %s', (engine) => {
     expect((await store.tx(() => store.takeEventsToRoute(10))).map((e) => e.id)).toEqual([id]);
   });
 
+  it('writes routed events\' outbox rows several per statement, in the order given', async () => {
+    const id = (await store.insertEvent(event('rp-rows', 'n1')))!;
+    const rows = Array.from({ length: 75 }, (_, i) => ({
+      platform: 'slack',
+      channel_id: `RC${i}`,
+      event_id: id,
+      state: i % 10 === 0 ? ('held' as const) : ('pending' as const),
+      held_by_mute: i % 10 === 0 ? (1 as const) : (0 as const),
+      at: 5000 + i,
+    }));
+    await store.insertEventRows(rows);
+    await store.insertEventRows([]);
+    const got = (await store.outboxRows()).filter((r) => r.channel_id.startsWith('RC'));
+    expect(got.map((r) => r.channel_id)).toEqual(rows.map((r) => r.channel_id));
+    expect(got[10]).toMatchObject({ platform: 'slack', kind: 'event', event_id: id, state: 'held', held_by_mute: 1, next_attempt_at: 5010, created_at: 5010, dedupe_key: null, attempts: 0 });
+    expect(got[74]).toMatchObject({ state: 'pending', held_by_mute: 0, next_attempt_at: 5074, created_at: 5074 });
+  });
+
   it('does not prune an event not yet routed, however old', async () => {
     const old = (await store.insertEvent(event('rp-old', 'n1', { received_at: 5, event_ms: 5, route_pending: 1 })))!;
     const routed = (await store.insertEvent(event('rp-old-routed', 'n1', { received_at: 5, event_ms: 5 })))!;
