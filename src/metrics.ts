@@ -42,7 +42,7 @@ export function createMetrics(opts: { defaults?: boolean } = {}): Metrics {
     }),
     outboxDepth: new Gauge({
       name: 'rln_chatops_outbox_depth',
-      help: 'Messages waiting in the outbox',
+      help: 'Messages waiting in the outbox, and events stored but not yet routed to it',
       registers: [registry],
     }),
     deliveryLatency: new Histogram({

@@ -4,12 +4,15 @@
  *   ingestEvent(event)  stores the event and, in the same transaction, one outbox row
  *                       per watching channel (held while a mute covers it). Returns at once;
  *                       a redelivery (same dedupe key) is reported as a duplicate and routes nothing.
- *   start()             starts the outbox worker (it first picks up rows left by a previous run).
+ *   start()             starts the outbox worker (it first routes events and posts rows left by a previous run).
  *   stop()              stops it without draining: waiting rows stay in the database for the next start.
  *   drain(timeoutMs)    posts until nothing is due (tests, shutdown).
  *   outbox              the durable Outbox (core/chat.ts) for reports and notices.
  *   watches             the WatchService behind the `watch` commands (services.watches).
- *   webhookRoutes(...)  the fastify plugin for POST /webhooks/service[/:nodeId], wired to ingestEvent.
+ *   webhookRoutes(...)  the fastify plugin for POST /webhooks/service[/:nodeId]: stores each event
+ *                       marked "not yet routed" (group commit) and answers 2xx after that commit;
+ *                       the outbox worker routes marked events at the start of its next pass
+ *                       (route-pending.ts), woken when the first event's coalescing window ends.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { hasBody, sleep, type ChatPoster, type Message, type Outbox } from '../core/index.js';
@@ -19,7 +22,7 @@ import type { HostingClient } from '../hosting/index.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { AnyDb } from '../store/index.js';
-import { NotifyPages, NotifyStore, type RoutingView } from '../store/index.js';
+import { NotifyPages, NotifyStore, type EventOutboxRow, type RoutingView } from '../store/index.js';
 import { createLeases, groupCommit } from '../store/index.js';
 import { randomUUID } from 'node:crypto';
 import { createChannelClaims } from './channel-claims.js';
@@ -30,6 +33,7 @@ import { webhookRoutes, type IngestResult } from '../webhooks/index.js';
 import { OutboxWorker } from './outbox-worker.js';
 import { createPaging, type Paging, type PagingOptions } from './paging.js';
 import { createWatchService, kindsOf, type WatchService } from './watch-service.js';
+import { createEventRouter, routesOf, rowFor } from './route-pending.js';
 import { ACTIVITY_EVENT_PREFIX, type ActivityItem } from './render-notifications.js';
 
 export interface NotifierOptions {
@@ -127,8 +131,26 @@ export function createNotifier(opts: NotifierOptions): Notifier {
   // posted by one replica at a time, and one replica at a time pages (channel-claims.ts).
   const replicaId = opts.replicaId ?? randomUUID();
   const leases = opts.db.engine === 'postgres' ? createLeases(opts.db) : undefined;
+  const tellNodeChanged = (e: { nodeId: string; status?: string }) => {
+    try {
+      opts.onNodeEvent?.(e);
+    } catch (err) {
+      log.warn({ err }, 'onNodeEvent listener failed');
+    }
+  };
+  // Events the webhook stored marked "not yet routed" are routed at the start of every worker
+  // pass; the listener hears of those routed somewhere after the router's commit.
+  const router = createEventRouter({
+    store,
+    now: nowMs,
+    log,
+    afterCommit: (routed) => {
+      for (const r of routed) tellNodeChanged({ nodeId: r.nodeId, status: r.status });
+    },
+  });
   const worker = new OutboxWorker({
     store,
+    route: () => router.routePending(),
     claims: leases && createChannelClaims({ leases, owner: replicaId }),
     posters: opts.posters,
     prepareMessage: (m) => opts.buttons.prepare(m),
@@ -175,25 +197,20 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     wakeTimer.unref?.();
   };
 
-  /** One outbox row for a stored event in a watching channel: held while a mute covers the node there. */
-  const queueFor = async (routing: RoutingView, w: { platform: string; channel_id: string }, eventId: number, nodeId: string, now: number): Promise<void> => {
-    const muted = routing.activeMute(w.platform, w.channel_id, nodeId, now) !== undefined;
-    await store.insertOutbox({
-      platform: w.platform,
-      channel_id: w.channel_id,
-      kind: 'event',
-      event_id: eventId,
-      state: muted ? 'held' : 'pending',
-      held_by_mute: muted ? 1 : 0,
-      next_attempt_at: now,
-      created_at: now,
-    });
+  type Stored = IngestResult & {
+    routed: number;
+    /** Stored marked "not yet routed": the worker routes it (webhook path). */
+    toRoute?: boolean;
+    nodeId: string;
+    status?: string;
+    flagged?: { eventTimestamp: string | undefined; aheadMs: number };
   };
 
-  type Stored = IngestResult & { routed: number; nodeId: string; status?: string; flagged?: { eventTimestamp: string | undefined; aheadMs: number } };
-
-  /** Stores one event and its outbox rows (the caller's transaction holds them together), routed by `routing`. */
-  const storeEvent = async (event: IncomingEvent, routing: RoutingView): Promise<Stored> => {
+  /**
+   * Stores one event. With `routing`, its outbox rows too (the caller's transaction holds them
+   * together); without, the event is stored marked "not yet routed", for the worker's router.
+   */
+  const storeEvent = async (event: IncomingEvent, routing?: RoutingView): Promise<Stored> => {
     const now = nowMs();
     // The time the event is ordered by: never later than its arrival (see effectiveEventTime).
     const time = effectiveEventTime(event.eventTimestamp, now, opts.maxFutureSkewMs ?? 60_000);
@@ -207,25 +224,17 @@ export function createNotifier(opts: NotifierOptions): Notifier {
       received_at: now,
       payload: JSON.stringify(event.payload),
       event_ms: time.stampedMs,
+      route_pending: routing ? null : 1,
     });
     if (eventId === undefined) return { duplicate: true, routed: 0, nodeId: event.nodeId };
-    const seen = new Set<string>();
     let routed = 0;
-    for (const w of routing.watchesFor(event.nodeId)) {
-      const key = `${w.platform}|${w.channel_id}`;
-      if (seen.has(key) || !kindsOf(w).includes('status')) continue;
-      const filter = w.statuses ? w.statuses.split(',') : undefined;
-      const passes =
-        !filter ||
-        (event.status !== undefined && filter.includes(event.status)) ||
-        (await store.openIncident(w.platform, w.channel_id, event.nodeId)) !== undefined;
-      if (!passes) continue;
-      seen.add(key);
-      await queueFor(routing, w, eventId, event.nodeId, now);
-      routed++;
+    if (routing) {
+      const rows = await routesOf(store, routing, { id: eventId, nodeId: event.nodeId, status: event.status }, now);
+      await store.insertEventRows(rows);
+      routed = rows.length;
     }
     const flagged = time.flagged ? { eventTimestamp: event.eventTimestamp, aheadMs: time.aheadMs } : undefined;
-    return { duplicate: false, eventId, routed, nodeId: event.nodeId, status: event.status, flagged };
+    return { duplicate: false, eventId, routed, toRoute: !routing, nodeId: event.nodeId, status: event.status, flagged };
   };
 
   /** What follows a commit: the log, the metrics, the worker's wake-up and the listener. */
@@ -237,7 +246,12 @@ export function createNotifier(opts: NotifierOptions): Notifier {
         'event stamped ahead of this clock by more than MAX_FUTURE_SKEW_S: ordered by its arrival instead; check the clocks',
       );
     }
-    if (!r.duplicate) {
+    if (!r.duplicate && r.toRoute) {
+      // Routed by the worker's pass, which this wakes when the event's coalescing window ends
+      // (its rows could not be posted sooner); the listener is told after the router's commit.
+      log.debug({ nodeId: r.nodeId, status: r.status }, 'event stored; routed by the outbox worker');
+      wakeAfterWindow();
+    } else if (!r.duplicate) {
       log.debug({ nodeId: r.nodeId, status: r.status, routed: r.routed }, 'event stored and routed');
       if (r.routed > 0) {
         wakeAfterWindow();
@@ -250,18 +264,10 @@ export function createNotifier(opts: NotifierOptions): Notifier {
   const ingestEvent = async (event: IncomingEvent): Promise<IngestResult & { routed: number }> =>
     afterCommit(await store.tx(async () => storeEvent(event, await store.routingView())));
 
-  const tellNodeChanged = (e: { nodeId: string; status?: string }) => {
-    try {
-      opts.onNodeEvent?.(e);
-    } catch (err) {
-      log.warn({ err }, 'onNodeEvent listener failed');
-    }
-  };
-
   const ingestActivity = async (node: { nodeId: string; nodeName?: string }, items: ActivityItem[]): Promise<number> => {
     const now = nowMs();
     const routed = await store.tx(async () => {
-      let n = 0;
+      const rows: EventOutboxRow[] = [];
       const routing = await store.routingView();
       const watches = routing.watchesFor(node.nodeId);
       for (const item of items) {
@@ -282,11 +288,11 @@ export function createNotifier(opts: NotifierOptions): Notifier {
           if (seen.has(key) || !kindsOf(w).includes(item.kind)) continue;
           if (w.min_amount_msat && item.amountMsat !== undefined && item.amountMsat < w.min_amount_msat) continue;
           seen.add(key);
-          await queueFor(routing, w, eventId, node.nodeId, now);
-          n++;
+          rows.push(rowFor(routing, w, eventId, node.nodeId, now));
         }
       }
-      return n;
+      await store.insertEventRows(rows);
+      return rows.length;
     });
     if (routed) {
       worker.wake();
@@ -336,9 +342,10 @@ export function createNotifier(opts: NotifierOptions): Notifier {
       const keys =
         o.keys ?? new KeyCache({ fetchKey: () => opts.hosting.webhookPublicKey(), refetchIntervalMs: o.keyRefetchIntervalMs });
       const nodes = o.nodes ?? createNodeDirectory({ hosting: opts.hosting });
-      // Events of one burst share a commit (and one read of the routing counter, inside it);
-      // each is answered 2xx only once it is committed.
-      const batch = groupCommit((fn) => store.tx(fn), storeEvent, () => store.routingView());
+      // Events of one burst share a commit; each is answered 2xx only once it is committed. The
+      // transaction stores the events (marked "not yet routed") and nothing else: no read of
+      // the routing view, no outbox rows. The worker routes them after the 2xx (route-pending.ts).
+      const batch = groupCommit((fn) => store.tx(fn), (event: IncomingEvent) => storeEvent(event));
       const ingest = (event: IncomingEvent) => batch(event).then(afterCommit);
       return webhookRoutes({
         keys,
@@ -372,7 +379,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
           await worker.tick();
           // Rows for a platform with no connection cannot be posted by waiting: they stay for a later start.
           // (Which channels wait, not every waiting row: this runs every 20 ms while a backlog drains.)
-          const waiting = (await store.pendingChannels()).some((ch) => opts.posters[ch.platform as Platform]);
+          const waiting = (await store.pendingChannels()).some((ch) => opts.posters[ch.platform as Platform]) || (await store.eventsToRouteCount()) > 0;
           if (!waiting && worker.idle) return true;
           if (late) {
             const pending = (await store.outboxRows({ state: 'pending' })).filter((r) => opts.posters[r.platform as Platform]).length;

@@ -8,7 +8,8 @@
  * routes.push(notifier.webhookRoutes({ signatureHeader })); reports use notifier.outbox;
  * notifier.start() once the HTTP server listens; on shutdown drain(ms) then stop().
  *
- * Inside (README.md): the outbox worker runs rounds, each planned without I/O (plan-round.ts)
+ * Inside (README.md): webhook events are stored marked "not yet routed" and routed after the
+ * 2xx by the outbox worker (route-pending.ts); the worker runs rounds, each planned without I/O (plan-round.ts)
  * and carried out by an executor (execute-round.ts) through a per-channel pacer (pacer.ts);
  * incidents.ts and escalation.ts hold the incidents and the notices to admins.
  */

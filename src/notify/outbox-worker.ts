@@ -1,6 +1,7 @@
 /**
- * The outbox worker: looks for channels with due rows and runs one round per channel at a
- * time. A round is planned without I/O (plan-round.ts: reports and notices as they are,
+ * The outbox worker: routes the events stored but not yet routed (route-pending.ts: the
+ * webhook path leaves that to it, after its 2xx), then looks for channels with due rows and
+ * runs one round per channel at a time. A round is planned without I/O (plan-round.ts: reports and notices as they are,
  * acknowledgements, incidents, superseded events, one message or a digest), then carried out
  * by the executor (execute-round.ts) through the channel's pacer (pacer.ts), which records the
  * outcome: sent, retried with backoff, held by a 429, failed, or the channel gone. Incidents
@@ -48,6 +49,12 @@ export interface OutboxWorkerOptions {
    * process), every channel is this worker's.
    */
   claims?: ChannelClaims;
+  /**
+   * Routes the events stored but not yet routed (createEventRouter().routePending), at the start
+   * of every pass, before it reads what is due: true when none is left, false when more wait
+   * (the next pass follows at once).
+   */
+  route?: () => Promise<boolean>;
 }
 
 export class OutboxWorker {
@@ -149,7 +156,7 @@ export class OutboxWorker {
     void this.tick();
   }
 
-  /** One pass: releases ended mutes, starts a round for every channel that may post now. */
+  /** One pass: routes stored events, releases ended mutes, starts a round for every channel that may post now. */
   async tick(): Promise<void> {
     if (this.ticking) return;
     this.ticking = true;
@@ -157,13 +164,28 @@ export class OutboxWorker {
     this.lastPassAt = Date.now();
     // Until this pass has looked, a poll is not skipped.
     this.quietUntil = 0;
+    let moreToRoute = false;
     try {
+      // First the events the webhook stored since the last pass: their rows are read below. A
+      // failure to route does not keep the pass from posting what is already queued (the
+      // events stay marked and are routed by a later pass); a database that is down fails below.
+      if (this.o.route) {
+        try {
+          moreToRoute = !(await this.o.route());
+        } catch (err) {
+          this.log.error({ err }, 'routing stored events failed; they stay marked and are routed by a later pass');
+        }
+      }
       const now = this.o.now();
       await this.releaseHeld(now);
       let quietUntil = Infinity;
       const channels = await this.o.store.pendingChannels();
-      // The depth from the rows just counted, and the held ones (not a second count of every waiting row).
-      if (this.o.metrics) this.o.metrics.outboxDepth.set(channels.reduce((n, ch) => n + ch.waiting, 0) + (await this.o.store.heldCount()));
+      // The depth from the rows just counted, the held ones (not a second count of every waiting
+      // row) and the events not yet routed (a backlog of the router shows here too).
+      if (this.o.metrics) {
+        const toRoute = this.o.route ? await this.o.store.eventsToRouteCount() : 0;
+        this.o.metrics.outboxDepth.set(channels.reduce((n, ch) => n + ch.waiting, 0) + (await this.o.store.heldCount()) + toRoute);
+      }
       for (const ch of channels) {
         const key = `${ch.platform}|${ch.channel_id}`;
         // A channel in a round wakes the worker when the round ends.
@@ -210,9 +232,11 @@ export class OutboxWorker {
       const retryInMs = Math.min(30_000, 1000 * 2 ** (this.tickFailures - 1));
       this.backoffUntil = Date.now() + retryInMs;
       this.log.error({ err, failures: this.tickFailures, retryInMs }, 'notify tick failed');
+      moreToRoute = false;
     } finally {
       this.ticking = false;
     }
+    if (moreToRoute) this.wake();
   }
 
   private async releaseHeld(now: number): Promise<void> {

@@ -11,6 +11,21 @@ const chunkSize = (n: number): number => ID_CHUNKS.find((s) => s >= n) ?? ID_CHU
 const LISTS = new Map<number, string>(ID_CHUNKS.map((n) => [n, Array.from({ length: n }, () => '?').join(', ')]));
 const placeholders = (n: number): string => LISTS.get(n)!;
 
+/** Rows per INSERT of insertEventRows (largest first). */
+const ROW_CHUNKS = [64, 8, 1] as const;
+const ROW_VALUES = new Map<number, string>(ROW_CHUNKS.map((n) => [n, Array.from({ length: n }, () => "(?, ?, 'event', ?, ?, ?, ?, ?)").join(', ')]));
+const rowValues = (n: number): string => ROW_VALUES.get(n)!;
+
+/** An outbox row of a routed event: in `channel_id`, for `event_id`, pending or held by a mute, dated `at`. */
+export interface EventOutboxRow {
+  platform: string;
+  channel_id: string;
+  event_id: number;
+  state: 'pending' | 'held';
+  held_by_mute: 0 | 1;
+  at: number;
+}
+
 export class NotifyOutbox {
   constructor(private readonly db: AnyDb) {}
 
@@ -49,6 +64,27 @@ export class NotifyOutbox {
       },
     );
     return res.rows.length ? Number(res.rows[0].id) : undefined;
+  }
+
+  /**
+   * Queues the rows of routed events (no thread, message or dedupe key), in the order given,
+   * several per statement (64, 8 or 1 rows: three statement texts, each prepared once): the
+   * router writes a chunk's ~250 rows in a few statements instead of one each.
+   */
+  async insertEventRows(rows: readonly EventOutboxRow[]): Promise<void> {
+    for (let i = 0; i < rows.length; ) {
+      const n = ROW_CHUNKS.find((size) => size <= rows.length - i)!;
+      const params: unknown[] = [];
+      for (let j = i; j < i + n; j++) {
+        const r = rows[j];
+        params.push(r.platform, r.channel_id, r.event_id, r.state, r.held_by_mute, r.at, r.at);
+      }
+      await this.db.run(
+        `INSERT INTO notify_outbox (platform, channel_id, kind, event_id, state, held_by_mute, next_attempt_at, created_at) VALUES ${rowValues(n)}`,
+        params,
+      );
+      i += n;
+    }
   }
 
   /** Channels that have pending rows, with the earliest due time, the oldest creation time and how many wait. */
@@ -186,14 +222,15 @@ export class NotifyOutbox {
 
   /**
    * Forgets what is done and old: outbox rows no longer waiting, created before `before`, and
-   * events older than `before` that no row refers to (their dedupe keys go with them).
+   * events older than `before` that no row refers to (their dedupe keys go with them). An event
+   * not yet routed stays, however old (it is routed at the worker's next pass).
    */
   async prune(before: number): Promise<{ outbox: number; events: number }> {
     return this.db.tx(async () => {
       const outbox = (await this.db.run(`DELETE FROM notify_outbox WHERE state IN ('sent', 'failed', 'gone') AND created_at < ?`, [before])).changes;
       const events = (
         await this.db.run(
-          'DELETE FROM notify_events WHERE received_at < ? AND coalesce(event_ms, 0) < ? AND id NOT IN (SELECT event_id FROM notify_outbox WHERE event_id IS NOT NULL)',
+          'DELETE FROM notify_events WHERE received_at < ? AND coalesce(event_ms, 0) < ? AND route_pending IS NULL AND id NOT IN (SELECT event_id FROM notify_outbox WHERE event_id IS NOT NULL)',
           [before, before],
         )
       ).changes;

@@ -1,5 +1,6 @@
 /**
- * What the webhook's routing step reads for every event, held in memory: the active watches
+ * What routing (notify/route-pending.ts: the outbox worker's router for webhook events, and
+ * ingestEvent/ingestActivity) reads for every event, held in memory: the active watches
  * by target and the mutes by channel. Routing an event then costs map look-ups instead of two
  * or more SQL queries per event and per watch.
  *
@@ -8,7 +9,7 @@
  * (NotifyWatches), and `view()` reads that counter (one small query) and reloads both tables
  * when it differs from the one they were loaded at. So a watch added through one replica routes
  * the events another replica receives from its next view on. Routing reads one view per event,
- * or one per group-commit batch (create-notifier.ts).
+ * or one per chunk of the router (route-pending.ts).
  *
  * The index is shared by every NotifyStore over the same connection. A write made inside a
  * caller's longer transaction is not cached until that transaction has ended (it may be rolled

@@ -10,6 +10,16 @@ export interface EventRow {
   received_at: number;
   payload: string;
   event_ms?: number | null; // the event's own timestamp (ms) as sent; event_ts may be the effective time
+  /** 1 while the event is stored but not yet routed (the webhook path); NULL once routed, and for every other event. */
+  route_pending?: number | null;
+}
+
+/** What the router (notify/route-pending.ts) reads of an event it routes. */
+export interface EventToRoute {
+  id: number;
+  node_id: string;
+  status: string | null;
+  received_at: number;
 }
 
 export interface WatchRow {

@@ -1,17 +1,20 @@
 /**
  * SQL of the notify room (tables of migrations/notify.ts): events, watches, mutes, outbox,
  * incidents and notices, on either engine (AnyDb). Async; callers group writes in
- * `store.tx(async () => ...)` so an event and its outbox rows commit together.
+ * `store.tx(async () => ...)` so what belongs together commits together (an event and its
+ * outbox rows on ingestEvent; a router's chunk: the marks cleared and the rows written).
  * Watches and mutes, the outbox and incidents each have their repository (notify-watches.ts,
  * notify-outbox.ts, notify-incidents.ts); this store is the one face the notify room sees.
  */
 import type { AnyDb } from './database.js';
 import { routingIndexOf, type NotifyRoutingIndex, type RoutingView } from './notify-routing-index.js';
-import type { EventRow, NoticeRow } from './notify-rows.js';
+import type { EventRow, EventToRoute, NoticeRow } from './notify-rows.js';
 import { NotifyWatches } from './notify-watches.js';
 import { NotifyOutbox } from './notify-outbox.js';
 import { NotifyIncidents } from './notify-incidents.js';
 
+export type { EventToRoute } from './notify-rows.js';
+export type { EventOutboxRow } from './notify-outbox.js';
 export type { EventRow, WatchRow, MuteRow, OutboxState, OutboxRow, OutboxEventRow, IncidentRow, NoticeRow } from './notify-rows.js';
 export type { RoutingView } from './notify-routing-index.js';
 
@@ -60,21 +63,49 @@ export class NotifyStore {
     const ordered = this.db.engine === 'sqlite' ? storedEventKey(e.dedupe_key, e.event_ms) : undefined;
     const r = ordered
       ? await this.db.run(
-          `INSERT INTO notify_events (dedupe_key, node_id, node_name, event_type, status, event_ts, received_at, payload, event_ms)
-           SELECT @stored_key, @node_id, @node_name, @event_type, @status, @event_ts, @received_at, @payload, @event_ms
+          `INSERT INTO notify_events (dedupe_key, node_id, node_name, event_type, status, event_ts, received_at, payload, event_ms, route_pending)
+           SELECT @stored_key, @node_id, @node_name, @event_type, @status, @event_ts, @received_at, @payload, @event_ms, @route_pending
            WHERE NOT EXISTS (SELECT 1 FROM notify_events WHERE dedupe_key = @dedupe_key)
            ON CONFLICT (dedupe_key) DO NOTHING
            RETURNING id`,
-          { ...e, stored_key: ordered },
+          { route_pending: null, ...e, stored_key: ordered },
         )
       : await this.db.run(
-          `INSERT INTO notify_events (dedupe_key, node_id, node_name, event_type, status, event_ts, received_at, payload, event_ms)
-           VALUES (@dedupe_key, @node_id, @node_name, @event_type, @status, @event_ts, @received_at, @payload, @event_ms)
+          `INSERT INTO notify_events (dedupe_key, node_id, node_name, event_type, status, event_ts, received_at, payload, event_ms, route_pending)
+           VALUES (@dedupe_key, @node_id, @node_name, @event_type, @status, @event_ts, @received_at, @payload, @event_ms, @route_pending)
            ON CONFLICT (dedupe_key) DO NOTHING
            RETURNING id`,
-          { event_ms: null, ...e },
+          { event_ms: null, route_pending: null, ...e },
         );
     return r.rows.length ? Number(r.rows[0].id) : undefined;
+  }
+
+  /**
+   * Takes up to `limit` events stored but not yet routed (`route_pending` set by the webhook
+   * path), oldest first, and clears their mark, in one statement. Call it inside the
+   * transaction that writes their outbox rows: if that transaction rolls back, the marks come
+   * back and the events are routed by a later pass. On PostgreSQL the events are locked with
+   * SKIP LOCKED, so replicas routing at the same time each take different events (a replica
+   * that comes after a commit no longer sees them marked): every event is routed once.
+   */
+  async takeEventsToRoute(limit: number): Promise<EventToRoute[]> {
+    const lock = this.db.engine === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
+    const r = await this.db.run(
+      `UPDATE notify_events SET route_pending = NULL
+       WHERE id IN (SELECT id FROM notify_events WHERE route_pending IS NOT NULL ORDER BY id LIMIT ?${lock})
+       RETURNING id, node_id, status, received_at`,
+      [limit],
+    );
+    // RETURNING gives no order: the oldest first, as they came.
+    // (PostgreSQL gives BIGINT columns as strings.)
+    return (r.rows as unknown as Array<{ id: number | string; node_id: string; status: string | null; received_at: number | string }>)
+      .map((row) => ({ id: Number(row.id), node_id: row.node_id, status: row.status ?? null, received_at: Number(row.received_at) }))
+      .sort((a, b) => a.id - b.id);
+  }
+
+  /** Events stored but not yet routed (the partial index on route_pending: a count of the backlog only). */
+  async eventsToRouteCount(): Promise<number> {
+    return Number((await this.db.value<number | string>('SELECT COUNT(*) FROM notify_events WHERE route_pending IS NOT NULL')) ?? 0);
   }
 
   /**
@@ -142,6 +173,9 @@ export class NotifyStore {
   // ---- outbox (NotifyOutbox) ----
   insertOutbox(...a: Parameters<NotifyOutbox['insertOutbox']>): ReturnType<NotifyOutbox['insertOutbox']> {
     return this.outboxRepo.insertOutbox(...a);
+  }
+  insertEventRows(...a: Parameters<NotifyOutbox['insertEventRows']>): ReturnType<NotifyOutbox['insertEventRows']> {
+    return this.outboxRepo.insertEventRows(...a);
   }
   pendingChannels(...a: Parameters<NotifyOutbox['pendingChannels']>): ReturnType<NotifyOutbox['pendingChannels']> {
     return this.outboxRepo.pendingChannels(...a);

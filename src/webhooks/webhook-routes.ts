@@ -38,7 +38,7 @@ export interface WebhookRouteDeps {
   keys: { verify(rawBody: Buffer, signature: string): boolean | Promise<boolean> };
   /** Knows the account's nodes (createNodeDirectory). */
   nodes: Pick<NodeDirectory, 'lookup'> & Partial<Pick<NodeDirectory, 'cached'>>;
-  /** Stores the event durably (and routes it); must be synchronous-durable when it returns. */
+  /** Stores the event durably (routing may follow, after the answer); must be synchronous-durable when it returns. */
   ingest(event: ServiceEvent & { nodeName?: string }): IngestResult | Promise<IngestResult>;
   /** `config.WEBHOOK_SIGNATURE_HEADER`; default `X-Service-Signature`. */
   signatureHeader?: string;

@@ -12,8 +12,8 @@
  * - `replicas`: two bots on one other PostgreSQL database; the load generator spreads the
  *   requests round robin between them over the same number of connections, as a balancer does.
  * Each round runs the three in a rotating order; after each run, the next waits until that
- * configuration's outbox has drained (no row pending or held, asked of its database), so one
- * bot's posting does not take CPU from the next one's intake. Figures are medians of the rounds.
+ * configuration's outbox has drained (no event waiting to be routed, no row pending or held,
+ * asked of its database), so one bot's posting does not take CPU from the next one's intake. Figures are medians of the rounds.
  * Then p50/p99 at a steady rate on the single bots; and, once everything has drained, whether
  * every accepted event's outbox rows were posted (a correctness line, not a timing).
  */
@@ -208,11 +208,15 @@ async function refusedByReason(url: string): Promise<string[]> {
     .map((m) => `${m[1].match(/reason="([^"]*)"/)?.[1] ?? '?'}=${m[2]}`);
 }
 
-/** Waits (polling the database twice a second) until no outbox row is pending or held. */
+/** Waits (polling the database twice a second) until no event waits to be routed and no outbox row is pending or held. */
 async function drained(db: AnyDb, maxS: number): Promise<void> {
   const deadline = Date.now() + maxS * 1000;
   for (;;) {
-    const left = Number(await db.value(`SELECT COUNT(*) FROM notify_outbox WHERE state IN ('pending', 'held')`));
+    const left = Number(
+      await db.value(
+        `SELECT (SELECT COUNT(*) FROM notify_outbox WHERE state IN ('pending', 'held')) + (SELECT COUNT(*) FROM notify_events WHERE route_pending IS NOT NULL)`,
+      ),
+    );
     if (left === 0) return;
     if (Date.now() > deadline) return; // the final check reports what is left
     await new Promise((r) => setTimeout(r, 500));

@@ -292,3 +292,72 @@ describe('dedupe keys on SQLite', () => {
     await db.close();
   });
 });
+
+describe.each(ENGINES)('events stored but not yet routed, on %s', (engine) => {
+  let db: AnyDb;
+  let store: NotifyStore;
+  beforeAll(async () => {
+    db = await openTestDb(engine);
+    store = new NotifyStore(db);
+  });
+  afterAll(async () => {
+    await db.close();
+  });
+
+  it('takes the marked events oldest first, a chunk at a time, clears their marks, and leaves unmarked events alone', async () => {
+    const marked: number[] = [];
+    for (let i = 0; i < 5; i++) marked.push((await store.insertEvent(event(`rp-${i}`, `n${i}`, { status: i === 2 ? null : 'PAUSED', received_at: 1000 + i, route_pending: 1 })))!);
+    const plain = (await store.insertEvent(event('rp-plain')))!;
+    expect(await store.eventsToRouteCount()).toBe(5);
+    const first = await store.tx(() => store.takeEventsToRoute(3));
+    expect(first).toEqual([
+      { id: marked[0], node_id: 'n0', status: 'PAUSED', received_at: 1000 },
+      { id: marked[1], node_id: 'n1', status: 'PAUSED', received_at: 1001 },
+      { id: marked[2], node_id: 'n2', status: null, received_at: 1002 },
+    ]);
+    expect(await store.eventsToRouteCount()).toBe(2);
+    expect((await store.tx(() => store.takeEventsToRoute(3))).map((e) => e.id)).toEqual([marked[3], marked[4]]);
+    expect(await store.tx(() => store.takeEventsToRoute(3))).toEqual([]);
+    expect(await store.eventsToRouteCount()).toBe(0);
+    expect(await db.value('SELECT route_pending FROM notify_events WHERE id = ?', [plain])).toBeUndefined();
+  });
+
+  it('gives the marks back when the transaction that took them rolls back', async () => {
+    const id = (await store.insertEvent(event('rp-rollback', 'n1', { route_pending: 1 })))!;
+    await expect(
+      store.tx(async () => {
+        expect((await store.takeEventsToRoute(10)).map((e) => e.id)).toEqual([id]);
+        throw new Error('routing failed');
+      }),
+    ).rejects.toThrow('routing failed');
+    expect(await store.eventsToRouteCount()).toBe(1);
+    expect((await store.tx(() => store.takeEventsToRoute(10))).map((e) => e.id)).toEqual([id]);
+  });
+
+  it('writes routed events\' outbox rows several per statement, in the order given', async () => {
+    const id = (await store.insertEvent(event('rp-rows', 'n1')))!;
+    const rows = Array.from({ length: 75 }, (_, i) => ({
+      platform: 'slack',
+      channel_id: `RC${i}`,
+      event_id: id,
+      state: i % 10 === 0 ? ('held' as const) : ('pending' as const),
+      held_by_mute: i % 10 === 0 ? (1 as const) : (0 as const),
+      at: 5000 + i,
+    }));
+    await store.insertEventRows(rows);
+    await store.insertEventRows([]);
+    const got = (await store.outboxRows()).filter((r) => r.channel_id.startsWith('RC'));
+    expect(got.map((r) => r.channel_id)).toEqual(rows.map((r) => r.channel_id));
+    expect(got[10]).toMatchObject({ platform: 'slack', kind: 'event', event_id: id, state: 'held', held_by_mute: 1, next_attempt_at: 5010, created_at: 5010, dedupe_key: null, attempts: 0 });
+    expect(got[74]).toMatchObject({ state: 'pending', held_by_mute: 0, next_attempt_at: 5074, created_at: 5074 });
+  });
+
+  it('does not prune an event not yet routed, however old', async () => {
+    const old = (await store.insertEvent(event('rp-old', 'n1', { received_at: 5, event_ms: 5, route_pending: 1 })))!;
+    const routed = (await store.insertEvent(event('rp-old-routed', 'n1', { received_at: 5, event_ms: 5 })))!;
+    await store.prune(10_000);
+    const left = await db.column<number>('SELECT id FROM notify_events WHERE id IN (?, ?)', [old, routed]);
+    expect(left.map(Number)).toEqual([old]);
+    await store.tx(() => store.takeEventsToRoute(10));
+  });
+});

@@ -135,4 +135,16 @@ export const notifyMigrations: Migration[] = [
       CREATE INDEX notify_page_outbox_due ON notify_page_outbox (state, next_attempt_at);
     `,
   },
+  /** Issue 18: the webhook's 2xx promises only that the event is stored; routing it follows, in the outbox worker. */
+  {
+    version: 203,
+    name: 'notify: events stored but not yet routed',
+    // Set (1) by the webhook path, cleared by the router (notify/route-pending.ts) in the
+    // transaction that writes the event's outbox rows; NULL for every other event. The partial
+    // index holds only the marked events, so finding them is cheap and the index stays tiny.
+    sql: `
+      ALTER TABLE notify_events ADD COLUMN route_pending INTEGER;
+      CREATE INDEX notify_events_route_pending ON notify_events (id) WHERE route_pending IS NOT NULL;
+    `,
+  },
 ];

@@ -132,4 +132,12 @@ export const pgNotifyMigrations: Migration[] = [
       CREATE INDEX notify_page_outbox_due ON notify_page_outbox (state, next_attempt_at);
     `,
   },
+  {
+    version: 203,
+    name: 'notify: events stored but not yet routed',
+    sql: `
+      ALTER TABLE notify_events ADD COLUMN route_pending SMALLINT;
+      CREATE INDEX notify_events_route_pending ON notify_events (id) WHERE route_pending IS NOT NULL;
+    `,
+  },
 ];

@@ -1,0 +1,125 @@
+/**
+ * Routing: from a stored event to one outbox row per channel that watches its node.
+ *
+ * `routesOf` is the one routing of a service event (its watches, their kinds and
+ * statuses filter, an open incident letting a filtered status through, a mute holding the row),
+ * used by both paths that route one:
+ *   - `ingestEvent` (the direct API) stores and routes in one transaction;
+ *   - the webhook path stores the event marked `route_pending` and answers 2xx after that
+ *     commit (the 2xx promises only that the event is stored durably); the router below routes
+ *     the marked events at the start of every outbox worker pass, before the pass reads what is
+ *     due. Rows cannot be posted before their channel's coalescing window anyway, and they are
+ *     dated at the event's arrival, so the window and the delivery latency count from there.
+ *
+ * An event left marked by a crash (2xx answered, not yet routed) is routed by the first pass
+ * after the next start: nothing answered 2xx is lost.
+ */
+import type { Logger } from '../log.js';
+import type { EventOutboxRow, NotifyStore, RoutingView } from '../store/index.js';
+import { letThrough } from './execute-round.js';
+import { kindsOf } from './watch-service.js';
+
+/** Events routed per transaction: a few milliseconds of work with the event loop held. */
+export const ROUTE_CHUNK = 250;
+/** Chunks per pass at most (the rest at the next pass, which follows at once). */
+export const ROUTE_CHUNKS_PER_PASS = 40;
+
+/**
+ * The outbox row of a stored event in a watching channel: held while a mute covers the node
+ * there at `now`. The row is dated `at` (the event's arrival): its coalescing window and its
+ * delivery latency count from then.
+ */
+export function rowFor(routing: RoutingView, w: { platform: string; channel_id: string }, eventId: number, nodeId: string, now: number, at: number = now): EventOutboxRow {
+  const muted = routing.activeMute(w.platform, w.channel_id, nodeId, now) !== undefined;
+  return { platform: w.platform, channel_id: w.channel_id, event_id: eventId, state: muted ? 'held' : 'pending', held_by_mute: muted ? 1 : 0, at };
+}
+
+/**
+ * Routes one stored service event: one outbox row per channel with a watch on its node (or on
+ * `all`) that hears statuses, whose statuses filter lets its status through (or that has an
+ * incident open for the node: the change that resolves it must be heard). Returns the rows, for
+ * the caller to write (`store.insertEventRows`) in the transaction that holds the event's own
+ * (or, for the router, its mark cleared).
+ */
+export async function routesOf(
+  store: NotifyStore,
+  routing: RoutingView,
+  event: { id: number; nodeId: string; status?: string },
+  now: number,
+  at: number = now,
+): Promise<EventOutboxRow[]> {
+  const seen = new Set<string>();
+  const rows: EventOutboxRow[] = [];
+  for (const w of routing.watchesFor(event.nodeId)) {
+    const key = `${w.platform}|${w.channel_id}`;
+    if (seen.has(key) || !kindsOf(w).includes('status')) continue;
+    const filter = w.statuses ? w.statuses.split(',') : undefined;
+    const passes =
+      !filter ||
+      (event.status !== undefined && filter.includes(event.status)) ||
+      (await store.openIncident(w.platform, w.channel_id, event.nodeId)) !== undefined;
+    if (!passes) continue;
+    seen.add(key);
+    rows.push(rowFor(routing, w, event.id, event.nodeId, now, at));
+  }
+  return rows;
+}
+
+/** An event the router routed somewhere. */
+export interface RoutedEvent {
+  nodeId: string;
+  status?: string;
+  routed: number;
+}
+
+export interface EventRouter {
+  /**
+   * Routes the events stored but not yet routed, oldest first, ROUTE_CHUNK per transaction
+   * (take, route, clear their marks: one commit), the event loop let through between chunks.
+   * Resolves true when none is left, false when it stopped after ROUTE_CHUNKS_PER_PASS chunks.
+   */
+  routePending(): Promise<boolean>;
+}
+
+export function createEventRouter(o: {
+  store: NotifyStore;
+  now: () => number;
+  log: Logger;
+  /** After each chunk's commit, the events it routed somewhere (App Home refresh...). Must not throw. */
+  afterCommit?: (routed: RoutedEvent[]) => void;
+  chunk?: number;
+  maxChunks?: number;
+}): EventRouter {
+  const chunk = o.chunk ?? ROUTE_CHUNK;
+  const maxChunks = o.maxChunks ?? ROUTE_CHUNKS_PER_PASS;
+  const { store } = o;
+  return {
+    async routePending() {
+      for (let i = 0; i < maxChunks; i++) {
+        if (i > 0) await letThrough();
+        const { taken, routed } = await store.tx(async () => {
+          const events = await store.takeEventsToRoute(chunk);
+          const out: RoutedEvent[] = [];
+          if (!events.length) return { taken: 0, routed: out };
+          const routing = await store.routingView();
+          const now = o.now();
+          const rows: EventOutboxRow[] = [];
+          for (const e of events) {
+            const status = e.status ?? undefined;
+            const mine = await routesOf(store, routing, { id: e.id, nodeId: e.node_id, status }, now, e.received_at);
+            if (!mine.length) continue;
+            rows.push(...mine);
+            out.push({ nodeId: e.node_id, status, routed: mine.length });
+          }
+          // In event order, a few statements for the whole chunk.
+          await store.insertEventRows(rows);
+          return { taken: events.length, routed: out };
+        });
+        if (taken) o.log.debug({ events: taken, routedEvents: routed.length }, 'stored events routed');
+        if (routed.length) o.afterCommit?.(routed);
+        if (taken < chunk) return true;
+      }
+      return false;
+    },
+  };
+}
