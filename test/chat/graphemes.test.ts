@@ -25,6 +25,52 @@ describe('cutting text to a platform limit', () => {
     }
   });
 
+  it('cuts where a full walk of the text by Intl.Segmenter would, for text mixing ASCII with emoji, accents, CRLF, flags, Hangul and ZWJ sequences', () => {
+    // graphemePrefix looks only near the cut when it can; this is the walk from the start it stands for.
+    const reference = (text: string, max: number): string => {
+      if (text.length <= max) return text;
+      let end = 0;
+      for (const { index, segment } of new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(text)) {
+        if (index + segment.length > max) break;
+        end = index + segment.length;
+      }
+      return text.slice(0, end);
+    };
+    const pieces = ['a', 'Z', ' ', '.', '\n', '\r\n', '\r', 'e\u0301', '\u0301', '🚀', '👨‍👩‍👧‍👦', '🇫🇷', '🇩🇪🇫🇷', '\u200d', '한', '\u1100\u1161\u11a8', 'ก\u0e33', 'क्ष', '\ufe0f', '\t', '日本'];
+    // A fixed linear congruential sequence: the same strings on every run.
+    let seed = 18;
+    const next = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    let compared = 0;
+    for (let i = 0; i < 300; i++) {
+      const text = Array.from({ length: 1 + next(40) }, () => pieces[next(pieces.length)]).join('');
+      for (let max = 0; max <= text.length + 1; max++) {
+        expect(graphemePrefix(text, max), JSON.stringify({ text, max })).toBe(reference(text, max));
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(5_000);
+  });
+
+  it('segments only near the cut: none of a long ASCII text, and a long text with an emoji at the cut from the last plain pair before it', () => {
+    const segmented: number[] = [];
+    const segment = Intl.Segmenter.prototype.segment;
+    Intl.Segmenter.prototype.segment = function (this: Intl.Segmenter, input: string) {
+      segmented.push(input.length);
+      return segment.call(this, input);
+    };
+    try {
+      const ascii = 'node-1 RUNNING → FAILED, 3 changes\n'.replace('→', '>').repeat(3_000);
+      expect(graphemePrefix(ascii, 3_000)).toBe(ascii.slice(0, 3_000));
+      expect(segmented).toEqual([]);
+      const withEmoji = `${'x'.repeat(2_998)}🚀${'y'.repeat(100_000)}`;
+      expect(graphemePrefix(withEmoji, 2_999)).toBe('x'.repeat(2_998));
+      // Segmented from the boundary before the rocket (2,997 | 2,998), not from the start.
+      expect(segmented).toEqual([withEmoji.length - 2_997]);
+    } finally {
+      Intl.Segmenter.prototype.segment = segment;
+    }
+  });
+
   it('keeps a flag or a family emoji whole rather than cutting between its code points', () => {
     const family = '👨‍👩‍👧‍👦';
     expect(graphemePrefix(`ab${family}`, 5)).toBe('ab');
