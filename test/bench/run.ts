@@ -18,7 +18,7 @@ import { intakePostgres } from './intake-postgres.js';
 
 const benches: Record<string, () => Promise<BenchResult>> = {
   // Issue 18: three processes, 50 nodes, 16 connections, median of 3 alternating rounds.
-  intake: () => webhookIntake({ nodes: 50, events: 6_000, rounds: 3, concurrency: 16, rate: 1_000, seconds: 10, burst: 20_000, settleS: 30 }),
+  intake: () => webhookIntake({ nodes: 50, events: 20_000, rounds: 3, concurrency: 16, rate: 1_000, seconds: 10, burst: 20_000, settleS: 30 }),
   // Issue 17: routed intake on SQLite, on PostgreSQL, and on two replicas sharing one PostgreSQL.
   'intake-pg': () => intakePostgres({ nodes: 50, events: 6_000, rounds: 3, concurrency: 16, rate: 500, seconds: 10, drainS: 120 }),
   ack: () => commandAck({ commands: 50, serviceLatencyMs: 5_000 }),
