@@ -19,10 +19,14 @@ import type { EventOutboxRow, NotifyStore, RoutingView } from '../store/index.js
 import { letThrough } from './execute-round.js';
 import { kindsOf } from './watch-service.js';
 
-/** Events routed per transaction: a few milliseconds of work with the event loop held. */
-export const ROUTE_CHUNK = 250;
-/** Chunks per pass at most (the rest at the next pass, which follows at once). */
-export const ROUTE_CHUNKS_PER_PASS = 40;
+/**
+ * Events routed per transaction, with the event loop held: about a millisecond. At 250 the
+ * chunks were stretches of several milliseconds that webhooks waited behind (p99 at a steady
+ * 1,000 events/s 23–33 ms against 16–23 ms at 50, in alternating pairs).
+ */
+export const ROUTE_CHUNK = 50;
+/** Chunks per pass at most (the rest at the next pass, which follows at once): 10,000 events. */
+export const ROUTE_CHUNKS_PER_PASS = 200;
 
 /**
  * The outbox row of a stored event in a watching channel: held while a mute covers the node
