@@ -37,6 +37,8 @@ function stageOf(f: CallFrame): Stage | undefined {
   if (/verify-signature|key-cache/.test(url)) return 'verification';
   if (/read-event/.test(url)) return fn === 'dedupeKeyOf' || fn === 'canonical' ? 'dedupe (key hash)' : 'parsing';
   if (/outbox-worker|render-notifications|chat\/slack|@slack|axios/.test(url)) return 'outbox worker (after the 2xx)';
+  // Since the router (route-pending.ts) writes the outbox rows after the 2xx, in the worker's passes.
+  if (/route-pending/.test(url) || fn === 'insertEventRows' || fn === 'takeEventsToRoute') return 'routing (router, after the 2xx)';
   if (fn === 'insertOutbox') return 'routing (outbox rows)';
   if (fn === 'watchesFor' || fn === 'activeMute' || fn === 'openIncident' || /notify-routing-index/.test(url)) return 'routing (look-ups)';
   if (fn === 'insertEvent') return 'storing (event row, dedupe by key)';
@@ -66,6 +68,13 @@ export function breakdown(profile: CpuProfile, events: number): Array<{ stage: S
     let s: Stage | undefined;
     const leaf = byId.get(id)!.callFrame;
     while (cur !== undefined && !(s = stageOf(byId.get(cur)!.callFrame))) cur = parent.get(cur);
+    // Work the outbox worker does after the 2xx (routing, then posting) is its own, whatever it
+    // calls: its SQL is not the request's storing, nor its look-ups the request's routing.
+    for (let up: number | undefined = id; up !== undefined; up = parent.get(up)) {
+      const url = byId.get(up)!.callFrame.url;
+      if (/route-pending/.test(url)) s = 'routing (router, after the 2xx)';
+      else if (/outbox-worker/.test(url)) s = s === 'routing (router, after the 2xx)' ? s : 'outbox worker (after the 2xx)';
+    }
     // JSON.parse and native calls report no url: the caller names them.
     if (leaf.functionName === 'parse' && leaf.url === '' && s === 'handler (webhook-routes)') s = 'parsing';
     s ??= 'other';
