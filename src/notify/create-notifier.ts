@@ -206,15 +206,12 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     flagged?: { eventTimestamp: string | undefined; aheadMs: number };
   };
 
-  /**
-   * Stores one event. With `routing`, its outbox rows too (the caller's transaction holds them
-   * together); without, the event is stored marked "not yet routed", for the worker's router.
-   */
-  const storeEvent = async (event: IncomingEvent, routing?: RoutingView): Promise<Stored> => {
+  /** An event's row, as stored at `now` (marked "not yet routed" when `toRoute`), and its time. */
+  const eventRow = (event: IncomingEvent, toRoute: boolean) => {
     const now = nowMs();
     // The time the event is ordered by: never later than its arrival (see effectiveEventTime).
     const time = effectiveEventTime(event.eventTimestamp, now, opts.maxFutureSkewMs ?? 60_000);
-    const eventId = await store.insertEvent({
+    const row = {
       dedupe_key: event.dedupeKey,
       node_id: event.nodeId,
       node_name: event.nodeName ?? null,
@@ -224,17 +221,40 @@ export function createNotifier(opts: NotifierOptions): Notifier {
       received_at: now,
       payload: JSON.stringify(event.payload),
       event_ms: time.stampedMs,
-      route_pending: routing ? null : 1,
-    });
+      route_pending: toRoute ? 1 : null,
+    };
+    return { now, time, row };
+  };
+
+  /** What storing an event gave: a duplicate, or its id (and the rows routed, or to route). */
+  const storedOf = (event: IncomingEvent, time: ReturnType<typeof effectiveEventTime>, eventId: number | undefined, routed: number, toRoute: boolean): Stored => {
     if (eventId === undefined) return { duplicate: true, routed: 0, nodeId: event.nodeId };
+    const flagged = time.flagged ? { eventTimestamp: event.eventTimestamp, aheadMs: time.aheadMs } : undefined;
+    return { duplicate: false, eventId, routed, toRoute, nodeId: event.nodeId, status: event.status, flagged };
+  };
+
+  /**
+   * Stores one event. With `routing`, its outbox rows too (the caller's transaction holds them
+   * together); without, the event is stored marked "not yet routed", for the worker's router.
+   */
+  const storeEvent = async (event: IncomingEvent, routing?: RoutingView): Promise<Stored> => {
+    const { now, time, row } = eventRow(event, !routing);
+    const eventId = await store.insertEvent(row);
+    if (eventId === undefined) return storedOf(event, time, undefined, 0, !routing);
     let routed = 0;
     if (routing) {
       const rows = await routesOf(store, routing, { id: eventId, nodeId: event.nodeId, status: event.status }, now);
       await store.insertEventRows(rows);
       routed = rows.length;
     }
-    const flagged = time.flagged ? { eventTimestamp: event.eventTimestamp, aheadMs: time.aheadMs } : undefined;
-    return { duplicate: false, eventId, routed, toRoute: !routing, nodeId: event.nodeId, status: event.status, flagged };
+    return storedOf(event, time, eventId, routed, !routing);
+  };
+
+  /** Stores a burst of events marked "not yet routed" (the webhook path), several per statement: storeEvent's answer for each. */
+  const storeEvents = async (events: readonly IncomingEvent[]): Promise<Stored[]> => {
+    const made = events.map((event) => eventRow(event, true));
+    const ids = await store.insertEvents(made.map((m) => m.row));
+    return events.map((event, i) => storedOf(event, made[i].time, ids[i], 0, true));
   };
 
   /** What follows a commit: the log, the metrics, the worker's wake-up and the listener. */
@@ -345,7 +365,9 @@ export function createNotifier(opts: NotifierOptions): Notifier {
       // Events of one burst share a commit; each is answered 2xx only once it is committed. The
       // transaction stores the events (marked "not yet routed") and nothing else: no read of
       // the routing view, no outbox rows. The worker routes them after the 2xx (route-pending.ts).
-      const batch = groupCommit((fn) => store.tx(fn), (event: IncomingEvent) => storeEvent(event));
+      // A burst's events are written several per statement (storeEvents); if that fails, each
+      // is written alone (storeEvent) in its own savepoint, and only the one that fails is refused.
+      const batch = groupCommit((fn) => store.tx(fn), (event: IncomingEvent) => storeEvent(event), { writeMany: storeEvents });
       const ingest = (event: IncomingEvent) => batch(event).then(afterCommit);
       return webhookRoutes({
         keys,

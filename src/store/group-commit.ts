@@ -15,23 +15,42 @@
  * `before` runs once per batch (per pass), inside its transaction, before the items (e.g. to
  * read what every item needs, once); its result is handed to each item. `writeOne` must only
  * write to the database (and read): a pass that is rolled back leaves nothing behind.
+ *
+ * `writeMany`, if given, writes the first pass's items all at once (e.g. one multi-row INSERT
+ * instead of one per item) and answers what `writeOne` would have answered for each, in order.
+ * When it throws, the pass is rolled back as above and the second pass writes each item with
+ * `writeOne`, in its own savepoint: `writeMany` is a shortcut for the common case, `writeOne`
+ * says what each item means.
  */
 import { DatabaseUnavailableError } from './sql/types.js';
 
 type Tx = <X>(fn: () => Promise<X>) => Promise<X>;
 type Outcome<R> = { ok: true; value: R } | { ok: false; error: unknown };
 
+export interface GroupCommitOptions<T, R, C> {
+  /** Once per pass, in its transaction, before the items: its result is each item's context. */
+  before?: () => Promise<C>;
+  /** The first pass's items at once: what writeOne would answer for each, in the order given. */
+  writeMany?: (items: readonly T[], context: C) => Promise<readonly R[]>;
+}
+
 export function groupCommit<T, R, C = undefined>(
   tx: Tx,
   writeOne: (item: T, context: C) => Promise<R>,
-  before?: () => Promise<C>,
+  options?: (() => Promise<C>) | GroupCommitOptions<T, R, C>,
 ): (item: T) => Promise<R> {
+  const { before, writeMany } = typeof options === 'function' ? { before: options, writeMany: undefined } : (options ?? {});
   let batch: Array<{ item: T; resolve: (r: R) => void; reject: (e: unknown) => void }> = [];
 
   /** Every item in one transaction; the first error ends (and rolls back) all of it. */
   const allOrNothing = (items: T[]): Promise<Array<Outcome<R>>> =>
     tx(async () => {
       const context = (before ? await before() : undefined) as C;
+      if (writeMany) {
+        const values = await writeMany(items, context);
+        if (values.length !== items.length) throw new Error(`groupCommit: writeMany answered ${values.length} results for ${items.length} items`);
+        return values.map((value) => ({ ok: true as const, value }));
+      }
       const out: Array<Outcome<R>> = [];
       for (const item of items) out.push({ ok: true, value: await writeOne(item, context) });
       return out;

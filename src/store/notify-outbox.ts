@@ -1,5 +1,6 @@
 import type { AnyDb } from './database.js';
 import type { OutboxEventRow, OutboxRow, OutboxState } from './notify-rows.js';
+import { rowChunks } from './row-chunks.js';
 
 /** The notify outbox: rows to post, their state and retries, and pruning what is done. */
 /** Rows per read of `duePending`: a few milliseconds of SQLite at a time. */
@@ -11,10 +12,8 @@ const chunkSize = (n: number): number => ID_CHUNKS.find((s) => s >= n) ?? ID_CHU
 const LISTS = new Map<number, string>(ID_CHUNKS.map((n) => [n, Array.from({ length: n }, () => '?').join(', ')]));
 const placeholders = (n: number): string => LISTS.get(n)!;
 
-/** Rows per INSERT of insertEventRows (largest first). */
-const ROW_CHUNKS = [64, 8, 1] as const;
-const ROW_VALUES = new Map<number, string>(ROW_CHUNKS.map((n) => [n, Array.from({ length: n }, () => "(?, ?, 'event', ?, ?, ?, ?, ?)").join(', ')]));
-const rowValues = (n: number): string => ROW_VALUES.get(n)!;
+/** Rows per INSERT of insertEventRows: 64, 8 or 1. */
+const eventRowChunks = rowChunks([64, 8, 1], "(?, ?, 'event', ?, ?, ?, ?, ?)");
 
 /** An outbox row of a routed event: in `channel_id`, for `event_id`, pending or held by a mute, dated `at`. */
 export interface EventOutboxRow {
@@ -72,19 +71,14 @@ export class NotifyOutbox {
    * router writes a chunk's ~250 rows in a few statements instead of one each.
    */
   async insertEventRows(rows: readonly EventOutboxRow[]): Promise<void> {
-    for (let i = 0; i < rows.length; ) {
-      const n = ROW_CHUNKS.find((size) => size <= rows.length - i)!;
+    await eventRowChunks(rows.length, async (values, start, n) => {
       const params: unknown[] = [];
-      for (let j = i; j < i + n; j++) {
+      for (let j = start; j < start + n; j++) {
         const r = rows[j];
         params.push(r.platform, r.channel_id, r.event_id, r.state, r.held_by_mute, r.at, r.at);
       }
-      await this.db.run(
-        `INSERT INTO notify_outbox (platform, channel_id, kind, event_id, state, held_by_mute, next_attempt_at, created_at) VALUES ${rowValues(n)}`,
-        params,
-      );
-      i += n;
-    }
+      await this.db.run(`INSERT INTO notify_outbox (platform, channel_id, kind, event_id, state, held_by_mute, next_attempt_at, created_at) VALUES ${values}`, params);
+    });
   }
 
   /** Channels that have pending rows, with the earliest due time, the oldest creation time and how many wait. */

@@ -41,7 +41,7 @@ function stageOf(f: CallFrame): Stage | undefined {
   if (/route-pending/.test(url) || fn === 'insertEventRows' || fn === 'takeEventsToRoute') return 'routing (router, after the 2xx)';
   if (fn === 'insertOutbox') return 'routing (outbox rows)';
   if (fn === 'watchesFor' || fn === 'activeMute' || fn === 'openIncident' || /notify-routing-index/.test(url)) return 'routing (look-ups)';
-  if (fn === 'insertEvent') return 'storing (event row, dedupe by key)';
+  if (fn === 'insertEvent' || fn === 'insertEvents') return 'storing (event row, dedupe by key)';
   if (/group-commit/.test(url) || fn === 'tx' || fn === 'control' || /better-sqlite3/.test(url)) return 'storing (transaction, commit)';
   if (fn === 'ingestEvent' || /create-notifier/.test(url)) return 'routing (ingest step)';
   if (/node-directory/.test(url)) return 'node look-up';

@@ -1,11 +1,16 @@
 /**
  * `npx tsx test/bench/store-write.ts [--events N] [--batch B] [--preload P] [--variant name]`
  *
- * The store alone, in one process, with the real schema and the real write path of a routed
- * webhook event (group commit of insertEvent + one outbox row, as create-notifier.ts does):
- * CPU µs per event (process.cpuUsage: every thread, so the checkpointer's too), WAL frames and
- * bytes per event (automatic checkpoints off for that pass), and pages per commit. Batches of
- * `batch` events in one turn of the event loop (1 ≈ a steady 1,000/s, 9 ≈ saturation).
+ * The store alone, in one process, with the real schema and the real write path of a webhook
+ * event (create-notifier.ts's webhookRoutes): a group commit of the burst's events, each stored
+ * marked "not yet routed" and nothing else (the worker routes them after the 2xx), written
+ * several per statement (insertEvents). CPU µs per event (process.cpuUsage: every thread, so
+ * the checkpointer's too), WAL frames and bytes per event (automatic checkpoints off for that
+ * pass), and pages per commit. Batches of `batch` events in one turn of the event loop
+ * (1 ≈ a steady 1,000/s, 9 ≈ saturation).
+ *
+ * Variants (`--variant a,b`): `per-event`, one insertEvent per event (the path before
+ * insertEvents); `nonode`, without the node index.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -47,30 +52,24 @@ async function run(background: boolean) {
   const db = openDatabase(join(dir, 'bot.db'), undefined, { backgroundCheckpoints: background }) as SqliteSql;
   const store = new NotifyStore(db);
   if (values.variant.includes('nonode')) db.raw.exec('DROP INDEX notify_events_node');
-  await store.upsertWatch({ platform: 'slack', channel_id: 'C1', workspace_id: null, target: 'all', target_name: null, statuses: null, kinds: null, min_amount_msat: null, escalate_after_min: null, pagerduty_key: null, created_by: 'U1', created_at: Date.now() });
-  const storeEvent = async (e: ReturnType<typeof event>) => {
-    const now = Date.now();
-    const id = await store.insertEvent({
-      dedupe_key: e.dedupeKey,
-      node_id: e.nodeId,
-      node_name: null,
-      event_type: 'NODE_STATUS_UPDATED',
-      status: e.status,
-      event_ts: e.eventTimestamp,
-      received_at: now,
-      payload: JSON.stringify(e.payload),
-      event_ms: e.ms,
-    });
-    if (id === undefined) return;
-    const routing = await store.routingView();
-    for (const w of routing.watchesFor(e.nodeId)) {
-      await store.insertOutbox({ platform: w.platform, channel_id: w.channel_id, kind: 'event', event_id: id, state: 'pending', held_by_mute: 0, next_attempt_at: now, created_at: now });
-    }
-  };
-  const batch = groupCommit((fn) => store.tx(fn), storeEvent);
+  const rowOf = (e: ReturnType<typeof event>) => ({
+    dedupe_key: e.dedupeKey,
+    node_id: e.nodeId,
+    node_name: null,
+    event_type: 'NODE_STATUS_UPDATED',
+    status: e.status,
+    event_ts: e.eventTimestamp,
+    received_at: Date.now(),
+    payload: JSON.stringify(e.payload),
+    event_ms: e.ms,
+    route_pending: 1,
+  });
+  const storeEvent = (e: ReturnType<typeof event>) => store.insertEvent(rowOf(e));
+  const storeEvents = (es: ReadonlyArray<ReturnType<typeof event>>) => store.insertEvents(es.map(rowOf));
+  const batch = groupCommit((fn) => store.tx(fn), storeEvent, values.variant.includes('per-event') ? {} : { writeMany: storeEvents });
   const burst = async (n: number, b: number) => {
     for (let i = 0; i < n; i += b) {
-      const ps: Promise<void>[] = [];
+      const ps: Array<Promise<unknown>> = [];
       for (let j = 0; j < b && i + j < n; j++) ps.push(batch(event()));
       await Promise.all(ps);
     }
@@ -116,5 +115,5 @@ async function run(background: boolean) {
 for (let r = 0; r < Number(values.rounds); r++) {
   const frames = await run(false);
   const cpu = await run(true);
-  process.stdout.write(`${JSON.stringify({ batch: B, preload: P, events: N, checkpointer: cpu, no_checkpoints: frames })}\n`);
+  process.stdout.write(`${JSON.stringify({ variant: values.variant || 'insertEvents', batch: B, preload: P, events: N, checkpointer: cpu, no_checkpoints: frames })}\n`);
 }

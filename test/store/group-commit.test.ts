@@ -1,7 +1,8 @@
 /**
  * Group commit on both engines: a burst is one transaction with no savepoint per item; when an
  * item fails, the batch is written again with one savepoint per item (the failing one rolls
- * back alone); a failure of the database itself rejects the batch.
+ * back alone); a failure of the database itself rejects the batch. With writeMany, the first
+ * pass writes the burst in one call.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -59,6 +60,63 @@ describe.each(ENGINES)('groupCommit on %s', (engine) => {
     expect(await insert(4)).toEqual({ inTransaction: true, batch: 4 });
     await expect(insert(-2)).rejects.toThrow(/check constraint/i);
     expect([transactions, batches, savepoints]).toEqual([5, 5, 4]);
+  });
+
+  it('with writeMany, writes a clean burst in one call (one statement), and when it fails, each item alone with writeOne in its savepoint', async () => {
+    const db = await openTestDb(engine);
+    cleanups.push(() => db.close());
+    await db.exec('CREATE TABLE gc_m (v INTEGER NOT NULL CHECK (v >= 0))');
+    let transactions = 0;
+    let savepoints = 0;
+    const tx = <X>(fn: () => Promise<X>): Promise<X> => {
+      if (!db.inTransaction) transactions++;
+      else savepoints++;
+      return db.tx(fn);
+    };
+    let batches = 0;
+    let many = 0;
+    let ones = 0;
+    let unavailable = false;
+    const insert = groupCommit(
+      tx,
+      async (v: number, batch: number) => {
+        ones++;
+        await db.run('INSERT INTO gc_m (v) VALUES (?)', [v]);
+        return `${v}@${batch}`;
+      },
+      {
+        before: async () => ++batches,
+        writeMany: async (vs, batch) => {
+          many++;
+          if (unavailable) throw new DatabaseUnavailableError('gone');
+          await db.run(`INSERT INTO gc_m (v) VALUES ${vs.map(() => '(?)').join(', ')}`, vs);
+          return vs.map((v) => `${v}@${batch}`);
+        },
+      },
+    );
+    // A clean burst: one transaction, one `before`, one writeMany (one statement), no writeOne, no savepoint.
+    expect(await Promise.all([insert(5), insert(6), insert(7)])).toEqual(['5@1', '6@1', '7@1']);
+    expect({ transactions, batches, many, ones, savepoints }).toEqual({ transactions: 1, batches: 1, many: 1, ones: 0, savepoints: 0 });
+    // One item the table refuses: writeMany's pass is rolled back whole; the second pass writes
+    // each item with writeOne in its own savepoint, and only the failing one is rejected.
+    const results = await Promise.allSettled([insert(1), insert(-1), insert(2)]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(results[0]).toEqual({ status: 'fulfilled', value: '1@3' });
+    expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/check constraint/i);
+    expect({ transactions, batches, many, ones, savepoints }).toEqual({ transactions: 3, batches: 3, many: 2, ones: 3, savepoints: 3 });
+    expect(await db.column<number>('SELECT v FROM gc_m ORDER BY v')).toEqual([1, 2, 5, 6, 7]);
+    // A batch of one is written by writeMany too, and its error is its own: no second pass.
+    await expect(insert(-3)).rejects.toThrow(/check constraint/i);
+    expect({ transactions, many, ones }).toEqual({ transactions: 4, many: 3, ones: 3 });
+    // A failure of the database itself rejects the whole batch, with no second pass.
+    unavailable = true;
+    const lost = await Promise.allSettled([insert(8), insert(9)]);
+    expect(lost.every((r) => r.status === 'rejected' && r.reason instanceof DatabaseUnavailableError)).toBe(true);
+    expect({ transactions, many, ones }).toEqual({ transactions: 5, many: 4, ones: 3 });
+    unavailable = false;
+    expect(await Promise.all([insert(8), insert(9)])).toEqual(['8@6', '9@6']);
+    expect(await db.column<number>('SELECT v FROM gc_m ORDER BY v')).toEqual([1, 2, 5, 6, 7, 8, 9]);
+    expect(db.inTransaction).toBe(false);
   });
 
   it('runs the items of a batch one after another, never two savepoints at once', async () => {

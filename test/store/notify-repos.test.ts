@@ -63,6 +63,63 @@ describe.each(ENGINES)('notify repositories on %s', (engine) => {
     expect((await store.eventByKey('legacy-2'))?.dedupe_key).toBe('legacy-2');
   });
 
+  it('stores a burst several rows per statement, answering as one insertEvent after the other would: ids in order, duplicates undefined', async () => {
+    // Stored before: by insertEvent, and as given by an older version (no time in front of the key on SQLite).
+    const before = (await store.insertEvent(event('b-old')))!;
+    await db.run(`INSERT INTO notify_events (dedupe_key, node_id, event_type, received_at, payload, event_ms) VALUES ('b-bare', 'n1', 'NODE_STATUS_UPDATED', 1, '{}', 1776340800000)`);
+    // 23 events: 16 + 4 + 2 + 1 rows, so the answers cross statements. Each event its own time
+    // and node name, to tell which of two events of one key was stored.
+    const burst = Array.from({ length: 23 }, (_, i) => event(`b-${i}`, `n${i % 3}`, { node_name: `name-${i}`, event_ms: 1_776_340_800_000 + i, route_pending: 1 }));
+    burst[3] = event('b-old', 'n1', { node_name: 'again' }); // stored before
+    burst[7] = event('b-bare', 'n1', { node_name: 'again' }); // stored before, as given
+    burst[20] = event('b-1', 'n1', { node_name: 'second of b-1', event_ms: 1_776_340_800_001 }); // earlier in this burst (another statement)
+    burst[21] = event('b-nt', 'n1', { node_name: 'no time', event_ms: null }); // stored as given …
+    burst[22] = event('b-nt', 'n1', { node_name: 'with a time' }); // … so a later one of that key is a duplicate
+    const ids = await store.insertEvents(burst);
+    const duplicates = [3, 7, 20, 22];
+    expect(ids.map((id, i) => (duplicates.includes(i) ? id === undefined : typeof id === 'number'))).toEqual(burst.map(() => true));
+    // Ids in the order given, each the id of its own event, stored as insertEvent would store it.
+    const fresh = ids.filter((id): id is number => id !== undefined);
+    expect(fresh).toEqual([...fresh].sort((a, b) => a - b));
+    expect(fresh[0]).toBeGreaterThan(before);
+    for (const [i, e] of burst.entries()) {
+      if (duplicates.includes(i)) continue;
+      expect(await store.eventByKey(e.dedupe_key)).toEqual({ id: ids[i], ...e, event_ms: e.event_ms ?? null, route_pending: e.route_pending ?? null });
+    }
+    expect((await store.eventByKey('b-1'))?.node_name).toBe('name-1');
+    expect((await store.eventByKey('b-old'))?.id).toBe(before);
+    expect((await store.eventByKey('b-nt'))?.node_name).toBe('no time');
+    expect(await db.value('SELECT COUNT(*) FROM notify_events WHERE dedupe_key LIKE ?', ['%b-%'])).toBe(21);
+    // A redelivery of the whole burst: every event a duplicate.
+    expect(await store.insertEvents(burst)).toEqual(burst.map(() => undefined));
+    expect(await store.insertEvents([])).toEqual([]);
+  });
+
+  it('writes a burst of 9 events in 2 statements (8 + 1 rows), where insertEvent takes 9', async () => {
+    let inserts = 0;
+    const counting = new Proxy(db, {
+      get(target, p) {
+        const v = Reflect.get(target, p, target) as unknown;
+        if (p === 'run') {
+          return (sql: string, params?: unknown) => {
+            if (/INSERT INTO notify_events/.test(sql)) inserts++;
+            return target.run(sql, params as never);
+          };
+        }
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+    const counted = new NotifyStore(counting);
+    const burst = Array.from({ length: 9 }, (_, i) => event(`s-${i}`, 'n1', { event_ms: 1_776_340_800_000 + i }));
+    await counted.tx(() => counted.insertEvents(burst));
+    expect(inserts).toBe(2);
+    inserts = 0;
+    await counted.tx(async () => {
+      for (const e of burst.map((e) => ({ ...e, dedupe_key: `${e.dedupe_key}-one` }))) await counted.insertEvent(e);
+    });
+    expect(inserts).toBe(9);
+  });
+
   it('gives a long due backlog whole, oldest first, up to the limit (read in chunks)', async () => {
     const ids: number[] = [];
     await store.tx(async () => {
@@ -269,6 +326,23 @@ describe.each(ENGINES)('notify repositories on %s', (engine) => {
     expect(await store.eventByKey('g2')).toBeUndefined();
     expect(await store.eventByKey('g3')).toBeDefined();
     expect((await store.incidents({ channelId: 'GC' })).map((i) => i.node_id)).toEqual(['x', 'y']);
+  });
+
+  it('writes a webhook burst with insertEvents, and when that fails, each event alone: only the one that fails is refused', async () => {
+    const write = groupCommit(
+      (fn) => store.tx(fn),
+      (e: Omit<EventRow, 'id'>) => store.insertEvent(e),
+      { writeMany: (es) => store.insertEvents(es) },
+    );
+    const ok = await Promise.all([write(event('w1')), write(event('w2')), write(event('w1'))]);
+    expect(ok.map((id) => typeof id)).toEqual(['number', 'number', 'undefined']);
+    // A row the table refuses (no node) fails the multi-row INSERT: the second pass writes each alone.
+    const results = await Promise.allSettled([write(event('w3')), write(event('w4', null as unknown as string)), write(event('w2')), write(event('w5'))]);
+    expect(results.map((r) => (r.status === 'fulfilled' ? typeof r.value : 'rejected'))).toEqual(['number', 'rejected', 'undefined', 'number']);
+    expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/null/i);
+    expect(await store.eventByKey('w3')).toBeDefined();
+    expect(await store.eventByKey('w4')).toBeUndefined();
+    expect(await store.eventByKey('w5')).toBeDefined();
   });
 });
 

@@ -127,3 +127,20 @@ describe.each(ENGINES)('store on %s', (engine) => {
     expect(await repo.get('n2')).toBeUndefined();
   });
 });
+
+describe('SQLite connection settings', () => {
+  it('keeps temporary storage (the statement journal of a multi-row write) in memory, not in a temporary file', async () => {
+    const db = await openTestDb('sqlite');
+    // 2 = MEMORY (0, the default, is the build's choice: a file).
+    expect(await db.value('PRAGMA temp_store')).toBe(2);
+    // A multi-row statement inside a transaction that fails half-way still undoes its own rows.
+    await db.exec('CREATE TABLE ts_t (v INTEGER NOT NULL CHECK (v >= 0))');
+    await db.tx(async () => {
+      await db.run('INSERT INTO ts_t (v) VALUES (1)');
+      await expect(db.tx(() => db.run('INSERT INTO ts_t (v) VALUES (2), (3), (-1)'))).rejects.toThrow(/check constraint/i);
+      await expect(db.run('INSERT INTO ts_t (v) VALUES (4), (-5), (6)')).rejects.toThrow(/check constraint/i);
+    });
+    expect(await db.column('SELECT v FROM ts_t ORDER BY v')).toEqual([1]);
+    await db.close();
+  });
+});
