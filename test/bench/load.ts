@@ -45,6 +45,12 @@ function summarise(latencies: number[], failures: Record<string, number>, second
   };
 }
 
+/** A failed request by its error code (ECONNRESET: a keep-alive socket closed as it was reused...), not just "error". */
+function errorName(err: unknown): string {
+  const e = err as { code?: unknown; message?: unknown };
+  return `error ${typeof e?.code === 'string' ? e.code : typeof e?.message === 'string' ? e.message : String(err)}`;
+}
+
 function send(agent: http.Agent, base: URL, spec: RequestSpec): Promise<{ status: number; ms: number }> {
   const start = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
@@ -87,8 +93,8 @@ export async function closedLoop(url: string | string[], make: (i: number) => Re
           const r = await send(agent, base, make(i));
           if (r.status >= 200 && r.status < 300) latencies.push(r.ms);
           else fail(r.status);
-        } catch {
-          fail('error');
+        } catch (err) {
+          fail(errorName(err));
         }
       }
     }),
@@ -114,7 +120,7 @@ export async function openLoop(url: string | string[], make: (i: number) => Requ
     inflight.push(
       send(agent, base, make(i)).then(
         (r) => void (r.status >= 200 && r.status < 300 ? latencies.push(r.ms) : fail(r.status)),
-        () => fail('error'),
+        (err: unknown) => fail(errorName(err)),
       ),
     );
   }
