@@ -18,18 +18,27 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
+/** db.tx, counting the transactions it begins and the savepoints it nests. */
+function countingTx(db: AnyDb): { tx: <X>(fn: () => Promise<X>) => Promise<X>; transactions: number; savepoints: number } {
+  const counted = {
+    transactions: 0,
+    savepoints: 0,
+    tx: <X>(fn: () => Promise<X>): Promise<X> => {
+      if (!db.inTransaction) counted.transactions++;
+      else counted.savepoints++;
+      return db.tx(fn);
+    },
+  };
+  return counted;
+}
+
 describe.each(ENGINES)('groupCommit on %s', (engine) => {
   it('writes a burst in one transaction, settles each caller after the commit, and rolls back a failing item alone', async () => {
     const db = await openTestDb(engine);
     cleanups.push(() => db.close());
     await db.exec('CREATE TABLE gc_t (v INTEGER NOT NULL CHECK (v >= 0))');
-    let transactions = 0;
-    let savepoints = 0;
-    const tx = <X>(fn: () => Promise<X>): Promise<X> => {
-      if (!db.inTransaction) transactions++;
-      else savepoints++;
-      return db.tx(fn);
-    };
+    const counted = countingTx(db);
+    const tx = counted.tx;
     let batches = 0;
     const insert = groupCommit(
       tx,
@@ -46,33 +55,28 @@ describe.each(ENGINES)('groupCommit on %s', (engine) => {
       { inTransaction: true, batch: 1 },
       { inTransaction: true, batch: 1 },
     ]);
-    expect([transactions, batches, savepoints]).toEqual([1, 1, 0]);
+    expect([counted.transactions, batches, counted.savepoints]).toEqual([1, 1, 0]);
     // A burst with a failing item: the first pass is rolled back whole, the second writes each
     // item in its own savepoint (with its own `before`), and the failing one alone is rejected.
     const results = await Promise.allSettled([insert(1), insert(2), insert(-1), insert(3)]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
     expect((results[0] as PromiseFulfilledResult<{ inTransaction: boolean; batch: number }>).value).toEqual({ inTransaction: true, batch: 3 });
     expect(String((results[2] as PromiseRejectedResult).reason)).toMatch(/check constraint/i);
-    expect([transactions, batches, savepoints]).toEqual([3, 3, 4]);
+    expect([counted.transactions, batches, counted.savepoints]).toEqual([3, 3, 4]);
     expect(await db.column<number>('SELECT v FROM gc_t ORDER BY v')).toEqual([1, 2, 3, 5, 6, 101, 102, 103, 105, 106]);
     expect(db.inTransaction).toBe(false);
     // A later burst is a new transaction, with its own `before`; a failing item alone is not written twice.
     expect(await insert(4)).toEqual({ inTransaction: true, batch: 4 });
     await expect(insert(-2)).rejects.toThrow(/check constraint/i);
-    expect([transactions, batches, savepoints]).toEqual([5, 5, 4]);
+    expect([counted.transactions, batches, counted.savepoints]).toEqual([5, 5, 4]);
   });
 
   it('with writeMany, writes a clean burst in one call (one statement), and when it fails, each item alone with writeOne in its savepoint', async () => {
     const db = await openTestDb(engine);
     cleanups.push(() => db.close());
     await db.exec('CREATE TABLE gc_m (v INTEGER NOT NULL CHECK (v >= 0))');
-    let transactions = 0;
-    let savepoints = 0;
-    const tx = <X>(fn: () => Promise<X>): Promise<X> => {
-      if (!db.inTransaction) transactions++;
-      else savepoints++;
-      return db.tx(fn);
-    };
+    const counted = countingTx(db);
+    const tx = counted.tx;
     let batches = 0;
     let many = 0;
     let ones = 0;
@@ -96,23 +100,23 @@ describe.each(ENGINES)('groupCommit on %s', (engine) => {
     );
     // A clean burst: one transaction, one `before`, one writeMany (one statement), no writeOne, no savepoint.
     expect(await Promise.all([insert(5), insert(6), insert(7)])).toEqual(['5@1', '6@1', '7@1']);
-    expect({ transactions, batches, many, ones, savepoints }).toEqual({ transactions: 1, batches: 1, many: 1, ones: 0, savepoints: 0 });
+    expect({ transactions: counted.transactions, batches, many, ones, savepoints: counted.savepoints }).toEqual({ transactions: 1, batches: 1, many: 1, ones: 0, savepoints: 0 });
     // One item the table refuses: writeMany's pass is rolled back whole; the second pass writes
     // each item with writeOne in its own savepoint, and only the failing one is rejected.
     const results = await Promise.allSettled([insert(1), insert(-1), insert(2)]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(results[0]).toEqual({ status: 'fulfilled', value: '1@3' });
     expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/check constraint/i);
-    expect({ transactions, batches, many, ones, savepoints }).toEqual({ transactions: 3, batches: 3, many: 2, ones: 3, savepoints: 3 });
+    expect({ transactions: counted.transactions, batches, many, ones, savepoints: counted.savepoints }).toEqual({ transactions: 3, batches: 3, many: 2, ones: 3, savepoints: 3 });
     expect(await db.column<number>('SELECT v FROM gc_m ORDER BY v')).toEqual([1, 2, 5, 6, 7]);
     // A batch of one is written by writeMany too, and its error is its own: no second pass.
     await expect(insert(-3)).rejects.toThrow(/check constraint/i);
-    expect({ transactions, many, ones }).toEqual({ transactions: 4, many: 3, ones: 3 });
+    expect({ transactions: counted.transactions, many, ones }).toEqual({ transactions: 4, many: 3, ones: 3 });
     // A failure of the database itself rejects the whole batch, with no second pass.
     unavailable = true;
     const lost = await Promise.allSettled([insert(8), insert(9)]);
     expect(lost.every((r) => r.status === 'rejected' && r.reason instanceof DatabaseUnavailableError)).toBe(true);
-    expect({ transactions, many, ones }).toEqual({ transactions: 5, many: 4, ones: 3 });
+    expect({ transactions: counted.transactions, many, ones }).toEqual({ transactions: 5, many: 4, ones: 3 });
     unavailable = false;
     expect(await Promise.all([insert(8), insert(9)])).toEqual(['8@6', '9@6']);
     expect(await db.column<number>('SELECT v FROM gc_m ORDER BY v')).toEqual([1, 2, 5, 6, 7, 8, 9]);
