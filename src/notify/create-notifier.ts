@@ -15,7 +15,7 @@
  *                       (route-pending.ts), woken when the first event's coalescing window ends.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { hasBody, sleep, type ChatPoster, type Message, type Outbox } from '../core/index.js';
+import { sleep, type ChatPoster, type Outbox } from '../core/index.js';
 import type { ButtonIds } from '../core/index.js';
 import type { Platform } from '../core/index.js';
 import type { HostingClient } from '../hosting/index.js';
@@ -34,6 +34,7 @@ import { OutboxWorker } from './outbox-worker.js';
 import { createPaging, type Paging, type PagingOptions } from './paging.js';
 import { createWatchService, kindsOf, type WatchService } from './watch-service.js';
 import { createEventRouter, routesOf, rowFor } from './route-pending.js';
+import { createDurableOutbox } from './durable-outbox.js';
 import { ACTIVITY_EVENT_PREFIX, type ActivityItem } from './render-notifications.js';
 
 export interface NotifierOptions {
@@ -322,34 +323,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     return routed;
   };
 
-  const outbox: Outbox = {
-    async enqueue(item) {
-      const now = nowMs();
-      const row = (message: Message, dedupeKey: string | undefined) =>
-        store.insertOutbox({
-          platform: item.platform,
-          channel_id: item.channelId,
-          thread_id: item.threadId ?? null,
-          kind: item.kind,
-          message: JSON.stringify(message),
-          dedupe_key: dedupeKey ?? null,
-          next_attempt_at: now,
-          created_at: now,
-        });
-      const files = item.message.files ?? [];
-      if (item.platform === 'slack' && files.length && hasBody(item.message)) {
-        // On Slack the files of a message are a second call after it (an upload): two rows, in
-        // order, so a failed upload is retried alone and the text it follows is not posted again.
-        await store.tx(async () => {
-          await row({ ...item.message, files: undefined }, item.dedupeKey);
-          await row({ blocks: [], files }, item.dedupeKey && `${item.dedupeKey}:files`);
-        });
-      } else {
-        await row(item.message, item.dedupeKey);
-      }
-      worker.wake();
-    },
-  };
+  const outbox = createDurableOutbox({ store, now: nowMs, wake: () => worker.wake() });
 
   return {
     store,
