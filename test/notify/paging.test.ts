@@ -8,6 +8,7 @@ import { NotifyPages, NotifyStore, createLeases, openDatabase, type Db } from '.
 import { startFakePagerDuty, type FakePagerDuty } from '../fakes/pagerduty/index.js';
 import { twoConnections } from '../support/databases.js';
 import { tempDbPath } from '../support/notify.js';
+import { newWatch } from '../support/watch-row.js';
 
 const KEY = 'R0UT1NGKEY0123456789abcdefABCDEF';
 const cleanup: Array<() => unknown> = [];
@@ -159,10 +160,7 @@ describe('paging from two replicas on PostgreSQL', () => {
         }),
       };
     });
-    await replicas[0].store.upsertWatch({
-      platform: 'slack', channel_id: 'C1', workspace_id: null, target: 'n1', target_name: 'alice', statuses: null, kinds: null,
-      min_amount_msat: null, escalate_after_min: null, pagerduty_key: null, created_by: 'test', created_at: opened,
-    });
+    await replicas[0].store.upsertWatch(newWatch({ target: 'n1', target_name: 'alice', created_at: opened }));
     await replicas[0].store.insertIncident({ platform: 'slack', channel_id: 'C1', node_id: 'n1', node_name: 'alice', last_status: 'FAILED', opened_at: opened, message_id: 'm1', thread_id: null, changes: 0 });
     const first = replicas[0].paging.tick();
     await new Promise((r) => setTimeout(r, 150));

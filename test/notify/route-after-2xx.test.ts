@@ -13,6 +13,7 @@ import { createNodeDirectory, KeyCache } from '../../src/webhooks/index.js';
 import { twoConnections } from '../support/databases.js';
 import { actor, fakeHosting, makeNotifier, node, RecordingPoster, slackPlace, startReceiver, statusPayload, tempDbPath, textOf, type Harness } from '../support/notify.js';
 import { waitFor } from '../support/wait-for.js';
+import { newWatch } from '../support/watch-row.js';
 import { makeKey } from '../webhooks/keys.js';
 
 const cleanup: Array<() => Promise<void> | void> = [];
@@ -171,20 +172,7 @@ describe('routers on postgres', () => {
     const [a, b] = await twoConnections('postgres', cleanup);
     const storeA = new NotifyStore(a);
     const storeB = new NotifyStore(b);
-    await storeA.upsertWatch({
-      platform: 'slack',
-      channel_id: 'C1',
-      workspace_id: null,
-      target: 'all',
-      target_name: null,
-      statuses: null,
-      kinds: null,
-      min_amount_msat: null,
-      escalate_after_min: null,
-      pagerduty_key: null,
-      created_by: 'test',
-      created_at: 1,
-    });
+    await storeA.upsertWatch(newWatch());
     const N = 400;
     await storeA.tx(async () => {
       for (let i = 0; i < N; i++) {

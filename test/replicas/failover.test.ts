@@ -14,6 +14,7 @@ import { NotifyStore, openPostgres } from '../../src/store/index.js';
 import type { ApiCall } from '../fakes/slack/index.js';
 import { shownIn, startReplicaWorld, type ReplicaWorld } from '../support/replicas.js';
 import { waitFor } from '../support/wait-for.js';
+import { newWatch } from '../support/watch-row.js';
 
 const EVENTS = 2_000;
 const CHANNELS = 10;
@@ -49,10 +50,7 @@ describe('two replicas, one killed mid-burst', () => {
         const db = await openPostgres(url);
         const store = new NotifyStore(db);
         for (const [i, n] of nodes.entries()) {
-          await store.upsertWatch({
-            platform: 'slack', channel_id: channelOf(i), workspace_id: null, target: n.nodeId, target_name: n.name, statuses: null,
-            kinds: null, min_amount_msat: null, escalate_after_min: null, pagerduty_key: null, created_by: 'slack:UTEST', created_at: Date.now(),
-          });
+          await store.upsertWatch(newWatch({ channel_id: channelOf(i), target: n.nodeId, target_name: n.name, created_by: 'slack:UTEST', created_at: Date.now() }));
         }
         await db.close();
       },

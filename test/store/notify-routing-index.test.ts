@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { NotifyStore, type AnyDb } from '../../src/store/index.js';
 import { ENGINES, openTestDb, twoConnections, type EngineName } from '../support/databases.js';
+import { newWatch } from '../support/watch-row.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -19,20 +20,7 @@ async function open(engine: EngineName): Promise<AnyDb> {
 }
 
 
-const watch = (channel: string, target: string, statuses: string | null = null) => ({
-  platform: 'slack',
-  channel_id: channel,
-  workspace_id: null,
-  target,
-  target_name: null,
-  statuses,
-  kinds: null,
-  min_amount_msat: null,
-  escalate_after_min: null,
-  pagerduty_key: null,
-  created_by: 'test',
-  created_at: 1,
-});
+const watch = (channel: string, target: string, statuses: string | null = null) => newWatch({ channel_id: channel, target, statuses });
 
 const channelsOf = async (store: NotifyStore, nodeId: string) => (await store.watchesFor(nodeId)).map((w) => `${w.channel_id}:${w.target}`);
 
