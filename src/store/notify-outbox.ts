@@ -68,7 +68,7 @@ export class NotifyOutbox {
   /**
    * Queues the rows of routed events (no thread, message or dedupe key), in the order given,
    * several per statement (64, 8 or 1 rows: three statement texts, each prepared once): the
-   * router writes a chunk's ~250 rows in a few statements instead of one each.
+   * router writes a chunk's rows (one or more per event) in a few statements instead of one each.
    */
   async insertEventRows(rows: readonly EventOutboxRow[]): Promise<void> {
     await eventRowChunks(rows.length, async (values, start, n) => {
