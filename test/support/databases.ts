@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, openPostgres, type AnyDb } from '../../src/store/index.js';
-import { createDatabase } from './postgres-server.js';
+import { createDatabase } from './create-database.js';
 
 export const ENGINES = ['sqlite', 'postgres'] as const;
 export type EngineName = (typeof ENGINES)[number];
