@@ -29,17 +29,21 @@ export function installServiceHooks(
       req.raw.socket.destroy();
       return reply;
     }
+    // Which fault a request meets is decided when it arrives, before any latency: a request
+    // still sleeping out an earlier latency must not take the 429 or 5xx meant for the next one.
+    const rateLimited = faults.rateLimitNext > 0;
+    if (rateLimited) faults.rateLimitNext--;
+    const failing = !rateLimited && (faults.errorNext > 0 || (faults.errorRate > 0 && Math.random() < faults.errorRate));
+    const status = faults.errorNext > 0 ? 503 : 500;
+    if (failing && faults.errorNext > 0) faults.errorNext--;
     if (faults.latencyMs > 0) await sleep(faults.latencyMs);
-    if (faults.rateLimitNext > 0) {
-      faults.rateLimitNext--;
+    if (rateLimited) {
       reply.header('retry-after', String(faults.retryAfterSec));
       return HttpProblem.isNodeApi(path)
         ? HttpProblem.sendRln(reply, 429, 'TooManyRequests', 'Too many requests')
         : HttpProblem.send(reply, 429, 'Too many requests, slow down');
     }
-    if (faults.errorNext > 0 || (faults.errorRate > 0 && Math.random() < faults.errorRate)) {
-      const status = faults.errorNext > 0 ? 503 : 500;
-      if (faults.errorNext > 0) faults.errorNext--;
+    if (failing) {
       return HttpProblem.isNodeApi(path)
         ? HttpProblem.sendRln(reply, status, 'Unexpected', 'Injected fault')
         : HttpProblem.send(reply, status, 'Injected fault: the service failed');
