@@ -23,7 +23,7 @@ describe('the demo (npm start with no configuration)', () => {
     expect(bot.stdout() + bot.stderr()).not.toMatch(/\n\s+at .+\(.+:\d+:\d+\)/); // no stack trace
     // The terminal demo keeps info logs off the screen it shares with the answers.
     expect(bot.stderr()).not.toMatch(/"level":"info"/);
-  }, 40_000);
+  }, 150_000);
 
   it('lists every configuration problem at once and exits non-zero without a stack trace', async () => {
     const bot = spawnBot(['start'], {
@@ -37,5 +37,5 @@ describe('the demo (npm start with no configuration)', () => {
     expect(err).toMatch(/PUBLIC_URL must be HTTPS/);
     expect(err).toMatch(/ADMIN_USERS/);
     expect(err).not.toMatch(/\n\s+at .+:\d+:\d+/);
-  }, 30_000);
+  }, 120_000);
 });

@@ -47,7 +47,7 @@ describe('modules loaded at start', () => {
       },
     });
     try {
-      await waitFor(() => /rln-chatops is ready/.test(bot.stderr()), { timeout: 30_000, what: () => `the bot ready; stderr:\n${bot.stderr().slice(-2000)}` });
+      await waitFor(() => /rln-chatops is ready/.test(bot.stderr()), { timeout: 90_000, what: () => `the bot ready; stderr:\n${bot.stderr().slice(-2000)}` });
       const modules = readFileSync(list, 'utf8').split('\n').filter(Boolean);
       // The recorder saw the bot's own modules and the adapter that is configured.
       expect(modules.some((u) => u.includes('/src/chat/slack/'))).toBe(true);
@@ -64,5 +64,5 @@ describe('modules loaded at start', () => {
       await emulator.close();
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, 150_000);
 });

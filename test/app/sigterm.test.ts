@@ -23,5 +23,5 @@ describe('SIGTERM', () => {
     const wal = join(dir, 'bot.db-wal');
     expect(!existsSync(wal) || statSync(wal).size === 0).toBe(true);
     expect(statSync(join(dir, 'bot.db')).size).toBeGreaterThan(0);
-  }, 40_000);
+  }, 150_000);
 });

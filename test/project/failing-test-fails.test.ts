@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const vitestBin = fileURLToPath(new URL('../../node_modules/vitest/vitest.mjs', import.meta.url));
@@ -27,14 +27,22 @@ function runVitest(file: string): Promise<{ code: number | null; output: string 
 }
 
 describe('npm test', () => {
-  it('exits non-zero when a test fails, with the global set-up loaded', { timeout: 120_000 }, async () => {
-    const run = await runVitest('test/project/must-fail/fails.test.ts');
+  // Both runs at once: each starts vitest and a PostgreSQL server, which is slow on a busy machine.
+  let failing: ReturnType<typeof runVitest>;
+  let passing: ReturnType<typeof runVitest>;
+  beforeAll(() => {
+    failing = runVitest('test/project/must-fail/fails.test.ts');
+    passing = runVitest('test/project/must-fail/passes.test.ts');
+  });
+
+  it('exits non-zero when a test fails, with the global set-up loaded', { timeout: 240_000 }, async () => {
+    const run = await failing;
     expect(run.output).toMatch(/1 failed/);
     expect(run.code).not.toBe(0);
   });
 
-  it('exits 0 when the same run passes', { timeout: 120_000 }, async () => {
-    const run = await runVitest('test/project/must-fail/passes.test.ts');
+  it('exits 0 when the same run passes', { timeout: 240_000 }, async () => {
+    const run = await passing;
     expect(run.output).toMatch(/1 passed/);
     expect(run.code).toBe(0);
   });

@@ -95,14 +95,22 @@ describe('two replicas, one killed mid-burst', () => {
     await waitFor(() => missing().length === 0, { timeout: 150_000, what: () => `posts of ${missing().length} accepted events, e.g. ${nodes[missing()[0]]?.name}` });
 
     // Twice only when one of the posts was a's, in flight when it was killed: not answered, or
-    // answered so shortly before the kill (under a second, on a loaded machine) that a could not
-    // yet record it as sent.
-    const inFlight = posts().filter((c) => c.via === 'a' && (!c.answered || c.at >= killedAt - 1_000));
+    // answered but not yet recorded as sent. A replica works a channel one action at a time and
+    // records each action before the next (notify/execute-round.ts), so what a had answered but
+    // not recorded can only be its last action in each channel: its last new message there and
+    // the calls after it. This holds whatever the machine's load (a window in seconds did not).
+    const inFlight = posts().filter((c) => c.via === 'a' && !c.answered);
+    for (let ch = 0; ch < CHANNELS; ch++) {
+      const ofA = posts()
+        .filter((c) => c.via === 'a' && c.args.channel === channelOf(ch))
+        .sort((x, y) => x.seq - y.seq);
+      const lastNew = ofA.map((c) => c.method).lastIndexOf('chat.postMessage');
+      for (const c of ofA.slice(Math.max(0, lastNew))) if (!inFlight.includes(c)) inFlight.push(c);
+    }
     for (const i of accepted) {
       const carrying = posts().filter((c) => shown(c).includes(nodes[i].name));
       if (carrying.length > 1) expect(carrying.filter((c) => !inFlight.includes(c)).length, `${nodes[i].name} posted ${carrying.length} times`).toBe(1);
     }
-    expect(inFlight.length).toBeLessThanOrEqual(2 * CHANNELS); // paced: at most a post a second per channel in that window
 
     // Paced per channel across both replicas: new messages at least ~1 s apart.
     for (let c = 0; c < CHANNELS; c++) {

@@ -39,7 +39,7 @@ export function spawnBot(args: string[], opts: { env?: Record<string, string>; c
     stdout: () => out,
     stderr: () => err,
     exited,
-    waitFor(re, ms = 20_000) {
+    waitFor(re, ms = 90_000) {
       return waitFor(() => out.match(re)?.[0], { timeout: ms, what: () => `${re}; stdout:\n${out}\nstderr:\n${err.slice(-2000)}` });
     },
   };
