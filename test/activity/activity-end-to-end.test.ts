@@ -45,7 +45,7 @@ beforeAll(async () => {
   });
   slack = createSlackDriver(fake, 'http', { eventsUrl: `${h.url}/slack/events`, signingSecret: SIGNING_SECRET });
   for (const n of h.emulator.nodes()) ids[n.name] = n.nodeId;
-}, 30_000);
+}, 90_000);
 afterAll(async () => {
   await h?.close();
   await pd?.close();

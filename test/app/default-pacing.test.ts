@@ -28,5 +28,5 @@ describe('default pacing on Slack', () => {
       await h.close();
       await slack.close();
     }
-  }, 30_000);
+  }, 90_000);
 });

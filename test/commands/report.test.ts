@@ -25,7 +25,7 @@ beforeAll(async () => {
     logger: silentLogger,
   });
   await reports.scheduler.start();
-}, 30_000);
+}, 90_000);
 afterAll(async () => {
   reports?.scheduler.stop();
   await w?.close();

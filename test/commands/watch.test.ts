@@ -47,7 +47,7 @@ beforeAll(async () => {
   // Let the creation lifecycle (STARTING -> RUNNING) finish before webhook URLs change. All URLs are loopback.
   await waitFor(() => emu.nodes().every((n) => n.status === 'RUNNING'), { timeout: 20_000, what: 'the nodes RUNNING' });
   build();
-}, 20_000);
+}, 90_000);
 afterAll(async () => {
   await notifier?.stop();
   void db?.close();

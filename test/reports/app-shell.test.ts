@@ -24,7 +24,7 @@ async function until(re: RegExp, from = 0, ms = 8_000): Promise<string> {
 
 beforeAll(async () => {
   h = await startHarness({ emulator: { seed: 'demo', demoPassword: 'demo-password-1', lifecycleDelayMs: 20 }, shell: { input, output, prompt: false }, logger: createLogger({ level: 'warn', destination: logs }) });
-}, 30_000);
+}, 90_000);
 afterAll(async () => {
   input.end();
   await h?.close();

@@ -18,7 +18,7 @@ beforeAll(async () => {
   w = await startReportWorld();
   // Each report one hour after the previous, so the history spans time as it would.
   reports = createReports({ db: w.openDb(), services: w.services, outbox: capturingOutbox(), logger: silentLogger, now: () => (clock += 3_600_000) });
-}, 30_000);
+}, 90_000);
 afterAll(async () => {
   await w?.close();
 });

@@ -15,7 +15,7 @@ let reports: ReturnType<typeof createReports>;
 beforeAll(async () => {
   w = await startReportWorld();
   reports = createReports({ db: w.openDb(), services: w.services, outbox: capturingOutbox(), logger: silentLogger, dashboardTimeoutMs: 500 });
-}, 30_000);
+}, 90_000);
 afterAll(async () => {
   await w?.close();
 });

@@ -26,7 +26,7 @@ beforeAll(async () => {
     },
   });
   await fake.identified();
-}, 30_000);
+}, 90_000);
 afterAll(async () => {
   await h?.close();
   await fake?.close();

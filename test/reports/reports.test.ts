@@ -11,7 +11,7 @@ import { waitFor } from '../support/wait-for.js';
 let w: ReportWorld;
 beforeAll(async () => {
   w = await startReportWorld();
-}, 30_000);
+}, 90_000);
 afterAll(async () => {
   await w?.close();
 });

@@ -25,7 +25,7 @@ beforeAll(async () => {
     OPERATOR_USERS: `slack:${OPERATOR.id}`,
   });
   slack = createSlackDriver(fake, 'http', { eventsUrl: `${h.url}/slack/events`, signingSecret: SIGNING_SECRET });
-}, 30_000);
+}, 90_000);
 afterAll(async () => {
   await h?.close();
   await fake?.close();

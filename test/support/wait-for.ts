@@ -7,7 +7,11 @@
 import { vi } from 'vitest';
 
 export interface WaitForOptions {
-  /** How long to keep trying, in ms (default 5 000). */
+  /**
+   * How long to keep trying, in ms: at least 30 000 (the default). The wait ends as soon as the
+   * condition holds; the bound only stops a wait for something that never comes, and on a busy
+   * machine a shorter one failed tests that were right.
+   */
   timeout?: number;
   /** What is awaited, for the failure message; a function is read only when the wait fails (e.g. to show a transcript). */
   what?: string | (() => string);
@@ -15,10 +19,13 @@ export interface WaitForOptions {
   interval?: number;
 }
 
+const MIN_TIMEOUT_MS = 30_000;
+
 type Falsy = undefined | null | false | 0 | '';
 
 export async function waitFor<T>(fn: () => T | Falsy | Promise<T | Falsy>, opts: WaitForOptions = {}): Promise<T> {
-  const { timeout = 5_000, interval = 10, what = 'a condition' } = opts;
+  const { interval = 10, what = 'a condition' } = opts;
+  const timeout = Math.max(opts.timeout ?? 0, MIN_TIMEOUT_MS);
   let thrown: { error: unknown } | undefined;
   const NOT_YET = new Error('not yet');
   const value = await vi

@@ -35,7 +35,7 @@ beforeAll(async () => {
   const open = await interact(buttonInteraction(app, ADA, buttonId(prompt, 'Confirm')));
   expect(textOf(open.data)).toContain('Channel opening');
   h.emulator.world.mine(6);
-}, 30_000);
+}, 90_000);
 
 afterAll(async () => {
   await h?.close();

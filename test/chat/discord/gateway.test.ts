@@ -33,7 +33,7 @@ beforeAll(async () => {
   fake = h.fake;
   app = fake.applicationId;
   await fake.identified();
-}, 30_000);
+}, 90_000);
 
 afterAll(async () => {
   await h?.close();

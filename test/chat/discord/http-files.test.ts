@@ -25,7 +25,7 @@ beforeAll(async () => {
       OPERATOR_USERS: `discord:${OPERATOR.userId}`,
     },
   });
-}, 30_000);
+}, 90_000);
 afterAll(async () => {
   await h?.close();
   await fake?.close();

@@ -32,7 +32,7 @@ beforeAll(async () => {
     operators: [`discord:${OPERATOR.userId}`],
   });
   app = h.fake.applicationId;
-}, 30_000);
+}, 90_000);
 
 afterAll(async () => {
   await h?.close();

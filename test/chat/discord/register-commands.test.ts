@@ -61,5 +61,5 @@ describe('registerCommands', () => {
     } finally {
       await bot.close();
     }
-  }, 30_000);
+  }, 90_000);
 });

@@ -22,7 +22,7 @@ describe('approvals in the terminal', () => {
 
   beforeAll(async () => {
     h = await startHarness({ emulator: { seed: 'demo', lifecycleDelayMs: 30 }, shell: { input, output, prompt: false }, env: { ADMIN_USERS: 'shell:bea', APPROVAL_POLICY: 'node.stop' } });
-  }, 30_000);
+  }, 90_000);
   afterAll(async () => {
     input.end();
     await h?.close();

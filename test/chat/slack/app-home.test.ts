@@ -19,7 +19,7 @@ dispatcher.prepareMessage = async (m) => ({ ...m, buttons: m.buttons?.map((b, i)
 
 beforeAll(async () => {
   bot = await startSlackBot('socket', dispatcher, { roleOf: async () => 'admin', homeThrottleMs: 400 });
-}, 20_000);
+}, 90_000);
 afterAll(async () => {
   await bot?.close();
 });

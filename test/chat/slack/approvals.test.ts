@@ -58,7 +58,7 @@ describe('approvals and spend limits on Slack', () => {
     const open = await click(ADA, button(prompt.body, 'Confirm'));
     expect(textOf(open)).toContain('Channel opening');
     h.emulator.world.mine(6);
-  }, 30_000);
+  }, 90_000);
 
   afterAll(async () => {
     await h?.close();

@@ -43,7 +43,7 @@ describe('real command answers on Slack, kept as golden files', () => {
       ADMIN_USERS: `slack:${ADMIN.id}`,
     });
     slack = createSlackDriver(fake, 'http', { eventsUrl: `${h.url}/slack/events`, signingSecret: SIGNING_SECRET });
-  }, 20_000);
+  }, 90_000);
 
   afterAll(async () => {
     await h?.close();

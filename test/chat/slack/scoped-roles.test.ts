@@ -31,7 +31,7 @@ describe('scoped roles on Slack', () => {
       env: { SLACK_BOT_TOKEN: 'xoxb-scoped-bot-token', SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: fake.apiUrl, ADMIN_USERS: `slack:${ADA.id}` },
     });
     slack = createSlackDriver(fake, 'http', { eventsUrl: `${h.url}/slack/events`, signingSecret: SIGNING_SECRET });
-  }, 30_000);
+  }, 90_000);
 
   afterAll(async () => {
     await h?.close();

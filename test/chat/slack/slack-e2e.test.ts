@@ -43,7 +43,7 @@ describe.each(['socket', 'http'] as const)('the bot on Slack in %s mode', (mode)
     });
     if (mode === 'socket') await fake.connected();
     slack = createSlackDriver(fake, mode, { eventsUrl: `${h.url}/slack/events`, signingSecret: SIGNING_SECRET });
-  }, 20_000);
+  }, 90_000);
 
   afterAll(async () => {
     await h?.close();
@@ -247,5 +247,5 @@ describe.each(['socket', 'http'] as const)('the bot on Slack in %s mode', (mode)
     } finally {
       h.emulator.faults.latencyMs = 0;
     }
-  }, 15_000);
+  }, 90_000);
 });

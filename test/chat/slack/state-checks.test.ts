@@ -79,7 +79,7 @@ describe('state checks before asking, and the facts in every confirmation, on Sl
     await createNode('vault');
     await apiOf('vault').init({ password: VAULT_PASSWORD });
     await createNode('fresh');
-  }, 30_000);
+  }, 90_000);
 
   afterAll(async () => {
     await h?.close();

@@ -24,7 +24,7 @@ describe('amounts, names and refusals on Slack', () => {
     fake = await startFakeSlack();
     h = await startSlackWorld('http', { SLACK_BOT_TOKEN: 'xoxb-units-bot', SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: fake.apiUrl, ADMIN_USERS: `slack:${ADMIN.id}` });
     slack = createSlackDriver(fake, 'http', { eventsUrl: `${h.url}/slack/events`, signingSecret: SIGNING_SECRET });
-  }, 20_000);
+  }, 90_000);
 
   afterAll(async () => {
     await h?.close();

@@ -29,7 +29,7 @@ describe('visual answers on Slack', () => {
     });
     await fake.connected();
     slack = createSlackDriver(fake, 'socket');
-  }, 20_000);
+  }, 90_000);
 
   afterAll(async () => {
     await h?.close();
