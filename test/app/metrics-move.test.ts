@@ -67,9 +67,9 @@ describe('every declared metric moves with its event', () => {
     const body = Buffer.from(JSON.stringify({ eventType: 'NODE_STATUS_UPDATED', eventTimestamp: new Date().toISOString(), details: { nodeId: node.nodeId, status: 'PAUSED' }, nodeId: node.nodeId }));
     const r = await fetch(`${h.url}/webhooks/service`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': h.emulator.sign(body) }, body: new Uint8Array(body) });
     expect(r.status).toBe(202);
-    await vi.waitFor(async () => expect(await scrape()).toMatch(/^rln_chatops_outbox_depth 1$/m), { timeout: 10_000, interval: 20 });
-    await vi.waitFor(() => expect(slack.callsTo('chat.postMessage').filter((c) => c.args.channel === 'CMETRICS').length).toBe(2), { timeout: 10_000 });
-    await vi.waitFor(async () => expect(await scrape()).toMatch(/^rln_chatops_outbox_depth 0$/m), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(async () => expect(await scrape()).toMatch(/^rln_chatops_outbox_depth 1$/m), { timeout: 60_000, interval: 20 });
+    await vi.waitFor(() => expect(slack.callsTo('chat.postMessage').filter((c) => c.args.channel === 'CMETRICS').length).toBe(2), { timeout: 60_000 });
+    await vi.waitFor(async () => expect(await scrape()).toMatch(/^rln_chatops_outbox_depth 0$/m), { timeout: 60_000, interval: 20 });
     const after = await scrape();
     expect(total(after, 'rln_chatops_webhooks_total', 'outcome="accepted"')).toBe(total(before, 'rln_chatops_webhooks_total', 'outcome="accepted"') + 1);
     expect(total(after, 'rln_chatops_deliveries_total', 'platform="slack"', 'outcome="rate_limited"')).toBe(total(before, 'rln_chatops_deliveries_total', 'platform="slack"', 'outcome="rate_limited"') + 1);

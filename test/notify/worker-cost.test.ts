@@ -136,7 +136,7 @@ describe('an outbox round of many rows', () => {
     }
     const statements = recordStatements(h.db);
     h.notifier.start();
-    await vi.waitFor(async () => expect(await h!.notifier.store.depth()).toBe(0), { timeout: 20_000, interval: 20 });
+    await vi.waitFor(async () => expect(await h!.notifier.store.depth()).toBe(0), { timeout: 60_000, interval: 20 });
     await h.notifier.stop();
 
     // One digest in two parts (40 nodes a message) names every node; every row is sent.
