@@ -14,6 +14,6 @@ import { httpMigrations } from './http.js';
 import { storeMigrations } from './store.js';
 import type { Migration } from './migration.js';
 
-export { migrationSql, DIALECTS, type Dialect, type Migration } from './migration.js';
+export { migrationSql, type Migration } from './migration.js';
 
 export const allMigrations: Migration[] = [...coreMigrations, ...notifyMigrations, ...reportsMigrations, ...activityMigrations, ...httpMigrations, ...storeMigrations];
