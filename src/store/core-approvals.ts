@@ -1,20 +1,12 @@
 /** Approval requests by a second person (core_approvals): stored so they outlive a restart and are claimed once. */
 import type { AnyDb } from './database.js';
+import { PENDING_COLUMNS, PENDING_SELECT, PENDING_VALUES, pendingParams, type PendingCommandRow } from './core-pending-commands.js';
 
-export interface ApprovalRow {
-  id: string;
-  requesterJson: string;
-  /** `platform:userId` of the requester. */
-  requesterKey: string;
-  placeJson: string;
-  path: string;
-  /** The arguments, never a secret (an approval never holds one). */
-  argsJson: string;
+/** Its `argsJson` never holds a secret (an approval never holds one). */
+export interface ApprovalRow extends PendingCommandRow {
   node: string | null;
   /** What the request message shows (fields), so a late click can still say what it was. */
   summaryJson: string;
-  createdAt: number;
-  expiresAt: number;
   state: 'pending' | 'approved' | 'rejected' | 'expired';
   decidedBy: string | null;
   decidedAt: number | null;
@@ -31,18 +23,16 @@ export interface ApprovalStore {
   pending(at: number): Promise<ApprovalRow[]>;
 }
 
-const COLUMNS = `id, requester_json AS "requesterJson", requester_key AS "requesterKey", place_json AS "placeJson", path, args_json AS "argsJson",
-  node, summary_json AS "summaryJson", created_at AS "createdAt", expires_at AS "expiresAt", state, decided_by AS "decidedBy",
-  decided_at AS "decidedAt", reason`;
+const COLUMNS = `${PENDING_SELECT}, node, summary_json AS "summaryJson", state, decided_by AS "decidedBy", decided_at AS "decidedAt", reason`;
 
 export function createApprovalStore(db: AnyDb): ApprovalStore {
   return {
     insert: async (row) => {
-      await db.run(
-        `INSERT INTO core_approvals (id, requester_json, requester_key, place_json, path, args_json, node, summary_json, created_at, expires_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [row.id, row.requesterJson, row.requesterKey, row.placeJson, row.path, row.argsJson, row.node, row.summaryJson, row.createdAt, row.expiresAt],
-      );
+      await db.run(`INSERT INTO core_approvals (${PENDING_COLUMNS}, node, summary_json) VALUES (${PENDING_VALUES}, @node, @summaryJson)`, {
+        ...pendingParams(row),
+        node: row.node,
+        summaryJson: row.summaryJson,
+      });
     },
     get: (id) => db.get<ApprovalRow>(`SELECT ${COLUMNS} FROM core_approvals WHERE id = ?`, [id]),
     // One UPDATE guarded by the state: of two concurrent clicks (on one replica or several), exactly one changes the row.

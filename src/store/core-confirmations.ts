@@ -1,16 +1,8 @@
 /** Pending confirmations (core_confirmations): stored so a click works once, by its requester, after a restart. */
 import type { AnyDb } from './database.js';
+import { PENDING_COLUMNS, PENDING_SELECT, PENDING_VALUES, pendingParams, type PendingCommandRow } from './core-pending-commands.js';
 
-export interface ConfirmationRow {
-  id: string;
-  requesterJson: string;
-  /** `platform:userId` of the requester. */
-  requesterKey: string;
-  placeJson: string;
-  path: string;
-  argsJson: string;
-  createdAt: number;
-  expiresAt: number;
+export interface ConfirmationRow extends PendingCommandRow {
   usedAt: number | null;
   outcome: string | null;
 }
@@ -29,28 +21,9 @@ export interface ConfirmationStore {
 export function createConfirmationStore(db: AnyDb): ConfirmationStore {
   return {
     insert: async (row) => {
-      await db.run(
-        `INSERT INTO core_confirmations (id, requester_json, requester_key, place_json, path, args_json, created_at, expires_at)
-         VALUES (@id, @requesterJson, @requesterKey, @placeJson, @path, @argsJson, @createdAt, @expiresAt)`,
-        {
-          id: row.id,
-          requesterJson: row.requesterJson,
-          requesterKey: row.requesterKey,
-          placeJson: row.placeJson,
-          path: row.path,
-          argsJson: row.argsJson,
-          createdAt: row.createdAt,
-          expiresAt: row.expiresAt,
-        },
-      );
+      await db.run(`INSERT INTO core_confirmations (${PENDING_COLUMNS}) VALUES (${PENDING_VALUES})`, pendingParams(row));
     },
-    get: (id) =>
-      db.get<ConfirmationRow>(
-        `SELECT id, requester_json AS "requesterJson", requester_key AS "requesterKey", place_json AS "placeJson", path, args_json AS "argsJson",
-                created_at AS "createdAt", expires_at AS "expiresAt", used_at AS "usedAt", outcome
-         FROM core_confirmations WHERE id = ?`,
-        [id],
-      ),
+    get: (id) => db.get<ConfirmationRow>(`SELECT ${PENDING_SELECT}, used_at AS "usedAt", outcome FROM core_confirmations WHERE id = ?`, [id]),
     claim: async (id, at, outcome) =>
       (await db.run('UPDATE core_confirmations SET used_at = ?, outcome = ? WHERE id = ? AND used_at IS NULL', [at, outcome, id])).changes > 0,
     deleteExpired: async (before) => (await db.run('DELETE FROM core_confirmations WHERE expires_at < ?', [before])).changes,

@@ -1,16 +1,9 @@
 /** Open dialogs (core_dialogs): which command a modal submission belongs to. Never holds the values typed. */
 import type { AnyDb } from './database.js';
+import { PENDING_COLUMNS, PENDING_SELECT, PENDING_VALUES, pendingParams, type PendingCommandRow } from './core-pending-commands.js';
 
-export interface DialogRow {
-  id: string;
+export interface DialogRow extends PendingCommandRow {
   kind: 'secrets' | 'typed-name';
-  requesterJson: string;
-  requesterKey: string;
-  placeJson: string;
-  path: string;
-  argsJson: string;
-  createdAt: number;
-  expiresAt: number;
   usedAt: number | null;
 }
 
@@ -25,29 +18,9 @@ export interface DialogStore {
 export function createDialogStore(db: AnyDb): DialogStore {
   return {
     insert: async (row) => {
-      await db.run(
-        `INSERT INTO core_dialogs (id, kind, requester_json, requester_key, place_json, path, args_json, created_at, expires_at)
-         VALUES (@id, @kind, @requesterJson, @requesterKey, @placeJson, @path, @argsJson, @createdAt, @expiresAt)`,
-        {
-          id: row.id,
-          kind: row.kind,
-          requesterJson: row.requesterJson,
-          requesterKey: row.requesterKey,
-          placeJson: row.placeJson,
-          path: row.path,
-          argsJson: row.argsJson,
-          createdAt: row.createdAt,
-          expiresAt: row.expiresAt,
-        },
-      );
+      await db.run(`INSERT INTO core_dialogs (${PENDING_COLUMNS}, kind) VALUES (${PENDING_VALUES}, @kind)`, { ...pendingParams(row), kind: row.kind });
     },
-    get: (id) =>
-      db.get<DialogRow>(
-        `SELECT id, kind, requester_json AS "requesterJson", requester_key AS "requesterKey", place_json AS "placeJson", path, args_json AS "argsJson",
-                created_at AS "createdAt", expires_at AS "expiresAt", used_at AS "usedAt"
-         FROM core_dialogs WHERE id = ?`,
-        [id],
-      ),
+    get: (id) => db.get<DialogRow>(`SELECT ${PENDING_SELECT}, kind, used_at AS "usedAt" FROM core_dialogs WHERE id = ?`, [id]),
     claim: async (id, at) => (await db.run('UPDATE core_dialogs SET used_at = ? WHERE id = ? AND used_at IS NULL', [at, id])).changes > 0,
     deleteExpired: async (before) => (await db.run('DELETE FROM core_dialogs WHERE expires_at < ?', [before])).changes,
   };

@@ -1,14 +1,13 @@
 /**
  * Opening the store: SQLite by default (one file, WAL, one process), PostgreSQL with
- * DATABASE_URL (several replicas share it). Each engine has its own migrations, applied in
- * version order, once (src/store/migrations/<room>.ts for SQLite, migrations/postgres/ for
- * PostgreSQL). Every other room sees only `Db`, this room's own async interface (sql/types.ts).
+ * DATABASE_URL (several replicas share it). Both run the same migrations (migrations/<room>.ts,
+ * each version written once with its engine differences inside), in version order, once. Every
+ * other room sees only `Db`, this room's own async interface (sql/types.ts).
  */
 import Database from 'better-sqlite3';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { allMigrations, type Migration } from './migrations/index.js';
-import { postgresMigrations } from './migrations/postgres/index.js';
+import { allMigrations, migrationSql, type Migration } from './migrations/index.js';
 import { SqliteSql } from './sql/sqlite.js';
 import { startCheckpointer, type Checkpointer } from './sql/sqlite-checkpointer.js';
 import { describeUrl } from './sql/describe-url.js';
@@ -90,7 +89,7 @@ function migrateSqlite(db: Database.Database, migrations: Migration[]): void {
   for (const m of inOrder(migrations)) {
     if (applied.has(m.version)) continue;
     db.transaction(() => {
-      db.exec(m.sql);
+      db.exec(migrationSql(m, 'sqlite'));
       db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, new Date().toISOString());
     })();
   }
@@ -127,9 +126,9 @@ export async function openPostgres(url: string, o: { onError?: (err: Error) => v
       await db.exec(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
       await db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
       const applied = new Set(await db.column<number>('SELECT version FROM schema_migrations'));
-      for (const m of inOrder(o.migrations ?? postgresMigrations)) {
+      for (const m of inOrder(o.migrations ?? allMigrations)) {
         if (applied.has(m.version)) continue;
-        await db.exec(m.sql);
+        await db.exec(migrationSql(m, 'postgres'));
         await db.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [m.version, m.name, new Date().toISOString()]);
       }
     });
@@ -151,7 +150,7 @@ export async function openStoreDatabase(o: { url?: string; path: string; onError
  * build does not know (a newer version migrated the database).
  */
 export async function schemaStatus(db: AnyDb): Promise<{ engine: AnyDb['engine']; where: string; applied: number; expected: number; missing: number[]; unknown: number[] }> {
-  const expected = (db.engine === 'postgres' ? postgresMigrations : allMigrations).map((m) => m.version);
+  const expected = allMigrations.map((m) => m.version);
   // A PostgreSQL database never migrated has no schema_migrations yet (doctor does not create it).
   const migrated = db.engine === 'sqlite' || (await db.value<string>("SELECT to_regclass('schema_migrations')::text")) !== undefined;
   const applied = new Set(migrated ? await db.column<number>('SELECT version FROM schema_migrations') : []);

@@ -1,11 +1,11 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /** The core room's tables. Append new migrations; never edit one that has shipped. */
 export const coreMigrations: Migration[] = [
   {
     version: 100,
     name: 'core: role grants, audit, confirmations, buttons, dialogs',
-    sql: `
+    sql: (d) => `
       CREATE TABLE core_role_grants (
         principal TEXT PRIMARY KEY,
         role TEXT NOT NULL CHECK (role IN ('read', 'operate', 'admin')),
@@ -13,7 +13,7 @@ export const coreMigrations: Migration[] = [
         granted_at TEXT NOT NULL
       );
       CREATE TABLE core_audit (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        id ${d.id},
         at TEXT NOT NULL,
         actor_platform TEXT NOT NULL,
         actor_id TEXT NOT NULL,
@@ -36,17 +36,17 @@ export const coreMigrations: Migration[] = [
         place_json TEXT NOT NULL,
         path TEXT NOT NULL,
         args_json TEXT NOT NULL,
-        created_at INTEGER NOT NULL,
-        expires_at INTEGER NOT NULL,
-        used_at INTEGER,
+        created_at ${d.bigint} NOT NULL,
+        expires_at ${d.bigint} NOT NULL,
+        used_at ${d.bigint},
         outcome TEXT
       );
       CREATE TABLE core_buttons (
         id TEXT PRIMARY KEY,
         command TEXT NOT NULL,
         args_json TEXT NOT NULL,
-        created_at INTEGER NOT NULL,
-        expires_at INTEGER NOT NULL
+        created_at ${d.bigint} NOT NULL,
+        expires_at ${d.bigint} NOT NULL
       );
       CREATE INDEX core_buttons_expiry ON core_buttons (expires_at);
       CREATE TABLE core_dialogs (
@@ -57,9 +57,9 @@ export const coreMigrations: Migration[] = [
         place_json TEXT NOT NULL,
         path TEXT NOT NULL,
         args_json TEXT NOT NULL,
-        created_at INTEGER NOT NULL,
-        expires_at INTEGER NOT NULL,
-        used_at INTEGER
+        created_at ${d.bigint} NOT NULL,
+        expires_at ${d.bigint} NOT NULL,
+        used_at ${d.bigint}
       );
       CREATE INDEX core_dialogs_expiry ON core_dialogs (expires_at);
     `,
@@ -67,26 +67,26 @@ export const coreMigrations: Migration[] = [
   {
     version: 101,
     name: 'core: approval policy, spend limits and their ledger, approvals, scoped role grants',
-    sql: `
+    sql: (d) => `
       ALTER TABLE core_role_grants ADD COLUMN nodes TEXT;
       ALTER TABLE core_role_grants ADD COLUMN channels TEXT;
       CREATE TABLE core_policy_rules (
         kind TEXT NOT NULL CHECK (kind IN ('approval', 'limit')),
         subject TEXT NOT NULL,
         unit TEXT NOT NULL,
-        amount REAL,
+        amount ${d.double},
         off INTEGER NOT NULL DEFAULT 0,
         set_by TEXT NOT NULL,
         set_at TEXT NOT NULL,
         PRIMARY KEY (kind, subject, unit)
       );
       CREATE TABLE core_spend_ledger (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        id ${d.id},
         who TEXT NOT NULL,
         unit TEXT NOT NULL,
-        amount REAL NOT NULL,
+        amount ${d.double} NOT NULL,
         day TEXT NOT NULL,
-        at INTEGER NOT NULL,
+        at ${d.bigint} NOT NULL,
         path TEXT NOT NULL
       );
       CREATE INDEX core_spend_ledger_day ON core_spend_ledger (who, day, unit);
@@ -99,11 +99,11 @@ export const coreMigrations: Migration[] = [
         args_json TEXT NOT NULL,
         node TEXT,
         summary_json TEXT NOT NULL,
-        created_at INTEGER NOT NULL,
-        expires_at INTEGER NOT NULL,
+        created_at ${d.bigint} NOT NULL,
+        expires_at ${d.bigint} NOT NULL,
         state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'approved', 'rejected', 'expired')),
         decided_by TEXT,
-        decided_at INTEGER,
+        decided_at ${d.bigint},
         reason TEXT
       );
       CREATE INDEX core_approvals_expiry ON core_approvals (expires_at);

@@ -1,13 +1,13 @@
-import type { Migration } from './index.js';
+import type { Migration } from './migration.js';
 
 /** The reports room's tables. Append new migrations; never edit one that has shipped. */
 export const reportsMigrations: Migration[] = [
   {
     version: 300,
     name: 'reports: schedules and snapshots',
-    sql: `
+    sql: (d) => `
       CREATE TABLE report_schedules (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        id ${d.id},
         platform TEXT NOT NULL,
         channel_id TEXT NOT NULL,
         kind TEXT NOT NULL CHECK (kind IN ('balance', 'channels')),
@@ -22,7 +22,7 @@ export const reportsMigrations: Migration[] = [
       CREATE INDEX report_schedules_channel ON report_schedules (platform, channel_id);
 
       CREATE TABLE report_snapshots (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        id ${d.id},
         node_id TEXT NOT NULL,
         kind TEXT NOT NULL CHECK (kind IN ('balance', 'channels')),
         taken_at TEXT NOT NULL,
