@@ -4,7 +4,9 @@
  * nobody types a password for a command that cannot run.
  */
 import { z } from 'zod';
-import { UserError, msg, defineCommand, type AnyCommand, type CommandContext, type Reply } from '../src/core/index.js';
+import { UserError, msg } from '../src/vocabulary/index.js';
+import { defineCommand, type CommandContext } from './define-command.js';
+import { type AnyCommand, type Reply } from '../src/engine/index.js';
 import { int, nodeArg, splitList } from './support/arg-types.js';
 import { nodeClient } from './support/node-client.js';
 import { defaultBackupPath, done } from './support/node-done.js';

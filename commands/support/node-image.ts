@@ -1,5 +1,5 @@
 /** RLN images: what a node runs, what the latest is, and whether an upgrade has anything to do. */
-import { msg, type Message } from '../../src/core/index.js';
+import { msg, type Message } from '../../src/vocabulary/index.js';
 import type { HostedNode } from '../../src/hosting/index.js';
 
 /** The image a node runs: the service's `imageVersion` field, else the last build's. */

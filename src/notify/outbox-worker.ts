@@ -7,9 +7,9 @@
  * outcome: sent, retried with backoff, held by a 429, failed, or the channel gone. Incidents
  * are in incidents.ts; telling the admins about failed deliveries in escalation.ts.
  */
-import type { ChatPoster } from '../core/index.js';
-import type { Message } from '../core/index.js';
-import type { Platform } from '../core/index.js';
+import type { ChatPoster } from '../vocabulary/index.js';
+import type { Message } from '../vocabulary/index.js';
+import type { Platform } from '../vocabulary/index.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { NotifyStore } from '../store/index.js';

@@ -2,8 +2,8 @@
  * Which channels watch which nodes, mutes, and incident acknowledgements: what the `watch`
  * commands use (through `services.watches`). Stored in the database; survives restarts.
  */
-import { UserError, actorLabel } from '../core/index.js';
-import type { Actor, Place, Platform } from '../core/index.js';
+import { UserError, actorLabel } from '../vocabulary/index.js';
+import type { Actor, Place, Platform } from '../vocabulary/index.js';
 import type { IncidentRow, MuteRow, NotifyStore, WatchRow } from '../store/index.js';
 
 /** `all`, or a node id. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Reply } from '../../src/core/types.js';
-import { inlineToPlain } from '../../src/core/message.js';
+import type { Reply } from '../../src/engine/types.js';
+import { inlineToPlain } from '../../src/vocabulary/message.js';
 import { toPrincipal } from '../../commands/access.js';
 import { harness, slackChannel, slackUser } from '../support/core.js';
 

@@ -8,7 +8,7 @@ import { payCommands } from '../../commands/pay.js';
 import { peerCommands } from '../../commands/peer.js';
 import { swapCommands } from '../../commands/swap.js';
 import { walletCommands } from '../../commands/wallet.js';
-import { argSpecsOf, createRegistry, parseCommandLine } from '../../src/core/index.js';
+import { argSpecsOf, createRegistry, parseCommandLine } from '../../src/engine/index.js';
 
 const mine = [
   ...nodeCommands,

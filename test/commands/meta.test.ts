@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Reply } from '../../src/core/types.js';
-import type { Message } from '../../src/core/message.js';
+import type { Reply } from '../../src/engine/types.js';
+import type { Message } from '../../src/vocabulary/message.js';
 import { harness, slackChannel, slackUser } from '../support/core.js';
 
 const admin = slackUser('UADMIN', { displayName: 'Ada' });

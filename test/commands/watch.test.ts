@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDispatcher } from '../support/dispatcher.js';
 import { watchCommands } from '../../commands/watch.js';
-import { createRegistry, inlineToPlain, type CoreDispatcher, type Reply } from '../../src/core/index.js';
+import { createRegistry, type CoreDispatcher, type Reply } from '../../src/engine/index.js';
+import { inlineToPlain } from '../../src/vocabulary/index.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { createHostingClient, type HostingClient } from '../../src/hosting/index.js';
 import { silentLogger } from '../../src/log.js';

@@ -5,8 +5,8 @@
 import type { Client } from 'discord.js';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Config } from '../../config.js';
-import type { ChatPoster } from '../../core/index.js';
-import type { Dispatcher } from '../../core/index.js';
+import type { ChatPoster } from '../../vocabulary/index.js';
+import type { Dispatcher } from '../../engine/index.js';
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
 import { buildCommandIndexAndData, type CommandIndex, type CommandRegistryLike } from './build-command-data.js';

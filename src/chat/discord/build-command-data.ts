@@ -8,9 +8,9 @@
  * the node option autocompletes. Slack keeps `/rln <group> <action>`; the index maps both
  * back to the same registry path.
  */
-import type { AnyCommand } from '../../core/index.js';
-import type { Registry } from '../../core/index.js';
-import type { ArgSpec } from '../../core/index.js';
+import type { AnyCommand } from '../../engine/index.js';
+import type { Registry } from '../../engine/index.js';
+import type { ArgSpec } from '../../engine/index.js';
 import {
   DISCORD_COMMAND_NAME_PATTERN,
   DISCORD_MAX_CHOICES,

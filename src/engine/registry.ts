@@ -1,0 +1,165 @@
+/**
+ * The command registry: every definition once, checked at start-up. Slack/shell parsing,
+ * Discord registration, help and "did you mean" are all derived from it.
+ */
+import { z } from 'zod';
+import { defineCommand, type AnyCommand } from './types.js';
+import { argSpecsOf, type ArgSpec } from './arg-specs.js';
+import { editDistance } from '../vocabulary/index.js';
+import { renderHelp } from './render-help.js';
+
+export type { AnyCommand };
+
+export interface CommandGroup {
+  group: string;
+  actions: AnyCommand[];
+}
+
+export interface Registry {
+  /** Every command, groups in DESIGN.md order, then the top-level ones (`audit`, `help`). */
+  all(): AnyCommand[];
+  get(path: string): AnyCommand | undefined;
+  /** Groups in DESIGN.md order, each with its actions in DESIGN.md order (then others, then `help`). */
+  groups(): CommandGroup[];
+  /** Commands with a one-word path (`audit`, `help`). */
+  topLevel(): AnyCommand[];
+  /** Positional argument names: the explicit `positional`, or the required keys in schema order. */
+  positional(def: AnyCommand): string[];
+  /** The argument naming a node, if any (`nodeArg`, or `node` when the schema has it). */
+  nodeArg(def: AnyCommand): string | undefined;
+  /** The nearest command path to what was typed (for "did you mean"), if any is reasonably near. */
+  closest(text: string): string | undefined;
+  argSpecs(def: AnyCommand): ArgSpec[];
+}
+
+/** The group order of DESIGN.md's command tree. */
+export const GROUP_ORDER = ['node', 'wallet', 'asset', 'invoice', 'pay', 'channel', 'peer', 'net', 'swap', 'watch', 'report', 'access', 'policy'];
+
+const ACTION_ORDER: Record<string, string[]> = {
+  node: ['list', 'info', 'create', 'start', 'stop', 'upgrade', 'destroy', 'settings', 'logs', 'image', 'init', 'unlock', 'lock', 'password', 'backup', 'restore', 'sync', 'shutdown'],
+  wallet: ['address', 'balance', 'unspents', 'utxos', 'transactions', 'fee', 'sign'],
+  asset: ['list', 'balance', 'metadata', 'media', 'upload', 'issue-nia', 'issue-cfa', 'issue-uda', 'send', 'transfers', 'refresh', 'fail'],
+  invoice: ['ln', 'rgb', 'decode', 'status'],
+  pay: ['send', 'keysend', 'list'],
+  channel: ['list', 'open', 'close', 'id'],
+  peer: ['list', 'connect', 'disconnect'],
+  net: ['info', 'check-indexer', 'check-proxy', 'onion'],
+  swap: ['maker-init', 'maker-execute', 'taker', 'list'],
+  watch: ['add', 'remove', 'list'],
+  report: ['balance', 'channels', 'schedule', 'schedules', 'unschedule'],
+  access: ['grant', 'revoke', 'list'],
+  policy: ['set', 'list', 'limits'],
+};
+
+const PATH_RE = /^[a-z][a-z0-9-]*( [a-z][a-z0-9-]*)?$/;
+
+function rank(list: string[], name: string): number {
+  const i = list.indexOf(name);
+  return i < 0 ? list.length : i;
+}
+
+/** Builds the registry. Throws at start-up on a duplicate or malformed path. */
+export function createRegistry(defs: AnyCommand[]): Registry {
+  const byPath = new Map<string, AnyCommand>();
+  for (const def of defs) {
+    if (!def || typeof def.path !== 'string') throw new Error('a command definition has no path');
+    if (!PATH_RE.test(def.path)) {
+      throw new Error(`command path "${def.path}" is malformed: use "<group> <action>" or one word, lower case (internal names like __confirm are reserved)`);
+    }
+    if (byPath.has(def.path)) throw new Error(`two commands are defined with the path "${def.path}": each path must be defined once`);
+    if (!def.args || typeof (def.args).shape !== 'object') throw new Error(`command "${def.path}" has no zod object schema for its arguments`);
+    byPath.set(def.path, def);
+  }
+
+  const groupNames = new Set<string>();
+  for (const path of byPath.keys()) if (path.includes(' ')) groupNames.add(path.split(' ')[0]);
+
+  // `<group> help` for every group, so it parses and registers like any command.
+  for (const group of groupNames) {
+    const path = `${group} help`;
+    if (byPath.has(path)) continue;
+    byPath.set(path, defineCommand({
+      path,
+      summary: `Describe the ${group} commands`,
+      example: `/rln ${group} help`,
+      args: z.object({ action: z.string().min(1).optional().describe(`One ${group} action, for its details`) }),
+      positional: ['action'],
+      role: 'read',
+      confirm: 'none',
+      mutates: false,
+      nodeArg: false,
+      handler: async (ctx) => renderHelp(registry, group, ctx.args.action, ctx.place.platform),
+    }));
+  }
+
+  const specsCache = new WeakMap<AnyCommand, ArgSpec[]>();
+  const argSpecs = (def: AnyCommand): ArgSpec[] => {
+    let s = specsCache.get(def);
+    if (!s) {
+      s = argSpecsOf(def.args);
+      specsCache.set(def, s);
+    }
+    return s;
+  };
+
+  // The commands are fixed once built: the grouping is worked out once, not on every parse.
+  let grouped: CommandGroup[] | undefined;
+  const groups = (): CommandGroup[] => (grouped ??= groupCommands());
+  const groupCommands = (): CommandGroup[] => {
+    const names = [...groupNames].sort((a, b) => rank(GROUP_ORDER, a) - rank(GROUP_ORDER, b) || a.localeCompare(b));
+    return names.map((group) => {
+      const order = ACTION_ORDER[group] ?? [];
+      const actions = [...byPath.values()]
+        .filter((d) => d.path.startsWith(`${group} `))
+        .map((d, i) => ({ d, i, action: d.path.slice(group.length + 1) }))
+        .sort((a, b) => {
+          const ha = a.action === 'help' ? 1 : 0;
+          const hb = b.action === 'help' ? 1 : 0;
+          return ha - hb || rank(order, a.action) - rank(order, b.action) || a.i - b.i;
+        })
+        .map((x) => x.d);
+      return { group, actions };
+    });
+  };
+
+  const topLevel = () => [...byPath.values()].filter((d) => !d.path.includes(' '));
+
+  const registry: Registry = {
+    all: () => [...groups().flatMap((g) => g.actions), ...topLevel()],
+    get: (path) => byPath.get(path.trim().replace(/\s+/g, ' ').toLowerCase()),
+    groups,
+    topLevel,
+    positional: (def) => {
+      if (def.positional) return [...def.positional];
+      return argSpecs(def).filter((s) => s.required).map((s) => s.name);
+    },
+    nodeArg: (def) => {
+      if (def.nodeArg === false) return undefined;
+      if (typeof def.nodeArg === 'string') return def.nodeArg;
+      return 'node' in (def.args).shape ? 'node' : undefined;
+    },
+    closest: (text) => {
+      const t = text.trim().toLowerCase().replace(/\s+/g, ' ');
+      if (!t) return undefined;
+      const words = t.split(' ');
+      // Compare with as many words as the candidate path has.
+      let best: { path: string; d: number } | undefined;
+      for (const p of byPath.keys()) {
+        const typed = words.slice(0, p.split(' ').length).join(' ');
+        const d = distance(typed, p);
+        if (!best || d < best.d || (d === best.d && p.length < best.path.length)) best = { path: p, d };
+      }
+      if (!best) return undefined;
+      const limit = Math.max(2, Math.ceil(best.path.length / 3));
+      return best.d <= limit ? best.path : undefined;
+    },
+    argSpecs,
+  };
+  return registry;
+}
+
+/** Edit distance, with a typed prefix of the path counting as near. */
+function distance(typed: string, path: string): number {
+  if (typed && path.startsWith(typed)) return Math.min(1, path.length - typed.length);
+  return editDistance(typed, path);
+}
