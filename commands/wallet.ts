@@ -295,4 +295,4 @@ const sign = defineCommand({
   },
 });
 
-export const walletCommands: AnyCommand[] = [address, balance, send, unspents, utxos, transactions, fee, sign];
+export const walletCommands: AnyCommand[] = [address, balance, unspents, utxos, transactions, fee, sign, send];

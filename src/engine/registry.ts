@@ -16,10 +16,14 @@ export interface CommandGroup {
 }
 
 export interface Registry {
-  /** Every command, groups in DESIGN.md order, then the top-level ones (`audit`, `help`). */
+  /** Every command, groups in order, then the top-level ones (`audit`, `help`). */
   all(): AnyCommand[];
   get(path: string): AnyCommand | undefined;
-  /** Groups in DESIGN.md order, each with its actions in DESIGN.md order (then others, then `help`). */
+  /**
+   * Groups in the order commands/ gives them (a group's place is where its first command is),
+   * each with its actions in the order they were given, then `<group> help`. The engine names
+   * no group or action of its own: a new command changes only commands/.
+   */
   groups(): CommandGroup[];
   /** Commands with a one-word path (`audit`, `help`). */
   topLevel(): AnyCommand[];
@@ -32,31 +36,7 @@ export interface Registry {
   argSpecs(def: AnyCommand): ArgSpec[];
 }
 
-/** The group order of DESIGN.md's command tree. */
-export const GROUP_ORDER = ['node', 'wallet', 'asset', 'invoice', 'pay', 'channel', 'peer', 'net', 'swap', 'watch', 'report', 'access', 'policy'];
-
-const ACTION_ORDER: Record<string, string[]> = {
-  node: ['list', 'info', 'create', 'start', 'stop', 'upgrade', 'destroy', 'settings', 'logs', 'image', 'init', 'unlock', 'lock', 'password', 'backup', 'restore', 'sync', 'shutdown'],
-  wallet: ['address', 'balance', 'unspents', 'utxos', 'transactions', 'fee', 'sign'],
-  asset: ['list', 'balance', 'metadata', 'media', 'upload', 'issue-nia', 'issue-cfa', 'issue-uda', 'send', 'transfers', 'refresh', 'fail'],
-  invoice: ['ln', 'rgb', 'decode', 'status'],
-  pay: ['send', 'keysend', 'list'],
-  channel: ['list', 'open', 'close', 'id'],
-  peer: ['list', 'connect', 'disconnect'],
-  net: ['info', 'check-indexer', 'check-proxy', 'onion'],
-  swap: ['maker-init', 'maker-execute', 'taker', 'list'],
-  watch: ['add', 'remove', 'list'],
-  report: ['balance', 'channels', 'schedule', 'schedules', 'unschedule'],
-  access: ['grant', 'revoke', 'list'],
-  policy: ['set', 'list', 'limits'],
-};
-
 const PATH_RE = /^[a-z][a-z0-9-]*( [a-z][a-z0-9-]*)?$/;
-
-function rank(list: string[], name: string): number {
-  const i = list.indexOf(name);
-  return i < 0 ? list.length : i;
-}
 
 /** Builds the registry. Throws at start-up on a duplicate or malformed path. */
 export function createRegistry(defs: AnyCommand[]): Registry {
@@ -106,18 +86,11 @@ export function createRegistry(defs: AnyCommand[]): Registry {
   let grouped: CommandGroup[] | undefined;
   const groups = (): CommandGroup[] => (grouped ??= groupCommands());
   const groupCommands = (): CommandGroup[] => {
-    const names = [...groupNames].sort((a, b) => rank(GROUP_ORDER, a) - rank(GROUP_ORDER, b) || a.localeCompare(b));
-    return names.map((group) => {
-      const order = ACTION_ORDER[group] ?? [];
+    return [...groupNames].map((group) => {
       const actions = [...byPath.values()]
         .filter((d) => d.path.startsWith(`${group} `))
-        .map((d, i) => ({ d, i, action: d.path.slice(group.length + 1) }))
-        .sort((a, b) => {
-          const ha = a.action === 'help' ? 1 : 0;
-          const hb = b.action === 'help' ? 1 : 0;
-          return ha - hb || rank(order, a.action) - rank(order, b.action) || a.i - b.i;
-        })
-        .map((x) => x.d);
+        // Definition order, `help` last (a group's own `help` may be defined anywhere).
+        .sort((a, b) => Number(a.path === `${group} help`) - Number(b.path === `${group} help`));
       return { group, actions };
     });
   };

@@ -21,12 +21,19 @@ describe('createRegistry', () => {
     expect(() => createRegistry([simple('Node List')])).toThrow(/malformed/);
   });
 
-  it('orders groups and actions as DESIGN.md does, with a generated help per group', () => {
-    const r = createRegistry([simple('access list'), simple('node stop'), simple('node list'), simple('wallet address'), simple('help')]);
-    expect(r.groups().map((g) => g.group)).toEqual(['node', 'wallet', 'access']);
-    expect(r.groups()[0].actions.map((d) => d.path)).toEqual(['node list', 'node stop', 'node help']);
+  it('orders groups and actions as commands/ gives them, with a generated help per group last', () => {
+    const r = createRegistry([simple('access list'), simple('node stop'), simple('node list'), simple('wallet address'), simple('access grant'), simple('help')]);
+    expect(r.groups().map((g) => g.group)).toEqual(['access', 'node', 'wallet']);
+    expect(r.groups()[1].actions.map((d) => d.path)).toEqual(['node stop', 'node list', 'node help']);
+    expect(r.groups()[0].actions.map((d) => d.path)).toEqual(['access list', 'access grant', 'access help']);
     expect(r.get('node help')).toBeDefined();
     expect(r.topLevel().map((d) => d.path)).toEqual(['help']);
+  });
+
+  it('lists the project\'s commands in the order commands/index.ts gives them', () => {
+    const groups = createRegistry(allCommands).groups();
+    expect(groups.map((g) => g.group)).toEqual(['node', 'wallet', 'asset', 'invoice', 'pay', 'channel', 'peer', 'net', 'swap', 'watch', 'report', 'access', 'policy']);
+    expect(groups.find((g) => g.group === 'wallet')!.actions.map((d) => d.path.split(' ')[1])).toEqual(['address', 'balance', 'unspents', 'utxos', 'transactions', 'fee', 'sign', 'send', 'help']);
   });
 
   it('derives positional arguments and argument specs from the schema', () => {

@@ -55,6 +55,12 @@ describe('the command engine', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('keeps no order of groups or actions: commands/ gives it', () => {
+    const groups = ['wallet', 'invoice', 'swap', 'peer', 'asset', 'net'];
+    const offenders = engine.filter((f) => groups.some((g) => read(f).includes(`'${g}'`)));
+    expect(offenders).toEqual([]);
+  });
+
   it('imports no feature and no concrete Services: it is generic over the services it is given', () => {
     const features = /\/(notify|reports|activity|webhooks|chat|app|demo|cli|doctor)\/|commands\//;
     const offenders = engine.flatMap((f) => importsOf(f).filter((s) => features.test(s)).map((s) => `${f}: ${s}`));
