@@ -191,7 +191,7 @@ const restore = defineCommand({
   role: 'admin',
   confirm: 'none',
   // The confirmation is a box in the private dialog: a button before the dialog would be a second
-  // round trip, and the password can only be typed in the dialog (DESIGN.md: secrets).
+  // round trip, and the password can only be typed in the dialog (docs/ARCHITECTURE.md, "Secrets").
   secrets: [
     { name: 'overwrite', label: "Replace this node's wallet (keys, channels, assets) with the backup's", kind: 'checkbox', initial: 'false' },
     { ...passwordField, label: 'Password of the backup' },

@@ -27,7 +27,7 @@ const principals = z
     'each entry must look like slack:U123, discord:123456, slack-group:S123 or discord-role:123456',
   );
 
-/** A written policy: its syntax is the core's to read, when the app is built (see checkPolicyText in core). */
+/** A written policy: its syntax is access's to read (src/access/parse-policy.ts), when the app is built. */
 const policyText = z.string().optional();
 
 const timeZone = z

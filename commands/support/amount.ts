@@ -1,5 +1,5 @@
 /**
- * Amounts as people type them, for command arguments. The grammar is the core's
+ * Amounts as people type them, for command arguments. The grammar is the vocabulary's
  * (src/vocabulary/amount.ts, one reader for every amount); here are the parts that speak to the user.
  */
 import { AmountError, parseSatAmount, readAmountText, UserError } from '../../src/vocabulary/index.js';

@@ -13,7 +13,7 @@ export function imageOf(node: HostedNode): string | undefined {
   return undefined;
 }
 
-/** The node's image and the latest one; `upToDate` only when the node's version is known and already the latest (DESIGN.md). */
+/** The node's image and the latest one; `upToDate` only when the node's version is known and already the latest (docs/ARCHITECTURE.md, "Node images"). */
 export async function upgradeTarget(ctx: { services: { hosting: { latestImage(): Promise<{ version: string }> } } }, node: HostedNode): Promise<{ current?: string; version: string; upToDate: boolean }> {
   const current = imageOf(node);
   const { version } = await ctx.services.hosting.latestImage();

@@ -11,7 +11,7 @@ export function yesNo(v: boolean | undefined | null): string {
   return v === undefined || v === null ? '—' : v ? 'yes' : 'no';
 }
 
-/** Unix seconds, an ISO string or a Date to "2026-11-22 11:02 UTC" (the one formatTime, in core). */
+/** Unix seconds, an ISO string or a Date to "2026-11-22 11:02 UTC" (the one formatTime, in the vocabulary). */
 export { formatTime } from '../../src/vocabulary/index.js';
 
 /** The RLN error name of a NodeApiError (duck-typed so this file needs no client import). */

@@ -1,6 +1,6 @@
 /**
  * The composition root: the one place where the rooms are put together.
- * Store → service clients (or the in-process emulator for the demo) → the core's services (roles,
+ * Store → service clients (or the in-process emulator for the demo) → access and the engine's services (roles,
  * audit, button ids, confirmations) → notifier (webhooks, outbox) and reports → one services object,
  * complete at construction → dispatcher → chat adapters → one HTTP server.
  */
@@ -82,7 +82,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const metrics = opts.metrics ?? createMetrics();
   /** The one clock every room shares. */
   const clock = opts.now ?? Date.now;
-  // The policies' syntax is the core's to read: a mistake there is a configuration problem, told before anything opens.
+  // The policies' syntax is access's to read: a mistake there is a configuration problem, told before anything opens.
   const policyProblems = policyConfigProblems(config);
   if (policyProblems.length) throw new ConfigError(policyProblems);
   for (const value of secretValues(config)) registerSecret(value);

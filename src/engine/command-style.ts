@@ -1,7 +1,7 @@
 /**
  * How a platform writes a command, for help and usage lines: Slack and the terminal type
  * `/rln node stop alice force=true`; Discord has one command per group with named options,
- * `/rln-node stop node:alice force:true` (DESIGN.md, "Decisions for the second wave"). Chosen
+ * `/rln-node stop node:alice force:true` (docs/ARCHITECTURE.md, "Command styles"). Chosen
  * by platform name only: no platform SDK here.
  */
 import type { Platform } from '../vocabulary/index.js';

@@ -61,7 +61,7 @@ const REFUSED: UserErrorCode[] = [
   'approval_expired',
 ];
 
-/** Service/node API errors are recognised by shape, so core does not depend on those rooms. */
+/** Service/node API errors are recognised by shape, so the engine does not depend on those rooms. */
 interface RemoteErrorLike {
   message: string;
   hint?: string;

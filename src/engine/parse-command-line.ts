@@ -155,7 +155,7 @@ const NUMBER_LIKE = /^[\d.,_]*\d[\d.,_]*[kKM]?$/;
 const UNIT_WORD = /^[A-Za-z][A-Za-z0-9]{0,15}$/;
 
 /**
- * `10 USDT` typed as two words is one amount (DESIGN.md, "Amounts"): a unit word right after a
+ * `10 USDT` typed as two words is one amount (docs/ARCHITECTURE.md, "Amounts"): a unit word right after a
  * number that goes to an amount argument (positional or `key=`) is joined to it.
  */
 function bindUnits(registry: Registry, def: AnyCommand, rest: string[]): string[] {

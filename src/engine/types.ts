@@ -97,7 +97,7 @@ export interface CommandDefinition<
   secrets?: DialogField[];
   /**
    * The dialog's own words and field checks (defaults: `Confirm <path>`/`Confirm`, or the path/`Run`).
-   * `intro` is added after the core's sentence; `check` gives errors by field for what was entered.
+   * `intro` is added after the engine's sentence; `check` gives errors by field for what was entered.
    */
   dialog?: { title?: string; submitLabel?: string; intro?: string; check?(values: Record<string, string>): Record<string, string> };
   /**
@@ -155,7 +155,7 @@ export type Invocation =
       via: 'typed';
       actor: Actor;
       place: Place;
-      /** Slack and the shell: the text after `/rln`, parsed by the core against the registry. */
+      /** Slack and the shell: the text after `/rln`, parsed by the engine against the registry. */
       text?: string;
       /** Discord: the path and the named options, already split. */
       path?: string;

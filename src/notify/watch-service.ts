@@ -56,7 +56,7 @@ export interface WatchService {
     target: WatchTarget;
     targetName?: string;
     statuses?: string[];
-    /** Default: status only (DESIGN: without `kinds=` a watch hears status changes only). */
+    /** Default: status only (docs/ARCHITECTURE.md, "Adding an alert kind": without `kinds=` a watch hears status changes only). */
     kinds?: string[];
     minAmountMsat?: number;
     escalateAfterMin?: number;

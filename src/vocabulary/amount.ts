@@ -2,7 +2,7 @@
  * Amounts as people type them: `10 USDT`, `10USDT`, `0.5 BTC`, `100k sats`, `1,000,000 sat`,
  * `2500 msat`. One parser for every command; pure and exact (bigint, never a float).
  *
- * The rule (DESIGN.md, "Amounts"): a unit right after a number belongs to that value. A bare
+ * The rule (docs/ARCHITECTURE.md, "Amounts"): a unit right after a number belongs to that value. A bare
  * number is accepted only where the field fixes the unit (`*_sat`, `*_msat`) or for an asset
  * already named, in the asset's display units. Anything unclear is refused with an example;
  * nothing is guessed.

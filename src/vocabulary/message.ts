@@ -53,7 +53,7 @@ export interface Button {
   args?: Record<string, string>;
   /**
    * The short stored id that goes into Slack's action_id / Discord's custom_id.
-   * Filled by the core (`prepareMessage`) before rendering; renderers refuse a button without one.
+   * Filled by the engine (`prepareMessage`) before rendering; renderers refuse a button without one.
    */
   id?: string;
 }

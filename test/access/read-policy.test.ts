@@ -44,7 +44,7 @@ describe('the written approval policy and spend limits', () => {
     expect(policy).toContain('SPEND_LIMITS: "x" is neither a role');
   });
 
-  it('defaults the new variables as DESIGN.md says', () => {
+  it('defaults the new variables as docs/ARCHITECTURE.md says ("Policy and limits")', () => {
     const c = loadConfig({ AUDIT_READ_ROLE: 'operator' });
     expect(c.LIMITS_TZ).toBe('UTC');
     expect(c.AUDIT_RETENTION_DAYS).toBe(365);

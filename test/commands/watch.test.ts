@@ -94,7 +94,7 @@ describe('watch commands', () => {
     expect(list).not.toContain('abcdefghijklmnop');
     expect(await notifier.watches.hearsActivity(ids.bob)).toBe(true);
     expect(await notifier.watches.hearsActivity(ids.alice)).toBe(false);
-    // Adding the watch again without kinds= goes back to status changes only (DESIGN).
+    // Adding the watch again without kinds= goes back to status changes only (docs/ARCHITECTURE.md, "Adding an alert kind").
     await run('watch add bob');
     expect((await notifier.watches.list(place)).find((x) => x.target === ids.bob)!.kinds).toEqual(['status']);
     expect(await notifier.watches.hearsActivity(ids.bob)).toBe(false);

@@ -1,5 +1,5 @@
 /**
- * The pipeline's order (DESIGN.md): validate, resolve the node, role, state check, dialog,
+ * The pipeline's order (docs/ARCHITECTURE.md, "The pipeline's order"): validate, resolve the node, role, state check, dialog,
  * confirmation, ..., execute, audit, the same for a typed command, a click and a dialog
  * submission; the first refusal ends the attempt.
  */

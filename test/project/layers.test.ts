@@ -76,6 +76,26 @@ describe('the command engine', () => {
   });
 });
 
+describe('the architecture document', () => {
+  it('exists, and the code cites it (and no design document the project does not have)', () => {
+    const files = [...filesUnder('src'), ...filesUnder('commands'), ...filesUnder('test')];
+    const design = files.filter((f) => f !== 'test/project/layers.test.ts' && pattern('DESIGN', '(\\.md|\\b)').test(read(f)));
+    expect(design).toEqual([]);
+    const cited = new Set(files.flatMap((f) => [...read(f).matchAll(/\bdocs\/[\w.-]+\.md\b/g)].map((m) => m[0])));
+    expect(cited.has('docs/ARCHITECTURE.md')).toBe(true);
+    expect([...cited].filter((d) => !existsSync(join(root, d)))).toEqual([]);
+  });
+
+  it('has every section the code cites by name', () => {
+    const doc = read('docs/ARCHITECTURE.md');
+    const sections = new Set([...doc.matchAll(/^#+ (.+)$/gm)].map((m) => m[1].trim()));
+    const files = [...filesUnder('src'), ...filesUnder('commands'), ...filesUnder('test')];
+    const cites = files.flatMap((f) => [...read(f).matchAll(/docs\/ARCHITECTURE\.md,? \(?"([^"]+)"/g)].map((m) => ({ f, section: m[1] })));
+    expect(cites.length).toBeGreaterThan(5);
+    expect(cites.filter((c) => !sections.has(c.section))).toEqual([]);
+  });
+});
+
 describe('the services object', () => {
   it('is never extended by declaration merging, cast, or filled in after it is built', () => {
     const files = [...filesUnder('src'), ...filesUnder('commands')];

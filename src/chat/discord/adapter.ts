@@ -43,7 +43,7 @@ export interface DiscordAdapterOptions {
   /**
    * Several replicas: Discord wants one gateway session per bot, so a replica connects only while
    * it leads (a lease in the shared database) and disconnects when it stops leading. Given the
-   * gateway's connect and disconnect, returns what follows the lease (the core's createLeader).
+   * gateway's connect and disconnect, returns what follows the lease (the store's createLeader).
    * Without it (one process) the gateway connects at start.
    */
   gatewayLeader?: (gateway: { onLead: () => Promise<void>; onLose: () => Promise<void> }) => { start(): Promise<void>; stop(): Promise<void> };

@@ -45,7 +45,7 @@ const GUILD_INSTALL = 0;
 const CONTEXT_GUILD = 0;
 const CONTEXT_BOT_DM = 1;
 
-/** The part of the core registry the Discord adapter uses. */
+/** The part of the engine's registry the Discord adapter uses. */
 export type CommandRegistryLike = Pick<Registry, 'all' | 'argSpecs' | 'nodeArg'>;
 export type { ArgSpec };
 

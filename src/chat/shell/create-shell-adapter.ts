@@ -35,7 +35,7 @@ export interface ShellAdapterOptions {
   filesDir?: string;
 }
 
-/** `reader` and `operator` are accepted wherever a role is typed (DESIGN.md). */
+/** `reader` and `operator` are accepted wherever a role is typed (docs/ARCHITECTURE.md, "Roles"). */
 const ROLE_WORDS: Record<string, Role> = { read: 'read', reader: 'read', operate: 'operate', operator: 'operate', admin: 'admin' };
 const AS_LINE = /^\/as(?:\s+(\S+))?(?:\s+(\S+))?\s*$/i;
 const DEMO_LINE = /^\/demo(?:\s+(\S+))?(?:\s+(\S+))?\s*$/i;

@@ -1,6 +1,6 @@
 /**
  * The runner: every attempt (typed command, click, dialog submission) goes through the same
- * steps in the same order (DESIGN.md, "the pipeline's order"). Each step skips what does not apply
+ * steps in the same order (docs/ARCHITECTURE.md, "The pipeline's order"). Each step skips what does not apply
  * to it; the first step that answers (a refusal, a dialog, a confirmation prompt) ends the attempt.
  */
 import { UserError } from '../../vocabulary/index.js';
@@ -19,7 +19,7 @@ import { requireApproval } from './steps/require-approval.js';
 import { execute } from './steps/execute.js';
 import { audit } from './steps/audit.js';
 
-/** The steps, in order, named as DESIGN.md names them. */
+/** The steps, in order, named as docs/ARCHITECTURE.md ("The pipeline's order") names them. */
 export const STEPS: ReadonlyArray<readonly [name: string, step: Step]> = [
   ['refuse inline secret', refuseInlineSecret],
   ['validate', validateArgs],

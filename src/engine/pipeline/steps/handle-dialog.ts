@@ -2,7 +2,7 @@
  * Step 6: the private dialog, for a command that takes secrets or a typed-name confirmation.
  * Asked for: the dialog opens (with no I/O of its own). Submitted: the fields are read, the
  * typed name compared, the command's own field checks run, and the values join the arguments.
- * The dialog's words and fields are the command's (`secrets`, `dialog`); core adds only the
+ * The dialog's words and fields are the command's (`secrets`, `dialog`); the engine adds only the
  * typed-name field.
  */
 import { registerTypedSecret } from '../../../log.js';
