@@ -1,5 +1,5 @@
 /**
- * What handlers may use: the engine's own services (src/engine/services.ts) and the features
+ * What handlers may use: the engine's own (EngineServices, src/engine/types.ts) and the features
  * the commands call. Built once, complete, by the composition root (src/app/create-app.ts).
  * The engine never imports this type: it is generic over the services it is given.
  */

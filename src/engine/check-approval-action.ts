@@ -4,7 +4,7 @@
  * once and never kept for an approver. A threshold needs a command that moves funds.
  */
 import { UserError } from '../vocabulary/index.js';
-import type { Registry } from './registry.js';
+import type { Registry } from './types.js';
 import type { UnitAmount } from '../vocabulary/index.js';
 
 export function approvalActionChecker(registry: Registry): (action: string, over?: UnitAmount) => void {

@@ -6,11 +6,11 @@
  */
 import { silentLogger, type Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
-import type { EngineServices } from './services.js';
+import type { EngineServices } from './types.js';
 import type { Dispatcher, Invocation, Reply } from './types.js';
 import type { Role } from '../vocabulary/index.js';
 import { UserError } from '../vocabulary/index.js';
-import type { AnyCommand, Registry } from './registry.js';
+import type { AnyCommand, Registry } from './types.js';
 import type { RoleService } from '../access/index.js';
 import type { AuditLog } from '../access/index.js';
 import type { ButtonIds } from './button-ids.js';

@@ -4,8 +4,8 @@
  * what it uses itself); commands/ and the chat adapters build on it (docs/ARCHITECTURE.md, "Layers").
  */
 export * from './types.js';
-export type { EngineServices } from './services.js';
-export { createRegistry, type Registry, type CommandGroup } from './registry.js';
+export type { EngineServices } from './types.js';
+export { createRegistry } from './registry.js';
 export { argSpecsOf, type ArgSpec, type ArgKind } from './arg-specs.js';
 export { parseCommandLine, stripPrefix, tokenize, type ParsedCommand } from './parse-command-line.js';
 export { createDispatcher, type DispatcherOptions, type CoreDispatcher } from './create-dispatcher.js';

@@ -4,7 +4,7 @@
  * becomes a UserError; nothing else is ever thrown. Values are never echoed in errors.
  */
 import { UserError } from '../vocabulary/index.js';
-import type { AnyCommand, Registry } from './registry.js';
+import type { AnyCommand, Registry } from './types.js';
 import { findInlineSecret, withoutSecrets } from './inline-secret.js';
 import { registerTypedSecret } from '../log.js';
 

@@ -3,38 +3,10 @@
  * Discord registration, help and "did you mean" are all derived from it.
  */
 import { z } from 'zod';
-import { defineCommand, type AnyCommand } from './types.js';
+import { defineCommand, type AnyCommand, type CommandGroup, type Registry } from './types.js';
 import { argSpecsOf, type ArgSpec } from './arg-specs.js';
 import { editDistance } from '../vocabulary/index.js';
 import { renderHelp } from './render-help.js';
-
-export type { AnyCommand };
-
-export interface CommandGroup {
-  group: string;
-  actions: AnyCommand[];
-}
-
-export interface Registry {
-  /** Every command, groups in order, then the top-level ones (`audit`, `help`). */
-  all(): AnyCommand[];
-  get(path: string): AnyCommand | undefined;
-  /**
-   * Groups in the order commands/ gives them (a group's place is where its first command is),
-   * each with its actions in the order they were given, then `<group> help`. The engine names
-   * no group or action of its own: a new command changes only commands/.
-   */
-  groups(): CommandGroup[];
-  /** Commands with a one-word path (`audit`, `help`). */
-  topLevel(): AnyCommand[];
-  /** Positional argument names: the explicit `positional`, or the required keys in schema order. */
-  positional(def: AnyCommand): string[];
-  /** The argument naming a node, if any (`nodeArg`, or `node` when the schema has it). */
-  nodeArg(def: AnyCommand): string | undefined;
-  /** The nearest command path to what was typed (for "did you mean"), if any is reasonably near. */
-  closest(text: string): string | undefined;
-  argSpecs(def: AnyCommand): ArgSpec[];
-}
 
 const PATH_RE = /^[a-z][a-z0-9-]*( [a-z][a-z0-9-]*)?$/;
 

@@ -1,7 +1,7 @@
 /** Help text derived from the registry: never written by hand, so it cannot drift from the commands. */
 import type { Message } from '../vocabulary/index.js';
 import { msg } from '../vocabulary/index.js';
-import type { Registry, AnyCommand } from './registry.js';
+import type { Registry, AnyCommand } from './types.js';
 import type { ArgSpec } from './arg-specs.js';
 import { UserError } from '../vocabulary/index.js';
 import type { Platform } from '../vocabulary/index.js';

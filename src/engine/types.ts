@@ -7,8 +7,9 @@
  */
 import type { z } from 'zod';
 import type { Actor, Field, Message, Place, Role, Spend } from '../vocabulary/index.js';
-import type { EngineServices } from './services.js';
-import type { HostedNode } from '../hosting/index.js';
+import type { ArgSpec } from './arg-specs.js';
+import type { AuditLog, Policy, RoleService } from '../access/index.js';
+import type { HostedNode, HostingClient } from '../hosting/index.js';
 
 /** How a change must be confirmed before the handler runs. */
 export type Confirmation = 'none' | 'button' | 'typed-name';
@@ -171,4 +172,52 @@ export interface Dispatcher {
   suggestNodes(prefix: string): Promise<Array<{ name: string; nodeId: string; status: string }>>;
   /** Persists button ids (and returns the message ready to render): the ButtonIds service's `prepare`. */
   prepareMessage(message: Message, opts?: { ttlMs?: number }): Promise<Message>;
+}
+
+/**
+ * What the engine itself needs from the services it is given: the clock, roles, the audit
+ * trail, the policy, the registry (for `help`) and the hosting client (to resolve a node).
+ * The engine is generic over the rest: commands/services.ts names the concrete Services type
+ * (watches, reports, node API clients, …) that the app builds and commands receive.
+ */
+export interface EngineServices {
+  hosting: HostingClient;
+  /** The one clock: milliseconds since the epoch. */
+  now(): number;
+  /** Roles: who may do what; `access grant|revoke|list`. */
+  access: RoleService;
+  /** The audit trail; `audit [node]`. */
+  audit: AuditLog;
+  /** The command registry; `help`. */
+  commands: Registry;
+  /** Approvals by a second person and spend limits; the `policy` commands. */
+  policy: Policy;
+}
+
+/** A group of commands (`node`) with its actions, as help lists them. */
+export interface CommandGroup {
+  group: string;
+  actions: AnyCommand[];
+}
+
+/** The command registry (built by createRegistry, registry.ts): every definition once. */
+export interface Registry {
+  /** Every command, groups in order, then the top-level ones (`audit`, `help`). */
+  all(): AnyCommand[];
+  get(path: string): AnyCommand | undefined;
+  /**
+   * Groups in the order commands/ gives them (a group's place is where its first command is),
+   * each with its actions in the order they were given, then `<group> help`. The engine names
+   * no group or action of its own: a new command changes only commands/.
+   */
+  groups(): CommandGroup[];
+  /** Commands with a one-word path (`audit`, `help`). */
+  topLevel(): AnyCommand[];
+  /** Positional argument names: the explicit `positional`, or the required keys in schema order. */
+  positional(def: AnyCommand): string[];
+  /** The argument naming a node, if any (`nodeArg`, or `node` when the schema has it). */
+  nodeArg(def: AnyCommand): string | undefined;
+  /** The nearest command path to what was typed (for "did you mean"), if any is reasonably near. */
+  closest(text: string): string | undefined;
+  argSpecs(def: AnyCommand): ArgSpec[];
 }

@@ -1,5 +1,5 @@
 /** What a person would type to run a command, and a duration in words, for prompts and refusals. */
-import type { AnyCommand, Registry } from '../registry.js';
+import type { AnyCommand, Registry } from '../types.js';
 
 function quoteValue(v: string): string {
   return /[\s"']/.test(v) || v === '' ? `"${v.replace(/"/g, "'")}"` : v;

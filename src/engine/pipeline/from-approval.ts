@@ -9,7 +9,7 @@ import { msg } from '../../vocabulary/index.js';
 import { actorKey } from '../../access/index.js';
 import type { Actor } from '../../vocabulary/index.js';
 import type { Invocation, Reply } from '../types.js';
-import type { AnyCommand } from '../registry.js';
+import type { AnyCommand } from '../types.js';
 import { whoOf, type Attempt, type Pipeline } from './attempt.js';
 import { commandLine } from './command-line.js';
 import { failAttempt } from './record-outcome.js';

@@ -8,7 +8,7 @@ import { redactArgs } from '../inline-secret.js';
 import { msg } from '../../vocabulary/index.js';
 import type { Actor } from '../../vocabulary/index.js';
 import type { Invocation, Reply } from '../types.js';
-import type { AnyCommand } from '../registry.js';
+import type { AnyCommand } from '../types.js';
 import { whoOf, type Attempt, type Pipeline } from './attempt.js';
 import { commandLine, ttlText } from './command-line.js';
 import { OPEN_DIALOG_COMMAND } from './in-time.js';

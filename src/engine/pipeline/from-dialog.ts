@@ -6,7 +6,7 @@
 import { UserError } from '../../vocabulary/index.js';
 import { actorKey } from '../../access/index.js';
 import type { Invocation, Reply } from '../types.js';
-import type { AnyCommand } from '../registry.js';
+import type { AnyCommand } from '../types.js';
 import type { Attempt, Pipeline } from './attempt.js';
 import { ttlText } from './command-line.js';
 import { failAttempt } from './record-outcome.js';

@@ -8,7 +8,7 @@
 import { registerTypedSecret } from '../../../log.js';
 import { isSecretName } from '../../inline-secret.js';
 import { UserError } from '../../../vocabulary/index.js';
-import type { AnyCommand, Registry } from '../../registry.js';
+import type { AnyCommand, Registry } from '../../types.js';
 import type { Dialog, DialogField, Reply } from '../../types.js';
 import { commandOf, needsDialog, typedNode, type Attempt, type Pipeline, type Step } from '../attempt.js';
 import { recordOutcome } from '../record-outcome.js';

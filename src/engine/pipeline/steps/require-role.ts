@@ -5,7 +5,7 @@
  */
 import { UserError } from '../../../vocabulary/index.js';
 import { actorKey, ROLE_RANK, scopeCovers, scopeText, type Where } from '../../../access/index.js';
-import type { AnyCommand } from '../../registry.js';
+import type { AnyCommand } from '../../types.js';
 import type { Actor, Role } from '../../../vocabulary/index.js';
 import type { Attempt, Pipeline, Step } from '../attempt.js';
 import { commandOf, roleFor, typedNode } from '../attempt.js';

@@ -3,7 +3,7 @@
  * converts them itself (`z.coerce.number()`, `z.stringbool()`), so nothing here reads zod's insides.
  */
 import { UserError } from '../../../vocabulary/index.js';
-import type { AnyCommand, Registry } from '../../registry.js';
+import type { AnyCommand, Registry } from '../../types.js';
 import { exampleOf, usageOf } from '../../render-help.js';
 import type { Platform } from '../../../vocabulary/index.js';
 import { commandOf, type Step } from '../attempt.js';
