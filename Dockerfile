@@ -39,4 +39,4 @@ STOPSIGNAL SIGTERM
 # Start-up grows it to its maximum and an idle process never shrinks it, so it was ~25 MiB of
 # the idle bot's resident memory (issue 18); the cost is more, smaller scavenges under load.
 # The intake benchmark reads these flags from here (test/bench/processes.ts).
-CMD ["node", "--max-semi-space-size=4", "dist/src/cli.js", "start"]
+CMD ["node", "--max-semi-space-size=4", "dist/src/cli/main.js", "start"]

@@ -3,10 +3,13 @@
  * roles from ADMIN_USERS / OPERATOR_USERS can only be changed in the configuration.
  */
 import { z } from 'zod';
-import { defineCommand, type AnyCommand, type Actor } from '../src/core/index.js';
-import { msg } from '../src/core/index.js';
-import { UserError } from '../src/core/index.js';
-import { roleNamed, scopeText } from '../src/core/index.js';
+import { defineCommand } from './define-command.js';
+import { type AnyCommand } from '../src/engine/index.js';
+import { type Actor } from '../src/vocabulary/index.js';
+import { msg } from '../src/vocabulary/index.js';
+import { UserError } from '../src/vocabulary/index.js';
+import { roleNamed } from '../src/vocabulary/index.js';
+import { scopeText } from '../src/access/index.js';
 import { splitList } from './support/arg-types.js';
 
 /** Accepts a principal, or a chat mention of a user, user group or role. */

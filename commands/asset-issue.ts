@@ -1,6 +1,8 @@
 /** `asset issue-nia|issue-cfa|issue-uda`: issuing RGB assets, amounts read with the precision being issued. */
 import { z } from 'zod';
-import { UserError, withPrecision, msg, type Block, defineCommand, type AnyCommand } from '../src/core/index.js';
+import { UserError, withPrecision, msg, type Block } from '../src/vocabulary/index.js';
+import { defineCommand } from './define-command.js';
+import { type AnyCommand } from '../src/engine/index.js';
 import { int, nodeArg, rawFlag, splitList } from './support/arg-types.js';
 import { amountRefusal, parseAssetAmount, toSafeNumber } from './support/amount.js';
 import { assetLabel } from './support/asset-table.js';

@@ -1,6 +1,8 @@
 /** `asset send`: sending an RGB asset to a recipient id or an RGB invoice. */
 import { z } from 'zod';
-import { UserError, shortId, withPrecision, msg, defineCommand, type CommandContext, type Refusal } from '../src/core/index.js';
+import { UserError, shortId, withPrecision, msg } from '../src/vocabulary/index.js';
+import { defineCommand, type CommandContext } from './define-command.js';
+import { type Refusal } from '../src/engine/index.js';
 import type { NodeApiClient } from '../src/node-api/index.js';
 import { assetAmount, assetIdArg, flag, int, nodeArg, rawFlag, satAmount, splitList } from './support/arg-types.js';
 import { rawAssetAmount } from './support/asset-amount.js';

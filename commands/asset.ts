@@ -1,9 +1,10 @@
 /** `asset …`: RGB assets: list, balance, metadata, media, transfers; issuance in asset-issue.ts, sending in asset-send.ts. */
 import { z } from 'zod';
-import { UserError } from '../src/core/index.js';
-import { shortId, thousands, withPrecision } from '../src/core/index.js';
-import { msg } from '../src/core/index.js';
-import { defineCommand, type AnyCommand } from '../src/core/index.js';
+import { UserError } from '../src/vocabulary/index.js';
+import { shortId, thousands, withPrecision } from '../src/vocabulary/index.js';
+import { msg } from '../src/vocabulary/index.js';
+import { defineCommand } from './define-command.js';
+import { type AnyCommand } from '../src/engine/index.js';
 import { assetIdArg, flag, int, nodeArg, pagingArgs } from './support/arg-types.js';
 import { assetLabel, assetTable, describeAsset, loadAssets, resolveAssetId } from './support/asset-table.js';
 import { nodeClient } from './support/node-client.js';

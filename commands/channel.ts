@@ -1,9 +1,10 @@
 /** `channel …`: Lightning channels: list, open, close, id. */
 import { z } from 'zod';
-import { UserError } from '../src/core/index.js';
-import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../src/core/index.js';
-import { msg, type Field, type Inline } from '../src/core/index.js';
-import { defineCommand, type CommandContext, type AnyCommand } from '../src/core/index.js';
+import { UserError } from '../src/vocabulary/index.js';
+import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../src/vocabulary/index.js';
+import { msg, type Field, type Inline } from '../src/vocabulary/index.js';
+import { defineCommand, type CommandContext } from './define-command.js';
+import { type AnyCommand } from '../src/engine/index.js';
 import { assetAmount, checkAssetPair, flag, int, msatAmount, nodeArg, pagingArgs, rawFlag, satAmount } from './support/arg-types.js';
 import { assetNamed, rawAssetAmount } from './support/asset-amount.js';
 import { ourNodeNames, pubkeyLabel, resolvePubkey } from './support/our-nodes.js';

@@ -1,8 +1,11 @@
 /**
  * Every command, once. Slack parsing, Discord registration, help and autocomplete are
- * derived from this list (src/core/registry.ts refuses two commands with one path).
+ * derived from this list (src/engine/registry.ts refuses two commands with one path).
+ * Its order is the order help lists them: the groups in the order they first appear here,
+ * each group's actions in the order its own list gives them. The engine keeps no list of its
+ * own, so a new command is one change here (docs/ARCHITECTURE.md, "Adding a command").
  */
-import type { AnyCommand } from '../src/core/index.js';
+import type { AnyCommand } from '../src/engine/index.js';
 import { nodeCommands } from './node.js';
 import { walletCommands } from './wallet.js';
 import { assetCommands } from './asset.js';
@@ -18,6 +21,9 @@ import { accessCommands } from './access.js';
 import { policyCommands } from './policy.js';
 import { metaCommands } from './meta.js';
 import { statusCommands } from './status.js';
+
+export type { Services } from './services.js';
+export { defineCommand, type CommandContext } from './define-command.js';
 
 export const allCommands: AnyCommand[] = [
   ...nodeCommands,

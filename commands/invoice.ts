@@ -1,9 +1,10 @@
 /** `invoice …`: Lightning and RGB invoices: create, decode, status. */
 import { z } from 'zod';
-import { UserError } from '../src/core/index.js';
-import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../src/core/index.js';
-import { msg, type Field } from '../src/core/index.js';
-import { defineCommand, type AnyCommand } from '../src/core/index.js';
+import { UserError } from '../src/vocabulary/index.js';
+import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../src/vocabulary/index.js';
+import { msg, type Field } from '../src/vocabulary/index.js';
+import { defineCommand } from './define-command.js';
+import { type AnyCommand } from '../src/engine/index.js';
 import { assetAmount, checkAssetPair, int, msatAmount, nodeArg, rawFlag } from './support/arg-types.js';
 import { assetNamed, rawAssetAmount } from './support/asset-amount.js';
 import { assetAmountText, assetIndex, resolveAssetId } from './support/asset-table.js';

@@ -3,11 +3,12 @@
  * `help` (derived from the registry). Who may read the audit trail is AUDIT_READ_ROLE (admin).
  */
 import { z } from 'zod';
-import { defineCommand, type AnyCommand } from '../src/core/index.js';
-import { msg, messageFile } from '../src/core/index.js';
-import { renderHelp } from '../src/core/index.js';
-import type { AuditEntry } from '../src/core/index.js';
-import { actorLabel } from '../src/core/index.js';
+import { defineCommand } from './define-command.js';
+import { type AnyCommand } from '../src/engine/index.js';
+import { msg, messageFile } from '../src/vocabulary/index.js';
+import { renderHelp } from '../src/engine/index.js';
+import type { AuditEntry } from '../src/access/index.js';
+import { actorLabel } from '../src/vocabulary/index.js';
 import { auditCsv, sinceOf } from './support/audit-filters.js';
 import { toPrincipal } from './access.js';
 

@@ -1,8 +1,9 @@
 /** `net …`: network info, indexer and proxy checks, onion messages. */
 import { z } from 'zod';
-import { thousands } from '../src/core/index.js';
-import { msg } from '../src/core/index.js';
-import { defineCommand, type AnyCommand } from '../src/core/index.js';
+import { thousands } from '../src/vocabulary/index.js';
+import { msg } from '../src/vocabulary/index.js';
+import { defineCommand } from './define-command.js';
+import { type AnyCommand } from '../src/engine/index.js';
 import { int, nodeArg, splitList } from './support/arg-types.js';
 import { resolvePubkey } from './support/our-nodes.js';
 import { nodeClient } from './support/node-client.js';

@@ -4,7 +4,9 @@
  * nobody types a password for a command that cannot run.
  */
 import { z } from 'zod';
-import { UserError, msg, defineCommand, type AnyCommand, type CommandContext, type Reply } from '../src/core/index.js';
+import { UserError, msg } from '../src/vocabulary/index.js';
+import { defineCommand, type CommandContext } from './define-command.js';
+import { type AnyCommand, type Reply } from '../src/engine/index.js';
 import { int, nodeArg, splitList } from './support/arg-types.js';
 import { nodeClient } from './support/node-client.js';
 import { defaultBackupPath, done } from './support/node-done.js';
@@ -189,7 +191,7 @@ const restore = defineCommand({
   role: 'admin',
   confirm: 'none',
   // The confirmation is a box in the private dialog: a button before the dialog would be a second
-  // round trip, and the password can only be typed in the dialog (DESIGN.md: secrets).
+  // round trip, and the password can only be typed in the dialog (docs/ARCHITECTURE.md, "Secrets").
   secrets: [
     { name: 'overwrite', label: "Replace this node's wallet (keys, channels, assets) with the backup's", kind: 'checkbox', initial: 'false' },
     { ...passwordField, label: 'Password of the backup' },

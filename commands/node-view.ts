@@ -1,6 +1,7 @@
 /** `node list|info|image`: reading the nodes of the account, their state and their images. */
 import { z } from 'zod';
-import { formatSats, statusBadge, statusTone, thousands, msg, type Block, defineCommand } from '../src/core/index.js';
+import { formatSats, statusBadge, statusTone, thousands, msg, type Block } from '../src/vocabulary/index.js';
+import { defineCommand } from './define-command.js';
 import type { HostedNode } from '../src/hosting/index.js';
 import { lockStateText, lockStates } from './support/lock-state.js';
 import { imageOf, imageOverview } from './support/node-image.js';

@@ -4,11 +4,12 @@
  * sync, shutdown) is in node-lifecycle.ts.
  */
 import { z } from 'zod';
-import { UserError } from '../src/core/index.js';
-import { sleep } from '../src/core/index.js';
-import { statusBadge } from '../src/core/index.js';
-import { msg, type Block } from '../src/core/index.js';
-import { defineCommand, type AnyCommand } from '../src/core/index.js';
+import { UserError } from '../src/vocabulary/index.js';
+import { sleep } from '../src/vocabulary/index.js';
+import { statusBadge } from '../src/vocabulary/index.js';
+import { msg, type Block } from '../src/vocabulary/index.js';
+import { defineCommand } from './define-command.js';
+import { type AnyCommand } from '../src/engine/index.js';
 import { upgradeTarget, upToDateRefusal } from './support/node-image.js';
 import { httpsUrl, nodeArg } from './support/arg-types.js';
 import { defaultBackupPath, done, serviceNote } from './support/node-done.js';
@@ -16,7 +17,7 @@ import { freshNode, fundsOf, notRunningNext, offlineField } from './support/node
 import { nodeLifecycleCommands } from './node-lifecycle.js';
 import { image, info, list } from './node-view.js';
 import { compact, titled } from './support/present.js';
-import type { Message } from '../src/core/index.js';
+import type { Message } from '../src/vocabulary/index.js';
 import { int } from './support/arg-types.js';
 import { requireNode } from './support/require-node.js';
 import { logView } from './support/log-view.js';

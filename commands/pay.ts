@@ -1,8 +1,9 @@
 /** `pay …`: Lightning payments: send (an invoice), keysend, list. */
 import { z } from 'zod';
-import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../src/core/index.js';
-import { msg, type Field } from '../src/core/index.js';
-import { defineCommand, type CommandContext, type AnyCommand, type Refusal } from '../src/core/index.js';
+import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../src/vocabulary/index.js';
+import { msg, type Field } from '../src/vocabulary/index.js';
+import { defineCommand, type CommandContext } from './define-command.js';
+import { type AnyCommand, type Refusal } from '../src/engine/index.js';
 import { assetAmount as assetAmountArg, checkAssetPair, msatAmount, nodeArg, pagingArgs, rawFlag } from './support/arg-types.js';
 import { assetIndex, resolveAssetId } from './support/asset-table.js';
 import { assetNamed, rawAssetAmount } from './support/asset-amount.js';

@@ -1,8 +1,9 @@
 /** `peer …`: Lightning peers: list, connect, disconnect. */
 import { z } from 'zod';
-import { UserError } from '../src/core/index.js';
-import { msg } from '../src/core/index.js';
-import { defineCommand, type AnyCommand } from '../src/core/index.js';
+import { UserError } from '../src/vocabulary/index.js';
+import { msg } from '../src/vocabulary/index.js';
+import { defineCommand } from './define-command.js';
+import { type AnyCommand } from '../src/engine/index.js';
 import { nodeArg, pagingArgs } from './support/arg-types.js';
 import { nodeClient } from './support/node-client.js';
 import { paginate } from './support/paginate.js';

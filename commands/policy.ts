@@ -4,10 +4,13 @@
  * `policy set` changes them at run time, stored and audited.
  */
 import { z } from 'zod';
-import { defineCommand, type Actor, type AnyCommand } from '../src/core/index.js';
-import { msg } from '../src/core/index.js';
-import { UserError } from '../src/core/index.js';
-import { actionName, amountText, limitSubject, parseApprovalRule, readUnitAmount, type UnitAmount } from '../src/core/index.js';
+import { defineCommand } from './define-command.js';
+import { type Actor } from '../src/vocabulary/index.js';
+import { type AnyCommand } from '../src/engine/index.js';
+import { msg } from '../src/vocabulary/index.js';
+import { UserError } from '../src/vocabulary/index.js';
+import { actionName, limitSubject, parseApprovalRule } from '../src/access/index.js';
+import { amountText, readUnitAmount, type UnitAmount } from '../src/vocabulary/index.js';
 import { toPrincipal } from './access.js';
 
 /** The one reading of a typed amount, as a refusal the user can act on. */

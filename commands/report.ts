@@ -1,7 +1,8 @@
 /** `report …`: balance and channel reports now, and their schedules for this channel. */
 import { z } from 'zod';
-import { msg, type Message } from '../src/core/index.js';
-import { defineCommand, type AnyCommand } from '../src/core/index.js';
+import { msg, type Message } from '../src/vocabulary/index.js';
+import { defineCommand } from './define-command.js';
+import { type AnyCommand } from '../src/engine/index.js';
 import { describeCron, type ScheduleInfo } from '../src/reports/index.js';
 import { formatTime } from './support/present.js';
 

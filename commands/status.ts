@@ -5,9 +5,10 @@
  * Home shows the same message (src/chat/slack/app-home.ts runs this command).
  */
 import { z } from 'zod';
-import { statusBadge, thousands } from '../src/core/index.js';
-import { msg, type Button, type Message } from '../src/core/index.js';
-import { defineCommand, type AnyCommand } from '../src/core/index.js';
+import { statusBadge, thousands } from '../src/vocabulary/index.js';
+import { msg, type Button, type Message } from '../src/vocabulary/index.js';
+import { defineCommand } from './define-command.js';
+import { type AnyCommand } from '../src/engine/index.js';
 import type { DashboardNode } from '../src/reports/index.js';
 import { formatTime } from './support/present.js';
 import type { Incident, Watch } from '../src/notify/index.js';

@@ -1,9 +1,10 @@
 /** `swap …`: atomic swaps between BTC and RGB assets over Lightning. */
 import { z } from 'zod';
-import { shortId, thousands, withPrecision } from '../src/core/index.js';
-import { msg } from '../src/core/index.js';
-import { defineCommand, type AnyCommand } from '../src/core/index.js';
-import { UserError } from '../src/core/index.js';
+import { shortId, thousands, withPrecision } from '../src/vocabulary/index.js';
+import { msg } from '../src/vocabulary/index.js';
+import { defineCommand } from './define-command.js';
+import { type AnyCommand } from '../src/engine/index.js';
+import { UserError } from '../src/vocabulary/index.js';
 import type { NodeApiClient } from '../src/node-api/index.js';
 import { assetAmount, int, nodeArg, pagingArgs, rawFlag } from './support/arg-types.js';
 import { amountRefusal, parseSatAmount, readAmountText, satUnitOf, toSafeNumber } from './support/amount.js';

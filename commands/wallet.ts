@@ -1,11 +1,12 @@
 /** `wallet …`: on-chain address, BTC balances, UTXOs, transactions, fee estimate, signing. */
 import { z } from 'zod';
-import { formatSats, shortId, thousands } from '../src/core/index.js';
-import { msg } from '../src/core/index.js';
-import { defineCommand, type AnyCommand } from '../src/core/index.js';
+import { formatSats, shortId, thousands } from '../src/vocabulary/index.js';
+import { msg } from '../src/vocabulary/index.js';
+import { defineCommand } from './define-command.js';
+import { type AnyCommand } from '../src/engine/index.js';
 import { flag, int, nodeArg, pagingArgs, satAmount } from './support/arg-types.js';
 import { assetIndex } from './support/asset-table.js';
-import { withPrecision } from '../src/core/index.js';
+import { withPrecision } from '../src/vocabulary/index.js';
 import { nodeClient } from './support/node-client.js';
 import { paginate } from './support/paginate.js';
 import { bodyOf, formatTime, shortOutpoint, titled, yesNo } from './support/present.js';
@@ -294,4 +295,4 @@ const sign = defineCommand({
   },
 });
 
-export const walletCommands: AnyCommand[] = [address, balance, send, unspents, utxos, transactions, fee, sign];
+export const walletCommands: AnyCommand[] = [address, balance, unspents, utxos, transactions, fee, sign, send];

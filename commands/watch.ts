@@ -3,10 +3,11 @@
  * acknowledging incidents. Stored (src/notify), so watches survive restarts.
  */
 import { z } from 'zod';
-import { UserError } from '../src/core/index.js';
-import { statusBadge } from '../src/core/index.js';
-import { msg, type Message } from '../src/core/index.js';
-import { defineCommand, type AnyCommand, type CommandContext } from '../src/core/index.js';
+import { UserError } from '../src/vocabulary/index.js';
+import { statusBadge } from '../src/vocabulary/index.js';
+import { msg, type Message } from '../src/vocabulary/index.js';
+import { defineCommand, type CommandContext } from './define-command.js';
+import { type AnyCommand } from '../src/engine/index.js';
 import { findNode, type HostedNode } from '../src/hosting/index.js';
 import { ALL_NODES, type Watch } from '../src/notify/index.js';
 import { formatTime } from './support/present.js';

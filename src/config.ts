@@ -3,28 +3,7 @@
  * once (ConfigError.problems), in words an operator can act on; secrets are never echoed.
  */
 import { z } from 'zod';
-
-/**
- * How a principal is written in ADMIN_USERS, OPERATOR_USERS and READ_USERS (and typed in
- * `access grant`): `slack:U123`, `discord:123456`, `slack-group:S123`, `discord-role:123456`,
- * or `shell:<name>` for the terminal. The environment's vocabulary lives here, a leaf every room
- * may import; the role service reads it from here.
- */
-export const PRINCIPAL_RE = /^(slack|discord|slack-group|discord-role|shell):[^\s:]+$/;
-
-export type RoleName = 'read' | 'operate' | 'admin';
-
-/** Words people type for a role; `reader` and `operator` are the documented aliases. */
-export const ROLE_WORDS: Readonly<Record<string, RoleName>> = {
-  read: 'read', reader: 'read', readers: 'read', readonly: 'read', 'read-only': 'read', viewer: 'read',
-  operate: 'operate', operator: 'operate', operators: 'operate', op: 'operate', ops: 'operate',
-  admin: 'admin', admins: 'admin', administrator: 'admin',
-};
-
-/** A typed role (or one of its aliases); undefined when it names none. */
-export function roleNamed(text: string): RoleName | undefined {
-  return Object.hasOwn(ROLE_WORDS, text.trim().toLowerCase()) ? ROLE_WORDS[text.trim().toLowerCase()] : undefined;
-}
+import { PRINCIPAL_RE, roleNamed } from './vocabulary/index.js';
 
 const url = (what: string) =>
   z
@@ -48,7 +27,7 @@ const principals = z
     'each entry must look like slack:U123, discord:123456, slack-group:S123 or discord-role:123456',
   );
 
-/** A written policy: its syntax is the core's to read, when the app is built (see checkPolicyText in core). */
+/** A written policy: its syntax is access's to read (src/access/parse-policy.ts), when the app is built. */
 const policyText = z.string().optional();
 
 const timeZone = z

@@ -1,11 +1,11 @@
 /**
- * Amounts as people type them, for command arguments. The grammar is the core's
- * (src/core/amount.ts, one reader for every amount); here are the parts that speak to the user.
+ * Amounts as people type them, for command arguments. The grammar is the vocabulary's
+ * (src/vocabulary/amount.ts, one reader for every amount); here are the parts that speak to the user.
  */
-import { AmountError, parseSatAmount, readAmountText, UserError } from '../../src/core/index.js';
+import { AmountError, parseSatAmount, readAmountText, UserError } from '../../src/vocabulary/index.js';
 
-export { AmountError, assetUnitIn, parseAssetAmount, parseSatAmount, readAmountText, satUnitOf } from '../../src/core/index.js';
-export type { AmountText, AssetUnit, SatUnit } from '../../src/core/index.js';
+export { AmountError, assetUnitIn, parseAssetAmount, parseSatAmount, readAmountText, satUnitOf } from '../../src/vocabulary/index.js';
+export type { AmountText, AssetUnit, SatUnit } from '../../src/vocabulary/index.js';
 
 /** A bigint for an API that takes JSON numbers: refused above 2^53 rather than rounded. */
 export function toSafeNumber(v: bigint, arg: string): number {

@@ -6,7 +6,7 @@
  * are coerced and booleans accept true/false/yes/no (also 1/0, on/off).
  */
 import { z } from 'zod';
-import { UserError } from '../../src/core/index.js';
+import { UserError } from '../../src/vocabulary/index.js';
 import { AmountError, parseSatAmount, readAmountText, toSafeNumber } from './amount.js';
 
 /** The first argument of every node operation: the node's name or id. */

@@ -2,7 +2,7 @@
  * Asset amounts typed in display units (`10`, `10 USDT`), turned into the raw units the node
  * takes, with the asset's precision as the node reports it. Raw units only with `raw=true`.
  */
-import { UserError } from '../../src/core/index.js';
+import { UserError } from '../../src/vocabulary/index.js';
 import type { NodeApiClient } from '../../src/node-api/index.js';
 import { amountRefusal, assetUnitIn, parseAssetAmount, toSafeNumber } from './amount.js';
 import { assetUnitOf } from './asset-table.js';

@@ -1,7 +1,7 @@
 /** The node's RGB assets as one flat list, and a table of them with precision applied. */
-import { shortId, thousands, withPrecision, type Amount } from '../../src/core/index.js';
-import { UserError } from '../../src/core/index.js';
-import type { Table } from '../../src/core/index.js';
+import { shortId, thousands, withPrecision, type Amount } from '../../src/vocabulary/index.js';
+import { UserError } from '../../src/vocabulary/index.js';
+import type { Table } from '../../src/vocabulary/index.js';
 import type { NodeApiClient } from '../../src/node-api/index.js';
 
 export interface AssetRow {

@@ -1,6 +1,6 @@
 /** `audit`'s filters as typed (since=7d, user=<@U1>, action=pay.send) and its CSV export. */
-import { UserError } from '../../src/core/index.js';
-import type { AuditEntry } from '../../src/core/index.js';
+import { UserError } from '../../src/vocabulary/index.js';
+import type { AuditEntry } from '../../src/access/index.js';
 
 const UNIT_MS: Record<string, number> = { m: 60_000, h: 3600_000, d: 24 * 3600_000, w: 7 * 24 * 3600_000 };
 

@@ -1,6 +1,6 @@
 /** The backup `node destroy` offers, made when its dialog asked for one (before a destroy, or before its approval request). */
-import { UserError } from '../../src/core/index.js';
-import type { CommandContext } from '../../src/core/index.js';
+import { UserError } from '../../src/vocabulary/index.js';
+import type { CommandContext } from '../define-command.js';
 import type { HostedNode } from '../../src/hosting/index.js';
 import { rlnNameOf } from './present.js';
 

@@ -3,8 +3,8 @@
  * a few nodes at a time and waited for only briefly, so that `node list` stays fast when a node
  * hangs ("unknown" then).
  */
-import { within, LATE } from '../../src/core/index.js';
-import type { CommandContext } from '../../src/core/index.js';
+import { within, LATE } from '../../src/vocabulary/index.js';
+import type { CommandContext } from '../define-command.js';
 import type { HostedNode } from '../../src/hosting/index.js';
 import { walletStateOf } from '../../src/node-api/index.js';
 import { mapLimited } from '../../src/reports/index.js';

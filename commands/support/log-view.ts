@@ -4,7 +4,7 @@
  * the rules of the bot's own log (src/log.ts), since a node may print a password or a token.
  */
 import { downloadLogFile } from '../../src/hosting/index.js';
-import { msg, messageFile, type Block, type MessageFile } from '../../src/core/index.js';
+import { msg, messageFile, type Block, type MessageFile } from '../../src/vocabulary/index.js';
 import { redactLogText } from '../../src/log.js';
 
 /** One code block holds at most this much (Slack's section text holds 3,000). */

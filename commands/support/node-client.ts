@@ -1,4 +1,4 @@
-import type { CommandContext } from '../../src/core/index.js';
+import type { CommandContext } from '../define-command.js';
 import type { HostedNode } from '../../src/hosting/index.js';
 import type { NodeApiClient } from '../../src/node-api/index.js';
 import { requireNode } from './require-node.js';

@@ -1,5 +1,5 @@
 /** The answers of the node commands: a short message for what was done, and where backups go. */
-import { msg, type Block, type Message } from '../../src/core/index.js';
+import { msg, type Block, type Message } from '../../src/vocabulary/index.js';
 import type { HostedNode } from '../../src/hosting/index.js';
 import { titled } from './present.js';
 

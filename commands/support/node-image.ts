@@ -1,5 +1,5 @@
 /** RLN images: what a node runs, what the latest is, and whether an upgrade has anything to do. */
-import { msg, type Message } from '../../src/core/index.js';
+import { msg, type Message } from '../../src/vocabulary/index.js';
 import type { HostedNode } from '../../src/hosting/index.js';
 
 /** The image a node runs: the service's `imageVersion` field, else the last build's. */
@@ -13,7 +13,7 @@ export function imageOf(node: HostedNode): string | undefined {
   return undefined;
 }
 
-/** The node's image and the latest one; `upToDate` only when the node's version is known and already the latest (DESIGN.md). */
+/** The node's image and the latest one; `upToDate` only when the node's version is known and already the latest (docs/ARCHITECTURE.md, "Node images"). */
 export async function upgradeTarget(ctx: { services: { hosting: { latestImage(): Promise<{ version: string }> } } }, node: HostedNode): Promise<{ current?: string; version: string; upToDate: boolean }> {
   const current = imageOf(node);
   const { version } = await ctx.services.hosting.latestImage();

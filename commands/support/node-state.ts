@@ -4,7 +4,9 @@
  * what funds it still holds. Every reading here is read-only and bounded; what cannot be read in
  * time is said so, never guessed.
  */
-import { formatSats, msatToSat, withPrecision, within, LATE, type Field, type CommandContext, type Refusal } from '../../src/core/index.js';
+import { formatSats, msatToSat, withPrecision, within, LATE, type Field } from '../../src/vocabulary/index.js';
+import { type CommandContext } from '../define-command.js';
+import { type Refusal } from '../../src/engine/index.js';
 import type { HostedNode } from '../../src/hosting/index.js';
 import { assetLabel, loadAssets } from './asset-table.js';
 import { lockStateOf, type LockState } from './lock-state.js';

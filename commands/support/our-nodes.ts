@@ -2,9 +2,9 @@
  * Our own nodes by name where a pubkey is asked or shown: `pay keysend alice bob`, `peer
  * disconnect alice bob`, and `bob (03ab…)` beside a pubkey in peer and channel lists.
  */
-import { UserError } from '../../src/core/index.js';
-import { within, LATE } from '../../src/core/index.js';
-import type { CommandContext } from '../../src/core/index.js';
+import { UserError } from '../../src/vocabulary/index.js';
+import { within, LATE } from '../../src/vocabulary/index.js';
+import type { CommandContext } from '../define-command.js';
 import type { HostedNode } from '../../src/hosting/index.js';
 import { mapLimited } from '../../src/reports/index.js';
 

@@ -1,5 +1,5 @@
 /** Small presentation helpers shared by the node-operation commands. */
-import { formatDuration, formatSats, msatToSat, thousands, type Amount } from '../../src/core/index.js';
+import { formatDuration, formatSats, msatToSat, thousands, type Amount } from '../../src/vocabulary/index.js';
 import type { HostedNode } from '../../src/hosting/index.js';
 
 /** `Wallet balance · alice` */
@@ -11,8 +11,8 @@ export function yesNo(v: boolean | undefined | null): string {
   return v === undefined || v === null ? '—' : v ? 'yes' : 'no';
 }
 
-/** Unix seconds, an ISO string or a Date to "2026-11-22 11:02 UTC" (the one formatTime, in core). */
-export { formatTime } from '../../src/core/index.js';
+/** Unix seconds, an ISO string or a Date to "2026-11-22 11:02 UTC" (the one formatTime, in the vocabulary). */
+export { formatTime } from '../../src/vocabulary/index.js';
 
 /** The RLN error name of a NodeApiError (duck-typed so this file needs no client import). */
 export function rlnNameOf(err: unknown): string | undefined {

@@ -2,7 +2,7 @@
  * A QR code of exactly the string a command shows (an invoice, an address), as a PNG file of
  * the message, so a phone wallet can scan it instead of someone copying a long string.
  */
-import { messageFile, type MessageFile } from '../../src/core/index.js';
+import { messageFile, type MessageFile } from '../../src/vocabulary/index.js';
 
 export async function qrFile(text: string, o: { name: string; title: string }): Promise<MessageFile> {
   // Medium error correction and the standard 4-module quiet zone: scannable from a screen.

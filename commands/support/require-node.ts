@@ -1,5 +1,5 @@
-import { UserError } from '../../src/core/index.js';
-import type { CommandContext } from '../../src/core/index.js';
+import { UserError } from '../../src/vocabulary/index.js';
+import type { CommandContext } from '../define-command.js';
 import type { HostedNode } from '../../src/hosting/index.js';
 
 /** The node the dispatcher resolved from the command's `node` argument. */

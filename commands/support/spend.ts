@@ -2,8 +2,9 @@
  * What the commands that move funds spend, for the approval policy and the spend limits
  * (`spend` in a definition): sats, and an asset in its display units (the node's precision).
  */
-import { shortId } from '../../src/core/index.js';
-import type { CommandContext, Spend } from '../../src/core/index.js';
+import { shortId } from '../../src/vocabulary/index.js';
+import type { CommandContext } from '../define-command.js';
+import type { Spend } from '../../src/vocabulary/index.js';
 import { assetIndex, resolveAssetId } from './asset-table.js';
 import { assetNamed, rawAssetAmount } from './asset-amount.js';
 import { nodeClient } from './node-client.js';

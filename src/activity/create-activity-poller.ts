@@ -17,7 +17,7 @@
  *   claimed is left to it. Each node is polled once per interval in all, never once per replica.
  */
 import type { HostedNode } from '../hosting/index.js';
-import { every } from '../core/index.js';
+import { every } from '../vocabulary/index.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { ActivityStateRepo } from '../store/index.js';

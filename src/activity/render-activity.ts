@@ -6,8 +6,8 @@
  * dedupe key that is the same when the same change is seen again (see the poller's header).
  * Pure.
  */
-import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../core/index.js';
-import { msg, type Field, type Message, type Tone } from '../core/index.js';
+import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../vocabulary/index.js';
+import { msg, type Field, type Message, type Tone } from '../vocabulary/index.js';
 import type { PublishContext } from './create-activity-poller.js';
 import type { ActivityEvent, AssetInfo, ChannelState } from './types.js';
 

@@ -7,7 +7,7 @@
  *   start()             starts the outbox worker (it first routes events and posts rows left by a previous run).
  *   stop()              stops it without draining: waiting rows stay in the database for the next start.
  *   drain(timeoutMs)    posts until nothing is due (tests, shutdown).
- *   outbox              the durable Outbox (core/chat.ts) for reports and notices.
+ *   outbox              the durable Outbox (src/vocabulary/chat.ts) for reports and notices.
  *   watches             the WatchService behind the `watch` commands (services.watches).
  *   webhookRoutes(...)  the fastify plugin for POST /webhooks/service[/:nodeId]: stores each event
  *                       marked "not yet routed" (group commit) and answers 2xx after that commit;
@@ -15,9 +15,8 @@
  *                       (route-pending.ts), woken when the first event's coalescing window ends.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { sleep, type ChatPoster, type Outbox } from '../core/index.js';
-import type { ButtonIds } from '../core/index.js';
-import type { Platform } from '../core/index.js';
+import { sleep, type ButtonPreparer, type ChatPoster, type Outbox } from '../vocabulary/index.js';
+import type { Platform } from '../vocabulary/index.js';
 import type { HostingClient } from '../hosting/index.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
@@ -40,8 +39,8 @@ import { ACTIVITY_EVENT_PREFIX, type ActivityItem } from './render-notifications
 export interface NotifierOptions {
   db: AnyDb;
   posters: Partial<Record<Platform, ChatPoster>>;
-  /** Gives buttons their stored ids (the core's ButtonIds, shared with the dispatcher). */
-  buttons: Pick<ButtonIds, 'prepare'>;
+  /** Gives buttons their stored ids (the engine's ButtonIds, shared with the dispatcher). */
+  buttons: ButtonPreparer;
   hosting: HostingClient;
   logger: Logger;
   metrics?: Metrics;

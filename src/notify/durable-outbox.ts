@@ -1,9 +1,9 @@
 /**
- * The durable Outbox (core/chat.ts) that reports and notices are posted through: a message is
+ * The durable Outbox (src/vocabulary/chat.ts) that reports and notices are posted through: a message is
  * a row of the notify outbox, posted by the outbox worker with the channel's pacing, retries
  * and incidents like any notification, and kept across restarts until it is sent.
  */
-import { hasBody, type Message, type Outbox } from '../core/index.js';
+import { hasBody, type Message, type Outbox } from '../vocabulary/index.js';
 import type { NotifyStore } from '../store/index.js';
 
 export function createDurableOutbox(o: { store: NotifyStore; now: () => number; wake: () => void }): Outbox {

@@ -3,7 +3,7 @@
  * notifications were given up, a notice is stored, logged, and posted to another watched
  * channel (the same platform first) naming the admins (ADMIN_USERS).
  */
-import type { Platform } from '../core/index.js';
+import type { Platform } from '../vocabulary/index.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { NotifyStore, OutboxEventRow } from '../store/index.js';

@@ -8,8 +8,8 @@
  *   - channel_gone pauses the channel's watches and tells the admins (escalation.ts).
  * readRoundState reads from the store what planRound needs.
  */
-import { PostError, type ChatPoster } from '../core/index.js';
-import type { Message, Platform } from '../core/index.js';
+import { PostError, type ChatPoster } from '../vocabulary/index.js';
+import type { Message, Platform } from '../vocabulary/index.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { IncidentRow, NotifyStore, OutboxEventRow } from '../store/index.js';

@@ -4,8 +4,8 @@
  * thread, and refreshing it when acknowledged. The plan (plan-round.ts) decided what; this
  * file posts and keeps the store in step with what the channel shows.
  */
-import { PostError } from '../core/index.js';
-import type { Message, Platform } from '../core/index.js';
+import { PostError } from '../vocabulary/index.js';
+import type { Message, Platform } from '../vocabulary/index.js';
 import type { Logger } from '../log.js';
 import type { IncidentRow, NotifyStore } from '../store/index.js';
 import type { RoundAction } from './plan-round.js';

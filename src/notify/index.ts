@@ -3,7 +3,7 @@
  * Tables (migrations 200–299, src/store/migrations/notify.ts): notify_events, notify_watches,
  * notify_mutes, notify_outbox, notify_incidents, notify_notices. SQL in src/store/notify-store.ts.
  *
- * Wiring (src/app.ts): createNotifier({ buttons, ... }) takes the core's ButtonIds; services.watches
+ * Wiring (src/app/create-app.ts): createNotifier({ buttons, ... }) takes the engine's ButtonIds; services.watches
  * is notifier.watches in the one services object;
  * routes.push(notifier.webhookRoutes({ signatureHeader })); reports use notifier.outbox;
  * notifier.start() once the HTTP server listens; on shutdown drain(ms) then stop().

@@ -7,9 +7,9 @@
  * outcome: sent, retried with backoff, held by a 429, failed, or the channel gone. Incidents
  * are in incidents.ts; telling the admins about failed deliveries in escalation.ts.
  */
-import type { ChatPoster } from '../core/index.js';
-import type { Message } from '../core/index.js';
-import type { Platform } from '../core/index.js';
+import type { ChatPoster } from '../vocabulary/index.js';
+import type { Message } from '../vocabulary/index.js';
+import type { Platform } from '../vocabulary/index.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { NotifyStore } from '../store/index.js';
@@ -25,6 +25,7 @@ export interface OutboxWorkerOptions {
   prepareMessage: (m: Message) => Message | Promise<Message>;
   logger: Logger;
   metrics?: Metrics;
+  /** The one clock (milliseconds): due times, pacing, backoff and the quiet polls all read it; the worker reads no other. */
   now: () => number;
   /** Least time between two chat calls (post, edit, thread line) in one channel. Default 1000 ms. */
   perChannelIntervalMs?: number;
@@ -65,14 +66,14 @@ export class OutboxWorker {
   private lastPrune = 0;
   private ticking = false;
   private wakeQueued = false;
-  /** Passes failed in a row (the database unreachable...): the timer and wakes wait until backoffUntil (real time). */
+  /** Passes failed in a row (the database unreachable...): the timer and wakes wait until backoffUntil (worker clock). */
   private tickFailures = 0;
   private backoffUntil = 0;
   /**
    * What the last pass learned (worker clock): no channel it saw can start a round before
    * `quietUntil` (its coalescing window, its retry time, its pacer), and a channel in a round
    * wakes the worker when the round ends. Timer polls before then are skipped unless a wake
-   * came since (`woken`), or `maxQuietMs` of real time passed (rows queued by another replica,
+   * came since (`woken`), or `maxQuietMs` of the worker clock passed (rows queued by another replica,
    * a mute that ended). A pass reads every waiting row (a GROUP BY over the outbox); at 1,000
    * events/s, ten passes a second found nothing to do while the channel's round ran.
    */
@@ -146,13 +147,14 @@ export class OutboxWorker {
 
   /** A timer poll: a pass, unless the last pass showed nothing can be started yet (see quietUntil). */
   private polled(): void {
-    if (!this.woken && this.o.now() < this.quietUntil && Date.now() - this.lastPassAt < this.maxQuietMs) return;
+    const now = this.o.now();
+    if (!this.woken && now < this.quietUntil && now - this.lastPassAt < this.maxQuietMs) return;
     this.scheduledTick();
   }
 
   /** A pass from the timer or a wake: none while backing off after failed passes. */
   private scheduledTick(): void {
-    if (Date.now() < this.backoffUntil) return;
+    if (this.o.now() < this.backoffUntil) return;
     void this.tick();
   }
 
@@ -161,7 +163,7 @@ export class OutboxWorker {
     if (this.ticking) return;
     this.ticking = true;
     this.woken = false;
-    this.lastPassAt = Date.now();
+    this.lastPassAt = this.o.now();
     // Until this pass has looked, a poll is not skipped.
     this.quietUntil = 0;
     let moreToRoute = false;
@@ -230,7 +232,7 @@ export class OutboxWorker {
       // Not again at every poll and every wake while the database is down: 1 s, doubling to 30 s.
       this.tickFailures++;
       const retryInMs = Math.min(30_000, 1000 * 2 ** (this.tickFailures - 1));
-      this.backoffUntil = Date.now() + retryInMs;
+      this.backoffUntil = this.o.now() + retryInMs;
       this.log.error({ err, failures: this.tickFailures, retryInMs }, 'notify tick failed');
       moreToRoute = false;
     } finally {

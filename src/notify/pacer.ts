@@ -4,8 +4,8 @@
  * burst. The next slot counts from when a call finished, so the gap holds where the platform
  * sees it. A 429 holds the channel until its Retry-After.
  */
-import { sleep } from '../core/index.js';
-import type { Platform } from '../core/index.js';
+import { sleep } from '../vocabulary/index.js';
+import type { Platform } from '../vocabulary/index.js';
 
 export interface PacerOptions {
   now: () => number;

@@ -10,7 +10,7 @@
  * given), a 4xx refusal fails the row and is logged. Pages of one incident go in order.
  */
 import { createHmac } from 'node:crypto';
-import { every } from '../core/index.js';
+import { every } from '../vocabulary/index.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { IncidentRow, NotifyPages, NotifyStore, PageAction, PageRow } from '../store/index.js';

@@ -15,8 +15,8 @@
  *   - the other events become one message, or a digest (split every digestMaxNodes nodes)
  *     naming every node, its latest status and its flaps.
  */
-import { formatDuration, statusBadge } from '../core/index.js';
-import type { Message, Tone } from '../core/index.js';
+import { formatDuration, statusBadge } from '../vocabulary/index.js';
+import type { Message, Tone } from '../vocabulary/index.js';
 import type { IncidentRow, OutboxEventRow } from '../store/index.js';
 import { eventTime, lastChangeTo, safeJson, sortByEventTime } from './event-time.js';
 import { ACTIVITY_EVENT_PREFIX, activityMessage, digestMessage, eventMessage, type DigestEntry } from './render-notifications.js';

@@ -2,8 +2,8 @@
  * The neutral messages the notifier posts: one event, a digest of many, an incident (with
  * its buttons), a line in an incident's thread, and a notice to admins. Pure functions.
  */
-import { formatDuration, shortId, statusBadge, statusTone } from '../core/index.js';
-import { msg, type Button, type Field, type Message, type Tone } from '../core/index.js';
+import { formatDuration, shortId, statusBadge, statusTone } from '../vocabulary/index.js';
+import { msg, type Button, type Field, type Message, type Tone } from '../vocabulary/index.js';
 import type { IncidentRow } from '../store/index.js';
 
 /** "2026-11-22 11:02 UTC": the time format of every other message (commands, reports, watches). */

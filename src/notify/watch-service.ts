@@ -2,8 +2,8 @@
  * Which channels watch which nodes, mutes, and incident acknowledgements: what the `watch`
  * commands use (through `services.watches`). Stored in the database; survives restarts.
  */
-import { UserError, actorLabel } from '../core/index.js';
-import type { Actor, Place, Platform } from '../core/index.js';
+import { UserError, actorLabel } from '../vocabulary/index.js';
+import type { Actor, Place, Platform } from '../vocabulary/index.js';
 import type { IncidentRow, MuteRow, NotifyStore, WatchRow } from '../store/index.js';
 
 /** `all`, or a node id. */
@@ -56,7 +56,7 @@ export interface WatchService {
     target: WatchTarget;
     targetName?: string;
     statuses?: string[];
-    /** Default: status only (DESIGN: without `kinds=` a watch hears status changes only). */
+    /** Default: status only (docs/ARCHITECTURE.md, "Adding an alert kind": without `kinds=` a watch hears status changes only). */
     kinds?: string[];
     minAmountMsat?: number;
     escalateAfterMin?: number;

@@ -2,9 +2,9 @@
  * The balance report: on-chain BTC (vanilla and colored), Lightning and RGB assets per node,
  * with the change since that node's previous balance report, and a team total with `all`.
  */
-import type { Block, Inline, Message, Tone } from '../core/index.js';
-import { msg } from '../core/index.js';
-import { formatDelta, formatTime, thousands, withPrecision } from '../core/index.js';
+import type { Block, Inline, Message, Tone } from '../vocabulary/index.js';
+import { msg } from '../vocabulary/index.js';
+import { formatDelta, formatTime, thousands, withPrecision } from '../vocabulary/index.js';
 import type { HostedNode } from '../hosting/index.js';
 import type { BalanceData, NodeOutcome, Unit } from './types.js';
 

@@ -4,9 +4,9 @@
  * is outside the thresholds flagged, and the channels opened and closed since the
  * previous channel report of that node.
  */
-import type { Block, Message, Tone } from '../core/index.js';
-import { msg } from '../core/index.js';
-import { formatDelta, formatTime, shareBar, thousands, withPrecision } from '../core/index.js';
+import type { Block, Message, Tone } from '../vocabulary/index.js';
+import { msg } from '../vocabulary/index.js';
+import { formatDelta, formatTime, shareBar, thousands, withPrecision } from '../vocabulary/index.js';
 import type { HostedNode } from '../hosting/index.js';
 import type { ChannelData, ChannelLine, ChannelState, NodeOutcome, Unit } from './types.js';
 import { DETAIL_MAX_NODES, MAX_TABLE_ROWS, problemsBlock } from './balance-report.js';

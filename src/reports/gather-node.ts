@@ -5,7 +5,7 @@
 import type { AssetBalanceShape, AssetShape, ChannelShape, ReportNodeApi } from './node-api-shape.js';
 import { big } from './node-api-shape.js';
 import type { AssetBalanceLine, BalanceData, ChannelData, ChannelLine, ChannelState } from './types.js';
-import { shortId } from '../core/index.js';
+import { shortId } from '../vocabulary/index.js';
 
 interface AssetMeta {
   assetId: string;

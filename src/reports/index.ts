@@ -4,21 +4,20 @@
  * Services.reports; `scheduler.start()` re-registers the stored schedules.
  */
 import type { AnyDb } from '../store/index.js';
-import type { Services } from '../core/index.js';
-import type { Outbox } from '../core/index.js';
-import { isUserError } from '../core/index.js';
+import type { Outbox } from '../vocabulary/index.js';
+import { isUserError } from '../vocabulary/index.js';
 import { redactText, type Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { createSnapshotRepo } from '../store/index.js';
 import { createScheduleRepo, createLeases } from '../store/index.js';
-import { createReportService, type ReportService } from './report-service.js';
+import { createReportService, type ReportClients, type ReportService } from './report-service.js';
 import { createReportScheduler, type TickSource } from './scheduler.js';
 import type { Thresholds } from './channel-report.js';
 
 export interface CreateReportsOptions {
   db: AnyDb;
   /** Only `hosting` and `nodeApi` are used: the reports service is built before the one services object. */
-  services: Pick<Services, 'hosting' | 'nodeApi'>;
+  services: ReportClients;
   outbox: Outbox;
   logger: Logger;
   metrics?: Metrics;

@@ -2,7 +2,7 @@
  * The part of the node API client (src/node-api `NodeApiClient`) the reports use, typed
  * leniently so the real client is assignable to it whatever its optional fields.
  */
-import type { Amount } from '../core/index.js';
+import type { Amount } from '../vocabulary/index.js';
 
 type N = Amount | null | undefined;
 

@@ -2,10 +2,10 @@
  * Builds balance and channel reports for one node or all of them, storing a snapshot of
  * each so the next report shows the change, and manages the report schedules of a channel.
  */
-import type { Services } from '../core/index.js';
-import type { Platform } from '../core/index.js';
-import { UserError } from '../core/index.js';
-import { findNode, type HostedNode } from '../hosting/index.js';
+import type { Platform } from '../vocabulary/index.js';
+import { UserError } from '../vocabulary/index.js';
+import { findNode, type HostedNode, type HostingClient } from '../hosting/index.js';
+import type { NodeApiClient } from '../node-api/index.js';
 import { redactText, type Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { SnapshotRepo } from '../store/index.js';
@@ -21,7 +21,13 @@ import { checkCron, type ReportScheduler } from './scheduler.js';
 import { describeCron } from './describe-cron.js';
 import { gatherDashboard, type DashboardNode } from './dashboard.js';
 import { reportCharts } from './charts/report-charts.js';
-import type { Message } from '../core/index.js';
+import type { Message } from '../vocabulary/index.js';
+
+/** The clients a report reads from: the service's node list and each node's own API. */
+export interface ReportClients {
+  hosting: HostingClient;
+  nodeApi(node: HostedNode): NodeApiClient;
+}
 
 export interface ScheduleRequest {
   platform: Platform;
@@ -54,7 +60,7 @@ export interface ReportService {
 
 export interface ReportServiceDeps {
   /** Only the hosting client and node API clients are used. */
-  services: Pick<Services, 'hosting' | 'nodeApi'>;
+  services: ReportClients;
   snapshots: SnapshotRepo;
   schedules: ScheduleRepo;
   scheduler: ReportScheduler;

@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import cron from 'node-cron';
 import type { Logger } from '../log.js';
 import type { Leases, ReportSchedule, ScheduleRepo } from '../store/index.js';
-import { UserError } from '../core/index.js';
+import { UserError } from '../vocabulary/index.js';
 import { isKnownTimeZone } from './time-zone.js';
 
 export interface ReportScheduler {

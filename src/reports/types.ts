@@ -1,7 +1,7 @@
 /** What the report builders work on: a node's data as gathered, or the reason there is none. */
 import type { HostedNode } from '../hosting/index.js';
-import type { Message } from '../core/index.js';
-import type { Platform } from '../core/index.js';
+import type { Message } from '../vocabulary/index.js';
+import type { Platform } from '../vocabulary/index.js';
 
 export type ReportKind = 'balance' | 'channels';
 export type Unit = 'sat' | 'btc';

@@ -19,3 +19,4 @@ export * from './activity-states.js';
 export * from './http-replays.js';
 export * from './core-policy.js';
 export * from './core-approvals.js';
+export { createLeader, type Leader, type LeaderOptions } from './leader.js';

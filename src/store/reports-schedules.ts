@@ -5,7 +5,7 @@
  */
 import type { AnyDb } from './database.js';
 import { createGenerations } from './leases.js';
-import type { Platform } from '../core/index.js';
+import type { Platform } from '../vocabulary/index.js';
 
 export type ScheduleKind = 'balance' | 'channels';
 

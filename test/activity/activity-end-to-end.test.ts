@@ -1,5 +1,5 @@
 /**
- * Node activity and escalation through the whole bot (src/app.ts via the harness): the emulator
+ * Node activity and escalation through the whole bot (src/app/create-app.ts via the harness): the emulator
  * as the service and its node APIs, the fake Slack in HTTP mode, and the fake PagerDuty. The
  * poller runs every 0.2 s and incidents page after 0.02 min, so the tests run in seconds.
  */

@@ -5,7 +5,8 @@
  */
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { createRegistry, parseCommandLine, UserError, type Message } from '../../src/core/index.js';
+import { createRegistry, parseCommandLine } from '../../src/engine/index.js';
+import { UserError, type Message } from '../../src/vocabulary/index.js';
 import { allCommands } from '../../commands/index.js';
 import { toBlockKit } from '../../src/chat/slack/index.js';
 import { toDiscordPayload } from '../../src/chat/discord/index.js';

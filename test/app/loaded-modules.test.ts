@@ -54,7 +54,7 @@ describe('modules loaded at start', () => {
       expect(modules.some((u) => u.includes('/node_modules/@slack/bolt/'))).toBe(true);
       expect(modules.filter((u) => u.includes('/src/emulator/'))).toEqual([]);
       expect(modules.filter((u) => /\/node_modules\/(discord\.js|@discordjs)\//.test(u))).toEqual([]);
-      expect(modules.filter((u) => u.includes('/src/chat/discord/') || u.includes('/src/doctor.'))).toEqual([]);
+      expect(modules.filter((u) => u.includes('/src/chat/discord/') || u.includes('/src/doctor/'))).toEqual([]);
       // No NODE_CREDENTIALS_FILE: no YAML parser either.
       expect(modules.filter((u) => u.includes('/node_modules/yaml/'))).toEqual([]);
     } finally {

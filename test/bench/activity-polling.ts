@@ -1,5 +1,5 @@
 /**
- * Activity polling: the bot (its own process, `src/cli.ts start` through tsx) polling `nodes`
+ * Activity polling: the bot (its own process, `src/cli/main.ts start` through tsx) polling `nodes`
  * emulated nodes (the emulator in its own process, every node initialised and unlocked, so each
  * poll makes the full set of calls), all on 127.0.0.1.
  *
@@ -104,7 +104,7 @@ export async function activityPolling(o: { nodes: number; intervalS: number; pas
 
     const botPort = await freePort();
     const botUrl = `http://127.0.0.1:${botPort}`;
-    const child = spawn(process.execPath, [`${root}node_modules/tsx/dist/cli.mjs`, `${root}src/cli.ts`, 'start'], {
+    const child = spawn(process.execPath, [`${root}node_modules/tsx/dist/cli.mjs`, `${root}src/cli/main.ts`, 'start'], {
       cwd: root,
       env: {
         PATH: process.env.PATH ?? '', PORT: String(botPort), HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATABASE_PATH: dbPath,

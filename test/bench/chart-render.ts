@@ -9,7 +9,7 @@ import { createNodeApiClient } from '../../src/node-api/index.js';
 import { createReports } from '../../src/reports/index.js';
 import { openDatabase } from '../../src/store/index.js';
 import { silentLogger } from '../../src/log.js';
-import type { Services } from '../../src/core/services.js';
+import type { Services } from '../../commands/services.js';
 import { startEmulatorProcess } from './emulator-process.js';
 import type { BenchResult } from './types.js';
 

@@ -65,7 +65,7 @@ export async function flood(opts: { webhookConnections: number; slackConnections
   const emulator = await startEmulator({ seed: 'demo', lifecycleDelayMs: 30 });
   const slack = await startFakeSlack();
   const dir = mkdtempSync(join(tmpdir(), 'rln-flood-'));
-  const child = spawn(process.execPath, ['--import', `${root}node_modules/tsx/dist/loader.mjs`, `${root}src/cli.ts`, 'start'], {
+  const child = spawn(process.execPath, ['--import', `${root}node_modules/tsx/dist/loader.mjs`, `${root}src/cli/main.ts`, 'start'], {
     cwd: dir,
     env: {
       PATH: process.env.PATH ?? '',

@@ -46,7 +46,7 @@ async function measure(args: string[], env: Record<string, string>, ready: RegEx
 }
 
 export async function footprint(): Promise<BenchResult> {
-  const built = join(root, 'dist/src/cli.js');
+  const built = join(root, 'dist/src/cli/main.js');
   const baseline = await measure(
     ['-e', "require('http').createServer((q,s)=>s.end('ok')).listen(0,'127.0.0.1',()=>console.log('ready'))"],
     {},

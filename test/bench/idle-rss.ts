@@ -107,7 +107,7 @@ try {
       const bot = await startBotProcess({
         logFile,
         nodeArgs: values.gc ? [...v.nodeArgs, '--trace-gc-nvp'] : v.nodeArgs,
-        cli: `${v.dist}/src/cli.js`,
+        cli: `${v.dist}/src/cli/main.js`,
         asDeployed: v.deployed,
         env: { ...botEnv(emulator, slack, dbPath), ...v.env },
       });

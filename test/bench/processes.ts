@@ -1,6 +1,6 @@
 /**
  * The intake benchmark's processes, each apart from the others:
- * - the bot, compiled with tsc and started as the Dockerfile starts it (`node <its flags> dist/src/cli.js start`,
+ * - the bot, compiled with tsc and started as the Dockerfile starts it (`node <its flags> dist/src/cli/main.js start`,
  *   with its MALLOC_ARENA_MAX: see deployedStart);
  * - the bare verify-and-parse baseline (baseline-webhook-server.ts run as a script);
  * - the load generator (load-process.ts), driven over IPC.
@@ -74,7 +74,7 @@ export interface BotProcess {
 }
 
 /**
- * How the Dockerfile starts the bot: the node flags of its CMD (those before dist/src/cli.js)
+ * How the Dockerfile starts the bot: the node flags of its CMD (those before dist/src/cli/main.js)
  * and the MALLOC_ARENA_MAX of its ENV. Read from the Dockerfile itself, so the benchmarks run
  * the bot as it is deployed and cannot drift from it.
  */
@@ -82,14 +82,14 @@ export function deployedStart(): { nodeArgs: string[]; env: Record<string, strin
   const text = readFileSync(`${root}Dockerfile`, 'utf8');
   const cmd = text.match(/^CMD (\[.*\])\s*$/m);
   const argv = cmd ? (JSON.parse(cmd[1]) as string[]) : [];
-  const at = argv.indexOf('dist/src/cli.js');
-  if (argv[0] !== 'node' || at < 0) throw new Error('the Dockerfile has no CMD ["node", ..., "dist/src/cli.js", "start"] to start the bot as deployed');
+  const at = argv.indexOf('dist/src/cli/main.js');
+  if (argv[0] !== 'node' || at < 0) throw new Error('the Dockerfile has no CMD ["node", ..., "dist/src/cli/main.js", "start"] to start the bot as deployed');
   const env = Object.fromEntries([...text.matchAll(/\b(MALLOC_ARENA_MAX)=(\S+)/g)].map((m) => [m[1], m[2]]));
   return { nodeArgs: argv.slice(1, at), env };
 }
 
 /**
- * `node <the Dockerfile's flags> dist/src/cli.js start` (with its MALLOC_ARENA_MAX), its logs
+ * `node <the Dockerfile's flags> dist/src/cli/main.js start` (with its MALLOC_ARENA_MAX), its logs
  * into `logFile`; resolves once /healthz answers 200. `asDeployed: false` leaves out the
  * Dockerfile's flags and environment (to compare them); `cli` starts another compiled tree.
  */
@@ -97,7 +97,7 @@ export async function startBotProcess(opts: { env: Record<string, string>; logFi
   const port = await freePort();
   const deployed = opts.asDeployed === false ? { nodeArgs: [], env: {} } : deployedStart();
   const fd = openSync(opts.logFile, 'a');
-  const child = spawnNode([...deployed.nodeArgs, ...(opts.nodeArgs ?? []), opts.cli ?? `${root}dist/src/cli.js`, 'start'], {
+  const child = spawnNode([...deployed.nodeArgs, ...(opts.nodeArgs ?? []), opts.cli ?? `${root}dist/src/cli/main.js`, 'start'], {
     core: pinning?.server,
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), ...deployed.env, ...opts.env },
     stdio: ['ignore', fd, fd],

@@ -30,7 +30,7 @@ const benches: Record<string, () => Promise<BenchResult>> = {
   activity: () => activityPolling({ nodes: 500, intervalS: 6, passes: 4 }),
   // The same at the real 30 s interval (about 5 minutes; run on demand: --only activity-30s). At 6 s
   // a pass comes before the process has been quiet 5 s, so V8 never gets to give back the young
-  // generation between passes; at 30 s it does (src/memory-settle.ts).
+  // generation between passes; at 30 s it does (src/cli/memory-settle.ts).
   'activity-30s': () => activityPolling({ nodes: 500, intervalS: 30, passes: 2 }),
   footprint: async () => {
     execFileSync(process.execPath, [fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url)), '-p', 'tsconfig.build.json'], {

@@ -1,6 +1,6 @@
 /**
  * Webhook intake, measured the way the bot is deployed (issue 18). Three processes apart:
- * the bot (`node dist/src/cli.js start`, compiled as the Docker image is, its logs into a file),
+ * the bot (`node dist/src/cli/main.js start`, compiled as the Docker image is, its logs into a file),
  * the bare verify-and-parse baseline, and the load generator, which gets every event signed
  * before its clock starts and sends them over 16 keep-alive connections. This process holds
  * the service (the emulator, 50 nodes) and a fake Slack that the outbox really posts to.

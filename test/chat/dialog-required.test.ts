@@ -5,7 +5,7 @@
 import { describe, it, expect } from 'vitest';
 import { dialogToModal as slackModal } from '../../src/chat/slack/index.js';
 import { dialogToModal as discordModal } from '../../src/chat/discord/index.js';
-import type { Dialog } from '../../src/core/index.js';
+import type { Dialog } from '../../src/engine/index.js';
 
 const dialog: Dialog = {
   id: 'd_test',

@@ -1,9 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { Message } from '../../src/core/message.js';
+import type { Message } from '../../src/vocabulary/message.js';
 import { toBlockKit, truncate } from '../../src/chat/slack/render.js';
 import { toDiscordPayload } from '../../src/chat/discord/render.js';
 import { clip, clipWords } from '../../src/chat/discord/limits.js';
-import { cutText, graphemePrefix } from '../../src/core/cut-text.js';
+import { cutText, graphemePrefix } from '../../src/vocabulary/cut-text.js';
 
 /** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Reply } from '../../src/core/types.js';
-import { inlineToPlain } from '../../src/core/message.js';
+import type { Reply } from '../../src/engine/types.js';
+import { inlineToPlain } from '../../src/vocabulary/message.js';
 import { toPrincipal } from '../../commands/access.js';
 import { harness, slackChannel, slackUser } from '../support/core.js';
 
@@ -30,7 +30,7 @@ describe('access commands', () => {
     const h = harness();
     expect(text(await run(h, admin, '/rln access grant bob operate'))).toContain('slack:U123');
     expect(text(await run(h, admin, '/rln access grant slack:U1 superuser'))).toContain('read, operate, admin');
-    // `operator` and `reader` are aliases (DESIGN, second wave), and a plain @name is refused with the id form.
+    // `operator` and `reader` are aliases (docs/ARCHITECTURE.md, "Roles"), and a plain @name is refused with the id form.
     expect(text(await run(h, admin, '/rln access grant slack:U1 operator'))).toContain('now has the operate role');
     expect(text(await run(h, admin, '/rln access grant slack:U2 reader'))).toContain('now has the read role');
     const plain = text(await run(h, admin, '/rln access grant @ann operate'));

@@ -1,8 +1,8 @@
 /** Table tests of the one amount parser: units, precision, separators and ambiguity. */
 import { describe, expect, it } from 'vitest';
-import { amountText, assetUnitIn, parseAssetAmount, parseSatAmount, readAmountText, readUnitAmount } from '../../src/core/index.js';
+import { amountText, assetUnitIn, parseAssetAmount, parseSatAmount, readAmountText, readUnitAmount } from '../../src/vocabulary/index.js';
 import { parseMsatWithUnit } from '../../commands/support/amount.js';
-import { UserError } from '../../src/core/index.js';
+import { UserError } from '../../src/vocabulary/index.js';
 
 const USDT = { ticker: 'USDT', name: 'Tether', precision: 6 };
 const WHOLE = { ticker: 'PTS', precision: 0 };

@@ -8,7 +8,7 @@ import { payCommands } from '../../commands/pay.js';
 import { peerCommands } from '../../commands/peer.js';
 import { swapCommands } from '../../commands/swap.js';
 import { walletCommands } from '../../commands/wallet.js';
-import { argSpecsOf, createRegistry, parseCommandLine } from '../../src/core/index.js';
+import { argSpecsOf, createRegistry, parseCommandLine } from '../../src/engine/index.js';
 
 const mine = [
   ...nodeCommands,
@@ -35,7 +35,7 @@ const TREE: Record<string, string[]> = {
 };
 
 describe('node-operation command definitions', () => {
-  it('cover exactly the DESIGN.md command tree for their groups', () => {
+  it('cover exactly the command tree for their groups (docs/ARCHITECTURE.md, "The command tree")', () => {
     const paths = mine.map((d) => d.path).sort();
     const expected = Object.entries(TREE).flatMap(([g, actions]) => actions.map((a) => `${g} ${a}`)).sort();
     expect(paths).toEqual(expected);

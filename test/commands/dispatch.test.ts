@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeCommands } from '../../commands/node.js';
 import { walletCommands } from '../../commands/wallet.js';
-import { createRegistry, type CoreDispatcher } from '../../src/core/index.js';
+import { createRegistry, type CoreDispatcher } from '../../src/engine/index.js';
 import { openDatabase } from '../../src/store/index.js';
 import { PASSWORD, createRunningNode, startEnv, waitForStatus, type TestEnv } from '../support/commands.js';
 import { replyText } from '../support/reply-text.js';

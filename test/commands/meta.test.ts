@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Reply } from '../../src/core/types.js';
-import type { Message } from '../../src/core/message.js';
+import type { Reply } from '../../src/engine/types.js';
+import type { Message } from '../../src/vocabulary/message.js';
 import { harness, slackChannel, slackUser } from '../support/core.js';
 
 const admin = slackUser('UADMIN', { displayName: 'Ada' });
@@ -53,7 +53,8 @@ describe('help command', () => {
     const h = harness();
     const t = table(await run(h, ops, '/rln help'));
     expect(t.rows.map((r) => r[0])).toEqual(['node', 'report', 'access', 'audit']);
-    expect(t.rows[0][1]).toBe('list, info, start, stop, destroy, unlock');
+    // Actions in the order the commands were given (test/support/core.ts): the registry keeps no order of its own.
+    expect(t.rows[0][1]).toBe('list, info, start, stop, unlock, destroy');
   });
 
   it('describes one group with usage, summary, role and examples', async () => {

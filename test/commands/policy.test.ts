@@ -1,8 +1,9 @@
 /** `policy set|list|limits` and the configured audit reader, through the dispatcher with every real command. */
 import { describe, expect, it } from 'vitest';
-import type { Reply } from '../../src/core/types.js';
+import type { Reply } from '../../src/engine/types.js';
 import { parse } from 'csv-parse/sync';
-import { createRegistry, fileBytes } from '../../src/core/index.js';
+import { createRegistry } from '../../src/engine/index.js';
+import { fileBytes } from '../../src/vocabulary/index.js';
 import { allCommands } from '../../commands/index.js';
 import { messageText } from '../support/reply-text.js';
 import { testDispatcher } from '../support/dispatcher.js';

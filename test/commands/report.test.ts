@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDispatcher } from '../support/dispatcher.js';
 import { reportCommands } from '../../commands/report.js';
-import { createRegistry, type CoreDispatcher, type Reply } from '../../src/core/index.js';
+import { createRegistry, type CoreDispatcher, type Reply } from '../../src/engine/index.js';
 import { createReports } from '../../src/reports/index.js';
 import { silentLogger } from '../../src/log.js';
 import { capturingOutbox, startReportWorld, type ReportWorld } from '../support/report-world.js';

@@ -9,7 +9,7 @@ import { channelCommands } from '../../commands/channel.js';
 import { assetSendSpend, channelOpenSpend, invoiceSpend } from '../../commands/support/spend.js';
 import type { HostedNode } from '../../src/hosting/index.js';
 import { openDatabase } from '../../src/store/index.js';
-import { createPolicy, createRoleService } from '../../src/core/index.js';
+import { createPolicy, createRoleService } from '../../src/access/index.js';
 import { createReadyNode, findCommand, makeContext, messageOf, runCommand, startEnv, textOf, type TestEnv } from '../support/commands.js';
 
 describe('what a send spends', () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { walletCommands } from '../../commands/wallet.js';
-import { thousands } from '../../src/core/format.js';
+import { thousands } from '../../src/vocabulary/format.js';
 import type { HostedNode } from '../../src/hosting/index.js';
 import { createReadyNode, findCommand, runCommand, startEnv, tableOf, textOf, type TestEnv } from '../support/commands.js';
 

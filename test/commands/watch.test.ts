@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDispatcher } from '../support/dispatcher.js';
 import { watchCommands } from '../../commands/watch.js';
-import { createRegistry, inlineToPlain, type CoreDispatcher, type Reply } from '../../src/core/index.js';
+import { createRegistry, type CoreDispatcher, type Reply } from '../../src/engine/index.js';
+import { inlineToPlain } from '../../src/vocabulary/index.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { createHostingClient, type HostingClient } from '../../src/hosting/index.js';
 import { silentLogger } from '../../src/log.js';
@@ -93,7 +94,7 @@ describe('watch commands', () => {
     expect(list).not.toContain('abcdefghijklmnop');
     expect(await notifier.watches.hearsActivity(ids.bob)).toBe(true);
     expect(await notifier.watches.hearsActivity(ids.alice)).toBe(false);
-    // Adding the watch again without kinds= goes back to status changes only (DESIGN).
+    // Adding the watch again without kinds= goes back to status changes only (docs/ARCHITECTURE.md, "Adding an alert kind").
     await run('watch add bob');
     expect((await notifier.watches.list(place)).find((x) => x.target === ids.bob)!.kinds).toEqual(['status']);
     expect(await notifier.watches.hearsActivity(ids.bob)).toBe(false);

@@ -8,10 +8,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
-import { createApp, type App } from '../../src/app.js';
+import { createApp, type App } from '../../src/app/create-app.js';
 import { createLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics.js';
-import { DEMO_SUGGESTIONS } from '../../src/demo-banner.js';
+import { DEMO_SUGGESTIONS } from '../../src/demo/demo-banner.js';
 import { createNodeApiClient } from '../../src/node-api/index.js';
 import { imageOf } from '../../commands/node.js';
 

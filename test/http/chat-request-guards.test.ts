@@ -59,7 +59,7 @@ describe('replays across a restart', () => {
 
   it('refuses on a second bot instance sharing the database what the first accepted', async () => {
     const t = await bot();
-    const { createApp } = await import('../../src/app.js');
+    const { createApp } = await import('../../src/app/create-app.js');
     const { createLogger } = await import('../../src/log.js');
     const second = await createApp({ config: t.h.app.config, logger: createLogger({ level: 'silent' }), shell: false });
     const { url: secondUrl } = await second.start();

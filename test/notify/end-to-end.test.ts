@@ -1,8 +1,8 @@
 // From the emulator's signed webhook to Slack and Discord (their fakes, over loopback HTTP),
 // through the real receiver, notifier, Slack poster (WebClient) and Discord poster (REST).
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ChatPoster } from '../../src/core/chat.js';
-import type { Platform } from '../../src/core/types.js';
+import type { ChatPoster } from '../../src/vocabulary/chat.js';
+import type { Platform } from '../../src/vocabulary/actors.js';
 import { createDiscordPoster, createDiscordRest } from '../../src/chat/discord/index.js';
 import { createSlackPoster } from '../../src/chat/slack/index.js';
 import { startEmulator, type Emulator, type KeyType } from '../../src/emulator/index.js';

@@ -3,7 +3,7 @@
  * arrives after a newer one was posted does not speak for the node's current status.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { statusBadge } from '../../src/core/format.js';
+import { statusBadge } from '../../src/vocabulary/format.js';
 import { actor, ingest, makeNotifier, RecordingPoster, slackPlace, statusPayload, textOf, type Harness } from '../support/notify.js';
 
 const cleanup: Array<() => Promise<void>> = [];

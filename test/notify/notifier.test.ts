@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { statusBadge } from '../../src/core/format.js';
+import { statusBadge } from '../../src/vocabulary/format.js';
 import { actor, discordPlace, ingest, makeNotifier, postError, RecordingPoster, slackPlace, statusPayload, tempDbPath, textOf, type Harness } from '../support/notify.js';
 import { waitFor } from '../support/wait-for.js';
 

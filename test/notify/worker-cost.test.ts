@@ -105,6 +105,59 @@ describe('the outbox worker between rounds', () => {
   });
 });
 
+describe('the outbox worker\'s clock', () => {
+  // Timers are faked, the wall clock is not: the worker's own clock (`now`) is moved by the test
+  // and stands decades away from Date.now(). A worker that read the wall clock anywhere would see
+  // almost no time pass and behave differently from what its clock says (issue 24, "One clock").
+  const workerOn = (clock: { t: number }) => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'setTimeout', 'clearTimeout', 'setImmediate'] });
+    const db = openDatabase(':memory:');
+    cleanup.push(() => db.close());
+    const store = new NotifyStore(db);
+    const worker = new OutboxWorker({ store, posters: { slack: new RecordingPoster('slack') }, prepareMessage, logger: silentLogger, now: () => clock.t, pollMs: 100 });
+    cleanup.push(() => worker.stop());
+    return { store, worker };
+  };
+
+  it('waits out a failed pass\'s backoff on its own clock, not the wall clock', async () => {
+    const clock = { t: 1_000_000 };
+    const { store, worker } = workerOn(clock);
+    const passes = vi.spyOn(store, 'pendingChannels').mockRejectedValueOnce(new Error('database unreachable'));
+    worker.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(passes).toHaveBeenCalledTimes(1);
+
+    // Its clock stands still: the 1 s backoff never ends, whatever the timers do.
+    await vi.advanceTimersByTimeAsync(2_000);
+    worker.wake();
+    await vi.advanceTimersByTimeAsync(200);
+    expect(passes).toHaveBeenCalledTimes(1);
+
+    // Its clock passes the backoff: the next poll runs a pass (the wall clock moved a few ms at most).
+    clock.t += 1_001;
+    await vi.advanceTimersByTimeAsync(100);
+    expect(passes).toHaveBeenCalledTimes(2);
+  });
+
+  it('looks again, however quiet, once a quiet second has passed on its own clock', async () => {
+    const clock = { t: 1_000_000 };
+    const { store, worker } = workerOn(clock);
+    const passes = vi.spyOn(store, 'pendingChannels');
+    worker.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(passes).toHaveBeenCalledTimes(1);
+
+    // Nothing waits and the clock stands still: the polls skip the pass.
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(passes).toHaveBeenCalledTimes(1);
+
+    // A second of its clock: the next poll looks (rows another replica queued, a mute that ended).
+    clock.t += 1_000;
+    await vi.advanceTimersByTimeAsync(100);
+    expect(passes).toHaveBeenCalledTimes(2);
+  });
+});
+
 /** Records the statements run on `db` and, for each, whether the event loop turned since the one before. */
 function recordStatements(db: Db): Array<{ sql: string; turned: boolean }> {
   const seen: Array<{ sql: string; turned: boolean }> = [];

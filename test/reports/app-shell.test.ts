@@ -1,5 +1,5 @@
 /**
- * End to end in the terminal: the real app (src/app.ts) against the emulator, reports typed
+ * End to end in the terminal: the real app (src/app/create-app.ts) against the emulator, reports typed
  * in the shell, and a schedule whose report comes back through the outbox and the notifier.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildBalanceReport, balanceRows, balanceTable, toBalanceSnapshot } from '../../src/reports/balance-report.js';
 import type { BalanceData, NodeOutcome } from '../../src/reports/types.js';
 import type { HostedNode } from '../../src/hosting/index.js';
-import type { Block, Table } from '../../src/core/message.js';
+import type { Block, Table } from '../../src/vocabulary/message.js';
 
 const node = (name: string): HostedNode => ({ nodeId: `id-${name}`, name, network: 'regtest', status: 'RUNNING', invoke_url: 'http://x' });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildChannelReport, toChannelSnapshot, isFlagged } from '../../src/reports/channel-report.js';
 import type { ChannelData, ChannelLine } from '../../src/reports/types.js';
 import type { HostedNode } from '../../src/hosting/index.js';
-import type { Block, Table } from '../../src/core/message.js';
+import type { Block, Table } from '../../src/vocabulary/message.js';
 
 const node: HostedNode = { nodeId: 'id-alice', name: 'alice', network: 'regtest', status: 'RUNNING', invoke_url: 'http://x' };
 const now = new Date('2026-11-22T09:00:00Z');

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReports } from '../../src/reports/index.js';
 import { silentLogger } from '../../src/log.js';
-import { fileBytes } from '../../src/core/message.js';
+import { fileBytes } from '../../src/vocabulary/message.js';
 import { CHART_WIDTH } from '../../src/reports/charts/render-chart.js';
 import { readPng } from '../support/decode-png.js';
 import { capturingOutbox, startReportWorld, type ReportWorld } from '../support/report-world.js';

@@ -6,7 +6,7 @@ import { renderText } from '../../src/chat/shell/index.js';
 import { buildBalanceReport } from '../../src/reports/balance-report.js';
 import { buildChannelReport } from '../../src/reports/channel-report.js';
 import type { HostedNode } from '../../src/hosting/index.js';
-import type { Message } from '../../src/core/message.js';
+import type { Message } from '../../src/vocabulary/message.js';
 import type { BalanceData, ChannelLine } from '../../src/reports/types.js';
 
 const now = new Date('2026-11-22T09:00:00Z');

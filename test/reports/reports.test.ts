@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReports, type TickSource } from '../../src/reports/index.js';
-import { formatDelta, thousands, withPrecision } from '../../src/core/format.js';
-import type { Block, Message, Table } from '../../src/core/message.js';
-import { isUserError } from '../../src/core/errors.js';
+import { formatDelta, thousands, withPrecision } from '../../src/vocabulary/format.js';
+import type { Block, Message, Table } from '../../src/vocabulary/message.js';
+import { isUserError } from '../../src/vocabulary/errors.js';
 import { silentLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics.js';
 import { capturingOutbox, startReportWorld, type ReportWorld } from '../support/report-world.js';

@@ -4,9 +4,10 @@
  */
 import { messageText } from './reply-text.js';
 import type { z } from 'zod';
-import type { Message } from '../../src/core/message.js';
-import type { Services } from '../../src/core/services.js';
-import type { CommandContext, CommandDefinition, HandlerResult, Reply } from '../../src/core/types.js';
+import type { Message } from '../../src/vocabulary/message.js';
+import type { Services } from '../../commands/services.js';
+import type { CommandDefinition, HandlerResult, Reply } from '../../src/engine/types.js';
+import type { CommandContext } from '../../commands/define-command.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { NodeWorld } from '../../src/emulator/node-api/index.js';
 import { createHostingClient, type HostedNode } from '../../src/hosting/index.js';
@@ -52,7 +53,7 @@ export async function startEnv(opts: { lifecycleDelayMs?: number } = {}): Promis
 /** A context as the dispatcher would build it, for a node already resolved. */
 export function makeContext<S extends z.ZodObject<z.ZodRawShape>>(
   env: TestEnv,
-  def: CommandDefinition<S>,
+  def: CommandDefinition<S, Services>,
   args: z.infer<S>,
   opts: { node?: HostedNode; secrets?: Record<string, string> } = {},
 ): CommandContext<z.infer<S>> {
@@ -67,7 +68,7 @@ export function makeContext<S extends z.ZodObject<z.ZodRawShape>>(
 }
 
 /** Finds a definition by path in a group's list. */
-export function findCommand(list: CommandDefinition<any>[], path: string): CommandDefinition<any> {
+export function findCommand(list: CommandDefinition<any, Services>[], path: string): CommandDefinition<any, Services> {
   const def = list.find((d) => d.path === path);
   if (!def) throw new Error(`no command ${path}`);
   return def;

@@ -1,15 +1,15 @@
 /** Small fakes for the core's tests: a hosting service with a node list, and a few commands. */
 import { z } from 'zod';
 import { Writable } from 'node:stream';
-import { defineCommand, type CommandDefinition } from '../../src/core/types.js';
-import { msg } from '../../src/core/message.js';
-import { createRegistry } from '../../src/core/registry.js';
-import type { DispatcherOptions } from '../../src/core/create-dispatcher.js';
+import { defineCommand, type CommandDefinition } from '../../src/engine/types.js';
+import { msg } from '../../src/vocabulary/message.js';
+import { createRegistry } from '../../src/engine/registry.js';
+import type { DispatcherOptions } from '../../src/engine/create-dispatcher.js';
 import { testDispatcher } from './dispatcher.js';
 import { openDatabase, type Db } from '../../src/store/index.js';
 import { createLogger } from '../../src/log.js';
 import type { HostedNode } from '../../src/hosting/index.js';
-import type { Actor, Place } from '../../src/core/types.js';
+import type { Actor, Place } from '../../src/vocabulary/actors.js';
 import { accessCommands } from '../../commands/access.js';
 import { metaCommands } from '../../commands/meta.js';
 

@@ -3,19 +3,9 @@
  * one database, one services object), for tests that give only the services their commands use.
  */
 import { openDatabase, type Db } from '../../src/store/index.js';
-import {
-  createAuditLog,
-  createButtonIds,
-  createConfirmations,
-  createDispatcher,
-  createRoleService,
-  createPolicy,
-  approvalActionChecker,
-  type CoreDispatcher,
-  type DispatcherOptions,
-  type Registry,
-  type Services,
-} from '../../src/core/index.js';
+import { createAuditLog, createRoleService, createPolicy } from '../../src/access/index.js';
+import { createButtonIds, createConfirmations, createDispatcher, approvalActionChecker, type CoreDispatcher, type DispatcherOptions, type Registry } from '../../src/engine/index.js';
+import { type Services } from '../../commands/index.js';
 
 export interface TestDispatcherOptions extends Partial<Omit<DispatcherOptions, 'services' | 'registry'>> {
   registry: Registry;

@@ -1,13 +1,13 @@
 /**
  * The whole bot against the emulator on loopback, for end-to-end tests: the real
- * composition root (src/app.ts) with a fresh SQLite file, the emulator as the service,
+ * composition root (src/app/create-app.ts) with a fresh SQLite file, the emulator as the service,
  * and whatever chat platform the given env configures (pointed at the test fakes).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
-import { createApp, type App, type AppOptions } from '../../src/app.js';
+import { createApp, type App, type AppOptions } from '../../src/app/create-app.js';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/index.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics.js';

@@ -4,7 +4,7 @@
  * `leading` and `lost` on standard output as it gains and loses the lease. Killed, it releases
  * nothing.
  */
-import { createLeader } from '../../src/core/index.js';
+import { createLeader } from '../../src/store/index.js';
 import { createLeases, openPostgres } from '../../src/store/index.js';
 
 const env = (name: string) => {

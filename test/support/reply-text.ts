@@ -3,7 +3,8 @@
  * their header and caption, code, progress), for assertions. A dialog reads as its title and
  * field names; refused dialog fields as their errors.
  */
-import { inlineToPlain, type HandlerResult, type Message, type Reply } from '../../src/core/index.js';
+import { inlineToPlain, type Message } from '../../src/vocabulary/index.js';
+import { type HandlerResult, type Reply } from '../../src/engine/index.js';
 
 export function replyText(r: HandlerResult): string {
   if ('kind' in r) {

@@ -10,8 +10,8 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { createHostingClient, type HostedNode, type HostingClient } from '../../src/hosting/index.js';
 import { createNodeApiClient, type NodeApiClient } from '../../src/node-api/index.js';
-import type { Outbox, OutboxItem } from '../../src/core/chat.js';
-import type { Services } from '../../src/core/services.js';
+import type { Outbox, OutboxItem } from '../../src/vocabulary/chat.js';
+import type { Services } from '../../commands/services.js';
 import { openDatabase, type Db } from '../../src/store/index.js';
 import { waitFor } from './wait-for.js';
 

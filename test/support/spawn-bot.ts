@@ -22,7 +22,7 @@ export interface SpawnedBot {
 }
 
 export function spawnBot(args: string[], opts: { env?: Record<string, string>; cwd?: string } = {}): SpawnedBot {
-  const child = spawn(process.execPath, ['--require', tsxPreflight, '--import', tsxLoader, `${root}src/cli.ts`, ...args], {
+  const child = spawn(process.execPath, ['--require', tsxPreflight, '--import', tsxLoader, `${root}src/cli/main.ts`, ...args], {
     cwd: opts.cwd ?? root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...opts.env },
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -18,7 +18,7 @@ import { createHttpServer } from '../../src/http/server.js';
 import { createHostingClient, type HostedNode } from '../../src/hosting/index.js';
 import { createNodeApiClient, loadNodeCredentials } from '../../src/node-api/index.js';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/index.js';
-import { createRegistry, type CoreDispatcher, type Registry } from '../../src/core/index.js';
+import { createRegistry, type CoreDispatcher, type Registry } from '../../src/engine/index.js';
 import { allCommands } from '../../commands/index.js';
 import { createDiscordAdapter, type DiscordAdapter } from '../../src/chat/discord/index.js';
 import { createInteractionSigner, startFakeDiscord, type FakeDiscord, type InteractionSigner } from '../fakes/discord/index.js';

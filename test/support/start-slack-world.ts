@@ -1,5 +1,5 @@
 /**
- * The whole bot (src/app.ts through test/support/harness.ts: real dispatcher, commands, store,
+ * The whole bot (src/app/create-app.ts through test/support/harness.ts: real dispatcher, commands, store,
  * the emulator as the service) with Slack pointed at the fake Slack, for end-to-end tests.
  */
 import { startHarness } from './harness.js';

@@ -5,8 +5,8 @@
 import type { Client } from 'discord.js';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Config } from '../../config.js';
-import type { ChatPoster } from '../../core/index.js';
-import type { Dispatcher } from '../../core/index.js';
+import type { ChatPoster } from '../../vocabulary/index.js';
+import type { Dispatcher } from '../../engine/index.js';
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
 import { buildCommandIndexAndData, type CommandIndex, type CommandRegistryLike } from './build-command-data.js';
@@ -43,7 +43,7 @@ export interface DiscordAdapterOptions {
   /**
    * Several replicas: Discord wants one gateway session per bot, so a replica connects only while
    * it leads (a lease in the shared database) and disconnects when it stops leading. Given the
-   * gateway's connect and disconnect, returns what follows the lease (the core's createLeader).
+   * gateway's connect and disconnect, returns what follows the lease (the store's createLeader).
    * Without it (one process) the gateway connects at start.
    */
   gatewayLeader?: (gateway: { onLead: () => Promise<void>; onLose: () => Promise<void> }) => { start(): Promise<void>; stop(): Promise<void> };

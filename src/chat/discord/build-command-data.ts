@@ -8,9 +8,9 @@
  * the node option autocompletes. Slack keeps `/rln <group> <action>`; the index maps both
  * back to the same registry path.
  */
-import type { AnyCommand } from '../../core/index.js';
-import type { Registry } from '../../core/index.js';
-import type { ArgSpec } from '../../core/index.js';
+import type { AnyCommand } from '../../engine/index.js';
+import type { Registry } from '../../engine/index.js';
+import type { ArgSpec } from '../../engine/index.js';
 import {
   DISCORD_COMMAND_NAME_PATTERN,
   DISCORD_MAX_CHOICES,
@@ -45,7 +45,7 @@ const GUILD_INSTALL = 0;
 const CONTEXT_GUILD = 0;
 const CONTEXT_BOT_DM = 1;
 
-/** The part of the core registry the Discord adapter uses. */
+/** The part of the engine's registry the Discord adapter uses. */
 export type CommandRegistryLike = Pick<Registry, 'all' | 'argSpecs' | 'nodeArg'>;
 export type { ArgSpec };
 

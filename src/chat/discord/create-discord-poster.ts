@@ -5,8 +5,8 @@
  * message (`POST /channels/{c}/messages/{m}/threads`), later posts go straight into it.
  */
 import { DiscordAPIError, HTTPError, RateLimitError, Routes, type REST } from 'discord.js';
-import { PostError, type ChatPoster, type PostTarget } from '../../core/index.js';
-import { fileBytes, hasBody, summaryOf, type Message } from '../../core/index.js';
+import { PostError, type ChatPoster, type PostTarget } from '../../vocabulary/index.js';
+import { fileBytes, hasBody, summaryOf, type Message } from '../../vocabulary/index.js';
 import { toDiscordPayload } from './render.js';
 import { clip } from './limits.js';
 

@@ -3,7 +3,7 @@
  * mentions (`@everyone`, `@here`, `<@…>`, `<@&…>`, `<#…>`) are broken with a zero-width space so
  * they neither render nor ping (allowed_mentions {parse: []} is sent as well).
  */
-import type { Inline } from '../../core/index.js';
+import type { Inline } from '../../vocabulary/index.js';
 
 const ZWSP = '\u200b';
 

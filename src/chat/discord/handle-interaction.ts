@@ -4,9 +4,10 @@
  * interaction webhook. Transports only implement `Responder`.
  */
 import type { Logger } from '../../log.js';
-import { LATE, within } from '../../core/index.js';
-import type { Message, MessageFile } from '../../core/index.js';
-import type { Actor, Dispatcher, Invocation, Place, Reply } from '../../core/index.js';
+import { LATE, within } from '../../vocabulary/index.js';
+import type { Message, MessageFile } from '../../vocabulary/index.js';
+import type { Actor, Place } from '../../vocabulary/index.js';
+import type { Dispatcher, Invocation, Reply } from '../../engine/index.js';
 import { dialogToModal, toDiscordPayload, type DiscordModal, type DiscordPayload } from './render.js';
 import { DISCORD_MAX_AUTOCOMPLETE_CHOICES, DISCORD_MAX_CHOICE_NAME, DISCORD_MAX_CHOICE_VALUE, clip } from './limits.js';
 

@@ -2,7 +2,7 @@
  * Discord's platform limits, named. Exceeding one either throws (ids, counts the code controls)
  * or truncates visibly with an ellipsis or a "… N more" note (user data); never silently.
  */
-import { cutText, graphemePrefix } from '../../core/index.js';
+import { cutText, graphemePrefix } from '../../vocabulary/index.js';
 
 export const DISCORD_MAX_CONTENT = 2000;
 export const DISCORD_MAX_EMBED_TITLE = 256;

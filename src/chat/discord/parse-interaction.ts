@@ -2,7 +2,7 @@
  * Raw interaction JSON (as Discord sends it, over HTTP or in INTERACTION_CREATE) to the
  * neutral ParsedInteraction. The option tree is walked the same way for discord.js objects.
  */
-import type { Actor, Place } from '../../core/index.js';
+import type { Actor, Place } from '../../vocabulary/index.js';
 import type { CommandIndex } from './build-command-data.js';
 import type { ParsedInteraction } from './handle-interaction.js';
 import { INTERACTION } from './limits.js';

@@ -4,12 +4,12 @@
  * Every limit is a named constant (./limits.ts); exceeding one throws (ids and counts the code
  * controls) or truncates visibly (user data), never silently.
  */
-import type { Block, Button, Field, Message, Table, Tone } from '../../core/index.js';
-import type { Dialog } from '../../core/index.js';
+import type { Block, Button, Field, Message, Table, Tone } from '../../vocabulary/index.js';
+import type { Dialog } from '../../engine/index.js';
 import { escapeCode, escapeDiscord, inlineToDiscord, neutraliseMentions } from './escape-discord.js';
-import { inlineToPlain } from '../../core/index.js';
-import { shareBar } from '../../core/index.js';
-import { graphemePrefix } from '../../core/index.js';
+import { inlineToPlain } from '../../vocabulary/index.js';
+import { shareBar } from '../../vocabulary/index.js';
+import { graphemePrefix } from '../../vocabulary/index.js';
 import {
   DISCORD_MAX_ACTION_ROWS,
   DISCORD_MAX_BUTTONS_PER_ROW,

@@ -10,11 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
 import { Writable } from 'node:stream';
-import type { ChatPoster } from '../../core/index.js';
-import type { Actor, Dialog, DialogField, Dispatcher, Place, Reply, Role } from '../../core/index.js';
-import { fileBytes, type Message } from '../../core/index.js';
-import { checkboxValue } from '../../core/index.js';
-import { stripPrefix } from '../../core/index.js';
+import type { ChatPoster } from '../../vocabulary/index.js';
+import type { Actor, Place, Role } from '../../vocabulary/index.js';
+import type { Dialog, DialogField, Dispatcher, Reply } from '../../engine/index.js';
+import { fileBytes, type Message } from '../../vocabulary/index.js';
+import { checkboxValue } from '../../engine/index.js';
+import { stripPrefix } from '../../engine/index.js';
 import { renderText } from './render-text.js';
 
 export const SHELL_ACTOR: Actor = { platform: 'shell', userId: 'local', displayName: 'local' };
@@ -34,7 +35,7 @@ export interface ShellAdapterOptions {
   filesDir?: string;
 }
 
-/** `reader` and `operator` are accepted wherever a role is typed (DESIGN.md). */
+/** `reader` and `operator` are accepted wherever a role is typed (docs/ARCHITECTURE.md, "Roles"). */
 const ROLE_WORDS: Record<string, Role> = { read: 'read', reader: 'read', operate: 'operate', operator: 'operate', admin: 'admin' };
 const AS_LINE = /^\/as(?:\s+(\S+))?(?:\s+(\S+))?\s*$/i;
 const DEMO_LINE = /^\/demo(?:\s+(\S+))?(?:\s+(\S+))?\s*$/i;

@@ -3,8 +3,8 @@
  * as aligned monospace columns, progress as a bar, and buttons as what to type to click them.
  * A pure function of the Message.
  */
-import type { Block, Inline, Message, Table, Tone } from '../../core/index.js';
-import { shareBar } from '../../core/index.js';
+import type { Block, Inline, Message, Table, Tone } from '../../vocabulary/index.js';
+import { shareBar } from '../../vocabulary/index.js';
 
 export const TONE_MARKERS: Record<Tone, string> = {
   success: '✔',

@@ -12,12 +12,13 @@
 import { App as BoltAppClass, SocketModeReceiver, type App as BoltApp, type RespondFn, type Receiver } from '@slack/bolt';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Config } from '../../config.js';
-import type { ChatPoster } from '../../core/index.js';
-import type { Message } from '../../core/index.js';
-import type { Actor, Dialog, Dispatcher, Invocation, Place, Reply, Role } from '../../core/index.js';
+import type { ChatPoster } from '../../vocabulary/index.js';
+import type { Message } from '../../vocabulary/index.js';
+import type { Actor, Place, Role } from '../../vocabulary/index.js';
+import type { Dialog, Dispatcher, Invocation, Reply } from '../../engine/index.js';
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
-import { LATE, within } from '../../core/index.js';
+import { LATE, within } from '../../vocabulary/index.js';
 import { createSlackPoster } from './create-slack-poster.js';
 import { dialogToModal, readModalOrigin, type ModalOrigin } from './dialog-to-modal.js';
 import { FastifyReceiver, SLACK_LISTENER_BUDGET_MS } from './fastify-receiver.js';

@@ -8,8 +8,9 @@
  * per user, the last change included.
  */
 import type { App as BoltApp } from '@slack/bolt';
-import type { Message } from '../../core/index.js';
-import type { Actor, Dispatcher, Role } from '../../core/index.js';
+import type { Message } from '../../vocabulary/index.js';
+import type { Actor, Role } from '../../vocabulary/index.js';
+import type { Dispatcher } from '../../engine/index.js';
 import type { Logger } from '../../log.js';
 import { toBlockKit, type SlackBlock } from './render.js';
 

@@ -5,7 +5,7 @@
  * everyone simply has no groups (grants to single users still apply).
  */
 import type { Logger } from '../../log.js';
-import { within } from '../../core/index.js';
+import { within } from '../../vocabulary/index.js';
 
 interface UserGroupsClient {
   usergroups: { list(args: { include_users: boolean }): Promise<{ usergroups?: Array<{ id?: string; users?: string[] }> }> };

@@ -4,8 +4,8 @@
  * the PostError kind says how (see ./to-post-error.ts).
  */
 import { webApi } from '@slack/bolt';
-import type { ChatPoster } from '../../core/index.js';
-import { hasBody, type Message } from '../../core/index.js';
+import type { ChatPoster } from '../../vocabulary/index.js';
+import { hasBody, type Message } from '../../vocabulary/index.js';
 import type { Logger } from '../../log.js';
 import { toBlockKit } from './render.js';
 import { toBoltLogger } from './to-bolt-logger.js';

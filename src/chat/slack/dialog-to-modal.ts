@@ -6,9 +6,9 @@
  * Slack has no masked text input: a secret field is a plain_text_input inside this private
  * modal (only the user sees it); its value is never echoed, logged or stored by the adapter.
  */
-import type { Dialog, DialogField } from '../../core/index.js';
+import type { Dialog, DialogField } from '../../engine/index.js';
 import { escapeMrkdwn } from './escape-mrkdwn.js';
-import { cutText } from '../../core/index.js';
+import { cutText } from '../../vocabulary/index.js';
 import {
   SLACK_MAX_BLOCK_ID,
   SLACK_MAX_CALLBACK_ID,

@@ -9,7 +9,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { App as BoltApp, Receiver, ReceiverEvent } from '@slack/bolt';
 import type { Logger } from '../../log.js';
 import { admitBodies, createReplayGuard, type ReplayGuard } from '../../http/index.js';
-import { within } from '../../core/index.js';
+import { within } from '../../vocabulary/index.js';
 
 export const SLACK_EVENTS_PATH = '/slack/events';
 /**

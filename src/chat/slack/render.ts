@@ -3,9 +3,9 @@
  * is escaped here; limits are named constants (./limits.ts) and exceeding one either throws
  * (a button id that cannot be cut) or truncates visibly with a note, never silently.
  */
-import { inlineToPlain, summaryOf, type Block, type Button, type Field, type Inline, type Message, type Table, type Tone } from '../../core/index.js';
-import { shareBar } from '../../core/index.js';
-import { cutText, graphemePrefix } from '../../core/index.js';
+import { inlineToPlain, summaryOf, type Block, type Button, type Field, type Inline, type Message, type Table, type Tone } from '../../vocabulary/index.js';
+import { shareBar } from '../../vocabulary/index.js';
+import { cutText, graphemePrefix } from '../../vocabulary/index.js';
 import { escapeCode, escapeEntities, escapeInlineCode, escapeMrkdwn } from './escape-mrkdwn.js';
 import {
   SLACK_MAX_MESSAGE_TEXT,

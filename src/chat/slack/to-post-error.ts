@@ -3,7 +3,7 @@
  * retry with backoff (5xx, network), pause the watch (channel gone), or give up.
  * The message names the call and the channel, never the token.
  */
-import { PostError } from '../../core/index.js';
+import { PostError } from '../../vocabulary/index.js';
 import { redactText } from '../../log.js';
 
 /** Slack error codes meaning the channel is gone or closed to the bot. */

@@ -8,8 +8,8 @@
  * and tries once more; a private channel cannot be joined, so the error asks for an invite.
  */
 import type { webApi } from '@slack/bolt';
-import { PostError } from '../../core/index.js';
-import { fileBytes, type MessageFile } from '../../core/index.js';
+import { PostError } from '../../vocabulary/index.js';
+import { fileBytes, type MessageFile } from '../../vocabulary/index.js';
 import { toPostError } from './to-post-error.js';
 
 type WebClient = InstanceType<typeof webApi.WebClient>;

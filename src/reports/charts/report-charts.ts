@@ -5,7 +5,7 @@
  * outbox row carries the bytes. A chart that cannot be drawn is left out with a note, never
  * failing the report.
  */
-import { messageFile, type MessageFile } from '../../core/index.js';
+import { messageFile, type MessageFile } from '../../vocabulary/index.js';
 import type { HostedNode } from '../../hosting/index.js';
 import type { Logger } from '../../log.js';
 import type { SnapshotKind, SnapshotRepo } from '../../store/index.js';

@@ -6,9 +6,9 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
 import { createLogger } from '../../../src/log.js';
-import { createRegistry } from '../../../src/core/index.js';
+import { createRegistry } from '../../../src/engine/index.js';
 import { createDiscordAdapter } from '../../../src/chat/discord/index.js';
-import type { Dispatcher } from '../../../src/core/types.js';
+import type { Dispatcher } from '../../../src/engine/types.js';
 
 describe('Discord adapter logging', () => {
   it('writes the room binding once per line', async () => {

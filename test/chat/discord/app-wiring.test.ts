@@ -1,5 +1,5 @@
 /**
- * The whole app (src/app.ts through the harness) with Discord configured: it registers /rln,
+ * The whole app (src/app/create-app.ts through the harness) with Discord configured: it registers /rln,
  * connects the gateway, serves POST /discord/interactions on its one HTTP server, and posts
  * through the Discord poster.
  */

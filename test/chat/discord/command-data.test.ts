@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createRegistry } from '../../../src/core/index.js';
-import { defineCommand, type CommandDefinition } from '../../../src/core/types.js';
+import { createRegistry } from '../../../src/engine/index.js';
+import { defineCommand, type CommandDefinition } from '../../../src/engine/types.js';
 import { allCommands } from '../../../commands/index.js';
 import {
   buildCommandData,

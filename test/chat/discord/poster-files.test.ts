@@ -1,6 +1,6 @@
 /** The Discord poster sends a message's files as multipart attachments, as Discord reads them. */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { messageFile, type Message } from '../../../src/core/message.js';
+import { messageFile, type Message } from '../../../src/vocabulary/message.js';
 import { createDiscordPoster, createDiscordRest } from '../../../src/chat/discord/index.js';
 import { startFakeDiscord, type FakeDiscord } from '../../fakes/discord/index.js';
 

@@ -3,8 +3,8 @@
  * of failures to PostError kinds the outbox acts on.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostError } from '../../../src/core/chat.js';
-import type { Message } from '../../../src/core/message.js';
+import { PostError } from '../../../src/vocabulary/chat.js';
+import type { Message } from '../../../src/vocabulary/message.js';
 import { createDiscordPoster, createDiscordRest } from '../../../src/chat/discord/index.js';
 import { startFakeDiscord, type FakeDiscord } from '../../fakes/discord/index.js';
 import { messageProblems } from './check-limits.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRegistry } from '../../../src/core/index.js';
+import { createRegistry } from '../../../src/engine/index.js';
 import { allCommands } from '../../../commands/index.js';
 import { registerCommands } from '../../../src/chat/discord/index.js';
 import { startFakeDiscord, type FakeDiscord } from '../../fakes/discord/index.js';

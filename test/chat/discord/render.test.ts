@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../../../src/core/message.js';
-import type { Dialog } from '../../../src/core/types.js';
+import type { Message } from '../../../src/vocabulary/message.js';
+import type { Dialog } from '../../../src/engine/types.js';
 import {
   DISCORD_COLOUR_DANGER,
   DISCORD_COLOUR_SUCCESS,

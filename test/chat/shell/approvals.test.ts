@@ -8,7 +8,7 @@ import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../../support/harness.js';
 import { messageText } from '../../support/reply-text.js';
-import type { Reply } from '../../../src/core/types.js';
+import type { Reply } from '../../../src/engine/types.js';
 
 const BEA = { platform: 'shell' as const, userId: 'bea', displayName: 'bea' };
 const TERMINAL = { platform: 'shell' as const, channelId: 'terminal' };

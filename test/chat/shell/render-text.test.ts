@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { displayWidth, renderText } from '../../../src/chat/shell/render-text.js';
-import { msg } from '../../../src/core/message.js';
+import { msg } from '../../../src/vocabulary/message.js';
 
 describe('renderText', () => {
   it('renders a header marker by tone, fields, an aligned table, progress and buttons to type', () => {

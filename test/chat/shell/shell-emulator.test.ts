@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDispatcher } from '../../support/dispatcher.js';
 import { PassThrough } from 'node:stream';
 import { createShellAdapter } from '../../../src/chat/shell/index.js';
-import { createRegistry } from '../../../src/core/index.js';
+import { createRegistry } from '../../../src/engine/index.js';
 import { allCommands } from '../../../commands/index.js';
 import { openDatabase } from '../../../src/store/index.js';
 import { createHostingClient, type HostedNode } from '../../../src/hosting/index.js';

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createShellAdapter } from '../../../src/chat/shell/index.js';
-import { createRegistry } from '../../../src/core/index.js';
+import { createRegistry } from '../../../src/engine/index.js';
 import { allCommands } from '../../../commands/index.js';
 import { testDispatcher } from '../../support/dispatcher.js';
 import { createHostingClient, type HostedNode } from '../../../src/hosting/index.js';

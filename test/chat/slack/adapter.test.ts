@@ -6,8 +6,8 @@
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/log.js';
-import type { Invocation, Reply } from '../../../src/core/types.js';
-import { msg, type Message } from '../../../src/core/message.js';
+import type { Invocation, Reply } from '../../../src/engine/types.js';
+import { msg, type Message } from '../../../src/vocabulary/message.js';
 import { postSigned, slashCommandPayload } from '../../fakes/slack/index.js';
 import { scriptedDispatcher, gate } from './scripted-dispatcher.js';
 import { startSlackBot, SIGNING_SECRET, type SlackBot } from './start-slack-bot.js';

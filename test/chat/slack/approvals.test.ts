@@ -1,6 +1,6 @@
 /**
  * Four eyes on money and destruction, end to end over Slack's signed HTTP requests: the whole bot
- * (src/app.ts) against the emulator, a payment above the approval threshold waits for a second
+ * (src/app/create-app.ts) against the emulator, a payment above the approval threshold waits for a second
  * admin, the requester cannot approve their own, a double click pays once, an expired request
  * cannot be approved, a send over the daily limit is refused with what is left, a rejection closes
  * the request with its reason, and node destroy's backup runs before the request, whose messages

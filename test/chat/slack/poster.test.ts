@@ -3,8 +3,8 @@
  * becomes a PostError the outbox can act on (it does not retry by itself).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PostError, type ChatPoster } from '../../../src/core/chat.js';
-import { msg, type Message } from '../../../src/core/message.js';
+import { PostError, type ChatPoster } from '../../../src/vocabulary/chat.js';
+import { msg, type Message } from '../../../src/vocabulary/message.js';
 import { createSlackPoster } from '../../../src/chat/slack/index.js';
 import { silentLogger } from '../../../src/log.js';
 import { startFakeSlack, type FakeSlack } from '../../fakes/slack/index.js';

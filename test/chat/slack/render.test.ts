@@ -4,8 +4,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { msg, type Message } from '../../../src/core/message.js';
-import { statusBadge, statusTone } from '../../../src/core/format.js';
+import { msg, type Message } from '../../../src/vocabulary/message.js';
+import { statusBadge, statusTone } from '../../../src/vocabulary/format.js';
 import { allBlocks, dialogToModal, readModalOrigin, toBlockKit, SlackRenderError } from '../../../src/chat/slack/index.js';
 import { assertModalLimits, assertSlackLimits } from './assert-slack-limits.js';
 import { expectGolden } from '../../support/golden.js';

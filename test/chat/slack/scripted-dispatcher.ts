@@ -1,5 +1,5 @@
 /** A Dispatcher whose answers a test scripts, recording every invocation it was given. */
-import type { Dispatcher, Invocation, Reply } from '../../../src/core/types.js';
+import type { Dispatcher, Invocation, Reply } from '../../../src/engine/types.js';
 
 export interface ScriptedDispatcher extends Dispatcher {
   invocations: Invocation[];

@@ -1,5 +1,5 @@
 /**
- * The whole bot (src/app.ts through the test harness: real dispatcher, commands, store and
+ * The whole bot (src/app/create-app.ts through the test harness: real dispatcher, commands, store and
  * the emulator as the service) driven over Slack's wire format by the fake Slack, with the
  * real Bolt app, in Socket Mode and in HTTP mode (through the bot's one fastify server).
  */

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../../src/config.js';
-import type { Dispatcher } from '../../../src/core/types.js';
+import type { Dispatcher } from '../../../src/engine/types.js';
 import { createHttpServer } from '../../../src/http/server.js';
 import { createLogger } from '../../../src/log.js';
 import { createMetrics } from '../../../src/metrics.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../../../src/core/message.js';
+import type { Message } from '../../../src/vocabulary/message.js';
 import { allBlocks, textLength, toBlockKit } from '../../../src/chat/slack/render.js';
 import { SLACK_MAX_MESSAGE_TEXT, SLACK_MAX_SECTION_TEXT } from '../../../src/chat/slack/limits.js';
 

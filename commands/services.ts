@@ -1,0 +1,24 @@
+/**
+ * What handlers may use: the engine's own (EngineServices, src/engine/types.ts) and the features
+ * the commands call. Built once, complete, by the composition root (src/app/create-app.ts).
+ * The engine never imports this type: it is generic over the services it is given.
+ */
+import type { HostedNode } from '../src/hosting/index.js';
+import type { NodeApiClient } from '../src/node-api/index.js';
+import type { WatchService } from '../src/notify/index.js';
+import type { ReportService } from '../src/reports/index.js';
+import type { EngineServices } from '../src/engine/index.js';
+import type { ProgressReporter } from '../src/vocabulary/index.js';
+
+export interface Services extends EngineServices {
+  /** A node API client for this node, with its configured credentials. */
+  nodeApi(node: HostedNode): NodeApiClient;
+  /** `PUBLIC_URL`, when set: the HTTPS base at which the service reaches the bot. */
+  publicUrl?: string;
+  /** Watches, mutes and incident acknowledgements; the `watch` commands. */
+  watches: WatchService;
+  /** Reports and their schedules; the `report` commands. */
+  reports: ReportService;
+  /** Progress messages edited in place (a message the command posts, then updates). */
+  progress: ProgressReporter;
+}

@@ -1,0 +1,183 @@
+/**
+ * Roles: read < operate < admin. From ADMIN_USERS / OPERATOR_USERS and grants stored with
+ * `access grant`. A grant takes effect at once. The local shell user is admin.
+ * A grant may be scoped to some nodes and/or channels: it counts only where its scope covers
+ * the node and the channel of the attempt. READ_USERS, when set, restricts reading too.
+ */
+import type { AnyDb, RoleGrantRow } from '../store/index.js';
+import { createRoleGrantStore } from '../store/index.js';
+import { PRINCIPAL_RE, UserError, type Actor, type Role } from '../vocabulary/index.js';
+
+export const ROLE_RANK: Record<Role, number> = { read: 0, operate: 1, admin: 2 };
+export const ROLES: Role[] = ['read', 'operate', 'admin'];
+export const SHELL_PRINCIPAL = 'shell:local';
+
+export interface RoleEntry {
+  principal: string;
+  role: Role;
+  source: 'ADMIN_USERS' | 'OPERATOR_USERS' | 'READ_USERS' | 'grant' | 'built-in';
+  grantedBy?: string;
+  grantedAt?: string;
+  scope?: Scope;
+}
+
+/** What a scoped grant reaches: node names or ids, channel ids. An absent list reaches everything. */
+export interface Scope {
+  nodes?: string[];
+  channels?: string[];
+}
+
+/** Where an attempt acts: its node (when it names one) and its channel. */
+export interface Where {
+  node?: { name: string; nodeId: string } | string;
+  channelId?: string;
+}
+
+/** Whether a scope covers this place (no scope covers everything; a node scope needs a node). */
+export function scopeCovers(scope: Scope | undefined, where: Where | undefined): boolean {
+  if (!scope) return true;
+  if (scope.nodes?.length) {
+    const n = where?.node;
+    if (!n) return false;
+    const names = typeof n === 'string' ? [n] : [n.name, n.nodeId];
+    if (!scope.nodes.some((s) => names.some((x) => x.toLowerCase() === s.toLowerCase()))) return false;
+  }
+  if (scope.channels?.length && !(where?.channelId && scope.channels.includes(where.channelId))) return false;
+  return true;
+}
+
+export function scopeText(scope: Scope | undefined): string {
+  if (!scope) return 'everywhere';
+  const parts = [scope.nodes?.length ? `nodes=${scope.nodes.join(',')}` : '', scope.channels?.length ? `channels=${scope.channels.join(',')}` : ''];
+  return parts.filter(Boolean).join(' ') || 'everywhere';
+}
+
+const splitScope = (v: string | null | undefined) => (v ? v.split(',').filter(Boolean) : undefined);
+
+export interface RoleService {
+  /** `slack:U1`, plus `slack-group:S1` / `discord-role:R1` for the actor's groups. */
+  principalsOf(actor: Actor): string[];
+  /** The highest role any of the actor's principals has here (a scoped grant counts only where it reaches). */
+  roleOf(actor: Actor, where?: Where): Promise<Role>;
+  /** Whether the actor has `role` here; for `read`, also whether READ_USERS (when set) lets them read. */
+  has(actor: Actor, role: Role, where?: Where): Promise<boolean>;
+  /** The actor's grants that are limited to some nodes or channels, for saying why a scope refused. */
+  scopesOf(actor: Actor): Promise<Array<{ role: Role; scope: Scope }>>;
+  /** Stores a grant (replacing an earlier one). Throws UserError on a malformed principal. */
+  grant(principal: string, role: Role, by: Actor, scope?: Scope): Promise<void>;
+  /** Removes a stored grant; false when there was none. Roles from the environment stay. */
+  revoke(principal: string): Promise<boolean>;
+  /** The role the environment gives a principal, if any. */
+  configuredRole(principal: string): Role | undefined;
+  list(): Promise<RoleEntry[]>;
+}
+
+export function actorKey(actor: Pick<Actor, 'platform' | 'userId'>): string {
+  return `${actor.platform}:${actor.userId}`;
+}
+
+export function createRoleService(
+  db: AnyDb,
+  opts: { admins?: string[]; operators?: string[]; readers?: string[]; /** The one clock (ms); default Date.now. */ now?: () => number } = {},
+): RoleService {
+  const now = opts.now ?? Date.now;
+  const store = createRoleGrantStore(db);
+  const admins = new Set(opts.admins ?? []);
+  const operators = new Set(opts.operators ?? []);
+  const readers = new Set(opts.readers ?? []);
+
+  const configuredRole = (p: string): Role | undefined =>
+    p === SHELL_PRINCIPAL || admins.has(p) ? 'admin' : operators.has(p) ? 'operate' : undefined;
+
+  const principalsOf = (actor: Actor): string[] => {
+    const out = [actorKey(actor)];
+    const prefix = actor.platform === 'slack' ? 'slack-group' : actor.platform === 'discord' ? 'discord-role' : undefined;
+    if (prefix) for (const g of actor.groups ?? []) out.push(`${prefix}:${g}`);
+    return out;
+  };
+
+  const scopeOfRow = (g: { nodes?: string | null; channels?: string | null }): Scope | undefined => {
+    const nodes = splitScope(g.nodes);
+    const channels = splitScope(g.channels);
+    return nodes || channels ? { ...(nodes ? { nodes } : {}), ...(channels ? { channels } : {}) } : undefined;
+  };
+
+  /** The stored grants of the actor's principals (one query), in the order of principalsOf. */
+  const grantsOf = async (principals: string[]): Promise<Map<string, RoleGrantRow>> => {
+    const rows = await store.getMany(principals);
+    return new Map(rows.map((g) => [g.principal, g]));
+  };
+
+  const bestRole = (principals: string[], grants: Map<string, RoleGrantRow>, where?: Where): Role => {
+    let best: Role = 'read';
+    for (const p of principals) {
+      const g = grants.get(p);
+      const granted = g && scopeCovers(scopeOfRow(g), where) ? g.role : undefined;
+      for (const r of [configuredRole(p), granted]) {
+        if (r && ROLE_RANK[r] > ROLE_RANK[best]) best = r;
+      }
+    }
+    return best;
+  };
+
+  const roleOf = async (actor: Actor, where?: Where): Promise<Role> => {
+    const principals = principalsOf(actor);
+    return bestRole(principals, await grantsOf(principals), where);
+  };
+
+  return {
+    principalsOf,
+    roleOf,
+    async has(actor, role, where) {
+      const principals = principalsOf(actor);
+      const grants = await grantsOf(principals);
+      // With READ_USERS set, reading needs to be listed there or to have any role at all.
+      const mayRead = readers.size === 0 || principals.some((p) => readers.has(p) || configuredRole(p) !== undefined || grants.has(p));
+      return mayRead && ROLE_RANK[bestRole(principals, grants, where)] >= ROLE_RANK[role];
+    },
+    async scopesOf(actor) {
+      const principals = principalsOf(actor);
+      const grants = await grantsOf(principals);
+      const out: Array<{ role: Role; scope: Scope }> = [];
+      for (const p of principals) {
+        const g = grants.get(p);
+        const scope = g && scopeOfRow(g);
+        if (g && scope) out.push({ role: g.role, scope });
+      }
+      return out;
+    },
+    async grant(principal, role, by, scope) {
+      if (/^@/.test(principal)) {
+        throw new UserError(
+          'invalid_arguments',
+          `A plain ${principal.slice(0, 40)} cannot be told apart from a display name.`,
+          'Mention the person so the chat fills in the id (<@U123>), or type the id form: slack:U123, discord:123456, slack-group:S123 or discord-role:123456.',
+        );
+      }
+      if (!PRINCIPAL_RE.test(principal)) {
+        throw new UserError(
+          'invalid_arguments',
+          'That is not a principal this bot knows.',
+          'Use slack:U123, discord:123456, slack-group:S123 or discord-role:123456.',
+        );
+      }
+      if (!ROLES.includes(role)) throw new UserError('invalid_arguments', 'A role is read, operate or admin.');
+      const list = (l?: string[]) => (l?.length ? l.join(',') : null);
+      await store.put({ principal, role, grantedBy: actorKey(by), grantedAt: new Date(now()).toISOString(), nodes: list(scope?.nodes), channels: list(scope?.channels) });
+    },
+    revoke: (principal) => store.remove(principal),
+    configuredRole,
+    async list() {
+      const entries: RoleEntry[] = [];
+      for (const p of admins) entries.push({ principal: p, role: 'admin', source: 'ADMIN_USERS' });
+      for (const p of operators) if (!admins.has(p)) entries.push({ principal: p, role: 'operate', source: 'OPERATOR_USERS' });
+      for (const p of readers) if (!admins.has(p) && !operators.has(p)) entries.push({ principal: p, role: 'read', source: 'READ_USERS' });
+      entries.push({ principal: SHELL_PRINCIPAL, role: 'admin', source: 'built-in' });
+      for (const g of await store.all()) {
+        const scope = scopeOfRow(g);
+        entries.push({ principal: g.principal, role: g.role, source: 'grant', grantedBy: g.grantedBy, grantedAt: g.grantedAt, ...(scope ? { scope } : {}) });
+      }
+      return entries;
+    },
+  };
+}

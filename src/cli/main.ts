@@ -1,0 +1,121 @@
+#!/usr/bin/env node
+/**
+ * Entry point: `start` (the bot), `emulator` (the hosting service emulator), `doctor`
+ * (checks the configuration and the service), `register-commands` (Discord's /rln).
+ * Errors a person can fix are printed as plain sentences; never a stack trace.
+ */
+import { ConfigError, loadConfig } from '../config.js';
+import { createApp } from '../app/index.js';
+import { abandonLogsForExit, createLogger, releaseLogsForExit } from '../log.js';
+import { demoBanner } from '../demo/index.js';
+import { startMemorySettle } from './memory-settle.js';
+
+const USAGE = `Usage: rln-chatops <start | emulator | doctor | register-commands>
+  start               run the bot (with no SERVICE_URL: a local demo against the built-in emulator)
+  emulator [flags]    run the hosting service emulator (npm run emulator -- --port N --token T)
+  doctor              check the configuration, the service and the chat credentials
+  register-commands   register the Discord commands (/rln, /rln-<group>) in DISCORD_GUILD_ID's server, or
+                      globally without it; --remove removes them from that scope`;
+
+/** Exits with `code` even when stdout or stderr has no reader (the loggers' exit flush is released first). */
+function exitNow(code: number): never {
+  abandonLogsForExit();
+  process.exit(code);
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [cmd = 'start', ...rest] = argv;
+  switch (cmd) {
+    case 'start':
+      return start();
+    // The emulator and the doctor are loaded only for their commands: `start` with a
+    // SERVICE_URL loads neither (memory, issue 18).
+    case 'emulator':
+      await (await import('../emulator/index.js')).runEmulatorCli(rest);
+      return -1; // keeps running until a signal
+    case 'doctor':
+      return (await import('../doctor/index.js')).runDoctor({ env: process.env, out: (l) => process.stdout.write(`${l}\n`) });
+    case 'register-commands':
+      return registerDiscordCommands(rest.includes('--remove'));
+    case '-h':
+    case '--help':
+    case 'help':
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    default:
+      process.stderr.write(`Unknown command "${cmd}".\n${USAGE}\n`);
+      return 2;
+  }
+}
+
+async function start(): Promise<number> {
+  // With no reader on stdout or stderr, a write fails with EPIPE: never a crash or a hang for that.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
+  const config = loadConfig();
+  // The terminal demo shares the screen with the logs: unless LOG_LEVEL asks for more, it logs
+  // only warnings and errors there, so the answers stay readable.
+  const terminalOnly = config.slack.mode === 'off' && config.discord.mode === 'off';
+  const quiet = config.demo && terminalOnly && !process.env.LOG_LEVEL;
+  const app = await createApp({ config, logger: quiet ? createLogger({ level: 'warn' }) : undefined });
+  await app.start({ onListening: (url) => config.demo && process.stdout.write(demoBanner(url, app.config)) });
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    stopMemorySettle();
+    app.logger.info({ signal }, 'stopping: draining in-flight work');
+    const hard = setTimeout(() => exitNow(0), 9_000);
+    hard.unref();
+    await app.stop({ timeoutMs: 7_500 }).catch((err) => app.logger.error({ err }, 'error while stopping'));
+    await releaseLogsForExit(500);
+    clearTimeout(hard);
+    exitNow(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  // The bot as a process (not the app in tests): give memory back after a burst.
+  const stopMemorySettle = startMemorySettle();
+  // With only the terminal, the end of its input (Ctrl-D) ends the bot.
+  if (app.shellDone && terminalOnly) {
+    void app.shellDone.then(() => shutdown('end of input'));
+  }
+  return -1;
+}
+
+async function registerDiscordCommands(remove: boolean): Promise<number> {
+  const config = loadConfig();
+  if (!config.DISCORD_TOKEN || !config.DISCORD_APPLICATION_ID) {
+    process.stderr.write('register-commands needs DISCORD_TOKEN and DISCORD_APPLICATION_ID.\n');
+    return 2;
+  }
+  const { registerCommands } = await import('../chat/discord/index.js');
+  const { createRegistry } = await import('../engine/index.js');
+  const { allCommands } = await import('../../commands/index.js');
+  const guildId = config.DISCORD_GUILD_ID;
+  const data = await registerCommands(
+    { token: config.DISCORD_TOKEN, applicationId: config.DISCORD_APPLICATION_ID, apiUrl: config.DISCORD_API_URL, guildId, remove },
+    createRegistry(allCommands),
+  );
+  const where = guildId ? `in server ${guildId}` : 'globally';
+  process.stdout.write(
+    remove ? `Removed this application's Discord commands ${where}.\n` : `Registered ${data.length} Discord commands ${where}: ${data.map((c) => `/${c.name}`).join(', ')}.\n`,
+  );
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exit(code);
+  },
+  (err: unknown) => {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\nFix these and start again (npm run doctor checks everything).\n`);
+      process.exit(2);
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`rln-chatops could not start: ${message}\n`);
+    if (process.env.LOG_LEVEL === 'debug' && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,33 @@
+import type { Config } from '../config.js';
+
+/**
+ * Commands the banner suggests: each works against the demo's starting state (alice and bob
+ * running and unlocked on an older image, carol paused); test/demo.test.ts runs them.
+ */
+export const DEMO_SUGGESTIONS = ['/rln help', '/rln node list', '/rln node start carol', '/rln wallet balance alice', '/rln node image', '/rln report balance all'];
+
+/** What a newcomer sees first with `npm start` and no configuration. */
+export function demoBanner(url: string, config: Config): string {
+  const chat = config.slack.mode !== 'off' || config.discord.mode !== 'off';
+  return [
+    '',
+    '┌──────────────────────────────────────────────────────────────────────┐',
+    '│  rln-chatops DEMO: a built-in emulator of the hosting service runs   │',
+    '│  in-process with three nodes (alice, bob running; carol paused).     │',
+    '└──────────────────────────────────────────────────────────────────────┘',
+    ...(chat
+      ? ['']
+      : [
+          `Type commands here, e.g.:  ${DEMO_SUGGESTIONS.join('   ')}`,
+          'Act as someone else: /as reader ann · /as operator bob · /as admin (back to you). Make a node fail: /demo fail bob',
+        ]),
+    `HTTP server: ${url}  (/healthz, /metrics, /webhooks/service)`,
+    '',
+    'To use it for real:',
+    '  • the service: set SERVICE_URL and SERVICE_API_TOKEN (and NODE_API_TOKEN)',
+    '  • Slack:       create the app from manifest.yml, then set SLACK_BOT_TOKEN and SLACK_APP_TOKEN',
+    '  • Discord:     set DISCORD_TOKEN and DISCORD_APPLICATION_ID, then npm run register-commands',
+    '  • check it:    npm run doctor',
+    '',
+  ].join('\n');
+}

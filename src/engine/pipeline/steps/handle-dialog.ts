@@ -1,0 +1,152 @@
+/**
+ * Step 6: the private dialog, for a command that takes secrets or a typed-name confirmation.
+ * Asked for: the dialog opens (with no I/O of its own). Submitted: the fields are read, the
+ * typed name compared, the command's own field checks run, and the values join the arguments.
+ * The dialog's words and fields are the command's (`secrets`, `dialog`); the engine adds only the
+ * typed-name field.
+ */
+import { registerTypedSecret } from '../../../log.js';
+import { isSecretName } from '../../inline-secret.js';
+import { UserError } from '../../../vocabulary/index.js';
+import type { AnyCommand, Registry } from '../../types.js';
+import type { Dialog, DialogField, Reply } from '../../types.js';
+import { commandOf, needsDialog, typedNode, type Attempt, type Pipeline, type Step } from '../attempt.js';
+import { recordOutcome } from '../record-outcome.js';
+import { inlineToPlain } from '../../../vocabulary/index.js';
+import { LATE, within } from '../../../vocabulary/index.js';
+import { validate } from './validate-args.js';
+
+/** The dialog field of the typed-name confirmation. */
+export const CONFIRM_NAME_FIELD = 'confirm_name';
+
+/** How a ticked checkbox or a true boolean may be written (Slack sends 'true', Discord's yes/no input what was typed). */
+const TRUE_WORDS = new Set(['true', 'yes', 'y', 'on', '1', 'checked', 'x', 'ok']);
+
+/** A checkbox answer as a dialog value: 'true' for a true word, 'false' for anything else. */
+export function checkboxValue(raw: string | undefined): 'true' | 'false' {
+  return TRUE_WORDS.has(String(raw ?? '').trim().toLowerCase()) ? 'true' : 'false';
+}
+
+export const handleDialog: Step = (a, p) => {
+  const def = commandOf(a);
+  // An approved request runs without a dialog: its requester's dialog was answered already.
+  if (!needsDialog(def) || a.approval) return undefined;
+  return a.submission ? readSubmission(a, p, def) : openDialog(a, p, def);
+};
+
+export function dialogFields(registry: Registry, def: AnyCommand, args: Record<string, string>): DialogField[] {
+  const own = def.secrets ?? [];
+  if (def.confirm !== 'typed-name') return own;
+  const nodeArg = registry.nodeArg(def);
+  const typed = nodeArg ? args[nodeArg] : undefined;
+  const confirmField: DialogField = {
+    name: CONFIRM_NAME_FIELD,
+    label: "Type the node's name to confirm",
+    kind: 'text',
+    required: true,
+    ...(typed ? { placeholder: typed } : {}),
+    hint: 'This cannot be undone.',
+  };
+  return [confirmField, ...own.filter((f) => f.name !== CONFIRM_NAME_FIELD)];
+}
+
+/**
+ * The command's `preview` as sentences for the dialog's intro: a dialog that is the confirmation
+ * (typed name, or a box to tick) shows the facts a button confirmation would. Bounded by what is
+ * left of the time before a dialog must open; what is late or fails is said, not guessed.
+ */
+async function factsOf(a: Attempt, p: Pipeline, def: AnyCommand): Promise<string> {
+  if (!def.preview || !a.node) return '';
+  const work = def.preview({ args: a.parsed ?? {}, actor: a.actor, place: a.place, node: a.node, services: p.services, secrets: {} });
+  work.catch(() => undefined);
+  try {
+    const r = await within(work, Math.max(0, a.startedAt + p.dialogBudgetMs - p.now()));
+    if (r === LATE) return ' (The node did not say in time what it holds: check it before you confirm.)';
+    return r.map((f) => ` ${f.label}: ${inlineToPlain(f.value)}`).join('');
+  } catch {
+    return ' (The node could not say what it holds: check it before you confirm.)';
+  }
+}
+
+async function openDialog(a: Attempt, p: Pipeline, def: AnyCommand): Promise<Reply> {
+  const kind = def.confirm === 'typed-name' ? 'typed-name' : 'secrets';
+  const id = await p.confirmations.createDialog({ kind, actor: a.actor, place: a.place, path: def.path, args: a.args, ttlMs: p.dialogTtlMs });
+  // "alice: Initialize a node's wallet; …": the node first, then what the command does.
+  const named = typedNode(p, a);
+  const lead = `${named ? `${named}: ` : ''}${def.summary}.`;
+  const extra = `${await factsOf(a, p, def)}${def.dialog?.intro ? ` ${def.dialog.intro}` : ''}`;
+  const dialog: Dialog =
+    kind === 'typed-name'
+      ? {
+          id,
+          title: def.dialog?.title ?? `Confirm ${def.path}`,
+          intro: `${lead} This is irreversible: type the node's name to confirm.${extra}`,
+          submitLabel: def.dialog?.submitLabel ?? 'Confirm',
+          fields: dialogFields(p.registry, def, a.args),
+        }
+      : {
+          id,
+          title: def.dialog?.title ?? `${def.path.charAt(0).toUpperCase()}${def.path.slice(1)}`,
+          intro: `${lead} This dialog is private: what you type is never shown in the channel, stored or logged.${extra}`,
+          submitLabel: def.dialog?.submitLabel ?? 'Run',
+          fields: dialogFields(p.registry, def, a.args),
+        };
+  await recordOutcome(p, a, 'dialog');
+  return { kind: 'dialog', dialog };
+}
+
+async function readSubmission(a: Attempt, p: Pipeline, def: AnyCommand): Promise<Reply | UserError | undefined> {
+  const { row, values } = a.submission!;
+  const fields = dialogFields(p.registry, def, a.args);
+  const shape = def.args.shape as Record<string, unknown>;
+  const errors: Record<string, string> = {};
+  const extraArgs: Record<string, string> = {};
+  const isSecretField = (name: string) => isSecretName(def, name) || fields.some((f) => f.name === name && f.kind === 'secret');
+  for (const f of fields) {
+    const raw = values[f.name];
+    if (f.kind === 'checkbox') {
+      const v = checkboxValue(raw);
+      a.secrets[f.name] = v;
+      if (f.name in shape) extraArgs[f.name] = v;
+      continue;
+    }
+    const v = f.kind === 'secret' ? (raw ?? '') : (raw ?? '').trim();
+    if (f.required !== false && !v) {
+      errors[f.name] = `${f.label} is required.`;
+      continue;
+    }
+    if (f.name === CONFIRM_NAME_FIELD) continue;
+    if (v) a.secrets[f.name] = v;
+    if (!isSecretField(f.name) && v && f.name in shape) extraArgs[f.name] = v;
+  }
+  a.auditExtra = Object.fromEntries(Object.entries(a.secrets).filter(([k]) => !isSecretField(k)));
+
+  if (row.kind === 'typed-name') {
+    const typedName = (values[CONFIRM_NAME_FIELD] ?? '').trim();
+    const expected = a.node?.name ?? typedNode(p, a) ?? '';
+    if (typedName !== expected) {
+      errors[CONFIRM_NAME_FIELD] = typedName
+        ? `That is not the node's name. Type ${expected} exactly, or close the dialog to keep the node.`
+        : `Type ${expected} to confirm.`;
+      await recordOutcome(p, a, 'refused', { audit: 'refused', reason: 'confirmation_mismatch: the typed name did not match the node', log: { reason: 'typed name did not match' } });
+      return { kind: 'dialog_errors', errors };
+    }
+  }
+  Object.assign(errors, def.dialog?.check?.(a.secrets) ?? {});
+  if (Object.keys(errors).length) {
+    await recordOutcome(p, a, 'dialog_errors');
+    return { kind: 'dialog_errors', errors };
+  }
+  const merged = { ...a.args, ...extraArgs };
+  a.parsed = validate(p.registry, def, merged, a.place.platform);
+  a.args = merged;
+  if (!(await p.confirmations.claimDialog(row.id, p.now()))) {
+    return new UserError('dialog_used', 'This dialog was already submitted.', 'Run the command again if you need it.');
+  }
+  return undefined;
+}
+
+/** Masks the secrets a submission holds in every log line from now on (before any step runs). */
+export function maskSubmittedSecrets(registry: Registry, def: AnyCommand, args: Record<string, string>, values: Record<string, string>): void {
+  for (const f of dialogFields(registry, def, args)) if (f.kind === 'secret' || isSecretName(def, f.name)) registerTypedSecret(values[f.name]);
+}

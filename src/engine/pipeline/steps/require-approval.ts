@@ -1,0 +1,104 @@
+/**
+ * Step 9: approval by a second person. When the policy (APPROVAL_POLICY, `policy set approval`)
+ * puts the attempt under approval, the requester's confirmation becomes a request posted to the
+ * channel (what, how much, to whom, who asked, when it expires) with Approve and Reject, and the
+ * attempt ends here. An Approve click comes back through every step as the requester's attempt
+ * (`a.approval`), and here claims the request, once: of two clicks together, one runs it.
+ */
+import { UserError } from '../../../vocabulary/index.js';
+import { msg, type Field } from '../../../vocabulary/index.js';
+import { redactArgs } from '../../inline-secret.js';
+import { statusBadge } from '../../../vocabulary/index.js';
+import { actorKey } from '../../../access/index.js';
+import type { CommandContext, Reply } from '../../types.js';
+import { commandOf, opensDialog, roleFor, whoOf, type Attempt, type Pipeline, type Step } from '../attempt.js';
+import { commandLine, ttlText } from '../command-line.js';
+import { recordOutcome } from '../record-outcome.js';
+
+/** Internal button commands (not in the user registry). Args: `{ id: <approval id> }`. */
+export const APPROVE_COMMAND = '__approve';
+export const REJECT_COMMAND = '__approval_reject';
+
+export const requireApproval: Step = async (a, p) => {
+  const def = commandOf(a);
+  if (a.approval) {
+    if (!(await p.services.policy.approvals.decide(a.approval.id, 'approved', a.approval.approver))) {
+      const now = await p.services.policy.approvals.get(a.approval.id);
+      return new UserError('approval_used', `This request was already ${now?.state ?? 'closed'}${now?.decidedBy ? ` by ${now.decidedBy}` : ''}; it runs once.`, 'Nothing more to do.');
+    }
+    // The approval itself, under the approver's name (the command's own record names both).
+    await p.services.audit.record({
+      actor: a.approval.approver,
+      place: a.place,
+      path: 'approval approve',
+      node: a.node?.name,
+      nodeId: a.node?.nodeId,
+      args: { action: def.path.replace(/\s+/g, '.'), approval: a.approval.id, requested_by: actorKey(a.actor) },
+      outcome: 'ok',
+    });
+    return undefined;
+  }
+  if (opensDialog(a)) return undefined;
+  const rule = await p.services.policy.approvalNeeded(def.path, a.spend);
+  return rule ? askApproval(a, p, rule) : undefined;
+};
+
+async function askApproval(a: Attempt, p: Pipeline, rule: string): Promise<Reply> {
+  const def = commandOf(a);
+  const policy = p.services.policy;
+  const ctx: CommandContext<Record<string, unknown>> = { args: a.parsed ?? {}, actor: a.actor, place: a.place, node: a.node, services: p.services, secrets: a.secrets };
+  // Secrets are used now (the backup `node destroy` offers) and never handed to the approver.
+  const before = def.beforeApproval ? await def.beforeApproval(ctx) : [];
+  a.secrets = {};
+  const shown = def.preview ? await def.preview({ ...ctx, secrets: {} }) : spendFields(a);
+  const args = redactArgs(def, a.args);
+  const fields: Field[] = [{ label: 'Command', value: commandLine(p.registry, def, args) }];
+  if (a.node) fields.push({ label: 'Node', value: `${a.node.name} (${statusBadge(String(a.node.status))})` });
+  fields.push(...shown, ...before);
+  const approval = await policy.approvals.create({ actor: a.actor, place: a.place, path: def.path, args, node: a.node?.name, fields, ttlMs: policy.approvalTtlMs });
+  const expires = new Date(approval.expiresAt).toISOString().slice(0, 16).replace('T', ' ');
+  fields.push({ label: 'Requested by', value: `${whoOf(a.actor)} (${actorKey(a.actor)})`, inline: true });
+  fields.push({ label: 'Expires', value: `${expires} UTC (in ${ttlText(policy.approvalTtlMs)})`, inline: true });
+  await p.services.audit.record({
+    actor: a.actor,
+    place: a.place,
+    path: 'approval request',
+    node: a.node?.name,
+    nodeId: a.node?.nodeId,
+    args: { action: def.path.replace(/\s+/g, '.'), approval: approval.id, ...args },
+    outcome: 'ok',
+    reason: rule,
+  });
+  await recordOutcome(p, a, 'approval_requested', { log: { approval: approval.id } });
+  const message = await p.buttons.prepare(
+    {
+      header: `Approval needed: ${def.path}${a.node ? ` ${a.node.name}` : ''}`,
+      tone: 'warning',
+      blocks: [
+        msg.text(`${whoOf(a.actor)} asks to run this. ${rule[0].toUpperCase()}${rule.slice(1)}: nothing happens until someone approves it.`),
+        msg.fields(fields),
+        msg.context(
+          `Anyone but ${whoOf(a.actor)} with the ${roleFor(p, def)} role${a.node ? ` on ${a.node.name}` : ''} can approve; the first approval runs it. Request ${approval.id}.`,
+        ),
+      ],
+      buttons: [
+        { label: 'Approve', style: 'primary', command: APPROVE_COMMAND, args: { id: approval.id } },
+        { label: 'Reject', style: 'danger', command: REJECT_COMMAND, args: { id: approval.id } },
+      ],
+      summary: `Approval needed: ${def.path}${a.node ? ` ${a.node.name}` : ''} (requested by ${whoOf(a.actor)})`,
+    },
+    { ttlMs: policy.approvalTtlMs + 24 * 3600_000 },
+  );
+  return { kind: 'message', message, visibility: 'channel', ...(a.replaceOriginal ? { replaceOriginal: true } : {}) };
+}
+
+/** What a command without a preview spends, as the request shows it. */
+function spendFields(a: Attempt): Field[] {
+  const s = a.spend;
+  if (!s) return [];
+  const out: Field[] = [];
+  if (s.sats > 0) out.push({ label: 'Amount', value: `${s.sats.toLocaleString('en-US')} sats`, inline: true });
+  if (s.asset) out.push({ label: 'Asset', value: `${s.asset.amount.toLocaleString('en-US', { maximumFractionDigits: 8 })} ${s.asset.ticker}`, inline: true });
+  if (s.to) out.push({ label: 'To', value: [{ code: s.to }], inline: true });
+  return out;
+}

@@ -1,0 +1,63 @@
+/**
+ * Step 4: the role the command needs, where it acts (a scoped grant counts only on its nodes and
+ * channels). It comes before any dialog: a user without the role never sees one. For an approved
+ * request it is the approver who needs the role and a scope covering the node.
+ */
+import { UserError } from '../../../vocabulary/index.js';
+import { actorKey, ROLE_RANK, scopeCovers, scopeText, type Where } from '../../../access/index.js';
+import type { AnyCommand } from '../../types.js';
+import type { Actor, Role } from '../../../vocabulary/index.js';
+import type { Attempt, Pipeline, Step } from '../attempt.js';
+import { commandOf, roleFor, typedNode } from '../attempt.js';
+
+export const requireRole: Step = async (a, p) => {
+  const def = commandOf(a);
+  const need = roleFor(p, def);
+  const who = a.approval?.approver ?? a.actor;
+  const where = await whereOf(a, p, who);
+  if (await p.services.access.has(who, need, where)) return undefined;
+  return forbidden(p, who, def, need, where, a.approval ? 'approve' : 'run');
+};
+
+/** The node and channel of the attempt. A node not resolved yet is resolved only when a scope needs it. */
+async function whereOf(a: Attempt, p: Pipeline, who: Actor): Promise<Where> {
+  const channelId = a.place.channelId;
+  if (a.node) return { node: a.node, channelId };
+  const typed = typedNode(p, a);
+  if (!typed) return { channelId };
+  if ((await p.services.access.scopesOf(who)).some((s) => s.scope.nodes?.length)) {
+    try {
+      return { node: await p.nodes.resolve(typed), channelId };
+    } catch {
+      /* an unknown node: the name as typed (the command's own step reports it) */
+    }
+  }
+  return { node: typed, channelId };
+}
+
+async function forbidden(p: Pipeline, actor: Actor, def: AnyCommand, need: Role, where: Where, verb: 'run' | 'approve'): Promise<UserError> {
+  const key = actorKey(actor);
+  const have = await p.services.access.roleOf(actor, where);
+  const nodeName = typeof where.node === 'string' ? where.node : where.node?.name;
+  const scoped = (await p.services.access.scopesOf(actor)).find((s) => ROLE_RANK[s.role] >= ROLE_RANK[need] && !scopeCovers(s.scope, where));
+  if (scoped) {
+    const here = nodeName ? `on ${nodeName}` : 'here';
+    return new UserError(
+      'forbidden',
+      `\`${def.path}\` ${here} needs the ${need} role; your ${scoped.role} role (${key}) is limited to ${scopeText(scoped.scope)}.`,
+      `An admin can widen it with \`/rln access grant ${key} ${scoped.role}${nodeName && scoped.scope.nodes ? ` nodes=${[...scoped.scope.nodes, nodeName].join(',')}` : ''}\`.`,
+      { needed: need, have, scope: scopeText(scoped.scope) },
+    );
+  }
+  const admins = (await p.services.access.list())
+    .filter((r) => r.role === 'admin' && r.principal !== 'shell:local' && !r.scope)
+    .map((r) => r.principal)
+    .slice(0, 5);
+  const doing = verb === 'approve' ? `Approving \`${def.path}\`` : `\`${def.path}\``;
+  return new UserError(
+    'forbidden',
+    `${doing} needs the ${need} role; you (${key}) have ${have}.`,
+    `An admin can grant it with \`/rln access grant ${key} ${need}\`.${admins.length ? ` Admins: ${admins.join(', ')}.` : ''}`,
+    { needed: need, have },
+  );
+}

@@ -1,0 +1,16 @@
+/**
+ * The vocabulary every layer speaks: the Message model and its formatting, user errors, amounts,
+ * who acts where (Platform, Actor, Place, Role), the chat-poster interface, and small timing and
+ * text helpers. A leaf: it imports nothing else in the project (docs/ARCHITECTURE.md, "Layers").
+ */
+export * from './message.js';
+export * from './format.js';
+export * from './errors.js';
+export * from './amount.js';
+export * from './actors.js';
+export * from './chat.js';
+export { actorLabel } from './actor-label.js';
+export { cutText, graphemePrefix } from './cut-text.js';
+export { editDistance, closestOf } from './edit-distance.js';
+export { every, type Every } from './every.js';
+export { LATE, sleep, within } from './within.js';
