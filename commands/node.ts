@@ -161,7 +161,7 @@ const destroy = defineCommand({
   dialog: {
     title: 'Destroy node',
     submitLabel: 'Destroy',
-    // Honest about the backup: the service cannot download one (service-interface.md has no such
+    // Honest about the backup: the service cannot download one (docs/reference/service-interface.md has no such
     // operation), so a backup made here stays on the node's disk and goes away with the node.
     intro:
       "A backup made here is written to the node's own disk and is destroyed with the node: the service offers no way to download it, so it does not keep the funds. What keeps them is the mnemonic written down at `node init`, or moving them out first (`wallet send`, `channel close`, `asset send`).",

@@ -11,7 +11,7 @@ import { requestBody } from './request-body.js';
 const NETWORKS = new Set(['regtest', 'testnet']);
 
 /**
- * The management API of service-interface.md §4.1 (`/api/...`, bearer token checked by the
+ * The management API of docs/reference/service-interface.md §4.1 (`/api/...`, bearer token checked by the
  * service hooks) and the log downloads; shapes are listed at startEmulator.
  */
 export function registerManagementRoutes(app: FastifyInstance, o: { hosted: HostedNodes; key: SigningKey; delayMs: number }): void {

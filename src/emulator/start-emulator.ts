@@ -13,7 +13,7 @@ import { WebhookSender } from './webhook-sender.js';
 
 /**
  * Starts an in-memory hosting service on loopback: the management API of
- * service-interface.md §4.1, each node's API at its invoke_url (served by the NodeWorld),
+ * docs/reference/service-interface.md §4.1, each node's API at its invoke_url (served by the NodeWorld),
  * signed webhooks and fault injection.
  *
  * Response shapes where the interface leaves them open (the client accepts both a bare

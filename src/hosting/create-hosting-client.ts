@@ -73,7 +73,7 @@ const RETRY_ERROR_CODES = ['ETIMEDOUT', 'ECONNRESET', 'EADDRINUSE', 'ECONNREFUSE
 
 const READY_STATUSES = new Set(['COMPLETED', 'COMPLETE', 'SUCCESS', 'SUCCEEDED', 'DONE', 'READY', 'FINISHED']);
 
-/** A client for the hosting service management API (service-interface.md §4.1). */
+/** A client for the hosting service management API (docs/reference/service-interface.md §4.1). */
 export function createHostingClient(opts: HostingClientOptions): HostingClient {
   const baseUrl = opts.baseUrl.replace(/\/+$/, '');
   const token = opts.token;

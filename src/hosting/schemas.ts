@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Node status values of service-interface.md §3. Other strings are kept, not rejected. */
+/** Node status values of docs/reference/service-interface.md §3. Other strings are kept, not rejected. */
 export const NODE_STATUSES = ['RUNNING', 'STARTING', 'PAUSED', 'FAILED', 'IN_PROGRESS'] as const;
 export type NodeStatus = (typeof NODE_STATUSES)[number];
 

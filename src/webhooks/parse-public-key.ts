@@ -1,5 +1,5 @@
 /**
- * The webhook public key, in whatever shape the service serves it (hosting-service.md,
+ * The webhook public key, in whatever shape the service serves it (docs/reference/hosting-service.md,
  * "Webhooks"): PEM (SPKI, or PKCS#1 for RSA), a bare hex or base64 key (32-byte Ed25519,
  * 33/65-byte SEC1 EC point, or DER SPKI), a JWK or a JWK set, or any of these inside a JSON
  * object (`{publicKey}`, `{key}`, `{data: {...}}`, `{jwk}`, ...). Pure, node:crypto only.

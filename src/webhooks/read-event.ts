@@ -1,5 +1,5 @@
 /**
- * The shape of a service event (hosting-service.md, "Webhooks"), read leniently: only a
+ * The shape of a service event (docs/reference/hosting-service.md, "Webhooks"), read leniently: only a
  * string `nodeId` is required; `eventType`, `eventTimestamp` and `details.status` are
  * taken when present, and an unknown `eventType` is kept as it came.
  */
