@@ -42,16 +42,35 @@ const channels = defineCommand({
   },
 });
 
+const digest = defineCommand({
+  path: 'report digest',
+  summary: 'The last 24 hours: payments, channels, incidents, upgrades, locks, alerts, vs the day before',
+  example: '/rln report digest all',
+  args: z.object({
+    node: z.string().trim().min(1).default('all').describe('Node name or id, or all (default)'),
+    tz: z.string().trim().min(1).default('UTC').describe('IANA time zone of the times shown, e.g. Europe/Rome (default UTC)'),
+  }),
+  positional: ['node'],
+  nodeArg: false,
+  role: 'read',
+  confirm: 'none',
+  mutates: false,
+  async handler(ctx) {
+    const r = await ctx.services.reports.digest(ctx.args.node, { timeZone: ctx.args.tz, place: { platform: ctx.place.platform, channelId: ctx.place.channelId } });
+    return r.message;
+  },
+});
+
 function nextRunText(s: ScheduleInfo): string {
   return s.nextRun ? formatTime(s.nextRun, s.timezone) : '—';
 }
 
 const schedule = defineCommand({
   path: 'report schedule',
-  summary: 'Post a balance or channel report to this channel on a cron schedule',
-  example: '/rln report schedule kind=balance node=all cron="0 9 * * *" tz=Europe/Rome',
+  summary: 'Post a balance or channel report or the daily digest to this channel on a cron schedule',
+  example: '/rln report schedule kind=digest node=all cron="0 9 * * *" tz=Europe/Rome',
   args: z.object({
-    kind: z.enum(['balance', 'channels']).describe('Which report: balance or channels'),
+    kind: z.enum(['balance', 'channels', 'digest']).describe('Which report: balance, channels or digest (the last 24 hours)'),
     node: target(),
     cron: z.string().trim().min(1).describe('Cron expression, 5 fields (or 6 with seconds first), e.g. "0 9 * * *"'),
     tz: z.string().trim().min(1).default('UTC').describe('IANA time zone of the expression, e.g. Europe/Rome (default UTC)'),
@@ -141,4 +160,4 @@ const unschedule = defineCommand({
   },
 });
 
-export const reportCommands: AnyCommand[] = [balance, channels, schedule, schedules, unschedule];
+export const reportCommands: AnyCommand[] = [balance, channels, digest, schedule, schedules, unschedule];

@@ -17,7 +17,18 @@ export interface ActivityItemOut {
   type: string;
   amountMsat?: number;
   message: Message;
+  /** What the daily digest adds up, stored with the event: a payment's amounts and its asset. */
+  facts?: ActivityFacts;
 }
+
+/** Amounts as exact decimal strings: msat, and the asset's raw units with its precision and label. */
+export type ActivityFacts = {
+  amtMsat?: string;
+  assetId?: string;
+  assetAmount?: string;
+  assetLabel?: string;
+  precision?: number;
+};
 
 type Ctx = Pick<PublishContext, 'since' | 'snapshot' | 'nameOf'>;
 
@@ -146,6 +157,24 @@ function amountMsatOf(e: ActivityEvent): number | undefined {
   return e.kind === 'payments' && e.payment.amtMsat !== undefined ? Number(e.payment.amtMsat) : undefined;
 }
 
+/** A payment's amounts for the digest; nothing for other events. */
+function factsOf(e: ActivityEvent, ctx: Ctx): ActivityFacts | undefined {
+  if (e.kind !== 'payments') return undefined;
+  const p = e.payment;
+  const a = p.assetId ? ctx.snapshot.assets?.find((x) => x.id === p.assetId) : undefined;
+  const facts: ActivityFacts = {};
+  if (p.amtMsat !== undefined) facts.amtMsat = p.amtMsat;
+  if (p.assetId && p.assetAmount !== undefined) {
+    facts.assetId = p.assetId;
+    facts.assetAmount = p.assetAmount;
+    if (a) {
+      facts.assetLabel = a.ticker ?? a.name ?? shortId(p.assetId, 14);
+      facts.precision = a.precision;
+    }
+  }
+  return facts;
+}
+
 export function activityItems(node: { nodeId: string; name: string }, events: ActivityEvent[], ctx: Ctx): ActivityItemOut[] {
   return events.map((e) => ({
     dedupeKey: activityEventKey(node.nodeId, e, ctx.since),
@@ -153,5 +182,6 @@ export function activityItems(node: { nodeId: string; name: string }, events: Ac
     type: e.type,
     amountMsat: amountMsatOf(e),
     message: render(node, e, ctx),
+    facts: factsOf(e, ctx),
   }));
 }

@@ -299,7 +299,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
           status: null,
           event_ts: new Date(now).toISOString(),
           received_at: now,
-          payload: JSON.stringify({ kind: item.kind, message: item.message }),
+          payload: JSON.stringify({ kind: item.kind, message: item.message, ...(item.facts ? { facts: item.facts } : {}) }),
         });
         if (eventId === undefined) continue;
         const seen = new Set<string>();

@@ -25,6 +25,8 @@ export interface ActivityItem {
   /** For min_amount: the amount in msat, when the item moves bitcoin. */
   amountMsat?: number;
   message: Message;
+  /** Stored with the event for the daily digest (a payment's amounts); plain JSON values. */
+  facts?: Record<string, string | number>;
 }
 
 export interface EventView {

@@ -8,7 +8,7 @@ import type { Outbox } from '../vocabulary/index.js';
 import { isUserError } from '../vocabulary/index.js';
 import { redactText, type Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
-import { createSnapshotRepo } from '../store/index.js';
+import { createDigestSource, createSnapshotRepo } from '../store/index.js';
 import { createScheduleRepo, createLeases } from '../store/index.js';
 import { createReportService, type ReportClients, type ReportService } from './report-service.js';
 import { createReportScheduler, type TickSource } from './scheduler.js';
@@ -61,7 +61,7 @@ export function createReports(opts: CreateReportsOptions): { service: ReportServ
       const dedupeKey = `report:${s.id}:${tick.toISOString()}`;
       try {
         // Each schedule keeps its own baseline: the change since its own last report, whatever was asked in chat.
-        const r = await service.run(s.kind, s.target, { unit: s.unit, timeZone: s.timezone, baseline: `schedule:${s.id}` });
+        const r = await service.run(s.kind, s.target, { unit: s.unit, timeZone: s.timezone, baseline: `schedule:${s.id}`, place: { platform: s.platform, channelId: s.channelId } });
         await opts.outbox.enqueue({ platform: s.platform, channelId: s.channelId, kind: 'report', message: r.message, dedupeKey });
       } catch (e) {
         logger.warn({ err: e, scheduleId: s.id }, 'scheduled report could not be built');
@@ -86,6 +86,7 @@ export function createReports(opts: CreateReportsOptions): { service: ReportServ
     services: opts.services,
     snapshots,
     schedules,
+    digestSource: createDigestSource(opts.db),
     scheduler,
     logger,
     metrics: opts.metrics,
@@ -105,6 +106,7 @@ export type { Thresholds } from './channel-report.js';
 export type { DashboardNode, LockState } from './dashboard.js';
 export { buildBalanceReport } from './balance-report.js';
 export { buildChannelReport } from './channel-report.js';
+export { buildDigest, digestFigures, DIGEST_WINDOW_MS, type DigestFigures } from './digest.js';
 export { checkCron, type TickSource } from './scheduler.js';
 export { describeCron } from './describe-cron.js';
 export { mapLimited } from './map-limited.js';

@@ -19,9 +19,12 @@ import { buildBalanceReport, type BalanceSnapshot } from './balance-report.js';
 import { buildChannelReport, type ChannelSnapshot, type Thresholds } from './channel-report.js';
 import { checkCron, type ReportScheduler } from './scheduler.js';
 import { describeCron } from './describe-cron.js';
+import { isKnownTimeZone } from './time-zone.js';
 import { gatherDashboard, type DashboardNode } from './dashboard.js';
 import { reportCharts } from './charts/report-charts.js';
 import type { Message } from '../vocabulary/index.js';
+import type { DigestSource } from '../store/index.js';
+import { buildDigest, DIGEST_COMMANDS, DIGEST_MAX_EVENTS, DIGEST_WINDOW_MS, forNodes, type DigestDay } from './digest.js';
 
 /** The clients a report reads from: the service's node list and each node's own API. */
 export interface ReportClients {
@@ -47,6 +50,11 @@ export interface ReportService {
   /** `node` is a node's name or id, or `all`. Never throws for a node that cannot answer: it gets one line. */
   balance(node: string, opts?: ReportOptions): Promise<ReportResult>;
   channels(node: string, opts?: ReportOptions): Promise<ReportResult>;
+  /**
+   * The daily digest of the last 24 hours (and the change since the 24 hours before), from the
+   * bot's own records; `opts.place` names the channel whose incidents it lists.
+   */
+  digest(node: string, opts?: ReportOptions): Promise<ReportResult>;
   run(kind: ReportKind, node: string, opts?: ReportOptions): Promise<ReportResult>;
   /** Every node of the account at a glance, for the status dashboard; a node that cannot answer gets its problem. */
   dashboard(): Promise<DashboardNode[]>;
@@ -63,6 +71,8 @@ export interface ReportServiceDeps {
   services: ReportClients;
   snapshots: SnapshotRepo;
   schedules: ScheduleRepo;
+  /** What the digest reads: stored events, incidents, the audit trail. */
+  digestSource: DigestSource;
   scheduler: ReportScheduler;
   logger: Logger;
   metrics?: Metrics;
@@ -164,6 +174,37 @@ export function createReportService(d: ReportServiceDeps): ReportService {
     return { ...message, blocks: [...message.blocks, ...notes.map((n) => ({ type: 'context' as const, text: n }))], files: [...(message.files ?? []), ...files] };
   }
 
+  async function digest(ref: string, opts: ReportOptions = {}): Promise<ReportResult> {
+    const zone = opts.timeZone ?? 'UTC';
+    if (!isKnownTimeZone(zone)) {
+      throw new UserError('invalid_arguments', `"${zone}" is not a known time zone.`, 'Use an IANA zone name, e.g. tz=Europe/Rome or tz=UTC.', { tz: zone });
+    }
+    let label = 'all';
+    let nodeIds: Set<string> | undefined;
+    if (ref.trim().toLowerCase() !== 'all') {
+      const t = await targets(ref);
+      label = t.label;
+      nodeIds = new Set(t.nodes.map((n) => n.nodeId));
+    }
+    const end = d.now();
+    const read = async (from: number, to: number): Promise<DigestDay> =>
+      forNodes(
+        {
+          events: await d.digestSource.events(from, to, DIGEST_MAX_EVENTS),
+          incidents: opts.place ? await d.digestSource.incidents(opts.place.platform, opts.place.channelId, from, to) : [],
+          commands: await d.digestSource.commands(Object.values(DIGEST_COMMANDS), from, to),
+        },
+        nodeIds,
+      );
+    const today = await read(end - DIGEST_WINDOW_MS, end);
+    const yesterday = await read(end - 2 * DIGEST_WINDOW_MS, end - DIGEST_WINDOW_MS);
+    const built = await buildDigest(
+      { target: label, now: new Date(end), timeZone: opts.timeZone, today, yesterday, chart: opts.chartDays !== 0 },
+      (e) => d.logger.warn({ err: e }, 'reports: the digest chart could not be drawn'),
+    );
+    return { message: built.message, answered: nodeIds?.size ?? 0, failed: 0 };
+  }
+
   function result(outcomes: Array<NodeOutcome<unknown>>, message: ReportResult['message']): ReportResult {
     const answered = outcomes.filter((o) => o.ok).length;
     return { message, answered, failed: outcomes.length - answered };
@@ -171,7 +212,7 @@ export function createReportService(d: ReportServiceDeps): ReportService {
 
   async function run(kind: ReportKind, ref: string, opts?: ReportOptions): Promise<ReportResult> {
     try {
-      const r = kind === 'balance' ? await balance(ref, opts) : await channels(ref, opts);
+      const r = kind === 'balance' ? await balance(ref, opts) : kind === 'channels' ? await channels(ref, opts) : await digest(ref, opts);
       count(kind, r.failed === 0 ? 'ok' : r.answered === 0 ? 'failed' : 'partial');
       return r;
     } catch (e) {
@@ -196,6 +237,7 @@ export function createReportService(d: ReportServiceDeps): ReportService {
   return {
     balance: (ref, opts) => run('balance', ref, opts),
     channels: (ref, opts) => run('channels', ref, opts),
+    digest: (ref, opts) => run('digest', ref, opts),
     run,
     async dashboard() {
       return gatherDashboard(await listNodes(), {

@@ -3,7 +3,7 @@ import type { HostedNode } from '../hosting/index.js';
 import type { Message } from '../vocabulary/index.js';
 import type { Platform } from '../vocabulary/index.js';
 
-export type ReportKind = 'balance' | 'channels';
+export type ReportKind = 'balance' | 'channels' | 'digest';
 export type Unit = 'sat' | 'btc';
 
 export interface BtcBuckets {
@@ -74,6 +74,8 @@ export interface ReportOptions {
   timeZone?: string;
   /** Whose last report the change is counted from: '' (reports asked in chat) or `schedule:<id>`. */
   baseline?: string;
+  /** The channel the report goes to: the digest lists that channel's incidents. */
+  place?: { platform: Platform; channelId: string };
 }
 
 export interface ScheduleInfo {

@@ -15,6 +15,7 @@ export * from './notify-store.js';
 export * from './notify-pages.js';
 export * from './reports-schedules.js';
 export * from './reports-snapshots.js';
+export * from './reports-digest.js';
 export * from './activity-states.js';
 export * from './http-replays.js';
 export * from './core-policy.js';

@@ -7,7 +7,7 @@ import type { AnyDb } from './database.js';
 import { createGenerations } from './leases.js';
 import type { Platform } from '../vocabulary/index.js';
 
-export type ScheduleKind = 'balance' | 'channels';
+export type ScheduleKind = 'balance' | 'channels' | 'digest';
 
 export interface ReportSchedule {
   id: number;

@@ -52,7 +52,9 @@ describe('reports on Slack', () => {
     expect(post?.args.channel).toBe(CHANNEL);
     const list = await ask(READER, 'report schedules');
     expect(list).toContain('Europe/Rome');
-    const id = /"?(\d+)\s+channels\s+alice/.exec(list.replace(/\\n/g, '\n').replace(/│/g, ' '))?.[1];
+    // The schedules are a native table block: one row per schedule, its id first.
+    const table = (JSON.parse(list) as { blocks: any[] }).blocks.find((b) => b.type === 'table');
+    const id = table?.rows.find((r: any[]) => r[1].text === 'channels' && r[2].text === 'alice')?.[0].text;
     expect(id).toBeDefined();
     expect(await ask(OPERATOR, `report unschedule ${id}`)).toContain(`Removed schedule ${id}`);
   });

@@ -69,7 +69,7 @@ export function createAppHome(o: AppHomeOptions): AppHome {
     const actor: Actor = { platform: 'slack', userId, groups: await o.groupsOf(userId) };
     const reply = await o.dispatcher.dispatch({ via: 'typed', actor, place: { platform: 'slack', channelId: userId }, text: 'status' });
     const dashboard: Message = reply.kind === 'message' ? reply.message : { blocks: [{ type: 'text', text: 'The dashboard could not be shown.' }] };
-    const rendered = toBlockKit(dashboard);
+    const rendered = toBlockKit(dashboard, { nativeTables: false });
     const quick = toBlockKit(await o.dispatcher.prepareMessage(QUICK_ACTIONS));
     const role = await o.roleOf?.(actor);
     const intro: SlackBlock[] = [

@@ -37,5 +37,26 @@ export const SLACK_MAX_OPTION_TEXT = 75;
 export const SLACK_MAX_OPTION_VALUE = 150;
 /** Table cells are cut to this width so a monospace table stays readable. */
 export const SLACK_TABLE_MAX_CELL = 40;
-/** A table may span this many sections before the rest is summarised. */
+/** A table may span this many sections before the rest is summarised (the monospace fallback). */
 export const SLACK_TABLE_MAX_SECTIONS = 3;
+/**
+ * The native `table` block (https://docs.slack.dev/reference/block-kit/blocks/table-block):
+ * at most 100 rows (the header row included) of at most 20 cells, and one table per message.
+ */
+export const SLACK_TABLE_BLOCK_MAX_ROWS = 100;
+export const SLACK_TABLE_BLOCK_MAX_COLUMNS = 20;
+/** Native tables (`table` and `data_table` together) one message may carry. */
+export const SLACK_MAX_TABLES_PER_MESSAGE = 1;
+/**
+ * The native `data_table` block (https://docs.slack.dev/reference/block-kit/blocks/data-table-block):
+ * a header row and 1–100 rows, 1–20 columns, every row as long; Slack pages it (`page_size` 1–100).
+ * The cells of one table, and of one message, hold at most 10,000 characters together.
+ */
+export const SLACK_DATA_TABLE_MAX_ROWS = 100;
+export const SLACK_DATA_TABLE_MAX_PAGE_SIZE = 100;
+export const SLACK_TABLE_MAX_CELL_CHARS = 10_000;
+/**
+ * Rows a plain `table` block shows; a longer table becomes a `data_table` that Slack pages this
+ * many rows at a time, so a long list does not flood the channel.
+ */
+export const SLACK_TABLE_ROWS_BEFORE_PAGING = 20;

@@ -22,7 +22,15 @@ import {
   SLACK_MAX_SECTION_TEXT,
   SLACK_TABLE_MAX_CELL,
   SLACK_TABLE_MAX_SECTIONS,
+  SLACK_DATA_TABLE_MAX_ROWS,
+  SLACK_MAX_TABLES_PER_MESSAGE,
+  SLACK_TABLE_BLOCK_MAX_COLUMNS,
+  SLACK_TABLE_BLOCK_MAX_ROWS,
+  SLACK_TABLE_MAX_CELL_CHARS,
+  SLACK_TABLE_ROWS_BEFORE_PAGING,
 } from './limits.js';
+
+import type { DataTableBlock, RawNumberElement, RawTextElement, TableBlock } from '@slack/types';
 
 export { dialogToModal } from './dialog-to-modal.js';
 
@@ -150,6 +158,60 @@ function cell(text: string): string {
   return truncate(text.replace(/\s+/g, ' '), SLACK_TABLE_MAX_CELL);
 }
 
+/** A cell of a native table: raw text (Slack wants at least one character), or a number Slack can sort by. */
+function nativeCell(text: string, numeric: boolean): RawTextElement | RawNumberElement {
+  const t = text.replace(/\s+/g, ' ').trim() || '–';
+  if (numeric && /^-?\d{1,3}(,\d{3})*(\.\d+)?$|^-?\d+(\.\d+)?$/.test(t)) {
+    const value = Number(t.replace(/,/g, ''));
+    if (Number.isFinite(value)) return { type: 'raw_number', value, text: t };
+  }
+  return { type: 'raw_text', text: t };
+}
+
+const cellChars = (cells: Array<RawTextElement | RawNumberElement>) => cells.reduce((n, c) => n + String(c.text).length, 0);
+
+/**
+ * A table as Slack's native `table` block, or, when it is longer than
+ * SLACK_TABLE_ROWS_BEFORE_PAGING rows, a `data_table` that Slack pages. Undefined when it does
+ * not fit a native table (too many columns, no rows, a row over the cell budget): the caller
+ * draws it as monospace text instead.
+ */
+function renderNativeTable(table: Table, title: string | undefined): SlackBlock[] | undefined {
+  const cols = table.columns.length;
+  if (cols === 0 || cols > SLACK_TABLE_BLOCK_MAX_COLUMNS || table.rows.length === 0) return undefined;
+  const paged = table.rows.length > SLACK_TABLE_ROWS_BEFORE_PAGING;
+  // The header is one of the `table` block's 100 rows; a data_table has 100 besides its header.
+  const maxRows = paged ? SLACK_DATA_TABLE_MAX_ROWS : SLACK_TABLE_BLOCK_MAX_ROWS - 1;
+  const header = table.columns.map((c) => nativeCell(c.header, false));
+  let budget = SLACK_TABLE_MAX_CELL_CHARS - cellChars(header);
+  const rows: Array<Array<RawTextElement | RawNumberElement>> = [];
+  for (const r of table.rows) {
+    if (rows.length >= maxRows) break;
+    // raw_number only in a data_table, where it sorts; the `table` block's reference names raw_text and rich_text.
+    const cells = table.columns.map((c, i) => nativeCell(r[i] ?? '', paged && c.align === 'right'));
+    const n = cellChars(cells);
+    if (n > budget) break;
+    budget -= n;
+    rows.push(cells);
+  }
+  if (rows.length === 0) return undefined;
+  // Typed against @slack/types' own definitions, so a shape Slack's SDK does not know fails the type check.
+  const block: TableBlock | DataTableBlock = paged
+    ? {
+        type: 'data_table',
+        caption: truncate(table.caption ?? title ?? 'Table', SLACK_MAX_HEADER_TEXT),
+        rows: [header, ...rows],
+        page_size: SLACK_TABLE_ROWS_BEFORE_PAGING,
+      }
+    : { type: 'table', column_settings: table.columns.map((c) => ({ align: c.align ?? 'left' })), rows: [header, ...rows] };
+  const notes: string[] = [];
+  const more = table.rows.length - rows.length;
+  if (more > 0) notes.push(`… ${more} more row${more === 1 ? '' : 's'} not shown`);
+  if (table.caption) notes.push(escapeMrkdwn(table.caption));
+  const out = block as unknown as SlackBlock;
+  return notes.length ? [out, contextBlock(notes.join(' · '))] : [out];
+}
+
 function renderTable(table: Table): SlackBlock[] {
   const cols = table.columns.length;
   const rows = table.rows.map((r) => Array.from({ length: cols }, (_, i) => cell(r[i] ?? '')));
@@ -208,14 +270,22 @@ function renderCode(text: string): SlackBlock[] {
   ];
 }
 
-function renderBlock(b: Block): SlackBlock[] {
+function renderBlock(b: Block, tables: TableSlots): SlackBlock[] {
   switch (b.type) {
     case 'text':
       return renderText(b.text);
     case 'fields':
       return renderFields(b.fields);
-    case 'table':
+    case 'table': {
+      if (tables.free > 0) {
+        const native = renderNativeTable(b.table, tables.title);
+        if (native) {
+          tables.free--;
+          return native;
+        }
+      }
       return renderTable(b.table);
+    }
     case 'progress':
       return [section(`*${escapeMrkdwn(b.label)}*\n\`${progressBar(b.value, b.max)}\``)];
     case 'context': {
@@ -260,14 +330,36 @@ function renderButtons(buttons: Button[]): SlackBlock[] {
   return out;
 }
 
-/** Renders a neutral Message as a Slack message payload (chat.postMessage / respond()). */
-export function toBlockKit(message: Message): BlockKitMessage {
+/** Native tables a message may still take, and the title a data_table's caption falls back to. */
+interface TableSlots {
+  free: number;
+  title?: string;
+}
+
+export interface BlockKitOptions {
+  /**
+   * Draw the message's first table that fits as Slack's native `table` (or `data_table`)
+   * block. Default true; false for surfaces other than messages (App Home), which draw
+   * every table as monospace text.
+   */
+  nativeTables?: boolean;
+}
+
+const isNativeTable = (b: SlackBlock) => b.type === 'table' || b.type === 'data_table';
+
+/**
+ * Renders a neutral Message as a Slack message payload (chat.postMessage / respond()).
+ * The first table that fits becomes a native table block (one per message, Slack's rule); the
+ * others, and one too wide for it, are drawn as monospace text, the fallback every client shows.
+ */
+export function toBlockKit(message: Message, opts: BlockKitOptions = {}): BlockKitMessage {
   const header: SlackBlock[] = [];
   if (message.header?.trim()) {
     header.push({ type: 'header', text: { type: 'plain_text', text: truncate(message.header.replace(/\s+/g, ' '), SLACK_MAX_HEADER_TEXT), emoji: true } });
   }
   const content: SlackBlock[] = [];
-  for (const b of message.blocks) content.push(...renderBlock(b));
+  const tables: TableSlots = { free: opts.nativeTables === false ? 0 : SLACK_MAX_TABLES_PER_MESSAGE, title: message.header };
+  for (const b of message.blocks) content.push(...renderBlock(b, tables));
   const actions = renderButtons(message.buttons ?? []);
   fitTotalText(content, textLength(header) + textLength(actions));
   // Keep every button; cut content blocks visibly when over the per-message limit.
@@ -283,7 +375,9 @@ export function toBlockKit(message: Message): BlockKitMessage {
   // The top level must keep a block: a message without blocks shows `text` as its body, above
   // the attachment, and the same line would appear twice. Without a header the first block
   // leads instead (a one-block message then goes without the bar rather than say it twice).
-  if (message.tone && body.length) {
+  // A native table is not put in a legacy attachment (Slack shows a message's table block
+  // itself, below its other blocks): a message with one keeps every block at the top level, without the bar.
+  if (message.tone && body.length && !body.some(isNativeTable)) {
     const top = header.length ? header : body.splice(0, 1);
     if (!body.length) return { text, blocks: top };
     return { text, blocks: top, attachments: [{ color: TONE_COLORS[message.tone], fallback: text, blocks: body }] };

@@ -20,6 +20,7 @@ import {
   allBlocks,
   type BlockKitMessage,
 } from '../../../src/chat/slack/index.js';
+import { messageTableProblems, tableBlockProblems } from '../../fakes/slack/table-blocks.js';
 
 function fail(what: string): never {
   throw new Error(`Slack limit broken: ${what}`);
@@ -57,6 +58,12 @@ export function assertBlockLimits(blocks: Array<Record<string, any>>, maxBlocks 
       case 'divider':
       case 'input':
         break;
+      case 'table':
+      case 'data_table': {
+        const problems = tableBlockProblems(b);
+        if (problems.length) fail(problems.join('; '));
+        break;
+      }
       default:
         fail(`unknown block type ${b.type}`);
     }
@@ -67,6 +74,8 @@ export function assertSlackLimits(m: BlockKitMessage): void {
   if (m.text.length > SLACK_MAX_FALLBACK_TEXT) fail('fallback text too long');
   if (m.attachments && m.attachments.length !== 1) fail('one attachment expected');
   assertBlockLimits(allBlocks(m));
+  const tables = messageTableProblems(m);
+  if (tables.length) fail(tables.join('; '));
 }
 
 export function assertModalLimits(view: Record<string, any>): void {

@@ -5,7 +5,9 @@
  * Builder to see it; `UPDATE_GOLDEN=1 npx vitest run test/chat/slack/command-golden.test.ts`
  * rewrites them after a deliberate change, and the diff is reviewed like code.
  */
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RawTextElement, TableBlock } from '@slack/types';
+import { messageTableProblems, tableBlockProblems } from '../../fakes/slack/table-blocks.js';
 import { startSlackWorld, type SlackWorld } from '../../support/start-slack-world.js';
 import { startFakeSlack, createSlackDriver, type FakeSlack, type SlackDriver } from '../../fakes/slack/index.js';
 import { assertSlackLimits } from './assert-slack-limits.js';
@@ -54,5 +56,16 @@ describe('real command answers on Slack, kept as golden files', () => {
     const body = (await slack.ask(user, text)).body as Record<string, unknown>;
     assertSlackLimits(body as never);
     expectGolden(`slack/commands/${name}`, scrubVolatile(body));
+  });
+
+  it("answers a list with Slack's native table block, valid as @slack/types defines it, one row per node", async () => {
+    const body = (await slack.ask(READER, 'node list')).body as { blocks: any[]; attachments?: unknown };
+    const tables = body.blocks.filter((b) => b.type === 'table');
+    expect(tables).toHaveLength(1);
+    expect(tableBlockProblems(tables[0])).toEqual([]);
+    expect(messageTableProblems(body)).toEqual([]);
+    const table: TableBlock = tables[0];
+    const firstCells = table.rows.map((r) => (r[0] as RawTextElement).text);
+    expect(firstCells).toEqual(['Name', 'alice', 'bob', 'carol']);
   });
 });

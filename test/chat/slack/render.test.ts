@@ -7,7 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { msg, type Message } from '../../../src/vocabulary/message.js';
 import { statusBadge, statusTone } from '../../../src/vocabulary/format.js';
 import { allBlocks, dialogToModal, readModalOrigin, toBlockKit, SlackRenderError } from '../../../src/chat/slack/index.js';
+import type { DataTableBlock, TableBlock } from '@slack/types';
 import { assertModalLimits, assertSlackLimits } from './assert-slack-limits.js';
+import { messageTableProblems, tableBlockProblems } from '../../fakes/slack/table-blocks.js';
 import { expectGolden } from '../../support/golden.js';
 
 const examples: Record<string, Message> = {
@@ -127,7 +129,7 @@ describe('toBlockKit', () => {
 
   it('summarises a long table visibly and stays within the section limit', () => {
     const rows = Array.from({ length: 500 }, (_, i) => [`node-${i}`, String(i * 1000), 'RUNNING']);
-    const r = toBlockKit({ blocks: [msg.table({ columns: [{ header: 'Name' }, { header: 'Sat', align: 'right' }, { header: 'Status' }], rows })] });
+    const r = toBlockKit({ blocks: [msg.table({ columns: [{ header: 'Name' }, { header: 'Sat', align: 'right' }, { header: 'Status' }], rows })] }, { nativeTables: false });
     assertSlackLimits(r);
     const json = JSON.stringify(r.blocks);
     expect(json).toMatch(/… \d+ more rows not shown/);
@@ -197,6 +199,79 @@ describe('toBlockKit', () => {
       }),
       { numRuns: 60 },
     );
+  });
+});
+
+describe("Slack's native table blocks", () => {
+  const columns = [{ header: 'Node' }, { header: 'Sat', align: 'right' as const }, { header: 'Status' }];
+  const rows = (n: number) => Array.from({ length: n }, (_, i) => [`node-${i}`, (i * 1000).toLocaleString('en-US'), i % 2 ? 'RUNNING' : '']);
+  const tablesOf = (r: ReturnType<typeof toBlockKit>) => allBlocks(r).filter((b) => b.type === 'table' || b.type === 'data_table') as any[];
+
+  it('draws a short table as one table block, the header row first, aligned as the columns say', () => {
+    const r = toBlockKit({ header: 'Nodes', blocks: [msg.table({ columns, rows: rows(3), caption: 'showing 3 of 3' })] });
+    assertSlackLimits(r);
+    const [t] = tablesOf(r);
+    expect(tableBlockProblems(t)).toEqual([]);
+    // The shape @slack/types gives the block.
+    const typed: TableBlock = t;
+    expect(typed.rows[0]).toEqual([{ type: 'raw_text', text: 'Node' }, { type: 'raw_text', text: 'Sat' }, { type: 'raw_text', text: 'Status' }]);
+    expect(typed.rows[2]).toEqual([{ type: 'raw_text', text: 'node-1' }, { type: 'raw_text', text: '1,000' }, { type: 'raw_text', text: 'RUNNING' }]);
+    // An empty cell still has the one character Slack requires.
+    expect(typed.rows[1][2]).toEqual({ type: 'raw_text', text: '–' });
+    expect(typed.column_settings).toEqual([{ align: 'left' }, { align: 'right' }, { align: 'left' }]);
+    expect(JSON.stringify(allBlocks(r))).toContain('showing 3 of 3');
+    expect(JSON.stringify(allBlocks(r))).not.toContain('```');
+  });
+
+  it('lets Slack page a table longer than 20 rows as a data_table, numbers sortable, and says what did not fit', () => {
+    const r = toBlockKit({ header: 'Payments', blocks: [msg.table({ columns, rows: rows(130) })] });
+    assertSlackLimits(r);
+    const [t] = tablesOf(r);
+    const typed: DataTableBlock = t;
+    expect(typed.type).toBe('data_table');
+    expect(typed.page_size).toBe(20);
+    expect(typed.caption).toBe('Payments');
+    expect(typed.rows).toHaveLength(101);
+    expect(typed.rows[3][1]).toEqual({ type: 'raw_number', value: 2000, text: '2,000' });
+    expect(JSON.stringify(allBlocks(r))).toContain('… 30 more rows not shown');
+  });
+
+  it('keeps to one table per message: a second table, or one wider than 20 columns, is drawn as monospace text', () => {
+    const wide = { columns: Array.from({ length: 21 }, (_, i) => ({ header: `c${i}` })), rows: [Array.from({ length: 21 }, (_, i) => `v${i}`)] };
+    const r = toBlockKit({ blocks: [msg.table(wide), msg.table({ columns, rows: rows(2) }), msg.table({ columns, rows: rows(2) })] });
+    assertSlackLimits(r);
+    expect(tablesOf(r)).toHaveLength(1);
+    expect(tablesOf(r)[0].rows[0]).toHaveLength(3);
+    const text = JSON.stringify(allBlocks(r));
+    expect(text).toContain('c20');
+    expect((text.match(/```/g) ?? []).length).toBe(4);
+  });
+
+  it('keeps a message with a table at the top level, where Slack shows its table, even with a tone', () => {
+    const r = toBlockKit({ header: 'Schedules', tone: 'info', blocks: [msg.table({ columns, rows: rows(2) }), msg.context('note')] });
+    assertSlackLimits(r);
+    expect(r.attachments).toBeUndefined();
+    expect(r.blocks.map((b) => b.type)).toEqual(['header', 'table', 'context']);
+  });
+
+  it('draws tables as text where native tables are not wanted (App Home), and for a table with no rows', () => {
+    expect(tablesOf(toBlockKit({ blocks: [msg.table({ columns, rows: rows(2) })] }, { nativeTables: false }))).toHaveLength(0);
+    const empty = toBlockKit({ blocks: [msg.table({ columns, rows: [] })] });
+    expect(tablesOf(empty)).toHaveLength(0);
+    expect(JSON.stringify(empty.blocks)).toContain('(no rows)');
+  });
+
+  it("is checked by a validator that knows Slack's table rules", () => {
+    const t = (n: number) => ({ type: 'table', rows: Array.from({ length: n }, () => [{ type: 'raw_text', text: 'x' }]) });
+    expect(tableBlockProblems(t(100))).toEqual([]);
+    expect(tableBlockProblems(t(101))).toEqual(['table: 101 rows (1–100)']);
+    expect(tableBlockProblems({ type: 'table', rows: [[{ type: 'raw_text', text: '' }]] })).toHaveLength(1);
+    expect(tableBlockProblems({ type: 'table', rows: [[{ type: 'mrkdwn', text: 'x' }]] })).toHaveLength(1);
+    expect(tableBlockProblems({ type: 'table', rows: [[{ type: 'raw_text', text: 'x' }]], column_settings: [{ align: 'middle' }] })).toHaveLength(1);
+    expect(tableBlockProblems({ type: 'data_table', rows: [[{ type: 'raw_text', text: 'h' }]] })).toEqual(['data_table: 1 rows with the header (2–101)', 'data_table: caption is required']);
+    expect(tableBlockProblems({ type: 'data_table', caption: 'c', rows: [[{ type: 'raw_text', text: 'h' }], [{ type: 'raw_text', text: 'a' }, { type: 'raw_text', text: 'b' }]] })).toHaveLength(1);
+    expect(messageTableProblems({ blocks: [t(1), t(1)] })).toEqual(['2 table blocks in one message (only one is allowed)']);
+    expect(messageTableProblems({ blocks: [], attachments: [{ blocks: [t(1)] }] })).toEqual(['a table block inside an attachment']);
   });
 });
 

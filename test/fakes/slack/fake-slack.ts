@@ -10,6 +10,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { waitFor } from '../../support/wait-for.js';
+import { messageTableProblems } from './table-blocks.js';
 
 export interface ApiCall {
   method: string;
@@ -172,10 +173,13 @@ export async function startFakeSlack(opts: { teamId?: string; botUserId?: string
       case 'auth.test':
         return { ok: true, url: 'https://fake.slack.test/', team: 'Fake', user: 'rln', team_id: teamId, user_id: botUserId, bot_id: 'BBOT' };
       case 'chat.postMessage': {
+        const invalid = messageTableProblems(args);
+        if (invalid.length) return { ok: false, error: 'invalid_blocks', errors: invalid };
         const ts = `${tsCounter++}.000100`;
         return { ok: true, channel: args.channel, ts, message: { text: args.text, blocks: args.blocks, ts, thread_ts: args.thread_ts } };
       }
       case 'chat.update':
+        if (messageTableProblems(args).length) return { ok: false, error: 'invalid_blocks', errors: messageTableProblems(args) };
         return { ok: true, channel: args.channel, ts: args.ts, text: args.text };
       case 'chat.postEphemeral':
         return { ok: true, message_ts: `${tsCounter++}.000200` };
@@ -262,6 +266,9 @@ export async function startFakeSlack(opts: { teamId?: string; botUserId?: string
           res.writeHead(404, { 'content-type': 'text/plain' });
           return res.end('expired_url');
         }
+        // Slack refuses a response with broken table blocks (400 invalid_blocks) and shows nothing.
+        const invalid = messageTableProblems(body);
+        if (invalid.length) return json(res, 400, { ok: false, error: 'invalid_blocks', errors: invalid });
         const r: RespondCall = { id, body, seq: ++seq };
         responds.push(r);
         timeline.push({ kind: 'respond', id, seq: r.seq });
