@@ -99,8 +99,6 @@ const list = defineCommand({
   args: z.object({}),
   nodeArg: false,
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const entries = await ctx.services.access.list();
     return {

@@ -24,8 +24,6 @@ const list = defineCommand({
     ...pagingArgs,
   }),
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     let rows = await loadAssets(api);
@@ -52,8 +50,6 @@ const balance = defineCommand({
   example: '/rln asset balance alice USDT',
   args: z.object({ node: nodeArg(), asset_id: assetIdArg() }),
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const assetIdV = await resolveAssetId(api, node.name, ctx.args.asset_id);
@@ -83,8 +79,6 @@ const metadata = defineCommand({
   example: '/rln asset metadata alice rgb:2dkSTbr-…',
   args: z.object({ node: nodeArg(), asset_id: assetIdArg() }),
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const assetIdV = await resolveAssetId(api, node.name, ctx.args.asset_id);
@@ -118,8 +112,6 @@ const media = defineCommand({
   example: '/rln asset media alice 5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03',
   args: z.object({ node: nodeArg(), digest: z.string().regex(/^[0-9a-fA-F]{64}$/, 'a 64-hex-digit digest').describe('Media digest (64 hex digits)') }),
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const { bytes_hex } = await api.getassetmedia({ digest: ctx.args.digest.toLowerCase() });
@@ -186,8 +178,6 @@ const transfers = defineCommand({
   example: '/rln asset transfers alice rgb:2dkSTbr-…',
   args: z.object({ node: nodeArg(), asset_id: assetIdArg(), ...pagingArgs }),
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const assetIdV = await resolveAssetId(api, node.name, ctx.args.asset_id);

@@ -23,8 +23,6 @@ const list = defineCommand({
   example: '/rln channel list alice',
   args: z.object({ node: nodeArg(), ...pagingArgs }),
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const { channels = [] } = await api.listchannels();
@@ -296,8 +294,6 @@ const id = defineCommand({
   example: '/rln channel id alice a8b60c8ce3…',
   args: z.object({ node: nodeArg(), temporary_channel_id: z.string().min(1).describe('Temporary channel id (given by `channel open`)') }),
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const { channel_id } = await api.getchannelid({ temporary_channel_id: ctx.args.temporary_channel_id });

@@ -115,8 +115,6 @@ const decode = defineCommand({
   example: '/rln invoice decode alice lnbcrt30u1…',
   args: z.object({ node: nodeArg(), invoice: z.string().min(4).describe('The invoice (Lightning ln… or RGB rgb:…)') }),
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const invoice = ctx.args.invoice.trim().replace(/^lightning:/i, '');
@@ -177,8 +175,6 @@ const status = defineCommand({
   example: '/rln invoice status alice lnbcrt30u1…',
   args: z.object({ node: nodeArg(), invoice: z.string().min(4).describe('The Lightning invoice') }),
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const { status: st } = await api.invoicestatus({ invoice: ctx.args.invoice.trim() });

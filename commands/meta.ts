@@ -41,8 +41,6 @@ const audit = defineCommand({
   positional: ['node'],
   nodeArg: false,
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const a = ctx.args;
     const filters = {
@@ -107,8 +105,6 @@ const help = defineCommand({
   positional: ['group', 'action'],
   nodeArg: false,
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     return renderHelp(ctx.services.commands, ctx.args.group, ctx.args.action, ctx.place.platform);
   },

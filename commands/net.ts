@@ -15,8 +15,6 @@ const info = defineCommand({
   example: '/rln net info alice',
   args: z.object({ node: nodeArg() }),
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const n = await api.networkinfo();
@@ -34,8 +32,6 @@ const checkIndexer = defineCommand({
   example: '/rln net check-indexer alice tcp://electrum.example.com:50001',
   args: z.object({ node: nodeArg(), indexer_url: z.string().min(3).describe('Indexer URL to check') }),
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const r = await api.checkindexerurl({ indexer_url: ctx.args.indexer_url });
@@ -53,8 +49,6 @@ const checkProxy = defineCommand({
   example: '/rln net check-proxy alice rpcs://proxy.example.com/json-rpc',
   args: z.object({ node: nodeArg(), proxy_url: z.string().min(3).describe('RGB proxy endpoint to check (rpc:// or rpcs://)') }),
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     await api.checkproxyendpoint({ proxy_url: ctx.args.proxy_url });

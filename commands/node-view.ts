@@ -25,8 +25,6 @@ export const list = defineCommand({
   example: '/rln node list',
   args: z.object({ ...pagingArgs }),
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const nodes = await ctx.services.hosting.listNodes();
     if (nodes.length === 0) {
@@ -65,8 +63,6 @@ export const info = defineCommand({
   example: '/rln node info alice',
   args: nodeOnly,
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const node = await ctx.services.hosting.getNode(requireNode(ctx).nodeId);
     const blocks: Block[] = [
@@ -123,8 +119,6 @@ export const image = defineCommand({
   positional: ['node'],
   args: z.object({ node: z.string().min(1).optional().describe('Node name or id (optional)') }),
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const { version } = await ctx.services.hosting.latestImage();
     if (!ctx.node) return imageOverview(version, await ctx.services.hosting.listNodes());

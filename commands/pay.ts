@@ -185,8 +185,6 @@ const list = defineCommand({
   example: '/rln pay list alice',
   args: z.object({ node: nodeArg(), ...pagingArgs }),
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const { payments = [] } = await api.listpayments();

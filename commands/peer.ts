@@ -17,8 +17,6 @@ const list = defineCommand({
   example: '/rln peer list alice',
   args: z.object({ node: nodeArg(), ...pagingArgs }),
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const { peers = [] } = await api.listpeers();

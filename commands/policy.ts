@@ -81,8 +81,6 @@ const list = defineCommand({
   args: z.object({}),
   nodeArg: false,
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const { policy } = ctx.services;
     const approvals = await policy.approvalRules();
@@ -123,8 +121,6 @@ const limits = defineCommand({
   positional: ['who'],
   nodeArg: false,
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const { policy, access } = ctx.services;
     let actor = ctx.actor;

@@ -20,8 +20,6 @@ const balance = defineCommand({
   positional: ['node'],
   nodeArg: false,
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     return (await ctx.services.reports.balance(ctx.args.node, { unit: ctx.args.unit, chartDays: chartDays(ctx.args.days) })).message;
   },
@@ -35,8 +33,6 @@ const channels = defineCommand({
   positional: ['node'],
   nodeArg: false,
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     return (await ctx.services.reports.channels(ctx.args.node, { unit: ctx.args.unit, chartDays: chartDays(ctx.args.days) })).message;
   },
@@ -114,8 +110,6 @@ const schedules = defineCommand({
   args: z.object({}),
   nodeArg: false,
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const list = await ctx.services.reports.schedules(ctx.place.platform, ctx.place.channelId);
     if (!list.length) {

@@ -92,8 +92,6 @@ const status = defineCommand({
   args: z.object({ page: int().min(1).optional().describe('Which page of nodes (8 a page)') }),
   nodeArg: false,
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const [nodes, incidents, watches] = await Promise.all([
       ctx.services.reports.dashboard(),

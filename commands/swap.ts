@@ -173,8 +173,6 @@ const list = defineCommand({
   example: '/rln swap list alice',
   args: z.object({ node: nodeArg(), ...pagingArgs }),
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const { maker = [], taker: takers = [] } = await api.listswaps();

@@ -41,8 +41,6 @@ const balance = defineCommand({
     skip_sync: flag().default(false).describe('Skip the wallet sync first (faster, maybe stale)'),
   }),
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const b = await api.btcbalance({ skip_sync: ctx.args.skip_sync });
@@ -78,8 +76,6 @@ const unspents = defineCommand({
     ...pagingArgs,
   }),
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const { unspents: list = [] } = await api.listunspents({ skip_sync: ctx.args.skip_sync });
@@ -157,8 +153,6 @@ const transactions = defineCommand({
     ...pagingArgs,
   }),
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const { transactions: list = [] } = await api.listtransactions({ skip_sync: ctx.args.skip_sync });
@@ -260,8 +254,6 @@ const fee = defineCommand({
     blocks: int().min(1).max(1008).default(6).describe('Target confirmation, in blocks (default 6)'),
   }),
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const { fee_rate } = await api.estimatefee({ blocks: ctx.args.blocks });

@@ -185,8 +185,6 @@ const list = defineCommand({
   args: z.object({}),
   nodeArg: false,
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx): Promise<Message> {
     const watches = await ctx.services.watches.list(ctx.place);
     const incidents = await ctx.services.watches.incidents({ place: ctx.place, state: 'open' });
