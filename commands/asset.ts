@@ -8,13 +8,13 @@ import { type AnyCommand } from '../src/engine/index.js';
 import { assetIdArg, flag, int, nodeArg, pagingArgs } from './support/arg-types.js';
 import { assetLabel, assetTable, describeAsset, loadAssets, resolveAssetId } from './support/asset-table.js';
 import { nodeClient } from './support/node-client.js';
-import { paginate } from './support/paginate.js';
+import { nodeListCommand } from './support/list-command.js';
 import { bodyOf, formatTime, titled } from './support/present.js';
 import { assetIssueCommands } from './asset-issue.js';
 import { assetSend } from './asset-send.js';
 
 
-const list = defineCommand({
+const list = nodeListCommand({
   path: 'asset list',
   summary: 'List RGB assets with balances (precision applied)',
   example: '/rln asset list alice',
@@ -23,25 +23,22 @@ const list = defineCommand({
     schema: z.enum(['all', 'nia', 'cfa', 'uda']).default('all').describe('Only one schema: nia, cfa or uda (default all)'),
     ...pagingArgs,
   }),
-  role: 'read',
-  async handler(ctx) {
-    const { node, api } = nodeClient(ctx);
+  title: 'Assets',
+  async load({ ctx, api }) {
     let rows = await loadAssets(api);
     if (ctx.args.schema !== 'all') rows = rows.filter((r) => r.schema === ctx.args.schema.toUpperCase());
-    if (rows.length === 0) {
-      return { header: titled('Assets', node), tone: 'neutral', blocks: [msg.text('No RGB assets.'), msg.context(`Issue one: \`asset issue-nia ${node.name} TICK "Name" 1000\`.`)] };
-    }
-    rows.sort((a, b) => assetLabel(a).localeCompare(assetLabel(b)));
-    const { items, caption } = paginate(rows, ctx.args);
-    return {
-      header: titled(`Assets (${rows.length})`, node),
-      tone: 'info',
-      blocks: [
-        msg.table(assetTable(items, caption)),
-        msg.context(['Amounts with each asset’s precision applied. Ids: ', ...items.slice(0, 10).flatMap((r, i) => [...(i ? [' · '] : []), `${assetLabel(r)} `, { code: r.asset_id }])]),
-      ],
-    };
+    return { rows: rows.sort((a, b) => assetLabel(a).localeCompare(assetLabel(b))) };
   },
+  empty: (node) => [msg.text('No RGB assets.'), msg.context(`Issue one: \`asset issue-nia ${node.name} TICK "Name" 1000\`.`)],
+  page: ({ items }) => ({
+    table: assetTable(items),
+    after: [
+      msg.context([
+        'Amounts with each asset’s precision applied. Ids: ',
+        ...items.slice(0, 10).flatMap((r, i) => [...(i ? [' · '] : []), `${assetLabel(r)} `, { code: r.asset_id }]),
+      ]),
+    ],
+  }),
 });
 
 const balance = defineCommand({
@@ -172,38 +169,41 @@ const upload = defineCommand({
   },
 });
 
-const transfers = defineCommand({
+const transfers = nodeListCommand({
   path: 'asset transfers',
   summary: 'List the transfers of an RGB asset',
   example: '/rln asset transfers alice rgb:2dkSTbr-…',
   args: z.object({ node: nodeArg(), asset_id: assetIdArg(), ...pagingArgs }),
-  role: 'read',
-  async handler(ctx) {
-    const { node, api } = nodeClient(ctx);
+  async load({ ctx, node, api }) {
     const assetIdV = await resolveAssetId(api, node.name, ctx.args.asset_id);
     const { transfers: list = [] } = await api.listtransfers({ asset_id: assetIdV });
     const { label, precision } = await describeAsset(api, assetIdV);
-    if (list.length === 0) return { header: titled(`${label} transfers`, node), tone: 'neutral', blocks: [msg.text('No transfers.')] };
-    const sorted = [...list].sort((x, y) => Number(y.idx ?? 0) - Number(x.idx ?? 0));
-    const { items, caption } = paginate(sorted, ctx.args);
-    const sumOf = (t: (typeof list)[number]) => (t.assignments ?? []).reduce((s, x) => s + BigInt(x.value ?? 0), 0n);
+    return { rows: [...list].sort((x, y) => Number(y.idx ?? 0) - Number(x.idx ?? 0)), label, precision };
+  },
+  title: ({ label }) => `${label} transfers`,
+  empty: () => [msg.text('No transfers.')],
+  page: ({ items, loaded: { label, precision } }) => {
+    const sumOf = (t: (typeof items)[number]) => (t.assignments ?? []).reduce((s, x) => s + BigInt(x.value ?? 0), 0n);
+    const requested = (t: (typeof items)[number]) => t.requested_assignment?.value;
     return {
-      header: titled(`${label} transfers (${list.length})`, node),
-      tone: 'info',
-      blocks: [
-        msg.table({
-          columns: [{ header: 'Idx', align: 'right' }, { header: 'Kind' }, { header: 'Status' }, { header: `Amount (${label})`, align: 'right' }, { header: 'Txid' }, { header: 'Updated' }],
-          rows: items.map((t) => [
-            String(t.idx ?? '—'),
-            String(t.kind ?? '—'),
-            String(t.status ?? '—'),
-            t.requested_assignment?.value !== undefined && t.requested_assignment?.value !== null ? withPrecision(t.requested_assignment.value, precision) : withPrecision(sumOf(t), precision),
-            t.txid ? shortId(t.txid, 12) : '—',
-            formatTime(t.updated_at),
-          ]),
-          caption,
-        }),
-      ],
+      table: {
+        columns: [
+          { header: 'Idx', align: 'right' },
+          { header: 'Kind' },
+          { header: 'Status' },
+          { header: `Amount (${label})`, align: 'right' },
+          { header: 'Txid' },
+          { header: 'Updated' },
+        ],
+        rows: items.map((t) => [
+          String(t.idx ?? '—'),
+          String(t.kind ?? '—'),
+          String(t.status ?? '—'),
+          withPrecision(requested(t) ?? sumOf(t), precision),
+          t.txid ? shortId(t.txid, 12) : '—',
+          formatTime(t.updated_at),
+        ]),
+      },
     };
   },
 });

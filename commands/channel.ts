@@ -8,30 +8,34 @@ import { type AnyCommand } from '../src/engine/index.js';
 import { assetAmount, checkAssetPair, flag, int, msatAmount, nodeArg, pagingArgs, rawFlag, satAmount } from './support/arg-types.js';
 import { assetNamed, rawAssetAmount } from './support/asset-amount.js';
 import { ourNodeNames, pubkeyLabel, resolvePubkey } from './support/our-nodes.js';
-import { assetAmountText, assetIndex, resolveAssetId } from './support/asset-table.js';
+import { assetAmountText, assetIndex, assetIndexIf, resolveAssetId } from './support/asset-table.js';
 import { nodeClient } from './support/node-client.js';
-import { paginate } from './support/paginate.js';
+import { nodeListCommand } from './support/list-command.js';
 import { peerOfAccountNode } from './support/peer-of-account-node.js';
 import { compact, titled } from './support/present.js';
 import { channelOpenSpend } from './support/spend.js';
 
 const STATE_MARK: Record<string, string> = { Opening: '🟡', Opened: '🟢', Closing: '🔴' };
 
-const list = defineCommand({
+const list = nodeListCommand({
   path: 'channel list',
   summary: 'List channels: state, peer, capacity, local/remote, asset amounts',
   example: '/rln channel list alice',
   args: z.object({ node: nodeArg(), ...pagingArgs }),
-  role: 'read',
-  async handler(ctx) {
-    const { node, api } = nodeClient(ctx);
+  title: 'Channels',
+  async load({ api }) {
     const { channels = [] } = await api.listchannels();
-    if (channels.length === 0) {
-      return { header: titled('Channels', node), tone: 'neutral', blocks: [msg.text('No channels.'), msg.context(`Open one: \`channel open ${node.name} <pubkey>@<host>:<port> <capacity_sat>\`, or give another of your nodes by name instead of the pubkey.`)] };
-    }
-    const assets = channels.some((c) => c.asset_id) ? await assetIndex(api) : new Map<string, { label: string; precision: number }>();
+    return { rows: channels };
+  },
+  empty: (node) => [
+    msg.text('No channels.'),
+    msg.context(
+      `Open one: \`channel open ${node.name} <pubkey>@<host>:<port> <capacity_sat>\`, or give another of your nodes by name instead of the pubkey.`,
+    ),
+  ],
+  async page({ ctx, node, api, items, all: channels }) {
+    const assets = await assetIndexIf(api, channels.some((c) => c.asset_id));
     const ours = await ourNodeNames(ctx);
-    const { items, caption } = paginate(channels, ctx.args);
     let cap = 0n;
     let local = 0n;
     let remote = 0n;
@@ -43,49 +47,48 @@ const list = defineCommand({
       if (c.is_usable) usable++;
     }
     return {
-      header: titled(`Channels (${channels.length})`, node),
       tone: usable === channels.length ? 'success' : 'warning',
-      blocks: [
+      before: [
         msg.fields([
           { label: 'Usable', value: `${usable} / ${channels.length}`, inline: true },
           { label: 'Capacity', value: formatSats(cap), inline: true },
           { label: 'Local / remote', value: `${formatSats(local)} / ${formatSats(remote)}`, inline: true },
         ]),
-        msg.table({
-          columns: [
-            { header: 'State' },
-            { header: 'Peer' },
-            { header: 'Capacity (sat)', align: 'right' },
-            { header: 'Local (sat)', align: 'right' },
-            { header: 'Remote (sat)', align: 'right' },
-            { header: 'Asset local / remote', align: 'right' },
-            { header: 'Channel' },
-          ],
-          rows: items.map((c) => {
-            const st = String(c.status ?? '—');
-            const state = `${STATE_MARK[st] ?? '⚪'} ${st}${c.status === 'Opened' && !c.is_usable ? ' (not usable)' : ''}`;
-            let asset = '—';
-            if (c.asset_id) {
-              const info = assets.get(c.asset_id);
-              const p = info?.precision ?? 0;
-              asset = `${withPrecision(c.asset_local_amount ?? 0, p)} / ${withPrecision(c.asset_remote_amount ?? 0, p)} ${info?.label ?? shortId(c.asset_id, 10)}`;
-            }
-            return [
-              state,
-              ours.has((c.peer_pubkey ?? '').toLowerCase())
-                ? pubkeyLabel(ours, c.peer_pubkey, (k) => shortId(k, 8))
-                : c.peer_alias ? `${c.peer_alias} (${shortId(c.peer_pubkey ?? '', 8)})` : shortId(c.peer_pubkey ?? '—'),
-              thousands(c.capacity_sat ?? 0),
-              thousands(msatToSat(c.outbound_balance_msat ?? 0)),
-              thousands(msatToSat(c.inbound_balance_msat ?? 0)),
-              asset,
-              shortId(c.channel_id ?? '—', 12),
-            ];
-          }),
-          caption,
-        }),
-        msg.context(`Close one with \`channel close ${node.name} <channel>\` (the id as shown is enough).`),
       ],
+      table: {
+        columns: [
+          { header: 'State' },
+          { header: 'Peer' },
+          { header: 'Capacity (sat)', align: 'right' },
+          { header: 'Local (sat)', align: 'right' },
+          { header: 'Remote (sat)', align: 'right' },
+          { header: 'Asset local / remote', align: 'right' },
+          { header: 'Channel' },
+        ],
+        rows: items.map((c) => {
+          const st = String(c.status ?? '—');
+          const state = `${STATE_MARK[st] ?? '⚪'} ${st}${c.status === 'Opened' && !c.is_usable ? ' (not usable)' : ''}`;
+          let asset = '—';
+          if (c.asset_id) {
+            const info = assets.get(c.asset_id);
+            const p = info?.precision ?? 0;
+            const amounts = `${withPrecision(c.asset_local_amount ?? 0, p)} / ${withPrecision(c.asset_remote_amount ?? 0, p)}`;
+            asset = `${amounts} ${info?.label ?? shortId(c.asset_id, 10)}`;
+          }
+          return [
+            state,
+            ours.has((c.peer_pubkey ?? '').toLowerCase())
+              ? pubkeyLabel(ours, c.peer_pubkey, (k) => shortId(k, 8))
+              : c.peer_alias ? `${c.peer_alias} (${shortId(c.peer_pubkey ?? '', 8)})` : shortId(c.peer_pubkey ?? '—'),
+            thousands(c.capacity_sat ?? 0),
+            thousands(msatToSat(c.outbound_balance_msat ?? 0)),
+            thousands(msatToSat(c.inbound_balance_msat ?? 0)),
+            asset,
+            shortId(c.channel_id ?? '—', 12),
+          ];
+        }),
+      },
+      after: [msg.context(`Close one with \`channel close ${node.name} <channel>\` (the id as shown is enough).`)],
     };
   },
 });

@@ -6,7 +6,7 @@ import type { HostedNode } from '../src/hosting/index.js';
 import { lockStateText, lockStates } from './support/lock-state.js';
 import { imageOf, imageOverview } from './support/node-image.js';
 import { nodeArg, pagingArgs } from './support/arg-types.js';
-import { paginate } from './support/paginate.js';
+import { listReply } from './support/list-command.js';
 import { formatTime, peerAddressOf, rlnNameOf, titled, yesNo } from './support/present.js';
 import { requireNode } from './support/require-node.js';
 
@@ -27,33 +27,27 @@ export const list = defineCommand({
   role: 'read',
   async handler(ctx) {
     const nodes = await ctx.services.hosting.listNodes();
-    if (nodes.length === 0) {
-      return {
-        header: 'Nodes',
-        tone: 'neutral',
-        blocks: [msg.text('No nodes yet.'), msg.context('Create one with `node create <name>`.')],
-      };
-    }
-    const sorted = [...nodes].sort((a, b) => a.name.localeCompare(b.name));
-    const { items, caption } = paginate(sorted, ctx.args);
-    const counts = new Map<string, number>();
-    for (const n of nodes) counts.set(n.status, (counts.get(n.status) ?? 0) + 1);
-    const summary = [...counts.entries()].map(([s, c]) => `${c} ${statusBadge(s)}`).join(' · ');
-    const anyFailed = counts.has('FAILED');
-    const locks = await lockStates(ctx, items);
-    return {
-      header: `Nodes (${nodes.length})`,
-      tone: anyFailed ? 'danger' : 'info',
-      summary: `${nodes.length} nodes: ${summary}`,
-      blocks: [
-        msg.text(summary),
-        msg.table({
-          columns: [{ header: 'Name' }, { header: 'Status' }, { header: 'Wallet' }, { header: 'Network' }, { header: 'Initialized' }, { header: 'Last build' }],
-          rows: items.map((n, i) => [n.name, statusBadge(n.status), lockStateText(locks[i]), n.network, yesNo(n.initialized), lastBuild(n)]),
-          caption,
-        }),
-      ],
-    };
+    return listReply({
+      title: 'Nodes',
+      rows: [...nodes].sort((a, b) => a.name.localeCompare(b.name)),
+      paging: ctx.args,
+      empty: [msg.text('No nodes yet.'), msg.context('Create one with `node create <name>`.')],
+      async page(items) {
+        const counts = new Map<string, number>();
+        for (const n of nodes) counts.set(n.status, (counts.get(n.status) ?? 0) + 1);
+        const summary = [...counts.entries()].map(([s, c]) => `${c} ${statusBadge(s)}`).join(' · ');
+        const locks = await lockStates(ctx, items);
+        return {
+          tone: counts.has('FAILED') ? 'danger' : 'info',
+          summary: `${nodes.length} nodes: ${summary}`,
+          before: [msg.text(summary)],
+          table: {
+            columns: [{ header: 'Name' }, { header: 'Status' }, { header: 'Wallet' }, { header: 'Network' }, { header: 'Initialized' }, { header: 'Last build' }],
+            rows: items.map((n, i) => [n.name, statusBadge(n.status), lockStateText(locks[i]), n.network, yesNo(n.initialized), lastBuild(n)]),
+          },
+        };
+      },
+    });
   },
 });
 

@@ -5,12 +5,12 @@ import { msg, type Field } from '../src/vocabulary/index.js';
 import { defineCommand, type CommandContext } from './define-command.js';
 import { type AnyCommand, type Refusal } from '../src/engine/index.js';
 import { assetAmount as assetAmountArg, checkAssetPair, msatAmount, nodeArg, pagingArgs, rawFlag } from './support/arg-types.js';
-import { assetIndex, resolveAssetId } from './support/asset-table.js';
+import { assetIndex, assetIndexIf, resolveAssetId } from './support/asset-table.js';
 import { assetNamed, rawAssetAmount } from './support/asset-amount.js';
 import { ourNodeNames, resolvePubkey } from './support/our-nodes.js';
 import { nodeClient } from './support/node-client.js';
 import type { NodeApiClient } from '../src/node-api/index.js';
-import { paginate } from './support/paginate.js';
+import { nodeListCommand } from './support/list-command.js';
 import { compact, formatTime, titled } from './support/present.js';
 import { invoiceSpend, keysendSpend } from './support/spend.js';
 
@@ -179,36 +179,46 @@ const keysend = defineCommand({
   },
 });
 
-const list = defineCommand({
+const list = nodeListCommand({
   path: 'pay list',
   summary: 'List Lightning payments, newest first',
   example: '/rln pay list alice',
   args: z.object({ node: nodeArg(), ...pagingArgs }),
-  role: 'read',
-  async handler(ctx) {
-    const { node, api } = nodeClient(ctx);
+  title: 'Payments',
+  async load({ api }) {
     const { payments = [] } = await api.listpayments();
-    if (payments.length === 0) return { header: titled('Payments', node), tone: 'neutral', blocks: [msg.text('No payments yet.')] };
-    const sorted = [...payments].sort((x, y) => Number(y.created_at ?? 0) - Number(x.created_at ?? 0));
-    const { items, caption } = paginate(sorted, ctx.args);
-    const assets = items.some((p) => p.asset_id) ? await assetIndex(api) : new Map<string, { label: string; precision: number }>();
+    return { rows: [...payments].sort((x, y) => Number(y.created_at ?? 0) - Number(x.created_at ?? 0)) };
+  },
+  empty: () => [msg.text('No payments yet.')],
+  async page({ api, items, all: payments }) {
+    const assets = await assetIndexIf(api, items.some((p) => p.asset_id));
     const counts = { in: 0, out: 0 };
     for (const p of payments) counts[p.inbound ? 'in' : 'out']++;
+    const assetText = (p: (typeof items)[number]) => {
+      if (!p.asset_id) return '—';
+      const info = assets.get(p.asset_id);
+      return info ? `${withPrecision(p.asset_amount ?? 0, info.precision)} ${info.label}` : `${thousands(p.asset_amount ?? 0)} ${shortId(p.asset_id, 8)}`;
+    };
     return {
-      header: titled(`Payments (${payments.length})`, node),
-      tone: 'info',
-      blocks: [
-        msg.text(`${counts.in} received · ${counts.out} sent`),
-        msg.table({
-          columns: [{ header: 'Dir' }, { header: 'Status' }, { header: 'Sats', align: 'right' }, { header: 'Asset', align: 'right' }, { header: 'Hash' }, { header: 'Created' }],
-          rows: items.map((p) => {
-            const info = p.asset_id ? assets.get(p.asset_id) : undefined;
-            const asset = p.asset_id ? (info ? `${withPrecision(p.asset_amount ?? 0, info.precision)} ${info.label}` : `${thousands(p.asset_amount ?? 0)} ${shortId(p.asset_id, 8)}`) : '—';
-            return [p.inbound ? 'in' : 'out', String(p.status ?? '—'), thousands(msatToSat(p.amt_msat ?? 0)), asset, shortId(p.payment_hash ?? '—', 12), formatTime(p.created_at)];
-          }),
-          caption,
-        }),
-      ],
+      before: [msg.text(`${counts.in} received · ${counts.out} sent`)],
+      table: {
+        columns: [
+          { header: 'Dir' },
+          { header: 'Status' },
+          { header: 'Sats', align: 'right' },
+          { header: 'Asset', align: 'right' },
+          { header: 'Hash' },
+          { header: 'Created' },
+        ],
+        rows: items.map((p) => [
+          p.inbound ? 'in' : 'out',
+          String(p.status ?? '—'),
+          thousands(msatToSat(p.amt_msat ?? 0)),
+          assetText(p),
+          shortId(p.payment_hash ?? '—', 12),
+          formatTime(p.created_at),
+        ]),
+      },
     };
   },
 });

@@ -6,28 +6,28 @@ import { defineCommand } from './define-command.js';
 import { type AnyCommand } from '../src/engine/index.js';
 import { nodeArg, pagingArgs } from './support/arg-types.js';
 import { nodeClient } from './support/node-client.js';
-import { paginate } from './support/paginate.js';
+import { nodeListCommand } from './support/list-command.js';
 import { peerOfAccountNode } from './support/peer-of-account-node.js';
 import { ourNodeNames, resolvePubkey } from './support/our-nodes.js';
 import { titled } from './support/present.js';
 
-const list = defineCommand({
+const list = nodeListCommand({
   path: 'peer list',
   summary: 'List connected peers',
   example: '/rln peer list alice',
   args: z.object({ node: nodeArg(), ...pagingArgs }),
-  role: 'read',
-  async handler(ctx) {
-    const { node, api } = nodeClient(ctx);
+  title: 'Peers',
+  async load({ api }) {
     const { peers = [] } = await api.listpeers();
-    if (peers.length === 0) return { header: titled('Peers', node), tone: 'neutral', blocks: [msg.text('No connected peers.'), msg.context(`Connect one: \`peer connect ${node.name} <pubkey>@<host>:<port>\`, or the name of another of your nodes.`)] };
-    const { items, caption } = paginate(peers, ctx.args);
+    return { rows: peers };
+  },
+  empty: (node) => [
+    msg.text('No connected peers.'),
+    msg.context(`Connect one: \`peer connect ${node.name} <pubkey>@<host>:<port>\`, or the name of another of your nodes.`),
+  ],
+  async page({ ctx, items }) {
     const ours = await ourNodeNames(ctx);
-    return {
-      header: titled(`Peers (${peers.length})`, node),
-      tone: 'info',
-      blocks: [msg.table({ columns: [{ header: 'Pubkey' }, { header: 'Our node' }], rows: items.map((p) => [p.pubkey ?? '—', ours.get((p.pubkey ?? '').toLowerCase()) ?? '—']), caption })],
-    };
+    return { table: { columns: [{ header: 'Pubkey' }, { header: 'Our node' }], rows: items.map((p) => [p.pubkey ?? '—', ours.get((p.pubkey ?? '').toLowerCase()) ?? '—']) } };
   },
 });
 

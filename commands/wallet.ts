@@ -5,10 +5,10 @@ import { msg } from '../src/vocabulary/index.js';
 import { defineCommand } from './define-command.js';
 import { type AnyCommand } from '../src/engine/index.js';
 import { flag, int, nodeArg, pagingArgs, satAmount } from './support/arg-types.js';
-import { assetIndex } from './support/asset-table.js';
+import { assetIndexIf } from './support/asset-table.js';
 import { withPrecision } from '../src/vocabulary/index.js';
 import { nodeClient } from './support/node-client.js';
-import { paginate } from './support/paginate.js';
+import { nodeListCommand } from './support/list-command.js';
 import { bodyOf, formatTime, shortOutpoint, titled, yesNo } from './support/present.js';
 import { qrFile } from './support/qr-file.js';
 
@@ -66,7 +66,7 @@ const balance = defineCommand({
   },
 });
 
-const unspents = defineCommand({
+const unspents = nodeListCommand({
   path: 'wallet unspents',
   summary: 'List unspent outputs and their RGB allocations',
   example: '/rln wallet unspents alice',
@@ -75,39 +75,34 @@ const unspents = defineCommand({
     skip_sync: flag().default(false).describe('Skip the wallet sync first'),
     ...pagingArgs,
   }),
-  role: 'read',
-  async handler(ctx) {
-    const { node, api } = nodeClient(ctx);
+  title: 'Unspent outputs',
+  async load({ ctx, api }) {
     const { unspents: list = [] } = await api.listunspents({ skip_sync: ctx.args.skip_sync });
-    if (list.length === 0) {
-      return { header: titled('Unspent outputs', node), tone: 'neutral', blocks: [msg.text('No unspent outputs.'), msg.context(`Fund it: \`wallet address ${node.name}\`.`)] };
-    }
-    const { items, caption } = paginate(list, ctx.args);
+    return { rows: list };
+  },
+  empty: (node) => [msg.text('No unspent outputs.'), msg.context(`Fund it: \`wallet address ${node.name}\`.`)],
+  async page({ api, items, all }) {
     // Allocations in display units with the ticker, as every other command shows assets.
-    const assets = items.some((u) => u.rgb_allocations?.length) ? await assetIndex(api) : new Map<string, { label: string; precision: number }>();
+    const assets = await assetIndexIf(api, items.some((u) => u.rgb_allocations?.length));
     const allocation = (a: { asset_id?: string | null; assignment?: { value?: number | bigint | null } | null; settled?: boolean | null }) => {
       const info = assets.get(a.asset_id ?? '');
       const value = a.assignment?.value ?? 0;
-      return `${info ? `${withPrecision(value, info.precision)} ${info.label}` : `${thousands(value)} raw ${shortId(a.asset_id ?? '?', 12)}`}${a.settled ? '' : ' (pending)'}`;
+      const amount = info ? `${withPrecision(value, info.precision)} ${info.label}` : `${thousands(value)} raw ${shortId(a.asset_id ?? '?', 12)}`;
+      return `${amount}${a.settled ? '' : ' (pending)'}`;
     };
     let total = 0n;
-    for (const u of list) total += BigInt(u.utxo?.btc_amount ?? 0);
+    for (const u of all) total += BigInt(u.utxo?.btc_amount ?? 0);
     return {
-      header: titled(`Unspent outputs (${list.length})`, node),
-      tone: 'info',
-      blocks: [
-        msg.table({
-          columns: [{ header: 'Outpoint' }, { header: 'Sats', align: 'right' }, { header: 'Colorable' }, { header: 'RGB allocations' }],
-          rows: items.map((u) => [
-            shortOutpoint(u.utxo?.outpoint ?? '—'),
-            thousands(u.utxo?.btc_amount ?? 0),
-            yesNo(u.utxo?.colorable),
-            (u.rgb_allocations ?? []).map(allocation).join(', ') || '—',
-          ]),
-          caption,
-        }),
-        msg.context(`Total: ${formatSats(total)}`),
-      ],
+      table: {
+        columns: [{ header: 'Outpoint' }, { header: 'Sats', align: 'right' }, { header: 'Colorable' }, { header: 'RGB allocations' }],
+        rows: items.map((u) => [
+          shortOutpoint(u.utxo?.outpoint ?? '—'),
+          thousands(u.utxo?.btc_amount ?? 0),
+          yesNo(u.utxo?.colorable),
+          (u.rgb_allocations ?? []).map(allocation).join(', ') || '—',
+        ]),
+      },
+      after: [msg.context(`Total: ${formatSats(total)}`)],
     };
   },
 });
@@ -143,7 +138,7 @@ const utxos = defineCommand({
   },
 });
 
-const transactions = defineCommand({
+const transactions = nodeListCommand({
   path: 'wallet transactions',
   summary: 'List on-chain transactions, newest first',
   example: '/rln wallet transactions alice',
@@ -152,42 +147,35 @@ const transactions = defineCommand({
     skip_sync: flag().default(false).describe('Skip the wallet sync first'),
     ...pagingArgs,
   }),
-  role: 'read',
-  async handler(ctx) {
-    const { node, api } = nodeClient(ctx);
+  title: 'Transactions',
+  async load({ ctx, api }) {
     const { transactions: list = [] } = await api.listtransactions({ skip_sync: ctx.args.skip_sync });
-    if (list.length === 0) return { header: titled('Transactions', node), tone: 'neutral', blocks: [msg.text('No transactions.')] };
     // Newest first: unconfirmed ones on top, then by block height.
     const heightOf = (t: (typeof list)[number]) => Number(t.confirmation_time?.height ?? Number.MAX_SAFE_INTEGER);
-    const sorted = list.map((t, i) => ({ t, i })).sort((a, b) => heightOf(b.t) - heightOf(a.t) || b.i - a.i).map(({ t }) => t);
-    const { items, caption } = paginate(sorted, ctx.args);
-    return {
-      header: titled(`Transactions (${list.length})`, node),
-      tone: 'info',
-      blocks: [
-        msg.table({
-          columns: [
-            { header: 'Type' },
-            { header: 'Txid' },
-            { header: 'Received', align: 'right' },
-            { header: 'Sent', align: 'right' },
-            { header: 'Fee', align: 'right' },
-            { header: 'Confirmed' },
-          ],
-          rows: items.map((t) => [
-            String(t.transaction_type ?? '—'),
-            shortId(t.txid ?? '—', 12),
-            thousands(t.received ?? 0),
-            thousands(t.sent ?? 0),
-            thousands(t.fee ?? 0),
-            t.confirmation_time ? `${formatTime(t.confirmation_time.timestamp)} (#${thousands(t.confirmation_time.height ?? 0)})` : 'unconfirmed',
-          ]),
-          caption,
-        }),
-        msg.context('Amounts in sats.'),
-      ],
-    };
+    return { rows: list.map((t, i) => ({ t, i })).sort((a, b) => heightOf(b.t) - heightOf(a.t) || b.i - a.i).map(({ t }) => t) };
   },
+  empty: () => [msg.text('No transactions.')],
+  page: ({ items }) => ({
+    table: {
+      columns: [
+        { header: 'Type' },
+        { header: 'Txid' },
+        { header: 'Received', align: 'right' },
+        { header: 'Sent', align: 'right' },
+        { header: 'Fee', align: 'right' },
+        { header: 'Confirmed' },
+      ],
+      rows: items.map((t) => [
+        String(t.transaction_type ?? '—'),
+        shortId(t.txid ?? '—', 12),
+        thousands(t.received ?? 0),
+        thousands(t.sent ?? 0),
+        thousands(t.fee ?? 0),
+        t.confirmation_time ? `${formatTime(t.confirmation_time.timestamp)} (#${thousands(t.confirmation_time.height ?? 0)})` : 'unconfirmed',
+      ]),
+    },
+    after: [msg.context('Amounts in sats.')],
+  }),
 });
 
 /** A one-input, two-output P2WPKH spend: what the confirmation's fee estimate assumes. */

@@ -103,6 +103,11 @@ export async function assetIndex(api: NodeApiClient): Promise<Map<string, { labe
   }
 }
 
+/** assetIndex when a list shows an asset (`needed`), else an empty map, without asking the node. */
+export async function assetIndexIf(api: NodeApiClient, needed: boolean): Promise<Map<string, { label: string; precision: number }>> {
+  return needed ? assetIndex(api) : new Map();
+}
+
 /** `10.00 USDT` when the node knows the asset; else the raw amount (a new asset has no known precision yet). */
 export async function assetAmountText(api: NodeApiClient, assetId: string, raw: number | bigint): Promise<string> {
   const info = (await assetIndex(api)).get(assetId);
