@@ -12,31 +12,32 @@ const days = () =>
   z.enum(['7', '30', '0']).default('7').describe('Days of history in the chart: 7 (default) or 30; 0 for no chart');
 const chartDays = (d: '7' | '30' | '0') => Number(d) as 0 | 7 | 30;
 
-const balance = defineCommand({
-  path: 'report balance',
-  summary: 'Balance report: on-chain BTC, Lightning and RGB assets, with the change since the last report',
-  example: '/rln report balance all',
-  args: z.object({ node: target(), unit: unit(), days: days() }),
-  positional: ['node'],
-  nodeArg: false,
-  role: 'read',
-  async handler(ctx) {
-    return (await ctx.services.reports.balance(ctx.args.node, { unit: ctx.args.unit, chartDays: chartDays(ctx.args.days) })).message;
-  },
-});
+/** `report balance` and `report channels`: the report now, for a node or all of them. */
+const reportNow = (kind: 'balance' | 'channels', summary: string, example: string) =>
+  defineCommand({
+    path: `report ${kind}`,
+    summary,
+    example,
+    args: z.object({ node: target(), unit: unit(), days: days() }),
+    positional: ['node'],
+    nodeArg: false,
+    role: 'read',
+    async handler(ctx) {
+      return (await ctx.services.reports[kind](ctx.args.node, { unit: ctx.args.unit, chartDays: chartDays(ctx.args.days) })).message;
+    },
+  });
 
-const channels = defineCommand({
-  path: 'report channels',
-  summary: 'Channel report: capacity, liquidity, asset amounts and state per channel, and changes since last run',
-  example: '/rln report channels alice',
-  args: z.object({ node: target(), unit: unit(), days: days() }),
-  positional: ['node'],
-  nodeArg: false,
-  role: 'read',
-  async handler(ctx) {
-    return (await ctx.services.reports.channels(ctx.args.node, { unit: ctx.args.unit, chartDays: chartDays(ctx.args.days) })).message;
-  },
-});
+const balance = reportNow(
+  'balance',
+  'Balance report: on-chain BTC, Lightning and RGB assets, with the change since the last report',
+  '/rln report balance all',
+);
+
+const channels = reportNow(
+  'channels',
+  'Channel report: capacity, liquidity, asset amounts and state per channel, and changes since last run',
+  '/rln report channels alice',
+);
 
 const digest = defineCommand({
   path: 'report digest',
