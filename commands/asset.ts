@@ -107,7 +107,10 @@ const media = defineCommand({
   path: 'asset media',
   summary: 'Fetch an asset media file by its digest (size and a hex preview)',
   example: '/rln asset media alice 5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03',
-  args: z.object({ node: nodeArg(), digest: z.string().regex(/^[0-9a-fA-F]{64}$/, 'a 64-hex-digit digest').describe('Media digest (64 hex digits)') }),
+  args: z.object({
+    node: nodeArg(),
+    digest: z.string().regex(/^[0-9a-fA-F]{64}$/, 'a 64-hex-digit digest').describe('Media digest (64 hex digits)'),
+  }),
   role: 'read',
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
@@ -147,7 +150,11 @@ const upload = defineCommand({
     const { node, api } = nodeClient(ctx);
     const { content, encoding, mime } = ctx.args;
     if (encoding === 'hex' && !/^([0-9a-fA-F]{2})+$/.test(content)) {
-      throw new UserError('invalid_arguments', 'content is not valid hex.', 'Give pairs of hex digits, or use encoding=base64 or encoding=text.');
+      throw new UserError(
+        'invalid_arguments',
+        'content is not valid hex.',
+        'Give pairs of hex digits, or use encoding=base64 or encoding=text.',
+      );
     }
     if (encoding === 'base64' && !/^[A-Za-z0-9+/_-]+=*$/.test(content)) {
       throw new UserError('invalid_arguments', 'content is not valid base64.', 'Check the text, or use encoding=hex or encoding=text.');
@@ -247,4 +254,15 @@ const fail = defineCommand({
   },
 });
 
-export const assetCommands: AnyCommand[] = [list, balance, metadata, media, upload, ...assetIssueCommands, assetSend, transfers, refresh, fail];
+export const assetCommands: AnyCommand[] = [
+  list,
+  balance,
+  metadata,
+  media,
+  upload,
+  ...assetIssueCommands,
+  assetSend,
+  transfers,
+  refresh,
+  fail,
+];

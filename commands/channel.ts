@@ -30,7 +30,8 @@ const list = nodeListCommand({
   empty: (node) => [
     msg.text('No channels.'),
     msg.context(
-      `Open one: \`channel open ${node.name} <pubkey>@<host>:<port> <capacity_sat>\`, or give another of your nodes by name instead of the pubkey.`,
+      `Open one: \`channel open ${node.name} <pubkey>@<host>:<port> <capacity_sat>\`, ` +
+        'or give another of your nodes by name instead of the pubkey.',
     ),
   ],
   async page({ ctx, node, api, items, all: channels }) {
@@ -98,9 +99,14 @@ const openArgs = z.object({
   peer_pubkey_and_opt_addr: z
     .string()
     .trim()
-    .regex(/^([0-9a-fA-F]{66}(@.+:\d+)?|[A-Za-z0-9][A-Za-z0-9_.-]*)$/, 'a pubkey, pubkey@host:port, or the name of another node of the account')
+    .regex(
+      /^([0-9a-fA-F]{66}(@.+:\d+)?|[A-Za-z0-9][A-Za-z0-9_.-]*)$/,
+      'a pubkey, pubkey@host:port, or the name of another node of the account',
+    )
     .describe('The peer: pubkey, pubkey@host:port if not connected, or another node of the account'),
-  capacity_sat: satAmount().refine((v) => v > 0, 'must be more than 0').describe('Channel capacity in sats, or with a unit: 100k sats, 0.001 BTC'),
+  capacity_sat: satAmount()
+    .refine((v) => v > 0, 'must be more than 0')
+    .describe('Channel capacity in sats, or with a unit: 100k sats, 0.001 BTC'),
   push_msat: msatAmount().default(0).describe('Millisats given to the peer at opening, or with a unit: 10 sat (default 0)'),
   asset_id: z.string().trim().min(1).optional().describe('RGB asset to put in the channel: its rgb: id or ticker'),
   asset_amount: assetAmount().optional().describe('Asset amount in display units: 500 or 500 USDT (raw units with raw=true)'),
@@ -118,13 +124,20 @@ const FUNDING_VBYTES = 154;
 async function openPlan(ctx: CommandContext<z.infer<typeof openArgs>>, api = nodeClient(ctx).api) {
   const node = nodeClient(ctx).node;
   const { node: _n, raw, asset_amount: amountText, ...given } = ctx.args;
-  const a: Omit<typeof given, 'asset_id'> & { asset_id?: string; asset_amount?: number } = { ...given, asset_id: assetNamed(given.asset_id, amountText) };
+  const a: Omit<typeof given, 'asset_id'> & { asset_id?: string; asset_amount?: number } = {
+    ...given,
+    asset_id: assetNamed(given.asset_id, amountText),
+  };
   checkAssetPair({ asset_id: a.asset_id, asset_amount: amountText });
   let peerName: string | undefined;
   if (!/^[0-9a-fA-F]{66}(@|$)/.test(a.peer_pubkey_and_opt_addr)) {
     const own = await peerOfAccountNode(ctx, node, a.peer_pubkey_and_opt_addr);
     if (!own) {
-      throw new UserError('invalid_arguments', `${JSON.stringify(a.peer_pubkey_and_opt_addr)} is neither a pubkey nor a node of this account.`, 'Give the peer’s pubkey (pubkey@host:port if not connected), or the name of one of your nodes: see `node list`.');
+      throw new UserError(
+        'invalid_arguments',
+        `${JSON.stringify(a.peer_pubkey_and_opt_addr)} is neither a pubkey nor a node of this account.`,
+        'Give the peer’s pubkey (pubkey@host:port if not connected), or the name of one of your nodes: see `node list`.',
+      );
     }
     a.peer_pubkey_and_opt_addr = own.peer;
     peerName = own.name;
@@ -132,7 +145,9 @@ async function openPlan(ctx: CommandContext<z.infer<typeof openArgs>>, api = nod
     peerName = (await ourNodeNames(ctx)).get(a.peer_pubkey_and_opt_addr.slice(0, 66).toLowerCase());
   }
   if (a.asset_id) a.asset_id = await resolveAssetId(api, node.name, a.asset_id);
-  if (a.asset_id && amountText !== undefined) a.asset_amount = await rawAssetAmount(api, a.asset_id, amountText, { arg: 'asset_amount', raw, example: '`asset_amount="500 USDT"`' });
+  if (a.asset_id && amountText !== undefined) {
+    a.asset_amount = await rawAssetAmount(api, a.asset_id, amountText, { arg: 'asset_amount', raw, example: '`asset_amount="500 USDT"`' });
+  }
   return { a, peerName };
 }
 
@@ -156,13 +171,21 @@ const open = defineCommand({
     const { a, peerName } = await openPlan(ctx, api);
     const rate = await api.estimatefee({ blocks: 6 }).then((r) => Number(r.fee_rate)).catch(() => undefined);
     return [
-      { label: 'Peer', value: [...(peerName ? [`${peerName} (our node) `] : []), { code: shortId(a.peer_pubkey_and_opt_addr, 20) }], inline: true },
+      {
+        label: 'Peer',
+        value: [...(peerName ? [`${peerName} (our node) `] : []), { code: shortId(a.peer_pubkey_and_opt_addr, 20) }],
+        inline: true,
+      },
       { label: 'Capacity', value: `${formatSats(a.capacity_sat)} committed on-chain`, inline: true },
-      ...(a.push_msat ? [{ label: 'Given to the peer', value: `${formatSats(msatToSat(a.push_msat))} (${thousands(a.push_msat)} msat)`, inline: true }] : []),
+      ...(a.push_msat
+        ? [{ label: 'Given to the peer', value: `${formatSats(msatToSat(a.push_msat))} (${thousands(a.push_msat)} msat)`, inline: true }]
+        : []),
       ...(a.asset_id ? [{ label: 'Asset', value: await assetAmountText(api, a.asset_id, a.asset_amount ?? 0), inline: true }] : []),
       {
         label: 'Estimated fee',
-        value: rate !== undefined ? `about ${formatSats(Math.ceil(rate * FUNDING_VBYTES))} on-chain (${FUNDING_VBYTES} vB at ${rate} sat/vB, the 6-block estimate)` : 'the node did not give a fee estimate',
+        value: rate !== undefined
+          ? `about ${formatSats(Math.ceil(rate * FUNDING_VBYTES))} on-chain (${FUNDING_VBYTES} vB at ${rate} sat/vB, the 6-block estimate)`
+          : 'the node did not give a fee estimate',
         inline: true,
       },
     ];
@@ -177,12 +200,19 @@ const open = defineCommand({
       tone: 'info',
       blocks: [
         msg.fields([
-          { label: 'Peer', value: [...(peerName ? [`${peerName} `] : []), { code: shortId(a.peer_pubkey_and_opt_addr, 20) }], inline: true },
+          {
+            label: 'Peer',
+            value: [...(peerName ? [`${peerName} `] : []), { code: shortId(a.peer_pubkey_and_opt_addr, 20) }],
+            inline: true,
+          },
           { label: 'Capacity', value: formatSats(a.capacity_sat), inline: true },
           ...(a.asset_id ? [{ label: 'Asset', value: assetText, inline: true }] : []),
           { label: 'Temporary id', value: [{ code: temporary_channel_id ?? '—' }] },
         ]),
-        msg.context(`It opens after the funding confirms. Follow it with \`channel list ${node.name}\`; final id: \`channel id ${node.name} ${temporary_channel_id ?? '<temporary id>'}\`.`),
+        msg.context(
+          `It opens after the funding confirms. Follow it with \`channel list ${node.name}\`; ` +
+            `final id: \`channel id ${node.name} ${temporary_channel_id ?? '<temporary id>'}\`.`,
+        ),
       ],
     };
   },
@@ -199,7 +229,9 @@ const channelIdArg = () =>
 const closeArgs = z.object({
   node: nodeArg(),
   channel_id: channelIdArg().describe('Channel id, or its start as `channel list` shows it'),
-  peer_pubkey: z.string().trim().min(1).optional().describe('The channel peer: its pubkey, or the name of one of your nodes (default: the channel’s peer)'),
+  peer_pubkey: z.string().trim().min(1).optional().describe(
+    'The channel peer: its pubkey, or the name of one of your nodes (default: the channel’s peer)'
+  ),
   force: flag().default(false).describe('Force-close without the peer (funds are locked for a while)'),
 });
 
@@ -217,18 +249,36 @@ async function closePlan(ctx: CommandContext<z.infer<typeof closeArgs>>) {
   const { channels = [] } = await api.listchannels();
   const matches = channels.filter((c) => (c.channel_id ?? '').toLowerCase().startsWith(wanted));
   if (matches.length === 0) {
-    throw new UserError('invalid_arguments', `${node.name} has no channel ${ctx.args.channel_id}.`, `See its channels with \`channel list ${node.name}\`.`);
+    throw new UserError(
+      'invalid_arguments',
+      `${node.name} has no channel ${ctx.args.channel_id}.`,
+      `See its channels with \`channel list ${node.name}\`.`,
+    );
   }
   if (matches.length > 1) {
-    throw new UserError('invalid_arguments', `${matches.length} channels of ${node.name} start with ${ctx.args.channel_id}.`, 'Give more digits of the channel id, or the whole id.');
+    throw new UserError(
+      'invalid_arguments',
+      `${matches.length} channels of ${node.name} start with ${ctx.args.channel_id}.`,
+      'Give more digits of the channel id, or the whole id.',
+    );
   }
   const channel = matches[0];
   const channelId = channel.channel_id;
   const given = ctx.args.peer_pubkey !== undefined ? (await resolvePubkey(ctx, ctx.args.peer_pubkey, 'peer_pubkey')).pubkey : undefined;
   const peer = given ?? channel.peer_pubkey;
-  if (!peer) throw new UserError('invalid_arguments', `The node did not say who the peer of channel ${shortId(channelId, 12)} is.`, 'Give it: `peer_pubkey=<66 hex digits>`.');
+  if (!peer) {
+    throw new UserError(
+      'invalid_arguments',
+      `The node did not say who the peer of channel ${shortId(channelId, 12)} is.`,
+      'Give it: `peer_pubkey=<66 hex digits>`.',
+    );
+  }
   if (given && channel.peer_pubkey && channel.peer_pubkey.toLowerCase() !== given) {
-    throw new UserError('invalid_arguments', `Channel ${shortId(channelId, 12)} is with ${channel.peer_pubkey}, not with ${given}.`, 'Leave peer_pubkey out: the channel’s own peer is used.');
+    throw new UserError(
+      'invalid_arguments',
+      `Channel ${shortId(channelId, 12)} is with ${channel.peer_pubkey}, not with ${given}.`,
+      'Leave peer_pubkey out: the channel’s own peer is used.',
+    );
   }
   return { channel, channelId, peer };
 }
@@ -264,7 +314,13 @@ const close = defineCommand({
     if (channel.asset_id) {
       const info = (await assetIndex(api)).get(channel.asset_id);
       const p = info?.precision ?? 0;
-      fields.push({ label: 'Asset local / remote', value: `${withPrecision(channel.asset_local_amount ?? 0, p)} / ${withPrecision(channel.asset_remote_amount ?? 0, p)} ${info?.label ?? shortId(channel.asset_id, 10)}`, inline: true });
+      fields.push({
+        label: 'Asset local / remote',
+        value:
+          `${withPrecision(channel.asset_local_amount ?? 0, p)} / ${withPrecision(channel.asset_remote_amount ?? 0, p)} ` +
+          (info?.label ?? shortId(channel.asset_id, 10)),
+        inline: true,
+      });
     }
     fields.push({
       label: 'Then',
@@ -300,7 +356,16 @@ const id = defineCommand({
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const { channel_id } = await api.getchannelid({ temporary_channel_id: ctx.args.temporary_channel_id });
-    return { header: titled('Channel id', node), tone: 'info', blocks: [msg.fields([{ label: 'Temporary', value: [{ code: ctx.args.temporary_channel_id }] }, { label: 'Channel id', value: [{ code: channel_id ?? '—' }] }])] };
+    return {
+      header: titled('Channel id', node),
+      tone: 'info',
+      blocks: [
+        msg.fields([
+          { label: 'Temporary', value: [{ code: ctx.args.temporary_channel_id }] },
+          { label: 'Channel id', value: [{ code: channel_id ?? '—' }] },
+        ])
+      ],
+    };
   },
 });
 

@@ -21,7 +21,12 @@ const info = defineCommand({
     return {
       header: titled('Network', node),
       tone: 'info',
-      blocks: [msg.fields([{ label: 'Network', value: String(n.network ?? '—'), inline: true }, { label: 'Height', value: thousands(n.height ?? 0), inline: true }])],
+      blocks: [
+        msg.fields([
+          { label: 'Network', value: String(n.network ?? '—'), inline: true },
+          { label: 'Height', value: thousands(n.height ?? 0), inline: true },
+        ])
+      ],
     };
   },
 });
@@ -38,7 +43,12 @@ const checkIndexer = defineCommand({
     return {
       header: titled('Indexer OK', node),
       tone: 'success',
-      blocks: [msg.fields([{ label: 'URL', value: [{ code: ctx.args.indexer_url }] }, { label: 'Protocol', value: String(r.indexer_protocol ?? '—'), inline: true }])],
+      blocks: [
+        msg.fields([
+          { label: 'URL', value: [{ code: ctx.args.indexer_url }] },
+          { label: 'Protocol', value: String(r.indexer_protocol ?? '—'), inline: true },
+        ])
+      ],
     };
   },
 });
@@ -52,7 +62,11 @@ const checkProxy = defineCommand({
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     await api.checkproxyendpoint({ proxy_url: ctx.args.proxy_url });
-    return { header: titled('Proxy OK', node), tone: 'success', blocks: [msg.fields([{ label: 'Endpoint', value: [{ code: ctx.args.proxy_url }] }])] };
+    return {
+      header: titled('Proxy OK', node),
+      tone: 'success',
+      blocks: [msg.fields([{ label: 'Endpoint', value: [{ code: ctx.args.proxy_url }] }])],
+    };
   },
 });
 
@@ -77,7 +91,12 @@ const onion = defineCommand({
     return {
       header: titled('Onion message sent', node),
       tone: 'success',
-      blocks: [msg.fields([{ label: 'Hops', value: String(ids.length), inline: true }, { label: 'TLV type', value: String(ctx.args.tlv_type), inline: true }])],
+      blocks: [
+        msg.fields([
+          { label: 'Hops', value: String(ids.length), inline: true },
+          { label: 'TLV type', value: String(ctx.args.tlv_type), inline: true },
+        ])
+      ],
     };
   },
 });

@@ -42,8 +42,17 @@ export const list = defineCommand({
           summary: `${nodes.length} nodes: ${summary}`,
           before: [msg.text(summary)],
           table: {
-            columns: [{ header: 'Name' }, { header: 'Status' }, { header: 'Wallet' }, { header: 'Network' }, { header: 'Initialized' }, { header: 'Last build' }],
-            rows: items.map((n, i) => [n.name, statusBadge(n.status), lockStateText(locks[i]), n.network, yesNo(n.initialized), lastBuild(n)]),
+            columns: [
+              { header: 'Name' },
+              { header: 'Status' },
+              { header: 'Wallet' },
+              { header: 'Network' },
+              { header: 'Initialized' },
+              { header: 'Last build' },
+            ],
+            rows: items.map(
+              (n, i) => [n.name, statusBadge(n.status), lockStateText(locks[i]), n.network, yesNo(n.initialized), lastBuild(n)]
+            ),
           },
         };
       },
@@ -76,7 +85,14 @@ export const info = defineCommand({
       blocks.push(
         msg.table({
           columns: [{ header: 'Build', align: 'right' }, { header: 'Status' }, { header: 'Complete' }, { header: 'Time' }],
-          rows: recent.map((b) => [b.buildNumber !== undefined ? `#${b.buildNumber}` : '—', b.buildStatus ?? '—', yesNo(b.buildComplete), formatTime(b.timestamp)]),
+          rows: recent.map(
+            (b) => [
+              b.buildNumber !== undefined ? `#${b.buildNumber}` : '—',
+              b.buildStatus ?? '—',
+              yesNo(b.buildComplete),
+              formatTime(b.timestamp),
+            ]
+          ),
           caption: builds.length > recent.length ? `latest ${recent.length} of ${builds.length} builds` : undefined,
         }),
       );
@@ -88,8 +104,14 @@ export const info = defineCommand({
           msg.divider(),
           msg.fields([
             { label: 'Pubkey', value: ni.pubkey ? [{ code: ni.pubkey }] : '—' },
-            ...(ni.pubkey && peerAddressOf(node) ? [{ label: 'Peer address', value: [{ code: `${ni.pubkey}@${peerAddressOf(node)}` }] }] : []),
-            { label: 'Channels', value: `${thousands(ni.num_usable_channels ?? 0)} usable / ${thousands(ni.num_channels ?? 0)}`, inline: true },
+            ...(ni.pubkey && peerAddressOf(node)
+              ? [{ label: 'Peer address', value: [{ code: `${ni.pubkey}@${peerAddressOf(node)}` }] }]
+              : []),
+            {
+              label: 'Channels',
+              value: `${thousands(ni.num_usable_channels ?? 0)} usable / ${thousands(ni.num_channels ?? 0)}`,
+              inline: true,
+            },
             { label: 'Peers', value: thousands(ni.num_peers ?? 0), inline: true },
             { label: 'Local balance', value: formatSats(ni.local_balance_sat ?? 0), inline: true },
             { label: 'Pending outbound', value: formatSats(ni.pending_outbound_payments_sat ?? 0), inline: true },
@@ -97,9 +119,13 @@ export const info = defineCommand({
         );
       } catch (err) {
         const name = rlnNameOf(err);
-        if (name === 'LockedNode') blocks.push(msg.context('The node is locked: node details hidden. Unlock it with `node unlock ' + node.name + '`.'));
-        else if (name === 'NotInitialized') blocks.push(msg.context('The node is not initialized yet: run `node init ' + node.name + '`.'));
-        else blocks.push(msg.context(`Node API not reachable: ${err instanceof Error ? err.message : String(err)}`));
+        if (name === 'LockedNode') {
+          blocks.push(msg.context('The node is locked: node details hidden. Unlock it with `node unlock ' + node.name + '`.'));
+        } else if (name === 'NotInitialized') {
+          blocks.push(msg.context('The node is not initialized yet: run `node init ' + node.name + '`.'));
+        } else {
+          blocks.push(msg.context(`Node API not reachable: ${err instanceof Error ? err.message : String(err)}`));
+        }
       }
     }
     return { header: titled('Node', node), tone: statusTone(node.status), summary: `${node.name}: ${node.status}`, blocks };

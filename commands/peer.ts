@@ -27,7 +27,12 @@ const list = nodeListCommand({
   ],
   async page({ ctx, items }) {
     const ours = await ourNodeNames(ctx);
-    return { table: { columns: [{ header: 'Pubkey' }, { header: 'Our node' }], rows: items.map((p) => [p.pubkey ?? '—', ours.get((p.pubkey ?? '').toLowerCase()) ?? '—']) } };
+    return {
+      table: {
+        columns: [{ header: 'Pubkey' }, { header: 'Our node' }],
+        rows: items.map((p) => [p.pubkey ?? '—', ours.get((p.pubkey ?? '').toLowerCase()) ?? '—']),
+      }
+    };
   },
 });
 
@@ -55,7 +60,9 @@ const connect = defineCommand({
       if (!own) {
         throw new UserError(
           'invalid_arguments',
-          BARE_PUBKEY.test(given) ? 'A pubkey alone is not enough to connect: the node also needs the peer’s address.' : `${JSON.stringify(given)} is neither pubkey@host:port nor a node of this account.`,
+          BARE_PUBKEY.test(given)
+            ? 'A pubkey alone is not enough to connect: the node also needs the peer’s address.'
+            : `${JSON.stringify(given)} is neither pubkey@host:port nor a node of this account.`,
           'Give the peer as pubkey@host:port, or the name of one of your nodes (e.g. `peer connect alice bob`): see `node list`.',
         );
       }
@@ -63,7 +70,11 @@ const connect = defineCommand({
       name = own.name;
     }
     await api.connectpeer({ peer_pubkey_and_addr: peer });
-    return { header: titled('Peer connected', node), tone: 'success', blocks: [msg.text(name ? [`${name} `, { code: peer }] : [{ code: peer }])] };
+    return {
+      header: titled('Peer connected', node),
+      tone: 'success',
+      blocks: [msg.text(name ? [`${name} `, { code: peer }] : [{ code: peer }])],
+    };
   },
 });
 
@@ -71,7 +82,10 @@ const disconnect = defineCommand({
   path: 'peer disconnect',
   summary: 'Disconnect from a peer',
   example: '/rln peer disconnect alice bob',
-  args: z.object({ node: nodeArg(), peer_pubkey: z.string().trim().min(1).describe('The peer: its pubkey, or the name of one of your nodes') }),
+  args: z.object({
+    node: nodeArg(),
+    peer_pubkey: z.string().trim().min(1).describe('The peer: its pubkey, or the name of one of your nodes'),
+  }),
   role: 'operate',
   confirm: 'none',
   mutates: true,
@@ -79,7 +93,11 @@ const disconnect = defineCommand({
     const { node, api } = nodeClient(ctx);
     const peer = await resolvePubkey(ctx, ctx.args.peer_pubkey, 'peer_pubkey');
     await api.disconnectpeer({ peer_pubkey: peer.pubkey });
-    return { header: titled('Peer disconnected', node), tone: 'warning', blocks: [msg.text([...(peer.name ? [`${peer.name} `] : []), { code: peer.pubkey }])] };
+    return {
+      header: titled('Peer disconnected', node),
+      tone: 'warning',
+      blocks: [msg.text([...(peer.name ? [`${peer.name} `] : []), { code: peer.pubkey }])],
+    };
   },
 });
 

@@ -117,7 +117,10 @@ const schedules = defineCommand({
       return {
         header: 'Report schedules',
         tone: 'neutral',
-        blocks: [msg.text('This channel has no report schedules.'), msg.context('Add one: /rln report schedule kind=balance node=all cron="0 9 * * *"')],
+        blocks: [
+          msg.text('This channel has no report schedules.'),
+          msg.context('Add one: /rln report schedule kind=balance node=all cron="0 9 * * *"'),
+        ],
       };
     }
     return {
@@ -125,7 +128,14 @@ const schedules = defineCommand({
       tone: 'info',
       blocks: [
         msg.table({
-          columns: [{ header: 'Id', align: 'right' }, { header: 'Kind' }, { header: 'Node' }, { header: 'When' }, { header: 'Cron' }, { header: 'Next run' }],
+          columns: [
+            { header: 'Id', align: 'right' },
+            { header: 'Kind' },
+            { header: 'Node' },
+            { header: 'When' },
+            { header: 'Cron' },
+            { header: 'Next run' },
+          ],
           rows: list.slice(0, 40).map((s) => [String(s.id), s.kind, s.node, describeCron(s.cron, s.timezone), s.cron, nextRunText(s)]),
           caption: list.length > 40 ? `showing 40 of ${list.length}` : undefined,
         }),

@@ -20,7 +20,14 @@ import { formatMsat, formatSeconds, formatTime, titled } from './support/present
  * units when the side names one (`10 USDT`, or `to_asset=USDT` with a bare 10). A bare number
  * with no asset is refused: it could be msat or an asset.
  */
-async function swapSide(api: NodeApiClient, nodeName: string, arg: string, text: string, assetArg: string | undefined, raw: boolean): Promise<{ qty: number; asset?: string }> {
+async function swapSide(
+  api: NodeApiClient,
+  nodeName: string,
+  arg: string,
+  text: string,
+  assetArg: string | undefined,
+  raw: boolean,
+): Promise<{ qty: number; asset?: string }> {
   const example = `\`${arg}="3000 sat"\` or \`${arg}="10 USDT"\``;
   let unit: string | undefined;
   try {
@@ -39,7 +46,13 @@ async function swapSide(api: NodeApiClient, nodeName: string, arg: string, text:
     return { qty: toSafeNumber(v, arg) };
   }
   const named = assetNamed(assetArg, text);
-  if (!named) throw new UserError('invalid_arguments', `\`${arg}\` needs a unit: a bare number could be msat or an asset.`, `Example: ${example}`);
+  if (!named) {
+    throw new UserError(
+      'invalid_arguments',
+      `\`${arg}\` needs a unit: a bare number could be msat or an asset.`,
+      `Example: ${example}`,
+    );
+  }
   const asset = await resolveAssetId(api, nodeName, named);
   return { qty: await rawAssetAmount(api, asset, text, { arg, raw, example }), asset };
 }
@@ -118,7 +131,9 @@ const makerExecute = defineCommand({
       if (!qty || !/^\d+$/.test(qty) || !asset) return 'as the swap string says (it could not be read)';
       if (asset.toLowerCase() === 'btc') return `${formatMsat(BigInt(qty))}`;
       const info = (await assetIndex(api)).get(asset);
-      return info ? `${withPrecision(BigInt(qty), info.precision)} ${info.label}` : `${thousands(BigInt(qty))} raw units of ${shortId(asset, 16)}`;
+      return info
+        ? `${withPrecision(BigInt(qty), info.precision)} ${info.label}`
+        : `${thousands(BigInt(qty))} raw units of ${shortId(asset, 16)}`;
     };
     return [
       { label: 'Taker', value: [...(taker.name ? [`${taker.name} (our node) `] : []), { code: shortId(taker.pubkey, 20) }], inline: true },
@@ -134,7 +149,10 @@ const makerExecute = defineCommand({
     return {
       header: titled('Swap executed', node),
       tone: 'success',
-      blocks: [msg.fields([{ label: 'Taker', value: [...(takerKey.name ? [`${takerKey.name} `] : []), { code: takerKey.pubkey }] }]), msg.context(`Follow it with \`swap list ${node.name}\`.`)],
+      blocks: [
+        msg.fields([{ label: 'Taker', value: [...(takerKey.name ? [`${takerKey.name} `] : []), { code: takerKey.pubkey }] }]),
+        msg.context(`Follow it with \`swap list ${node.name}\`.`),
+      ],
     };
   },
 });
@@ -158,7 +176,8 @@ const taker = defineCommand({
         msg.text('Accepted as taker. Give the maker this node’s pubkey:'),
         msg.code(info?.pubkey ?? '(run `node info` for the pubkey)'),
         msg.context(
-          `The maker then runs \`swap maker-execute <maker node> <swapstring> <payment_secret> <the pubkey above>\`. Follow it with \`swap list ${node.name}\`.`,
+          'The maker then runs `swap maker-execute <maker node> <swapstring> <payment_secret> <the pubkey above>`. ' +
+            `Follow it with \`swap list ${node.name}\`.`,
         ),
       ],
     };

@@ -57,7 +57,12 @@ const balance = defineCommand({
       summary: `${node.name}: ${formatSats(total)} spendable`,
       blocks: [
         msg.table({
-          columns: [{ header: 'Wallet' }, { header: 'Settled (sat)', align: 'right' }, { header: 'Spendable (sat)', align: 'right' }, { header: 'Future (sat)', align: 'right' }],
+          columns: [
+            { header: 'Wallet' },
+            { header: 'Settled (sat)', align: 'right' },
+            { header: 'Spendable (sat)', align: 'right' },
+            { header: 'Future (sat)', align: 'right' },
+          ],
           rows: [row('vanilla', b.vanilla), row('colored', b.colored)],
         }),
         msg.context(`Spendable in total: ${formatSats(total)} (${formatSats(total, 'btc')})`),
@@ -84,10 +89,14 @@ const unspents = nodeListCommand({
   async page({ api, items, all }) {
     // Allocations in display units with the ticker, as every other command shows assets.
     const assets = await assetIndexIf(api, items.some((u) => u.rgb_allocations?.length));
-    const allocation = (a: { asset_id?: string | null; assignment?: { value?: number | bigint | null } | null; settled?: boolean | null }) => {
+    const allocation = (
+      a: { asset_id?: string | null; assignment?: { value?: number | bigint | null } | null; settled?: boolean | null }
+    ) => {
       const info = assets.get(a.asset_id ?? '');
       const value = a.assignment?.value ?? 0;
-      const amount = info ? `${withPrecision(value, info.precision)} ${info.label}` : `${thousands(value)} raw ${shortId(a.asset_id ?? '?', 12)}`;
+      const amount = info
+        ? `${withPrecision(value, info.precision)} ${info.label}`
+        : `${thousands(value)} raw ${shortId(a.asset_id ?? '?', 12)}`;
       return `${amount}${a.settled ? '' : ' (pending)'}`;
     };
     let total = 0n;
@@ -130,7 +139,8 @@ const utxos = defineCommand({
       tone: 'success',
       blocks: [
         msg.text(
-          `Created ${ctx.args.up_to ? 'up to ' : ''}${ctx.args.num ?? 'the default number of'} UTXO(s)${ctx.args.size ? ` of ${formatSats(ctx.args.size)}` : ''} at ${ctx.args.fee_rate} sat/vB.`,
+          `Created ${ctx.args.up_to ? 'up to ' : ''}${ctx.args.num ?? 'the default number of'} UTXO(s)` +
+            `${ctx.args.size ? ` of ${formatSats(ctx.args.size)}` : ''} at ${ctx.args.fee_rate} sat/vB.`,
         ),
         msg.context(`See them with \`wallet unspents ${node.name}\`.`),
       ],
@@ -171,7 +181,9 @@ const transactions = nodeListCommand({
         thousands(t.received ?? 0),
         thousands(t.sent ?? 0),
         thousands(t.fee ?? 0),
-        t.confirmation_time ? `${formatTime(t.confirmation_time.timestamp)} (#${thousands(t.confirmation_time.height ?? 0)})` : 'unconfirmed',
+        t.confirmation_time
+          ? `${formatTime(t.confirmation_time.timestamp)} (#${thousands(t.confirmation_time.height ?? 0)})`
+          : 'unconfirmed',
       ]),
     },
     after: [msg.context('Amounts in sats.')],
@@ -187,7 +199,10 @@ const send = defineCommand({
   example: '/rln wallet send alice bcrt1q… 50k sats',
   args: z.object({
     node: nodeArg(),
-    address: z.string().trim().regex(/^(bc|tb|bcrt)1[0-9a-zA-Z]{20,}$|^[123mn2][1-9A-HJ-NP-Za-km-z]{25,39}$/, 'a Bitcoin address (bc1…, tb1…, bcrt1…)').describe('The Bitcoin address to pay'),
+    address: z.string().trim().regex(
+      /^(bc|tb|bcrt)1[0-9a-zA-Z]{20,}$|^[123mn2][1-9A-HJ-NP-Za-km-z]{25,39}$/,
+      'a Bitcoin address (bc1…, tb1…, bcrt1…)',
+    ).describe('The Bitcoin address to pay'),
     amount: satAmount().refine((v) => v > 0, 'must be more than 0').describe('Amount in sats, or with a unit: 50k sats, 0.001 BTC'),
     fee_rate: z.coerce.number().positive().optional().describe('Fee rate in sat/vB (default: the node’s estimate for 6 blocks)'),
   }),
@@ -202,7 +217,11 @@ const send = defineCommand({
       { label: 'Sends', value: formatSats(ctx.args.amount), inline: true },
       { label: 'To', value: [{ code: ctx.args.address }], inline: true },
       { label: 'Fee rate', value: `${rate} sat/vB${ctx.args.fee_rate === undefined ? ' (estimate for 6 blocks)' : ''}`, inline: true },
-      { label: 'Estimated fee', value: `about ${formatSats(Math.ceil(rate * TYPICAL_SEND_VBYTES))} (${TYPICAL_SEND_VBYTES} vB, one input)`, inline: true },
+      {
+        label: 'Estimated fee',
+        value: `about ${formatSats(Math.ceil(rate * TYPICAL_SEND_VBYTES))} (${TYPICAL_SEND_VBYTES} vB, one input)`,
+        inline: true,
+      },
     ];
   },
   async handler(ctx) {

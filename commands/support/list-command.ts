@@ -79,7 +79,9 @@ export type NodeListSpec<S extends z.ZodObject<PagingShape>, L extends Loaded> =
  * A read command listing what a node has (peers, channels, payments…): the node's client, its
  * rows, and the page asked with `limit=` and `page=` (its arguments include `pagingArgs`).
  */
-export function nodeListCommand<S extends z.ZodObject<PagingShape>, L extends Loaded>(spec: NodeListSpec<S, L>): CommandDefinition<S, Services> {
+export function nodeListCommand<S extends z.ZodObject<PagingShape>, L extends Loaded>(
+  spec: NodeListSpec<S, L>,
+): CommandDefinition<S, Services> {
   const { title, load, empty, page, ...def } = spec;
   return defineCommand<S>({
     ...def,

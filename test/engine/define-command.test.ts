@@ -13,14 +13,36 @@ describe('defineCommand', () => {
 
   it('keeps what a read command declares, and the rest of its definition', () => {
     const handler = async () => ({ blocks: [] });
-    const def = defineCommand({ ...base, handler, path: 'thing info', example: '/rln thing info', role: 'read', confirm: 'none', mutates: false });
+    const def = defineCommand({
+      ...base,
+      handler,
+      path: 'thing info',
+      example: '/rln thing info',
+      role: 'read',
+      confirm: 'none',
+      mutates: false,
+    });
     expect(def).toMatchObject({ path: 'thing info', role: 'read', confirm: 'none', mutates: false, handler });
   });
 
   it('keeps what an operate or admin command declares', () => {
-    const operate = defineCommand({ ...base, path: 'thing sign', example: '/rln thing sign', role: 'operate', confirm: 'none', mutates: false });
+    const operate = defineCommand({
+      ...base,
+      path: 'thing sign',
+      example: '/rln thing sign',
+      role: 'operate',
+      confirm: 'none',
+      mutates: false,
+    });
     expect([operate.confirm, operate.mutates]).toEqual(['none', false]);
-    const admin = defineCommand({ ...base, path: 'thing drop', example: '/rln thing drop', role: 'admin', confirm: 'typed-name', mutates: true });
+    const admin = defineCommand({
+      ...base,
+      path: 'thing drop',
+      example: '/rln thing drop',
+      role: 'admin',
+      confirm: 'typed-name',
+      mutates: true,
+    });
     expect([admin.confirm, admin.mutates]).toEqual(['typed-name', true]);
   });
 
