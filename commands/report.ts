@@ -50,10 +50,9 @@ const digest = defineCommand({
   positional: ['node'],
   nodeArg: false,
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
-    const r = await ctx.services.reports.digest(ctx.args.node, { timeZone: ctx.args.tz, place: { platform: ctx.place.platform, channelId: ctx.place.channelId } });
+    const place = { platform: ctx.place.platform, channelId: ctx.place.channelId };
+    const r = await ctx.services.reports.digest(ctx.args.node, { timeZone: ctx.args.tz, place });
     return r.message;
   },
 });
