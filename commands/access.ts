@@ -25,7 +25,8 @@ export function toPrincipal(input: string, actor: Actor): string {
 }
 
 function roleError(input: unknown): string {
-  return `there is no role "${(typeof input === 'string' ? input : '').trim().slice(0, 30)}": a role is one of read, operate, admin (reader and operator are accepted)`;
+  const given = (typeof input === 'string' ? input : '').trim().slice(0, 30);
+  return `there is no role "${given}": a role is one of read, operate, admin (reader and operator are accepted)`;
 }
 
 const principalArg = () =>
@@ -39,7 +40,10 @@ const grant = defineCommand({
     principal: principalArg(),
     // `reader` and `operator` (and the other words people use) are accepted for the role.
     role: z
-      .preprocess((v) => (typeof v === 'string' ? (roleNamed(v) ?? v) : v), z.enum(['read', 'operate', 'admin'], { error: (iss) => roleError(iss.input) }))
+      .preprocess(
+        (v) => (typeof v === 'string' ? (roleNamed(v) ?? v) : v),
+        z.enum(['read', 'operate', 'admin'], { error: (iss) => roleError(iss.input) }),
+      )
       .describe('The role to give: read, operate or admin (reader, operator)'),
     nodes: z.string().min(1).optional().describe('Only on these nodes (names or ids, comma-separated)'),
     channels: z.string().min(1).optional().describe('Only in these channels (ids, comma-separated)'),
@@ -52,7 +56,9 @@ const grant = defineCommand({
     const principal = toPrincipal(ctx.args.principal, ctx.actor);
     const nodes = splitList(ctx.args.nodes);
     const channels = splitList(ctx.args.channels);
-    const scope = nodes.length || channels.length ? { ...(nodes.length ? { nodes } : {}), ...(channels.length ? { channels } : {}) } : undefined;
+    const scope = nodes.length || channels.length
+      ? { ...(nodes.length ? { nodes } : {}), ...(channels.length ? { channels } : {}) }
+      : undefined;
     await ctx.services.access.grant(principal, ctx.args.role, ctx.actor, scope);
     const configured = ctx.services.access.configuredRole(principal);
     const where = scope ? ` on ${scopeText(scope)} only` : '';
@@ -99,8 +105,6 @@ const list = defineCommand({
   args: z.object({}),
   nodeArg: false,
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const entries = await ctx.services.access.list();
     return {
@@ -108,7 +112,14 @@ const list = defineCommand({
       tone: 'info',
       blocks: [
         msg.table({
-          columns: [{ header: 'Who' }, { header: 'Role' }, { header: 'Where' }, { header: 'From' }, { header: 'Granted by' }, { header: 'When (UTC)' }],
+          columns: [
+            { header: 'Who' },
+            { header: 'Role' },
+            { header: 'Where' },
+            { header: 'From' },
+            { header: 'Granted by' },
+            { header: 'When (UTC)' },
+          ],
           rows: entries.map((e) => [
             e.principal,
             e.role,

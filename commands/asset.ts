@@ -8,13 +8,13 @@ import { type AnyCommand } from '../src/engine/index.js';
 import { assetIdArg, flag, int, nodeArg, pagingArgs } from './support/arg-types.js';
 import { assetLabel, assetTable, describeAsset, loadAssets, resolveAssetId } from './support/asset-table.js';
 import { nodeClient } from './support/node-client.js';
-import { paginate } from './support/paginate.js';
+import { nodeListCommand } from './support/list-command.js';
 import { bodyOf, formatTime, titled } from './support/present.js';
 import { assetIssueCommands } from './asset-issue.js';
 import { assetSend } from './asset-send.js';
 
 
-const list = defineCommand({
+const list = nodeListCommand({
   path: 'asset list',
   summary: 'List RGB assets with balances (precision applied)',
   example: '/rln asset list alice',
@@ -23,27 +23,22 @@ const list = defineCommand({
     schema: z.enum(['all', 'nia', 'cfa', 'uda']).default('all').describe('Only one schema: nia, cfa or uda (default all)'),
     ...pagingArgs,
   }),
-  role: 'read',
-  confirm: 'none',
-  mutates: false,
-  async handler(ctx) {
-    const { node, api } = nodeClient(ctx);
+  title: 'Assets',
+  async load({ ctx, api }) {
     let rows = await loadAssets(api);
     if (ctx.args.schema !== 'all') rows = rows.filter((r) => r.schema === ctx.args.schema.toUpperCase());
-    if (rows.length === 0) {
-      return { header: titled('Assets', node), tone: 'neutral', blocks: [msg.text('No RGB assets.'), msg.context(`Issue one: \`asset issue-nia ${node.name} TICK "Name" 1000\`.`)] };
-    }
-    rows.sort((a, b) => assetLabel(a).localeCompare(assetLabel(b)));
-    const { items, caption } = paginate(rows, ctx.args);
-    return {
-      header: titled(`Assets (${rows.length})`, node),
-      tone: 'info',
-      blocks: [
-        msg.table(assetTable(items, caption)),
-        msg.context(['Amounts with each asset’s precision applied. Ids: ', ...items.slice(0, 10).flatMap((r, i) => [...(i ? [' · '] : []), `${assetLabel(r)} `, { code: r.asset_id }])]),
-      ],
-    };
+    return { rows: rows.sort((a, b) => assetLabel(a).localeCompare(assetLabel(b))) };
   },
+  empty: (node) => [msg.text('No RGB assets.'), msg.context(`Issue one: \`asset issue-nia ${node.name} TICK "Name" 1000\`.`)],
+  page: ({ items }) => ({
+    table: assetTable(items),
+    after: [
+      msg.context([
+        'Amounts with each asset’s precision applied. Ids: ',
+        ...items.slice(0, 10).flatMap((r, i) => [...(i ? [' · '] : []), `${assetLabel(r)} `, { code: r.asset_id }]),
+      ]),
+    ],
+  }),
 });
 
 const balance = defineCommand({
@@ -52,8 +47,6 @@ const balance = defineCommand({
   example: '/rln asset balance alice USDT',
   args: z.object({ node: nodeArg(), asset_id: assetIdArg() }),
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const assetIdV = await resolveAssetId(api, node.name, ctx.args.asset_id);
@@ -83,8 +76,6 @@ const metadata = defineCommand({
   example: '/rln asset metadata alice rgb:2dkSTbr-…',
   args: z.object({ node: nodeArg(), asset_id: assetIdArg() }),
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const assetIdV = await resolveAssetId(api, node.name, ctx.args.asset_id);
@@ -116,10 +107,11 @@ const media = defineCommand({
   path: 'asset media',
   summary: 'Fetch an asset media file by its digest (size and a hex preview)',
   example: '/rln asset media alice 5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03',
-  args: z.object({ node: nodeArg(), digest: z.string().regex(/^[0-9a-fA-F]{64}$/, 'a 64-hex-digit digest').describe('Media digest (64 hex digits)') }),
+  args: z.object({
+    node: nodeArg(),
+    digest: z.string().regex(/^[0-9a-fA-F]{64}$/, 'a 64-hex-digit digest').describe('Media digest (64 hex digits)'),
+  }),
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const { bytes_hex } = await api.getassetmedia({ digest: ctx.args.digest.toLowerCase() });
@@ -158,7 +150,11 @@ const upload = defineCommand({
     const { node, api } = nodeClient(ctx);
     const { content, encoding, mime } = ctx.args;
     if (encoding === 'hex' && !/^([0-9a-fA-F]{2})+$/.test(content)) {
-      throw new UserError('invalid_arguments', 'content is not valid hex.', 'Give pairs of hex digits, or use encoding=base64 or encoding=text.');
+      throw new UserError(
+        'invalid_arguments',
+        'content is not valid hex.',
+        'Give pairs of hex digits, or use encoding=base64 or encoding=text.',
+      );
     }
     if (encoding === 'base64' && !/^[A-Za-z0-9+/_-]+=*$/.test(content)) {
       throw new UserError('invalid_arguments', 'content is not valid base64.', 'Check the text, or use encoding=hex or encoding=text.');
@@ -180,40 +176,41 @@ const upload = defineCommand({
   },
 });
 
-const transfers = defineCommand({
+const transfers = nodeListCommand({
   path: 'asset transfers',
   summary: 'List the transfers of an RGB asset',
   example: '/rln asset transfers alice rgb:2dkSTbr-…',
   args: z.object({ node: nodeArg(), asset_id: assetIdArg(), ...pagingArgs }),
-  role: 'read',
-  confirm: 'none',
-  mutates: false,
-  async handler(ctx) {
-    const { node, api } = nodeClient(ctx);
+  async load({ ctx, node, api }) {
     const assetIdV = await resolveAssetId(api, node.name, ctx.args.asset_id);
     const { transfers: list = [] } = await api.listtransfers({ asset_id: assetIdV });
     const { label, precision } = await describeAsset(api, assetIdV);
-    if (list.length === 0) return { header: titled(`${label} transfers`, node), tone: 'neutral', blocks: [msg.text('No transfers.')] };
-    const sorted = [...list].sort((x, y) => Number(y.idx ?? 0) - Number(x.idx ?? 0));
-    const { items, caption } = paginate(sorted, ctx.args);
-    const sumOf = (t: (typeof list)[number]) => (t.assignments ?? []).reduce((s, x) => s + BigInt(x.value ?? 0), 0n);
+    return { rows: [...list].sort((x, y) => Number(y.idx ?? 0) - Number(x.idx ?? 0)), label, precision };
+  },
+  title: ({ label }) => `${label} transfers`,
+  empty: () => [msg.text('No transfers.')],
+  page: ({ items, loaded: { label, precision } }) => {
+    const sumOf = (t: (typeof items)[number]) => (t.assignments ?? []).reduce((s, x) => s + BigInt(x.value ?? 0), 0n);
+    const requested = (t: (typeof items)[number]) => t.requested_assignment?.value;
     return {
-      header: titled(`${label} transfers (${list.length})`, node),
-      tone: 'info',
-      blocks: [
-        msg.table({
-          columns: [{ header: 'Idx', align: 'right' }, { header: 'Kind' }, { header: 'Status' }, { header: `Amount (${label})`, align: 'right' }, { header: 'Txid' }, { header: 'Updated' }],
-          rows: items.map((t) => [
-            String(t.idx ?? '—'),
-            String(t.kind ?? '—'),
-            String(t.status ?? '—'),
-            t.requested_assignment?.value !== undefined && t.requested_assignment?.value !== null ? withPrecision(t.requested_assignment.value, precision) : withPrecision(sumOf(t), precision),
-            t.txid ? shortId(t.txid, 12) : '—',
-            formatTime(t.updated_at),
-          ]),
-          caption,
-        }),
-      ],
+      table: {
+        columns: [
+          { header: 'Idx', align: 'right' },
+          { header: 'Kind' },
+          { header: 'Status' },
+          { header: `Amount (${label})`, align: 'right' },
+          { header: 'Txid' },
+          { header: 'Updated' },
+        ],
+        rows: items.map((t) => [
+          String(t.idx ?? '—'),
+          String(t.kind ?? '—'),
+          String(t.status ?? '—'),
+          withPrecision(requested(t) ?? sumOf(t), precision),
+          t.txid ? shortId(t.txid, 12) : '—',
+          formatTime(t.updated_at),
+        ]),
+      },
     };
   },
 });
@@ -257,4 +254,15 @@ const fail = defineCommand({
   },
 });
 
-export const assetCommands: AnyCommand[] = [list, balance, metadata, media, upload, ...assetIssueCommands, assetSend, transfers, refresh, fail];
+export const assetCommands: AnyCommand[] = [
+  list,
+  balance,
+  metadata,
+  media,
+  upload,
+  ...assetIssueCommands,
+  assetSend,
+  transfers,
+  refresh,
+  fail,
+];

@@ -8,32 +8,35 @@ import { type AnyCommand } from '../src/engine/index.js';
 import { assetAmount, checkAssetPair, flag, int, msatAmount, nodeArg, pagingArgs, rawFlag, satAmount } from './support/arg-types.js';
 import { assetNamed, rawAssetAmount } from './support/asset-amount.js';
 import { ourNodeNames, pubkeyLabel, resolvePubkey } from './support/our-nodes.js';
-import { assetAmountText, assetIndex, resolveAssetId } from './support/asset-table.js';
+import { assetAmountText, assetIndex, assetIndexIf, resolveAssetId } from './support/asset-table.js';
 import { nodeClient } from './support/node-client.js';
-import { paginate } from './support/paginate.js';
+import { nodeListCommand } from './support/list-command.js';
 import { peerOfAccountNode } from './support/peer-of-account-node.js';
 import { compact, titled } from './support/present.js';
 import { channelOpenSpend } from './support/spend.js';
 
 const STATE_MARK: Record<string, string> = { Opening: '🟡', Opened: '🟢', Closing: '🔴' };
 
-const list = defineCommand({
+const list = nodeListCommand({
   path: 'channel list',
   summary: 'List channels: state, peer, capacity, local/remote, asset amounts',
   example: '/rln channel list alice',
   args: z.object({ node: nodeArg(), ...pagingArgs }),
-  role: 'read',
-  confirm: 'none',
-  mutates: false,
-  async handler(ctx) {
-    const { node, api } = nodeClient(ctx);
+  title: 'Channels',
+  async load({ api }) {
     const { channels = [] } = await api.listchannels();
-    if (channels.length === 0) {
-      return { header: titled('Channels', node), tone: 'neutral', blocks: [msg.text('No channels.'), msg.context(`Open one: \`channel open ${node.name} <pubkey>@<host>:<port> <capacity_sat>\`, or give another of your nodes by name instead of the pubkey.`)] };
-    }
-    const assets = channels.some((c) => c.asset_id) ? await assetIndex(api) : new Map<string, { label: string; precision: number }>();
+    return { rows: channels };
+  },
+  empty: (node) => [
+    msg.text('No channels.'),
+    msg.context(
+      `Open one: \`channel open ${node.name} <pubkey>@<host>:<port> <capacity_sat>\`, ` +
+        'or give another of your nodes by name instead of the pubkey.',
+    ),
+  ],
+  async page({ ctx, node, api, items, all: channels }) {
+    const assets = await assetIndexIf(api, channels.some((c) => c.asset_id));
     const ours = await ourNodeNames(ctx);
-    const { items, caption } = paginate(channels, ctx.args);
     let cap = 0n;
     let local = 0n;
     let remote = 0n;
@@ -45,49 +48,48 @@ const list = defineCommand({
       if (c.is_usable) usable++;
     }
     return {
-      header: titled(`Channels (${channels.length})`, node),
       tone: usable === channels.length ? 'success' : 'warning',
-      blocks: [
+      before: [
         msg.fields([
           { label: 'Usable', value: `${usable} / ${channels.length}`, inline: true },
           { label: 'Capacity', value: formatSats(cap), inline: true },
           { label: 'Local / remote', value: `${formatSats(local)} / ${formatSats(remote)}`, inline: true },
         ]),
-        msg.table({
-          columns: [
-            { header: 'State' },
-            { header: 'Peer' },
-            { header: 'Capacity (sat)', align: 'right' },
-            { header: 'Local (sat)', align: 'right' },
-            { header: 'Remote (sat)', align: 'right' },
-            { header: 'Asset local / remote', align: 'right' },
-            { header: 'Channel' },
-          ],
-          rows: items.map((c) => {
-            const st = String(c.status ?? '—');
-            const state = `${STATE_MARK[st] ?? '⚪'} ${st}${c.status === 'Opened' && !c.is_usable ? ' (not usable)' : ''}`;
-            let asset = '—';
-            if (c.asset_id) {
-              const info = assets.get(c.asset_id);
-              const p = info?.precision ?? 0;
-              asset = `${withPrecision(c.asset_local_amount ?? 0, p)} / ${withPrecision(c.asset_remote_amount ?? 0, p)} ${info?.label ?? shortId(c.asset_id, 10)}`;
-            }
-            return [
-              state,
-              ours.has((c.peer_pubkey ?? '').toLowerCase())
-                ? pubkeyLabel(ours, c.peer_pubkey, (k) => shortId(k, 8))
-                : c.peer_alias ? `${c.peer_alias} (${shortId(c.peer_pubkey ?? '', 8)})` : shortId(c.peer_pubkey ?? '—'),
-              thousands(c.capacity_sat ?? 0),
-              thousands(msatToSat(c.outbound_balance_msat ?? 0)),
-              thousands(msatToSat(c.inbound_balance_msat ?? 0)),
-              asset,
-              shortId(c.channel_id ?? '—', 12),
-            ];
-          }),
-          caption,
-        }),
-        msg.context(`Close one with \`channel close ${node.name} <channel>\` (the id as shown is enough).`),
       ],
+      table: {
+        columns: [
+          { header: 'State' },
+          { header: 'Peer' },
+          { header: 'Capacity (sat)', align: 'right' },
+          { header: 'Local (sat)', align: 'right' },
+          { header: 'Remote (sat)', align: 'right' },
+          { header: 'Asset local / remote', align: 'right' },
+          { header: 'Channel' },
+        ],
+        rows: items.map((c) => {
+          const st = String(c.status ?? '—');
+          const state = `${STATE_MARK[st] ?? '⚪'} ${st}${c.status === 'Opened' && !c.is_usable ? ' (not usable)' : ''}`;
+          let asset = '—';
+          if (c.asset_id) {
+            const info = assets.get(c.asset_id);
+            const p = info?.precision ?? 0;
+            const amounts = `${withPrecision(c.asset_local_amount ?? 0, p)} / ${withPrecision(c.asset_remote_amount ?? 0, p)}`;
+            asset = `${amounts} ${info?.label ?? shortId(c.asset_id, 10)}`;
+          }
+          return [
+            state,
+            ours.has((c.peer_pubkey ?? '').toLowerCase())
+              ? pubkeyLabel(ours, c.peer_pubkey, (k) => shortId(k, 8))
+              : c.peer_alias ? `${c.peer_alias} (${shortId(c.peer_pubkey ?? '', 8)})` : shortId(c.peer_pubkey ?? '—'),
+            thousands(c.capacity_sat ?? 0),
+            thousands(msatToSat(c.outbound_balance_msat ?? 0)),
+            thousands(msatToSat(c.inbound_balance_msat ?? 0)),
+            asset,
+            shortId(c.channel_id ?? '—', 12),
+          ];
+        }),
+      },
+      after: [msg.context(`Close one with \`channel close ${node.name} <channel>\` (the id as shown is enough).`)],
     };
   },
 });
@@ -97,9 +99,14 @@ const openArgs = z.object({
   peer_pubkey_and_opt_addr: z
     .string()
     .trim()
-    .regex(/^([0-9a-fA-F]{66}(@.+:\d+)?|[A-Za-z0-9][A-Za-z0-9_.-]*)$/, 'a pubkey, pubkey@host:port, or the name of another node of the account')
+    .regex(
+      /^([0-9a-fA-F]{66}(@.+:\d+)?|[A-Za-z0-9][A-Za-z0-9_.-]*)$/,
+      'a pubkey, pubkey@host:port, or the name of another node of the account',
+    )
     .describe('The peer: pubkey, pubkey@host:port if not connected, or another node of the account'),
-  capacity_sat: satAmount().refine((v) => v > 0, 'must be more than 0').describe('Channel capacity in sats, or with a unit: 100k sats, 0.001 BTC'),
+  capacity_sat: satAmount()
+    .refine((v) => v > 0, 'must be more than 0')
+    .describe('Channel capacity in sats, or with a unit: 100k sats, 0.001 BTC'),
   push_msat: msatAmount().default(0).describe('Millisats given to the peer at opening, or with a unit: 10 sat (default 0)'),
   asset_id: z.string().trim().min(1).optional().describe('RGB asset to put in the channel: its rgb: id or ticker'),
   asset_amount: assetAmount().optional().describe('Asset amount in display units: 500 or 500 USDT (raw units with raw=true)'),
@@ -117,13 +124,20 @@ const FUNDING_VBYTES = 154;
 async function openPlan(ctx: CommandContext<z.infer<typeof openArgs>>, api = nodeClient(ctx).api) {
   const node = nodeClient(ctx).node;
   const { node: _n, raw, asset_amount: amountText, ...given } = ctx.args;
-  const a: Omit<typeof given, 'asset_id'> & { asset_id?: string; asset_amount?: number } = { ...given, asset_id: assetNamed(given.asset_id, amountText) };
+  const a: Omit<typeof given, 'asset_id'> & { asset_id?: string; asset_amount?: number } = {
+    ...given,
+    asset_id: assetNamed(given.asset_id, amountText),
+  };
   checkAssetPair({ asset_id: a.asset_id, asset_amount: amountText });
   let peerName: string | undefined;
   if (!/^[0-9a-fA-F]{66}(@|$)/.test(a.peer_pubkey_and_opt_addr)) {
     const own = await peerOfAccountNode(ctx, node, a.peer_pubkey_and_opt_addr);
     if (!own) {
-      throw new UserError('invalid_arguments', `${JSON.stringify(a.peer_pubkey_and_opt_addr)} is neither a pubkey nor a node of this account.`, 'Give the peer’s pubkey (pubkey@host:port if not connected), or the name of one of your nodes: see `node list`.');
+      throw new UserError(
+        'invalid_arguments',
+        `${JSON.stringify(a.peer_pubkey_and_opt_addr)} is neither a pubkey nor a node of this account.`,
+        'Give the peer’s pubkey (pubkey@host:port if not connected), or the name of one of your nodes: see `node list`.',
+      );
     }
     a.peer_pubkey_and_opt_addr = own.peer;
     peerName = own.name;
@@ -131,7 +145,9 @@ async function openPlan(ctx: CommandContext<z.infer<typeof openArgs>>, api = nod
     peerName = (await ourNodeNames(ctx)).get(a.peer_pubkey_and_opt_addr.slice(0, 66).toLowerCase());
   }
   if (a.asset_id) a.asset_id = await resolveAssetId(api, node.name, a.asset_id);
-  if (a.asset_id && amountText !== undefined) a.asset_amount = await rawAssetAmount(api, a.asset_id, amountText, { arg: 'asset_amount', raw, example: '`asset_amount="500 USDT"`' });
+  if (a.asset_id && amountText !== undefined) {
+    a.asset_amount = await rawAssetAmount(api, a.asset_id, amountText, { arg: 'asset_amount', raw, example: '`asset_amount="500 USDT"`' });
+  }
   return { a, peerName };
 }
 
@@ -155,13 +171,21 @@ const open = defineCommand({
     const { a, peerName } = await openPlan(ctx, api);
     const rate = await api.estimatefee({ blocks: 6 }).then((r) => Number(r.fee_rate)).catch(() => undefined);
     return [
-      { label: 'Peer', value: [...(peerName ? [`${peerName} (our node) `] : []), { code: shortId(a.peer_pubkey_and_opt_addr, 20) }], inline: true },
+      {
+        label: 'Peer',
+        value: [...(peerName ? [`${peerName} (our node) `] : []), { code: shortId(a.peer_pubkey_and_opt_addr, 20) }],
+        inline: true,
+      },
       { label: 'Capacity', value: `${formatSats(a.capacity_sat)} committed on-chain`, inline: true },
-      ...(a.push_msat ? [{ label: 'Given to the peer', value: `${formatSats(msatToSat(a.push_msat))} (${thousands(a.push_msat)} msat)`, inline: true }] : []),
+      ...(a.push_msat
+        ? [{ label: 'Given to the peer', value: `${formatSats(msatToSat(a.push_msat))} (${thousands(a.push_msat)} msat)`, inline: true }]
+        : []),
       ...(a.asset_id ? [{ label: 'Asset', value: await assetAmountText(api, a.asset_id, a.asset_amount ?? 0), inline: true }] : []),
       {
         label: 'Estimated fee',
-        value: rate !== undefined ? `about ${formatSats(Math.ceil(rate * FUNDING_VBYTES))} on-chain (${FUNDING_VBYTES} vB at ${rate} sat/vB, the 6-block estimate)` : 'the node did not give a fee estimate',
+        value: rate !== undefined
+          ? `about ${formatSats(Math.ceil(rate * FUNDING_VBYTES))} on-chain (${FUNDING_VBYTES} vB at ${rate} sat/vB, the 6-block estimate)`
+          : 'the node did not give a fee estimate',
         inline: true,
       },
     ];
@@ -176,12 +200,19 @@ const open = defineCommand({
       tone: 'info',
       blocks: [
         msg.fields([
-          { label: 'Peer', value: [...(peerName ? [`${peerName} `] : []), { code: shortId(a.peer_pubkey_and_opt_addr, 20) }], inline: true },
+          {
+            label: 'Peer',
+            value: [...(peerName ? [`${peerName} `] : []), { code: shortId(a.peer_pubkey_and_opt_addr, 20) }],
+            inline: true,
+          },
           { label: 'Capacity', value: formatSats(a.capacity_sat), inline: true },
           ...(a.asset_id ? [{ label: 'Asset', value: assetText, inline: true }] : []),
           { label: 'Temporary id', value: [{ code: temporary_channel_id ?? '—' }] },
         ]),
-        msg.context(`It opens after the funding confirms. Follow it with \`channel list ${node.name}\`; final id: \`channel id ${node.name} ${temporary_channel_id ?? '<temporary id>'}\`.`),
+        msg.context(
+          `It opens after the funding confirms. Follow it with \`channel list ${node.name}\`; ` +
+            `final id: \`channel id ${node.name} ${temporary_channel_id ?? '<temporary id>'}\`.`,
+        ),
       ],
     };
   },
@@ -198,7 +229,9 @@ const channelIdArg = () =>
 const closeArgs = z.object({
   node: nodeArg(),
   channel_id: channelIdArg().describe('Channel id, or its start as `channel list` shows it'),
-  peer_pubkey: z.string().trim().min(1).optional().describe('The channel peer: its pubkey, or the name of one of your nodes (default: the channel’s peer)'),
+  peer_pubkey: z.string().trim().min(1).optional().describe(
+    'The channel peer: its pubkey, or the name of one of your nodes (default: the channel’s peer)'
+  ),
   force: flag().default(false).describe('Force-close without the peer (funds are locked for a while)'),
 });
 
@@ -216,18 +249,36 @@ async function closePlan(ctx: CommandContext<z.infer<typeof closeArgs>>) {
   const { channels = [] } = await api.listchannels();
   const matches = channels.filter((c) => (c.channel_id ?? '').toLowerCase().startsWith(wanted));
   if (matches.length === 0) {
-    throw new UserError('invalid_arguments', `${node.name} has no channel ${ctx.args.channel_id}.`, `See its channels with \`channel list ${node.name}\`.`);
+    throw new UserError(
+      'invalid_arguments',
+      `${node.name} has no channel ${ctx.args.channel_id}.`,
+      `See its channels with \`channel list ${node.name}\`.`,
+    );
   }
   if (matches.length > 1) {
-    throw new UserError('invalid_arguments', `${matches.length} channels of ${node.name} start with ${ctx.args.channel_id}.`, 'Give more digits of the channel id, or the whole id.');
+    throw new UserError(
+      'invalid_arguments',
+      `${matches.length} channels of ${node.name} start with ${ctx.args.channel_id}.`,
+      'Give more digits of the channel id, or the whole id.',
+    );
   }
   const channel = matches[0];
   const channelId = channel.channel_id;
   const given = ctx.args.peer_pubkey !== undefined ? (await resolvePubkey(ctx, ctx.args.peer_pubkey, 'peer_pubkey')).pubkey : undefined;
   const peer = given ?? channel.peer_pubkey;
-  if (!peer) throw new UserError('invalid_arguments', `The node did not say who the peer of channel ${shortId(channelId, 12)} is.`, 'Give it: `peer_pubkey=<66 hex digits>`.');
+  if (!peer) {
+    throw new UserError(
+      'invalid_arguments',
+      `The node did not say who the peer of channel ${shortId(channelId, 12)} is.`,
+      'Give it: `peer_pubkey=<66 hex digits>`.',
+    );
+  }
   if (given && channel.peer_pubkey && channel.peer_pubkey.toLowerCase() !== given) {
-    throw new UserError('invalid_arguments', `Channel ${shortId(channelId, 12)} is with ${channel.peer_pubkey}, not with ${given}.`, 'Leave peer_pubkey out: the channel’s own peer is used.');
+    throw new UserError(
+      'invalid_arguments',
+      `Channel ${shortId(channelId, 12)} is with ${channel.peer_pubkey}, not with ${given}.`,
+      'Leave peer_pubkey out: the channel’s own peer is used.',
+    );
   }
   return { channel, channelId, peer };
 }
@@ -263,7 +314,13 @@ const close = defineCommand({
     if (channel.asset_id) {
       const info = (await assetIndex(api)).get(channel.asset_id);
       const p = info?.precision ?? 0;
-      fields.push({ label: 'Asset local / remote', value: `${withPrecision(channel.asset_local_amount ?? 0, p)} / ${withPrecision(channel.asset_remote_amount ?? 0, p)} ${info?.label ?? shortId(channel.asset_id, 10)}`, inline: true });
+      fields.push({
+        label: 'Asset local / remote',
+        value:
+          `${withPrecision(channel.asset_local_amount ?? 0, p)} / ${withPrecision(channel.asset_remote_amount ?? 0, p)} ` +
+          (info?.label ?? shortId(channel.asset_id, 10)),
+        inline: true,
+      });
     }
     fields.push({
       label: 'Then',
@@ -296,12 +353,19 @@ const id = defineCommand({
   example: '/rln channel id alice a8b60c8ce3…',
   args: z.object({ node: nodeArg(), temporary_channel_id: z.string().min(1).describe('Temporary channel id (given by `channel open`)') }),
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const { channel_id } = await api.getchannelid({ temporary_channel_id: ctx.args.temporary_channel_id });
-    return { header: titled('Channel id', node), tone: 'info', blocks: [msg.fields([{ label: 'Temporary', value: [{ code: ctx.args.temporary_channel_id }] }, { label: 'Channel id', value: [{ code: channel_id ?? '—' }] }])] };
+    return {
+      header: titled('Channel id', node),
+      tone: 'info',
+      blocks: [
+        msg.fields([
+          { label: 'Temporary', value: [{ code: ctx.args.temporary_channel_id }] },
+          { label: 'Channel id', value: [{ code: channel_id ?? '—' }] },
+        ])
+      ],
+    };
   },
 });
 

@@ -41,17 +41,29 @@ const ln = defineCommand({
     const a = { ...ctx.args, asset_id: named };
     checkAssetPair(a);
     const assetId = a.asset_id ? await resolveAssetId(api, node.name, a.asset_id) : undefined;
-    const assetAmt = assetId && a.asset_amount !== undefined ? await rawAssetAmount(api, assetId, a.asset_amount, { arg: 'asset_amount', raw: a.raw, example: '`asset_amount="10 USDT"`' }) : undefined;
-    const { invoice } = await api.lninvoice(compact({ amt_msat: a.amt_msat, expiry_sec: a.expiry_sec, asset_id: assetId, asset_amount: assetAmt }));
+    const assetAmt = assetId && a.asset_amount !== undefined
+      ? await rawAssetAmount(api, assetId, a.asset_amount, { arg: 'asset_amount', raw: a.raw, example: '`asset_amount="10 USDT"`' })
+      : undefined;
+    const { invoice } = await api.lninvoice(
+      compact({ amt_msat: a.amt_msat, expiry_sec: a.expiry_sec, asset_id: assetId, asset_amount: assetAmt })
+    );
     const fields: Field[] = [
-      { label: 'Amount', value: a.amt_msat !== undefined ? `${formatSats(msatToSat(a.amt_msat))} (${thousands(a.amt_msat)} msat)` : 'any', inline: true },
+      {
+        label: 'Amount',
+        value: a.amt_msat !== undefined ? `${formatSats(msatToSat(a.amt_msat))} (${thousands(a.amt_msat)} msat)` : 'any',
+        inline: true,
+      },
       { label: 'Expires in', value: formatSeconds(a.expiry_sec), inline: true },
     ];
     if (assetId) fields.push({ label: 'Asset', value: await assetAmountText(api, assetId, assetAmt ?? 0) });
     return {
       header: titled('Lightning invoice', node),
       tone: 'info',
-      blocks: [msg.fields(fields), msg.code(invoice), msg.context(`Pay it with \`pay send <node> <invoice>\`; check it with \`invoice status ${node.name} <invoice>\`.`)],
+      blocks: [
+        msg.fields(fields),
+        msg.code(invoice),
+        msg.context(`Pay it with \`pay send <node> <invoice>\`; check it with \`invoice status ${node.name} <invoice>\`.`),
+      ],
       files: [await qrFile(invoice, { name: 'invoice-ln.png', title: 'Lightning invoice' })],
     };
   },
@@ -63,8 +75,12 @@ const rgb = defineCommand({
   example: '/rln invoice rgb alice amount="10 USDT"',
   args: z.object({
     node: nodeArg(),
-    asset_id: z.string().trim().min(1).optional().describe('The asset to receive: rgb: id, or ticker of an asset the node has (omit for any)'),
-    amount: assetAmount().optional().describe("Amount to receive in display units: 10 USDT, or 10 with asset_id (raw=true: raw units; omit: any)"),
+    asset_id: z.string().trim().min(1).optional().describe(
+      'The asset to receive: rgb: id, or ticker of an asset the node has (omit for any)'
+    ),
+    amount: assetAmount().optional().describe(
+      "Amount to receive in display units: 10 USDT, or 10 with asset_id (raw=true: raw units; omit: any)"
+    ),
     raw: rawFlag(),
     duration_seconds: int().min(60).optional().describe('Seconds until it expires (default: the node’s, 1 day)'),
     min_confirmations: int().min(0).default(1).describe('Confirmations before settling (default 1)'),
@@ -77,10 +93,16 @@ const rgb = defineCommand({
     const { node, api } = nodeClient(ctx);
     const named = assetNamed(ctx.args.asset_id, ctx.args.amount);
     if (ctx.args.amount !== undefined && !named) {
-      throw new UserError('invalid_arguments', '`amount` needs an asset: a bare number could be in any unit.', 'Name it in the amount (`amount="10 USDT"`) or give `asset_id=`.');
+      throw new UserError(
+        'invalid_arguments',
+        '`amount` needs an asset: a bare number could be in any unit.',
+        'Name it in the amount (`amount="10 USDT"`) or give `asset_id=`.',
+      );
     }
     const assetIdV = named ? await resolveAssetId(api, node.name, named) : undefined;
-    const value = assetIdV && ctx.args.amount !== undefined ? await rawAssetAmount(api, assetIdV, ctx.args.amount, { arg: 'amount', raw: ctx.args.raw, example: '`amount="10 USDT"`' }) : undefined;
+    const value = assetIdV && ctx.args.amount !== undefined
+      ? await rawAssetAmount(api, assetIdV, ctx.args.amount, { arg: 'amount', raw: ctx.args.raw, example: '`amount="10 USDT"`' })
+      : undefined;
     const a = { ...ctx.args, asset_id: assetIdV, amount: value };
     const res = await api.rgbinvoice(
       compact({
@@ -97,7 +119,13 @@ const rgb = defineCommand({
       blocks: [
         msg.fields([
           { label: 'Asset', value: a.asset_id ? [{ code: a.asset_id }] : 'any', inline: true },
-          { label: 'Amount', value: a.amount !== undefined ? (a.asset_id ? await assetAmountText(api, a.asset_id, a.amount) : `${thousands(a.amount)} raw`) : 'any', inline: true },
+          {
+            label: 'Amount',
+            value: a.amount !== undefined ? (
+              a.asset_id ? await assetAmountText(api, a.asset_id, a.amount) : `${thousands(a.amount)} raw`
+            ) : 'any',
+            inline: true,
+          },
           { label: 'Expires', value: formatTime(res.expiration_timestamp), inline: true },
           { label: 'Batch transfer', value: res.batch_transfer_idx !== undefined ? String(res.batch_transfer_idx) : '—', inline: true },
           { label: 'Recipient id', value: [{ code: res.recipient_id ?? '—' }] },
@@ -115,8 +143,6 @@ const decode = defineCommand({
   example: '/rln invoice decode alice lnbcrt30u1…',
   args: z.object({ node: nodeArg(), invoice: z.string().min(4).describe('The invoice (Lightning ln… or RGB rgb:…)') }),
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const invoice = ctx.args.invoice.trim().replace(/^lightning:/i, '');
@@ -151,10 +177,20 @@ const decode = defineCommand({
       d = await api.decodelninvoice({ invoice });
     } catch (err) {
       if (kind === 'ln') throw err;
-      throw new UserError('invalid_arguments', 'This is neither a Lightning (ln…) nor an RGB (rgb:…) invoice.', 'Check that the whole invoice was pasted.');
+      throw new UserError(
+        'invalid_arguments',
+        'This is neither a Lightning (ln…) nor an RGB (rgb:…) invoice.',
+        'Check that the whole invoice was pasted.',
+      );
     }
     const fields: Field[] = [
-      { label: 'Amount', value: d.amt_msat !== undefined && d.amt_msat !== null ? `${formatSats(msatToSat(d.amt_msat))} (${thousands(d.amt_msat)} msat)` : 'any', inline: true },
+      {
+        label: 'Amount',
+        value: d.amt_msat !== undefined && d.amt_msat !== null
+          ? `${formatSats(msatToSat(d.amt_msat))} (${thousands(d.amt_msat)} msat)`
+          : 'any',
+        inline: true,
+      },
       { label: 'Network', value: String(d.network ?? '—'), inline: true },
       { label: 'Created', value: formatTime(d.timestamp), inline: true },
       { label: 'Expires in', value: d.expiry_sec !== undefined ? formatSeconds(Number(d.expiry_sec)) : '—', inline: true },
@@ -162,10 +198,20 @@ const decode = defineCommand({
     if (d.asset_id) {
       const info = (await assetIndex(api)).get(d.asset_id);
       const amt = d.asset_amount ?? 0;
-      fields.push({ label: 'Asset', value: [info ? `${withPrecision(amt, info.precision)} ${info.label} ` : `${thousands(amt)} raw `, { code: d.asset_id }] });
+      fields.push({
+        label: 'Asset',
+        value: [info ? `${withPrecision(amt, info.precision)} ${info.label} ` : `${thousands(amt)} raw `, { code: d.asset_id }],
+      });
     }
-    fields.push({ label: 'Payee', value: [{ code: d.payee_pubkey ?? '—' }] }, { label: 'Payment hash', value: [{ code: d.payment_hash ?? '—' }] });
-    return { header: titled('Lightning invoice', node), tone: 'info', blocks: [msg.fields(fields), msg.context(`payee ${shortId(d.payee_pubkey ?? '')}`)] };
+    fields.push(
+      { label: 'Payee', value: [{ code: d.payee_pubkey ?? '—' }] },
+      { label: 'Payment hash', value: [{ code: d.payment_hash ?? '—' }] },
+    );
+    return {
+      header: titled('Lightning invoice', node),
+      tone: 'info',
+      blocks: [msg.fields(fields), msg.context(`payee ${shortId(d.payee_pubkey ?? '')}`)],
+    };
   },
 });
 
@@ -177,8 +223,6 @@ const status = defineCommand({
   example: '/rln invoice status alice lnbcrt30u1…',
   args: z.object({ node: nodeArg(), invoice: z.string().min(4).describe('The Lightning invoice') }),
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const { status: st } = await api.invoicestatus({ invoice: ctx.args.invoice.trim() });

@@ -41,8 +41,6 @@ const audit = defineCommand({
   positional: ['node'],
   nodeArg: false,
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const a = ctx.args;
     const filters = {
@@ -52,7 +50,9 @@ const audit = defineCommand({
       outcome: a.outcome,
       since: a.since ? sinceOf(a.since, ctx.services.now()) : undefined,
     };
-    const shown = Object.entries({ ...a, csv: undefined, limit: undefined }).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${String(v)}`);
+    const shown = Object.entries({ ...a, csv: undefined, limit: undefined })
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => `${k}=${String(v)}`);
     const scope = shown.length ? ` (${shown.join(' ')})` : '';
     const limit = a.csv ? Math.max(a.limit, 100) : Math.min(a.limit, 100);
     const entries = await ctx.services.audit.query({ ...filters, limit });
@@ -70,10 +70,19 @@ const audit = defineCommand({
         blocks: [
           msg.text([`${rows}, oldest first, in `, { code: name }, shown.length ? `; filters: ${shown.join(' ')}.` : '; no filters.']),
           msg.context(
-            `Secrets are never recorded; cells a spreadsheet would run as a formula are defused.${n === limit ? ` Only the newest ${limit}: raise limit= (up to 1000) or narrow the filters for more.` : ''}`,
+            'Secrets are never recorded; cells a spreadsheet would run as a formula are defused.' +
+              (n === limit ? ` Only the newest ${limit}: raise limit= (up to 1000) or narrow the filters for more.` : ''),
           ),
         ],
-        files: [messageFile({ name, mime: 'text/csv', bytes: Buffer.from(`${auditCsv(entries)}\n`, 'utf8'), title: `Audit trail${scope}`, alt: `The audit trail as CSV: ${rows}${scope}` })],
+        files: [
+          messageFile({
+            name,
+            mime: 'text/csv',
+            bytes: Buffer.from(`${auditCsv(entries)}\n`, 'utf8'),
+            title: `Audit trail${scope}`,
+            alt: `The audit trail as CSV: ${rows}${scope}`,
+          })
+        ],
       };
     }
     return {
@@ -107,8 +116,6 @@ const help = defineCommand({
   positional: ['group', 'action'],
   nodeArg: false,
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     return renderHelp(ctx.services.commands, ctx.args.group, ctx.args.action, ctx.place.platform);
   },

@@ -15,15 +15,18 @@ const info = defineCommand({
   example: '/rln net info alice',
   args: z.object({ node: nodeArg() }),
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const n = await api.networkinfo();
     return {
       header: titled('Network', node),
       tone: 'info',
-      blocks: [msg.fields([{ label: 'Network', value: String(n.network ?? '—'), inline: true }, { label: 'Height', value: thousands(n.height ?? 0), inline: true }])],
+      blocks: [
+        msg.fields([
+          { label: 'Network', value: String(n.network ?? '—'), inline: true },
+          { label: 'Height', value: thousands(n.height ?? 0), inline: true },
+        ])
+      ],
     };
   },
 });
@@ -34,15 +37,18 @@ const checkIndexer = defineCommand({
   example: '/rln net check-indexer alice tcp://electrum.example.com:50001',
   args: z.object({ node: nodeArg(), indexer_url: z.string().min(3).describe('Indexer URL to check') }),
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const r = await api.checkindexerurl({ indexer_url: ctx.args.indexer_url });
     return {
       header: titled('Indexer OK', node),
       tone: 'success',
-      blocks: [msg.fields([{ label: 'URL', value: [{ code: ctx.args.indexer_url }] }, { label: 'Protocol', value: String(r.indexer_protocol ?? '—'), inline: true }])],
+      blocks: [
+        msg.fields([
+          { label: 'URL', value: [{ code: ctx.args.indexer_url }] },
+          { label: 'Protocol', value: String(r.indexer_protocol ?? '—'), inline: true },
+        ])
+      ],
     };
   },
 });
@@ -53,12 +59,14 @@ const checkProxy = defineCommand({
   example: '/rln net check-proxy alice rpcs://proxy.example.com/json-rpc',
   args: z.object({ node: nodeArg(), proxy_url: z.string().min(3).describe('RGB proxy endpoint to check (rpc:// or rpcs://)') }),
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     await api.checkproxyendpoint({ proxy_url: ctx.args.proxy_url });
-    return { header: titled('Proxy OK', node), tone: 'success', blocks: [msg.fields([{ label: 'Endpoint', value: [{ code: ctx.args.proxy_url }] }])] };
+    return {
+      header: titled('Proxy OK', node),
+      tone: 'success',
+      blocks: [msg.fields([{ label: 'Endpoint', value: [{ code: ctx.args.proxy_url }] }])],
+    };
   },
 });
 
@@ -83,7 +91,12 @@ const onion = defineCommand({
     return {
       header: titled('Onion message sent', node),
       tone: 'success',
-      blocks: [msg.fields([{ label: 'Hops', value: String(ids.length), inline: true }, { label: 'TLV type', value: String(ctx.args.tlv_type), inline: true }])],
+      blocks: [
+        msg.fields([
+          { label: 'Hops', value: String(ids.length), inline: true },
+          { label: 'TLV type', value: String(ctx.args.tlv_type), inline: true },
+        ])
+      ],
     };
   },
 });

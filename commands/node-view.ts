@@ -6,7 +6,7 @@ import type { HostedNode } from '../src/hosting/index.js';
 import { lockStateText, lockStates } from './support/lock-state.js';
 import { imageOf, imageOverview } from './support/node-image.js';
 import { nodeArg, pagingArgs } from './support/arg-types.js';
-import { paginate } from './support/paginate.js';
+import { listReply } from './support/list-command.js';
 import { formatTime, peerAddressOf, rlnNameOf, titled, yesNo } from './support/present.js';
 import { requireNode } from './support/require-node.js';
 
@@ -25,37 +25,38 @@ export const list = defineCommand({
   example: '/rln node list',
   args: z.object({ ...pagingArgs }),
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const nodes = await ctx.services.hosting.listNodes();
-    if (nodes.length === 0) {
-      return {
-        header: 'Nodes',
-        tone: 'neutral',
-        blocks: [msg.text('No nodes yet.'), msg.context('Create one with `node create <name>`.')],
-      };
-    }
-    const sorted = [...nodes].sort((a, b) => a.name.localeCompare(b.name));
-    const { items, caption } = paginate(sorted, ctx.args);
-    const counts = new Map<string, number>();
-    for (const n of nodes) counts.set(n.status, (counts.get(n.status) ?? 0) + 1);
-    const summary = [...counts.entries()].map(([s, c]) => `${c} ${statusBadge(s)}`).join(' · ');
-    const anyFailed = counts.has('FAILED');
-    const locks = await lockStates(ctx, items);
-    return {
-      header: `Nodes (${nodes.length})`,
-      tone: anyFailed ? 'danger' : 'info',
-      summary: `${nodes.length} nodes: ${summary}`,
-      blocks: [
-        msg.text(summary),
-        msg.table({
-          columns: [{ header: 'Name' }, { header: 'Status' }, { header: 'Wallet' }, { header: 'Network' }, { header: 'Initialized' }, { header: 'Last build' }],
-          rows: items.map((n, i) => [n.name, statusBadge(n.status), lockStateText(locks[i]), n.network, yesNo(n.initialized), lastBuild(n)]),
-          caption,
-        }),
-      ],
-    };
+    return listReply({
+      title: 'Nodes',
+      rows: [...nodes].sort((a, b) => a.name.localeCompare(b.name)),
+      paging: ctx.args,
+      empty: [msg.text('No nodes yet.'), msg.context('Create one with `node create <name>`.')],
+      async page(items) {
+        const counts = new Map<string, number>();
+        for (const n of nodes) counts.set(n.status, (counts.get(n.status) ?? 0) + 1);
+        const summary = [...counts.entries()].map(([s, c]) => `${c} ${statusBadge(s)}`).join(' · ');
+        const locks = await lockStates(ctx, items);
+        return {
+          tone: counts.has('FAILED') ? 'danger' : 'info',
+          summary: `${nodes.length} nodes: ${summary}`,
+          before: [msg.text(summary)],
+          table: {
+            columns: [
+              { header: 'Name' },
+              { header: 'Status' },
+              { header: 'Wallet' },
+              { header: 'Network' },
+              { header: 'Initialized' },
+              { header: 'Last build' },
+            ],
+            rows: items.map(
+              (n, i) => [n.name, statusBadge(n.status), lockStateText(locks[i]), n.network, yesNo(n.initialized), lastBuild(n)]
+            ),
+          },
+        };
+      },
+    });
   },
 });
 
@@ -65,8 +66,6 @@ export const info = defineCommand({
   example: '/rln node info alice',
   args: nodeOnly,
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const node = await ctx.services.hosting.getNode(requireNode(ctx).nodeId);
     const blocks: Block[] = [
@@ -86,7 +85,14 @@ export const info = defineCommand({
       blocks.push(
         msg.table({
           columns: [{ header: 'Build', align: 'right' }, { header: 'Status' }, { header: 'Complete' }, { header: 'Time' }],
-          rows: recent.map((b) => [b.buildNumber !== undefined ? `#${b.buildNumber}` : '—', b.buildStatus ?? '—', yesNo(b.buildComplete), formatTime(b.timestamp)]),
+          rows: recent.map(
+            (b) => [
+              b.buildNumber !== undefined ? `#${b.buildNumber}` : '—',
+              b.buildStatus ?? '—',
+              yesNo(b.buildComplete),
+              formatTime(b.timestamp),
+            ]
+          ),
           caption: builds.length > recent.length ? `latest ${recent.length} of ${builds.length} builds` : undefined,
         }),
       );
@@ -98,8 +104,14 @@ export const info = defineCommand({
           msg.divider(),
           msg.fields([
             { label: 'Pubkey', value: ni.pubkey ? [{ code: ni.pubkey }] : '—' },
-            ...(ni.pubkey && peerAddressOf(node) ? [{ label: 'Peer address', value: [{ code: `${ni.pubkey}@${peerAddressOf(node)}` }] }] : []),
-            { label: 'Channels', value: `${thousands(ni.num_usable_channels ?? 0)} usable / ${thousands(ni.num_channels ?? 0)}`, inline: true },
+            ...(ni.pubkey && peerAddressOf(node)
+              ? [{ label: 'Peer address', value: [{ code: `${ni.pubkey}@${peerAddressOf(node)}` }] }]
+              : []),
+            {
+              label: 'Channels',
+              value: `${thousands(ni.num_usable_channels ?? 0)} usable / ${thousands(ni.num_channels ?? 0)}`,
+              inline: true,
+            },
             { label: 'Peers', value: thousands(ni.num_peers ?? 0), inline: true },
             { label: 'Local balance', value: formatSats(ni.local_balance_sat ?? 0), inline: true },
             { label: 'Pending outbound', value: formatSats(ni.pending_outbound_payments_sat ?? 0), inline: true },
@@ -107,9 +119,13 @@ export const info = defineCommand({
         );
       } catch (err) {
         const name = rlnNameOf(err);
-        if (name === 'LockedNode') blocks.push(msg.context('The node is locked: node details hidden. Unlock it with `node unlock ' + node.name + '`.'));
-        else if (name === 'NotInitialized') blocks.push(msg.context('The node is not initialized yet: run `node init ' + node.name + '`.'));
-        else blocks.push(msg.context(`Node API not reachable: ${err instanceof Error ? err.message : String(err)}`));
+        if (name === 'LockedNode') {
+          blocks.push(msg.context('The node is locked: node details hidden. Unlock it with `node unlock ' + node.name + '`.'));
+        } else if (name === 'NotInitialized') {
+          blocks.push(msg.context('The node is not initialized yet: run `node init ' + node.name + '`.'));
+        } else {
+          blocks.push(msg.context(`Node API not reachable: ${err instanceof Error ? err.message : String(err)}`));
+        }
       }
     }
     return { header: titled('Node', node), tone: statusTone(node.status), summary: `${node.name}: ${node.status}`, blocks };
@@ -123,8 +139,6 @@ export const image = defineCommand({
   positional: ['node'],
   args: z.object({ node: z.string().min(1).optional().describe('Node name or id (optional)') }),
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const { version } = await ctx.services.hosting.latestImage();
     if (!ctx.node) return imageOverview(version, await ctx.services.hosting.listNodes());

@@ -5,12 +5,12 @@ import { msg, type Field } from '../src/vocabulary/index.js';
 import { defineCommand, type CommandContext } from './define-command.js';
 import { type AnyCommand, type Refusal } from '../src/engine/index.js';
 import { assetAmount as assetAmountArg, checkAssetPair, msatAmount, nodeArg, pagingArgs, rawFlag } from './support/arg-types.js';
-import { assetIndex, resolveAssetId } from './support/asset-table.js';
+import { assetIndex, assetIndexIf, resolveAssetId } from './support/asset-table.js';
 import { assetNamed, rawAssetAmount } from './support/asset-amount.js';
 import { ourNodeNames, resolvePubkey } from './support/our-nodes.js';
 import { nodeClient } from './support/node-client.js';
 import type { NodeApiClient } from '../src/node-api/index.js';
-import { paginate } from './support/paginate.js';
+import { nodeListCommand } from './support/list-command.js';
 import { compact, formatTime, titled } from './support/present.js';
 import { invoiceSpend, keysendSpend } from './support/spend.js';
 
@@ -27,12 +27,18 @@ async function assetAmount(api: NodeApiClient, assetId: string, raw: number | bi
 }
 
 /** What an invoice (as the `invoice` argument leaves it) asks for, decoded by the node: amount, asset, payee (and description, expiry). */
-async function describeInvoice(api: NodeApiClient, invoice: string, o: { withDescription?: boolean; ours?: Map<string, string> } = {}): Promise<Field[]> {
+async function describeInvoice(
+  api: NodeApiClient,
+  invoice: string,
+  o: { withDescription?: boolean; ours?: Map<string, string> } = {},
+): Promise<Field[]> {
   const d = await api.decodelninvoice({ invoice });
   const fields: Field[] = [];
   fields.push({
     label: 'Amount',
-    value: d.amt_msat !== undefined && d.amt_msat !== null ? `${formatSats(msatToSat(d.amt_msat))} (${thousands(d.amt_msat)} msat)` : 'any amount (the invoice names none)',
+    value: d.amt_msat !== undefined && d.amt_msat !== null
+      ? `${formatSats(msatToSat(d.amt_msat))} (${thousands(d.amt_msat)} msat)`
+      : 'any amount (the invoice names none)',
     inline: true,
   });
   if (d.asset_id) fields.push({ label: 'Asset', value: await assetAmount(api, d.asset_id, d.asset_amount ?? 0), inline: true });
@@ -57,7 +63,10 @@ async function invoiceRefusal(ctx: CommandContext<unknown>, invoice: string): Pr
   if (d.timestamp !== undefined && d.timestamp !== null && d.expiry_sec !== undefined && d.expiry_sec !== null) {
     const expires = Number(d.timestamp) + Number(d.expiry_sec);
     if (expires * 1000 <= ctx.services.now()) {
-      return { reason: `This invoice expired at ${formatTime(expires)}: it can no longer be paid.`, next: 'Ask the payee for a new invoice.' };
+      return {
+        reason: `This invoice expired at ${formatTime(expires)}: it can no longer be paid.`,
+        next: 'Ask the payee for a new invoice.',
+      };
     }
   }
   if (!d.payment_hash) return undefined;
@@ -65,15 +74,31 @@ async function invoiceRefusal(ctx: CommandContext<unknown>, invoice: string): Pr
   const prior = payments.find((p) => !p.inbound && p.payment_hash === d.payment_hash && p.status !== 'Failed');
   if (prior) {
     return prior.status === 'Succeeded'
-      ? { reason: `${node.name} already paid this invoice (${formatTime(prior.created_at)}).`, next: `See it with \`/rln pay list ${node.name}\`.` }
-      : { reason: `${node.name} is already paying this invoice (the payment is ${String(prior.status)}).`, next: `Follow it with \`/rln pay list ${node.name}\`.` };
+      ? {
+        reason: `${node.name} already paid this invoice (${formatTime(prior.created_at)}).`,
+        next: `See it with \`/rln pay list ${node.name}\`.`,
+      }
+      : {
+        reason: `${node.name} is already paying this invoice (the payment is ${String(prior.status)}).`,
+        next: `Follow it with \`/rln pay list ${node.name}\`.`,
+      };
   }
   const payeeName = d.payee_pubkey ? (await ourNodeNames(ctx)).get(d.payee_pubkey.toLowerCase()) : undefined;
   const payee = payeeName ? (await ctx.services.hosting.listNodes()).find((n) => n.name === payeeName) : undefined;
   if (!payee) return undefined;
   const { status } = await ctx.services.nodeApi(payee).invoicestatus({ invoice }).catch(() => ({ status: undefined }));
-  if (status === 'Succeeded') return { reason: `This invoice was paid already: ${payee.name}, its payee, received the payment.`, next: `See it with \`/rln invoice status ${payee.name} <invoice>\` or \`/rln pay list ${payee.name}\`.` };
-  if (status === 'Expired') return { reason: `This invoice has expired: ${payee.name}, its payee, no longer accepts it.`, next: `Ask for a new one: \`/rln invoice ln ${payee.name} …\`.` };
+  if (status === 'Succeeded') {
+    return {
+      reason: `This invoice was paid already: ${payee.name}, its payee, received the payment.`,
+      next: `See it with \`/rln invoice status ${payee.name} <invoice>\` or \`/rln pay list ${payee.name}\`.`,
+    };
+  }
+  if (status === 'Expired') {
+    return {
+      reason: `This invoice has expired: ${payee.name}, its payee, no longer accepts it.`,
+      next: `Ask for a new one: \`/rln invoice ln ${payee.name} …\`.`,
+    };
+  }
   return undefined;
 }
 
@@ -88,7 +113,11 @@ const send = defineCommand({
       .string()
       .trim()
       .transform((v) => v.replace(/^lightning:/i, ''))
-      .pipe(z.string().regex(/^ln[a-z0-9]*1[02-9ac-hj-np-z]{20,}$/i, 'a BOLT11 Lightning invoice (lnbc…, lntb…, lnbcrt…): paste it whole'))
+      .pipe(
+        z
+          .string()
+          .regex(/^ln[a-z0-9]*1[02-9ac-hj-np-z]{20,}$/i, 'a BOLT11 Lightning invoice (lnbc…, lntb…, lnbcrt…): paste it whole'),
+      )
       .describe('The Lightning invoice to pay'),
   }),
   role: 'admin',
@@ -119,14 +148,19 @@ const send = defineCommand({
   },
 });
 
-/** What a keysend sends, resolved: the payee by pubkey or by the name of one of our nodes, the asset by id or ticker, its amount in raw units. */
+/**
+ * What a keysend sends, resolved: the payee by pubkey or by the name of one of our nodes, the
+ * asset by id or ticker, its amount in raw units.
+ */
 async function keysendOf(ctx: Parameters<typeof keysend.handler>[0], api: NodeApiClient) {
   const a = ctx.args;
   const named = assetNamed(a.asset_id, a.asset_amount);
   checkAssetPair({ asset_id: named, asset_amount: a.asset_amount });
   const dest = await resolvePubkey(ctx, a.dest_pubkey, 'dest_pubkey');
   const assetId = named ? await resolveAssetId(api, ctx.node!.name, named) : undefined;
-  const assetAmt = assetId && a.asset_amount !== undefined ? await rawAssetAmount(api, assetId, a.asset_amount, { arg: 'asset_amount', raw: a.raw, example: '`asset_amount="10 USDT"`' }) : undefined;
+  const assetAmt = assetId && a.asset_amount !== undefined
+    ? await rawAssetAmount(api, assetId, a.asset_amount, { arg: 'asset_amount', raw: a.raw, example: '`asset_amount="10 USDT"`' })
+    : undefined;
   return { dest, assetId, assetAmt };
 }
 
@@ -174,43 +208,60 @@ const keysend = defineCommand({
       { label: 'Amount', value: `${formatSats(msatToSat(a.amt_msat))} (${thousands(a.amt_msat)} msat)`, inline: true },
     ];
     if (assetId) fields.push({ label: 'Asset', value: await assetAmount(api, assetId, assetAmt ?? 0), inline: true });
-    fields.push({ label: 'To', value: [...(dest.name ? [`${dest.name} `] : []), { code: dest.pubkey }] }, { label: 'Payment hash', value: [{ code: res.payment_hash ?? '—' }] });
-    return { header: titled(res.status === 'Failed' ? 'Keysend failed' : 'Keysend sent', node), tone: toneOf(res.status), blocks: [msg.fields(fields)] };
+    fields.push(
+      { label: 'To', value: [...(dest.name ? [`${dest.name} `] : []), { code: dest.pubkey }] },
+      { label: 'Payment hash', value: [{ code: res.payment_hash ?? '—' }] },
+    );
+    return {
+      header: titled(res.status === 'Failed' ? 'Keysend failed' : 'Keysend sent', node),
+      tone: toneOf(res.status),
+      blocks: [msg.fields(fields)],
+    };
   },
 });
 
-const list = defineCommand({
+const list = nodeListCommand({
   path: 'pay list',
   summary: 'List Lightning payments, newest first',
   example: '/rln pay list alice',
   args: z.object({ node: nodeArg(), ...pagingArgs }),
-  role: 'read',
-  confirm: 'none',
-  mutates: false,
-  async handler(ctx) {
-    const { node, api } = nodeClient(ctx);
+  title: 'Payments',
+  async load({ api }) {
     const { payments = [] } = await api.listpayments();
-    if (payments.length === 0) return { header: titled('Payments', node), tone: 'neutral', blocks: [msg.text('No payments yet.')] };
-    const sorted = [...payments].sort((x, y) => Number(y.created_at ?? 0) - Number(x.created_at ?? 0));
-    const { items, caption } = paginate(sorted, ctx.args);
-    const assets = items.some((p) => p.asset_id) ? await assetIndex(api) : new Map<string, { label: string; precision: number }>();
+    return { rows: [...payments].sort((x, y) => Number(y.created_at ?? 0) - Number(x.created_at ?? 0)) };
+  },
+  empty: () => [msg.text('No payments yet.')],
+  async page({ api, items, all: payments }) {
+    const assets = await assetIndexIf(api, items.some((p) => p.asset_id));
     const counts = { in: 0, out: 0 };
     for (const p of payments) counts[p.inbound ? 'in' : 'out']++;
+    const assetText = (p: (typeof items)[number]) => {
+      if (!p.asset_id) return '—';
+      const info = assets.get(p.asset_id);
+      return info
+        ? `${withPrecision(p.asset_amount ?? 0, info.precision)} ${info.label}`
+        : `${thousands(p.asset_amount ?? 0)} ${shortId(p.asset_id, 8)}`;
+    };
     return {
-      header: titled(`Payments (${payments.length})`, node),
-      tone: 'info',
-      blocks: [
-        msg.text(`${counts.in} received · ${counts.out} sent`),
-        msg.table({
-          columns: [{ header: 'Dir' }, { header: 'Status' }, { header: 'Sats', align: 'right' }, { header: 'Asset', align: 'right' }, { header: 'Hash' }, { header: 'Created' }],
-          rows: items.map((p) => {
-            const info = p.asset_id ? assets.get(p.asset_id) : undefined;
-            const asset = p.asset_id ? (info ? `${withPrecision(p.asset_amount ?? 0, info.precision)} ${info.label}` : `${thousands(p.asset_amount ?? 0)} ${shortId(p.asset_id, 8)}`) : '—';
-            return [p.inbound ? 'in' : 'out', String(p.status ?? '—'), thousands(msatToSat(p.amt_msat ?? 0)), asset, shortId(p.payment_hash ?? '—', 12), formatTime(p.created_at)];
-          }),
-          caption,
-        }),
-      ],
+      before: [msg.text(`${counts.in} received · ${counts.out} sent`)],
+      table: {
+        columns: [
+          { header: 'Dir' },
+          { header: 'Status' },
+          { header: 'Sats', align: 'right' },
+          { header: 'Asset', align: 'right' },
+          { header: 'Hash' },
+          { header: 'Created' },
+        ],
+        rows: items.map((p) => [
+          p.inbound ? 'in' : 'out',
+          String(p.status ?? '—'),
+          thousands(msatToSat(p.amt_msat ?? 0)),
+          assetText(p),
+          shortId(p.payment_hash ?? '—', 12),
+          formatTime(p.created_at),
+        ]),
+      },
     };
   },
 });

@@ -6,29 +6,32 @@ import { defineCommand } from './define-command.js';
 import { type AnyCommand } from '../src/engine/index.js';
 import { nodeArg, pagingArgs } from './support/arg-types.js';
 import { nodeClient } from './support/node-client.js';
-import { paginate } from './support/paginate.js';
+import { nodeListCommand } from './support/list-command.js';
 import { peerOfAccountNode } from './support/peer-of-account-node.js';
 import { ourNodeNames, resolvePubkey } from './support/our-nodes.js';
 import { titled } from './support/present.js';
 
-const list = defineCommand({
+const list = nodeListCommand({
   path: 'peer list',
   summary: 'List connected peers',
   example: '/rln peer list alice',
   args: z.object({ node: nodeArg(), ...pagingArgs }),
-  role: 'read',
-  confirm: 'none',
-  mutates: false,
-  async handler(ctx) {
-    const { node, api } = nodeClient(ctx);
+  title: 'Peers',
+  async load({ api }) {
     const { peers = [] } = await api.listpeers();
-    if (peers.length === 0) return { header: titled('Peers', node), tone: 'neutral', blocks: [msg.text('No connected peers.'), msg.context(`Connect one: \`peer connect ${node.name} <pubkey>@<host>:<port>\`, or the name of another of your nodes.`)] };
-    const { items, caption } = paginate(peers, ctx.args);
+    return { rows: peers };
+  },
+  empty: (node) => [
+    msg.text('No connected peers.'),
+    msg.context(`Connect one: \`peer connect ${node.name} <pubkey>@<host>:<port>\`, or the name of another of your nodes.`),
+  ],
+  async page({ ctx, items }) {
     const ours = await ourNodeNames(ctx);
     return {
-      header: titled(`Peers (${peers.length})`, node),
-      tone: 'info',
-      blocks: [msg.table({ columns: [{ header: 'Pubkey' }, { header: 'Our node' }], rows: items.map((p) => [p.pubkey ?? '—', ours.get((p.pubkey ?? '').toLowerCase()) ?? '—']), caption })],
+      table: {
+        columns: [{ header: 'Pubkey' }, { header: 'Our node' }],
+        rows: items.map((p) => [p.pubkey ?? '—', ours.get((p.pubkey ?? '').toLowerCase()) ?? '—']),
+      }
     };
   },
 });
@@ -57,7 +60,9 @@ const connect = defineCommand({
       if (!own) {
         throw new UserError(
           'invalid_arguments',
-          BARE_PUBKEY.test(given) ? 'A pubkey alone is not enough to connect: the node also needs the peer’s address.' : `${JSON.stringify(given)} is neither pubkey@host:port nor a node of this account.`,
+          BARE_PUBKEY.test(given)
+            ? 'A pubkey alone is not enough to connect: the node also needs the peer’s address.'
+            : `${JSON.stringify(given)} is neither pubkey@host:port nor a node of this account.`,
           'Give the peer as pubkey@host:port, or the name of one of your nodes (e.g. `peer connect alice bob`): see `node list`.',
         );
       }
@@ -65,7 +70,11 @@ const connect = defineCommand({
       name = own.name;
     }
     await api.connectpeer({ peer_pubkey_and_addr: peer });
-    return { header: titled('Peer connected', node), tone: 'success', blocks: [msg.text(name ? [`${name} `, { code: peer }] : [{ code: peer }])] };
+    return {
+      header: titled('Peer connected', node),
+      tone: 'success',
+      blocks: [msg.text(name ? [`${name} `, { code: peer }] : [{ code: peer }])],
+    };
   },
 });
 
@@ -73,7 +82,10 @@ const disconnect = defineCommand({
   path: 'peer disconnect',
   summary: 'Disconnect from a peer',
   example: '/rln peer disconnect alice bob',
-  args: z.object({ node: nodeArg(), peer_pubkey: z.string().trim().min(1).describe('The peer: its pubkey, or the name of one of your nodes') }),
+  args: z.object({
+    node: nodeArg(),
+    peer_pubkey: z.string().trim().min(1).describe('The peer: its pubkey, or the name of one of your nodes'),
+  }),
   role: 'operate',
   confirm: 'none',
   mutates: true,
@@ -81,7 +93,11 @@ const disconnect = defineCommand({
     const { node, api } = nodeClient(ctx);
     const peer = await resolvePubkey(ctx, ctx.args.peer_pubkey, 'peer_pubkey');
     await api.disconnectpeer({ peer_pubkey: peer.pubkey });
-    return { header: titled('Peer disconnected', node), tone: 'warning', blocks: [msg.text([...(peer.name ? [`${peer.name} `] : []), { code: peer.pubkey }])] };
+    return {
+      header: titled('Peer disconnected', node),
+      tone: 'warning',
+      blocks: [msg.text([...(peer.name ? [`${peer.name} `] : []), { code: peer.pubkey }])],
+    };
   },
 });
 

@@ -18,7 +18,11 @@ function typedAmount(text: string): UnitAmount {
   try {
     return readUnitAmount(text);
   } catch (e) {
-    throw new UserError('invalid_arguments', (e as Error).message, 'Write the amount with its unit, e.g. amount=100k sats, amount=0.5 BTC or amount=100 USDT.');
+    throw new UserError(
+      'invalid_arguments',
+      (e as Error).message,
+      'Write the amount with its unit, e.g. amount=100k sats, amount=0.5 BTC or amount=100 USDT.',
+    );
   }
 }
 
@@ -36,9 +40,16 @@ const set = defineCommand({
   summary: 'Change what needs a second person’s approval, or a daily spend limit',
   example: '/rln policy set approval pay.send amount=100k sats',
   args: z.object({
-    kind: z.enum(['approval', 'limit'], { error: () => 'approval (what needs a second person) or limit (a daily spend limit)' }).describe('approval or limit'),
-    subject: z.string().min(1).describe('approval: the command with dots (pay.send); limit: a role (operate) or who (slack:U123, a mention)'),
-    amount: z.string().min(1).meta({ amount: 'unit' }).optional().describe('Approve above it (none: always), or the daily limit: 100k sats, 0.5 BTC, 100 USDT, 1000 *'),
+    kind: z.enum(
+      ['approval', 'limit'],
+      { error: () => 'approval (what needs a second person) or limit (a daily spend limit)' },
+    ).describe('approval or limit'),
+    subject: z.string().min(1).describe(
+      'approval: the command with dots (pay.send); limit: a role (operate) or who (slack:U123, a mention)'
+    ),
+    amount: z.string().min(1).meta({ amount: 'unit' }).optional().describe(
+      'Approve above it (none: always), or the daily limit: 100k sats, 0.5 BTC, 100 USDT, 1000 *'
+    ),
     off: z.stringbool().default(false).describe('Remove this rule (also one from the environment)'),
   }),
   positional: ['kind', 'subject', 'amount'],
@@ -56,10 +67,19 @@ const set = defineCommand({
       return {
         header: off ? 'Approval rule removed' : 'Approval rule set',
         tone: 'success',
-        blocks: [msg.text(off ? `${what} no longer needs a second person.` : `${what} now needs a second person's approval.`), msg.context('`/rln policy list` shows every rule.')],
+        blocks: [
+          msg.text(off ? `${what} no longer needs a second person.` : `${what} now needs a second person's approval.`),
+          msg.context('`/rln policy list` shows every rule.'),
+        ],
       };
     }
-    if (!amount) throw new UserError('invalid_arguments', 'A limit needs an amount per day.', 'For example: /rln policy set limit operate amount="500k sats"');
+    if (!amount) {
+      throw new UserError(
+        'invalid_arguments',
+        'A limit needs an amount per day.',
+        'For example: /rln policy set limit operate amount="500k sats"',
+      );
+    }
     const who = asRule(() => limitSubject(toPrincipal(subject, ctx.actor)));
     const perDay = typedAmount(amount);
     await policy.setLimit({ who, perDay }, off, ctx.actor);
@@ -67,7 +87,9 @@ const set = defineCommand({
       header: off ? 'Spend limit removed' : 'Spend limit set',
       tone: 'success',
       blocks: [
-        msg.text(off ? `${who} no longer has a daily limit of ${amountText(perDay)}.` : `${who} may spend at most ${amountText(perDay)} a day.`),
+        msg.text(
+          off ? `${who} no longer has a daily limit of ${amountText(perDay)}.` : `${who} may spend at most ${amountText(perDay)} a day.`
+        ),
         msg.context(`Days start at 00:00 ${policy.tz}. \`/rln policy limits\` shows the limits and today's use.`),
       ],
     };
@@ -81,8 +103,6 @@ const list = defineCommand({
   args: z.object({}),
   nodeArg: false,
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const { policy } = ctx.services;
     const approvals = await policy.approvalRules();
@@ -94,7 +114,9 @@ const list = defineCommand({
         approvals.length
           ? msg.table({
               columns: [{ header: 'Needs a second person' }, { header: 'Above' }, { header: 'From' }],
-              rows: approvals.map((r) => [r.action, r.over ? amountText(r.over) : 'always', r.setBy ? `${r.source} (${r.setBy})` : r.source]),
+              rows: approvals.map(
+                (r) => [r.action, r.over ? amountText(r.over) : 'always', r.setBy ? `${r.source} (${r.setBy})` : r.source]
+              ),
             })
           : msg.text('Nothing needs a second person.'),
         limits.length
@@ -103,7 +125,10 @@ const list = defineCommand({
               rows: limits.map((r) => [r.who, amountText(r.perDay), r.setBy ? `${r.source} (${r.setBy})` : r.source]),
             })
           : msg.text('No spend limits.'),
-        msg.context(`Requests expire after ${Math.round(policy.approvalTtlMs / 60_000)} min. Limits reset at 00:00 ${policy.tz}. Admins change rules with /rln policy set.`),
+        msg.context(
+          `Requests expire after ${Math.round(policy.approvalTtlMs / 60_000)} min. Limits reset at 00:00 ${policy.tz}. ` +
+            'Admins change rules with /rln policy set.',
+        ),
       ],
     };
   },
@@ -123,14 +148,17 @@ const limits = defineCommand({
   positional: ['who'],
   nodeArg: false,
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const { policy, access } = ctx.services;
     let actor = ctx.actor;
     if (ctx.args.who) {
       const principal = toPrincipal(ctx.args.who, ctx.actor);
-      if (!/^(slack|discord|shell):[^\s:]+$/.test(principal)) throw new UserError('invalid_arguments', 'Name one person: slack:U123, discord:123456 or a mention.');
+      if (!/^(slack|discord|shell):[^\s:]+$/.test(principal)) {
+        throw new UserError(
+          'invalid_arguments',
+          'Name one person: slack:U123, discord:123456 or a mention.',
+        );
+      }
       if (principal !== `${ctx.actor.platform}:${ctx.actor.userId}` && !(await access.has(ctx.actor, 'admin'))) {
         throw new UserError('forbidden', "Only admins see someone else's limits.", 'Run `/rln policy limits` for your own.');
       }
@@ -138,14 +166,26 @@ const limits = defineCommand({
     }
     const rows = await policy.usage(actor);
     const who = `${actor.platform}:${actor.userId}`;
-    if (!rows.length) return { header: `Spend limits: ${who}`, tone: 'neutral', blocks: [msg.text('No spend limits apply, and nothing was spent today.')] };
+    if (!rows.length) {
+      return {
+        header: `Spend limits: ${who}`,
+        tone: 'neutral',
+        blocks: [msg.text('No spend limits apply, and nothing was spent today.')],
+      };
+    }
     const u = (unit: string, n: number) => amountText({ unit, amount: n });
     return {
       header: `Spend limits: ${who}`,
       tone: 'info',
       blocks: [
         msg.table({
-          columns: [{ header: 'Unit' }, { header: 'Per day' }, { header: 'Spent today', align: 'right' }, { header: 'Left', align: 'right' }, { header: 'Set for' }],
+          columns: [
+            { header: 'Unit' },
+            { header: 'Per day' },
+            { header: 'Spent today', align: 'right' },
+            { header: 'Left', align: 'right' },
+            { header: 'Set for' },
+          ],
           rows: rows.map((r) => [
             r.unit,
             r.limit ? u(r.unit, r.limit.perDay) : 'no limit',

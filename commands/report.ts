@@ -12,35 +12,32 @@ const days = () =>
   z.enum(['7', '30', '0']).default('7').describe('Days of history in the chart: 7 (default) or 30; 0 for no chart');
 const chartDays = (d: '7' | '30' | '0') => Number(d) as 0 | 7 | 30;
 
-const balance = defineCommand({
-  path: 'report balance',
-  summary: 'Balance report: on-chain BTC, Lightning and RGB assets, with the change since the last report',
-  example: '/rln report balance all',
-  args: z.object({ node: target(), unit: unit(), days: days() }),
-  positional: ['node'],
-  nodeArg: false,
-  role: 'read',
-  confirm: 'none',
-  mutates: false,
-  async handler(ctx) {
-    return (await ctx.services.reports.balance(ctx.args.node, { unit: ctx.args.unit, chartDays: chartDays(ctx.args.days) })).message;
-  },
-});
+/** `report balance` and `report channels`: the report now, for a node or all of them. */
+const reportNow = (kind: 'balance' | 'channels', summary: string, example: string) =>
+  defineCommand({
+    path: `report ${kind}`,
+    summary,
+    example,
+    args: z.object({ node: target(), unit: unit(), days: days() }),
+    positional: ['node'],
+    nodeArg: false,
+    role: 'read',
+    async handler(ctx) {
+      return (await ctx.services.reports[kind](ctx.args.node, { unit: ctx.args.unit, chartDays: chartDays(ctx.args.days) })).message;
+    },
+  });
 
-const channels = defineCommand({
-  path: 'report channels',
-  summary: 'Channel report: capacity, liquidity, asset amounts and state per channel, and changes since last run',
-  example: '/rln report channels alice',
-  args: z.object({ node: target(), unit: unit(), days: days() }),
-  positional: ['node'],
-  nodeArg: false,
-  role: 'read',
-  confirm: 'none',
-  mutates: false,
-  async handler(ctx) {
-    return (await ctx.services.reports.channels(ctx.args.node, { unit: ctx.args.unit, chartDays: chartDays(ctx.args.days) })).message;
-  },
-});
+const balance = reportNow(
+  'balance',
+  'Balance report: on-chain BTC, Lightning and RGB assets, with the change since the last report',
+  '/rln report balance all',
+);
+
+const channels = reportNow(
+  'channels',
+  'Channel report: capacity, liquidity, asset amounts and state per channel, and changes since last run',
+  '/rln report channels alice',
+);
 
 const digest = defineCommand({
   path: 'report digest',
@@ -53,10 +50,9 @@ const digest = defineCommand({
   positional: ['node'],
   nodeArg: false,
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
-    const r = await ctx.services.reports.digest(ctx.args.node, { timeZone: ctx.args.tz, place: { platform: ctx.place.platform, channelId: ctx.place.channelId } });
+    const place = { platform: ctx.place.platform, channelId: ctx.place.channelId };
+    const r = await ctx.services.reports.digest(ctx.args.node, { timeZone: ctx.args.tz, place });
     return r.message;
   },
 });
@@ -114,15 +110,16 @@ const schedules = defineCommand({
   args: z.object({}),
   nodeArg: false,
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const list = await ctx.services.reports.schedules(ctx.place.platform, ctx.place.channelId);
     if (!list.length) {
       return {
         header: 'Report schedules',
         tone: 'neutral',
-        blocks: [msg.text('This channel has no report schedules.'), msg.context('Add one: /rln report schedule kind=balance node=all cron="0 9 * * *"')],
+        blocks: [
+          msg.text('This channel has no report schedules.'),
+          msg.context('Add one: /rln report schedule kind=balance node=all cron="0 9 * * *"'),
+        ],
       };
     }
     return {
@@ -130,7 +127,14 @@ const schedules = defineCommand({
       tone: 'info',
       blocks: [
         msg.table({
-          columns: [{ header: 'Id', align: 'right' }, { header: 'Kind' }, { header: 'Node' }, { header: 'When' }, { header: 'Cron' }, { header: 'Next run' }],
+          columns: [
+            { header: 'Id', align: 'right' },
+            { header: 'Kind' },
+            { header: 'Node' },
+            { header: 'When' },
+            { header: 'Cron' },
+            { header: 'Next run' },
+          ],
           rows: list.slice(0, 40).map((s) => [String(s.id), s.kind, s.node, describeCron(s.cron, s.timezone), s.cron, nextRunText(s)]),
           caption: list.length > 40 ? `showing 40 of ${list.length}` : undefined,
         }),

@@ -36,9 +36,16 @@ function alertsOf(n: DashboardNode, incidents: Incident[], watches: Watch[], now
   return [open ? `${open} open` : '', muted ? 'muted' : ''].filter(Boolean).join(' · ') || '—';
 }
 
-export function dashboardMessage(nodes: DashboardNode[], o: { incidents: Incident[]; watches: Watch[]; now: Date; page?: number }): Message {
+export function dashboardMessage(
+  nodes: DashboardNode[],
+  o: { incidents: Incident[]; watches: Watch[]; now: Date; page?: number },
+): Message {
   if (!nodes.length) {
-    return { header: 'Status · no nodes', tone: 'neutral', blocks: [msg.text('The account has no nodes yet.'), msg.context('Create one with /rln node create <name>.')] };
+    return {
+      header: 'Status · no nodes',
+      tone: 'neutral',
+      blocks: [msg.text('The account has no nodes yet.'), msg.context('Create one with /rln node create <name>.')],
+    };
   }
   const { items, caption } = paginate(nodes, { limit: STATUS_PAGE_SIZE, page: o.page });
   const page = Math.min(Math.max(1, o.page ?? 1), Math.ceil(nodes.length / STATUS_PAGE_SIZE));
@@ -92,8 +99,6 @@ const status = defineCommand({
   args: z.object({ page: int().min(1).optional().describe('Which page of nodes (8 a page)') }),
   nodeArg: false,
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const [nodes, incidents, watches] = await Promise.all([
       ctx.services.reports.dashboard(),

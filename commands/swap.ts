@@ -9,10 +9,10 @@ import type { NodeApiClient } from '../src/node-api/index.js';
 import { assetAmount, int, nodeArg, pagingArgs, rawFlag } from './support/arg-types.js';
 import { amountRefusal, parseSatAmount, readAmountText, satUnitOf, toSafeNumber } from './support/amount.js';
 import { assetNamed, rawAssetAmount } from './support/asset-amount.js';
-import { assetIndex, resolveAssetId } from './support/asset-table.js';
+import { assetIndex, assetIndexIf, resolveAssetId } from './support/asset-table.js';
 import { resolvePubkey } from './support/our-nodes.js';
 import { nodeClient } from './support/node-client.js';
-import { paginate } from './support/paginate.js';
+import { nodeListCommand } from './support/list-command.js';
 import { formatMsat, formatSeconds, formatTime, titled } from './support/present.js';
 
 /**
@@ -20,7 +20,14 @@ import { formatMsat, formatSeconds, formatTime, titled } from './support/present
  * units when the side names one (`10 USDT`, or `to_asset=USDT` with a bare 10). A bare number
  * with no asset is refused: it could be msat or an asset.
  */
-async function swapSide(api: NodeApiClient, nodeName: string, arg: string, text: string, assetArg: string | undefined, raw: boolean): Promise<{ qty: number; asset?: string }> {
+async function swapSide(
+  api: NodeApiClient,
+  nodeName: string,
+  arg: string,
+  text: string,
+  assetArg: string | undefined,
+  raw: boolean,
+): Promise<{ qty: number; asset?: string }> {
   const example = `\`${arg}="3000 sat"\` or \`${arg}="10 USDT"\``;
   let unit: string | undefined;
   try {
@@ -39,7 +46,13 @@ async function swapSide(api: NodeApiClient, nodeName: string, arg: string, text:
     return { qty: toSafeNumber(v, arg) };
   }
   const named = assetNamed(assetArg, text);
-  if (!named) throw new UserError('invalid_arguments', `\`${arg}\` needs a unit: a bare number could be msat or an asset.`, `Example: ${example}`);
+  if (!named) {
+    throw new UserError(
+      'invalid_arguments',
+      `\`${arg}\` needs a unit: a bare number could be msat or an asset.`,
+      `Example: ${example}`,
+    );
+  }
   const asset = await resolveAssetId(api, nodeName, named);
   return { qty: await rawAssetAmount(api, asset, text, { arg, raw, example }), asset };
 }
@@ -66,7 +79,7 @@ const makerInit = defineCommand({
     const to = await swapSide(api, node.name, 'qty_to', ctx.args.qty_to, ctx.args.to_asset, ctx.args.raw);
     const a = { qty_from: from.qty, qty_to: to.qty, from_asset: from.asset, to_asset: to.asset, timeout_sec: ctx.args.timeout_sec };
     const r = await api.makerinit(a);
-    const assets = a.from_asset || a.to_asset ? await assetIndex(api).catch(() => new Map<string, { label: string; precision: number }>()) : new Map<string, { label: string; precision: number }>();
+    const assets = await assetIndexIf(api, Boolean(a.from_asset || a.to_asset));
     const qty = (q: number, asset: string | undefined) => {
       if (!asset) return formatMsat(q);
       const info = assets.get(asset);
@@ -118,7 +131,9 @@ const makerExecute = defineCommand({
       if (!qty || !/^\d+$/.test(qty) || !asset) return 'as the swap string says (it could not be read)';
       if (asset.toLowerCase() === 'btc') return `${formatMsat(BigInt(qty))}`;
       const info = (await assetIndex(api)).get(asset);
-      return info ? `${withPrecision(BigInt(qty), info.precision)} ${info.label}` : `${thousands(BigInt(qty))} raw units of ${shortId(asset, 16)}`;
+      return info
+        ? `${withPrecision(BigInt(qty), info.precision)} ${info.label}`
+        : `${thousands(BigInt(qty))} raw units of ${shortId(asset, 16)}`;
     };
     return [
       { label: 'Taker', value: [...(taker.name ? [`${taker.name} (our node) `] : []), { code: shortId(taker.pubkey, 20) }], inline: true },
@@ -134,7 +149,10 @@ const makerExecute = defineCommand({
     return {
       header: titled('Swap executed', node),
       tone: 'success',
-      blocks: [msg.fields([{ label: 'Taker', value: [...(takerKey.name ? [`${takerKey.name} `] : []), { code: takerKey.pubkey }] }]), msg.context(`Follow it with \`swap list ${node.name}\`.`)],
+      blocks: [
+        msg.fields([{ label: 'Taker', value: [...(takerKey.name ? [`${takerKey.name} `] : []), { code: takerKey.pubkey }] }]),
+        msg.context(`Follow it with \`swap list ${node.name}\`.`),
+      ],
     };
   },
 });
@@ -158,7 +176,8 @@ const taker = defineCommand({
         msg.text('Accepted as taker. Give the maker this node’s pubkey:'),
         msg.code(info?.pubkey ?? '(run `node info` for the pubkey)'),
         msg.context(
-          `The maker then runs \`swap maker-execute <maker node> <swapstring> <payment_secret> <the pubkey above>\`. Follow it with \`swap list ${node.name}\`.`,
+          'The maker then runs `swap maker-execute <maker node> <swapstring> <payment_secret> <the pubkey above>`. ' +
+            `Follow it with \`swap list ${node.name}\`.`,
         ),
       ],
     };
@@ -167,47 +186,48 @@ const taker = defineCommand({
 
 const STATUS_MARK: Record<string, string> = { Waiting: '⏳', Pending: '🟡', Succeeded: '🟢', Expired: '⚪', Failed: '🔴' };
 
-const list = defineCommand({
+const list = nodeListCommand({
   path: 'swap list',
   summary: 'List swaps, as maker and as taker',
   example: '/rln swap list alice',
   args: z.object({ node: nodeArg(), ...pagingArgs }),
-  role: 'read',
-  confirm: 'none',
-  mutates: false,
-  async handler(ctx) {
-    const { node, api } = nodeClient(ctx);
-    const { maker = [], taker: takers = [] } = await api.listswaps();
-    const all = [...maker.map((s) => ({ role: 'maker', s })), ...takers.map((s) => ({ role: 'taker', s }))].sort(
-      (x, y) => Number(y.s.requested_at ?? 0) - Number(x.s.requested_at ?? 0),
-    );
-    if (all.length === 0) return { header: titled('Swaps', node), tone: 'neutral', blocks: [msg.text('No swaps.')] };
-    const assets = all.some(({ s }) => s.from_asset || s.to_asset) ? await assetIndex(api) : new Map<string, { label: string; precision: number }>();
+  title: 'Swaps',
+  async load({ api }) {
+    const { maker = [], taker = [] } = await api.listswaps();
+    const rows = [...maker.map((s) => ({ role: 'maker', s })), ...taker.map((s) => ({ role: 'taker', s }))];
+    return { rows: rows.sort((x, y) => Number(y.s.requested_at ?? 0) - Number(x.s.requested_at ?? 0)) };
+  },
+  empty: () => [msg.text('No swaps.')],
+  async page({ api, items, all }) {
+    const assets = await assetIndexIf(api, all.some(({ s }) => s.from_asset || s.to_asset));
     const qty = (q: number | bigint | undefined, asset: string | undefined | null) => {
       if (!asset) return `${thousands(q ?? 0)} msat`;
       const info = assets.get(asset);
       return info ? `${withPrecision(q ?? 0, info.precision)} ${info.label}` : `${thousands(q ?? 0)} ${shortId(asset, 10)}`;
     };
-    const { items, caption } = paginate(all, ctx.args);
+    const makers = all.filter((x) => x.role === 'maker').length;
     return {
-      header: titled(`Swaps (${all.length})`, node),
-      tone: 'info',
-      blocks: [
-        msg.text(`${maker.length} as maker · ${takers.length} as taker`),
-        msg.table({
-          columns: [{ header: 'Role' }, { header: 'Status' }, { header: 'From', align: 'right' }, { header: 'To', align: 'right' }, { header: 'Hash' }, { header: 'Requested' }, { header: 'Expires' }],
-          rows: items.map(({ role, s }) => [
-            role,
-            `${STATUS_MARK[String(s.status)] ?? '⚪'} ${String(s.status ?? '—')}`,
-            qty(s.qty_from, s.from_asset),
-            qty(s.qty_to, s.to_asset),
-            shortId(s.payment_hash ?? '—', 12),
-            formatTime(s.requested_at),
-            formatTime(s.expires_at),
-          ]),
-          caption,
-        }),
-      ],
+      before: [msg.text(`${makers} as maker · ${all.length - makers} as taker`)],
+      table: {
+        columns: [
+          { header: 'Role' },
+          { header: 'Status' },
+          { header: 'From', align: 'right' },
+          { header: 'To', align: 'right' },
+          { header: 'Hash' },
+          { header: 'Requested' },
+          { header: 'Expires' },
+        ],
+        rows: items.map(({ role, s }) => [
+          role,
+          `${STATUS_MARK[String(s.status)] ?? '⚪'} ${String(s.status ?? '—')}`,
+          qty(s.qty_from, s.from_asset),
+          qty(s.qty_to, s.to_asset),
+          shortId(s.payment_hash ?? '—', 12),
+          formatTime(s.requested_at),
+          formatTime(s.expires_at),
+        ]),
+      },
     };
   },
 });

@@ -5,10 +5,10 @@ import { msg } from '../src/vocabulary/index.js';
 import { defineCommand } from './define-command.js';
 import { type AnyCommand } from '../src/engine/index.js';
 import { flag, int, nodeArg, pagingArgs, satAmount } from './support/arg-types.js';
-import { assetIndex } from './support/asset-table.js';
+import { assetIndexIf } from './support/asset-table.js';
 import { withPrecision } from '../src/vocabulary/index.js';
 import { nodeClient } from './support/node-client.js';
-import { paginate } from './support/paginate.js';
+import { nodeListCommand } from './support/list-command.js';
 import { bodyOf, formatTime, shortOutpoint, titled, yesNo } from './support/present.js';
 import { qrFile } from './support/qr-file.js';
 
@@ -41,8 +41,6 @@ const balance = defineCommand({
     skip_sync: flag().default(false).describe('Skip the wallet sync first (faster, maybe stale)'),
   }),
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const b = await api.btcbalance({ skip_sync: ctx.args.skip_sync });
@@ -59,7 +57,12 @@ const balance = defineCommand({
       summary: `${node.name}: ${formatSats(total)} spendable`,
       blocks: [
         msg.table({
-          columns: [{ header: 'Wallet' }, { header: 'Settled (sat)', align: 'right' }, { header: 'Spendable (sat)', align: 'right' }, { header: 'Future (sat)', align: 'right' }],
+          columns: [
+            { header: 'Wallet' },
+            { header: 'Settled (sat)', align: 'right' },
+            { header: 'Spendable (sat)', align: 'right' },
+            { header: 'Future (sat)', align: 'right' },
+          ],
           rows: [row('vanilla', b.vanilla), row('colored', b.colored)],
         }),
         msg.context(`Spendable in total: ${formatSats(total)} (${formatSats(total, 'btc')})`),
@@ -68,7 +71,7 @@ const balance = defineCommand({
   },
 });
 
-const unspents = defineCommand({
+const unspents = nodeListCommand({
   path: 'wallet unspents',
   summary: 'List unspent outputs and their RGB allocations',
   example: '/rln wallet unspents alice',
@@ -77,41 +80,38 @@ const unspents = defineCommand({
     skip_sync: flag().default(false).describe('Skip the wallet sync first'),
     ...pagingArgs,
   }),
-  role: 'read',
-  confirm: 'none',
-  mutates: false,
-  async handler(ctx) {
-    const { node, api } = nodeClient(ctx);
+  title: 'Unspent outputs',
+  async load({ ctx, api }) {
     const { unspents: list = [] } = await api.listunspents({ skip_sync: ctx.args.skip_sync });
-    if (list.length === 0) {
-      return { header: titled('Unspent outputs', node), tone: 'neutral', blocks: [msg.text('No unspent outputs.'), msg.context(`Fund it: \`wallet address ${node.name}\`.`)] };
-    }
-    const { items, caption } = paginate(list, ctx.args);
+    return { rows: list };
+  },
+  empty: (node) => [msg.text('No unspent outputs.'), msg.context(`Fund it: \`wallet address ${node.name}\`.`)],
+  async page({ api, items, all }) {
     // Allocations in display units with the ticker, as every other command shows assets.
-    const assets = items.some((u) => u.rgb_allocations?.length) ? await assetIndex(api) : new Map<string, { label: string; precision: number }>();
-    const allocation = (a: { asset_id?: string | null; assignment?: { value?: number | bigint | null } | null; settled?: boolean | null }) => {
+    const assets = await assetIndexIf(api, items.some((u) => u.rgb_allocations?.length));
+    const allocation = (
+      a: { asset_id?: string | null; assignment?: { value?: number | bigint | null } | null; settled?: boolean | null }
+    ) => {
       const info = assets.get(a.asset_id ?? '');
       const value = a.assignment?.value ?? 0;
-      return `${info ? `${withPrecision(value, info.precision)} ${info.label}` : `${thousands(value)} raw ${shortId(a.asset_id ?? '?', 12)}`}${a.settled ? '' : ' (pending)'}`;
+      const amount = info
+        ? `${withPrecision(value, info.precision)} ${info.label}`
+        : `${thousands(value)} raw ${shortId(a.asset_id ?? '?', 12)}`;
+      return `${amount}${a.settled ? '' : ' (pending)'}`;
     };
     let total = 0n;
-    for (const u of list) total += BigInt(u.utxo?.btc_amount ?? 0);
+    for (const u of all) total += BigInt(u.utxo?.btc_amount ?? 0);
     return {
-      header: titled(`Unspent outputs (${list.length})`, node),
-      tone: 'info',
-      blocks: [
-        msg.table({
-          columns: [{ header: 'Outpoint' }, { header: 'Sats', align: 'right' }, { header: 'Colorable' }, { header: 'RGB allocations' }],
-          rows: items.map((u) => [
-            shortOutpoint(u.utxo?.outpoint ?? '—'),
-            thousands(u.utxo?.btc_amount ?? 0),
-            yesNo(u.utxo?.colorable),
-            (u.rgb_allocations ?? []).map(allocation).join(', ') || '—',
-          ]),
-          caption,
-        }),
-        msg.context(`Total: ${formatSats(total)}`),
-      ],
+      table: {
+        columns: [{ header: 'Outpoint' }, { header: 'Sats', align: 'right' }, { header: 'Colorable' }, { header: 'RGB allocations' }],
+        rows: items.map((u) => [
+          shortOutpoint(u.utxo?.outpoint ?? '—'),
+          thousands(u.utxo?.btc_amount ?? 0),
+          yesNo(u.utxo?.colorable),
+          (u.rgb_allocations ?? []).map(allocation).join(', ') || '—',
+        ]),
+      },
+      after: [msg.context(`Total: ${formatSats(total)}`)],
     };
   },
 });
@@ -139,7 +139,8 @@ const utxos = defineCommand({
       tone: 'success',
       blocks: [
         msg.text(
-          `Created ${ctx.args.up_to ? 'up to ' : ''}${ctx.args.num ?? 'the default number of'} UTXO(s)${ctx.args.size ? ` of ${formatSats(ctx.args.size)}` : ''} at ${ctx.args.fee_rate} sat/vB.`,
+          `Created ${ctx.args.up_to ? 'up to ' : ''}${ctx.args.num ?? 'the default number of'} UTXO(s)` +
+            `${ctx.args.size ? ` of ${formatSats(ctx.args.size)}` : ''} at ${ctx.args.fee_rate} sat/vB.`,
         ),
         msg.context(`See them with \`wallet unspents ${node.name}\`.`),
       ],
@@ -147,7 +148,7 @@ const utxos = defineCommand({
   },
 });
 
-const transactions = defineCommand({
+const transactions = nodeListCommand({
   path: 'wallet transactions',
   summary: 'List on-chain transactions, newest first',
   example: '/rln wallet transactions alice',
@@ -156,44 +157,37 @@ const transactions = defineCommand({
     skip_sync: flag().default(false).describe('Skip the wallet sync first'),
     ...pagingArgs,
   }),
-  role: 'read',
-  confirm: 'none',
-  mutates: false,
-  async handler(ctx) {
-    const { node, api } = nodeClient(ctx);
+  title: 'Transactions',
+  async load({ ctx, api }) {
     const { transactions: list = [] } = await api.listtransactions({ skip_sync: ctx.args.skip_sync });
-    if (list.length === 0) return { header: titled('Transactions', node), tone: 'neutral', blocks: [msg.text('No transactions.')] };
     // Newest first: unconfirmed ones on top, then by block height.
     const heightOf = (t: (typeof list)[number]) => Number(t.confirmation_time?.height ?? Number.MAX_SAFE_INTEGER);
-    const sorted = list.map((t, i) => ({ t, i })).sort((a, b) => heightOf(b.t) - heightOf(a.t) || b.i - a.i).map(({ t }) => t);
-    const { items, caption } = paginate(sorted, ctx.args);
-    return {
-      header: titled(`Transactions (${list.length})`, node),
-      tone: 'info',
-      blocks: [
-        msg.table({
-          columns: [
-            { header: 'Type' },
-            { header: 'Txid' },
-            { header: 'Received', align: 'right' },
-            { header: 'Sent', align: 'right' },
-            { header: 'Fee', align: 'right' },
-            { header: 'Confirmed' },
-          ],
-          rows: items.map((t) => [
-            String(t.transaction_type ?? '—'),
-            shortId(t.txid ?? '—', 12),
-            thousands(t.received ?? 0),
-            thousands(t.sent ?? 0),
-            thousands(t.fee ?? 0),
-            t.confirmation_time ? `${formatTime(t.confirmation_time.timestamp)} (#${thousands(t.confirmation_time.height ?? 0)})` : 'unconfirmed',
-          ]),
-          caption,
-        }),
-        msg.context('Amounts in sats.'),
-      ],
-    };
+    return { rows: list.map((t, i) => ({ t, i })).sort((a, b) => heightOf(b.t) - heightOf(a.t) || b.i - a.i).map(({ t }) => t) };
   },
+  empty: () => [msg.text('No transactions.')],
+  page: ({ items }) => ({
+    table: {
+      columns: [
+        { header: 'Type' },
+        { header: 'Txid' },
+        { header: 'Received', align: 'right' },
+        { header: 'Sent', align: 'right' },
+        { header: 'Fee', align: 'right' },
+        { header: 'Confirmed' },
+      ],
+      rows: items.map((t) => [
+        String(t.transaction_type ?? '—'),
+        shortId(t.txid ?? '—', 12),
+        thousands(t.received ?? 0),
+        thousands(t.sent ?? 0),
+        thousands(t.fee ?? 0),
+        t.confirmation_time
+          ? `${formatTime(t.confirmation_time.timestamp)} (#${thousands(t.confirmation_time.height ?? 0)})`
+          : 'unconfirmed',
+      ]),
+    },
+    after: [msg.context('Amounts in sats.')],
+  }),
 });
 
 /** A one-input, two-output P2WPKH spend: what the confirmation's fee estimate assumes. */
@@ -205,7 +199,10 @@ const send = defineCommand({
   example: '/rln wallet send alice bcrt1q… 50k sats',
   args: z.object({
     node: nodeArg(),
-    address: z.string().trim().regex(/^(bc|tb|bcrt)1[0-9a-zA-Z]{20,}$|^[123mn2][1-9A-HJ-NP-Za-km-z]{25,39}$/, 'a Bitcoin address (bc1…, tb1…, bcrt1…)').describe('The Bitcoin address to pay'),
+    address: z.string().trim().regex(
+      /^(bc|tb|bcrt)1[0-9a-zA-Z]{20,}$|^[123mn2][1-9A-HJ-NP-Za-km-z]{25,39}$/,
+      'a Bitcoin address (bc1…, tb1…, bcrt1…)',
+    ).describe('The Bitcoin address to pay'),
     amount: satAmount().refine((v) => v > 0, 'must be more than 0').describe('Amount in sats, or with a unit: 50k sats, 0.001 BTC'),
     fee_rate: z.coerce.number().positive().optional().describe('Fee rate in sat/vB (default: the node’s estimate for 6 blocks)'),
   }),
@@ -220,7 +217,11 @@ const send = defineCommand({
       { label: 'Sends', value: formatSats(ctx.args.amount), inline: true },
       { label: 'To', value: [{ code: ctx.args.address }], inline: true },
       { label: 'Fee rate', value: `${rate} sat/vB${ctx.args.fee_rate === undefined ? ' (estimate for 6 blocks)' : ''}`, inline: true },
-      { label: 'Estimated fee', value: `about ${formatSats(Math.ceil(rate * TYPICAL_SEND_VBYTES))} (${TYPICAL_SEND_VBYTES} vB, one input)`, inline: true },
+      {
+        label: 'Estimated fee',
+        value: `about ${formatSats(Math.ceil(rate * TYPICAL_SEND_VBYTES))} (${TYPICAL_SEND_VBYTES} vB, one input)`,
+        inline: true,
+      },
     ];
   },
   async handler(ctx) {
@@ -260,8 +261,6 @@ const fee = defineCommand({
     blocks: int().min(1).max(1008).default(6).describe('Target confirmation, in blocks (default 6)'),
   }),
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const { fee_rate } = await api.estimatefee({ blocks: ctx.args.blocks });

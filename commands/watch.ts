@@ -24,17 +24,29 @@ function parseKinds(s: string | undefined): string[] | undefined {
   if (list.includes('all')) return WATCH_KINDS;
   const unknown = list.filter((x) => !WATCH_KINDS.includes(x));
   if (unknown.length) {
-    throw new UserError('invalid_arguments', `Unknown kind ${unknown.join(', ')}.`, `Use one or more of ${WATCH_KINDS.join(', ')} (or all), e.g. kinds=status,payments,channels.`);
+    throw new UserError(
+      'invalid_arguments',
+      `Unknown kind ${unknown.join(', ')}.`,
+      `Use one or more of ${WATCH_KINDS.join(', ')} (or all), e.g. kinds=status,payments,channels.`,
+    );
   }
   return list.length ? list : undefined;
 }
 
-const formatMsat = (msat: number): string => (msat % 1000 === 0 ? `${(msat / 1000).toLocaleString('en-US')} sats` : `${msat.toLocaleString('en-US')} msat`);
+const formatMsat = (msat: number): string => (
+  msat % 1000 === 0 ? `${(msat / 1000).toLocaleString('en-US')} sats` : `${msat.toLocaleString('en-US')} msat`
+);
 
 async function resolveTarget(ctx: CommandContext<unknown>, value: string): Promise<{ target: string; node?: HostedNode }> {
   if (value.toLowerCase() === ALL_NODES) return { target: ALL_NODES };
   const node = findNode(await ctx.services.hosting.listNodes(), value);
-  if (!node) throw new UserError('unknown_node', `There is no node named ${JSON.stringify(value)}.`, 'Run `/rln node list` to see the names, or use `all`.');
+  if (!node) {
+    throw new UserError(
+      'unknown_node',
+      `There is no node named ${JSON.stringify(value)}.`,
+      'Run `/rln node list` to see the names, or use `all`.',
+    );
+  }
   return { target: node.nodeId, node };
 }
 
@@ -53,7 +65,11 @@ function parseStatuses(s: string | undefined): string[] | undefined {
   const list = s.split(/[,\s]+/).map((x) => x.trim().toUpperCase()).filter(Boolean);
   const unknown = list.filter((x) => !KNOWN_STATUSES.includes(x));
   if (unknown.length) {
-    throw new UserError('invalid_arguments', `Unknown status ${unknown.join(', ')}.`, `Use one or more of ${KNOWN_STATUSES.join(', ')}, e.g. status=FAILED,PAUSED.`);
+    throw new UserError(
+      'invalid_arguments',
+      `Unknown status ${unknown.join(', ')}.`,
+      `Use one or more of ${KNOWN_STATUSES.join(', ')}, e.g. status=FAILED,PAUSED.`,
+    );
   }
   return list.length ? list : undefined;
 }
@@ -67,12 +83,17 @@ async function pointWebhooks(ctx: CommandContext<unknown>, nodes: HostedNode[]):
     const wanted = base ? `${base}/webhooks/service/${n.nodeId}` : undefined;
     if (current) {
       if (wanted && current !== wanted && !current.startsWith(`${base}/webhooks/service`)) {
-        lines.push(`${n.name}: its webhook URL already points elsewhere (${current}); events reach this bot only if that endpoint forwards them.`);
+        lines.push(
+          `${n.name}: its webhook URL already points elsewhere (${current}); events reach this bot only if that endpoint forwards them.`
+        );
       }
       continue;
     }
     if (!wanted) {
-      lines.push(`${n.name}: has no webhook URL and PUBLIC_URL is not set, so the service will not send its events here. Set PUBLIC_URL, or set the URL with \`/rln node settings\`.`);
+      lines.push(
+        `${n.name}: has no webhook URL and PUBLIC_URL is not set, so the service will not send its events here. ` +
+          'Set PUBLIC_URL, or set the URL with `/rln node settings`.',
+      );
       continue;
     }
     try {
@@ -93,9 +114,21 @@ const add = defineCommand({
     node: target(),
     status: z.string().trim().optional().describe('Only these statuses, comma-separated, e.g. FAILED,PAUSED (default: every change)'),
     kinds: z.string().trim().optional().describe(`Any of ${WATCH_KINDS.join(',')}, or all (default: status)`),
-    min_amount: z.string().trim().meta({ amount: 'msat' }).optional().describe('Payments below this are not posted, e.g. "10k sats" or "500000 msat"'),
-    escalate_after: z.coerce.number().positive().max(7 * 24 * 60).optional().describe('Minutes an incident may stay unacknowledged before on-call is paged (default 10)'),
-    pagerduty_key: z.string().trim().regex(/^[A-Za-z0-9]{20,64}$/, 'a PagerDuty integration (routing) key: 32 letters and digits').optional().describe('PagerDuty routing key for this watch (default: PAGERDUTY_ROUTING_KEY)'),
+    min_amount: z.string()
+      .trim()
+      .meta({ amount: 'msat' })
+      .optional()
+      .describe('Payments below this are not posted, e.g. "10k sats" or "500000 msat"'),
+    escalate_after: z.coerce.number()
+      .positive()
+      .max(7 * 24 * 60)
+      .optional()
+      .describe('Minutes an incident may stay unacknowledged before on-call is paged (default 10)'),
+    pagerduty_key: z.string()
+      .trim()
+      .regex(/^[A-Za-z0-9]{20,64}$/, 'a PagerDuty integration (routing) key: 32 letters and digits')
+      .optional()
+      .describe('PagerDuty routing key for this watch (default: PAGERDUTY_ROUTING_KEY)'),
   }),
   positional: ['node'],
   nodeArg: false,
@@ -132,7 +165,9 @@ const add = defineCommand({
           { label: 'Escalation', value: escalationOf(w), inline: true },
         ]),
         ...(webhookLines.length ? [msg.text(webhookLines.join('\n'))] : []),
-        msg.context('A FAILED status opens an incident with Restart, Logs and Acknowledge buttons. `/rln watch mute` silences it for a while.'),
+        msg.context(
+          'A FAILED status opens an incident with Restart, Logs and Acknowledge buttons. `/rln watch mute` silences it for a while.'
+        ),
       ],
     };
   },
@@ -157,7 +192,9 @@ const remove = defineCommand({
     if (!w) {
       const all = mine.some((x) => x.target === ALL_NODES);
       // Suggest muting only a node that exists: for anything else, say so and point at the lists.
-      const known = value.toLowerCase() === ALL_NODES || (await ctx.services.hosting.listNodes().catch(() => [])).some((n) => n.nodeId === value || n.name.toLowerCase() === value.toLowerCase());
+      const known = value.toLowerCase() === ALL_NODES || (await ctx.services.hosting.listNodes().catch(() => [])).some(
+        (n) => n.nodeId === value || n.name.toLowerCase() === value.toLowerCase()
+      );
       if (!known) {
         throw new UserError(
           'invalid_arguments',
@@ -167,7 +204,9 @@ const remove = defineCommand({
       }
       throw new UserError(
         'invalid_arguments',
-        all ? `This channel does not watch ${JSON.stringify(value)} on its own: it watches all nodes.` : `This channel does not watch ${JSON.stringify(value)}.`,
+        all
+          ? `This channel does not watch ${JSON.stringify(value)} on its own: it watches all nodes.`
+          : `This channel does not watch ${JSON.stringify(value)}.`,
         all
           ? `To hear less about it, \`/rln watch mute ${value}\` for a while, or \`/rln watch remove all\` and add the nodes you want.`
           : 'Run `/rln watch list` to see what it watches.',
@@ -185,8 +224,6 @@ const list = defineCommand({
   args: z.object({}),
   nodeArg: false,
   role: 'read',
-  confirm: 'none',
-  mutates: false,
   async handler(ctx): Promise<Message> {
     const watches = await ctx.services.watches.list(ctx.place);
     const incidents = await ctx.services.watches.incidents({ place: ctx.place, state: 'open' });
@@ -199,7 +236,14 @@ const list = defineCommand({
     }
     const blocks = [
       msg.table({
-        columns: [{ header: 'Nodes' }, { header: 'Statuses' }, { header: 'Kinds' }, { header: 'Escalation' }, { header: 'State' }, { header: 'Added by' }],
+        columns: [
+          { header: 'Nodes' },
+          { header: 'Statuses' },
+          { header: 'Kinds' },
+          { header: 'Escalation' },
+          { header: 'State' },
+          { header: 'Added by' },
+        ],
         rows: watches.map((w) => [
           describeWatch(w),
           w.statuses ? w.statuses.join(', ') : 'every change',
@@ -271,7 +315,12 @@ const ack = defineCommand({
   path: 'watch ack',
   summary: 'Acknowledge an incident: records who took it and stops repeat notifications',
   example: '/rln watch ack 12',
-  args: z.object({ incident: z.string().trim().regex(/^#?\d+$/, 'an incident number, e.g. 12').describe('Incident number, as shown on the incident message') }),
+  args: z.object({
+    incident: z.string()
+      .trim()
+      .regex(/^#?\d+$/, 'an incident number, e.g. 12')
+      .describe('Incident number, as shown on the incident message'),
+  }),
   positional: ['incident'],
   nodeArg: false,
   role: 'operate',
@@ -284,7 +333,9 @@ const ack = defineCommand({
     if (already) {
       return {
         header:
-          incident.state === 'resolved' ? `Incident #${id} (${name}) is already resolved` : `Incident #${id} (${name}) was already acknowledged by ${incident.ackedBy}`,
+          incident.state === 'resolved'
+            ? `Incident #${id} (${name}) is already resolved`
+            : `Incident #${id} (${name}) was already acknowledged by ${incident.ackedBy}`,
         tone: 'neutral',
         blocks: [],
       };

@@ -72,7 +72,9 @@ function listedAssets(api: NodeApiClient): Promise<AssetRow[]> {
 }
 
 /** What names an asset and its precision, from the node's asset list, or its metadata for an asset it does not hold. */
-export async function assetUnitOf(api: NodeApiClient, assetId: string): Promise<{ ticker?: string; name?: string; precision: number } | undefined> {
+export async function assetUnitOf(api: NodeApiClient, assetId: string): Promise<{
+  ticker?: string; name?: string; precision: number
+} | undefined> {
   const row = (await listedAssets(api).catch(() => [] as AssetRow[])).find((r) => r.asset_id === assetId);
   if (row) return { ticker: row.ticker, name: row.name, precision: row.precision };
   try {
@@ -101,6 +103,11 @@ export async function assetIndex(api: NodeApiClient): Promise<Map<string, { labe
   } catch {
     return new Map();
   }
+}
+
+/** assetIndex when a list shows an asset (`needed`), else an empty map, without asking the node. */
+export async function assetIndexIf(api: NodeApiClient, needed: boolean): Promise<Map<string, { label: string; precision: number }>> {
+  return needed ? assetIndex(api) : new Map();
 }
 
 /** `10.00 USDT` when the node knows the asset; else the raw amount (a new asset has no known precision yet). */
@@ -148,7 +155,11 @@ export async function resolveAssetId(api: NodeApiClient, nodeName: string, value
   if (hits.length === 0) hits = rows.filter((r) => r.name?.toLowerCase() === want);
   if (hits.length === 1) return hits[0].asset_id;
   if (hits.length === 0) {
-    throw new UserError('invalid_arguments', `${nodeName} has no asset with the ticker or name ${JSON.stringify(v)}.`, `Give the rgb:… id or a ticker from \`asset list ${nodeName}\`.`);
+    throw new UserError(
+      'invalid_arguments',
+      `${nodeName} has no asset with the ticker or name ${JSON.stringify(v)}.`,
+      `Give the rgb:… id or a ticker from \`asset list ${nodeName}\`.`,
+    );
   }
   throw new UserError(
     'invalid_arguments',

@@ -129,9 +129,31 @@ export interface CommandDefinition<
   handler(ctx: CommandContext<z.infer<S>, Svc>): Promise<HandlerResult>;
 }
 
+/**
+ * A command as written: a read needs no confirmation and changes nothing, so a `role: 'read'`
+ * command may leave `confirm` and `mutates` out; an operate or admin command declares both.
+ */
+export type CommandSpec<
+  S extends z.ZodObject<z.ZodRawShape> = z.ZodObject<z.ZodRawShape>,
+  Svc extends EngineServices = EngineServices,
+> = Omit<CommandDefinition<S, Svc>, 'confirm' | 'mutates'> &
+  ({ role: 'read'; confirm?: 'none'; mutates?: false } | Pick<CommandDefinition<S, Svc>, 'confirm' | 'mutates'>);
+
+/** The definition of a command, with what its role implies filled in (see CommandSpec). */
+function withRoleDefaults<S extends z.ZodObject<z.ZodRawShape>, Svc extends EngineServices>(
+  spec: CommandSpec<S, Svc>,
+): CommandDefinition<S, Svc> {
+  const { path, role, confirm, mutates }: { path: string; role: Role; confirm?: Confirmation; mutates?: boolean } = spec;
+  // The types say so; this says it to a caller the types do not reach.
+  if (role !== 'read' && (confirm === undefined || mutates === undefined)) {
+    throw new Error(`${path}: an ${role} command says how it is confirmed and whether it mutates (confirm, mutates)`);
+  }
+  return { ...spec, confirm: confirm ?? 'none', mutates: mutates ?? false };
+}
+
 /** Defines a command the engine itself provides (`<group> help`, the internal ones): it uses only EngineServices. */
-export function defineCommand<S extends z.ZodObject<z.ZodRawShape>>(def: CommandDefinition<S>): CommandDefinition<S> {
-  return def;
+export function defineCommand<S extends z.ZodObject<z.ZodRawShape>>(spec: CommandSpec<S>): CommandDefinition<S> {
+  return withRoleDefaults(spec);
 }
 
 /**
@@ -140,7 +162,7 @@ export function defineCommand<S extends z.ZodObject<z.ZodRawShape>>(def: Command
  * knowing them.
  */
 export function commandDefiner<Svc extends EngineServices>() {
-  return <S extends z.ZodObject<z.ZodRawShape>>(def: CommandDefinition<S, Svc>): CommandDefinition<S, Svc> => def;
+  return <S extends z.ZodObject<z.ZodRawShape>>(spec: CommandSpec<S, Svc>): CommandDefinition<S, Svc> => withRoleDefaults(spec);
 }
 
 /**

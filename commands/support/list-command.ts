@@ -1,0 +1,103 @@
+/**
+ * The one shape of a list command: ask for every row, say so when there is none, else show one
+ * page of them in a table, with the count in the header and which page it is under the table.
+ */
+import type { z } from 'zod';
+import { msg, type Block, type Message, type Table } from '../../src/vocabulary/index.js';
+import type { CommandDefinition, CommandSpec } from '../../src/engine/index.js';
+import { defineCommand, type CommandContext } from '../define-command.js';
+import type { Services } from '../services.js';
+import type { HostedNode } from '../../src/hosting/index.js';
+import type { NodeApiClient } from '../../src/node-api/index.js';
+import { nodeClient } from './node-client.js';
+import { paginate } from './paginate.js';
+import { titled } from './present.js';
+
+/** What a page shows around its table; the tone is `info` unless it says otherwise. */
+export interface ListPage {
+  tone?: Message['tone'];
+  summary?: string;
+  before?: Block[];
+  /** The page's table: the caption saying which page it is is added. */
+  table: Omit<Table, 'caption'>;
+  after?: Block[];
+}
+
+export interface ListReply<T> {
+  /** `Peers`: the header says `Peers · alice` when there are none, `Peers (3) · alice` otherwise. */
+  title: string;
+  node?: Pick<HostedNode, 'name'>;
+  /** Every row, in the order shown. */
+  rows: T[];
+  /** `limit=` and `page=` as given. */
+  paging: { limit?: number; page?: number };
+  /** What is said when there are no rows. */
+  empty: Block[];
+  /** The page shown: its rows, and every row for totals. */
+  page(items: T[], all: T[]): ListPage | Promise<ListPage>;
+}
+
+/** A list as a reply: `empty` when there are no rows, else one page of them in a table. */
+export async function listReply<T>(o: ListReply<T>): Promise<Message> {
+  if (o.rows.length === 0) return { header: titled(o.title, o.node), tone: 'neutral', blocks: o.empty };
+  const { items, caption } = paginate(o.rows, o.paging);
+  const p = await o.page(items, o.rows);
+  return {
+    header: titled(`${o.title} (${o.rows.length})`, o.node),
+    tone: p.tone ?? 'info',
+    ...(p.summary !== undefined ? { summary: p.summary } : {}),
+    blocks: [...(p.before ?? []), msg.table({ ...p.table, caption }), ...(p.after ?? [])],
+  };
+}
+
+/** What a node's list command is given: its context, the node, and a client for the node. */
+export interface NodeScope<A> {
+  ctx: CommandContext<A>;
+  node: HostedNode;
+  api: NodeApiClient;
+}
+
+type PagingShape = z.ZodRawShape & { limit: z.ZodType<number>; page: z.ZodType<number> };
+
+/** What a list command loads: every row, in the order shown, and what else its title and pages need. */
+export interface Loaded {
+  rows: unknown[];
+}
+
+export type NodeListSpec<S extends z.ZodObject<PagingShape>, L extends Loaded> = Omit<
+  CommandSpec<S, Services>,
+  'role' | 'confirm' | 'mutates' | 'handler'
+> & {
+  /** `Peers`, or from what was loaded (`USDT transfers`: written after `load`, whose result it reads). */
+  title: string | ((loaded: L) => string);
+  load: (s: NodeScope<z.infer<S>>) => Promise<L>;
+  empty: (node: HostedNode) => Block[];
+  page: (s: NodeScope<z.infer<S>> & { items: L['rows']; all: L['rows']; loaded: L }) => ListPage | Promise<ListPage>;
+};
+
+/**
+ * A read command listing what a node has (peers, channels, payments…): the node's client, its
+ * rows, and the page asked with `limit=` and `page=` (its arguments include `pagingArgs`).
+ */
+export function nodeListCommand<S extends z.ZodObject<PagingShape>, L extends Loaded>(
+  spec: NodeListSpec<S, L>,
+): CommandDefinition<S, Services> {
+  const { title, load, empty, page, ...def } = spec;
+  return defineCommand<S>({
+    ...def,
+    role: 'read',
+    async handler(ctx) {
+      const { node, api } = nodeClient(ctx);
+      const scope = { ctx, node, api };
+      const loaded = await load(scope);
+      return listReply({
+        title: typeof title === 'string' ? title : title(loaded),
+        node,
+        rows: loaded.rows,
+        paging: ctx.args,
+        empty: empty(node),
+        page: (items, all) => page({ ...scope, items, all, loaded }),
+      });
+    },
+  });
+}
