@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import Fastify from 'fastify';
 import { request } from 'node:http';
 import { admitBodies } from '../../src/http/index.js';
+import { waitFor } from '../support/wait-for.js';
 
 const LIMIT = 64 * 1024;
 
@@ -48,15 +49,18 @@ describe('admitting bodies by count and by bytes', () => {
     const base = await app.listen({ port: 0, host: '127.0.0.1' });
 
     const small = Array.from({ length: 200 }, () => post(base, 300));
-    await new Promise((r) => setTimeout(r, 300));
-    expect(inside).toBe(200); // all in at once (the old cap was 32)
+    // All in at once (the old cap was 32): every handler is entered while none has answered.
+    await waitFor(() => inside === 200, { what: () => `200 handlers entered, ${inside} so far` });
     release();
     expect((await Promise.all(small)).every((r) => r.status === 200)).toBe(true);
 
     held = new Promise<void>((r) => (release = r));
     inside = 0;
-    const large = Array.from({ length: 40 }, () => post(base, LIMIT));
-    await new Promise((r) => setTimeout(r, 500));
+    let answered = 0;
+    const large = Array.from({ length: 40 }, () => post(base, LIMIT).finally(() => answered++));
+    // Held ones never answer before the release, so once 32 are inside and the other 8 answered,
+    // every request has been admitted or refused.
+    await waitFor(() => inside === 32 && answered === 8, { what: () => `32 inside and 8 answered: ${inside} and ${answered}` });
     expect(inside).toBe(32);
     release();
     const answers = await Promise.all(large);

@@ -11,8 +11,9 @@ import { createLeases, openPostgres, openDatabase, type AnyDb, type Leases } fro
 import { newPostgresUrl } from '../support/databases.js';
 import { waitFor } from '../support/wait-for.js';
 
-const TTL = 800;
-const RENEW = 150;
+// Wide enough that a loaded machine's late timers (hundreds of ms) do not decide the outcome.
+const TTL = 3_000;
+const RENEW = 500;
 
 /** A replica's leases that can "die": every call then hangs for ever, as with a SIGKILLed process (nothing is released). */
 function mortal(leases: Leases) {
@@ -95,7 +96,7 @@ describe('createLeader on PostgreSQL: one of two replicas leads, and the other t
     await new Promise((r) => setTimeout(r, TTL / 2));
     expect(second.leader.leading).toBe(false);
     await waitFor(() => second.leader.leading, { timeout: TTL + RENEW * 3, what: 'the standby to lead after the holder died' });
-    expect(Date.now() - t0).toBeLessThanOrEqual(TTL + RENEW + 400);
+    expect(Date.now() - t0).toBeLessThanOrEqual(TTL + RENEW * 3);
   });
 
   it('a holder whose renewals fail stops its work; a holder that finds its lease taken stops too', async () => {
