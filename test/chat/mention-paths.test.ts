@@ -5,8 +5,9 @@
  * sends `<@123>`, `<@!123>`, `<@&42>` and `<#9>`.
  */
 import { describe, expect, it } from 'vitest';
-import type { Actor, Place, Reply } from '../../src/core/index.js';
-import { createRegistry } from '../../src/core/index.js';
+import type { Reply } from '../../src/engine/types.js';
+import type { Actor, Place } from '../../src/vocabulary/index.js';
+import { createRegistry } from '../../src/engine/index.js';
 import { allCommands } from '../../commands/index.js';
 import { readCommandText } from '../../src/chat/slack/read-command-text.js';
 import { messageText } from '../support/reply-text.js';
