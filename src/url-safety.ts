@@ -69,6 +69,12 @@ export function insideAddress(address: string): string | undefined {
   let a = address.toLowerCase().replace(/^\[|\]$/g, '');
   const mapped = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(a);
   if (mapped) a = mapped[1];
+  // The same written in hex, as URL parsing writes it: ::ffff:7f00:1 is 127.0.0.1.
+  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(a);
+  if (hex) {
+    const [hi, lo] = [parseInt(hex[1], 16), parseInt(hex[2], 16)];
+    a = `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+  }
   const family = isIP(a);
   if (!family) return undefined;
   const type = family === 4 ? 'ipv4' : 'ipv6';
