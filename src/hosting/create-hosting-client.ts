@@ -160,13 +160,13 @@ export function createHostingClient(opts: HostingClientOptions): HostingClient {
     });
     // Read up to maxBytes: a longer answer (announced or not) is cancelled as it arrives, not held whole.
     let oversize = false;
-    pending.on('response', (r: { headers: Record<string, string | string[] | undefined> }) => {
+    void pending.on('response', (r: { headers: Record<string, string | string[] | undefined> }) => {
       if (Number(r.headers['content-length']) > maxBytes) {
         oversize = true;
         pending.cancel();
       }
     });
-    pending.on('downloadProgress', ({ transferred }: { transferred: number }) => {
+    void pending.on('downloadProgress', ({ transferred }: { transferred: number }) => {
       if (transferred > maxBytes && !oversize) {
         oversize = true;
         pending.cancel();
