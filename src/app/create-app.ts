@@ -141,7 +141,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     if (refused) {
       throw new UserError('node_error', `Not calling ${node.name}: ${refused}.`, 'Ask the service for an HTTPS node address; nothing was sent.');
     }
-    return createNodeApiClient({ baseUrl: node.invoke_url, credentials: credentialsFor(node) });
+    return createNodeApiClient({ baseUrl: node.invoke_url, credentials: credentialsFor(node), maxBytes: config.NODE_API_MAX_BYTES });
   };
 
   const registry = createRegistry(allCommands);
@@ -244,6 +244,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     hosting,
     nodeApi,
     publicUrl: config.PUBLIC_URL,
+    logDownloadMaxBytes: config.LOG_DOWNLOAD_MAX_BYTES,
     now: clock,
     access,
     audit,
