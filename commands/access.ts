@@ -24,6 +24,11 @@ export function toPrincipal(input: string, actor: Actor): string {
   return v;
 }
 
+/** A channel as typed: its id, or a mention of it (`<#C123|general>` on Slack, `<#123>` on Discord). */
+export function toChannelId(input: string): string {
+  return /^<#([A-Za-z0-9]+)(\|[^>]*)?>$/.exec(input.trim())?.[1] ?? input.trim();
+}
+
 function roleError(input: unknown): string {
   const given = (typeof input === 'string' ? input : '').trim().slice(0, 30);
   return `there is no role "${given}": a role is one of read, operate, admin (reader and operator are accepted)`;
@@ -55,7 +60,7 @@ const grant = defineCommand({
   async handler(ctx) {
     const principal = toPrincipal(ctx.args.principal, ctx.actor);
     const nodes = splitList(ctx.args.nodes);
-    const channels = splitList(ctx.args.channels);
+    const channels = splitList(ctx.args.channels).map(toChannelId);
     const scope = nodes.length || channels.length
       ? { ...(nodes.length ? { nodes } : {}), ...(channels.length ? { channels } : {}) }
       : undefined;

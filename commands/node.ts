@@ -268,7 +268,7 @@ const logs = defineCommand({
         msg.context([`Run `, { code: `node logs ${node.name} task=${taskId}` }, ` in a minute.`]),
       ], 'info');
     }
-    const view = await logView(result.urls, { lines: ctx.args.lines, nodeName: node.name });
+    const view = await logView(result.urls, { lines: ctx.args.lines, nodeName: node.name, maxBytes: ctx.services.logDownloadMaxBytes });
     return {
       ...done(node, 'Logs', `Export ready after ${polls} check${polls === 1 ? '' : 's'}; ${result.urls.length} file${result.urls.length === 1 ? '' : 's'} attached.`, [
         ...view.blocks,

@@ -14,6 +14,8 @@ export interface Services extends EngineServices {
   /** A node API client for this node, with its configured credentials. */
   nodeApi(node: HostedNode): NodeApiClient;
   /** `PUBLIC_URL`, when set: the HTTPS base at which the service reaches the bot. */
+  /** The most of a node's log file `node logs` downloads (LOG_DOWNLOAD_MAX_BYTES); its end is kept. */
+  logDownloadMaxBytes?: number;
   publicUrl?: string;
   /** Watches, mutes and incident acknowledgements; the `watch` commands. */
   watches: WatchService;

@@ -320,15 +320,16 @@ const ack = defineCommand({
       .trim()
       .regex(/^#?\d+$/, 'an incident number, e.g. 12')
       .describe('Incident number, as shown on the incident message'),
+    // The incident's Acknowledge button carries its node, so a role limited to that node may use it.
+    node: z.string().min(1).optional().describe("The incident's node (needed with a role limited to some nodes)"),
   }),
-  positional: ['incident'],
-  nodeArg: false,
+  positional: ['incident', 'node'],
   role: 'operate',
   confirm: 'none',
   mutates: true,
   async handler(ctx): Promise<Message> {
     const id = Number(ctx.args.incident.replace(/^#/, ''));
-    const { incident, already } = await ctx.services.watches.ack({ incidentId: id, actor: ctx.actor, place: ctx.place });
+    const { incident, already } = await ctx.services.watches.ack({ incidentId: id, actor: ctx.actor, place: ctx.place, nodeId: ctx.node?.nodeId });
     const name = incident.nodeName ?? incident.nodeId;
     if (already) {
       return {

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { PRINCIPAL_RE, roleNamed } from './vocabulary/index.js';
+import { parseAllowList } from './url-safety.js';
 
 const url = (what: string) =>
   z
@@ -17,6 +18,23 @@ const url = (what: string) =>
         return false;
       }
     }, `${what} must be an http(s) URL, e.g. https://example.com`);
+
+/** A size in bytes: `65536`, or with a unit (`64KiB`, `16MiB`, `1GiB`), from `min` to `max`. */
+const byteSize = (name: string, dflt: string, min: number, max: number, example: string) =>
+  z
+    .string()
+    .trim()
+    .default(dflt)
+    .transform((v, ctx) => {
+      const m = /^(\d+)\s*(b|kib|kb|k|mib|mb|m|gib|gb|g)?$/i.exec(v);
+      const unit = (m?.[2] ?? 'b').toLowerCase();
+      const bytes = m ? Number(m[1]) * (unit.startsWith('k') ? 1024 : unit.startsWith('m') ? 1024 ** 2 : unit.startsWith('g') ? 1024 ** 3 : 1) : NaN;
+      if (!Number.isSafeInteger(bytes) || bytes < min || bytes > max) {
+        ctx.addIssue({ code: 'custom', message: `${name} must be a size from ${min / 1024} KiB to ${max / 1024 ** 2} MiB, e.g. ${example}` });
+        return z.NEVER;
+      }
+      return bytes;
+    });
 
 const principals = z
   .string()
@@ -129,6 +147,27 @@ const envSchema = z.object({
   PAGERDUTY_EVENTS_URL: url('PAGERDUTY_EVENTS_URL').default('https://events.pagerduty.com/v2/enqueue'),
   ESCALATION_WEBHOOK_URL: url('ESCALATION_WEBHOOK_URL').optional(),
   ESCALATION_WEBHOOK_SECRET: z.string().min(1).optional(),
+  /**
+   * Hosts, addresses and CIDR blocks that webhook, escalation and paging URLs may reach although
+   * they are private, loopback or link-local (comma list; empty: none).
+   */
+  ALLOW_PRIVATE_URLS: z
+    .string()
+    .default('')
+    .refine((v) => {
+      try {
+        parseAllowList(v);
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'ALLOW_PRIVATE_URLS must be a comma list of hosts, addresses or CIDR blocks, e.g. hooks.internal,10.0.0.0/8'),
+  /** The most a node's API answer may hold before it is refused. */
+  NODE_API_MAX_BYTES: byteSize('NODE_API_MAX_BYTES', '16MiB', 64 * 1024, 1024 ** 3, '16MiB'),
+  /** The most a hosting service answer may hold before it is refused. */
+  SERVICE_MAX_BYTES: byteSize('SERVICE_MAX_BYTES', '4MiB', 64 * 1024, 1024 ** 3, '4MiB'),
+  /** The most of a node's log file that is downloaded (streamed: the end of a longer file is kept). */
+  LOG_DOWNLOAD_MAX_BYTES: byteSize('LOG_DOWNLOAD_MAX_BYTES', '64MiB', 64 * 1024, 1024 ** 3, '64MiB'),
   /** Minutes an incident may stay unacknowledged before it pages (a watch's escalate_after= wins); a fraction for tests. */
   ESCALATE_AFTER_MIN: z.coerce.number().positive('ESCALATE_AFTER_MIN must be a positive number of minutes, e.g. 10').default(10),
 });

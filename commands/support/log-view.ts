@@ -1,11 +1,11 @@
 /**
  * What `node logs` shows once an export is ready: the last lines of the node's main log in a
  * code block, and every file of the export attached in full. Every line is masked first with
- * the rules of the bot's own log (src/log.ts), since a node may print a password or a token.
+ * the one redactor (src/redact.ts), since a node may print a password, a token or its seed words.
  */
-import { downloadLogFile } from '../../src/hosting/index.js';
+import { downloadLogFile, LOG_DOWNLOAD_MAX_BYTES, LOG_KEEP_BYTES } from '../../src/hosting/index.js';
 import { msg, messageFile, type Block, type MessageFile } from '../../src/vocabulary/index.js';
-import { redactLogText } from '../../src/log.js';
+import { redact } from '../../src/log.js';
 
 /** One code block holds at most this much (Slack's section text holds 3,000). */
 export const LOG_BLOCK_MAX_CHARS = 2_800;
@@ -42,16 +42,17 @@ function chunks(lines: string[]): string[] {
   return out;
 }
 
-export async function logView(urls: string[], o: { lines: number; nodeName: string }): Promise<LogView> {
-  const downloaded = await Promise.all(urls.map((u) => downloadLogFile(u)));
-  const masked = downloaded.map((d) => ({ ...d, text: redactLogText(d.text) }));
+export async function logView(urls: string[], o: { lines: number; nodeName: string; maxBytes?: number }): Promise<LogView> {
+  const maxBytes = o.maxBytes ?? LOG_DOWNLOAD_MAX_BYTES;
+  const downloaded = await Promise.all(urls.map((u) => downloadLogFile(u, { maxBytes })));
+  const masked = downloaded.map((d) => ({ ...d, text: redact(d.text) }));
   const main = masked[mainIndex(masked.map((d) => d.name))];
   const all = main.text.replace(/\n$/, '').split('\n');
   let tail = all.slice(-o.lines);
   while (tail.length > 1 && tail.join('\n').length > LOG_TAIL_MAX_CHARS) tail = tail.slice(1);
   const cut = tail.length < Math.min(o.lines, all.length) ? ' (as many as fit in a message; the whole file is attached)' : '';
   const blocks: Block[] = [
-    msg.text([`Last ${tail.length} of ${all.length} lines of `, { code: main.name }, main.truncated ? ' (the file was cut to its last 5 MB)' : '', `${cut}:`]),
+    msg.text([`Last ${tail.length} of ${all.length} lines of `, { code: main.name }, main.cutAtMax ? ` (the file is longer than ${Math.round(maxBytes / 1024 / 1024)} MiB, LOG_DOWNLOAD_MAX_BYTES: read up to there, its last part kept)` : main.truncated ? ` (the last ${Math.round(LOG_KEEP_BYTES / 1024 / 1024)} MiB of the file)` : '', `${cut}:`]),
     ...chunks(tail).map((c) => msg.code(c)),
   ];
   const files = masked.map((d) =>

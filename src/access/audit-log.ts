@@ -3,6 +3,7 @@ import type { AnyDb } from '../store/index.js';
 import { createAuditStore, type AuditRow } from '../store/index.js';
 import type { Actor, Place } from '../vocabulary/index.js';
 import { silentLogger, type Logger } from '../log.js';
+import { redact } from '../redact.js';
 
 export type AuditOutcome = 'ok' | 'failed' | 'refused';
 
@@ -107,9 +108,10 @@ export function createAuditLog(db: AnyDb, opts: { now: () => number; retentionDa
         path: e.path,
         node: e.node ?? null,
         nodeId: e.nodeId ?? null,
-        argsJson: JSON.stringify(e.args),
+        // Redacted again here, whoever recorded it: a secret is masked by its shape whatever its name.
+        argsJson: JSON.stringify(Object.fromEntries(Object.entries(e.args).map(([k, v]) => [k, redact(v)]))),
         outcome: e.outcome,
-        reason: e.reason ? e.reason.slice(0, 500) : null,
+        reason: e.reason ? redact(e.reason).slice(0, 500) : null,
       };
       const id = await store.insert(row);
       return fromRow({ id, ...row });

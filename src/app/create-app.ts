@@ -29,6 +29,7 @@ import { createActivityPoller, activityItems, type ActivityPoller } from '../act
 import { createActivityStateRepo } from '../store/index.js';
 import { createShellAdapter } from '../chat/shell/index.js';
 import { demoFaults } from '../demo/index.js';
+import { checkUrlTarget, parseAllowList } from '../url-safety.js';
 import { progressReporter } from './progress-reporter.js';
 import { wireDemo } from '../demo/index.js';
 import { hostname } from 'node:os';
@@ -117,10 +118,18 @@ export async function createApp(opts: AppOptions): Promise<App> {
     registerSecret(serviceToken);
     registerSecret(nodeToken);
   }
+  const allowPrivate = parseAllowList(config.ALLOW_PRIVATE_URLS);
+  // The bot's own webhook URL (under PUBLIC_URL, or the address it listens on) is the admin's to
+  // set; any other is refused when it names or resolves to an inside address (ALLOW_PRIVATE_URLS).
+  const ownBases = config.PUBLIC_URL ? [config.PUBLIC_URL.replace(/\/+$/, '')] : [];
+  const checkWebhookTarget = async (url: string) =>
+    ownBases.some((b) => url === b || url.startsWith(`${b}/`)) ? undefined : checkUrlTarget(url, allowPrivate, { what: 'the webhook URL' });
   const hosting = createHostingClient({
     baseUrl: serviceUrl!,
     token: serviceToken!,
     timeoutMs: config.SERVICE_TIMEOUT_MS,
+    maxBytes: config.SERVICE_MAX_BYTES,
+    checkWebhookTarget,
     onCall: ({ endpoint, outcome }) => metrics.serviceCalls.inc({ endpoint, outcome }),
   });
   const credentialsFor = loadNodeCredentials({ defaultToken: nodeToken, file: config.NODE_CREDENTIALS_FILE });
@@ -132,7 +141,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     if (refused) {
       throw new UserError('node_error', `Not calling ${node.name}: ${refused}.`, 'Ask the service for an HTTPS node address; nothing was sent.');
     }
-    return createNodeApiClient({ baseUrl: node.invoke_url, credentials: credentialsFor(node) });
+    return createNodeApiClient({ baseUrl: node.invoke_url, credentials: credentialsFor(node), maxBytes: config.NODE_API_MAX_BYTES });
   };
 
   const registry = createRegistry(allCommands);
@@ -182,6 +191,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
       pagerduty: { url: config.PAGERDUTY_EVENTS_URL, routingKey: config.PAGERDUTY_ROUTING_KEY },
       webhook: config.ESCALATION_WEBHOOK_URL ? { url: config.ESCALATION_WEBHOOK_URL, secret: config.ESCALATION_WEBHOOK_SECRET } : undefined,
       escalateAfterMin: config.ESCALATE_AFTER_MIN,
+      allowPrivate,
     },
   });
   // Node activity: watched nodes' APIs polled every POLL_INTERVAL_S; what changed is queued through
@@ -234,6 +244,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     hosting,
     nodeApi,
     publicUrl: config.PUBLIC_URL,
+    logDownloadMaxBytes: config.LOG_DOWNLOAD_MAX_BYTES,
     now: clock,
     access,
     audit,
@@ -345,6 +356,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     async start(startOpts = {}) {
       const address = await http.listen({ port: config.PORT, host: config.HOST });
       const url = address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1');
+      ownBases.push(url.replace(/\/+$/, ''));
       notifier.start();
       await reports.scheduler.start();
       activity.start();

@@ -11,7 +11,7 @@ export interface NodeLogInput {
   imageVersion: string;
   builds: Array<{ timestamp?: string; buildNumber?: number; action?: unknown; buildStatus?: string }>;
   /** Fake secrets to print (never the emulator's real tokens). */
-  leaked: { password: string; token: string; mnemonic: string };
+  leaked: { password: string; token: string; mnemonic: string; flagPassword: string; rpcPassword: string; basic: string; xprv: string };
 }
 
 const MODULES = ['rgb_lightning_node::ldk', 'rgb_lightning_node::routes', 'lightning::ln::peer_handler', 'rgb_lib::wallet', 'lightning_background_processor'];
@@ -23,6 +23,12 @@ export function nodeLogLines(n: NodeLogInput, now = Date.now(), count = 120): st
   lines.push(`${at(2)} DEBUG rgb_lightning_node::routes: POST /unlock body={"password": "${n.leaked.password}", "bitcoind_rpc_host": "bitcoind"}`);
   lines.push(`${at(3)} DEBUG rgb_lightning_node::auth: request header Authorization: Bearer ${n.leaked.token}`);
   lines.push(`${at(4)} WARN rgb_lib::wallet: backup mnemonic="${n.leaked.mnemonic}" printed at debug level`);
+  lines.push(`${at(5)} DEBUG rgb_lib::wallet: mnemonic: ${n.leaked.mnemonic}`);
+  lines.push(`${at(6)} INFO supervisor: exec rgb-lightning-node --password ${n.leaked.flagPassword} --network regtest`);
+  lines.push(`${at(7)} DEBUG rgb_lib::electrum: Authorization: Basic ${n.leaked.basic}`);
+  lines.push(`${at(8)} INFO rgb_lightning_node: bitcoind at http://rpcuser:${n.leaked.rpcPassword}@bitcoind:18443`);
+  lines.push(`${at(9)} DEBUG rgb_lib::keys: account key ${n.leaked.xprv}`);
+  lines.push(`${at(10)} DEBUG rgb_lib::keys: ${n.leaked.mnemonic.split(' ').reverse().join(' ')}`);
   for (let i = lines.length; i < count - 1; i++) {
     const m = MODULES[i % MODULES.length];
     const what =

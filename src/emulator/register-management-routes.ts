@@ -110,7 +110,7 @@ export function registerManagementRoutes(app: FastifyInstance, o: { hosted: Host
       status: n.status,
       imageVersion: String(n.imageVersion),
       builds: n.builds,
-      leaked: { password: EMULATOR_LEAKED_SECRETS.password, token: EMULATOR_LEAKED_SECRETS.token, mnemonic: EMULATOR_LEAKED_SECRETS.mnemonic },
+      leaked: EMULATOR_LEAKED_SECRETS,
     });
     files.set('rln.log', `${lines.join('\n')}\n`);
     files.set('service.log', `${new Date().toISOString()} log export ${taskId} for ${n.name}\n`);

@@ -11,6 +11,18 @@ import {
 } from './schemas.js';
 import { createResponseReader, describeIssue, retryAfterMs, type CallResult, type CallSpec, type Method } from './read-response.js';
 import { kindForStatus, ServiceError, type ServiceErrorKind } from './service-error.js';
+import { redactText } from '../log.js';
+
+/** The most a service answer may hold by default (SERVICE_MAX_BYTES). */
+export const SERVICE_MAX_BYTES = 4 * 1024 * 1024;
+
+/** `4 MiB`, `512 KiB`, `300 bytes`. */
+export function sizeText(bytes: number): string {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / 1024 / 1024} MiB`;
+  if (bytes >= 1024 * 1024) return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+  if (bytes >= 1024) return `${Math.round(bytes / 1024)} KiB`;
+  return `${bytes} bytes`;
+}
 
 export interface HostingClientOptions {
   /** Base URL of the management API, e.g. `https://service.example` (paths start with /api). */
@@ -32,6 +44,13 @@ export interface HostingClientOptions {
     baseDelayMs?: number;
     onRetry?: (info: RetryInfo) => void;
   };
+  /** The most an answer may hold (SERVICE_MAX_BYTES, default 4 MiB): a longer one is refused as it arrives. */
+  maxBytes?: number;
+  /**
+   * Checks a webhook URL before it is given to the service, which will POST to it (ALLOW_PRIVATE_URLS:
+   * an inside address is refused): the reason it is refused, or undefined. Without it, not checked.
+   */
+  checkWebhookTarget?: (url: string) => Promise<string | undefined>;
   /** Told about the outcome of every call (e.g. for the service-calls metric); carries no secrets. */
   onCall?: (info: { endpoint: string; outcome: 'ok' | ServiceErrorKind; status?: number }) => void;
 }
@@ -83,11 +102,9 @@ export function createHostingClient(opts: HostingClientOptions): HostingClient {
   const baseDelayMs = opts.retry?.baseDelayMs ?? 250;
   const onRetry = opts.retry?.onRetry;
 
-  const redact = (s: string): string => {
-    let out = s;
-    if (token) out = out.split(token).join('[redacted]');
-    return out.replace(/Bearer\s+[A-Za-z0-9._~+/=-]+/gi, 'Bearer [redacted]');
-  };
+  const maxBytes = opts.maxBytes ?? SERVICE_MAX_BYTES;
+  // Its own token first (a client may be made before the token is registered), then the one redactor.
+  const redact = (s: string): string => redactText(token ? s.split(token).join('[redacted]') : s);
   const { messageFrom, badResponse, requireJson, parseEnveloped, parseStrict, messageOf } = createResponseReader(redact);
 
   const http = got.extend({
@@ -110,7 +127,7 @@ export function createHostingClient(opts: HostingClientOptions): HostingClient {
     };
     // The delay got is about to wait, for onRetry (beforeRetry runs after the wait and is not told it).
     let delayMs = 0;
-    const res = await http(url, {
+    const pending = http(url, {
       method: spec.method,
       headers: spec.body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
       body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
@@ -141,6 +158,27 @@ export function createHostingClient(opts: HostingClientOptions): HostingClient {
         ],
       },
     });
+    // Read up to maxBytes: a longer answer (announced or not) is cancelled as it arrives, not held whole.
+    let oversize = false;
+    void pending.on('response', (r: { headers: Record<string, string | string[] | undefined> }) => {
+      if (Number(r.headers['content-length']) > maxBytes) {
+        oversize = true;
+        pending.cancel();
+      }
+    });
+    void pending.on('downloadProgress', ({ transferred }: { transferred: number }) => {
+      if (transferred > maxBytes && !oversize) {
+        oversize = true;
+        pending.cancel();
+      }
+    });
+    let res: Awaited<typeof pending>;
+    try {
+      res = await pending;
+    } catch (e) {
+      if (oversize) throw new ServiceError({ endpoint: spec.endpoint, kind: 'bad_response', detail: `the answer is larger than ${sizeText(maxBytes)} (SERVICE_MAX_BYTES); it was not read` });
+      throw e;
+    }
     const text = typeof res.body === 'string' ? res.body : String(res.body ?? '');
     let json: unknown;
     let notJson = false;
@@ -201,14 +239,14 @@ export function createHostingClient(opts: HostingClientOptions): HostingClient {
     return `/api/nodes/${encodeURIComponent(id)}${suffix}`;
   }
 
-  function checkUrl(endpoint: string, webhookUrl: unknown): void {
-    const problem = checkWebhookUrl(webhookUrl);
+  async function checkUrl(endpoint: string, webhookUrl: unknown): Promise<void> {
+    const problem = checkWebhookUrl(webhookUrl) ?? (await opts.checkWebhookTarget?.(webhookUrl as string));
     if (problem) {
       throw new ServiceError({
         endpoint,
         kind: 'invalid',
-        detail: `not sent: ${problem}`,
-        hint: 'Give an https:// URL that the service can reach (PUBLIC_URL of the bot).',
+        detail: `not sent: ${redact(problem)}`,
+        hint: 'Give an https:// URL on the internet that the service can reach (PUBLIC_URL of the bot).',
       });
     }
   }
@@ -245,7 +283,7 @@ export function createHostingClient(opts: HostingClientOptions): HostingClient {
       if (typeof input.name !== 'string' || input.name.trim() === '') {
         throw new ServiceError({ endpoint, kind: 'invalid', detail: 'not sent: a node name is required' });
       }
-      if (input.webhookUrl !== undefined) checkUrl(endpoint, input.webhookUrl);
+      if (input.webhookUrl !== undefined) await checkUrl(endpoint, input.webhookUrl);
       const body: Record<string, unknown> = { name: input.name, network: input.network };
       if (input.webhookUrl !== undefined) body.settings = { webhookUrl: input.webhookUrl };
       const spec: CallSpec = { method: 'POST', endpoint, path: '/api/nodes', body };
@@ -270,7 +308,7 @@ export function createHostingClient(opts: HostingClientOptions): HostingClient {
     async updateSettings(id, settings) {
       const endpoint = 'POST /api/nodes/{id}/settings';
       const path = nodePath(endpoint, id, '/settings');
-      checkUrl(endpoint, settings?.webhookUrl);
+      await checkUrl(endpoint, settings?.webhookUrl);
       return simple('POST', endpoint, path, { settings: { webhookUrl: settings.webhookUrl } });
     },
 

@@ -5,6 +5,7 @@ import { NodeApiError } from './node-api-error.js';
 import { parseLosslessJson, stringifyJson } from './json.js';
 import type { NodeCredentials } from './load-node-credentials.js';
 import { registerTypedSecret } from '../log.js';
+import { firstBadLongList, limitAnswer, NODE_API_MAX_BYTES, sizeText } from './bounded-read.js';
 
 /** Request and response fields that hold a secret: masked in every log line and error text. */
 const SECRET_FIELD_RE = /password|mnemonic/i;
@@ -29,6 +30,8 @@ export interface NodeApiClientOptions {
   retries?: number;
   /** First retry delay, doubled each time (capped at 2 s); default 200 ms. */
   retryBaseMs?: number;
+  /** The most an answer may hold (NODE_API_MAX_BYTES, default 16 MiB): a longer one is refused as it arrives. */
+  maxBytes?: number;
 }
 
 const TLS_CODES = /^(ERR_TLS|ERR_SSL|EPROTO|CERT_|DEPTH_ZERO|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ERR_OSSL)/;
@@ -101,6 +104,7 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
   const retries = opts.retries ?? 2;
   const baseDelay = opts.retryBaseMs ?? 200;
   const timeoutMs = opts.timeoutMs ?? 15_000;
+  const maxBytes = opts.maxBytes ?? NODE_API_MAX_BYTES;
 
   async function call(name: EndpointName, def: EndpointDef, body: unknown): Promise<unknown> {
     const label = `/${name}`;
@@ -129,8 +133,9 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
     }
 
     let text: string;
+    let oversize = () => false;
     try {
-      const res = await http(def.path.slice(1), {
+      const pending = http(def.path.slice(1), {
         method: def.method,
         ...(requestBody !== undefined ? { body: requestBody } : {}),
         ...(typeof requestBody === 'string' ? { headers: { 'content-type': 'application/json' } } : {}),
@@ -146,12 +151,17 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
             }
           : { limit: 0 },
       });
+      oversize = limitAnswer(pending, maxBytes);
+      const res = await pending;
       if (res.statusCode >= 300) {
         throw new NodeApiError({ endpoint: name, kind: 'http', status: res.statusCode, message: `node API ${label} answered a redirect (${res.statusCode}), which is not followed` });
       }
       text = res.body;
     } catch (e) {
       if (e instanceof NodeApiError) throw e;
+      if (oversize()) {
+        throw new NodeApiError({ endpoint: name, kind: 'malformed', message: `node API ${label} answered more than ${sizeText(maxBytes)} (NODE_API_MAX_BYTES); the answer was refused unread` });
+      }
       throw translate(name, e, timeoutMs);
     }
 
@@ -160,6 +170,14 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
       parsed = text.trim() === '' ? {} : parseLosslessJson(text);
     } catch {
       throw new NodeApiError({ endpoint: name, kind: 'malformed', message: `node API ${label} answered a body that is not valid JSON (${text.length} bytes, truncated?)` });
+    }
+    // A long list of the wrong elements is one summarised error, checked before the schema makes an issue per element.
+    const longList = firstBadLongList(def.response, parsed);
+    if (longList) {
+      throw new NodeApiError({
+        endpoint: name, kind: 'invalid-response', field: longList.path,
+        message: `node API ${label} answered an unexpected shape: field ${longList.path} of a list of ${longList.length}: ${longList.message} (the rest was not checked)`,
+      });
     }
     const result = (def.response).safeParse(parsed);
     if (!result.success) {

@@ -5,3 +5,4 @@ export { loadNodeCredentials, NodeCredentialsError, type NodeCredentials } from 
 export { Amount } from './schemas/common.js';
 export { parseLosslessJson, stringifyJson } from './json.js';
 export { checkNodeApiUrl } from './check-node-api-url.js';
+export { NODE_API_MAX_BYTES } from './bounded-read.js';

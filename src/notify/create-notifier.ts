@@ -77,7 +77,7 @@ export interface NotifierOptions {
   /** This process among replicas on one database (lease owner); default a random id. */
   replicaId?: string;
   /** Escalation of unacknowledged incidents to PagerDuty or a webhook (paging.ts). */
-  paging?: Pick<PagingOptions, 'pagerduty' | 'webhook' | 'escalateAfterMin' | 'pollMs' | 'retry'>;
+  paging?: Pick<PagingOptions, 'pagerduty' | 'webhook' | 'escalateAfterMin' | 'pollMs' | 'retry' | 'allowPrivate'>;
 }
 
 /** A verified event (from the webhook receiver, or a test). */

@@ -11,9 +11,12 @@
  */
 import { createHmac } from 'node:crypto';
 import { every } from '../vocabulary/index.js';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { IncidentRow, NotifyPages, NotifyStore, PageAction, PageRow } from '../store/index.js';
+import { checkUrlTarget, guardedLookup, type AllowList } from '../url-safety.js';
 
 export const PAGERDUTY_EVENTS_URL = 'https://events.pagerduty.com/v2/enqueue';
 /** The header carrying `sha256=<hex HMAC of the body>` on escalation webhooks. */
@@ -29,6 +32,12 @@ export interface PagingOptions {
   pagerduty?: { url?: string; routingKey?: string };
   /** A generic endpoint, signed with `secret` when given. */
   webhook?: { url: string; secret?: string };
+  /**
+   * ALLOW_PRIVATE_URLS: with it, a page to a URL that names or resolves to a private, loopback,
+   * link-local or metadata address not on the list is refused (not retried), checked again when
+   * the connection is made. Without it (tests of paging alone), URLs are not checked.
+   */
+  allowPrivate?: AllowList;
   /** Minutes an incident may stay unacknowledged before it is paged. Default 10. */
   escalateAfterMin?: number;
   /** How often due incidents and pages are looked for. Default 1000 ms. */
@@ -56,6 +65,46 @@ const SEND_TIMEOUT_MS = 10_000;
 const PAGE_CLAIM_MS = SEND_TIMEOUT_MS + 5_000;
 
 export const dedupKeyOf = (incidentId: number): string => `rln-chatops-incident-${incidentId}`;
+
+/** A page's URL names or resolves to an address ALLOW_PRIVATE_URLS does not allow. */
+class RefusedUrl extends Error {}
+
+/** How much of an answer is read: the status and a few hundred characters are all a page needs. */
+const MAX_ANSWER_BYTES = 64 * 1024;
+
+/**
+ * POSTs a page with node:http(s), whose `lookup` checks the addresses the connection uses
+ * (guardedLookup) when `allow` is given; the answer is read up to MAX_ANSWER_BYTES.
+ */
+function post(url: string, headers: Record<string, string>, body: string, allow: AllowList | undefined): Promise<{ status: number; text: string; retryAfterMs?: number }> {
+  return new Promise((resolve, reject) => {
+    const u = new URL(url);
+    const request = u.protocol === 'http:' ? httpRequest : httpsRequest;
+    const req = request(
+      u,
+      { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, timeout: SEND_TIMEOUT_MS, ...(allow ? { lookup: guardedLookup(allow) as never } : {}) },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          if (size < MAX_ANSWER_BYTES) chunks.push(c);
+          size += c.length;
+          if (size >= MAX_ANSWER_BYTES) res.destroy();
+        });
+        const done = () => {
+          const ra = Number(res.headers['retry-after']);
+          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8').slice(0, 300), retryAfterMs: Number.isFinite(ra) && ra > 0 ? ra * 1000 : undefined });
+        };
+        res.on('end', done);
+        res.on('close', done);
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${SEND_TIMEOUT_MS} ms`)));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 export function createPaging(o: PagingOptions): Paging {
   const { store, pages } = o;
@@ -144,10 +193,11 @@ export function createPaging(o: PagingOptions): Paging {
       url = o.webhook!.url;
       if (o.webhook!.secret) headers[ESCALATION_SIGNATURE_HEADER] = `sha256=${createHmac('sha256', o.webhook!.secret).update(p.body).digest('hex')}`;
     }
-    const res = await fetch(url, { method: 'POST', headers, body: p.body, signal: AbortSignal.timeout(SEND_TIMEOUT_MS) });
-    const text = (await res.text()).slice(0, 300);
-    const ra = Number(res.headers.get('retry-after'));
-    return { status: res.status, text, retryAfterMs: Number.isFinite(ra) && ra > 0 ? ra * 1000 : undefined };
+    if (o.allowPrivate) {
+      const refused = await checkUrlTarget(url, o.allowPrivate, { what: p.target === 'webhook' ? 'the escalation webhook URL' : 'the PagerDuty URL' });
+      if (refused) throw new RefusedUrl(refused);
+    }
+    return post(url, headers, p.body, o.allowPrivate);
   }
 
   async function sendDue(now: number): Promise<void> {
@@ -167,7 +217,8 @@ export function createPaging(o: PagingOptions): Paging {
         outcome = r.status >= 200 && r.status < 300 ? 'sent' : r.status === 429 || r.status >= 500 ? 'retry' : 'failed';
       } catch (err) {
         why = err instanceof Error ? err.message : String(err);
-        outcome = 'retry';
+        // An inside address is refused for good: retrying would not make it public.
+        outcome = err instanceof RefusedUrl || (err as NodeJS.ErrnoException).code === 'EPRIVATEADDRESS' ? 'failed' : 'retry';
       }
       if (outcome === 'retry' && p.attempts + 1 >= maxAttempts) outcome = 'failed';
       o.metrics?.escalations.inc({ target: p.target, action: p.action, outcome });

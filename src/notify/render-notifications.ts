@@ -170,7 +170,7 @@ export function incidentMessage(inc: IncidentRow, now: number): Message {
     ? [
         { label: 'Restart', style: 'primary', command: 'node start', args: { node: inc.node_id } },
         { label: 'Logs', style: 'secondary', command: 'node logs', args: { node: inc.node_id } },
-        ...(inc.acked_by ? [] : [{ label: 'Acknowledge', style: 'secondary' as const, command: 'watch ack', args: { incident: String(inc.id) } }]),
+        ...(inc.acked_by ? [] : [{ label: 'Acknowledge', style: 'secondary' as const, command: 'watch ack', args: { incident: String(inc.id), node: inc.node_id } }]),
       ]
     : [];
   const header = open

@@ -75,7 +75,8 @@ export interface WatchService {
   unmute(place: Place, target?: WatchTarget): Promise<number>;
   /** Records who acknowledged an open incident; stops repeat notifications for it. */
   /** Only from the channel the incident was posted in (the button is there; the number is easy to guess). */
-  ack(input: { incidentId: number; actor: Actor; place: Pick<Place, 'platform' | 'channelId'> }): Promise<{ incident: Incident; already: boolean }>;
+  /** `nodeId`: the node the acknowledgement was allowed on (a node-scoped role); refused when the incident is another node's. */
+  ack(input: { incidentId: number; actor: Actor; place: Pick<Place, 'platform' | 'channelId'>; nodeId?: string }): Promise<{ incident: Incident; already: boolean }>;
   incidents(filter?: { place?: Pick<Place, 'platform' | 'channelId'>; state?: 'open' | 'resolved' }): Promise<Incident[]>;
 }
 
@@ -171,11 +172,15 @@ export function createWatchService(opts: { store: NotifyStore; now: () => number
       opts.wake();
       return n;
     },
-    async ack({ incidentId, actor, place }) {
+    async ack({ incidentId, actor, place, nodeId }) {
       const inc = await store.incident(incidentId);
       // Another channel's incident is answered as unknown, not as forbidden: its number says nothing here.
       if (!inc || inc.platform !== place.platform || inc.channel_id !== place.channelId) {
         throw new UserError('invalid_arguments', `there is no incident #${incidentId} in this channel`, 'use the Acknowledge button on the incident message, or `watch list` to see this channel\'s open incidents');
+      }
+      // The role was checked on this node: the incident must be this node's.
+      if (nodeId !== undefined && inc.node_id !== nodeId) {
+        throw new UserError('forbidden', `incident #${incidentId} is not about that node`, `it is about ${inc.node_name || inc.node_id}: use the Acknowledge button on its message, or name that node`);
       }
       if (inc.state !== 'open' || inc.acked_by) return { incident: toIncident(inc), already: true };
       const by = actorLabel(actor);

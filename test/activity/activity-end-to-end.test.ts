@@ -40,6 +40,8 @@ beforeAll(async () => {
       PAGERDUTY_EVENTS_URL: pd.eventsUrl,
       ESCALATION_WEBHOOK_URL: pd.hookUrl,
       ESCALATION_WEBHOOK_SECRET: HOOK_SECRET,
+      // The fake PagerDuty and escalation hook listen on loopback, an inside address.
+      ALLOW_PRIVATE_URLS: '127.0.0.1',
     },
     emulator: { seed: 'demo', demoPassword: PASSWORD },
   });

@@ -199,8 +199,17 @@ describe('node commands', () => {
     const full = Buffer.from(message.files!.find((f) => f.name === 'log1-rln.log')!.base64, 'base64').toString('utf8');
     expect(full.split('\n').length).toBeGreaterThan(100);
     const everything = JSON.stringify(message);
-    for (const secret of Object.values(EMULATOR_LEAKED_SECRETS)) expect(everything).not.toContain(secret);
-    expect(full).toContain('"password": [redacted]');
+    const files = message.files!.map((f) => Buffer.from(f.base64, 'base64').toString('utf8')).join('\n');
+    for (const secret of Object.values(EMULATOR_LEAKED_SECRETS)) {
+      expect(everything).not.toContain(secret);
+      expect(files).not.toContain(secret);
+    }
+    // Not one word of the mnemonic, in whatever order it is printed, next to another.
+    const words = EMULATOR_LEAKED_SECRETS.mnemonic.split(' ');
+    for (let i = 1; i < words.length; i++) expect(files).not.toMatch(new RegExp(`${words[i - 1]}\\W+${words[i]}|${words[i]}\\W+${words[i - 1]}`));
+    expect(full).toContain('"password": "[redacted]"');
+    expect(full).toContain('--password [redacted]');
+    expect(full).toContain('http://rpcuser:[redacted]@bitcoind');
   });
 
   it('logs shows 50 lines unless told otherwise', async () => {

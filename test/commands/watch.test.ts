@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDispatcher } from '../support/dispatcher.js';
 import { watchCommands } from '../../commands/watch.js';
-import { createRegistry, type CoreDispatcher, type Reply } from '../../src/engine/index.js';
+import { createRegistry, type Reply } from '../../src/engine/index.js';
 import { inlineToPlain } from '../../src/vocabulary/index.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { createHostingClient, type HostingClient } from '../../src/hosting/index.js';
@@ -16,7 +16,7 @@ let emu: Emulator;
 let hosting: HostingClient;
 let db: Db;
 let notifier: Notifier;
-let dispatcher: CoreDispatcher;
+let dispatcher: ReturnType<typeof testDispatcher>;
 const poster = new RecordingPoster('slack');
 const dbFile = tempDbPath();
 const ids: Record<string, string> = {};
@@ -92,6 +92,10 @@ describe('watch commands', () => {
     const list = replyText(await run('watch list', 'UREADER'));
     expect(list).toContain('bob | every change | status, payments, channels, liquidity, lock (≥ 10,000 sats) | after 5 min, PagerDuty key …2345 | active');
     expect(list).not.toContain('abcdefghijklmnop');
+    // The routing key is a secret under any name: the audit trail keeps it masked.
+    const audited = (await dispatcher.services.audit.query({ action: 'watch.add', limit: 20 })).find((e) => 'pagerduty_key' in e.args);
+    expect(audited?.args.pagerduty_key).toBe('[redacted]');
+    expect(JSON.stringify(await dispatcher.services.audit.query({ limit: 100 }))).not.toContain('abcdefghijklmnop');
     expect(await notifier.watches.hearsActivity(ids.bob)).toBe(true);
     expect(await notifier.watches.hearsActivity(ids.alice)).toBe(false);
     // Adding the watch again without kinds= goes back to status changes only (docs/ARCHITECTURE.md, "Adding an alert kind").
@@ -157,5 +161,22 @@ describe('watch commands', () => {
     expect(replyText(await run('watch ack 999'))).toMatch(/no incident #999/);
     await notifier.drain(3000);
     expect(inlineToPlain(JSON.stringify(poster.updates().at(-1)!.message))).toContain('by Olga');
+  });
+
+  it("lets an operator scoped to a node acknowledge that node's incident, by its button, and no other node's", async () => {
+    const scoped = { platform: 'slack' as const, userId: 'USCOPED', displayName: 'Sam' };
+    await dispatcher.services.access.grant('slack:USCOPED', 'operate', { platform: 'slack', userId: 'UADMIN' }, { nodes: ['bob'] });
+    await run('watch add bob');
+    await ingest(notifier, statusPayload(ids.bob, 'FAILED'), 'bob');
+    await notifier.drain(3000);
+    const incident = poster.topLevel('CW').filter((m) => /Incident #\d+: bob is FAILED/.test(m.message.header ?? '')).at(-1)!.message;
+    const ackButton = incident.buttons!.find((b) => b.label === 'Acknowledge')!;
+    const r = await dispatcher.dispatch({ via: 'button', actor: scoped, place, buttonId: ackButton.id! });
+    expect(replyText(r)).toMatch(/acknowledged by Sam \(slack:USCOPED\)/);
+
+    // alice's incident (acknowledged above or not) is not Sam's to acknowledge, by number or by naming bob.
+    const aliceIncident = (await notifier.watches.incidents({ place })).find((i) => i.nodeId === ids.alice)!;
+    expect(replyText(await dispatcher.dispatch({ via: 'typed', actor: scoped, place, text: `watch ack ${aliceIncident.id}` }))).toContain('limited to nodes=bob');
+    expect(replyText(await dispatcher.dispatch({ via: 'typed', actor: scoped, place, text: `watch ack ${aliceIncident.id} bob` }))).toContain('is not about that node');
   });
 });

@@ -29,6 +29,7 @@ import { toBlockKit, truncate, type BlockKitMessage } from './render.js';
 import { toBoltLogger } from './to-bolt-logger.js';
 import { createAppHome } from './app-home.js';
 import type { ClickAction, ClickBody, SubmitBody, ViewState } from './payload-views.js';
+import { readCommandText } from './read-command-text.js';
 
 export interface SlackAdapter {
   app: BoltApp;
@@ -245,7 +246,7 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
     await ack();
     const actor: Actor = { platform: 'slack', userId: command.user_id, displayName: command.user_name, groups: await groupsOf(command.user_id) };
     const place: Place = { platform: 'slack', channelId: command.channel_id, workspaceId: command.team_id };
-    const reply = await run({ via: 'typed', actor, place, text: command.text ?? '' });
+    const reply = await run({ via: 'typed', actor, place, text: readCommandText(command.text ?? '') });
     await deliver(reply, {
       respond,
       triggerId: command.trigger_id,

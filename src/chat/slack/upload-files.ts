@@ -6,6 +6,10 @@
  * Sharing a file needs the bot to be a member of the channel (chat:write.public is not enough).
  * When Slack says it is not, the bot joins a public channel (conversations.join, channels:join)
  * and tries once more; a private channel cannot be joined, so the error asks for an invite.
+ *
+ * A user id (`U…`, `W…`: a report run from the App Home, a direct answer) is not a channel to
+ * Slack's file methods: the files go to the user's direct message with the bot, whose `D…` id
+ * conversations.open gives (im:write). A direct message is never joined.
  */
 import type { webApi } from '@slack/bolt';
 import { PostError } from '../../vocabulary/index.js';
@@ -43,9 +47,26 @@ async function putBytes(url: string, f: MessageFile, timeoutMs: number, what: st
   if (res.status >= 400) throw new PostError('permanent', `${what}: the upload of ${f.name} was refused (${res.status})`);
 }
 
-export async function uploadFiles(web: WebClient, target: UploadTarget, files: MessageFile[], o: { timeoutMs?: number } = {}): Promise<void> {
+/** A Slack user id, where a channel id was expected (the App Home has no channel). */
+export const isUserId = (id: string): boolean => /^[UW][A-Z0-9]+$/.test(id);
+
+/** The direct message between the bot and a user (conversations.open). */
+async function openDirectMessage(web: WebClient, userId: string, what: string): Promise<string> {
+  try {
+    const res = await web.conversations.open({ users: userId });
+    const id = res.channel?.id;
+    if (!id) throw new PostError('permanent', `${what}: Slack opened no direct message with ${userId}`);
+    return id;
+  } catch (e) {
+    if (e instanceof PostError) throw e;
+    throw toPostError(e, `${what} (opening the direct message)`);
+  }
+}
+
+export async function uploadFiles(web: WebClient, given: UploadTarget, files: MessageFile[], o: { timeoutMs?: number } = {}): Promise<void> {
   if (!files.length) return;
-  const what = `Slack file upload to ${target.channelId}`;
+  const what = `Slack file upload to ${given.channelId}`;
+  const target = isUserId(given.channelId) ? { channelId: await openDirectMessage(web, given.channelId, what) } : given;
   const timeoutMs = o.timeoutMs ?? 30_000;
   const uploaded: Array<{ id: string; title: string }> = [];
   try {
@@ -69,7 +90,8 @@ export async function uploadFiles(web: WebClient, target: UploadTarget, files: M
     await complete();
     return;
   } catch (e) {
-    if (!NOT_MEMBER.has(slackCode(e) ?? '')) throw toPostError(e, what);
+    // A direct message cannot be joined: only a channel can.
+    if (!NOT_MEMBER.has(slackCode(e) ?? '') || target.channelId.startsWith('D')) throw toPostError(e, what);
   }
   await joinChannel(web, target.channelId, what);
   try {

@@ -85,6 +85,10 @@ describe('manifest.yml', () => {
     expect(manifest.settings.event_subscriptions.bot_events).toEqual(['app_home_opened']);
   });
 
+  it('has Slack escape mentions in /rln, the form every mention argument reads (<@U…>)', () => {
+    for (const c of manifest.features.slash_commands) expect(c.should_escape, c.command).toBe(true);
+  });
+
   it('has a name and a description', () => {
     expect(manifest.display_information.name).toMatch(/\S/);
     expect(manifest.display_information.description.length).toBeLessThanOrEqual(139);

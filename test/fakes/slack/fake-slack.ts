@@ -206,11 +206,19 @@ export async function startFakeSlack(opts: { teamId?: string; botUserId?: string
         const found = list.map((f) => uploads.find((u) => u.fileId === f.id));
         if (!list.length || found.some((u) => !u || !u.bytes)) return { ok: false, error: 'invalid_arguments' };
         if (args.channel_id && notMemberOf.has(String(args.channel_id))) return { ok: false, error: 'not_in_channel' };
+        // A user id is not a channel: a direct message has its own D… id (conversations.open).
+        if (/^[UW]/.test(String(args.channel_id ?? ''))) return { ok: false, error: 'channel_not_found' };
         list.forEach((f, i) => Object.assign(found[i]!, { title: f.title, channelId: args.channel_id, threadTs: args.thread_ts, completed: true }));
         return { ok: true, files: list.map((f) => ({ id: f.id, title: f.title })) };
       }
+      case 'conversations.open': {
+        const user = String(args.users ?? '');
+        if (!/^[UW][A-Z0-9]+$/.test(user)) return { ok: false, error: 'user_not_found' };
+        return { ok: true, channel: { id: `D${user.slice(1)}` } };
+      }
       case 'conversations.join': {
         const channel = String(args.channel ?? '');
+        if (/^[UWD]/.test(channel)) return { ok: false, error: 'channel_not_found' };
         if (privateChannels.has(channel)) return { ok: false, error: 'method_not_supported_for_channel_type' };
         notMemberOf.delete(channel);
         return { ok: true, channel: { id: channel } };

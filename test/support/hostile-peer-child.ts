@@ -1,0 +1,35 @@
+/**
+ * Run in a process of its own by test/node-api/hostile-node.test.ts, so that its resident memory
+ * is the bot's reading of hostile answers and nothing else: the node API client and the log
+ * download, with their default limits, against the hostile node at HOSTILE_URL. Prints one JSON
+ * line: each call's outcome and the process's peak resident memory.
+ */
+import { createNodeApiClient, type NodeApiClient } from '../../src/node-api/index.js';
+import { downloadLogFile } from '../../src/hosting/index.js';
+import { redact } from '../../src/log.js';
+
+const base = process.env.HOSTILE_URL!;
+const client: NodeApiClient = createNodeApiClient({ baseUrl: base, credentials: { kind: 'token', token: 'hostile-test-token' }, timeoutMs: 60_000, retries: 0 });
+const outcomes: Record<string, string> = {};
+const attempt = async (name: string, f: () => Promise<unknown>) => {
+  try {
+    const r = await f();
+    outcomes[name] = `ok: ${JSON.stringify(r).slice(0, 200)}`;
+  } catch (e) {
+    outcomes[name] = `error: ${(e as Error).message}`;
+  }
+  peaks[name] = process.resourceUsage().maxRSS / 1024;
+};
+const peaks: Record<string, number> = { start: process.resourceUsage().maxRSS / 1024 };
+await attempt('listassets', () => client.listassets({ filter_asset_schemas: [] }));
+await attempt('nodeinfo', () => client.nodeinfo());
+await attempt('listchannels', () => client.listchannels());
+await attempt('listpeers', () => client.listpeers());
+for (const [name, file] of [['log', 'rln.log'], ['huge', 'huge.log']]) {
+  await attempt(name, async () => {
+    const d = await downloadLogFile(`${base}/logs/${file}`);
+    const masked = redact(d.text);
+    return { truncated: d.truncated, cutAtMax: d.cutAtMax, bytes: d.text.length, tail: masked.slice(-80) };
+  });
+}
+process.stdout.write(`${JSON.stringify({ outcomes, peaks, maxRssMiB: process.resourceUsage().maxRSS / 1024 })}\n`);
