@@ -228,7 +228,7 @@ const status = defineCommand({
     const { status: st } = await api.invoicestatus({ invoice: ctx.args.invoice.trim() });
     return {
       header: titled('Invoice status', node),
-      tone: STATUS_TONE[st] ?? 'neutral',
+      tone: (STATUS_TONE as Record<string, 'info' | 'success' | 'danger' | 'warning'>)[st] ?? 'neutral',
       blocks: [msg.fields([{ label: 'Status', value: String(st) }]), msg.context(shortId(ctx.args.invoice.trim(), 40))],
     };
   },

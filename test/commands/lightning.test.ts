@@ -185,7 +185,7 @@ describe('lightning commands between two emulated nodes', () => {
 
   it('net check-indexer and check-proxy answer', async () => {
     const i = await runCommand(env, cmd('net check-indexer'), { node: 'alice', indexer_url: '127.0.0.1:50001' }).catch((e) => e);
-    const p = await runCommand(env, cmd('net check-proxy'), { node: 'alice', proxy_url: 'rpc://127.0.0.1:3000/json-rpc' }).catch((e) => e);
+    const p = await runCommand(env, cmd('net check-proxy'), { node: 'alice', proxy_endpoint: 'rpc://127.0.0.1:3000/json-rpc' }).catch((e) => e);
     for (const r of [i, p]) {
       if (r instanceof Error) expect((r as { rlnName?: string }).rlnName).toBeTruthy();
       else expect(textOf(r)).toMatch(/OK/);

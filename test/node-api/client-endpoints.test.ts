@@ -206,7 +206,7 @@ describe.each([
     expect((await alice.networkinfo()).network).toBe('Regtest');
     await alice.sendonionmessage({ node_ids: [pk('bob')], tlv_type: 77, data: 'ping' });
     await alice.checkindexerurl({ indexer_url: '127.0.0.1:50001' });
-    await alice.checkproxyendpoint({ proxy_url: 'rpc://127.0.0.1:3000/json-rpc' });
+    await alice.checkproxyendpoint({ proxy_endpoint: 'rpc://127.0.0.1:3000/json-rpc' });
   });
 
   it('pays over the channel: sendpayment, keysend, listpayments, getpayment', async () => {
@@ -217,7 +217,7 @@ describe.each([
     expect(ks.status).toBe('Succeeded');
     const { payments } = await bob.listpayments();
     expect(payments.map((p) => [p.inbound, p.status])).toEqual([[true, 'Succeeded'], [false, 'Succeeded']]);
-    expect((await alice.getpayment({ payment_hash: paid.payment_hash })).payment).toMatchObject({ inbound: false, asset_amount: 40 });
+    expect((await alice.getpayment({ payment_hash: paid.payment_hash! })).payment).toMatchObject({ inbound: false, asset_amount: 40 });
     expect((await bob.listchannels()).channels[0]).toMatchObject({ asset_local_amount: 40, asset_remote_amount: 460 });
   });
 

@@ -89,7 +89,7 @@ export function checkindexerurl({ body }: Ctx) {
 }
 
 export function checkproxyendpoint({ body }: Ctx) {
-  const url = reqString(body, 'proxy_url');
+  const url = reqString(body, 'proxy_endpoint');
   if (!/^rpcs?:\/\/[^\s]+$/.test(url)) throw badRequest('InvalidProxyEndpoint', `Invalid proxy endpoint: ${url} (expected rpc:// or rpcs://)`);
   return {};
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Amount, BitcoinNetwork, Int, obj } from './common.js';
+import { Amount, BitcoinNetwork, Int, obj, openEnum } from './common.js';
 
 export const ConnectPeerRequest = obj({ peer_pubkey_and_addr: z.string().min(1) });
 export const DisconnectPeerRequest = obj({ peer_pubkey: z.string().min(1) });
@@ -14,6 +14,7 @@ export const NodeInfoResponse = obj({
   network_channels: Amount.optional(),
 });
 export const CheckIndexerUrlRequest = obj({ indexer_url: z.string().min(1) });
-export const CheckIndexerUrlResponse = obj({ indexer_protocol: z.enum(['Electrum', 'Esplora']) });
-export const CheckProxyEndpointRequest = obj({ proxy_url: z.string().min(1) });
+export const CheckIndexerUrlResponse = obj({ indexer_protocol: openEnum(['Electrum', 'Esplora']) });
+/** `proxy_endpoint` on both generations: the f379330 document says `proxy_url`, but the node read `proxy_endpoint` (corrected in de0ffac). */
+export const CheckProxyEndpointRequest = obj({ proxy_endpoint: z.string().min(1) });
 export const SendOnionMessageRequest = obj({ node_ids: z.array(z.string()).min(1), tlv_type: Int, data: z.string() });

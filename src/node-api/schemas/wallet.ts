@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Amount, Empty, Int, obj, opt, SkipSync } from './common.js';
+import { Amount, Empty, Int, obj, openEnum, opt, SkipSync } from './common.js';
 
 export const AddressRequest = Empty.optional();
 export const AddressResponse = obj({ address: z.string() });
@@ -8,7 +8,8 @@ const BtcBalance = obj({ settled: Amount, future: Amount, spendable: Amount });
 export const BtcBalanceRequest = SkipSync.optional();
 export const BtcBalanceResponse = obj({ vanilla: BtcBalance, colored: BtcBalance });
 
-export const ListUnspentsRequest = SkipSync.optional();
+/** `settled_only` is read from 6887cbf on. */
+export const ListUnspentsRequest = obj({ skip_sync: z.boolean().optional(), settled_only: z.boolean().optional() }).optional();
 export const ListUnspentsResponse = obj({
   unspents: z.array(obj({
     utxo: obj({ outpoint: z.string(), btc_amount: Amount, colorable: z.boolean() }),
@@ -31,7 +32,8 @@ export const SendBtcResponse = obj({ txid: z.string() });
 export const ListTransactionsRequest = SkipSync.optional();
 export const ListTransactionsResponse = obj({
   transactions: z.array(obj({
-    transaction_type: z.enum(['RgbSend', 'Drain', 'CreateUtxos', 'User']),
+    /** 6887cbf replaces User with SendBtc and Incoming; other values are kept as they came. */
+    transaction_type: openEnum(['RgbSend', 'Drain', 'CreateUtxos', 'User', 'SendBtc', 'Incoming']),
     txid: z.string(), received: Amount, sent: Amount, fee: Amount,
     confirmation_time: opt(obj({ height: Int, timestamp: Int })),
   })),

@@ -61,8 +61,8 @@ describe('NodeWorld wallet', () => {
     await ok(world, 'alice', 'checkindexerurl', { indexer_url: '127.0.0.1:50001' });
     expect((await ok(world, 'alice', 'checkindexerurl', { indexer_url: 'https://esplora.example/api' })).indexer_protocol).toBe('Esplora');
     await err(world, 'alice', 'checkindexerurl', { indexer_url: 'nonsense' }, 400, 'InvalidIndexer');
-    await ok(world, 'alice', 'checkproxyendpoint', { proxy_url: 'rpcs://proxy.example/json-rpc' });
-    await err(world, 'alice', 'checkproxyendpoint', { proxy_url: 'ftp://x' }, 400, 'InvalidProxyEndpoint');
+    await ok(world, 'alice', 'checkproxyendpoint', { proxy_endpoint: 'rpcs://proxy.example/json-rpc' });
+    await err(world, 'alice', 'checkproxyendpoint', { proxy_endpoint: 'ftp://x' }, 400, 'InvalidProxyEndpoint');
   });
 
   it('answers btcbalance above 2^53 exactly in raw when asked to', async () => {
