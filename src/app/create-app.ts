@@ -11,7 +11,7 @@ import { createMetrics, type Metrics } from '../metrics.js';
 import { createLeases, createReplayStore, openStoreDatabase, type Db } from '../store/index.js';
 import { cachedCheck, createHttpServer, createReplayGuard } from '../http/index.js';
 import { createHostingClient, type HostedNode } from '../hosting/index.js';
-import { checkNodeApiUrl, createNodeApiClient, loadNodeCredentials } from '../node-api/index.js';
+import { ApiShapes, checkNodeApiUrl, createNodeApiClient, imageOfNode, loadNodeCredentials } from '../node-api/index.js';
 import type { Emulator } from '../emulator/index.js';
 import { createAuditLog, policyConfigProblems, createRoleService, createPolicy } from '../access/index.js';
 import { createButtonIds, createConfirmations, createDispatcher, createRegistry, approvalActionChecker, type Registry } from '../engine/index.js';
@@ -133,6 +133,9 @@ export async function createApp(opts: AppOptions): Promise<App> {
     onCall: ({ endpoint, outcome }) => metrics.serviceCalls.inc({ endpoint, outcome }),
   });
   const credentialsFor = loadNodeCredentials({ defaultToken: nodeToken, file: config.NODE_CREDENTIALS_FILE });
+  // Which API generation each node speaks, per changed endpoint: learnt once, shared by every client of
+  // the node, forgotten when its image changes or it answers locked (src/node-api/generations.ts).
+  const apiShapes = new ApiShapes();
   const nodeApi = (node: HostedNode) => {
     if (!node.invoke_url) {
       throw new UserError('node_error', `${node.name} has no API address yet.`, `Wait until it is RUNNING (\`node info ${node.name}\`).`);
@@ -141,7 +144,11 @@ export async function createApp(opts: AppOptions): Promise<App> {
     if (refused) {
       throw new UserError('node_error', `Not calling ${node.name}: ${refused}.`, 'Ask the service for an HTTPS node address; nothing was sent.');
     }
-    return createNodeApiClient({ baseUrl: node.invoke_url, credentials: credentialsFor(node), maxBytes: config.NODE_API_MAX_BYTES });
+    const image = imageOfNode(node);
+    return createNodeApiClient({
+      baseUrl: node.invoke_url, credentials: credentialsFor(node), maxBytes: config.NODE_API_MAX_BYTES,
+      shapes: apiShapes.of(node.nodeId, image), image,
+    });
   };
 
   const registry = createRegistry(allCommands);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import got, { type Got, HTTPError, RequestError, TimeoutError } from 'got';
-import { type EndpointDef, type EndpointName, endpointNames, endpoints, isShaped, type RequestOf, type ResponseOf, SHAPED, type ShapedBody } from './endpoints.js';
+import { CannotSay, type EndpointDef, type EndpointName, endpointNames, endpoints, isShaped, type RequestOf, type ResponseOf, SHAPED, type ShapedBody } from './endpoints.js';
 import { type ApiShape, type Capability, NodeShapes, PROBES, shapeFromProbe, shapeFromRefusal } from './generations.js';
 import { NodeApiError } from './node-api-error.js';
 import { parseLosslessJson, stringifyJson } from './json.js';
@@ -217,10 +217,11 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
   async function probe(cap: Capability): Promise<ApiShape> {
     const p = PROBES[cap];
     const name = p.path.slice(1) as EndpointName;
-    let status = 200;
-    let text = '';
+    let status: number;
+    let text: string;
     try {
       text = await send(name, 'POST', p.path, false, stringifyJson(p.body));
+      status = 200;
     } catch (e) {
       if (!(e instanceof NodeApiError) || e.status === undefined) throw e;
       status = e.status;
@@ -238,7 +239,7 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
   }
 
   async function generation(cap: Capability): Promise<ApiShape> {
-    if (tlsError) throw new NodeApiError({ endpoint: PROBES[cap].path.slice(1) as EndpointName, kind: 'credentials', message: `node API ${PROBES[cap].path}: ${tlsError}` });
+    if (tlsError) throw new NodeApiError({ endpoint: PROBES[cap].path.slice(1), kind: 'credentials', message: `node API ${PROBES[cap].path}: ${tlsError}` });
     return shapes.get(cap) ?? probe(cap);
   }
 
@@ -251,8 +252,8 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
       try {
         shaped = spec.build(shape, neutral, nowSec());
       } catch (reason) {
-        if (typeof reason !== 'string') throw reason;
-        throw invalid(name, '(body)', reason);
+        if (!(reason instanceof CannotSay)) throw reason;
+        throw invalid(name, '(body)', reason.message);
       }
       const { requestBody } = encode(name, shaped.request, shaped.body);
       const text = await send(name, 'POST', shaped.path, false, requestBody);

@@ -116,6 +116,11 @@ export interface ShapedBody {
   body: unknown;
 }
 
+/** A neutral request that the node's generation cannot say (its message says why, for a person). */
+export class CannotSay extends Error {
+  override name = 'CannotSay';
+}
+
 /** The seconds of a day: the default expiry of a send's transfer and of an RGB invoice. */
 const DAY_S = 86_400;
 
@@ -124,7 +129,7 @@ type Neutral<E extends EndpointName> = z.output<(typeof endpoints)[E]['request']
 /**
  * The endpoints whose request differs between generations: the capability that tells which shape a
  * node takes, and the body of each shape built from the neutral request (`now` in unix seconds).
- * A neutral request that one shape cannot say throws a string: why.
+ * A neutral request that one shape cannot say throws CannotSay: why.
  */
 export const SHAPED = {
   sendasset: {
@@ -154,18 +159,18 @@ export const SHAPED = {
     cap: 'unlock',
     build: (shape: ApiShape, r: Neutral<'unlock'>): ShapedBody => {
       if (shape === 'f379330') {
-        if (r.chain_sync === 'TransactionSync') throw 'this node’s image (f379330) follows the chain only through bitcoind (BlockSync)';
+        if (r.chain_sync === 'TransactionSync') throw new CannotSay('this node’s image (f379330) follows the chain only through bitcoind (BlockSync)');
         const { chain_sync: _mode, ...rest } = r;
         return { path: '/unlock', request: L.UnlockF379330, body: compactBody(rest) };
       }
-      if (r.proxy_endpoint !== undefined) throw 'this node’s image (6887cbf) takes no proxy_endpoint at unlock: give the endpoints with each invoice';
+      if (r.proxy_endpoint !== undefined) throw new CannotSay('this node’s image (6887cbf) takes no proxy_endpoint at unlock: give the endpoints with each invoice');
       const mode = r.chain_sync ?? (r.bitcoind_rpc_host !== undefined || r.bitcoind_rpc_username !== undefined ? 'BlockSync' : 'TransactionSync');
       const indexer = r.indexer_url;
-      if (!indexer) throw 'this node’s image (6887cbf) needs an indexer URL (indexer_url=…)';
+      if (!indexer) throw new CannotSay('this node’s image (6887cbf) needs an indexer URL (indexer_url=…)');
       let ldk_chain_sync: unknown;
       if (mode === 'BlockSync') {
         const missing = (['bitcoind_rpc_username', 'bitcoind_rpc_password', 'bitcoind_rpc_host', 'bitcoind_rpc_port'] as const).filter((k) => r[k] === undefined || r[k] === '');
-        if (missing.length) throw `BlockSync needs every bitcoind RPC field; missing: ${missing.join(', ')}`;
+        if (missing.length) throw new CannotSay(`BlockSync needs every bitcoind RPC field; missing: ${missing.join(', ')}`);
         ldk_chain_sync = {
           mode, config: { bitcoind_rpc_username: r.bitcoind_rpc_username, bitcoind_rpc_password: r.bitcoind_rpc_password, bitcoind_rpc_host: r.bitcoind_rpc_host, bitcoind_rpc_port: r.bitcoind_rpc_port },
         };
@@ -184,7 +189,7 @@ export const SHAPED = {
       const q = r ?? {};
       const base = { min_confirmations: q.min_confirmations ?? 1, asset_id: q.asset_id, assignment: q.assignment, witness: q.witness ?? false };
       if (shape === 'f379330') {
-        if (q.transport_endpoints?.length) throw 'this node’s image (f379330) puts the proxy it was unlocked with in its invoices: transport endpoints cannot be chosen';
+        if (q.transport_endpoints?.length) throw new CannotSay('this node’s image (f379330) puts the proxy it was unlocked with in its invoices: transport endpoints cannot be chosen');
         const duration = q.duration_seconds ?? (q.expiration_timestamp !== undefined ? Math.max(1, q.expiration_timestamp - now) : undefined);
         return { path: '/rgbinvoice', request: I.RgbInvoiceF379330, body: compactBody({ ...base, duration_seconds: duration }) };
       }
@@ -196,8 +201,8 @@ export const SHAPED = {
     cap: 'listtransfers',
     build: (shape: ApiShape, r: Neutral<'listtransfers'> | undefined): ShapedBody => {
       if (shape === 'f379330') {
-        if (!r?.asset_id) throw 'this node’s image (f379330) lists the transfers of one asset at a time: name the asset';
-        if (r.txid) throw 'this node’s image (f379330) cannot filter transfers by txid';
+        if (!r?.asset_id) throw new CannotSay('this node’s image (f379330) lists the transfers of one asset at a time: name the asset');
+        if (r.txid) throw new CannotSay('this node’s image (f379330) cannot filter transfers by txid');
         return { path: '/listtransfers', request: A.ListTransfersF379330, body: { asset_id: r.asset_id } };
       }
       return {
@@ -217,7 +222,7 @@ export const SHAPED = {
     cap: 'refreshtransfers',
     build: (shape: ApiShape, r: Neutral<'refreshtransfers'> | undefined): ShapedBody => {
       if (shape === 'f379330') {
-        if (r?.asset_id) throw 'this node’s image (f379330) refreshes the transfers of every asset at once';
+        if (r?.asset_id) throw new CannotSay('this node’s image (f379330) refreshes the transfers of every asset at once');
         return { path: '/refreshtransfers', request: A.RefreshF379330, body: { skip_sync: r?.skip_sync ?? false } };
       }
       return { path: '/refreshtransfers', request: A.RefreshG6887cbf, body: compactBody({ asset_id: r?.asset_id, filter: [], skip_sync: r?.skip_sync ?? false }) };

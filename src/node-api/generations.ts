@@ -73,7 +73,12 @@ export class NodeShapes {
 
   /** What is known now, for a diagnostic or a test. */
   snapshot(): Partial<Record<Capability, ApiShape>> {
-    return Object.fromEntries(CAPABILITIES.map((c) => [c, this.get(c)]).filter(([, s]) => s !== undefined));
+    const out: Partial<Record<Capability, ApiShape>> = {};
+    for (const c of CAPABILITIES) {
+      const s = this.get(c);
+      if (s) out[c] = s;
+    }
+    return out;
   }
 }
 
@@ -152,9 +157,10 @@ export const PROBES: Record<Capability, { path: string; body: Record<string, unk
 /** The shape a probe's answer shows, or undefined when it shows none (an error of another kind). */
 export function shapeFromProbe(cap: Capability, status: number, text: string | undefined): ApiShape | undefined {
   if (cap === 'send') return status === 404 ? 'f379330' : status === 400 || status === 422 ? '6887cbf' : undefined;
-  if (cap === 'sync') {
-    if (status === 200 || (status === 403 && /LockedNode|NotInitialized/.test(text ?? ''))) return 'f379330';
-  }
+  // f379330 reads these bodies whole (its /sync takes none; its /unlock leaves the bitcoind fields to the
+  // service in front of it): the node went on to act, or to refuse for the wallet's state or the password.
+  if (cap === 'sync' && (status === 200 || (status === 403 && /LockedNode|NotInitialized/.test(text ?? '')))) return 'f379330';
+  if (cap === 'unlock' && (status === 401 || status === 403)) return 'f379330';
   const field = missingField(text);
   if (!field) return undefined;
   for (const shape of API_SHAPES) if (OTHER_SHAPE_FIELDS[cap][shape].includes(field)) return shape;

@@ -34,9 +34,9 @@ const ASSET_SCHEMA: Record<string, string> = {
   Ifa: 'IFA (inflatable)',
 };
 
-const word = (table: Record<string, string>) => (value: unknown): string => {
+const word = (table: Record<string, string>) => (value: string | null | undefined): string => {
   if (value === undefined || value === null || value === '') return '—';
-  const v = String(value);
+  const v = value;
   return Object.hasOwn(table, v) ? table[v] : v;
 };
 

@@ -86,8 +86,9 @@ describe('emulator management API', () => {
     expect(node).toMatchObject({ nodeId: n.nodeId, name: 'a', network: 'regtest', initialized: false, settings: { webhookUrl: 'https://example.com/hook' } });
     expect(node.invoke_url).toBe(`${e.url}/nodes/u1/${n.nodeId}`);
     expect(node.builds[0]).toMatchObject({ buildNumber: 1 });
+    // A bare node, as the service's description shows, with the RLN commit of its image.
     const one = await apiJson(e, 'GET', `/api/nodes/${n.nodeId}`);
-    expect(one.body.data.nodeId).toBe(n.nodeId);
+    expect(one.body).toMatchObject({ nodeId: n.nodeId, rln_commit_id: expect.stringMatching(/^[0-9a-f]{40}$/) });
   });
 
   it('moves through the lifecycle: create, stop, start, upgrade, destroy', async () => {
@@ -114,8 +115,10 @@ describe('emulator management API', () => {
     expect(after.builds).toHaveLength(2);
     expect(after.builds![1]).toMatchObject({ buildNumber: 2, buildStatus: 'SUCCESS', buildComplete: true });
     expect((await apiJson(e, 'DELETE', '/api/nodes', { destroyNodeId: n.nodeId })).status).toBe(200);
-    expect(e.nodes()).toHaveLength(0);
+    // As the service's description shows: DESTROING at once (the node API is gone), then DESTROYED.
+    expect(statusOf(e, n.nodeId)).toBe('DESTROING');
     expect(world.removed).toEqual([n.nodeId]);
+    await waitFor(() => e.nodes().length === 0);
   });
 
   it('ends an operation in FAILED when failNext says so', async () => {
@@ -131,7 +134,7 @@ describe('emulator management API', () => {
     e.faults.failNext.add('upgrade');
     await apiJson(e, 'POST', `/api/nodes/${n.nodeId}/upgrade`);
     await waitFor(() => statusOf(e, n.nodeId) === 'FAILED');
-    expect(e.nodes()[0].builds!.at(-1)).toMatchObject({ buildStatus: 'FAILED' });
+    expect(e.nodes()[0].builds!.at(-1)).toMatchObject({ buildStatus: 'FAILURE', buildComplete: true, currentPhase: 'COMPLETED' });
     e.faults.failNext.add('stop');
     await apiJson(e, 'POST', `/api/nodes/${n.nodeId}/stop`);
     expect(statusOf(e, n.nodeId)).toBe('FAILED');
@@ -156,10 +159,10 @@ describe('emulator management API', () => {
 
   it('serves the latest image and the webhook public key', async () => {
     const e = await emulator({ latestImage: 'v9.9.9', keyType: 'p256' });
-    expect((await apiJson(e, 'GET', '/api/nodes/latest-rln-image')).body).toEqual({ version: 'v9.9.9' });
+    expect((await apiJson(e, 'GET', '/api/nodes/latest-rln-image')).body).toEqual({ data: 'v9.9.9' });
     const key = (await apiJson(e, 'GET', '/api/webhook-public-key')).body;
-    expect(key.publicKey).toBe(e.publicKey.pem);
-    expect(createPublicKey(key.publicKey).asymmetricKeyDetails?.namedCurve).toBe('prime256v1');
+    expect(key.data).toBe(e.publicKey.pem);
+    expect(createPublicKey(key.data).asymmetricKeyDetails?.namedCurve).toBe('prime256v1');
   });
 
   it('seeds the demo: alice and bob running, carol paused, all in the node world', async () => {
@@ -183,7 +186,7 @@ describe('emulator webhooks', () => {
       await waitFor(() => r.received.length >= 2);
       expect(events(r).map((x) => x.details.status)).toEqual(['STARTING', 'RUNNING']);
       const served = (await apiJson(e, 'GET', '/api/webhook-public-key')).body;
-      const key = createPublicKey(served.publicKey);
+      const key = createPublicKey(served.data);
       for (const got of r.received) {
         const payload = JSON.parse(got.body);
         expect(payload).toMatchObject({ eventType: 'NODE_STATUS_UPDATED', nodeId: n.nodeId, details: { nodeId: n.nodeId } });

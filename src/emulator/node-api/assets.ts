@@ -247,7 +247,8 @@ export function sendasset({ world, node, body }: Ctx) {
   return { txid };
 }
 
-function transferJson(t: Transfer) {
+function transferJson(t: Transfer, generation: 'f379330' | '6887cbf') {
+  const expiry = generation === 'f379330' ? 'expiration' : 'expiration_timestamp';
   return {
     idx: t.idx, created_at: t.created_at, updated_at: t.updated_at, status: t.status, kind: t.kind,
     ...(t.requested !== undefined ? { requested_assignment: { type: 'Fungible', value: t.requested } } : {}),
@@ -256,16 +257,21 @@ function transferJson(t: Transfer) {
     ...(t.recipient_id ? { recipient_id: t.recipient_id } : {}),
     ...(t.receive_utxo ? { receive_utxo: t.receive_utxo } : {}),
     ...(t.change_utxo ? { change_utxo: t.change_utxo } : {}),
-    ...(t.expiration !== undefined ? { expiration: t.expiration } : {}),
+    ...(t.expiration !== undefined ? { [expiry]: t.expiration } : {}),
     transport_endpoints: t.endpoints.map((endpoint) => ({ endpoint, transport_type: 'JsonRpc', used: t.status !== 'WaitingCounterparty' })),
   };
 }
 
-export function listtransfers({ world, node, body }: Ctx) {
-  const assetId = optString(body, 'asset_id');
-  if (assetId !== undefined) knownAsset(world, node, assetId);
-  const transfers = node.wallet!.transfers.filter((t) => assetId === undefined || t.asset_id === assetId);
-  return { transfers: transfers.map(transferJson) };
+/** f379330: the transfers of one asset (`asset_id`, required). */
+export function listtransfers(ctx: Ctx) {
+  return listTransfersOf(ctx, { assetId: reqString(ctx.body, 'asset_id'), generation: 'f379330' });
+}
+
+/** The transfers of one asset, of none (`noAsset`), or of every asset. */
+export function listTransfersOf({ world, node }: Ctx, o: { assetId?: string; noAsset?: boolean; generation: 'f379330' | '6887cbf' }) {
+  if (o.assetId !== undefined) knownAsset(world, node, o.assetId);
+  const transfers = node.wallet!.transfers.filter((t) => (o.noAsset ? !t.asset_id : o.assetId === undefined || t.asset_id === o.assetId));
+  return { transfers: transfers.map((t) => transferJson(t, o.generation)) };
 }
 
 function failTransfer(world: WorldState, node: NodeState, t: Transfer): void {

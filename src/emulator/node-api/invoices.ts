@@ -60,20 +60,28 @@ export function invoicestatus({ world, body }: Ctx) {
   return { status: lnInvoiceStatus(lookupLnInvoice(world, reqString(body, 'invoice'))) };
 }
 
-export function rgbinvoice({ world, node, body }: Ctx) {
+export function rgbinvoice(ctx: Ctx) {
+  const duration = optInt(ctx.body, 'duration_seconds') ?? 86_400;
+  return rgbinvoiceWith(ctx, { expiration: nowSec() + duration, endpoints: [DEFAULT_PROXY], generation: 'f379330' });
+}
+
+/**
+ * An RGB invoice expiring at `expiration`, delivered through `endpoints` (f379330: the proxy the node
+ * was unlocked with; 6887cbf: the request's, none meaning out of band).
+ */
+export function rgbinvoiceWith({ world, node, body }: Ctx, o: { expiration: number; endpoints: string[]; generation: 'f379330' | '6887cbf' }) {
   const assetId = optString(body, 'asset_id');
   const amount = optFungible(body, 'assignment');
-  const duration = optInt(body, 'duration_seconds') ?? 86_400;
   const minConfirmations = optInt(body, 'min_confirmations') ?? 1;
   const witness = optBool(body, 'witness') ?? false;
   if (assetId !== undefined) knownAssetOrNew(world, assetId);
   const w = node.wallet!;
   const receiveUtxo = witness ? undefined : freeColoredUtxo(w).outpoint;
   const recipientId = newRecipientId(node.network, witness);
-  const expiration = nowSec() + duration;
-  const endpoints = [DEFAULT_PROXY];
+  const expiration = o.expiration;
+  const endpoints = o.endpoints;
   const contract = assetId ? assetId.slice(4) : '~';
-  const invoice = `rgb:${contract}/${amount ?? '~'}/~/${recipientId}?expiry=${expiration}&endpoints=${endpoints.join(',')}`;
+  const invoice = `rgb:${contract}/${amount ?? '~'}/~/${recipientId}?expiry=${expiration}${endpoints.length ? `&endpoints=${endpoints.join(',')}` : ''}`;
   const t = newTransfer(w, {
     asset_id: assetId, status: 'WaitingCounterparty', kind: witness ? 'ReceiveWitness' : 'ReceiveBlind',
     requested: amount, assignments: [], recipient_id: recipientId, receive_utxo: receiveUtxo, expiration, endpoints,
@@ -92,7 +100,7 @@ function knownAssetOrNew(world: WorldState, assetId: string): void {
   void world;
 }
 
-export function decodergbinvoice({ world, body }: Ctx) {
+export function decodergbinvoice({ world, node, body }: Ctx) {
   const invoice = reqString(body, 'invoice').trim();
   const m = /^rgb:([^/]+)\/([^/]+)\/([^/]+)\/([^?]+)(?:\?(.*))?$/.exec(invoice);
   if (!m) throw badRequest('InvalidInvoice', 'Invalid invoice: not an RGB invoice');
@@ -114,5 +122,6 @@ export function decodergbinvoice({ world, body }: Ctx) {
     network,
     ...(expiry !== undefined && Number.isFinite(expiry) ? { expiration_timestamp: expiry } : {}),
     transport_endpoints: endpoints,
+    ...(node.api === '6887cbf' ? { unknown_query_params: {} } : {}),
   };
 }

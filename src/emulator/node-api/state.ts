@@ -1,5 +1,6 @@
 /** The emulated world's records and the WorldState that holds them (chain, network, nodes). */
 import { type BitcoinNetwork, nowSec, pubkeyFor, tpub } from './ids.js';
+import type { ApiGeneration } from './generations.js';
 
 export type TxType = 'RgbSend' | 'Drain' | 'CreateUtxos' | 'User';
 
@@ -100,6 +101,8 @@ export interface Wallet {
 
 export interface NodeState {
   nodeId: string;
+  /** The node API generation its image speaks. */
+  api: ApiGeneration;
   alias?: string;
   network: BitcoinNetwork;
   pubkey: string;
@@ -178,6 +181,8 @@ export interface Channel {
 export interface Backup {
   password: string;
   wallet: Wallet;
+  /** The generation of the image that wrote it: 6887cbf cannot read the mnemonic file of an f379330 backup. */
+  api: ApiGeneration;
 }
 
 export const DUST_SAT = 546;
@@ -205,10 +210,10 @@ export class WorldState {
 
   constructor(readonly fundingSat: number) {}
 
-  newNode(nodeId: string, network: BitcoinNetwork, alias?: string): NodeState {
+  newNode(nodeId: string, network: BitcoinNetwork, alias?: string, api: ApiGeneration = 'f379330'): NodeState {
     const pubkey = pubkeyFor(nodeId);
     return {
-      nodeId, alias, network, pubkey, unlocked: false,
+      nodeId, api, alias, network, pubkey, unlocked: false,
       xpubVanilla: tpub(`${pubkey}/vanilla`), xpubColored: tpub(`${pubkey}/colored`),
       peers: new Set(), media: new Map(), makerSwaps: [], takerSwaps: [], revokedTokens: new Set(), largeAmounts: false,
     };

@@ -109,10 +109,10 @@ describe('NodeWorld on-chain RGB transfers', () => {
   it('sends an asset to an RGB invoice of another node: pending on both, settled after a block and a refresh', async () => {
     const world = await twoNodes();
     const nia = await issueNia(world, 'alice', [1000, 600], 2);
-    const inv = await ok(world, 'bob', 'rgbinvoice', { asset_id: nia, assignment: { type: 'Fungible', value: 700 } });
-    await err(world, 'alice', 'sendasset', { asset_id: nia, assignment: { type: 'Fungible', value: 99_999 }, recipient_id: inv.recipient_id }, 403, 'InsufficientAssets');
-    const { txid } = await ok(world, 'alice', 'sendasset', { asset_id: nia, assignment: { type: 'Fungible', value: 700 }, recipient_id: inv.recipient_id, fee_rate: 2, min_confirmations: 1 });
-    await err(world, 'alice', 'sendasset', { asset_id: nia, assignment: { type: 'Fungible', value: 1 }, recipient_id: inv.recipient_id }, 403, 'RecipientIDAlreadyUsed');
+    const inv = await ok(world, 'bob', 'rgbinvoice', { asset_id: nia, assignment: { type: 'Fungible', value: 700 }, min_confirmations: 1, witness: false });
+    await err(world, 'alice', 'sendasset', { asset_id: nia, assignment: { type: 'Fungible', value: 99_999 }, recipient_id: inv.recipient_id, donation: false, fee_rate: 2, min_confirmations: 1, transport_endpoints: ['rpc://127.0.0.1:3000/json-rpc'], skip_sync: false }, 403, 'InsufficientAssets');
+    const { txid } = await ok(world, 'alice', 'sendasset', { asset_id: nia, assignment: { type: 'Fungible', value: 700 }, recipient_id: inv.recipient_id, donation: false, fee_rate: 2, min_confirmations: 1, transport_endpoints: ['rpc://127.0.0.1:3000/json-rpc'], skip_sync: false });
+    await err(world, 'alice', 'sendasset', { asset_id: nia, assignment: { type: 'Fungible', value: 1 }, recipient_id: inv.recipient_id, donation: false, fee_rate: 2, min_confirmations: 1, transport_endpoints: ['rpc://127.0.0.1:3000/json-rpc'], skip_sync: false }, 403, 'RecipientIDAlreadyUsed');
     const sent = (await ok(world, 'alice', 'listtransfers', { asset_id: nia })).transfers.find((t: Any) => t.kind === 'Send');
     const got = (await ok(world, 'bob', 'listtransfers', { asset_id: nia })).transfers[0];
     expect(sent).toMatchObject({ status: 'WaitingConfirmations', txid, recipient_id: inv.recipient_id });
@@ -122,8 +122,8 @@ describe('NodeWorld on-chain RGB transfers', () => {
     await ok(world, 'bob', 'refreshtransfers', { skip_sync: false });
     expect((await ok(world, 'bob', 'listtransfers', { asset_id: nia })).transfers[0].status).toBe('WaitingConfirmations');
     world.mine(1);
-    await ok(world, 'alice', 'refreshtransfers', {});
-    await ok(world, 'bob', 'refreshtransfers', {});
+    await ok(world, 'alice', 'refreshtransfers', { skip_sync: false });
+    await ok(world, 'bob', 'refreshtransfers', { skip_sync: false });
     expect(await ok(world, 'alice', 'assetbalance', { asset_id: nia })).toMatchObject({ settled: 900, future: 900, spendable: 900 });
     expect(await ok(world, 'bob', 'assetbalance', { asset_id: nia })).toMatchObject({ settled: 700, future: 700, spendable: 700 });
     expect((await ok(world, 'bob', 'listassets', { filter_asset_schemas: ['Nia'] })).nia[0]).toMatchObject({ asset_id: nia, precision: 2 });
