@@ -17,7 +17,7 @@ const sendArgs = z.object({
   amount: assetAmount().describe("Amount in the asset's display units: 15.5 or 15.5 USDT (raw units with raw=true)"),
   recipient_id: z.string().min(1).describe('Recipient id, or a whole RGB invoice (its endpoints are used)'),
   donation: flag().default(false).describe('Send without waiting for the recipient to accept'),
-  fee_rate: z.coerce.number().positive().default(5).describe('Fee rate in sat/vB (default 5)'),
+  fee_rate: int().min(1).default(5).describe('Fee rate in sat/vB, a whole number (default 5)'),
   min_confirmations: int().min(0).default(1).describe('Confirmations before settling (default 1)'),
   transport_endpoints: z.string().optional().describe('Transport endpoints (rpc://…), comma-separated'),
   witness_amount_sat: satAmount().optional().describe('For a witness recipient: sats sent with the asset (default 1000)'),
@@ -113,6 +113,7 @@ export const assetSend = defineCommand({
     if (endpoints.length === 0) {
       throw new UserError('invalid_arguments', 'No transport endpoint to deliver the transfer.', 'Give `transport_endpoints=rpc://…`, or pass the whole RGB invoice as the recipient.');
     }
+    // One recipient of one asset: `/sendasset` on f379330 images, a one-entry `/sendrgb` on 6887cbf (the client picks).
     const { txid } = await api.sendasset(
       compact({
         asset_id: a.asset_id,

@@ -1,5 +1,6 @@
 /** `asset …`: RGB assets: list, balance, metadata, media, transfers; issuance in asset-issue.ts, sending in asset-send.ts. */
 import { z } from 'zod';
+import { transferKindText, transferStatusText } from '../src/node-api/index.js';
 import { UserError } from '../src/vocabulary/index.js';
 import { shortId, thousands, withPrecision } from '../src/vocabulary/index.js';
 import { msg } from '../src/vocabulary/index.js';
@@ -204,8 +205,8 @@ const transfers = nodeListCommand({
         ],
         rows: items.map((t) => [
           String(t.idx ?? '—'),
-          String(t.kind ?? '—'),
-          String(t.status ?? '—'),
+          transferKindText(t.kind),
+          transferStatusText(t.status),
           withPrecision(requested(t) ?? sumOf(t), precision),
           t.txid ? shortId(t.txid, 12) : '—',
           formatTime(t.updated_at),

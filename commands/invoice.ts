@@ -5,7 +5,8 @@ import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../src
 import { msg, type Field } from '../src/vocabulary/index.js';
 import { defineCommand } from './define-command.js';
 import { type AnyCommand } from '../src/engine/index.js';
-import { assetAmount, checkAssetPair, int, msatAmount, nodeArg, rawFlag } from './support/arg-types.js';
+import type { NodeApiClient } from '../src/node-api/index.js';
+import { assetAmount, checkAssetPair, int, msatAmount, nodeArg, rawFlag, splitList } from './support/arg-types.js';
 import { assetNamed, rawAssetAmount } from './support/asset-amount.js';
 import { assetAmountText, assetIndex, resolveAssetId } from './support/asset-table.js';
 import { nodeClient } from './support/node-client.js';
@@ -69,6 +70,29 @@ const ln = defineCommand({
   },
 });
 
+/**
+ * The transport endpoints of an RGB invoice in the node's generation: 6887cbf puts the ones given in the
+ * invoice (`none`: out of band) and has no default of its own; f379330 puts the proxy it was unlocked
+ * with, and cannot be told another.
+ */
+async function invoiceEndpoints(api: NodeApiClient, nodeName: string, given: string | undefined): Promise<string[] | undefined> {
+  const shape = await api.generation('rgbinvoice');
+  if (shape === 'f379330') {
+    if (given !== undefined) {
+      throw new UserError('invalid_arguments', `${nodeName} runs an image with the f379330 node API: its invoices carry the RGB proxy it was unlocked with, and cannot name others.`, 'Leave out `transport_endpoints`, or upgrade the node first (`node upgrade`).');
+    }
+    return undefined;
+  }
+  if (given === undefined) {
+    throw new UserError(
+      'invalid_arguments',
+      `${nodeName} runs an image with the 6887cbf node API: an RGB invoice names where the sender delivers the transfer.`,
+      'Give `transport_endpoints=rpc://…` (an RGB proxy), or `transport_endpoints=none` to hand the consignment over out of band.',
+    );
+  }
+  return given.toLowerCase() === 'none' ? [] : splitList(given);
+}
+
 const rgb = defineCommand({
   path: 'invoice rgb',
   summary: 'Create an RGB invoice to receive an asset on-chain',
@@ -82,7 +106,8 @@ const rgb = defineCommand({
       "Amount to receive in display units: 10 USDT, or 10 with asset_id (raw=true: raw units; omit: any)"
     ),
     raw: rawFlag(),
-    duration_seconds: int().min(60).optional().describe('Seconds until it expires (default: the node’s, 1 day)'),
+    duration_seconds: int().min(60).optional().describe('Seconds until it expires (default 1 day)'),
+    transport_endpoints: z.string().trim().min(1).optional().describe('Where the sender delivers the transfer: RGB proxy endpoints (rpc://…), comma-separated, or none (handed over out of band). Needed on 6887cbf images; f379330 images use the proxy they were unlocked with'),
     min_confirmations: int().min(0).default(1).describe('Confirmations before settling (default 1)'),
     witness: z.stringbool().default(false).describe('Receive to a new witness output instead of a blinded UTXO'),
   }),
@@ -104,12 +129,14 @@ const rgb = defineCommand({
       ? await rawAssetAmount(api, assetIdV, ctx.args.amount, { arg: 'amount', raw: ctx.args.raw, example: '`amount="10 USDT"`' })
       : undefined;
     const a = { ...ctx.args, asset_id: assetIdV, amount: value };
+    const endpoints = await invoiceEndpoints(api, node.name, a.transport_endpoints);
     const res = await api.rgbinvoice(
       compact({
         min_confirmations: a.min_confirmations,
         asset_id: a.asset_id,
         assignment: a.amount !== undefined ? { type: 'Fungible' as const, value: a.amount } : undefined,
         duration_seconds: a.duration_seconds,
+        transport_endpoints: endpoints,
         witness: a.witness,
       }),
     );
@@ -128,6 +155,7 @@ const rgb = defineCommand({
           },
           { label: 'Expires', value: formatTime(res.expiration_timestamp), inline: true },
           { label: 'Batch transfer', value: res.batch_transfer_idx !== undefined ? String(res.batch_transfer_idx) : '—', inline: true },
+          ...(endpoints !== undefined ? [{ label: 'Delivered through', value: endpoints.length ? endpoints.join(', ') : 'out of band (no proxy)', inline: true }] : []),
           { label: 'Recipient id', value: [{ code: res.recipient_id ?? '—' }] },
         ]),
         msg.code(res.invoice ?? ''),

@@ -1,5 +1,6 @@
 /** `wallet …`: on-chain address, BTC balances, UTXOs, transactions, fee estimate, signing. */
 import { z } from 'zod';
+import { transactionTypeText } from '../src/node-api/index.js';
 import { formatSats, shortId, thousands } from '../src/vocabulary/index.js';
 import { msg } from '../src/vocabulary/index.js';
 import { defineCommand } from './define-command.js';
@@ -176,7 +177,7 @@ const transactions = nodeListCommand({
         { header: 'Confirmed' },
       ],
       rows: items.map((t) => [
-        String(t.transaction_type ?? '—'),
+        transactionTypeText(t.transaction_type),
         shortId(t.txid ?? '—', 12),
         thousands(t.received ?? 0),
         thousands(t.sent ?? 0),

@@ -6,7 +6,8 @@ import type { NodeApiClient } from '../../src/node-api/index.js';
 
 export interface AssetRow {
   asset_id: string;
-  schema: 'NIA' | 'CFA' | 'UDA';
+  /** IFA: 6887cbf's inflatable assets. */
+  schema: 'NIA' | 'CFA' | 'UDA' | 'IFA';
   ticker?: string;
   name?: string;
   precision: number;
@@ -52,6 +53,7 @@ export async function loadAssets(api: NodeApiClient): Promise<AssetRow[]> {
   add('NIA', res.nia);
   add('CFA', res.cfa);
   add('UDA', res.uda);
+  add('IFA', res.ifa);
   return rows;
 }
 

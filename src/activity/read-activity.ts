@@ -89,7 +89,7 @@ export async function readActivity(api: ActivityNodeApi, takenAt: number): Promi
         )
       : undefined,
     deposits: transactions?.transactions
-      .filter((t) => t.transaction_type === 'User' && BigInt(t.received) > BigInt(t.sent))
+      .filter((t) => (t.transaction_type === 'User' || t.transaction_type === 'Incoming') && BigInt(t.received) > BigInt(t.sent))
       .map((t): DepositState => ({ txid: t.txid, receivedSat: (BigInt(t.received) - BigInt(t.sent)).toString(), confirmed: t.confirmation_time !== undefined })),
   };
 }
