@@ -84,10 +84,10 @@ describe('asset commands', () => {
 
   it('send delivers to an RGB invoice of another node; transfers shows it', async () => {
     const bob = await createReadyNode(env, 'a2', { utxos: true });
-    const inv = await runCommand(env, findCommand(invoiceCommands, 'invoice rgb'), { node: 'a2', asset_id: assetId, amount: '1000', raw: 'true' });
+    const inv = await runCommand(env, findCommand(invoiceCommands, 'invoice rgb'), { node: 'a2', asset_id: assetId, amount: '1000', raw: 'true', transport_endpoints: 'rpc://127.0.0.1:3000/json-rpc' });
     // a2 does not hold PREC yet: its precision is unknown there, so the amount stays raw and says so.
     expect(textOf(inv)).toContain('Amount: 1,000 raw of rgb:');
-    const own = await runCommand(env, findCommand(invoiceCommands, 'invoice rgb'), { node: 'a1', asset_id: 'PREC', amount: '10' });
+    const own = await runCommand(env, findCommand(invoiceCommands, 'invoice rgb'), { node: 'a1', asset_id: 'PREC', amount: '10', transport_endpoints: 'rpc://127.0.0.1:3000/json-rpc' });
     expect(textOf(own)).toContain('Amount: 10.00 PREC');
     expect(textOf(own)).toContain(`Asset: ${assetId}`);
     const { message } = messageOf(inv);

@@ -3,7 +3,9 @@ import { logPolling, nodeCommands } from '../../commands/node.js';
 import { ServiceError } from '../../src/hosting/index.js';
 import { EMULATOR_LEAKED_SECRETS } from '../../src/emulator/index.js';
 import { NodeApiError } from '../../src/node-api/index.js';
+import { waitFor } from '../support/wait-for.js';
 import {
+  INDEXER_URL,
   PASSWORD,
   createReadyNode,
   createRunningNode,
@@ -243,7 +245,7 @@ describe('node commands', () => {
   it('unlock and lock change the node state; a locked node answers with NodeApiError LockedNode', async () => {
     const node = await createRunningNode(env, 'lock1');
     await env.api(node).init({ password: PASSWORD });
-    const unlocked = await runCommand(env, cmd('node unlock'), { node: 'lock1' }, { secrets: { password: PASSWORD } });
+    const unlocked = await runCommand(env, cmd('node unlock'), { node: 'lock1', indexer_url: INDEXER_URL }, { secrets: { password: PASSWORD } });
     expect(textOf(unlocked)).toContain('lock1 is unlocked');
     expect((await env.api(node).nodeinfo()).pubkey).toBeTruthy();
 
@@ -258,7 +260,7 @@ describe('node commands', () => {
   it('unlock with a wrong password surfaces the node error, without the password', async () => {
     const node = await createRunningNode(env, 'lock2');
     await env.api(node).init({ password: PASSWORD });
-    const err = await runCommand(env, cmd('node unlock'), { node: 'lock2' }, { secrets: { password: 'wrong-password-1' } }).catch((e) => e);
+    const err = await runCommand(env, cmd('node unlock'), { node: 'lock2', indexer_url: INDEXER_URL }, { secrets: { password: 'wrong-password-1' } }).catch((e) => e);
     expect((err as NodeApiError).rlnName).toBe('WrongPassword');
     expect(String((err as Error).message)).not.toContain('wrong-password-1');
   });
@@ -287,14 +289,15 @@ describe('node commands', () => {
     const r = await runCommand(env, cmd('node destroy'), { node: 'd1' });
     expect(textOf(r)).toContain('d1');
     expect(messageOf(r).message.tone).toBe('danger');
-    expect((await env.services.hosting.listNodes()).some((n) => n.nodeId === node.nodeId)).toBe(false);
+    // DESTROING, then DESTROYED and gone from the list, as the service's description shows.
+    await waitFor(async () => !(await env.services.hosting.listNodes()).some((n) => n.nodeId === node.nodeId), { timeout: 2_000, what: 'd1 gone' });
   });
 
   it('destroy with a backup backs up first (locking an unlocked node), then destroys', async () => {
     const node = await createReadyNode(env, 'd2');
     const r = await runCommand(env, cmd('node destroy'), { node: 'd2', backup_path: '/backups/d2.backup' }, { secrets: { backup: 'true', backup_password: PASSWORD } });
     expect(textOf(r)).toContain('/backups/d2.backup');
-    expect((await env.services.hosting.listNodes()).some((n) => n.nodeId === node.nodeId)).toBe(false);
+    await waitFor(async () => !(await env.services.hosting.listNodes()).some((n) => n.nodeId === node.nodeId), { timeout: 2_000, what: 'd2 gone' });
     // The backup exists: another node can be restored from it.
     const other = await createRunningNode(env, 'd2b');
     await env.api(other).restore({ backup_path: '/backups/d2.backup', password: PASSWORD });
