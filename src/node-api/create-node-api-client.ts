@@ -256,7 +256,7 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
         throw invalid(name, '(body)', reason.message);
       }
       const { requestBody } = encode(name, shaped.request, shaped.body);
-      const text = await send(name, 'POST', shaped.path, false, requestBody);
+      const text = await send(name, 'POST', shaped.path, def.idempotent, requestBody);
       return decode(name, shaped.response ?? def.response, text);
     };
     const shape = await generation(spec.cap);

@@ -228,6 +228,16 @@ export const SHAPED = {
       return { path: '/refreshtransfers', request: A.RefreshG6887cbf, body: compactBody({ asset_id: r?.asset_id, filter: [], skip_sync: r?.skip_sync ?? false }) };
     },
   },
+  listunspents: {
+    cap: 'listunspents',
+    build: (shape: ApiShape, r: Neutral<'listunspents'> | undefined): ShapedBody => {
+      if (shape === 'f379330') {
+        if (r?.settled_only) throw new CannotSay('this node’s image (f379330) cannot list only settled allocations');
+        return { path: '/listunspents', request: W.ListUnspentsF379330, body: { skip_sync: r?.skip_sync ?? false } };
+      }
+      return { path: '/listunspents', request: W.ListUnspentsG6887cbf, body: { settled_only: r?.settled_only ?? false, skip_sync: r?.skip_sync ?? false } };
+    },
+  },
 } as const satisfies Partial<Record<EndpointName, { cap: Capability; build(shape: ApiShape, r: never, now: number): ShapedBody }>>;
 
 export type ShapedName = keyof typeof SHAPED;

@@ -17,6 +17,7 @@
  * - listtransfers: `asset_filter` replaces `asset_id` (9354d7e).
  * - sync: requires `options { keychain, strategy }` (bf0a18e).
  * - refreshtransfers: requires a `filter` and answers what changed per transfer (358f71b).
+ * - listunspents: requires `settled_only` (its document lists it from 6887cbf on).
  * `/checkproxyendpoint` is not among them: the f379330 document says `proxy_url`, but the node at f379330
  * already read `proxy_endpoint` (the document was corrected in de0ffac), so one body fits both.
  */
@@ -27,7 +28,7 @@ export const API_SHAPES: readonly ApiShape[] = ['f379330', '6887cbf'];
 export const otherShape = (s: ApiShape): ApiShape => (s === 'f379330' ? '6887cbf' : 'f379330');
 
 /** The endpoints whose request differs between the generations; each is learnt on its own. */
-export const CAPABILITIES = ['send', 'unlock', 'rgbinvoice', 'listtransfers', 'sync', 'refreshtransfers'] as const;
+export const CAPABILITIES = ['send', 'unlock', 'rgbinvoice', 'listtransfers', 'sync', 'refreshtransfers', 'listunspents'] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
 /** RLN commits whose API is known: every capability takes that commit's shape. */
@@ -128,6 +129,7 @@ const OTHER_SHAPE_FIELDS: Record<Capability, Record<ApiShape, string[]>> = {
   listtransfers: { f379330: ['asset_id'], '6887cbf': ['asset_filter'] },
   sync: { f379330: [], '6887cbf': ['options'] },
   refreshtransfers: { f379330: ['skip_sync'], '6887cbf': ['filter'] },
+  listunspents: { f379330: ['skip_sync'], '6887cbf': ['settled_only'] },
 };
 
 /** The shape a refusal points to, given the shape of the body that was refused. */
@@ -152,6 +154,7 @@ export const PROBES: Record<Capability, { path: string; body: Record<string, unk
   listtransfers: { path: '/listtransfers', body: {} },
   sync: { path: '/sync', body: {} },
   refreshtransfers: { path: '/refreshtransfers', body: {} },
+  listunspents: { path: '/listunspents', body: {} },
 };
 
 /** The shape a probe's answer shows, or undefined when it shows none (an error of another kind). */

@@ -68,7 +68,7 @@ function issue(world: WorldState, node: NodeState, def: Omit<AssetDef, 'asset_id
 }
 
 function mediaJson(node: NodeState, m: { digest: string; mime: string } | undefined) {
-  return m ? { file_path: `/rln/media_files/${m.digest}`, mime: m.mime } : undefined;
+  return m ? { file_path: `/rln/media_files/${m.digest}`, digest: m.digest, mime: m.mime } : undefined;
 }
 
 export function assetJson(world: WorldState, node: NodeState, a: AssetDef) {

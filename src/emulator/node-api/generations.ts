@@ -27,6 +27,7 @@ const REQUIRED: Record<ApiGeneration, Record<string, string[]>> = {
     listtransfers: ['asset_id'],
     refreshtransfers: ['skip_sync'],
     checkproxyendpoint: ['proxy_endpoint'],
+    listunspents: ['skip_sync'],
   },
   '6887cbf': {
     sendrgb: ['donation', 'fee_rate', 'min_confirmations', 'expiration_timestamp', 'recipient_map'],
@@ -36,6 +37,7 @@ const REQUIRED: Record<ApiGeneration, Record<string, string[]>> = {
     sync: ['options'],
     refreshtransfers: ['filter', 'skip_sync'],
     checkproxyendpoint: ['proxy_endpoint'],
+    listunspents: ['settled_only', 'skip_sync'],
   },
 };
 

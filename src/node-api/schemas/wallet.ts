@@ -8,8 +8,10 @@ const BtcBalance = obj({ settled: Amount, future: Amount, spendable: Amount });
 export const BtcBalanceRequest = SkipSync.optional();
 export const BtcBalanceResponse = obj({ vanilla: BtcBalance, colored: BtcBalance });
 
-/** `settled_only` is read from 6887cbf on. */
+/** `settled_only` (only settled allocations) is read from 6887cbf on, which requires it. */
 export const ListUnspentsRequest = obj({ skip_sync: z.boolean().optional(), settled_only: z.boolean().optional() }).optional();
+export const ListUnspentsF379330 = z.strictObject({ skip_sync: z.boolean() });
+export const ListUnspentsG6887cbf = z.strictObject({ settled_only: z.boolean(), skip_sync: z.boolean() });
 export const ListUnspentsResponse = obj({
   unspents: z.array(obj({
     utxo: obj({ outpoint: z.string(), btc_amount: Amount, colorable: z.boolean() }),
