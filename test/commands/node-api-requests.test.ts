@@ -13,7 +13,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allCommands } from '../../commands/index.js';
 import { logPolling } from '../../commands/node.js';
 import type { Services } from '../../src/core/services.js';
-import type { AnyCommand } from '../../src/core/index.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { createHostingClient, type HostedNode } from '../../src/hosting/index.js';
 import { ApiShapes, createNodeApiClient, imageOfNode } from '../../src/node-api/index.js';
@@ -56,7 +55,7 @@ const ran = new Set<string>();
 let current = '(setup)';
 const gens: Record<string, Generation> = {};
 
-const byPath = new Map(allCommands.map((c) => [c.path, c as AnyCommand]));
+const byPath = new Map(allCommands.map((c) => [c.path, c]));
 
 /** Runs a command's handler as the dispatcher would once every check passed; its node API requests are recorded under its path. */
 async function run(path: string, args: Record<string, string>, secrets?: Record<string, string>) {
