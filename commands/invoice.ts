@@ -107,7 +107,7 @@ const rgb = defineCommand({
     ),
     raw: rawFlag(),
     duration_seconds: int().min(60).optional().describe('Seconds until it expires (default 1 day)'),
-    transport_endpoints: z.string().trim().min(1).optional().describe('Where the sender delivers the transfer: RGB proxy endpoints (rpc://…), comma-separated, or none (handed over out of band). Needed on 6887cbf images; f379330 images use the proxy they were unlocked with'),
+    transport_endpoints: z.string().trim().min(1).optional().describe('RGB proxy endpoints (rpc://…), comma-separated, or none (out of band); 6887cbf images only'),
     min_confirmations: int().min(0).default(1).describe('Confirmations before settling (default 1)'),
     witness: z.stringbool().default(false).describe('Receive to a new witness output instead of a blinded UTXO'),
   }),

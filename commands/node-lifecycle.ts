@@ -111,7 +111,7 @@ function unlockRefusal(shape: ApiShape, a: UnlockArgs, node: string): Refusal | 
 
 const unlockArgs = z.object({
   node: nodeArg(),
-  chain_sync: ChainSyncMode.optional().describe('How the node follows the chain (6887cbf images): TransactionSync through indexer_url, or BlockSync through bitcoind (default: BlockSync when bitcoind fields are given)'),
+  chain_sync: ChainSyncMode.optional().describe('6887cbf images: TransactionSync (via indexer_url) or BlockSync (via the bitcoind fields)'),
   bitcoind_rpc_username: z.string().optional().describe('bitcoind RPC user (f379330 images: default the service’s)'),
   bitcoind_rpc_host: z.string().optional().describe('bitcoind RPC host (f379330 images: default the service’s)'),
   bitcoind_rpc_port: int().optional().describe('bitcoind RPC port (f379330 images: default the service’s)'),
@@ -271,7 +271,7 @@ const sync = defineCommand({
   example: '/rln node sync alice strategy=FullScan',
   args: z.object({
     node: nodeArg(),
-    strategy: SyncStrategy.optional().describe('FastSync (default), FullSync or FullScan (6887cbf images; f379330 images sync their own way)'),
+    strategy: SyncStrategy.optional().describe('FastSync (default), FullSync or FullScan (6887cbf images; f379330 ones sync their own way)'),
   }),
   role: 'operate',
   confirm: 'none',

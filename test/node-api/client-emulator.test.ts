@@ -30,7 +30,7 @@ describe('node API client against the emulator', () => {
       const locked = await n.client.nodeinfo().catch((x: unknown) => x);
       expect(locked).toBeInstanceOf(NodeApiError);
       expect((locked as NodeApiError).hint).toContain('node unlock');
-      await n.client.unlock({ password: pw });
+      await n.client.unlock({ password: pw, indexer_url: '127.0.0.1:50001' });
       await n.client.createutxos({ num: 3 });
     }
     const annInfo = await ann.client.nodeinfo();

@@ -125,11 +125,20 @@ describe('node API client errors', () => {
   });
 
   it('says which field of which endpoint is wrong in an unexpected response', async () => {
-    server.faults.push({ endpoint: 'listchannels', status: 200, raw: JSON.stringify({ channels: [{ channel_id: 'c', peer_pubkey: 'p', status: 'Weird' }] }), times: 1 });
+    server.faults.push({ endpoint: 'listchannels', status: 200, raw: JSON.stringify({ channels: [{ channel_id: 'c', peer_pubkey: 'p', status: 42 }] }), times: 1 });
     const e = await failure(client.listchannels());
     expect(e).toMatchObject({ kind: 'invalid-response', endpoint: 'listchannels', field: 'channels.0.status' });
     expect(e.message).toContain('/listchannels');
     expect(e.message).toContain('channels.0.status');
+  });
+
+  it('keeps an enum value it does not know (a newer image’s) as it came, instead of refusing the answer', async () => {
+    const channel = {
+      channel_id: 'c', peer_pubkey: 'p', status: 'Splicing', ready: true, capacity_sat: 1, local_balance_sat: 1, outbound_balance_msat: 1,
+      inbound_balance_msat: 1, next_outbound_htlc_limit_msat: 1, next_outbound_htlc_minimum_msat: 1, is_usable: true, public: false,
+    };
+    server.faults.push({ endpoint: 'listchannels', status: 200, raw: JSON.stringify({ channels: [channel] }), times: 1 });
+    expect((await client.listchannels()).channels[0].status).toBe('Splicing');
   });
 
   it('parses a u64 amount above 2^53 losslessly as a bigint', async () => {
