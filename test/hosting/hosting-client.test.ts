@@ -73,6 +73,9 @@ describe('hosting client against the emulator', () => {
     expect(upgraded.builds).toHaveLength(2);
 
     expect((await c.destroyNode(id)).message).toEqual(expect.any(String));
+    // DESTROING, then DESTROYED and gone.
+    expect(['DESTROING', 'DESTROYED']).toContain(e.nodes().find((n) => n.nodeId === id)?.status);
+    await waitFor(() => !e.nodes().some((n) => n.nodeId === id));
     const gone = await failure(() => c.getNode(id));
     expect(gone).toMatchObject({ kind: 'not_found', status: 404, endpoint: 'GET /api/nodes/{id}' });
     expect(gone.hint).toContain('node list');
@@ -95,7 +98,8 @@ describe('hosting client against the emulator', () => {
     const e = await emulator({ latestImage: 'v7.0.1', keyType: 'secp256k1' });
     const c = client(e);
     expect(await c.latestImage()).toMatchObject({ version: 'v7.0.1' });
-    expect(await c.webhookPublicKey()).toMatchObject({ publicKey: e.publicKey.pem });
+    // `{ data: "<PEM>" }`, as the service publishes it.
+    expect(await c.webhookPublicKey()).toMatchObject({ data: e.publicKey.pem });
     const { node } = await c.createNode({ name: 'a', network: 'regtest' });
     const { taskId } = await c.exportLogs(node.nodeId);
     expect(await c.getLogs(node.nodeId, taskId)).toEqual({ ready: false, urls: [] });
