@@ -203,7 +203,7 @@ describe('state checks before asking, and the facts in every confirmation, on Sl
     'node lock': { line: () => 'node lock alice', shows: [/Goes offline\*\\nalice's node API and its 1 channel/, /node unlock alice/] },
     'node destroy': { line: () => 'node destroy bob', shows: [/Type the node's name to confirm/, /Still holds: [\d,]+ sats/, /no way to download it/] },
     'node init': { line: () => 'node init fresh', shows: [/At least 8 characters/, /password_repeat/] },
-    'node unlock': { line: () => 'node unlock vault', shows: [/private: what you type is never shown/] },
+    'node unlock': { line: () => 'node unlock vault indexer_url=127.0.0.1:50001', shows: [/private: what you type is never shown/] },
     'node password': { line: () => 'node password vault', shows: [/new_password_repeat/, /At least 8 characters/] },
     'node backup': { line: () => 'node backup vault', shows: [/written to the node's own disk/, /lost if the node is destroyed/] },
     'node restore': { line: () => 'node restore vault /backups/x.backup', shows: [/overwrite/, /Replace this node's wallet/] },
