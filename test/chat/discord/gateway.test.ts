@@ -151,7 +151,8 @@ describe('Discord over the gateway', () => {
     const right = await gatewayAnswer(fake, modalSubmitInteraction(app, ADMIN, reopen.data.custom_id, { confirm_name: 'carol', backup: 'no', backup_password: '' }));
     expect(messageProblems(right.data)).toEqual([]);
     expect(textOf(right.data)).toMatch(/carol/);
-    expect(h.emulator.nodes().map((n) => n.name)).not.toContain('carol');
+    // DESTROING first, then DESTROYED and gone, as the service's description shows.
+    await waitFor(() => !h.emulator.nodes().some((n) => n.name === 'carol'), { timeout: 2_000, what: 'carol gone' });
   });
 
   it('refuses a password typed as a command option and never echoes it', async () => {
