@@ -12,7 +12,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allCommands } from '../../commands/index.js';
 import { logPolling } from '../../commands/node.js';
-import type { Services } from '../../src/core/services.js';
+import type { Services } from '../../commands/services.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { createHostingClient, type HostedNode } from '../../src/hosting/index.js';
 import { ApiShapes, createNodeApiClient, imageOfNode } from '../../src/node-api/index.js';

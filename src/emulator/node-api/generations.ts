@@ -11,8 +11,9 @@ import * as assets from './assets.js';
 import * as invoices from './invoices.js';
 import * as lifecycle from './lifecycle.js';
 
-/** A generation of the node API, named after the RLN commit of its OpenAPI document. */
-export type ApiGeneration = 'f379330' | '6887cbf';
+import type { ApiGeneration } from './api-generation.js';
+
+export type { ApiGeneration };
 
 /**
  * The required fields of the changed endpoints' bodies, in the order RLN's request structs declare them

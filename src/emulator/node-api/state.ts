@@ -1,6 +1,6 @@
 /** The emulated world's records and the WorldState that holds them (chain, network, nodes). */
 import { type BitcoinNetwork, nowSec, pubkeyFor, tpub } from './ids.js';
-import type { ApiGeneration } from './generations.js';
+import type { ApiGeneration } from './api-generation.js';
 
 export type TxType = 'RgbSend' | 'Drain' | 'CreateUtxos' | 'User';
 
