@@ -43,7 +43,7 @@ interface Seen {
 const NOT_NODE_API = new Set([
   'node list', 'node create', 'node start', 'node stop', 'node upgrade', 'node settings', 'node logs', 'node image',
   'watch add', 'watch remove', 'watch list', 'watch mute', 'watch unmute', 'watch ack',
-  'report balance', 'report channels', 'report schedule', 'report schedules', 'report unschedule',
+  'report balance', 'report channels', 'report digest', 'report schedule', 'report schedules', 'report unschedule',
   'access grant', 'access revoke', 'access list', 'policy set', 'policy list', 'policy limits',
   'audit', 'help', 'status',
 ]);

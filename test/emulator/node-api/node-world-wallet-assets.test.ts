@@ -98,7 +98,7 @@ describe('NodeWorld assets', () => {
     expect((await ok(world, 'alice', 'assetmetadata', { asset_id: uda.asset.asset_id })).token.index).toBe(0);
     const { transfers } = await ok(world, 'alice', 'listtransfers', { asset_id: nia });
     expect(transfers[0]).toMatchObject({ kind: 'Issuance', status: 'Settled' });
-    const { unspents } = await ok(world, 'alice', 'listunspents', {});
+    const { unspents } = await ok(world, 'alice', 'listunspents', { skip_sync: false });
     const allocated = unspents.flatMap((u: { rgb_allocations: Array<{ asset_id: string; assignment: { value: number } }> }) => u.rgb_allocations)
       .filter((a: { asset_id: string }) => a.asset_id === nia).reduce((s: number, a: { assignment: { value: number } }) => s + a.assignment.value, 0);
     expect(allocated).toBe(1600);
