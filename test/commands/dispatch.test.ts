@@ -9,6 +9,7 @@ import { walletCommands } from '../../commands/wallet.js';
 import { createRegistry, type CoreDispatcher } from '../../src/engine/index.js';
 import { openDatabase } from '../../src/store/index.js';
 import { PASSWORD, createRunningNode, startEnv, waitForStatus, type TestEnv } from '../support/commands.js';
+import { waitFor } from '../support/wait-for.js';
 import { replyText } from '../support/reply-text.js';
 
 const place = { platform: 'slack' as const, channelId: 'COPS', workspaceId: 'T1' };
@@ -118,6 +119,7 @@ describe('node commands through the dispatcher', () => {
     expect(wrong.kind).toBe('dialog_errors');
     const right = await dispatcher.dispatch({ via: 'dialog', actor: actor('UADMIN'), place, dialogId: d.dialog.id, values: { confirm_name: 'dsp3', backup: 'false' } });
     expect(replyText(right)).toContain('dsp3');
-    expect((await env.services.hosting.listNodes()).some((n) => n.nodeId === node.nodeId)).toBe(false);
+    // DESTROING, then DESTROYED and gone from the list.
+    await waitFor(async () => !(await env.services.hosting.listNodes()).some((n) => n.nodeId === node.nodeId), { timeout: 2_000, what: 'node gone' });
   });
 });
