@@ -14,7 +14,6 @@ import { bodyOf, formatTime, titled } from './support/present.js';
 import { assetIssueCommands } from './asset-issue.js';
 import { assetSend } from './asset-send.js';
 
-
 const list = nodeListCommand({
   path: 'asset list',
   summary: 'List RGB assets with balances (precision applied)',
@@ -110,7 +109,10 @@ const media = defineCommand({
   example: '/rln asset media alice 5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03',
   args: z.object({
     node: nodeArg(),
-    digest: z.string().regex(/^[0-9a-fA-F]{64}$/, 'a 64-hex-digit digest').describe('Media digest (64 hex digits)'),
+    digest: z
+      .string()
+      .regex(/^[0-9a-fA-F]{64}$/, 'a 64-hex-digit digest')
+      .describe('Media digest (64 hex digits)'),
   }),
   role: 'read',
   async handler(ctx) {

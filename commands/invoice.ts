@@ -15,7 +15,10 @@ import { qrFile } from './support/qr-file.js';
 
 /** An RGB invoice starts with `rgb:`; a Lightning one with `ln` (lnbc, lntb, lnbcrt…), maybe after `lightning:`. */
 export function invoiceKind(invoice: string): 'ln' | 'rgb' | 'unknown' {
-  const t = invoice.trim().toLowerCase().replace(/^lightning:/, '');
+  const t = invoice
+    .trim()
+    .toLowerCase()
+    .replace(/^lightning:/, '');
   if (t.startsWith('rgb:')) return 'rgb';
   if (/^ln[a-z]*1/.test(t) || t.startsWith('ln')) return 'ln';
   return 'unknown';
@@ -30,7 +33,7 @@ const ln = defineCommand({
     amt_msat: msatAmount().optional().describe('Amount in millisats, or with a unit: 3000 sat, 0.0001 BTC (omit for any amount)'),
     expiry_sec: int().min(60).max(31_536_000).default(3600).describe('Seconds until it expires (default 3600)'),
     asset_id: z.string().trim().min(1).optional().describe('RGB asset carried by the payment: its rgb: id or ticker'),
-    asset_amount: assetAmount().optional().describe("Asset amount in display units: 10 or 10 USDT (raw units with raw=true)"),
+    asset_amount: assetAmount().optional().describe('Asset amount in display units: 10 or 10 USDT (raw units with raw=true)'),
     raw: rawFlag(),
   }),
   role: 'operate',
@@ -42,11 +45,12 @@ const ln = defineCommand({
     const a = { ...ctx.args, asset_id: named };
     checkAssetPair(a);
     const assetId = a.asset_id ? await resolveAssetId(api, node.name, a.asset_id) : undefined;
-    const assetAmt = assetId && a.asset_amount !== undefined
-      ? await rawAssetAmount(api, assetId, a.asset_amount, { arg: 'asset_amount', raw: a.raw, example: '`asset_amount="10 USDT"`' })
-      : undefined;
+    const assetAmt =
+      assetId && a.asset_amount !== undefined
+        ? await rawAssetAmount(api, assetId, a.asset_amount, { arg: 'asset_amount', raw: a.raw, example: '`asset_amount="10 USDT"`' })
+        : undefined;
     const { invoice } = await api.lninvoice(
-      compact({ amt_msat: a.amt_msat, expiry_sec: a.expiry_sec, asset_id: assetId, asset_amount: assetAmt })
+      compact({ amt_msat: a.amt_msat, expiry_sec: a.expiry_sec, asset_id: assetId, asset_amount: assetAmt }),
     );
     const fields: Field[] = [
       {
@@ -79,7 +83,11 @@ async function invoiceEndpoints(api: NodeApiClient, nodeName: string, given: str
   const shape = await api.generation('rgbinvoice');
   if (shape === 'f379330') {
     if (given !== undefined) {
-      throw new UserError('invalid_arguments', `${nodeName} runs an image with the f379330 node API: its invoices carry the RGB proxy it was unlocked with, and cannot name others.`, 'Leave out `transport_endpoints`, or upgrade the node first (`node upgrade`).');
+      throw new UserError(
+        'invalid_arguments',
+        `${nodeName} runs an image with the f379330 node API: its invoices carry the RGB proxy it was unlocked with, and cannot name others.`,
+        'Leave out `transport_endpoints`, or upgrade the node first (`node upgrade`).',
+      );
     }
     return undefined;
   }
@@ -99,15 +107,23 @@ const rgb = defineCommand({
   example: '/rln invoice rgb alice amount="10 USDT"',
   args: z.object({
     node: nodeArg(),
-    asset_id: z.string().trim().min(1).optional().describe(
-      'The asset to receive: rgb: id, or ticker of an asset the node has (omit for any)'
-    ),
-    amount: assetAmount().optional().describe(
-      "Amount to receive in display units: 10 USDT, or 10 with asset_id (raw=true: raw units; omit: any)"
-    ),
+    asset_id: z
+      .string()
+      .trim()
+      .min(1)
+      .optional()
+      .describe('The asset to receive: rgb: id, or ticker of an asset the node has (omit for any)'),
+    amount: assetAmount()
+      .optional()
+      .describe('Amount to receive in display units: 10 USDT, or 10 with asset_id (raw=true: raw units; omit: any)'),
     raw: rawFlag(),
     duration_seconds: int().min(60).optional().describe('Seconds until it expires (default 1 day)'),
-    transport_endpoints: z.string().trim().min(1).optional().describe('RGB proxy endpoints (rpc://…), comma-separated, or none (out of band); 6887cbf images only'),
+    transport_endpoints: z
+      .string()
+      .trim()
+      .min(1)
+      .optional()
+      .describe('RGB proxy endpoints (rpc://…), comma-separated, or none (out of band); 6887cbf images only'),
     min_confirmations: int().min(0).default(1).describe('Confirmations before settling (default 1)'),
     witness: z.stringbool().default(false).describe('Receive to a new witness output instead of a blinded UTXO'),
   }),
@@ -125,9 +141,10 @@ const rgb = defineCommand({
       );
     }
     const assetIdV = named ? await resolveAssetId(api, node.name, named) : undefined;
-    const value = assetIdV && ctx.args.amount !== undefined
-      ? await rawAssetAmount(api, assetIdV, ctx.args.amount, { arg: 'amount', raw: ctx.args.raw, example: '`amount="10 USDT"`' })
-      : undefined;
+    const value =
+      assetIdV && ctx.args.amount !== undefined
+        ? await rawAssetAmount(api, assetIdV, ctx.args.amount, { arg: 'amount', raw: ctx.args.raw, example: '`amount="10 USDT"`' })
+        : undefined;
     const a = { ...ctx.args, asset_id: assetIdV, amount: value };
     const endpoints = await invoiceEndpoints(api, node.name, a.transport_endpoints);
     const res = await api.rgbinvoice(
@@ -148,14 +165,19 @@ const rgb = defineCommand({
           { label: 'Asset', value: a.asset_id ? [{ code: a.asset_id }] : 'any', inline: true },
           {
             label: 'Amount',
-            value: a.amount !== undefined ? (
-              a.asset_id ? await assetAmountText(api, a.asset_id, a.amount) : `${thousands(a.amount)} raw`
-            ) : 'any',
+            value:
+              a.amount !== undefined
+                ? a.asset_id
+                  ? await assetAmountText(api, a.asset_id, a.amount)
+                  : `${thousands(a.amount)} raw`
+                : 'any',
             inline: true,
           },
           { label: 'Expires', value: formatTime(res.expiration_timestamp), inline: true },
           { label: 'Batch transfer', value: res.batch_transfer_idx !== undefined ? String(res.batch_transfer_idx) : '—', inline: true },
-          ...(endpoints !== undefined ? [{ label: 'Delivered through', value: endpoints.length ? endpoints.join(', ') : 'out of band (no proxy)', inline: true }] : []),
+          ...(endpoints !== undefined
+            ? [{ label: 'Delivered through', value: endpoints.length ? endpoints.join(', ') : 'out of band (no proxy)', inline: true }]
+            : []),
           { label: 'Recipient id', value: [{ code: res.recipient_id ?? '—' }] },
         ]),
         msg.code(res.invoice ?? ''),
@@ -214,9 +236,8 @@ const decode = defineCommand({
     const fields: Field[] = [
       {
         label: 'Amount',
-        value: d.amt_msat !== undefined && d.amt_msat !== null
-          ? `${formatSats(msatToSat(d.amt_msat))} (${thousands(d.amt_msat)} msat)`
-          : 'any',
+        value:
+          d.amt_msat !== undefined && d.amt_msat !== null ? `${formatSats(msatToSat(d.amt_msat))} (${thousands(d.amt_msat)} msat)` : 'any',
         inline: true,
       },
       { label: 'Network', value: String(d.network ?? '—'), inline: true },

@@ -25,7 +25,7 @@ const info = defineCommand({
         msg.fields([
           { label: 'Network', value: String(n.network ?? '—'), inline: true },
           { label: 'Height', value: thousands(n.height ?? 0), inline: true },
-        ])
+        ]),
       ],
     };
   },
@@ -47,7 +47,7 @@ const checkIndexer = defineCommand({
         msg.fields([
           { label: 'URL', value: [{ code: ctx.args.indexer_url }] },
           { label: 'Protocol', value: String(r.indexer_protocol ?? '—'), inline: true },
-        ])
+        ]),
       ],
     };
   },
@@ -96,7 +96,7 @@ const onion = defineCommand({
         msg.fields([
           { label: 'Hops', value: String(ids.length), inline: true },
           { label: 'TLV type', value: String(ctx.args.tlv_type), inline: true },
-        ])
+        ]),
       ],
     };
   },

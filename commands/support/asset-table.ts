@@ -74,9 +74,17 @@ function listedAssets(api: NodeApiClient): Promise<AssetRow[]> {
 }
 
 /** What names an asset and its precision, from the node's asset list, or its metadata for an asset it does not hold. */
-export async function assetUnitOf(api: NodeApiClient, assetId: string): Promise<{
-  ticker?: string; name?: string; precision: number
-} | undefined> {
+export async function assetUnitOf(
+  api: NodeApiClient,
+  assetId: string,
+): Promise<
+  | {
+      ticker?: string;
+      name?: string;
+      precision: number;
+    }
+  | undefined
+> {
   const row = (await listedAssets(api).catch(() => [] as AssetRow[])).find((r) => r.asset_id === assetId);
   if (row) return { ticker: row.ticker, name: row.name, precision: row.precision };
   try {

@@ -44,7 +44,15 @@ export interface TransferState {
   /** f379330's and 6887cbf's kinds (Burn); any other value is kept as it came. */
   kind: 'Issuance' | 'ReceiveBlind' | 'ReceiveWitness' | 'Send' | 'Inflation' | 'Burn' | (string & {});
   /** Both generations' statuses (6887cbf adds Initiated, WaitingSafeHeight, WaitingBroadcast); any other is kept as it came. */
-  status: 'Initiated' | 'WaitingCounterparty' | 'WaitingSafeHeight' | 'WaitingConfirmations' | 'WaitingBroadcast' | 'Settled' | 'Failed' | (string & {});
+  status:
+    | 'Initiated'
+    | 'WaitingCounterparty'
+    | 'WaitingSafeHeight'
+    | 'WaitingConfirmations'
+    | 'WaitingBroadcast'
+    | 'Settled'
+    | 'Failed'
+    | (string & {});
   /** The amount moved, raw units, when the node says. */
   amount?: string;
 }
@@ -117,5 +125,10 @@ export type ActivityEvent =
   | { kind: 'transfers'; type: 'transfer_settled' | 'transfer_failed'; transfer: TransferState }
   | { kind: 'deposits'; type: 'deposit_confirmed'; deposit: DepositState }
   | { kind: 'liquidity'; type: 'channel_share'; channel: ChannelState; band: ShareBand; share: number }
-  | { kind: 'liquidity'; type: 'inbound_low' | 'inbound_recovered' | 'outbound_low' | 'outbound_recovered'; totalSat: number; floorSat: number }
+  | {
+      kind: 'liquidity';
+      type: 'inbound_low' | 'inbound_recovered' | 'outbound_low' | 'outbound_recovered';
+      totalSat: number;
+      floorSat: number;
+    }
   | { kind: 'lock'; type: 'node_locked' | 'node_unlocked' };

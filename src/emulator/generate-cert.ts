@@ -31,12 +31,18 @@ function oid(dotted: string): Buffer {
 
 function utcTime(d: Date): Buffer {
   const p = (n: number) => String(n).padStart(2, '0');
-  return tlv(0x17, Buffer.from(`${p(d.getUTCFullYear() % 100)}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}Z`));
+  return tlv(
+    0x17,
+    Buffer.from(
+      `${p(d.getUTCFullYear() % 100)}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}Z`,
+    ),
+  );
 }
 
 const ECDSA_SHA256 = seq(oid('1.2.840.10045.4.3.2'));
 const name = (cn: string) => seq(set(seq(oid('2.5.4.3'), utf8(cn))));
-const pem = (label: string, der: Buffer) => `-----BEGIN ${label}-----\n${der.toString('base64').replace(/.{1,64}/g, '$&\n')}-----END ${label}-----\n`;
+const pem = (label: string, der: Buffer) =>
+  `-----BEGIN ${label}-----\n${der.toString('base64').replace(/.{1,64}/g, '$&\n')}-----END ${label}-----\n`;
 
 /** A certificate for `subject`'s public key, signed by `issuerKey` in `issuer`'s name. */
 function certificate(o: { subject: string; issuer: string; publicKey: KeyObject; issuerKey: KeyObject; ca: boolean }): Buffer {
@@ -60,8 +66,20 @@ function certificate(o: { subject: string; issuer: string; publicKey: KeyObject;
 export function generateClientCert(cn: string): { certificate: string; certificateChain: string; privateKey: string; publicKey: string } {
   const ca = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const client = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
-  const caCert = certificate({ subject: 'Emulated node API CA', issuer: 'Emulated node API CA', publicKey: ca.publicKey, issuerKey: ca.privateKey, ca: true });
-  const clientCert = certificate({ subject: cn, issuer: 'Emulated node API CA', publicKey: client.publicKey, issuerKey: createPrivateKey(ca.privateKey.export({ type: 'pkcs8', format: 'pem' })), ca: false });
+  const caCert = certificate({
+    subject: 'Emulated node API CA',
+    issuer: 'Emulated node API CA',
+    publicKey: ca.publicKey,
+    issuerKey: ca.privateKey,
+    ca: true,
+  });
+  const clientCert = certificate({
+    subject: cn,
+    issuer: 'Emulated node API CA',
+    publicKey: client.publicKey,
+    issuerKey: createPrivateKey(ca.privateKey.export({ type: 'pkcs8', format: 'pem' })),
+    ca: false,
+  });
   return {
     certificate: pem('CERTIFICATE', clientCert),
     certificateChain: pem('CERTIFICATE', caCert),

@@ -73,7 +73,8 @@ export function registerManagementRoutes(app: FastifyInstance, o: { hosted: Host
     const n = hosted.find(req.params.id);
     const body = requestBody.jsonObject(req, true);
     const settings = body.settings;
-    if (!settings || typeof settings !== 'object' || Array.isArray(settings)) throw new HttpProblem(400, 'Missing field: settings (object)');
+    if (!settings || typeof settings !== 'object' || Array.isArray(settings))
+      throw new HttpProblem(400, 'Missing field: settings (object)');
     const w = (settings as Record<string, unknown>).webhookUrl;
     if (w === undefined) throw new HttpProblem(400, 'Missing field: settings.webhookUrl');
     n.settings = { ...n.settings, webhookUrl: requireWebhookUrl(w) };
@@ -82,7 +83,8 @@ export function registerManagementRoutes(app: FastifyInstance, o: { hosted: Host
 
   app.post<{ Params: { id: string } }>('/api/nodes/:id/start', async (req) => {
     const n = hosted.find(req.params.id);
-    if (n.status === 'RUNNING' || n.status === 'STARTING') throw new HttpProblem(409, `Node ${n.name} is already ${n.status.toLowerCase()}`);
+    if (n.status === 'RUNNING' || n.status === 'STARTING')
+      throw new HttpProblem(409, `Node ${n.name} is already ${n.status.toLowerCase()}`);
     if (n.status === 'IN_PROGRESS') throw new HttpProblem(409, `Node ${n.name} has an operation in progress`);
     hosted.runTransition(n, 'STARTING', hosted.takeFailure('start'));
     return { message: `Node ${n.name} is starting`, data: { nodeId: n.nodeId, status: n.status } };

@@ -9,7 +9,13 @@ import type { NodeWorld } from './node-api/index.js';
  * initialised, unlocked and funded.
  */
 export async function seedDemoNodes(hosted: HostedNodes, ownWorld: NodeWorld | undefined, demoPassword: string | undefined): Promise<void> {
-  const seedNode = async (name: string, network: 'regtest' | 'testnet', status: NodeStatus, image: string, ready: boolean): Promise<void> => {
+  const seedNode = async (
+    name: string,
+    network: 'regtest' | 'testnet',
+    status: NodeStatus,
+    image: string,
+    ready: boolean,
+  ): Promise<void> => {
     const n = hosted.add(name, network, undefined, image);
     hosted.finishBuild(hosted.newBuild(n, 'CREATE', { imageVersion: image }), true);
     n.status = status;

@@ -34,12 +34,7 @@ export interface NodeWorldLike {
   removeNode(nodeId: string): void;
   /** The node now runs an image speaking `api`, and is locked (an upgrade). Optional for test doubles. */
   moveToImage?(nodeId: string, api: 'f379330' | '6887cbf'): void;
-  handle(
-    nodeId: string,
-    method: 'GET' | 'POST',
-    endpoint: string,
-    body: unknown,
-  ): Promise<{ status: number; body: unknown; raw?: string }>;
+  handle(nodeId: string, method: 'GET' | 'POST', endpoint: string, body: unknown): Promise<{ status: number; body: unknown; raw?: string }>;
 }
 
 export interface EmulatorOptions {

@@ -47,7 +47,11 @@ export type HostedNode = z.infer<typeof hostedNodeSchema>;
 
 /** The node a person means by `ref`: its id, its name, or its name in any case (in that order). */
 export function findNode(nodes: HostedNode[], ref: string): HostedNode | undefined {
-  return nodes.find((n) => n.nodeId === ref) ?? nodes.find((n) => n.name === ref) ?? nodes.find((n) => n.name.toLowerCase() === ref.toLowerCase());
+  return (
+    nodes.find((n) => n.nodeId === ref) ??
+    nodes.find((n) => n.name === ref) ??
+    nodes.find((n) => n.name.toLowerCase() === ref.toLowerCase())
+  );
 }
 
 export const listNodesSchema = z.looseObject({ nodes: z.array(hostedNodeSchema) });

@@ -1,6 +1,17 @@
 import { readFileSync } from 'node:fs';
 import got, { type Got, HTTPError, RequestError, TimeoutError } from 'got';
-import { CannotSay, type EndpointDef, type EndpointName, endpointNames, endpoints, isShaped, type RequestOf, type ResponseOf, SHAPED, type ShapedBody } from './endpoints.js';
+import {
+  CannotSay,
+  type EndpointDef,
+  type EndpointName,
+  endpointNames,
+  endpoints,
+  isShaped,
+  type RequestOf,
+  type ResponseOf,
+  SHAPED,
+  type ShapedBody,
+} from './endpoints.js';
 import { type ApiShape, type Capability, NodeShapes, PROBES, shapeFromProbe, shapeFromRefusal } from './generations.js';
 import { NodeApiError } from './node-api-error.js';
 import { parseLosslessJson, stringifyJson } from './json.js';
@@ -71,7 +82,10 @@ function valueAt(root: unknown, path: ReadonlyArray<PropertyKey>): unknown {
   return cur;
 }
 
-function loadTls(credentials: NodeCredentials): { https?: { certificate: Buffer; key: Buffer; certificateAuthority?: Buffer }; error?: string } {
+function loadTls(credentials: NodeCredentials): {
+  https?: { certificate: Buffer; key: Buffer; certificateAuthority?: Buffer };
+  error?: string;
+} {
   if (credentials.kind !== 'mtls') return {};
   const read = (what: string, file: string) => {
     try {
@@ -96,7 +110,8 @@ function loadTls(credentials: NodeCredentials): { https?: { certificate: Buffer;
 /** The got options the client uses for a set of credentials (exported for tests and diagnostics; holds secrets). */
 export function buildTransportOptions(opts: NodeApiClientOptions) {
   const tls = loadTls(opts.credentials);
-  const token = opts.credentials.kind === 'token' ? opts.credentials.token : opts.credentials.kind === 'mtls' ? opts.credentials.token : undefined;
+  const token =
+    opts.credentials.kind === 'token' ? opts.credentials.token : opts.credentials.kind === 'mtls' ? opts.credentials.token : undefined;
   return {
     tlsError: tls.error,
     options: {
@@ -139,13 +154,23 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
     if (checked.data instanceof Object && 'file' in checked.data && (checked.data as { file: unknown }).file instanceof Uint8Array) {
       const media = checked.data as { file: Uint8Array; mime?: string; filename?: string };
       const form = new FormData();
-      form.append('file', new Blob([new Uint8Array(media.file)], { type: media.mime ?? 'application/octet-stream' }), media.filename ?? 'media');
+      form.append(
+        'file',
+        new Blob([new Uint8Array(media.file)], { type: media.mime ?? 'application/octet-stream' }),
+        media.filename ?? 'media',
+      );
       return { data: checked.data, requestBody: form };
     }
     return { data: checked.data, requestBody: stringifyJson(checked.data ?? {}) };
   }
 
-  async function send(name: EndpointName, method: 'GET' | 'POST', path: string, idempotent: boolean, requestBody: string | FormData | undefined): Promise<string> {
+  async function send(
+    name: EndpointName,
+    method: 'GET' | 'POST',
+    path: string,
+    idempotent: boolean,
+    requestBody: string | FormData | undefined,
+  ): Promise<string> {
     const label = `/${name}`;
     let oversize = () => false;
     try {
@@ -156,7 +181,9 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
         responseType: 'text',
         retry: idempotent
           ? {
-              limit: retries, methods: ['GET', 'POST'], statusCodes: RETRY_STATUS,
+              limit: retries,
+              methods: ['GET', 'POST'],
+              statusCodes: RETRY_STATUS,
               calculateDelay: ({ attemptCount, computedValue, retryAfter }) => {
                 if (computedValue === 0) return 0;
                 if (retryAfter !== undefined) return Math.min(retryAfter, 10_000);
@@ -168,13 +195,22 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
       oversize = limitAnswer(pending, maxBytes);
       const res = await pending;
       if (res.statusCode >= 300) {
-        throw new NodeApiError({ endpoint: name, kind: 'http', status: res.statusCode, message: `node API ${label} answered a redirect (${res.statusCode}), which is not followed` });
+        throw new NodeApiError({
+          endpoint: name,
+          kind: 'http',
+          status: res.statusCode,
+          message: `node API ${label} answered a redirect (${res.statusCode}), which is not followed`,
+        });
       }
       return res.body;
     } catch (e) {
       if (e instanceof NodeApiError) throw e;
       if (oversize()) {
-        throw new NodeApiError({ endpoint: name, kind: 'malformed', message: `node API ${label} answered more than ${sizeText(maxBytes)} (NODE_API_MAX_BYTES); the answer was refused unread` });
+        throw new NodeApiError({
+          endpoint: name,
+          kind: 'malformed',
+          message: `node API ${label} answered more than ${sizeText(maxBytes)} (NODE_API_MAX_BYTES); the answer was refused unread`,
+        });
       }
       const err = translate(name, e, timeoutMs);
       // A locked node was restarted or upgraded: what was learnt of its API may be stale.
@@ -189,13 +225,19 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
     try {
       parsed = text.trim() === '' ? {} : parseLosslessJson(text);
     } catch {
-      throw new NodeApiError({ endpoint: name, kind: 'malformed', message: `node API ${label} answered a body that is not valid JSON (${text.length} bytes, truncated?)` });
+      throw new NodeApiError({
+        endpoint: name,
+        kind: 'malformed',
+        message: `node API ${label} answered a body that is not valid JSON (${text.length} bytes, truncated?)`,
+      });
     }
     // A long list of the wrong elements is one summarised error, checked before the schema makes an issue per element.
     const longList = firstBadLongList(schema, parsed);
     if (longList) {
       throw new NodeApiError({
-        endpoint: name, kind: 'invalid-response', field: longList.path,
+        endpoint: name,
+        kind: 'invalid-response',
+        field: longList.path,
         message: `node API ${label} answered an unexpected shape: field ${longList.path} of a list of ${longList.length}: ${longList.message} (the rest was not checked)`,
       });
     }
@@ -204,7 +246,9 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
       const issue = result.error.issues[0];
       const field = issuePath(issue.path);
       throw new NodeApiError({
-        endpoint: name, kind: 'invalid-response', field,
+        endpoint: name,
+        kind: 'invalid-response',
+        field,
         message: `node API ${label} answered an unexpected shape: field ${field}: ${issue.message} (got ${describe(valueAt(parsed, issue.path))})`,
       });
     }
@@ -230,7 +274,9 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
     const shape = shapeFromProbe(cap, status, text);
     if (!shape) {
       throw new NodeApiError({
-        endpoint: name, kind: 'http', status,
+        endpoint: name,
+        kind: 'http',
+        status,
         message: `node API ${p.path}: cannot tell which API generation the node speaks (it answered ${status}${text.trim() ? `: ${text.trim().slice(0, 200)}` : ''})`,
       });
     }
@@ -239,7 +285,12 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
   }
 
   async function generation(cap: Capability): Promise<ApiShape> {
-    if (tlsError) throw new NodeApiError({ endpoint: PROBES[cap].path.slice(1), kind: 'credentials', message: `node API ${PROBES[cap].path}: ${tlsError}` });
+    if (tlsError)
+      throw new NodeApiError({
+        endpoint: PROBES[cap].path.slice(1),
+        kind: 'credentials',
+        message: `node API ${PROBES[cap].path}: ${tlsError}`,
+      });
     return shapes.get(cap) ?? probe(cap);
   }
 
@@ -304,12 +355,15 @@ function translate(endpoint: EndpointName, e: unknown, timeoutMs: number): NodeA
     if (b && typeof b.error === 'string') {
       const rlnName = typeof b.name === 'string' && b.name ? b.name : undefined;
       return new NodeApiError({
-        endpoint, kind: 'rln', status, rlnName,
+        endpoint,
+        kind: 'rln',
+        status,
+        rlnName,
         message: `node API ${label} failed (${status}${rlnName ? ` ${rlnName}` : ''}): ${b.error.slice(0, 300)}`,
         serviceMessage: b.error.slice(0, 300),
       });
     }
-    const message = b && typeof b.message === 'string' ? b.message.slice(0, 300) : e.response.statusMessage ?? 'no message';
+    const message = b && typeof b.message === 'string' ? b.message.slice(0, 300) : (e.response.statusMessage ?? 'no message');
     return new NodeApiError({ endpoint, kind: 'http', status, message: `node API ${label} failed (${status}): ${message}` });
   }
   if (e instanceof TimeoutError) {
@@ -318,7 +372,7 @@ function translate(endpoint: EndpointName, e: unknown, timeoutMs: number): NodeA
   if (e instanceof RequestError) {
     const code = e.code ?? 'ERR';
     if (TLS_CODES.test(code)) return new NodeApiError({ endpoint, kind: 'tls', message: `node API ${label}: TLS failed (${code})` });
-    if (code === 'ERR_BODY_PARSE_FAILURE' || code === 'ECONNRESET' && e.response) {
+    if (code === 'ERR_BODY_PARSE_FAILURE' || (code === 'ECONNRESET' && e.response)) {
       return new NodeApiError({ endpoint, kind: 'malformed', message: `node API ${label}: the answer was cut off (${code})` });
     }
     return new NodeApiError({ endpoint, kind: 'network', message: `node API ${label}: cannot reach the node (${code})` });

@@ -21,11 +21,21 @@ export interface EndpointDef<Req extends z.ZodType = z.ZodType, Res extends z.Zo
   since?: '6887cbf';
 }
 
-const post = <Req extends z.ZodType, Res extends z.ZodType>(path: string, request: Req, response: Res, idempotent = false): EndpointDef<Req, Res> =>
-  ({ method: 'POST', path, request, response, idempotent });
-const read = <Req extends z.ZodType, Res extends z.ZodType>(path: string, request: Req, response: Res) => post(path, request, response, true);
-const get = <Res extends z.ZodType>(path: string, response: Res): EndpointDef<typeof NoBody, Res> =>
-  ({ method: 'GET', path, request: NoBody, response, idempotent: true });
+const post = <Req extends z.ZodType, Res extends z.ZodType>(
+  path: string,
+  request: Req,
+  response: Res,
+  idempotent = false,
+): EndpointDef<Req, Res> => ({ method: 'POST', path, request, response, idempotent });
+const read = <Req extends z.ZodType, Res extends z.ZodType>(path: string, request: Req, response: Res) =>
+  post(path, request, response, true);
+const get = <Res extends z.ZodType>(path: string, response: Res): EndpointDef<typeof NoBody, Res> => ({
+  method: 'GET',
+  path,
+  request: NoBody,
+  response,
+  idempotent: true,
+});
 const NoInput = Empty.optional();
 const since6887cbf = <D extends EndpointDef>(d: D): D => ({ ...d, since: '6887cbf' as const });
 
@@ -58,7 +68,9 @@ export const endpoints = {
   sendasset: post('/sendasset', A.SendAssetRequest, A.SendAssetResponse),
   sendrgb: since6887cbf(post('/sendrgb', A.SendRgbRequest, A.SendRgbResponse)),
   getconsignment: since6887cbf(read('/getconsignment', A.GetConsignmentRequest, A.GetConsignmentResponse)),
-  provideoutofbandconsignment: since6887cbf(post('/provideoutofbandconsignment', A.ProvideOutOfBandConsignmentRequest, A.ProvideOutOfBandConsignmentResponse)),
+  provideoutofbandconsignment: since6887cbf(
+    post('/provideoutofbandconsignment', A.ProvideOutOfBandConsignmentRequest, A.ProvideOutOfBandConsignmentResponse),
+  ),
   provideoutofbandack: since6887cbf(post('/provideoutofbandack', A.ProvideOutOfBandAckRequest, A.ProvideOutOfBandAckResponse)),
   listtransfers: read('/listtransfers', A.ListTransfersRequest, A.ListTransfersResponse),
   refreshtransfers: post('/refreshtransfers', A.RefreshRequest, A.RefreshResponse),
@@ -137,20 +149,38 @@ export const SHAPED = {
     build: (shape: ApiShape, r: Neutral<'sendasset'>, now: number): ShapedBody =>
       shape === 'f379330'
         ? {
-            path: '/sendasset', request: A.SendAssetF379330,
+            path: '/sendasset',
+            request: A.SendAssetF379330,
             body: compactBody({
-              asset_id: r.asset_id, assignment: r.assignment, recipient_id: r.recipient_id, witness_data: r.witness_data,
-              donation: r.donation ?? false, fee_rate: r.fee_rate ?? 5, min_confirmations: r.min_confirmations ?? 1,
-              transport_endpoints: r.transport_endpoints ?? [], skip_sync: r.skip_sync ?? false,
+              asset_id: r.asset_id,
+              assignment: r.assignment,
+              recipient_id: r.recipient_id,
+              witness_data: r.witness_data,
+              donation: r.donation ?? false,
+              fee_rate: r.fee_rate ?? 5,
+              min_confirmations: r.min_confirmations ?? 1,
+              transport_endpoints: r.transport_endpoints ?? [],
+              skip_sync: r.skip_sync ?? false,
             }),
           }
         : {
-            path: '/sendrgb', request: A.SendRgbRequest, response: A.SendRgbResponse,
+            path: '/sendrgb',
+            request: A.SendRgbRequest,
+            response: A.SendRgbResponse,
             body: {
-              donation: r.donation ?? false, fee_rate: r.fee_rate ?? 5, min_confirmations: r.min_confirmations ?? 1,
+              donation: r.donation ?? false,
+              fee_rate: r.fee_rate ?? 5,
+              min_confirmations: r.min_confirmations ?? 1,
               expiration_timestamp: r.expiration_timestamp ?? now + DAY_S,
               recipient_map: {
-                [r.asset_id]: [compactBody({ recipient_id: r.recipient_id, witness_data: r.witness_data, assignment: r.assignment, transport_endpoints: r.transport_endpoints ?? [] })],
+                [r.asset_id]: [
+                  compactBody({
+                    recipient_id: r.recipient_id,
+                    witness_data: r.witness_data,
+                    assignment: r.assignment,
+                    transport_endpoints: r.transport_endpoints ?? [],
+                  }),
+                ],
               },
             },
           },
@@ -159,27 +189,45 @@ export const SHAPED = {
     cap: 'unlock',
     build: (shape: ApiShape, r: Neutral<'unlock'>): ShapedBody => {
       if (shape === 'f379330') {
-        if (r.chain_sync === 'TransactionSync') throw new CannotSay('this node’s image (f379330) follows the chain only through bitcoind (BlockSync)');
+        if (r.chain_sync === 'TransactionSync')
+          throw new CannotSay('this node’s image (f379330) follows the chain only through bitcoind (BlockSync)');
         const { chain_sync: _mode, ...rest } = r;
         return { path: '/unlock', request: L.UnlockF379330, body: compactBody(rest) };
       }
-      if (r.proxy_endpoint !== undefined) throw new CannotSay('this node’s image (6887cbf) takes no proxy_endpoint at unlock: give the endpoints with each invoice');
-      const mode = r.chain_sync ?? (r.bitcoind_rpc_host !== undefined || r.bitcoind_rpc_username !== undefined ? 'BlockSync' : 'TransactionSync');
+      if (r.proxy_endpoint !== undefined)
+        throw new CannotSay('this node’s image (6887cbf) takes no proxy_endpoint at unlock: give the endpoints with each invoice');
+      const mode =
+        r.chain_sync ?? (r.bitcoind_rpc_host !== undefined || r.bitcoind_rpc_username !== undefined ? 'BlockSync' : 'TransactionSync');
       const indexer = r.indexer_url;
       if (!indexer) throw new CannotSay('this node’s image (6887cbf) needs an indexer URL (indexer_url=…)');
       let ldk_chain_sync: unknown;
       if (mode === 'BlockSync') {
-        const missing = (['bitcoind_rpc_username', 'bitcoind_rpc_password', 'bitcoind_rpc_host', 'bitcoind_rpc_port'] as const).filter((k) => r[k] === undefined || r[k] === '');
+        const missing = (['bitcoind_rpc_username', 'bitcoind_rpc_password', 'bitcoind_rpc_host', 'bitcoind_rpc_port'] as const).filter(
+          (k) => r[k] === undefined || r[k] === '',
+        );
         if (missing.length) throw new CannotSay(`BlockSync needs every bitcoind RPC field; missing: ${missing.join(', ')}`);
         ldk_chain_sync = {
-          mode, config: { bitcoind_rpc_username: r.bitcoind_rpc_username, bitcoind_rpc_password: r.bitcoind_rpc_password, bitcoind_rpc_host: r.bitcoind_rpc_host, bitcoind_rpc_port: r.bitcoind_rpc_port },
+          mode,
+          config: {
+            bitcoind_rpc_username: r.bitcoind_rpc_username,
+            bitcoind_rpc_password: r.bitcoind_rpc_password,
+            bitcoind_rpc_host: r.bitcoind_rpc_host,
+            bitcoind_rpc_port: r.bitcoind_rpc_port,
+          },
         };
       } else {
         ldk_chain_sync = { mode, config: { indexer_url: indexer } };
       }
       return {
-        path: '/unlock', request: L.UnlockG6887cbf,
-        body: compactBody({ password: r.password, ldk_chain_sync, indexer_url: indexer, announce_addresses: r.announce_addresses ?? [], announce_alias: r.announce_alias }),
+        path: '/unlock',
+        request: L.UnlockG6887cbf,
+        body: compactBody({
+          password: r.password,
+          ldk_chain_sync,
+          indexer_url: indexer,
+          announce_addresses: r.announce_addresses ?? [],
+          announce_alias: r.announce_alias,
+        }),
       };
     },
   },
@@ -187,14 +235,27 @@ export const SHAPED = {
     cap: 'rgbinvoice',
     build: (shape: ApiShape, r: Neutral<'rgbinvoice'> | undefined, now: number): ShapedBody => {
       const q = r ?? {};
-      const base = { min_confirmations: q.min_confirmations ?? 1, asset_id: q.asset_id, assignment: q.assignment, witness: q.witness ?? false };
+      const base = {
+        min_confirmations: q.min_confirmations ?? 1,
+        asset_id: q.asset_id,
+        assignment: q.assignment,
+        witness: q.witness ?? false,
+      };
       if (shape === 'f379330') {
-        if (q.transport_endpoints?.length) throw new CannotSay('this node’s image (f379330) puts the proxy it was unlocked with in its invoices: transport endpoints cannot be chosen');
-        const duration = q.duration_seconds ?? (q.expiration_timestamp !== undefined ? Math.max(1, q.expiration_timestamp - now) : undefined);
+        if (q.transport_endpoints?.length)
+          throw new CannotSay(
+            'this node’s image (f379330) puts the proxy it was unlocked with in its invoices: transport endpoints cannot be chosen',
+          );
+        const duration =
+          q.duration_seconds ?? (q.expiration_timestamp !== undefined ? Math.max(1, q.expiration_timestamp - now) : undefined);
         return { path: '/rgbinvoice', request: I.RgbInvoiceF379330, body: compactBody({ ...base, duration_seconds: duration }) };
       }
       const expiration = q.expiration_timestamp ?? now + (q.duration_seconds ?? DAY_S);
-      return { path: '/rgbinvoice', request: I.RgbInvoiceG6887cbf, body: compactBody({ ...base, expiration_timestamp: expiration, transport_endpoints: q.transport_endpoints ?? [] }) };
+      return {
+        path: '/rgbinvoice',
+        request: I.RgbInvoiceG6887cbf,
+        body: compactBody({ ...base, expiration_timestamp: expiration, transport_endpoints: q.transport_endpoints ?? [] }),
+      };
     },
   },
   listtransfers: {
@@ -206,7 +267,8 @@ export const SHAPED = {
         return { path: '/listtransfers', request: A.ListTransfersF379330, body: { asset_id: r.asset_id } };
       }
       return {
-        path: '/listtransfers', request: A.ListTransfersG6887cbf,
+        path: '/listtransfers',
+        request: A.ListTransfersG6887cbf,
         body: compactBody({ asset_filter: r?.asset_id ? { type: 'Id', value: r.asset_id } : { type: 'AnyOrNone' }, txid: r?.txid }),
       };
     },
@@ -225,7 +287,11 @@ export const SHAPED = {
         if (r?.asset_id) throw new CannotSay('this node’s image (f379330) refreshes the transfers of every asset at once');
         return { path: '/refreshtransfers', request: A.RefreshF379330, body: { skip_sync: r?.skip_sync ?? false } };
       }
-      return { path: '/refreshtransfers', request: A.RefreshG6887cbf, body: compactBody({ asset_id: r?.asset_id, filter: [], skip_sync: r?.skip_sync ?? false }) };
+      return {
+        path: '/refreshtransfers',
+        request: A.RefreshG6887cbf,
+        body: compactBody({ asset_id: r?.asset_id, filter: [], skip_sync: r?.skip_sync ?? false }),
+      };
     },
   },
   listunspents: {
@@ -235,7 +301,11 @@ export const SHAPED = {
         if (r?.settled_only) throw new CannotSay('this node’s image (f379330) cannot list only settled allocations');
         return { path: '/listunspents', request: W.ListUnspentsF379330, body: { skip_sync: r?.skip_sync ?? false } };
       }
-      return { path: '/listunspents', request: W.ListUnspentsG6887cbf, body: { settled_only: r?.settled_only ?? false, skip_sync: r?.skip_sync ?? false } };
+      return {
+        path: '/listunspents',
+        request: W.ListUnspentsG6887cbf,
+        body: { settled_only: r?.settled_only ?? false, skip_sync: r?.skip_sync ?? false },
+      };
     },
   },
 } as const satisfies Partial<Record<EndpointName, { cap: Capability; build(shape: ApiShape, r: never, now: number): ShapedBody }>>;

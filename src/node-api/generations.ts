@@ -124,7 +124,10 @@ export function missingField(text: string | undefined): string | undefined {
  */
 const OTHER_SHAPE_FIELDS: Record<Capability, Record<ApiShape, string[]>> = {
   send: { f379330: [], '6887cbf': [] },
-  unlock: { f379330: ['bitcoind_rpc_username', 'bitcoind_rpc_password', 'bitcoind_rpc_host', 'bitcoind_rpc_port'], '6887cbf': ['ldk_chain_sync', 'indexer_url', 'announce_addresses'] },
+  unlock: {
+    f379330: ['bitcoind_rpc_username', 'bitcoind_rpc_password', 'bitcoind_rpc_host', 'bitcoind_rpc_port'],
+    '6887cbf': ['ldk_chain_sync', 'indexer_url', 'announce_addresses'],
+  },
   rgbinvoice: { f379330: ['min_confirmations', 'witness'], '6887cbf': ['expiration_timestamp', 'transport_endpoints'] },
   listtransfers: { f379330: ['asset_id'], '6887cbf': ['asset_filter'] },
   sync: { f379330: [], '6887cbf': ['options'] },
@@ -133,7 +136,12 @@ const OTHER_SHAPE_FIELDS: Record<Capability, Record<ApiShape, string[]>> = {
 };
 
 /** The shape a refusal points to, given the shape of the body that was refused. */
-export function shapeFromRefusal(cap: Capability, tried: ApiShape, status: number | undefined, text: string | undefined): ApiShape | undefined {
+export function shapeFromRefusal(
+  cap: Capability,
+  tried: ApiShape,
+  status: number | undefined,
+  text: string | undefined,
+): ApiShape | undefined {
   if (status === 404 && cap === 'send') return otherShape(tried);
   if (status !== 400 && status !== 422) return undefined;
   const field = missingField(text);

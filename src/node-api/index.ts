@@ -7,8 +7,15 @@ export { parseLosslessJson, stringifyJson } from './json.js';
 export { checkNodeApiUrl } from './check-node-api-url.js';
 export { NODE_API_MAX_BYTES } from './bounded-read.js';
 export {
-  ApiShapes, NodeShapes, API_SHAPES, CAPABILITIES, imageOfNode, shapeOfCommit, otherShape,
-  type ApiShape, type Capability,
+  ApiShapes,
+  NodeShapes,
+  API_SHAPES,
+  CAPABILITIES,
+  imageOfNode,
+  shapeOfCommit,
+  otherShape,
+  type ApiShape,
+  type Capability,
 } from './generations.js';
 export { SHAPED, isShaped, type ShapedName } from './endpoints.js';
 export { ChainSyncMode, SyncStrategy } from './schemas/lifecycle.js';

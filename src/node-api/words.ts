@@ -34,11 +34,13 @@ const ASSET_SCHEMA: Record<string, string> = {
   Ifa: 'IFA (inflatable)',
 };
 
-const word = (table: Record<string, string>) => (value: string | null | undefined): string => {
-  if (value === undefined || value === null || value === '') return '—';
-  const v = value;
-  return Object.hasOwn(table, v) ? table[v] : v;
-};
+const word =
+  (table: Record<string, string>) =>
+  (value: string | null | undefined): string => {
+    if (value === undefined || value === null || value === '') return '—';
+    const v = value;
+    return Object.hasOwn(table, v) ? table[v] : v;
+  };
 
 export const transferStatusText = word(TRANSFER_STATUS);
 export const transferKindText = word(TRANSFER_KIND);

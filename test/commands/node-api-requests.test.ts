@@ -41,11 +41,35 @@ interface Seen {
  * send here too).
  */
 const NOT_NODE_API = new Set([
-  'node list', 'node create', 'node start', 'node stop', 'node upgrade', 'node settings', 'node logs', 'node image',
-  'watch add', 'watch remove', 'watch list', 'watch mute', 'watch unmute', 'watch ack',
-  'report balance', 'report channels', 'report digest', 'report schedule', 'report schedules', 'report unschedule',
-  'access grant', 'access revoke', 'access list', 'policy set', 'policy list', 'policy limits',
-  'audit', 'help', 'status',
+  'node list',
+  'node create',
+  'node start',
+  'node stop',
+  'node upgrade',
+  'node settings',
+  'node logs',
+  'node image',
+  'watch add',
+  'watch remove',
+  'watch list',
+  'watch mute',
+  'watch unmute',
+  'watch ack',
+  'report balance',
+  'report channels',
+  'report digest',
+  'report schedule',
+  'report schedules',
+  'report unschedule',
+  'access grant',
+  'access revoke',
+  'access list',
+  'policy set',
+  'policy list',
+  'policy limits',
+  'audit',
+  'help',
+  'status',
 ]);
 
 let emulator: Emulator;
@@ -101,8 +125,11 @@ beforeAll(async () => {
   const shapes = new ApiShapes();
   const api = (n: HostedNode) =>
     createNodeApiClient({
-      baseUrl: n.invoke_url!, credentials: { kind: 'token', token: emulator.nodeApiToken }, retries: 0,
-      shapes: shapes.of(n.nodeId, imageOfNode(n)), image: imageOfNode(n),
+      baseUrl: n.invoke_url!,
+      credentials: { kind: 'token', token: emulator.nodeApiToken },
+      retries: 0,
+      shapes: shapes.of(n.nodeId, imageOfNode(n)),
+      image: imageOfNode(n),
     });
   const services = { hosting, nodeApi: api, now: Date.now } as Partial<Services> as Services;
   env = { emulator, world, services, api, close: () => emulator.close() };
@@ -146,7 +173,10 @@ async function everyCommand(gen: Generation, x: string, y: string, fresh: string
   await run('asset metadata', { node: x, asset_id: ticker });
   const assetId = codeIn(textOf(await run('asset metadata', { node: x, asset_id: ticker })), /(rgb:[A-Za-z0-9~_$!-]{10,})/);
 
-  const invoice = codeIn(textOf(await run('invoice rgb', { node: y, asset_id: assetId, amount: '25', raw: 'true', ...endpoints })), /(rgb:[^\s`]*\/[^\s`]+)/);
+  const invoice = codeIn(
+    textOf(await run('invoice rgb', { node: y, asset_id: assetId, amount: '25', raw: 'true', ...endpoints })),
+    /(rgb:[^\s`]*\/[^\s`]+)/,
+  );
   await run('invoice decode', { node: x, invoice });
   await run('asset send', { node: x, asset_id: ticker, amount: '25', raw: 'true', recipient_id: invoice });
   world.mine(1);
@@ -162,7 +192,9 @@ async function everyCommand(gen: Generation, x: string, y: string, fresh: string
   await run('net check-indexer', { node: x, indexer_url: INDEXER_URL });
   await run('net check-proxy', { node: x, proxy_endpoint: PROXY });
   await run('net onion', { node: x, node_ids: yKey, tlv_type: '77', data: 'ping' });
-  const opened = textOf(await run('channel open', { node: x, peer_pubkey_and_opt_addr: yKey, capacity_sat: '100000', push_msat: '10000000' }));
+  const opened = textOf(
+    await run('channel open', { node: x, peer_pubkey_and_opt_addr: yKey, capacity_sat: '100000', push_msat: '10000000' }),
+  );
   const temporary = codeIn(opened, /([0-9a-f]{64})/);
   world.mine(1);
   await run('channel id', { node: x, temporary_channel_id: temporary });
@@ -214,11 +246,17 @@ describe('node API requests of every command, on both generations', () => {
   it('6887cbf: the same nodes after `node upgrade` (locked, then unlocked in the new generation)', async () => {
     for (const name of ['alice', 'bob']) {
       await run('node upgrade', { node: name });
-      await waitFor(async () => {
-        const n = await node(name);
-        return n.status === 'RUNNING' && emulator.world.apiOf(n.nodeId) === '6887cbf';
-      }, { timeout: 3_000, what: `${name} upgraded` });
-      const err = await env.api(await node(name)).nodeinfo().catch((e: { rlnName?: string }) => e);
+      await waitFor(
+        async () => {
+          const n = await node(name);
+          return n.status === 'RUNNING' && emulator.world.apiOf(n.nodeId) === '6887cbf';
+        },
+        { timeout: 3_000, what: `${name} upgraded` },
+      );
+      const err = await env
+        .api(await node(name))
+        .nodeinfo()
+        .catch((e: { rlnName?: string }) => e);
       expect((err as { rlnName?: string }).rlnName).toBe('LockedNode');
       await run('node unlock', { node: name, indexer_url: INDEXER_URL }, { password: PASSWORD });
     }

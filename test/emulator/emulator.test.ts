@@ -24,7 +24,11 @@ function api(e: Emulator, method: string, path: string, body?: unknown, token: s
   const headers: Record<string, string> = {};
   if (token !== null) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  return fetch(`${e.url}${path}`, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+  return fetch(`${e.url}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
 }
 async function apiJson(e: Emulator, method: string, path: string, body?: unknown, token?: string | null) {
   const res = await api(e, method, path, body, token);
@@ -36,7 +40,8 @@ async function create(e: Emulator, name: string, webhookUrl?: string) {
   return r.body.data as { nodeId: string; status: string; invoke_url: string };
 }
 const statusOf = (e: Emulator, id: string) => e.nodes().find((n) => n.nodeId === id)?.status;
-const events = (r: { received: Array<{ body: string }> }) => r.received.map((x) => JSON.parse(x.body) as { details: { status: string }; nodeId: string });
+const events = (r: { received: Array<{ body: string }> }) =>
+  r.received.map((x) => JSON.parse(x.body) as { details: { status: string }; nodeId: string });
 
 describe('emulator management API', () => {
   it('refuses requests without a bearer token or with a wrong or revoked one', async () => {
@@ -57,7 +62,11 @@ describe('emulator management API', () => {
     const bad = await apiJson(e, 'POST', '/api/nodes', { name: 'x', network: 'mainnet' });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toMatch(/regtest or testnet/);
-    const http = await apiJson(e, 'POST', '/api/nodes', { name: 'x', network: 'regtest', settings: { webhookUrl: 'http://example.com/h' } });
+    const http = await apiJson(e, 'POST', '/api/nodes', {
+      name: 'x',
+      network: 'regtest',
+      settings: { webhookUrl: 'http://example.com/h' },
+    });
     expect(http.status).toBe(400);
     expect(http.body.message).toMatch(/HTTPS/);
     await create(e, 'x', 'https://example.com/hook');
@@ -83,7 +92,13 @@ describe('emulator management API', () => {
     const n = await create(e, 'a', 'https://example.com/hook');
     const list = await apiJson(e, 'GET', '/api/nodes');
     const node = list.body.nodes[0];
-    expect(node).toMatchObject({ nodeId: n.nodeId, name: 'a', network: 'regtest', initialized: false, settings: { webhookUrl: 'https://example.com/hook' } });
+    expect(node).toMatchObject({
+      nodeId: n.nodeId,
+      name: 'a',
+      network: 'regtest',
+      initialized: false,
+      settings: { webhookUrl: 'https://example.com/hook' },
+    });
     expect(node.invoke_url).toBe(`${e.url}/nodes/u1/${n.nodeId}`);
     expect(node.builds[0]).toMatchObject({ buildNumber: 1 });
     // A bare node, as the service's description shows, with the RLN commit of its image.
@@ -268,7 +283,9 @@ describe('emulator webhooks', () => {
     const r = await apiJson(e, 'POST', `/api/nodes/${n.nodeId}/settings`, { settings: { webhookUrl: 'http://10.0.0.1/h' } });
     expect(r.status).toBe(400);
     expect((await apiJson(e, 'POST', `/api/nodes/${n.nodeId}/settings`, { settings: {} })).status).toBe(400);
-    expect((await apiJson(e, 'POST', `/api/nodes/${n.nodeId}/settings`, { settings: { webhookUrl: 'http://localhost:9/h' } })).status).toBe(200);
+    expect((await apiJson(e, 'POST', `/api/nodes/${n.nodeId}/settings`, { settings: { webhookUrl: 'http://localhost:9/h' } })).status).toBe(
+      200,
+    );
   });
 });
 
@@ -288,7 +305,11 @@ describe('emulator node API routing', () => {
     e.setStatus(n.nodeId, 'RUNNING');
     const info = await fetch(`${n.invoke_url}/nodeinfo`, { headers: auth });
     expect(await info.json()).toEqual({ pubkey: `pk-${n.nodeId}` });
-    const balance = await fetch(`${n.invoke_url}/btcbalance`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"skip_sync":false}' });
+    const balance = await fetch(`${n.invoke_url}/btcbalance`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: '{"skip_sync":false}',
+    });
     expect(await balance.text()).toContain('18446744073709551615');
     expect(world.calls.at(-1)).toEqual({ nodeId: n.nodeId, method: 'POST', endpoint: 'btcbalance', body: { skip_sync: false } });
     const locked = await fetch(`${n.invoke_url}/lninvoice`, { method: 'POST', headers: auth });

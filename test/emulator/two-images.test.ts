@@ -10,15 +10,22 @@ import { waitFor } from '../support/wait-for.js';
 const PASSWORD = 'two-images-1';
 let e: Emulator;
 
-async function call(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, token = e.token): Promise<{ status: number; body: any }> {
+async function call(
+  method: 'GET' | 'POST' | 'DELETE',
+  path: string,
+  body?: unknown,
+  token = e.token,
+): Promise<{ status: number; body: any }> {
   const res = await fetch(`${e.url}${path}`, {
-    method, headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
-const nodeApi = (nodeId: string, endpoint: string, body: unknown = {}) => call('POST', `/nodes/${e.userId}/${nodeId}/${endpoint}`, body, e.nodeApiToken);
+const nodeApi = (nodeId: string, endpoint: string, body: unknown = {}) =>
+  call('POST', `/nodes/${e.userId}/${nodeId}/${endpoint}`, body, e.nodeApiToken);
 const idOf = (name: string) => e.nodes().find((n) => n.name === name)!.nodeId;
 
 beforeAll(async () => {
@@ -41,18 +48,38 @@ describe('emulator: two images', () => {
   it('upgrade: IN_PROGRESS, then RUNNING on the latest image, LOCKED; /sendasset is gone and the old /unlock is refused as RLN refuses it', async () => {
     const id = idOf('alice');
     expect((await call('POST', `/api/nodes/${id}/upgrade`)).status).toBe(200);
-    await waitFor(() => e.nodes().find((n) => n.nodeId === id)?.status === 'RUNNING' && e.world.apiOf(id) === '6887cbf', { timeout: 2_000, what: 'upgraded' });
+    await waitFor(() => e.nodes().find((n) => n.nodeId === id)?.status === 'RUNNING' && e.world.apiOf(id) === '6887cbf', {
+      timeout: 2_000,
+      what: 'upgraded',
+    });
     expect((await call('GET', `/api/nodes/${id}`)).body.rln_commit_id).toMatch(/^6887cbf/);
-    expect((await call('GET', `/nodes/${e.userId}/${id}/nodeinfo`, undefined, e.nodeApiToken)).body).toMatchObject({ code: 403, name: 'LockedNode' });
+    expect((await call('GET', `/nodes/${e.userId}/${id}/nodeinfo`, undefined, e.nodeApiToken)).body).toMatchObject({
+      code: 403,
+      name: 'LockedNode',
+    });
     expect((await nodeApi(id, 'sendasset', {})).status).toBe(404);
-    const old = await nodeApi(id, 'unlock', { password: PASSWORD, bitcoind_rpc_username: 'u', bitcoind_rpc_password: 'p', bitcoind_rpc_host: 'h', bitcoind_rpc_port: 18443 });
+    const old = await nodeApi(id, 'unlock', {
+      password: PASSWORD,
+      bitcoind_rpc_username: 'u',
+      bitcoind_rpc_password: 'p',
+      bitcoind_rpc_host: 'h',
+      bitcoind_rpc_port: 18443,
+    });
     expect(old.status).toBe(400);
     expect(old.body).toMatchObject({ name: 'InvalidRequest', error: expect.stringContaining('missing field `ldk_chain_sync`') });
-    const ok = await nodeApi(id, 'unlock', { password: PASSWORD, ldk_chain_sync: { mode: 'TransactionSync', config: { indexer_url: '127.0.0.1:50001' } }, indexer_url: '127.0.0.1:50001', announce_addresses: [] });
+    const ok = await nodeApi(id, 'unlock', {
+      password: PASSWORD,
+      ldk_chain_sync: { mode: 'TransactionSync', config: { indexer_url: '127.0.0.1:50001' } },
+      indexer_url: '127.0.0.1:50001',
+      announce_addresses: [],
+    });
     expect(ok.status).toBe(200);
     // And f379330 refuses a 6887cbf body the way it refused missing fields (axum's 422).
     const onOld = await nodeApi(idOf('bob'), 'listtransfers', { asset_filter: { type: 'AnyOrNone' } });
-    expect(onOld).toMatchObject({ status: 422, body: { name: 'JsonExtractorRejection', error: expect.stringContaining('missing field `asset_id`') } });
+    expect(onOld).toMatchObject({
+      status: 422,
+      body: { name: 'JsonExtractorRejection', error: expect.stringContaining('missing field `asset_id`') },
+    });
   });
 
   it('a backup taken on f379330 cannot be restored on 6887cbf: its mnemonic file is unreadable there', async () => {
@@ -62,7 +89,10 @@ describe('emulator: two images', () => {
     const alice = idOf('alice');
     expect((await nodeApi(alice, 'lock')).status).toBe(200);
     const r = await nodeApi(alice, 'restore', { backup_path: '/backups/bob-old.backup', password: PASSWORD });
-    expect(r).toMatchObject({ status: 500, body: { name: 'CorruptedMnemonic', error: expect.stringContaining('The stored mnemonic is corrupted') } });
+    expect(r).toMatchObject({
+      status: 500,
+      body: { name: 'CorruptedMnemonic', error: expect.stringContaining('The stored mnemonic is corrupted') },
+    });
   });
 
   it('answers the management API as the service publishes it: generate-cert, FAILURE builds, DESTROING then DESTROYED', async () => {
@@ -75,7 +105,12 @@ describe('emulator: two images', () => {
     e.faults.failNext.add('upgrade');
     await call('POST', `/api/nodes/${id}/upgrade`);
     await waitFor(() => e.nodes().find((n) => n.nodeId === id)?.status === 'FAILED', { timeout: 2_000, what: 'FAILED' });
-    expect(e.nodes().find((n) => n.nodeId === id)!.builds!.at(-1)).toMatchObject({ buildStatus: 'FAILURE', currentPhase: 'COMPLETED', action: 'UPGRADE' });
+    expect(
+      e
+        .nodes()
+        .find((n) => n.nodeId === id)!
+        .builds!.at(-1),
+    ).toMatchObject({ buildStatus: 'FAILURE', currentPhase: 'COMPLETED', action: 'UPGRADE' });
     expect((await call('DELETE', '/api/nodes', { destroyNodeId: id })).status).toBe(200);
     expect(e.nodes().find((n) => n.nodeId === id)?.status).toBe('DESTROING');
     await waitFor(() => !e.nodes().some((n) => n.nodeId === id), { timeout: 2_000, what: 'carol gone' });

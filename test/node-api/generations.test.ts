@@ -47,7 +47,10 @@ describe('node API generations', () => {
   });
 
   it('learns a node’s generation from its answers, once per capability, when no image says it', async () => {
-    for (const [nodeId, gen] of [['old', 'f379330'], ['new', '6887cbf']] as const) {
+    for (const [nodeId, gen] of [
+      ['old', 'f379330'],
+      ['new', '6887cbf'],
+    ] as const) {
       const shapes = new NodeShapes();
       const api = client(nodeId, { shapes });
       const seen = asked();
@@ -78,7 +81,10 @@ describe('node API generations', () => {
     expect((await transfersOf('old'))[0]).toMatchObject({ kind: 'Issuance', status: 'Settled' });
     expect((await transfersOf('new'))[0]).toMatchObject({ kind: 'Issuance', status: 'Settled' });
     const seen = asked();
-    await expect(client('old').listtransfers({})).rejects.toMatchObject({ kind: 'invalid-request', message: expect.stringContaining('one asset at a time') });
+    await expect(client('old').listtransfers({})).rejects.toMatchObject({
+      kind: 'invalid-request',
+      message: expect.stringContaining('one asset at a time'),
+    });
     expect(seen()).toEqual(['listtransfers']); // the probe only: the body was never sent
     expect((await client('new').listtransfers({})).transfers.length).toBeGreaterThan(0);
   });
@@ -103,7 +109,15 @@ describe('node API generations', () => {
     world.moveToImage('old', 'f379330'); // restarted: locked
     const api = client('old', { shapes });
     await expect(api.btcbalance({ skip_sync: true })).rejects.toMatchObject({ rlnName: 'LockedNode' });
-    expect(shapes.snapshot()).toEqual({ send: '6887cbf', unlock: '6887cbf', rgbinvoice: '6887cbf', listtransfers: '6887cbf', sync: '6887cbf', refreshtransfers: '6887cbf', listunspents: '6887cbf' });
+    expect(shapes.snapshot()).toEqual({
+      send: '6887cbf',
+      unlock: '6887cbf',
+      rgbinvoice: '6887cbf',
+      listtransfers: '6887cbf',
+      sync: '6887cbf',
+      refreshtransfers: '6887cbf',
+      listunspents: '6887cbf',
+    });
     expect(shapes.get('sync')).toBe('6887cbf'); // the image's word stays; what was learnt on top of it is gone
     await world.seedReadyNode('old', PASSWORD);
   });

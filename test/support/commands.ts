@@ -36,7 +36,12 @@ export async function startEnv(opts: { lifecycleDelayMs?: number } = {}): Promis
   const hosting = createHostingClient({ baseUrl: emulator.url, token: emulator.token, retry: { limit: 0 } });
   const api = (node: HostedNode) => {
     if (!node.invoke_url) throw new Error(`node ${node.name} has no invoke_url`);
-    return createNodeApiClient({ baseUrl: node.invoke_url, credentials: { kind: 'token', token: emulator.nodeApiToken }, retries: 0, image: imageOfNode(node) });
+    return createNodeApiClient({
+      baseUrl: node.invoke_url,
+      credentials: { kind: 'token', token: emulator.nodeApiToken },
+      retries: 0,
+      image: imageOfNode(node),
+    });
   };
   // Node-operation handlers use only hosting, nodeApi, now and publicUrl; the other rooms' services are absent here.
   const services = { hosting, nodeApi: api, now: Date.now } as Partial<Services> as Services;
@@ -87,7 +92,7 @@ export async function runCommand(
   opts: { secrets?: Record<string, string> } = {},
 ): Promise<HandlerResult> {
   const args = def.args.parse(rawArgs);
-  const nodeKey = def.nodeArg === false ? undefined : def.nodeArg ?? ('node' in def.args.shape ? 'node' : undefined);
+  const nodeKey = def.nodeArg === false ? undefined : (def.nodeArg ?? ('node' in def.args.shape ? 'node' : undefined));
   let node: HostedNode | undefined;
   if (nodeKey && typeof args[nodeKey] === 'string') {
     const nodes = await env.services.hosting.listNodes();

@@ -22,7 +22,11 @@ export const OPENAPI_URLS: Record<Generation, URL> = {
  */
 const REQUEST_ERRATA: Record<Generation, (schemas: Json) => void> = {
   f379330: (schemas) => {
-    schemas.CheckProxyEndpointRequest = { type: 'object', required: ['proxy_endpoint'], properties: { proxy_endpoint: { type: 'string' } } };
+    schemas.CheckProxyEndpointRequest = {
+      type: 'object',
+      required: ['proxy_endpoint'],
+      properties: { proxy_endpoint: { type: 'string' } },
+    };
   },
   '6887cbf': () => undefined,
 };
@@ -73,7 +77,10 @@ function load(gen: Generation = 'f379330'): Loaded {
   ajv.addSchema({ $id: `openapi-${gen}.json`, components: toJsonSchema(components, `openapi-${gen}.json`, false) });
   const requestSchemas = structuredClone((components.schemas ?? {}) as Json);
   REQUEST_ERRATA[gen](requestSchemas);
-  ajv.addSchema({ $id: `openapi-${gen}-requests.json`, components: { schemas: toJsonSchema(requestSchemas, `openapi-${gen}-requests.json`, true) } });
+  ajv.addSchema({
+    $id: `openapi-${gen}-requests.json`,
+    components: { schemas: toJsonSchema(requestSchemas, `openapi-${gen}-requests.json`, true) },
+  });
   const loaded = { doc, ajv, validators: new Map<string, ValidateFunction>() };
   cache.set(gen, loaded);
   return loaded;
@@ -97,7 +104,12 @@ export function documentedEndpoints(gen: Generation = 'f379330'): Array<[string,
 }
 
 /** Validates a 200 body of `method endpoint` against its response schema in a generation's document (default f379330's). */
-export function validateResponse(endpoint: string, method: string, body: unknown, gen: Generation = 'f379330'): { ok: boolean; errors: string } {
+export function validateResponse(
+  endpoint: string,
+  method: string,
+  body: unknown,
+  gen: Generation = 'f379330',
+): { ok: boolean; errors: string } {
   const { ajv, validators } = load(gen);
   const key = `${gen} response ${method.toUpperCase()} ${endpoint}`;
   let validate = validators.get(key);
@@ -105,7 +117,8 @@ export function validateResponse(endpoint: string, method: string, body: unknown
     const op = operation(gen, endpoint, method);
     if (!op) return { ok: false, errors: `${method.toUpperCase()} ${endpoint} is not in the ${gen} OpenAPI document` };
     const schema = (((op.responses as Json)['200'] as Json)?.content as Json | undefined)?.['application/json'] as Json | undefined;
-    if (!schema) return { ok: false, errors: `${method.toUpperCase()} ${endpoint} has no JSON 200 response in the ${gen} OpenAPI document` };
+    if (!schema)
+      return { ok: false, errors: `${method.toUpperCase()} ${endpoint} has no JSON 200 response in the ${gen} OpenAPI document` };
     validate = ajv.compile(toJsonSchema(schema.schema, `openapi-${gen}.json`, false) as object);
     validators.set(key, validate);
   }

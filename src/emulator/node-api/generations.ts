@@ -49,7 +49,9 @@ const REQUIRED: Record<ApiGeneration, Record<string, string[]>> = {
 export function missingFieldError(gen: ApiGeneration, field: string, body: unknown): RlnError {
   const column = JSON.stringify(body ?? {}).length;
   const text = `Failed to deserialize the JSON body into the target type: missing field \`${field}\` at line 1 column ${column}`;
-  return gen === 'f379330' ? new RlnError(422, 'JsonExtractorRejection', text) : new RlnError(400, 'InvalidRequest', `Invalid request: ${text}`);
+  return gen === 'f379330'
+    ? new RlnError(422, 'JsonExtractorRejection', text)
+    : new RlnError(400, 'InvalidRequest', `Invalid request: ${text}`);
 }
 
 /** Refuses a body of a changed endpoint that lacks a required field of this generation. */
@@ -60,7 +62,8 @@ export function checkRequired(gen: ApiGeneration, endpoint: string, body: Body):
 }
 
 function nested(gen: ApiGeneration, v: unknown, field: string, required: string[], whole: Body): Body {
-  if (!v || typeof v !== 'object' || Array.isArray(v)) throw badRequest('InvalidRequest', `Invalid request: \`${field}\` must be an object`);
+  if (!v || typeof v !== 'object' || Array.isArray(v))
+    throw badRequest('InvalidRequest', `Invalid request: \`${field}\` must be an object`);
   const o = v as Body;
   for (const f of required) if (o[f] === undefined || o[f] === null) throw missingFieldError(gen, f, whole);
   return o;
@@ -78,8 +81,14 @@ function sendrgb(ctx: Ctx) {
   return assets.sendasset({
     ...ctx,
     body: {
-      asset_id: assetId, recipient_id: r.recipient_id, assignment: r.assignment, witness_data: r.witness_data, transport_endpoints: r.transport_endpoints,
-      donation: ctx.body.donation, fee_rate: ctx.body.fee_rate, min_confirmations: ctx.body.min_confirmations,
+      asset_id: assetId,
+      recipient_id: r.recipient_id,
+      assignment: r.assignment,
+      witness_data: r.witness_data,
+      transport_endpoints: r.transport_endpoints,
+      donation: ctx.body.donation,
+      fee_rate: ctx.body.fee_rate,
+      min_confirmations: ctx.body.min_confirmations,
     },
   });
 }
@@ -88,10 +97,17 @@ function sendrgb(ctx: Ctx) {
 function unlock(ctx: Ctx) {
   const sync = nested('6887cbf', ctx.body.ldk_chain_sync, 'ldk_chain_sync', ['mode', 'config'], ctx.body);
   const mode = optString(sync, 'mode');
-  const needs = mode === 'BlockSync'
-    ? ['bitcoind_rpc_username', 'bitcoind_rpc_password', 'bitcoind_rpc_host', 'bitcoind_rpc_port']
-    : mode === 'TransactionSync' ? ['indexer_url'] : undefined;
-  if (!needs) throw badRequest('InvalidRequest', `Invalid request: unknown variant \`${String(mode)}\`, expected \`BlockSync\` or \`TransactionSync\``);
+  const needs =
+    mode === 'BlockSync'
+      ? ['bitcoind_rpc_username', 'bitcoind_rpc_password', 'bitcoind_rpc_host', 'bitcoind_rpc_port']
+      : mode === 'TransactionSync'
+        ? ['indexer_url']
+        : undefined;
+  if (!needs)
+    throw badRequest(
+      'InvalidRequest',
+      `Invalid request: unknown variant \`${String(mode)}\`, expected \`BlockSync\` or \`TransactionSync\``,
+    );
   nested('6887cbf', sync.config, 'config', needs, ctx.body);
   reqString(ctx.body, 'indexer_url');
   optStringArray(ctx.body, 'announce_addresses');
@@ -100,7 +116,8 @@ function unlock(ctx: Ctx) {
 
 function rgbinvoice(ctx: Ctx) {
   const expiration = Number(ctx.body.expiration_timestamp);
-  if (!Number.isSafeInteger(expiration) || expiration <= nowSec()) throw badRequest('InvalidExpiration', 'Invalid expiration: it must be in the future');
+  if (!Number.isSafeInteger(expiration) || expiration <= nowSec())
+    throw badRequest('InvalidExpiration', 'Invalid expiration: it must be in the future');
   const endpoints = optStringArray(ctx.body, 'transport_endpoints') ?? [];
   return invoices.rgbinvoiceWith(ctx, { expiration, endpoints, generation: '6887cbf' });
 }
@@ -116,7 +133,10 @@ function listtransfers(ctx: Ctx) {
 function sync(ctx: Ctx) {
   const options = nested('6887cbf', ctx.body.options, 'options', ['keychain', 'strategy'], ctx.body);
   if (!['FastSync', 'FullSync', 'FullScan'].includes(String(options.strategy))) {
-    throw badRequest('InvalidRequest', `Invalid request: unknown variant \`${String(options.strategy)}\`, expected one of \`FastSync\`, \`FullSync\`, \`FullScan\``);
+    throw badRequest(
+      'InvalidRequest',
+      `Invalid request: unknown variant \`${String(options.strategy)}\`, expected one of \`FastSync\`, \`FullSync\`, \`FullScan\``,
+    );
   }
   return lifecycle.sync(ctx);
 }

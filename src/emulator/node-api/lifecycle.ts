@@ -15,7 +15,15 @@ export function fundWallet(world: WorldState, w: Wallet): void {
   if (world.fundingSat <= 0) return;
   const txid = hex();
   addUtxo(w, txid, 0, world.fundingSat, { confirmed: true });
-  w.transactions.push({ txid, transaction_type: 'User', received: world.fundingSat, sent: 0, fee: 0, height: world.height, timestamp: Math.floor(Date.now() / 1000) });
+  w.transactions.push({
+    txid,
+    transaction_type: 'User',
+    received: world.fundingSat,
+    sent: 0,
+    fee: 0,
+    height: world.height,
+    timestamp: Math.floor(Date.now() / 1000),
+  });
 }
 
 export function init({ world, node, body }: Ctx) {

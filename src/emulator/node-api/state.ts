@@ -213,9 +213,20 @@ export class WorldState {
   newNode(nodeId: string, network: BitcoinNetwork, alias?: string, api: ApiGeneration = 'f379330'): NodeState {
     const pubkey = pubkeyFor(nodeId);
     return {
-      nodeId, api, alias, network, pubkey, unlocked: false,
-      xpubVanilla: tpub(`${pubkey}/vanilla`), xpubColored: tpub(`${pubkey}/colored`),
-      peers: new Set(), media: new Map(), makerSwaps: [], takerSwaps: [], revokedTokens: new Set(), largeAmounts: false,
+      nodeId,
+      api,
+      alias,
+      network,
+      pubkey,
+      unlocked: false,
+      xpubVanilla: tpub(`${pubkey}/vanilla`),
+      xpubColored: tpub(`${pubkey}/colored`),
+      peers: new Set(),
+      media: new Map(),
+      makerSwaps: [],
+      takerSwaps: [],
+      revokedTokens: new Set(),
+      largeAmounts: false,
     };
   }
 
@@ -242,7 +253,11 @@ export class WorldState {
       const w = node.wallet;
       if (!w) continue;
       for (const u of w.utxos) if (txids.has(u.txid)) u.confirmed = true;
-      for (const t of w.transactions) if (txids.has(t.txid) && t.height === undefined) { t.height = this.height; t.timestamp = ts; }
+      for (const t of w.transactions)
+        if (txids.has(t.txid) && t.height === undefined) {
+          t.height = this.height;
+          t.timestamp = ts;
+        }
     }
     for (const [, callbacks] of confirmed) for (const cb of callbacks) cb();
   }

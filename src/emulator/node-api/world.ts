@@ -114,7 +114,10 @@ function hasBigint(v: unknown): boolean {
 export function unlockBody(api: ApiGeneration, password: string): Record<string, unknown> {
   if (api === 'f379330') return { password };
   return {
-    password, ldk_chain_sync: { mode: 'TransactionSync', config: { indexer_url: DEFAULT_INDEXER } }, indexer_url: DEFAULT_INDEXER, announce_addresses: [],
+    password,
+    ldk_chain_sync: { mode: 'TransactionSync', config: { indexer_url: DEFAULT_INDEXER } },
+    indexer_url: DEFAULT_INDEXER,
+    announce_addresses: [],
   };
 }
 
@@ -131,7 +134,9 @@ function as6887cbf(endpoint: string, result: unknown): unknown {
     case 'listunspents':
       return {
         unspents: (r.unspents as Array<Record<string, unknown>>).map((u) => ({
-          ...u, utxo: { ...(u.utxo as object), exists: true, derivation_index: null }, pending_blinded: 0,
+          ...u,
+          utxo: { ...(u.utxo as object), exists: true, derivation_index: null },
+          pending_blinded: 0,
         })),
       };
     case 'sendpayment':
@@ -150,7 +155,8 @@ export function stringifyExact(v: unknown): string {
   return text.replace(/"\\u0000big:(\d+)"/g, '$1');
 }
 
-const toPlain = (v: unknown): unknown => JSON.parse(JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? Number(x) : x))) as unknown;
+const toPlain = (v: unknown): unknown =>
+  JSON.parse(JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? Number(x) : x))) as unknown;
 
 /**
  * The state machine of the RLN nodes of one emulator: wallets, assets, invoices, channels, payments, transfers and
@@ -224,7 +230,8 @@ export class NodeWorld {
       let input: Body = {};
       if (route.method === 'POST' && body !== undefined && body !== null && body !== '') {
         if (body instanceof Uint8Array && endpoint === 'postassetmedia') input = { file: body };
-        else if (typeof body !== 'object' || Array.isArray(body)) throw badRequest('InvalidRequest', 'Failed to parse the request body as a JSON object');
+        else if (typeof body !== 'object' || Array.isArray(body))
+          throw badRequest('InvalidRequest', 'Failed to parse the request body as a JSON object');
         else input = body as Body;
       }
       // RLN reads the body before it looks at the wallet: a body of the other generation is refused first.

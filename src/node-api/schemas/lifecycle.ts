@@ -14,26 +14,45 @@ export type ChainSyncMode = z.infer<typeof ChainSyncMode>;
  * every bitcoind field, or TransactionSync with an indexer URL), and always an `indexer_url`.
  */
 export const UnlockRequest = obj({
-  password: z.string().min(1), chain_sync: ChainSyncMode.optional(),
-  bitcoind_rpc_username: z.string().optional(), bitcoind_rpc_password: z.string().optional(),
-  bitcoind_rpc_host: z.string().optional(), bitcoind_rpc_port: Int.optional(), indexer_url: z.string().optional(),
-  proxy_endpoint: z.string().optional(), announce_addresses: z.array(z.string()).optional(), announce_alias: z.string().optional(),
+  password: z.string().min(1),
+  chain_sync: ChainSyncMode.optional(),
+  bitcoind_rpc_username: z.string().optional(),
+  bitcoind_rpc_password: z.string().optional(),
+  bitcoind_rpc_host: z.string().optional(),
+  bitcoind_rpc_port: Int.optional(),
+  indexer_url: z.string().optional(),
+  proxy_endpoint: z.string().optional(),
+  announce_addresses: z.array(z.string()).optional(),
+  announce_alias: z.string().optional(),
 });
 export const UnlockF379330 = z.strictObject({
-  password: z.string().min(1), bitcoind_rpc_username: z.string().optional(), bitcoind_rpc_password: z.string().optional(),
-  bitcoind_rpc_host: z.string().optional(), bitcoind_rpc_port: Int.optional(), indexer_url: z.string().optional(),
-  proxy_endpoint: z.string().optional(), announce_addresses: z.array(z.string()).optional(), announce_alias: z.string().optional(),
+  password: z.string().min(1),
+  bitcoind_rpc_username: z.string().optional(),
+  bitcoind_rpc_password: z.string().optional(),
+  bitcoind_rpc_host: z.string().optional(),
+  bitcoind_rpc_port: Int.optional(),
+  indexer_url: z.string().optional(),
+  proxy_endpoint: z.string().optional(),
+  announce_addresses: z.array(z.string()).optional(),
+  announce_alias: z.string().optional(),
 });
 export const UnlockG6887cbf = z.strictObject({
   password: z.string().min(1),
   ldk_chain_sync: z.discriminatedUnion('mode', [
     z.strictObject({
       mode: z.literal('BlockSync'),
-      config: z.strictObject({ bitcoind_rpc_username: z.string().min(1), bitcoind_rpc_password: z.string().min(1), bitcoind_rpc_host: z.string().min(1), bitcoind_rpc_port: Int.min(1) }),
+      config: z.strictObject({
+        bitcoind_rpc_username: z.string().min(1),
+        bitcoind_rpc_password: z.string().min(1),
+        bitcoind_rpc_host: z.string().min(1),
+        bitcoind_rpc_port: Int.min(1),
+      }),
     }),
     z.strictObject({ mode: z.literal('TransactionSync'), config: z.strictObject({ indexer_url: z.string().min(1) }) }),
   ]),
-  indexer_url: z.string().min(1), announce_addresses: z.array(z.string()), announce_alias: z.string().optional(),
+  indexer_url: z.string().min(1),
+  announce_addresses: z.array(z.string()),
+  announce_alias: z.string().optional(),
 });
 
 /** `node sync`'s strategy (6887cbf); f379330 syncs its own way and takes no body. */

@@ -15,7 +15,10 @@ describe('NodeWorld routing', () => {
     const world = new NodeWorld();
     world.addNode('n1', { network: 'regtest' });
     await world.seedReadyNode('n1', 'password1');
-    expect(await world.handle('n1', 'POST', 'listchannels', {})).toMatchObject({ status: 405, body: { code: 405, name: 'MethodNotAllowed' } });
+    expect(await world.handle('n1', 'POST', 'listchannels', {})).toMatchObject({
+      status: 405,
+      body: { code: 405, name: 'MethodNotAllowed' },
+    });
     expect(await world.handle('n1', 'GET', 'btcbalance', undefined)).toMatchObject({ status: 405 });
     expect(await world.handle('n1', 'POST', 'nosuchendpoint', {})).toMatchObject({ status: 404, body: { code: 404 } });
     expect(await world.handle('ghost', 'GET', 'nodeinfo', undefined)).toMatchObject({ status: 404 });
