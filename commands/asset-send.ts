@@ -17,7 +17,7 @@ const sendArgs = z.object({
   amount: assetAmount().describe("Amount in the asset's display units: 15.5 or 15.5 USDT (raw units with raw=true)"),
   recipient_id: z.string().min(1).describe('Recipient id, or a whole RGB invoice (its endpoints are used)'),
   donation: flag().default(false).describe('Send without waiting for the recipient to accept'),
-  fee_rate: z.coerce.number().positive().default(5).describe('Fee rate in sat/vB (default 5)'),
+  fee_rate: int().min(1).default(5).describe('Fee rate in sat/vB, a whole number (default 5)'),
   min_confirmations: int().min(0).default(1).describe('Confirmations before settling (default 1)'),
   transport_endpoints: z.string().optional().describe('Transport endpoints (rpc://…), comma-separated'),
   witness_amount_sat: satAmount().optional().describe('For a witness recipient: sats sent with the asset (default 1000)'),
@@ -36,10 +36,19 @@ async function recipientInvoice(api: NodeApiClient, recipient: string): Promise<
  * Why the send does not match its RGB invoice: another asset, another amount (both shown, in
  * display units), or an invoice that has expired. Undefined when it matches.
  */
-async function invoiceMismatch(api: NodeApiClient, inv: RgbInvoice, assetId: string, value: number, nowMs: number): Promise<Refusal | undefined> {
+async function invoiceMismatch(
+  api: NodeApiClient,
+  inv: RgbInvoice,
+  assetId: string,
+  value: number,
+  nowMs: number,
+): Promise<Refusal | undefined> {
   if (inv.asset_id && inv.asset_id !== assetId) {
     const [asked, chosen] = await Promise.all([describeAsset(api, inv.asset_id), describeAsset(api, assetId)]);
-    return { reason: `The invoice asks for ${asked.label} (${inv.asset_id}), but the send is of ${chosen.label} (${assetId}).`, next: 'Send the asset the invoice names, or ask for an invoice of this one.' };
+    return {
+      reason: `The invoice asks for ${asked.label} (${inv.asset_id}), but the send is of ${chosen.label} (${assetId}).`,
+      next: 'Send the asset the invoice names, or ask for an invoice of this one.',
+    };
   }
   const wanted = inv.assignment?.type === 'Fungible' && 'value' in inv.assignment ? Number(inv.assignment.value) : undefined;
   if (wanted !== undefined && wanted !== value) {
@@ -51,7 +60,10 @@ async function invoiceMismatch(api: NodeApiClient, inv: RgbInvoice, assetId: str
   }
   const exp = inv.expiration_timestamp;
   if (exp !== undefined && exp !== null && Number(exp) * 1000 <= nowMs) {
-    return { reason: `The invoice expired at ${formatTime(Number(exp))}: the recipient no longer waits for this transfer.`, next: 'Ask the recipient for a new invoice.' };
+    return {
+      reason: `The invoice expired at ${formatTime(Number(exp))}: the recipient no longer waits for this transfer.`,
+      next: 'Ask the recipient for a new invoice.',
+    };
   }
   return undefined;
 }
@@ -68,7 +80,11 @@ async function sendPlan(ctx: CommandContext<z.infer<typeof sendArgs>>) {
 
 /** The amount of `asset send` in raw units: display units with the asset's precision unless raw=true. */
 function sendAmount(api: NodeApiClient, assetId: string, a: { amount: string; raw: boolean }): Promise<number> {
-  return rawAssetAmount(api, assetId, a.amount, { arg: 'amount', raw: a.raw, example: '`asset send alice USDT 15.5 <recipient>` or `amount="15.5 USDT"`' });
+  return rawAssetAmount(api, assetId, a.amount, {
+    arg: 'amount',
+    raw: a.raw,
+    example: '`asset send alice USDT 15.5 <recipient>` or `amount="15.5 USDT"`',
+  });
 }
 
 export const assetSend = defineCommand({
@@ -92,7 +108,15 @@ export const assetSend = defineCommand({
     return [
       { label: 'Sends', value: `${withPrecision(value, precision)} ${label}`, inline: true },
       { label: 'To', value: [{ code: shortId(recipient, 28) }], inline: true },
-      ...(inv ? [{ label: 'Invoice', value: `${inv.assignment?.type === 'Fungible' ? 'asks for this amount of this asset' : 'asks for no set amount'}${inv.expiration_timestamp ? `, valid until ${formatTime(Number(inv.expiration_timestamp))}` : ''}`, inline: true }] : []),
+      ...(inv
+        ? [
+            {
+              label: 'Invoice',
+              value: `${inv.assignment?.type === 'Fungible' ? 'asks for this amount of this asset' : 'asks for no set amount'}${inv.expiration_timestamp ? `, valid until ${formatTime(Number(inv.expiration_timestamp))}` : ''}`,
+              inline: true,
+            },
+          ]
+        : []),
       { label: 'Fee rate', value: `${ctx.args.fee_rate} sat/vB`, inline: true },
       ...(ctx.args.donation ? [{ label: 'Donation', value: 'yes: sent without waiting for the recipient to accept', inline: true }] : []),
     ];
@@ -111,8 +135,13 @@ export const assetSend = defineCommand({
       witness = inv.recipient_type === 'Witness';
     }
     if (endpoints.length === 0) {
-      throw new UserError('invalid_arguments', 'No transport endpoint to deliver the transfer.', 'Give `transport_endpoints=rpc://…`, or pass the whole RGB invoice as the recipient.');
+      throw new UserError(
+        'invalid_arguments',
+        'No transport endpoint to deliver the transfer.',
+        'Give `transport_endpoints=rpc://…`, or pass the whole RGB invoice as the recipient.',
+      );
     }
+    // One recipient of one asset: `/sendasset` on f379330 images, a one-entry `/sendrgb` on 6887cbf (the client picks).
     const { txid } = await api.sendasset(
       compact({
         asset_id: a.asset_id,

@@ -1,5 +1,6 @@
 /** `asset …`: RGB assets: list, balance, metadata, media, transfers; issuance in asset-issue.ts, sending in asset-send.ts. */
 import { z } from 'zod';
+import { transferKindText, transferStatusText } from '../src/node-api/index.js';
 import { UserError } from '../src/vocabulary/index.js';
 import { shortId, thousands, withPrecision } from '../src/vocabulary/index.js';
 import { msg } from '../src/vocabulary/index.js';
@@ -12,7 +13,6 @@ import { nodeListCommand } from './support/list-command.js';
 import { bodyOf, formatTime, titled } from './support/present.js';
 import { assetIssueCommands } from './asset-issue.js';
 import { assetSend } from './asset-send.js';
-
 
 const list = nodeListCommand({
   path: 'asset list',
@@ -109,7 +109,10 @@ const media = defineCommand({
   example: '/rln asset media alice 5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03',
   args: z.object({
     node: nodeArg(),
-    digest: z.string().regex(/^[0-9a-fA-F]{64}$/, 'a 64-hex-digit digest').describe('Media digest (64 hex digits)'),
+    digest: z
+      .string()
+      .regex(/^[0-9a-fA-F]{64}$/, 'a 64-hex-digit digest')
+      .describe('Media digest (64 hex digits)'),
   }),
   role: 'read',
   async handler(ctx) {
@@ -204,8 +207,8 @@ const transfers = nodeListCommand({
         ],
         rows: items.map((t) => [
           String(t.idx ?? '—'),
-          String(t.kind ?? '—'),
-          String(t.status ?? '—'),
+          transferKindText(t.kind),
+          transferStatusText(t.status),
           withPrecision(requested(t) ?? sumOf(t), precision),
           t.txid ? shortId(t.txid, 12) : '—',
           formatTime(t.updated_at),

@@ -5,7 +5,8 @@ import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../src
 import { msg, type Field } from '../src/vocabulary/index.js';
 import { defineCommand } from './define-command.js';
 import { type AnyCommand } from '../src/engine/index.js';
-import { assetAmount, checkAssetPair, int, msatAmount, nodeArg, rawFlag } from './support/arg-types.js';
+import type { NodeApiClient } from '../src/node-api/index.js';
+import { assetAmount, checkAssetPair, int, msatAmount, nodeArg, rawFlag, splitList } from './support/arg-types.js';
 import { assetNamed, rawAssetAmount } from './support/asset-amount.js';
 import { assetAmountText, assetIndex, resolveAssetId } from './support/asset-table.js';
 import { nodeClient } from './support/node-client.js';
@@ -14,7 +15,10 @@ import { qrFile } from './support/qr-file.js';
 
 /** An RGB invoice starts with `rgb:`; a Lightning one with `ln` (lnbc, lntb, lnbcrt…), maybe after `lightning:`. */
 export function invoiceKind(invoice: string): 'ln' | 'rgb' | 'unknown' {
-  const t = invoice.trim().toLowerCase().replace(/^lightning:/, '');
+  const t = invoice
+    .trim()
+    .toLowerCase()
+    .replace(/^lightning:/, '');
   if (t.startsWith('rgb:')) return 'rgb';
   if (/^ln[a-z]*1/.test(t) || t.startsWith('ln')) return 'ln';
   return 'unknown';
@@ -29,7 +33,7 @@ const ln = defineCommand({
     amt_msat: msatAmount().optional().describe('Amount in millisats, or with a unit: 3000 sat, 0.0001 BTC (omit for any amount)'),
     expiry_sec: int().min(60).max(31_536_000).default(3600).describe('Seconds until it expires (default 3600)'),
     asset_id: z.string().trim().min(1).optional().describe('RGB asset carried by the payment: its rgb: id or ticker'),
-    asset_amount: assetAmount().optional().describe("Asset amount in display units: 10 or 10 USDT (raw units with raw=true)"),
+    asset_amount: assetAmount().optional().describe('Asset amount in display units: 10 or 10 USDT (raw units with raw=true)'),
     raw: rawFlag(),
   }),
   role: 'operate',
@@ -41,11 +45,12 @@ const ln = defineCommand({
     const a = { ...ctx.args, asset_id: named };
     checkAssetPair(a);
     const assetId = a.asset_id ? await resolveAssetId(api, node.name, a.asset_id) : undefined;
-    const assetAmt = assetId && a.asset_amount !== undefined
-      ? await rawAssetAmount(api, assetId, a.asset_amount, { arg: 'asset_amount', raw: a.raw, example: '`asset_amount="10 USDT"`' })
-      : undefined;
+    const assetAmt =
+      assetId && a.asset_amount !== undefined
+        ? await rawAssetAmount(api, assetId, a.asset_amount, { arg: 'asset_amount', raw: a.raw, example: '`asset_amount="10 USDT"`' })
+        : undefined;
     const { invoice } = await api.lninvoice(
-      compact({ amt_msat: a.amt_msat, expiry_sec: a.expiry_sec, asset_id: assetId, asset_amount: assetAmt })
+      compact({ amt_msat: a.amt_msat, expiry_sec: a.expiry_sec, asset_id: assetId, asset_amount: assetAmt }),
     );
     const fields: Field[] = [
       {
@@ -69,20 +74,56 @@ const ln = defineCommand({
   },
 });
 
+/**
+ * The transport endpoints of an RGB invoice in the node's generation: 6887cbf puts the ones given in the
+ * invoice (`none`: out of band) and has no default of its own; f379330 puts the proxy it was unlocked
+ * with, and cannot be told another.
+ */
+async function invoiceEndpoints(api: NodeApiClient, nodeName: string, given: string | undefined): Promise<string[] | undefined> {
+  const shape = await api.generation('rgbinvoice');
+  if (shape === 'f379330') {
+    if (given !== undefined) {
+      throw new UserError(
+        'invalid_arguments',
+        `${nodeName} runs an image with the f379330 node API: its invoices carry the RGB proxy it was unlocked with, and cannot name others.`,
+        'Leave out `transport_endpoints`, or upgrade the node first (`node upgrade`).',
+      );
+    }
+    return undefined;
+  }
+  if (given === undefined) {
+    throw new UserError(
+      'invalid_arguments',
+      `${nodeName} runs an image with the 6887cbf node API: an RGB invoice names where the sender delivers the transfer.`,
+      'Give `transport_endpoints=rpc://…` (an RGB proxy), or `transport_endpoints=none` to hand the consignment over out of band.',
+    );
+  }
+  return given.toLowerCase() === 'none' ? [] : splitList(given);
+}
+
 const rgb = defineCommand({
   path: 'invoice rgb',
   summary: 'Create an RGB invoice to receive an asset on-chain',
   example: '/rln invoice rgb alice amount="10 USDT"',
   args: z.object({
     node: nodeArg(),
-    asset_id: z.string().trim().min(1).optional().describe(
-      'The asset to receive: rgb: id, or ticker of an asset the node has (omit for any)'
-    ),
-    amount: assetAmount().optional().describe(
-      "Amount to receive in display units: 10 USDT, or 10 with asset_id (raw=true: raw units; omit: any)"
-    ),
+    asset_id: z
+      .string()
+      .trim()
+      .min(1)
+      .optional()
+      .describe('The asset to receive: rgb: id, or ticker of an asset the node has (omit for any)'),
+    amount: assetAmount()
+      .optional()
+      .describe('Amount to receive in display units: 10 USDT, or 10 with asset_id (raw=true: raw units; omit: any)'),
     raw: rawFlag(),
-    duration_seconds: int().min(60).optional().describe('Seconds until it expires (default: the node’s, 1 day)'),
+    duration_seconds: int().min(60).optional().describe('Seconds until it expires (default 1 day)'),
+    transport_endpoints: z
+      .string()
+      .trim()
+      .min(1)
+      .optional()
+      .describe('RGB proxy endpoints (rpc://…), comma-separated, or none (out of band); 6887cbf images only'),
     min_confirmations: int().min(0).default(1).describe('Confirmations before settling (default 1)'),
     witness: z.stringbool().default(false).describe('Receive to a new witness output instead of a blinded UTXO'),
   }),
@@ -100,16 +141,19 @@ const rgb = defineCommand({
       );
     }
     const assetIdV = named ? await resolveAssetId(api, node.name, named) : undefined;
-    const value = assetIdV && ctx.args.amount !== undefined
-      ? await rawAssetAmount(api, assetIdV, ctx.args.amount, { arg: 'amount', raw: ctx.args.raw, example: '`amount="10 USDT"`' })
-      : undefined;
+    const value =
+      assetIdV && ctx.args.amount !== undefined
+        ? await rawAssetAmount(api, assetIdV, ctx.args.amount, { arg: 'amount', raw: ctx.args.raw, example: '`amount="10 USDT"`' })
+        : undefined;
     const a = { ...ctx.args, asset_id: assetIdV, amount: value };
+    const endpoints = await invoiceEndpoints(api, node.name, a.transport_endpoints);
     const res = await api.rgbinvoice(
       compact({
         min_confirmations: a.min_confirmations,
         asset_id: a.asset_id,
         assignment: a.amount !== undefined ? { type: 'Fungible' as const, value: a.amount } : undefined,
         duration_seconds: a.duration_seconds,
+        transport_endpoints: endpoints,
         witness: a.witness,
       }),
     );
@@ -121,13 +165,19 @@ const rgb = defineCommand({
           { label: 'Asset', value: a.asset_id ? [{ code: a.asset_id }] : 'any', inline: true },
           {
             label: 'Amount',
-            value: a.amount !== undefined ? (
-              a.asset_id ? await assetAmountText(api, a.asset_id, a.amount) : `${thousands(a.amount)} raw`
-            ) : 'any',
+            value:
+              a.amount !== undefined
+                ? a.asset_id
+                  ? await assetAmountText(api, a.asset_id, a.amount)
+                  : `${thousands(a.amount)} raw`
+                : 'any',
             inline: true,
           },
           { label: 'Expires', value: formatTime(res.expiration_timestamp), inline: true },
           { label: 'Batch transfer', value: res.batch_transfer_idx !== undefined ? String(res.batch_transfer_idx) : '—', inline: true },
+          ...(endpoints !== undefined
+            ? [{ label: 'Delivered through', value: endpoints.length ? endpoints.join(', ') : 'out of band (no proxy)', inline: true }]
+            : []),
           { label: 'Recipient id', value: [{ code: res.recipient_id ?? '—' }] },
         ]),
         msg.code(res.invoice ?? ''),
@@ -186,9 +236,8 @@ const decode = defineCommand({
     const fields: Field[] = [
       {
         label: 'Amount',
-        value: d.amt_msat !== undefined && d.amt_msat !== null
-          ? `${formatSats(msatToSat(d.amt_msat))} (${thousands(d.amt_msat)} msat)`
-          : 'any',
+        value:
+          d.amt_msat !== undefined && d.amt_msat !== null ? `${formatSats(msatToSat(d.amt_msat))} (${thousands(d.amt_msat)} msat)` : 'any',
         inline: true,
       },
       { label: 'Network', value: String(d.network ?? '—'), inline: true },
@@ -228,7 +277,7 @@ const status = defineCommand({
     const { status: st } = await api.invoicestatus({ invoice: ctx.args.invoice.trim() });
     return {
       header: titled('Invoice status', node),
-      tone: STATUS_TONE[st] ?? 'neutral',
+      tone: (STATUS_TONE as Record<string, 'info' | 'success' | 'danger' | 'warning'>)[st] ?? 'neutral',
       blocks: [msg.fields([{ label: 'Status', value: String(st) }]), msg.context(shortId(ctx.args.invoice.trim(), 40))],
     };
   },

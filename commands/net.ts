@@ -25,7 +25,7 @@ const info = defineCommand({
         msg.fields([
           { label: 'Network', value: String(n.network ?? '—'), inline: true },
           { label: 'Height', value: thousands(n.height ?? 0), inline: true },
-        ])
+        ]),
       ],
     };
   },
@@ -47,7 +47,7 @@ const checkIndexer = defineCommand({
         msg.fields([
           { label: 'URL', value: [{ code: ctx.args.indexer_url }] },
           { label: 'Protocol', value: String(r.indexer_protocol ?? '—'), inline: true },
-        ])
+        ]),
       ],
     };
   },
@@ -57,15 +57,16 @@ const checkProxy = defineCommand({
   path: 'net check-proxy',
   summary: 'Check that an RGB proxy endpoint works',
   example: '/rln net check-proxy alice rpcs://proxy.example.com/json-rpc',
-  args: z.object({ node: nodeArg(), proxy_url: z.string().min(3).describe('RGB proxy endpoint to check (rpc:// or rpcs://)') }),
+  args: z.object({ node: nodeArg(), proxy_endpoint: z.string().min(3).describe('RGB proxy endpoint to check (rpc:// or rpcs://)') }),
   role: 'read',
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
-    await api.checkproxyendpoint({ proxy_url: ctx.args.proxy_url });
+    // `proxy_endpoint` on both generations: what the node reads (the f379330 document's `proxy_url` was its error).
+    await api.checkproxyendpoint({ proxy_endpoint: ctx.args.proxy_endpoint });
     return {
       header: titled('Proxy OK', node),
       tone: 'success',
-      blocks: [msg.fields([{ label: 'Endpoint', value: [{ code: ctx.args.proxy_url }] }])],
+      blocks: [msg.fields([{ label: 'Endpoint', value: [{ code: ctx.args.proxy_endpoint }] }])],
     };
   },
 });
@@ -95,7 +96,7 @@ const onion = defineCommand({
         msg.fields([
           { label: 'Hops', value: String(ids.length), inline: true },
           { label: 'TLV type', value: String(ctx.args.tlv_type), inline: true },
-        ])
+        ]),
       ],
     };
   },

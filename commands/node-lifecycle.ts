@@ -7,6 +7,8 @@ import { z } from 'zod';
 import { UserError, msg } from '../src/vocabulary/index.js';
 import { defineCommand, type CommandContext } from './define-command.js';
 import { type AnyCommand, type Reply } from '../src/engine/index.js';
+import type { Refusal } from '../src/engine/index.js';
+import { ChainSyncMode, SyncStrategy, type ApiShape } from '../src/node-api/index.js';
 import { int, nodeArg, splitList } from './support/arg-types.js';
 import { nodeClient } from './support/node-client.js';
 import { defaultBackupPath, done } from './support/node-done.js';
@@ -30,7 +32,8 @@ function needSecret(ctx: CommandContext<unknown>, name: string, what: string): s
 function newPasswordErrors(values: Record<string, string>, field: string, repeat: string): Record<string, string> {
   const errors: Record<string, string> = {};
   const pw = values[field] ?? '';
-  if (pw && pw.length < MIN_PASSWORD) errors[field] = `The password must have at least ${MIN_PASSWORD} characters; this one has ${pw.length}.`;
+  if (pw && pw.length < MIN_PASSWORD)
+    errors[field] = `The password must have at least ${MIN_PASSWORD} characters; this one has ${pw.length}.`;
   else if (pw && (values[repeat] ?? '') !== pw) errors[repeat] = 'The two new passwords differ: type the same password twice.';
   return errors;
 }
@@ -47,8 +50,19 @@ const init = defineCommand({
   role: 'admin',
   confirm: 'none',
   secrets: [
-    { ...passwordField, label: 'New node password', hint: `At least ${MIN_PASSWORD} characters. Needed to unlock, back up and restore.`, minLength: MIN_PASSWORD },
-    { name: 'password_repeat', label: 'Repeat the new password', kind: 'secret', required: true, hint: 'A typo here would lock you out of the node.' },
+    {
+      ...passwordField,
+      label: 'New node password',
+      hint: `At least ${MIN_PASSWORD} characters. Needed to unlock, back up and restore.`,
+      minLength: MIN_PASSWORD,
+    },
+    {
+      name: 'password_repeat',
+      label: 'Repeat the new password',
+      kind: 'secret',
+      required: true,
+      hint: 'A typo here would lock you out of the node.',
+    },
   ],
   dialog: { check: (values) => newPasswordErrors(values, 'password', 'password_repeat') },
   check: (ctx) => requireWallet(ctx, requireNode(ctx), 'uninitialised', 'initialize'),
@@ -76,37 +90,119 @@ const init = defineCommand({
   },
 });
 
+/**
+ * What `node unlock` needs from the person for the node's generation, or why it cannot go on. f379330
+ * takes bitcoind at the top, and leaves out what the service supplies; 6887cbf needs a chain-sync mode:
+ * BlockSync with every bitcoind field (its RPC password in the dialog), or TransactionSync with an
+ * indexer URL (the only thing it needs, also the indexer for RGB). Announced addresses default to none.
+ */
+function unlockRefusal(shape: ApiShape, a: UnlockArgs, node: string): Refusal | undefined {
+  const bitcoind = a.bitcoind_rpc_host !== undefined || a.bitcoind_rpc_username !== undefined || a.bitcoind_rpc_port !== undefined;
+  if (shape === 'f379330') {
+    if (a.chain_sync === 'TransactionSync') {
+      return {
+        reason: `${node} runs an image with the f379330 node API, which follows the chain only through bitcoind (BlockSync).`,
+        next: `Leave out \`chain_sync\` (the service's bitcoind is used), or upgrade the node first (\`node upgrade ${node}\`).`,
+      };
+    }
+    return undefined;
+  }
+  if (a.proxy_endpoint !== undefined) {
+    return {
+      reason: `${node} runs an image with the 6887cbf node API, which takes no proxy at unlock.`,
+      next: 'Leave out `proxy_endpoint`; give the endpoints with each RGB invoice (`invoice rgb … transport_endpoints=…`).',
+    };
+  }
+  const mode = a.chain_sync ?? (bitcoind ? 'BlockSync' : 'TransactionSync');
+  if (!a.indexer_url) {
+    return {
+      reason: `${node} runs an image with the 6887cbf node API: unlocking needs an indexer URL, and a chain-sync mode (TransactionSync through that indexer, or BlockSync through bitcoind).`,
+      next: `Run \`node unlock ${node} indexer_url=<host:port>\` (TransactionSync), or add \`chain_sync=BlockSync bitcoind_rpc_host=… bitcoind_rpc_port=… bitcoind_rpc_username=…\` (the RPC password is asked privately).`,
+    };
+  }
+  if (mode === 'BlockSync') {
+    const missing = (['bitcoind_rpc_host', 'bitcoind_rpc_port', 'bitcoind_rpc_username'] as const).filter((k) => a[k] === undefined);
+    if (missing.length)
+      return {
+        reason: `BlockSync on ${node} needs every bitcoind RPC field; missing: ${missing.join(', ')}.`,
+        next: `Give ${missing.map((m) => `\`${m}=…\``).join(', ')}, or use \`chain_sync=TransactionSync\`.`,
+      };
+  }
+  return undefined;
+}
+
+const unlockArgs = z.object({
+  node: nodeArg(),
+  chain_sync: ChainSyncMode.optional().describe('6887cbf images: TransactionSync (via indexer_url) or BlockSync (via the bitcoind fields)'),
+  bitcoind_rpc_username: z.string().optional().describe('bitcoind RPC user (f379330 images: default the service’s)'),
+  bitcoind_rpc_host: z.string().optional().describe('bitcoind RPC host (f379330 images: default the service’s)'),
+  bitcoind_rpc_port: int().optional().describe('bitcoind RPC port (f379330 images: default the service’s)'),
+  indexer_url: z.string().optional().describe('Electrum/Esplora indexer URL (required on 6887cbf images; f379330: default the service’s)'),
+  proxy_endpoint: z.string().optional().describe('RGB proxy endpoint (f379330 images only: default the service’s)'),
+  announce_alias: z.string().optional().describe('Alias announced to the network'),
+  announce_addresses: z.string().optional().describe('Addresses announced to the network, comma-separated (default none)'),
+});
+type UnlockArgs = z.infer<typeof unlockArgs>;
+
 const unlock = defineCommand({
   path: 'node unlock',
-  summary: 'Unlock a node with its password',
-  example: '/rln node unlock alice',
-  args: z.object({
-    node: nodeArg(),
-    bitcoind_rpc_username: z.string().optional().describe('bitcoind RPC user (default: the service’s)'),
-    bitcoind_rpc_host: z.string().optional().describe('bitcoind RPC host (default: the service’s)'),
-    bitcoind_rpc_port: int().optional().describe('bitcoind RPC port (default: the service’s)'),
-    indexer_url: z.string().optional().describe('Electrum/Esplora indexer URL (default: the service’s)'),
-    proxy_endpoint: z.string().optional().describe('RGB proxy endpoint (default: the service’s)'),
-    announce_alias: z.string().optional().describe('Alias announced to the network'),
-    announce_addresses: z.string().optional().describe('Addresses announced to the network, comma-separated'),
-  }),
+  summary: 'Unlock a node with its password, in the chain-sync mode its image needs',
+  example: '/rln node unlock alice indexer_url=electrum.example.com:50001',
+  args: unlockArgs,
   role: 'admin',
   confirm: 'none',
-  secrets: [passwordField, { name: 'bitcoind_rpc_password', label: 'bitcoind RPC password (optional)', kind: 'secret', required: false }],
-  check: (ctx) => requireWallet(ctx, requireNode(ctx), 'locked', 'unlock'),
+  secrets: [
+    passwordField,
+    {
+      name: 'bitcoind_rpc_password',
+      label: 'bitcoind RPC password (BlockSync)',
+      kind: 'secret',
+      required: false,
+      hint: 'Needed for BlockSync on a 6887cbf image; else leave empty.',
+    },
+  ],
+  async check(ctx) {
+    const node = requireNode(ctx);
+    const refused = await requireWallet(ctx, node, 'locked', 'unlock');
+    if (refused) return refused;
+    // The node's generation decides what must be asked: learnt from its image, else from the node.
+    const shape = await ctx.services.nodeApi(node).generation('unlock');
+    return unlockRefusal(shape, ctx.args, node.name);
+  },
   mutates: true,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
+    const shape = await api.generation('unlock');
+    const refused = unlockRefusal(shape, ctx.args, node.name);
+    if (refused) throw new UserError('invalid_arguments', refused.reason, refused.next);
     const { node: _n, announce_addresses, ...rest } = ctx.args;
+    const bitcoindPassword = ctx.secrets.bitcoind_rpc_password || undefined;
+    const mode =
+      rest.chain_sync ??
+      (rest.bitcoind_rpc_host !== undefined || rest.bitcoind_rpc_username !== undefined ? 'BlockSync' : 'TransactionSync');
+    if (shape === '6887cbf' && mode === 'BlockSync' && !bitcoindPassword) {
+      throw new UserError(
+        'invalid_arguments',
+        'BlockSync needs the bitcoind RPC password.',
+        'Run it again and fill in the bitcoind RPC password in the private dialog.',
+      );
+    }
     await api.unlock(
       compact({
         password: needSecret(ctx, 'password', 'password'),
         ...rest,
-        bitcoind_rpc_password: ctx.secrets.bitcoind_rpc_password || undefined,
+        chain_sync: shape === '6887cbf' ? mode : undefined,
+        bitcoind_rpc_password: bitcoindPassword,
         announce_addresses: announce_addresses !== undefined ? splitList(announce_addresses) : undefined,
       }),
     );
-    return done(node, 'Node unlocked', `${node.name} is unlocked and online.`);
+    const how =
+      shape === '6887cbf'
+        ? mode === 'BlockSync'
+          ? 'following the chain through bitcoind (BlockSync)'
+          : 'following the chain through its indexer (TransactionSync)'
+        : undefined;
+    return done(node, 'Node unlocked', `${node.name} is unlocked and online${how ? `, ${how}` : ''}.`);
   },
 });
 
@@ -139,8 +235,21 @@ const password = defineCommand({
   confirm: 'none',
   secrets: [
     { name: 'old_password', label: 'Current password', kind: 'secret', required: true },
-    { name: 'new_password', label: 'New password', kind: 'secret', required: true, hint: `At least ${MIN_PASSWORD} characters`, minLength: MIN_PASSWORD },
-    { name: 'new_password_repeat', label: 'Repeat the new password', kind: 'secret', required: true, hint: 'A typo here would lock you out of the node.' },
+    {
+      name: 'new_password',
+      label: 'New password',
+      kind: 'secret',
+      required: true,
+      hint: `At least ${MIN_PASSWORD} characters`,
+      minLength: MIN_PASSWORD,
+    },
+    {
+      name: 'new_password_repeat',
+      label: 'Repeat the new password',
+      kind: 'secret',
+      required: true,
+      hint: 'A typo here would lock you out of the node.',
+    },
   ],
   dialog: { check: (values) => newPasswordErrors(values, 'new_password', 'new_password_repeat') },
   check: (ctx) => requireWallet(ctx, requireNode(ctx), 'locked', 'change its password'),
@@ -161,12 +270,19 @@ const backup = defineCommand({
   example: '/rln node backup alice backup_path=/backups/alice.backup',
   args: z.object({
     node: nodeArg(),
-    backup_path: z.string().startsWith('/').optional().describe('Path on the node for the backup file (default /backups/<name>-<time>.backup)'),
+    backup_path: z
+      .string()
+      .startsWith('/')
+      .optional()
+      .describe('Path on the node for the backup file (default /backups/<name>-<time>.backup)'),
   }),
   role: 'operate',
   confirm: 'none',
   secrets: [{ ...passwordField, hint: 'The backup is encrypted with it' }],
-  dialog: { intro: "The backup is written to the node's own disk: the service offers no way to download it, and it is lost if the node is destroyed." },
+  dialog: {
+    intro:
+      "The backup is written to the node's own disk: the service offers no way to download it, and it is lost if the node is destroyed.",
+  },
   check: (ctx) => requireWallet(ctx, requireNode(ctx), 'locked', 'back up'),
   mutates: true,
   async handler(ctx) {
@@ -175,7 +291,9 @@ const backup = defineCommand({
     await api.backup({ backup_path: path, password: needSecret(ctx, 'password', 'password') });
     return done(node, 'Backup made', "Backup written to the node's own disk.", [
       msg.fields([{ label: 'Path', value: [{ code: path }] }]),
-      msg.context(`Restore with \`node restore ${node.name} ${path}\`. The file stays on ${node.name}: destroying the node destroys it too.`),
+      msg.context(
+        `Restore with \`node restore ${node.name} ${path}\`. The file stays on ${node.name}: destroying the node destroys it too.`,
+      ),
     ]);
   },
 });
@@ -193,36 +311,63 @@ const restore = defineCommand({
   // The confirmation is a box in the private dialog: a button before the dialog would be a second
   // round trip, and the password can only be typed in the dialog (docs/ARCHITECTURE.md, "Secrets").
   secrets: [
-    { name: 'overwrite', label: "Replace this node's wallet (keys, channels, assets) with the backup's", kind: 'checkbox', initial: 'false' },
+    {
+      name: 'overwrite',
+      label: "Replace this node's wallet (keys, channels, assets) with the backup's",
+      kind: 'checkbox',
+      initial: 'false',
+    },
     { ...passwordField, label: 'Password of the backup' },
   ],
   dialog: {
-    intro: "Restoring overwrites the node's current wallet with the backup's: what the wallet holds now and the backup does not is lost. Tick the box to confirm.",
+    intro:
+      "Restoring overwrites the node's current wallet with the backup's: what the wallet holds now and the backup does not is lost. Tick the box to confirm.",
     submitLabel: 'Restore',
-    check: (values): Record<string, string> => (values.overwrite === 'true' ? {} : { overwrite: 'Tick the box to confirm that the wallet is replaced, or close the dialog to keep it.' }),
+    check: (values): Record<string, string> =>
+      values.overwrite === 'true'
+        ? {}
+        : { overwrite: 'Tick the box to confirm that the wallet is replaced, or close the dialog to keep it.' },
   },
   check: (ctx) => requireWallet(ctx, requireNode(ctx), 'not unlocked', 'restore a backup'),
   mutates: true,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
-    if (ctx.secrets.overwrite !== 'true') throw new UserError('invalid_arguments', `${node.name} was not restored: the overwrite was not confirmed.`, 'Run it again and tick the box.');
+    if (ctx.secrets.overwrite !== 'true')
+      throw new UserError(
+        'invalid_arguments',
+        `${node.name} was not restored: the overwrite was not confirmed.`,
+        'Run it again and tick the box.',
+      );
     await api.restore({ backup_path: ctx.args.backup_path, password: needSecret(ctx, 'password', 'password') });
-    return done(node, 'Node restored', `${node.name} was restored from ${ctx.args.backup_path}.`, [msg.context(`Next: \`node unlock ${node.name}\`.`)]);
+    return done(node, 'Node restored', `${node.name} was restored from ${ctx.args.backup_path}.`, [
+      msg.context(`Next: \`node unlock ${node.name}\`.`),
+    ]);
   },
 });
 
 const sync = defineCommand({
   path: 'node sync',
   summary: "Sync a node's wallet with the chain",
-  example: '/rln node sync alice',
-  args: nodeOnly,
+  example: '/rln node sync alice strategy=FullScan',
+  args: z.object({
+    node: nodeArg(),
+    strategy: SyncStrategy.optional().describe(
+      'FastSync (default), FullSync or FullScan (6887cbf images; f379330 ones sync their own way)',
+    ),
+  }),
   role: 'operate',
   confirm: 'none',
   mutates: true,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
-    await api.sync();
-    return done(node, 'Node synced', `${node.name} is synced.`);
+    const shape = await api.generation('sync');
+    await api.sync({ strategy: ctx.args.strategy });
+    const note =
+      shape === 'f379330' && ctx.args.strategy !== undefined
+        ? [msg.context(`${node.name} runs an image with the f379330 node API, which takes no strategy: it synced its own way.`)]
+        : [];
+    const how = shape === '6887cbf' ? ` (${ctx.args.strategy ?? 'FastSync'})` : '';
+    return done(node, 'Node synced', `${node.name} is synced${how}.`, note);
   },
 });
 

@@ -1,5 +1,6 @@
 /** `wallet …`: on-chain address, BTC balances, UTXOs, transactions, fee estimate, signing. */
 import { z } from 'zod';
+import { transactionTypeText } from '../src/node-api/index.js';
 import { formatSats, shortId, thousands } from '../src/vocabulary/index.js';
 import { msg } from '../src/vocabulary/index.js';
 import { defineCommand } from './define-command.js';
@@ -88,10 +89,15 @@ const unspents = nodeListCommand({
   empty: (node) => [msg.text('No unspent outputs.'), msg.context(`Fund it: \`wallet address ${node.name}\`.`)],
   async page({ api, items, all }) {
     // Allocations in display units with the ticker, as every other command shows assets.
-    const assets = await assetIndexIf(api, items.some((u) => u.rgb_allocations?.length));
-    const allocation = (
-      a: { asset_id?: string | null; assignment?: { value?: number | bigint | null } | null; settled?: boolean | null }
-    ) => {
+    const assets = await assetIndexIf(
+      api,
+      items.some((u) => u.rgb_allocations?.length),
+    );
+    const allocation = (a: {
+      asset_id?: string | null;
+      assignment?: { value?: number | bigint | null } | null;
+      settled?: boolean | null;
+    }) => {
       const info = assets.get(a.asset_id ?? '');
       const value = a.assignment?.value ?? 0;
       const amount = info
@@ -162,7 +168,12 @@ const transactions = nodeListCommand({
     const { transactions: list = [] } = await api.listtransactions({ skip_sync: ctx.args.skip_sync });
     // Newest first: unconfirmed ones on top, then by block height.
     const heightOf = (t: (typeof list)[number]) => Number(t.confirmation_time?.height ?? Number.MAX_SAFE_INTEGER);
-    return { rows: list.map((t, i) => ({ t, i })).sort((a, b) => heightOf(b.t) - heightOf(a.t) || b.i - a.i).map(({ t }) => t) };
+    return {
+      rows: list
+        .map((t, i) => ({ t, i }))
+        .sort((a, b) => heightOf(b.t) - heightOf(a.t) || b.i - a.i)
+        .map(({ t }) => t),
+    };
   },
   empty: () => [msg.text('No transactions.')],
   page: ({ items }) => ({
@@ -176,7 +187,7 @@ const transactions = nodeListCommand({
         { header: 'Confirmed' },
       ],
       rows: items.map((t) => [
-        String(t.transaction_type ?? '—'),
+        transactionTypeText(t.transaction_type),
         shortId(t.txid ?? '—', 12),
         thousands(t.received ?? 0),
         thousands(t.sent ?? 0),
@@ -199,11 +210,14 @@ const send = defineCommand({
   example: '/rln wallet send alice bcrt1q… 50k sats',
   args: z.object({
     node: nodeArg(),
-    address: z.string().trim().regex(
-      /^(bc|tb|bcrt)1[0-9a-zA-Z]{20,}$|^[123mn2][1-9A-HJ-NP-Za-km-z]{25,39}$/,
-      'a Bitcoin address (bc1…, tb1…, bcrt1…)',
-    ).describe('The Bitcoin address to pay'),
-    amount: satAmount().refine((v) => v > 0, 'must be more than 0').describe('Amount in sats, or with a unit: 50k sats, 0.001 BTC'),
+    address: z
+      .string()
+      .trim()
+      .regex(/^(bc|tb|bcrt)1[0-9a-zA-Z]{20,}$|^[123mn2][1-9A-HJ-NP-Za-km-z]{25,39}$/, 'a Bitcoin address (bc1…, tb1…, bcrt1…)')
+      .describe('The Bitcoin address to pay'),
+    amount: satAmount()
+      .refine((v) => v > 0, 'must be more than 0')
+      .describe('Amount in sats, or with a unit: 50k sats, 0.001 BTC'),
     fee_rate: z.coerce.number().positive().optional().describe('Fee rate in sat/vB (default: the node’s estimate for 6 blocks)'),
   }),
   role: 'admin',

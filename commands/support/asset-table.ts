@@ -6,7 +6,8 @@ import type { NodeApiClient } from '../../src/node-api/index.js';
 
 export interface AssetRow {
   asset_id: string;
-  schema: 'NIA' | 'CFA' | 'UDA';
+  /** IFA: 6887cbf's inflatable assets. */
+  schema: 'NIA' | 'CFA' | 'UDA' | 'IFA';
   ticker?: string;
   name?: string;
   precision: number;
@@ -52,6 +53,7 @@ export async function loadAssets(api: NodeApiClient): Promise<AssetRow[]> {
   add('NIA', res.nia);
   add('CFA', res.cfa);
   add('UDA', res.uda);
+  add('IFA', res.ifa);
   return rows;
 }
 
@@ -72,9 +74,17 @@ function listedAssets(api: NodeApiClient): Promise<AssetRow[]> {
 }
 
 /** What names an asset and its precision, from the node's asset list, or its metadata for an asset it does not hold. */
-export async function assetUnitOf(api: NodeApiClient, assetId: string): Promise<{
-  ticker?: string; name?: string; precision: number
-} | undefined> {
+export async function assetUnitOf(
+  api: NodeApiClient,
+  assetId: string,
+): Promise<
+  | {
+      ticker?: string;
+      name?: string;
+      precision: number;
+    }
+  | undefined
+> {
   const row = (await listedAssets(api).catch(() => [] as AssetRow[])).find((r) => r.asset_id === assetId);
   if (row) return { ticker: row.ticker, name: row.name, precision: row.precision };
   try {

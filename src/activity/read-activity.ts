@@ -8,7 +8,10 @@ import { walletStateOf, type NodeApiClient } from '../node-api/index.js';
 import type { ActivitySnapshot, AssetInfo, ChannelState, DepositState, LockState, PaymentState, TransferState } from './types.js';
 
 /** The node API calls the poller makes. */
-export type ActivityNodeApi = Pick<NodeApiClient, 'nodeinfo' | 'listchannels' | 'listpayments' | 'listtransactions' | 'listassets' | 'listtransfers'>;
+export type ActivityNodeApi = Pick<
+  NodeApiClient,
+  'nodeinfo' | 'listchannels' | 'listpayments' | 'listtransactions' | 'listassets' | 'listtransfers'
+>;
 
 /** Transfers are read for at most this many assets a poll (the first ones the node lists). */
 export const MAX_ASSETS_PER_POLL = 20;
@@ -41,13 +44,22 @@ export async function readActivity(api: ActivityNodeApi, takenAt: number): Promi
   const assetList = assets ? [...(assets.nia ?? []), ...(assets.cfa ?? []), ...(assets.uda ?? [])] : undefined;
   const assetIds = assetList?.map((a) => a.asset_id).slice(0, MAX_ASSETS_PER_POLL);
   const transfers = assetIds
-    ? await Promise.all(assetIds.map(async (assetId) => ({ assetId, list: await optional(() => api.listtransfers({ asset_id: assetId })) })))
+    ? await Promise.all(
+        assetIds.map(async (assetId) => ({ assetId, list: await optional(() => api.listtransfers({ asset_id: assetId })) })),
+      )
     : undefined;
   return {
     takenAt,
     lock: 'unlocked',
     pubkey,
-    assets: assetList?.map((a): AssetInfo => ({ id: a.asset_id, ticker: typeof (a as { ticker?: unknown }).ticker === 'string' ? (a as { ticker: string }).ticker : undefined, name: a.name, precision: Number(a.precision) })),
+    assets: assetList?.map(
+      (a): AssetInfo => ({
+        id: a.asset_id,
+        ticker: typeof (a as { ticker?: unknown }).ticker === 'string' ? (a as { ticker: string }).ticker : undefined,
+        name: a.name,
+        precision: Number(a.precision),
+      }),
+    ),
     channels: channels?.channels.map(
       (c): ChannelState => ({
         id: c.channel_id,
@@ -89,7 +101,13 @@ export async function readActivity(api: ActivityNodeApi, takenAt: number): Promi
         )
       : undefined,
     deposits: transactions?.transactions
-      .filter((t) => t.transaction_type === 'User' && BigInt(t.received) > BigInt(t.sent))
-      .map((t): DepositState => ({ txid: t.txid, receivedSat: (BigInt(t.received) - BigInt(t.sent)).toString(), confirmed: t.confirmation_time !== undefined })),
+      .filter((t) => (t.transaction_type === 'User' || t.transaction_type === 'Incoming') && BigInt(t.received) > BigInt(t.sent))
+      .map(
+        (t): DepositState => ({
+          txid: t.txid,
+          receivedSat: (BigInt(t.received) - BigInt(t.sent)).toString(),
+          confirmed: t.confirmation_time !== undefined,
+        }),
+      ),
   };
 }

@@ -13,7 +13,8 @@ export type LockState = 'uninitialised' | 'locked' | 'unlocked' | 'unreachable';
 export interface ChannelState {
   id: string;
   peerPubkey: string;
-  status: 'Opening' | 'Opened' | 'Closing';
+  /** Any other value (a newer image's) is kept as it came. */
+  status: 'Opening' | 'Opened' | 'Closing' | (string & {});
   usable: boolean;
   capacitySat: string;
   /** Our side and theirs, in msat (outbound_balance_msat, inbound_balance_msat). */
@@ -27,7 +28,7 @@ export interface ChannelState {
 export interface PaymentState {
   hash: string;
   inbound: boolean;
-  status: 'Pending' | 'Succeeded' | 'Failed';
+  status: 'Pending' | 'Succeeded' | 'Failed' | (string & {});
   amtMsat?: string;
   assetId?: string;
   assetAmount?: string;
@@ -40,8 +41,18 @@ export interface TransferState {
   key: string;
   assetId: string;
   idx: number;
-  kind: 'Issuance' | 'ReceiveBlind' | 'ReceiveWitness' | 'Send' | 'Inflation';
-  status: 'WaitingCounterparty' | 'WaitingConfirmations' | 'Settled' | 'Failed';
+  /** f379330's and 6887cbf's kinds (Burn); any other value is kept as it came. */
+  kind: 'Issuance' | 'ReceiveBlind' | 'ReceiveWitness' | 'Send' | 'Inflation' | 'Burn' | (string & {});
+  /** Both generations' statuses (6887cbf adds Initiated, WaitingSafeHeight, WaitingBroadcast); any other is kept as it came. */
+  status:
+    | 'Initiated'
+    | 'WaitingCounterparty'
+    | 'WaitingSafeHeight'
+    | 'WaitingConfirmations'
+    | 'WaitingBroadcast'
+    | 'Settled'
+    | 'Failed'
+    | (string & {});
   /** The amount moved, raw units, when the node says. */
   amount?: string;
 }
@@ -114,5 +125,10 @@ export type ActivityEvent =
   | { kind: 'transfers'; type: 'transfer_settled' | 'transfer_failed'; transfer: TransferState }
   | { kind: 'deposits'; type: 'deposit_confirmed'; deposit: DepositState }
   | { kind: 'liquidity'; type: 'channel_share'; channel: ChannelState; band: ShareBand; share: number }
-  | { kind: 'liquidity'; type: 'inbound_low' | 'inbound_recovered' | 'outbound_low' | 'outbound_recovered'; totalSat: number; floorSat: number }
+  | {
+      kind: 'liquidity';
+      type: 'inbound_low' | 'inbound_recovered' | 'outbound_low' | 'outbound_recovered';
+      totalSat: number;
+      floorSat: number;
+    }
   | { kind: 'lock'; type: 'node_locked' | 'node_unlocked' };

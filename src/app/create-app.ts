@@ -11,10 +11,17 @@ import { createMetrics, type Metrics } from '../metrics.js';
 import { createLeases, createReplayStore, openStoreDatabase, type Db } from '../store/index.js';
 import { cachedCheck, createHttpServer, createReplayGuard } from '../http/index.js';
 import { createHostingClient, type HostedNode } from '../hosting/index.js';
-import { checkNodeApiUrl, createNodeApiClient, loadNodeCredentials } from '../node-api/index.js';
+import { ApiShapes, checkNodeApiUrl, createNodeApiClient, imageOfNode, loadNodeCredentials } from '../node-api/index.js';
 import type { Emulator } from '../emulator/index.js';
 import { createAuditLog, policyConfigProblems, createRoleService, createPolicy } from '../access/index.js';
-import { createButtonIds, createConfirmations, createDispatcher, createRegistry, approvalActionChecker, type Registry } from '../engine/index.js';
+import {
+  createButtonIds,
+  createConfirmations,
+  createDispatcher,
+  createRegistry,
+  approvalActionChecker,
+  type Registry,
+} from '../engine/index.js';
 import { createLeader } from '../store/index.js';
 import { UserError } from '../vocabulary/index.js';
 import type { ChatPoster } from '../vocabulary/index.js';
@@ -133,20 +140,39 @@ export async function createApp(opts: AppOptions): Promise<App> {
     onCall: ({ endpoint, outcome }) => metrics.serviceCalls.inc({ endpoint, outcome }),
   });
   const credentialsFor = loadNodeCredentials({ defaultToken: nodeToken, file: config.NODE_CREDENTIALS_FILE });
+  // Which API generation each node speaks, per changed endpoint: learnt once, shared by every client of
+  // the node, forgotten when its image changes or it answers locked (src/node-api/generations.ts).
+  const apiShapes = new ApiShapes();
   const nodeApi = (node: HostedNode) => {
     if (!node.invoke_url) {
       throw new UserError('node_error', `${node.name} has no API address yet.`, `Wait until it is RUNNING (\`node info ${node.name}\`).`);
     }
     const refused = checkNodeApiUrl(node.invoke_url);
     if (refused) {
-      throw new UserError('node_error', `Not calling ${node.name}: ${refused}.`, 'Ask the service for an HTTPS node address; nothing was sent.');
+      throw new UserError(
+        'node_error',
+        `Not calling ${node.name}: ${refused}.`,
+        'Ask the service for an HTTPS node address; nothing was sent.',
+      );
     }
-    return createNodeApiClient({ baseUrl: node.invoke_url, credentials: credentialsFor(node), maxBytes: config.NODE_API_MAX_BYTES });
+    const image = imageOfNode(node);
+    return createNodeApiClient({
+      baseUrl: node.invoke_url,
+      credentials: credentialsFor(node),
+      maxBytes: config.NODE_API_MAX_BYTES,
+      shapes: apiShapes.of(node.nodeId, image),
+      image,
+    });
   };
 
   const registry = createRegistry(allCommands);
   const coreLogger = logger.child({ room: 'core' });
-  const access = createRoleService(db, { admins: config.ADMIN_USERS, operators: config.OPERATOR_USERS, readers: config.READ_USERS, now: clock });
+  const access = createRoleService(db, {
+    admins: config.ADMIN_USERS,
+    operators: config.OPERATOR_USERS,
+    readers: config.READ_USERS,
+    now: clock,
+  });
   const audit = createAuditLog(db, { now: clock, retentionDays: config.AUDIT_RETENTION_DAYS, logger: coreLogger });
   const policy = (() => {
     try {
@@ -214,7 +240,10 @@ export async function createApp(opts: AppOptions): Promise<App> {
     // Replicas on one database split the nodes (a lease per node and interval); one process takes them all.
     claim: db.engine === 'postgres' ? (nodeId, until, now) => leases.claim(`activity:${nodeId}`, replicaId, until, now) : undefined,
     publish: async (node, events, context) => {
-      await notifier.ingestActivity({ nodeId: node.nodeId, nodeName: node.name }, activityItems({ nodeId: node.nodeId, name: node.name }, events, context));
+      await notifier.ingestActivity(
+        { nodeId: node.nodeId, nodeName: node.name },
+        activityItems({ nodeId: node.nodeId, name: node.name }, events, context),
+      );
     },
     now: clock,
     logger: logger.child({ room: 'activity' }),
@@ -265,7 +294,9 @@ export async function createApp(opts: AppOptions): Promise<App> {
     roleOverrides: { audit: config.AUDIT_READ_ROLE },
   });
 
-  const routes: FastifyPluginAsync[] = [notifier.webhookRoutes({ signatureHeader: config.WEBHOOK_SIGNATURE_HEADER, bodyLimit: config.WEBHOOK_BODY_LIMIT })];
+  const routes: FastifyPluginAsync[] = [
+    notifier.webhookRoutes({ signatureHeader: config.WEBHOOK_SIGNATURE_HEADER, bodyLimit: config.WEBHOOK_BODY_LIMIT }),
+  ];
   const stoppers: Array<() => Promise<void>> = [];
   const starters: Array<() => Promise<void>> = [];
 
@@ -295,11 +326,20 @@ export async function createApp(opts: AppOptions): Promise<App> {
     const { createDiscordAdapter } = await import('../chat/discord/index.js');
     const discordLogger = logger.child({ room: 'discord' });
     // On PostgreSQL (several replicas) one replica at a time holds the gateway; on SQLite (one process) it simply does.
-    const gatewayLeader = db.engine === 'postgres'
-      ? (gateway: { onLead: () => Promise<void>; onLose: () => Promise<void> }) =>
-          createLeader({ leases, name: 'discord-gateway', owner: replicaId, now: clock, log: discordLogger, ...gateway })
-      : undefined;
-    const discord = createDiscordAdapter({ config, dispatcher, registry, logger: discordLogger, metrics, replays: replayGuard('discord'), gatewayLeader });
+    const gatewayLeader =
+      db.engine === 'postgres'
+        ? (gateway: { onLead: () => Promise<void>; onLose: () => Promise<void> }) =>
+            createLeader({ leases, name: 'discord-gateway', owner: replicaId, now: clock, log: discordLogger, ...gateway })
+        : undefined;
+    const discord = createDiscordAdapter({
+      config,
+      dispatcher,
+      registry,
+      logger: discordLogger,
+      metrics,
+      replays: replayGuard('discord'),
+      gatewayLeader,
+    });
     posters.discord = discord.poster;
     if (discord.routes) routes.push(discord.routes);
     starters.push(() => discord.start());

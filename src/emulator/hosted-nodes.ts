@@ -5,6 +5,17 @@ import type { NodeWorld } from './node-api/index.js';
 import type { FailableOperation, Faults } from './types.js';
 import type { WebhookSender } from './webhook-sender.js';
 
+/** An RLN image the emulator runs: its version, its RLN commit and the node API generation it speaks. */
+export interface RlnImage {
+  version: string;
+  commit: string;
+  api: 'f379330' | '6887cbf';
+}
+
+/** RLN's commits of the two generations (RGB-Tools/rgb-lightning-node). */
+export const COMMIT_F379330 = 'f37933079be958908ebc7b24c604bd5558d24865';
+export const COMMIT_6887CBF = '6887cbf95eaa0208a42ff73b41bd4b3959655bf4';
+
 export interface NodeRecord {
   nodeId: string;
   name: string;
@@ -38,8 +49,10 @@ export class HostedNodes {
   private readonly timers = new Set<NodeJS.Timeout>();
   /** Set once the server listens. */
   baseUrl = '';
-  /** The image latest-rln-image answers, given to new nodes. */
-  latestImage: string;
+  /** The image latest-rln-image answers, given to new nodes; it speaks 6887cbf. */
+  private latest: string;
+  /** Every image version seen, with its commit and generation. */
+  private readonly images = new Map<string, RlnImage>();
 
   constructor(
     private readonly o: {
@@ -52,7 +65,23 @@ export class HostedNodes {
       latestImage: string;
     },
   ) {
-    this.latestImage = o.latestImage;
+    this.latest = o.latestImage;
+    this.images.set(o.latestImage, { version: o.latestImage, commit: COMMIT_6887CBF, api: '6887cbf' });
+  }
+
+  get latestImage(): string {
+    return this.latest;
+  }
+
+  /** A new latest image (it speaks 6887cbf); the images seen before keep their generation. */
+  set latestImage(version: string) {
+    this.latest = version;
+    if (!this.images.has(version)) this.images.set(version, { version, commit: COMMIT_6887CBF, api: '6887cbf' });
+  }
+
+  /** An image's commit and generation: a version not seen as the latest is an older image, speaking f379330. */
+  image(version: string): RlnImage {
+    return this.images.get(version) ?? { version, commit: COMMIT_F379330, api: 'f379330' };
   }
 
   private later(ms: number, fn: () => void): NodeJS.Timeout {
@@ -90,6 +119,8 @@ export class HostedNodes {
       builds: n.builds.map((b) => ({ ...b })),
       // Extra fields the public API reference shows: clients must keep, not reject, them.
       imageVersion: n.imageVersion,
+      // The RLN commit of the node's image, which the service's docs compare with latest-rln-image.
+      rln_commit_id: this.image(n.imageVersion).commit,
       createdAt: n.createdAt,
       port: 443,
       protocol: 'https',
@@ -150,12 +181,14 @@ export class HostedNodes {
   }
 
   finishBuild(b: Build, ok: boolean): void {
-    b.buildStatus = ok ? 'SUCCESS' : 'FAILED';
+    // The service's published description: SUCCESS, FAILURE or IN_PROGRESS.
+    b.buildStatus = ok ? 'SUCCESS' : 'FAILURE';
     b.buildComplete = true;
     b.currentPhase = 'COMPLETED';
   }
 
-  add(name: string, network: 'regtest' | 'testnet', webhookUrl?: string): NodeRecord {
+  /** A node on the latest image (the demo's seeds move to an older one: `seedDemoNodes`). */
+  add(name: string, network: 'regtest' | 'testnet', webhookUrl?: string, imageVersion = this.latest): NodeRecord {
     const n: NodeRecord = {
       nodeId: randomUUID(),
       name,
@@ -163,12 +196,12 @@ export class HostedNodes {
       status: 'STARTING',
       settings: webhookUrl ? { webhookUrl } : {},
       builds: [],
-      imageVersion: this.latestImage,
+      imageVersion,
       createdAt: new Date().toISOString(),
       initialized: false,
     };
     this.nodes.set(n.nodeId, n);
-    this.o.world.addNode(n.nodeId, { network, alias: name });
+    this.o.world.addNode(n.nodeId, { network, alias: name, api: this.image(imageVersion).api });
     return n;
   }
 
@@ -177,6 +210,27 @@ export class HostedNodes {
     const n = this.nodes.get(id);
     if (!n) throw new HttpProblem(404, `Node ${JSON.stringify(id)} not found`);
     return n;
+  }
+
+  /** The node now runs this image: it answers in the image's generation, and comes back locked. */
+  moveToImage(n: NodeRecord, version: string): void {
+    n.imageVersion = version;
+    this.o.world.moveToImage?.(n.nodeId, this.image(version).api);
+  }
+
+  /**
+   * Destroys a node as the service's description shows: DESTROING at once (its node API goes), then
+   * DESTROYED after the delay, when it leaves the account's list.
+   */
+  destroy(n: NodeRecord): void {
+    this.cancelPending(n);
+    this.o.world.removeNode(n.nodeId);
+    this.setStatus(n, 'DESTROING');
+    n.pending = this.later(this.o.delayMs, () => {
+      n.pending = undefined;
+      this.setStatus(n, 'DESTROYED');
+      this.remove(n);
+    });
   }
 
   /** Destroys a node: its pending step, its node API and its log exports go with it. */

@@ -7,6 +7,7 @@ import type { HostedNodes } from './hosted-nodes.js';
 import { HttpProblem } from './http-problem.js';
 import { nodeLogLines } from './node-log-lines.js';
 import { requestBody } from './request-body.js';
+import { generateClientCert } from './generate-cert.js';
 
 const NETWORKS = new Set(['regtest', 'testnet']);
 
@@ -50,21 +51,30 @@ export function registerManagementRoutes(app: FastifyInstance, o: { hosted: Host
     const id = body.destroyNodeId;
     if (typeof id !== 'string' || id === '') throw new HttpProblem(400, 'Missing field: destroyNodeId (string)');
     const n = hosted.find(id);
-    hosted.remove(n);
-    return { message: `Node ${n.name} destroyed` };
+    if (n.status === 'DESTROING') throw new HttpProblem(409, `Node ${n.name} is already being destroyed`);
+    hosted.destroy(n);
+    return { message: `Node ${n.name} is being destroyed` };
   });
 
-  app.get('/api/nodes/latest-rln-image', async () => ({ version: hosted.latestImage }));
+  // As the service's published description shows: `{ data: "<version>" }`, `{ data: "<PEM>" }`, a bare node.
+  app.get('/api/nodes/latest-rln-image', async () => ({ data: hosted.latestImage }));
 
-  app.get('/api/webhook-public-key', async () => ({ publicKey: key.publicKeyPem, algorithm: key.algorithm, keyType: key.type }));
+  app.get('/api/webhook-public-key', async () => ({ data: key.publicKeyPem }));
 
-  app.get<{ Params: { id: string } }>('/api/nodes/:id', async (req) => ({ data: hosted.view(hosted.find(req.params.id)) }));
+  app.get<{ Params: { id: string } }>('/api/nodes/:id', async (req) => hosted.view(hosted.find(req.params.id)));
+
+  // mTLS material for the node API (the private key is a secret of whoever asked).
+  app.post<{ Params: { id: string } }>('/api/nodes/:id/generate-cert', async (req) => {
+    const n = hosted.find(req.params.id);
+    return generateClientCert(`${n.name}.${n.nodeId}`);
+  });
 
   app.post<{ Params: { id: string } }>('/api/nodes/:id/settings', async (req) => {
     const n = hosted.find(req.params.id);
     const body = requestBody.jsonObject(req, true);
     const settings = body.settings;
-    if (!settings || typeof settings !== 'object' || Array.isArray(settings)) throw new HttpProblem(400, 'Missing field: settings (object)');
+    if (!settings || typeof settings !== 'object' || Array.isArray(settings))
+      throw new HttpProblem(400, 'Missing field: settings (object)');
     const w = (settings as Record<string, unknown>).webhookUrl;
     if (w === undefined) throw new HttpProblem(400, 'Missing field: settings.webhookUrl');
     n.settings = { ...n.settings, webhookUrl: requireWebhookUrl(w) };
@@ -73,7 +83,8 @@ export function registerManagementRoutes(app: FastifyInstance, o: { hosted: Host
 
   app.post<{ Params: { id: string } }>('/api/nodes/:id/start', async (req) => {
     const n = hosted.find(req.params.id);
-    if (n.status === 'RUNNING' || n.status === 'STARTING') throw new HttpProblem(409, `Node ${n.name} is already ${n.status.toLowerCase()}`);
+    if (n.status === 'RUNNING' || n.status === 'STARTING')
+      throw new HttpProblem(409, `Node ${n.name} is already ${n.status.toLowerCase()}`);
     if (n.status === 'IN_PROGRESS') throw new HttpProblem(409, `Node ${n.name} has an operation in progress`);
     hosted.runTransition(n, 'STARTING', hosted.takeFailure('start'));
     return { message: `Node ${n.name} is starting`, data: { nodeId: n.nodeId, status: n.status } };
@@ -93,9 +104,11 @@ export function registerManagementRoutes(app: FastifyInstance, o: { hosted: Host
     if (n.status === 'IN_PROGRESS' || n.status === 'STARTING') throw new HttpProblem(409, `Node ${n.name} has an operation in progress`);
     const target = hosted.latestImage;
     const build = hosted.newBuild(n, 'UPGRADE', { imageVersion: target });
+    // The node is locked while it upgrades and stays locked after it (the service's docs); a failed
+    // upgrade leaves it on its image, restarted, so locked too.
     hosted.runTransition(n, 'IN_PROGRESS', hosted.takeFailure('upgrade'), (ok) => {
       hosted.finishBuild(build, ok);
-      if (ok) n.imageVersion = target;
+      hosted.moveToImage(n, ok ? target : n.imageVersion);
     });
     return { message: `Node ${n.name} is being upgraded to ${target}`, data: { nodeId: n.nodeId, status: n.status } };
   });

@@ -4,13 +4,19 @@ import type { NodeWorld } from './node-api/index.js';
 
 /**
  * The demo's account: alice and bob RUNNING, carol PAUSED, all on an image older than the
- * latest so that `node upgrade` has something to do. With a password and the emulator's own
- * NodeWorld, alice and bob are initialised, unlocked and funded.
+ * latest, which speaks the node API of f379330 (the latest speaks 6887cbf), so that `node upgrade`
+ * has something to do. With a password and the emulator's own NodeWorld, alice and bob are
+ * initialised, unlocked and funded.
  */
 export async function seedDemoNodes(hosted: HostedNodes, ownWorld: NodeWorld | undefined, demoPassword: string | undefined): Promise<void> {
-  const seedNode = async (name: string, network: 'regtest' | 'testnet', status: NodeStatus, image: string, ready: boolean): Promise<void> => {
-    const n = hosted.add(name, network);
-    n.imageVersion = image;
+  const seedNode = async (
+    name: string,
+    network: 'regtest' | 'testnet',
+    status: NodeStatus,
+    image: string,
+    ready: boolean,
+  ): Promise<void> => {
+    const n = hosted.add(name, network, undefined, image);
     hosted.finishBuild(hosted.newBuild(n, 'CREATE', { imageVersion: image }), true);
     n.status = status;
     if (ready && demoPassword && ownWorld) {

@@ -30,14 +30,11 @@ export interface Faults {
 
 /** The node API world, implemented in ./node-api (contract of issue #2). */
 export interface NodeWorldLike {
-  addNode(nodeId: string, opts: { network: string; alias?: string }): void;
+  addNode(nodeId: string, opts: { network: string; alias?: string; api?: 'f379330' | '6887cbf' }): void;
   removeNode(nodeId: string): void;
-  handle(
-    nodeId: string,
-    method: 'GET' | 'POST',
-    endpoint: string,
-    body: unknown,
-  ): Promise<{ status: number; body: unknown; raw?: string }>;
+  /** The node now runs an image speaking `api`, and is locked (an upgrade). Optional for test doubles. */
+  moveToImage?(nodeId: string, api: 'f379330' | '6887cbf'): void;
+  handle(nodeId: string, method: 'GET' | 'POST', endpoint: string, body: unknown): Promise<{ status: number; body: unknown; raw?: string }>;
 }
 
 export interface EmulatorOptions {

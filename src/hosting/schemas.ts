@@ -1,7 +1,11 @@
 import { z } from 'zod';
 
-/** Node status values of docs/reference/service-interface.md §3. Other strings are kept, not rejected. */
-export const NODE_STATUSES = ['RUNNING', 'STARTING', 'PAUSED', 'FAILED', 'IN_PROGRESS'] as const;
+/**
+ * Node status values: the webhooks' (docs/reference/service-interface.md §3: RUNNING, STARTING, PAUSED, FAILED,
+ * IN_PROGRESS) and the service's published description's (DESTROING, sic, and DESTROYED, during and after a
+ * destroy). Other strings are kept, not rejected.
+ */
+export const NODE_STATUSES = ['RUNNING', 'STARTING', 'PAUSED', 'FAILED', 'IN_PROGRESS', 'DESTROING', 'DESTROYED'] as const;
 export type NodeStatus = (typeof NODE_STATUSES)[number];
 
 /** A string the service may leave out or send as null; both become an absent key. */
@@ -43,7 +47,11 @@ export type HostedNode = z.infer<typeof hostedNodeSchema>;
 
 /** The node a person means by `ref`: its id, its name, or its name in any case (in that order). */
 export function findNode(nodes: HostedNode[], ref: string): HostedNode | undefined {
-  return nodes.find((n) => n.nodeId === ref) ?? nodes.find((n) => n.name === ref) ?? nodes.find((n) => n.name.toLowerCase() === ref.toLowerCase());
+  return (
+    nodes.find((n) => n.nodeId === ref) ??
+    nodes.find((n) => n.name === ref) ??
+    nodes.find((n) => n.name.toLowerCase() === ref.toLowerCase())
+  );
 }
 
 export const listNodesSchema = z.looseObject({ nodes: z.array(hostedNodeSchema) });

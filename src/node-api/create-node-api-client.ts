@@ -1,6 +1,18 @@
 import { readFileSync } from 'node:fs';
 import got, { type Got, HTTPError, RequestError, TimeoutError } from 'got';
-import { type EndpointDef, type EndpointName, endpointNames, endpoints, type RequestOf, type ResponseOf } from './endpoints.js';
+import {
+  CannotSay,
+  type EndpointDef,
+  type EndpointName,
+  endpointNames,
+  endpoints,
+  isShaped,
+  type RequestOf,
+  type ResponseOf,
+  SHAPED,
+  type ShapedBody,
+} from './endpoints.js';
+import { type ApiShape, type Capability, NodeShapes, PROBES, shapeFromProbe, shapeFromRefusal } from './generations.js';
 import { NodeApiError } from './node-api-error.js';
 import { parseLosslessJson, stringifyJson } from './json.js';
 import type { NodeCredentials } from './load-node-credentials.js';
@@ -18,7 +30,13 @@ function registerSecretFields(value: unknown): void {
 }
 
 /** One method per endpoint, named exactly as the path: `client.btcbalance({ skip_sync: false })`, `client.listchannels()`. */
-export type NodeApiClient = { [E in EndpointName]: (body?: RequestOf<E>) => Promise<ResponseOf<E>> };
+export type NodeApiClient = { [E in EndpointName]: (body?: RequestOf<E>) => Promise<ResponseOf<E>> } & {
+  /**
+   * The generation this node takes for a changed endpoint: remembered, else its image's, else asked of
+   * the node (a request it refuses before acting). A command asks this when its questions depend on it.
+   */
+  generation(cap: Capability): Promise<ApiShape>;
+};
 
 export interface NodeApiClientOptions {
   /** The node's invoke_url, e.g. `https://host/nodes/<userId>/<nodeId>`. */
@@ -32,6 +50,12 @@ export interface NodeApiClientOptions {
   retryBaseMs?: number;
   /** The most an answer may hold (NODE_API_MAX_BYTES, default 16 MiB): a longer one is refused as it arrives. */
   maxBytes?: number;
+  /** What is known of this node's API generation (shared by every client of the node); default: this client's own. */
+  shapes?: NodeShapes;
+  /** The node's image as the service gives it (`rln_commit_id`); a known commit tells the generation. */
+  image?: string;
+  /** Unix seconds now (expiries given as durations); default the clock. */
+  nowSec?: () => number;
 }
 
 const TLS_CODES = /^(ERR_TLS|ERR_SSL|EPROTO|CERT_|DEPTH_ZERO|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ERR_OSSL)/;
@@ -58,7 +82,10 @@ function valueAt(root: unknown, path: ReadonlyArray<PropertyKey>): unknown {
   return cur;
 }
 
-function loadTls(credentials: NodeCredentials): { https?: { certificate: Buffer; key: Buffer; certificateAuthority?: Buffer }; error?: string } {
+function loadTls(credentials: NodeCredentials): {
+  https?: { certificate: Buffer; key: Buffer; certificateAuthority?: Buffer };
+  error?: string;
+} {
   if (credentials.kind !== 'mtls') return {};
   const read = (what: string, file: string) => {
     try {
@@ -83,7 +110,8 @@ function loadTls(credentials: NodeCredentials): { https?: { certificate: Buffer;
 /** The got options the client uses for a set of credentials (exported for tests and diagnostics; holds secrets). */
 export function buildTransportOptions(opts: NodeApiClientOptions) {
   const tls = loadTls(opts.credentials);
-  const token = opts.credentials.kind === 'token' ? opts.credentials.token : opts.credentials.kind === 'mtls' ? opts.credentials.token : undefined;
+  const token =
+    opts.credentials.kind === 'token' ? opts.credentials.token : opts.credentials.kind === 'mtls' ? opts.credentials.token : undefined;
   return {
     tlsError: tls.error,
     options: {
@@ -106,43 +134,56 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
   const timeoutMs = opts.timeoutMs ?? 15_000;
   const maxBytes = opts.maxBytes ?? NODE_API_MAX_BYTES;
 
-  async function call(name: EndpointName, def: EndpointDef, body: unknown): Promise<unknown> {
-    const label = `/${name}`;
-    if (tlsError) throw new NodeApiError({ endpoint: name, kind: 'credentials', message: `node API ${label}: ${tlsError}` });
+  const shapes = opts.shapes ?? new NodeShapes();
+  shapes.seenImage(opts.image);
+  const nowSec = opts.nowSec ?? (() => Math.floor(Date.now() / 1000));
 
-    let requestBody: string | FormData | undefined;
-    if (def.method === 'POST') {
-      const checked = def.request.safeParse(body);
-      if (!checked.success) {
-        const issue = checked.error.issues[0];
-        throw new NodeApiError({
-          endpoint: name, kind: 'invalid-request', field: issuePath(issue.path),
-          message: `node API ${label}: request field ${issuePath(issue.path)} is invalid: ${issue.message}`,
-        });
-      }
-      // Whoever called (a command, a report), a password sent to the node is masked from now on.
-      registerSecretFields(checked.data);
-      if (name === 'postassetmedia') {
-        const media = checked.data as { file: Uint8Array; mime?: string; filename?: string };
-        const form = new FormData();
-        form.append('file', new Blob([new Uint8Array(media.file)], { type: media.mime ?? 'application/octet-stream' }), media.filename ?? 'media');
-        requestBody = form;
-      } else {
-        requestBody = stringifyJson(checked.data ?? {});
-      }
+  function invalid(name: EndpointName, field: string, message: string): NodeApiError {
+    return new NodeApiError({ endpoint: name, kind: 'invalid-request', field, message: `node API /${name}: ${message}` });
+  }
+
+  /** A request body checked against a schema, as JSON text or multipart form. */
+  function encode(name: EndpointName, schema: EndpointDef['request'], body: unknown): { data: unknown; requestBody: string | FormData } {
+    const checked = schema.safeParse(body);
+    if (!checked.success) {
+      const issue = checked.error.issues[0];
+      throw invalid(name, issuePath(issue.path), `request field ${issuePath(issue.path)} is invalid: ${issue.message}`);
     }
+    // Whoever called (a command, a report), a password sent to the node is masked from now on.
+    registerSecretFields(checked.data);
+    if (checked.data instanceof Object && 'file' in checked.data && (checked.data as { file: unknown }).file instanceof Uint8Array) {
+      const media = checked.data as { file: Uint8Array; mime?: string; filename?: string };
+      const form = new FormData();
+      form.append(
+        'file',
+        new Blob([new Uint8Array(media.file)], { type: media.mime ?? 'application/octet-stream' }),
+        media.filename ?? 'media',
+      );
+      return { data: checked.data, requestBody: form };
+    }
+    return { data: checked.data, requestBody: stringifyJson(checked.data ?? {}) };
+  }
 
-    let text: string;
+  async function send(
+    name: EndpointName,
+    method: 'GET' | 'POST',
+    path: string,
+    idempotent: boolean,
+    requestBody: string | FormData | undefined,
+  ): Promise<string> {
+    const label = `/${name}`;
     let oversize = () => false;
     try {
-      const pending = http(def.path.slice(1), {
-        method: def.method,
+      const pending = http(path.slice(1), {
+        method,
         ...(requestBody !== undefined ? { body: requestBody } : {}),
         ...(typeof requestBody === 'string' ? { headers: { 'content-type': 'application/json' } } : {}),
         responseType: 'text',
-        retry: def.idempotent
+        retry: idempotent
           ? {
-              limit: retries, methods: ['GET', 'POST'], statusCodes: RETRY_STATUS,
+              limit: retries,
+              methods: ['GET', 'POST'],
+              statusCodes: RETRY_STATUS,
               calculateDelay: ({ attemptCount, computedValue, retryAfter }) => {
                 if (computedValue === 0) return 0;
                 if (retryAfter !== undefined) return Math.min(retryAfter, 10_000);
@@ -154,37 +195,60 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
       oversize = limitAnswer(pending, maxBytes);
       const res = await pending;
       if (res.statusCode >= 300) {
-        throw new NodeApiError({ endpoint: name, kind: 'http', status: res.statusCode, message: `node API ${label} answered a redirect (${res.statusCode}), which is not followed` });
+        throw new NodeApiError({
+          endpoint: name,
+          kind: 'http',
+          status: res.statusCode,
+          message: `node API ${label} answered a redirect (${res.statusCode}), which is not followed`,
+        });
       }
-      text = res.body;
+      return res.body;
     } catch (e) {
       if (e instanceof NodeApiError) throw e;
       if (oversize()) {
-        throw new NodeApiError({ endpoint: name, kind: 'malformed', message: `node API ${label} answered more than ${sizeText(maxBytes)} (NODE_API_MAX_BYTES); the answer was refused unread` });
+        throw new NodeApiError({
+          endpoint: name,
+          kind: 'malformed',
+          message: `node API ${label} answered more than ${sizeText(maxBytes)} (NODE_API_MAX_BYTES); the answer was refused unread`,
+        });
       }
-      throw translate(name, e, timeoutMs);
+      const err = translate(name, e, timeoutMs);
+      // A locked node was restarted or upgraded: what was learnt of its API may be stale.
+      if (err.rlnName === 'LockedNode') shapes.forget();
+      throw err;
     }
+  }
 
+  function decode(name: EndpointName, schema: EndpointDef['response'], text: string): unknown {
+    const label = `/${name}`;
     let parsed: unknown;
     try {
       parsed = text.trim() === '' ? {} : parseLosslessJson(text);
     } catch {
-      throw new NodeApiError({ endpoint: name, kind: 'malformed', message: `node API ${label} answered a body that is not valid JSON (${text.length} bytes, truncated?)` });
+      throw new NodeApiError({
+        endpoint: name,
+        kind: 'malformed',
+        message: `node API ${label} answered a body that is not valid JSON (${text.length} bytes, truncated?)`,
+      });
     }
     // A long list of the wrong elements is one summarised error, checked before the schema makes an issue per element.
-    const longList = firstBadLongList(def.response, parsed);
+    const longList = firstBadLongList(schema, parsed);
     if (longList) {
       throw new NodeApiError({
-        endpoint: name, kind: 'invalid-response', field: longList.path,
+        endpoint: name,
+        kind: 'invalid-response',
+        field: longList.path,
         message: `node API ${label} answered an unexpected shape: field ${longList.path} of a list of ${longList.length}: ${longList.message} (the rest was not checked)`,
       });
     }
-    const result = (def.response).safeParse(parsed);
+    const result = schema.safeParse(parsed);
     if (!result.success) {
       const issue = result.error.issues[0];
       const field = issuePath(issue.path);
       throw new NodeApiError({
-        endpoint: name, kind: 'invalid-response', field,
+        endpoint: name,
+        kind: 'invalid-response',
+        field,
         message: `node API ${label} answered an unexpected shape: field ${field}: ${issue.message} (got ${describe(valueAt(parsed, issue.path))})`,
       });
     }
@@ -193,12 +257,87 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
     return result.data;
   }
 
+  /** Asks the node which shape a capability takes, with a request it refuses before acting. */
+  async function probe(cap: Capability): Promise<ApiShape> {
+    const p = PROBES[cap];
+    const name = p.path.slice(1) as EndpointName;
+    let status: number;
+    let text: string;
+    try {
+      text = await send(name, 'POST', p.path, false, stringifyJson(p.body));
+      status = 200;
+    } catch (e) {
+      if (!(e instanceof NodeApiError) || e.status === undefined) throw e;
+      status = e.status;
+      text = `${e.rlnName ?? ''} ${e.serviceMessage ?? e.message}`;
+    }
+    const shape = shapeFromProbe(cap, status, text);
+    if (!shape) {
+      throw new NodeApiError({
+        endpoint: name,
+        kind: 'http',
+        status,
+        message: `node API ${p.path}: cannot tell which API generation the node speaks (it answered ${status}${text.trim() ? `: ${text.trim().slice(0, 200)}` : ''})`,
+      });
+    }
+    shapes.set(cap, shape);
+    return shape;
+  }
+
+  async function generation(cap: Capability): Promise<ApiShape> {
+    if (tlsError)
+      throw new NodeApiError({
+        endpoint: PROBES[cap].path.slice(1),
+        kind: 'credentials',
+        message: `node API ${PROBES[cap].path}: ${tlsError}`,
+      });
+    return shapes.get(cap) ?? probe(cap);
+  }
+
+  /** A changed endpoint: the neutral request in the node's shape; a refusal that shows the other shape is sent again once in it. */
+  async function callShaped(name: EndpointName & keyof typeof SHAPED, def: EndpointDef, body: unknown): Promise<unknown> {
+    const neutral = encode(name, def.request, body).data;
+    const spec = SHAPED[name] as { cap: Capability; build(shape: ApiShape, r: unknown, now: number): ShapedBody };
+    const attempt = async (shape: ApiShape): Promise<unknown> => {
+      let shaped: ShapedBody;
+      try {
+        shaped = spec.build(shape, neutral, nowSec());
+      } catch (reason) {
+        if (!(reason instanceof CannotSay)) throw reason;
+        throw invalid(name, '(body)', reason.message);
+      }
+      const { requestBody } = encode(name, shaped.request, shaped.body);
+      const text = await send(name, 'POST', shaped.path, def.idempotent, requestBody);
+      return decode(name, shaped.response ?? def.response, text);
+    };
+    const shape = await generation(spec.cap);
+    try {
+      return await attempt(shape);
+    } catch (e) {
+      if (!(e instanceof NodeApiError)) throw e;
+      const other = shapeFromRefusal(spec.cap, shape, e.status, e.serviceMessage ?? e.message);
+      if (!other) throw e;
+      // Refused before the node acted (a missing path or field): the node was upgraded, or the guess was wrong.
+      shapes.set(spec.cap, other);
+      return attempt(other);
+    }
+  }
+
+  async function call(name: EndpointName, def: EndpointDef, body: unknown): Promise<unknown> {
+    const label = `/${name}`;
+    if (tlsError) throw new NodeApiError({ endpoint: name, kind: 'credentials', message: `node API ${label}: ${tlsError}` });
+    if (isShaped(name)) return callShaped(name, def, body);
+    const requestBody = def.method === 'POST' ? encode(name, def.request, body).requestBody : undefined;
+    const text = await send(name, def.method, def.path, def.idempotent, requestBody);
+    return decode(name, def.response, text);
+  }
+
   const client = {} as Record<EndpointName, (body?: unknown) => Promise<unknown>>;
   for (const name of endpointNames) {
     const def = endpoints[name] as EndpointDef;
     client[name] = (body?: unknown) => call(name, def, body);
   }
-  return client as NodeApiClient;
+  return Object.assign(client, { generation }) as unknown as NodeApiClient;
 }
 
 function translate(endpoint: EndpointName, e: unknown, timeoutMs: number): NodeApiError {
@@ -216,12 +355,15 @@ function translate(endpoint: EndpointName, e: unknown, timeoutMs: number): NodeA
     if (b && typeof b.error === 'string') {
       const rlnName = typeof b.name === 'string' && b.name ? b.name : undefined;
       return new NodeApiError({
-        endpoint, kind: 'rln', status, rlnName,
+        endpoint,
+        kind: 'rln',
+        status,
+        rlnName,
         message: `node API ${label} failed (${status}${rlnName ? ` ${rlnName}` : ''}): ${b.error.slice(0, 300)}`,
         serviceMessage: b.error.slice(0, 300),
       });
     }
-    const message = b && typeof b.message === 'string' ? b.message.slice(0, 300) : e.response.statusMessage ?? 'no message';
+    const message = b && typeof b.message === 'string' ? b.message.slice(0, 300) : (e.response.statusMessage ?? 'no message');
     return new NodeApiError({ endpoint, kind: 'http', status, message: `node API ${label} failed (${status}): ${message}` });
   }
   if (e instanceof TimeoutError) {
@@ -230,7 +372,7 @@ function translate(endpoint: EndpointName, e: unknown, timeoutMs: number): NodeA
   if (e instanceof RequestError) {
     const code = e.code ?? 'ERR';
     if (TLS_CODES.test(code)) return new NodeApiError({ endpoint, kind: 'tls', message: `node API ${label}: TLS failed (${code})` });
-    if (code === 'ERR_BODY_PARSE_FAILURE' || code === 'ECONNRESET' && e.response) {
+    if (code === 'ERR_BODY_PARSE_FAILURE' || (code === 'ECONNRESET' && e.response)) {
       return new NodeApiError({ endpoint, kind: 'malformed', message: `node API ${label}: the answer was cut off (${code})` });
     }
     return new NodeApiError({ endpoint, kind: 'network', message: `node API ${label}: cannot reach the node (${code})` });

@@ -6,3 +6,17 @@ export { Amount } from './schemas/common.js';
 export { parseLosslessJson, stringifyJson } from './json.js';
 export { checkNodeApiUrl } from './check-node-api-url.js';
 export { NODE_API_MAX_BYTES } from './bounded-read.js';
+export {
+  ApiShapes,
+  NodeShapes,
+  API_SHAPES,
+  CAPABILITIES,
+  imageOfNode,
+  shapeOfCommit,
+  otherShape,
+  type ApiShape,
+  type Capability,
+} from './generations.js';
+export { SHAPED, isShaped, type ShapedName } from './endpoints.js';
+export { ChainSyncMode, SyncStrategy } from './schemas/lifecycle.js';
+export { transferStatusText, transferKindText, transactionTypeText, assetSchemaText } from './words.js';

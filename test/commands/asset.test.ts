@@ -19,7 +19,13 @@ describe('asset commands', () => {
   });
 
   it('issue-nia then list shows the amount with the precision applied', async () => {
-    const issued = await runCommand(env, cmd('asset issue-nia'), { node: 'a1', ticker: 'PREC', name: 'Precise', amounts: '123.45', precision: '2' });
+    const issued = await runCommand(env, cmd('asset issue-nia'), {
+      node: 'a1',
+      ticker: 'PREC',
+      name: 'Precise',
+      amounts: '123.45',
+      precision: '2',
+    });
     const text = textOf(issued);
     expect(text).toContain('NIA asset issued · a1');
     expect(text).toContain('Issued supply: 123.45');
@@ -39,8 +45,17 @@ describe('asset commands', () => {
     await expect(runCommand(env, cmd('asset issue-nia'), { node: 'a1', ticker: 'X', name: 'X', amounts: '10,1.5' })).rejects.toMatchObject({
       message: '`amounts` is not a valid amount: X has no decimals.',
     });
-    await expect(runCommand(env, cmd('asset issue-nia'), { node: 'a1', ticker: 'Y', name: 'Y', amounts: '1.234', precision: '2' })).rejects.toThrow(/Y has 2 decimals at most/);
-    const raw = await runCommand(env, cmd('asset issue-nia'), { node: 'a1', ticker: 'RAW', name: 'Raw', amounts: '12345; 5', precision: '2', raw: 'true' });
+    await expect(
+      runCommand(env, cmd('asset issue-nia'), { node: 'a1', ticker: 'Y', name: 'Y', amounts: '1.234', precision: '2' }),
+    ).rejects.toThrow(/Y has 2 decimals at most/);
+    const raw = await runCommand(env, cmd('asset issue-nia'), {
+      node: 'a1',
+      ticker: 'RAW',
+      name: 'Raw',
+      amounts: '12345; 5',
+      precision: '2',
+      raw: 'true',
+    });
     expect(textOf(raw)).toContain('Issued supply: 123.50');
   });
 
@@ -84,10 +99,21 @@ describe('asset commands', () => {
 
   it('send delivers to an RGB invoice of another node; transfers shows it', async () => {
     const bob = await createReadyNode(env, 'a2', { utxos: true });
-    const inv = await runCommand(env, findCommand(invoiceCommands, 'invoice rgb'), { node: 'a2', asset_id: assetId, amount: '1000', raw: 'true' });
+    const inv = await runCommand(env, findCommand(invoiceCommands, 'invoice rgb'), {
+      node: 'a2',
+      asset_id: assetId,
+      amount: '1000',
+      raw: 'true',
+      transport_endpoints: 'rpc://127.0.0.1:3000/json-rpc',
+    });
     // a2 does not hold PREC yet: its precision is unknown there, so the amount stays raw and says so.
     expect(textOf(inv)).toContain('Amount: 1,000 raw of rgb:');
-    const own = await runCommand(env, findCommand(invoiceCommands, 'invoice rgb'), { node: 'a1', asset_id: 'PREC', amount: '10' });
+    const own = await runCommand(env, findCommand(invoiceCommands, 'invoice rgb'), {
+      node: 'a1',
+      asset_id: 'PREC',
+      amount: '10',
+      transport_endpoints: 'rpc://127.0.0.1:3000/json-rpc',
+    });
     expect(textOf(own)).toContain('Amount: 10.00 PREC');
     expect(textOf(own)).toContain(`Asset: ${assetId}`);
     const { message } = messageOf(inv);

@@ -9,11 +9,11 @@ import { walletCommands } from '../../commands/wallet.js';
 import { createRegistry, type CoreDispatcher } from '../../src/engine/index.js';
 import { openDatabase } from '../../src/store/index.js';
 import { PASSWORD, createRunningNode, startEnv, waitForStatus, type TestEnv } from '../support/commands.js';
+import { waitFor } from '../support/wait-for.js';
 import { replyText } from '../support/reply-text.js';
 
 const place = { platform: 'slack' as const, channelId: 'COPS', workspaceId: 'T1' };
 const actor = (userId: string) => ({ platform: 'slack' as const, userId });
-
 
 describe('node commands through the dispatcher', () => {
   let env: TestEnv;
@@ -45,7 +45,13 @@ describe('node commands through the dispatcher', () => {
     if (d.kind !== 'dialog') return;
     expect(d.dialog.title).toBe('Node init');
     expect(d.dialog.intro).toMatch(/^dsp1: Initialize/);
-    const r = await dispatcher.dispatch({ via: 'dialog', actor: actor('UADMIN'), place, dialogId: d.dialog.id, values: { password: PASSWORD, password_repeat: PASSWORD } });
+    const r = await dispatcher.dispatch({
+      via: 'dialog',
+      actor: actor('UADMIN'),
+      place,
+      dialogId: d.dialog.id,
+      values: { password: PASSWORD, password_repeat: PASSWORD },
+    });
     expect(r.kind).toBe('message');
     if (r.kind !== 'message') return;
     expect(r.visibility).toBe('private');
@@ -114,10 +120,26 @@ describe('node commands through the dispatcher', () => {
     const d = await typed('node destroy dsp3');
     expect(d.kind).toBe('dialog');
     if (d.kind !== 'dialog') return;
-    const wrong = await dispatcher.dispatch({ via: 'dialog', actor: actor('UADMIN'), place, dialogId: d.dialog.id, values: { confirm_name: 'dsp4', backup: 'false' } });
+    const wrong = await dispatcher.dispatch({
+      via: 'dialog',
+      actor: actor('UADMIN'),
+      place,
+      dialogId: d.dialog.id,
+      values: { confirm_name: 'dsp4', backup: 'false' },
+    });
     expect(wrong.kind).toBe('dialog_errors');
-    const right = await dispatcher.dispatch({ via: 'dialog', actor: actor('UADMIN'), place, dialogId: d.dialog.id, values: { confirm_name: 'dsp3', backup: 'false' } });
+    const right = await dispatcher.dispatch({
+      via: 'dialog',
+      actor: actor('UADMIN'),
+      place,
+      dialogId: d.dialog.id,
+      values: { confirm_name: 'dsp3', backup: 'false' },
+    });
     expect(replyText(right)).toContain('dsp3');
-    expect((await env.services.hosting.listNodes()).some((n) => n.nodeId === node.nodeId)).toBe(false);
+    // DESTROING, then DESTROYED and gone from the list.
+    await waitFor(async () => !(await env.services.hosting.listNodes()).some((n) => n.nodeId === node.nodeId), {
+      timeout: 2_000,
+      what: 'node gone',
+    });
   });
 });

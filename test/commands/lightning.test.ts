@@ -6,7 +6,17 @@ import { payCommands } from '../../commands/pay.js';
 import { peerCommands } from '../../commands/peer.js';
 import { swapCommands } from '../../commands/swap.js';
 import type { HostedNode } from '../../src/hosting/index.js';
-import { createReadyNode, findCommand, makeContext, messageOf, runCommand, startEnv, tableOf, textOf, type TestEnv } from '../support/commands.js';
+import {
+  createReadyNode,
+  findCommand,
+  makeContext,
+  messageOf,
+  runCommand,
+  startEnv,
+  tableOf,
+  textOf,
+  type TestEnv,
+} from '../support/commands.js';
 import { resolvePubkey } from '../../commands/support/our-nodes.js';
 
 const all = [...channelCommands, ...invoiceCommands, ...netCommands, ...payCommands, ...peerCommands, ...swapCommands];
@@ -59,7 +69,12 @@ describe('lightning commands between two emulated nodes', () => {
   });
 
   it('channel open then list shows the channel with capacity and local/remote', async () => {
-    const open = await runCommand(env, cmd('channel open'), { node: 'alice', peer_pubkey_and_opt_addr: bobPubkey, capacity_sat: '100000', push_msat: '10000000' });
+    const open = await runCommand(env, cmd('channel open'), {
+      node: 'alice',
+      peer_pubkey_and_opt_addr: bobPubkey,
+      capacity_sat: '100000',
+      push_msat: '10000000',
+    });
     expect(textOf(open)).toContain('Capacity: 100,000 sats');
     const temp = /Temporary id: ([0-9a-f]{64})/.exec(textOf(open))![1];
     env.world.mine(6);
@@ -125,7 +140,12 @@ describe('lightning commands between two emulated nodes', () => {
 
   it('swap maker-init, taker, and list on both sides', async () => {
     const { asset } = await env.api(alice).issueassetnia({ amounts: [1000], ticker: 'SWP', name: 'Swap', precision: 0 });
-    const init = await runCommand(env, cmd('swap maker-init'), { node: 'alice', qty_from: '3000 sat', qty_to: '10', to_asset: asset.asset_id });
+    const init = await runCommand(env, cmd('swap maker-init'), {
+      node: 'alice',
+      qty_from: '3000 sat',
+      qty_to: '10',
+      to_asset: asset.asset_id,
+    });
     const swapstring = codeOf(init);
     expect(swapstring).toContain(asset.asset_id);
     expect(textOf(init)).toContain('Gives: 3,000 sats (3,000,000 msat)');
@@ -185,7 +205,9 @@ describe('lightning commands between two emulated nodes', () => {
 
   it('net check-indexer and check-proxy answer', async () => {
     const i = await runCommand(env, cmd('net check-indexer'), { node: 'alice', indexer_url: '127.0.0.1:50001' }).catch((e) => e);
-    const p = await runCommand(env, cmd('net check-proxy'), { node: 'alice', proxy_url: 'rpc://127.0.0.1:3000/json-rpc' }).catch((e) => e);
+    const p = await runCommand(env, cmd('net check-proxy'), { node: 'alice', proxy_endpoint: 'rpc://127.0.0.1:3000/json-rpc' }).catch(
+      (e) => e,
+    );
     for (const r of [i, p]) {
       if (r instanceof Error) expect((r as { rlnName?: string }).rlnName).toBeTruthy();
       else expect(textOf(r)).toMatch(/OK/);

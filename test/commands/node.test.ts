@@ -3,7 +3,9 @@ import { logPolling, nodeCommands } from '../../commands/node.js';
 import { ServiceError } from '../../src/hosting/index.js';
 import { EMULATOR_LEAKED_SECRETS } from '../../src/emulator/index.js';
 import { NodeApiError } from '../../src/node-api/index.js';
+import { waitFor } from '../support/wait-for.js';
 import {
+  INDEXER_URL,
   PASSWORD,
   createReadyNode,
   createRunningNode,
@@ -31,7 +33,26 @@ describe('node commands', () => {
 
   it('define every action of the node group, with a described argument for every field', () => {
     const actions = nodeCommands.map((d) => d.path.split(' ')[1]);
-    expect(actions).toEqual(['list', 'info', 'create', 'start', 'stop', 'upgrade', 'destroy', 'settings', 'logs', 'image', 'init', 'unlock', 'lock', 'password', 'backup', 'restore', 'sync', 'shutdown']);
+    expect(actions).toEqual([
+      'list',
+      'info',
+      'create',
+      'start',
+      'stop',
+      'upgrade',
+      'destroy',
+      'settings',
+      'logs',
+      'image',
+      'init',
+      'unlock',
+      'lock',
+      'password',
+      'backup',
+      'restore',
+      'sync',
+      'shutdown',
+    ]);
     for (const d of nodeCommands) {
       expect(d.example.startsWith(`/rln ${d.path}`)).toBe(true);
       for (const [name, field] of Object.entries(d.args.shape)) {
@@ -171,7 +192,9 @@ describe('node commands', () => {
     const node = await createRunningNode(env, 'cur1');
     expect((await env.services.hosting.getNode(node.nodeId)).imageVersion).toBe('v11.0.0');
     const def = cmd('node upgrade');
-    expect(await def.check!(makeContext(env, def, { node: 'cur1' }, { node }))).toMatchObject({ reason: 'cur1 already runs the latest image, v11.0.0: there is nothing to upgrade.' });
+    expect(await def.check!(makeContext(env, def, { node: 'cur1' }, { node }))).toMatchObject({
+      reason: 'cur1 already runs the latest image, v11.0.0: there is nothing to upgrade.',
+    });
     env.emulator.setLatestImage('v11.1.0');
     expect(await def.check!(makeContext(env, def, { node: 'cur1' }, { node }))).toBeUndefined();
     const fields = await def.preview!(makeContext(env, def, { node: 'cur1' }, { node: await env.services.hosting.getNode(node.nodeId) }));
@@ -185,7 +208,7 @@ describe('node commands', () => {
     expect((await env.services.hosting.getNode(node.nodeId)).settings?.webhookUrl).toBe('https://bot.example.com/webhooks/service');
   });
 
-  it('logs exports, waits, shows the last lines of the emulator\'s log in a code block and attaches every file, secrets masked', async () => {
+  it("logs exports, waits, shows the last lines of the emulator's log in a code block and attaches every file, secrets masked", async () => {
     await createRunningNode(env, 'log1');
     const r = await runCommand(env, cmd('node logs'), { node: 'log1', lines: '20' });
     const { message } = messageOf(r);
@@ -206,7 +229,8 @@ describe('node commands', () => {
     }
     // Not one word of the mnemonic, in whatever order it is printed, next to another.
     const words = EMULATOR_LEAKED_SECRETS.mnemonic.split(' ');
-    for (let i = 1; i < words.length; i++) expect(files).not.toMatch(new RegExp(`${words[i - 1]}\\W+${words[i]}|${words[i]}\\W+${words[i - 1]}`));
+    for (let i = 1; i < words.length; i++)
+      expect(files).not.toMatch(new RegExp(`${words[i - 1]}\\W+${words[i]}|${words[i]}\\W+${words[i - 1]}`));
     expect(full).toContain('"password": "[redacted]"');
     expect(full).toContain('--password [redacted]');
     expect(full).toContain('http://rpcuser:[redacted]@bitcoind');
@@ -231,25 +255,40 @@ describe('node commands', () => {
   it('init and password refuse two different new passwords, or one shorter than 8 characters, as dialog field errors', () => {
     const initDialog = cmd('node init').dialog!;
     const init = (values: Record<string, string>) => initDialog.check!(values);
-    expect(init({ password: PASSWORD, password_repeat: `${PASSWORD}x` })).toEqual({ password_repeat: 'The two new passwords differ: type the same password twice.' });
-    expect(init({ password: 'short', password_repeat: 'short' })).toEqual({ password: 'The password must have at least 8 characters; this one has 5.' });
+    expect(init({ password: PASSWORD, password_repeat: `${PASSWORD}x` })).toEqual({
+      password_repeat: 'The two new passwords differ: type the same password twice.',
+    });
+    expect(init({ password: 'short', password_repeat: 'short' })).toEqual({
+      password: 'The password must have at least 8 characters; this one has 5.',
+    });
     expect(init({ password: PASSWORD, password_repeat: PASSWORD })).toEqual({});
     const pwDialog = cmd('node password').dialog!;
     const pw = (values: Record<string, string>) => pwDialog.check!(values);
-    expect(pw({ old_password: PASSWORD, new_password: 'new password 1', new_password_repeat: 'new password 2' })).toEqual({ new_password_repeat: 'The two new passwords differ: type the same password twice.' });
-    expect(JSON.stringify(pw({ old_password: PASSWORD, new_password: 'seven77', new_password_repeat: 'seven77' }))).not.toContain('seven77');
+    expect(pw({ old_password: PASSWORD, new_password: 'new password 1', new_password_repeat: 'new password 2' })).toEqual({
+      new_password_repeat: 'The two new passwords differ: type the same password twice.',
+    });
+    expect(JSON.stringify(pw({ old_password: PASSWORD, new_password: 'seven77', new_password_repeat: 'seven77' }))).not.toContain(
+      'seven77',
+    );
   });
 
   it('unlock and lock change the node state; a locked node answers with NodeApiError LockedNode', async () => {
     const node = await createRunningNode(env, 'lock1');
     await env.api(node).init({ password: PASSWORD });
-    const unlocked = await runCommand(env, cmd('node unlock'), { node: 'lock1' }, { secrets: { password: PASSWORD } });
+    const unlocked = await runCommand(
+      env,
+      cmd('node unlock'),
+      { node: 'lock1', indexer_url: INDEXER_URL },
+      { secrets: { password: PASSWORD } },
+    );
     expect(textOf(unlocked)).toContain('lock1 is unlocked');
     expect((await env.api(node).nodeinfo()).pubkey).toBeTruthy();
 
     const locked = await runCommand(env, cmd('node lock'), { node: 'lock1' });
     expect(textOf(locked)).toContain('node unlock lock1');
-    const err = await runCommand(env, findCommand((await import('../../commands/wallet.js')).walletCommands, 'wallet balance'), { node: 'lock1' }).catch((e) => e);
+    const err = await runCommand(env, findCommand((await import('../../commands/wallet.js')).walletCommands, 'wallet balance'), {
+      node: 'lock1',
+    }).catch((e) => e);
     expect(err).toBeInstanceOf(NodeApiError);
     expect((err as NodeApiError).rlnName).toBe('LockedNode');
     expect((err as NodeApiError).hint).toContain('node unlock');
@@ -258,7 +297,12 @@ describe('node commands', () => {
   it('unlock with a wrong password surfaces the node error, without the password', async () => {
     const node = await createRunningNode(env, 'lock2');
     await env.api(node).init({ password: PASSWORD });
-    const err = await runCommand(env, cmd('node unlock'), { node: 'lock2' }, { secrets: { password: 'wrong-password-1' } }).catch((e) => e);
+    const err = await runCommand(
+      env,
+      cmd('node unlock'),
+      { node: 'lock2', indexer_url: INDEXER_URL },
+      { secrets: { password: 'wrong-password-1' } },
+    ).catch((e) => e);
     expect((err as NodeApiError).rlnName).toBe('WrongPassword');
     expect(String((err as Error).message)).not.toContain('wrong-password-1');
   });
@@ -266,11 +310,26 @@ describe('node commands', () => {
   it('password, backup and restore work on a locked node', async () => {
     const node = await createRunningNode(env, 'bk1');
     await env.api(node).init({ password: PASSWORD });
-    const changed = await runCommand(env, cmd('node password'), { node: 'bk1' }, { secrets: { old_password: PASSWORD, new_password: 'another password', new_password_repeat: 'another password' } });
+    const changed = await runCommand(
+      env,
+      cmd('node password'),
+      { node: 'bk1' },
+      { secrets: { old_password: PASSWORD, new_password: 'another password', new_password_repeat: 'another password' } },
+    );
     expect(textOf(changed)).toContain('password of bk1 was changed');
-    const backup = await runCommand(env, cmd('node backup'), { node: 'bk1', backup_path: '/backups/bk1.backup' }, { secrets: { password: 'another password' } });
+    const backup = await runCommand(
+      env,
+      cmd('node backup'),
+      { node: 'bk1', backup_path: '/backups/bk1.backup' },
+      { secrets: { password: 'another password' } },
+    );
     expect(textOf(backup)).toContain('/backups/bk1.backup');
-    const restored = await runCommand(env, cmd('node restore'), { node: 'bk1', backup_path: '/backups/bk1.backup' }, { secrets: { overwrite: 'true', password: 'another password' } });
+    const restored = await runCommand(
+      env,
+      cmd('node restore'),
+      { node: 'bk1', backup_path: '/backups/bk1.backup' },
+      { secrets: { overwrite: 'true', password: 'another password' } },
+    );
     expect(textOf(restored)).toContain('restored from /backups/bk1.backup');
   });
 
@@ -278,7 +337,10 @@ describe('node commands', () => {
     const node = await createReadyNode(env, 'sd1');
     expect(textOf(await runCommand(env, cmd('node sync'), { node: 'sd1' }))).toContain('sd1 is synced');
     expect(textOf(await runCommand(env, cmd('node shutdown'), { node: 'sd1' }))).toContain('node unlock sd1');
-    const err = await env.api(node).nodeinfo().catch((e) => e);
+    const err = await env
+      .api(node)
+      .nodeinfo()
+      .catch((e) => e);
     expect((err as NodeApiError).rlnName).toBe('LockedNode');
   });
 
@@ -287,14 +349,26 @@ describe('node commands', () => {
     const r = await runCommand(env, cmd('node destroy'), { node: 'd1' });
     expect(textOf(r)).toContain('d1');
     expect(messageOf(r).message.tone).toBe('danger');
-    expect((await env.services.hosting.listNodes()).some((n) => n.nodeId === node.nodeId)).toBe(false);
+    // DESTROING, then DESTROYED and gone from the list, as the service's description shows.
+    await waitFor(async () => !(await env.services.hosting.listNodes()).some((n) => n.nodeId === node.nodeId), {
+      timeout: 2_000,
+      what: 'd1 gone',
+    });
   });
 
   it('destroy with a backup backs up first (locking an unlocked node), then destroys', async () => {
     const node = await createReadyNode(env, 'd2');
-    const r = await runCommand(env, cmd('node destroy'), { node: 'd2', backup_path: '/backups/d2.backup' }, { secrets: { backup: 'true', backup_password: PASSWORD } });
+    const r = await runCommand(
+      env,
+      cmd('node destroy'),
+      { node: 'd2', backup_path: '/backups/d2.backup' },
+      { secrets: { backup: 'true', backup_password: PASSWORD } },
+    );
     expect(textOf(r)).toContain('/backups/d2.backup');
-    expect((await env.services.hosting.listNodes()).some((n) => n.nodeId === node.nodeId)).toBe(false);
+    await waitFor(async () => !(await env.services.hosting.listNodes()).some((n) => n.nodeId === node.nodeId), {
+      timeout: 2_000,
+      what: 'd2 gone',
+    });
     // The backup exists: another node can be restored from it.
     const other = await createRunningNode(env, 'd2b');
     await env.api(other).restore({ backup_path: '/backups/d2.backup', password: PASSWORD });
@@ -303,7 +377,12 @@ describe('node commands', () => {
   it('destroy refuses to destroy when the asked backup fails', async () => {
     const node = await createRunningNode(env, 'd3');
     await env.api(node).init({ password: PASSWORD });
-    const err = await runCommand(env, cmd('node destroy'), { node: 'd3' }, { secrets: { backup: 'true', backup_password: 'not the password' } }).catch((e) => e);
+    const err = await runCommand(
+      env,
+      cmd('node destroy'),
+      { node: 'd3' },
+      { secrets: { backup: 'true', backup_password: 'not the password' } },
+    ).catch((e) => e);
     expect((err as Error).message).toContain('Not destroyed');
     expect((err as Error).message).not.toContain('not the password');
     expect((await env.services.hosting.listNodes()).some((n) => n.nodeId === node.nodeId)).toBe(true);

@@ -24,7 +24,11 @@ function api(e: Emulator, method: string, path: string, body?: unknown, token: s
   const headers: Record<string, string> = {};
   if (token !== null) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  return fetch(`${e.url}${path}`, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+  return fetch(`${e.url}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
 }
 async function apiJson(e: Emulator, method: string, path: string, body?: unknown, token?: string | null) {
   const res = await api(e, method, path, body, token);
@@ -36,7 +40,8 @@ async function create(e: Emulator, name: string, webhookUrl?: string) {
   return r.body.data as { nodeId: string; status: string; invoke_url: string };
 }
 const statusOf = (e: Emulator, id: string) => e.nodes().find((n) => n.nodeId === id)?.status;
-const events = (r: { received: Array<{ body: string }> }) => r.received.map((x) => JSON.parse(x.body) as { details: { status: string }; nodeId: string });
+const events = (r: { received: Array<{ body: string }> }) =>
+  r.received.map((x) => JSON.parse(x.body) as { details: { status: string }; nodeId: string });
 
 describe('emulator management API', () => {
   it('refuses requests without a bearer token or with a wrong or revoked one', async () => {
@@ -57,7 +62,11 @@ describe('emulator management API', () => {
     const bad = await apiJson(e, 'POST', '/api/nodes', { name: 'x', network: 'mainnet' });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toMatch(/regtest or testnet/);
-    const http = await apiJson(e, 'POST', '/api/nodes', { name: 'x', network: 'regtest', settings: { webhookUrl: 'http://example.com/h' } });
+    const http = await apiJson(e, 'POST', '/api/nodes', {
+      name: 'x',
+      network: 'regtest',
+      settings: { webhookUrl: 'http://example.com/h' },
+    });
     expect(http.status).toBe(400);
     expect(http.body.message).toMatch(/HTTPS/);
     await create(e, 'x', 'https://example.com/hook');
@@ -83,11 +92,18 @@ describe('emulator management API', () => {
     const n = await create(e, 'a', 'https://example.com/hook');
     const list = await apiJson(e, 'GET', '/api/nodes');
     const node = list.body.nodes[0];
-    expect(node).toMatchObject({ nodeId: n.nodeId, name: 'a', network: 'regtest', initialized: false, settings: { webhookUrl: 'https://example.com/hook' } });
+    expect(node).toMatchObject({
+      nodeId: n.nodeId,
+      name: 'a',
+      network: 'regtest',
+      initialized: false,
+      settings: { webhookUrl: 'https://example.com/hook' },
+    });
     expect(node.invoke_url).toBe(`${e.url}/nodes/u1/${n.nodeId}`);
     expect(node.builds[0]).toMatchObject({ buildNumber: 1 });
+    // A bare node, as the service's description shows, with the RLN commit of its image.
     const one = await apiJson(e, 'GET', `/api/nodes/${n.nodeId}`);
-    expect(one.body.data.nodeId).toBe(n.nodeId);
+    expect(one.body).toMatchObject({ nodeId: n.nodeId, rln_commit_id: expect.stringMatching(/^[0-9a-f]{40}$/) });
   });
 
   it('moves through the lifecycle: create, stop, start, upgrade, destroy', async () => {
@@ -114,8 +130,11 @@ describe('emulator management API', () => {
     expect(after.builds).toHaveLength(2);
     expect(after.builds![1]).toMatchObject({ buildNumber: 2, buildStatus: 'SUCCESS', buildComplete: true });
     expect((await apiJson(e, 'DELETE', '/api/nodes', { destroyNodeId: n.nodeId })).status).toBe(200);
-    expect(e.nodes()).toHaveLength(0);
+    // As the service's description shows: DESTROING at once (the node API is gone), then DESTROYED
+    // (which may already have come, when the answer took longer than the emulator's delay).
+    expect(['DESTROING', 'DESTROYED', undefined]).toContain(statusOf(e, n.nodeId));
     expect(world.removed).toEqual([n.nodeId]);
+    await waitFor(() => e.nodes().length === 0);
   });
 
   it('ends an operation in FAILED when failNext says so', async () => {
@@ -131,7 +150,7 @@ describe('emulator management API', () => {
     e.faults.failNext.add('upgrade');
     await apiJson(e, 'POST', `/api/nodes/${n.nodeId}/upgrade`);
     await waitFor(() => statusOf(e, n.nodeId) === 'FAILED');
-    expect(e.nodes()[0].builds!.at(-1)).toMatchObject({ buildStatus: 'FAILED' });
+    expect(e.nodes()[0].builds!.at(-1)).toMatchObject({ buildStatus: 'FAILURE', buildComplete: true, currentPhase: 'COMPLETED' });
     e.faults.failNext.add('stop');
     await apiJson(e, 'POST', `/api/nodes/${n.nodeId}/stop`);
     expect(statusOf(e, n.nodeId)).toBe('FAILED');
@@ -156,10 +175,10 @@ describe('emulator management API', () => {
 
   it('serves the latest image and the webhook public key', async () => {
     const e = await emulator({ latestImage: 'v9.9.9', keyType: 'p256' });
-    expect((await apiJson(e, 'GET', '/api/nodes/latest-rln-image')).body).toEqual({ version: 'v9.9.9' });
+    expect((await apiJson(e, 'GET', '/api/nodes/latest-rln-image')).body).toEqual({ data: 'v9.9.9' });
     const key = (await apiJson(e, 'GET', '/api/webhook-public-key')).body;
-    expect(key.publicKey).toBe(e.publicKey.pem);
-    expect(createPublicKey(key.publicKey).asymmetricKeyDetails?.namedCurve).toBe('prime256v1');
+    expect(key.data).toBe(e.publicKey.pem);
+    expect(createPublicKey(key.data).asymmetricKeyDetails?.namedCurve).toBe('prime256v1');
   });
 
   it('seeds the demo: alice and bob running, carol paused, all in the node world', async () => {
@@ -183,7 +202,7 @@ describe('emulator webhooks', () => {
       await waitFor(() => r.received.length >= 2);
       expect(events(r).map((x) => x.details.status)).toEqual(['STARTING', 'RUNNING']);
       const served = (await apiJson(e, 'GET', '/api/webhook-public-key')).body;
-      const key = createPublicKey(served.publicKey);
+      const key = createPublicKey(served.data);
       for (const got of r.received) {
         const payload = JSON.parse(got.body);
         expect(payload).toMatchObject({ eventType: 'NODE_STATUS_UPDATED', nodeId: n.nodeId, details: { nodeId: n.nodeId } });
@@ -264,7 +283,9 @@ describe('emulator webhooks', () => {
     const r = await apiJson(e, 'POST', `/api/nodes/${n.nodeId}/settings`, { settings: { webhookUrl: 'http://10.0.0.1/h' } });
     expect(r.status).toBe(400);
     expect((await apiJson(e, 'POST', `/api/nodes/${n.nodeId}/settings`, { settings: {} })).status).toBe(400);
-    expect((await apiJson(e, 'POST', `/api/nodes/${n.nodeId}/settings`, { settings: { webhookUrl: 'http://localhost:9/h' } })).status).toBe(200);
+    expect((await apiJson(e, 'POST', `/api/nodes/${n.nodeId}/settings`, { settings: { webhookUrl: 'http://localhost:9/h' } })).status).toBe(
+      200,
+    );
   });
 });
 
@@ -284,7 +305,11 @@ describe('emulator node API routing', () => {
     e.setStatus(n.nodeId, 'RUNNING');
     const info = await fetch(`${n.invoke_url}/nodeinfo`, { headers: auth });
     expect(await info.json()).toEqual({ pubkey: `pk-${n.nodeId}` });
-    const balance = await fetch(`${n.invoke_url}/btcbalance`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"skip_sync":false}' });
+    const balance = await fetch(`${n.invoke_url}/btcbalance`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: '{"skip_sync":false}',
+    });
     expect(await balance.text()).toContain('18446744073709551615');
     expect(world.calls.at(-1)).toEqual({ nodeId: n.nodeId, method: 'POST', endpoint: 'btcbalance', body: { skip_sync: false } });
     const locked = await fetch(`${n.invoke_url}/lninvoice`, { method: 'POST', headers: auth });

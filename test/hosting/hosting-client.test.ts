@@ -12,12 +12,24 @@ afterEach(async () => {
 });
 
 async function emulator(opts: EmulatorOptions = {}): Promise<Emulator> {
-  const e = await startEmulator({ token: TOKEN, lifecycleDelayMs: 30, webhookRetry: { attempts: 2, baseDelayMs: 5 }, world: recordingWorld(), ...opts });
+  const e = await startEmulator({
+    token: TOKEN,
+    lifecycleDelayMs: 30,
+    webhookRetry: { attempts: 2, baseDelayMs: 5 },
+    world: recordingWorld(),
+    ...opts,
+  });
   open.push(e);
   return e;
 }
 function client(base: { url: string }, opts: Partial<HostingClientOptions> = {}) {
-  return createHostingClient({ baseUrl: base.url, token: TOKEN, timeoutMs: 2000, retry: { limit: 2, baseDelayMs: 5, maxDelayMs: 2000 }, ...opts });
+  return createHostingClient({
+    baseUrl: base.url,
+    token: TOKEN,
+    timeoutMs: 2000,
+    retry: { limit: 2, baseDelayMs: 5, maxDelayMs: 2000 },
+    ...opts,
+  });
 }
 async function stub(handler: Parameters<typeof startStub>[0]) {
   const s = await startStub(handler);
@@ -73,6 +85,9 @@ describe('hosting client against the emulator', () => {
     expect(upgraded.builds).toHaveLength(2);
 
     expect((await c.destroyNode(id)).message).toEqual(expect.any(String));
+    // DESTROING, then DESTROYED and gone.
+    expect(['DESTROING', 'DESTROYED']).toContain(e.nodes().find((n) => n.nodeId === id)?.status);
+    await waitFor(() => !e.nodes().some((n) => n.nodeId === id));
     const gone = await failure(() => c.getNode(id));
     expect(gone).toMatchObject({ kind: 'not_found', status: 404, endpoint: 'GET /api/nodes/{id}' });
     expect(gone.hint).toContain('node list');
@@ -95,7 +110,8 @@ describe('hosting client against the emulator', () => {
     const e = await emulator({ latestImage: 'v7.0.1', keyType: 'secp256k1' });
     const c = client(e);
     expect(await c.latestImage()).toMatchObject({ version: 'v7.0.1' });
-    expect(await c.webhookPublicKey()).toMatchObject({ publicKey: e.publicKey.pem });
+    // `{ data: "<PEM>" }`, as the service publishes it.
+    expect(await c.webhookPublicKey()).toMatchObject({ data: e.publicKey.pem });
     const { node } = await c.createNode({ name: 'a', network: 'regtest' });
     const { taskId } = await c.exportLogs(node.nodeId);
     expect(await c.getLogs(node.nodeId, taskId)).toEqual({ ready: false, urls: [] });
@@ -181,7 +197,12 @@ describe('hosting client errors', () => {
   it('reports 400 from the service with the message from `error`', async () => {
     const s = await stub((_req, res) => json(res, 400, { error: 'settings.webhookUrl is not allowed' }));
     const err = await failure(() => client(s).updateSettings('n1', { webhookUrl: 'https://example.com' }));
-    expect(err).toMatchObject({ kind: 'invalid', status: 400, serviceMessage: 'settings.webhookUrl is not allowed', endpoint: 'POST /api/nodes/{id}/settings' });
+    expect(err).toMatchObject({
+      kind: 'invalid',
+      status: 400,
+      serviceMessage: 'settings.webhookUrl is not allowed',
+      endpoint: 'POST /api/nodes/{id}/settings',
+    });
   });
 
   it('refuses a non-HTTPS webhook URL and a bad network before sending anything', async () => {
@@ -209,7 +230,12 @@ describe('hosting client errors', () => {
     expect(retries.map((r) => r.delayMs)).toEqual([5, 10]);
     expect(listErr.message).toContain('after 3 attempts');
     for (const op of ['start', 'stop', 'upgrade', 'logs'] as const) {
-      const fn = { start: (id: string) => c.startNode(id), stop: (id: string) => c.stopNode(id), upgrade: (id: string) => c.upgradeNode(id), logs: (id: string) => c.exportLogs(id) }[op];
+      const fn = {
+        start: (id: string) => c.startNode(id),
+        stop: (id: string) => c.stopNode(id),
+        upgrade: (id: string) => c.upgradeNode(id),
+        logs: (id: string) => c.exportLogs(id),
+      }[op];
       await failure(() => fn('n1'));
       expect(count(e, 'POST', `/api/nodes/n1/${op}`)).toBe(1);
     }
@@ -291,7 +317,13 @@ describe('hosting client errors', () => {
 
   it('names the field and endpoint of a malformed response', async () => {
     const s = await stub((req, res) => {
-      if (req.url === '/api/nodes') return json(res, 200, { nodes: [{ nodeId: 'n1', name: 'a', network: 'regtest', status: 'RUNNING' }, { nodeId: 'n2', name: 7, network: 'regtest', status: 'RUNNING' }] });
+      if (req.url === '/api/nodes')
+        return json(res, 200, {
+          nodes: [
+            { nodeId: 'n1', name: 'a', network: 'regtest', status: 'RUNNING' },
+            { nodeId: 'n2', name: 7, network: 'regtest', status: 'RUNNING' },
+          ],
+        });
       if (req.url === '/api/nodes/n1') return json(res, 200, { data: { nodeId: 'n1', name: 'a', network: 'regtest' } });
       if (req.url === '/api/nodes/latest-rln-image') return json(res, 200, { data: { nope: true } });
       if (req.url?.startsWith('/api/nodes/n1/logs')) return json(res, 200, 'not json at all', {});

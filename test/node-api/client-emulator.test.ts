@@ -15,7 +15,10 @@ beforeAll(async () => {
       body: JSON.stringify({ name, network: 'regtest' }),
     });
     const { data } = (await res.json()) as { data: { nodeId: string; invoke_url: string } };
-    nodes[name] = { ...data, client: createNodeApiClient({ baseUrl: data.invoke_url, credentials: { kind: 'token', token: e.nodeApiToken }, retryBaseMs: 5 }) };
+    nodes[name] = {
+      ...data,
+      client: createNodeApiClient({ baseUrl: data.invoke_url, credentials: { kind: 'token', token: e.nodeApiToken }, retryBaseMs: 5 }),
+    };
   }
   await waitFor(() => e.nodes().every((n) => n.status === 'RUNNING'), { timeout: 4_000, what: 'nodes RUNNING' });
 });
@@ -25,12 +28,15 @@ describe('node API client against the emulator', () => {
   it('runs init, unlock and a two-node channel, payment and asset flow at the invoke_url', async () => {
     const { ann, ben } = nodes;
     await expect(ann.client.btcbalance({ skip_sync: false })).rejects.toMatchObject({ rlnName: 'NotInitialized' });
-    for (const [n, pw] of [[ann, 'ann-password'], [ben, 'ben-password']] as const) {
+    for (const [n, pw] of [
+      [ann, 'ann-password'],
+      [ben, 'ben-password'],
+    ] as const) {
       await n.client.init({ password: pw });
       const locked = await n.client.nodeinfo().catch((x: unknown) => x);
       expect(locked).toBeInstanceOf(NodeApiError);
       expect((locked as NodeApiError).hint).toContain('node unlock');
-      await n.client.unlock({ password: pw });
+      await n.client.unlock({ password: pw, indexer_url: '127.0.0.1:50001' });
       await n.client.createutxos({ num: 3 });
     }
     const annInfo = await ann.client.nodeinfo();
@@ -41,8 +47,17 @@ describe('node API client against the emulator', () => {
     expect(nia.precision).toBe(3);
     await ann.client.issueassetcfa({ name: 'Art', amounts: [1], precision: 0, file_digest: digest });
     await ann.client.connectpeer({ peer_pubkey_and_addr: `${benInfo.pubkey}@127.0.0.1:9735` });
-    await ann.client.openchannel({ peer_pubkey_and_opt_addr: benInfo.pubkey, capacity_sat: 100_000, push_msat: 0, asset_id: nia.asset_id, asset_amount: 1000 });
-    const opened = await waitFor(async () => (await ben.client.listchannels()).channels.find((c) => c.status === 'Opened'), { timeout: 4_000, what: 'channel Opened (auto-mined)' });
+    await ann.client.openchannel({
+      peer_pubkey_and_opt_addr: benInfo.pubkey,
+      capacity_sat: 100_000,
+      push_msat: 0,
+      asset_id: nia.asset_id,
+      asset_amount: 1000,
+    });
+    const opened = await waitFor(async () => (await ben.client.listchannels()).channels.find((c) => c.status === 'Opened'), {
+      timeout: 4_000,
+      what: 'channel Opened (auto-mined)',
+    });
     expect(opened).toMatchObject({ asset_id: nia.asset_id, asset_remote_amount: 1000, peer_pubkey: annInfo.pubkey });
     const { invoice } = await ben.client.lninvoice({ amt_msat: 3_000_000, asset_id: nia.asset_id, asset_amount: 250 });
     expect((await ann.client.sendpayment({ invoice })).status).toBe('Succeeded');

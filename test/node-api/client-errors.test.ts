@@ -12,7 +12,10 @@ let server: NodeWorldServer;
 let client: NodeApiClient;
 
 async function failure(p: Promise<unknown>): Promise<NodeApiError> {
-  const e = await p.then(() => undefined, (x: unknown) => x);
+  const e = await p.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
   expect(e).toBeInstanceOf(NodeApiError);
   const err = e as NodeApiError;
   expect(`${err.message} ${err.hint} ${JSON.stringify(err)}`).not.toContain(TOKEN);
@@ -26,7 +29,12 @@ beforeAll(async () => {
   server = await startNodeWorldServer({ world, token: TOKEN });
   await world.seedReadyNode('n1', 'password1');
   await world.handle('locked', 'POST', 'init', { password: 'password1' });
-  client = createNodeApiClient({ baseUrl: server.urlOf('n1'), credentials: { kind: 'token', token: TOKEN }, timeoutMs: 2000, retryBaseMs: 5 });
+  client = createNodeApiClient({
+    baseUrl: server.urlOf('n1'),
+    credentials: { kind: 'token', token: TOKEN },
+    timeoutMs: 2000,
+    retryBaseMs: 5,
+  });
 });
 afterAll(() => server.close());
 
@@ -51,7 +59,10 @@ describe('node API client errors', () => {
   });
 
   it('reports 400 bad input and 403 InsufficientFunds with what to do', async () => {
-    expect(await failure(client.issueassetnia({ ticker: 'bad ticker', name: 'x', amounts: [1], precision: 0 }))).toMatchObject({ status: 400, rlnName: 'InvalidTicker' });
+    expect(await failure(client.issueassetnia({ ticker: 'bad ticker', name: 'x', amounts: [1], precision: 0 }))).toMatchObject({
+      status: 400,
+      rlnName: 'InvalidTicker',
+    });
     const e = await failure(client.openchannel({ peer_pubkey_and_opt_addr: `02${'11'.repeat(32)}@h:1`, capacity_sat: 17_000_000 }));
     expect(e.status).toBe(400);
     const poor = await failure(client.sendbtc({ amount: 999_999_999, address: 'bcrt1qqqqqqqqqqqqqqqqqqqqqqqqqqqq' }));
@@ -125,11 +136,35 @@ describe('node API client errors', () => {
   });
 
   it('says which field of which endpoint is wrong in an unexpected response', async () => {
-    server.faults.push({ endpoint: 'listchannels', status: 200, raw: JSON.stringify({ channels: [{ channel_id: 'c', peer_pubkey: 'p', status: 'Weird' }] }), times: 1 });
+    server.faults.push({
+      endpoint: 'listchannels',
+      status: 200,
+      raw: JSON.stringify({ channels: [{ channel_id: 'c', peer_pubkey: 'p', status: 42 }] }),
+      times: 1,
+    });
     const e = await failure(client.listchannels());
     expect(e).toMatchObject({ kind: 'invalid-response', endpoint: 'listchannels', field: 'channels.0.status' });
     expect(e.message).toContain('/listchannels');
     expect(e.message).toContain('channels.0.status');
+  });
+
+  it('keeps an enum value it does not know (a newer image’s) as it came, instead of refusing the answer', async () => {
+    const channel = {
+      channel_id: 'c',
+      peer_pubkey: 'p',
+      status: 'Splicing',
+      ready: true,
+      capacity_sat: 1,
+      local_balance_sat: 1,
+      outbound_balance_msat: 1,
+      inbound_balance_msat: 1,
+      next_outbound_htlc_limit_msat: 1,
+      next_outbound_htlc_minimum_msat: 1,
+      is_usable: true,
+      public: false,
+    };
+    server.faults.push({ endpoint: 'listchannels', status: 200, raw: JSON.stringify({ channels: [channel] }), times: 1 });
+    expect((await client.listchannels()).channels[0].status).toBe('Splicing');
   });
 
   it('parses a u64 amount above 2^53 losslessly as a bigint', async () => {
@@ -152,7 +187,12 @@ describe('node API client errors', () => {
   });
 
   it('times out a slow node, and reports an unreachable one as a network error', async () => {
-    const slow = createNodeApiClient({ baseUrl: server.urlOf('n1'), credentials: { kind: 'token', token: TOKEN }, timeoutMs: 50, retries: 0 });
+    const slow = createNodeApiClient({
+      baseUrl: server.urlOf('n1'),
+      credentials: { kind: 'token', token: TOKEN },
+      timeoutMs: 50,
+      retries: 0,
+    });
     server.faults.push({ endpoint: 'listpayments', delayMs: 300, status: 200, raw: '{"payments":[]}', times: 1 });
     const e = await failure(slow.listpayments());
     expect(e.kind).toBe('timeout');

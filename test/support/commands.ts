@@ -11,7 +11,7 @@ import type { CommandContext } from '../../commands/define-command.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { NodeWorld } from '../../src/emulator/node-api/index.js';
 import { createHostingClient, type HostedNode } from '../../src/hosting/index.js';
-import { createNodeApiClient, type NodeApiClient } from '../../src/node-api/index.js';
+import { createNodeApiClient, imageOfNode, type NodeApiClient } from '../../src/node-api/index.js';
 import { logPolling } from '../../commands/node.js';
 import { waitFor } from './wait-for.js';
 
@@ -25,6 +25,8 @@ export interface TestEnv {
 }
 
 export const PASSWORD = 'correct horse battery';
+/** The indexer the emulator's nodes are unlocked with (nothing is contacted). */
+export const INDEXER_URL = '127.0.0.1:50001';
 
 export async function startEnv(opts: { lifecycleDelayMs?: number } = {}): Promise<TestEnv> {
   logPolling.delayMs = 20;
@@ -34,7 +36,12 @@ export async function startEnv(opts: { lifecycleDelayMs?: number } = {}): Promis
   const hosting = createHostingClient({ baseUrl: emulator.url, token: emulator.token, retry: { limit: 0 } });
   const api = (node: HostedNode) => {
     if (!node.invoke_url) throw new Error(`node ${node.name} has no invoke_url`);
-    return createNodeApiClient({ baseUrl: node.invoke_url, credentials: { kind: 'token', token: emulator.nodeApiToken }, retries: 0 });
+    return createNodeApiClient({
+      baseUrl: node.invoke_url,
+      credentials: { kind: 'token', token: emulator.nodeApiToken },
+      retries: 0,
+      image: imageOfNode(node),
+    });
   };
   // Node-operation handlers use only hosting, nodeApi, now and publicUrl; the other rooms' services are absent here.
   const services = { hosting, nodeApi: api, now: Date.now } as Partial<Services> as Services;
@@ -85,7 +92,7 @@ export async function runCommand(
   opts: { secrets?: Record<string, string> } = {},
 ): Promise<HandlerResult> {
   const args = def.args.parse(rawArgs);
-  const nodeKey = def.nodeArg === false ? undefined : def.nodeArg ?? ('node' in def.args.shape ? 'node' : undefined);
+  const nodeKey = def.nodeArg === false ? undefined : (def.nodeArg ?? ('node' in def.args.shape ? 'node' : undefined));
   let node: HostedNode | undefined;
   if (nodeKey && typeof args[nodeKey] === 'string') {
     const nodes = await env.services.hosting.listNodes();
@@ -143,7 +150,8 @@ export async function createReadyNode(env: TestEnv, name: string, opts: { utxos?
   const node = await createRunningNode(env, name);
   const api = env.api(node);
   await api.init({ password: PASSWORD });
-  await api.unlock({ password: PASSWORD });
+  // An indexer URL: a node on the latest image (6887cbf) needs one; f379330 takes it too.
+  await api.unlock({ password: PASSWORD, indexer_url: INDEXER_URL });
   if (opts.utxos) {
     await api.createutxos({ num: 5, size: 32_500, fee_rate: 1, up_to: false, skip_sync: false });
     env.world.mine(1);

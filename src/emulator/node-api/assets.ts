@@ -1,16 +1,35 @@
 import { badRequest, failed, forbidden, insufficientAssets, unknownContractId } from './errors.js';
 import { newAssetId, nowSec, sha256 } from './ids.js';
 import {
-  type Body, type Ctx, optBool, optFungible, optInt, optIntArray, optNumber, optString, optStringArray, reqString, validFeeRate,
+  type Body,
+  type Ctx,
+  optBool,
+  optFungible,
+  optInt,
+  optIntArray,
+  optNumber,
+  optString,
+  optStringArray,
+  reqString,
+  validFeeRate,
 } from './input.js';
 import { type AssetDef, DEFAULT_PROXY, type NodeState, type Transfer, type WorldState } from './state.js';
 import { addUtxo, spendVanilla } from './wallet-coins.js';
-import { assetBalance, changeOutpoint, freeColoredUtxo, lockAllocations, newTransfer, revertAllocations, settleAllocations } from './allocations.js';
+import {
+  assetBalance,
+  changeOutpoint,
+  freeColoredUtxo,
+  lockAllocations,
+  newTransfer,
+  revertAllocations,
+  settleAllocations,
+} from './allocations.js';
 
 export const MAX_MEDIA_BYTES = 5 * 1024 * 1024;
 
 function checkTicker(ticker: string): void {
-  if (!/^[A-Z][A-Z0-9]{0,7}$/.test(ticker)) throw badRequest('InvalidTicker', `Invalid ticker: ${ticker} (1-8 uppercase letters or digits)`);
+  if (!/^[A-Z][A-Z0-9]{0,7}$/.test(ticker))
+    throw badRequest('InvalidTicker', `Invalid ticker: ${ticker} (1-8 uppercase letters or digits)`);
 }
 function checkName(name: string): void {
   if (name.trim().length === 0 || name.length > 256) throw badRequest('InvalidName', 'Invalid name: must be 1-256 characters');
@@ -43,7 +62,12 @@ function mediaOf(node: NodeState, digest: string | undefined) {
   return { digest, mime: m.mime };
 }
 
-function issue(world: WorldState, node: NodeState, def: Omit<AssetDef, 'asset_id' | 'timestamp' | 'issued_supply'>, amounts: number[]): AssetDef {
+function issue(
+  world: WorldState,
+  node: NodeState,
+  def: Omit<AssetDef, 'asset_id' | 'timestamp' | 'issued_supply'>,
+  amounts: number[],
+): AssetDef {
   const w = node.wallet!;
   const used = new Set<string>();
   const outpoints = amounts.map(() => {
@@ -61,35 +85,51 @@ function issue(world: WorldState, node: NodeState, def: Omit<AssetDef, 'asset_id
   w.assets.set(asset.asset_id, nowSec());
   amounts.forEach((amount, i) => w.allocations.push({ asset_id: asset.asset_id, outpoint: outpoints[i], amount, settled: true }));
   newTransfer(w, {
-    asset_id: asset.asset_id, status: 'Settled', kind: 'Issuance', assignments: amounts, requested: asset.issued_supply,
-    receive_utxo: outpoints[0], endpoints: [],
+    asset_id: asset.asset_id,
+    status: 'Settled',
+    kind: 'Issuance',
+    assignments: amounts,
+    requested: asset.issued_supply,
+    receive_utxo: outpoints[0],
+    endpoints: [],
   });
   return asset;
 }
 
 function mediaJson(node: NodeState, m: { digest: string; mime: string } | undefined) {
-  return m ? { file_path: `/rln/media_files/${m.digest}`, mime: m.mime } : undefined;
+  return m ? { file_path: `/rln/media_files/${m.digest}`, digest: m.digest, mime: m.mime } : undefined;
 }
 
 export function assetJson(world: WorldState, node: NodeState, a: AssetDef) {
   const base = {
-    asset_id: a.asset_id, name: a.name, precision: a.precision, timestamp: a.timestamp,
-    added_at: node.wallet!.assets.get(a.asset_id) ?? a.timestamp, balance: assetBalance(world, node, a.asset_id),
+    asset_id: a.asset_id,
+    name: a.name,
+    precision: a.precision,
+    timestamp: a.timestamp,
+    added_at: node.wallet!.assets.get(a.asset_id) ?? a.timestamp,
+    balance: assetBalance(world, node, a.asset_id),
     ...(a.details !== undefined ? { details: a.details } : {}),
   };
   if (a.schema === 'Uda') {
     return {
-      ...base, ticker: a.ticker,
+      ...base,
+      ticker: a.ticker,
       token: {
-        index: 0, ticker: a.ticker, name: a.name, ...(a.details !== undefined ? { details: a.details } : {}),
-        embedded_media: false, reserves: false,
+        index: 0,
+        ticker: a.ticker,
+        name: a.name,
+        ...(a.details !== undefined ? { details: a.details } : {}),
+        embedded_media: false,
+        reserves: false,
         ...(a.media ? { media: mediaJson(node, a.media) } : {}),
         attachments: Object.fromEntries((a.attachments ?? []).map((m, i) => [String(i), mediaJson(node, m)])),
       },
     };
   }
   const media = a.media ? { media: mediaJson(node, a.media) } : {};
-  return a.schema === 'Nia' ? { ...base, ticker: a.ticker, issued_supply: a.issued_supply, ...media } : { ...base, issued_supply: a.issued_supply, ...media };
+  return a.schema === 'Nia'
+    ? { ...base, ticker: a.ticker, issued_supply: a.issued_supply, ...media }
+    : { ...base, issued_supply: a.issued_supply, ...media };
 }
 
 export function issueassetnia({ world, node, body }: Ctx) {
@@ -97,7 +137,9 @@ export function issueassetnia({ world, node, body }: Ctx) {
   const name = reqString(body, 'name');
   const precision = optInt(body, 'precision') ?? 0;
   const amounts = checkAmounts(optIntArray(body, 'amounts'));
-  checkTicker(ticker); checkName(name); checkPrecision(precision);
+  checkTicker(ticker);
+  checkName(name);
+  checkPrecision(precision);
   const a = issue(world, node, { schema: 'Nia', ticker, name, precision }, amounts);
   return { asset: assetJson(world, node, a) };
 }
@@ -107,7 +149,8 @@ export function issueassetcfa({ world, node, body }: Ctx) {
   const details = optString(body, 'details');
   const precision = optInt(body, 'precision') ?? 0;
   const amounts = checkAmounts(optIntArray(body, 'amounts'));
-  checkName(name); checkPrecision(precision);
+  checkName(name);
+  checkPrecision(precision);
   const media = mediaOf(node, optString(body, 'file_digest'));
   const a = issue(world, node, { schema: 'Cfa', name, details, precision, media }, amounts);
   return { asset: assetJson(world, node, a) };
@@ -118,7 +161,9 @@ export function issueassetuda({ world, node, body }: Ctx) {
   const name = reqString(body, 'name');
   const details = optString(body, 'details');
   const precision = optInt(body, 'precision') ?? 0;
-  checkTicker(ticker); checkName(name); checkPrecision(precision);
+  checkTicker(ticker);
+  checkName(name);
+  checkPrecision(precision);
   const media = mediaOf(node, optString(body, 'media_file_digest'));
   const attachments = (optStringArray(body, 'attachments_file_digests') ?? []).map((d) => mediaOf(node, d)!);
   const a = issue(world, node, { schema: 'Uda', ticker, name, details, precision, media, attachments }, [1]);
@@ -131,7 +176,11 @@ export function listassets({ world, node, body }: Ctx) {
   const wanted = (s: string) => filter.length === 0 || filter.includes(s);
   const mine = [...node.wallet!.assets.keys()].map((id) => world.assets.get(id)!).filter(Boolean);
   const out: Record<string, unknown[]> = {};
-  for (const [key, schema] of [['nia', 'Nia'], ['uda', 'Uda'], ['cfa', 'Cfa']] as const) {
+  for (const [key, schema] of [
+    ['nia', 'Nia'],
+    ['uda', 'Uda'],
+    ['cfa', 'Cfa'],
+  ] as const) {
     if (wanted(schema)) out[key] = mine.filter((a) => a.schema === schema).map((a) => assetJson(world, node, a));
   }
   return out;
@@ -145,14 +194,22 @@ export function assetbalance({ world, node, body }: Ctx) {
 export function assetmetadata({ world, node, body }: Ctx) {
   const a = knownAsset(world, node, reqString(body, 'asset_id'));
   return {
-    asset_schema: a.schema, initial_supply: a.issued_supply, max_supply: a.issued_supply, known_circulating_supply: a.issued_supply,
-    timestamp: a.timestamp, name: a.name, precision: a.precision,
+    asset_schema: a.schema,
+    initial_supply: a.issued_supply,
+    max_supply: a.issued_supply,
+    known_circulating_supply: a.issued_supply,
+    timestamp: a.timestamp,
+    name: a.name,
+    precision: a.precision,
     ...(a.ticker !== undefined ? { ticker: a.ticker } : {}),
     ...(a.details !== undefined ? { details: a.details } : {}),
     ...(a.schema === 'Uda'
       ? {
           token: {
-            index: 0, ticker: a.ticker, name: a.name, ...(a.details !== undefined ? { details: a.details } : {}),
+            index: 0,
+            ticker: a.ticker,
+            name: a.name,
+            ...(a.details !== undefined ? { details: a.details } : {}),
             ...(a.media ? { media: mediaJson(node, a.media) } : {}),
             attachments: Object.fromEntries((a.attachments ?? []).map((m, i) => [String(i), mediaJson(node, m)])),
           },
@@ -202,10 +259,11 @@ export function sendasset({ world, node, body }: Ctx) {
   const witnessData = body.witness_data as Body | undefined;
   const endpoints = optStringArray(body, 'transport_endpoints') ?? [DEFAULT_PROXY];
   const asset = knownAsset(world, node, assetId);
-  if (amount === undefined || amount <= 0) throw badRequest('InvalidAmount', 'Invalid amount: assignment must be Fungible with a positive value');
+  if (amount === undefined || amount <= 0)
+    throw badRequest('InvalidAmount', 'Invalid amount: assignment must be Fungible with a positive value');
   const rec = world.recipients.get(recipientId);
   if (!rec) throw badRequest('InvalidRecipientID', 'Invalid recipient ID (the emulator delivers only to RGB invoices of its own nodes)');
-  if (rec.nodeId === node.nodeId) throw badRequest('InvalidRecipientID', 'Invalid recipient ID: it is one of this node\'s own invoices');
+  if (rec.nodeId === node.nodeId) throw badRequest('InvalidRecipientID', "Invalid recipient ID: it is one of this node's own invoices");
   if (rec.network !== node.network) throw badRequest('InvalidRecipientID', 'Invalid recipient ID: network mismatch');
   if (rec.asset_id && rec.asset_id !== assetId) throw badRequest('InvalidRecipientID', 'The invoice asks for a different asset');
   if (rec.witness && !witnessData) throw badRequest('InvalidRecipientData', 'A witness recipient needs witness_data');
@@ -221,8 +279,15 @@ export function sendasset({ world, node, body }: Ctx) {
   const { txid } = spendVanilla(world, w, witnessSat, feeRate, rec.witness ? 2 : 1, 'RgbSend');
 
   const send: Transfer = newTransfer(w, {
-    asset_id: assetId, status: 'WaitingConfirmations', kind: 'Send', requested: amount, assignments: [amount], txid,
-    recipient_id: recipientId, endpoints, counterpart: { nodeId: receiver.nodeId, idx: incoming.idx },
+    asset_id: assetId,
+    status: 'WaitingConfirmations',
+    kind: 'Send',
+    requested: amount,
+    assignments: [amount],
+    txid,
+    recipient_id: recipientId,
+    endpoints,
+    counterpart: { nodeId: receiver.nodeId, idx: incoming.idx },
   });
   const locked = lockAllocations(w, assetId, amount, send.idx);
   if (locked > amount) {
@@ -247,25 +312,35 @@ export function sendasset({ world, node, body }: Ctx) {
   return { txid };
 }
 
-function transferJson(t: Transfer) {
+function transferJson(t: Transfer, generation: 'f379330' | '6887cbf') {
+  const expiry = generation === 'f379330' ? 'expiration' : 'expiration_timestamp';
   return {
-    idx: t.idx, created_at: t.created_at, updated_at: t.updated_at, status: t.status, kind: t.kind,
+    idx: t.idx,
+    created_at: t.created_at,
+    updated_at: t.updated_at,
+    status: t.status,
+    kind: t.kind,
     ...(t.requested !== undefined ? { requested_assignment: { type: 'Fungible', value: t.requested } } : {}),
     assignments: t.assignments.map((value) => ({ type: 'Fungible', value })),
     ...(t.txid ? { txid: t.txid } : {}),
     ...(t.recipient_id ? { recipient_id: t.recipient_id } : {}),
     ...(t.receive_utxo ? { receive_utxo: t.receive_utxo } : {}),
     ...(t.change_utxo ? { change_utxo: t.change_utxo } : {}),
-    ...(t.expiration !== undefined ? { expiration: t.expiration } : {}),
+    ...(t.expiration !== undefined ? { [expiry]: t.expiration } : {}),
     transport_endpoints: t.endpoints.map((endpoint) => ({ endpoint, transport_type: 'JsonRpc', used: t.status !== 'WaitingCounterparty' })),
   };
 }
 
-export function listtransfers({ world, node, body }: Ctx) {
-  const assetId = optString(body, 'asset_id');
-  if (assetId !== undefined) knownAsset(world, node, assetId);
-  const transfers = node.wallet!.transfers.filter((t) => assetId === undefined || t.asset_id === assetId);
-  return { transfers: transfers.map(transferJson) };
+/** f379330: the transfers of one asset (`asset_id`, required). */
+export function listtransfers(ctx: Ctx) {
+  return listTransfersOf(ctx, { assetId: reqString(ctx.body, 'asset_id'), generation: 'f379330' });
+}
+
+/** The transfers of one asset, of none (`noAsset`), or of every asset. */
+export function listTransfersOf({ world, node }: Ctx, o: { assetId?: string; noAsset?: boolean; generation: 'f379330' | '6887cbf' }) {
+  if (o.assetId !== undefined) knownAsset(world, node, o.assetId);
+  const transfers = node.wallet!.transfers.filter((t) => (o.noAsset ? !t.asset_id : o.assetId === undefined || t.asset_id === o.assetId));
+  return { transfers: transfers.map((t) => transferJson(t, o.generation)) };
 }
 
 function failTransfer(world: WorldState, node: NodeState, t: Transfer): void {
@@ -309,7 +384,8 @@ export function failtransfers({ world, node, body }: Ctx) {
   if (batch !== undefined) {
     const t = w.transfers.find((x) => x.idx === batch);
     if (!t) throw notFoundBatch(batch);
-    if (t.status !== 'WaitingCounterparty') throw forbidden('CannotFailBatchTransfer', `Cannot fail batch transfer ${batch}: it is ${t.status}`);
+    if (t.status !== 'WaitingCounterparty')
+      throw forbidden('CannotFailBatchTransfer', `Cannot fail batch transfer ${batch}: it is ${t.status}`);
   }
   let changed = false;
   for (const t of w.transfers) {
@@ -323,4 +399,3 @@ export function failtransfers({ world, node, body }: Ctx) {
 }
 
 const notFoundBatch = (idx: number) => badRequest('BatchTransferNotFound', `Batch transfer with idx ${idx} not found`);
-

@@ -22,10 +22,18 @@ export function lninvoice({ world, node, body }: Ctx) {
   if (expirySec === 0) throw badRequest('InvalidInvoice', 'Invalid invoice: expiry_sec must be positive');
   const preimage = hex();
   const inv: LnInvoice = {
-    invoice: lnInvoiceText(node.network, amtMsat), nodeId: node.nodeId, payee_pubkey: node.pubkey,
-    payment_hash: sha256(Buffer.from(preimage, 'hex')), payment_secret: hex(), preimage,
+    invoice: lnInvoiceText(node.network, amtMsat),
+    nodeId: node.nodeId,
+    payee_pubkey: node.pubkey,
+    payment_hash: sha256(Buffer.from(preimage, 'hex')),
+    payment_secret: hex(),
+    preimage,
     amt_msat: amtMsat ?? (assetId !== undefined ? RGB_HTLC_MIN_MSAT : undefined),
-    asset_id: assetId, asset_amount: assetAmount, timestamp: nowSec(), expiry_sec: expirySec, network: node.network,
+    asset_id: assetId,
+    asset_amount: assetAmount,
+    timestamp: nowSec(),
+    expiry_sec: expirySec,
+    network: node.network,
     status: 'Pending',
   };
   world.lnInvoices.set(inv.invoice, inv);
@@ -50,9 +58,13 @@ export function decodelninvoice({ world, body }: Ctx) {
   const inv = lookupLnInvoice(world, reqString(body, 'invoice'));
   return {
     ...(inv.amt_msat !== undefined ? { amt_msat: inv.amt_msat } : {}),
-    expiry_sec: inv.expiry_sec, timestamp: inv.timestamp,
+    expiry_sec: inv.expiry_sec,
+    timestamp: inv.timestamp,
     ...(inv.asset_id !== undefined ? { asset_id: inv.asset_id, asset_amount: inv.asset_amount } : {}),
-    payment_hash: inv.payment_hash, payment_secret: inv.payment_secret, payee_pubkey: inv.payee_pubkey, network: inv.network,
+    payment_hash: inv.payment_hash,
+    payment_secret: inv.payment_secret,
+    payee_pubkey: inv.payee_pubkey,
+    network: inv.network,
   };
 }
 
@@ -60,27 +72,53 @@ export function invoicestatus({ world, body }: Ctx) {
   return { status: lnInvoiceStatus(lookupLnInvoice(world, reqString(body, 'invoice'))) };
 }
 
-export function rgbinvoice({ world, node, body }: Ctx) {
+export function rgbinvoice(ctx: Ctx) {
+  const duration = optInt(ctx.body, 'duration_seconds') ?? 86_400;
+  return rgbinvoiceWith(ctx, { expiration: nowSec() + duration, endpoints: [DEFAULT_PROXY], generation: 'f379330' });
+}
+
+/**
+ * An RGB invoice expiring at `expiration`, delivered through `endpoints` (f379330: the proxy the node
+ * was unlocked with; 6887cbf: the request's, none meaning out of band).
+ */
+export function rgbinvoiceWith(
+  { world, node, body }: Ctx,
+  o: { expiration: number; endpoints: string[]; generation: 'f379330' | '6887cbf' },
+) {
   const assetId = optString(body, 'asset_id');
   const amount = optFungible(body, 'assignment');
-  const duration = optInt(body, 'duration_seconds') ?? 86_400;
   const minConfirmations = optInt(body, 'min_confirmations') ?? 1;
   const witness = optBool(body, 'witness') ?? false;
   if (assetId !== undefined) knownAssetOrNew(world, assetId);
   const w = node.wallet!;
   const receiveUtxo = witness ? undefined : freeColoredUtxo(w).outpoint;
   const recipientId = newRecipientId(node.network, witness);
-  const expiration = nowSec() + duration;
-  const endpoints = [DEFAULT_PROXY];
+  const expiration = o.expiration;
+  const endpoints = o.endpoints;
   const contract = assetId ? assetId.slice(4) : '~';
-  const invoice = `rgb:${contract}/${amount ?? '~'}/~/${recipientId}?expiry=${expiration}&endpoints=${endpoints.join(',')}`;
+  const invoice = `rgb:${contract}/${amount ?? '~'}/~/${recipientId}?expiry=${expiration}${endpoints.length ? `&endpoints=${endpoints.join(',')}` : ''}`;
   const t = newTransfer(w, {
-    asset_id: assetId, status: 'WaitingCounterparty', kind: witness ? 'ReceiveWitness' : 'ReceiveBlind',
-    requested: amount, assignments: [], recipient_id: recipientId, receive_utxo: receiveUtxo, expiration, endpoints,
+    asset_id: assetId,
+    status: 'WaitingCounterparty',
+    kind: witness ? 'ReceiveWitness' : 'ReceiveBlind',
+    requested: amount,
+    assignments: [],
+    recipient_id: recipientId,
+    receive_utxo: receiveUtxo,
+    expiration,
+    endpoints,
   });
   world.recipients.set(recipientId, {
-    recipient_id: recipientId, nodeId: node.nodeId, transferIdx: t.idx, invoice, witness, asset_id: assetId, amount,
-    expiration, network: node.network, endpoints,
+    recipient_id: recipientId,
+    nodeId: node.nodeId,
+    transferIdx: t.idx,
+    invoice,
+    witness,
+    asset_id: assetId,
+    amount,
+    expiration,
+    network: node.network,
+    endpoints,
   });
   void minConfirmations;
   return { recipient_id: recipientId, invoice, expiration_timestamp: expiration, batch_transfer_idx: t.idx };
@@ -92,7 +130,7 @@ function knownAssetOrNew(world: WorldState, assetId: string): void {
   void world;
 }
 
-export function decodergbinvoice({ world, body }: Ctx) {
+export function decodergbinvoice({ world, node, body }: Ctx) {
   const invoice = reqString(body, 'invoice').trim();
   const m = /^rgb:([^/]+)\/([^/]+)\/([^/]+)\/([^?]+)(?:\?(.*))?$/.exec(invoice);
   if (!m) throw badRequest('InvalidInvoice', 'Invalid invoice: not an RGB invoice');
@@ -103,7 +141,7 @@ export function decodergbinvoice({ world, body }: Ctx) {
   const amount = rec?.amount ?? (/^\d+$/.test(m[2]) ? Number(m[2]) : undefined);
   const schema = assetId ? world.assets.get(assetId)?.schema : undefined;
   const expiry = rec?.expiration ?? (params.get('expiry') ? Number(params.get('expiry')) : undefined);
-  const endpoints = rec?.endpoints ?? (params.get('endpoints')?.split(',') ?? []);
+  const endpoints = rec?.endpoints ?? params.get('endpoints')?.split(',') ?? [];
   const network = rec?.network ?? (recipientId.startsWith('bcrt:') ? 'Regtest' : recipientId.startsWith('tb:') ? 'Testnet' : 'Mainnet');
   return {
     recipient_id: recipientId,
@@ -114,5 +152,6 @@ export function decodergbinvoice({ world, body }: Ctx) {
     network,
     ...(expiry !== undefined && Number.isFinite(expiry) ? { expiration_timestamp: expiry } : {}),
     transport_endpoints: endpoints,
+    ...(node.api === '6887cbf' ? { unknown_query_params: {} } : {}),
   };
 }

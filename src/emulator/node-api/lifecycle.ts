@@ -1,4 +1,4 @@
-import { badRequest, forbidden, lockedNode, notInitialized, unlockedNode, wrongPassword } from './errors.js';
+import { badRequest, failed, forbidden, lockedNode, notInitialized, unlockedNode, wrongPassword } from './errors.js';
 import { hex, mnemonic } from './ids.js';
 import { type Ctx, optString, reqString } from './input.js';
 import { type NodeState, type Wallet, type WorldState } from './state.js';
@@ -15,7 +15,15 @@ export function fundWallet(world: WorldState, w: Wallet): void {
   if (world.fundingSat <= 0) return;
   const txid = hex();
   addUtxo(w, txid, 0, world.fundingSat, { confirmed: true });
-  w.transactions.push({ txid, transaction_type: 'User', received: world.fundingSat, sent: 0, fee: 0, height: world.height, timestamp: Math.floor(Date.now() / 1000) });
+  w.transactions.push({
+    txid,
+    transaction_type: 'User',
+    received: world.fundingSat,
+    sent: 0,
+    fee: 0,
+    height: world.height,
+    timestamp: Math.floor(Date.now() / 1000),
+  });
 }
 
 export function init({ world, node, body }: Ctx) {
@@ -76,7 +84,7 @@ export function backup({ world, node, body }: Ctx) {
   if (node.unlocked) throw unlockedNode();
   if (!path.startsWith('/')) throw badRequest('InvalidBackupPath', 'Invalid backup path');
   if (password !== node.wallet.password) throw wrongPassword();
-  world.backups.set(path, { password, wallet: cloneWallet(node.wallet) });
+  world.backups.set(path, { password, wallet: cloneWallet(node.wallet), api: node.api });
   return {};
 }
 
@@ -87,6 +95,11 @@ export function restore({ world, node, body }: Ctx) {
   const saved = world.backups.get(path);
   if (!saved) throw badRequest('InvalidBackupPath', 'Invalid backup path');
   if (password !== saved.password) throw wrongPassword();
+  // 6887cbf (1db2a87) encrypts the mnemonic file another way and cannot read one an older image wrote,
+  // including inside a backup: RLN restores the files, then fails reading the mnemonic.
+  if (node.api === '6887cbf' && saved.api === 'f379330') {
+    throw failed('CorruptedMnemonic', 'The stored mnemonic is corrupted: unsupported version 157');
+  }
   node.wallet = cloneWallet(saved.wallet);
   return {};
 }

@@ -13,7 +13,8 @@ export function parsePeer(text: string, requireAddress: boolean): { pubkey: stri
   const [pubkey, address, ...rest] = text.trim().split('@');
   if (rest.length > 0) throw badRequest('InvalidPeerInfo', 'Invalid peer info: more than one @');
   if (!isPubkey(pubkey)) throw badRequest('InvalidPubkey', 'Invalid pubkey');
-  if (address !== undefined && !/^[^:\s]+:\d{1,5}$/.test(address)) throw badRequest('InvalidPeerInfo', `Invalid peer info: address ${address} is not host:port`);
+  if (address !== undefined && !/^[^:\s]+:\d{1,5}$/.test(address))
+    throw badRequest('InvalidPeerInfo', `Invalid peer info: address ${address} is not host:port`);
   if (requireAddress && address === undefined) throw badRequest('InvalidPeerInfo', 'Invalid peer info: expected pubkey@host:port');
   return { pubkey, address };
 }
@@ -89,8 +90,9 @@ export function checkindexerurl({ body }: Ctx) {
 }
 
 export function checkproxyendpoint({ body }: Ctx) {
-  const url = reqString(body, 'proxy_url');
-  if (!/^rpcs?:\/\/[^\s]+$/.test(url)) throw badRequest('InvalidProxyEndpoint', `Invalid proxy endpoint: ${url} (expected rpc:// or rpcs://)`);
+  const url = reqString(body, 'proxy_endpoint');
+  if (!/^rpcs?:\/\/[^\s]+$/.test(url))
+    throw badRequest('InvalidProxyEndpoint', `Invalid proxy endpoint: ${url} (expected rpc:// or rpcs://)`);
   return {};
 }
 
@@ -98,10 +100,12 @@ export function sendonionmessage({ world, node, body }: Ctx) {
   const nodeIds = optStringArray(body, 'node_ids') ?? [];
   const tlvType = optInt(body, 'tlv_type');
   const data = optString(body, 'data') ?? '';
-  if (nodeIds.length === 0 || nodeIds.some((id) => !isPubkey(id))) throw badRequest('InvalidNodeIds', 'Invalid node IDs: give at least one valid pubkey');
+  if (nodeIds.length === 0 || nodeIds.some((id) => !isPubkey(id)))
+    throw badRequest('InvalidNodeIds', 'Invalid node IDs: give at least one valid pubkey');
   if (tlvType === undefined || tlvType < 64) throw badRequest('InvalidTlvType', 'Invalid tlv type: must be at least 64');
   if (data.length === 0) throw badRequest('InvalidOnionData', 'Invalid onion data: empty');
   const first = world.nodeByPubkey(nodeIds[0]);
-  if (!first || !node.peers.has(first.pubkey)) throw failed('FailedSendingOnionMessage', 'Failed to send onion message: the first hop is not a connected peer');
+  if (!first || !node.peers.has(first.pubkey))
+    throw failed('FailedSendingOnionMessage', 'Failed to send onion message: the first hop is not a connected peer');
   return {};
 }

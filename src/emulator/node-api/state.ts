@@ -1,5 +1,6 @@
 /** The emulated world's records and the WorldState that holds them (chain, network, nodes). */
 import { type BitcoinNetwork, nowSec, pubkeyFor, tpub } from './ids.js';
+import type { ApiGeneration } from './api-generation.js';
 
 export type TxType = 'RgbSend' | 'Drain' | 'CreateUtxos' | 'User';
 
@@ -100,6 +101,8 @@ export interface Wallet {
 
 export interface NodeState {
   nodeId: string;
+  /** The node API generation its image speaks. */
+  api: ApiGeneration;
   alias?: string;
   network: BitcoinNetwork;
   pubkey: string;
@@ -178,6 +181,8 @@ export interface Channel {
 export interface Backup {
   password: string;
   wallet: Wallet;
+  /** The generation of the image that wrote it: 6887cbf cannot read the mnemonic file of an f379330 backup. */
+  api: ApiGeneration;
 }
 
 export const DUST_SAT = 546;
@@ -205,12 +210,23 @@ export class WorldState {
 
   constructor(readonly fundingSat: number) {}
 
-  newNode(nodeId: string, network: BitcoinNetwork, alias?: string): NodeState {
+  newNode(nodeId: string, network: BitcoinNetwork, alias?: string, api: ApiGeneration = 'f379330'): NodeState {
     const pubkey = pubkeyFor(nodeId);
     return {
-      nodeId, alias, network, pubkey, unlocked: false,
-      xpubVanilla: tpub(`${pubkey}/vanilla`), xpubColored: tpub(`${pubkey}/colored`),
-      peers: new Set(), media: new Map(), makerSwaps: [], takerSwaps: [], revokedTokens: new Set(), largeAmounts: false,
+      nodeId,
+      api,
+      alias,
+      network,
+      pubkey,
+      unlocked: false,
+      xpubVanilla: tpub(`${pubkey}/vanilla`),
+      xpubColored: tpub(`${pubkey}/colored`),
+      peers: new Set(),
+      media: new Map(),
+      makerSwaps: [],
+      takerSwaps: [],
+      revokedTokens: new Set(),
+      largeAmounts: false,
     };
   }
 
@@ -237,7 +253,11 @@ export class WorldState {
       const w = node.wallet;
       if (!w) continue;
       for (const u of w.utxos) if (txids.has(u.txid)) u.confirmed = true;
-      for (const t of w.transactions) if (txids.has(t.txid) && t.height === undefined) { t.height = this.height; t.timestamp = ts; }
+      for (const t of w.transactions)
+        if (txids.has(t.txid) && t.height === undefined) {
+          t.height = this.height;
+          t.timestamp = ts;
+        }
     }
     for (const [, callbacks] of confirmed) for (const cb of callbacks) cb();
   }

@@ -70,7 +70,13 @@ export function sendbtc({ world, node, body }: Ctx) {
 export function listtransactions({ node }: Ctx) {
   return {
     transactions: node.wallet!.transactions.map((t) => ({
-      transaction_type: t.transaction_type, txid: t.txid, received: t.received, sent: t.sent, fee: t.fee,
+      // 6887cbf splits f379330's User into SendBtc (ours) and Incoming.
+      transaction_type:
+        node.api === '6887cbf' && t.transaction_type === 'User' ? (t.sent > 0 ? 'SendBtc' : 'Incoming') : t.transaction_type,
+      txid: t.txid,
+      received: t.received,
+      sent: t.sent,
+      fee: t.fee,
       ...(t.height !== undefined ? { confirmation_time: { height: t.height, timestamp: t.timestamp } } : {}),
     })),
   };

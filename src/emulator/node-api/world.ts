@@ -10,6 +10,7 @@ import * as payments from './payments.js';
 import * as channels from './channels.js';
 import * as peers from './peers.js';
 import * as swaps from './swaps.js';
+import { type ApiGeneration, checkRequired, ONLY_6887CBF, ROUTES_6887CBF } from './generations.js';
 
 /** What a call needs from the node's state: nothing, or an unlocked wallet (most calls, as in RLN). */
 type Needs = 'none' | 'unlocked';
@@ -23,7 +24,7 @@ interface Route {
 const post = (handler: Handler, needs: Needs = 'unlocked'): Route => ({ method: 'POST', needs, handler });
 const get = (handler: Handler): Route => ({ method: 'GET', needs: 'unlocked', handler });
 
-/** Every endpoint of the RLN OpenAPI document, with its method. */
+/** Every endpoint of the RLN OpenAPI document of f379330, with its method (6887cbf's differences: generations.ts). */
 export const ROUTES: Record<string, Route> = {
   // lifecycle
   init: post(lifecycle.init, 'none'),
@@ -92,11 +93,59 @@ export const ROUTES: Record<string, Route> = {
 
 export type NodeApiReply = { status: number; body: unknown; raw?: string };
 
+/** The route of an endpoint on a node of this generation, or undefined when that generation has none. */
+export function routeOf(endpoint: string, gen: ApiGeneration): Route | undefined {
+  if (gen === '6887cbf' && endpoint in ROUTES_6887CBF) {
+    const handler = ROUTES_6887CBF[endpoint];
+    return handler ? { method: 'POST', needs: endpoint === 'unlock' ? 'none' : 'unlocked', handler } : undefined;
+  }
+  if (gen === 'f379330' && ONLY_6887CBF.has(endpoint)) return undefined;
+  return ROUTES[endpoint];
+}
+
 function hasBigint(v: unknown): boolean {
   if (typeof v === 'bigint') return true;
   if (Array.isArray(v)) return v.some(hasBigint);
   if (v && typeof v === 'object') return Object.values(v).some(hasBigint);
   return false;
+}
+
+/** The body that unlocks a node of this generation with the emulator's chain backends. */
+export function unlockBody(api: ApiGeneration, password: string): Record<string, unknown> {
+  if (api === 'f379330') return { password };
+  return {
+    password,
+    ldk_chain_sync: { mode: 'TransactionSync', config: { indexer_url: DEFAULT_INDEXER } },
+    indexer_url: DEFAULT_INDEXER,
+    announce_addresses: [],
+  };
+}
+
+/** The indexer the emulator's nodes are said to use (nothing is contacted). */
+export const DEFAULT_INDEXER = '127.0.0.1:50001';
+
+/**
+ * 6887cbf answers some objects with more fields than f379330 (every field of its structs is in its
+ * document, `null` when absent): what the emulator adds to an answer on a node of that generation.
+ */
+function as6887cbf(endpoint: string, result: unknown): unknown {
+  const r = result as Record<string, unknown>;
+  switch (endpoint) {
+    case 'listunspents':
+      return {
+        unspents: (r.unspents as Array<Record<string, unknown>>).map((u) => ({
+          ...u,
+          utxo: { ...(u.utxo as object), exists: true, derivation_index: null },
+          pending_blinded: 0,
+        })),
+      };
+    case 'sendpayment':
+      return { payment_id: r.payment_hash, ...r };
+    case 'listassets':
+      return { nia: r.nia ?? null, uda: r.uda ?? null, cfa: r.cfa ?? null, ifa: r.ifa ?? null };
+    default:
+      return result;
+  }
 }
 
 /** JSON text with bigints written as exact integers. */
@@ -106,7 +155,8 @@ export function stringifyExact(v: unknown): string {
   return text.replace(/"\\u0000big:(\d+)"/g, '$1');
 }
 
-const toPlain = (v: unknown): unknown => JSON.parse(JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? Number(x) : x))) as unknown;
+const toPlain = (v: unknown): unknown =>
+  JSON.parse(JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? Number(x) : x))) as unknown;
 
 /**
  * The state machine of the RLN nodes of one emulator: wallets, assets, invoices, channels, payments, transfers and
@@ -130,9 +180,24 @@ export class NodeWorld {
     }
   }
 
-  addNode(nodeId: string, opts: { network: string; alias?: string }): void {
+  /** A node whose image speaks `api` (default f379330, the demo's image). */
+  addNode(nodeId: string, opts: { network: string; alias?: string; api?: ApiGeneration }): void {
     if (this.state.nodes.has(nodeId)) return;
-    this.state.nodes.set(nodeId, this.state.newNode(nodeId, bitcoinNetwork(opts.network), opts.alias));
+    this.state.nodes.set(nodeId, this.state.newNode(nodeId, bitcoinNetwork(opts.network), opts.alias, opts.api));
+  }
+
+  /** The generation the node's image speaks. */
+  apiOf(nodeId: string): ApiGeneration {
+    return this.node(nodeId).api;
+  }
+
+  /**
+   * The node now runs an image that speaks `api` (an upgrade): the process restarted, so the node is
+   * locked and its peers are gone, as the service leaves a node after every upgrade.
+   */
+  moveToImage(nodeId: string, api: ApiGeneration): void {
+    this.lockNode(nodeId);
+    this.node(nodeId).api = api;
   }
 
   removeNode(nodeId: string): void {
@@ -156,23 +221,27 @@ export class NodeWorld {
     try {
       const node = this.state.nodes.get(nodeId);
       if (!node) throw notFound('NotFound', `Unknown node ${nodeId}`);
-      const route = ROUTES[endpoint.replace(/^\/+/, '')];
-      if (!route) throw notFound('NotFound', `Unknown endpoint /${endpoint}`);
+      const name = endpoint.replace(/^\/+/, '');
+      const route = routeOf(name, node.api);
+      if (!route) throw notFound('NotFound', `Unknown endpoint /${name}`);
       if (method.toUpperCase() !== route.method) {
         throw new RlnError(405, 'MethodNotAllowed', `/${endpoint} expects ${route.method}, got ${method}`);
       }
       let input: Body = {};
       if (route.method === 'POST' && body !== undefined && body !== null && body !== '') {
         if (body instanceof Uint8Array && endpoint === 'postassetmedia') input = { file: body };
-        else if (typeof body !== 'object' || Array.isArray(body)) throw badRequest('InvalidRequest', 'Failed to parse the request body as a JSON object');
+        else if (typeof body !== 'object' || Array.isArray(body))
+          throw badRequest('InvalidRequest', 'Failed to parse the request body as a JSON object');
         else input = body as Body;
       }
+      // RLN reads the body before it looks at the wallet: a body of the other generation is refused first.
+      if (route.method === 'POST') checkRequired(node.api, name, input);
       if (route.needs === 'unlocked') {
         if (!node.wallet) throw notInitialized();
         if (!node.unlocked) throw lockedNode();
       }
       const ctx: Ctx = { world: this.state, node, body: input };
-      const result = route.handler(ctx);
+      const result = node.api === '6887cbf' ? as6887cbf(name, route.handler(ctx)) : route.handler(ctx);
       if (hasBigint(result)) return { status: 200, body: toPlain(result), raw: stringifyExact(result) };
       return { status: 200, body: result };
     } catch (e) {
@@ -181,11 +250,11 @@ export class NodeWorld {
     }
   }
 
-  /** Initializes and unlocks a node (funding its wallet), as a user would. */
+  /** Initializes and unlocks a node (funding its wallet), as a user would, in the node's generation. */
   async seedReadyNode(nodeId: string, password: string): Promise<void> {
     const node = this.node(nodeId);
     if (!node.wallet) await this.expectOk(nodeId, 'init', { password });
-    if (!node.unlocked) await this.expectOk(nodeId, 'unlock', { password });
+    if (!node.unlocked) await this.expectOk(nodeId, 'unlock', unlockBody(node.api, password));
   }
 
   /** Mines blocks: confirms pending txs, settles on-chain balances, moves channels Opening -> Opened, Closing -> closed. */

@@ -18,9 +18,20 @@ export const Empty = obj({});
 export const NoBody = z.undefined();
 export const SkipSync = obj({ skip_sync: z.boolean().optional() });
 
-export const BitcoinNetwork = z.enum(['Mainnet', 'Testnet', 'Testnet4', 'Signet', 'Regtest']);
-export const AssetSchema = z.enum(['Nia', 'Uda', 'Cfa']);
-export const HTLCStatus = z.enum(['Pending', 'Succeeded', 'Failed']);
+/**
+ * An enum of the node API that may grow: the values both generations know are typed, and any
+ * other string is kept as it came (a newer image's value is shown, never refused).
+ */
+export const openEnum = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z.union([z.enum(values), z.string().min(1)]) as unknown as z.ZodType<OpenEnum<T[number]>, OpenEnum<T[number]>>;
+/** Known values, or any other string as it came. */
+export type OpenEnum<T extends string> = T | (string & {});
+
+export const BitcoinNetwork = openEnum(['Mainnet', 'Testnet', 'Testnet4', 'Signet', 'SignetCustom', 'Regtest']);
+/** Asset schemas a request may name (`Ifa` from 6887cbf on). */
+export const AssetSchemaName = z.enum(['Nia', 'Uda', 'Cfa', 'Ifa']);
+export const AssetSchema = openEnum(['Nia', 'Uda', 'Cfa', 'Ifa']);
+export const HTLCStatus = openEnum(['Pending', 'Succeeded', 'Failed']);
 
 export const AssignmentFungible = obj({ type: z.literal('Fungible'), value: Amount });
 export const Assignment = z.discriminatedUnion('type', [
@@ -30,4 +41,6 @@ export const Assignment = z.discriminatedUnion('type', [
   obj({ type: z.literal('ReplaceRight') }),
   obj({ type: z.literal('Any') }),
 ]);
+/** An assignment in an answer: any `type` is kept as it came. */
+export const AnyAssignment = obj({ type: z.string(), value: opt(Amount) });
 export type Assignment = z.infer<typeof Assignment>;

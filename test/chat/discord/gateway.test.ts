@@ -137,7 +137,10 @@ describe('Discord over the gateway', () => {
     const display = open.data.components.find((c: any) => c.type === 10);
     expect(display?.content).toMatch(/irreversible/);
 
-    const wrong = await gatewayAnswer(fake, modalSubmitInteraction(app, ADMIN, open.data.custom_id, { confirm_name: 'karol', backup: 'no', backup_password: '' }));
+    const wrong = await gatewayAnswer(
+      fake,
+      modalSubmitInteraction(app, ADMIN, open.data.custom_id, { confirm_name: 'karol', backup: 'no', backup_password: '' }),
+    );
     expect(wrong.type).toBe(4);
     expect(wrong.ephemeral).toBe(true);
     const refusal = textOf(wrong.data);
@@ -148,10 +151,14 @@ describe('Discord over the gateway', () => {
 
     const reopen = await cmd(ADMIN, 'node', 'destroy', { node: 'carol' });
     expect(reopen.type).toBe(9);
-    const right = await gatewayAnswer(fake, modalSubmitInteraction(app, ADMIN, reopen.data.custom_id, { confirm_name: 'carol', backup: 'no', backup_password: '' }));
+    const right = await gatewayAnswer(
+      fake,
+      modalSubmitInteraction(app, ADMIN, reopen.data.custom_id, { confirm_name: 'carol', backup: 'no', backup_password: '' }),
+    );
     expect(messageProblems(right.data)).toEqual([]);
     expect(textOf(right.data)).toMatch(/carol/);
-    expect(h.emulator.nodes().map((n) => n.name)).not.toContain('carol');
+    // DESTROING first, then DESTROYED and gone, as the service's description shows.
+    await waitFor(() => !h.emulator.nodes().some((n) => n.name === 'carol'), { timeout: 2_000, what: 'carol gone' });
   });
 
   it('refuses a password typed as a command option and never echoes it', async () => {
@@ -178,7 +185,10 @@ describe('Discord over the gateway', () => {
     expect(open.type).toBe(9);
     expect(modalProblems(open.data)).toEqual([]);
     const before = fake.calls.length;
-    const done = await gatewayAnswer(fake, modalSubmitInteraction(app, ADMIN, open.data.custom_id, { password, password_repeat: password }));
+    const done = await gatewayAnswer(
+      fake,
+      modalSubmitInteraction(app, ADMIN, open.data.custom_id, { password, password_repeat: password }),
+    );
     expect(done.ephemeral).toBe(true);
     const mnemonic = done.data.embeds[0].description.match(/```\n([a-z ]+)\n```/)?.[1] ?? '';
     expect(mnemonic.split(' ').length).toBeGreaterThanOrEqual(12);
@@ -234,8 +244,17 @@ describe('Discord gateway start-up', () => {
     refusing.fail({ path: /^\/gateway\/bot$/, status: 401, body: { message: '401: Unauthorized', code: 0 }, times: 5 });
     const token = 'refused-token-0123456789abcdef';
     const config = loadConfig({ DISCORD_TOKEN: token, DISCORD_APPLICATION_ID: refusing.applicationId, DISCORD_API_URL: refusing.apiUrl });
-    const adapter = createDiscordAdapter({ config, dispatcher: h.dispatcher, registry: h.registry, logger: silentLogger, registerOnStart: false });
-    const err = await adapter.start().then(() => undefined, (e: unknown) => e as Error);
+    const adapter = createDiscordAdapter({
+      config,
+      dispatcher: h.dispatcher,
+      registry: h.registry,
+      logger: silentLogger,
+      registerOnStart: false,
+    });
+    const err = await adapter.start().then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
     expect(err).toBeInstanceOf(Error);
     expect(err!.message).toMatch(/DISCORD_TOKEN/);
     expect(err!.message).not.toContain(token);

@@ -62,7 +62,12 @@ describe('state checks before asking, and the facts in every confirmation, on Sl
 
   beforeAll(async () => {
     fake = await startFakeSlack();
-    h = await startSlackWorld('http', { SLACK_BOT_TOKEN: 'xoxb-state-bot', SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: fake.apiUrl, ADMIN_USERS: `slack:${ADMIN.id}` });
+    h = await startSlackWorld('http', {
+      SLACK_BOT_TOKEN: 'xoxb-state-bot',
+      SLACK_SIGNING_SECRET: SIGNING_SECRET,
+      SLACK_API_URL: fake.apiUrl,
+      ADMIN_USERS: `slack:${ADMIN.id}`,
+    });
     slack = createSlackDriver(fake, 'http', { eventsUrl: `${h.url}/slack/events`, signingSecret: SIGNING_SECRET });
     api.alice = apiOf('alice');
     api.bob = apiOf('bob');
@@ -72,7 +77,13 @@ describe('state checks before asking, and the facts in every confirmation, on Sl
     await api.bob.createutxos({ num: 4, size: 32_500, fee_rate: 1, up_to: false, skip_sync: false });
     h.emulator.world.mine(1);
     await api.alice.issueassetnia({ amounts: [100_000], ticker: 'UNT', name: 'Units', precision: 2 });
-    const { temporary_channel_id } = await api.alice.openchannel({ peer_pubkey_and_opt_addr: `${bobPk}@bob.peer.invalid:9735`, capacity_sat: 100_000, push_msat: 20_000_000, public: true, with_anchors: true });
+    const { temporary_channel_id } = await api.alice.openchannel({
+      peer_pubkey_and_opt_addr: `${bobPk}@bob.peer.invalid:9735`,
+      capacity_sat: 100_000,
+      push_msat: 20_000_000,
+      public: true,
+      with_anchors: true,
+    });
     h.emulator.world.mine(6);
     channelId = (await api.alice.getchannelid({ temporary_channel_id: temporary_channel_id })).channel_id!;
     // vault: initialised and locked; fresh: not initialised.
@@ -96,7 +107,9 @@ describe('state checks before asking, and the facts in every confirmation, on Sl
 
     it('node upgrade of a node already on the latest image, and offers it again once a newer image exists', async () => {
       const runs = imageOf(h.emulator.nodes().find((n) => n.name === 'vault')!)!;
-      expect(await refusedBeforeAsking('node upgrade vault')).toContain(`vault already runs the latest image, ${runs}: there is nothing to upgrade.`);
+      expect(await refusedBeforeAsking('node upgrade vault')).toContain(
+        `vault already runs the latest image, ${runs}: there is nothing to upgrade.`,
+      );
       const offer = await ask('node upgrade alice');
       expect(hasButtons(offer)).toBe(true);
       expect(textOf(offer.body)).toMatch(new RegExp(`v[\\d.]+ → ${runs.replace(/\./g, '\\.')}`));
@@ -108,7 +121,11 @@ describe('state checks before asking, and the facts in every confirmation, on Sl
       expect(await refusedBeforeAsking('node init vault')).toContain('Unlock it with `/rln node unlock vault`.');
       expect(await refusedBeforeAsking('node unlock alice')).toContain('alice is already unlocked.');
       expect(await refusedBeforeAsking('node unlock fresh')).toContain('Initialize it with `/rln node init fresh`.');
-      for (const [cmd, what] of [['node backup', 'back up'], ['node password', 'change its password'], ['node restore alice /backups/x.backup', 'restore a backup']] as const) {
+      for (const [cmd, what] of [
+        ['node backup', 'back up'],
+        ['node password', 'change its password'],
+        ['node restore alice /backups/x.backup', 'restore a backup'],
+      ] as const) {
         const t = await refusedBeforeAsking(`${cmd}${cmd.includes(' alice ') ? '' : ' alice'}`);
         expect(t).toContain(`alice is unlocked: the node can ${what} only while it is locked.`);
         expect(t).toContain('Lock it first with `/rln node lock alice`');
@@ -141,7 +158,9 @@ describe('state checks before asking, and the facts in every confirmation, on Sl
       const paid = await refusedBeforeAsking(`pay send alice ${invoice}`);
       expect(paid).toMatch(/alice already paid this invoice \(\d{4}-\d\d-\d\d \d\d:\d\d UTC\)\./);
       // Asked of another of our nodes: the payee, one of ours, says it was paid.
-      expect(await refusedBeforeAsking(`pay send bob ${invoice}`)).toContain('This invoice was paid already: bob, its payee, received the payment.');
+      expect(await refusedBeforeAsking(`pay send bob ${invoice}`)).toContain(
+        'This invoice was paid already: bob, its payee, received the payment.',
+      );
       const { invoice: short } = await api.bob.lninvoice({ amt_msat: 1_000_000, expiry_sec: 1 });
       await new Promise((r) => setTimeout(r, 1_100));
       const expired = await refusedBeforeAsking(`pay send alice ${short}`);
@@ -151,7 +170,12 @@ describe('state checks before asking, and the facts in every confirmation, on Sl
 
     it('asset send whose RGB invoice asks for another amount or asset, or has expired, showing both sides', async () => {
       const unt = (await api.alice.listassets({ filter_asset_schemas: [] })).nia!.find((a) => a.ticker === 'UNT')!.asset_id;
-      const { invoice } = await api.bob.rgbinvoice({ asset_id: unt, assignment: { type: 'Fungible', value: 1_000 }, min_confirmations: 1, witness: false });
+      const { invoice } = await api.bob.rgbinvoice({
+        asset_id: unt,
+        assignment: { type: 'Fungible', value: 1_000 },
+        min_confirmations: 1,
+        witness: false,
+      });
       const amount = await refusedBeforeAsking(`asset send alice UNT 12.5 ${invoice}`);
       expect(amount).toContain('The invoice asks for 10.00 UNT, but the send is of 12.50 UNT.');
       expect(amount).toContain('Send 10.00 UNT, as the invoice asks');
@@ -159,8 +183,15 @@ describe('state checks before asking, and the facts in every confirmation, on Sl
       expect(hasButtons(ok)).toBe(true);
       expect(textOf(ok.body)).toContain('asks for this amount of this asset');
       const { asset: other } = await api.alice.issueassetnia({ amounts: [500], ticker: 'OTH', name: 'Other', precision: 0 });
-      const { invoice: forOther } = await api.bob.rgbinvoice({ asset_id: other.asset_id, assignment: { type: 'Fungible', value: 5 }, min_confirmations: 1, witness: false });
-      expect(await refusedBeforeAsking(`asset send alice UNT 5 ${forOther}`)).toMatch(/The invoice asks for OTH[^,]*, but the send is of UNT/);
+      const { invoice: forOther } = await api.bob.rgbinvoice({
+        asset_id: other.asset_id,
+        assignment: { type: 'Fungible', value: 5 },
+        min_confirmations: 1,
+        witness: false,
+      });
+      expect(await refusedBeforeAsking(`asset send alice UNT 5 ${forOther}`)).toMatch(
+        /The invoice asks for OTH[^,]*, but the send is of UNT/,
+      );
       const stale = `rgb:${unt.slice(4)}/~/~/bcrt:utxob:staleRecipient-one?expiry=1000&endpoints=rpc://127.0.0.1/json-rpc`;
       expect(await refusedBeforeAsking(`asset send alice UNT 5 ${stale}`)).toContain('The invoice expired at 1970-01-01 00:16 UTC');
     });
@@ -197,35 +228,64 @@ describe('state checks before asking, and the facts in every confirmation, on Sl
    * A command added to the registry that asks and is not here fails the first test.
    */
   const FACTS: Record<string, { line: () => string; shows: RegExp[] }> = {
-    'node stop': { line: () => 'node stop bob', shows: [/Goes offline\*\\nbob's node API and its 1 channel \(1 usable, [\d,]+ sats on our side\)/] },
+    'node stop': {
+      line: () => 'node stop bob',
+      shows: [/Goes offline\*\\nbob's node API and its 1 channel \(1 usable, [\d,]+ sats on our side\)/],
+    },
     'node shutdown': { line: () => 'node shutdown bob', shows: [/Goes offline/, /until it is unlocked again/] },
     'node upgrade': { line: () => 'node upgrade bob', shows: [/Image\*\\nv[\d.]+ → v[\d.]+/, /Goes offline/] },
     'node lock': { line: () => 'node lock alice', shows: [/Goes offline\*\\nalice's node API and its 1 channel/, /node unlock alice/] },
-    'node destroy': { line: () => 'node destroy bob', shows: [/Type the node's name to confirm/, /Still holds: [\d,]+ sats/, /no way to download it/] },
+    'node destroy': {
+      line: () => 'node destroy bob',
+      shows: [/Type the node's name to confirm/, /Still holds: [\d,]+ sats/, /no way to download it/],
+    },
     'node init': { line: () => 'node init fresh', shows: [/At least 8 characters/, /password_repeat/] },
-    'node unlock': { line: () => 'node unlock vault', shows: [/private: what you type is never shown/] },
+    'node unlock': { line: () => 'node unlock vault indexer_url=127.0.0.1:50001', shows: [/private: what you type is never shown/] },
     'node password': { line: () => 'node password vault', shows: [/new_password_repeat/, /At least 8 characters/] },
     'node backup': { line: () => 'node backup vault', shows: [/written to the node's own disk/, /lost if the node is destroyed/] },
     'node restore': { line: () => 'node restore vault /backups/x.backup', shows: [/overwrite/, /Replace this node's wallet/] },
     'wallet send': { line: () => `wallet send alice ${ADDRESS} 50k sats`, shows: [/50,000 sats/, /Estimated fee\*\\nabout [\d,]+ sats?/] },
-    'channel open': { line: () => 'channel open alice bob 100k sats', shows: [/Peer\*\\nbob \(our node\)/, /100,000 sats committed on-chain/, /Estimated fee\*\\nabout [\d,]+ sats? on-chain/] },
-    'channel close': { line: () => `channel close alice ${channelId.slice(0, 12)}`, shows: [/Peer\*\\nbob \(our node\)/, /Capacity\*\\n100,000 sats/, /Local \/ remote\*\\n[\d,]+ sats \/ [\d,]+ sats/] },
-    'pay send': { line: () => 'pay send alice __INVOICE__', shows: [/Payee\*\\nbob \(our node\)/, /2,000 sats \(2,000,000 msat\)/, /Routing fee/] },
+    'channel open': {
+      line: () => 'channel open alice bob 100k sats',
+      shows: [/Peer\*\\nbob \(our node\)/, /100,000 sats committed on-chain/, /Estimated fee\*\\nabout [\d,]+ sats? on-chain/],
+    },
+    'channel close': {
+      line: () => `channel close alice ${channelId.slice(0, 12)}`,
+      shows: [/Peer\*\\nbob \(our node\)/, /Capacity\*\\n100,000 sats/, /Local \/ remote\*\\n[\d,]+ sats \/ [\d,]+ sats/],
+    },
+    'pay send': {
+      line: () => 'pay send alice __INVOICE__',
+      shows: [/Payee\*\\nbob \(our node\)/, /2,000 sats \(2,000,000 msat\)/, /Routing fee/],
+    },
     'pay keysend': { line: () => 'pay keysend alice bob 3 sat', shows: [/3 sats \(3,000 msat\)/, /To\*\\nbob /, /Routing fee/] },
-    'asset send': { line: () => `asset send alice UNT 2.5 utxob:someblindedrecipient transport_endpoints=rpc://127.0.0.1/json-rpc`, shows: [/Sends\*\\n2\.50 UNT/, /Fee rate\*\\n5 sat\/vB/] },
-    'swap maker-execute': { line: () => `swap maker-execute alice 3000000/btc/10/__UNT__/9999999999/${'ab'.repeat(32)} ${'cd'.repeat(32)} bob`, shows: [/Taker\*\\nbob \(our node\)/, /Maker sends\*\\n3,000 sats/, /Maker receives\*\\n0\.10 UNT/] },
+    'asset send': {
+      line: () => `asset send alice UNT 2.5 utxob:someblindedrecipient transport_endpoints=rpc://127.0.0.1/json-rpc`,
+      shows: [/Sends\*\\n2\.50 UNT/, /Fee rate\*\\n5 sat\/vB/],
+    },
+    'swap maker-execute': {
+      line: () => `swap maker-execute alice 3000000/btc/10/__UNT__/9999999999/${'ab'.repeat(32)} ${'cd'.repeat(32)} bob`,
+      shows: [/Taker\*\\nbob \(our node\)/, /Maker sends\*\\n3,000 sats/, /Maker receives\*\\n0\.10 UNT/],
+    },
   };
 
   it('has an entry for every command that asks for a confirmation or a dialog', () => {
-    const asking = allCommands.filter((d) => d.confirm !== 'none' || (d.secrets?.length ?? 0) > 0).map((d) => d.path).sort();
+    const asking = allCommands
+      .filter((d) => d.confirm !== 'none' || (d.secrets?.length ?? 0) > 0)
+      .map((d) => d.path)
+      .sort();
     expect(Object.keys(FACTS).sort()).toEqual(asking);
   });
 
   it.each(Object.keys(FACTS))('%s asks with the facts it should show', async (path) => {
     const { line, shows } = FACTS[path];
     let text = line();
-    if (text.includes('__INVOICE__')) text = text.replace('__INVOICE__', (await api.bob.lninvoice({ amt_msat: 2_000_000, expiry_sec: 600 })).invoice);
-    if (text.includes('__UNT__')) text = text.replace('__UNT__', (await api.alice.listassets({ filter_asset_schemas: [] })).nia!.find((a) => a.ticker === 'UNT')!.asset_id);
+    if (text.includes('__INVOICE__'))
+      text = text.replace('__INVOICE__', (await api.bob.lninvoice({ amt_msat: 2_000_000, expiry_sec: 600 })).invoice);
+    if (text.includes('__UNT__'))
+      text = text.replace(
+        '__UNT__',
+        (await api.alice.listassets({ filter_asset_schemas: [] })).nia!.find((a) => a.ticker === 'UNT')!.asset_id,
+      );
     const def = allCommands.find((d) => d.path === path)!;
     let said: string;
     if (def.confirm === 'button') {

@@ -15,7 +15,10 @@ describe('NodeWorld routing', () => {
     const world = new NodeWorld();
     world.addNode('n1', { network: 'regtest' });
     await world.seedReadyNode('n1', 'password1');
-    expect(await world.handle('n1', 'POST', 'listchannels', {})).toMatchObject({ status: 405, body: { code: 405, name: 'MethodNotAllowed' } });
+    expect(await world.handle('n1', 'POST', 'listchannels', {})).toMatchObject({
+      status: 405,
+      body: { code: 405, name: 'MethodNotAllowed' },
+    });
     expect(await world.handle('n1', 'GET', 'btcbalance', undefined)).toMatchObject({ status: 405 });
     expect(await world.handle('n1', 'POST', 'nosuchendpoint', {})).toMatchObject({ status: 404, body: { code: 404 } });
     expect(await world.handle('ghost', 'GET', 'nodeinfo', undefined)).toMatchObject({ status: 404 });
@@ -79,7 +82,7 @@ describe('NodeWorld node lifecycle', () => {
     world.addNode('n1', { network: 'regtest' });
     await world.seedReadyNode('n1', 'password1');
     await ok(world, 'n1', 'createutxos', { num: 2 });
-    const before = await ok(world, 'n1', 'listunspents', {});
+    const before = await ok(world, 'n1', 'listunspents', { skip_sync: false });
     await err(world, 'n1', 'backup', { backup_path: '/tmp/b1', password: 'password1' }, 403, 'UnlockedNode');
     await ok(world, 'n1', 'lock', {});
     await err(world, 'n1', 'backup', { backup_path: '/tmp/b1', password: 'bad-password' }, 401, 'WrongPassword');
@@ -92,7 +95,7 @@ describe('NodeWorld node lifecycle', () => {
     await ok(world, 'n1', 'lock', {});
     await ok(world, 'n1', 'restore', { backup_path: '/tmp/b1', password: 'password1' });
     await ok(world, 'n1', 'unlock', { password: 'password1' });
-    expect(await ok(world, 'n1', 'listunspents', {})).toEqual(before);
+    expect(await ok(world, 'n1', 'listunspents', { skip_sync: false })).toEqual(before);
   });
 
   it('comes back locked after shutdown, and accepts revoketoken', async () => {

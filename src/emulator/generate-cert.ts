@@ -1,0 +1,89 @@
+/**
+ * `POST /api/nodes/{id}/generate-cert`: mTLS material for a node API, as the service's published
+ * description shows it: `{ certificate, certificateChain, privateKey, publicKey }`, all PEM. The emulator
+ * makes a throwaway CA and a client certificate it signs (ECDSA P-256, SHA-256), with a small DER writer:
+ * Node's crypto signs and exports keys, but does not build certificates.
+ */
+import { createPrivateKey, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
+
+const tlv = (tag: number, body: Buffer): Buffer => {
+  const n = body.length;
+  const len = n < 0x80 ? Buffer.from([n]) : n < 0x100 ? Buffer.from([0x81, n]) : Buffer.from([0x82, n >> 8, n & 0xff]);
+  return Buffer.concat([Buffer.from([tag]), len, body]);
+};
+const seq = (...parts: Buffer[]) => tlv(0x30, Buffer.concat(parts));
+const set = (...parts: Buffer[]) => tlv(0x31, Buffer.concat(parts));
+const int = (bytes: Buffer) => tlv(0x02, bytes[0] & 0x80 ? Buffer.concat([Buffer.from([0]), bytes]) : bytes);
+const bits = (bytes: Buffer) => tlv(0x03, Buffer.concat([Buffer.from([0]), bytes]));
+const utf8 = (text: string) => tlv(0x0c, Buffer.from(text, 'utf8'));
+const explicit = (n: number, body: Buffer) => tlv(0xa0 + n, body);
+
+function oid(dotted: string): Buffer {
+  const [a, b, ...rest] = dotted.split('.').map(Number);
+  const out = [40 * a + b];
+  for (const v of rest) {
+    const chunk = [v & 0x7f];
+    for (let x = v >> 7; x > 0; x >>= 7) chunk.unshift((x & 0x7f) | 0x80);
+    out.push(...chunk);
+  }
+  return tlv(0x06, Buffer.from(out));
+}
+
+function utcTime(d: Date): Buffer {
+  const p = (n: number) => String(n).padStart(2, '0');
+  return tlv(
+    0x17,
+    Buffer.from(
+      `${p(d.getUTCFullYear() % 100)}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}Z`,
+    ),
+  );
+}
+
+const ECDSA_SHA256 = seq(oid('1.2.840.10045.4.3.2'));
+const name = (cn: string) => seq(set(seq(oid('2.5.4.3'), utf8(cn))));
+const pem = (label: string, der: Buffer) =>
+  `-----BEGIN ${label}-----\n${der.toString('base64').replace(/.{1,64}/g, '$&\n')}-----END ${label}-----\n`;
+
+/** A certificate for `subject`'s public key, signed by `issuerKey` in `issuer`'s name. */
+function certificate(o: { subject: string; issuer: string; publicKey: KeyObject; issuerKey: KeyObject; ca: boolean }): Buffer {
+  const now = Date.now();
+  const extensions = o.ca
+    ? [explicit(3, seq(seq(oid('2.5.29.19'), tlv(0x01, Buffer.from([0xff])), tlv(0x04, seq(tlv(0x01, Buffer.from([0xff])))))))]
+    : [];
+  const tbs = seq(
+    explicit(0, int(Buffer.from([2]))),
+    int(randomBytes(16)),
+    ECDSA_SHA256,
+    name(o.issuer),
+    seq(utcTime(new Date(now - 60_000)), utcTime(new Date(now + 365 * 86_400_000))),
+    name(o.subject),
+    o.publicKey.export({ type: 'spki', format: 'der' }),
+    ...extensions,
+  );
+  return seq(tbs, ECDSA_SHA256, bits(sign('sha256', tbs, o.issuerKey)));
+}
+
+export function generateClientCert(cn: string): { certificate: string; certificateChain: string; privateKey: string; publicKey: string } {
+  const ca = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const client = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const caCert = certificate({
+    subject: 'Emulated node API CA',
+    issuer: 'Emulated node API CA',
+    publicKey: ca.publicKey,
+    issuerKey: ca.privateKey,
+    ca: true,
+  });
+  const clientCert = certificate({
+    subject: cn,
+    issuer: 'Emulated node API CA',
+    publicKey: client.publicKey,
+    issuerKey: createPrivateKey(ca.privateKey.export({ type: 'pkcs8', format: 'pem' })),
+    ca: false,
+  });
+  return {
+    certificate: pem('CERTIFICATE', clientCert),
+    certificateChain: pem('CERTIFICATE', caCert),
+    privateKey: client.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    publicKey: client.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+  };
+}
