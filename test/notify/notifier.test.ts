@@ -290,7 +290,7 @@ describe('incidents', () => {
     expect(incidentPost.message.buttons?.map((b) => [b.label, b.command, b.args])).toEqual([
       ['Restart', 'node start', { node: 'n1' }],
       ['Logs', 'node logs', { node: 'n1' }],
-      ['Acknowledge', 'watch ack', { incident: expect.any(String) }],
+      ['Acknowledge', 'watch ack', { incident: expect.any(String), node: 'n1' }],
     ]);
     const incidentId = Number(incidentPost.message.buttons![2].args!.incident);
     const msgId = incidentPost.messageId;

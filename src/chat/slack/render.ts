@@ -165,7 +165,10 @@ function nativeCell(text: string, numeric: boolean): RawTextElement | RawNumberE
     const value = Number(t.replace(/,/g, ''));
     if (Number.isFinite(value)) return { type: 'raw_number', value, text: t };
   }
-  return { type: 'raw_text', text: t };
+  // raw_text is shown as typed; still, no cell can carry Slack's special syntax (<!channel>,
+  // <@U…>, <#C…>, <https://…|…>) into a client that reads it: a zero-width joiner after the '<'
+  // keeps what is shown and breaks the syntax.
+  return { type: 'raw_text', text: t.replace(/<(?=[!@#]|[a-z][a-z0-9+.-]*:)/gi, '<\u2060') };
 }
 
 const cellChars = (cells: Array<RawTextElement | RawNumberElement>) => cells.reduce((n, c) => n + String(c.text).length, 0);
