@@ -47,16 +47,42 @@ export async function keysendSpend(ctx: Ctx<{ dest_pubkey: string; amt_msat: num
   return { sats: Math.floor(a.amt_msat / 1000), ...(asset ? { asset } : {}), to: shortId(a.dest_pubkey, 20), counts: true };
 }
 
-/** `asset send`: the asset and amount given (the ticker resolved by the node). */
-export async function assetSendSpend(ctx: Ctx<{ asset_id: string; amount: string; recipient_id: string; raw?: boolean }>): Promise<Spend> {
-  const a = ctx.args;
-  const asset = await typedAssetSpend(ctx, { asset: a.asset_id, amount: a.amount, raw: a.raw, arg: 'amount' });
-  return { sats: 0, ...(asset ? { asset } : {}), to: shortId(a.recipient_id.trim(), 28), counts: true };
+/** The default sats sent with an asset to a witness recipient (the node's own default). */
+export const DEFAULT_WITNESS_SAT = 1000;
+
+/**
+ * Whether an `asset send` recipient is a witness output (it is sent sats with the asset): a
+ * recipient id with `:wvout:`, or an RGB invoice whose recipient type is Witness.
+ */
+export async function isWitnessRecipient(ctx: Ctx<unknown>, recipient: string): Promise<boolean> {
+  const r = recipient.trim();
+  if (!r.startsWith('rgb:') || !r.includes('/')) return /:wvout:/.test(r);
+  const inv = await nodeClient(ctx).api.decodergbinvoice({ invoice: r });
+  return inv.recipient_type === 'Witness' || /:wvout:/.test(inv.recipient_id ?? '');
 }
 
-/** `channel open`: the capacity (and asset) committed to the channel; not a send, so not counted against limits. */
+/**
+ * `asset send`: the asset and amount given (the ticker resolved by the node), and the on-chain
+ * sats that go with it to a witness recipient (`witness_amount_sat`): they leave the node too.
+ */
+export async function assetSendSpend(ctx: Ctx<{ asset_id: string; amount: string; recipient_id: string; raw?: boolean; witness_amount_sat?: number }>): Promise<Spend> {
+  const a = ctx.args;
+  const asset = await typedAssetSpend(ctx, { asset: a.asset_id, amount: a.amount, raw: a.raw, arg: 'amount' });
+  const sats = (await isWitnessRecipient(ctx, a.recipient_id)) ? (a.witness_amount_sat ?? DEFAULT_WITNESS_SAT) : 0;
+  return { sats, ...(asset ? { asset } : {}), to: shortId(a.recipient_id.trim(), 28), counts: true };
+}
+
+/** `wallet send`: the sats sent on-chain, to the address. */
+export function walletSendSpend(ctx: Ctx<{ amount: number; address: string }>): Promise<Spend> {
+  return Promise.resolve({ sats: ctx.args.amount, to: shortId(ctx.args.address, 28), counts: true });
+}
+
+/**
+ * `channel open`: the capacity (and asset) the node's wallet puts into the channel. It leaves
+ * the wallet on-chain like a send, so it counts against limits and takes thresholds as one.
+ */
 export async function channelOpenSpend(ctx: Ctx<{ capacity_sat: number; asset_id?: string; asset_amount?: string; raw?: boolean; peer_pubkey_and_opt_addr: string }>): Promise<Spend> {
   const a = ctx.args;
   const asset = await typedAssetSpend(ctx, { asset: a.asset_id, amount: a.asset_amount, raw: a.raw, arg: 'asset_amount' });
-  return { sats: a.capacity_sat, ...(asset ? { asset } : {}), to: shortId(a.peer_pubkey_and_opt_addr, 28), counts: false };
+  return { sats: a.capacity_sat, ...(asset ? { asset } : {}), to: shortId(a.peer_pubkey_and_opt_addr, 28), counts: true };
 }
