@@ -48,9 +48,18 @@ describe('what a send spends', () => {
     expect(spend.to).toMatch(/^[0-9a-f]{10}/);
   });
 
-  it('reads a channel open as funds committed, not spent', async () => {
+  it('reads a channel open as sats leaving the wallet: counted against limits like a send', async () => {
     const def = findCommand(channelCommands, 'channel open');
     const spend = await channelOpenSpend(makeContext(env, def, { node: 's1', peer_pubkey_and_opt_addr: 's2', capacity_sat: 250_000, push_msat: 0, public: true, with_anchors: true }, { node: alice }));
-    expect(spend).toEqual({ sats: 250_000, to: 's2', counts: false });
+    expect(spend).toEqual({ sats: 250_000, to: 's2', counts: true });
+  });
+
+  it('counts the sats an asset send gives a witness recipient (witness_amount_sat), not only the asset', async () => {
+    const def = findCommand(assetCommands, 'asset send');
+    const args = { node: 's1', asset_id: 'PREC', amount: '1', recipient_id: 'bcrt:wvout:abcdef', witness_amount_sat: 1_000_000 };
+    expect(await assetSendSpend(makeContext(env, def, args, { node: alice }))).toMatchObject({ sats: 1_000_000, asset: { ticker: 'PREC', amount: 1 }, counts: true });
+    // Without witness_amount_sat the node sends its default 1000 sats; a blinded UTXO gets none.
+    expect(await assetSendSpend(makeContext(env, def, { ...args, witness_amount_sat: undefined }, { node: alice }))).toMatchObject({ sats: 1000 });
+    expect(await assetSendSpend(makeContext(env, def, { ...args, recipient_id: 'bcrt:utxob:abcdef' }, { node: alice }))).toMatchObject({ sats: 0 });
   });
 });
