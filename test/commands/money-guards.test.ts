@@ -32,10 +32,11 @@ describe('amounts, and what moves value', () => {
   let alice: HostedNode;
   let bob: HostedNode;
   let typed: (line: string) => Promise<Reply>;
+  let d: ReturnType<typeof testDispatcher>;
   beforeAll(async () => {
     env = await startEnv();
     dir = mkdtempSync(join(tmpdir(), 'rln-money-'));
-    const d = testDispatcher({ db: openDatabase(join(dir, 'bot.db')), registry: createRegistry(allCommands), services: env.services, admins: ['slack:UADMIN'], nodeCacheMs: 0 });
+    d = testDispatcher({ db: openDatabase(join(dir, 'bot.db')), registry: createRegistry(allCommands), services: env.services, admins: ['slack:UADMIN'], nodeCacheMs: 0 });
     typed = (line) => d.dispatch({ via: 'typed', actor: admin, place, text: line });
     alice = await createReadyNode(env, 'alice', { utxos: true });
     bob = await createReadyNode(env, 'bob', { utxos: true });
@@ -60,6 +61,15 @@ describe('amounts, and what moves value', () => {
     const invoice = code && code.type === 'code' ? code.text : '';
     const decoded = await env.api(bob).decodergbinvoice({ invoice });
     expect(decoded.assignment).toEqual({ type: 'Fungible', value: 1000 });
+  });
+
+  it('a failed keysend says why, as far as the channels tell: no channel, so no route (P14)', async () => {
+    const asked = await typed('pay keysend alice bob 1000 sats');
+    const id = asked.kind === 'message' ? asked.message.buttons?.find((b) => b.label === 'Confirm')?.id : undefined;
+    expect(id).toBeDefined();
+    const r = await d.dispatch({ via: 'button', actor: admin, place, buttonId: id! });
+    expect(text(r)).toContain('Keysend failed · alice');
+    expect(fieldsOf(r).Why).toBe('the node has no channel at all, so no route to bob: open one (`channel open`)');
     void alice;
   });
 });
