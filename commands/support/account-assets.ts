@@ -33,7 +33,7 @@ async function otherNodesAssets(ctx: CommandContext<unknown>, self: HostedNode):
  */
 export async function resolveAccountAsset(ctx: CommandContext<unknown>, api: NodeApiClient, node: HostedNode, value: string): Promise<{ id: string; unit?: AssetUnit }> {
   const v = value.trim();
-  let ownError: unknown;
+  let ownError: UserError | undefined;
   try {
     const id = await resolveAssetId(api, node.name, v);
     if (!v.startsWith('rgb:')) return { id };
