@@ -13,6 +13,7 @@ import { nodeListCommand } from './support/list-command.js';
 import { bodyOf, formatTime, shortOutpoint, titled, yesNo } from './support/present.js';
 import { qrFile } from './support/qr-file.js';
 import { walletSendSpend } from './support/spend.js';
+import { fundsRefusal } from './support/onchain-checks.js';
 
 const address = defineCommand({
   path: 'wallet address',
@@ -234,6 +235,11 @@ const send = defineCommand({
   mutates: true,
   // On-chain sats leave the node: approval thresholds and spend limits apply as to a payment.
   spend: walletSendSpend,
+  /** More than the wallet can spend is refused before the confirmation. */
+  async check(ctx) {
+    const { node, api } = nodeClient(ctx);
+    return fundsRefusal(api, node.name, ctx.args.amount);
+  },
   /** The confirmation shows the amount and what the fee will be about. */
   async preview(ctx) {
     const { api } = nodeClient(ctx);

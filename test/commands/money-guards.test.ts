@@ -72,4 +72,19 @@ describe('amounts, and what moves value', () => {
     expect(fieldsOf(r).Why).toBe('the node has no channel at all, so no route to bob: open one (`channel open`)');
     void alice;
   });
+
+  it('channel open below the node\'s minimum size is refused before any confirmation, and node info shows the limits (P15)', async () => {
+    const r = await typed('channel open alice bob 1000 sats');
+    expect(hasConfirm(r)).toBe(false);
+    expect(text(r)).toMatch(/alice opens channels of [\d,]+ sats to [\d,]+ sats; 1,000 sats is below that/);
+    expect(text(r)).toContain('node info alice');
+    expect(text(await typed('node info alice'))).toMatch(/Channel size: [\d,]+ sats to [\d,]+ sats/);
+  });
+
+  it('a send of more than the wallet can spend is refused before any confirmation', async () => {
+    const { address } = await env.api(bob).address();
+    const r = await typed(`wallet send alice ${address} 1 BTC`);
+    expect(hasConfirm(r)).toBe(false);
+    expect(text(r)).toMatch(/alice can spend [\d,]+ sats on-chain now, less than the 100,000,000 sats this needs/);
+  });
 });
