@@ -126,6 +126,11 @@ export interface CommandDefinition<
    * returns is shown in the request.
    */
   beforeApproval?(ctx: CommandContext<z.infer<S>, Svc>): Promise<Field[]>;
+  /**
+   * Which attempts an approval rule for this command covers (`access grant`: only a grant of
+   * admin). Absent: every attempt. A rule with a threshold still needs the spend above it.
+   */
+  approvalCovers?(args: z.infer<S>): boolean;
   handler(ctx: CommandContext<z.infer<S>, Svc>): Promise<HandlerResult>;
 }
 

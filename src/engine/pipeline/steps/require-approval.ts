@@ -39,6 +39,7 @@ export const requireApproval: Step = async (a, p) => {
     return undefined;
   }
   if (opensDialog(a)) return undefined;
+  if (def.approvalCovers && !def.approvalCovers(a.parsed ?? {})) return undefined;
   const rule = await p.services.policy.approvalNeeded(def.path, a.spend);
   return rule ? askApproval(a, p, rule) : undefined;
 };
