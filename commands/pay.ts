@@ -1,6 +1,6 @@
 /** `pay …`: Lightning payments: send (an invoice), keysend, list. */
 import { z } from 'zod';
-import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../src/vocabulary/index.js';
+import { formatSats, msatToSat, shortId, sleep, thousands, withPrecision } from '../src/vocabulary/index.js';
 import { msg, type Field } from '../src/vocabulary/index.js';
 import { defineCommand, type CommandContext } from './define-command.js';
 import { type AnyCommand, type Refusal } from '../src/engine/index.js';
@@ -119,6 +119,23 @@ async function failureReason(api: NodeApiClient, o: { payee?: string; payeeName?
   return `the node found no route to ${who} that could carry it`;
 }
 
+/** How long a Pending payment is followed before the answer is given (it may still fail after). */
+export const paymentFollow = { attempts: 6, delayMs: 250 };
+
+/**
+ * The payment's status once it leaves Pending (followed a moment), and a Failed one given back to
+ * the daily limits: it moved nothing.
+ */
+async function outcomeOf(ctx: { releaseSpend?: () => Promise<void> }, api: NodeApiClient, res: { status?: string | null; payment_hash?: string | null }): Promise<string> {
+  let status: string = res.status ?? '';
+  for (let i = 0; status === 'Pending' && res.payment_hash && i < paymentFollow.attempts; i++) {
+    await sleep(paymentFollow.delayMs);
+    status = String((await api.getpayment({ payment_hash: res.payment_hash }).catch(() => undefined))?.payment?.status ?? status);
+  }
+  if (status === 'Failed') await ctx.releaseSpend?.();
+  return status;
+}
+
 const send = defineCommand({
   path: 'pay send',
   summary: 'Pay a Lightning invoice',
@@ -152,6 +169,7 @@ const send = defineCommand({
     const { node, api } = nodeClient(ctx);
     const { invoice } = ctx.args;
     const res = await api.sendpayment({ invoice });
+    res.status = (await outcomeOf(ctx, api, res)) as typeof res.status;
     const fields: Field[] = [{ label: 'Status', value: String(res.status ?? '—'), inline: true }];
     // The amount is a nicety here; the payment itself went through.
     fields.push(...(await describeInvoice(api, invoice, { ours: await ourNodeNames(ctx) }).catch(() => [])));
@@ -225,6 +243,7 @@ const keysend = defineCommand({
     const a = ctx.args;
     const { dest, assetId, assetAmt } = await keysendOf(ctx, api);
     const res = await api.keysend(compact({ dest_pubkey: dest.pubkey, amt_msat: a.amt_msat, asset_id: assetId, asset_amount: assetAmt }));
+    res.status = (await outcomeOf(ctx, api, res)) as typeof res.status;
     const fields: Field[] = [
       { label: 'Status', value: String(res.status ?? '—'), inline: true },
       { label: 'Amount', value: `${formatSats(msatToSat(a.amt_msat))} (${thousands(a.amt_msat)} msat)`, inline: true },

@@ -1,6 +1,6 @@
 /**
  * What the commands that move funds spend, for the approval policy and the spend limits
- * (`spend` in a definition): sats, and an asset in its display units (the node's precision).
+ * (`spend` in a definition): bitcoin in msat, and an asset in its display units (the node's precision).
  */
 import { shortId } from '../../src/vocabulary/index.js';
 import type { CommandContext } from '../define-command.js';
@@ -37,14 +37,14 @@ export async function invoiceSpend(ctx: Ctx<{ invoice: string }>): Promise<Spend
   const { api } = nodeClient(ctx);
   const d = await api.decodelninvoice({ invoice: ctx.args.invoice });
   const asset = d.asset_id ? await assetSpend(ctx, d.asset_id, d.asset_amount ?? 0) : undefined;
-  return { sats: Math.floor(Number(d.amt_msat ?? 0) / 1000), ...(asset ? { asset } : {}), ...(d.payee_pubkey ? { to: shortId(d.payee_pubkey, 20) } : {}), counts: true };
+  return { msat: Number(d.amt_msat ?? 0), ...(asset ? { asset } : {}), ...(d.payee_pubkey ? { to: shortId(d.payee_pubkey, 20) } : {}), counts: true };
 }
 
 /** `pay keysend`: the amount and asset given. */
 export async function keysendSpend(ctx: Ctx<{ dest_pubkey: string; amt_msat: number; asset_id?: string; asset_amount?: string; raw?: boolean }>): Promise<Spend> {
   const a = ctx.args;
   const asset = await typedAssetSpend(ctx, { asset: a.asset_id, amount: a.asset_amount, raw: a.raw, arg: 'asset_amount' });
-  return { sats: Math.floor(a.amt_msat / 1000), ...(asset ? { asset } : {}), to: shortId(a.dest_pubkey, 20), counts: true };
+  return { msat: a.amt_msat, ...(asset ? { asset } : {}), to: shortId(a.dest_pubkey, 20), counts: true };
 }
 
 /** The default sats sent with an asset to a witness recipient (the node's own default). */
@@ -69,12 +69,12 @@ export async function assetSendSpend(ctx: Ctx<{ asset_id: string; amount: string
   const a = ctx.args;
   const asset = await typedAssetSpend(ctx, { asset: a.asset_id, amount: a.amount, raw: a.raw, arg: 'amount' });
   const sats = (await isWitnessRecipient(ctx, a.recipient_id)) ? (a.witness_amount_sat ?? DEFAULT_WITNESS_SAT) : 0;
-  return { sats, ...(asset ? { asset } : {}), to: shortId(a.recipient_id.trim(), 28), counts: true };
+  return { msat: sats * 1000, ...(asset ? { asset } : {}), to: shortId(a.recipient_id.trim(), 28), counts: true };
 }
 
 /** `wallet send`: the sats sent on-chain, to the address. */
 export function walletSendSpend(ctx: Ctx<{ amount: number; address: string }>): Promise<Spend> {
-  return Promise.resolve({ sats: ctx.args.amount, to: shortId(ctx.args.address, 28), counts: true });
+  return Promise.resolve({ msat: ctx.args.amount * 1000, to: shortId(ctx.args.address, 28), counts: true });
 }
 
 /**
@@ -84,5 +84,5 @@ export function walletSendSpend(ctx: Ctx<{ amount: number; address: string }>): 
 export async function channelOpenSpend(ctx: Ctx<{ capacity_sat: number; asset_id?: string; asset_amount?: string; raw?: boolean; peer_pubkey_and_opt_addr: string }>): Promise<Spend> {
   const a = ctx.args;
   const asset = await typedAssetSpend(ctx, { asset: a.asset_id, amount: a.asset_amount, raw: a.raw, arg: 'asset_amount' });
-  return { sats: a.capacity_sat, ...(asset ? { asset } : {}), to: shortId(a.peer_pubkey_and_opt_addr, 28), counts: true };
+  return { msat: a.capacity_sat * 1000, ...(asset ? { asset } : {}), to: shortId(a.peer_pubkey_and_opt_addr, 28), counts: true };
 }

@@ -69,6 +69,11 @@ export interface CommandContext<A, Svc extends EngineServices = EngineServices> 
   services: Svc;
   /** Values entered in the command's dialog (secrets), by field name. Never logged. */
   secrets: Record<string, string>;
+  /**
+   * Gives back what this run reserved against the daily limits: a payment the node reports
+   * Failed moved nothing (set by the execute step; absent when nothing was reserved).
+   */
+  releaseSpend?(): Promise<void>;
 }
 
 /** Why a command cannot run now, and what to do instead (a command to type). */

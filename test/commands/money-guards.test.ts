@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allCommands } from '../../commands/index.js';
 import { createRegistry, type Reply } from '../../src/engine/index.js';
-import { inlineToPlain } from '../../src/vocabulary/index.js';
+import { DEFAULT_APPROVAL_POLICY } from '../../src/access/index.js';
+import { inlineToPlain, type Actor } from '../../src/vocabulary/index.js';
 import { openDatabase } from '../../src/store/index.js';
 import type { HostedNode } from '../../src/hosting/index.js';
 import { messageText } from '../support/reply-text.js';
@@ -86,5 +87,77 @@ describe('amounts, and what moves value', () => {
     const r = await typed(`wallet send alice ${address} 1 BTC`);
     expect(hasConfirm(r)).toBe(false);
     expect(text(r)).toMatch(/alice can spend [\d,]+ sats on-chain now, less than the 100,000,000 sats this needs/);
+  });
+
+  describe('with the default approval policy and admins limited to 100k sats a day', () => {
+    let limited: ReturnType<typeof testDispatcher>;
+    const as = (actor: Actor, line: string) => limited.dispatch({ via: 'typed', actor, place, text: line });
+    const click = (actor: Actor, r: Reply, label: string) => {
+      const id = r.kind === 'message' ? r.message.buttons?.find((b) => b.label === label)?.id : undefined;
+      if (!id) throw new Error(`no ${label} button in ${text(r)}`);
+      return limited.dispatch({ via: 'button', actor, place, buttonId: id });
+    };
+    const other = { platform: 'slack' as const, userId: 'UOTHER', displayName: 'otto' };
+    beforeAll(() => {
+      limited = testDispatcher({
+        db: openDatabase(join(dir, 'limited.db')),
+        registry: createRegistry(allCommands),
+        services: env.services,
+        admins: ['slack:UADMIN', 'slack:UOTHER', 'discord:42'],
+        operators: ['slack:UOPS'],
+        approvalPolicy: DEFAULT_APPROVAL_POLICY,
+        spendLimits: 'admin = 100k sats',
+        nodeCacheMs: 0,
+      });
+    });
+
+    it('wallet send over the limit is refused before any confirmation, and the balance does not move', async () => {
+      const before = await env.api(alice).btcbalance({ skip_sync: false });
+      const { address } = await env.api(bob).address();
+      const r = await as(admin, `wallet send alice ${address} 200k sats`);
+      expect(hasConfirm(r)).toBe(false);
+      expect(text(r)).toContain('over the daily limit of 100,000 sats for the admin role: 0 sats spent today, 100,000 sats left');
+      expect((await env.api(alice).btcbalance({ skip_sync: false })).vanilla.spendable).toBe(before.vanilla.spendable);
+    });
+
+    it('the confirmation says what is left of the limit and that a second person will be needed; the send counts', async () => {
+      const { address } = await env.api(bob).address();
+      const small = await as(admin, `wallet send alice ${address} 30k sats`);
+      expect(fieldsOf(small)['Daily limit']).toBe('70,000 sats of 100,000 sats left today after this (the admin role)');
+      expect(fieldsOf(small)['Second person']).toBeUndefined();
+      expect(text(await click(admin, small, 'Confirm'))).toContain('BTC sent · alice');
+      expect(text(await as(admin, 'policy limits'))).toContain('sat | 100,000 sats | 30,000 sats | 70,000 sats');
+      // A channel open moves sats out of the wallet too: over what is left, it is refused before confirming.
+      const open = await as(admin, 'channel open alice bob 80k sats');
+      expect(hasConfirm(open)).toBe(false);
+      expect(text(open)).toContain('70,000 sats left');
+    });
+
+    it('a payment that ends Failed gives its amount back to the day’s limit', async () => {
+      const r = await as(admin, 'pay keysend alice bob 5000 sats');
+      expect(fieldsOf(r)['Daily limit']).toBe('65,000 sats of 100,000 sats left today after this (the admin role)');
+      expect(text(await click(admin, r, 'Confirm'))).toContain('Keysend failed');
+      expect(text(await as(admin, 'policy limits'))).toContain('sat | 100,000 sats | 30,000 sats | 70,000 sats');
+    });
+
+    it('a change of the approval policy waits for a second admin, and the one who asked cannot approve it', async () => {
+      const r = await as(admin, 'policy set approval node.destroy off=true');
+      expect(text(r)).toContain('Approval needed: policy set');
+      expect(text(await as(admin, 'policy list'))).toContain('node.destroy | always');
+      expect(text(await click(admin, r, 'Approve'))).toContain('someone else must approve it');
+      expect(text(await click(other, r, 'Approve'))).toContain('node.destroy no longer needs a second person');
+    });
+
+    it('granting admin waits for a second admin; granting operate does not', async () => {
+      expect(text(await as(admin, 'access grant slack:UNEW admin'))).toContain('Approval needed: access grant');
+      expect(text(await as(admin, 'access grant slack:UNEW operate'))).toContain('now has the operate role');
+    });
+
+    it('one person’s linked accounts cannot approve each other’s request', async () => {
+      expect(text(await as(admin, 'access link slack:UADMIN discord:42'))).toContain('are now one person');
+      const r = await as(admin, 'access grant slack:UNEW2 admin');
+      const discordMe = { platform: 'discord' as const, userId: '42', displayName: 'ann' };
+      expect(text(await click(discordMe, r, 'Approve'))).toContain('someone else must approve it');
+    });
   });
 });
