@@ -64,6 +64,13 @@ describe('amounts, and what moves value', () => {
     expect(decoded.assignment).toEqual({ type: 'Fungible', value: 1000 });
   });
 
+  it('refuses a bare amount in place, a negative one, zero and too many decimals, each in its own words (P8, P26)', async () => {
+    expect(text(await typed('pay keysend alice bob 50k'))).toMatch(/"50k" has no unit[\s\S]*50k sats/);
+    expect(text(await typed('pay keysend alice bob -5 sats'))).toContain('it is negative');
+    expect(text(await typed('pay keysend alice bob 0 sats'))).toContain('must be more than 0');
+    expect(text(await typed('pay keysend alice bob 1.5 msat'))).toContain('it is not a whole number of msat');
+  });
+
   it('a failed keysend says why, as far as the channels tell: no channel, so no route (P14)', async () => {
     const asked = await typed('pay keysend alice bob 1000 sats');
     const id = asked.kind === 'message' ? asked.message.buttons?.find((b) => b.label === 'Confirm')?.id : undefined;

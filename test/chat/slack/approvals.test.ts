@@ -54,7 +54,7 @@ describe('approvals and spend limits on Slack', () => {
     });
     slack = createSlackDriver(fake, 'http', { eventsUrl: `${h.url}/slack/events`, signingSecret: SIGNING_SECRET });
     // A channel alice -> bob to pay over (setup, not under test: channel opens are not in this policy).
-    const prompt = await ask(ADA, 'channel open alice bob 1000000');
+    const prompt = await ask(ADA, 'channel open alice bob 1M sats');
     const open = await click(ADA, button(prompt.body, 'Confirm'));
     expect(textOf(open)).toContain('Channel opening');
     h.emulator.world.mine(6);
