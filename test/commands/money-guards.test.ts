@@ -167,4 +167,28 @@ describe('amounts, and what moves value', () => {
       expect(text(await click(discordMe, r, 'Approve'))).toContain('someone else must approve it');
     });
   });
+
+  describe('at approval, who asked and who clicks', () => {
+    it('a revoked operator’s pending request does not run, and a refused Approve is audited under the clicker (P5)', async () => {
+      const d3 = testDispatcher({ db: openDatabase(join(dir, 'approvals.db')), registry: createRegistry(allCommands), services: env.services, admins: ['slack:UADMIN'], approvalPolicy: 'node.stop', nodeCacheMs: 0, roleOverrides: { audit: 'admin' } });
+      const as = (actor: Actor, line: string) => d3.dispatch({ via: 'typed', actor, place, text: line });
+      const click = (actor: Actor, r: Reply, label: string) => {
+        const id = r.kind === 'message' ? r.message.buttons?.find((b) => b.label === label)?.id : undefined;
+        if (!id) throw new Error(`no ${label} button in ${text(r)}`);
+        return d3.dispatch({ via: 'button', actor, place, buttonId: id });
+      };
+      const op = { platform: 'slack' as const, userId: 'UOP2', displayName: 'olga' };
+      const reader = { platform: 'slack' as const, userId: 'UREAD', displayName: 'rita' };
+      await as(admin, 'access grant slack:UOP2 operate');
+      const request = await click(op, await as(op, 'node stop bob'), 'Confirm');
+      expect(text(request)).toContain('Approval needed: node stop bob');
+      // Someone without the role clicks Approve: refused, and recorded as their act.
+      expect(text(await click(reader, request, 'Approve'))).toContain('needs the operate role');
+      expect(text(await as(admin, 'audit user=slack:UREAD'))).toMatch(/rita[\s\S]*refused/);
+      await as(admin, 'access revoke slack:UOP2');
+      expect(text(await click(admin, request, 'Approve'))).toContain('no longer has the operate role');
+      expect((await env.services.hosting.getNode(bob.nodeId)).status).toBe('RUNNING');
+      expect(text(await click(admin, request, 'Approve'))).toContain('already rejected');
+    });
+  });
 });
