@@ -159,7 +159,7 @@ const BARE_NUMBER = /^[+-]?[\d.,_]*\d[\d.,_]*[kKM]?$/;
 const UNIT_EXAMPLES: Record<string, string> = { sat: '50k sats', msat: '50k sats' };
 
 /**
- * A bitcoin amount given in place (not `key=`) needs its unit (DESIGN.md, "Amounts"): `pay keysend
+ * A bitcoin amount given in place (not `key=`) needs its unit (docs/ARCHITECTURE.md, "Amounts"): `pay keysend
  * alice bob 50k` could mean sats or msat, and is refused with an example naming one. Named, the
  * field's unit applies (`amt_msat=20000` is 20,000 msat).
  */
