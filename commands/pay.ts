@@ -169,7 +169,7 @@ const send = defineCommand({
     const { node, api } = nodeClient(ctx);
     const { invoice } = ctx.args;
     const res = await api.sendpayment({ invoice });
-    res.status = (await outcomeOf(ctx, api, res)) as typeof res.status;
+    res.status = await outcomeOf(ctx, api, res);
     const fields: Field[] = [{ label: 'Status', value: String(res.status ?? '—'), inline: true }];
     // The amount is a nicety here; the payment itself went through.
     fields.push(...(await describeInvoice(api, invoice, { ours: await ourNodeNames(ctx) }).catch(() => [])));
@@ -243,7 +243,7 @@ const keysend = defineCommand({
     const a = ctx.args;
     const { dest, assetId, assetAmt } = await keysendOf(ctx, api);
     const res = await api.keysend(compact({ dest_pubkey: dest.pubkey, amt_msat: a.amt_msat, asset_id: assetId, asset_amount: assetAmt }));
-    res.status = (await outcomeOf(ctx, api, res)) as typeof res.status;
+    res.status = await outcomeOf(ctx, api, res);
     const fields: Field[] = [
       { label: 'Status', value: String(res.status ?? '—'), inline: true },
       { label: 'Amount', value: `${formatSats(msatToSat(a.amt_msat))} (${thousands(a.amt_msat)} msat)`, inline: true },
