@@ -55,7 +55,8 @@ describe('amounts, and what moves value', () => {
   });
 
   it('invoice rgb takes "10 USDT" after the node, on a node that never held USDT: the ticker and precision come from the node that issued it', async () => {
-    const r = await typed('invoice rgb bob 10 USDT');
+    // A node on the 6887cbf API needs the endpoints the sender delivers to.
+    const r = await typed('invoice rgb bob 10 USDT transport_endpoints=rpc://127.0.0.1:3000/json-rpc');
     expect(text(r)).toContain('RGB invoice · bob');
     expect(fieldsOf(r).Amount).toBe('10.00 USDT');
     const code = r.kind === 'message' ? r.message.blocks.find((b) => b.type === 'code') : undefined;
