@@ -1,5 +1,5 @@
 /**
- * `access grant|revoke|list`: roles at run time. Grants are stored and take effect at once;
+ * `access grant|revoke|link|unlink|list`: roles at run time, and one person's accounts tied together. Grants are stored and take effect at once;
  * roles from ADMIN_USERS / OPERATOR_USERS can only be changed in the configuration.
  */
 import { z } from 'zod';
@@ -57,6 +57,9 @@ const grant = defineCommand({
   role: 'admin',
   confirm: 'none',
   mutates: true,
+  // By default granting admin needs a second admin (APPROVAL_POLICY's access.grant): one admin
+  // alone could otherwise make a second approver. Lesser roles are granted at once.
+  approvalCovers: (args) => args.role === 'admin',
   async handler(ctx) {
     const principal = toPrincipal(ctx.args.principal, ctx.actor);
     const nodes = splitList(ctx.args.nodes);
@@ -103,6 +106,47 @@ const revoke = defineCommand({
   },
 });
 
+const link = defineCommand({
+  path: 'access link',
+  summary: "Tie one person's chat accounts together: neither approves the other's request",
+  example: '/rln access link slack:U0123ABCD discord:123456789',
+  args: z.object({ principal: principalArg(), other: principalArg().describe('Another account of the same person') }),
+  nodeArg: false,
+  role: 'admin',
+  confirm: 'none',
+  mutates: true,
+  async handler(ctx) {
+    const a = toPrincipal(ctx.args.principal, ctx.actor);
+    const b = toPrincipal(ctx.args.other, ctx.actor);
+    if (a === b) throw new UserError('invalid_arguments', 'Give two different accounts of one person.', 'Example: `/rln access link slack:U0123ABCD discord:123456789`.');
+    const all = await ctx.services.access.link([a, b], ctx.actor);
+    return {
+      header: 'Accounts linked',
+      tone: 'success',
+      blocks: [
+        msg.text(`${all.join(', ')} are now one person: none of them approves a request another of them made.`),
+        msg.context('Unlinking needs a second admin by default (`access unlink`).'),
+      ],
+    };
+  },
+});
+
+const unlink = defineCommand({
+  path: 'access unlink',
+  summary: 'Untie an account from the other accounts of its person',
+  example: '/rln access unlink discord:123456789',
+  args: z.object({ principal: principalArg() }),
+  nodeArg: false,
+  role: 'admin',
+  confirm: 'none',
+  mutates: true,
+  async handler(ctx) {
+    const principal = toPrincipal(ctx.args.principal, ctx.actor);
+    if (!(await ctx.services.access.unlink(principal))) throw new UserError('conflict', `${principal} is not linked to another account.`, '`/rln access list` shows the links.');
+    return { header: 'Account unlinked', tone: 'success', blocks: [msg.text([{ code: principal }, ' is no longer tied to the other accounts of its person.'])] };
+  },
+});
+
 const list = defineCommand({
   path: 'access list',
   summary: 'Show who has which role',
@@ -112,6 +156,7 @@ const list = defineCommand({
   role: 'read',
   async handler(ctx) {
     const entries = await ctx.services.access.list();
+    const links = await ctx.services.access.links();
     return {
       header: 'Roles',
       tone: 'info',
@@ -134,10 +179,11 @@ const list = defineCommand({
             e.grantedAt ? e.grantedAt.slice(0, 16).replace('T', ' ') : '',
           ]),
         }),
+        ...(links.length ? [msg.text(`One person, several accounts (\`access link\`): ${links.map((l) => l.principals.join(' = ')).join('; ')}.`)] : []),
         msg.context('Everyone else may read. Admins change roles with /rln access grant <who> <role> and /rln access revoke <who>.'),
       ],
     };
   },
 });
 
-export const accessCommands: AnyCommand[] = [grant, revoke, list];
+export const accessCommands: AnyCommand[] = [grant, revoke, link, unlink, list];

@@ -1,6 +1,6 @@
 /** `asset send`: sending an RGB asset to a recipient id or an RGB invoice. */
 import { z } from 'zod';
-import { UserError, shortId, withPrecision, msg } from '../src/vocabulary/index.js';
+import { UserError, formatSats, shortId, withPrecision, msg } from '../src/vocabulary/index.js';
 import { defineCommand, type CommandContext } from './define-command.js';
 import { type Refusal } from '../src/engine/index.js';
 import type { NodeApiClient } from '../src/node-api/index.js';
@@ -8,7 +8,7 @@ import { assetAmount, assetIdArg, flag, int, nodeArg, rawFlag, satAmount, splitL
 import { rawAssetAmount } from './support/asset-amount.js';
 import { describeAsset, resolveAssetId } from './support/asset-table.js';
 import { nodeClient } from './support/node-client.js';
-import { assetSendSpend } from './support/spend.js';
+import { assetSendSpend, DEFAULT_WITNESS_SAT } from './support/spend.js';
 import { compact, formatTime, titled } from './support/present.js';
 
 const sendArgs = z.object({
@@ -103,11 +103,16 @@ export const assetSend = defineCommand({
   /** The confirmation shows what leaves the node, and what the invoice asks for when one was given. */
   async preview(ctx) {
     const { api, assetId, value, inv } = await sendPlan(ctx);
-    const recipient = ctx.args.recipient_id.trim();
+    // An RGB invoice starts with the asset's id: the recipient is the id inside it.
+    const recipient = inv?.recipient_id ?? ctx.args.recipient_id.trim();
     const { label, precision } = await describeAsset(api, assetId);
+    const witness = inv ? inv.recipient_type === 'Witness' : /:wvout:/.test(recipient);
     return [
       { label: 'Sends', value: `${withPrecision(value, precision)} ${label}`, inline: true },
-      { label: 'To', value: [{ code: shortId(recipient, 28) }], inline: true },
+      { label: 'To', value: [{ code: shortId(recipient, 40) }], inline: true },
+      ...(witness
+        ? [{ label: 'With it, on-chain', value: `${formatSats(ctx.args.witness_amount_sat ?? DEFAULT_WITNESS_SAT)} (to the witness output)`, inline: true }]
+        : []),
       ...(inv
         ? [
             {
@@ -147,7 +152,7 @@ export const assetSend = defineCommand({
         asset_id: a.asset_id,
         assignment: { type: 'Fungible' as const, value: a.amount },
         recipient_id: recipientId,
-        witness_data: witness ? { amount_sat: a.witness_amount_sat ?? 1000 } : undefined,
+        witness_data: witness ? { amount_sat: a.witness_amount_sat ?? DEFAULT_WITNESS_SAT } : undefined,
         donation: a.donation,
         fee_rate: a.fee_rate,
         min_confirmations: a.min_confirmations,

@@ -14,6 +14,7 @@ import { nodeListCommand } from './support/list-command.js';
 import { peerOfAccountNode } from './support/peer-of-account-node.js';
 import { compact, titled } from './support/present.js';
 import { channelOpenSpend } from './support/spend.js';
+import { capacityRefusal, fundsRefusal } from './support/onchain-checks.js';
 
 const STATE_MARK: Record<string, string> = { Opening: '🟡', Opened: '🟢', Closing: '🔴' };
 
@@ -161,10 +162,12 @@ const open = defineCommand({
   confirm: 'button',
   mutates: true,
   spend: channelOpenSpend,
-  // The peer and the asset are resolved before the confirmation: a wrong name is refused at once.
+  // The peer and the asset are resolved before the confirmation: a wrong name is refused at once;
+  // so is a capacity outside the node's channel size limits, or more than its wallet can spend.
   async check(ctx) {
-    await openPlan(ctx);
-    return undefined;
+    const { node, api } = nodeClient(ctx);
+    const { a } = await openPlan(ctx, api);
+    return (await capacityRefusal(api, node.name, a.capacity_sat, !!a.asset_id)) ?? (await fundsRefusal(api, node.name, a.capacity_sat));
   },
   async preview(ctx) {
     const { api } = nodeClient(ctx);

@@ -10,6 +10,7 @@ import { assetAmount, checkAssetPair, int, msatAmount, nodeArg, rawFlag, splitLi
 import { assetNamed, rawAssetAmount } from './support/asset-amount.js';
 import { assetAmountText, assetIndex, resolveAssetId } from './support/asset-table.js';
 import { nodeClient } from './support/node-client.js';
+import { resolveAccountAsset } from './support/account-assets.js';
 import { compact, formatSeconds, formatTime, titled } from './support/present.js';
 import { qrFile } from './support/qr-file.js';
 
@@ -27,7 +28,9 @@ export function invoiceKind(invoice: string): 'ln' | 'rgb' | 'unknown' {
 const ln = defineCommand({
   path: 'invoice ln',
   summary: 'Create a Lightning invoice (optionally carrying an RGB asset)',
-  example: '/rln invoice ln alice amt_msat="3000 sat" asset_amount="10 USDT"',
+  example: '/rln invoice ln alice 50k sats',
+  // The amount may follow the node, with its unit (`invoice ln bob 50k sats`).
+  positional: ['node', 'amt_msat'],
   args: z.object({
     node: nodeArg(),
     amt_msat: msatAmount().optional().describe('Amount in millisats, or with a unit: 3000 sat, 0.0001 BTC (omit for any amount)'),
@@ -104,7 +107,9 @@ async function invoiceEndpoints(api: NodeApiClient, nodeName: string, given: str
 const rgb = defineCommand({
   path: 'invoice rgb',
   summary: 'Create an RGB invoice to receive an asset on-chain',
-  example: '/rln invoice rgb alice amount="10 USDT"',
+  example: '/rln invoice rgb alice 10 USDT',
+  // The amount may follow the node, with the asset's ticker as its unit (`invoice rgb alice 10 USDT`).
+  positional: ['node', 'amount'],
   args: z.object({
     node: nodeArg(),
     asset_id: z
@@ -140,13 +145,19 @@ const rgb = defineCommand({
         'Name it in the amount (`amount="10 USDT"`) or give `asset_id=`.',
       );
     }
-    const assetIdV = named ? await resolveAssetId(api, node.name, named) : undefined;
-    const value =
-      assetIdV && ctx.args.amount !== undefined
-        ? await rawAssetAmount(api, assetIdV, ctx.args.amount, { arg: 'amount', raw: ctx.args.raw, example: '`amount="10 USDT"`' })
-        : undefined;
+    // An asset another node of the account knows is named and counted as there (the receiver may never have held it).
+    const asset = named ? await resolveAccountAsset(ctx, api, node, named) : undefined;
+    const assetIdV = asset?.id;
+    const value = assetIdV && ctx.args.amount !== undefined
+      ? await rawAssetAmount(api, assetIdV, ctx.args.amount, { arg: 'amount', raw: ctx.args.raw, example: '`invoice rgb alice 10 USDT`', unit: asset?.unit })
+      : undefined;
     const a = { ...ctx.args, asset_id: assetIdV, amount: value };
     const endpoints = await invoiceEndpoints(api, node.name, a.transport_endpoints);
+    // Shown in the display units of the node that knows the asset, when this one does not.
+    const amountText = async (raw: number) => {
+      if (asset?.unit) return `${withPrecision(raw, asset.unit.precision)} ${asset.unit.ticker ?? asset.unit.name ?? ''}`.trim();
+      return a.asset_id ? assetAmountText(api, a.asset_id, raw) : `${thousands(raw)} raw`;
+    };
     const res = await api.rgbinvoice(
       compact({
         min_confirmations: a.min_confirmations,
@@ -165,12 +176,7 @@ const rgb = defineCommand({
           { label: 'Asset', value: a.asset_id ? [{ code: a.asset_id }] : 'any', inline: true },
           {
             label: 'Amount',
-            value:
-              a.amount !== undefined
-                ? a.asset_id
-                  ? await assetAmountText(api, a.asset_id, a.amount)
-                  : `${thousands(a.amount)} raw`
-                : 'any',
+            value: a.amount !== undefined ? await amountText(a.amount) : 'any',
             inline: true,
           },
           { label: 'Expires', value: formatTime(res.expiration_timestamp), inline: true },

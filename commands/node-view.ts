@@ -115,6 +115,10 @@ export const info = defineCommand({
             { label: 'Peers', value: thousands(ni.num_peers ?? 0), inline: true },
             { label: 'Local balance', value: formatSats(ni.local_balance_sat ?? 0), inline: true },
             { label: 'Pending outbound', value: formatSats(ni.pending_outbound_payments_sat ?? 0), inline: true },
+            // The sizes `channel open` accepts: its refusal points here.
+            ...(ni.channel_capacity_min_sat !== undefined && ni.channel_capacity_min_sat !== null
+              ? [{ label: 'Channel size', value: `${formatSats(ni.channel_capacity_min_sat)}${ni.channel_capacity_max_sat !== undefined && ni.channel_capacity_max_sat !== null ? ` to ${formatSats(ni.channel_capacity_max_sat)}` : ' or more'}${ni.rgb_channel_capacity_min_sat !== undefined && ni.rgb_channel_capacity_min_sat !== null ? ` (RGB: from ${formatSats(ni.rgb_channel_capacity_min_sat)})` : ''}`, inline: true }]
+              : []),
           ]),
         );
       } catch (err) {

@@ -210,23 +210,47 @@ const destroy = defineCommand({
   },
 });
 
+/** `webhook=`: an HTTPS URL, or `bot` for the bot's own (PUBLIC_URL/webhooks/service/<id>). */
+const webhookArg = () =>
+  z
+    .string()
+    .trim()
+    .superRefine((v, zctx) => {
+      if (v.toLowerCase() === 'bot') return;
+      const r = httpsUrl().safeParse(v);
+      if (!r.success) zctx.addIssue({ code: 'custom', message: `${r.error.issues[0]?.message ?? 'expected an HTTPS URL'}; or bot, for the bot's own URL` });
+    });
+
 const settings = defineCommand({
   path: 'node settings',
-  summary: "Set a node's webhook URL",
+  summary: "Show a node's webhook URL, or set it (webhook=https://… or webhook=bot)",
   example: '/rln node settings alice webhook=https://bot.example.com/webhooks/service',
   args: z.object({
     node: nodeArg(),
-    webhook: httpsUrl().optional().describe('HTTPS URL for status events (default: the bot, when PUBLIC_URL is set)'),
+    webhook: webhookArg().optional().describe("HTTPS URL for status events, or bot for the bot's own (PUBLIC_URL); omit to see the settings"),
   }),
   role: 'operate',
   confirm: 'none',
   mutates: true,
   async handler(ctx) {
     const node = requireNode(ctx);
-    const webhookUrl =
-      ctx.args.webhook ?? (ctx.services.publicUrl ? `${ctx.services.publicUrl.replace(/\/+$/, '')}/webhooks/service/${node.nodeId}` : undefined);
+    const own = ctx.services.publicUrl ? `${ctx.services.publicUrl.replace(/\/+$/, '')}/webhooks/service/${node.nodeId}` : undefined;
+    // Without webhook= nothing changes: the settings are shown, with how to change them.
+    if (ctx.args.webhook === undefined) {
+      const fresh = await ctx.services.hosting.getNode(node.nodeId);
+      const current = fresh.settings?.webhookUrl;
+      return {
+        header: titled('Settings', node),
+        tone: 'info',
+        blocks: [
+          msg.fields([{ label: 'Webhook URL', value: current ? [{ code: current }] : 'not set' }]),
+          msg.context(`Nothing was changed. Set it with \`node settings ${node.name} webhook=https://…\`${own ? `, or \`webhook=bot\` for the bot's own (${own})` : ''}.`),
+        ],
+      };
+    }
+    const webhookUrl = ctx.args.webhook.toLowerCase() === 'bot' ? own : ctx.args.webhook;
     if (!webhookUrl) {
-      throw new UserError('invalid_arguments', 'No webhook URL given, and PUBLIC_URL is not set.', 'Give one: `node settings <node> webhook=https://…`.');
+      throw new UserError('invalid_arguments', "`webhook=bot` needs the bot's public URL, and PUBLIC_URL is not set.", 'Give one: `node settings <node> webhook=https://…`.');
     }
     const { message } = await ctx.services.hosting.updateSettings(node.nodeId, { webhookUrl });
     return done(node, 'Settings updated', 'Webhook URL set.', [msg.fields([{ label: 'Webhook URL', value: [{ code: webhookUrl }] }]), ...serviceNote(message)]);

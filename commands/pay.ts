@@ -1,6 +1,6 @@
 /** `pay …`: Lightning payments: send (an invoice), keysend, list. */
 import { z } from 'zod';
-import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../src/vocabulary/index.js';
+import { formatSats, msatToSat, shortId, sleep, thousands, withPrecision } from '../src/vocabulary/index.js';
 import { msg, type Field } from '../src/vocabulary/index.js';
 import { defineCommand, type CommandContext } from './define-command.js';
 import { type AnyCommand, type Refusal } from '../src/engine/index.js';
@@ -48,7 +48,7 @@ async function describeInvoice(
   }
   if (o.withDescription && typeof d.description === 'string' && d.description) fields.push({ label: 'Description', value: d.description });
   if (o.withDescription && d.expiry_sec !== undefined && d.timestamp !== undefined) {
-    fields.push({ label: 'Expires', value: formatTime(Number(d.timestamp) + Number(d.expiry_sec)), inline: true });
+    fields.push({ label: 'Invoice expires', value: formatTime(Number(d.timestamp) + Number(d.expiry_sec)), inline: true });
   }
   return fields;
 }
@@ -102,6 +102,40 @@ async function invoiceRefusal(ctx: CommandContext<unknown>, invoice: string): Pr
   return undefined;
 }
 
+/**
+ * Why a payment the node reports Failed failed, as far as its channels tell (the node gives no
+ * reason): no channel with the payee, none usable, or not enough outbound capacity; else no route.
+ */
+async function failureReason(api: NodeApiClient, o: { payee?: string; payeeName?: string; amtMsat?: number }): Promise<string> {
+  const who = o.payeeName ?? (o.payee ? shortId(o.payee, 16) : 'the payee');
+  const { channels = [] } = await api.listchannels().catch(() => ({ channels: [] }));
+  const direct = o.payee ? channels.filter((c) => c.peer_pubkey?.toLowerCase() === o.payee!.toLowerCase()) : [];
+  const usable = channels.filter((c) => c.is_usable);
+  if (channels.length === 0) return `the node has no channel at all, so no route to ${who}: open one (\`channel open\`)`;
+  if (o.payee && direct.length === 0 && usable.length === 0) return `the node has no usable channel, and none with ${who}`;
+  const room = Math.max(0, ...usable.map((c) => Number(c.outbound_balance_msat ?? 0)));
+  if (o.amtMsat !== undefined && room < o.amtMsat) return `no channel can carry it: the most any usable channel can send is ${formatSats(msatToSat(room))}`;
+  if (o.payee && direct.length > 0 && !direct.some((c) => c.is_usable)) return `the channel with ${who} is not usable now (is ${who} online?)`;
+  return `the node found no route to ${who} that could carry it`;
+}
+
+/** How long a Pending payment is followed before the answer is given (it may still fail after). */
+export const paymentFollow = { attempts: 6, delayMs: 250 };
+
+/**
+ * The payment's status once it leaves Pending (followed a moment), and a Failed one given back to
+ * the daily limits: it moved nothing.
+ */
+async function outcomeOf(ctx: { releaseSpend?: () => Promise<void> }, api: NodeApiClient, res: { status?: string | null; payment_hash?: string | null }): Promise<string> {
+  let status: string = res.status ?? '';
+  for (let i = 0; status === 'Pending' && res.payment_hash && i < paymentFollow.attempts; i++) {
+    await sleep(paymentFollow.delayMs);
+    status = String((await api.getpayment({ payment_hash: res.payment_hash }).catch(() => undefined))?.payment?.status ?? status);
+  }
+  if (status === 'Failed') await ctx.releaseSpend?.();
+  return status;
+}
+
 const send = defineCommand({
   path: 'pay send',
   summary: 'Pay a Lightning invoice',
@@ -135,9 +169,15 @@ const send = defineCommand({
     const { node, api } = nodeClient(ctx);
     const { invoice } = ctx.args;
     const res = await api.sendpayment({ invoice });
+    res.status = await outcomeOf(ctx, api, res);
     const fields: Field[] = [{ label: 'Status', value: String(res.status ?? '—'), inline: true }];
     // The amount is a nicety here; the payment itself went through.
-    fields.push(...(await describeInvoice(api, invoice).catch(() => [])));
+    fields.push(...(await describeInvoice(api, invoice, { ours: await ourNodeNames(ctx) }).catch(() => [])));
+    if (res.status === 'Failed') {
+      const d = await api.decodelninvoice({ invoice }).catch(() => undefined);
+      const payeeName = d?.payee_pubkey ? (await ourNodeNames(ctx)).get(d.payee_pubkey.toLowerCase()) : undefined;
+      fields.push({ label: 'Why', value: await failureReason(api, { payee: d?.payee_pubkey ?? undefined, payeeName, amtMsat: d?.amt_msat !== undefined && d?.amt_msat !== null ? Number(d.amt_msat) : undefined }) });
+    }
     fields.push({ label: 'Payment hash', value: [{ code: res.payment_hash ?? '—' }] });
     return {
       header: titled(res.status === 'Failed' ? 'Payment failed' : 'Payment sent', node),
@@ -203,6 +243,7 @@ const keysend = defineCommand({
     const a = ctx.args;
     const { dest, assetId, assetAmt } = await keysendOf(ctx, api);
     const res = await api.keysend(compact({ dest_pubkey: dest.pubkey, amt_msat: a.amt_msat, asset_id: assetId, asset_amount: assetAmt }));
+    res.status = await outcomeOf(ctx, api, res);
     const fields: Field[] = [
       { label: 'Status', value: String(res.status ?? '—'), inline: true },
       { label: 'Amount', value: `${formatSats(msatToSat(a.amt_msat))} (${thousands(a.amt_msat)} msat)`, inline: true },
@@ -212,6 +253,9 @@ const keysend = defineCommand({
       { label: 'To', value: [...(dest.name ? [`${dest.name} `] : []), { code: dest.pubkey }] },
       { label: 'Payment hash', value: [{ code: res.payment_hash ?? '—' }] },
     );
+    if (res.status === 'Failed') {
+      fields.push({ label: 'Why', value: await failureReason(api, { payee: dest.pubkey, payeeName: dest.name, amtMsat: a.amt_msat }) });
+    }
     return {
       header: titled(res.status === 'Failed' ? 'Keysend failed' : 'Keysend sent', node),
       tone: toneOf(res.status),

@@ -12,6 +12,8 @@ import { nodeClient } from './support/node-client.js';
 import { nodeListCommand } from './support/list-command.js';
 import { bodyOf, formatTime, shortOutpoint, titled, yesNo } from './support/present.js';
 import { qrFile } from './support/qr-file.js';
+import { walletSendSpend } from './support/spend.js';
+import { fundsRefusal } from './support/onchain-checks.js';
 
 const address = defineCommand({
   path: 'wallet address',
@@ -139,15 +141,23 @@ const utxos = defineCommand({
   mutates: true,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
+    // The node answers with nothing: what it made is read from its outputs before and after.
+    const outpoints = async () => (await api.listunspents({ skip_sync: true }).catch(() => ({ unspents: [] }))).unspents ?? [];
+    const before = new Set((await outpoints()).map((u) => u.utxo?.outpoint));
     await api.createutxos(bodyOf(ctx.args));
+    const made = (await outpoints()).filter((u) => !before.has(u.utxo?.outpoint) && u.utxo?.colorable);
+    const sizes = [...new Set(made.map((u) => Number(u.utxo?.btc_amount ?? 0)))];
+    const txid = made[0]?.utxo?.outpoint?.split(':')[0];
+    const tx = txid ? ((await api.listtransactions({ skip_sync: true }).catch(() => ({ transactions: [] }))).transactions ?? []).find((t) => t.txid === txid) : undefined;
+    const what = made.length
+      ? `Created ${made.length} UTXO${made.length === 1 ? '' : 's'} of ${sizes.map((n) => formatSats(n)).join(', ')}${tx?.fee !== undefined && tx.fee !== null ? `, fee ${formatSats(tx.fee)}` : ''} at ${ctx.args.fee_rate} sat/vB.`
+      : `Asked for ${ctx.args.up_to ? 'up to ' : ''}${ctx.args.num ?? 'the default number of'} UTXO(s)${ctx.args.size ? ` of ${formatSats(ctx.args.size)}` : ''} at ${ctx.args.fee_rate} sat/vB (the new outputs are not listed yet).`;
     return {
       header: titled('UTXOs created', node),
       tone: 'success',
       blocks: [
-        msg.text(
-          `Created ${ctx.args.up_to ? 'up to ' : ''}${ctx.args.num ?? 'the default number of'} UTXO(s)` +
-            `${ctx.args.size ? ` of ${formatSats(ctx.args.size)}` : ''} at ${ctx.args.fee_rate} sat/vB.`,
-        ),
+        msg.text(what),
+        ...(txid ? [msg.fields([{ label: 'Txid', value: [{ code: txid }] }])] : []),
         msg.context(`See them with \`wallet unspents ${node.name}\`.`),
       ],
     };
@@ -223,6 +233,13 @@ const send = defineCommand({
   role: 'admin',
   confirm: 'button',
   mutates: true,
+  // On-chain sats leave the node: approval thresholds and spend limits apply as to a payment.
+  spend: walletSendSpend,
+  /** More than the wallet can spend is refused before the confirmation. */
+  async check(ctx) {
+    const { node, api } = nodeClient(ctx);
+    return fundsRefusal(api, node.name, ctx.args.amount);
+  },
   /** The confirmation shows the amount and what the fee will be about. */
   async preview(ctx) {
     const { api } = nodeClient(ctx);

@@ -4,7 +4,7 @@
  */
 import { UserError } from '../../src/vocabulary/index.js';
 import type { NodeApiClient } from '../../src/node-api/index.js';
-import { amountRefusal, assetUnitIn, parseAssetAmount, toSafeNumber } from './amount.js';
+import { amountRefusal, assetUnitIn, parseAssetAmount, toSafeNumber, type AssetUnit } from './amount.js';
 import { assetUnitOf } from './asset-table.js';
 
 /** The asset an argument names, or else the ticker its amount carries (`amount="10 USDT"`). */
@@ -20,9 +20,10 @@ export async function rawAssetAmount(
   api: NodeApiClient,
   assetId: string,
   text: string,
-  opts: { arg: string; raw?: boolean; example: string; positive?: boolean },
+  opts: { arg: string; raw?: boolean; example: string; positive?: boolean; unit?: AssetUnit },
 ): Promise<number> {
-  const unit = await assetUnitOf(api, assetId);
+  // The node's own word first; else what another node of the account says of the asset.
+  const unit = (await assetUnitOf(api, assetId)) ?? opts.unit;
   if (!unit && !opts.raw) {
     throw new UserError('invalid_arguments', `The node does not say the precision of ${assetId}, so \`${opts.arg}\` cannot be read in display units.`, 'Give it in raw units with `raw=true`.');
   }

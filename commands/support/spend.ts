@@ -1,6 +1,6 @@
 /**
  * What the commands that move funds spend, for the approval policy and the spend limits
- * (`spend` in a definition): sats, and an asset in its display units (the node's precision).
+ * (`spend` in a definition): bitcoin in msat, and an asset in its display units (the node's precision).
  */
 import { shortId } from '../../src/vocabulary/index.js';
 import type { CommandContext } from '../define-command.js';
@@ -37,26 +37,52 @@ export async function invoiceSpend(ctx: Ctx<{ invoice: string }>): Promise<Spend
   const { api } = nodeClient(ctx);
   const d = await api.decodelninvoice({ invoice: ctx.args.invoice });
   const asset = d.asset_id ? await assetSpend(ctx, d.asset_id, d.asset_amount ?? 0) : undefined;
-  return { sats: Math.floor(Number(d.amt_msat ?? 0) / 1000), ...(asset ? { asset } : {}), ...(d.payee_pubkey ? { to: shortId(d.payee_pubkey, 20) } : {}), counts: true };
+  return { msat: Number(d.amt_msat ?? 0), ...(asset ? { asset } : {}), ...(d.payee_pubkey ? { to: shortId(d.payee_pubkey, 20) } : {}), counts: true };
 }
 
 /** `pay keysend`: the amount and asset given. */
 export async function keysendSpend(ctx: Ctx<{ dest_pubkey: string; amt_msat: number; asset_id?: string; asset_amount?: string; raw?: boolean }>): Promise<Spend> {
   const a = ctx.args;
   const asset = await typedAssetSpend(ctx, { asset: a.asset_id, amount: a.asset_amount, raw: a.raw, arg: 'asset_amount' });
-  return { sats: Math.floor(a.amt_msat / 1000), ...(asset ? { asset } : {}), to: shortId(a.dest_pubkey, 20), counts: true };
+  return { msat: a.amt_msat, ...(asset ? { asset } : {}), to: shortId(a.dest_pubkey, 20), counts: true };
 }
 
-/** `asset send`: the asset and amount given (the ticker resolved by the node). */
-export async function assetSendSpend(ctx: Ctx<{ asset_id: string; amount: string; recipient_id: string; raw?: boolean }>): Promise<Spend> {
+/** The default sats sent with an asset to a witness recipient (the node's own default). */
+export const DEFAULT_WITNESS_SAT = 1000;
+
+/**
+ * Whether an `asset send` recipient is a witness output (it is sent sats with the asset): a
+ * recipient id with `:wvout:`, or an RGB invoice whose recipient type is Witness.
+ */
+export async function isWitnessRecipient(ctx: Ctx<unknown>, recipient: string): Promise<boolean> {
+  const r = recipient.trim();
+  if (!r.startsWith('rgb:') || !r.includes('/')) return /:wvout:/.test(r);
+  const inv = await nodeClient(ctx).api.decodergbinvoice({ invoice: r });
+  return inv.recipient_type === 'Witness' || /:wvout:/.test(inv.recipient_id ?? '');
+}
+
+/**
+ * `asset send`: the asset and amount given (the ticker resolved by the node), and the on-chain
+ * sats that go with it to a witness recipient (`witness_amount_sat`): they leave the node too.
+ */
+export async function assetSendSpend(ctx: Ctx<{ asset_id: string; amount: string; recipient_id: string; raw?: boolean; witness_amount_sat?: number }>): Promise<Spend> {
   const a = ctx.args;
   const asset = await typedAssetSpend(ctx, { asset: a.asset_id, amount: a.amount, raw: a.raw, arg: 'amount' });
-  return { sats: 0, ...(asset ? { asset } : {}), to: shortId(a.recipient_id.trim(), 28), counts: true };
+  const sats = (await isWitnessRecipient(ctx, a.recipient_id)) ? (a.witness_amount_sat ?? DEFAULT_WITNESS_SAT) : 0;
+  return { msat: sats * 1000, ...(asset ? { asset } : {}), to: shortId(a.recipient_id.trim(), 28), counts: true };
 }
 
-/** `channel open`: the capacity (and asset) committed to the channel; not a send, so not counted against limits. */
+/** `wallet send`: the sats sent on-chain, to the address. */
+export function walletSendSpend(ctx: Ctx<{ amount: number; address: string }>): Promise<Spend> {
+  return Promise.resolve({ msat: ctx.args.amount * 1000, to: shortId(ctx.args.address, 28), counts: true });
+}
+
+/**
+ * `channel open`: the capacity (and asset) the node's wallet puts into the channel. It leaves
+ * the wallet on-chain like a send, so it counts against limits and takes thresholds as one.
+ */
 export async function channelOpenSpend(ctx: Ctx<{ capacity_sat: number; asset_id?: string; asset_amount?: string; raw?: boolean; peer_pubkey_and_opt_addr: string }>): Promise<Spend> {
   const a = ctx.args;
   const asset = await typedAssetSpend(ctx, { asset: a.asset_id, amount: a.asset_amount, raw: a.raw, arg: 'asset_amount' });
-  return { sats: a.capacity_sat, ...(asset ? { asset } : {}), to: shortId(a.peer_pubkey_and_opt_addr, 28), counts: false };
+  return { msat: a.capacity_sat * 1000, ...(asset ? { asset } : {}), to: shortId(a.peer_pubkey_and_opt_addr, 28), counts: true };
 }

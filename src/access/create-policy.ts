@@ -14,6 +14,12 @@ import { amountText, type UnitAmount } from '../vocabulary/index.js';
 import { DEFAULT_APPROVAL_POLICY, parseApprovalPolicy, parseSpendLimits, type ApprovalRule, type LimitRule } from './parse-policy.js';
 import { createApprovals, type Approvals } from './approvals.js';
 
+interface Line extends UnitAmount {
+  ledgerUnit: string;
+  scale: number;
+  ledger: number;
+}
+
 export type RuleSource = 'APPROVAL_POLICY' | 'SPEND_LIMITS' | 'default' | 'policy set';
 
 export interface PolicyOptions {
@@ -43,6 +49,8 @@ export interface Policy {
   setLimit(rule: LimitRule, off: boolean, by: Actor): Promise<void>;
   /** The rule that puts this attempt under approval, in words; undefined when none does. */
   approvalNeeded(path: string, spend?: Spend): Promise<string | undefined>;
+  /** What would be left of each daily limit after this spend, in words (empty: no limit applies). */
+  leftAfter(actor: Actor, spend: Spend): Promise<string[]>;
   /** A refusal when this spend would take the actor over a daily limit. */
   checkLimit(actor: Actor, spend: Spend): Promise<UserError | undefined>;
   /** Reserves the spend against the actor's limits, atomically; throws the refusal. Returns the ledger ids. */
@@ -89,11 +97,17 @@ export function createPolicy(o: PolicyOptions): Policy {
   const limitRules = () =>
     merged('limit', envLimits, (r) => r.who, (r) => r.perDay.unit, (row) => ({ who: row.subject, perDay: { unit: row.unit, amount: row.amount ?? 0 } }), 'SPEND_LIMITS');
 
-  /** The spend in ledger units: sats, and the asset's ticker in display units. */
-  const linesOf = (spend: Spend): UnitAmount[] => [
-    ...(spend.sats > 0 ? [{ unit: 'sat', amount: spend.sats }] : []),
-    ...(spend.asset && spend.asset.amount > 0 ? [{ unit: spend.asset.ticker.toUpperCase(), amount: spend.asset.amount }] : []),
+  /**
+   * The spend, line by line: in the rules' unit (sats, or the asset's ticker in display units),
+   * and as the ledger keeps it (bitcoin in whole msat, `scale` of them to a rule's sat, so that
+   * a 999 msat keysend counts and sums stay exact).
+   */
+  const linesOf = (spend: Spend): Line[] => [
+    ...(spend.msat > 0 ? [{ unit: 'sat', amount: spend.msat / 1000, ledgerUnit: 'msat', scale: 1000, ledger: spend.msat }] : []),
+    ...(spend.asset && spend.asset.amount > 0 ? [{ unit: spend.asset.ticker.toUpperCase(), amount: spend.asset.amount, ledgerUnit: spend.asset.ticker.toUpperCase(), scale: 1, ledger: spend.asset.amount }] : []),
   ];
+  /** What was spent today, by ledger unit. */
+  const spentToday = async (actor: Actor) => new Map((await store.spent(actorKey(actor), dayOf(o.now()))).map((r) => [r.unit, Number(r.amount)]));
 
   /** The actor's limit for a unit: their own (smallest of their principals') over their role's. */
   async function limitFor(actor: Actor, unit: string, rules?: LimitRule[]): Promise<{ perDay: number; from: string } | undefined> {
@@ -124,6 +138,7 @@ export function createPolicy(o: PolicyOptions): Policy {
     return `00:00 ${tz} (${dayOf(next)})`;
   };
 
+  /** `spent` is in the rule's unit (sats, display units). */
   function refusal(actor: Actor, line: UnitAmount, spent: number, limit: { perDay: number; from: string }): UserError {
     const left = Math.max(0, limit.perDay - spent);
     const u = (n: number) => amountText({ unit: line.unit, amount: n });
@@ -156,41 +171,61 @@ export function createPolicy(o: PolicyOptions): Policy {
       if (!spend) return undefined;
       for (const line of linesOf(spend)) {
         const own = rules.find((r) => r.over!.unit === line.unit) ?? (line.unit !== 'sat' ? rules.find((r) => r.over!.unit === '*') : undefined);
-        if (own && line.amount > own.over!.amount) return `${action} above ${amountText(own.over!)} needs a second person`;
+        if (own && line.ledger > own.over!.amount * line.scale) return `${action} above ${amountText(own.over!)} needs a second person`;
       }
       return undefined;
     },
     async checkLimit(actor, spend) {
       if (!spend.counts) return undefined;
-      const day = dayOf(o.now());
-      const spentToday = new Map((await store.spent(actorKey(actor), day)).map((r) => [r.unit, r.amount]));
+      const spent = await spentToday(actor);
       const rules = await limitRules();
       for (const line of linesOf(spend)) {
         const limit = await limitFor(actor, line.unit, rules);
-        const spent = spentToday.get(line.unit) ?? 0;
-        if (limit && spent + line.amount > limit.perDay) return refusal(actor, line, spent, limit);
+        const used = spent.get(line.ledgerUnit) ?? 0;
+        if (limit && used + line.ledger > limit.perDay * line.scale) return refusal(actor, line, used / line.scale, limit);
       }
       return undefined;
+    },
+    async leftAfter(actor, spend) {
+      if (!spend.counts) return [];
+      const spent = await spentToday(actor);
+      const rules = await limitRules();
+      const out = [];
+      for (const line of linesOf(spend)) {
+        const limit = await limitFor(actor, line.unit, rules);
+        if (!limit) continue;
+        const left = Math.max(0, limit.perDay * line.scale - (spent.get(line.ledgerUnit) ?? 0) - line.ledger) / line.scale;
+        out.push(`${amountText({ unit: line.unit, amount: left })} of ${amountText({ unit: line.unit, amount: limit.perDay })} left today after this (${limit.from})`);
+      }
+      return out;
     },
     async reserve(actor, path, spend) {
       if (!spend.counts) return [];
       const t = o.now();
-      const rows = linesOf(spend).map((l) => ({ who: actorKey(actor), unit: l.unit, amount: l.amount, day: dayOf(t), at: t, path }));
+      const lines = linesOf(spend);
+      const rows = lines.map((l) => ({ who: actorKey(actor), unit: l.ledgerUnit, amount: l.ledger, day: dayOf(t), at: t, path }));
       const rules = await limitRules();
-      const limits = new Map<string, { perDay: number; from: string } | undefined>();
-      for (const r of rows) limits.set(r.unit, await limitFor(actor, r.unit, rules));
+      const limits = new Map<string, { perDay: number; from: string; line: Line } | undefined>();
+      for (const l of lines) {
+        const limit = await limitFor(actor, l.unit, rules);
+        limits.set(l.ledgerUnit, limit ? { ...limit, line: l } : undefined);
+      }
       const r = await store.reserve(rows, (row, spent) => {
         const limit = limits.get(row.unit);
-        return !limit || spent + row.amount <= limit.perDay;
+        return !limit || spent + row.amount <= limit.perDay * limit.line.scale;
       });
-      if ('refused' in r) throw refusal(actor, { unit: r.refused.unit, amount: r.refused.amount }, r.spent, limits.get(r.refused.unit)!);
+      if ('refused' in r) {
+        const limit = limits.get(r.refused.unit)!;
+        throw refusal(actor, limit.line, r.spent / limit.line.scale, limit);
+      }
       return r.ids;
     },
     async release(ids) {
       for (const id of ids) await store.release(id);
     },
     async usage(actor) {
-      const spent = new Map((await store.spent(actorKey(actor), dayOf(o.now()))).map((r) => [r.unit, r.amount]));
+      // The ledger's msat read back in sats, the unit limits are written in.
+      const spent = new Map([...(await spentToday(actor))].map(([u, n]) => (u === 'msat' ? ['sat', n / 1000] : [u, n])));
       const rules = await limitRules();
       const units = new Set<string>([...spent.keys(), ...rules.map((r) => r.perDay.unit).filter((u) => u !== '*')]);
       const out = [];

@@ -25,8 +25,13 @@ export interface LimitRule {
   perDay: UnitAmount;
 }
 
-/** The policy when APPROVAL_POLICY is not set: destroying, and moving money above a threshold. */
-export const DEFAULT_APPROVAL_POLICY = 'node.destroy; pay.send > 100k sats; pay.keysend > 100k sats; asset.send > 1000 *; channel.open > 1M sats';
+/**
+ * The policy when APPROVAL_POLICY is not set: destroying; moving money above a threshold, on
+ * Lightning or on-chain; and the four eyes protecting themselves: changing the approval policy or
+ * the limits, granting admin, and unlinking one person's accounts need a second admin.
+ */
+export const DEFAULT_APPROVAL_POLICY =
+  'node.destroy; pay.send > 100k sats; pay.keysend > 100k sats; wallet.send > 100k sats; asset.send > 1000 *; asset.send > 100k sats; channel.open > 1M sats; policy.set; access.grant; access.unlink';
 
 const ACTION_RE = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)?$/;
 

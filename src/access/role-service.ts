@@ -5,7 +5,7 @@
  * the node and the channel of the attempt. READ_USERS, when set, restricts reading too.
  */
 import type { AnyDb, RoleGrantRow } from '../store/index.js';
-import { createRoleGrantStore } from '../store/index.js';
+import { createIdentityLinkStore, createRoleGrantStore } from '../store/index.js';
 import { PRINCIPAL_RE, UserError, type Actor, type Role } from '../vocabulary/index.js';
 
 export const ROLE_RANK: Record<Role, number> = { read: 0, operate: 1, admin: 2 };
@@ -70,6 +70,17 @@ export interface RoleService {
   /** The role the environment gives a principal, if any. */
   configuredRole(principal: string): Role | undefined;
   list(): Promise<RoleEntry[]>;
+  /**
+   * Whether two principals are one person: the same, or linked with `access link` (a Slack and a
+   * Discord account of one person). Neither approves the other's request.
+   */
+  samePerson(a: string, b: string): Promise<boolean>;
+  /** Links chat accounts as one person; returns every account of that person now. */
+  link(principals: string[], by: Actor): Promise<string[]>;
+  /** Unlinks one account from its person; false when it was not linked. */
+  unlink(principal: string): Promise<boolean>;
+  /** Every person with linked accounts. */
+  links(): Promise<Array<{ person: string; principals: string[] }>>;
 }
 
 export function actorKey(actor: Pick<Actor, 'platform' | 'userId'>): string {
@@ -82,6 +93,7 @@ export function createRoleService(
 ): RoleService {
   const now = opts.now ?? Date.now;
   const store = createRoleGrantStore(db);
+  const identities = createIdentityLinkStore(db);
   const admins = new Set(opts.admins ?? []);
   const operators = new Set(opts.operators ?? []);
   const readers = new Set(opts.readers ?? []);
@@ -166,6 +178,26 @@ export function createRoleService(
       await store.put({ principal, role, grantedBy: actorKey(by), grantedAt: new Date(now()).toISOString(), nodes: list(scope?.nodes), channels: list(scope?.channels) });
     },
     revoke: (principal) => store.remove(principal),
+    async samePerson(a, b) {
+      if (a === b) return true;
+      const [pa, pb] = await Promise.all([identities.personOf(a), identities.personOf(b)]);
+      return pa !== undefined && pa === pb;
+    },
+    async link(principals, by) {
+      for (const p of principals) {
+        if (!PRINCIPAL_RE.test(p) || /-(group|role):/.test(p)) {
+          throw new UserError('invalid_arguments', `${p.slice(0, 40)} is not one person's account.`, 'Link accounts such as slack:U123 and discord:123456 (not groups or roles).');
+        }
+      }
+      const person = await identities.link(principals, principals[0], actorKey(by), new Date(now()).toISOString());
+      return identities.principalsOf(person);
+    },
+    unlink: (principal) => identities.unlink(principal),
+    async links() {
+      const by = new Map<string, string[]>();
+      for (const r of await identities.all()) by.set(r.person, [...(by.get(r.person) ?? []), r.principal]);
+      return [...by].map(([person, principals]) => ({ person, principals }));
+    },
     configuredRole,
     async list() {
       const entries: RoleEntry[] = [];

@@ -19,6 +19,8 @@ export interface ArgSpec {
    * `.meta({ amount: … })`. On Slack and the shell a unit typed as the next word binds to it.
    */
   amount?: boolean;
+  /** The unit an amount's field fixes (`sat`, `msat`), or `asset` (the asset's display units). */
+  amountUnit?: string;
 }
 
 type Schema = z.core.$ZodType;
@@ -121,7 +123,8 @@ export function argSpecsOf(schema: z.ZodObject<z.ZodRawShape>): ArgSpec[] {
         /* keep */
       }
     }
-    const amount = !!(globalRegistry.get(inner) as { amount?: unknown } | undefined)?.amount;
-    return { name, description: description ?? '', required, kind, ...(choices ? { choices } : {}), ...(amount ? { amount } : {}) };
+    const tag = (globalRegistry.get(inner) as { amount?: unknown } | undefined)?.amount;
+    const amount = !!tag;
+    return { name, description: description ?? '', required, kind, ...(choices ? { choices } : {}), ...(amount ? { amount } : {}), ...(typeof tag === 'string' ? { amountUnit: tag } : {}) };
   });
 }

@@ -130,6 +130,7 @@ export function parseCommandLine(text: string, registry: Registry): ParsedComman
   }
   const slots = registry.positional(def).filter((n) => !(n in args));
   positionalValues.slice(0, slots.length).forEach((v, i) => (args[slots[i]] = v));
+  refuseBareAmounts(registry, def, slots.slice(0, positionalValues.length), args);
   const extra = positionalValues.length > slots.length;
   const inline = findInlineSecret(def, args);
   if (inline || (extra && (def.secrets?.length || def.confirm === 'typed-name'))) {
@@ -151,7 +152,32 @@ export function parseCommandLine(text: string, registry: Registry): ParsedComman
 }
 
 const KEYED_RE = /^([A-Za-z_][\w-]*)=([\s\S]*)$/;
-const NUMBER_LIKE = /^[\d.,_]*\d[\d.,_]*[kKM]?$/;
+// A sign belongs to the number, so that `-5 sats` is read as one (negative) amount and refused as such.
+const NUMBER_LIKE = /^[+-]?[\d.,_]*\d[\d.,_]*[kKM]?$/;
+const BARE_NUMBER = /^[+-]?[\d.,_]*\d[\d.,_]*[kKM]?$/;
+
+const UNIT_EXAMPLES: Record<string, string> = { sat: '50k sats', msat: '50k sats' };
+
+/**
+ * A bitcoin amount given in place (not `key=`) needs its unit (docs/ARCHITECTURE.md, "Amounts"): `pay keysend
+ * alice bob 50k` could mean sats or msat, and is refused with an example naming one. Named, the
+ * field's unit applies (`amt_msat=20000` is 20,000 msat).
+ */
+function refuseBareAmounts(registry: Registry, def: AnyCommand, positional: string[], args: Record<string, string>): void {
+  const specs = new Map(registry.argSpecs(def).map((s) => [s.name, s]));
+  for (const name of positional) {
+    const unit = specs.get(name)?.amountUnit;
+    const value = args[name]?.trim();
+    if (!unit || !UNIT_EXAMPLES[unit] || value === undefined || !BARE_NUMBER.test(value)) continue;
+    const fixed = unit === 'msat' ? 'millisats' : 'sats';
+    throw new UserError(
+      'invalid_arguments',
+      `\`${name}\`: "${value}" has no unit. An amount in place needs one: sats, msat or BTC.`,
+      `Example: ${def.example.replace(/^\/rln /, '`/rln ').replace(/$/, '`')}, or \`${UNIT_EXAMPLES[unit]}\`; named, a bare number is in ${fixed}: \`${name}=${value}\`.`,
+      { arg: name },
+    );
+  }
+}
 const UNIT_WORD = /^[A-Za-z][A-Za-z0-9]{0,15}$/;
 
 /**

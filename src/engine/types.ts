@@ -69,6 +69,11 @@ export interface CommandContext<A, Svc extends EngineServices = EngineServices> 
   services: Svc;
   /** Values entered in the command's dialog (secrets), by field name. Never logged. */
   secrets: Record<string, string>;
+  /**
+   * Gives back what this run reserved against the daily limits: a payment the node reports
+   * Failed moved nothing (set by the execute step; absent when nothing was reserved).
+   */
+  releaseSpend?(): Promise<void>;
 }
 
 /** Why a command cannot run now, and what to do instead (a command to type). */
@@ -126,6 +131,11 @@ export interface CommandDefinition<
    * returns is shown in the request.
    */
   beforeApproval?(ctx: CommandContext<z.infer<S>, Svc>): Promise<Field[]>;
+  /**
+   * Which attempts an approval rule for this command covers (`access grant`: only a grant of
+   * admin). Absent: every attempt. A rule with a threshold still needs the spend above it.
+   */
+  approvalCovers?(args: z.infer<S>): boolean;
   handler(ctx: CommandContext<z.infer<S>, Svc>): Promise<HandlerResult>;
 }
 

@@ -45,12 +45,12 @@ export interface Place {
 }
 
 /**
- * What a command moves, for the approval policy and the spend limits: sats, and an asset in its
- * display units (precision applied). `counts`: a send, counted against daily limits; a channel
- * open commits funds without spending them (approval thresholds only).
+ * What a command moves, for the approval policy and the spend limits: bitcoin in msat (exactly:
+ * a 999 msat keysend counts), and an asset in its display units (precision applied). `counts`:
+ * counted against daily limits (every send, on Lightning or on-chain, and a channel open).
  */
 export interface Spend {
-  sats: number;
+  msat: number;
   asset?: { ticker: string; amount: number };
   /** To whom, as the request shows it (a payee pubkey, a recipient id). */
   to?: string;

@@ -23,7 +23,7 @@ function world(o: { approvalPolicy?: string; spendLimits?: string; tz?: string; 
   const policy = createPolicy({ db, now: () => clock.t, access, checkAction: approvalActionChecker(registry), ...o });
   return { db, clock, access, policy };
 }
-const send = (sats: number, asset?: { ticker: string; amount: number }) => ({ sats, ...(asset ? { asset } : {}), counts: true });
+const send = (sats: number, asset?: { ticker: string; amount: number }) => ({ msat: sats * 1000, ...(asset ? { asset } : {}), counts: true });
 
 describe('the approval policy', () => {
   it('puts destroy and sends above a threshold under approval by default', async () => {
@@ -90,10 +90,32 @@ describe('spend limits', () => {
     expect(await policy.checkLimit(bob, send(9000))).toBeUndefined();
   });
 
-  it('does not count a channel open against a limit', async () => {
+  it('counts what is marked not counted nowhere', async () => {
     const { policy } = world({ spendLimits: 'operate = 1k sats' });
-    expect(await policy.checkLimit(bob, { sats: 5000, counts: false })).toBeUndefined();
-    expect(await policy.reserve(bob, 'channel open', { sats: 5000, counts: false })).toEqual([]);
+    expect(await policy.checkLimit(bob, { msat: 5_000_000, counts: false })).toBeUndefined();
+    expect(await policy.reserve(bob, 'x', { msat: 5_000_000, counts: false })).toEqual([]);
+  });
+
+  it('counts msat exactly: a 999 msat keysend counts, and sums of them reach the limit', async () => {
+    const { policy } = world({ spendLimits: 'operate = 2 sats' });
+    expect(await policy.reserve(bob, 'pay keysend', { msat: 999, counts: true })).toHaveLength(1);
+    expect(await policy.reserve(bob, 'pay keysend', { msat: 999, counts: true })).toHaveLength(1);
+    expect((await policy.usage(bob)).find((u) => u.unit === 'sat')?.spent).toBe(1.998);
+    const over = (await policy.checkLimit(bob, { msat: 3, counts: true }))!;
+    expect(over.message).toContain('1.998 sats spent today, 0.002 sats left');
+    expect(await policy.checkLimit(bob, { msat: 2, counts: true })).toBeUndefined();
+    expect(await policy.leftAfter(bob, { msat: 1, counts: true })).toEqual(['0.001 sats of 2 sats left today after this (the operate role)']);
+  });
+
+  it('puts on-chain sends, and the four eyes themselves, under approval by default', async () => {
+    const { policy } = world();
+    expect(await policy.approvalNeeded('wallet send', send(100_001))).toBe('wallet.send above 100,000 sats needs a second person');
+    expect(await policy.approvalNeeded('wallet send', send(100_000))).toBeUndefined();
+    expect(await policy.approvalNeeded('asset send', send(1_000_000, { ticker: 'WIT', amount: 1 }))).toBe('asset.send above 100,000 sats needs a second person');
+    expect(await policy.approvalNeeded('policy set')).toBe('policy.set always needs a second person');
+    expect(await policy.approvalNeeded('access grant')).toBe('access.grant always needs a second person');
+    const none = world({ approvalPolicy: 'none' }).policy;
+    expect(await none.approvalNeeded('policy set')).toBeUndefined();
   });
 });
 

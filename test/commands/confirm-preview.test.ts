@@ -73,7 +73,7 @@ describe('confirmations show what a payment or a send does', () => {
 
   it('pay keysend: an asset without its amount is refused before any confirmation', async () => {
     const pubkey = (await env.api(payee).nodeinfo()).pubkey;
-    const r = await typed(`pay keysend payer ${pubkey} 3000000 asset_id=rgb:someasset`);
+    const r = await typed(`pay keysend payer ${pubkey} 3000 sats asset_id=rgb:someasset`);
     expect(hasConfirm(r)).toBe(false);
     expect(JSON.stringify(r)).toMatch(/asset_id and asset_amount go together/);
   });

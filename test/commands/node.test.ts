@@ -208,6 +208,20 @@ describe('node commands', () => {
     expect((await env.services.hosting.getNode(node.nodeId)).settings?.webhookUrl).toBe('https://bot.example.com/webhooks/service');
   });
 
+  it('settings with no webhook= shows the URL and changes nothing, even where PUBLIC_URL is set (issue 26, P6)', async () => {
+    const node = await createRunningNode(env, 'set2');
+    await runCommand(env, cmd('node settings'), { node: 'set2', webhook: 'https://bot.example.com/webhooks/service' });
+    const withPublic = { ...env, services: { ...env.services, publicUrl: 'http://127.0.0.1:3101' } };
+    const r = await runCommand(withPublic, cmd('node settings'), { node: 'set2' });
+    expect(textOf(r)).toContain('Nothing was changed');
+    expect(textOf(r)).toContain('https://bot.example.com/webhooks/service');
+    expect((await env.services.hosting.getNode(node.nodeId)).settings?.webhookUrl).toBe('https://bot.example.com/webhooks/service');
+    // webhook=bot sets the bot's own URL, with the node's id; an http:// one typed is refused.
+    await runCommand(withPublic, cmd('node settings'), { node: 'set2', webhook: 'bot' });
+    expect((await env.services.hosting.getNode(node.nodeId)).settings?.webhookUrl).toBe(`http://127.0.0.1:3101/webhooks/service/${node.nodeId}`);
+    expect(() => cmd('node settings').args.parse({ node: 'set2', webhook: 'http://bot.example.com/x' })).toThrow(/HTTPS/);
+  });
+
   it("logs exports, waits, shows the last lines of the emulator's log in a code block and attaches every file, secrets masked", async () => {
     await createRunningNode(env, 'log1');
     const r = await runCommand(env, cmd('node logs'), { node: 'log1', lines: '20' });

@@ -28,7 +28,7 @@ describe('what a send spends', () => {
   it('counts an asset send in the asset’s display units, so a threshold in PREC applies as people read it', async () => {
     const def = findCommand(assetCommands, 'asset send');
     const spend = await assetSendSpend(makeContext(env, def, { node: 's1', asset_id: 'PREC', amount: '15', recipient_id: 'utxob:abc' }, { node: alice }));
-    expect(spend).toMatchObject({ sats: 0, asset: { ticker: 'PREC', amount: 15 }, counts: true });
+    expect(spend).toMatchObject({ msat: 0, asset: { ticker: 'PREC', amount: 15 }, counts: true });
     // The same send typed in raw units, as the command itself reads it with raw=true.
     const raw = await assetSendSpend(makeContext(env, def, { node: 's1', asset_id: 'PREC', amount: '1500', raw: true, recipient_id: 'utxob:abc' }, { node: alice }));
     expect(raw.asset).toEqual(spend.asset);
@@ -44,13 +44,22 @@ describe('what a send spends', () => {
     const invoice = code && code.type === 'code' ? code.text : '';
     expect(textOf(inv)).toContain('3,000');
     const spend = await invoiceSpend(makeContext(env, findCommand(invoiceCommands, 'invoice decode'), { invoice }, { node: alice }));
-    expect(spend).toMatchObject({ sats: 3000, counts: true });
+    expect(spend).toMatchObject({ msat: 3_000_000, counts: true });
     expect(spend.to).toMatch(/^[0-9a-f]{10}/);
   });
 
-  it('reads a channel open as funds committed, not spent', async () => {
+  it('reads a channel open as sats leaving the wallet: counted against limits like a send', async () => {
     const def = findCommand(channelCommands, 'channel open');
     const spend = await channelOpenSpend(makeContext(env, def, { node: 's1', peer_pubkey_and_opt_addr: 's2', capacity_sat: 250_000, push_msat: 0, public: true, with_anchors: true }, { node: alice }));
-    expect(spend).toEqual({ sats: 250_000, to: 's2', counts: false });
+    expect(spend).toEqual({ msat: 250_000_000, to: 's2', counts: true });
+  });
+
+  it('counts the sats an asset send gives a witness recipient (witness_amount_sat), not only the asset', async () => {
+    const def = findCommand(assetCommands, 'asset send');
+    const args = { node: 's1', asset_id: 'PREC', amount: '1', recipient_id: 'bcrt:wvout:abcdef', witness_amount_sat: 1_000_000 };
+    expect(await assetSendSpend(makeContext(env, def, args, { node: alice }))).toMatchObject({ msat: 1_000_000_000, asset: { ticker: 'PREC', amount: 1 }, counts: true });
+    // Without witness_amount_sat the node sends its default 1000 sats; a blinded UTXO gets none.
+    expect(await assetSendSpend(makeContext(env, def, { ...args, witness_amount_sat: undefined }, { node: alice }))).toMatchObject({ msat: 1_000_000 });
+    expect(await assetSendSpend(makeContext(env, def, { ...args, recipient_id: 'bcrt:utxob:abcdef' }, { node: alice }))).toMatchObject({ msat: 0 });
   });
 });

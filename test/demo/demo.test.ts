@@ -84,6 +84,13 @@ describe('the demo in the terminal', () => {
     expect(await type('/as admin', 'Role: admin')).toContain('the local admin');
   });
 
+  it('/as switches who you are without rewriting a grant: a scoped role stays scoped (P4)', async () => {
+    await type('/rln access grant shell:otto operate nodes=bob', 'now has the');
+    expect(await type('/as admin otto', 'as granted')).toContain('Role: operate on nodes=bob only');
+    await type('/as admin', 'the local admin');
+    expect(await type('/rln access list', /shell:otto/)).toMatch(/shell:otto[^\n]*operate[^\n]*nodes=bob/);
+  });
+
   it('never takes a /rln line typed while a dialog asks as its answer: the dialog ends and the command runs', async () => {
     await type('/rln node destroy carol', "Type the node's name to confirm");
     const part = await type('/rln node list', /Nodes \(\d+\)/);

@@ -115,6 +115,26 @@ describe('amounts with a unit typed as two words', async () => {
     expect(p('invoice ln alice amt_msat=0.5 BTC asset_amount=10USDT').args).toEqual({ node: 'alice', amt_msat: '0.5 BTC', asset_amount: '10USDT' });
   });
 
+  it('refuses a bitcoin amount in place without its unit, with an example naming one; named, the field fixes the unit (issue 26, P8)', () => {
+    for (const line of ['pay keysend alice bob 50k', 'pay keysend alice bob 20000', 'wallet send alice bcrt1qxyzxyzxyzxyzxyzxyzxyzxyz 200000', 'channel open alice bob 100000', 'invoice ln bob 50k']) {
+      expect(() => p(line), line).toThrow(/has no unit\. An amount in place needs one: sats, msat or BTC/);
+    }
+    try {
+      p('pay keysend alice bob 50k');
+    } catch (e) {
+      expect((e as { hint?: string }).hint).toContain('`50k sats`');
+      expect((e as { hint?: string }).hint).toContain('`amt_msat=50k`');
+    }
+    expect(p('pay keysend alice bob amt_msat=20000').args).toMatchObject({ amt_msat: '20000' });
+    expect(p('invoice ln bob 50k sats').args).toEqual({ node: 'bob', amt_msat: '50k sats' });
+    // An asset amount after its asset is in the asset's display units, as before.
+    expect(p('asset send alice USDT 15.5 rgb:abc/def').args).toMatchObject({ amount: '15.5' });
+  });
+
+  it('reads a sign as part of the amount, so a negative one is refused as negative, not as too many values (P26)', () => {
+    expect(p('pay keysend alice bob -5 sats').args).toMatchObject({ amt_msat: '-5 sats' });
+  });
+
   it('leaves a word alone after a number that is not an amount, and after a word that is not a number', () => {
     expect(p('wallet fee alice 6').args).toEqual({ node: 'alice', blocks: '6' });
     expect(() => p('wallet fee alice 6 blocks')).toThrow(/Too many values/);

@@ -28,7 +28,10 @@ export interface ShellAdapterOptions {
   /** Print `rln> ` before each command. Default: when input is a TTY. */
   prompt?: boolean;
   /** Stores the role `/as` gives a shell principal (the dispatcher's role service). Without it, `/as` is not offered. */
-  roles?: { grant(principal: string, role: Role, by: Actor): Promise<void> };
+  roles?: {
+    grant(principal: string, role: Role, by: Actor): Promise<void>;
+    list(): Promise<Array<{ principal: string; role: Role; source: string; scope?: { nodes?: string[]; channels?: string[] } }>>;
+  };
   /** Demo only: makes a node fail (`/demo fail <node>`); answers what happened. */
   demo?: { fail(node: string): Promise<string> };
   /** Where the files of a message (charts, QR codes, logs) are written. Default: <tmp>/rln-chatops-files. */
@@ -208,9 +211,14 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
     const userId = (name ?? (r === 'admin' ? 'local' : r)).toLowerCase();
     if (!/^[a-z0-9][a-z0-9._-]{0,31}$/.test(userId)) return write('✖ A name is letters, digits, dots, dashes or underscores (up to 32). Example: /as operator ann');
     if (userId === 'local' && r !== 'admin') return write('✖ shell:local is always the admin: give another name. Example: /as reader ann');
-    if (userId !== 'local') await opts.roles.grant(`shell:${userId}`, r, SHELL_ACTOR);
+    // A role someone already has (a grant, maybe scoped to some nodes) is never rewritten: /as
+    // switches who you are; it grants the role only to a name that has none yet.
+    const had = userId === 'local' ? undefined : (await opts.roles.list()).find((e) => e.principal === `shell:${userId}`);
+    if (userId !== 'local' && !had) await opts.roles.grant(`shell:${userId}`, r, SHELL_ACTOR);
     actor = userId === 'local' ? SHELL_ACTOR : { platform: 'shell', userId, displayName: userId };
-    write(`${who()} Role: ${r}.`);
+    if (!had) return write(`${who()} Role: ${r}.`);
+    const where = had.scope ? ` on ${[had.scope.nodes?.length ? `nodes=${had.scope.nodes.join(',')}` : '', had.scope.channels?.length ? `channels=${had.scope.channels.join(',')}` : ''].filter(Boolean).join(' ')} only` : '';
+    write(`${who()} Role: ${had.role}${where}, as granted (unchanged${had.role !== r || where ? `; /as does not change it: \`access grant shell:${userId} …\` does` : ''}).`);
   };
 
   const demoCommand = async (action?: string, node?: string) => {

@@ -29,7 +29,8 @@ export async function approveClick(inv: Click, p: Pipeline, id: string, commandN
       const by = req.decidedBy ? ` by ${req.decidedBy}` : '';
       throw new UserError('approval_used', `This request was already ${req.state}${by}; it runs once at most.`, 'Nothing more to do.');
     }
-    if (actorKey(inv.actor) === req.requesterKey) {
+    // One person with two chat accounts linked (`access link`) is still one person.
+    if (await p.services.access.samePerson(actorKey(inv.actor), req.requesterKey)) {
       throw new UserError('approval_own', `You asked for \`${req.path}\`: someone else must approve it.`, 'Ask another person with the role for it to approve it, or reject it to withdraw.');
     }
     if (p.now() > req.expiresAt) {

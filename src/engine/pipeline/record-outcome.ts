@@ -13,14 +13,17 @@ export async function recordOutcome(
 ): Promise<void> {
   const path = a.def?.path ?? 'unknown';
   if (o.audit && a.def?.mutates) {
+    // A refused Approve click is the clicker's act: recorded under them, naming whose request it was.
+    const refusedApproval = a.approval && o.audit === 'refused';
+    const extra = refusedApproval ? { approval: a.approval!.id, requested_by: actorKey(a.actor) } : (a.auditExtra ?? {});
     try {
       await p.services.audit.record({
-        actor: a.actor,
+        actor: refusedApproval ? a.approval!.approver : a.actor,
         place: a.place,
         path,
         node: a.node?.name ?? typedNode(p, a),
         nodeId: a.node?.nodeId,
-        args: { ...redactArgs(a.def, a.args), ...(a.auditExtra ?? {}) },
+        args: { ...redactArgs(a.def, a.args), ...extra },
         outcome: o.audit,
         reason: o.reason,
       });

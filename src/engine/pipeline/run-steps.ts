@@ -27,8 +27,9 @@ export const STEPS: ReadonlyArray<readonly [name: string, step: Step]> = [
   ['role', requireRole],
   ['state check', checkState],
   ['dialog', handleDialog],
-  ['confirmation', confirm],
+  // Before the confirmation: a send over the day's limit is refused before anyone confirms it.
   ['spend limit', checkSpendLimit],
+  ['confirmation', confirm],
   ['approval', requireApproval],
   ['execute', execute],
   ['audit', audit],

@@ -109,4 +109,18 @@ export const coreMigrations: Migration[] = [
       CREATE INDEX core_approvals_expiry ON core_approvals (expires_at);
     `,
   },
+  {
+    version: 102,
+    name: 'core: the spend ledger counts bitcoin in msat; identity links (one person, several chat accounts)',
+    sql: () => `
+      UPDATE core_spend_ledger SET unit = 'msat', amount = amount * 1000 WHERE unit = 'sat';
+      CREATE TABLE core_identity_links (
+        principal TEXT PRIMARY KEY,
+        person TEXT NOT NULL,
+        linked_by TEXT NOT NULL,
+        linked_at TEXT NOT NULL
+      );
+      CREATE INDEX core_identity_links_person ON core_identity_links (person);
+    `,
+  },
 ];

@@ -1,5 +1,5 @@
 /**
- * Step 8: the spend limit. A command that spends (`spend` in its definition) is refused when it
+ * The spend-limit step, before the confirmation. A command that spends (`spend` in its definition) is refused when it
  * would take the actor over a daily limit (SPEND_LIMITS, `policy set limit`), saying what is left
  * and when the limit resets. For an approved request the actor is the requester: approved sends
  * count against the requester's limit. The execute step re-checks it atomically.

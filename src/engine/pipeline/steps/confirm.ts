@@ -38,6 +38,13 @@ async function askConfirmation(a: Attempt, p: Pipeline): Promise<Reply> {
   const fields: Field[] = [{ label: 'Command', value: commandLine(p.registry, def, redactArgs(def, a.args)) }];
   if (a.node) fields.push({ label: 'Node', value: `${a.node.name} (${statusBadge(String(a.node.status))})` });
   fields.push(...preview);
+  // What is known before anything runs: the day's limit left after it, and whether a second person will be needed.
+  if (a.spend) {
+    const left = await p.services.policy.leftAfter(a.actor, a.spend);
+    if (left.length) fields.push({ label: 'Daily limit', value: left.join('; ') });
+  }
+  const rule = def.approvalCovers && !def.approvalCovers(a.parsed ?? {}) ? undefined : await p.services.policy.approvalNeeded(def.path, a.spend);
+  if (rule) fields.push({ label: 'Second person', value: `needed: ${rule}. Confirming posts a request that another person with the role must approve.` });
   fields.push({ label: 'Requested by', value: whoOf(a.actor) });
   const message = await p.buttons.prepare(
     {

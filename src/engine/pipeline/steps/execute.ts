@@ -2,7 +2,7 @@
  * Step 10: the command's handler. Its result becomes the reply that the audit step gives out.
  * A spend is first reserved against the actor's daily limits in one transaction (the limit
  * re-checked atomically: two sends, on any replicas, cannot both take its last part), and released if
- * the handler fails.
+ * the handler fails, or when it says the payment failed (`ctx.releaseSpend`).
  */
 import { msg, type Message } from '../../../vocabulary/index.js';
 import { actorKey } from '../../../access/index.js';
@@ -12,8 +12,21 @@ import { failAttempt } from '../record-outcome.js';
 
 export const execute: Step = async (a, p) => {
   const def = commandOf(a);
-  const ctx: CommandContext<Record<string, unknown>> = { args: a.parsed ?? {}, actor: a.actor, place: a.place, node: a.node, services: p.services, secrets: a.secrets };
-  const reserved = a.spend ? await p.services.policy.reserve(a.actor, def.path, a.spend) : [];
+  let reserved = a.spend ? await p.services.policy.reserve(a.actor, def.path, a.spend) : [];
+  const releaseSpend = async () => {
+    const ids = reserved;
+    reserved = [];
+    await p.services.policy.release(ids);
+  };
+  const ctx: CommandContext<Record<string, unknown>> = {
+    args: a.parsed ?? {},
+    actor: a.actor,
+    place: a.place,
+    node: a.node,
+    services: p.services,
+    secrets: a.secrets,
+    ...(reserved.length ? { releaseSpend } : {}),
+  };
   try {
     const result = await def.handler(ctx);
     if (def.mutates) p.nodes.invalidate();
@@ -22,7 +35,7 @@ export const execute: Step = async (a, p) => {
   } catch (e) {
     if (def.mutates) p.nodes.invalidate();
     try {
-      await p.services.policy.release(reserved);
+      await releaseSpend();
     } catch (err) {
       p.logger.error({ err, command: def.path }, 'could not release a spend reservation');
     }

@@ -39,6 +39,7 @@ export const requireApproval: Step = async (a, p) => {
     return undefined;
   }
   if (opensDialog(a)) return undefined;
+  if (def.approvalCovers && !def.approvalCovers(a.parsed ?? {})) return undefined;
   const rule = await p.services.policy.approvalNeeded(def.path, a.spend);
   return rule ? askApproval(a, p, rule) : undefined;
 };
@@ -97,7 +98,7 @@ function spendFields(a: Attempt): Field[] {
   const s = a.spend;
   if (!s) return [];
   const out: Field[] = [];
-  if (s.sats > 0) out.push({ label: 'Amount', value: `${s.sats.toLocaleString('en-US')} sats`, inline: true });
+  if (s.msat > 0) out.push({ label: 'Amount', value: `${(s.msat / 1000).toLocaleString('en-US', { maximumFractionDigits: 3 })} sats`, inline: true });
   if (s.asset) out.push({ label: 'Asset', value: `${s.asset.amount.toLocaleString('en-US', { maximumFractionDigits: 8 })} ${s.asset.ticker}`, inline: true });
   if (s.to) out.push({ label: 'To', value: [{ code: s.to }], inline: true });
   return out;

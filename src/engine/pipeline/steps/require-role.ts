@@ -8,15 +8,32 @@ import { actorKey, ROLE_RANK, scopeCovers, scopeText, type Where } from '../../.
 import type { AnyCommand } from '../../types.js';
 import type { Actor, Role } from '../../../vocabulary/index.js';
 import type { Attempt, Pipeline, Step } from '../attempt.js';
-import { commandOf, roleFor, typedNode } from '../attempt.js';
+import { commandOf, roleFor, typedNode, whoOf } from '../attempt.js';
 
 export const requireRole: Step = async (a, p) => {
   const def = commandOf(a);
   const need = roleFor(p, def);
   const who = a.approval?.approver ?? a.actor;
   const where = await whereOf(a, p, who);
-  if (await p.services.access.has(who, need, where)) return undefined;
-  return forbidden(p, who, def, need, where, a.approval ? 'approve' : 'run');
+  if (!(await p.services.access.has(who, need, where))) return forbidden(p, who, def, need, where, a.approval ? 'approve' : 'run');
+  // An approved request runs in the requester's name: their role and scope are checked again now
+  // (a revoked operator's pending request does not run).
+  if (a.approval) {
+    const theirs = await whereOf(a, p, a.actor);
+    if (!(await p.services.access.has(a.actor, need, theirs))) {
+      const have = await p.services.access.roleOf(a.actor, theirs);
+      const nodeName = typeof theirs.node === 'string' ? theirs.node : theirs.node?.name;
+      // Closed, so that it cannot run later either.
+      await p.services.policy.approvals.decide(a.approval.id, 'rejected', a.approval.approver, `the requester no longer has the ${need} role`);
+      return new UserError(
+        'forbidden',
+        `${whoOf(a.actor)} (${actorKey(a.actor)}), who asked for \`${def.path}\`, no longer has the ${need} role${nodeName ? ` on ${nodeName}` : ''} (now: ${have}): the request cannot run.`,
+        'Nothing was done. If it is still needed, someone with the role can run it.',
+        { needed: need, have },
+      );
+    }
+  }
+  return undefined;
 };
 
 /** The node and channel of the attempt. A node not resolved yet is resolved only when a scope needs it. */
