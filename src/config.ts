@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { PRINCIPAL_RE, roleNamed } from './vocabulary/index.js';
-import { parseAllowList } from './url-safety.js';
+import { parseAllowList } from './vocabulary/index.js';
 
 const url = (what: string) =>
   z

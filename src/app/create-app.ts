@@ -36,7 +36,7 @@ import { createActivityPoller, activityItems, type ActivityPoller } from '../act
 import { createActivityStateRepo } from '../store/index.js';
 import { createShellAdapter } from '../chat/shell/index.js';
 import { demoFaults } from '../demo/index.js';
-import { checkUrlTarget, parseAllowList } from '../url-safety.js';
+import { checkUrlTarget, parseAllowList } from '../vocabulary/index.js';
 import { progressReporter } from './progress-reporter.js';
 import { wireDemo } from '../demo/index.js';
 import { hostname } from 'node:os';

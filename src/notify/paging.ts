@@ -16,7 +16,7 @@ import { request as httpsRequest } from 'node:https';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { IncidentRow, NotifyPages, NotifyStore, PageAction, PageRow } from '../store/index.js';
-import { checkUrlTarget, guardedLookup, type AllowList } from '../url-safety.js';
+import { checkUrlTarget, guardedLookup, type AllowList } from '../vocabulary/index.js';
 
 export const PAGERDUTY_EVENTS_URL = 'https://events.pagerduty.com/v2/enqueue';
 /** The header carrying `sha256=<hex HMAC of the body>` on escalation webhooks. */

@@ -14,3 +14,4 @@ export { cutText, graphemePrefix } from './cut-text.js';
 export { editDistance, closestOf } from './edit-distance.js';
 export { every, type Every } from './every.js';
 export { LATE, sleep, within } from './within.js';
+export * from './url-safety.js';

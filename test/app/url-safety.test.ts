@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../support/harness.js';
 import { replyText } from '../support/reply-text.js';
-import { checkUrlTarget, insideAddress, parseAllowList, EMPTY_ALLOW_LIST, type Lookup } from '../../src/url-safety.js';
+import { checkUrlTarget, insideAddress, parseAllowList, EMPTY_ALLOW_LIST, type Lookup } from '../../src/vocabulary/url-safety.js';
 
 describe('checkUrlTarget', () => {
   // A resolver of fixed answers, for names this machine cannot resolve without a network.
