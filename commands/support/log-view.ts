@@ -1,7 +1,7 @@
 /**
  * What `node logs` shows once an export is ready: the last lines of the node's main log in a
  * code block, and every file of the export attached in full. Every line is masked first with
- * the one redactor (src/vocabulary/redact.ts), since a node may print a password, a token or its seed words.
+ * the one redactor (src/redact.ts), since a node may print a password, a token or its seed words.
  */
 import { downloadLogFile, LOG_DOWNLOAD_MAX_BYTES, LOG_KEEP_BYTES } from '../../src/hosting/index.js';
 import { msg, messageFile, type Block, type MessageFile } from '../../src/vocabulary/index.js';
