@@ -223,7 +223,8 @@ describe('approvals and spend limits on Slack', () => {
     const approved = await click(BEA, button(post.args, 'Approve'));
     expect(textOf(approved)).toContain('Node destroyed');
     expect(textOf(approved)).toContain('approved by bea');
-    expect(h.emulator.nodes().some((n) => n.name === 'bob')).toBe(false);
+    // The service takes it down in its own time: DESTROING, then gone from the list.
+    await waitFor(() => !h.emulator.nodes().some((n) => n.name === 'bob'), { what: 'bob to leave the node list' });
     // The password reached the node for the backup, and nothing the bot said or stored.
     expect(JSON.stringify([fake.responds.map((r) => r.body), fake.calls.map((c) => c.args)])).not.toContain(PASSWORD);
     const stored = await h.app.db.all('SELECT * FROM core_approvals');
