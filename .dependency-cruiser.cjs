@@ -21,7 +21,9 @@ const folders = (rooms) => `^(${rooms.join('|')})/`;
 const layerRules = LAYERS.slice(0, -1).map((layer, i) => ({
   name: `layer-${i}-imports-no-higher-layer`,
   severity: 'error',
-  comment: `${layer.name} may not import a higher layer (${LAYERS.slice(i + 1).map((l) => l.name).join(', ')}).`,
+  comment: `${layer.name} may not import a higher layer (${LAYERS.slice(i + 1)
+    .map((l) => l.name)
+    .join(', ')}).`,
   from: { path: folders(layer.rooms) },
   to: { path: folders(LAYERS.slice(i + 1).flatMap((l) => l.rooms)) },
 }));
@@ -42,7 +44,8 @@ module.exports = {
     {
       name: 'leaves-stay-leaves',
       severity: 'error',
-      comment: 'src/config.ts, src/log.ts, src/metrics.ts and src/redact.ts (with its word list src/bip39-words.ts) are leaves every room may import: they import no room but the vocabulary.',
+      comment:
+        'src/config.ts, src/log.ts, src/metrics.ts and src/redact.ts (with its word list src/bip39-words.ts) are leaves every room may import: they import no room but the vocabulary.',
       from: { path: '^src/(config|log|metrics|redact|bip39-words)\\.ts$' },
       to: { path: '^(src/[^/]+/|commands/)', pathNot: '^src/vocabulary/' },
     },

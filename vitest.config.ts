@@ -18,7 +18,12 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           // test/project/must-fail holds a test that fails on purpose: only
           // test/project/failing-test-fails.test.ts runs it, with RLN_MUST_FAIL=1.
-          exclude: ['test/bench/**', 'test/replicas/**', 'node_modules/**', ...(process.env.RLN_MUST_FAIL ? [] : ['test/project/must-fail/**'])],
+          exclude: [
+            'test/bench/**',
+            'test/replicas/**',
+            'node_modules/**',
+            ...(process.env.RLN_MUST_FAIL ? [] : ['test/project/must-fail/**']),
+          ],
           sequence: { groupOrder: 0 },
         },
       },

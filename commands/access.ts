@@ -64,9 +64,8 @@ const grant = defineCommand({
     const principal = toPrincipal(ctx.args.principal, ctx.actor);
     const nodes = splitList(ctx.args.nodes);
     const channels = splitList(ctx.args.channels).map(toChannelId);
-    const scope = nodes.length || channels.length
-      ? { ...(nodes.length ? { nodes } : {}), ...(channels.length ? { channels } : {}) }
-      : undefined;
+    const scope =
+      nodes.length || channels.length ? { ...(nodes.length ? { nodes } : {}), ...(channels.length ? { channels } : {}) } : undefined;
     await ctx.services.access.grant(principal, ctx.args.role, ctx.actor, scope);
     const configured = ctx.services.access.configuredRole(principal);
     const where = scope ? ` on ${scopeText(scope)} only` : '';
@@ -118,7 +117,12 @@ const link = defineCommand({
   async handler(ctx) {
     const a = toPrincipal(ctx.args.principal, ctx.actor);
     const b = toPrincipal(ctx.args.other, ctx.actor);
-    if (a === b) throw new UserError('invalid_arguments', 'Give two different accounts of one person.', 'Example: `/rln access link slack:U0123ABCD discord:123456789`.');
+    if (a === b)
+      throw new UserError(
+        'invalid_arguments',
+        'Give two different accounts of one person.',
+        'Example: `/rln access link slack:U0123ABCD discord:123456789`.',
+      );
     const all = await ctx.services.access.link([a, b], ctx.actor);
     return {
       header: 'Accounts linked',
@@ -142,8 +146,13 @@ const unlink = defineCommand({
   mutates: true,
   async handler(ctx) {
     const principal = toPrincipal(ctx.args.principal, ctx.actor);
-    if (!(await ctx.services.access.unlink(principal))) throw new UserError('conflict', `${principal} is not linked to another account.`, '`/rln access list` shows the links.');
-    return { header: 'Account unlinked', tone: 'success', blocks: [msg.text([{ code: principal }, ' is no longer tied to the other accounts of its person.'])] };
+    if (!(await ctx.services.access.unlink(principal)))
+      throw new UserError('conflict', `${principal} is not linked to another account.`, '`/rln access list` shows the links.');
+    return {
+      header: 'Account unlinked',
+      tone: 'success',
+      blocks: [msg.text([{ code: principal }, ' is no longer tied to the other accounts of its person.'])],
+    };
   },
 });
 
@@ -179,7 +188,9 @@ const list = defineCommand({
             e.grantedAt ? e.grantedAt.slice(0, 16).replace('T', ' ') : '',
           ]),
         }),
-        ...(links.length ? [msg.text(`One person, several accounts (\`access link\`): ${links.map((l) => l.principals.join(' = ')).join('; ')}.`)] : []),
+        ...(links.length
+          ? [msg.text(`One person, several accounts (\`access link\`): ${links.map((l) => l.principals.join(' = ')).join('; ')}.`)]
+          : []),
         msg.context('Everyone else may read. Admins change roles with /rln access grant <who> <role> and /rln access revoke <who>.'),
       ],
     };

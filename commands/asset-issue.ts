@@ -20,7 +20,12 @@ const amountList = () =>
 /** The issuance amounts in raw units, read with the precision being issued. */
 function issuedAmounts(a: { amounts: string; precision: number; raw: boolean; ticker?: string; name?: string }): number[] {
   // "1,000" may be a thousand or two allocations: with a ";" in the list, "," only groups digits.
-  const parts = a.amounts.includes(';') ? a.amounts.split(';').map((p) => p.trim()).filter(Boolean) : splitList(a.amounts);
+  const parts = a.amounts.includes(';')
+    ? a.amounts
+        .split(';')
+        .map((p) => p.trim())
+        .filter(Boolean)
+    : splitList(a.amounts);
   return parts.map((p) => {
     let v: bigint;
     try {
@@ -77,7 +82,12 @@ const issueNia = defineCommand({
   mutates: true,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
-    const { asset } = await api.issueassetnia({ amounts: issuedAmounts(ctx.args), ticker: ctx.args.ticker, name: ctx.args.name, precision: ctx.args.precision });
+    const { asset } = await api.issueassetnia({
+      amounts: issuedAmounts(ctx.args),
+      ticker: ctx.args.ticker,
+      name: ctx.args.name,
+      precision: ctx.args.precision,
+    });
     return issued(node.name, 'NIA', asset);
   },
 });
@@ -92,7 +102,11 @@ const issueCfa = defineCommand({
     amounts: amountList(),
     details: z.string().optional().describe('Free text details'),
     precision: precisionArg(),
-    file_digest: z.string().regex(/^[0-9a-fA-F]{64}$/).optional().describe('Digest of media uploaded with `asset upload`'),
+    file_digest: z
+      .string()
+      .regex(/^[0-9a-fA-F]{64}$/)
+      .optional()
+      .describe('Digest of media uploaded with `asset upload`'),
     raw: rawFlag(),
   }),
   role: 'operate',
@@ -116,7 +130,11 @@ const issueUda = defineCommand({
     name: z.string().min(1).describe('Asset name'),
     details: z.string().optional().describe('Free text details'),
     precision: precisionArg(),
-    media_file_digest: z.string().regex(/^[0-9a-fA-F]{64}$/).optional().describe('Digest of media uploaded with `asset upload`'),
+    media_file_digest: z
+      .string()
+      .regex(/^[0-9a-fA-F]{64}$/)
+      .optional()
+      .describe('Digest of media uploaded with `asset upload`'),
     attachments: z.string().optional().describe('Digests of attachments, comma-separated'),
   }),
   role: 'operate',

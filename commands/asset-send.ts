@@ -111,7 +111,13 @@ export const assetSend = defineCommand({
       { label: 'Sends', value: `${withPrecision(value, precision)} ${label}`, inline: true },
       { label: 'To', value: [{ code: shortId(recipient, 40) }], inline: true },
       ...(witness
-        ? [{ label: 'With it, on-chain', value: `${formatSats(ctx.args.witness_amount_sat ?? DEFAULT_WITNESS_SAT)} (to the witness output)`, inline: true }]
+        ? [
+            {
+              label: 'With it, on-chain',
+              value: `${formatSats(ctx.args.witness_amount_sat ?? DEFAULT_WITNESS_SAT)} (to the witness output)`,
+              inline: true,
+            },
+          ]
         : []),
       ...(inv
         ? [

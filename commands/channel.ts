@@ -36,7 +36,10 @@ const list = nodeListCommand({
     ),
   ],
   async page({ ctx, node, api, items, all: channels }) {
-    const assets = await assetIndexIf(api, channels.some((c) => c.asset_id));
+    const assets = await assetIndexIf(
+      api,
+      channels.some((c) => c.asset_id),
+    );
     const ours = await ourNodeNames(ctx);
     let cap = 0n;
     let local = 0n;
@@ -81,7 +84,9 @@ const list = nodeListCommand({
             state,
             ours.has((c.peer_pubkey ?? '').toLowerCase())
               ? pubkeyLabel(ours, c.peer_pubkey, (k) => shortId(k, 8))
-              : c.peer_alias ? `${c.peer_alias} (${shortId(c.peer_pubkey ?? '', 8)})` : shortId(c.peer_pubkey ?? '—'),
+              : c.peer_alias
+                ? `${c.peer_alias} (${shortId(c.peer_pubkey ?? '', 8)})`
+                : shortId(c.peer_pubkey ?? '—'),
             thousands(c.capacity_sat ?? 0),
             thousands(msatToSat(c.outbound_balance_msat ?? 0)),
             thousands(msatToSat(c.inbound_balance_msat ?? 0)),
@@ -172,7 +177,10 @@ const open = defineCommand({
   async preview(ctx) {
     const { api } = nodeClient(ctx);
     const { a, peerName } = await openPlan(ctx, api);
-    const rate = await api.estimatefee({ blocks: 6 }).then((r) => Number(r.fee_rate)).catch(() => undefined);
+    const rate = await api
+      .estimatefee({ blocks: 6 })
+      .then((r) => Number(r.fee_rate))
+      .catch(() => undefined);
     return [
       {
         label: 'Peer',
@@ -186,9 +194,10 @@ const open = defineCommand({
       ...(a.asset_id ? [{ label: 'Asset', value: await assetAmountText(api, a.asset_id, a.asset_amount ?? 0), inline: true }] : []),
       {
         label: 'Estimated fee',
-        value: rate !== undefined
-          ? `about ${formatSats(Math.ceil(rate * FUNDING_VBYTES))} on-chain (${FUNDING_VBYTES} vB at ${rate} sat/vB, the 6-block estimate)`
-          : 'the node did not give a fee estimate',
+        value:
+          rate !== undefined
+            ? `about ${formatSats(Math.ceil(rate * FUNDING_VBYTES))} on-chain (${FUNDING_VBYTES} vB at ${rate} sat/vB, the 6-block estimate)`
+            : 'the node did not give a fee estimate',
         inline: true,
       },
     ];
@@ -232,9 +241,12 @@ const channelIdArg = () =>
 const closeArgs = z.object({
   node: nodeArg(),
   channel_id: channelIdArg().describe('Channel id, or its start as `channel list` shows it'),
-  peer_pubkey: z.string().trim().min(1).optional().describe(
-    'The channel peer: its pubkey, or the name of one of your nodes (default: the channel’s peer)'
-  ),
+  peer_pubkey: z
+    .string()
+    .trim()
+    .min(1)
+    .optional()
+    .describe('The channel peer: its pubkey, or the name of one of your nodes (default: the channel’s peer)'),
   force: flag().default(false).describe('Force-close without the peer (funds are locked for a while)'),
 });
 
@@ -366,7 +378,7 @@ const id = defineCommand({
         msg.fields([
           { label: 'Temporary', value: [{ code: ctx.args.temporary_channel_id }] },
           { label: 'Channel id', value: [{ code: channel_id ?? '—' }] },
-        ])
+        ]),
       ],
     };
   },

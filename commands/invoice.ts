@@ -148,9 +148,15 @@ const rgb = defineCommand({
     // An asset another node of the account knows is named and counted as there (the receiver may never have held it).
     const asset = named ? await resolveAccountAsset(ctx, api, node, named) : undefined;
     const assetIdV = asset?.id;
-    const value = assetIdV && ctx.args.amount !== undefined
-      ? await rawAssetAmount(api, assetIdV, ctx.args.amount, { arg: 'amount', raw: ctx.args.raw, example: '`invoice rgb alice 10 USDT`', unit: asset?.unit })
-      : undefined;
+    const value =
+      assetIdV && ctx.args.amount !== undefined
+        ? await rawAssetAmount(api, assetIdV, ctx.args.amount, {
+            arg: 'amount',
+            raw: ctx.args.raw,
+            example: '`invoice rgb alice 10 USDT`',
+            unit: asset?.unit,
+          })
+        : undefined;
     const a = { ...ctx.args, asset_id: assetIdV, amount: value };
     const endpoints = await invoiceEndpoints(api, node.name, a.transport_endpoints);
     // Shown in the display units of the node that knows the asset, when this one does not.

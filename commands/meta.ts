@@ -81,7 +81,7 @@ const audit = defineCommand({
             bytes: Buffer.from(`${auditCsv(entries)}\n`, 'utf8'),
             title: `Audit trail${scope}`,
             alt: `The audit trail as CSV: ${rows}${scope}`,
-          })
+          }),
         ],
       };
     }

@@ -50,9 +50,14 @@ export const list = defineCommand({
               { header: 'Initialized' },
               { header: 'Last build' },
             ],
-            rows: items.map(
-              (n, i) => [n.name, statusBadge(n.status), lockStateText(locks[i]), n.network, yesNo(n.initialized), lastBuild(n)]
-            ),
+            rows: items.map((n, i) => [
+              n.name,
+              statusBadge(n.status),
+              lockStateText(locks[i]),
+              n.network,
+              yesNo(n.initialized),
+              lastBuild(n),
+            ]),
           },
         };
       },
@@ -85,14 +90,12 @@ export const info = defineCommand({
       blocks.push(
         msg.table({
           columns: [{ header: 'Build', align: 'right' }, { header: 'Status' }, { header: 'Complete' }, { header: 'Time' }],
-          rows: recent.map(
-            (b) => [
-              b.buildNumber !== undefined ? `#${b.buildNumber}` : '—',
-              b.buildStatus ?? '—',
-              yesNo(b.buildComplete),
-              formatTime(b.timestamp),
-            ]
-          ),
+          rows: recent.map((b) => [
+            b.buildNumber !== undefined ? `#${b.buildNumber}` : '—',
+            b.buildStatus ?? '—',
+            yesNo(b.buildComplete),
+            formatTime(b.timestamp),
+          ]),
           caption: builds.length > recent.length ? `latest ${recent.length} of ${builds.length} builds` : undefined,
         }),
       );
@@ -117,7 +120,13 @@ export const info = defineCommand({
             { label: 'Pending outbound', value: formatSats(ni.pending_outbound_payments_sat ?? 0), inline: true },
             // The sizes `channel open` accepts: its refusal points here.
             ...(ni.channel_capacity_min_sat !== undefined && ni.channel_capacity_min_sat !== null
-              ? [{ label: 'Channel size', value: `${formatSats(ni.channel_capacity_min_sat)}${ni.channel_capacity_max_sat !== undefined && ni.channel_capacity_max_sat !== null ? ` to ${formatSats(ni.channel_capacity_max_sat)}` : ' or more'}${ni.rgb_channel_capacity_min_sat !== undefined && ni.rgb_channel_capacity_min_sat !== null ? ` (RGB: from ${formatSats(ni.rgb_channel_capacity_min_sat)})` : ''}`, inline: true }]
+              ? [
+                  {
+                    label: 'Channel size',
+                    value: `${formatSats(ni.channel_capacity_min_sat)}${ni.channel_capacity_max_sat !== undefined && ni.channel_capacity_max_sat !== null ? ` to ${formatSats(ni.channel_capacity_max_sat)}` : ' or more'}${ni.rgb_channel_capacity_min_sat !== undefined && ni.rgb_channel_capacity_min_sat !== null ? ` (RGB: from ${formatSats(ni.rgb_channel_capacity_min_sat)})` : ''}`,
+                    inline: true,
+                  },
+                ]
               : []),
           ]),
         );
@@ -138,7 +147,7 @@ export const info = defineCommand({
 
 export const image = defineCommand({
   path: 'node image',
-  summary: "The latest RLN image, and what each node (or the one named) runs",
+  summary: 'The latest RLN image, and what each node (or the one named) runs',
   example: '/rln node image alice',
   positional: ['node'],
   args: z.object({ node: z.string().min(1).optional().describe('Node name or id (optional)') }),

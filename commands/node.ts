@@ -37,7 +37,12 @@ const create = defineCommand({
   summary: 'Create a node on the hosting service',
   example: '/rln node create alice network=regtest',
   args: z.object({
-    name: z.string().min(1).max(64).regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'letters, digits, _ . - only').describe('Unique name for the new node'),
+    name: z
+      .string()
+      .min(1)
+      .max(64)
+      .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'letters, digits, _ . - only')
+      .describe('Unique name for the new node'),
     network: z.enum(['regtest', 'testnet']).default('regtest').describe('Bitcoin network: regtest or testnet'),
     webhook: httpsUrl().optional().describe('HTTPS URL for status events (default: the bot, when PUBLIC_URL is set)'),
   }),
@@ -46,8 +51,11 @@ const create = defineCommand({
   confirm: 'none',
   mutates: true,
   async handler(ctx) {
-    const webhookUrl = ctx.args.webhook ?? (ctx.services.publicUrl ? `${ctx.services.publicUrl.replace(/\/+$/, '')}/webhooks/service` : undefined);
-    const { node, message } = await ctx.services.hosting.createNode(compact({ name: ctx.args.name, network: ctx.args.network, webhookUrl }));
+    const webhookUrl =
+      ctx.args.webhook ?? (ctx.services.publicUrl ? `${ctx.services.publicUrl.replace(/\/+$/, '')}/webhooks/service` : undefined);
+    const { node, message } = await ctx.services.hosting.createNode(
+      compact({ name: ctx.args.name, network: ctx.args.network, webhookUrl }),
+    );
     return {
       header: titled('Node created', node),
       tone: 'success',
@@ -62,7 +70,11 @@ const create = defineCommand({
         ...serviceNote(message),
         ...(webhookUrl
           ? []
-          : [msg.context(`Without a webhook URL the service does not tell the bot when ${node.name} changes status: set PUBLIC_URL, or \`node settings ${node.name} webhook=https://…\`.`)]),
+          : [
+              msg.context(
+                `Without a webhook URL the service does not tell the bot when ${node.name} changes status: set PUBLIC_URL, or \`node settings ${node.name} webhook=https://…\`.`,
+              ),
+            ]),
         msg.context(`Next: wait for RUNNING (\`node info ${node.name}\`), then \`node init ${node.name}\`.`),
       ],
     };
@@ -97,8 +109,15 @@ const stop = defineCommand({
     const node = requireNode(ctx);
     const { status } = await freshNode(ctx, node);
     if (status === 'RUNNING') return undefined;
-    if (status === 'PAUSED') return { reason: `${node.name} is already stopped (PAUSED); there is nothing to stop.`, next: `Start it with \`/rln node start ${node.name}\`.` };
-    return { reason: `${node.name} is ${status}, not RUNNING: there is nothing to stop now.`, next: notRunningNext({ name: node.name, status }) };
+    if (status === 'PAUSED')
+      return {
+        reason: `${node.name} is already stopped (PAUSED); there is nothing to stop.`,
+        next: `Start it with \`/rln node start ${node.name}\`.`,
+      };
+    return {
+      reason: `${node.name} is ${status}, not RUNNING: there is nothing to stop now.`,
+      next: notRunningNext({ name: node.name, status }),
+    };
   },
   async preview(ctx) {
     const node = requireNode(ctx);
@@ -144,7 +163,13 @@ const upgrade = defineCommand({
       throw new UserError('conflict', r.reason, r.next);
     }
     const { message } = await ctx.services.hosting.upgradeNode(node.nodeId);
-    return done(node, 'Node upgrading', `${node.name}: ${current} → ${version}`, [...serviceNote(message), msg.context(`Follow it with \`node info ${node.name}\`.`)], 'info');
+    return done(
+      node,
+      'Node upgrading',
+      `${node.name}: ${current} → ${version}`,
+      [...serviceNote(message), msg.context(`Follow it with \`node info ${node.name}\`.`)],
+      'info',
+    );
   },
 });
 
@@ -154,7 +179,11 @@ const destroy = defineCommand({
   example: '/rln node destroy alice',
   args: z.object({
     node: nodeArg(),
-    backup_path: z.string().startsWith('/').optional().describe('Where the node writes the backup, if one is made first (default /backups/…)'),
+    backup_path: z
+      .string()
+      .startsWith('/')
+      .optional()
+      .describe('Where the node writes the backup, if one is made first (default /backups/…)'),
   }),
   role: 'admin',
   confirm: 'typed-name',
@@ -166,10 +195,17 @@ const destroy = defineCommand({
     intro:
       "A backup made here is written to the node's own disk and is destroyed with the node: the service offers no way to download it, so it does not keep the funds. What keeps them is the mnemonic written down at `node init`, or moving them out first (`wallet send`, `channel close`, `asset send`).",
     check: (values): Record<string, string> =>
-      values.backup === 'true' && !values.backup_password ? { backup_password: 'Enter the node password to back it up first, or untick the backup.' } : {},
+      values.backup === 'true' && !values.backup_password
+        ? { backup_password: 'Enter the node password to back it up first, or untick the backup.' }
+        : {},
   },
   secrets: [
-    { name: 'backup', label: "Write a backup to the node's disk first (it is destroyed with the node)", kind: 'checkbox', initial: 'false' },
+    {
+      name: 'backup',
+      label: "Write a backup to the node's disk first (it is destroyed with the node)",
+      kind: 'checkbox',
+      initial: 'false',
+    },
     {
       name: 'backup_password',
       label: 'Node password (for the backup)',
@@ -181,12 +217,28 @@ const destroy = defineCommand({
   /** Shown in the typed-name dialog: what the node still holds, with the amounts. */
   async preview(ctx) {
     const node = requireNode(ctx);
-    if (node.status !== 'RUNNING') return [{ label: 'Funds', value: `not readable while ${node.name} is ${node.status}: it may still hold funds (its mnemonic restores them).` }];
+    if (node.status !== 'RUNNING')
+      return [
+        {
+          label: 'Funds',
+          value: `not readable while ${node.name} is ${node.status}: it may still hold funds (its mnemonic restores them).`,
+        },
+      ];
     const { holds, unread } = await fundsOf(ctx, node);
     if (holds.length) {
-      return [{ label: '⚠️ Still holds', value: `${holds.join(', ')}. Destroying the node loses them unless its mnemonic is kept: move them out first.` }];
+      return [
+        {
+          label: '⚠️ Still holds',
+          value: `${holds.join(', ')}. Destroying the node loses them unless its mnemonic is kept: move them out first.`,
+        },
+      ];
     }
-    return [{ label: 'Funds', value: unread ? 'not all readable (is it locked?): it may still hold funds.' : 'none: no on-chain sats, channels or assets.' }];
+    return [
+      {
+        label: 'Funds',
+        value: unread ? 'not all readable (is it locked?): it may still hold funds.' : 'none: no on-chain sats, channels or assets.',
+      },
+    ];
   },
   mutates: true,
   /** Under approval, the backup asked for in the dialog runs now: its password is not kept for the approver. */
@@ -199,7 +251,11 @@ const destroy = defineCommand({
     const node = requireNode(ctx);
     const blocks: Block[] = [];
     const path = await backupFirst(ctx, node, ctx.args.backup_path ?? defaultBackupPath(node, new Date(ctx.services.now())));
-    if (path) blocks.push(msg.fields([{ label: 'Backup', value: [{ code: path }] }]), msg.context("The backup was on the node's own disk and went away with it."));
+    if (path)
+      blocks.push(
+        msg.fields([{ label: 'Backup', value: [{ code: path }] }]),
+        msg.context("The backup was on the node's own disk and went away with it."),
+      );
     const { message } = await ctx.services.hosting.destroyNode(node.nodeId);
     return {
       header: titled('Node destroyed', node),
@@ -218,7 +274,11 @@ const webhookArg = () =>
     .superRefine((v, zctx) => {
       if (v.toLowerCase() === 'bot') return;
       const r = httpsUrl().safeParse(v);
-      if (!r.success) zctx.addIssue({ code: 'custom', message: `${r.error.issues[0]?.message ?? 'expected an HTTPS URL'}; or bot, for the bot's own URL` });
+      if (!r.success)
+        zctx.addIssue({
+          code: 'custom',
+          message: `${r.error.issues[0]?.message ?? 'expected an HTTPS URL'}; or bot, for the bot's own URL`,
+        });
     });
 
 const settings = defineCommand({
@@ -227,7 +287,9 @@ const settings = defineCommand({
   example: '/rln node settings alice webhook=https://bot.example.com/webhooks/service',
   args: z.object({
     node: nodeArg(),
-    webhook: webhookArg().optional().describe("HTTPS URL for status events, or bot for the bot's own (PUBLIC_URL); omit to see the settings"),
+    webhook: webhookArg()
+      .optional()
+      .describe("HTTPS URL for status events, or bot for the bot's own (PUBLIC_URL); omit to see the settings"),
   }),
   role: 'operate',
   confirm: 'none',
@@ -244,16 +306,25 @@ const settings = defineCommand({
         tone: 'info',
         blocks: [
           msg.fields([{ label: 'Webhook URL', value: current ? [{ code: current }] : 'not set' }]),
-          msg.context(`Nothing was changed. Set it with \`node settings ${node.name} webhook=https://…\`${own ? `, or \`webhook=bot\` for the bot's own (${own})` : ''}.`),
+          msg.context(
+            `Nothing was changed. Set it with \`node settings ${node.name} webhook=https://…\`${own ? `, or \`webhook=bot\` for the bot's own (${own})` : ''}.`,
+          ),
         ],
       };
     }
     const webhookUrl = ctx.args.webhook.toLowerCase() === 'bot' ? own : ctx.args.webhook;
     if (!webhookUrl) {
-      throw new UserError('invalid_arguments', "`webhook=bot` needs the bot's public URL, and PUBLIC_URL is not set.", 'Give one: `node settings <node> webhook=https://…`.');
+      throw new UserError(
+        'invalid_arguments',
+        "`webhook=bot` needs the bot's public URL, and PUBLIC_URL is not set.",
+        'Give one: `node settings <node> webhook=https://…`.',
+      );
     }
     const { message } = await ctx.services.hosting.updateSettings(node.nodeId, { webhookUrl });
-    return done(node, 'Settings updated', 'Webhook URL set.', [msg.fields([{ label: 'Webhook URL', value: [{ code: webhookUrl }] }]), ...serviceNote(message)]);
+    return done(node, 'Settings updated', 'Webhook URL set.', [
+      msg.fields([{ label: 'Webhook URL', value: [{ code: webhookUrl }] }]),
+      ...serviceNote(message),
+    ]);
   },
 });
 
@@ -276,7 +347,11 @@ const logs = defineCommand({
     const attempts = Math.max(1, logPolling.attempts);
     let polls = 0;
     // While it waits, a progress message where the command was typed, edited at each check.
-    const waiting = (text: string): Message => ({ header: titled('Logs', node), tone: 'info', blocks: [msg.text(text), msg.progress('Checks', polls, attempts)] });
+    const waiting = (text: string): Message => ({
+      header: titled('Logs', node),
+      tone: 'info',
+      blocks: [msg.text(text), msg.progress('Checks', polls, attempts)],
+    });
     const progress = await ctx.services.progress?.start(ctx.place, waiting('Exporting the logs…')).catch(() => undefined);
     for (let i = 0; i < attempts; i++) {
       if (i > 0) await sleep(logPolling.delayMs);
@@ -285,19 +360,29 @@ const logs = defineCommand({
       if (result.ready && result.urls.length > 0) break;
       await progress?.update(waiting(`Exporting the logs… not ready after ${polls} check${polls === 1 ? '' : 's'}.`));
     }
-    await progress?.update(waiting(result.ready ? 'Export ready: the lines and files follow.' : 'Still preparing: see the answer for how to ask again.'));
+    await progress?.update(
+      waiting(result.ready ? 'Export ready: the lines and files follow.' : 'Still preparing: see the answer for how to ask again.'),
+    );
     if (!result.ready || result.urls.length === 0) {
-      return done(node, 'Logs', 'The log export is still preparing.', [
-        msg.progress('Export', polls, attempts + 1),
-        msg.context([`Run `, { code: `node logs ${node.name} task=${taskId}` }, ` in a minute.`]),
-      ], 'info');
+      return done(
+        node,
+        'Logs',
+        'The log export is still preparing.',
+        [
+          msg.progress('Export', polls, attempts + 1),
+          msg.context([`Run `, { code: `node logs ${node.name} task=${taskId}` }, ` in a minute.`]),
+        ],
+        'info',
+      );
     }
     const view = await logView(result.urls, { lines: ctx.args.lines, nodeName: node.name, maxBytes: ctx.services.logDownloadMaxBytes });
     return {
-      ...done(node, 'Logs', `Export ready after ${polls} check${polls === 1 ? '' : 's'}; ${result.urls.length} file${result.urls.length === 1 ? '' : 's'} attached.`, [
-        ...view.blocks,
-        msg.context(`Export task ${taskId}. Secrets in the logs are masked as in the bot's own log.`),
-      ]),
+      ...done(
+        node,
+        'Logs',
+        `Export ready after ${polls} check${polls === 1 ? '' : 's'}; ${result.urls.length} file${result.urls.length === 1 ? '' : 's'} attached.`,
+        [...view.blocks, msg.context(`Export task ${taskId}. Secrets in the logs are masked as in the bot's own log.`)],
+      ),
       files: view.files,
     };
   },
@@ -316,4 +401,3 @@ export const nodeCommands: AnyCommand[] = [
   image,
   ...nodeLifecycleCommands,
 ];
-

@@ -36,9 +36,10 @@ async function describeInvoice(
   const fields: Field[] = [];
   fields.push({
     label: 'Amount',
-    value: d.amt_msat !== undefined && d.amt_msat !== null
-      ? `${formatSats(msatToSat(d.amt_msat))} (${thousands(d.amt_msat)} msat)`
-      : 'any amount (the invoice names none)',
+    value:
+      d.amt_msat !== undefined && d.amt_msat !== null
+        ? `${formatSats(msatToSat(d.amt_msat))} (${thousands(d.amt_msat)} msat)`
+        : 'any amount (the invoice names none)',
     inline: true,
   });
   if (d.asset_id) fields.push({ label: 'Asset', value: await assetAmount(api, d.asset_id, d.asset_amount ?? 0), inline: true });
@@ -75,18 +76,21 @@ async function invoiceRefusal(ctx: CommandContext<unknown>, invoice: string): Pr
   if (prior) {
     return prior.status === 'Succeeded'
       ? {
-        reason: `${node.name} already paid this invoice (${formatTime(prior.created_at)}).`,
-        next: `See it with \`/rln pay list ${node.name}\`.`,
-      }
+          reason: `${node.name} already paid this invoice (${formatTime(prior.created_at)}).`,
+          next: `See it with \`/rln pay list ${node.name}\`.`,
+        }
       : {
-        reason: `${node.name} is already paying this invoice (the payment is ${String(prior.status)}).`,
-        next: `Follow it with \`/rln pay list ${node.name}\`.`,
-      };
+          reason: `${node.name} is already paying this invoice (the payment is ${String(prior.status)}).`,
+          next: `Follow it with \`/rln pay list ${node.name}\`.`,
+        };
   }
   const payeeName = d.payee_pubkey ? (await ourNodeNames(ctx)).get(d.payee_pubkey.toLowerCase()) : undefined;
   const payee = payeeName ? (await ctx.services.hosting.listNodes()).find((n) => n.name === payeeName) : undefined;
   if (!payee) return undefined;
-  const { status } = await ctx.services.nodeApi(payee).invoicestatus({ invoice }).catch(() => ({ status: undefined }));
+  const { status } = await ctx.services
+    .nodeApi(payee)
+    .invoicestatus({ invoice })
+    .catch(() => ({ status: undefined }));
   if (status === 'Succeeded') {
     return {
       reason: `This invoice was paid already: ${payee.name}, its payee, received the payment.`,
@@ -114,8 +118,10 @@ async function failureReason(api: NodeApiClient, o: { payee?: string; payeeName?
   if (channels.length === 0) return `the node has no channel at all, so no route to ${who}: open one (\`channel open\`)`;
   if (o.payee && direct.length === 0 && usable.length === 0) return `the node has no usable channel, and none with ${who}`;
   const room = Math.max(0, ...usable.map((c) => Number(c.outbound_balance_msat ?? 0)));
-  if (o.amtMsat !== undefined && room < o.amtMsat) return `no channel can carry it: the most any usable channel can send is ${formatSats(msatToSat(room))}`;
-  if (o.payee && direct.length > 0 && !direct.some((c) => c.is_usable)) return `the channel with ${who} is not usable now (is ${who} online?)`;
+  if (o.amtMsat !== undefined && room < o.amtMsat)
+    return `no channel can carry it: the most any usable channel can send is ${formatSats(msatToSat(room))}`;
+  if (o.payee && direct.length > 0 && !direct.some((c) => c.is_usable))
+    return `the channel with ${who} is not usable now (is ${who} online?)`;
   return `the node found no route to ${who} that could carry it`;
 }
 
@@ -126,7 +132,11 @@ export const paymentFollow = { attempts: 6, delayMs: 250 };
  * The payment's status once it leaves Pending (followed a moment), and a Failed one given back to
  * the daily limits: it moved nothing.
  */
-async function outcomeOf(ctx: { releaseSpend?: () => Promise<void> }, api: NodeApiClient, res: { status?: string | null; payment_hash?: string | null }): Promise<string> {
+async function outcomeOf(
+  ctx: { releaseSpend?: () => Promise<void> },
+  api: NodeApiClient,
+  res: { status?: string | null; payment_hash?: string | null },
+): Promise<string> {
   let status: string = res.status ?? '';
   for (let i = 0; status === 'Pending' && res.payment_hash && i < paymentFollow.attempts; i++) {
     await sleep(paymentFollow.delayMs);
@@ -147,11 +157,7 @@ const send = defineCommand({
       .string()
       .trim()
       .transform((v) => v.replace(/^lightning:/i, ''))
-      .pipe(
-        z
-          .string()
-          .regex(/^ln[a-z0-9]*1[02-9ac-hj-np-z]{20,}$/i, 'a BOLT11 Lightning invoice (lnbc…, lntb…, lnbcrt…): paste it whole'),
-      )
+      .pipe(z.string().regex(/^ln[a-z0-9]*1[02-9ac-hj-np-z]{20,}$/i, 'a BOLT11 Lightning invoice (lnbc…, lntb…, lnbcrt…): paste it whole'))
       .describe('The Lightning invoice to pay'),
   }),
   role: 'admin',
@@ -176,7 +182,14 @@ const send = defineCommand({
     if (res.status === 'Failed') {
       const d = await api.decodelninvoice({ invoice }).catch(() => undefined);
       const payeeName = d?.payee_pubkey ? (await ourNodeNames(ctx)).get(d.payee_pubkey.toLowerCase()) : undefined;
-      fields.push({ label: 'Why', value: await failureReason(api, { payee: d?.payee_pubkey ?? undefined, payeeName, amtMsat: d?.amt_msat !== undefined && d?.amt_msat !== null ? Number(d.amt_msat) : undefined }) });
+      fields.push({
+        label: 'Why',
+        value: await failureReason(api, {
+          payee: d?.payee_pubkey ?? undefined,
+          payeeName,
+          amtMsat: d?.amt_msat !== undefined && d?.amt_msat !== null ? Number(d.amt_msat) : undefined,
+        }),
+      });
     }
     fields.push({ label: 'Payment hash', value: [{ code: res.payment_hash ?? '—' }] });
     return {
@@ -198,9 +211,10 @@ async function keysendOf(ctx: Parameters<typeof keysend.handler>[0], api: NodeAp
   checkAssetPair({ asset_id: named, asset_amount: a.asset_amount });
   const dest = await resolvePubkey(ctx, a.dest_pubkey, 'dest_pubkey');
   const assetId = named ? await resolveAssetId(api, ctx.node!.name, named) : undefined;
-  const assetAmt = assetId && a.asset_amount !== undefined
-    ? await rawAssetAmount(api, assetId, a.asset_amount, { arg: 'asset_amount', raw: a.raw, example: '`asset_amount="10 USDT"`' })
-    : undefined;
+  const assetAmt =
+    assetId && a.asset_amount !== undefined
+      ? await rawAssetAmount(api, assetId, a.asset_amount, { arg: 'asset_amount', raw: a.raw, example: '`asset_amount="10 USDT"`' })
+      : undefined;
   return { dest, assetId, assetAmt };
 }
 
@@ -211,7 +225,9 @@ const keysend = defineCommand({
   args: z.object({
     node: nodeArg(),
     dest_pubkey: z.string().trim().min(1).describe('The receiving node: its pubkey, or the name of one of your nodes'),
-    amt_msat: msatAmount().refine((v) => v > 0, 'must be more than 0').describe('Amount in millisats, or with a unit: 3000 sat'),
+    amt_msat: msatAmount()
+      .refine((v) => v > 0, 'must be more than 0')
+      .describe('Amount in millisats, or with a unit: 3000 sat'),
     asset_id: z.string().min(1).optional().describe('RGB asset to send over the channel: its rgb: id or ticker'),
     asset_amount: assetAmountArg().optional().describe('Asset amount in display units: 10 or 10 USDT (raw units with raw=true)'),
     raw: rawFlag(),
@@ -276,7 +292,10 @@ const list = nodeListCommand({
   },
   empty: () => [msg.text('No payments yet.')],
   async page({ api, items, all: payments }) {
-    const assets = await assetIndexIf(api, items.some((p) => p.asset_id));
+    const assets = await assetIndexIf(
+      api,
+      items.some((p) => p.asset_id),
+    );
     const counts = { in: 0, out: 0 };
     for (const p of payments) counts[p.inbound ? 'in' : 'out']++;
     const assetText = (p: (typeof items)[number]) => {

@@ -31,7 +31,7 @@ const list = nodeListCommand({
       table: {
         columns: [{ header: 'Pubkey' }, { header: 'Our node' }],
         rows: items.map((p) => [p.pubkey ?? '—', ours.get((p.pubkey ?? '').toLowerCase()) ?? '—']),
-      }
+      },
     };
   },
 });

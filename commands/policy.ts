@@ -40,16 +40,19 @@ const set = defineCommand({
   summary: 'Change what needs a second person’s approval, or a daily spend limit',
   example: '/rln policy set approval pay.send amount=100k sats',
   args: z.object({
-    kind: z.enum(
-      ['approval', 'limit'],
-      { error: () => 'approval (what needs a second person) or limit (a daily spend limit)' },
-    ).describe('approval or limit'),
-    subject: z.string().min(1).describe(
-      'approval: the command with dots (pay.send); limit: a role (operate) or who (slack:U123, a mention)'
-    ),
-    amount: z.string().min(1).meta({ amount: 'unit' }).optional().describe(
-      'Approve above it (none: always), or the daily limit: 100k sats, 0.5 BTC, 100 USDT, 1000 *'
-    ),
+    kind: z
+      .enum(['approval', 'limit'], { error: () => 'approval (what needs a second person) or limit (a daily spend limit)' })
+      .describe('approval or limit'),
+    subject: z
+      .string()
+      .min(1)
+      .describe('approval: the command with dots (pay.send); limit: a role (operate) or who (slack:U123, a mention)'),
+    amount: z
+      .string()
+      .min(1)
+      .meta({ amount: 'unit' })
+      .optional()
+      .describe('Approve above it (none: always), or the daily limit: 100k sats, 0.5 BTC, 100 USDT, 1000 *'),
     off: z.stringbool().default(false).describe('Remove this rule (also one from the environment)'),
   }),
   positional: ['kind', 'subject', 'amount'],
@@ -88,7 +91,7 @@ const set = defineCommand({
       tone: 'success',
       blocks: [
         msg.text(
-          off ? `${who} no longer has a daily limit of ${amountText(perDay)}.` : `${who} may spend at most ${amountText(perDay)} a day.`
+          off ? `${who} no longer has a daily limit of ${amountText(perDay)}.` : `${who} may spend at most ${amountText(perDay)} a day.`,
         ),
         msg.context(`Days start at 00:00 ${policy.tz}. \`/rln policy limits\` shows the limits and today's use.`),
       ],
@@ -114,9 +117,11 @@ const list = defineCommand({
         approvals.length
           ? msg.table({
               columns: [{ header: 'Needs a second person' }, { header: 'Above' }, { header: 'From' }],
-              rows: approvals.map(
-                (r) => [r.action, r.over ? amountText(r.over) : 'always', r.setBy ? `${r.source} (${r.setBy})` : r.source]
-              ),
+              rows: approvals.map((r) => [
+                r.action,
+                r.over ? amountText(r.over) : 'always',
+                r.setBy ? `${r.source} (${r.setBy})` : r.source,
+              ]),
             })
           : msg.text('Nothing needs a second person.'),
         limits.length
@@ -154,10 +159,7 @@ const limits = defineCommand({
     if (ctx.args.who) {
       const principal = toPrincipal(ctx.args.who, ctx.actor);
       if (!/^(slack|discord|shell):[^\s:]+$/.test(principal)) {
-        throw new UserError(
-          'invalid_arguments',
-          'Name one person: slack:U123, discord:123456 or a mention.',
-        );
+        throw new UserError('invalid_arguments', 'Name one person: slack:U123, discord:123456 or a mention.');
       }
       if (principal !== `${ctx.actor.platform}:${ctx.actor.userId}` && !(await access.has(ctx.actor, 'admin'))) {
         throw new UserError('forbidden', "Only admins see someone else's limits.", 'Run `/rln policy limits` for your own.');

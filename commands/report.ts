@@ -8,8 +8,7 @@ import { formatTime } from './support/present.js';
 
 const target = () => z.string().trim().min(1).describe('Node name or id, or all');
 const unit = () => z.enum(['sat', 'btc']).default('sat').describe('Show BTC amounts in sats (default) or BTC');
-const days = () =>
-  z.enum(['7', '30', '0']).default('7').describe('Days of history in the chart: 7 (default) or 30; 0 for no chart');
+const days = () => z.enum(['7', '30', '0']).default('7').describe('Days of history in the chart: 7 (default) or 30; 0 for no chart');
 const chartDays = (d: '7' | '30' | '0') => Number(d) as 0 | 7 | 30;
 
 /** `report balance` and `report channels`: the report now, for a node or all of them. */

@@ -47,11 +47,7 @@ async function swapSide(
   }
   const named = assetNamed(assetArg, text);
   if (!named) {
-    throw new UserError(
-      'invalid_arguments',
-      `\`${arg}\` needs a unit: a bare number could be msat or an asset.`,
-      `Example: ${example}`,
-    );
+    throw new UserError('invalid_arguments', `\`${arg}\` needs a unit: a bare number could be msat or an asset.`, `Example: ${example}`);
   }
   const asset = await resolveAssetId(api, nodeName, named);
   return { qty: await rawAssetAmount(api, asset, text, { arg, raw, example }), asset };
@@ -111,7 +107,10 @@ const makerExecute = defineCommand({
   args: z.object({
     node: nodeArg(),
     swapstring: z.string().min(10).describe('The swap string from `swap maker-init`'),
-    payment_secret: z.string().regex(/^[0-9a-fA-F]{64}$/, 'a 64-hex-digit secret').describe('The payment secret from `swap maker-init`'),
+    payment_secret: z
+      .string()
+      .regex(/^[0-9a-fA-F]{64}$/, 'a 64-hex-digit secret')
+      .describe('The payment secret from `swap maker-init`'),
     taker_pubkey: z.string().trim().min(1).describe('The taker node: its pubkey, or the name of one of your nodes'),
   }),
   role: 'admin',
@@ -199,7 +198,10 @@ const list = nodeListCommand({
   },
   empty: () => [msg.text('No swaps.')],
   async page({ api, items, all }) {
-    const assets = await assetIndexIf(api, all.some(({ s }) => s.from_asset || s.to_asset));
+    const assets = await assetIndexIf(
+      api,
+      all.some(({ s }) => s.from_asset || s.to_asset),
+    );
     const qty = (q: number | bigint | undefined, asset: string | undefined | null) => {
       if (!asset) return `${thousands(q ?? 0)} msat`;
       const info = assets.get(asset);

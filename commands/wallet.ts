@@ -148,7 +148,11 @@ const utxos = defineCommand({
     const made = (await outpoints()).filter((u) => !before.has(u.utxo?.outpoint) && u.utxo?.colorable);
     const sizes = [...new Set(made.map((u) => Number(u.utxo?.btc_amount ?? 0)))];
     const txid = made[0]?.utxo?.outpoint?.split(':')[0];
-    const tx = txid ? ((await api.listtransactions({ skip_sync: true }).catch(() => ({ transactions: [] }))).transactions ?? []).find((t) => t.txid === txid) : undefined;
+    const tx = txid
+      ? ((await api.listtransactions({ skip_sync: true }).catch(() => ({ transactions: [] }))).transactions ?? []).find(
+          (t) => t.txid === txid,
+        )
+      : undefined;
     const what = made.length
       ? `Created ${made.length} UTXO${made.length === 1 ? '' : 's'} of ${sizes.map((n) => formatSats(n)).join(', ')}${tx?.fee !== undefined && tx.fee !== null ? `, fee ${formatSats(tx.fee)}` : ''} at ${ctx.args.fee_rate} sat/vB.`
       : `Asked for ${ctx.args.up_to ? 'up to ' : ''}${ctx.args.num ?? 'the default number of'} UTXO(s)${ctx.args.size ? ` of ${formatSats(ctx.args.size)}` : ''} at ${ctx.args.fee_rate} sat/vB (the new outputs are not listed yet).`;

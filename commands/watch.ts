@@ -20,7 +20,10 @@ export const WATCH_KINDS = ['status', 'payments', 'channels', 'transfers', 'depo
 
 function parseKinds(s: string | undefined): string[] | undefined {
   if (!s) return undefined;
-  const list = s.split(/[,\s]+/).map((x) => x.trim().toLowerCase()).filter(Boolean);
+  const list = s
+    .split(/[,\s]+/)
+    .map((x) => x.trim().toLowerCase())
+    .filter(Boolean);
   if (list.includes('all')) return WATCH_KINDS;
   const unknown = list.filter((x) => !WATCH_KINDS.includes(x));
   if (unknown.length) {
@@ -33,9 +36,8 @@ function parseKinds(s: string | undefined): string[] | undefined {
   return list.length ? list : undefined;
 }
 
-const formatMsat = (msat: number): string => (
-  msat % 1000 === 0 ? `${(msat / 1000).toLocaleString('en-US')} sats` : `${msat.toLocaleString('en-US')} msat`
-);
+const formatMsat = (msat: number): string =>
+  msat % 1000 === 0 ? `${(msat / 1000).toLocaleString('en-US')} sats` : `${msat.toLocaleString('en-US')} msat`;
 
 async function resolveTarget(ctx: CommandContext<unknown>, value: string): Promise<{ target: string; node?: HostedNode }> {
   if (value.toLowerCase() === ALL_NODES) return { target: ALL_NODES };
@@ -62,7 +64,10 @@ function describeWatch(w: Watch): string {
 
 function parseStatuses(s: string | undefined): string[] | undefined {
   if (!s) return undefined;
-  const list = s.split(/[,\s]+/).map((x) => x.trim().toUpperCase()).filter(Boolean);
+  const list = s
+    .split(/[,\s]+/)
+    .map((x) => x.trim().toUpperCase())
+    .filter(Boolean);
   const unknown = list.filter((x) => !KNOWN_STATUSES.includes(x));
   if (unknown.length) {
     throw new UserError(
@@ -84,7 +89,7 @@ async function pointWebhooks(ctx: CommandContext<unknown>, nodes: HostedNode[]):
     if (current) {
       if (wanted && current !== wanted && !current.startsWith(`${base}/webhooks/service`)) {
         lines.push(
-          `${n.name}: its webhook URL already points elsewhere (${current}); events reach this bot only if that endpoint forwards them.`
+          `${n.name}: its webhook URL already points elsewhere (${current}); events reach this bot only if that endpoint forwards them.`,
         );
       }
       continue;
@@ -113,18 +118,25 @@ const add = defineCommand({
   args: z.object({
     node: target(),
     status: z.string().trim().optional().describe('Only these statuses, comma-separated, e.g. FAILED,PAUSED (default: every change)'),
-    kinds: z.string().trim().optional().describe(`Any of ${WATCH_KINDS.join(',')}, or all (default: status)`),
-    min_amount: z.string()
+    kinds: z
+      .string()
+      .trim()
+      .optional()
+      .describe(`Any of ${WATCH_KINDS.join(',')}, or all (default: status)`),
+    min_amount: z
+      .string()
       .trim()
       .meta({ amount: 'msat' })
       .optional()
       .describe('Payments below this are not posted, e.g. "10k sats" or "500000 msat"'),
-    escalate_after: z.coerce.number()
+    escalate_after: z.coerce
+      .number()
       .positive()
       .max(7 * 24 * 60)
       .optional()
       .describe('Minutes an incident may stay unacknowledged before on-call is paged (default 10)'),
-    pagerduty_key: z.string()
+    pagerduty_key: z
+      .string()
       .trim()
       .regex(/^[A-Za-z0-9]{20,64}$/, 'a PagerDuty integration (routing) key: 32 letters and digits')
       .optional()
@@ -166,7 +178,7 @@ const add = defineCommand({
         ]),
         ...(webhookLines.length ? [msg.text(webhookLines.join('\n'))] : []),
         msg.context(
-          'A FAILED status opens an incident with Restart, Logs and Acknowledge buttons. `/rln watch mute` silences it for a while.'
+          'A FAILED status opens an incident with Restart, Logs and Acknowledge buttons. `/rln watch mute` silences it for a while.',
         ),
       ],
     };
@@ -192,9 +204,11 @@ const remove = defineCommand({
     if (!w) {
       const all = mine.some((x) => x.target === ALL_NODES);
       // Suggest muting only a node that exists: for anything else, say so and point at the lists.
-      const known = value.toLowerCase() === ALL_NODES || (await ctx.services.hosting.listNodes().catch(() => [])).some(
-        (n) => n.nodeId === value || n.name.toLowerCase() === value.toLowerCase()
-      );
+      const known =
+        value.toLowerCase() === ALL_NODES ||
+        (await ctx.services.hosting.listNodes().catch(() => [])).some(
+          (n) => n.nodeId === value || n.name.toLowerCase() === value.toLowerCase(),
+        );
       if (!known) {
         throw new UserError(
           'invalid_arguments',
@@ -272,7 +286,12 @@ const mute = defineCommand({
   example: '/rln watch mute alice minutes=60',
   args: z.object({
     node: target().default(ALL_NODES),
-    minutes: z.coerce.number().positive().max(7 * 24 * 60).default(60).describe('How long, in minutes (default 60)'),
+    minutes: z.coerce
+      .number()
+      .positive()
+      .max(7 * 24 * 60)
+      .default(60)
+      .describe('How long, in minutes (default 60)'),
   }),
   positional: ['node'],
   nodeArg: false,
@@ -316,7 +335,8 @@ const ack = defineCommand({
   summary: 'Acknowledge an incident: records who took it and stops repeat notifications',
   example: '/rln watch ack 12',
   args: z.object({
-    incident: z.string()
+    incident: z
+      .string()
       .trim()
       .regex(/^#?\d+$/, 'an incident number, e.g. 12')
       .describe('Incident number, as shown on the incident message'),
@@ -329,7 +349,12 @@ const ack = defineCommand({
   mutates: true,
   async handler(ctx): Promise<Message> {
     const id = Number(ctx.args.incident.replace(/^#/, ''));
-    const { incident, already } = await ctx.services.watches.ack({ incidentId: id, actor: ctx.actor, place: ctx.place, nodeId: ctx.node?.nodeId });
+    const { incident, already } = await ctx.services.watches.ack({
+      incidentId: id,
+      actor: ctx.actor,
+      place: ctx.place,
+      nodeId: ctx.node?.nodeId,
+    });
     const name = incident.nodeName ?? incident.nodeId;
     if (already) {
       return {

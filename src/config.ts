@@ -28,9 +28,14 @@ const byteSize = (name: string, dflt: string, min: number, max: number, example:
     .transform((v, ctx) => {
       const m = /^(\d+)\s*(b|kib|kb|k|mib|mb|m|gib|gb|g)?$/i.exec(v);
       const unit = (m?.[2] ?? 'b').toLowerCase();
-      const bytes = m ? Number(m[1]) * (unit.startsWith('k') ? 1024 : unit.startsWith('m') ? 1024 ** 2 : unit.startsWith('g') ? 1024 ** 3 : 1) : NaN;
+      const bytes = m
+        ? Number(m[1]) * (unit.startsWith('k') ? 1024 : unit.startsWith('m') ? 1024 ** 2 : unit.startsWith('g') ? 1024 ** 3 : 1)
+        : NaN;
       if (!Number.isSafeInteger(bytes) || bytes < min || bytes > max) {
-        ctx.addIssue({ code: 'custom', message: `${name} must be a size from ${min / 1024} KiB to ${max / 1024 ** 2} MiB, e.g. ${example}` });
+        ctx.addIssue({
+          code: 'custom',
+          message: `${name} must be a size from ${min / 1024} KiB to ${max / 1024 ** 2} MiB, e.g. ${example}`,
+        });
         return z.NEVER;
       }
       return bytes;
@@ -39,7 +44,12 @@ const byteSize = (name: string, dflt: string, min: number, max: number, example:
 const principals = z
   .string()
   .optional()
-  .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean))
+  .transform((v) =>
+    (v ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  )
   .refine(
     (list) => list.every((p) => PRINCIPAL_RE.test(p)),
     'each entry must look like slack:U123, discord:123456, slack-group:S123 or discord-role:123456',
@@ -93,7 +103,10 @@ const envSchema = z.object({
   SLACK_API_URL: url('SLACK_API_URL').optional(),
   DISCORD_TOKEN: z.string().min(1).optional(),
   DISCORD_APPLICATION_ID: z.string().regex(/^\d+$/, 'DISCORD_APPLICATION_ID must be the numeric application id').optional(),
-  DISCORD_PUBLIC_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, 'DISCORD_PUBLIC_KEY must be 64 hex characters').optional(),
+  DISCORD_PUBLIC_KEY: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, 'DISCORD_PUBLIC_KEY must be 64 hex characters')
+    .optional(),
   DISCORD_API_URL: url('DISCORD_API_URL').optional(),
   DISCORD_GUILD_ID: z.string().regex(/^\d+$/, 'DISCORD_GUILD_ID must be the numeric server (guild) id').optional(),
   ADMIN_USERS: principals,
@@ -113,7 +126,8 @@ const envSchema = z.object({
     .default('admin')
     .transform((v, ctx) => {
       const role = roleNamed(v);
-      if (!role) ctx.addIssue({ code: 'custom', message: 'AUDIT_READ_ROLE must be read, operate or admin (reader and operator are accepted)' });
+      if (!role)
+        ctx.addIssue({ code: 'custom', message: 'AUDIT_READ_ROLE must be read, operate or admin (reader and operator are accepted)' });
       return role ?? 'admin';
     }),
   WEBHOOK_SIGNATURE_HEADER: z.string().min(1).default('X-Service-Signature'),
@@ -199,7 +213,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // Cross-field rules run on whatever is present, so every problem is listed at once.
   const e = (parsed.success ? parsed.data : raw) as Partial<Env>;
   {
-    if (e.SERVICE_URL && !e.SERVICE_API_TOKEN) problems.push('SERVICE_API_TOKEN: required when SERVICE_URL is set (the management API token)');
+    if (e.SERVICE_URL && !e.SERVICE_API_TOKEN)
+      problems.push('SERVICE_API_TOKEN: required when SERVICE_URL is set (the management API token)');
     if (e.SLACK_APP_TOKEN && !e.SLACK_BOT_TOKEN) problems.push('SLACK_BOT_TOKEN: required with SLACK_APP_TOKEN (Socket Mode)');
     if (e.SLACK_SIGNING_SECRET && !e.SLACK_BOT_TOKEN) problems.push('SLACK_BOT_TOKEN: required with SLACK_SIGNING_SECRET (HTTP mode)');
     if (e.SLACK_BOT_TOKEN && !e.SLACK_APP_TOKEN && !e.SLACK_SIGNING_SECRET)

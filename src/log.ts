@@ -12,8 +12,18 @@ import { pino, type Logger } from 'pino';
 import { redact, redactValue } from './redact.js';
 
 const SECRET_KEYS = [
-  'token', 'apiToken', 'password', 'old_password', 'new_password', 'mnemonic', 'secret',
-  'signingSecret', 'authorization', 'Authorization', 'backup_password', 'signature',
+  'token',
+  'apiToken',
+  'password',
+  'old_password',
+  'new_password',
+  'mnemonic',
+  'secret',
+  'signingSecret',
+  'authorization',
+  'Authorization',
+  'backup_password',
+  'signature',
 ];
 
 const redactPaths = [

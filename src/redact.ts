@@ -88,9 +88,13 @@ function maskRegistered(text: string): string {
 const SECRET_WORDS =
   'password|passphrase|passwd|pwd|mnemonic|seed|token|secret|signature|credential|authorization|cookie|api[_-]?key|private[_-]?key|routing[_-]?key|pagerduty[_-]?key|access[_-]?key|secret[_-]?key|auth[_-]?key|integration[_-]?key';
 /** A key, flag or field name whose value is a secret (`rpc_password`, `--mnemonic`, `X-Api-Key`). */
-export const SECRET_KEY_RE = new RegExp(`^(?:proxy-)?authorization$|^(?:set-)?cookie$|^pass$|^pw$|(?:^|[_-])pass(?:$|[_-])|${SECRET_WORDS}`, 'i');
+export const SECRET_KEY_RE = new RegExp(
+  `^(?:proxy-)?authorization$|^(?:set-)?cookie$|^pass$|^pw$|(?:^|[_-])pass(?:$|[_-])|${SECRET_WORDS}`,
+  'i',
+);
 /** Names that hold a secret word but no secret: a public key, a key's id, a token's kind or count. */
-const NOT_SECRET_KEY_RE = /pub(?:lic)?[_-]?key|key[_-]?(?:id|name|type|kind)$|token[_-]?(?:type|kind|count|id|name|expires?(?:_at)?)$|seed[_-]?(?:peers?|nodes?)$|^(?:has|is|no|with)[_-]/i;
+const NOT_SECRET_KEY_RE =
+  /pub(?:lic)?[_-]?key|key[_-]?(?:id|name|type|kind)$|token[_-]?(?:type|kind|count|id|name|expires?(?:_at)?)$|seed[_-]?(?:peers?|nodes?)$|^(?:has|is|no|with)[_-]/i;
 
 /** Whether a key, flag or field name holds a secret value. */
 export function isSecretKeyName(name: string): boolean {
@@ -106,7 +110,8 @@ const EXTENDED_KEY_RE = /\b[xtyzuvYZUV]prv[1-9A-HJ-NP-Za-km-z]{20,}/g;
 /** `scheme://user:password@host`: the password (whatever it holds but `@`, `/` and blanks). */
 const URL_CREDENTIALS_RE = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/@:"'<>]*):([^\s/@"'<>]+)@/gi;
 /** An Authorization header or field, its scheme kept: `Authorization: Basic dXNl…`. */
-const AUTH_HEADER_RE = /\b((?:proxy-)?authorization)(["']?\s*[:=]\s*["']?)(?:(basic|bearer|biscuit|token|digest|negotiate|ntlm|apikey|hmac[\w-]*)\s+)?([^\s"',;]+)/gi;
+const AUTH_HEADER_RE =
+  /\b((?:proxy-)?authorization)(["']?\s*[:=]\s*["']?)(?:(basic|bearer|biscuit|token|digest|negotiate|ntlm|apikey|hmac[\w-]*)\s+)?([^\s"',;]+)/gi;
 /** A Bearer or Biscuit credential anywhere. */
 const BEARER_RE = /\b(Bearer|Biscuit)\s+(?!\[redacted\])[A-Za-z0-9._~+/=-]+/gi;
 /** A Basic credential anywhere: base64 holding a digit, `+`, `/` or `=` (not a word such as "Basic settings"). */
@@ -219,7 +224,9 @@ function maskLine(line: string): string {
   for (const re of TOKEN_SHAPES) out = out.replace(re, REDACTED);
   out = out.replace(BISCUIT_RE, REDACTED);
   out = out.replace(FLAG_RE, (m, before: string, flag: string, sep: string, value: string) =>
-    isSecretKeyName(flag) && value !== REDACTED && !/^-/.test(value) ? `${before}${flag}${sep}${value.startsWith('"') || value.startsWith("'") ? `${value[0]}${REDACTED}${value[0]}` : REDACTED}` : m,
+    isSecretKeyName(flag) && value !== REDACTED && !/^-/.test(value)
+      ? `${before}${flag}${sep}${value.startsWith('"') || value.startsWith("'") ? `${value[0]}${REDACTED}${value[0]}` : REDACTED}`
+      : m,
   );
   out = maskAssignments(out);
   out = maskWordRuns(out);

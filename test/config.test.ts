@@ -75,14 +75,18 @@ describe('the hardening variables', () => {
         err = e;
       }
       expect(err, bad).toBeInstanceOf(ConfigError);
-      expect((err as ConfigError).problems.join('\n')).toMatch(/^DATABASE_URL: DATABASE_URL must be a PostgreSQL URL, e\.g\. postgres:\/\//);
+      expect((err as ConfigError).problems.join('\n')).toMatch(
+        /^DATABASE_URL: DATABASE_URL must be a PostgreSQL URL, e\.g\. postgres:\/\//,
+      );
       expect(String(err)).not.toContain('pw@');
     }
   });
 
   it('counts DATABASE_URL and its password (as written and decoded) among the secrets, so neither is ever logged', () => {
     const config = loadConfig({ DATABASE_URL: 'postgres://bot:s3cr%2Fet-pass@db:5432/rln' });
-    expect(secretValues(config)).toEqual(expect.arrayContaining(['postgres://bot:s3cr%2Fet-pass@db:5432/rln', 's3cr%2Fet-pass', 's3cr/et-pass']));
+    expect(secretValues(config)).toEqual(
+      expect.arrayContaining(['postgres://bot:s3cr%2Fet-pass@db:5432/rln', 's3cr%2Fet-pass', 's3cr/et-pass']),
+    );
     for (const v of secretValues(config)) registerSecret(v);
     expect(redactText('connecting with password s3cr/et-pass to postgres://bot:s3cr%2Fet-pass@db:5432/rln')).not.toMatch(/s3cr/);
   });

@@ -8,10 +8,12 @@ import { describe, expect, it } from 'vitest';
 import { redact, registerSecret, registerTypedSecret, BIP39_RUN_MIN_WORDS } from '../src/redact.js';
 
 const MNEMONIC = 'abandon ability able about above absent absorb abstract absurd abuse access accident';
-const MNEMONIC_24 = 'legal winner thank year wave sausage worth useful legal winner thank yellow legal winner thank year wave sausage worth useful legal winner thank yellow';
+const MNEMONIC_24 =
+  'legal winner thank year wave sausage worth useful legal winner thank yellow legal winner thank year wave sausage worth useful legal winner thank yellow';
 const XPRV = 'xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LnF5kejMRNNU3TGtRBeJgk33yuGBxrMPHi';
 const TPRV = 'tprv8ZgxMBicQKsPd9TeAdPADNnSyH9SSUUbTVeFszDE23Ki6TBB5nCemPFDLCHE2VFZEwyDZgVmZ14aFvqKL3M4KAbE9Vos3GPL5CBvdZ5MzfG';
-const BISCUIT = 'EoQBChoKBXVzZXJzCgdhY2NvdW50GAMiCQoHCAQSAxiACBIkCAASIKDDRl6rP_Zq4kl1Y1mdtV4zvYsXQmRR2yB7vbWR1VyfGkAB8eR1b1HcbPIcbVAYbmb6sRmgX0DJ8Y_bQxo4ibnqtR8qKzG8NsVf1qvyS4v4fdAPBg';
+const BISCUIT =
+  'EoQBChoKBXVzZXJzCgdhY2NvdW50GAMiCQoHCAQSAxiACBIkCAASIKDDRl6rP_Zq4kl1Y1mdtV4zvYsXQmRR2yB7vbWR1VyfGkAB8eR1b1HcbPIcbVAYbmb6sRmgX0DJ8Y_bQxo4ibnqtR8qKzG8NsVf1qvyS4v4fdAPBg';
 const BASIC = Buffer.from('rpcuser:rpcpass-Zq81').toString('base64');
 
 /** [what, line, the secret parts that must not pass]. */
@@ -19,7 +21,11 @@ const PLANTED: Array<[string, string, string[]]> = [
   ['an unquoted mnemonic after a colon', `mnemonic: ${MNEMONIC}`, MNEMONIC.split(' ').slice(1)],
   ['a quoted mnemonic in JSON-ish text', `body={"mnemonic": "${MNEMONIC}", "x": 1}`, MNEMONIC.split(' ')],
   ['bare seed words', `2026-11-22T10:00:00Z WARN rgb_lib: ${MNEMONIC}`, MNEMONIC.split(' ')],
-  ['numbered seed words', `words: 1. abandon 2. ability 3. able 4. about 5. above 6. absent`, ['ability', 'able', 'about', 'above', 'absent']],
+  [
+    'numbered seed words',
+    `words: 1. abandon 2. ability 3. able 4. about 5. above 6. absent`,
+    ['ability', 'able', 'about', 'above', 'absent'],
+  ],
   ['24 seed words after "seed words"', `seed words = ${MNEMONIC_24}`, ['winner', 'sausage', 'useful', 'yellow']],
   ['a mnemonic in a JSON line', `{"level":"info","req":{"params":{"mnemonic":"${MNEMONIC}"}}}`, ['abandon ability']],
   ['a mnemonic in a JSON string', `{"level":"info","msg":"init with ${MNEMONIC}"}`, ['ability able about']],
@@ -38,7 +44,11 @@ const PLANTED: Array<[string, string, string[]]> = [
   ['credentials in a URL, password with a colon', 'proxy https://u:p%40ss:word@proxy.example/', ['p%40ss', 'word@']],
   ['an xprv key', `master key ${XPRV}`, [XPRV.slice(4, 40)]],
   ['a tprv key', `derived ${TPRV}/84'/1'/0'`, [TPRV.slice(4, 40)]],
-  ['a PEM private key', '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----', ['MIIEvQIBADAN', 'BKcwggSj']],
+  [
+    'a PEM private key',
+    '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----',
+    ['MIIEvQIBADAN', 'BKcwggSj'],
+  ],
   ['password: value with spaces', 'unlock password: correct horse battery staple', ['correct', 'horse', 'battery', 'staple']],
   ['token: value, then another field', 'api token: tk 99 88, retries=3', ['tk 99 88']],
   ['password = value', 'password = hunter2-long user=bob', ['hunter2-long']],

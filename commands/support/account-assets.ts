@@ -17,7 +17,9 @@ const LIST_TIMEOUT_MS = 3_000;
 
 /** The assets of the account's other running nodes, each with the node that holds it. */
 async function otherNodesAssets(ctx: CommandContext<unknown>, self: HostedNode): Promise<Array<AssetRow & { holder: string }>> {
-  const nodes = (await ctx.services.hosting.listNodes().catch(() => [] as HostedNode[])).filter((n) => n.nodeId !== self.nodeId && n.status === 'RUNNING' && n.invoke_url);
+  const nodes = (await ctx.services.hosting.listNodes().catch(() => [] as HostedNode[])).filter(
+    (n) => n.nodeId !== self.nodeId && n.status === 'RUNNING' && n.invoke_url,
+  );
   const out: Array<AssetRow & { holder: string }> = [];
   await mapLimited(nodes, 4, async (n) => {
     const rows = await within(loadAssets(ctx.services.nodeApi(n)), LIST_TIMEOUT_MS).catch(() => [] as AssetRow[]);
@@ -31,7 +33,12 @@ async function otherNodesAssets(ctx: CommandContext<unknown>, self: HostedNode):
  * asset of that ticker (or id) on the account's other nodes, with its ticker and precision.
  * `unit` is set only when it came from another node (the node itself says its own).
  */
-export async function resolveAccountAsset(ctx: CommandContext<unknown>, api: NodeApiClient, node: HostedNode, value: string): Promise<{ id: string; unit?: AssetUnit }> {
+export async function resolveAccountAsset(
+  ctx: CommandContext<unknown>,
+  api: NodeApiClient,
+  node: HostedNode,
+  value: string,
+): Promise<{ id: string; unit?: AssetUnit }> {
   const v = value.trim();
   let ownError: UserError | undefined;
   try {

@@ -9,7 +9,8 @@ export type { AmountText, AssetUnit, SatUnit } from '../../src/vocabulary/index.
 
 /** A bigint for an API that takes JSON numbers: refused above 2^53 rather than rounded. */
 export function toSafeNumber(v: bigint, arg: string): number {
-  if (v > BigInt(Number.MAX_SAFE_INTEGER)) throw new UserError('invalid_arguments', `\`${arg}\` is too large.`, 'The node takes at most 9007199254740991 base units.');
+  if (v > BigInt(Number.MAX_SAFE_INTEGER))
+    throw new UserError('invalid_arguments', `\`${arg}\` is too large.`, 'The node takes at most 9007199254740991 base units.');
   return Number(v);
 }
 

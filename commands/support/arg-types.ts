@@ -41,7 +41,10 @@ function unitAmount(field: 'sat' | 'msat') {
       try {
         return toSafeNumber(parseSatAmount(v, field), 'amount');
       } catch (e) {
-        zctx.addIssue({ code: 'custom', message: `${e instanceof AmountError || e instanceof UserError ? e.message : 'not an amount'}; give ${example}` });
+        zctx.addIssue({
+          code: 'custom',
+          message: `${e instanceof AmountError || e instanceof UserError ? e.message : 'not an amount'}; give ${example}`,
+        });
         return z.NEVER;
       }
     });
@@ -62,7 +65,10 @@ export const assetAmount = () =>
       try {
         readAmountText(v);
       } catch (e) {
-        zctx.addIssue({ code: 'custom', message: `${e instanceof AmountError ? e.message : 'not an amount'}; give it in the asset's units, e.g. 10 or 10 USDT (raw units with raw=true)` });
+        zctx.addIssue({
+          code: 'custom',
+          message: `${e instanceof AmountError ? e.message : 'not an amount'}; give it in the asset's units, e.g. 10 or 10 USDT (raw units with raw=true)`,
+        });
       }
     });
 

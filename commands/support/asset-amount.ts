@@ -25,7 +25,11 @@ export async function rawAssetAmount(
   // The node's own word first; else what another node of the account says of the asset.
   const unit = (await assetUnitOf(api, assetId)) ?? opts.unit;
   if (!unit && !opts.raw) {
-    throw new UserError('invalid_arguments', `The node does not say the precision of ${assetId}, so \`${opts.arg}\` cannot be read in display units.`, 'Give it in raw units with `raw=true`.');
+    throw new UserError(
+      'invalid_arguments',
+      `The node does not say the precision of ${assetId}, so \`${opts.arg}\` cannot be read in display units.`,
+      'Give it in raw units with `raw=true`.',
+    );
   }
   let v: bigint;
   try {
@@ -33,6 +37,7 @@ export async function rawAssetAmount(
   } catch (e) {
     throw amountRefusal(opts.arg, e, opts.example);
   }
-  if (opts.positive !== false && v <= 0n) throw new UserError('invalid_arguments', `\`${opts.arg}\` must be more than 0.`, `Example: ${opts.example}`);
+  if (opts.positive !== false && v <= 0n)
+    throw new UserError('invalid_arguments', `\`${opts.arg}\` must be more than 0.`, `Example: ${opts.example}`);
   return toSafeNumber(v, opts.arg);
 }

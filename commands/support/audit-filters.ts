@@ -13,7 +13,11 @@ export function sinceOf(text: string, now: number): Date {
     const d = new Date(t.length === 10 ? `${t}T00:00:00Z` : t.replace(' ', 'T'));
     if (!Number.isNaN(d.getTime())) return d;
   }
-  throw new UserError('invalid_arguments', `since=${t.slice(0, 30)} is not a time.`, 'Write how far back (since=7d, since=24h, since=30m) or a date (since=2026-11-01).');
+  throw new UserError(
+    'invalid_arguments',
+    `since=${t.slice(0, 30)} is not a time.`,
+    'Write how far back (since=7d, since=24h, since=30m) or a date (since=2026-11-01).',
+  );
 }
 
 /**
@@ -48,7 +52,18 @@ export function auditCsv(entries: AuditEntry[]): string {
       .map(([k, v]) => `${k}=${v}`)
       .join(' ');
     lines.push(
-      [e.at.toISOString(), `${e.actor.platform}:${e.actor.userId}`, e.actor.displayName ?? '', e.path.replace(/ /g, '.'), e.node ?? '', e.nodeId ?? '', args, e.outcome, e.reason ?? '', `${e.place.platform}:${e.place.channelId}`]
+      [
+        e.at.toISOString(),
+        `${e.actor.platform}:${e.actor.userId}`,
+        e.actor.displayName ?? '',
+        e.path.replace(/ /g, '.'),
+        e.node ?? '',
+        e.nodeId ?? '',
+        args,
+        e.outcome,
+        e.reason ?? '',
+        `${e.place.platform}:${e.place.channelId}`,
+      ]
         .map(csvCell)
         .join(','),
     );

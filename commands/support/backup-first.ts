@@ -9,7 +9,11 @@ export async function backupFirst(ctx: CommandContext<unknown>, node: HostedNode
   if (ctx.secrets.backup !== 'true') return undefined;
   const password = ctx.secrets.backup_password;
   if (!password) {
-    throw new UserError('invalid_arguments', `Not destroyed: a backup was asked but no node password was entered.`, 'Run `node destroy` again and enter the password, or untick the backup.');
+    throw new UserError(
+      'invalid_arguments',
+      `Not destroyed: a backup was asked but no node password was entered.`,
+      'Run `node destroy` again and enter the password, or untick the backup.',
+    );
   }
   const api = ctx.services.nodeApi(node);
   try {
@@ -23,7 +27,11 @@ export async function backupFirst(ctx: CommandContext<unknown>, node: HostedNode
     }
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
-    throw new UserError('node_error', `Not destroyed: the backup of ${node.name} failed (${why}).`, 'Fix the backup (is the node RUNNING and the password right?) or destroy without one.');
+    throw new UserError(
+      'node_error',
+      `Not destroyed: the backup of ${node.name} failed (${why}).`,
+      'Fix the backup (is the node RUNNING and the password right?) or destroy without one.',
+    );
   }
   return path;
 }

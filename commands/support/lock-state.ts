@@ -14,7 +14,13 @@ export type LockState = 'uninitialised' | 'locked' | 'unlocked' | 'unknown' | 'n
 export const LOCK_STATE_TIMEOUT_MS = 1_500;
 export const LOCK_STATE_CONCURRENCY = 4;
 
-const MARK: Record<LockState, string> = { uninitialised: '⚪ uninitialised', locked: '🔒 locked', unlocked: '🔓 unlocked', unknown: '❔ unknown', 'not running': '—' };
+const MARK: Record<LockState, string> = {
+  uninitialised: '⚪ uninitialised',
+  locked: '🔒 locked',
+  unlocked: '🔓 unlocked',
+  unknown: '❔ unknown',
+  'not running': '—',
+};
 
 export function lockStateText(s: LockState): string {
   return MARK[s];
@@ -34,7 +40,11 @@ export async function lockStateOf(ctx: CommandContext<unknown>, node: HostedNode
 export const LOCK_STATES_DEADLINE_MS = 3_000;
 
 /** The lock state of each node, in order. */
-export async function lockStates(ctx: CommandContext<unknown>, nodes: HostedNode[], opts: { timeoutMs?: number; concurrency?: number; deadlineMs?: number } = {}): Promise<LockState[]> {
+export async function lockStates(
+  ctx: CommandContext<unknown>,
+  nodes: HostedNode[],
+  opts: { timeoutMs?: number; concurrency?: number; deadlineMs?: number } = {},
+): Promise<LockState[]> {
   const states: LockState[] = nodes.map((n) => (n.status === 'RUNNING' && n.invoke_url ? 'unknown' : 'not running'));
   await within(
     mapLimited(nodes, opts.concurrency ?? LOCK_STATE_CONCURRENCY, async (n, i) => {

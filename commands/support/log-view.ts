@@ -52,7 +52,16 @@ export async function logView(urls: string[], o: { lines: number; nodeName: stri
   while (tail.length > 1 && tail.join('\n').length > LOG_TAIL_MAX_CHARS) tail = tail.slice(1);
   const cut = tail.length < Math.min(o.lines, all.length) ? ' (as many as fit in a message; the whole file is attached)' : '';
   const blocks: Block[] = [
-    msg.text([`Last ${tail.length} of ${all.length} lines of `, { code: main.name }, main.cutAtMax ? ` (the file is longer than ${Math.round(maxBytes / 1024 / 1024)} MiB, LOG_DOWNLOAD_MAX_BYTES: read up to there, its last part kept)` : main.truncated ? ` (the last ${Math.round(LOG_KEEP_BYTES / 1024 / 1024)} MiB of the file)` : '', `${cut}:`]),
+    msg.text([
+      `Last ${tail.length} of ${all.length} lines of `,
+      { code: main.name },
+      main.cutAtMax
+        ? ` (the file is longer than ${Math.round(maxBytes / 1024 / 1024)} MiB, LOG_DOWNLOAD_MAX_BYTES: read up to there, its last part kept)`
+        : main.truncated
+          ? ` (the last ${Math.round(LOG_KEEP_BYTES / 1024 / 1024)} MiB of the file)`
+          : '',
+      `${cut}:`,
+    ]),
     ...chunks(tail).map((c) => msg.code(c)),
   ];
   const files = masked.map((d) =>

@@ -14,7 +14,10 @@ export function imageOf(node: HostedNode): string | undefined {
 }
 
 /** The node's image and the latest one; `upToDate` only when the node's version is known and already the latest (docs/ARCHITECTURE.md, "Node images"). */
-export async function upgradeTarget(ctx: { services: { hosting: { latestImage(): Promise<{ version: string }> } } }, node: HostedNode): Promise<{ current?: string; version: string; upToDate: boolean }> {
+export async function upgradeTarget(
+  ctx: { services: { hosting: { latestImage(): Promise<{ version: string }> } } },
+  node: HostedNode,
+): Promise<{ current?: string; version: string; upToDate: boolean }> {
   const current = imageOf(node);
   const { version } = await ctx.services.hosting.latestImage();
   return { current, version, upToDate: current !== undefined && current === version };
@@ -22,21 +25,29 @@ export async function upgradeTarget(ctx: { services: { hosting: { latestImage():
 
 /** Why an upgrade has nothing to do, and where to look instead. */
 export function upToDateRefusal(node: HostedNode, version: string): { reason: string; next: string } {
-  return { reason: `${node.name} already runs the latest image, ${version}: there is nothing to upgrade.`, next: 'See every node’s version with `/rln node image`.' };
+  return {
+    reason: `${node.name} already runs the latest image, ${version}: there is nothing to upgrade.`,
+    next: 'See every node’s version with `/rln node image`.',
+  };
 }
 
 /** The latest image and what each node runs (`unknown` where the service does not say). */
 export function imageOverview(version: string, nodes: HostedNode[]): Message {
-  const rows = [...nodes].sort((a, b) => a.name.localeCompare(b.name)).map((n) => {
-    const runs = imageOf(n);
-    return [n.name, runs ?? 'unknown', runs === undefined ? 'unknown' : runs === version ? '✅ current' : `⬆️ upgrade to ${version}`];
-  });
+  const rows = [...nodes]
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .map((n) => {
+      const runs = imageOf(n);
+      return [n.name, runs ?? 'unknown', runs === undefined ? 'unknown' : runs === version ? '✅ current' : `⬆️ upgrade to ${version}`];
+    });
   const behind = rows.filter((r) => r[2].startsWith('⬆️')).length;
   return {
     header: 'RLN images',
     tone: behind ? 'warning' : 'info',
     blocks: [
-      msg.fields([{ label: 'Latest', value: version, inline: true }, { label: 'Behind', value: `${behind} of ${rows.length} node(s)`, inline: true }]),
+      msg.fields([
+        { label: 'Latest', value: version, inline: true },
+        { label: 'Behind', value: `${behind} of ${rows.length} node(s)`, inline: true },
+      ]),
       ...(rows.length ? [msg.table({ columns: [{ header: 'Node' }, { header: 'Runs' }, { header: 'State' }], rows })] : []),
       ...(behind ? [msg.context('Upgrade one with `node upgrade <node>`.')] : []),
     ],

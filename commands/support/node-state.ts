@@ -37,7 +37,10 @@ export async function freshNode(ctx: Ctx, node: HostedNode): Promise<HostedNode>
 export async function requireRunning(ctx: Ctx, node: HostedNode, action: string): Promise<Refusal | undefined> {
   const { status } = await freshNode(ctx, node);
   if (status === 'RUNNING') return undefined;
-  return { reason: `${node.name} is ${status}, not RUNNING: its node API does not answer, so it cannot ${action}.`, next: notRunningNext({ name: node.name, status }) };
+  return {
+    reason: `${node.name} is ${status}, not RUNNING: its node API does not answer, so it cannot ${action}.`,
+    next: notRunningNext({ name: node.name, status }),
+  };
 }
 
 /** The wallet state a lifecycle command needs, and the words for refusing the others. */
@@ -55,16 +58,24 @@ export async function requireWallet(ctx: Ctx, node: HostedNode, need: WalletNeed
   if (state === 'unknown' || state === 'not running' || state === need) return undefined;
   if (need === 'not unlocked' && state !== 'unlocked') return undefined;
   const n = node.name;
-  if (state === 'uninitialised') return { reason: `${n} is not initialized yet: there is no wallet to ${action}.`, next: `Initialize it with \`/rln node init ${n}\`.` };
+  if (state === 'uninitialised')
+    return { reason: `${n} is not initialized yet: there is no wallet to ${action}.`, next: `Initialize it with \`/rln node init ${n}\`.` };
   if (need === 'uninitialised') {
     return state === 'locked'
       ? { reason: `${n} is already initialized (its wallet is locked).`, next: `Unlock it with \`/rln node unlock ${n}\`.` }
-      : { reason: `${n} is already initialized and unlocked: there is nothing to initialize.`, next: `See it with \`/rln node info ${n}\`.` };
+      : {
+          reason: `${n} is already initialized and unlocked: there is nothing to initialize.`,
+          next: `See it with \`/rln node info ${n}\`.`,
+        };
   }
   if (need === 'unlocked') return { reason: `${n} is already locked.`, next: `Unlock it with \`/rln node unlock ${n}\`.` };
   // need === 'locked', the wallet is unlocked
-  if (action === 'unlock') return { reason: `${n} is already unlocked.`, next: `Nothing to do. Lock it with \`/rln node lock ${n}\` if you meant that.` };
-  return { reason: `${n} is unlocked: the node can ${action} only while it is locked.`, next: `Lock it first with \`/rln node lock ${n}\`, then run this again.` };
+  if (action === 'unlock')
+    return { reason: `${n} is already unlocked.`, next: `Nothing to do. Lock it with \`/rln node lock ${n}\` if you meant that.` };
+  return {
+    reason: `${n} is unlocked: the node can ${action} only while it is locked.`,
+    next: `Lock it first with \`/rln node lock ${n}\`, then run this again.`,
+  };
 }
 
 /** Reads something from a node for a confirmation, or undefined when it fails or is late. */
@@ -92,7 +103,11 @@ async function channelsLine(ctx: Ctx, node: HostedNode): Promise<string | undefi
 /** What goes offline when the node stops, shuts down or locks: a confirmation field. */
 export async function offlineField(ctx: Ctx, node: HostedNode, until: string): Promise<Field> {
   const ch = await channelsLine(ctx, node);
-  const what = !ch ? `${node.name}'s node API and every channel it has` : ch === 'no channels' ? `${node.name}'s node API (it has no channels)` : `${node.name}'s node API and its ${ch}`;
+  const what = !ch
+    ? `${node.name}'s node API and every channel it has`
+    : ch === 'no channels'
+      ? `${node.name}'s node API (it has no channels)`
+      : `${node.name}'s node API and its ${ch}`;
   return { label: 'Goes offline', value: `${what}: no payments are sent, received or routed until ${until}.` };
 }
 

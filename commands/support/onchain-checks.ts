@@ -10,7 +10,10 @@ import type { NodeApiClient } from '../../src/node-api/index.js';
 export async function capacityRefusal(api: NodeApiClient, name: string, capacity: number, rgb: boolean): Promise<Refusal | undefined> {
   const info = await api.nodeinfo().catch(() => undefined);
   const min = Number((rgb ? info?.rgb_channel_capacity_min_sat : undefined) ?? info?.channel_capacity_min_sat ?? 0);
-  const max = info?.channel_capacity_max_sat !== undefined && info.channel_capacity_max_sat !== null ? Number(info.channel_capacity_max_sat) : undefined;
+  const max =
+    info?.channel_capacity_max_sat !== undefined && info.channel_capacity_max_sat !== null
+      ? Number(info.channel_capacity_max_sat)
+      : undefined;
   if (capacity >= min && (max === undefined || capacity <= max)) return undefined;
   const range = `${formatSats(min)}${max !== undefined ? ` to ${formatSats(max)}` : ' or more'}`;
   return {
@@ -25,5 +28,8 @@ export async function fundsRefusal(api: NodeApiClient, name: string, sats: numbe
   if (!b) return undefined;
   const spendable = Number(b.vanilla?.spendable ?? 0);
   if (sats <= spendable) return undefined;
-  return { reason: `${name} can spend ${formatSats(spendable)} on-chain now, less than the ${formatSats(sats)} this needs (before the fee).`, next: `Fund it first: \`wallet address ${name}\`; see \`wallet balance ${name}\`.` };
+  return {
+    reason: `${name} can spend ${formatSats(spendable)} on-chain now, less than the ${formatSats(sats)} this needs (before the fee).`,
+    next: `Fund it first: \`wallet address ${name}\`; see \`wallet balance ${name}\`.`,
+  };
 }

@@ -25,7 +25,11 @@ export function matchOurNode(nodes: HostedNode[], ref: string): HostedNode | und
   if (exact) return exact;
   const loose = nodes.filter((n) => n.name.toLowerCase() === ref.toLowerCase());
   if (loose.length > 1) {
-    throw new UserError('invalid_arguments', `${JSON.stringify(ref)} matches ${loose.length} nodes: ${loose.map((n) => `${n.name} (${n.nodeId})`).join(', ')}.`, 'Give the exact name or the node id.');
+    throw new UserError(
+      'invalid_arguments',
+      `${JSON.stringify(ref)} matches ${loose.length} nodes: ${loose.map((n) => `${n.name} (${n.nodeId})`).join(', ')}.`,
+      'Give the exact name or the node id.',
+    );
   }
   return loose[0];
 }
@@ -48,10 +52,19 @@ export async function resolvePubkey(ctx: CommandContext<unknown>, value: string,
   if (PUBKEY_RE.test(v)) return { pubkey: v.toLowerCase(), name: (await ourNodeNames(ctx)).get(v.toLowerCase()) };
   const node = matchOurNode(await ctx.services.hosting.listNodes(), v);
   if (!node) {
-    throw new UserError('invalid_arguments', `\`${arg}\` takes a node pubkey (66 hex digits) or the name of one of your nodes; ${JSON.stringify(v.slice(0, 80))} is neither.`, 'Example: `bob`, or `03b79a4bc1…` (66 hex digits). See `node list` for your nodes.');
+    throw new UserError(
+      'invalid_arguments',
+      `\`${arg}\` takes a node pubkey (66 hex digits) or the name of one of your nodes; ${JSON.stringify(v.slice(0, 80))} is neither.`,
+      'Example: `bob`, or `03b79a4bc1…` (66 hex digits). See `node list` for your nodes.',
+    );
   }
   const pubkey = await pubkeyOf(ctx, node);
-  if (!pubkey) throw new UserError('invalid_arguments', `${node.name} did not report its pubkey (it is ${node.status}; is it unlocked?).`, `Check it with \`node info ${node.name}\`, or give the pubkey.`);
+  if (!pubkey)
+    throw new UserError(
+      'invalid_arguments',
+      `${node.name} did not report its pubkey (it is ${node.status}; is it unlocked?).`,
+      `Check it with \`node info ${node.name}\`, or give the pubkey.`,
+    );
   return { pubkey: pubkey.toLowerCase(), name: node.name };
 }
 

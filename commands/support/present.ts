@@ -46,7 +46,10 @@ export function shortOutpoint(outpoint: string, keep = 12): string {
 /** Where other Lightning nodes reach this one (`host:port`), from the service's `peerDNS`/`peerPort`. */
 export function peerAddressOf(node: HostedNode): string | undefined {
   const host = typeof node.peerDNS === 'string' && node.peerDNS ? node.peerDNS : undefined;
-  const port = typeof node.peerPort === 'number' || (typeof node.peerPort === 'string' && /^\d+$/.test(node.peerPort)) ? String(node.peerPort) : undefined;
+  const port =
+    typeof node.peerPort === 'number' || (typeof node.peerPort === 'string' && /^\d+$/.test(node.peerPort))
+      ? String(node.peerPort)
+      : undefined;
   return host && port ? `${host}:${port}` : undefined;
 }
 

@@ -9,5 +9,11 @@ export async function qrFile(text: string, o: { name: string; title: string }): 
   // Loaded on the first QR code: an idle bot does not hold the encoder and its PNG writer.
   const { default: QRCode } = await import('qrcode');
   const bytes = await QRCode.toBuffer(text, { type: 'png', errorCorrectionLevel: 'M', margin: 4, scale: 6 });
-  return messageFile({ name: o.name, mime: 'image/png', bytes, title: o.title, alt: `QR code of ${o.title.toLowerCase()}: ${text.slice(0, 80)}${text.length > 80 ? '…' : ''}` });
+  return messageFile({
+    name: o.name,
+    mime: 'image/png',
+    bytes,
+    title: o.title,
+    alt: `QR code of ${o.title.toLowerCase()}: ${text.slice(0, 80)}${text.length > 80 ? '…' : ''}`,
+  });
 }

@@ -23,7 +23,10 @@ async function assetSpend(ctx: Ctx<unknown>, assetId: string, raw: number | bigi
  * An asset amount as typed (display units, `10 USDT`, or raw units with `raw=true`) and the asset
  * it names (by `asset_id`, or by the ticker in the amount), read the way the command reads it.
  */
-async function typedAssetSpend(ctx: Ctx<unknown>, o: { asset?: string; amount?: string; raw?: boolean; arg: string }): Promise<Spend['asset'] | undefined> {
+async function typedAssetSpend(
+  ctx: Ctx<unknown>,
+  o: { asset?: string; amount?: string; raw?: boolean; arg: string },
+): Promise<Spend['asset'] | undefined> {
   const named = assetNamed(o.asset, o.amount);
   if (!named || o.amount === undefined) return undefined;
   const { node, api } = nodeClient(ctx);
@@ -37,11 +40,18 @@ export async function invoiceSpend(ctx: Ctx<{ invoice: string }>): Promise<Spend
   const { api } = nodeClient(ctx);
   const d = await api.decodelninvoice({ invoice: ctx.args.invoice });
   const asset = d.asset_id ? await assetSpend(ctx, d.asset_id, d.asset_amount ?? 0) : undefined;
-  return { msat: Number(d.amt_msat ?? 0), ...(asset ? { asset } : {}), ...(d.payee_pubkey ? { to: shortId(d.payee_pubkey, 20) } : {}), counts: true };
+  return {
+    msat: Number(d.amt_msat ?? 0),
+    ...(asset ? { asset } : {}),
+    ...(d.payee_pubkey ? { to: shortId(d.payee_pubkey, 20) } : {}),
+    counts: true,
+  };
 }
 
 /** `pay keysend`: the amount and asset given. */
-export async function keysendSpend(ctx: Ctx<{ dest_pubkey: string; amt_msat: number; asset_id?: string; asset_amount?: string; raw?: boolean }>): Promise<Spend> {
+export async function keysendSpend(
+  ctx: Ctx<{ dest_pubkey: string; amt_msat: number; asset_id?: string; asset_amount?: string; raw?: boolean }>,
+): Promise<Spend> {
   const a = ctx.args;
   const asset = await typedAssetSpend(ctx, { asset: a.asset_id, amount: a.asset_amount, raw: a.raw, arg: 'asset_amount' });
   return { msat: a.amt_msat, ...(asset ? { asset } : {}), to: shortId(a.dest_pubkey, 20), counts: true };
@@ -65,7 +75,9 @@ export async function isWitnessRecipient(ctx: Ctx<unknown>, recipient: string): 
  * `asset send`: the asset and amount given (the ticker resolved by the node), and the on-chain
  * sats that go with it to a witness recipient (`witness_amount_sat`): they leave the node too.
  */
-export async function assetSendSpend(ctx: Ctx<{ asset_id: string; amount: string; recipient_id: string; raw?: boolean; witness_amount_sat?: number }>): Promise<Spend> {
+export async function assetSendSpend(
+  ctx: Ctx<{ asset_id: string; amount: string; recipient_id: string; raw?: boolean; witness_amount_sat?: number }>,
+): Promise<Spend> {
   const a = ctx.args;
   const asset = await typedAssetSpend(ctx, { asset: a.asset_id, amount: a.amount, raw: a.raw, arg: 'amount' });
   const sats = (await isWitnessRecipient(ctx, a.recipient_id)) ? (a.witness_amount_sat ?? DEFAULT_WITNESS_SAT) : 0;
@@ -81,7 +93,9 @@ export function walletSendSpend(ctx: Ctx<{ amount: number; address: string }>): 
  * `channel open`: the capacity (and asset) the node's wallet puts into the channel. It leaves
  * the wallet on-chain like a send, so it counts against limits and takes thresholds as one.
  */
-export async function channelOpenSpend(ctx: Ctx<{ capacity_sat: number; asset_id?: string; asset_amount?: string; raw?: boolean; peer_pubkey_and_opt_addr: string }>): Promise<Spend> {
+export async function channelOpenSpend(
+  ctx: Ctx<{ capacity_sat: number; asset_id?: string; asset_amount?: string; raw?: boolean; peer_pubkey_and_opt_addr: string }>,
+): Promise<Spend> {
   const a = ctx.args;
   const asset = await typedAssetSpend(ctx, { asset: a.asset_id, amount: a.asset_amount, raw: a.raw, arg: 'asset_amount' });
   return { msat: a.capacity_sat * 1000, ...(asset ? { asset } : {}), to: shortId(a.peer_pubkey_and_opt_addr, 28), counts: true };

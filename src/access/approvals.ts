@@ -27,7 +27,15 @@ export interface Approval {
 }
 
 export interface Approvals {
-  create(i: { actor: Actor; place: Place; path: string; args: Record<string, string>; node?: string; fields: Field[]; ttlMs: number }): Promise<Approval>;
+  create(i: {
+    actor: Actor;
+    place: Place;
+    path: string;
+    args: Record<string, string>;
+    node?: string;
+    fields: Field[];
+    ttlMs: number;
+  }): Promise<Approval>;
   get(id: string): Promise<Approval | undefined>;
   /** Claims a pending, unexpired request; false when someone (or the clock, or another replica) got there first. */
   decide(id: string, state: 'approved' | 'rejected', by: Actor, reason?: string): Promise<boolean>;

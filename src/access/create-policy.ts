@@ -81,7 +81,14 @@ export function createPolicy(o: PolicyOptions): Policy {
   const approvalSource: RuleSource = o.approvalPolicy === undefined ? 'default' : 'APPROVAL_POLICY';
 
   /** The environment's rules with the stored rows over them, by (subject, unit). */
-  async function merged<R>(kind: PolicyRuleRow['kind'], env: R[], subjectOf: (r: R) => string, unitOf: (r: R) => string, fromRow: (row: PolicyRuleRow) => R, source: RuleSource) {
+  async function merged<R>(
+    kind: PolicyRuleRow['kind'],
+    env: R[],
+    subjectOf: (r: R) => string,
+    unitOf: (r: R) => string,
+    fromRow: (row: PolicyRuleRow) => R,
+    source: RuleSource,
+  ) {
     const rows = (await store.rules()).filter((r) => r.kind === kind);
     const byKey = new Map<string, R & { source: RuleSource; setBy?: string }>();
     for (const r of env) byKey.set(`${subjectOf(r)}|${unitOf(r)}`, { ...r, source });
@@ -93,9 +100,23 @@ export function createPolicy(o: PolicyOptions): Policy {
     return [...byKey.values()];
   }
   const approvalRules = () =>
-    merged('approval', envApproval, (r) => r.action, (r) => key(r.over), (row) => ({ action: row.subject, ...(row.unit ? { over: { unit: row.unit, amount: row.amount ?? 0 } } : {}) }), approvalSource);
+    merged(
+      'approval',
+      envApproval,
+      (r) => r.action,
+      (r) => key(r.over),
+      (row) => ({ action: row.subject, ...(row.unit ? { over: { unit: row.unit, amount: row.amount ?? 0 } } : {}) }),
+      approvalSource,
+    );
   const limitRules = () =>
-    merged('limit', envLimits, (r) => r.who, (r) => r.perDay.unit, (row) => ({ who: row.subject, perDay: { unit: row.unit, amount: row.amount ?? 0 } }), 'SPEND_LIMITS');
+    merged(
+      'limit',
+      envLimits,
+      (r) => r.who,
+      (r) => r.perDay.unit,
+      (row) => ({ who: row.subject, perDay: { unit: row.unit, amount: row.amount ?? 0 } }),
+      'SPEND_LIMITS',
+    );
 
   /**
    * The spend, line by line: in the rules' unit (sats, or the asset's ticker in display units),
@@ -104,10 +125,21 @@ export function createPolicy(o: PolicyOptions): Policy {
    */
   const linesOf = (spend: Spend): Line[] => [
     ...(spend.msat > 0 ? [{ unit: 'sat', amount: spend.msat / 1000, ledgerUnit: 'msat', scale: 1000, ledger: spend.msat }] : []),
-    ...(spend.asset && spend.asset.amount > 0 ? [{ unit: spend.asset.ticker.toUpperCase(), amount: spend.asset.amount, ledgerUnit: spend.asset.ticker.toUpperCase(), scale: 1, ledger: spend.asset.amount }] : []),
+    ...(spend.asset && spend.asset.amount > 0
+      ? [
+          {
+            unit: spend.asset.ticker.toUpperCase(),
+            amount: spend.asset.amount,
+            ledgerUnit: spend.asset.ticker.toUpperCase(),
+            scale: 1,
+            ledger: spend.asset.amount,
+          },
+        ]
+      : []),
   ];
   /** What was spent today, by ledger unit. */
-  const spentToday = async (actor: Actor) => new Map((await store.spent(actorKey(actor), dayOf(o.now()))).map((r) => [r.unit, Number(r.amount)]));
+  const spentToday = async (actor: Actor) =>
+    new Map((await store.spent(actorKey(actor), dayOf(o.now()))).map((r) => [r.unit, Number(r.amount)]));
 
   /** The actor's limit for a unit: their own (smallest of their principals') over their role's. */
   async function limitFor(actor: Actor, unit: string, rules?: LimitRule[]): Promise<{ perDay: number; from: string } | undefined> {
@@ -116,7 +148,8 @@ export function createPolicy(o: PolicyOptions): Policy {
       let best: { perDay: number; from: string } | undefined;
       for (const want of unit === 'sat' ? ['sat'] : [unit, '*']) {
         for (const r of rules) {
-          if (r.perDay.unit === want && subjects.includes(r.who) && (!best || r.perDay.amount < best.perDay)) best = { perDay: r.perDay.amount, from: r.who };
+          if (r.perDay.unit === want && subjects.includes(r.who) && (!best || r.perDay.amount < best.perDay))
+            best = { perDay: r.perDay.amount, from: r.who };
         }
         if (best) return best;
       }
@@ -145,7 +178,9 @@ export function createPolicy(o: PolicyOptions): Policy {
     return new UserError(
       'limit_exceeded',
       `This would spend ${u(line.amount)}, over the daily limit of ${u(limit.perDay)} for ${limit.from}: ${u(spent)} spent today, ${u(left)} left. The limit resets at ${resetText()}.`,
-      left > 0 ? `Send at most ${u(left)} today, or ask an admin to raise the limit (\`/rln policy limits\` shows them).` : 'Ask an admin to raise the limit (`/rln policy limits` shows them), or wait for the reset.',
+      left > 0
+        ? `Send at most ${u(left)} today, or ask an admin to raise the limit (\`/rln policy limits\` shows them).`
+        : 'Ask an admin to raise the limit (`/rln policy limits` shows them), or wait for the reset.',
       { who: actorKey(actor), unit: line.unit, left },
     );
   }
@@ -158,10 +193,26 @@ export function createPolicy(o: PolicyOptions): Policy {
     limitRules,
     async setApproval(rule, off, by) {
       o.checkAction?.(rule.action, rule.over);
-      await store.putRule({ kind: 'approval', subject: rule.action, unit: key(rule.over), amount: rule.over?.amount ?? null, off: off ? 1 : 0, setBy: actorKey(by), setAt: new Date(o.now()).toISOString() });
+      await store.putRule({
+        kind: 'approval',
+        subject: rule.action,
+        unit: key(rule.over),
+        amount: rule.over?.amount ?? null,
+        off: off ? 1 : 0,
+        setBy: actorKey(by),
+        setAt: new Date(o.now()).toISOString(),
+      });
     },
     async setLimit(rule, off, by) {
-      await store.putRule({ kind: 'limit', subject: rule.who, unit: rule.perDay.unit, amount: rule.perDay.amount, off: off ? 1 : 0, setBy: actorKey(by), setAt: new Date(o.now()).toISOString() });
+      await store.putRule({
+        kind: 'limit',
+        subject: rule.who,
+        unit: rule.perDay.unit,
+        amount: rule.perDay.amount,
+        off: off ? 1 : 0,
+        setBy: actorKey(by),
+        setAt: new Date(o.now()).toISOString(),
+      });
     },
     async approvalNeeded(path, spend) {
       const action = path.replace(/\s+/g, '.');
@@ -170,7 +221,8 @@ export function createPolicy(o: PolicyOptions): Policy {
       if (always) return `${action} always needs a second person`;
       if (!spend) return undefined;
       for (const line of linesOf(spend)) {
-        const own = rules.find((r) => r.over!.unit === line.unit) ?? (line.unit !== 'sat' ? rules.find((r) => r.over!.unit === '*') : undefined);
+        const own =
+          rules.find((r) => r.over!.unit === line.unit) ?? (line.unit !== 'sat' ? rules.find((r) => r.over!.unit === '*') : undefined);
         if (own && line.ledger > own.over!.amount * line.scale) return `${action} above ${amountText(own.over!)} needs a second person`;
       }
       return undefined;
@@ -195,7 +247,9 @@ export function createPolicy(o: PolicyOptions): Policy {
         const limit = await limitFor(actor, line.unit, rules);
         if (!limit) continue;
         const left = Math.max(0, limit.perDay * line.scale - (spent.get(line.ledgerUnit) ?? 0) - line.ledger) / line.scale;
-        out.push(`${amountText({ unit: line.unit, amount: left })} of ${amountText({ unit: line.unit, amount: limit.perDay })} left today after this (${limit.from})`);
+        out.push(
+          `${amountText({ unit: line.unit, amount: left })} of ${amountText({ unit: line.unit, amount: limit.perDay })} left today after this (${limit.from})`,
+        );
       }
       return out;
     },

@@ -50,7 +50,9 @@ export function parseApprovalRule(text: string): ApprovalRule {
   const [left, right, ...more] = text.split('>');
   const action = actionName(left ?? '');
   if (more.length || !ACTION_RE.test(action)) {
-    throw new Error(`"${text.slice(0, 60)}" is not an approval rule: write a command with dots, optionally "> amount", e.g. node.destroy or pay.send > 100k sats`);
+    throw new Error(
+      `"${text.slice(0, 60)}" is not an approval rule: write a command with dots, optionally "> amount", e.g. node.destroy or pay.send > 100k sats`,
+    );
   }
   if (right === undefined) return { action };
   try {
@@ -71,7 +73,9 @@ export function limitSubject(text: string): string {
   const role = roleNamed(t);
   if (role) return role;
   if (PRINCIPAL_RE.test(t)) return t;
-  throw new Error(`"${t.slice(0, 40)}" is neither a role (read, operate, admin) nor a principal (slack:U123, discord:123456, slack-group:S123, discord-role:123456)`);
+  throw new Error(
+    `"${t.slice(0, 40)}" is neither a role (read, operate, admin) nor a principal (slack:U123, discord:123456, slack-group:S123, discord-role:123456)`,
+  );
 }
 
 export function parseSpendLimits(text: string): LimitRule[] {

@@ -48,7 +48,10 @@ export function scopeCovers(scope: Scope | undefined, where: Where | undefined):
 
 export function scopeText(scope: Scope | undefined): string {
   if (!scope) return 'everywhere';
-  const parts = [scope.nodes?.length ? `nodes=${scope.nodes.join(',')}` : '', scope.channels?.length ? `channels=${scope.channels.join(',')}` : ''];
+  const parts = [
+    scope.nodes?.length ? `nodes=${scope.nodes.join(',')}` : '',
+    scope.channels?.length ? `channels=${scope.channels.join(',')}` : '',
+  ];
   return parts.filter(Boolean).join(' ') || 'everywhere';
 }
 
@@ -89,7 +92,12 @@ export function actorKey(actor: Pick<Actor, 'platform' | 'userId'>): string {
 
 export function createRoleService(
   db: AnyDb,
-  opts: { admins?: string[]; operators?: string[]; readers?: string[]; /** The one clock (ms); default Date.now. */ now?: () => number } = {},
+  opts: {
+    admins?: string[];
+    operators?: string[];
+    readers?: string[] /** The one clock (ms); default Date.now. */;
+    now?: () => number;
+  } = {},
 ): RoleService {
   const now = opts.now ?? Date.now;
   const store = createRoleGrantStore(db);
@@ -175,7 +183,14 @@ export function createRoleService(
       }
       if (!ROLES.includes(role)) throw new UserError('invalid_arguments', 'A role is read, operate or admin.');
       const list = (l?: string[]) => (l?.length ? l.join(',') : null);
-      await store.put({ principal, role, grantedBy: actorKey(by), grantedAt: new Date(now()).toISOString(), nodes: list(scope?.nodes), channels: list(scope?.channels) });
+      await store.put({
+        principal,
+        role,
+        grantedBy: actorKey(by),
+        grantedAt: new Date(now()).toISOString(),
+        nodes: list(scope?.nodes),
+        channels: list(scope?.channels),
+      });
     },
     revoke: (principal) => store.remove(principal),
     async samePerson(a, b) {
@@ -186,7 +201,11 @@ export function createRoleService(
     async link(principals, by) {
       for (const p of principals) {
         if (!PRINCIPAL_RE.test(p) || /-(group|role):/.test(p)) {
-          throw new UserError('invalid_arguments', `${p.slice(0, 40)} is not one person's account.`, 'Link accounts such as slack:U123 and discord:123456 (not groups or roles).');
+          throw new UserError(
+            'invalid_arguments',
+            `${p.slice(0, 40)} is not one person's account.`,
+            'Link accounts such as slack:U123 and discord:123456 (not groups or roles).',
+          );
         }
       }
       const person = await identities.link(principals, principals[0], actorKey(by), new Date(now()).toISOString());
@@ -207,7 +226,14 @@ export function createRoleService(
       entries.push({ principal: SHELL_PRINCIPAL, role: 'admin', source: 'built-in' });
       for (const g of await store.all()) {
         const scope = scopeOfRow(g);
-        entries.push({ principal: g.principal, role: g.role, source: 'grant', grantedBy: g.grantedBy, grantedAt: g.grantedAt, ...(scope ? { scope } : {}) });
+        entries.push({
+          principal: g.principal,
+          role: g.role,
+          source: 'grant',
+          grantedBy: g.grantedBy,
+          grantedAt: g.grantedAt,
+          ...(scope ? { scope } : {}),
+        });
       }
       return entries;
     },

@@ -146,7 +146,12 @@ function liquidityEvents(before: ActivityBands, after: ActivityBands, channels: 
   ] as const;
   for (const [side, floorSat, field] of floors) {
     if (floorSat === undefined || after[side] === before[side]) continue;
-    events.push({ kind: 'liquidity', type: `${side}_${after[side] === 'low' ? 'low' : 'recovered'}`, totalSat: sumSat(channels, field), floorSat });
+    events.push({
+      kind: 'liquidity',
+      type: `${side}_${after[side] === 'low' ? 'low' : 'recovered'}`,
+      totalSat: sumSat(channels, field),
+      floorSat,
+    });
   }
   return events;
 }

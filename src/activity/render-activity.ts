@@ -57,7 +57,9 @@ export function activityEventKey(nodeId: string, e: ActivityEvent, since: number
 function assetAmount(raw: string | undefined, assetId: string | undefined, assets: AssetInfo[] | undefined): string | undefined {
   if (raw === undefined || !assetId) return undefined;
   const a = assets?.find((x) => x.id === assetId);
-  return a ? `${withPrecision(BigInt(raw), a.precision)} ${a.ticker ?? a.name ?? shortId(assetId, 14)}` : `${thousands(BigInt(raw))} raw of ${shortId(assetId, 14)}`;
+  return a
+    ? `${withPrecision(BigInt(raw), a.precision)} ${a.ticker ?? a.name ?? shortId(assetId, 14)}`
+    : `${thousands(BigInt(raw))} raw of ${shortId(assetId, 14)}`;
 }
 
 const sats = (msat: string | undefined): string | undefined => (msat === undefined ? undefined : formatSats(msatToSat(BigInt(msat))));
@@ -96,49 +98,78 @@ function render(node: { nodeId: string; name: string }, e: ActivityEvent, ctx: C
       const tone: Tone = e.type === 'payment_failed' ? 'danger' : e.type === 'payment_received' ? 'success' : 'info';
       const asset = assetAmount(p.assetAmount, p.assetId, ctx.snapshot.assets);
       const amount = [asset, sats(p.amtMsat)].filter(Boolean).join(' + ') || 'unknown amount';
-      return message(`${n}: ${what}, ${amount}`, tone, [
-        { label: 'Node', value: n, inline: true },
-        { label: 'Amount', value: amount, inline: true },
-        { label: 'Payment hash', value: shortId(p.hash, 16), inline: true },
-      ], node.nodeId);
+      return message(
+        `${n}: ${what}, ${amount}`,
+        tone,
+        [
+          { label: 'Node', value: n, inline: true },
+          { label: 'Amount', value: amount, inline: true },
+          { label: 'Payment hash', value: shortId(p.hash, 16), inline: true },
+        ],
+        node.nodeId,
+      );
     }
     case 'channels': {
       const what = { channel_opened: 'channel opened', channel_usable: 'channel usable', channel_closed: 'channel closed' }[e.type];
       const tone: Tone = e.type === 'channel_closed' ? 'warning' : e.type === 'channel_usable' ? 'success' : 'info';
-      const note = e.type === 'channel_closed' ? 'The channel is gone from the node\'s list (closed cooperatively or by force, by us or the peer); its funds return on-chain.' : undefined;
+      const note =
+        e.type === 'channel_closed'
+          ? "The channel is gone from the node's list (closed cooperatively or by force, by us or the peer); its funds return on-chain."
+          : undefined;
       return message(`${n}: ${what} with ${peerName(e.channel, ctx)}`, tone, channelFields(e.channel, ctx), node.nodeId, note);
     }
     case 'transfers': {
       const t = e.transfer;
       const settled = e.type === 'transfer_settled';
       const amount = assetAmount(t.amount, t.assetId, ctx.snapshot.assets) ?? 'unknown amount';
-      return message(`${n}: RGB transfer ${settled ? 'settled' : 'failed'}, ${amount}`, settled ? 'success' : 'danger', [
-        { label: 'Node', value: n, inline: true },
-        { label: 'Amount', value: amount, inline: true },
-        { label: 'Kind', value: t.kind, inline: true },
-      ], node.nodeId);
+      return message(
+        `${n}: RGB transfer ${settled ? 'settled' : 'failed'}, ${amount}`,
+        settled ? 'success' : 'danger',
+        [
+          { label: 'Node', value: n, inline: true },
+          { label: 'Amount', value: amount, inline: true },
+          { label: 'Kind', value: t.kind, inline: true },
+        ],
+        node.nodeId,
+      );
     }
     case 'deposits':
-      return message(`${n}: deposit confirmed, ${formatSats(BigInt(e.deposit.receivedSat))}`, 'success', [
-        { label: 'Node', value: n, inline: true },
-        { label: 'Amount', value: formatSats(BigInt(e.deposit.receivedSat)), inline: true },
-        { label: 'Transaction', value: shortId(e.deposit.txid, 16), inline: true },
-      ], node.nodeId);
+      return message(
+        `${n}: deposit confirmed, ${formatSats(BigInt(e.deposit.receivedSat))}`,
+        'success',
+        [
+          { label: 'Node', value: n, inline: true },
+          { label: 'Amount', value: formatSats(BigInt(e.deposit.receivedSat)), inline: true },
+          { label: 'Transaction', value: shortId(e.deposit.txid, 16), inline: true },
+        ],
+        node.nodeId,
+      );
     case 'liquidity': {
       if (e.type === 'channel_share') {
         const pct = `${Math.round(e.share * 100)}%`;
         const what = e.band === 'ok' ? `back to ${pct} local` : `${e.band} local liquidity (${pct} local)`;
-        return message(`${n}: channel with ${peerName(e.channel, ctx)} is ${what}`, e.band === 'ok' ? 'success' : 'warning', channelFields(e.channel, ctx), node.nodeId);
+        return message(
+          `${n}: channel with ${peerName(e.channel, ctx)} is ${what}`,
+          e.band === 'ok' ? 'success' : 'warning',
+          channelFields(e.channel, ctx),
+          node.nodeId,
+        );
       }
       const [side, state] = e.type.split('_') as ['inbound' | 'outbound', 'low' | 'recovered'];
       const header = `${n}: total ${side} liquidity ${state === 'low' ? `below ${formatSats(e.floorSat)}` : 'recovered'}`;
-      return message(header, state === 'low' ? 'warning' : 'success', [
-        { label: `Total ${side}`, value: formatSats(e.totalSat), inline: true },
-        { label: 'Floor', value: formatSats(e.floorSat), inline: true },
-      ], node.nodeId);
+      return message(
+        header,
+        state === 'low' ? 'warning' : 'success',
+        [
+          { label: `Total ${side}`, value: formatSats(e.totalSat), inline: true },
+          { label: 'Floor', value: formatSats(e.floorSat), inline: true },
+        ],
+        node.nodeId,
+      );
     }
     case 'lock':
-      if (e.type === 'node_unlocked') return message(`${n} is unlocked`, 'success', [{ label: 'Node', value: n, inline: true }], node.nodeId);
+      if (e.type === 'node_unlocked')
+        return message(`${n} is unlocked`, 'success', [{ label: 'Node', value: n, inline: true }], node.nodeId);
       return {
         header: `${n} restarted and is LOCKED`,
         tone: 'danger',

@@ -14,7 +14,9 @@ export function progressReporter(posters: Partial<Record<Platform, ChatPoster>>,
         const { messageId } = await poster.post(target, message);
         return {
           update: (m: Message) =>
-            poster.update({ channelId: target.channelId, messageId }, m).catch((e: unknown) => logger.debug({ err: e }, 'a progress message could not be updated')),
+            poster
+              .update({ channelId: target.channelId, messageId }, m)
+              .catch((e: unknown) => logger.debug({ err: e }, 'a progress message could not be updated')),
         };
       } catch (e) {
         logger.debug({ err: e, channel: place.channelId }, 'a progress message could not be posted');

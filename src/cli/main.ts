@@ -99,7 +99,9 @@ async function registerDiscordCommands(remove: boolean): Promise<number> {
   );
   const where = guildId ? `in server ${guildId}` : 'globally';
   process.stdout.write(
-    remove ? `Removed this application's Discord commands ${where}.\n` : `Registered ${data.length} Discord commands ${where}: ${data.map((c) => `/${c.name}`).join(', ')}.\n`,
+    remove
+      ? `Removed this application's Discord commands ${where}.\n`
+      : `Registered ${data.length} Discord commands ${where}: ${data.map((c) => `/${c.name}`).join(', ')}.\n`,
   );
   return 0;
 }

@@ -4,7 +4,14 @@ import type { Config } from '../config.js';
  * Commands the banner suggests: each works against the demo's starting state (alice and bob
  * running and unlocked on an older image, carol paused); test/demo.test.ts runs them.
  */
-export const DEMO_SUGGESTIONS = ['/rln help', '/rln node list', '/rln node start carol', '/rln wallet balance alice', '/rln node image', '/rln report balance all'];
+export const DEMO_SUGGESTIONS = [
+  '/rln help',
+  '/rln node list',
+  '/rln node start carol',
+  '/rln wallet balance alice',
+  '/rln node image',
+  '/rln report balance all',
+];
 
 /** What a newcomer sees first with `npm start` and no configuration. */
 export function demoBanner(url: string, config: Config): string {

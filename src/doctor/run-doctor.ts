@@ -42,7 +42,12 @@ export async function runDoctor(io: DoctorIo): Promise<number> {
   if (config.demo) {
     out('• service: no SERVICE_URL, so `npm start` runs the demo against the built-in emulator');
   } else {
-    const hosting = createHostingClient({ baseUrl: config.SERVICE_URL!, token: config.SERVICE_API_TOKEN!, timeoutMs: timeout, retry: { limit: 0 } });
+    const hosting = createHostingClient({
+      baseUrl: config.SERVICE_URL!,
+      token: config.SERVICE_API_TOKEN!,
+      timeoutMs: timeout,
+      retry: { limit: 0 },
+    });
     checks.push({
       name: `service at ${config.SERVICE_URL}`,
       run: async () => `reachable, token accepted (${(await hosting.listNodes()).length} nodes)`,
@@ -56,15 +61,22 @@ export async function runDoctor(io: DoctorIo): Promise<number> {
     });
   }
   if (config.PUBLIC_URL) out(`✓ PUBLIC_URL: ${config.PUBLIC_URL} is HTTPS`);
-  else out('• PUBLIC_URL: not set; `watch add` cannot point a node\'s webhookUrl at the bot (set it to the bot\'s public HTTPS base)');
+  else out("• PUBLIC_URL: not set; `watch add` cannot point a node's webhookUrl at the bot (set it to the bot's public HTTPS base)");
 
   if (config.slack.mode !== 'off') {
     const base = config.SLACK_API_URL ?? 'https://slack.com/api/';
     checks.push({
       name: 'Slack bot token',
       run: async () => {
-        const r = await got.post(`${base.replace(/\/?$/, '/')}auth.test`, { headers: { authorization: `Bearer ${config.SLACK_BOT_TOKEN}` }, timeout: { request: timeout }, retry: { limit: 0 } }).json<{ ok: boolean; error?: string; team?: string; user?: string }>();
-        if (!r.ok) throw new Error(`Slack refused the bot token (${r.error}); copy the Bot User OAuth Token (xoxb-…) from the app's OAuth page`);
+        const r = await got
+          .post(`${base.replace(/\/?$/, '/')}auth.test`, {
+            headers: { authorization: `Bearer ${config.SLACK_BOT_TOKEN}` },
+            timeout: { request: timeout },
+            retry: { limit: 0 },
+          })
+          .json<{ ok: boolean; error?: string; team?: string; user?: string }>();
+        if (!r.ok)
+          throw new Error(`Slack refused the bot token (${r.error}); copy the Bot User OAuth Token (xoxb-…) from the app's OAuth page`);
         return `accepted (bot ${r.user ?? '?'} in ${r.team ?? '?'}), ${config.slack.mode === 'socket' ? 'Socket Mode' : 'HTTP mode at /slack/events'}`;
       },
     });
@@ -72,8 +84,17 @@ export async function runDoctor(io: DoctorIo): Promise<number> {
       checks.push({
         name: 'Slack app token',
         run: async () => {
-          const r = await got.post(`${base.replace(/\/?$/, '/')}apps.connections.open`, { headers: { authorization: `Bearer ${config.SLACK_APP_TOKEN}` }, timeout: { request: timeout }, retry: { limit: 0 } }).json<{ ok: boolean; error?: string }>();
-          if (!r.ok) throw new Error(`Slack refused the app-level token (${r.error}); create one with the connections:write scope under Basic Information`);
+          const r = await got
+            .post(`${base.replace(/\/?$/, '/')}apps.connections.open`, {
+              headers: { authorization: `Bearer ${config.SLACK_APP_TOKEN}` },
+              timeout: { request: timeout },
+              retry: { limit: 0 },
+            })
+            .json<{ ok: boolean; error?: string }>();
+          if (!r.ok)
+            throw new Error(
+              `Slack refused the app-level token (${r.error}); create one with the connections:write scope under Basic Information`,
+            );
           return 'accepted (Socket Mode can connect)';
         },
       });
@@ -85,7 +106,12 @@ export async function runDoctor(io: DoctorIo): Promise<number> {
       checks.push({
         name: 'Discord bot token',
         run: async () => {
-          const r = await got.get(`${base}/v10/users/@me`, { headers: { authorization: `Bot ${config.DISCORD_TOKEN}` }, timeout: { request: timeout }, retry: { limit: 0 }, throwHttpErrors: false });
+          const r = await got.get(`${base}/v10/users/@me`, {
+            headers: { authorization: `Bot ${config.DISCORD_TOKEN}` },
+            timeout: { request: timeout },
+            retry: { limit: 0 },
+            throwHttpErrors: false,
+          });
           if (r.statusCode === 401) throw new Error('Discord refused the bot token (401); reset it under Bot in the developer portal');
           if (r.statusCode >= 400) throw new Error(`Discord answered ${r.statusCode}`);
           return `accepted (${(JSON.parse(r.body) as { username?: string }).username ?? 'bot'})`;
@@ -118,7 +144,9 @@ function sqliteCheck(path: string): Check {
       const file = path === ':memory:' ? `${mkdtempSync('/tmp/rln-doctor-')}/probe.db` : path;
       const db = openDatabase(file);
       try {
-        await db.exec('CREATE TABLE IF NOT EXISTS doctor_probe (at TEXT); INSERT INTO doctor_probe VALUES (datetime()); DELETE FROM doctor_probe;');
+        await db.exec(
+          'CREATE TABLE IF NOT EXISTS doctor_probe (at TEXT); INSERT INTO doctor_probe VALUES (datetime()); DELETE FROM doctor_probe;',
+        );
         return `writable, ${schemaText(await schemaStatus(db))}`;
       } finally {
         await db.close();
@@ -183,8 +211,12 @@ function explainPostgres(err: unknown, url: string): string {
   }
   if (has('28P01', '28000'))
     return `the server refused the credentials of user "${user}" (wrong password, or no such user). Check the user and password in DATABASE_URL`;
-  if (has('3D000')) return `the database "${database}" does not exist on the server. Create it (createdb ${database}) or fix the name in DATABASE_URL`;
-  if (has('ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH') || /timeout|terminated|connect/i.test(message))
+  if (has('3D000'))
+    return `the database "${database}" does not exist on the server. Create it (createdb ${database}) or fix the name in DATABASE_URL`;
+  if (
+    has('ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH') ||
+    /timeout|terminated|connect/i.test(message)
+  )
     return `unreachable (${codes[0] ?? redactText(message)}). Check the host and port in DATABASE_URL, that PostgreSQL is running and that this machine may connect to it`;
   return `could not connect: ${redactText(message)}`;
 }
@@ -200,10 +232,12 @@ class Explained extends Error {}
 function explain(err: unknown): string {
   if (err instanceof Explained) return err.message;
   if (err instanceof ServiceError) {
-    if (err.status === 401 || err.status === 403) return `refused: the service did not accept SERVICE_API_TOKEN (HTTP ${err.status}). ${err.hint}`;
+    if (err.status === 401 || err.status === 403)
+      return `refused: the service did not accept SERVICE_API_TOKEN (HTTP ${err.status}). ${err.hint}`;
     return redactText(`${err.message}${err.hint ? ` ${err.hint}` : ''}`);
   }
   const message = err instanceof Error ? err.message : String(err);
-  if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|timed out/i.test(message)) return `unreachable (${redactText(message)}); check the URL and the network`;
+  if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|timed out/i.test(message))
+    return `unreachable (${redactText(message)}); check the URL and the network`;
   return redactText(message);
 }

@@ -71,7 +71,8 @@ export function installServiceHooks(
     return HttpProblem.send(reply, status, status >= 500 ? 'Internal error' : (err as Error).message);
   });
   app.setNotFoundHandler((req, reply) => {
-    if (HttpProblem.isNodeApi(req.url)) return HttpProblem.sendRln(reply, 404, 'NotFound', `No such endpoint ${req.method} ${req.url.split('?')[0]}`);
+    if (HttpProblem.isNodeApi(req.url))
+      return HttpProblem.sendRln(reply, 404, 'NotFound', `No such endpoint ${req.method} ${req.url.split('?')[0]}`);
     return HttpProblem.send(reply, 404, `No route ${req.method} ${req.url.split('?')[0]}`);
   });
 }

@@ -14,13 +14,24 @@ export interface NodeLogInput {
   leaked: { password: string; token: string; mnemonic: string; flagPassword: string; rpcPassword: string; basic: string; xprv: string };
 }
 
-const MODULES = ['rgb_lightning_node::ldk', 'rgb_lightning_node::routes', 'lightning::ln::peer_handler', 'rgb_lib::wallet', 'lightning_background_processor'];
+const MODULES = [
+  'rgb_lightning_node::ldk',
+  'rgb_lightning_node::routes',
+  'lightning::ln::peer_handler',
+  'rgb_lib::wallet',
+  'lightning_background_processor',
+];
 
 export function nodeLogLines(n: NodeLogInput, now = Date.now(), count = 120): string[] {
   const at = (i: number) => new Date(now - (count - i) * 7_000).toISOString();
-  const lines: string[] = n.builds.map((b) => `${b.timestamp ?? at(0)} INFO hosting: build #${b.buildNumber ?? 0} ${typeof b.action === 'string' ? b.action : 'DEPLOY'} ${b.buildStatus ?? 'UNKNOWN'}`);
+  const lines: string[] = n.builds.map(
+    (b) =>
+      `${b.timestamp ?? at(0)} INFO hosting: build #${b.buildNumber ?? 0} ${typeof b.action === 'string' ? b.action : 'DEPLOY'} ${b.buildStatus ?? 'UNKNOWN'}`,
+  );
   lines.push(`${at(1)} INFO rgb_lightning_node: starting ${n.name} (${n.nodeId}) image ${n.imageVersion}`);
-  lines.push(`${at(2)} DEBUG rgb_lightning_node::routes: POST /unlock body={"password": "${n.leaked.password}", "bitcoind_rpc_host": "bitcoind"}`);
+  lines.push(
+    `${at(2)} DEBUG rgb_lightning_node::routes: POST /unlock body={"password": "${n.leaked.password}", "bitcoind_rpc_host": "bitcoind"}`,
+  );
   lines.push(`${at(3)} DEBUG rgb_lightning_node::auth: request header Authorization: Bearer ${n.leaked.token}`);
   lines.push(`${at(4)} WARN rgb_lib::wallet: backup mnemonic="${n.leaked.mnemonic}" printed at debug level`);
   lines.push(`${at(5)} DEBUG rgb_lib::wallet: mnemonic: ${n.leaked.mnemonic}`);

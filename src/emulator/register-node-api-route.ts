@@ -9,7 +9,10 @@ import { requestBody } from './request-body.js';
  * Each node's API at its invoke_url (`/nodes/{userId}/{nodeId}/{endpoint}`): the node API
  * token, a RUNNING node, then the NodeWorld answers.
  */
-export function registerNodeApiRoute(app: FastifyInstance, o: { hosted: HostedNodes; world: NodeWorld; userId: string; nodeApiToken: string }): void {
+export function registerNodeApiRoute(
+  app: FastifyInstance,
+  o: { hosted: HostedNodes; world: NodeWorld; userId: string; nodeApiToken: string },
+): void {
   const { hosted, world } = o;
   const nodeApi = async (req: FastifyRequest<{ Params: { userId: string; nodeId: string; endpoint: string } }>, reply: FastifyReply) => {
     const { userId: uid, nodeId, endpoint } = req.params;
@@ -27,7 +30,8 @@ export function registerNodeApiRoute(app: FastifyInstance, o: { hosted: HostedNo
     const contentType = String(req.headers['content-type'] ?? '');
     if (method === 'POST' && /^multipart\/form-data/i.test(contentType)) {
       body = parseMultipartFile(contentType, Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
-      if (!body) return HttpProblem.sendRln(reply, 400, 'MediaFileNotProvided', 'Media file has not been provided (multipart field `file`)');
+      if (!body)
+        return HttpProblem.sendRln(reply, 400, 'MediaFileNotProvided', 'Media file has not been provided (multipart field `file`)');
     } else if (method === 'POST') {
       const raw = requestBody.text(req);
       if (raw.trim() !== '') {

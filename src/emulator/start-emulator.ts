@@ -65,7 +65,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
 
   await app.listen({ port: opts.port ?? 0, host });
   const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : opts.port ?? 0;
+  const port = typeof address === 'object' && address ? address.port : (opts.port ?? 0);
   const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   hosted.baseUrl = baseUrl;
 

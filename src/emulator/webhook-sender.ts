@@ -79,7 +79,8 @@ export class WebhookSender {
         await res.arrayBuffer().catch(() => undefined);
         if (res.ok) return;
       } catch (err) {
-        record.error = (err as Error).name === 'AbortError' ? 'timeout' : ((err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message);
+        record.error =
+          (err as Error).name === 'AbortError' ? 'timeout' : ((err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message);
       } finally {
         clearTimeout(timer);
         this.controllers.delete(controller);

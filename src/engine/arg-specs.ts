@@ -125,6 +125,14 @@ export function argSpecsOf(schema: z.ZodObject<z.ZodRawShape>): ArgSpec[] {
     }
     const tag = (globalRegistry.get(inner) as { amount?: unknown } | undefined)?.amount;
     const amount = !!tag;
-    return { name, description: description ?? '', required, kind, ...(choices ? { choices } : {}), ...(amount ? { amount } : {}), ...(typeof tag === 'string' ? { amountUnit: tag } : {}) };
+    return {
+      name,
+      description: description ?? '',
+      required,
+      kind,
+      ...(choices ? { choices } : {}),
+      ...(amount ? { amount } : {}),
+      ...(typeof tag === 'string' ? { amountUnit: tag } : {}),
+    };
   });
 }

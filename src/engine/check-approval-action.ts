@@ -13,7 +13,11 @@ export function approvalActionChecker(registry: Registry): (action: string, over
     const def = registry.get(path);
     if (!def) {
       const near = registry.closest(path);
-      throw new UserError('invalid_arguments', `There is no command ${action} to put under approval.`, near ? `Did you mean ${near.replace(/ /g, '.')}?` : 'Name a command with dots, e.g. pay.send.');
+      throw new UserError(
+        'invalid_arguments',
+        `There is no command ${action} to put under approval.`,
+        near ? `Did you mean ${near.replace(/ /g, '.')}?` : 'Name a command with dots, e.g. pay.send.',
+      );
     }
     if (!def.mutates) throw new UserError('invalid_arguments', `${action} changes nothing, so it needs no approval.`);
     if (def.secrets?.some((f) => f.kind === 'secret' && f.required !== false)) {
@@ -23,6 +27,11 @@ export function approvalActionChecker(registry: Registry): (action: string, over
         'Limit who may run it with roles instead (`/rln access grant … admin nodes=…`).',
       );
     }
-    if (over && !def.spend) throw new UserError('invalid_arguments', `${action} moves no funds, so it takes no threshold.`, `Write ${action} alone to always ask a second person.`);
+    if (over && !def.spend)
+      throw new UserError(
+        'invalid_arguments',
+        `${action} moves no funds, so it takes no threshold.`,
+        `Write ${action} alone to always ask a second person.`,
+      );
   };
 }

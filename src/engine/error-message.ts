@@ -75,7 +75,12 @@ interface RemoteErrorLike {
 function isRemoteError(e: unknown): e is RemoteErrorLike {
   if (!(e instanceof Error)) return false;
   const x = e as unknown as Record<string, unknown>;
-  return typeof x.hint === 'string' || typeof x.endpoint === 'string' || typeof x.rlnName === 'string' || (typeof x.status === 'number' && (e.name === 'ServiceError' || e.name === 'NodeApiError'));
+  return (
+    typeof x.hint === 'string' ||
+    typeof x.endpoint === 'string' ||
+    typeof x.rlnName === 'string' ||
+    (typeof x.status === 'number' && (e.name === 'ServiceError' || e.name === 'NodeApiError'))
+  );
 }
 
 const NODE_HINTS: Record<string, (node: string) => string> = {
@@ -125,7 +130,10 @@ export function errorMessage(e: unknown, ctx: { path?: string; node?: string } =
     message: {
       header: 'Something went wrong',
       tone: 'danger',
-      blocks: [msg.text(`Something went wrong (ref ${ref}).`), msg.context('This is a bug, not something you did. Tell the bot\'s operators the reference; the details are in the log.')],
+      blocks: [
+        msg.text(`Something went wrong (ref ${ref}).`),
+        msg.context("This is a bug, not something you did. Tell the bot's operators the reference; the details are in the log."),
+      ],
       summary: `Something went wrong (ref ${ref})`,
     },
     outcome: 'failed',

@@ -3,7 +3,8 @@ import { isSecretKeyName, redact } from '../redact.js';
 import type { AnyCommand } from './types.js';
 
 /** Argument names that look like secrets, whatever the command. */
-export const SECRET_NAME_RE = /password|passphrase|passwd|(^|[_-])pass($|[_-])|^pwd$|^pw$|mnemonic|(^|[_-])seed($|[_-])|token|secret|private[_-]?key|api[_-]?key|credential/i;
+export const SECRET_NAME_RE =
+  /password|passphrase|passwd|(^|[_-])pass($|[_-])|^pwd$|^pw$|mnemonic|(^|[_-])seed($|[_-])|token|secret|private[_-]?key|api[_-]?key|credential/i;
 
 export function isSecretName(def: AnyCommand | undefined, name: string): boolean {
   // The redactor's names too (pagerduty_key, routing_key, api_key…): a declared argument may be typed, never kept.
@@ -16,7 +17,7 @@ export function isSecretName(def: AnyCommand | undefined, name: string): boolean
  * of the command's dialog, or a secret-looking name the schema does not declare.
  */
 export function findInlineSecret(def: AnyCommand | undefined, args: Record<string, unknown>): string | undefined {
-  const shape = ((def?.args)?.shape ?? {}) as Record<string, unknown>;
+  const shape = (def?.args?.shape ?? {}) as Record<string, unknown>;
   return Object.keys(args).find((k) => {
     if (def?.secrets?.some((f) => f.kind === 'secret' && f.name.toLowerCase() === k.toLowerCase())) return true;
     // A secret-looking name the schema declares (e.g. a swap's payment_secret) is meant to be typed.
@@ -37,7 +38,7 @@ export function withoutSecrets(def: AnyCommand | undefined, args: Record<string,
  * `user:password@`, a token, seed words) whatever the argument is called.
  */
 export function redactArgs(def: AnyCommand | undefined, args: Record<string, unknown>): Record<string, string> {
-  const shape = ((def?.args)?.shape ?? {}) as Record<string, unknown>;
+  const shape = (def?.args?.shape ?? {}) as Record<string, unknown>;
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(args)) {
     if (v === undefined) continue;

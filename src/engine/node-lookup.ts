@@ -53,7 +53,11 @@ export function createNodeLookup(opts: { hosting: Pick<HostingClient, 'listNodes
         found = findNode(nodes, v);
       }
       if (found) return found;
-      const near = closestOf(v, nodes.map((n) => n.name), { max: 3, maxDistance: Math.max(2, Math.ceil(v.length / 2)) });
+      const near = closestOf(
+        v,
+        nodes.map((n) => n.name),
+        { max: 3, maxDistance: Math.max(2, Math.ceil(v.length / 2)) },
+      );
       const shown = /^[\w.:-]{1,64}$/u.test(v) ? `\`${v}\`` : 'that name';
       throw new UserError(
         'unknown_node',

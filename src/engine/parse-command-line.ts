@@ -105,14 +105,21 @@ export function parseCommandLine(text: string, registry: Registry): ParsedComman
     path = w0;
     rest = tokens.slice(1);
   } else if (groups.has(w0) && w1 === undefined) {
-    const actions = registry.groups().find((g) => g.group === w0)!.actions.map((d) => d.path.slice(w0.length + 1));
-    throw new UserError('unknown_command', `\`${w0}\` needs an action: ${actions.join(', ')}.`, `Type \`/rln ${w0} help\` for what each one does.`);
+    const actions = registry
+      .groups()
+      .find((g) => g.group === w0)!
+      .actions.map((d) => d.path.slice(w0.length + 1));
+    throw new UserError(
+      'unknown_command',
+      `\`${w0}\` needs an action: ${actions.join(', ')}.`,
+      `Type \`/rln ${w0} help\` for what each one does.`,
+    );
   } else {
     throw unknownCommand(registry, tokens.slice(0, 2));
   }
 
   const def = registry.get(path)!;
-  const shape = (def.args).shape as Record<string, unknown>;
+  const shape = def.args.shape as Record<string, unknown>;
   const args: Record<string, string> = {};
   const positionalValues: string[] = [];
   for (const tok of bindUnits(registry, def, rest)) {
@@ -185,7 +192,12 @@ const UNIT_WORD = /^[A-Za-z][A-Za-z0-9]{0,15}$/;
  * number that goes to an amount argument (positional or `key=`) is joined to it.
  */
 function bindUnits(registry: Registry, def: AnyCommand, rest: string[]): string[] {
-  const amounts = new Set(registry.argSpecs(def).filter((s) => s.amount).map((s) => s.name));
+  const amounts = new Set(
+    registry
+      .argSpecs(def)
+      .filter((s) => s.amount)
+      .map((s) => s.name),
+  );
   if (!amounts.size) return rest;
   const keyOf = (tok: string) => KEYED_RE.exec(tok)?.[1].replace(/-/g, '_');
   const keyed = new Set(rest.map(keyOf).filter((k): k is string => !!k));

@@ -16,10 +16,13 @@ export function createRegistry(defs: AnyCommand[]): Registry {
   for (const def of defs) {
     if (!def || typeof def.path !== 'string') throw new Error('a command definition has no path');
     if (!PATH_RE.test(def.path)) {
-      throw new Error(`command path "${def.path}" is malformed: use "<group> <action>" or one word, lower case (internal names like __confirm are reserved)`);
+      throw new Error(
+        `command path "${def.path}" is malformed: use "<group> <action>" or one word, lower case (internal names like __confirm are reserved)`,
+      );
     }
     if (byPath.has(def.path)) throw new Error(`two commands are defined with the path "${def.path}": each path must be defined once`);
-    if (!def.args || typeof (def.args).shape !== 'object') throw new Error(`command "${def.path}" has no zod object schema for its arguments`);
+    if (!def.args || typeof def.args.shape !== 'object')
+      throw new Error(`command "${def.path}" has no zod object schema for its arguments`);
     byPath.set(def.path, def);
   }
 
@@ -30,18 +33,21 @@ export function createRegistry(defs: AnyCommand[]): Registry {
   for (const group of groupNames) {
     const path = `${group} help`;
     if (byPath.has(path)) continue;
-    byPath.set(path, defineCommand({
+    byPath.set(
       path,
-      summary: `Describe the ${group} commands`,
-      example: `/rln ${group} help`,
-      args: z.object({ action: z.string().min(1).optional().describe(`One ${group} action, for its details`) }),
-      positional: ['action'],
-      role: 'read',
-      confirm: 'none',
-      mutates: false,
-      nodeArg: false,
-      handler: async (ctx) => renderHelp(registry, group, ctx.args.action, ctx.place.platform),
-    }));
+      defineCommand({
+        path,
+        summary: `Describe the ${group} commands`,
+        example: `/rln ${group} help`,
+        args: z.object({ action: z.string().min(1).optional().describe(`One ${group} action, for its details`) }),
+        positional: ['action'],
+        role: 'read',
+        confirm: 'none',
+        mutates: false,
+        nodeArg: false,
+        handler: async (ctx) => renderHelp(registry, group, ctx.args.action, ctx.place.platform),
+      }),
+    );
   }
 
   const specsCache = new WeakMap<AnyCommand, ArgSpec[]>();
@@ -76,12 +82,14 @@ export function createRegistry(defs: AnyCommand[]): Registry {
     topLevel,
     positional: (def) => {
       if (def.positional) return [...def.positional];
-      return argSpecs(def).filter((s) => s.required).map((s) => s.name);
+      return argSpecs(def)
+        .filter((s) => s.required)
+        .map((s) => s.name);
     },
     nodeArg: (def) => {
       if (def.nodeArg === false) return undefined;
       if (typeof def.nodeArg === 'string') return def.nodeArg;
-      return 'node' in (def.args).shape ? 'node' : undefined;
+      return 'node' in def.args.shape ? 'node' : undefined;
     },
     closest: (text) => {
       const t = text.trim().toLowerCase().replace(/\s+/g, ' ');

@@ -32,7 +32,8 @@ export function usageOf(registry: Registry, def: AnyCommand, opts: HelpOptions =
   const optional = rest.filter((s) => !s.required);
   const valueOf = (s: ArgSpec) => (s.kind === 'enum' && s.choices ? s.choices.join('|') : '…');
   for (const s of rest) {
-    if (s.required || !opts.compact || optional.length <= 2) parts.push(style.usageArg(s.name, valueOf(s), { required: s.required, positional: false }));
+    if (s.required || !opts.compact || optional.length <= 2)
+      parts.push(style.usageArg(s.name, valueOf(s), { required: s.required, positional: false }));
   }
   if (opts.compact && optional.length > 2) parts.push(`[+${optional.length} options]`);
   return parts.join(' ');
@@ -56,7 +57,9 @@ export function exampleOf(registry: Registry, def: AnyCommand, platform?: Platfo
     return [style.command(parsed.path), ...args].join(' ');
   } catch {
     // An example that is not a command line (a button's description): its words, in Discord's command name.
-    return def.example.replace(/^\/rln ([a-z][\w-]*) ([a-z][\w-]*)/, (_m, g: string, a: string) => (registry.get(`${g} ${a}`) ? style.command(`${g} ${a}`) : _m));
+    return def.example.replace(/^\/rln ([a-z][\w-]*) ([a-z][\w-]*)/, (_m, g: string, a: string) =>
+      registry.get(`${g} ${a}`) ? style.command(`${g} ${a}`) : _m,
+    );
   }
 }
 
@@ -64,7 +67,8 @@ export function exampleOf(registry: Registry, def: AnyCommand, platform?: Platfo
 export function renderCommandHelp(registry: Registry, def: AnyCommand, platform?: Platform): Message {
   const style = commandStyle(platform);
   const specs = registry.argSpecs(def);
-  const confirm = def.confirm === 'button' ? 'a Confirm button' : def.confirm === 'typed-name' ? "typing the node's name in a dialog" : 'none';
+  const confirm =
+    def.confirm === 'button' ? 'a Confirm button' : def.confirm === 'typed-name' ? "typing the node's name in a dialog" : 'none';
   const blocks = [
     msg.text(def.summary),
     msg.code(usageOf(registry, def, { platform })),
@@ -97,7 +101,11 @@ export function renderHelp(registry: Registry, group?: string, action?: string, 
     if (top) return renderCommandHelp(registry, top, platform);
     if (!g) {
       // What was typed is not repeated (it could be a pasted secret): the registry's names are.
-      throw new UserError('unknown_command', 'There is no command group like that.', `Groups: ${groups.map((x) => x.group).join(', ')}. Try \`/rln help\`.`);
+      throw new UserError(
+        'unknown_command',
+        'There is no command group like that.',
+        `Groups: ${groups.map((x) => x.group).join(', ')}. Try \`/rln help\`.`,
+      );
     }
     if (action) {
       const def = registry.get(`${g.group} ${action}`);
@@ -138,7 +146,10 @@ export function renderHelp(registry: Registry, group?: string, action?: string, 
         rows: [
           ...groups.map((g) => [
             g.group,
-            g.actions.filter((d) => d.path !== `${g.group} help`).map((d) => d.path.slice(g.group.length + 1)).join(', '),
+            g.actions
+              .filter((d) => d.path !== `${g.group} help`)
+              .map((d) => d.path.slice(g.group.length + 1))
+              .join(', '),
           ]),
           ...top.map((d) => [d.path, d.summary]),
         ],

@@ -7,18 +7,32 @@
  */
 import { z } from 'zod';
 
-type Issue = { code?: string; expected?: unknown; origin?: unknown; minimum?: unknown; maximum?: unknown; inclusive?: boolean; values?: unknown[]; format?: string; input?: unknown };
+type Issue = {
+  code?: string;
+  expected?: unknown;
+  origin?: unknown;
+  minimum?: unknown;
+  maximum?: unknown;
+  inclusive?: boolean;
+  values?: unknown[];
+  format?: string;
+  input?: unknown;
+};
 
 export function argIssueText(iss: Issue): string | undefined {
   const n = (v: unknown) => (typeof v === 'bigint' ? v.toString() : String(v));
   switch (iss.code) {
     case 'invalid_type': {
       const what =
-        iss.expected === 'int' ? 'a whole number, such as 5'
-        : iss.expected === 'number' || iss.expected === 'bigint' ? 'a number, such as 5 or 2.5'
-        : iss.expected === 'boolean' ? 'true or false (also yes/no, on/off)'
-        : iss.expected === 'string' ? 'text'
-        : undefined;
+        iss.expected === 'int'
+          ? 'a whole number, such as 5'
+          : iss.expected === 'number' || iss.expected === 'bigint'
+            ? 'a number, such as 5 or 2.5'
+            : iss.expected === 'boolean'
+              ? 'true or false (also yes/no, on/off)'
+              : iss.expected === 'string'
+                ? 'text'
+                : undefined;
       if (!what) return undefined;
       // The same messages serve the service clients' response checks, where a field may be absent.
       return iss.input === undefined ? `missing: expected ${what}` : `expected ${what}`;

@@ -67,11 +67,7 @@ export interface RetryInfo {
 export interface HostingClient {
   listNodes(): Promise<HostedNode[]>;
   getNode(id: string): Promise<HostedNode>;
-  createNode(input: {
-    name: string;
-    network: 'regtest' | 'testnet';
-    webhookUrl?: string;
-  }): Promise<{ node: HostedNode; message?: string }>;
+  createNode(input: { name: string; network: 'regtest' | 'testnet'; webhookUrl?: string }): Promise<{ node: HostedNode; message?: string }>;
   destroyNode(id: string): Promise<{ message?: string }>;
   updateSettings(id: string, settings: { webhookUrl: string }): Promise<{ message?: string }>;
   startNode(id: string): Promise<{ message?: string }>;
@@ -88,7 +84,20 @@ export interface HostingClient {
 const RETRY_STATUS = [429, ...Array.from({ length: 100 }, (_, i) => 500 + i)];
 
 /** Network errors worth a retry: got's defaults and a few more a flaky link or proxy gives. */
-const RETRY_ERROR_CODES = ['ETIMEDOUT', 'ECONNRESET', 'EADDRINUSE', 'ECONNREFUSED', 'EPIPE', 'ENOTFOUND', 'ENETUNREACH', 'EAI_AGAIN', 'EHOSTUNREACH', 'ECONNABORTED', 'EPROTO', 'ERR_STREAM_PREMATURE_CLOSE'];
+const RETRY_ERROR_CODES = [
+  'ETIMEDOUT',
+  'ECONNRESET',
+  'EADDRINUSE',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ENOTFOUND',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ECONNABORTED',
+  'EPROTO',
+  'ERR_STREAM_PREMATURE_CLOSE',
+];
 
 const READY_STATUSES = new Set(['COMPLETED', 'COMPLETE', 'SUCCESS', 'SUCCEEDED', 'DONE', 'READY', 'FINISHED']);
 
@@ -176,7 +185,12 @@ export function createHostingClient(opts: HostingClientOptions): HostingClient {
     try {
       res = await pending;
     } catch (e) {
-      if (oversize) throw new ServiceError({ endpoint: spec.endpoint, kind: 'bad_response', detail: `the answer is larger than ${sizeText(maxBytes)} (SERVICE_MAX_BYTES); it was not read` });
+      if (oversize)
+        throw new ServiceError({
+          endpoint: spec.endpoint,
+          kind: 'bad_response',
+          detail: `the answer is larger than ${sizeText(maxBytes)} (SERVICE_MAX_BYTES); it was not read`,
+        });
       throw e;
     }
     const text = typeof res.body === 'string' ? res.body : String(res.body ?? '');
@@ -208,9 +222,14 @@ export function createHostingClient(opts: HostingClientOptions): HostingClient {
       result = await once(spec);
     } catch (err) {
       if ((err as { code?: string }).code === 'ERR_INVALID_URL') {
-        throw new ServiceError({ endpoint: spec.endpoint, kind: 'network', detail: 'the service base URL is not a valid URL', hint: 'Set SERVICE_URL to the https:// base of the hosting service.' });
+        throw new ServiceError({
+          endpoint: spec.endpoint,
+          kind: 'network',
+          detail: 'the service base URL is not a valid URL',
+          hint: 'Set SERVICE_URL to the https:// base of the hosting service.',
+        });
       }
-      const attempts = err instanceof RequestError ? err.request?.retryCount ?? 0 : 0;
+      const attempts = err instanceof RequestError ? (err.request?.retryCount ?? 0) : 0;
       const after = attempts ? ` (after ${attempts + 1} attempts)` : '';
       if (err instanceof TimeoutError) {
         throw new ServiceError({ endpoint: spec.endpoint, kind: 'timeout', detail: `no answer within ${timeoutMs} ms${after}` });
@@ -222,7 +241,11 @@ export function createHostingClient(opts: HostingClientOptions): HostingClient {
     if (status >= 200 && status < 300) return result;
     const after = retryAfterMs(result.retryAfter);
     const detail =
-      status === 429 && after !== undefined ? `asked to wait ${Math.ceil(after / 1000)} s before retrying` : attempts > 1 ? `after ${attempts} attempts` : undefined;
+      status === 429 && after !== undefined
+        ? `asked to wait ${Math.ceil(after / 1000)} s before retrying`
+        : attempts > 1
+          ? `after ${attempts} attempts`
+          : undefined;
     throw new ServiceError({
       endpoint: spec.endpoint,
       kind: kindForStatus(status),
@@ -278,7 +301,11 @@ export function createHostingClient(opts: HostingClientOptions): HostingClient {
     async createNode(input) {
       const endpoint = 'POST /api/nodes';
       if (input.network !== 'regtest' && input.network !== 'testnet') {
-        throw new ServiceError({ endpoint, kind: 'invalid', detail: `not sent: network must be regtest or testnet, not ${JSON.stringify(input.network)}` });
+        throw new ServiceError({
+          endpoint,
+          kind: 'invalid',
+          detail: `not sent: network must be regtest or testnet, not ${JSON.stringify(input.network)}`,
+        });
       }
       if (typeof input.name !== 'string' || input.name.trim() === '') {
         throw new ServiceError({ endpoint, kind: 'invalid', detail: 'not sent: a node name is required' });
@@ -369,7 +396,12 @@ export function createHostingClient(opts: HostingClientOptions): HostingClient {
     async getLogs(id, taskId) {
       const endpoint = 'GET /api/nodes/{id}/logs';
       if (typeof taskId !== 'string' || taskId.trim() === '') {
-        throw new ServiceError({ endpoint, kind: 'invalid', detail: 'no taskId given', hint: 'Start an export first (`node logs`), then use its taskId.' });
+        throw new ServiceError({
+          endpoint,
+          kind: 'invalid',
+          detail: 'no taskId given',
+          hint: 'Start an export first (`node logs`), then use its taskId.',
+        });
       }
       const spec: CallSpec = { method: 'GET', endpoint, path: nodePath(endpoint, id, '/logs'), query: { taskId } };
       const r = await call(spec);
@@ -380,7 +412,10 @@ export function createHostingClient(opts: HostingClientOptions): HostingClient {
       }
       // Every field of the logs schema is optional, so unwrap `{ data }` before parsing.
       const rec = json && typeof json === 'object' ? (json as Record<string, unknown>) : undefined;
-      const inner = rec && rec.data && typeof rec.data === 'object' && !['urls', 'downloadUrls', 'url', 'ready'].some((k) => k in rec) ? rec.data : json;
+      const inner =
+        rec && rec.data && typeof rec.data === 'object' && !['urls', 'downloadUrls', 'url', 'ready'].some((k) => k in rec)
+          ? rec.data
+          : json;
       if (Array.isArray(inner)) {
         const urls = inner.filter((u): u is string => typeof u === 'string');
         return { ready: urls.length > 0, urls };

@@ -24,7 +24,10 @@ export interface LogFile {
   cutAtMax: boolean;
 }
 
-export async function downloadLogFile(url: string, o: { maxBytes?: number; keepBytes?: number; timeoutMs?: number } = {}): Promise<LogFile> {
+export async function downloadLogFile(
+  url: string,
+  o: { maxBytes?: number; keepBytes?: number; timeoutMs?: number } = {},
+): Promise<LogFile> {
   const endpoint = 'GET <log download link>';
   let parsed: URL;
   try {
@@ -33,7 +36,11 @@ export async function downloadLogFile(url: string, o: { maxBytes?: number; keepB
     throw new ServiceError({ endpoint, kind: 'invalid', detail: 'the service gave a log link that is not a URL' });
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
-    throw new ServiceError({ endpoint, kind: 'invalid', detail: `the service gave a ${parsed.protocol} log link; only http(s) is downloaded` });
+    throw new ServiceError({
+      endpoint,
+      kind: 'invalid',
+      detail: `the service gave a ${parsed.protocol} log link; only http(s) is downloaded`,
+    });
   }
   const max = o.maxBytes ?? LOG_DOWNLOAD_MAX_BYTES;
   const keep = Math.min(max, o.keepBytes ?? LOG_KEEP_BYTES);
@@ -44,7 +51,13 @@ export async function downloadLogFile(url: string, o: { maxBytes?: number; keepB
   try {
     const chunks: Buffer[] = [];
     let held = 0;
-    const stream = got.stream(parsed, { headers: { range: `bytes=-${keep}` }, timeout: { request: o.timeoutMs ?? 60_000 }, retry: { limit: 0 }, followRedirect: true, maxRedirects: 3 });
+    const stream = got.stream(parsed, {
+      headers: { range: `bytes=-${keep}` },
+      timeout: { request: o.timeoutMs ?? 60_000 },
+      retry: { limit: 0 },
+      followRedirect: true,
+      maxRedirects: 3,
+    });
     stream.once('response', (r: { statusCode: number }) => {
       partial = r.statusCode === 206;
     });
@@ -62,7 +75,12 @@ export async function downloadLogFile(url: string, o: { maxBytes?: number; keepB
     }
     body = Buffer.concat(chunks);
   } catch (e) {
-    throw new ServiceError({ endpoint, kind: 'network', detail: `the log file could not be downloaded (${(e as Error).message})`, hint: 'The link may have expired: run node logs again.' });
+    throw new ServiceError({
+      endpoint,
+      kind: 'network',
+      detail: `the log file could not be downloaded (${(e as Error).message})`,
+      hint: 'The link may have expired: run node logs again.',
+    });
   }
   const truncated = partial || seen > keep;
   // From the first whole line of what is kept.

@@ -43,9 +43,7 @@ export function retryAfterMs(header: unknown): number | undefined {
 export function describeIssue(err: z.ZodError, prefix: string): string {
   const issue = err.issues[0];
   if (!issue) return 'the body does not have the expected shape';
-  const path = [prefix, ...issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))]
-    .join('')
-    .replace(/^\./, '');
+  const path = [prefix, ...issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))].join('').replace(/^\./, '');
   return `field \`${path || '(body)'}\` is wrong: ${issue.message}`;
 }
 

@@ -1,13 +1,5 @@
 /** What went wrong with a call to the hosting service, in terms a user can act on. */
-export type ServiceErrorKind =
-  | 'auth'
-  | 'not_found'
-  | 'conflict'
-  | 'invalid'
-  | 'unavailable'
-  | 'timeout'
-  | 'bad_response'
-  | 'network';
+export type ServiceErrorKind = 'auth' | 'not_found' | 'conflict' | 'invalid' | 'unavailable' | 'timeout' | 'bad_response' | 'network';
 
 export interface ServiceErrorInit {
   endpoint: string;

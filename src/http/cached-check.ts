@@ -4,7 +4,10 @@
  * while a check runs share it; a check slower than `timeoutMs` counts as a failure (a probe
  * must answer before the balancer gives up on it), and its late answer is still kept.
  */
-export function cachedCheck(check: () => Promise<boolean>, o: { ttlMs?: number; timeoutMs?: number; now?: () => number } = {}): () => Promise<boolean> {
+export function cachedCheck(
+  check: () => Promise<boolean>,
+  o: { ttlMs?: number; timeoutMs?: number; now?: () => number } = {},
+): () => Promise<boolean> {
   const ttlMs = o.ttlMs ?? 1_000;
   const timeoutMs = o.timeoutMs ?? 2_000;
   const now = o.now ?? Date.now;

@@ -19,7 +19,12 @@ export interface ReplayGuardStore {
   prune(now: number): Promise<number>;
 }
 
-export function createReplayGuard(opts: { windowMs: number; maxEntries?: number; store?: ReplayGuardStore; namespace?: string }): ReplayGuard {
+export function createReplayGuard(opts: {
+  windowMs: number;
+  maxEntries?: number;
+  store?: ReplayGuardStore;
+  namespace?: string;
+}): ReplayGuard {
   // A timestamp is accepted from windowMs before to windowMs after it: remember for both sides.
   const keepMs = 2 * opts.windowMs;
   const store = opts.store;

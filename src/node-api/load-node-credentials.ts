@@ -16,14 +16,19 @@ export type NodeCredentials =
   | { kind: 'none' };
 
 const Entry = z.union([
-  z.object({ cert: z.string().min(1), key: z.string().min(1), ca: z.string().min(1).optional(), token: z.string().min(1).optional() }).strict(),
+  z
+    .object({ cert: z.string().min(1), key: z.string().min(1), ca: z.string().min(1).optional(), token: z.string().min(1).optional() })
+    .strict(),
   z.object({ token: z.string().min(1) }).strict(),
 ]);
 const FileShape = z.record(z.string(), Entry);
 
 /** Credentials file problems, without any secret value in the message. */
 export class NodeCredentialsError extends Error {
-  constructor(readonly file: string, message: string) {
+  constructor(
+    readonly file: string,
+    message: string,
+  ) {
     super(message);
     this.name = 'NodeCredentialsError';
   }
@@ -34,7 +39,10 @@ export class NodeCredentialsError extends Error {
  * `{ cert, key, ca?, token? }` (files relative to the credentials file). Returns a lookup: id first, then name,
  * then the default token, else no credentials. Throws NodeCredentialsError when the file is unreadable or invalid.
  */
-export function loadNodeCredentials(opts: { defaultToken?: string; file?: string }): (node: { nodeId: string; name: string }) => NodeCredentials {
+export function loadNodeCredentials(opts: {
+  defaultToken?: string;
+  file?: string;
+}): (node: { nodeId: string; name: string }) => NodeCredentials {
   const byKey = new Map<string, NodeCredentials>();
   if (opts.file) {
     const file = opts.file;
@@ -61,9 +69,18 @@ export function loadNodeCredentials(opts: { defaultToken?: string; file?: string
     for (const [key, entry] of Object.entries(parsed.data)) {
       // Masked in every log line and error text, like the tokens from the environment.
       registerSecret(entry.token);
-      byKey.set(key, 'cert' in entry
-        ? { kind: 'mtls', certFile: path(entry.cert), keyFile: path(entry.key), ...(entry.ca ? { caFile: path(entry.ca) } : {}), ...(entry.token ? { token: entry.token } : {}) }
-        : { kind: 'token', token: entry.token });
+      byKey.set(
+        key,
+        'cert' in entry
+          ? {
+              kind: 'mtls',
+              certFile: path(entry.cert),
+              keyFile: path(entry.key),
+              ...(entry.ca ? { caFile: path(entry.ca) } : {}),
+              ...(entry.token ? { token: entry.token } : {}),
+            }
+          : { kind: 'token', token: entry.token },
+      );
     }
   }
   const fallback: NodeCredentials = opts.defaultToken ? { kind: 'token', token: opts.defaultToken } : { kind: 'none' };

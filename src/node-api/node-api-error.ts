@@ -55,16 +55,25 @@ const HINTS: Record<string, string> = {
 function hintFor(kind: NodeApiErrorKind, status: number | undefined, rlnName: string | undefined): string {
   if (rlnName && HINTS[rlnName]) return HINTS[rlnName];
   switch (kind) {
-    case 'network': return 'the node could not be reached at its invoke URL: is it RUNNING? check `node info <node>`';
-    case 'timeout': return 'the node did not answer in time: it may be busy or starting; try again, or check `node info <node>`';
-    case 'tls': return 'the TLS handshake failed: check the node\'s certificate, key and CA files in NODE_CREDENTIALS_FILE';
-    case 'malformed': return 'the node answered with a body that is not JSON (truncated?): try again; if it persists, check `node logs <node>`';
-    case 'invalid-response': return 'the node answered in an unexpected shape: is the node image up to date? see `node image`';
-    case 'invalid-request': return 'fix the arguments and try again';
-    case 'credentials': return 'check NODE_CREDENTIALS_FILE';
-    default: break;
+    case 'network':
+      return 'the node could not be reached at its invoke URL: is it RUNNING? check `node info <node>`';
+    case 'timeout':
+      return 'the node did not answer in time: it may be busy or starting; try again, or check `node info <node>`';
+    case 'tls':
+      return "the TLS handshake failed: check the node's certificate, key and CA files in NODE_CREDENTIALS_FILE";
+    case 'malformed':
+      return 'the node answered with a body that is not JSON (truncated?): try again; if it persists, check `node logs <node>`';
+    case 'invalid-response':
+      return 'the node answered in an unexpected shape: is the node image up to date? see `node image`';
+    case 'invalid-request':
+      return 'fix the arguments and try again';
+    case 'credentials':
+      return 'check NODE_CREDENTIALS_FILE';
+    default:
+      break;
   }
-  if (status !== undefined && status >= 300 && status < 400) return 'the node API answered a redirect, which is never followed (a request may carry a password): check the node\'s invoke_url with `node info <node>`';
+  if (status !== undefined && status >= 300 && status < 400)
+    return "the node API answered a redirect, which is never followed (a request may carry a password): check the node's invoke_url with `node info <node>`";
   if (status === 401) return 'the node API token is wrong or revoked: check NODE_API_TOKEN or NODE_CREDENTIALS_FILE';
   if (status === 403) return 'the node refused this in its current state';
   if (status === 404) return 'the node API has no such endpoint or object: is the node image up to date?';
@@ -88,7 +97,16 @@ export class NodeApiError extends Error {
   /** The node's own words (the `error` of an RLN error body), shown to the user as they are. */
   readonly serviceMessage?: string;
 
-  constructor(opts: { endpoint: string; kind: NodeApiErrorKind; message: string; status?: number; rlnName?: string; field?: string; hint?: string; serviceMessage?: string }) {
+  constructor(opts: {
+    endpoint: string;
+    kind: NodeApiErrorKind;
+    message: string;
+    status?: number;
+    rlnName?: string;
+    field?: string;
+    hint?: string;
+    serviceMessage?: string;
+  }) {
     super(opts.message);
     this.serviceMessage = opts.serviceMessage;
     this.endpoint = opts.endpoint;

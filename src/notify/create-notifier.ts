@@ -227,7 +227,13 @@ export function createNotifier(opts: NotifierOptions): Notifier {
   };
 
   /** What storing an event gave: a duplicate, or its id (and the rows routed, or to route). */
-  const storedOf = (event: IncomingEvent, time: ReturnType<typeof effectiveEventTime>, eventId: number | undefined, routed: number, toRoute: boolean): Stored => {
+  const storedOf = (
+    event: IncomingEvent,
+    time: ReturnType<typeof effectiveEventTime>,
+    eventId: number | undefined,
+    routed: number,
+    toRoute: boolean,
+  ): Stored => {
     if (eventId === undefined) return { duplicate: true, routed: 0, nodeId: event.nodeId };
     const flagged = time.flagged ? { eventTimestamp: event.eventTimestamp, aheadMs: time.aheadMs } : undefined;
     return { duplicate: false, eventId, routed, toRoute, nodeId: event.nodeId, status: event.status, flagged };
@@ -332,15 +338,18 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     ingestEvent,
     ingestActivity,
     webhookRoutes(o = {}) {
-      const keys =
-        o.keys ?? new KeyCache({ fetchKey: () => opts.hosting.webhookPublicKey(), refetchIntervalMs: o.keyRefetchIntervalMs });
+      const keys = o.keys ?? new KeyCache({ fetchKey: () => opts.hosting.webhookPublicKey(), refetchIntervalMs: o.keyRefetchIntervalMs });
       const nodes = o.nodes ?? createNodeDirectory({ hosting: opts.hosting });
       // Events of one burst share a commit; each is answered 2xx only once it is committed. The
       // transaction stores the events (marked "not yet routed") and nothing else: no read of
       // the routing view, no outbox rows. The worker routes them after the 2xx (route-pending.ts).
       // A burst's events are written several per statement (storeEvents); if that fails, each
       // is written alone (storeEvent) in its own savepoint, and only the one that fails is refused.
-      const batch = groupCommit((fn) => store.tx(fn), (event: IncomingEvent) => storeEvent(event), { writeMany: storeEvents });
+      const batch = groupCommit(
+        (fn) => store.tx(fn),
+        (event: IncomingEvent) => storeEvent(event),
+        { writeMany: storeEvents },
+      );
       const ingest = (event: IncomingEvent) => batch(event).then(afterCommit);
       return webhookRoutes({
         keys,
@@ -374,7 +383,8 @@ export function createNotifier(opts: NotifierOptions): Notifier {
           await worker.tick();
           // Rows for a platform with no connection cannot be posted by waiting: they stay for a later start.
           // (Which channels wait, not every waiting row: this runs every 20 ms while a backlog drains.)
-          const waiting = (await store.pendingChannels()).some((ch) => opts.posters[ch.platform as Platform]) || (await store.eventsToRouteCount()) > 0;
+          const waiting =
+            (await store.pendingChannels()).some((ch) => opts.posters[ch.platform as Platform]) || (await store.eventsToRouteCount()) > 0;
           if (!waiting && worker.idle) return true;
           if (late) {
             const pending = (await store.outboxRows({ state: 'pending' })).filter((r) => opts.posters[r.platform as Platform]).length;

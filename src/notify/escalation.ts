@@ -42,7 +42,15 @@ export function createEscalation(o: EscalationOptions): Escalation {
   const adminsLine = () => (o.admins?.length ? ` Admins: ${o.admins.join(', ')}.` : '');
 
   /** Stores the notice and, unless `storeOnly`, posts it to another watched channel. */
-  async function tellAdmins(platform: Platform, channelId: string, kind: string, header: string, text: string, dedupeKey: string, storeOnly = false): Promise<void> {
+  async function tellAdmins(
+    platform: Platform,
+    channelId: string,
+    kind: string,
+    header: string,
+    text: string,
+    dedupeKey: string,
+    storeOnly = false,
+  ): Promise<void> {
     const now = o.now();
     await store.insertNotice({ platform, channel_id: channelId, kind, text, created_at: now });
     if (storeOnly) return;
@@ -73,7 +81,14 @@ export function createEscalation(o: EscalationOptions): Escalation {
         `Its ${paused} watch(es) are paused and ${waiting.length} waiting notification(s) were set aside.${adminsLine()} ` +
         'To resume, invite the bot back and run `/rln watch add <node|all>` in that channel.';
       o.log.error({ platform, channel: channelId, paused, setAside: waiting.length }, 'channel gone: watches paused, admins told');
-      await tellAdmins(platform, channelId, 'channel_gone', 'A watched channel is unreachable; its watches are paused', text, `channel_gone:${platform}:${channelId}:${now}`);
+      await tellAdmins(
+        platform,
+        channelId,
+        'channel_gone',
+        'A watched channel is unreachable; its watches are paused',
+        text,
+        `channel_gone:${platform}:${channelId}:${now}`,
+      );
     },
 
     async deliveryFailed(platform, channelId, rows, why) {
@@ -87,7 +102,15 @@ export function createEscalation(o: EscalationOptions): Escalation {
         `${alerts.length} notification(s) for the ${platform} channel ${channelId} could not be delivered and were given up (${why})` +
         `${nodes.length ? `; nodes: ${nodes.slice(0, 20).join(', ')}${nodes.length > 20 ? ', …' : ''}` : ''}.${adminsLine()} ` +
         'Check the bot can post there; `/rln node list` shows the current status of every node.';
-      await tellAdmins(platform, channelId, 'delivery_failed', 'Notifications could not be delivered', text, `delivery_failed:${platform}:${channelId}:${now}`, quiet);
+      await tellAdmins(
+        platform,
+        channelId,
+        'delivery_failed',
+        'Notifications could not be delivered',
+        text,
+        `delivery_failed:${platform}:${channelId}:${now}`,
+        quiet,
+      );
     },
   };
 }

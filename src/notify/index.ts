@@ -19,4 +19,12 @@ export { OutboxWorker, type OutboxWorkerOptions } from './outbox-worker.js';
 export { planRound, type RoundAction, type RoundState } from './plan-round.js';
 export { createPaging, dedupKeyOf, PAGERDUTY_EVENTS_URL, ESCALATION_SIGNATURE_HEADER, type Paging, type PagingOptions } from './paging.js';
 export { ACTIVITY_EVENT_PREFIX, type ActivityItem } from './render-notifications.js';
-export { eventMessage, digestMessage, incidentMessage, threadLine, noticeMessage, type DigestEntry, type EventView } from './render-notifications.js';
+export {
+  eventMessage,
+  digestMessage,
+  incidentMessage,
+  threadLine,
+  noticeMessage,
+  type DigestEntry,
+  type EventView,
+} from './render-notifications.js';

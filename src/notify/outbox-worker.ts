@@ -201,7 +201,10 @@ export class OutboxWorker {
         if (!poster) {
           if (!this.warnedNoPoster.has(ch.platform)) {
             this.warnedNoPoster.add(ch.platform);
-            this.log.warn({ platform: ch.platform }, `no ${ch.platform} connection: its notifications wait in the outbox until one is configured`);
+            this.log.warn(
+              { platform: ch.platform },
+              `no ${ch.platform} connection: its notifications wait in the outbox until one is configured`,
+            );
           }
           continue;
         }
@@ -291,7 +294,9 @@ export class OutboxWorker {
           return p;
         };
         heartbeat = setInterval(() => {
-          renew().catch((err: unknown) => this.log.debug({ err, channel: channelId }, 'could not renew the channel lease; retried before the next call'));
+          renew().catch((err: unknown) =>
+            this.log.debug({ err, channel: channelId }, 'could not renew the channel lease; retried before the next call'),
+          );
         }, claims.heartbeatMs);
         heartbeat.unref?.();
         ctx.beforeCall = async () => {
@@ -300,13 +305,17 @@ export class OutboxWorker {
             held = !lost && (await renew().catch(() => renew()));
           } catch (err) {
             // Still ours as far as we know: a transient failure of the round (retried with backoff).
-            throw new Error(`could not renew the lease of ${platform} channel ${channelId}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+            throw new Error(
+              `could not renew the lease of ${platform} channel ${channelId}: ${err instanceof Error ? err.message : String(err)}`,
+              { cause: err },
+            );
           }
           if (!held) throw new ChannelLeaseLost(`${platform} channel ${channelId} is posted by another replica now`);
         };
       }
       const failure = await executeRound(ctx, roundRows(due), actions);
-      if (failure?.err instanceof ChannelLeaseLost) this.log.warn({ channel: channelId }, 'stopped a round: another replica holds the channel now (this one lost its lease)');
+      if (failure?.err instanceof ChannelLeaseLost)
+        this.log.warn({ channel: channelId }, 'stopped a round: another replica holds the channel now (this one lost its lease)');
       else if (failure) await recordFailure(ctx, failure, this.retry, this.escalation);
     } finally {
       clearInterval(heartbeat);

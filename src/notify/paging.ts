@@ -76,13 +76,23 @@ const MAX_ANSWER_BYTES = 64 * 1024;
  * POSTs a page with node:http(s), whose `lookup` checks the addresses the connection uses
  * (guardedLookup) when `allow` is given; the answer is read up to MAX_ANSWER_BYTES.
  */
-function post(url: string, headers: Record<string, string>, body: string, allow: AllowList | undefined): Promise<{ status: number; text: string; retryAfterMs?: number }> {
+function post(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  allow: AllowList | undefined,
+): Promise<{ status: number; text: string; retryAfterMs?: number }> {
   return new Promise((resolve, reject) => {
     const u = new URL(url);
     const request = u.protocol === 'http:' ? httpRequest : httpsRequest;
     const req = request(
       u,
-      { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, timeout: SEND_TIMEOUT_MS, ...(allow ? { lookup: guardedLookup(allow) as never } : {}) },
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        timeout: SEND_TIMEOUT_MS,
+        ...(allow ? { lookup: guardedLookup(allow) as never } : {}),
+      },
       (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
@@ -93,7 +103,11 @@ function post(url: string, headers: Record<string, string>, body: string, allow:
         });
         const done = () => {
           const ra = Number(res.headers['retry-after']);
-          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8').slice(0, 300), retryAfterMs: Number.isFinite(ra) && ra > 0 ? ra * 1000 : undefined });
+          resolve({
+            status: res.statusCode ?? 0,
+            text: Buffer.concat(chunks).toString('utf8').slice(0, 300),
+            retryAfterMs: Number.isFinite(ra) && ra > 0 ? ra * 1000 : undefined,
+          });
         };
         res.on('end', done);
         res.on('close', done);
@@ -122,7 +136,13 @@ export function createPaging(o: PagingOptions): Paging {
   function triggerBodies(inc: IncidentRow, afterMin: number, routingKey: string | undefined): Array<{ target: string; body: object }> {
     const name = inc.node_name ?? inc.node_id;
     const summary = `${name} is ${inc.last_status} (incident #${inc.id}, not acknowledged within ${afterMin} min)`;
-    const details = { incident_id: inc.id, node_id: inc.node_id, node_name: name, channel: `${inc.platform}:${inc.channel_id}`, opened_at: new Date(inc.opened_at).toISOString() };
+    const details = {
+      incident_id: inc.id,
+      node_id: inc.node_id,
+      node_name: name,
+      channel: `${inc.platform}:${inc.channel_id}`,
+      opened_at: new Date(inc.opened_at).toISOString(),
+    };
     const out: Array<{ target: string; body: object }> = [];
     if (routingKey) {
       out.push({
@@ -131,16 +151,29 @@ export function createPaging(o: PagingOptions): Paging {
           routing_key: routingKey,
           event_action: 'trigger',
           dedup_key: dedupKeyOf(inc.id),
-          payload: { summary, source: name, severity: 'critical', timestamp: new Date(inc.opened_at).toISOString(), component: 'rln-node', group: 'rln-chatops', custom_details: details },
+          payload: {
+            summary,
+            source: name,
+            severity: 'critical',
+            timestamp: new Date(inc.opened_at).toISOString(),
+            component: 'rln-node',
+            group: 'rln-chatops',
+            custom_details: details,
+          },
           client: 'rln-chatops',
         },
       });
     }
-    if (o.webhook) out.push({ target: 'webhook', body: { event_action: 'trigger', dedup_key: dedupKeyOf(inc.id), summary, source: name, severity: 'critical', ...details } });
+    if (o.webhook)
+      out.push({
+        target: 'webhook',
+        body: { event_action: 'trigger', dedup_key: dedupKeyOf(inc.id), summary, source: name, severity: 'critical', ...details },
+      });
     return out;
   }
 
-  const describe = (targets: string[]) => targets.map((t) => (t === 'pagerduty' ? 'PagerDuty' : `the escalation webhook (${new URL(o.webhook!.url).host})`)).join(' and ');
+  const describe = (targets: string[]) =>
+    targets.map((t) => (t === 'pagerduty' ? 'PagerDuty' : `the escalation webhook (${new URL(o.webhook!.url).host})`)).join(' and ');
 
   async function escalateDue(now: number): Promise<void> {
     for (const inc of await pages.unpagedOpenIncidents()) {
@@ -152,7 +185,15 @@ export function createPaging(o: PagingOptions): Paging {
       const to = describe(bodies.map((b) => b.target));
       await pages.tx(async () => {
         await pages.insertEscalation({ incident_id: inc.id, escalated_at: now, escalated_to: to });
-        for (const b of bodies) await pages.insertPage({ incident_id: inc.id, action: 'trigger', target: b.target, body: JSON.stringify(b.body), next_attempt_at: now, created_at: now });
+        for (const b of bodies)
+          await pages.insertPage({
+            incident_id: inc.id,
+            action: 'trigger',
+            target: b.target,
+            body: JSON.stringify(b.body),
+            next_attempt_at: now,
+            created_at: now,
+          });
         await store.insertOutbox({
           platform: inc.platform,
           channel_id: inc.channel_id,
@@ -179,8 +220,22 @@ export function createPaging(o: PagingOptions): Paging {
           const body =
             t.target === 'pagerduty'
               ? { routing_key: trigger.routing_key, event_action: action, dedup_key: trigger.dedup_key }
-              : { event_action: action, dedup_key: trigger.dedup_key, incident_id: inc.id, node_id: inc.node_id, source: trigger.source, by: inc.acked_by ?? undefined };
-          await pages.insertPage({ incident_id: inc.id, action, target: t.target, body: JSON.stringify(body), next_attempt_at: now, created_at: now });
+              : {
+                  event_action: action,
+                  dedup_key: trigger.dedup_key,
+                  incident_id: inc.id,
+                  node_id: inc.node_id,
+                  source: trigger.source,
+                  by: inc.acked_by ?? undefined,
+                };
+          await pages.insertPage({
+            incident_id: inc.id,
+            action,
+            target: t.target,
+            body: JSON.stringify(body),
+            next_attempt_at: now,
+            created_at: now,
+          });
         }
       });
     }
@@ -191,10 +246,13 @@ export function createPaging(o: PagingOptions): Paging {
     let url = pdUrl;
     if (p.target === 'webhook') {
       url = o.webhook!.url;
-      if (o.webhook!.secret) headers[ESCALATION_SIGNATURE_HEADER] = `sha256=${createHmac('sha256', o.webhook!.secret).update(p.body).digest('hex')}`;
+      if (o.webhook!.secret)
+        headers[ESCALATION_SIGNATURE_HEADER] = `sha256=${createHmac('sha256', o.webhook!.secret).update(p.body).digest('hex')}`;
     }
     if (o.allowPrivate) {
-      const refused = await checkUrlTarget(url, o.allowPrivate, { what: p.target === 'webhook' ? 'the escalation webhook URL' : 'the PagerDuty URL' });
+      const refused = await checkUrlTarget(url, o.allowPrivate, {
+        what: p.target === 'webhook' ? 'the escalation webhook URL' : 'the PagerDuty URL',
+      });
       if (refused) throw new RefusedUrl(refused);
     }
     return post(url, headers, p.body, o.allowPrivate);
@@ -225,11 +283,17 @@ export function createPaging(o: PagingOptions): Paging {
       if (outcome === 'sent') await pages.markPageSent(p.id, o.now());
       else if (outcome === 'failed') {
         await pages.markPageFailed(p.id, why);
-        o.log.error({ incident: p.incident_id, target: p.target, action: p.action, reason: why }, 'escalation refused or given up; not retried');
+        o.log.error(
+          { incident: p.incident_id, target: p.target, action: p.action, reason: why },
+          'escalation refused or given up; not retried',
+        );
       } else {
         const delay = wait ?? Math.min(maxDelay, base * 2 ** p.attempts);
         await pages.postponePage(p.id, o.now() + delay, why);
-        o.log.warn({ incident: p.incident_id, target: p.target, action: p.action, delayMs: delay, reason: why }, 'escalation not delivered; retrying with backoff');
+        o.log.warn(
+          { incident: p.incident_id, target: p.target, action: p.action, delayMs: delay, reason: why },
+          'escalation not delivered; retrying with backoff',
+        );
       }
     }
   }

@@ -62,12 +62,25 @@ export type RoundAction =
   /** An acknowledgement: refresh the incident message (null: none was posted) and add the note to its thread. */
   | { kind: 'ack'; rows: OutboxEventRow[]; incident: IncidentRow | null; note: string | null }
   /** Post an incident message: a new incident, or one whose message was never posted or is gone. */
-  | { kind: 'open-incident'; rows: OutboxEventRow[]; nodeId: string; incident: { create: NewIncident } | { id: number; patch: IncidentPatch } }
+  | {
+      kind: 'open-incident';
+      rows: OutboxEventRow[];
+      nodeId: string;
+      incident: { create: NewIncident } | { id: number; patch: IncidentPatch };
+    }
   /**
    * Edit the incident message in place (`edit`: the events carried a status) and add `line` to
    * its thread; the incident is patched in the store once both went through.
    */
-  | { kind: 'update-incident'; rows: OutboxEventRow[]; incident: IncidentRow; patch: IncidentPatch; edit: boolean; line: string; tone: Tone };
+  | {
+      kind: 'update-incident';
+      rows: OutboxEventRow[];
+      incident: IncidentRow;
+      patch: IncidentPatch;
+      edit: boolean;
+      line: string;
+      tone: Tone;
+    };
 
 /** A row that is posted as it is (a report or a notice), not an event or an acknowledgement. */
 export function isStoredMessage(r: OutboxEventRow): boolean {
@@ -111,7 +124,9 @@ export function planRound(due: OutboxEventRow[], state: RoundState): RoundAction
   if (activity.length) {
     const items = activity.map((r) => {
       const stored = safeJson(r.ev_payload)?.message;
-      return stored && typeof stored === 'object' ? (stored as Message) : eventMessage({ nodeId: r.ev_node_id ?? '?', nodeName: r.ev_node_name, eventType: r.ev_event_type ?? 'UNKNOWN' });
+      return stored && typeof stored === 'object'
+        ? (stored as Message)
+        : eventMessage({ nodeId: r.ev_node_id ?? '?', nodeName: r.ev_node_name, eventType: r.ev_event_type ?? 'UNKNOWN' });
     });
     actions.push({ kind: 'post', rows: activity, message: activityMessage(items) });
   }
@@ -141,7 +156,10 @@ export function planRound(due: OutboxEventRow[], state: RoundState): RoundAction
     if (newer) {
       // A late delivery, or a newer event this channel's filter did not take: the node has moved on.
       const old = statuses.map((s) => statusBadge(s)).join(' → ');
-      generic.push({ entry: entry(newer.status, `older events (${old}), superseded by ${statusBadge(newer.status)} at ${newer.event_ts}`), rows: g.rows });
+      generic.push({
+        entry: entry(newer.status, `older events (${old}), superseded by ${statusBadge(newer.status)} at ${newer.event_ts}`),
+        rows: g.rows,
+      });
       continue;
     }
     const inc = state.openIncidents.get(g.nodeId);
@@ -156,7 +174,8 @@ export function planRound(due: OutboxEventRow[], state: RoundState): RoundAction
       actions.push(planIncidentOpen(g, inc, changes, state.now));
       continue;
     }
-    const note = last === 'FAILED' ? 'FAILED: too many failures at once to open an incident for each; use node logs / node start' : undefined;
+    const note =
+      last === 'FAILED' ? 'FAILED: too many failures at once to open an incident for each; use node logs / node start' : undefined;
     generic.push({ entry: entry(last, note), rows: g.rows });
   }
   if (!generic.length) return actions;
@@ -204,7 +223,12 @@ function countChanges(previous: string | undefined, statuses: string[]): number 
 /** A stored status event of the node newer (by event time) than every status event of the group, if any. */
 function newerKnownStatus(g: NodeGroup, recent: readonly StatusEvent[]): StatusEvent | undefined {
   const ours = new Set(g.rows.map((r) => r.event_id));
-  const latestOurs = Math.max(...g.rows.filter((r) => r.ev_status).map((r) => (r.ev_event_ts ? Date.parse(r.ev_event_ts) : NaN)).filter(Number.isFinite));
+  const latestOurs = Math.max(
+    ...g.rows
+      .filter((r) => r.ev_status)
+      .map((r) => (r.ev_event_ts ? Date.parse(r.ev_event_ts) : NaN))
+      .filter(Number.isFinite),
+  );
   if (!Number.isFinite(latestOurs)) return undefined;
   let best: { e: StatusEvent; t: number } | undefined;
   for (const e of recent) {
@@ -217,10 +241,17 @@ function newerKnownStatus(g: NodeGroup, recent: readonly StatusEvent[]): StatusE
 
 /** Opening (or re-posting) the incident of a node whose latest status is FAILED. */
 function planIncidentOpen(g: NodeGroup, existing: IncidentRow | undefined, changes: number, now: number): RoundAction {
-  const last = g.rows.map((r) => r.ev_status).filter(Boolean).at(-1) ?? existing?.last_status ?? 'FAILED';
+  const last =
+    g.rows
+      .map((r) => r.ev_status)
+      .filter(Boolean)
+      .at(-1) ??
+    existing?.last_status ??
+    'FAILED';
   if (existing) {
     const resolvedAt = Math.max(existing.opened_at, eventTime(lastChangeTo(g.rows, 'RUNNING') ?? g.rows.at(-1)!, now));
-    const patch: IncidentPatch = last === 'RUNNING' ? { last_status: last, state: 'resolved', resolved_at: resolvedAt } : { last_status: last };
+    const patch: IncidentPatch =
+      last === 'RUNNING' ? { last_status: last, state: 'resolved', resolved_at: resolvedAt } : { last_status: last };
     return { kind: 'open-incident', rows: g.rows, nodeId: g.nodeId, incident: { id: existing.id, patch } };
   }
   const create: NewIncident = {

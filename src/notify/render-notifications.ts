@@ -60,14 +60,18 @@ export function eventMessage(e: EventView): Message {
       ],
     };
   }
-  const details = e.payload && typeof e.payload.details === 'object' && e.payload.details ? (e.payload.details as Record<string, unknown>) : (e.payload ?? {});
+  const details =
+    e.payload && typeof e.payload.details === 'object' && e.payload.details
+      ? (e.payload.details as Record<string, unknown>)
+      : (e.payload ?? {});
   const fields: Field[] = [{ label: 'Node', value: name, inline: true }];
   if (e.status) fields.push({ label: 'Status', value: statusBadge(e.status), inline: true });
   if (e.eventTs) fields.push({ label: 'At', value: e.eventTs, inline: true });
   for (const [k, v] of Object.entries(details)) {
     if (fields.length >= 10) break;
     if (k === 'nodeId' || k === 'status') continue;
-    if (v === null || ['string', 'number', 'boolean'].includes(typeof v)) fields.push({ label: k, value: String(v).slice(0, 200), inline: true });
+    if (v === null || ['string', 'number', 'boolean'].includes(typeof v))
+      fields.push({ label: k, value: String(v).slice(0, 200), inline: true });
   }
   return {
     header: `${e.eventType} on ${name}`,
@@ -83,14 +87,20 @@ export function eventMessage(e: EventView): Message {
  */
 export function activityMessage(items: Message[]): Message {
   if (items.length === 1) return items[0];
-  const tone = items.reduce<Tone>((t, m) => (TONE_RANK.indexOf(m.tone ?? 'info') > TONE_RANK.indexOf(t) ? (m.tone ?? 'info') : t), 'neutral');
+  const tone = items.reduce<Tone>(
+    (t, m) => (TONE_RANK.indexOf(m.tone ?? 'info') > TONE_RANK.indexOf(t) ? (m.tone ?? 'info') : t),
+    'neutral',
+  );
   const lines = items.map((m) => `• ${m.header ?? m.summary ?? ''}`);
   const header = `${items.length} changes seen on the nodes`;
   const buttons = items.flatMap((m) => m.buttons ?? []).slice(0, 5);
   return {
     header,
     tone,
-    summary: `${header}: ${items.map((m) => m.header ?? m.summary).slice(0, 5).join('; ')}`,
+    summary: `${header}: ${items
+      .map((m) => m.header ?? m.summary)
+      .slice(0, 5)
+      .join('; ')}`,
     blocks: [msg.text(lines.join('\n')), msg.context('Seen by polling the nodes; several changes of one interval are posted together.')],
     ...(buttons.length ? { buttons } : {}),
   };
@@ -114,7 +124,13 @@ const TONE_RANK: Tone[] = ['neutral', 'success', 'info', 'warning', 'danger'];
 /** Many events in one message: every node involved, its latest status and its flaps. */
 export function digestMessage(
   entries: DigestEntry[],
-  opts: { totalEvents: number; muted: boolean; part?: number; parts?: number; /** Events held by a mute, when only some were. */ heldEvents?: number },
+  opts: {
+    totalEvents: number;
+    muted: boolean;
+    part?: number;
+    parts?: number /** Events held by a mute, when only some were. */;
+    heldEvents?: number;
+  },
 ): Message {
   const tone = entries.reduce<Tone>((t, e) => {
     const et = e.lastStatus ? statusTone(e.lastStatus) : 'info';
@@ -140,7 +156,13 @@ export function digestMessage(
     summary,
     blocks: [
       msg.table({
-        columns: [{ header: 'Node' }, { header: 'Latest status' }, { header: 'Changes', align: 'right' }, { header: 'Events', align: 'right' }, { header: 'Other' }],
+        columns: [
+          { header: 'Node' },
+          { header: 'Latest status' },
+          { header: 'Changes', align: 'right' },
+          { header: 'Events', align: 'right' },
+          { header: 'Other' },
+        ],
         rows,
       }),
       msg.context(
@@ -162,7 +184,12 @@ export function incidentMessage(inc: IncidentRow, now: number): Message {
     { label: 'Opened', value: timeText(inc.opened_at), inline: true },
     { label: 'Acknowledged', value: inc.acked_by ? `by ${inc.acked_by} at ${timeText(inc.acked_at ?? now)}` : 'not yet', inline: true },
   ];
-  if (inc.escalated_at) fields.push({ label: 'Escalated', value: `at ${new Date(inc.escalated_at).toISOString()} to ${inc.escalated_to ?? 'on-call'}`, inline: true });
+  if (inc.escalated_at)
+    fields.push({
+      label: 'Escalated',
+      value: `at ${new Date(inc.escalated_at).toISOString()} to ${inc.escalated_to ?? 'on-call'}`,
+      inline: true,
+    });
   if (!open && inc.resolved_at) fields.push({ label: 'Duration', value: formatDuration(inc.resolved_at - inc.opened_at), inline: true });
   else fields.push({ label: 'Open for', value: formatDuration(now - inc.opened_at), inline: true });
   if (inc.changes) fields.push({ label: 'Status changes', value: String(inc.changes), inline: true });
@@ -170,7 +197,16 @@ export function incidentMessage(inc: IncidentRow, now: number): Message {
     ? [
         { label: 'Restart', style: 'primary', command: 'node start', args: { node: inc.node_id } },
         { label: 'Logs', style: 'secondary', command: 'node logs', args: { node: inc.node_id } },
-        ...(inc.acked_by ? [] : [{ label: 'Acknowledge', style: 'secondary' as const, command: 'watch ack', args: { incident: String(inc.id), node: inc.node_id } }]),
+        ...(inc.acked_by
+          ? []
+          : [
+              {
+                label: 'Acknowledge',
+                style: 'secondary' as const,
+                command: 'watch ack',
+                args: { incident: String(inc.id), node: inc.node_id },
+              },
+            ]),
       ]
     : [];
   const header = open
@@ -180,10 +216,7 @@ export function incidentMessage(inc: IncidentRow, now: number): Message {
     header,
     tone: open ? (inc.last_status === 'FAILED' ? 'danger' : 'warning') : 'success',
     summary: header,
-    blocks: [
-      msg.fields(fields),
-      msg.context([open ? 'Updates follow in the thread. ' : 'Resolved. ', { code: inc.node_id }]),
-    ],
+    blocks: [msg.fields(fields), msg.context([open ? 'Updates follow in the thread. ' : 'Resolved. ', { code: inc.node_id }])],
     buttons: buttons.length ? buttons : undefined,
   };
 }

@@ -33,9 +33,23 @@ export const ROUTE_CHUNKS_PER_PASS = 200;
  * there at `now`. The row is dated `at` (the event's arrival): its coalescing window and its
  * delivery latency count from then.
  */
-export function rowFor(routing: RoutingView, w: { platform: string; channel_id: string }, eventId: number, nodeId: string, now: number, at: number = now): EventOutboxRow {
+export function rowFor(
+  routing: RoutingView,
+  w: { platform: string; channel_id: string },
+  eventId: number,
+  nodeId: string,
+  now: number,
+  at: number = now,
+): EventOutboxRow {
   const muted = routing.activeMute(w.platform, w.channel_id, nodeId, now) !== undefined;
-  return { platform: w.platform, channel_id: w.channel_id, event_id: eventId, state: muted ? 'held' : 'pending', held_by_mute: muted ? 1 : 0, at };
+  return {
+    platform: w.platform,
+    channel_id: w.channel_id,
+    event_id: eventId,
+    state: muted ? 'held' : 'pending',
+    held_by_mute: muted ? 1 : 0,
+    at,
+  };
 }
 
 /**

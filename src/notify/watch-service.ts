@@ -76,7 +76,12 @@ export interface WatchService {
   /** Records who acknowledged an open incident; stops repeat notifications for it. */
   /** Only from the channel the incident was posted in (the button is there; the number is easy to guess). */
   /** `nodeId`: the node the acknowledgement was allowed on (a node-scoped role); refused when the incident is another node's. */
-  ack(input: { incidentId: number; actor: Actor; place: Pick<Place, 'platform' | 'channelId'>; nodeId?: string }): Promise<{ incident: Incident; already: boolean }>;
+  ack(input: {
+    incidentId: number;
+    actor: Actor;
+    place: Pick<Place, 'platform' | 'channelId'>;
+    nodeId?: string;
+  }): Promise<{ incident: Incident; already: boolean }>;
   incidents(filter?: { place?: Pick<Place, 'platform' | 'channelId'>; state?: 'open' | 'resolved' }): Promise<Incident[]>;
 }
 
@@ -160,9 +165,17 @@ export function createWatchService(opts: { store: NotifyStore; now: () => number
       return (await store.watches(place ? { platform: place.platform, channelId: place.channelId } : {})).map((w) => toWatch(w, mutes));
     },
     async mute({ place, target, minutes, actor }) {
-      if (!Number.isFinite(minutes) || minutes <= 0) throw new UserError('invalid_arguments', 'minutes must be a positive number', 'e.g. minutes=60');
+      if (!Number.isFinite(minutes) || minutes <= 0)
+        throw new UserError('invalid_arguments', 'minutes must be a positive number', 'e.g. minutes=60');
       const until = now() + Math.round(minutes * 60_000);
-      await store.upsertMute({ platform: place.platform, channel_id: place.channelId, target, until, muted_by: actorLabel(actor), created_at: now() });
+      await store.upsertMute({
+        platform: place.platform,
+        channel_id: place.channelId,
+        target,
+        until,
+        muted_by: actorLabel(actor),
+        created_at: now(),
+      });
       return { until: new Date(until) };
     },
     async unmute(place, target) {
@@ -176,11 +189,19 @@ export function createWatchService(opts: { store: NotifyStore; now: () => number
       const inc = await store.incident(incidentId);
       // Another channel's incident is answered as unknown, not as forbidden: its number says nothing here.
       if (!inc || inc.platform !== place.platform || inc.channel_id !== place.channelId) {
-        throw new UserError('invalid_arguments', `there is no incident #${incidentId} in this channel`, 'use the Acknowledge button on the incident message, or `watch list` to see this channel\'s open incidents');
+        throw new UserError(
+          'invalid_arguments',
+          `there is no incident #${incidentId} in this channel`,
+          "use the Acknowledge button on the incident message, or `watch list` to see this channel's open incidents",
+        );
       }
       // The role was checked on this node: the incident must be this node's.
       if (nodeId !== undefined && inc.node_id !== nodeId) {
-        throw new UserError('forbidden', `incident #${incidentId} is not about that node`, `it is about ${inc.node_name || inc.node_id}: use the Acknowledge button on its message, or name that node`);
+        throw new UserError(
+          'forbidden',
+          `incident #${incidentId} is not about that node`,
+          `it is about ${inc.node_name || inc.node_id}: use the Acknowledge button on its message, or name that node`,
+        );
       }
       if (inc.state !== 'open' || inc.acked_by) return { incident: toIncident(inc), already: true };
       const by = actorLabel(actor);
@@ -204,7 +225,9 @@ export function createWatchService(opts: { store: NotifyStore; now: () => number
       return { incident: toIncident((await store.incident(inc.id))!), already: false };
     },
     async incidents(filter = {}) {
-      return (await store.incidents({ platform: filter.place?.platform, channelId: filter.place?.channelId, state: filter.state })).map(toIncident);
+      return (await store.incidents({ platform: filter.place?.platform, channelId: filter.place?.channelId, state: filter.state })).map(
+        toIncident,
+      );
     },
   };
 }

@@ -157,12 +157,19 @@ function changeContext(name: string, prev: { takenAt: Date } | undefined, rows: 
   if (!prev) return msg.text([{ italic: `First balance report for ${name}: the next one shows the change.` }]);
   const changed = rows.filter((r) => r.delta !== undefined && r.delta !== 0n).length;
   return msg.text([
-    { italic: changed ? `Change since ${formatTime(prev.takenAt, tz)}: ${changed} balance(s) moved.` : `No change since ${formatTime(prev.takenAt, tz)}.` },
+    {
+      italic: changed
+        ? `Change since ${formatTime(prev.takenAt, tz)}: ${changed} balance(s) moved.`
+        : `No change since ${formatTime(prev.takenAt, tz)}.`,
+    },
   ]);
 }
 
 /** The Message, and the snapshot to store for each node that answered. */
-export function buildBalanceReport(input: BalanceReportInput): { message: Message; snapshots: Array<{ nodeId: string; data: BalanceSnapshot }> } {
+export function buildBalanceReport(input: BalanceReportInput): {
+  message: Message;
+  snapshots: Array<{ nodeId: string; data: BalanceSnapshot }>;
+} {
   const { unit, now, timeZone: tz } = input;
   const snapshots: Array<{ nodeId: string; data: BalanceSnapshot }> = [];
   const sections: Block[][] = [];
@@ -209,13 +216,10 @@ export function buildBalanceReport(input: BalanceReportInput): { message: Messag
     ]);
     const section: Block[] = [];
     // Per-node lines are text, not context: a platform may gather context blocks into one footer.
-    if (input.nodes.length > 1 || input.target === 'all') section.push(msg.text([{ bold: o.node.name }, ` · ${headerLine(o.node, o.data, now, tz)}`]));
+    if (input.nodes.length > 1 || input.target === 'all')
+      section.push(msg.text([{ bold: o.node.name }, ` · ${headerLine(o.node, o.data, now, tz)}`]));
     else section.push(msg.context(headerLine(o.node, o.data, now, tz)));
-    section.push(
-      shown.length
-        ? balanceTable(shown, unit, Boolean(n.previous))
-        : msg.text('No balances: every amount is zero.'),
-    );
+    section.push(shown.length ? balanceTable(shown, unit, Boolean(n.previous)) : msg.text('No balances: every amount is zero.'));
     section.push(changeContext(o.node.name, n.previous, shown, tz));
     sections.push(section);
   }
@@ -225,7 +229,9 @@ export function buildBalanceReport(input: BalanceReportInput): { message: Messag
   if (isAll) {
     const totalRows = visibleRows([...totals.values()]);
     blocks.push(msg.text([{ bold: `Team total` }, ` · ${answered} of ${input.nodes.length} node(s) answered · ${formatTime(now, tz)}`]));
-    blocks.push(totalRows.length ? balanceTable(totalRows, unit, allHavePrev && answered > 0) : msg.text('No balances: every amount is zero.'));
+    blocks.push(
+      totalRows.length ? balanceTable(totalRows, unit, allHavePrev && answered > 0) : msg.text('No balances: every amount is zero.'),
+    );
   }
   if (isAll && input.nodes.length > (input.detailMaxNodes ?? DETAIL_MAX_NODES)) {
     // Many nodes: one row each, so the message stays within what a chat message can hold.
@@ -245,7 +251,10 @@ export function buildBalanceReport(input: BalanceReportInput): { message: Messag
             { header: 'Assets', align: 'right' },
           ],
           rows: overview.slice(0, MAX_TABLE_ROWS),
-          caption: [`BTC spendable in ${u}`, overview.length > MAX_TABLE_ROWS ? `showing ${MAX_TABLE_ROWS} of ${overview.length} nodes` : '']
+          caption: [
+            `BTC spendable in ${u}`,
+            overview.length > MAX_TABLE_ROWS ? `showing ${MAX_TABLE_ROWS} of ${overview.length} nodes` : '',
+          ]
             .filter(Boolean)
             .join(' · '),
         }),
@@ -263,7 +272,7 @@ export function buildBalanceReport(input: BalanceReportInput): { message: Messag
 
   const failed = input.nodes.length - answered;
   const tone: Tone = answered === 0 && failed > 0 ? 'danger' : failed > 0 ? 'warning' : 'info';
-  const who = isAll ? 'all nodes' : input.nodes[0]?.outcome.node.name ?? input.target;
+  const who = isAll ? 'all nodes' : (input.nodes[0]?.outcome.node.name ?? input.target);
   return {
     message: {
       header: `Balance report · ${who}`,

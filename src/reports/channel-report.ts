@@ -84,7 +84,9 @@ export function channelTable(channels: ChannelLine[], t: Thresholds, unit: Unit)
       sats(c.sendableSat, unit),
       sats(c.receivableSat, unit),
       `${shareBar(share, 5)} ${Math.round(share * 100)}%`,
-      c.asset ? `${c.asset.label} ${withPrecision(c.asset.local, c.asset.precision)}/${withPrecision(c.asset.remote, c.asset.precision)}` : '',
+      c.asset
+        ? `${c.asset.label} ${withPrecision(c.asset.local, c.asset.precision)}/${withPrecision(c.asset.remote, c.asset.precision)}`
+        : '',
       marks,
     ];
   });
@@ -119,7 +121,16 @@ export function summaryLine(channels: ChannelLine[], t: Thresholds, unit: Unit):
   const states = (['usable', 'not_usable', 'opening', 'closing'] as ChannelState[]).map((s) => `${count(s)} ${STATE_WORDS[s]}`).join(', ');
   return (
     `${channels.length} channel(s): ${states} · ${flagged} flagged (local share ≤ ${Math.round(t.low * 100)}% or ≥ ${Math.round(t.high * 100)}%)\n` +
-    `Capacity ${sats(sum((c) => c.capacitySat), unit)} · sendable ${sats(sum((c) => c.sendableSat), unit)} · receivable ${sats(sum((c) => c.receivableSat), unit)} ${u}`
+    `Capacity ${sats(
+      sum((c) => c.capacitySat),
+      unit,
+    )} · sendable ${sats(
+      sum((c) => c.sendableSat),
+      unit,
+    )} · receivable ${sats(
+      sum((c) => c.receivableSat),
+      unit,
+    )} ${u}`
   );
 }
 
@@ -150,8 +161,16 @@ function changeText(ch: ChannelChanges, since: Date, unit: Unit, tz?: string): s
   const p = unit === 'btc' ? 8 : 0;
   const u = unit === 'btc' ? 'BTC' : 'sats';
   const parts: string[] = [];
-  parts.push(ch.opened.length ? `opened ${ch.opened.length} (${ch.opened.slice(0, 5).join(', ')}${ch.opened.length > 5 ? ', …' : ''})` : 'none opened');
-  parts.push(ch.closed.length ? `closed ${ch.closed.length} (${ch.closed.slice(0, 5).join(', ')}${ch.closed.length > 5 ? ', …' : ''})` : 'none closed');
+  parts.push(
+    ch.opened.length
+      ? `opened ${ch.opened.length} (${ch.opened.slice(0, 5).join(', ')}${ch.opened.length > 5 ? ', …' : ''})`
+      : 'none opened',
+  );
+  parts.push(
+    ch.closed.length
+      ? `closed ${ch.closed.length} (${ch.closed.slice(0, 5).join(', ')}${ch.closed.length > 5 ? ', …' : ''})`
+      : 'none closed',
+  );
   parts.push(`sendable ${formatDelta(ch.sendableDelta, p)} ${u}`, `receivable ${formatDelta(ch.receivableDelta, p)} ${u}`);
   return `Since ${formatTime(since, tz)}: ${parts.join(' · ')}.`;
 }
@@ -179,7 +198,10 @@ function headerLine(node: HostedNode, d: ChannelData, now: Date, tz?: string): s
   return parts.join(' · ');
 }
 
-export function buildChannelReport(input: ChannelReportInput): { message: Message; snapshots: Array<{ nodeId: string; data: ChannelSnapshot }> } {
+export function buildChannelReport(input: ChannelReportInput): {
+  message: Message;
+  snapshots: Array<{ nodeId: string; data: ChannelSnapshot }>;
+} {
   const { thresholds: t, unit, now, timeZone: tz } = input;
   const blocks: Block[] = [];
   const snapshots: Array<{ nodeId: string; data: ChannelSnapshot }> = [];
@@ -188,7 +210,12 @@ export function buildChannelReport(input: ChannelReportInput): { message: Messag
   let flaggedTotal = 0;
   if (isAll) {
     const every = input.nodes.flatMap((n) => (n.outcome.ok ? n.outcome.data.channels : []));
-    blocks.push(msg.text([{ bold: 'Team' }, ` · ${input.nodes.filter((n) => n.outcome.ok).length} of ${input.nodes.length} node(s) answered · ${formatTime(now, tz)}`]));
+    blocks.push(
+      msg.text([
+        { bold: 'Team' },
+        ` · ${input.nodes.filter((n) => n.outcome.ok).length} of ${input.nodes.length} node(s) answered · ${formatTime(now, tz)}`,
+      ]),
+    );
     blocks.push(msg.text(summaryLine(every, t, unit)));
   }
   const compact = isAll && input.nodes.length > (input.detailMaxNodes ?? DETAIL_MAX_NODES);
@@ -210,7 +237,11 @@ export function buildChannelReport(input: ChannelReportInput): { message: Messag
     flaggedTotal += flagged;
     const changes = n.previous ? channelChanges(o.data, n.previous.data) : undefined;
     if (compact) {
-      const sum = (f: (c: ChannelLine) => bigint) => sats(chans.reduce((a, c) => a + f(c), 0n), unit);
+      const sum = (f: (c: ChannelLine) => bigint) =>
+        sats(
+          chans.reduce((a, c) => a + f(c), 0n),
+          unit,
+        );
       overview.push([
         o.node.name,
         String(chans.length),
@@ -256,7 +287,10 @@ export function buildChannelReport(input: ChannelReportInput): { message: Messag
             { header: 'Opened/closed', align: 'right' },
           ],
           rows: overview.slice(0, MAX_TABLE_ROWS),
-          caption: [`amounts in ${unit === 'btc' ? 'BTC' : 'sats'}; opened/closed since the last report`, overview.length > MAX_TABLE_ROWS ? `showing ${MAX_TABLE_ROWS} of ${overview.length} nodes` : '']
+          caption: [
+            `amounts in ${unit === 'btc' ? 'BTC' : 'sats'}; opened/closed since the last report`,
+            overview.length > MAX_TABLE_ROWS ? `showing ${MAX_TABLE_ROWS} of ${overview.length} nodes` : '',
+          ]
             .filter(Boolean)
             .join(' · '),
         }),
@@ -269,7 +303,7 @@ export function buildChannelReport(input: ChannelReportInput): { message: Messag
   if (answered && !compact) blocks.push(msg.context(`${LEGEND} ${Math.round(t.low * 100)}–${Math.round(t.high * 100)}%`));
   const failed = input.nodes.length - answered;
   const tone: Tone = answered === 0 && failed > 0 ? 'danger' : failed > 0 || flaggedTotal > 0 ? 'warning' : 'info';
-  const who = isAll ? 'all nodes' : input.nodes[0]?.outcome.node.name ?? input.target;
+  const who = isAll ? 'all nodes' : (input.nodes[0]?.outcome.node.name ?? input.target);
   return {
     message: {
       header: `Channel report · ${who}`,

@@ -47,13 +47,22 @@ async function readNode(api: ReportNodeApi): Promise<Omit<DashboardNode, 'node' 
     remote += big(c.inbound_balance_msat) / 1000n;
     if (c.is_usable) usable++;
   }
-  return { onchainSat: big(btc.vanilla?.spendable) + big(btc.colored?.spendable), lnLocalSat: local, lnRemoteSat: remote, channelsUsable: usable, channelsTotal: list.length };
+  return {
+    onchainSat: big(btc.vanilla?.spendable) + big(btc.colored?.spendable),
+    lnLocalSat: local,
+    lnRemoteSat: remote,
+    channelsUsable: usable,
+    channelsTotal: list.length,
+  };
 }
 
 export async function gatherDashboard(nodes: HostedNode[], d: DashboardDeps): Promise<DashboardNode[]> {
   const sorted = [...nodes].sort((a, b) => a.name.localeCompare(b.name));
   return mapLimited(sorted, d.concurrency, async (node): Promise<DashboardNode> => {
-    const reports = [(await d.snapshots.latest(node.nodeId, 'balance'))?.takenAt, (await d.snapshots.latest(node.nodeId, 'channels'))?.takenAt].filter((x): x is Date => Boolean(x));
+    const reports = [
+      (await d.snapshots.latest(node.nodeId, 'balance'))?.takenAt,
+      (await d.snapshots.latest(node.nodeId, 'channels'))?.takenAt,
+    ].filter((x): x is Date => Boolean(x));
     const lastReportAt = reports.length ? new Date(Math.max(...reports.map((x) => x.getTime()))) : undefined;
     const known = problemFromStatus(node);
     if (known) return { node, lock: 'unknown', problem: known.problem, lastReportAt };

@@ -24,7 +24,8 @@ export function problemFromStatus(node: HostedNode): NodeProblem | undefined {
     case 'FAILED':
       return { problem: 'failed', hint: `see /rln node logs ${name}, or restart it with /rln node start ${name}` };
   }
-  if (!node.invoke_url) return { problem: 'unreachable: the service gives no node API address for it', hint: `check /rln node info ${name}` };
+  if (!node.invoke_url)
+    return { problem: 'unreachable: the service gives no node API address for it', hint: `check /rln node info ${name}` };
   return undefined;
 }
 

@@ -197,7 +197,10 @@ function incidentLines(incidents: DigestIncidentRow[], end: number, tz: string |
 
 function commandLines(commands: DigestAuditRow[], lockEvents: DigestEventRow[], tz: string | undefined): string {
   const items = [
-    ...commands.map((c) => ({ at: Date.parse(c.at), text: `${c.node ?? c.nodeId ?? '?'} ${c.path === DIGEST_COMMANDS.upgrade ? 'upgraded' : 'locked'} through the bot` })),
+    ...commands.map((c) => ({
+      at: Date.parse(c.at),
+      text: `${c.node ?? c.nodeId ?? '?'} ${c.path === DIGEST_COMMANDS.upgrade ? 'upgraded' : 'locked'} through the bot`,
+    })),
     ...lockEvents.map((e) => ({ at: e.receivedAt, text: `${e.nodeName ?? shortId(e.nodeId, 14)} restarted LOCKED` })),
   ].sort((a, b) => a.at - b.at);
   const lines = items.slice(0, MAX_COMMAND_LINES).map((i) => `• ${formatTime(new Date(i.at), tz)}: ${i.text}`);
@@ -235,7 +238,13 @@ export function digestChartSpec(target: string, today: DigestFigures, yesterday:
       x: { field: 'figure', type: 'nominal', sort: figures.map(([f]) => f), title: null, axis: { labelAngle: -30 } },
       xOffset: { field: 'day', sort: ['The day before', 'Last 24 hours'] },
       y: { field: 'count', type: 'quantitative', title: 'Count', axis: { tickMinStep: 1 } },
-      color: { field: 'day', type: 'nominal', title: null, sort: ['The day before', 'Last 24 hours'], scale: { range: ['#9e9e9e', '#1d9bd1'] } },
+      color: {
+        field: 'day',
+        type: 'nominal',
+        title: null,
+        sort: ['The day before', 'Last 24 hours'],
+        scale: { range: ['#9e9e9e', '#1d9bd1'] },
+      },
     },
   };
 }
@@ -259,16 +268,26 @@ export async function buildDigest(input: DigestInput, onChartError?: (e: unknown
     { label: 'Locks', value: change((f) => f.locks), inline: true },
   ];
   const blocks: Message['blocks'] = [
-    msg.context(`${formatTime(from, tz)} – ${formatTime(input.now, tz)} · each figure with its change since the 24 hours before, in brackets`),
+    msg.context(
+      `${formatTime(from, tz)} – ${formatTime(input.now, tz)} · each figure with its change since the 24 hours before, in brackets`,
+    ),
     msg.fields(figures),
   ];
 
-  const keys = [...new Set([...today.assets.keys(), ...yesterday.assets.keys()])].sort((a, b) => (a === 'BTC' ? -1 : b === 'BTC' ? 1 : a.localeCompare(b)));
+  const keys = [...new Set([...today.assets.keys(), ...yesterday.assets.keys()])].sort((a, b) =>
+    a === 'BTC' ? -1 : b === 'BTC' ? 1 : a.localeCompare(b),
+  );
   if (keys.length) {
     const zero = { in: 0n, out: 0n };
     blocks.push(
       msg.table({
-        columns: [{ header: 'Asset' }, { header: 'In', align: 'right' }, { header: 'Out', align: 'right' }, { header: 'In, change', align: 'right' }, { header: 'Out, change', align: 'right' }],
+        columns: [
+          { header: 'Asset' },
+          { header: 'In', align: 'right' },
+          { header: 'Out', align: 'right' },
+          { header: 'In, change', align: 'right' },
+          { header: 'Out, change', align: 'right' },
+        ],
         rows: keys.map((k) => {
           const t = today.assets.get(k) ?? { ...yesterday.assets.get(k)!, ...zero };
           const y = yesterday.assets.get(k) ?? zero;
@@ -292,12 +311,18 @@ export async function buildDigest(input: DigestInput, onChartError?: (e: unknown
   const kinds = [...new Set([...today.alerts.keys(), ...yesterday.alerts.keys()])].sort();
   if (kinds.length) {
     blocks.push(msg.text([{ bold: 'Alerts by kind' }]));
-    blocks.push(msg.fields(kinds.map((k) => ({ label: k, value: withChange(today.alerts.get(k) ?? 0, yesterday.alerts.get(k) ?? 0), inline: true }))));
+    blocks.push(
+      msg.fields(kinds.map((k) => ({ label: k, value: withChange(today.alerts.get(k) ?? 0, yesterday.alerts.get(k) ?? 0), inline: true }))),
+    );
   } else {
     blocks.push(msg.context('No alerts in the last 24 hours.'));
   }
   if (today.truncated || yesterday.truncated) {
-    blocks.push(msg.context(`More than ${thousands(DIGEST_MAX_EVENTS)} events in a day: the figures count the first ${thousands(DIGEST_MAX_EVENTS)}.`));
+    blocks.push(
+      msg.context(
+        `More than ${thousands(DIGEST_MAX_EVENTS)} events in a day: the figures count the first ${thousands(DIGEST_MAX_EVENTS)}.`,
+      ),
+    );
   }
 
   const files: MessageFile[] = [];
@@ -328,7 +353,13 @@ export async function buildDigest(input: DigestInput, onChartError?: (e: unknown
     (btc ? ` (${formatSats(msatToSat(btc.in))} in, ${formatSats(msatToSat(btc.out))} out)` : '') +
     `, ${today.channelsOpened} channels opened, ${today.channelsClosed} closed, ${today.incidents} incidents, ${total(today)} alerts`;
   return {
-    message: { header: `Daily digest: ${input.target}`, tone: today.incidents > 0 ? 'warning' : 'info', summary, blocks, ...(files.length ? { files } : {}) },
+    message: {
+      header: `Daily digest: ${input.target}`,
+      tone: today.incidents > 0 ? 'warning' : 'info',
+      summary,
+      blocks,
+      ...(files.length ? { files } : {}),
+    },
     today,
     yesterday,
   };

@@ -61,13 +61,24 @@ export function createReports(opts: CreateReportsOptions): { service: ReportServ
       const dedupeKey = `report:${s.id}:${tick.toISOString()}`;
       try {
         // Each schedule keeps its own baseline: the change since its own last report, whatever was asked in chat.
-        const r = await service.run(s.kind, s.target, { unit: s.unit, timeZone: s.timezone, baseline: `schedule:${s.id}`, place: { platform: s.platform, channelId: s.channelId } });
+        const r = await service.run(s.kind, s.target, {
+          unit: s.unit,
+          timeZone: s.timezone,
+          baseline: `schedule:${s.id}`,
+          place: { platform: s.platform, channelId: s.channelId },
+        });
         await opts.outbox.enqueue({ platform: s.platform, channelId: s.channelId, kind: 'report', message: r.message, dedupeKey });
       } catch (e) {
         logger.warn({ err: e, scheduleId: s.id }, 'scheduled report could not be built');
         const gone = isUserError(e) && e.code === 'unknown_node';
-        const what = gone ? `The node ${s.targetLabel} no longer exists on the service.` : redactText(e instanceof Error ? e.message : String(e));
-        const hint = gone ? '' : e && typeof e === 'object' && typeof (e as { hint?: unknown }).hint === 'string' ? ` ${redactText((e as { hint: string }).hint)}` : '';
+        const what = gone
+          ? `The node ${s.targetLabel} no longer exists on the service.`
+          : redactText(e instanceof Error ? e.message : String(e));
+        const hint = gone
+          ? ''
+          : e && typeof e === 'object' && typeof (e as { hint?: unknown }).hint === 'string'
+            ? ` ${redactText((e as { hint: string }).hint)}`
+            : '';
         await opts.outbox.enqueue({
           platform: s.platform,
           channelId: s.channelId,
@@ -76,7 +87,10 @@ export function createReports(opts: CreateReportsOptions): { service: ReportServ
           message: {
             header: `The scheduled ${s.kind} report for ${s.targetLabel} could not be made`,
             tone: 'danger',
-            blocks: [{ type: 'text', text: `${what}${hint}` }, { type: 'context', text: `Schedule ${s.id} · ${s.cron} (${s.timezone}) · remove it with /rln report unschedule ${s.id}` }],
+            blocks: [
+              { type: 'text', text: `${what}${hint}` },
+              { type: 'context', text: `Schedule ${s.id} · ${s.cron} (${s.timezone}) · remove it with /rln report unschedule ${s.id}` },
+            ],
           },
         });
       }

@@ -92,8 +92,13 @@ export function createReportService(d: ReportServiceDeps): ReportService {
       return await d.services.hosting.listNodes();
     } catch (e) {
       d.logger.warn({ err: e }, 'reports: could not list nodes');
-      const hint = e && typeof e === 'object' && typeof (e as { hint?: unknown }).hint === 'string' ? (e as { hint: string }).hint : undefined;
-      throw new UserError('service_error', `The node list could not be read from the hosting service: ${redactText(e instanceof Error ? e.message : String(e))}`, hint ?? 'Try again in a minute; /rln node list shows whether the service answers.');
+      const hint =
+        e && typeof e === 'object' && typeof (e as { hint?: unknown }).hint === 'string' ? (e as { hint: string }).hint : undefined;
+      throw new UserError(
+        'service_error',
+        `The node list could not be read from the hosting service: ${redactText(e instanceof Error ? e.message : String(e))}`,
+        hint ?? 'Try again in a minute; /rln node list shows whether the service answers.',
+      );
     }
   };
 
@@ -101,7 +106,10 @@ export function createReportService(d: ReportServiceDeps): ReportService {
     const nodes = await listNodes();
     if (ref.trim().toLowerCase() === 'all') return { label: 'all', nodes: [...nodes].sort((a, b) => a.name.localeCompare(b.name)) };
     const node = findNode(nodes, ref.trim());
-    if (!node) throw new UserError('unknown_node', `There is no node named "${ref}".`, 'See /rln node list for the names, or use all.', { node: ref });
+    if (!node)
+      throw new UserError('unknown_node', `There is no node named "${ref}".`, 'See /rln node list for the names, or use all.', {
+        node: ref,
+      });
     return { label: node.name, nodes: [node] };
   };
 
@@ -139,7 +147,8 @@ export function createReportService(d: ReportServiceDeps): ReportService {
         })),
       ),
     });
-    for (const s of built.snapshots) await d.snapshots.save({ nodeId: s.nodeId, kind: 'balance', takenAt: now, data: s.data, scope: opts.baseline ?? '' });
+    for (const s of built.snapshots)
+      await d.snapshots.save({ nodeId: s.nodeId, kind: 'balance', takenAt: now, data: s.data, scope: opts.baseline ?? '' });
     return result(outcomes, await withCharts(built.message, 'balance', outcomes, now, opts));
   }
 
@@ -156,28 +165,49 @@ export function createReportService(d: ReportServiceDeps): ReportService {
       nodes: await Promise.all(
         outcomes.map(async (outcome) => ({
           outcome,
-          previous: outcome.ok ? await d.snapshots.latest<ChannelSnapshot>(outcome.node.nodeId, 'channels', opts.baseline ?? '') : undefined,
+          previous: outcome.ok
+            ? await d.snapshots.latest<ChannelSnapshot>(outcome.node.nodeId, 'channels', opts.baseline ?? '')
+            : undefined,
         })),
       ),
     });
-    for (const s of built.snapshots) await d.snapshots.save({ nodeId: s.nodeId, kind: 'channels', takenAt: now, data: s.data, scope: opts.baseline ?? '' });
+    for (const s of built.snapshots)
+      await d.snapshots.save({ nodeId: s.nodeId, kind: 'channels', takenAt: now, data: s.data, scope: opts.baseline ?? '' });
     return result(outcomes, await withCharts(built.message, 'channels', outcomes, now, opts));
   }
 
   /** The report with a chart of each node shown in detail (history from the snapshots, this one included). */
-  async function withCharts(message: Message, kind: ReportKind, outcomes: Array<NodeOutcome<unknown>>, now: Date, opts: ReportOptions): Promise<Message> {
+  async function withCharts(
+    message: Message,
+    kind: ReportKind,
+    outcomes: Array<NodeOutcome<unknown>>,
+    now: Date,
+    opts: ReportOptions,
+  ): Promise<Message> {
     const days = opts.chartDays ?? 7;
     if (days === 0) return message;
     const nodes = outcomes.filter((o) => o.ok).map((o) => o.node);
-    const { files, notes } = await reportCharts({ kind: kind === 'balance' ? 'balance' : 'channels', nodes, unit: opts.unit ?? 'sat', days, now }, { snapshots: d.snapshots, logger: d.logger });
+    const { files, notes } = await reportCharts(
+      { kind: kind === 'balance' ? 'balance' : 'channels', nodes, unit: opts.unit ?? 'sat', days, now },
+      { snapshots: d.snapshots, logger: d.logger },
+    );
     if (!files.length && !notes.length) return message;
-    return { ...message, blocks: [...message.blocks, ...notes.map((n) => ({ type: 'context' as const, text: n }))], files: [...(message.files ?? []), ...files] };
+    return {
+      ...message,
+      blocks: [...message.blocks, ...notes.map((n) => ({ type: 'context' as const, text: n }))],
+      files: [...(message.files ?? []), ...files],
+    };
   }
 
   async function digest(ref: string, opts: ReportOptions = {}): Promise<ReportResult> {
     const zone = opts.timeZone ?? 'UTC';
     if (!isKnownTimeZone(zone)) {
-      throw new UserError('invalid_arguments', `"${zone}" is not a known time zone.`, 'Use an IANA zone name, e.g. tz=Europe/Rome or tz=UTC.', { tz: zone });
+      throw new UserError(
+        'invalid_arguments',
+        `"${zone}" is not a known time zone.`,
+        'Use an IANA zone name, e.g. tz=Europe/Rome or tz=UTC.',
+        { tz: zone },
+      );
     }
     let label = 'all';
     let nodeIds: Set<string> | undefined;
@@ -266,7 +296,9 @@ export function createReportService(d: ReportServiceDeps): ReportService {
         target = nodes[0].nodeId;
         targetLabel = nodes[0].name;
       }
-      const same = (await d.schedules.forChannel(req.platform, req.channelId)).find((s) => s.kind === req.kind && s.target === target && s.cron === cronExpr && s.timezone === timezone);
+      const same = (await d.schedules.forChannel(req.platform, req.channelId)).find(
+        (s) => s.kind === req.kind && s.target === target && s.cron === cronExpr && s.timezone === timezone,
+      );
       if (same) {
         throw new UserError(
           'conflict',
@@ -297,7 +329,9 @@ export function createReportService(d: ReportServiceDeps): ReportService {
     async unschedule(platform, channelId, id) {
       const s = await d.schedules.get(id);
       if (!s || s.platform !== platform || s.channelId !== channelId) {
-        throw new UserError('invalid_arguments', `This channel has no report schedule ${id}.`, 'See /rln report schedules for the ids.', { id });
+        throw new UserError('invalid_arguments', `This channel has no report schedule ${id}.`, 'See /rln report schedules for the ids.', {
+          id,
+        });
       }
       d.scheduler.remove(id);
       await d.schedules.remove(id);

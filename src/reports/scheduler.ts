@@ -69,7 +69,10 @@ export function nodeCronTicks(o: { logger: Logger; now: () => number }): TickSou
 export function checkCron(expression: string, timezone: string): void {
   const expr = expression.trim();
   if (!cron.validate(expr)) {
-    const detail = cron.validateDetailed(expr).errors.map((e) => e.message).join('; ');
+    const detail = cron
+      .validateDetailed(expr)
+      .errors.map((e) => e.message)
+      .join('; ');
     throw new UserError(
       'invalid_arguments',
       `"${expr}" is not a valid cron expression${detail ? `: ${detail}` : ''}.`,
@@ -78,9 +81,14 @@ export function checkCron(expression: string, timezone: string): void {
     );
   }
   if (!isKnownTimeZone(timezone)) {
-    throw new UserError('invalid_arguments', `"${timezone}" is not a known time zone.`, 'Use an IANA zone name, e.g. tz=Europe/Rome or tz=UTC.', {
-      tz: timezone,
-    });
+    throw new UserError(
+      'invalid_arguments',
+      `"${timezone}" is not a known time zone.`,
+      'Use an IANA zone name, e.g. tz=Europe/Rome or tz=UTC.',
+      {
+        tz: timezone,
+      },
+    );
   }
 }
 
@@ -135,7 +143,10 @@ export function createReportScheduler(opts: {
   const register = (s: ReportSchedule) => {
     if (tasks.has(s.id)) return;
     try {
-      tasks.set(s.id, ticks.every(s, (tick) => fire(s, tick).then(() => undefined)));
+      tasks.set(
+        s.id,
+        ticks.every(s, (tick) => fire(s, tick).then(() => undefined)),
+      );
     } catch (e) {
       logger.error({ err: e, scheduleId: s.id, cron: s.cron, tz: s.timezone }, 'a stored report schedule could not be registered');
     }

@@ -54,9 +54,7 @@ export interface ChannelData extends NodeHeader {
   channels: ChannelLine[];
 }
 
-export type NodeOutcome<T> =
-  | { ok: true; node: HostedNode; data: T }
-  | { ok: false; node: HostedNode; problem: string; hint?: string };
+export type NodeOutcome<T> = { ok: true; node: HostedNode; data: T } | { ok: false; node: HostedNode; problem: string; hint?: string };
 
 /** What one report run produced. */
 export interface ReportResult {

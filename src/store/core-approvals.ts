@@ -45,7 +45,9 @@ export function createApprovalStore(db: AnyDb): ApprovalStore {
         )
       ).changes > 0,
     expire: async (id, at) =>
-      (await db.run(`UPDATE core_approvals SET state = 'expired', decided_at = ? WHERE id = ? AND state = 'pending'`, [at, id])).changes > 0,
-    pending: (at) => db.all<ApprovalRow>(`SELECT ${COLUMNS} FROM core_approvals WHERE state = 'pending' AND expires_at >= ? ORDER BY created_at`, [at]),
+      (await db.run(`UPDATE core_approvals SET state = 'expired', decided_at = ? WHERE id = ? AND state = 'pending'`, [at, id])).changes >
+      0,
+    pending: (at) =>
+      db.all<ApprovalRow>(`SELECT ${COLUMNS} FROM core_approvals WHERE state = 'pending' AND expires_at >= ? ORDER BY created_at`, [at]),
   };
 }

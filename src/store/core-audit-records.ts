@@ -67,7 +67,20 @@ export function createAuditStore(db: AnyDb): AuditStore {
       const r = await db.run(
         `INSERT INTO core_audit (at, actor_platform, actor_id, actor_name, place_platform, place_channel, path, node, node_id, args_json, outcome, reason)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-        [row.at, row.actorPlatform, row.actorId, row.actorName, row.placePlatform, row.placeChannel, row.path, row.node, row.nodeId, row.argsJson, row.outcome, row.reason],
+        [
+          row.at,
+          row.actorPlatform,
+          row.actorId,
+          row.actorName,
+          row.placePlatform,
+          row.placeChannel,
+          row.path,
+          row.node,
+          row.nodeId,
+          row.argsJson,
+          row.outcome,
+          row.reason,
+        ],
       );
       return Number(r.rows[0].id);
     },

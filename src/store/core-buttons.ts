@@ -25,7 +25,10 @@ export function createButtonStore(db: AnyDb): ButtonStore {
       );
     },
     get: (id) =>
-      db.get<ButtonRow>('SELECT id, command, args_json AS "argsJson", created_at AS "createdAt", expires_at AS "expiresAt" FROM core_buttons WHERE id = ?', [id]),
+      db.get<ButtonRow>(
+        'SELECT id, command, args_json AS "argsJson", created_at AS "createdAt", expires_at AS "expiresAt" FROM core_buttons WHERE id = ?',
+        [id],
+      ),
     deleteExpired: async (before) => (await db.run('DELETE FROM core_buttons WHERE expires_at < ?', [before])).changes,
   };
 }

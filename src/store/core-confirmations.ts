@@ -23,9 +23,11 @@ export function createConfirmationStore(db: AnyDb): ConfirmationStore {
     insert: async (row) => {
       await db.run(`INSERT INTO core_confirmations (${PENDING_COLUMNS}) VALUES (${PENDING_VALUES})`, pendingParams(row));
     },
-    get: (id) => db.get<ConfirmationRow>(`SELECT ${PENDING_SELECT}, used_at AS "usedAt", outcome FROM core_confirmations WHERE id = ?`, [id]),
+    get: (id) =>
+      db.get<ConfirmationRow>(`SELECT ${PENDING_SELECT}, used_at AS "usedAt", outcome FROM core_confirmations WHERE id = ?`, [id]),
     claim: async (id, at, outcome) =>
-      (await db.run('UPDATE core_confirmations SET used_at = ?, outcome = ? WHERE id = ? AND used_at IS NULL', [at, outcome, id])).changes > 0,
+      (await db.run('UPDATE core_confirmations SET used_at = ?, outcome = ? WHERE id = ? AND used_at IS NULL', [at, outcome, id])).changes >
+      0,
     deleteExpired: async (before) => (await db.run('DELETE FROM core_confirmations WHERE expires_at < ?', [before])).changes,
   };
 }

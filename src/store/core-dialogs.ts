@@ -18,7 +18,10 @@ export interface DialogStore {
 export function createDialogStore(db: AnyDb): DialogStore {
   return {
     insert: async (row) => {
-      await db.run(`INSERT INTO core_dialogs (${PENDING_COLUMNS}, kind) VALUES (${PENDING_VALUES}, @kind)`, { ...pendingParams(row), kind: row.kind });
+      await db.run(`INSERT INTO core_dialogs (${PENDING_COLUMNS}, kind) VALUES (${PENDING_VALUES}, @kind)`, {
+        ...pendingParams(row),
+        kind: row.kind,
+      });
     },
     get: (id) => db.get<DialogRow>(`SELECT ${PENDING_SELECT}, kind, used_at AS "usedAt" FROM core_dialogs WHERE id = ?`, [id]),
     claim: async (id, at) => (await db.run('UPDATE core_dialogs SET used_at = ? WHERE id = ? AND used_at IS NULL', [at, id])).changes > 0,

@@ -34,7 +34,10 @@ export interface PolicyStore {
    * says yes to every one, the rows are added. Returns their ids, or the first row refused.
    * Two reservations for the same who, day and unit never interleave, on one replica or several.
    */
-  reserve(rows: SpendRow[], allow: (row: SpendRow, spent: number) => boolean): Promise<{ ids: number[] } | { refused: SpendRow; spent: number }>;
+  reserve(
+    rows: SpendRow[],
+    allow: (row: SpendRow, spent: number) => boolean,
+  ): Promise<{ ids: number[] } | { refused: SpendRow; spent: number }>;
   release(id: number): Promise<void>;
   spent(who: string, day: string): Promise<Array<{ unit: string; amount: number }>>;
 }
@@ -64,20 +67,20 @@ export function createPolicyStore(db: AnyDb): PolicyStore {
         }
         for (const row of rows) {
           const spent = Number(
-            (await db.value<number>('SELECT COALESCE(SUM(amount), 0) FROM core_spend_ledger WHERE who = ? AND day = ? AND unit = ?', [row.who, row.day, row.unit])) ?? 0,
+            (await db.value<number>('SELECT COALESCE(SUM(amount), 0) FROM core_spend_ledger WHERE who = ? AND day = ? AND unit = ?', [
+              row.who,
+              row.day,
+              row.unit,
+            ])) ?? 0,
           );
           if (!allow(row, spent)) return { refused: row, spent };
         }
         const ids: number[] = [];
         for (const row of rows) {
-          const r = await db.run('INSERT INTO core_spend_ledger (who, unit, amount, day, at, path) VALUES (?, ?, ?, ?, ?, ?) RETURNING id', [
-            row.who,
-            row.unit,
-            row.amount,
-            row.day,
-            row.at,
-            row.path,
-          ]);
+          const r = await db.run(
+            'INSERT INTO core_spend_ledger (who, unit, amount, day, at, path) VALUES (?, ?, ?, ?, ?, ?) RETURNING id',
+            [row.who, row.unit, row.amount, row.day, row.at, row.path],
+          );
           ids.push(Number(r.rows[0].id));
         }
         return { ids };
@@ -86,6 +89,9 @@ export function createPolicyStore(db: AnyDb): PolicyStore {
       await db.run('DELETE FROM core_spend_ledger WHERE id = ?', [id]);
     },
     spent: (who, day) =>
-      db.all<{ unit: string; amount: number }>('SELECT unit, SUM(amount) AS amount FROM core_spend_ledger WHERE who = ? AND day = ? GROUP BY unit ORDER BY unit', [who, day]),
+      db.all<{ unit: string; amount: number }>(
+        'SELECT unit, SUM(amount) AS amount FROM core_spend_ledger WHERE who = ? AND day = ? GROUP BY unit ORDER BY unit',
+        [who, day],
+      ),
   };
 }

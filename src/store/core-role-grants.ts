@@ -32,7 +32,10 @@ export function createRoleGrantStore(db: AnyDb): RoleGrantStore {
         const row = await db.get<RoleGrantRow>(`SELECT ${COLUMNS} FROM core_role_grants WHERE principal = ?`, [principals[0]]);
         return row ? [row] : [];
       }
-      return db.all<RoleGrantRow>(`SELECT ${COLUMNS} FROM core_role_grants WHERE principal IN (${principals.map(() => '?').join(', ')})`, principals);
+      return db.all<RoleGrantRow>(
+        `SELECT ${COLUMNS} FROM core_role_grants WHERE principal IN (${principals.map(() => '?').join(', ')})`,
+        principals,
+      );
     },
     put: async (row) => {
       await db.run(
@@ -64,7 +67,8 @@ export interface IdentityLinkStore {
 
 export function createIdentityLinkStore(db: AnyDb): IdentityLinkStore {
   return {
-    personOf: async (principal) => (await db.get<{ person: string }>('SELECT person FROM core_identity_links WHERE principal = ?', [principal]))?.person,
+    personOf: async (principal) =>
+      (await db.get<{ person: string }>('SELECT person FROM core_identity_links WHERE principal = ?', [principal]))?.person,
     principalsOf: (person) => db.column<string>('SELECT principal FROM core_identity_links WHERE person = ? ORDER BY principal', [person]),
     link: (principals, person, by, at) =>
       db.tx(async () => {
@@ -86,6 +90,9 @@ export function createIdentityLinkStore(db: AnyDb): IdentityLinkStore {
         return key;
       }),
     unlink: async (principal) => (await db.run('DELETE FROM core_identity_links WHERE principal = ?', [principal])).changes > 0,
-    all: () => db.all('SELECT principal, person, linked_by AS "linkedBy", linked_at AS "linkedAt" FROM core_identity_links ORDER BY person, principal'),
+    all: () =>
+      db.all(
+        'SELECT principal, person, linked_by AS "linkedBy", linked_at AS "linkedAt" FROM core_identity_links ORDER BY person, principal',
+      ),
   };
 }

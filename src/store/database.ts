@@ -90,7 +90,11 @@ function migrateSqlite(db: Database.Database, migrations: Migration[]): void {
     if (applied.has(m.version)) continue;
     db.transaction(() => {
       db.exec(migrationSql(m, 'sqlite'));
-      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, new Date().toISOString());
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+        m.version,
+        m.name,
+        new Date().toISOString(),
+      );
     })();
   }
 }
@@ -113,7 +117,10 @@ const MIGRATION_LOCK = 7_264_201;
  * `migrate: false` only connects (it fails if it cannot) and changes nothing: for `doctor`, which
  * may run from a new image before a rolling upgrade, while older replicas still use the database.
  */
-export async function openPostgres(url: string, o: { onError?: (err: Error) => void; max?: number; migrations?: Migration[]; migrate?: boolean } = {}): Promise<AnyDb> {
+export async function openPostgres(
+  url: string,
+  o: { onError?: (err: Error) => void; max?: number; migrations?: Migration[]; migrate?: boolean } = {},
+): Promise<AnyDb> {
   // pg is loaded only when PostgreSQL is configured: a SQLite bot never holds it in memory.
   const { PostgresSql } = await import('./sql/postgres.js');
   const db = new PostgresSql({ url, onError: o.onError, max: o.max });
@@ -124,12 +131,18 @@ export async function openPostgres(url: string, o: { onError?: (err: Error) => v
     }
     await db.tx(async () => {
       await db.exec(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
-      await db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+      await db.exec(
+        'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)',
+      );
       const applied = new Set(await db.column<number>('SELECT version FROM schema_migrations'));
       for (const m of inOrder(o.migrations ?? allMigrations)) {
         if (applied.has(m.version)) continue;
         await db.exec(migrationSql(m, 'postgres'));
-        await db.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [m.version, m.name, new Date().toISOString()]);
+        await db.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [
+          m.version,
+          m.name,
+          new Date().toISOString(),
+        ]);
       }
     });
   } catch (e) {
@@ -149,7 +162,9 @@ export async function openStoreDatabase(o: { url?: string; path: string; onError
  * build expects: `missing`, versions this build would apply; `unknown`, versions applied that this
  * build does not know (a newer version migrated the database).
  */
-export async function schemaStatus(db: AnyDb): Promise<{ engine: AnyDb['engine']; where: string; applied: number; expected: number; missing: number[]; unknown: number[] }> {
+export async function schemaStatus(
+  db: AnyDb,
+): Promise<{ engine: AnyDb['engine']; where: string; applied: number; expected: number; missing: number[]; unknown: number[] }> {
   const expected = allMigrations.map((m) => m.version);
   // A PostgreSQL database never migrated has no schema_migrations yet (doctor does not create it).
   const migrated = db.engine === 'sqlite' || (await db.value<string>("SELECT to_regclass('schema_migrations')::text")) !== undefined;

@@ -48,7 +48,8 @@ export function groupCommit<T, R, C = undefined>(
       const context = (before ? await before() : undefined) as C;
       if (writeMany) {
         const values = await writeMany(items, context);
-        if (values.length !== items.length) throw new Error(`groupCommit: writeMany answered ${values.length} results for ${items.length} items`);
+        if (values.length !== items.length)
+          throw new Error(`groupCommit: writeMany answered ${values.length} results for ${items.length} items`);
         return values.map((value) => ({ ok: true as const, value }));
       }
       const out: Array<Outcome<R>> = [];

@@ -2,7 +2,16 @@
  * The store room: the SQLite database (one file, WAL, migrations in order) and each room's
  * repository. Other rooms import from here only.
  */
-export { openDatabase, openPostgres, openStoreDatabase, schemaStatus, describeUrl, DatabaseUnavailableError, type Db, type AnyDb } from './database.js';
+export {
+  openDatabase,
+  openPostgres,
+  openStoreDatabase,
+  schemaStatus,
+  describeUrl,
+  DatabaseUnavailableError,
+  type Db,
+  type AnyDb,
+} from './database.js';
 export { createLeases, createGenerations, type Leases, type Generations } from './leases.js';
 export type { Migration } from './migrations/index.js';
 export { groupCommit, type GroupCommitOptions } from './group-commit.js';

@@ -93,7 +93,10 @@ export function createLeader(o: LeaderOptions): Leader {
           : await Promise.race([
               claim,
               new Promise<never>((_, reject) => {
-                timer = setTimeout(() => reject(new Error('the renewal did not answer before the lease would end')), Math.max(0, deadline - t));
+                timer = setTimeout(
+                  () => reject(new Error('the renewal did not answer before the lease would end')),
+                  Math.max(0, deadline - t),
+                );
               }),
             ]).finally(() => clearTimeout(timer));
       if (held) renewedAt = t;
@@ -142,7 +145,9 @@ export function createLeader(o: LeaderOptions): Leader {
       if (!leading) return void (await work);
       leading = false;
       await then(() => o.onLose().catch((err: unknown) => log.error({ err, lease: o.name }, 'stopping the leader’s work failed')));
-      await o.leases.release(o.name, o.owner).catch((err: unknown) => log.warn({ err, lease: o.name }, 'could not release the lease; it runs out by itself'));
+      await o.leases
+        .release(o.name, o.owner)
+        .catch((err: unknown) => log.warn({ err, lease: o.name }, 'could not release the lease; it runs out by itself'));
     },
   };
 }

@@ -12,12 +12,18 @@ export class NotifyIncidents {
 
   // ---- incidents ----
   async openIncident(platform: string, channelId: string, nodeId: string): Promise<IncidentRow | undefined> {
-    return this.db.get<IncidentRow>(`SELECT * FROM notify_incidents WHERE platform = ? AND channel_id = ? AND node_id = ? AND state = 'open'`, [platform, channelId, nodeId]);
+    return this.db.get<IncidentRow>(
+      `SELECT * FROM notify_incidents WHERE platform = ? AND channel_id = ? AND node_id = ? AND state = 'open'`,
+      [platform, channelId, nodeId],
+    );
   }
 
   /** Every open incident of a channel (one per node at most): what a round of the channel may update. */
   async openIncidentsOf(platform: string, channelId: string): Promise<IncidentRow[]> {
-    return this.db.all<IncidentRow>(`SELECT * FROM notify_incidents WHERE platform = ? AND channel_id = ? AND state = 'open' ORDER BY id`, [platform, channelId]);
+    return this.db.all<IncidentRow>(`SELECT * FROM notify_incidents WHERE platform = ? AND channel_id = ? AND state = 'open' ORDER BY id`, [
+      platform,
+      channelId,
+    ]);
   }
 
   async incident(id: number): Promise<IncidentRow | undefined> {
@@ -28,7 +34,11 @@ export class NotifyIncidents {
   }
 
   async incidents(filter: { platform?: string; channelId?: string; state?: 'open' | 'resolved' } = {}): Promise<IncidentRow[]> {
-    const where = whereEquals([['platform', filter.platform], ['channel_id', filter.channelId], ['state', filter.state]]);
+    const where = whereEquals([
+      ['platform', filter.platform],
+      ['channel_id', filter.channelId],
+      ['state', filter.state],
+    ]);
     return this.db.all<IncidentRow>(`SELECT * FROM notify_incidents ${where.sql} ORDER BY id`, where.params);
   }
 
@@ -71,7 +81,10 @@ export class NotifyIncidents {
    * concurrent acknowledgements, on any replica, exactly one changes the row). True when this one did.
    */
   async acknowledgeIncident(id: number, by: string, at: number): Promise<boolean> {
-    const r = await this.db.run(`UPDATE notify_incidents SET acked_by = ?, acked_at = ? WHERE id = ? AND state = 'open' AND acked_by IS NULL`, [by, at, id]);
+    const r = await this.db.run(
+      `UPDATE notify_incidents SET acked_by = ?, acked_at = ? WHERE id = ? AND state = 'open' AND acked_by IS NULL`,
+      [by, at, id],
+    );
     return r.changes === 1;
   }
 

@@ -77,7 +77,10 @@ export class NotifyOutbox {
         const r = rows[j];
         params.push(r.platform, r.channel_id, r.event_id, r.state, r.held_by_mute, r.at, r.at);
       }
-      await this.db.run(`INSERT INTO notify_outbox (platform, channel_id, kind, event_id, state, held_by_mute, next_attempt_at, created_at) VALUES ${values}`, params);
+      await this.db.run(
+        `INSERT INTO notify_outbox (platform, channel_id, kind, event_id, state, held_by_mute, next_attempt_at, created_at) VALUES ${values}`,
+        params,
+      );
     });
   }
 
@@ -162,7 +165,11 @@ export class NotifyOutbox {
   }
 
   async releaseHeld(ids: number[], now: number): Promise<void> {
-    await this.byIds(ids, (list) => `UPDATE notify_outbox SET state = 'pending', next_attempt_at = ? WHERE state = 'held' AND id IN (${list})`, [now]);
+    await this.byIds(
+      ids,
+      (list) => `UPDATE notify_outbox SET state = 'pending', next_attempt_at = ? WHERE state = 'held' AND id IN (${list})`,
+      [now],
+    );
   }
 
   async markSent(ids: number[], now: number): Promise<void> {
@@ -175,7 +182,11 @@ export class NotifyOutbox {
 
   /** Postpones rows; `countAttempt` adds one to their attempt count. */
   async postpone(ids: number[], until: number, error: string, countAttempt: boolean): Promise<void> {
-    await this.byIds(ids, (list) => `UPDATE notify_outbox SET next_attempt_at = ?, last_error = ?, attempts = attempts + ? WHERE id IN (${list})`, [until, error, countAttempt ? 1 : 0]);
+    await this.byIds(
+      ids,
+      (list) => `UPDATE notify_outbox SET next_attempt_at = ?, last_error = ?, attempts = attempts + ? WHERE id IN (${list})`,
+      [until, error, countAttempt ? 1 : 0],
+    );
   }
 
   /**
@@ -195,13 +206,20 @@ export class NotifyOutbox {
   async failByDedupeKeys(keys: readonly string[], error: string): Promise<void> {
     if (!keys.length) return;
     await this.db.tx(async () => {
-      for (const k of keys) await this.db.run(`UPDATE notify_outbox SET state = 'failed', last_error = ? WHERE dedupe_key = ? AND state = 'pending'`, [error, k]);
+      for (const k of keys)
+        await this.db.run(`UPDATE notify_outbox SET state = 'failed', last_error = ? WHERE dedupe_key = ? AND state = 'pending'`, [
+          error,
+          k,
+        ]);
     });
   }
 
   /** All pending rows of a channel (due or not), e.g. when it is gone. */
   async pendingIdsOfChannel(platform: string, channelId: string): Promise<number[]> {
-    return this.db.column<number>(`SELECT id FROM notify_outbox WHERE platform = ? AND channel_id = ? AND state IN ('pending', 'held')`, [platform, channelId]);
+    return this.db.column<number>(`SELECT id FROM notify_outbox WHERE platform = ? AND channel_id = ? AND state IN ('pending', 'held')`, [
+      platform,
+      channelId,
+    ]);
   }
 
   /** Rows waiting (pending or held). */
@@ -221,7 +239,8 @@ export class NotifyOutbox {
    */
   async prune(before: number): Promise<{ outbox: number; events: number }> {
     return this.db.tx(async () => {
-      const outbox = (await this.db.run(`DELETE FROM notify_outbox WHERE state IN ('sent', 'failed', 'gone') AND created_at < ?`, [before])).changes;
+      const outbox = (await this.db.run(`DELETE FROM notify_outbox WHERE state IN ('sent', 'failed', 'gone') AND created_at < ?`, [before]))
+        .changes;
       const events = (
         await this.db.run(
           'DELETE FROM notify_events WHERE received_at < ? AND coalesce(event_ms, 0) < ? AND route_pending IS NULL AND id NOT IN (SELECT event_id FROM notify_outbox WHERE event_id IS NOT NULL)',

@@ -50,8 +50,13 @@ export class NotifyPages {
 
   /** Paged incidents acknowledged (`ack`) or resolved (`resolve`) since, whose page was not queued yet. */
   async pagedToFollowUp(which: 'ack' | 'resolve'): Promise<Array<IncidentRow & EscalationRow>> {
-    const where = which === 'ack' ? `e.ack_queued = 0 AND e.resolve_queued = 0 AND i.acked_by IS NOT NULL AND i.state = 'open'` : `e.resolve_queued = 0 AND i.state = 'resolved'`;
-    return this.db.all<IncidentRow & EscalationRow>(`SELECT i.*, e.* FROM notify_escalations e JOIN notify_incidents i ON i.id = e.incident_id WHERE ${where} ORDER BY i.id`);
+    const where =
+      which === 'ack'
+        ? `e.ack_queued = 0 AND e.resolve_queued = 0 AND i.acked_by IS NOT NULL AND i.state = 'open'`
+        : `e.resolve_queued = 0 AND i.state = 'resolved'`;
+    return this.db.all<IncidentRow & EscalationRow>(
+      `SELECT i.*, e.* FROM notify_escalations e JOIN notify_incidents i ON i.id = e.incident_id WHERE ${where} ORDER BY i.id`,
+    );
   }
 
   async insertEscalation(e: Pick<EscalationRow, 'incident_id' | 'escalated_at' | 'escalated_to'>): Promise<void> {
@@ -62,7 +67,9 @@ export class NotifyPages {
   }
 
   async markQueued(incidentId: number, which: 'ack' | 'resolve'): Promise<void> {
-    await this.db.run(`UPDATE notify_escalations SET ${which === 'ack' ? 'ack_queued' : 'resolve_queued'} = 1 WHERE incident_id = ?`, [incidentId]);
+    await this.db.run(`UPDATE notify_escalations SET ${which === 'ack' ? 'ack_queued' : 'resolve_queued'} = 1 WHERE incident_id = ?`, [
+      incidentId,
+    ]);
   }
 
   async escalation(incidentId: number): Promise<EscalationRow | undefined> {
@@ -73,18 +80,33 @@ export class NotifyPages {
     await this.db.run(
       `INSERT INTO notify_page_outbox (incident_id, action, target, body, next_attempt_at, created_at)
        VALUES (@incident_id, @action, @target, @body, @next_attempt_at, @created_at)`,
-      { incident_id: p.incident_id, action: p.action, target: p.target, body: p.body, next_attempt_at: p.next_attempt_at, created_at: p.created_at },
+      {
+        incident_id: p.incident_id,
+        action: p.action,
+        target: p.target,
+        body: p.body,
+        next_attempt_at: p.next_attempt_at,
+        created_at: p.created_at,
+      },
     );
   }
 
   /** Pending pages that are due, oldest first (an incident's trigger goes before its resolve). */
   async duePages(now: number, limit = 50): Promise<PageRow[]> {
-    return this.db.all<PageRow>(`SELECT * FROM notify_page_outbox WHERE state = 'pending' AND next_attempt_at <= ? ORDER BY id LIMIT ?`, [now, limit]);
+    return this.db.all<PageRow>(`SELECT * FROM notify_page_outbox WHERE state = 'pending' AND next_attempt_at <= ? ORDER BY id LIMIT ?`, [
+      now,
+      limit,
+    ]);
   }
 
   /** Whether an earlier page of the same incident and target still waits (pages of one incident go in order). */
   async earlierPending(p: PageRow): Promise<boolean> {
-    return (await this.db.get(`SELECT 1 AS one FROM notify_page_outbox WHERE state = 'pending' AND incident_id = ? AND target = ? AND id < ? LIMIT 1`, [p.incident_id, p.target, p.id])) !== undefined;
+    return (
+      (await this.db.get(
+        `SELECT 1 AS one FROM notify_page_outbox WHERE state = 'pending' AND incident_id = ? AND target = ? AND id < ? LIMIT 1`,
+        [p.incident_id, p.target, p.id],
+      )) !== undefined
+    );
   }
 
   /**
@@ -92,12 +114,18 @@ export class NotifyPages {
    * replica whose UPDATE changed the row, so a page is sent once even when passes overlap.
    */
   async claimPage(id: number, until: number, now: number): Promise<boolean> {
-    const r = await this.db.run(`UPDATE notify_page_outbox SET next_attempt_at = ? WHERE id = ? AND state = 'pending' AND next_attempt_at <= ?`, [until, id, now]);
+    const r = await this.db.run(
+      `UPDATE notify_page_outbox SET next_attempt_at = ? WHERE id = ? AND state = 'pending' AND next_attempt_at <= ?`,
+      [until, id, now],
+    );
     return r.changes === 1;
   }
 
   async markPageSent(id: number, now: number): Promise<void> {
-    await this.db.run(`UPDATE notify_page_outbox SET state = 'sent', sent_at = ?, attempts = attempts + 1, last_error = NULL WHERE id = ?`, [now, id]);
+    await this.db.run(
+      `UPDATE notify_page_outbox SET state = 'sent', sent_at = ?, attempts = attempts + 1, last_error = NULL WHERE id = ?`,
+      [now, id],
+    );
   }
 
   async markPageFailed(id: number, error: string): Promise<void> {
@@ -105,7 +133,11 @@ export class NotifyPages {
   }
 
   async postponePage(id: number, until: number, error: string): Promise<void> {
-    await this.db.run(`UPDATE notify_page_outbox SET next_attempt_at = ?, attempts = attempts + 1, last_error = ? WHERE id = ?`, [until, error, id]);
+    await this.db.run(`UPDATE notify_page_outbox SET next_attempt_at = ?, attempts = attempts + 1, last_error = ? WHERE id = ?`, [
+      until,
+      error,
+      id,
+    ]);
   }
 
   /** The trigger pages of an incident (one per target): acknowledge and resolve go where they went. */

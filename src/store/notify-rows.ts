@@ -37,7 +37,10 @@ export interface WatchRow {
   paused_at: number | null;
   paused_reason: string | null;
   /** Issue 15 (migration 201): comma-separated kinds (null = status only), least payment/transfer amount, escalation delay, PagerDuty key. */
-  kinds: string | null; min_amount_msat: number | null; escalate_after_min: number | null; pagerduty_key: string | null;
+  kinds: string | null;
+  min_amount_msat: number | null;
+  escalate_after_min: number | null;
+  pagerduty_key: string | null;
 }
 
 export interface MuteRow {
@@ -77,7 +80,8 @@ export interface OutboxRow {
  * them or has no use for them): a row of 24 columns cost twice the time of these 18 to read,
  * at ~1,000 rows a round.
  */
-export interface OutboxEventRow extends Omit<OutboxRow, 'platform' | 'channel_id' | 'state' | 'next_attempt_at' | 'sent_at' | 'last_error'> {
+export interface OutboxEventRow
+  extends Omit<OutboxRow, 'platform' | 'channel_id' | 'state' | 'next_attempt_at' | 'sent_at' | 'last_error'> {
   ev_node_id: string | null;
   ev_node_name: string | null;
   ev_event_type: string | null;
@@ -104,7 +108,8 @@ export interface IncidentRow {
   acked_at: number | null;
   changes: number;
   /** From notify_escalations, when the incident was paged (read by incident()). */
-  escalated_at?: number | null; escalated_to?: string | null;
+  escalated_at?: number | null;
+  escalated_to?: string | null;
 }
 
 export interface NoticeRow {

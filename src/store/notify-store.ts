@@ -115,7 +115,18 @@ export class NotifyStore {
       for (let j = start; j < start + n; j++) {
         const e = events[todo[j]];
         index.set(keys[j], todo[j]);
-        params.push(keys[j], e.node_id, e.node_name, e.event_type, e.status, e.event_ts, e.received_at, e.payload, e.event_ms ?? null, e.route_pending ?? null);
+        params.push(
+          keys[j],
+          e.node_id,
+          e.node_name,
+          e.event_type,
+          e.status,
+          e.event_ts,
+          e.received_at,
+          e.payload,
+          e.event_ms ?? null,
+          e.route_pending ?? null,
+        );
         if (sqlite) params.push(e.dedupe_key);
       }
       const r = sqlite
@@ -176,14 +187,20 @@ export class NotifyStore {
     const row =
       (await this.db.get<EventRow>('SELECT * FROM notify_events WHERE dedupe_key = ?', [key])) ??
       (this.db.engine === 'sqlite'
-        ? await this.db.get<EventRow>(`SELECT * FROM notify_events WHERE length(dedupe_key) = ? AND substr(dedupe_key, ${PREFIX_LENGTH + 1}) = ? AND substr(dedupe_key, 1, 1) = '${PREFIX_MARK}'`, [key.length + PREFIX_LENGTH, key])
+        ? await this.db.get<EventRow>(
+            `SELECT * FROM notify_events WHERE length(dedupe_key) = ? AND substr(dedupe_key, ${PREFIX_LENGTH + 1}) = ? AND substr(dedupe_key, 1, 1) = '${PREFIX_MARK}'`,
+            [key.length + PREFIX_LENGTH, key],
+          )
         : undefined);
     return row && { ...row, dedupe_key: key };
   }
 
   /** The status of the node's last event before `beforeEventId` (for counting changes). */
   async previousStatus(nodeId: string, beforeEventId: number): Promise<string | undefined> {
-    return this.db.value<string>('SELECT status FROM notify_events WHERE node_id = ? AND id < ? AND status IS NOT NULL ORDER BY id DESC LIMIT 1', [nodeId, beforeEventId]);
+    return this.db.value<string>(
+      'SELECT status FROM notify_events WHERE node_id = ? AND id < ? AND status IS NOT NULL ORDER BY id DESC LIMIT 1',
+      [nodeId, beforeEventId],
+    );
   }
 
   /** The node's most recent events that carry a status and a timestamp, newest arrival first. */
@@ -323,7 +340,11 @@ export class NotifyStore {
 
   /** When the channel last had a notice of this kind, if ever. */
   async lastNoticeAt(platform: string, channelId: string, kind: string): Promise<number | undefined> {
-    return this.db.value<number>('SELECT MAX(created_at) FROM notify_notices WHERE platform = ? AND channel_id = ? AND kind = ?', [platform, channelId, kind]);
+    return this.db.value<number>('SELECT MAX(created_at) FROM notify_notices WHERE platform = ? AND channel_id = ? AND kind = ?', [
+      platform,
+      channelId,
+      kind,
+    ]);
   }
 
   async notices(): Promise<NoticeRow[]> {

@@ -47,13 +47,23 @@ export class NotifyWatches {
 
   async deleteWatch(platform: string, channelId: string, target: string): Promise<boolean> {
     return this.write(
-      async () => (await this.db.run('DELETE FROM notify_watches WHERE platform = ? AND channel_id = ? AND target = ?', [platform, channelId, target])).changes > 0,
+      async () =>
+        (
+          await this.db.run('DELETE FROM notify_watches WHERE platform = ? AND channel_id = ? AND target = ?', [
+            platform,
+            channelId,
+            target,
+          ])
+        ).changes > 0,
       (gone) => gone,
     );
   }
 
   async watches(filter: { platform?: string; channelId?: string } = {}): Promise<WatchRow[]> {
-    const where = whereEquals([['platform', filter.platform], ['channel_id', filter.channelId]]);
+    const where = whereEquals([
+      ['platform', filter.platform],
+      ['channel_id', filter.channelId],
+    ]);
     return this.db.all<WatchRow>(`SELECT * FROM notify_watches ${where.sql} ORDER BY id`, where.params);
   }
 
@@ -65,8 +75,12 @@ export class NotifyWatches {
   async pauseWatches(platform: string, channelId: string, at: number, reason: string): Promise<number> {
     return this.write(
       async () =>
-        (await this.db.run('UPDATE notify_watches SET paused_at = ?, paused_reason = ? WHERE platform = ? AND channel_id = ? AND paused_at IS NULL', [at, reason, platform, channelId]))
-          .changes,
+        (
+          await this.db.run(
+            'UPDATE notify_watches SET paused_at = ?, paused_reason = ? WHERE platform = ? AND channel_id = ? AND paused_at IS NULL',
+            [at, reason, platform, channelId],
+          )
+        ).changes,
       (n) => n > 0,
     );
   }
@@ -78,7 +92,14 @@ export class NotifyWatches {
         `INSERT INTO notify_mutes (platform, channel_id, target, until, muted_by, created_at)
          VALUES (@platform, @channel_id, @target, @until, @muted_by, @created_at)
          ON CONFLICT (platform, channel_id, target) DO UPDATE SET until = excluded.until, muted_by = excluded.muted_by`,
-        { platform: m.platform, channel_id: m.channel_id, target: m.target, until: m.until, muted_by: m.muted_by, created_at: m.created_at },
+        {
+          platform: m.platform,
+          channel_id: m.channel_id,
+          target: m.target,
+          until: m.until,
+          muted_by: m.muted_by,
+          created_at: m.created_at,
+        },
       );
     });
   }
@@ -88,13 +109,20 @@ export class NotifyWatches {
       async () =>
         target === undefined
           ? (await this.db.run('DELETE FROM notify_mutes WHERE platform = ? AND channel_id = ?', [platform, channelId])).changes
-          : (await this.db.run('DELETE FROM notify_mutes WHERE platform = ? AND channel_id = ? AND target = ?', [platform, channelId, target])).changes,
+          : (
+              await this.db.run('DELETE FROM notify_mutes WHERE platform = ? AND channel_id = ? AND target = ?', [
+                platform,
+                channelId,
+                target,
+              ])
+            ).changes,
       (n) => n > 0,
     );
   }
 
   async mutes(platform?: string, channelId?: string): Promise<MuteRow[]> {
-    if (platform && channelId) return this.db.all<MuteRow>('SELECT * FROM notify_mutes WHERE platform = ? AND channel_id = ?', [platform, channelId]);
+    if (platform && channelId)
+      return this.db.all<MuteRow>('SELECT * FROM notify_mutes WHERE platform = ? AND channel_id = ?', [platform, channelId]);
     return this.db.all<MuteRow>('SELECT * FROM notify_mutes');
   }
 
@@ -104,6 +132,9 @@ export class NotifyWatches {
   }
 
   async deleteExpiredMutes(now: number): Promise<number> {
-    return this.write(async () => (await this.db.run('DELETE FROM notify_mutes WHERE until <= ?', [now])).changes, (n) => n > 0);
+    return this.write(
+      async () => (await this.db.run('DELETE FROM notify_mutes WHERE until <= ?', [now])).changes,
+      (n) => n > 0,
+    );
   }
 }

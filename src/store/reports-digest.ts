@@ -46,19 +46,30 @@ export interface DigestSource {
 export function createDigestSource(db: AnyDb): DigestSource {
   return {
     events: (from, to, limit) =>
-      db.all<DigestEventRow>(
-        `SELECT node_id AS "nodeId", node_name AS "nodeName", event_type AS "eventType", status, received_at AS "receivedAt", payload
+      db
+        .all<DigestEventRow>(
+          `SELECT node_id AS "nodeId", node_name AS "nodeName", event_type AS "eventType", status, received_at AS "receivedAt", payload
            FROM notify_events WHERE received_at >= ? AND received_at < ? ORDER BY received_at, id LIMIT ?`,
-        [from, to, limit],
-      ).then((rows) => rows.map((r) => ({ ...r, receivedAt: Number(r.receivedAt) }))),
+          [from, to, limit],
+        )
+        .then((rows) => rows.map((r) => ({ ...r, receivedAt: Number(r.receivedAt) }))),
     incidents: (platform, channelId, from, to) =>
-      db.all<DigestIncidentRow>(
-        `SELECT id, node_id AS "nodeId", node_name AS "nodeName", last_status AS "lastStatus", opened_at AS "openedAt", resolved_at AS "resolvedAt"
+      db
+        .all<DigestIncidentRow>(
+          `SELECT id, node_id AS "nodeId", node_name AS "nodeName", last_status AS "lastStatus", opened_at AS "openedAt", resolved_at AS "resolvedAt"
            FROM notify_incidents
           WHERE platform = ? AND channel_id = ? AND opened_at < ? AND (resolved_at IS NULL OR resolved_at >= ?)
           ORDER BY opened_at, id`,
-        [platform, channelId, to, from],
-      ).then((rows) => rows.map((r) => ({ ...r, id: Number(r.id), openedAt: Number(r.openedAt), resolvedAt: r.resolvedAt === null ? null : Number(r.resolvedAt) }))),
+          [platform, channelId, to, from],
+        )
+        .then((rows) =>
+          rows.map((r) => ({
+            ...r,
+            id: Number(r.id),
+            openedAt: Number(r.openedAt),
+            resolvedAt: r.resolvedAt === null ? null : Number(r.resolvedAt),
+          })),
+        ),
     commands: (paths, from, to) =>
       paths.length === 0
         ? Promise.resolve([])

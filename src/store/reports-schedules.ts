@@ -97,7 +97,12 @@ export function createScheduleRepo(db: AnyDb): ScheduleRepo {
       });
     },
     async forChannel(platform, channelId) {
-      return (await db.all<Row>(`SELECT ${COLUMNS} FROM report_schedules WHERE platform = ? AND channel_id = ? ORDER BY id`, [platform, channelId])).map(fromRow);
+      return (
+        await db.all<Row>(`SELECT ${COLUMNS} FROM report_schedules WHERE platform = ? AND channel_id = ? ORDER BY id`, [
+          platform,
+          channelId,
+        ])
+      ).map(fromRow);
     },
     async all() {
       return (await db.all<Row>(`SELECT ${COLUMNS} FROM report_schedules ORDER BY id`)).map(fromRow);

@@ -51,7 +51,13 @@ interface Row {
   scope: string;
 }
 
-const fromRow = <T>(row: Row): StoredSnapshot<T> => ({ nodeId: row.node_id, kind: row.kind, takenAt: new Date(row.taken_at), data: JSON.parse(row.data) as T, scope: row.scope });
+const fromRow = <T>(row: Row): StoredSnapshot<T> => ({
+  nodeId: row.node_id,
+  kind: row.kind,
+  takenAt: new Date(row.taken_at),
+  data: JSON.parse(row.data) as T,
+  scope: row.scope,
+});
 
 export function createSnapshotRepo(db: AnyDb, opts: SnapshotRepoOptions = {}): SnapshotRepo {
   const retentionMs = Math.max(1, opts.retentionDays ?? 35) * DAY_MS;

@@ -17,9 +17,20 @@ export const PRINCIPAL_RE = /^(slack|discord|slack-group|discord-role|shell):[^\
 
 /** Words people type for a role; `reader` and `operator` are the documented aliases. */
 export const ROLE_WORDS: Readonly<Record<string, Role>> = {
-  read: 'read', reader: 'read', readers: 'read', readonly: 'read', 'read-only': 'read', viewer: 'read',
-  operate: 'operate', operator: 'operate', operators: 'operate', op: 'operate', ops: 'operate',
-  admin: 'admin', admins: 'admin', administrator: 'admin',
+  read: 'read',
+  reader: 'read',
+  readers: 'read',
+  readonly: 'read',
+  'read-only': 'read',
+  viewer: 'read',
+  operate: 'operate',
+  operator: 'operate',
+  operators: 'operate',
+  op: 'operate',
+  ops: 'operate',
+  admin: 'admin',
+  admins: 'admin',
+  administrator: 'admin',
 };
 
 /** A typed role (or one of its aliases); undefined when it names none. */

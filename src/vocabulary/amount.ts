@@ -58,7 +58,8 @@ export function readAmountText(input: string): AmountText {
   let rest = m[3].trim();
   const num = NUMBER_RE.exec(raw);
   if (!num || (num[1] === '' && num[2] === undefined)) {
-    if (/,\d{1,2}$|,\d{4,}/.test(raw)) throw new AmountError(`"${raw}" is unclear: use "." for decimals and "," only between groups of three digits`);
+    if (/,\d{1,2}$|,\d{4,}/.test(raw))
+      throw new AmountError(`"${raw}" is unclear: use "." for decimals and "," only between groups of three digits`);
     throw new AmountError(`"${raw}" is not a number`);
   }
   const number = `${(num[1] || '0').replace(/[,_]/g, '')}${num[2] !== undefined ? `.${num[2]}` : ''}`;
@@ -126,7 +127,9 @@ export function parseAssetAmount(input: string, asset: AssetUnit, opts: { raw?: 
   }
   if (opts.raw) return scaled(a, 0, () => 'raw units are whole numbers');
   return scaled(a, asset.precision, () =>
-    asset.precision === 0 ? `${label} has no decimals` : `${label} has ${asset.precision} decimal${asset.precision === 1 ? '' : 's'} at most`,
+    asset.precision === 0
+      ? `${label} has no decimals`
+      : `${label} has ${asset.precision} decimal${asset.precision === 1 ? '' : 's'} at most`,
   );
 }
 

@@ -26,5 +26,8 @@ export function closestOf(text: string, candidates: string[], opts: { max?: numb
   });
   scored.sort((p, q) => p.d - q.d || p.c.localeCompare(q.c));
   const maxDistance = opts.maxDistance ?? Infinity;
-  return scored.filter((s) => s.d <= maxDistance).slice(0, opts.max ?? 3).map((s) => s.c);
+  return scored
+    .filter((s) => s.d <= maxDistance)
+    .slice(0, opts.max ?? 3)
+    .map((s) => s.c);
 }

@@ -95,7 +95,15 @@ export function formatTime(t: Date | number | bigint | string | undefined | null
   if (timeZone === 'UTC') return `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
   let format = ZONE_FORMATS.get(timeZone);
   if (!format) {
-    format = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+    format = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    });
     ZONE_FORMATS.set(timeZone, format);
   }
   const parts = format.formatToParts(d);

@@ -10,12 +10,7 @@
 export type Tone = 'success' | 'info' | 'warning' | 'danger' | 'neutral';
 
 /** An inline span of text. A bare string is plain text. */
-export type Inline =
-  | string
-  | { bold: string }
-  | { code: string }
-  | { italic: string }
-  | { link: { url: string; label: string } };
+export type Inline = string | { bold: string } | { code: string } | { italic: string } | { link: { url: string; label: string } };
 
 export interface Field {
   label: string;

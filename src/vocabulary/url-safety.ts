@@ -24,14 +24,18 @@ export function parseAllowList(text: string | undefined): AllowList {
   const hosts = new Set<string>();
   const blocks = new BlockList();
   for (const raw of (text ?? '').split(',')) {
-    const item = raw.trim().toLowerCase().replace(/^\[|\]$/g, '');
+    const item = raw
+      .trim()
+      .toLowerCase()
+      .replace(/^\[|\]$/g, '');
     if (!item) continue;
     const slash = item.indexOf('/');
     if (slash > 0) {
       const addr = item.slice(0, slash);
       const bits = Number(item.slice(slash + 1));
       const family = isIP(addr);
-      if (!family || !Number.isInteger(bits) || bits < 0 || bits > (family === 4 ? 32 : 128)) throw new Error(`"${item}" is not a CIDR block (write 10.0.0.0/8 or fd00::/8)`);
+      if (!family || !Number.isInteger(bits) || bits < 0 || bits > (family === 4 ? 32 : 128))
+        throw new Error(`"${item}" is not a CIDR block (write 10.0.0.0/8 or fd00::/8)`);
       blocks.addSubnet(addr, bits, family === 4 ? 'ipv4' : 'ipv6');
     } else if (isIP(item)) {
       blocks.addAddress(item, isIP(item) === 4 ? 'ipv4' : 'ipv6');
@@ -100,13 +104,19 @@ function allowed(allow: AllowList, host: string, address?: string): boolean {
 export type Lookup = (host: string) => Promise<string[]>;
 
 const systemLookup: Lookup = (host) =>
-  new Promise((resolve, reject) => dnsLookup(host, { all: true }, (err, addresses: LookupAddress[]) => (err ? reject(err) : resolve(addresses.map((x) => x.address)))));
+  new Promise((resolve, reject) =>
+    dnsLookup(host, { all: true }, (err, addresses: LookupAddress[]) => (err ? reject(err) : resolve(addresses.map((x) => x.address)))),
+  );
 
 /**
  * Why the URL may not be used (it names or resolves to an inside address, or it does not
  * resolve), or undefined. `what` names it in the reason ("webhook URL").
  */
-export async function checkUrlTarget(url: string, allow: AllowList, o: { what?: string; lookup?: Lookup } = {}): Promise<string | undefined> {
+export async function checkUrlTarget(
+  url: string,
+  allow: AllowList,
+  o: { what?: string; lookup?: Lookup } = {},
+): Promise<string | undefined> {
   const what = o.what ?? 'the URL';
   let u: URL;
   try {
@@ -114,7 +124,10 @@ export async function checkUrlTarget(url: string, allow: AllowList, o: { what?: 
   } catch {
     return `${what} is not a URL`;
   }
-  const host = u.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  const host = u.hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
   const hint = 'If it must reach a private address, an admin can list it in ALLOW_PRIVATE_URLS (hosts or CIDR blocks).';
   if (isIP(host)) {
     const why = insideAddress(host);
@@ -147,7 +160,10 @@ export function guardedLookup(allow: AllowList) {
       if (err) return callback(err, opts.all ? [] : '', 0);
       const bad = addresses.find((a) => insideAddress(a.address) && !allowed(allow, host, a.address));
       if (bad) {
-        const e = Object.assign(new Error(`${host} resolves to ${insideAddress(bad.address)} (${bad.address}), which ALLOW_PRIVATE_URLS does not allow`), { code: 'EPRIVATEADDRESS' });
+        const e = Object.assign(
+          new Error(`${host} resolves to ${insideAddress(bad.address)} (${bad.address}), which ALLOW_PRIVATE_URLS does not allow`),
+          { code: 'EPRIVATEADDRESS' },
+        );
         return callback(e, opts.all ? [] : '', 0);
       }
       if (opts.all) return callback(null, addresses);

@@ -27,7 +27,12 @@ export function effectiveEventTime(stamp: string | undefined, arrivalMs: number,
   const wholeSeconds = !/[.,]\d/.test(stamp!.replace(/^[^T]*T?/, ''));
   const at = wholeSeconds ? Math.floor(arrivalMs / 1000) * 1000 : arrivalMs;
   const iso = new Date(at).toISOString();
-  return { effective: wholeSeconds ? iso.replace(/\.\d{3}Z$/, 'Z') : iso, stampedMs: t, aheadMs: t - arrivalMs, flagged: t - arrivalMs > maxFutureSkewMs };
+  return {
+    effective: wholeSeconds ? iso.replace(/\.\d{3}Z$/, 'Z') : iso,
+    stampedMs: t,
+    aheadMs: t - arrivalMs,
+    flagged: t - arrivalMs > maxFutureSkewMs,
+  };
 }
 
 /** The deepest nesting of arrays and objects in a JSON text, counted without parsing it (no recursion). */
@@ -38,7 +43,8 @@ export function jsonDepth(raw: Buffer, stopAt = Infinity): number {
   for (let i = 0; i < raw.length; i++) {
     const c = raw[i];
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped byte
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped byte
       else if (c === 0x22) inString = false;
       continue;
     }

@@ -9,4 +9,12 @@ export { KeyCache, KeyUnavailableError, type KeyCacheOptions } from './key-cache
 export { createNodeDirectory, type NodeDirectory, type NodeDirectoryOptions } from './node-directory.js';
 export { readEvent, dedupeKeyOf, type ServiceEvent, type ReadEventResult } from './read-event.js';
 export { effectiveEventTime, jsonDepth, type EffectiveTime } from './event-time.js';
-export { webhookRoutes, WEBHOOK_BODY_LIMIT, WEBHOOK_MAX_JSON_DEPTH, WEBHOOK_MAX_EVENT_AGE_MS, THUNDERSTACK_SIGNATURE_HEADER, type WebhookRouteDeps, type IngestResult } from './webhook-routes.js';
+export {
+  webhookRoutes,
+  WEBHOOK_BODY_LIMIT,
+  WEBHOOK_MAX_JSON_DEPTH,
+  WEBHOOK_MAX_EVENT_AGE_MS,
+  THUNDERSTACK_SIGNATURE_HEADER,
+  type WebhookRouteDeps,
+  type IngestResult,
+} from './webhook-routes.js';

@@ -54,7 +54,9 @@ export class KeyCache {
     if (!this.inflight) {
       const failed = this.lastFailure;
       if (failed && this.now() - failed.at < this.failedRetry) {
-        return Promise.reject(new KeyUnavailableError(`${failed.message} (tried again at most every ${Math.ceil(this.failedRetry / 1000)} s)`));
+        return Promise.reject(
+          new KeyUnavailableError(`${failed.message} (tried again at most every ${Math.ceil(this.failedRetry / 1000)} s)`),
+        );
       }
       this.fetches++;
       this.inflight = (async () => {

@@ -17,7 +17,18 @@ const EC_CURVES: Array<{ openssl: string; jwk: string }> = [
   { openssl: 'prime256v1', jwk: 'P-256' },
   { openssl: 'secp256k1', jwk: 'secp256k1' },
 ];
-const WRAPPER_FIELDS = ['publicKey', 'public_key', 'webhookPublicKey', 'webhook_public_key', 'key', 'pem', 'jwk', 'data', 'value', 'result'];
+const WRAPPER_FIELDS = [
+  'publicKey',
+  'public_key',
+  'webhookPublicKey',
+  'webhook_public_key',
+  'key',
+  'pem',
+  'jwk',
+  'data',
+  'value',
+  'result',
+];
 
 /** The first key candidate; see parsePublicKeys. */
 export function parsePublicKey(raw: unknown): KeyObject {
@@ -31,7 +42,10 @@ export function parsePublicKey(raw: unknown): KeyObject {
  */
 export function parsePublicKeys(raw: unknown): KeyObject[] {
   const keys = collect(raw, 0);
-  if (!keys.length) throw new PublicKeyError(`the webhook public key is not in a known format (${describe(raw)}): expected PEM, hex, base64, a JWK, or one of these in a JSON object`);
+  if (!keys.length)
+    throw new PublicKeyError(
+      `the webhook public key is not in a known format (${describe(raw)}): expected PEM, hex, base64, a JWK, or one of these in a JSON object`,
+    );
   return keys;
 }
 

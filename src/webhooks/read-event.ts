@@ -47,7 +47,8 @@ export function dedupeKeyOf(
   f: { nodeId: string; eventType: string; status?: string; eventTimestamp?: string; details?: unknown },
 ): string {
   // One-shot (no Hash object): the usual case, an event with a timestamp, is one short string.
-  if (f.eventTimestamp) return hash('sha256', ['v2', f.nodeId, f.eventType, f.status ?? '', f.eventTimestamp, canonical(f.details ?? {})].join('\u0000'));
+  if (f.eventTimestamp)
+    return hash('sha256', ['v2', f.nodeId, f.eventType, f.status ?? '', f.eventTimestamp, canonical(f.details ?? {})].join('\u0000'));
   return createHash('sha256').update('body\u0000').update(rawBody).digest('hex');
 }
 
@@ -69,6 +70,13 @@ export function readEvent(json: unknown, rawBody: Buffer | string): ReadEventRes
   const eventTimestamp = str(p.eventTimestamp) ?? str(p.timestamp);
   return {
     ok: true,
-    event: { nodeId, eventType, status, eventTimestamp, payload: p, dedupeKey: dedupeKeyOf(rawBody, { nodeId, eventType, status, eventTimestamp, details }) },
+    event: {
+      nodeId,
+      eventType,
+      status,
+      eventTimestamp,
+      payload: p,
+      dedupeKey: dedupeKeyOf(rawBody, { nodeId, eventType, status, eventTimestamp, details }),
+    },
   };
 }

@@ -45,10 +45,14 @@ function verifyOne(key: KeyObject, body: Buffer, sig: Buffer): boolean {
     case 'rsa':
       return (
         tryVerify(() => verify('sha256', body, { key, padding: constants.RSA_PKCS1_PADDING }, sig)) ||
-        tryVerify(() => verify('sha256', body, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_AUTO }, sig))
+        tryVerify(() =>
+          verify('sha256', body, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_AUTO }, sig),
+        )
       );
     case 'rsa-pss':
-      return tryVerify(() => verify('sha256', body, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_AUTO }, sig));
+      return tryVerify(() =>
+        verify('sha256', body, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_AUTO }, sig),
+      );
     default:
       return false;
   }

@@ -68,7 +68,9 @@ const isPromise = <T>(v: T | Promise<T>): v is Promise<T> => typeof (v as { then
 
 export function webhookRoutes(deps: WebhookRouteDeps): FastifyPluginAsync {
   const log = deps.logger.child({ room: 'webhooks' });
-  const headers = [...new Set([(deps.signatureHeader ?? 'X-Service-Signature').toLowerCase(), THUNDERSTACK_SIGNATURE_HEADER.toLowerCase()])];
+  const headers = [
+    ...new Set([(deps.signatureHeader ?? 'X-Service-Signature').toLowerCase(), THUNDERSTACK_SIGNATURE_HEADER.toLowerCase()]),
+  ];
   const bodyLimit = deps.bodyLimit ?? WEBHOOK_BODY_LIMIT;
   const maxAgeMs = deps.maxEventAgeMs ?? WEBHOOK_MAX_EVENT_AGE_MS;
   const now = deps.now ?? Date.now;
@@ -91,7 +93,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): FastifyPluginAsync {
         bodyLimit,
         maxInFlight: deps.maxInFlight ?? 2_048,
         maxBytesInFlight: 32 * bodyLimit,
-        signed: (req) => headers.some((h) => typeof req.headers[h] === 'string' && (req.headers[h]).trim() !== ''),
+        signed: (req) => headers.some((h) => typeof req.headers[h] === 'string' && req.headers[h].trim() !== ''),
         refuse: (req, reply, code, reason, message) => refuse(req, reply, { code, reason, message }),
         unsignedMessage: `no ${headers.join(' or ')} header`,
         unsignedReason: 'missing_signature',
@@ -103,7 +105,10 @@ export function webhookRoutes(deps: WebhookRouteDeps): FastifyPluginAsync {
         // The store is locked by someone else: not accepted, so the service must redeliver.
         deps.metrics?.webhooks.inc({ outcome: 'refused', reason: 'store_busy' });
         log.error({ code: err.code }, 'webhook not stored: the database is locked');
-        return reply.code(503).header('retry-after', '5').send({ error: 'store_busy', message: 'the event could not be stored right now; redeliver it later' });
+        return reply
+          .code(503)
+          .header('retry-after', '5')
+          .send({ error: 'store_busy', message: 'the event could not be stored right now; redeliver it later' });
       }
       const status = err.statusCode ?? 500;
       if (status === 413) return refuse(req, reply, { code: 413, reason: 'too_large', message: `the body is over ${bodyLimit} bytes` });
@@ -126,7 +131,8 @@ export function webhookRoutes(deps: WebhookRouteDeps): FastifyPluginAsync {
 
     const handle = (req: Req, reply: FastifyReply): void => {
       const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      if (raw.length > bodyLimit) return void refuse(req, reply, { code: 413, reason: 'too_large', message: `the body is over ${bodyLimit} bytes` });
+      if (raw.length > bodyLimit)
+        return void refuse(req, reply, { code: 413, reason: 'too_large', message: `the body is over ${bodyLimit} bytes` });
 
       let signature: string | undefined;
       for (const h of headers) {
@@ -137,7 +143,8 @@ export function webhookRoutes(deps: WebhookRouteDeps): FastifyPluginAsync {
           break;
         }
       }
-      if (!signature) return void refuse(req, reply, { code: 401, reason: 'missing_signature', message: `no ${headers.join(' or ')} header` });
+      if (!signature)
+        return void refuse(req, reply, { code: 401, reason: 'missing_signature', message: `no ${headers.join(' or ')} header` });
       let verified: boolean | Promise<boolean>;
       try {
         verified = deps.keys.verify(raw, signature);
@@ -153,17 +160,30 @@ export function webhookRoutes(deps: WebhookRouteDeps): FastifyPluginAsync {
 
     const verifyFailed = (req: Req, reply: FastifyReply, err: unknown): void => {
       if (err instanceof KeyUnavailableError) {
-        return void refuse(req, reply, { code: 503, reason: 'key_unavailable', message: `${err.message}; the service should redeliver later` });
+        return void refuse(req, reply, {
+          code: 503,
+          reason: 'key_unavailable',
+          message: `${err.message}; the service should redeliver later`,
+        });
       }
       fail(reply, err);
     };
 
     const verifiedThen = (req: Req, reply: FastifyReply, raw: Buffer, valid: boolean): void => {
       try {
-        if (!valid) return void refuse(req, reply, { code: 401, reason: 'bad_signature', message: 'the signature does not verify with the account webhook key' });
+        if (!valid)
+          return void refuse(req, reply, {
+            code: 401,
+            reason: 'bad_signature',
+            message: 'the signature does not verify with the account webhook key',
+          });
 
         if (jsonDepth(raw, WEBHOOK_MAX_JSON_DEPTH) > WEBHOOK_MAX_JSON_DEPTH) {
-          return void refuse(req, reply, { code: 400, reason: 'too_deep', message: `the JSON is nested more than ${WEBHOOK_MAX_JSON_DEPTH} levels deep` });
+          return void refuse(req, reply, {
+            code: 400,
+            reason: 'too_deep',
+            message: `the JSON is nested more than ${WEBHOOK_MAX_JSON_DEPTH} levels deep`,
+          });
         }
         let json: unknown;
         try {
@@ -172,7 +192,8 @@ export function webhookRoutes(deps: WebhookRouteDeps): FastifyPluginAsync {
           return void refuse(req, reply, { code: 400, reason: 'not_json', message: 'the body is not JSON' });
         }
         const read = readEvent(json, raw);
-        if (!read.ok) return void refuse(req, reply, { code: read.reason === 'node_mismatch' ? 403 : 400, reason: read.reason, message: read.message });
+        if (!read.ok)
+          return void refuse(req, reply, { code: read.reason === 'node_mismatch' ? 403 : 400, reason: read.reason, message: read.message });
         const event = read.event;
         const stampedMs = event.eventTimestamp ? Date.parse(event.eventTimestamp) : NaN;
         if (Number.isFinite(stampedMs) && stampedMs < now() - maxAgeMs) {
@@ -185,7 +206,11 @@ export function webhookRoutes(deps: WebhookRouteDeps): FastifyPluginAsync {
         }
         const expected = req.params.nodeId;
         if (expected !== undefined && expected !== event.nodeId) {
-          return void refuse(req, reply, { code: 403, reason: 'node_mismatch', message: 'the payload nodeId differs from the node of this URL' });
+          return void refuse(req, reply, {
+            code: 403,
+            reason: 'node_mismatch',
+            message: 'the payload nodeId differs from the node of this URL',
+          });
         }
 
         const known = deps.nodes.cached?.(event.nodeId);
@@ -194,7 +219,11 @@ export function webhookRoutes(deps: WebhookRouteDeps): FastifyPluginAsync {
           (node) => found(req, reply, event, node),
           (err: unknown) => {
             log.warn({ err }, 'webhook: could not list the account nodes');
-            refuse(req, reply, { code: 503, reason: 'node_lookup_failed', message: 'the node list of the account could not be fetched; redeliver later' });
+            refuse(req, reply, {
+              code: 503,
+              reason: 'node_lookup_failed',
+              message: 'the node list of the account could not be fetched; redeliver later',
+            });
           },
         );
       } catch (err) {
@@ -202,9 +231,15 @@ export function webhookRoutes(deps: WebhookRouteDeps): FastifyPluginAsync {
       }
     };
 
-    const found = (req: Req, reply: FastifyReply, event: ServiceEvent & { nodeName?: string }, node: { name: string } | undefined): void => {
+    const found = (
+      req: Req,
+      reply: FastifyReply,
+      event: ServiceEvent & { nodeName?: string },
+      node: { name: string } | undefined,
+    ): void => {
       try {
-        if (!node) return void refuse(req, reply, { code: 404, reason: 'unknown_node', message: 'the account has no node with this nodeId' });
+        if (!node)
+          return void refuse(req, reply, { code: 404, reason: 'unknown_node', message: 'the account has no node with this nodeId' });
         // The event is this request's own object (readEvent made it): named in place, not copied.
         event.nodeName = node.name;
         let stored: IngestResult | Promise<IngestResult>;
@@ -229,7 +264,10 @@ export function webhookRoutes(deps: WebhookRouteDeps): FastifyPluginAsync {
       // Not stored, so not accepted: the service must redeliver. Never a 500 that repeats forever.
       deps.metrics?.webhooks.inc({ outcome: 'refused', reason: 'store_failed' });
       log.error({ err, nodeId: event.nodeId }, 'webhook not stored: storing the event failed');
-      reply.code(503).header('retry-after', '5').send({ error: 'store_failed', message: 'the event could not be stored right now; redeliver it later' });
+      reply
+        .code(503)
+        .header('retry-after', '5')
+        .send({ error: 'store_failed', message: 'the event could not be stored right now; redeliver it later' });
     };
 
     const answer = (reply: FastifyReply, event: ServiceEvent, result: IngestResult): void => {

@@ -23,7 +23,11 @@ function world(o: { approvalPolicy?: string; spendLimits?: string; tz?: string; 
   const policy = createPolicy({ db, now: () => clock.t, access, checkAction: approvalActionChecker(registry), ...o });
   return { db, clock, access, policy };
 }
-const send = (sats: number, asset?: { ticker: string; amount: number }) => ({ msat: sats * 1000, ...(asset ? { asset } : {}), counts: true });
+const send = (sats: number, asset?: { ticker: string; amount: number }) => ({
+  msat: sats * 1000,
+  ...(asset ? { asset } : {}),
+  counts: true,
+});
 
 describe('the approval policy', () => {
   it('puts destroy and sends above a threshold under approval by default', async () => {
@@ -42,7 +46,10 @@ describe('the approval policy', () => {
     await policy.setApproval({ action: 'asset.send', over: { unit: 'USDT', amount: 10 } }, true, ann);
     expect(await policy.approvalNeeded('asset send', send(0, { ticker: 'USDT', amount: 11 }))).toBeUndefined();
     await policy.setApproval({ action: 'node.stop' }, false, ann);
-    expect((await policy.approvalRules()).find((r) => r.action === 'node.stop')).toMatchObject({ source: 'policy set', setBy: 'slack:UANN' });
+    expect((await policy.approvalRules()).find((r) => r.action === 'node.stop')).toMatchObject({
+      source: 'policy set',
+      setBy: 'slack:UANN',
+    });
   });
 
   it('refuses to put a command whose dialog takes a secret under approval, at start-up and at run time', async () => {
@@ -56,7 +63,9 @@ describe('the approval policy', () => {
       (e: unknown) => e as UserError,
     );
     expect(typo).toMatchObject({ message: 'There is no command node.destory to put under approval.', hint: 'Did you mean node.destroy?' });
-    await expect(policy.setApproval({ action: 'node.stop', over: { unit: 'sat', amount: 5 } }, false, ann)).rejects.toThrow(/moves no funds/);
+    await expect(policy.setApproval({ action: 'node.stop', over: { unit: 'sat', amount: 5 } }, false, ann)).rejects.toThrow(
+      /moves no funds/,
+    );
   });
 });
 
@@ -104,14 +113,18 @@ describe('spend limits', () => {
     const over = (await policy.checkLimit(bob, { msat: 3, counts: true }))!;
     expect(over.message).toContain('1.998 sats spent today, 0.002 sats left');
     expect(await policy.checkLimit(bob, { msat: 2, counts: true })).toBeUndefined();
-    expect(await policy.leftAfter(bob, { msat: 1, counts: true })).toEqual(['0.001 sats of 2 sats left today after this (the operate role)']);
+    expect(await policy.leftAfter(bob, { msat: 1, counts: true })).toEqual([
+      '0.001 sats of 2 sats left today after this (the operate role)',
+    ]);
   });
 
   it('puts on-chain sends, and the four eyes themselves, under approval by default', async () => {
     const { policy } = world();
     expect(await policy.approvalNeeded('wallet send', send(100_001))).toBe('wallet.send above 100,000 sats needs a second person');
     expect(await policy.approvalNeeded('wallet send', send(100_000))).toBeUndefined();
-    expect(await policy.approvalNeeded('asset send', send(1_000_000, { ticker: 'WIT', amount: 1 }))).toBe('asset.send above 100,000 sats needs a second person');
+    expect(await policy.approvalNeeded('asset send', send(1_000_000, { ticker: 'WIT', amount: 1 }))).toBe(
+      'asset.send above 100,000 sats needs a second person',
+    );
     expect(await policy.approvalNeeded('policy set')).toBe('policy.set always needs a second person');
     expect(await policy.approvalNeeded('access grant')).toBe('access.grant always needs a second person');
     const none = world({ approvalPolicy: 'none' }).policy;
@@ -122,11 +135,25 @@ describe('spend limits', () => {
 describe('approval requests', () => {
   it('are decided once, and not after they expire', async () => {
     const { policy, clock } = world();
-    const req = await policy.approvals.create({ actor: ann, place: { platform: 'slack', channelId: 'C1' }, path: 'pay send', args: { node: 'alice' }, fields: [], ttlMs: 60_000 });
+    const req = await policy.approvals.create({
+      actor: ann,
+      place: { platform: 'slack', channelId: 'C1' },
+      path: 'pay send',
+      args: { node: 'alice' },
+      fields: [],
+      ttlMs: 60_000,
+    });
     expect(await policy.approvals.decide(req.id, 'approved', bob)).toBe(true);
     expect(await policy.approvals.decide(req.id, 'approved', bob)).toBe(false);
     expect(await policy.approvals.get(req.id)).toMatchObject({ state: 'approved', decidedBy: 'slack:UBOB' });
-    const late = await policy.approvals.create({ actor: ann, place: { platform: 'slack', channelId: 'C1' }, path: 'pay send', args: {}, fields: [], ttlMs: 60_000 });
+    const late = await policy.approvals.create({
+      actor: ann,
+      place: { platform: 'slack', channelId: 'C1' },
+      path: 'pay send',
+      args: {},
+      fields: [],
+      ttlMs: 60_000,
+    });
     clock.t += 61_000;
     expect(await policy.approvals.decide(late.id, 'approved', bob)).toBe(false);
   });
@@ -138,7 +165,15 @@ describe('the audit trail', () => {
     const clock = { t: Date.parse('2026-11-22T10:00:00Z') };
     const audit = createAuditLog(db, { now: () => clock.t, retentionDays: 30 });
     const place = { platform: 'slack' as const, channelId: 'C1' };
-    await audit.record({ at: new Date('2026-10-01T00:00:00Z'), actor: ann, place, path: 'node stop', node: 'alice', args: {}, outcome: 'ok' });
+    await audit.record({
+      at: new Date('2026-10-01T00:00:00Z'),
+      actor: ann,
+      place,
+      path: 'node stop',
+      node: 'alice',
+      args: {},
+      outcome: 'ok',
+    });
     await audit.record({ actor: ann, place, path: 'pay send', node: 'alice', args: {}, outcome: 'ok' });
     await audit.record({ actor: bob, place, path: 'pay send', node: 'bob', args: {}, outcome: 'refused' });
     await audit.record({ actor: bob, place, path: 'approval request', node: 'bob', args: { action: 'pay.send' }, outcome: 'ok' });
@@ -155,10 +190,18 @@ describe('starting the bot', () => {
   it('refuses an APPROVAL_POLICY that names a command with a secret dialog, as a configuration problem', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rln-policy-'));
     try {
-      const config = loadConfig({ SERVICE_URL: 'http://127.0.0.1:9', SERVICE_API_TOKEN: 't', DATABASE_PATH: join(dir, 'bot.db'), LOG_LEVEL: 'silent', APPROVAL_POLICY: 'node.destroy; node.unlock' });
+      const config = loadConfig({
+        SERVICE_URL: 'http://127.0.0.1:9',
+        SERVICE_API_TOKEN: 't',
+        DATABASE_PATH: join(dir, 'bot.db'),
+        LOG_LEVEL: 'silent',
+        APPROVAL_POLICY: 'node.destroy; node.unlock',
+      });
       const started = createApp({ config, shell: false });
       await expect(started).rejects.toBeInstanceOf(ConfigError);
-      await expect(started).rejects.toMatchObject({ problems: [expect.stringMatching(/^APPROVAL_POLICY: node.unlock cannot be put under approval: its dialog takes a secret/)] });
+      await expect(started).rejects.toMatchObject({
+        problems: [expect.stringMatching(/^APPROVAL_POLICY: node.unlock cannot be put under approval: its dialog takes a secret/)],
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -167,9 +210,21 @@ describe('starting the bot', () => {
   it('refuses policies it cannot read, naming each variable, before it opens the database', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rln-policy-'));
     try {
-      const config = loadConfig({ SERVICE_URL: 'http://127.0.0.1:9', SERVICE_API_TOKEN: 't', DATABASE_PATH: join(dir, 'bot.db'), LOG_LEVEL: 'silent', APPROVAL_POLICY: 'pay.send > 5', SPEND_LIMITS: 'x = 1 sat' });
+      const config = loadConfig({
+        SERVICE_URL: 'http://127.0.0.1:9',
+        SERVICE_API_TOKEN: 't',
+        DATABASE_PATH: join(dir, 'bot.db'),
+        LOG_LEVEL: 'silent',
+        APPROVAL_POLICY: 'pay.send > 5',
+        SPEND_LIMITS: 'x = 1 sat',
+      });
       const started = createApp({ config, shell: false });
-      await expect(started).rejects.toMatchObject({ problems: [expect.stringMatching(/^APPROVAL_POLICY: pay.send: "5" has no unit/), expect.stringMatching(/^SPEND_LIMITS: "x" is neither a role/)] });
+      await expect(started).rejects.toMatchObject({
+        problems: [
+          expect.stringMatching(/^APPROVAL_POLICY: pay.send: "5" has no unit/),
+          expect.stringMatching(/^SPEND_LIMITS: "x" is neither a role/),
+        ],
+      });
       expect(existsSync(join(dir, 'bot.db'))).toBe(false);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -10,7 +10,13 @@ describe('the written approval policy and spend limits', () => {
       { action: 'asset.send', over: { unit: 'USDT', amount: 100 } },
     ]);
     expect(parseApprovalPolicy('none')).toEqual([]);
-    expect(parseApprovalPolicy(DEFAULT_APPROVAL_POLICY).map((r) => r.action)).toEqual(['node.destroy', 'pay.send', 'pay.keysend', 'asset.send', 'channel.open']);
+    expect(parseApprovalPolicy(DEFAULT_APPROVAL_POLICY).map((r) => r.action)).toEqual([
+      'node.destroy',
+      'pay.send',
+      'pay.keysend',
+      'asset.send',
+      'channel.open',
+    ]);
   });
 
   it('names the rule that is wrong and how to write it', () => {

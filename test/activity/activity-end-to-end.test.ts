@@ -55,10 +55,16 @@ afterAll(async () => {
 });
 
 /** Top-level posts to the channel, as JSON text. */
-const posts = () => fake.callsTo('chat.postMessage').filter((c) => c.args.channel === CHANNEL && !c.args.thread_ts).map((c) => JSON.stringify(c.args));
+const posts = () =>
+  fake
+    .callsTo('chat.postMessage')
+    .filter((c) => c.args.channel === CHANNEL && !c.args.thread_ts)
+    .map((c) => JSON.stringify(c.args));
 const postsWith = (text: string) => posts().filter((p) => p.includes(text));
-const waitForPost = (text: string, timeoutMs = 10_000) => waitFor(() => postsWith(text).length > 0, { timeout: timeoutMs, what: `a post with "${text}"` });
-const call = (name: string, endpoint: string, body?: unknown) => h.emulator.world.handle(ids[name], body === undefined ? 'GET' : 'POST', endpoint, body);
+const waitForPost = (text: string, timeoutMs = 10_000) =>
+  waitFor(() => postsWith(text).length > 0, { timeout: timeoutMs, what: `a post with "${text}"` });
+const call = (name: string, endpoint: string, body?: unknown) =>
+  h.emulator.world.handle(ids[name], body === undefined ? 'GET' : 'POST', endpoint, body);
 /** Whether the poller has a stored state for the node (its first poll, which only records, happened). */
 const recorded = async (name: string) => (await h.app.db.get('SELECT 1 FROM activity_states WHERE node_id = ?', [ids[name]])) !== undefined;
 /** Lets a few polls run. */
@@ -84,7 +90,11 @@ describe('node activity through the whole bot', () => {
     expect(await slash('watch add alice kinds=status,channels,liquidity,lock')).toContain('status, channels, liquidity, lock');
     await waitFor(async () => (await recorded('alice')) && (await recorded('bob')), { timeout: 10_000, what: 'the first polls' });
     await call('alice', 'connectpeer', { peer_pubkey_and_addr: `${h.emulator.world.pubkeyOf(ids.bob)}@127.0.0.1:9735` });
-    await call('alice', 'openchannel', { peer_pubkey_and_opt_addr: h.emulator.world.pubkeyOf(ids.bob), capacity_sat: 100_000, push_msat: 0 });
+    await call('alice', 'openchannel', {
+      peer_pubkey_and_opt_addr: h.emulator.world.pubkeyOf(ids.bob),
+      capacity_sat: 100_000,
+      push_msat: 0,
+    });
     h.emulator.world.mine(1);
     // Each side's watch hears the channel, the peer named as our node.
     await waitForPost('alice: channel opened with bob');
@@ -143,11 +153,18 @@ describe('node activity through the whole bot', () => {
     expect(hook.headers['x-rln-chatops-signature']).toBe(`sha256=${createHmac('sha256', HOOK_SECRET).update(hook.body).digest('hex')}`);
     expect(JSON.parse(hook.body)).toMatchObject({ event_action: 'trigger', dedup_key: trigger.dedup_key });
     // The incident message says when and to whom it was escalated.
-    await waitFor(() => fake.callsTo('chat.update').some((c) => JSON.stringify(c.args).includes('Escalated')), { timeout: 10_000, what: 'the incident message updated' });
+    await waitFor(() => fake.callsTo('chat.update').some((c) => JSON.stringify(c.args).includes('Escalated')), {
+      timeout: 10_000,
+      what: 'the incident message updated',
+    });
     expect(JSON.stringify(fake.callsTo('chat.update').at(-1)!.args)).toContain('PagerDuty');
 
-    const incidentPost = fake.callsTo('chat.postMessage').find((c) => c.args.channel === CHANNEL && JSON.stringify(c.args).includes('Incident #'))!;
-    const ackButton = JSON.stringify(incidentPost.args).match(/"text":\{"type":"plain_text","text":"Acknowledge"[^}]*\}[^}]*?"action_id":"([^"]+)"/)?.[1];
+    const incidentPost = fake
+      .callsTo('chat.postMessage')
+      .find((c) => c.args.channel === CHANNEL && JSON.stringify(c.args).includes('Incident #'))!;
+    const ackButton = JSON.stringify(incidentPost.args).match(
+      /"text":\{"type":"plain_text","text":"Acknowledge"[^}]*\}[^}]*?"action_id":"([^"]+)"/,
+    )?.[1];
     expect(ackButton).toBeDefined();
     await slack.click(OPERATOR, ackButton!, { channelId: CHANNEL });
     await waitFor(() => pd.alerts.get(trigger.dedup_key!) === 'acknowledged', { timeout: 10_000, what: 'the PagerDuty acknowledge' });
@@ -160,7 +177,9 @@ describe('node activity through the whole bot', () => {
   it('posts "alice restarted and is LOCKED" after a restart that comes back locked, and its Unlock button opens the password dialog', async () => {
     h.emulator.restartNode(ids.alice);
     await waitForPost('alice restarted and is LOCKED');
-    const alert = fake.callsTo('chat.postMessage').find((c) => c.args.channel === CHANNEL && JSON.stringify(c.args).includes('restarted and is LOCKED'))!;
+    const alert = fake
+      .callsTo('chat.postMessage')
+      .find((c) => c.args.channel === CHANNEL && JSON.stringify(c.args).includes('restarted and is LOCKED'))!;
     const unlock = JSON.stringify(alert.args).match(/"text":\{"type":"plain_text","text":"Unlock"[^}]*\}[^}]*?"action_id":"([^"]+)"/)?.[1];
     expect(unlock).toBeDefined();
     const before = fake.callsTo('views.open').length;

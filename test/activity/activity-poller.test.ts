@@ -37,7 +37,10 @@ async function world() {
     return createActivityPoller({
       listNodes: () => hosting.listNodes(),
       isWatched: (n) => n.name === 'bob' || n.name === 'alice',
-      api: (n: HostedNode) => (asked.push(n.name), createNodeApiClient({ baseUrl: n.invoke_url!, credentials: { kind: 'token', token: emulator.nodeApiToken }, retries: 0 })),
+      api: (n: HostedNode) => (
+        asked.push(n.name),
+        createNodeApiClient({ baseUrl: n.invoke_url!, credentials: { kind: 'token', token: emulator.nodeApiToken }, retries: 0 })
+      ),
       states: createActivityStateRepo(db),
       publish: (node, events, context) => {
         keys.push(events.map((e) => activityEventKey(node.nodeId, e, context.since)));
@@ -53,7 +56,8 @@ async function world() {
     });
   };
   /** Calls alice's node API the way a user's command would. */
-  const call = (name: string, endpoint: string, body?: unknown) => emulator.world.handle(id(name), body === undefined ? 'GET' : 'POST', endpoint, body);
+  const call = (name: string, endpoint: string, body?: unknown) =>
+    emulator.world.handle(id(name), body === undefined ? 'GET' : 'POST', endpoint, body);
   return { emulator, open, published, asked, call, id, keys, failing };
 }
 
@@ -61,7 +65,11 @@ describe('the activity poller', () => {
   it('tells a payment bob received once, and not again after a restart on the same database', async () => {
     const w = await world();
     await w.call('alice', 'connectpeer', { peer_pubkey_and_addr: `${w.emulator.world.pubkeyOf(w.id('bob'))}@127.0.0.1:9735` });
-    await w.call('alice', 'openchannel', { peer_pubkey_and_opt_addr: w.emulator.world.pubkeyOf(w.id('bob')), capacity_sat: 100_000, push_msat: 0 });
+    await w.call('alice', 'openchannel', {
+      peer_pubkey_and_opt_addr: w.emulator.world.pubkeyOf(w.id('bob')),
+      capacity_sat: 100_000,
+      push_msat: 0,
+    });
     w.emulator.world.mine(1);
     const poller = w.open();
     await poller.pollOnce();

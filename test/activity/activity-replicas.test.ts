@@ -36,7 +36,10 @@ describe('activity polling across replicas', () => {
       return createActivityPoller({
         listNodes: () => hosting.listNodes(),
         isWatched: () => true,
-        api: (n: HostedNode) => (polled.push({ replica: name, node: n.name }), createNodeApiClient({ baseUrl: n.invoke_url!, credentials: { kind: 'token', token: emulator.nodeApiToken }, retries: 0 })),
+        api: (n: HostedNode) => (
+          polled.push({ replica: name, node: n.name }),
+          createNodeApiClient({ baseUrl: n.invoke_url!, credentials: { kind: 'token', token: emulator.nodeApiToken }, retries: 0 })
+        ),
         states: createActivityStateRepo(db),
         publish: () => undefined,
         claim: (nodeId, until, now) => leases.claim(`activity:${nodeId}`, name, until, now),
@@ -46,7 +49,10 @@ describe('activity polling across replicas', () => {
       });
     };
     const [a, b] = [await replica('a'), await replica('b')];
-    const running = (await hosting.listNodes()).filter((n) => n.status === 'RUNNING' && n.invoke_url).map((n) => n.name).sort();
+    const running = (await hosting.listNodes())
+      .filter((n) => n.status === 'RUNNING' && n.invoke_url)
+      .map((n) => n.name)
+      .sort();
     expect(running.length).toBeGreaterThan(1);
 
     // Three intervals; in each both replicas run their pass at the same moment.
@@ -79,7 +85,9 @@ describe('activity polling across replicas', () => {
     const poller = createActivityPoller({
       listNodes: () => hosting.listNodes(),
       isWatched: () => true,
-      api: (n: HostedNode) => (polls++, createNodeApiClient({ baseUrl: n.invoke_url!, credentials: { kind: 'token', token: emulator.nodeApiToken }, retries: 0 })),
+      api: (n: HostedNode) => (
+        polls++, createNodeApiClient({ baseUrl: n.invoke_url!, credentials: { kind: 'token', token: emulator.nodeApiToken }, retries: 0 })
+      ),
       states: createActivityStateRepo(db),
       publish: () => undefined,
       now: () => Date.now(),
@@ -93,7 +101,8 @@ describe('activity polling across replicas', () => {
     polls = 0;
     await poller.pollOnce();
     expect(polls).toBeGreaterThan(0);
-    expect((await createActivityStateRepo(db).get((await hosting.listNodes()).find((n) => n.status === 'RUNNING')!.nodeId)) !== undefined).toBe(true);
+    expect(
+      (await createActivityStateRepo(db).get((await hosting.listNodes()).find((n) => n.status === 'RUNNING')!.nodeId)) !== undefined,
+    ).toBe(true);
   });
 });
-

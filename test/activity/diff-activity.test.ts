@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { diffActivity, DEFAULT_LIQUIDITY, type ActivitySnapshot, type ActivityState, type ChannelState, type PaymentState } from '../../src/activity/index.js';
+import {
+  diffActivity,
+  DEFAULT_LIQUIDITY,
+  type ActivitySnapshot,
+  type ActivityState,
+  type ChannelState,
+  type PaymentState,
+} from '../../src/activity/index.js';
 
 const channel = (id: string, over: Partial<ChannelState> = {}): ChannelState => ({
   id,
@@ -11,10 +18,26 @@ const channel = (id: string, over: Partial<ChannelState> = {}): ChannelState => 
   remoteMsat: '50000000',
   ...over,
 });
-const payment = (hash: string, over: Partial<PaymentState> = {}): PaymentState => ({ hash, inbound: true, status: 'Succeeded', amtMsat: '3000000', payeePubkey: '03ab', ...over });
-const snap = (over: Partial<ActivitySnapshot> = {}): ActivitySnapshot => ({ takenAt: 0, lock: 'unlocked', channels: [], payments: [], transfers: [], deposits: [], ...over });
+const payment = (hash: string, over: Partial<PaymentState> = {}): PaymentState => ({
+  hash,
+  inbound: true,
+  status: 'Succeeded',
+  amtMsat: '3000000',
+  payeePubkey: '03ab',
+  ...over,
+});
+const snap = (over: Partial<ActivitySnapshot> = {}): ActivitySnapshot => ({
+  takenAt: 0,
+  lock: 'unlocked',
+  channels: [],
+  payments: [],
+  transfers: [],
+  deposits: [],
+  ...over,
+});
 /** Share as local msat of a 100,000,000 msat channel. */
-const share = (id: string, localShare: number) => channel(id, { localMsat: String(localShare * 100_000_000), remoteMsat: String((1 - localShare) * 100_000_000) });
+const share = (id: string, localShare: number) =>
+  channel(id, { localMsat: String(localShare * 100_000_000), remoteMsat: String((1 - localShare) * 100_000_000) });
 
 /** Runs polls in order and returns the event types of each step. */
 function run(polls: ActivitySnapshot[], thresholds = DEFAULT_LIQUIDITY): string[][] {
@@ -29,12 +52,40 @@ function run(polls: ActivitySnapshot[], thresholds = DEFAULT_LIQUIDITY): string[
 describe('diffActivity', () => {
   it.each<[string, ActivitySnapshot[], string[][]]>([
     ['records the first poll without announcing what already was', [snap({ channels: [channel('c1')], payments: [payment('p1')] })], [[]]],
-    ['tells a channel that appeared, then when it became usable', [snap(), snap({ channels: [channel('c1', { status: 'Opening', usable: false })] }), snap({ channels: [channel('c1')] })], [[], ['channel_opened'], ['channel_usable']]],
-    ['tells a channel that opened usable in one poll as opened and usable', [snap(), snap({ channels: [channel('c1')] })], [[], ['channel_opened', 'channel_usable']]],
-    ['tells a channel that is gone as closed', [snap({ channels: [channel('c1'), channel('c2')] }), snap({ channels: [channel('c2')] })], [[], ['channel_closed']]],
-    ['tells a payment received once, not again on the next poll', [snap(), snap({ payments: [payment('p1')] }), snap({ payments: [payment('p1')] })], [[], ['payment_received'], []]],
-    ['tells a pending payment when it succeeds', [snap(), snap({ payments: [payment('p1', { inbound: false, status: 'Pending' })] }), snap({ payments: [payment('p1', { inbound: false })] })], [[], [], ['payment_sent']]],
-    ['tells an outgoing payment that failed', [snap(), snap({ payments: [payment('p1', { inbound: false, status: 'Failed' })] })], [[], ['payment_failed']]],
+    [
+      'tells a channel that appeared, then when it became usable',
+      [snap(), snap({ channels: [channel('c1', { status: 'Opening', usable: false })] }), snap({ channels: [channel('c1')] })],
+      [[], ['channel_opened'], ['channel_usable']],
+    ],
+    [
+      'tells a channel that opened usable in one poll as opened and usable',
+      [snap(), snap({ channels: [channel('c1')] })],
+      [[], ['channel_opened', 'channel_usable']],
+    ],
+    [
+      'tells a channel that is gone as closed',
+      [snap({ channels: [channel('c1'), channel('c2')] }), snap({ channels: [channel('c2')] })],
+      [[], ['channel_closed']],
+    ],
+    [
+      'tells a payment received once, not again on the next poll',
+      [snap(), snap({ payments: [payment('p1')] }), snap({ payments: [payment('p1')] })],
+      [[], ['payment_received'], []],
+    ],
+    [
+      'tells a pending payment when it succeeds',
+      [
+        snap(),
+        snap({ payments: [payment('p1', { inbound: false, status: 'Pending' })] }),
+        snap({ payments: [payment('p1', { inbound: false })] }),
+      ],
+      [[], [], ['payment_sent']],
+    ],
+    [
+      'tells an outgoing payment that failed',
+      [snap(), snap({ payments: [payment('p1', { inbound: false, status: 'Failed' })] })],
+      [[], ['payment_failed']],
+    ],
     [
       'tells a transfer settled and one failed, never an issuance',
       [
@@ -49,17 +100,48 @@ describe('diffActivity', () => {
       ],
       [[], ['transfer_settled', 'transfer_failed']],
     ],
-    ['tells an on-chain deposit once it confirms', [snap(), snap({ deposits: [{ txid: 't1', receivedSat: '5000', confirmed: false }] }), snap({ deposits: [{ txid: 't1', receivedSat: '5000', confirmed: true }] })], [[], [], ['deposit_confirmed']]],
-    ['tells a node that came back locked after a restart, through an unreachable gap', [snap(), { takenAt: 1, lock: 'unreachable' }, { takenAt: 2, lock: 'locked' }, snap()], [[], [], ['node_locked'], ['node_unlocked']]],
-    ['does not re-announce payments after a locked gap', [snap({ payments: [payment('p1')] }), { takenAt: 1, lock: 'locked' }, snap({ payments: [payment('p1')] })], [[], ['node_locked'], ['node_unlocked']]],
-    ['says nothing of a node that was never unlocked and is locked', [{ takenAt: 0, lock: 'uninitialised' }, { takenAt: 1, lock: 'locked' }], [[], []]],
     [
-      'tells a channel\'s local share crossing low once, and back only past the hysteresis',
+      'tells an on-chain deposit once it confirms',
+      [
+        snap(),
+        snap({ deposits: [{ txid: 't1', receivedSat: '5000', confirmed: false }] }),
+        snap({ deposits: [{ txid: 't1', receivedSat: '5000', confirmed: true }] }),
+      ],
+      [[], [], ['deposit_confirmed']],
+    ],
+    [
+      'tells a node that came back locked after a restart, through an unreachable gap',
+      [snap(), { takenAt: 1, lock: 'unreachable' }, { takenAt: 2, lock: 'locked' }, snap()],
+      [[], [], ['node_locked'], ['node_unlocked']],
+    ],
+    [
+      'does not re-announce payments after a locked gap',
+      [snap({ payments: [payment('p1')] }), { takenAt: 1, lock: 'locked' }, snap({ payments: [payment('p1')] })],
+      [[], ['node_locked'], ['node_unlocked']],
+    ],
+    [
+      'says nothing of a node that was never unlocked and is locked',
+      [
+        { takenAt: 0, lock: 'uninitialised' },
+        { takenAt: 1, lock: 'locked' },
+      ],
+      [[], []],
+    ],
+    [
+      "tells a channel's local share crossing low once, and back only past the hysteresis",
       [0.5, 0.19, 0.1, 0.21, 0.24, 0.26, 0.5].map((s) => snap({ channels: [share('c1', s)] })),
       [[], ['channel_share:low'], [], [], [], ['channel_share:ok'], []],
     ],
-    ['tells a share that jumps from low to high at once', [0.5, 0.1, 0.9].map((s) => snap({ channels: [share('c1', s)] })), [[], ['channel_share:low'], ['channel_share:high']]],
-    ['never tells a share for a channel that is new (its opening is the news)', [snap(), snap({ channels: [share('c1', 0.05)] })], [[], ['channel_opened', 'channel_usable']]],
+    [
+      'tells a share that jumps from low to high at once',
+      [0.5, 0.1, 0.9].map((s) => snap({ channels: [share('c1', s)] })),
+      [[], ['channel_share:low'], ['channel_share:high']],
+    ],
+    [
+      'never tells a share for a channel that is new (its opening is the news)',
+      [snap(), snap({ channels: [share('c1', 0.05)] })],
+      [[], ['channel_opened', 'channel_usable']],
+    ],
   ])('%s', (_name, polls, expected) => {
     expect(run(polls)).toEqual(expected);
   });

@@ -15,7 +15,7 @@ const clientFor = (s: NodeWorldServer, nodeId: string) =>
   createNodeApiClient({ baseUrl: s.urlOf(nodeId), credentials: { kind: 'token', token: 'node-token' }, retries: 0, timeoutMs: 2_000 });
 
 describe('readActivity', () => {
-  it('reads an unlocked node\'s channels and payments, and the diff tells the payment bob received', async () => {
+  it("reads an unlocked node's channels and payments, and the diff tells the payment bob received", async () => {
     const world = await twoNodes();
     server = await startNodeWorldServer({ world, token: 'node-token' });
     await openChannel(world);
@@ -29,7 +29,13 @@ describe('readActivity', () => {
     await ok(world, 'alice', 'sendpayment', { invoice });
     const second = await readActivity(bob, 2);
     const { events } = diffActivity(diffActivity(undefined, first).state, second);
-    expect(events).toEqual([expect.objectContaining({ kind: 'payments', type: 'payment_received', payment: expect.objectContaining({ amtMsat: '3000000', inbound: true }) })]);
+    expect(events).toEqual([
+      expect.objectContaining({
+        kind: 'payments',
+        type: 'payment_received',
+        payment: expect.objectContaining({ amtMsat: '3000000', inbound: true }),
+      }),
+    ]);
   });
 
   it('reads a locked node as locked, and one that does not answer as unreachable', async () => {

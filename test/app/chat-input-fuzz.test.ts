@@ -13,12 +13,54 @@ import { toDiscordPayload } from '../../src/chat/discord/index.js';
 
 const registry = createRegistry(allCommands);
 
-const INJECTIONS = ['<!channel>', '<!here>', '<!everyone>', '<@U0123ABC>', '<#C0123|general>', '@everyone', '@here', '<@123456789012345678>', '<@&42>', '*bold*', '_it_', '~strike~', '`code`', '```block```', '> quote', '[link](https://evil.example)', '<https://evil.example|click>', '||spoiler||'];
+const INJECTIONS = [
+  '<!channel>',
+  '<!here>',
+  '<!everyone>',
+  '<@U0123ABC>',
+  '<#C0123|general>',
+  '@everyone',
+  '@here',
+  '<@123456789012345678>',
+  '<@&42>',
+  '*bold*',
+  '_it_',
+  '~strike~',
+  '`code`',
+  '```block```',
+  '> quote',
+  '[link](https://evil.example)',
+  '<https://evil.example|click>',
+  '||spoiler||',
+];
 
 const text = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 300 }),
   fc.constantFrom(...INJECTIONS),
-  fc.array(fc.constantFrom('node', 'list', 'stop', 'alice', 'x=1', '"a b"', "'", '"', '`', '=', '==', 'key=', '=v', '“smart”', '\u0000', '\n', '🟢'), { maxLength: 12 }).map((a) => a.join(' ')),
+  fc
+    .array(
+      fc.constantFrom(
+        'node',
+        'list',
+        'stop',
+        'alice',
+        'x=1',
+        '"a b"',
+        "'",
+        '"',
+        '`',
+        '=',
+        '==',
+        'key=',
+        '=v',
+        '“smart”',
+        '\u0000',
+        '\n',
+        '🟢',
+      ),
+      { maxLength: 12 },
+    )
+    .map((a) => a.join(' ')),
 );
 
 describe('Slack argument parsing under random input', () => {
@@ -39,11 +81,14 @@ describe('Slack argument parsing under random input', () => {
 
   it('parses a well-formed line whatever the quoted value holds', () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 60 }).filter((s) => !/["\r\n]/.test(s)), (v) => {
-        const parsed = parseCommandLine(`node settings alice webhook="${v}"`, registry);
-        expect(parsed.path).toBe('node settings');
-        expect(parsed.args.webhook ?? '').toBe(v);
-      }),
+      fc.property(
+        fc.string({ maxLength: 60 }).filter((s) => !/["\r\n]/.test(s)),
+        (v) => {
+          const parsed = parseCommandLine(`node settings alice webhook="${v}"`, registry);
+          expect(parsed.path).toBe('node settings');
+          expect(parsed.args.webhook ?? '').toBe(v);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -84,31 +129,46 @@ function discordRenderedMarkdown(payload: { embeds: Array<Record<string, any>>; 
     parts.push(e.title ?? '', e.description ?? '');
     for (const f of e.fields ?? []) parts.push(f.name ?? '', f.value ?? '');
   }
-  return parts.join('\n').replace(/```[\s\S]*?```/g, '').replace(/`[^`]*`/g, '');
+  return parts
+    .join('\n')
+    .replace(/```[\s\S]*?```/g, '')
+    .replace(/`[^`]*`/g, '');
 }
 
 describe('rendering user text', () => {
   it('Slack: no special mention or link syntax survives from user text', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.constantFrom(...INJECTIONS), fc.string({ unit: 'grapheme', maxLength: 80 }).map((s) => `${s}<!channel>`)), (s) => {
-        const out = slackFormattedTexts(toBlockKit(messageWith(s))).join('\n');
-        expect(out).not.toMatch(/<!(channel|here|everyone)/);
-        expect(out).not.toMatch(/<@U0123ABC>|<#C0123/);
-        expect(out).not.toMatch(/<https:\/\/evil\.example\|/);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.constantFrom(...INJECTIONS),
+          fc.string({ unit: 'grapheme', maxLength: 80 }).map((s) => `${s}<!channel>`),
+        ),
+        (s) => {
+          const out = slackFormattedTexts(toBlockKit(messageWith(s))).join('\n');
+          expect(out).not.toMatch(/<!(channel|here|everyone)/);
+          expect(out).not.toMatch(/<@U0123ABC>|<#C0123/);
+          expect(out).not.toMatch(/<https:\/\/evil\.example\|/);
+        },
+      ),
       { numRuns: 500 },
     );
   });
 
   it('Discord: mentions are never parsed and @everyone / @here cannot ping', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.constantFrom(...INJECTIONS), fc.string({ unit: 'grapheme', maxLength: 80 }).map((s) => `${s} @everyone`)), (s) => {
-        const payload = toDiscordPayload(messageWith(s));
-        expect(payload.allowed_mentions).toEqual({ parse: [] });
-        const out = discordRenderedMarkdown(payload);
-        expect(out).not.toMatch(/(^|[^\u200b\\])@(everyone|here)/);
-        expect(out).not.toMatch(/\]\(https:\/\/evil\.example\)/);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.constantFrom(...INJECTIONS),
+          fc.string({ unit: 'grapheme', maxLength: 80 }).map((s) => `${s} @everyone`),
+        ),
+        (s) => {
+          const payload = toDiscordPayload(messageWith(s));
+          expect(payload.allowed_mentions).toEqual({ parse: [] });
+          const out = discordRenderedMarkdown(payload);
+          expect(out).not.toMatch(/(^|[^\u200b\\])@(everyone|here)/);
+          expect(out).not.toMatch(/\]\(https:\/\/evil\.example\)/);
+        },
+      ),
       { numRuns: 500 },
     );
   });

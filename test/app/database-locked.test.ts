@@ -23,11 +23,26 @@ describe('the database locked', () => {
       env: { SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: 'secret', SLACK_API_URL: slack.apiUrl },
       emulator: { seed: 'demo' },
     });
-    await h.app.services.watches.add({ place: { platform: 'slack', channelId: 'CLOCK' }, target: 'all', actor: { platform: 'slack', userId: 'U1' } });
+    await h.app.services.watches.add({
+      place: { platform: 'slack', channelId: 'CLOCK' },
+      target: 'all',
+      actor: { platform: 'slack', userId: 'U1' },
+    });
     const node = (await h.app.services.hosting.listNodes()).find((n) => n.name === 'alice')!;
-    const body = Buffer.from(JSON.stringify({ eventType: 'NODE_STATUS_UPDATED', eventTimestamp: new Date(Date.now() - 60_000).toISOString(), details: { nodeId: node.nodeId, status: 'PAUSED' }, nodeId: node.nodeId }));
+    const body = Buffer.from(
+      JSON.stringify({
+        eventType: 'NODE_STATUS_UPDATED',
+        eventTimestamp: new Date(Date.now() - 60_000).toISOString(),
+        details: { nodeId: node.nodeId, status: 'PAUSED' },
+        nodeId: node.nodeId,
+      }),
+    );
     const deliver = () =>
-      fetch(`${h.url}/webhooks/service`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': h.emulator.sign(body) }, body: new Uint8Array(body) });
+      fetch(`${h.url}/webhooks/service`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-service-signature': h.emulator.sign(body) },
+        body: new Uint8Array(body),
+      });
     const postsToChannel = () => slack.callsTo('chat.postMessage').filter((c) => c.args.channel === 'CLOCK');
 
     const other = new Database(h.dbPath);

@@ -32,11 +32,26 @@ describe('the database lost and back', () => {
       emulator: { seed: 'demo' },
     });
     expect(h.app.db.engine).toBe('postgres');
-    await h.app.services.watches.add({ place: { platform: 'slack', channelId: 'CLOST' }, target: 'all', actor: { platform: 'slack', userId: 'U1' } });
+    await h.app.services.watches.add({
+      place: { platform: 'slack', channelId: 'CLOST' },
+      target: 'all',
+      actor: { platform: 'slack', userId: 'U1' },
+    });
     const node = (await h.app.services.hosting.listNodes()).find((n) => n.name === 'alice')!;
-    const body = Buffer.from(JSON.stringify({ eventType: 'NODE_STATUS_UPDATED', eventTimestamp: new Date(Date.now() - 60_000).toISOString(), details: { nodeId: node.nodeId, status: 'PAUSED' }, nodeId: node.nodeId }));
+    const body = Buffer.from(
+      JSON.stringify({
+        eventType: 'NODE_STATUS_UPDATED',
+        eventTimestamp: new Date(Date.now() - 60_000).toISOString(),
+        details: { nodeId: node.nodeId, status: 'PAUSED' },
+        nodeId: node.nodeId,
+      }),
+    );
     const deliver = () =>
-      fetch(`${h!.url}/webhooks/service`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': h!.emulator.sign(body) }, body: new Uint8Array(body) });
+      fetch(`${h!.url}/webhooks/service`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-service-signature': h!.emulator.sign(body) },
+        body: new Uint8Array(body),
+      });
     const health = async () => {
       const res = await fetch(`${h!.url}/healthz`);
       return { status: res.status, body: (await res.json()) as Record<string, string> };

@@ -28,10 +28,14 @@ async function startSlackApi(opts: { hold: boolean }) {
       if (method === 'chat.postMessage') {
         posts.push(new URLSearchParams(body).get('channel') ?? body);
         if (opts.hold) return void held.push(res); // never answered: the bot is killed meanwhile
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, channel: 'CKILL', ts: `${Date.now() / 1000}` }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ ok: true, channel: 'CKILL', ts: `${Date.now() / 1000}` }));
         return;
       }
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, user_id: 'UBOT', bot_id: 'B1', team_id: 'T1', user: 'rln', team: 'test' }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ ok: true, user_id: 'UBOT', bot_id: 'B1', team_id: 'T1', user: 'rln', team: 'test' }));
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -40,11 +44,12 @@ async function startSlackApi(opts: { hold: boolean }) {
     url,
     posts,
     responds,
-    close: () => new Promise<void>((r) => {
-      for (const res of held) res.destroy();
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        for (const res of held) res.destroy();
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -79,19 +84,34 @@ describe('the bot killed during delivery', () => {
     await waitFor(() => /"msg":"rln-chatops is ready"/.test(first.stderr()), { timeout: 120_000, what: 'the first bot ready' });
     const url = first.stderr().match(/"url":"(http:\/\/[^"]+)"/)![1];
     // The channel watches every node, asked the way a user asks: a signed /rln slash command.
-    const watch = await postSigned(`${url}/slack/events`, 'kill-test-secret', slashCommandPayload({
-      user: { id: 'UADMIN', name: 'admin' },
-      text: 'watch add all',
-      responseUrl: `${holding.url}respond/1`,
-      channelId: 'CKILL',
-      teamId: 'T1',
-    }));
+    const watch = await postSigned(
+      `${url}/slack/events`,
+      'kill-test-secret',
+      slashCommandPayload({
+        user: { id: 'UADMIN', name: 'admin' },
+        text: 'watch add all',
+        responseUrl: `${holding.url}respond/1`,
+        channelId: 'CKILL',
+        teamId: 'T1',
+      }),
+    );
     expect(watch.status).toBe(200);
     await waitFor(() => holding.responds.length === 1, { timeout: 20_000, what: 'the watch confirmed' });
     expect(holding.responds[0]).toMatch(/Watching|watch/i);
     const node = emulator.nodes().find((n) => n.name === 'alice')!;
-    const body = Buffer.from(JSON.stringify({ eventType: 'NODE_STATUS_UPDATED', eventTimestamp: new Date(Date.now() - 60_000).toISOString(), details: { nodeId: node.nodeId, status: 'FAILED' }, nodeId: node.nodeId }));
-    const accepted = await fetch(`${url}/webhooks/service`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': emulator.sign(body) }, body: new Uint8Array(body) });
+    const body = Buffer.from(
+      JSON.stringify({
+        eventType: 'NODE_STATUS_UPDATED',
+        eventTimestamp: new Date(Date.now() - 60_000).toISOString(),
+        details: { nodeId: node.nodeId, status: 'FAILED' },
+        nodeId: node.nodeId,
+      }),
+    );
+    const accepted = await fetch(`${url}/webhooks/service`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-service-signature': emulator.sign(body) },
+      body: new Uint8Array(body),
+    });
     expect(accepted.status).toBe(202);
     await waitFor(() => holding.posts.length === 1, { timeout: 20_000, what: 'the post in flight' });
     first.child.kill('SIGKILL');

@@ -47,7 +47,10 @@ describe('modules loaded at start', () => {
       },
     });
     try {
-      await waitFor(() => /rln-chatops is ready/.test(bot.stderr()), { timeout: 90_000, what: () => `the bot ready; stderr:\n${bot.stderr().slice(-2000)}` });
+      await waitFor(() => /rln-chatops is ready/.test(bot.stderr()), {
+        timeout: 90_000,
+        what: () => `the bot ready; stderr:\n${bot.stderr().slice(-2000)}`,
+      });
       const modules = readFileSync(list, 'utf8').split('\n').filter(Boolean);
       // The recorder saw the bot's own modules and the adapter that is configured.
       expect(modules.some((u) => u.includes('/src/chat/slack/'))).toBe(true);

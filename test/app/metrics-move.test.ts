@@ -31,7 +31,7 @@ describe('every declared metric moves with its event', () => {
     await slack.close();
   });
 
-  it('serves Node\'s process metrics under their standard names, and the bot\'s own under rln_chatops_', async () => {
+  it("serves Node's process metrics under their standard names, and the bot's own under rln_chatops_", async () => {
     const text = await scrape();
     expect(text).toMatch(/^process_resident_memory_bytes \d+/m);
     expect(text).toMatch(/^# TYPE nodejs_eventloop_lag_seconds gauge$/m);
@@ -41,7 +41,12 @@ describe('every declared metric moves with its event', () => {
 
   it('counts the hosting service calls a `node list` makes, and the command itself', async () => {
     const before = await scrape();
-    const reply = await h.app.dispatcher.dispatch({ via: 'typed', actor: { platform: 'shell', userId: 'local' }, place: { platform: 'shell', channelId: 't' }, text: 'node list' });
+    const reply = await h.app.dispatcher.dispatch({
+      via: 'typed',
+      actor: { platform: 'shell', userId: 'local' },
+      place: { platform: 'shell', channelId: 't' },
+      text: 'node list',
+    });
     expect(reply).toBeDefined();
     const after = await scrape();
     const calls = (t: string) => total(t, 'rln_chatops_service_calls_total', 'endpoint="GET /api/nodes"', 'outcome="ok"');
@@ -59,22 +64,47 @@ describe('every declared metric moves with its event', () => {
   });
 
   it('moves the outbox depth, the deliveries and their latency when a watched node changes', async () => {
-    await h.app.services.watches.add({ place: { platform: 'slack', channelId: 'CMETRICS' }, target: 'all', actor: { platform: 'slack', userId: 'U1' } });
+    await h.app.services.watches.add({
+      place: { platform: 'slack', channelId: 'CMETRICS' },
+      target: 'all',
+      actor: { platform: 'slack', userId: 'U1' },
+    });
     const node = (await h.app.services.hosting.listNodes()).find((n) => n.name === 'bob')!;
     const before = await scrape();
     // Slack answers the first post with 429 and Retry-After 1 s, so the message waits in the outbox for a while.
     slack.fail('chat.postMessage', { status: 429, retryAfter: 1 });
-    const body = Buffer.from(JSON.stringify({ eventType: 'NODE_STATUS_UPDATED', eventTimestamp: new Date().toISOString(), details: { nodeId: node.nodeId, status: 'PAUSED' }, nodeId: node.nodeId }));
-    const r = await fetch(`${h.url}/webhooks/service`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': h.emulator.sign(body) }, body: new Uint8Array(body) });
+    const body = Buffer.from(
+      JSON.stringify({
+        eventType: 'NODE_STATUS_UPDATED',
+        eventTimestamp: new Date().toISOString(),
+        details: { nodeId: node.nodeId, status: 'PAUSED' },
+        nodeId: node.nodeId,
+      }),
+    );
+    const r = await fetch(`${h.url}/webhooks/service`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-service-signature': h.emulator.sign(body) },
+      body: new Uint8Array(body),
+    });
     expect(r.status).toBe(202);
     await vi.waitFor(async () => expect(await scrape()).toMatch(/^rln_chatops_outbox_depth 1$/m), { timeout: 60_000, interval: 20 });
-    await vi.waitFor(() => expect(slack.callsTo('chat.postMessage').filter((c) => c.args.channel === 'CMETRICS').length).toBe(2), { timeout: 60_000 });
+    await vi.waitFor(() => expect(slack.callsTo('chat.postMessage').filter((c) => c.args.channel === 'CMETRICS').length).toBe(2), {
+      timeout: 60_000,
+    });
     await vi.waitFor(async () => expect(await scrape()).toMatch(/^rln_chatops_outbox_depth 0$/m), { timeout: 60_000, interval: 20 });
     const after = await scrape();
-    expect(total(after, 'rln_chatops_webhooks_total', 'outcome="accepted"')).toBe(total(before, 'rln_chatops_webhooks_total', 'outcome="accepted"') + 1);
-    expect(total(after, 'rln_chatops_deliveries_total', 'platform="slack"', 'outcome="rate_limited"')).toBe(total(before, 'rln_chatops_deliveries_total', 'platform="slack"', 'outcome="rate_limited"') + 1);
-    expect(total(after, 'rln_chatops_deliveries_total', 'platform="slack"', 'outcome="ok"')).toBeGreaterThan(total(before, 'rln_chatops_deliveries_total', 'platform="slack"', 'outcome="ok"'));
-    expect(total(after, 'rln_chatops_delivery_latency_seconds_count', 'platform="slack"')).toBeGreaterThan(total(before, 'rln_chatops_delivery_latency_seconds_count', 'platform="slack"'));
+    expect(total(after, 'rln_chatops_webhooks_total', 'outcome="accepted"')).toBe(
+      total(before, 'rln_chatops_webhooks_total', 'outcome="accepted"') + 1,
+    );
+    expect(total(after, 'rln_chatops_deliveries_total', 'platform="slack"', 'outcome="rate_limited"')).toBe(
+      total(before, 'rln_chatops_deliveries_total', 'platform="slack"', 'outcome="rate_limited"') + 1,
+    );
+    expect(total(after, 'rln_chatops_deliveries_total', 'platform="slack"', 'outcome="ok"')).toBeGreaterThan(
+      total(before, 'rln_chatops_deliveries_total', 'platform="slack"', 'outcome="ok"'),
+    );
+    expect(total(after, 'rln_chatops_delivery_latency_seconds_count', 'platform="slack"')).toBeGreaterThan(
+      total(before, 'rln_chatops_delivery_latency_seconds_count', 'platform="slack"'),
+    );
   });
 
   it('counts a report run by kind and outcome', async () => {
@@ -86,7 +116,12 @@ describe('every declared metric moves with its event', () => {
 
   it('counts the activity polls of a watched node by outcome, and their time', async () => {
     const node = (await h.app.services.hosting.listNodes()).find((n) => n.name === 'alice')!;
-    await h.app.services.watches.add({ place: { platform: 'slack', channelId: 'CPOLL' }, target: node.nodeId, kinds: ['payments'], actor: { platform: 'slack', userId: 'U1' } });
+    await h.app.services.watches.add({
+      place: { platform: 'slack', channelId: 'CPOLL' },
+      target: node.nodeId,
+      kinds: ['payments'],
+      actor: { platform: 'slack', userId: 'U1' },
+    });
     const polls = (t: string) => total(t, 'rln_chatops_activity_polls_total');
     const timed = (t: string) => total(t, 'rln_chatops_activity_poll_seconds_count');
     const before = await scrape();

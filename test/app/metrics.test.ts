@@ -4,7 +4,8 @@ import { startHarness, type Harness } from '../support/harness.js';
 /** Checks the Prometheus text exposition format line by line. */
 function parsePrometheus(text: string): Map<string, { type?: string; samples: number }> {
   const families = new Map<string, { type?: string; samples: number }>();
-  const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{([a-zA-Z_][a-zA-Z0-9_]*="(\\.|[^"\\])*"(,\s*)?)*\})?\s+(-?[0-9.eE+-]+|NaN|[+-]Inf)(\s+-?\d+)?$/;
+  const sample =
+    /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{([a-zA-Z_][a-zA-Z0-9_]*="(\\.|[^"\\])*"(,\s*)?)*\})?\s+(-?[0-9.eE+-]+|NaN|[+-]Inf)(\s+-?\d+)?$/;
   for (const line of text.split('\n')) {
     if (line === '') continue;
     const help = line.match(/^# HELP ([a-zA-Z_:][a-zA-Z0-9_:]*) .*/);
@@ -36,9 +37,14 @@ describe('/metrics and /healthz', () => {
     expect(await r.json()).toMatchObject({ status: 'ok', database: 'ok' });
   });
 
-  it('/metrics parses as Prometheus text and has the bot\'s families', async () => {
+  it("/metrics parses as Prometheus text and has the bot's families", async () => {
     // Make a command and a refused webhook happen, so their counters have samples.
-    await h.app.dispatcher.dispatch({ via: 'typed', actor: { platform: 'shell', userId: 'local' }, place: { platform: 'shell', channelId: 't' }, text: 'node list' });
+    await h.app.dispatcher.dispatch({
+      via: 'typed',
+      actor: { platform: 'shell', userId: 'local' },
+      place: { platform: 'shell', channelId: 't' },
+      text: 'node list',
+    });
     await fetch(`${h.url}/webhooks/service`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
     const r = await fetch(`${h.url}/metrics`);
     expect(r.headers.get('content-type')).toMatch(/text\/plain/);

@@ -7,7 +7,6 @@ import { describe, it, expect, beforeAll, afterAll, afterEach } from 'vitest';
 import { startHarness, type Harness } from '../support/harness.js';
 import { replyText } from '../support/reply-text.js';
 
-
 const STACK = /\n\s+at .+:\d+:\d+|Error: .*\n\s+at /;
 
 describe('the service misbehaving', () => {
@@ -21,7 +20,12 @@ describe('the service misbehaving', () => {
   });
 
   const run = (line: string) =>
-    h.app.dispatcher.dispatch({ via: 'typed', actor: { platform: 'shell', userId: 'local' }, place: { platform: 'shell', channelId: 'terminal' }, text: line });
+    h.app.dispatcher.dispatch({
+      via: 'typed',
+      actor: { platform: 'shell', userId: 'local' },
+      place: { platform: 'shell', channelId: 'terminal' },
+      text: line,
+    });
 
   it('works when the service is healthy (the control case)', async () => {
     const reply = await run('node list');

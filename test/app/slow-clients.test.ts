@@ -65,7 +65,11 @@ describe('slow clients', () => {
     const chunks = [head, ...body.split('')];
     const trickle = drip(chunks, 20);
     // While the trickle goes on, a normal request is answered.
-    const r = await fetch(`http://127.0.0.1:${port}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"n":2}' });
+    const r = await fetch(`http://127.0.0.1:${port}/echo`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"n":2}',
+    });
     expect(await r.json()).toEqual({ got: 2 });
     const result = await trickle;
     expect(result.closedAfterChunks).toBeLessThan(chunks.length);

@@ -10,10 +10,25 @@ describe('stopping the bot', () => {
       emulator: { seed: 'demo' },
     });
     try {
-      await h.app.services.watches.add({ place: { platform: 'slack', channelId: 'COPS' }, target: 'all', actor: { platform: 'slack', userId: 'U1' } });
+      await h.app.services.watches.add({
+        place: { platform: 'slack', channelId: 'COPS' },
+        target: 'all',
+        actor: { platform: 'slack', userId: 'U1' },
+      });
       const node = (await h.app.services.hosting.listNodes()).find((n) => n.name === 'bob')!;
-      const body = Buffer.from(JSON.stringify({ eventType: 'NODE_STATUS_UPDATED', eventTimestamp: new Date().toISOString(), details: { nodeId: node.nodeId, status: 'PAUSED' }, nodeId: node.nodeId }));
-      const r = await fetch(`${h.url}/webhooks/service`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': h.emulator.sign(body) }, body: new Uint8Array(body) });
+      const body = Buffer.from(
+        JSON.stringify({
+          eventType: 'NODE_STATUS_UPDATED',
+          eventTimestamp: new Date().toISOString(),
+          details: { nodeId: node.nodeId, status: 'PAUSED' },
+          nodeId: node.nodeId,
+        }),
+      );
+      const r = await fetch(`${h.url}/webhooks/service`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-service-signature': h.emulator.sign(body) },
+        body: new Uint8Array(body),
+      });
       expect(r.status).toBe(202);
       await h.app.stop({ timeoutMs: 8_000 });
       const posts = slack.callsTo('chat.postMessage').filter((c) => c.args.channel === 'COPS');

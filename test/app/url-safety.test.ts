@@ -12,7 +12,11 @@ import { checkUrlTarget, insideAddress, parseAllowList, EMPTY_ALLOW_LIST, type L
 describe('checkUrlTarget', () => {
   // A resolver of fixed answers, for names this machine cannot resolve without a network.
   const lookup: Lookup = async (host) => {
-    const names: Record<string, string[]> = { 'hooks.corp.example': ['10.1.2.3'], 'hooks.example': ['93.184.216.34'], 'twofaced.example': ['93.184.216.34', '127.0.0.1'] };
+    const names: Record<string, string[]> = {
+      'hooks.corp.example': ['10.1.2.3'],
+      'hooks.example': ['93.184.216.34'],
+      'twofaced.example': ['93.184.216.34', '127.0.0.1'],
+    };
     if (names[host]) return names[host];
     throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
   };
@@ -71,20 +75,28 @@ describe('webhook URLs in chat', () => {
   afterAll(async () => h?.close());
 
   const run = (line: string) =>
-    h.app.dispatcher.dispatch({ via: 'typed', actor: { platform: 'shell', userId: 'local' }, place: { platform: 'shell', channelId: 'terminal' }, text: line });
+    h.app.dispatcher.dispatch({
+      via: 'typed',
+      actor: { platform: 'shell', userId: 'local' },
+      place: { platform: 'shell', channelId: 'terminal' },
+      text: line,
+    });
   const webhookOf = () => h.emulator.nodes().find((n) => n.name === 'alice')!.settings?.webhookUrl;
 
-  it.each(['https://169.254.169.254/latest', 'https://10.0.0.5/hook', 'https://localhost:5432/', 'https://[::1]/x'])('refuses %s before the service is asked', async (url) => {
-    const before = webhookOf();
-    const posts = () => h.emulator.requests.filter((q) => q.method === 'POST' && q.path.endsWith('/settings')).length;
-    const sent = posts();
-    const text = replyText(await run(`node settings alice webhook=${url}`));
-    expect(text).not.toContain('Settings updated');
-    expect(text).toMatch(/address|inside this network/);
-    expect(text).toContain('ALLOW_PRIVATE_URLS');
-    expect(posts()).toBe(sent);
-    expect(webhookOf()).toBe(before);
-  });
+  it.each(['https://169.254.169.254/latest', 'https://10.0.0.5/hook', 'https://localhost:5432/', 'https://[::1]/x'])(
+    'refuses %s before the service is asked',
+    async (url) => {
+      const before = webhookOf();
+      const posts = () => h.emulator.requests.filter((q) => q.method === 'POST' && q.path.endsWith('/settings')).length;
+      const sent = posts();
+      const text = replyText(await run(`node settings alice webhook=${url}`));
+      expect(text).not.toContain('Settings updated');
+      expect(text).toMatch(/address|inside this network/);
+      expect(text).toContain('ALLOW_PRIVATE_URLS');
+      expect(posts()).toBe(sent);
+      expect(webhookOf()).toBe(before);
+    },
+  );
 
   it("accepts the bot's own address, and keeps a URL's password out of the audit trail", async () => {
     const alice = h.emulator.nodes().find((n) => n.name === 'alice')!.nodeId;

@@ -16,9 +16,16 @@ describe('the webhook endpoint under bad input', () => {
   let nodeId: string;
   beforeAll(async () => {
     slack = await startFakeSlack();
-    h = await startHarness({ env: { SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: 'secret', SLACK_API_URL: slack.apiUrl }, emulator: { seed: 'demo' } });
+    h = await startHarness({
+      env: { SLACK_BOT_TOKEN: 'xoxb-test', SLACK_SIGNING_SECRET: 'secret', SLACK_API_URL: slack.apiUrl },
+      emulator: { seed: 'demo' },
+    });
     nodeId = (await h.app.services.hosting.listNodes())[0].nodeId;
-    await h.app.services.watches.add({ place: { platform: 'slack', channelId: 'CFUZZ' }, target: 'all', actor: { platform: 'slack', userId: 'U1' } });
+    await h.app.services.watches.add({
+      place: { platform: 'slack', channelId: 'CFUZZ' },
+      target: 'all',
+      actor: { platform: 'slack', userId: 'U1' },
+    });
   });
   afterAll(async () => {
     await h.close();
@@ -66,7 +73,16 @@ describe('the webhook endpoint under bad input', () => {
 
   it('wrong types, unicode and injection attempts in fields are refused as an unknown node or bad shape', async () => {
     const nasty = fc.oneof(
-      fc.constantFrom('<!channel>', '<@U123>', '@everyone', '`rm -rf`', '*bold*', '"; DROP TABLE notify_events; --', '\u202e\u0000\uffff', '🟢'.repeat(200)),
+      fc.constantFrom(
+        '<!channel>',
+        '<@U123>',
+        '@everyone',
+        '`rm -rf`',
+        '*bold*',
+        '"; DROP TABLE notify_events; --',
+        '\u202e\u0000\uffff',
+        '🟢'.repeat(200),
+      ),
       fc.string({ unit: 'grapheme', maxLength: 200 }),
       fc.integer(),
       fc.constant(null),
@@ -75,7 +91,14 @@ describe('the webhook endpoint under bad input', () => {
     const before = await outboxRows();
     await fc.assert(
       fc.asyncProperty(nasty, nasty, async (id, status) => {
-        const body = Buffer.from(JSON.stringify({ eventType: 'NODE_STATUS_UPDATED', eventTimestamp: new Date().toISOString(), details: { nodeId: id, status }, nodeId: id }));
+        const body = Buffer.from(
+          JSON.stringify({
+            eventType: 'NODE_STATUS_UPDATED',
+            eventTimestamp: new Date().toISOString(),
+            details: { nodeId: id, status },
+            nodeId: id,
+          }),
+        );
         const r = await post(body, true);
         expect(r.status).toBeGreaterThanOrEqual(400);
         expect(r.status).toBeLessThan(500);
@@ -100,7 +123,14 @@ describe('the webhook endpoint under bad input', () => {
     // The server is still healthy and still accepts a genuine event.
     expect((await fetch(`${h.url}/healthz`)).status).toBe(200);
     const ok = await post(
-      Buffer.from(JSON.stringify({ eventType: 'NODE_STATUS_UPDATED', eventTimestamp: new Date().toISOString(), details: { nodeId, status: 'RUNNING' }, nodeId })),
+      Buffer.from(
+        JSON.stringify({
+          eventType: 'NODE_STATUS_UPDATED',
+          eventTimestamp: new Date().toISOString(),
+          details: { nodeId, status: 'RUNNING' },
+          nodeId,
+        }),
+      ),
       true,
     );
     expect(ok.status).toBe(202);

@@ -68,7 +68,11 @@ export async function activityPolling(o: { nodes: number; intervalS: number; pas
     for (let i = 0; i < o.nodes; i += 25) {
       const batch = await Promise.all(
         Array.from({ length: Math.min(25, o.nodes - i) }, async (_, j) => {
-          const r = await fetch(`${emu.url}/api/nodes`, { method: 'POST', headers: auth, body: JSON.stringify({ name: `n${i + j}`, network: 'regtest' }) });
+          const r = await fetch(`${emu.url}/api/nodes`, {
+            method: 'POST',
+            headers: auth,
+            body: JSON.stringify({ name: `n${i + j}`, network: 'regtest' }),
+          });
           return ((await r.json()) as { data: { nodeId: string } }).data.nodeId;
         }),
       );
@@ -97,8 +101,18 @@ export async function activityPolling(o: { nodes: number; intervalS: number; pas
     const store = new NotifyStore(db);
     const watch = (kinds: string | null) =>
       store.upsertWatch({
-        platform: 'shell', channel_id: 'terminal', workspace_id: null, target: 'all', target_name: null, statuses: null, kinds,
-        min_amount_msat: null, escalate_after_min: null, pagerduty_key: null, created_by: 'bench', created_at: Date.now(),
+        platform: 'shell',
+        channel_id: 'terminal',
+        workspace_id: null,
+        target: 'all',
+        target_name: null,
+        statuses: null,
+        kinds,
+        min_amount_msat: null,
+        escalate_after_min: null,
+        pagerduty_key: null,
+        created_by: 'bench',
+        created_at: Date.now(),
       });
     await watch(null);
 
@@ -107,8 +121,15 @@ export async function activityPolling(o: { nodes: number; intervalS: number; pas
     const child = spawn(process.execPath, [`${root}node_modules/tsx/dist/cli.mjs`, `${root}src/cli/main.ts`, 'start'], {
       cwd: root,
       env: {
-        PATH: process.env.PATH ?? '', PORT: String(botPort), HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATABASE_PATH: dbPath,
-        SERVICE_URL: emu.url, SERVICE_API_TOKEN: emu.token, NODE_API_TOKEN: emu.nodeApiToken, POLL_INTERVAL_S: String(o.intervalS),
+        PATH: process.env.PATH ?? '',
+        PORT: String(botPort),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+        DATABASE_PATH: dbPath,
+        SERVICE_URL: emu.url,
+        SERVICE_API_TOKEN: emu.token,
+        NODE_API_TOKEN: emu.nodeApiToken,
+        POLL_INTERVAL_S: String(o.intervalS),
       },
       stdio: ['pipe', 'pipe', 'pipe'],
     });

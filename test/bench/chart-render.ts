@@ -24,7 +24,13 @@ export async function chartRender(opts: { runs: number }): Promise<BenchResult> 
     const services = { hosting, nodeApi: api, now: () => Date.now() } as unknown as Services;
     let clock = Date.now() - 6 * 86_400_000;
     // Each report an hour after the previous one: the chart has a history to draw.
-    const reports = createReports({ db: openDatabase(':memory:'), services, outbox: { enqueue: async () => undefined }, logger: silentLogger, now: () => (clock += 3_600_000) });
+    const reports = createReports({
+      db: openDatabase(':memory:'),
+      services,
+      outbox: { enqueue: async () => undefined },
+      logger: silentLogger,
+      now: () => (clock += 3_600_000),
+    });
     const node = (await hosting.listNodes()).find((n) => n.status === 'RUNNING')!.name;
     for (let i = 0; i < 5; i++) await reports.service.balance(node, { chartDays: 0 });
 

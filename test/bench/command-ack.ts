@@ -12,7 +12,10 @@ const SECRET = 'bench-signing-secret';
 
 async function round(serviceLatencyMs: number, commands: number) {
   const slack = await startFakeSlack();
-  const h = await startHarness({ env: { SLACK_BOT_TOKEN: 'xoxb-bench', SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.apiUrl }, emulator: { seed: 'demo' } });
+  const h = await startHarness({
+    env: { SLACK_BOT_TOKEN: 'xoxb-bench', SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.apiUrl },
+    emulator: { seed: 'demo' },
+  });
   try {
     h.emulator.faults.latencyMs = serviceLatencyMs;
     const acks: number[] = [];

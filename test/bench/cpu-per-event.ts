@@ -33,13 +33,19 @@ const { values } = parseArgs({
 });
 
 async function metric(url: string, name: string): Promise<number> {
-  const text = await fetch(`${url}/metrics`).then((r) => r.text(), () => '');
+  const text = await fetch(`${url}/metrics`).then(
+    (r) => r.text(),
+    () => '',
+  );
   return Number(text.match(new RegExp(`^\\w*${name} (\\S+)`, 'm'))?.[1] ?? NaN);
 }
 
 /** The bot's garbage collections so far, by kind (minor, major, incremental, weakcb): count and seconds. */
 async function gcStats(url: string): Promise<Record<string, { n: number; s: number }>> {
-  const text = await fetch(`${url}/metrics`).then((r) => r.text(), () => '');
+  const text = await fetch(`${url}/metrics`).then(
+    (r) => r.text(),
+    () => '',
+  );
   const out: Record<string, { n: number; s: number }> = {};
   for (const m of text.matchAll(/^\w*nodejs_gc_duration_seconds_(sum|count)\{kind="(\w+)"\} (\S+)/gm)) {
     const k = (out[m[2]] ??= { n: 0, s: 0 });

@@ -21,7 +21,18 @@ export async function startEmulatorProcess(flags: string[] = []): Promise<Emulat
   const nodeApiToken = randomBytes(12).toString('hex');
   const child = spawn(
     process.execPath,
-    [`${root}node_modules/tsx/dist/cli.mjs`, `${root}src/cli/main.ts`, 'emulator', '--port', '0', '--token', token, '--node-token', nodeApiToken, ...flags],
+    [
+      `${root}node_modules/tsx/dist/cli.mjs`,
+      `${root}src/cli/main.ts`,
+      'emulator',
+      '--port',
+      '0',
+      '--token',
+      token,
+      '--node-token',
+      nodeApiToken,
+      ...flags,
+    ],
     { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const url = await new Promise<string>((resolve, reject) => {

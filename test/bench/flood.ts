@@ -61,7 +61,12 @@ function unsignedPost(port: number, path: string, size: number, chunk: Buffer, d
   });
 }
 
-export async function flood(opts: { webhookConnections: number; slackConnections: number; bodyBytes: number; maxSeconds: number }): Promise<BenchResult> {
+export async function flood(opts: {
+  webhookConnections: number;
+  slackConnections: number;
+  bodyBytes: number;
+  maxSeconds: number;
+}): Promise<BenchResult> {
   const emulator = await startEmulator({ seed: 'demo', lifecycleDelayMs: 30 });
   const slack = await startFakeSlack();
   const dir = mkdtempSync(join(tmpdir(), 'rln-flood-'));
@@ -101,11 +106,22 @@ export async function flood(opts: { webhookConnections: number; slackConnections
     let seq = 0;
     const signedOnce = async (): Promise<boolean> => {
       const nodeId = nodes[seq++ % nodes.length].nodeId;
-      const body = Buffer.from(JSON.stringify({ eventType: 'NODE_STATUS_UPDATED', eventTimestamp: new Date().toISOString(), details: { nodeId, status: 'RUNNING', seq }, nodeId }));
+      const body = Buffer.from(
+        JSON.stringify({
+          eventType: 'NODE_STATUS_UPDATED',
+          eventTimestamp: new Date().toISOString(),
+          details: { nodeId, status: 'RUNNING', seq },
+          nodeId,
+        }),
+      );
       // As the service does: redeliver until accepted (a connection shed under load is retried).
       for (let attempt = 0; attempt < 20; attempt++) {
         try {
-          const res = await fetch(`${url}/webhooks/service`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': emulator.sign(body) }, body: new Uint8Array(body) });
+          const res = await fetch(`${url}/webhooks/service`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-service-signature': emulator.sign(body) },
+            body: new Uint8Array(body),
+          });
           if (res.status >= 200 && res.status < 300) return true;
         } catch {
           /* shed at accept: redeliver */
@@ -139,8 +155,12 @@ export async function flood(opts: { webhookConnections: number; slackConnections
     const t0 = Date.now();
     const statuses = new Map<string, number>();
     const count = (s: string) => statuses.set(s, (statuses.get(s) ?? 0) + 1);
-    const webhookFlood = Array.from({ length: opts.webhookConnections }, () => unsignedPost(port, '/webhooks/service', opts.bodyBytes, chunk, deadline).then(count));
-    const slackFlood = Array.from({ length: opts.slackConnections }, () => unsignedPost(port, '/slack/events', opts.bodyBytes, chunk, deadline).then(count));
+    const webhookFlood = Array.from({ length: opts.webhookConnections }, () =>
+      unsignedPost(port, '/webhooks/service', opts.bodyBytes, chunk, deadline).then(count),
+    );
+    const slackFlood = Array.from({ length: opts.slackConnections }, () =>
+      unsignedPost(port, '/slack/events', opts.bodyBytes, chunk, deadline).then(count),
+    );
     await Promise.all([...webhookFlood, ...slackFlood]);
     const floodMs = Date.now() - t0;
     flooding = false;

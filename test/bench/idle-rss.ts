@@ -63,7 +63,10 @@ function proc(pid: number): { rss: number; anon: number; file: number } {
   return { rss: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile') };
 }
 async function heap(url: string): Promise<number> {
-  const text = await fetch(`${url}/metrics`).then((r) => r.text(), () => '');
+  const text = await fetch(`${url}/metrics`).then(
+    (r) => r.text(),
+    () => '',
+  );
   return Number(text.match(/^\w*nodejs_heap_size_total_bytes (\S+)/m)?.[1] ?? NaN) / 2 ** 20;
 }
 /** The --trace-gc-nvp lines of a burst, summed per event. */
@@ -130,8 +133,13 @@ try {
         }
         const row = { ...p, heap: h, settled };
         (results.get(v.label) ?? results.set(v.label, []).get(v.label)!).push(row);
-        const after = settled === undefined ? '' : `  30 s after the burst ${settled.toFixed(1)} (${(((settled - p.rss) / p.rss) * 100).toFixed(0)}%${settledDetail})`;
-        process.stdout.write(`${run} ${v.label.padEnd(12)} rss ${p.rss.toFixed(1)}  anon ${p.anon.toFixed(1)}  file ${p.file.toFixed(1)}  heap ${h.toFixed(1)}${after}${gcLine}\n`);
+        const after =
+          settled === undefined
+            ? ''
+            : `  30 s after the burst ${settled.toFixed(1)} (${(((settled - p.rss) / p.rss) * 100).toFixed(0)}%${settledDetail})`;
+        process.stdout.write(
+          `${run} ${v.label.padEnd(12)} rss ${p.rss.toFixed(1)}  anon ${p.anon.toFixed(1)}  file ${p.file.toFixed(1)}  heap ${h.toFixed(1)}${after}${gcLine}\n`,
+        );
       } finally {
         await bot.close();
       }

@@ -101,7 +101,11 @@ export async function intakePostgres(opts: IntakePostgresOptions): Promise<Bench
     }
 
     const rates: Record<Config, number[]> = { sqlite: [], postgres: [], replicas: [] };
-    const cpu: Record<Config, { bot: number[]; pg: number[] }> = { sqlite: { bot: [], pg: [] }, postgres: { bot: [], pg: [] }, replicas: { bot: [], pg: [] } };
+    const cpu: Record<Config, { bot: number[]; pg: number[] }> = {
+      sqlite: { bot: [], pg: [] },
+      postgres: { bot: [], pg: [] },
+      replicas: { bot: [], pg: [] },
+    };
     const drains: Record<Config, number[]> = { sqlite: [], postgres: [], replicas: [] };
     const pgVsSqlite: number[] = [];
     const twoVsOne: number[] = [];
@@ -154,7 +158,8 @@ export async function intakePostgres(opts: IntakePostgresOptions): Promise<Bench
     const lost: string[] = [];
     for (const s of setups) {
       const c = await check(s.db);
-      figures[`${s.config}_accepted_stored_posted`] = `${s.accepted} accepted, ${c.events} stored, ${c.rows} outbox rows, ${c.sent} posted, ${c.notSent} not posted, ${c.withoutRow} events without a row`;
+      figures[`${s.config}_accepted_stored_posted`] =
+        `${s.accepted} accepted, ${c.events} stored, ${c.rows} outbox rows, ${c.sent} posted, ${c.notSent} not posted, ${c.withoutRow} events without a row`;
       if (c.events < s.accepted || c.notSent || c.withoutRow) lost.push(s.config);
     }
     // Why requests were refused, by the bots' own count (their /metrics): `busy` is the in-flight cap, `store_failed` the database.
@@ -165,7 +170,11 @@ export async function intakePostgres(opts: IntakePostgresOptions): Promise<Bench
     figures.slack_messages_posted = slack.callsTo('chat.postMessage').length + slack.callsTo('chat.update').length;
     figures.load_average_at_end = os.loadavg()[0].toFixed(1);
     figures.failed_requests = failed;
-    targets.push({ what: 'every accepted event stored and its outbox rows posted (all three configurations)', value: lost.length ? `not in ${lost.join(', ')}` : 'all', met: !lost.length });
+    targets.push({
+      what: 'every accepted event stored and its outbox rows posted (all three configurations)',
+      value: lost.length ? `not in ${lost.join(', ')}` : 'all',
+      met: !lost.length,
+    });
     targets.push({ what: 'no request failed', value: failed, met: failed === 0 });
     return { name: 'webhook intake on PostgreSQL against SQLite, and two replicas against one', figures, targets };
   } finally {
@@ -202,7 +211,10 @@ async function setUp(config: Config, dir: string, adminUrl: string, emulator: Em
 
 /** `reason=n` for each refused-webhook count on a bot's /metrics. */
 async function refusedByReason(url: string): Promise<string[]> {
-  const text = await fetch(`${url}/metrics`).then((r) => r.text(), () => '');
+  const text = await fetch(`${url}/metrics`).then(
+    (r) => r.text(),
+    () => '',
+  );
   return [...text.matchAll(/^rln_chatops_webhooks_total\{([^}]*)\} (\S+)/gm)]
     .filter((m) => m[1].includes('outcome="refused"') && Number(m[2]) > 0)
     .map((m) => `${m[1].match(/reason="([^"]*)"/)?.[1] ?? '?'}=${m[2]}`);
@@ -265,7 +277,9 @@ const childrenOf = (pid: number) =>
  */
 function pinPostgres(postmaster: number): { postmaster: number } | undefined {
   if (!pinning) return undefined;
-  const ok = [postmaster, ...childrenOf(postmaster)].every((p) => spawnSync('taskset', ['-a', '-pc', pinning!.load, String(p)], { stdio: 'ignore' }).status === 0);
+  const ok = [postmaster, ...childrenOf(postmaster)].every(
+    (p) => spawnSync('taskset', ['-a', '-pc', pinning!.load, String(p)], { stdio: 'ignore' }).status === 0,
+  );
   return ok ? { postmaster } : undefined;
 }
 

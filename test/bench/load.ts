@@ -55,7 +55,14 @@ function send(agent: http.Agent, base: URL, spec: RequestSpec): Promise<{ status
   const start = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { agent, host: base.hostname, port: base.port, method: 'POST', path: spec.path, headers: { 'content-length': spec.body.length, ...spec.headers } },
+      {
+        agent,
+        host: base.hostname,
+        port: base.port,
+        method: 'POST',
+        path: spec.path,
+        headers: { 'content-length': spec.body.length, ...spec.headers },
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: Number(process.hrtime.bigint() - start) / 1e6 }));
@@ -70,14 +77,25 @@ function send(agent: http.Agent, base: URL, spec: RequestSpec): Promise<{ status
  * One keep-alive agent per server. Given several URLs (replicas behind a load balancer), the
  * i-th request goes to `urls[i % n]`: round robin, as a balancer spreads them.
  */
-function targets(url: string | string[], maxSockets: number): { pick: (i: number) => { base: URL; agent: http.Agent }; destroy: () => void } {
-  const list = (Array.isArray(url) ? url : [url]).map((u) => ({ base: new URL(u), agent: new http.Agent({ keepAlive: true, maxSockets }) }));
+function targets(
+  url: string | string[],
+  maxSockets: number,
+): { pick: (i: number) => { base: URL; agent: http.Agent }; destroy: () => void } {
+  const list = (Array.isArray(url) ? url : [url]).map((u) => ({
+    base: new URL(u),
+    agent: new http.Agent({ keepAlive: true, maxSockets }),
+  }));
   if (!list.length) throw new Error('no URL to send to');
   return { pick: (i) => list[i % list.length], destroy: () => list.forEach((t) => t.agent.destroy()) };
 }
 
 /** As fast as the servers answer, `concurrency` requests in flight, `count` in all. */
-export async function closedLoop(url: string | string[], make: (i: number) => RequestSpec, count: number, concurrency = 16): Promise<LoadResult> {
+export async function closedLoop(
+  url: string | string[],
+  make: (i: number) => RequestSpec,
+  count: number,
+  concurrency = 16,
+): Promise<LoadResult> {
   const to = targets(url, concurrency);
   const latencies: number[] = [];
   const failures: Record<string, number> = {};
@@ -104,7 +122,12 @@ export async function closedLoop(url: string | string[], make: (i: number) => Re
 }
 
 /** `rate` requests per second for `seconds`, whatever the answers (open loop). */
-export async function openLoop(url: string | string[], make: (i: number) => RequestSpec, rate: number, seconds: number): Promise<LoadResult> {
+export async function openLoop(
+  url: string | string[],
+  make: (i: number) => RequestSpec,
+  rate: number,
+  seconds: number,
+): Promise<LoadResult> {
   const to = targets(url, 64);
   const latencies: number[] = [];
   const failures: Record<string, number> = {};

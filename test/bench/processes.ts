@@ -27,7 +27,10 @@ export function pinSelf(): void {
 }
 
 /** `node args` (under `taskset -c core` when pinning), with the environment given. */
-function spawnNode(args: string[], opts: { core?: string; env?: NodeJS.ProcessEnv; stdio: Parameters<typeof spawn>[2]['stdio'] }): ChildProcess {
+function spawnNode(
+  args: string[],
+  opts: { core?: string; env?: NodeJS.ProcessEnv; stdio: Parameters<typeof spawn>[2]['stdio'] },
+): ChildProcess {
   const [cmd, argv] = opts.core ? ['taskset', ['-c', opts.core, process.execPath, ...args]] : [process.execPath, args];
   return spawn(cmd, argv, { cwd: root, env: opts.env ?? process.env, stdio: opts.stdio });
 }
@@ -61,7 +64,10 @@ function exited(child: ChildProcess, ms: number): Promise<void> {
 
 /** Compiles the bot as the Docker image's build stage does (`npm run build`). */
 export function buildBot(): void {
-  const r = spawnSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  const r = spawnSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-p', 'tsconfig.build.json'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
   if (r.status !== 0) throw new Error('npm run build failed: the bot cannot be benchmarked as deployed');
 }
 
@@ -83,7 +89,8 @@ export function deployedStart(): { nodeArgs: string[]; env: Record<string, strin
   const cmd = text.match(/^CMD (\[.*\])\s*$/m);
   const argv = cmd ? (JSON.parse(cmd[1]) as string[]) : [];
   const at = argv.indexOf('dist/src/cli/main.js');
-  if (argv[0] !== 'node' || at < 0) throw new Error('the Dockerfile has no CMD ["node", ..., "dist/src/cli/main.js", "start"] to start the bot as deployed');
+  if (argv[0] !== 'node' || at < 0)
+    throw new Error('the Dockerfile has no CMD ["node", ..., "dist/src/cli/main.js", "start"] to start the bot as deployed');
   const env = Object.fromEntries([...text.matchAll(/\b(MALLOC_ARENA_MAX)=(\S+)/g)].map((m) => [m[1], m[2]]));
   return { nodeArgs: argv.slice(1, at), env };
 }
@@ -93,7 +100,13 @@ export function deployedStart(): { nodeArgs: string[]; env: Record<string, strin
  * into `logFile`; resolves once /healthz answers 200. `asDeployed: false` leaves out the
  * Dockerfile's flags and environment (to compare them); `cli` starts another compiled tree.
  */
-export async function startBotProcess(opts: { env: Record<string, string>; logFile: string; nodeArgs?: string[]; cli?: string; asDeployed?: boolean }): Promise<BotProcess> {
+export async function startBotProcess(opts: {
+  env: Record<string, string>;
+  logFile: string;
+  nodeArgs?: string[];
+  cli?: string;
+  asDeployed?: boolean;
+}): Promise<BotProcess> {
   const port = await freePort();
   const deployed = opts.asDeployed === false ? { nodeArgs: [], env: {} } : deployedStart();
   const fd = openSync(opts.logFile, 'a');
@@ -107,7 +120,10 @@ export async function startBotProcess(opts: { env: Record<string, string>; logFi
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the bot exited with ${child.exitCode}; see ${opts.logFile}`);
-    const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
@@ -181,7 +197,10 @@ export interface LoadProcess {
 
 /** The load generator in its own process; each run's requests reach it before its clock starts. */
 export async function startLoadProcess(): Promise<LoadProcess> {
-  const child = spawnNode([tsx, `${root}test/bench/load-process.ts`], { core: pinning?.load, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = spawnNode([tsx, `${root}test/bench/load-process.ts`], {
+    core: pinning?.load,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   await new Promise<void>((resolve, reject) => {
     const t = setTimeout(() => reject(new Error('the load generator did not start in 20 s')), 20_000);
     child.once('message', () => {
@@ -262,6 +281,9 @@ export async function untilQuiet(pid: number, url?: string, opts: { maxS?: numbe
 
 /** The bot's own count of rows waiting in its outbox (its /metrics). */
 async function outboxDepth(url: string): Promise<number> {
-  const text = await fetch(`${url}/metrics`).then((r) => r.text(), () => '');
+  const text = await fetch(`${url}/metrics`).then(
+    (r) => r.text(),
+    () => '',
+  );
   return Number(text.match(/^\w*outbox_depth (\S+)/m)?.[1] ?? NaN);
 }

@@ -52,7 +52,8 @@ function stageOf(f: CallFrame): Stage | undefined {
     return 'handler (webhook-routes)';
   }
   if (/fastify|find-my-way|avvio|light-my-request|src\/http\//.test(url)) return 'framework (fastify)';
-  if (/node:_http|node:http|node:net|node:stream|node:internal\/(http|streams|stream_base|net)|_http_/.test(url)) return 'framework (node http)';
+  if (/node:_http|node:http|node:net|node:stream|node:internal\/(http|streams|stream_base|net)|_http_/.test(url))
+    return 'framework (node http)';
   return undefined;
 }
 
@@ -83,7 +84,8 @@ export function breakdown(profile: CpuProfile, events: number): Array<{ stage: S
   };
   // Count from the first sample inside the webhook handler to the last (not the start-up, not the drain at exit).
   const inHandler = (id: number) => {
-    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) if (/webhook-routes/.test(byId.get(cur)!.callFrame.url)) return true;
+    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur))
+      if (/webhook-routes/.test(byId.get(cur)!.callFrame.url)) return true;
     return false;
   };
   const totals = new Map<Stage, number>();
@@ -97,7 +99,12 @@ export function breakdown(profile: CpuProfile, events: number): Array<{ stage: S
   }
   const busy = [...totals].filter(([s]) => s !== 'idle').reduce((a, [, ms]) => a + ms, 0);
   return [...totals]
-    .map(([stage, ms]) => ({ stage, ms: Math.round(ms), usPerEvent: Math.round(((ms * 1000) / events) * 10) / 10, share: stage === 'idle' ? NaN : Math.round((ms / busy) * 1000) / 10 }))
+    .map(([stage, ms]) => ({
+      stage,
+      ms: Math.round(ms),
+      usPerEvent: Math.round(((ms * 1000) / events) * 10) / 10,
+      share: stage === 'idle' ? NaN : Math.round((ms / busy) * 1000) / 10,
+    }))
     .sort((a, b) => b.ms - a.ms);
 }
 
@@ -133,7 +140,8 @@ async function main() {
   }
   const rows = breakdown(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, events);
   process.stdout.write(`profile: ${file}\nevents: ${events}\n\n| Stage | ms | µs per event | share of busy time |\n|---|---|---|---|\n`);
-  for (const r of rows) process.stdout.write(`| ${r.stage} | ${r.ms} | ${r.usPerEvent} | ${Number.isNaN(r.share) ? '' : `${r.share}%`} |\n`);
+  for (const r of rows)
+    process.stdout.write(`| ${r.stage} | ${r.ms} | ${r.usPerEvent} | ${Number.isNaN(r.share) ? '' : `${r.share}%`} |\n`);
   process.exit(0);
 }
 

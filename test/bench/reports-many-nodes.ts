@@ -14,9 +14,11 @@ import type { BenchResult } from './types.js';
 
 async function mapLimited<T>(items: T[], limit: number, fn: (t: T) => Promise<unknown>): Promise<void> {
   let i = 0;
-  await Promise.all(Array.from({ length: limit }, async () => {
-    while (i < items.length) await fn(items[i++]);
-  }));
+  await Promise.all(
+    Array.from({ length: limit }, async () => {
+      while (i < items.length) await fn(items[i++]);
+    }),
+  );
 }
 
 export async function reportsManyNodes(opts: { nodes: number; latencyMs: number }): Promise<BenchResult> {
@@ -25,7 +27,11 @@ export async function reportsManyNodes(opts: { nodes: number; latencyMs: number 
     const hosting = createHostingClient({ baseUrl: emu.url, token: emu.token, timeoutMs: 30_000 });
     const api = (n: HostedNode) => createNodeApiClient({ baseUrl: n.invoke_url!, credentials: { kind: 'token', token: emu.nodeApiToken } });
     // Set up: create, then init and unlock every node (as a team would have them).
-    await mapLimited(Array.from({ length: opts.nodes }, (_, i) => `n${String(i).padStart(3, '0')}`), 64, (name) => hosting.createNode({ name, network: 'regtest' }));
+    await mapLimited(
+      Array.from({ length: opts.nodes }, (_, i) => `n${String(i).padStart(3, '0')}`),
+      64,
+      (name) => hosting.createNode({ name, network: 'regtest' }),
+    );
     let nodes = await hosting.listNodes();
     while (nodes.some((n) => n.status !== 'RUNNING')) {
       await new Promise((r) => setTimeout(r, 100));
@@ -38,7 +44,12 @@ export async function reportsManyNodes(opts: { nodes: number; latencyMs: number 
 
     const services = { hosting, nodeApi: api, now: () => Date.now() } as unknown as Services;
     const posted: OutboxItem[] = [];
-    const reports = createReports({ db: openDatabase(':memory:'), services, outbox: { enqueue: async (i) => void posted.push(i) }, logger: silentLogger });
+    const reports = createReports({
+      db: openDatabase(':memory:'),
+      services,
+      outbox: { enqueue: async (i) => void posted.push(i) },
+      logger: silentLogger,
+    });
     let peak = process.memoryUsage().rss;
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
     const before = process.memoryUsage().rss;

@@ -18,7 +18,8 @@ import { intakePostgres } from './intake-postgres.js';
 
 const benches: Record<string, () => Promise<BenchResult>> = {
   // Issue 18: three processes, 50 nodes, 16 connections, median of 3 alternating rounds.
-  intake: () => webhookIntake({ nodes: 50, events: 20_000, rounds: 3, concurrency: 16, rate: 1_000, seconds: 10, burst: 20_000, settleS: 30 }),
+  intake: () =>
+    webhookIntake({ nodes: 50, events: 20_000, rounds: 3, concurrency: 16, rate: 1_000, seconds: 10, burst: 20_000, settleS: 30 }),
   // Issue 17: routed intake on SQLite, on PostgreSQL, and on two replicas sharing one PostgreSQL.
   'intake-pg': () => intakePostgres({ nodes: 50, events: 6_000, rounds: 3, concurrency: 16, rate: 500, seconds: 10, drainS: 120 }),
   ack: () => commandAck({ commands: 50, serviceLatencyMs: 5_000 }),
@@ -33,10 +34,14 @@ const benches: Record<string, () => Promise<BenchResult>> = {
   // generation between passes; at 30 s it does (src/cli/memory-settle.ts).
   'activity-30s': () => activityPolling({ nodes: 500, intervalS: 30, passes: 2 }),
   footprint: async () => {
-    execFileSync(process.execPath, [fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url)), '-p', 'tsconfig.build.json'], {
-      cwd: fileURLToPath(new URL('../../', import.meta.url)),
-      stdio: 'inherit',
-    });
+    execFileSync(
+      process.execPath,
+      [fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url)), '-p', 'tsconfig.build.json'],
+      {
+        cwd: fileURLToPath(new URL('../../', import.meta.url)),
+        stdio: 'inherit',
+      },
+    );
     return footprint();
   },
 };
@@ -48,8 +53,15 @@ async function main() {
   const args = process.argv.slice(2);
   const json = args.includes('--json');
   const onlyArg = args.find((a) => a.startsWith('--only'));
-  const only = onlyArg ? (onlyArg.includes('=') ? onlyArg.split('=')[1] : args[args.indexOf(onlyArg) + 1]).split(',') : Object.keys(benches).filter((n) => !onDemand.has(n));
-  const machine = { cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? '?', memGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version };
+  const only = onlyArg
+    ? (onlyArg.includes('=') ? onlyArg.split('=')[1] : args[args.indexOf(onlyArg) + 1]).split(',')
+    : Object.keys(benches).filter((n) => !onDemand.has(n));
+  const machine = {
+    cpus: os.cpus().length,
+    cpu: os.cpus()[0]?.model ?? '?',
+    memGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+  };
   const results: BenchResult[] = [];
   for (const name of only) {
     const bench = benches[name];
@@ -59,7 +71,8 @@ async function main() {
     results.push(r);
     if (!json) {
       for (const [k, v] of Object.entries(r.figures)) process.stdout.write(`  ${k.padEnd(34)} ${v}\n`);
-      for (const t of r.targets) process.stdout.write(`  ${t.met ? 'PASS' : 'MISS'} ${t.what}${t.value === undefined ? '' : ` (${t.value})`}\n`);
+      for (const t of r.targets)
+        process.stdout.write(`  ${t.met ? 'PASS' : 'MISS'} ${t.what}${t.value === undefined ? '' : ` (${t.value})`}\n`);
     }
   }
   if (json) process.stdout.write(`${JSON.stringify({ machine, results }, null, 2)}\n`);

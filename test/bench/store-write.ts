@@ -43,7 +43,9 @@ function event() {
   const status = Math.floor(i / nodes.length) % 2 ? 'RUNNING' : 'STARTING';
   const eventTimestamp = new Date(t0 + i).toISOString();
   const payload = { eventType: 'NODE_STATUS_UPDATED', eventTimestamp, details: { nodeId, status }, nodeId };
-  const dedupeKey = createHash('sha256').update(['v2', nodeId, 'NODE_STATUS_UPDATED', status, eventTimestamp, JSON.stringify({ nodeId, status })].join('\u0000')).digest('hex');
+  const dedupeKey = createHash('sha256')
+    .update(['v2', nodeId, 'NODE_STATUS_UPDATED', status, eventTimestamp, JSON.stringify({ nodeId, status })].join('\u0000'))
+    .digest('hex');
   return { nodeId, status, eventTimestamp, payload, dedupeKey, ms: t0 + i };
 }
 
@@ -93,7 +95,8 @@ async function run(background: boolean) {
     const wal = readFileSync(join(dir, 'bot.db-wal'));
     const pageSize = wal.readUInt32BE(8);
     const owner = new Map<number, string>();
-    for (const r of db.raw.prepare('SELECT name, pageno FROM dbstat').all() as Array<{ name: string; pageno: number }>) owner.set(r.pageno, r.name);
+    for (const r of db.raw.prepare('SELECT name, pageno FROM dbstat').all() as Array<{ name: string; pageno: number }>)
+      owner.set(r.pageno, r.name);
     byTree = {};
     for (let off = 32; off + 24 + pageSize <= wal.length; off += 24 + pageSize) {
       const name = owner.get(wal.readUInt32BE(off)) ?? 'other';
@@ -108,12 +111,21 @@ async function run(background: boolean) {
     cpu_us_per_event: +((c.user + c.system) / N).toFixed(1),
     sys_us_per_event: +(c.system / N).toFixed(1),
     wall_us_per_event: +((wall * 1000) / N).toFixed(1),
-    ...(frames !== undefined ? { wal_frames_per_event: +(frames / N).toFixed(2), wal_bytes_per_event: Math.round((frames * 4120) / N), pages_per_commit: +((frames * B) / N).toFixed(1), per_commit: byTree } : {}),
+    ...(frames !== undefined
+      ? {
+          wal_frames_per_event: +(frames / N).toFixed(2),
+          wal_bytes_per_event: Math.round((frames * 4120) / N),
+          pages_per_commit: +((frames * B) / N).toFixed(1),
+          per_commit: byTree,
+        }
+      : {}),
   };
 }
 
 for (let r = 0; r < Number(values.rounds); r++) {
   const frames = await run(false);
   const cpu = await run(true);
-  process.stdout.write(`${JSON.stringify({ variant: values.variant || 'insertEvents', batch: B, preload: P, events: N, checkpointer: cpu, no_checkpoints: frames })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ variant: values.variant || 'insertEvents', batch: B, preload: P, events: N, checkpointer: cpu, no_checkpoints: frames })}\n`,
+  );
 }

@@ -17,7 +17,7 @@ function visibleStatuses(calls: ApiCall[]): Map<string, string> {
   const seen = new Map<string, string>();
   for (const c of calls) {
     if (c.args.channel !== CHANNEL) continue;
-    const text = JSON.stringify(c.args).replace(/\\n/g, "\n");
+    const text = JSON.stringify(c.args).replace(/\\n/g, '\n');
     for (const m of text.matchAll(/(s\d{3})\s+\S*\s*(RUNNING|STARTING|PAUSED|IN_PROGRESS|FAILED)/g)) seen.set(m[1], m[2]);
   }
   return seen;
@@ -35,7 +35,11 @@ export async function storm(opts: { events: number; nodes: number; seconds: numb
     await new Promise((r) => setTimeout(r, 200));
     const nodes = await h.app.services.hosting.listNodes();
     const idOf = new Map(nodes.map((n) => [n.name, n.nodeId]));
-    await h.app.services.watches.add({ place: { platform: 'slack', channelId: CHANNEL }, target: 'all', actor: { platform: 'slack', userId: 'UBENCH' } });
+    await h.app.services.watches.add({
+      place: { platform: 'slack', channelId: CHANNEL },
+      target: 'all',
+      actor: { platform: 'slack', userId: 'UBENCH' },
+    });
 
     const last = new Map<string, string>();
     const make = (i: number): RequestSpec => {
@@ -44,9 +48,18 @@ export async function storm(opts: { events: number; nodes: number; seconds: numb
       const status = STATUSES[(i * 7 + Math.floor(i / names.length)) % STATUSES.length];
       last.set(name, status);
       const body = Buffer.from(
-        JSON.stringify({ eventType: 'NODE_STATUS_UPDATED', eventTimestamp: new Date(1_800_000_000_000 + i).toISOString(), details: { nodeId, status }, nodeId }),
+        JSON.stringify({
+          eventType: 'NODE_STATUS_UPDATED',
+          eventTimestamp: new Date(1_800_000_000_000 + i).toISOString(),
+          details: { nodeId, status },
+          nodeId,
+        }),
       );
-      return { path: '/webhooks/service', body, headers: { 'content-type': 'application/json', 'x-service-signature': h.emulator.sign(body) } };
+      return {
+        path: '/webhooks/service',
+        body,
+        headers: { 'content-type': 'application/json', 'x-service-signature': h.emulator.sign(body) },
+      };
     };
     const t0 = performance.now();
     const load = await openLoop(h.url, make, opts.events / opts.seconds, opts.seconds);
@@ -61,7 +74,9 @@ export async function storm(opts: { events: number; nodes: number; seconds: numb
       await new Promise((r) => setTimeout(r, 100));
     }
     const visibleMs = performance.now() - sentAt;
-    const inChannel = [...slack.callsTo('chat.postMessage'), ...slack.callsTo('chat.update')].filter((c) => c.args.channel === CHANNEL).sort((a, b) => a.at - b.at);
+    const inChannel = [...slack.callsTo('chat.postMessage'), ...slack.callsTo('chat.update')]
+      .filter((c) => c.args.channel === CHANNEL)
+      .sort((a, b) => a.at - b.at);
     const posts = inChannel.filter((c) => c.method === 'chat.postMessage').length;
     const updates = inChannel.length - posts;
     const gaps = inChannel.slice(1).map((c, i) => c.at - inChannel[i].at);

@@ -73,7 +73,9 @@ export async function webhookIntake(opts: IntakeOptions): Promise<BenchResult> {
       load_average_at_start: os.loadavg()[0].toFixed(1),
       nodes: nodeIds.length,
       connections: opts.concurrency,
-      pinned: pinning ? `bot and baseline on core ${pinning.server}, load generator on core ${pinning.load}` : 'no (taskset missing or one core)',
+      pinned: pinning
+        ? `bot and baseline on core ${pinning.server}, load generator on core ${pinning.load}`
+        : 'no (taskset missing or one core)',
     };
     const targets: BenchResult['targets'] = [];
     let failed = 0;
@@ -96,7 +98,12 @@ export async function webhookIntake(opts: IntakeOptions): Promise<BenchResult> {
           const runBase = async () => {
             await untilQuiet(bot.pid, bot.url, { cpuMsPerS: opts.quietCpuMsPerS });
             const c0 = cpuMs(baseline.pid);
-            const res = await load.run({ kind: 'closed', url: baseline.url, requests: sign(opts.events, '/'), concurrency: opts.concurrency });
+            const res = await load.run({
+              kind: 'closed',
+              url: baseline.url,
+              requests: sign(opts.events, '/'),
+              concurrency: opts.concurrency,
+            });
             cpuBase.push(((cpuMs(baseline.pid) - c0) * 1000) / res.ok);
             return res;
           };
@@ -136,7 +143,11 @@ export async function webhookIntake(opts: IntakeOptions): Promise<BenchResult> {
         // The same comparison by CPU time (outbox drain included): what the ratio would be on a quiet core.
         figures[`${config}_cpu_ratio`] = round(median(cpuBase) / median(cpuDrained), 2);
         const floor = config === 'routed' ? 0.8 : 0.9;
-        targets.push({ what: `${config === 'routed' ? 'routed (every node watched)' : 'unrouted (no watches)'}: ratio to baseline ≥ ${floor}`, value: round(ratio, 2), met: ratio >= floor });
+        targets.push({
+          what: `${config === 'routed' ? 'routed (every node watched)' : 'unrouted (no watches)'}: ratio to baseline ≥ ${floor}`,
+          value: round(ratio, 2),
+          met: ratio >= floor,
+        });
 
         if (config === 'routed' && !opts.throughputOnly) {
           await untilQuiet(bot.pid, bot.url, { cpuMsPerS: opts.quietCpuMsPerS });
@@ -146,7 +157,11 @@ export async function webhookIntake(opts: IntakeOptions): Promise<BenchResult> {
           figures[`failed_at_${opts.rate}_per_s_by_status`] = JSON.stringify(paced.failures);
           figures[`p50_ms_at_${opts.rate}_per_s`] = round(paced.p50Ms, 2);
           figures[`p99_ms_at_${opts.rate}_per_s`] = round(paced.p99Ms, 2);
-          targets.push({ what: `p99 < 10 ms at a steady ${opts.rate} events/s (routed)`, value: round(paced.p99Ms, 2), met: paced.p99Ms < 10 });
+          targets.push({
+            what: `p99 < 10 ms at a steady ${opts.rate} events/s (routed)`,
+            value: round(paced.p99Ms, 2),
+            met: paced.p99Ms < 10,
+          });
         }
       } finally {
         await bot.close();
@@ -210,7 +225,10 @@ async function memory(
 
 /** The bot's own figure of its V8 heap (nodejs_heap_size_total_bytes on /metrics). */
 async function heapMiB(bot: BotProcess): Promise<number> {
-  const text = await fetch(`${bot.url}/metrics`).then((r) => r.text(), () => '');
+  const text = await fetch(`${bot.url}/metrics`).then(
+    (r) => r.text(),
+    () => '',
+  );
   return Number(text.match(/^\w*nodejs_heap_size_total_bytes (\S+)/m)?.[1] ?? NaN) / 2 ** 20;
 }
 
@@ -233,7 +251,14 @@ export async function watchEveryNode(db: AnyDb, channel: string): Promise<void> 
 }
 
 /** A bot as deployed (the Dockerfile's node flags and environment) unless `asDeployed` is false, plus `nodeArgs`. */
-export async function startBot(dir: string, config: 'unrouted' | 'routed' | 'memory', emulator: Emulator, slack: FakeSlack, nodeArgs?: string[], asDeployed = true): Promise<BotProcess> {
+export async function startBot(
+  dir: string,
+  config: 'unrouted' | 'routed' | 'memory',
+  emulator: Emulator,
+  slack: FakeSlack,
+  nodeArgs?: string[],
+  asDeployed = true,
+): Promise<BotProcess> {
   const dbPath = join(dir, `${config}.db`);
   if (config !== 'unrouted') {
     // `watch add all` in one channel, written before the bot starts (as a previous run would have).
@@ -287,7 +312,12 @@ export function signer(emulator: Emulator, nodeIds: string[]) {
       const i = seq++;
       const nodeId = nodeIds[i % nodeIds.length];
       const status = Math.floor(i / nodeIds.length) % 2 ? 'RUNNING' : 'STARTING';
-      const body = JSON.stringify({ eventType: 'NODE_STATUS_UPDATED', eventTimestamp: new Date(t0 + i).toISOString(), details: { nodeId, status }, nodeId });
+      const body = JSON.stringify({
+        eventType: 'NODE_STATUS_UPDATED',
+        eventTimestamp: new Date(t0 + i).toISOString(),
+        details: { nodeId, status },
+        nodeId,
+      });
       return { path: path ?? `/webhooks/service/${nodeId}`, body, signature: emulator.sign(body) };
     });
 }

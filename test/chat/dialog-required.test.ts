@@ -32,4 +32,3 @@ describe('dialog fields: required by default', () => {
     expect(inputs.find((i) => i.custom_id === 'note')?.required).toBe(false);
   });
 });
-

@@ -36,7 +36,29 @@ describe('cutting text to a platform limit', () => {
       }
       return text.slice(0, end);
     };
-    const pieces = ['a', 'Z', ' ', '.', '\n', '\r\n', '\r', 'e\u0301', '\u0301', '🚀', '👨‍👩‍👧‍👦', '🇫🇷', '🇩🇪🇫🇷', '\u200d', '한', '\u1100\u1161\u11a8', 'ก\u0e33', 'क्ष', '\ufe0f', '\t', '日本'];
+    const pieces = [
+      'a',
+      'Z',
+      ' ',
+      '.',
+      '\n',
+      '\r\n',
+      '\r',
+      'e\u0301',
+      '\u0301',
+      '🚀',
+      '👨‍👩‍👧‍👦',
+      '🇫🇷',
+      '🇩🇪🇫🇷',
+      '\u200d',
+      '한',
+      '\u1100\u1161\u11a8',
+      'ก\u0e33',
+      'क्ष',
+      '\ufe0f',
+      '\t',
+      '日本',
+    ];
     // A fixed linear congruential sequence: the same strings on every run.
     let seed = 18;
     const next = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);

@@ -15,7 +15,18 @@ import { testDispatcher } from '../support/dispatcher.js';
 
 const text = (r: Reply) => (r.kind === 'message' ? messageText(r.message) : JSON.stringify(r));
 
-const PLATFORMS: Array<{ name: string; admin: Actor; place: Place; typed: (s: string) => string; bea: string; beaId: string; group: string; groupId: string; channel: string; channelId: string }> = [
+const PLATFORMS: Array<{
+  name: string;
+  admin: Actor;
+  place: Place;
+  typed: (s: string) => string;
+  bea: string;
+  beaId: string;
+  group: string;
+  groupId: string;
+  channel: string;
+  channelId: string;
+}> = [
   {
     name: 'Slack (escaped)',
     admin: { platform: 'slack', userId: 'UADMIN' },
@@ -43,11 +54,17 @@ const PLATFORMS: Array<{ name: string; admin: Actor; place: Place; typed: (s: st
 ];
 
 describe.each(PLATFORMS)('mentions on $name', (p) => {
-  const d = testDispatcher({ registry: createRegistry(allCommands), admins: [`${p.admin.platform}:${p.admin.userId}`], approvalPolicy: 'node.destroy' });
+  const d = testDispatcher({
+    registry: createRegistry(allCommands),
+    admins: [`${p.admin.platform}:${p.admin.userId}`],
+    approvalPolicy: 'node.destroy',
+  });
   const run = (line: string) => d.dispatch({ via: 'typed', actor: p.admin, place: p.place, text: p.typed(line) });
 
   it('access grant and revoke read a person, a group and a channel', async () => {
-    expect(text(await run(`access grant ${p.bea} operate channels=${p.channel}`))).toContain(`${p.beaId} now has the operate role on channels=${p.channelId} only`);
+    expect(text(await run(`access grant ${p.bea} operate channels=${p.channel}`))).toContain(
+      `${p.beaId} now has the operate role on channels=${p.channelId} only`,
+    );
     expect(text(await run(`access grant ${p.group} read`))).toContain(`${p.groupId} now has the read role`);
     expect(text(await run(`access revoke ${p.group}`))).toContain('no longer has its granted role');
   });
@@ -66,7 +83,9 @@ describe.each(PLATFORMS)('mentions on $name', (p) => {
 
 describe('readCommandText', () => {
   it('reads links, channels and escaped characters as typed, and keeps mentions for the commands', () => {
-    expect(readCommandText('x url=<https://hooks.example/a?b=1&amp;c=2|hooks.example/a> n=&lt;1&gt;')).toBe('x url=https://hooks.example/a?b=1&c=2 n=<1>');
+    expect(readCommandText('x url=<https://hooks.example/a?b=1&amp;c=2|hooks.example/a> n=&lt;1&gt;')).toBe(
+      'x url=https://hooks.example/a?b=1&c=2 n=<1>',
+    );
     expect(readCommandText('access grant <@U1|ann> read channels=<#C9|ops>,<#C8>')).toBe('access grant <@U1|ann> read channels=C9,C8');
   });
 });

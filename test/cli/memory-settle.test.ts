@@ -26,7 +26,17 @@ const until = async (cond: () => boolean) => {
 const ticks = (n: number) => new Promise((r) => setTimeout(r, n * 5 + 20));
 
 function start(w: ReturnType<typeof world>, young = () => 0, resident = () => 0) {
-  stops.push(startMemorySettle({ checkMs: 5, growthBytes: 16 * MiB, gc: w.gc, heapBytes: () => w.heap, residentBytes: resident, youngBytes: young, busyShare: () => w.busy }));
+  stops.push(
+    startMemorySettle({
+      checkMs: 5,
+      growthBytes: 16 * MiB,
+      gc: w.gc,
+      heapBytes: () => w.heap,
+      residentBytes: resident,
+      youngBytes: young,
+      busyShare: () => w.busy,
+    }),
+  );
 }
 
 describe('memory settle', () => {
@@ -73,7 +83,11 @@ describe('memory settle', () => {
       if (r.freed) r.size = 100 * MiB;
       gc();
     };
-    start(w, () => 0, () => r.size);
+    start(
+      w,
+      () => 0,
+      () => r.size,
+    );
     await until(() => w.collections > 0); // start-up's settling
     const before = w.collections;
     // A burst: the heap grows less than the threshold, resident memory more; nothing while busy.
@@ -109,7 +123,12 @@ describe('memory settle', () => {
     let checks = 0;
     stops.push(
       startMemorySettle({
-        checkMs: 5, growthBytes: 16 * MiB, gc: () => w.gc(), heapBytes: () => w.heap, residentBytes: () => 0, youngBytes: () => y.size,
+        checkMs: 5,
+        growthBytes: 16 * MiB,
+        gc: () => w.gc(),
+        heapBytes: () => w.heap,
+        residentBytes: () => 0,
+        youngBytes: () => y.size,
         busyShare: () => {
           checks++;
           quietSince = w.busy > 0.15 ? 0 : quietSince + 1;

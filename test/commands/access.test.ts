@@ -10,10 +10,20 @@ const reader = slackUser('UREAD');
 function text(r: Reply): string {
   if (r.kind !== 'message') throw new Error(`expected a message, got ${r.kind}`);
   const m = r.message;
-  return [m.header, ...m.blocks.map((b) => ('text' in b && typeof b.text !== 'undefined' ? inlineToPlain(b.text as any) : b.type === 'table' ? b.table.rows.map((row) => row.join(' | ')).join('\n') : ''))].join('\n');
+  return [
+    m.header,
+    ...m.blocks.map((b) =>
+      'text' in b && typeof b.text !== 'undefined'
+        ? inlineToPlain(b.text as any)
+        : b.type === 'table'
+          ? b.table.rows.map((row) => row.join(' | ')).join('\n')
+          : '',
+    ),
+  ].join('\n');
 }
 
-const run = (h: ReturnType<typeof harness>, actor: typeof admin, line: string) => h.dispatcher.dispatch({ via: 'typed', actor, place: slackChannel, text: line });
+const run = (h: ReturnType<typeof harness>, actor: typeof admin, line: string) =>
+  h.dispatcher.dispatch({ via: 'typed', actor, place: slackChannel, text: line });
 
 describe('access commands', () => {
   it('grant stores a role that takes effect at once, and list shows it with who granted it', async () => {
@@ -51,7 +61,11 @@ describe('access commands', () => {
     const r = await run(h, reader, '/rln access grant slack:UREAD admin');
     expect(text(r)).toContain('needs the admin role');
     expect(await h.dispatcher.roles.roleOf(reader)).toBe('read');
-    expect((await h.dispatcher.audit.latest({ limit: 1 }))[0]).toMatchObject({ path: 'access grant', outcome: 'refused', args: { principal: 'slack:UREAD', role: 'admin' } });
+    expect((await h.dispatcher.audit.latest({ limit: 1 }))[0]).toMatchObject({
+      path: 'access grant',
+      outcome: 'refused',
+      args: { principal: 'slack:UREAD', role: 'admin' },
+    });
   });
 
   it('accepts chat mentions as principals', () => {

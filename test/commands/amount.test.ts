@@ -92,7 +92,11 @@ describe('asset amounts in display units', () => {
   });
 
   it('keeps the number exact however long it is', () => {
-    expect(readAmountText('123456789012345678901234567890.123456789 X')).toEqual({ number: '123456789012345678901234567890.123456789', multiplier: 0, unit: 'X' });
+    expect(readAmountText('123456789012345678901234567890.123456789 X')).toEqual({
+      number: '123456789012345678901234567890.123456789',
+      multiplier: 0,
+      unit: 'X',
+    });
     expect(parseAssetAmount('123456789012345678.123456', USDT)).toBe(123456789012345678123456n);
   });
 });

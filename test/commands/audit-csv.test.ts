@@ -61,7 +61,7 @@ describe('audit CSV', () => {
     const rows: Array<Record<string, string>> = parse(csv, { columns: true });
     expect(rows).toHaveLength(HOSTILE.length);
     rows.forEach((r, i) => {
-      expect(r.user_name.replace(/'/g, "")).toBe(HOSTILE[i]);
+      expect(r.user_name.replace(/'/g, '')).toBe(HOSTILE[i]);
       expect(r.node).toBe(r.user_name);
     });
   });

@@ -52,7 +52,7 @@ describe('confirmations show what a payment or a send does', () => {
   const typed = (text: string) => dispatcher.dispatch({ via: 'typed', actor: admin, place, text });
   const hasConfirm = (r: Reply) => r.kind === 'message' && (r.message.buttons ?? []).some((b) => b.label === 'Confirm');
 
-  it('pay send: the amount and payee come from the node\'s decoding of the invoice', async () => {
+  it("pay send: the amount and payee come from the node's decoding of the invoice", async () => {
     const { invoice } = await env.api(payee).lninvoice({ amt_msat: 3_000_000, expiry_sec: 600 });
     const decoded = await env.api(payer).decodelninvoice({ invoice });
     const r = await typed(`pay send payer ${invoice}`);
@@ -78,7 +78,7 @@ describe('confirmations show what a payment or a send does', () => {
     expect(JSON.stringify(r)).toMatch(/asset_id and asset_amount go together/);
   });
 
-  it('asset send: the amount is shown with the asset\'s precision and ticker', async () => {
+  it("asset send: the amount is shown with the asset's precision and ticker", async () => {
     const api = env.api(payer);
     const asset = await api.issueassetnia({ ticker: 'PRV', name: 'Preview', amounts: [100_000], precision: 2 });
     const r = await typed(`asset send payer PRV 123.45 PRV utxob:someblindedrecipient transport_endpoints=rpc://127.0.0.1/json-rpc`);

@@ -23,7 +23,26 @@ const mine = [
 ];
 
 const TREE: Record<string, string[]> = {
-  node: ['list', 'info', 'create', 'start', 'stop', 'upgrade', 'destroy', 'settings', 'logs', 'image', 'init', 'unlock', 'lock', 'password', 'backup', 'restore', 'sync', 'shutdown'],
+  node: [
+    'list',
+    'info',
+    'create',
+    'start',
+    'stop',
+    'upgrade',
+    'destroy',
+    'settings',
+    'logs',
+    'image',
+    'init',
+    'unlock',
+    'lock',
+    'password',
+    'backup',
+    'restore',
+    'sync',
+    'shutdown',
+  ],
   wallet: ['address', 'balance', 'send', 'unspents', 'utxos', 'transactions', 'fee', 'sign'],
   asset: ['list', 'balance', 'metadata', 'media', 'upload', 'issue-nia', 'issue-cfa', 'issue-uda', 'send', 'transfers', 'refresh', 'fail'],
   invoice: ['ln', 'rgb', 'decode', 'status'],
@@ -37,7 +56,9 @@ const TREE: Record<string, string[]> = {
 describe('node-operation command definitions', () => {
   it('cover exactly the command tree for their groups (docs/ARCHITECTURE.md, "The command tree")', () => {
     const paths = mine.map((d) => d.path).sort();
-    const expected = Object.entries(TREE).flatMap(([g, actions]) => actions.map((a) => `${g} ${a}`)).sort();
+    const expected = Object.entries(TREE)
+      .flatMap(([g, actions]) => actions.map((a) => `${g} ${a}`))
+      .sort();
     expect(paths).toEqual(expected);
   });
 
@@ -83,12 +104,56 @@ describe('node-operation command definitions', () => {
 
   it('ask the roles, confirmations and secrets of issue #3', () => {
     const by = (p: string) => mine.find((d) => d.path === p)!;
-    const admin = ['node create', 'node destroy', 'node init', 'node unlock', 'node lock', 'node password', 'node restore', 'node shutdown', 'pay send', 'pay keysend', 'asset send', 'channel open', 'channel close', 'swap maker-execute', 'wallet send'];
+    const admin = [
+      'node create',
+      'node destroy',
+      'node init',
+      'node unlock',
+      'node lock',
+      'node password',
+      'node restore',
+      'node shutdown',
+      'pay send',
+      'pay keysend',
+      'asset send',
+      'channel open',
+      'channel close',
+      'swap maker-execute',
+      'wallet send',
+    ];
     for (const p of admin) expect(by(p).role, p).toBe('admin');
-    for (const p of ['node start', 'node stop', 'node upgrade', 'node settings', 'node logs', 'peer connect', 'peer disconnect', 'net onion', 'swap maker-init', 'swap taker']) expect(by(p).role, p).toBe('operate');
-    for (const d of mine) if (!d.mutates) expect(d.role === 'read' || d.path === 'wallet address' || d.path === 'wallet sign', d.path).toBe(true);
-    const buttons = mine.filter((d) => d.confirm === 'button').map((d) => d.path).sort();
-    expect(buttons).toEqual(['asset send', 'channel close', 'channel open', 'node lock', 'node shutdown', 'node stop', 'node upgrade', 'pay keysend', 'pay send', 'swap maker-execute', 'wallet send']);
+    for (const p of [
+      'node start',
+      'node stop',
+      'node upgrade',
+      'node settings',
+      'node logs',
+      'peer connect',
+      'peer disconnect',
+      'net onion',
+      'swap maker-init',
+      'swap taker',
+    ])
+      expect(by(p).role, p).toBe('operate');
+    for (const d of mine)
+      if (!d.mutates) expect(d.role === 'read' || d.path === 'wallet address' || d.path === 'wallet sign', d.path).toBe(true);
+    const buttons = mine
+      .filter((d) => d.confirm === 'button')
+      .map((d) => d.path)
+      .sort();
+    expect(buttons).toEqual([
+      'asset send',
+      'channel close',
+      'channel open',
+      'node lock',
+      'node shutdown',
+      'node stop',
+      'node upgrade',
+      'pay keysend',
+      'pay send',
+      'swap maker-execute',
+      'wallet send',
+    ]);
     expect(mine.filter((d) => d.confirm === 'typed-name').map((d) => d.path)).toEqual(['node destroy']);
     const secretNames = (p: string) => (by(p).secrets ?? []).filter((f) => f.kind === 'secret').map((f) => f.name);
     expect(secretNames('node init')).toEqual(['password', 'password_repeat']);

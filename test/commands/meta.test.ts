@@ -16,7 +16,8 @@ const table = (r: Reply) => {
   return b.table;
 };
 
-const run = (h: ReturnType<typeof harness>, actor: typeof admin, line: string) => h.dispatcher.dispatch({ via: 'typed', actor, place: slackChannel, text: line });
+const run = (h: ReturnType<typeof harness>, actor: typeof admin, line: string) =>
+  h.dispatcher.dispatch({ via: 'typed', actor, place: slackChannel, text: line });
 
 describe('audit command', () => {
   it('shows the latest changes, newest first, filtered by node, with secrets redacted', async () => {

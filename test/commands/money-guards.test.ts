@@ -37,7 +37,13 @@ describe('amounts, and what moves value', () => {
   beforeAll(async () => {
     env = await startEnv();
     dir = mkdtempSync(join(tmpdir(), 'rln-money-'));
-    d = testDispatcher({ db: openDatabase(join(dir, 'bot.db')), registry: createRegistry(allCommands), services: env.services, admins: ['slack:UADMIN'], nodeCacheMs: 0 });
+    d = testDispatcher({
+      db: openDatabase(join(dir, 'bot.db')),
+      registry: createRegistry(allCommands),
+      services: env.services,
+      admins: ['slack:UADMIN'],
+      nodeCacheMs: 0,
+    });
     typed = (line) => d.dispatch({ via: 'typed', actor: admin, place, text: line });
     alice = await createReadyNode(env, 'alice', { utxos: true });
     bob = await createReadyNode(env, 'bob', { utxos: true });
@@ -82,7 +88,7 @@ describe('amounts, and what moves value', () => {
     void alice;
   });
 
-  it('channel open below the node\'s minimum size is refused before any confirmation, and node info shows the limits (P15)', async () => {
+  it("channel open below the node's minimum size is refused before any confirmation, and node info shows the limits (P15)", async () => {
     const r = await typed('channel open alice bob 1000 sats');
     expect(hasConfirm(r)).toBe(false);
     expect(text(r)).toMatch(/alice opens channels of [\d,]+ sats to [\d,]+ sats; 1,000 sats is below that/);
@@ -171,7 +177,15 @@ describe('amounts, and what moves value', () => {
 
   describe('at approval, who asked and who clicks', () => {
     it('a revoked operator’s pending request does not run, and a refused Approve is audited under the clicker (P5)', async () => {
-      const d3 = testDispatcher({ db: openDatabase(join(dir, 'approvals.db')), registry: createRegistry(allCommands), services: env.services, admins: ['slack:UADMIN'], approvalPolicy: 'node.stop', nodeCacheMs: 0, roleOverrides: { audit: 'admin' } });
+      const d3 = testDispatcher({
+        db: openDatabase(join(dir, 'approvals.db')),
+        registry: createRegistry(allCommands),
+        services: env.services,
+        admins: ['slack:UADMIN'],
+        approvalPolicy: 'node.stop',
+        nodeCacheMs: 0,
+        roleOverrides: { audit: 'admin' },
+      });
       const as = (actor: Actor, line: string) => d3.dispatch({ via: 'typed', actor, place, text: line });
       const click = (actor: Actor, r: Reply, label: string) => {
         const id = r.kind === 'message' ? r.message.buttons?.find((b) => b.label === label)?.id : undefined;

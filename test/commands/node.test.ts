@@ -218,7 +218,9 @@ describe('node commands', () => {
     expect((await env.services.hosting.getNode(node.nodeId)).settings?.webhookUrl).toBe('https://bot.example.com/webhooks/service');
     // webhook=bot sets the bot's own URL, with the node's id; an http:// one typed is refused.
     await runCommand(withPublic, cmd('node settings'), { node: 'set2', webhook: 'bot' });
-    expect((await env.services.hosting.getNode(node.nodeId)).settings?.webhookUrl).toBe(`http://127.0.0.1:3101/webhooks/service/${node.nodeId}`);
+    expect((await env.services.hosting.getNode(node.nodeId)).settings?.webhookUrl).toBe(
+      `http://127.0.0.1:3101/webhooks/service/${node.nodeId}`,
+    );
     expect(() => cmd('node settings').args.parse({ node: 'set2', webhook: 'http://bot.example.com/x' })).toThrow(/HTTPS/);
   });
 

@@ -29,7 +29,9 @@ function bot(o: { spendLimits?: string; readers?: string[] } = {}) {
 describe('policy commands', () => {
   it('set changes the approval policy at run time, list shows it, and the change is audited', async () => {
     const run = bot();
-    expect(text(await run(admin, '/rln policy set approval pay.send amount="100k sats"'))).toContain('pay.send above 100,000 sats now needs a second person');
+    expect(text(await run(admin, '/rln policy set approval pay.send amount="100k sats"'))).toContain(
+      'pay.send above 100,000 sats now needs a second person',
+    );
     const list = text(await run(reader, '/rln policy list'));
     expect(list).toContain('node.destroy | always | APPROVAL_POLICY');
     expect(list).toContain('pay.send | 100,000 sats | policy set (slack:UADMIN)');
@@ -38,9 +40,15 @@ describe('policy commands', () => {
 
   it('set reads an amount typed as two words unquoted, in the one amount grammar, keeping thresholds in sats or display units', async () => {
     const run = bot();
-    expect(text(await run(admin, '/rln policy set approval pay.send amount=100k sats'))).toContain('pay.send above 100,000 sats now needs a second person');
-    expect(text(await run(admin, '/rln policy set approval asset.send amount=1,000.5 USDT'))).toContain('asset.send above 1,000.5 USDT now needs a second person');
-    expect(text(await run(admin, '/rln policy set limit operate amount=0.5 BTC'))).toContain('operate may spend at most 50,000,000 sats a day');
+    expect(text(await run(admin, '/rln policy set approval pay.send amount=100k sats'))).toContain(
+      'pay.send above 100,000 sats now needs a second person',
+    );
+    expect(text(await run(admin, '/rln policy set approval asset.send amount=1,000.5 USDT'))).toContain(
+      'asset.send above 1,000.5 USDT now needs a second person',
+    );
+    expect(text(await run(admin, '/rln policy set limit operate amount=0.5 BTC'))).toContain(
+      'operate may spend at most 50,000,000 sats a day',
+    );
     const list = text(await run(reader, '/rln policy list'));
     expect(list).toContain('pay.send | 100,000 sats');
     expect(list).toContain('asset.send | 1,000.5 USDT');
@@ -86,6 +94,13 @@ describe('policy commands', () => {
     expect(file.mime).toBe('text/csv');
     const rows: Array<Record<string, string>> = parse(fileBytes(file).toString('utf8'), { columns: true });
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ user: 'slack:UADMIN', user_name: "'=HYPERLINK(\"x\")", action: 'policy.set', arguments: 'kind=approval subject=node.stop', outcome: 'ok', where: 'slack:C1' });
+    expect(rows[0]).toMatchObject({
+      user: 'slack:UADMIN',
+      user_name: '\'=HYPERLINK("x")',
+      action: 'policy.set',
+      arguments: 'kind=approval subject=node.stop',
+      outcome: 'ok',
+      where: 'slack:C1',
+    });
   });
 });

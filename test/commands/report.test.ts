@@ -36,7 +36,6 @@ function run(text: string, userId = 'UOP'): Promise<Reply> {
   return dispatcher.dispatch({ via: 'typed', actor: { platform: 'slack', userId }, place, text });
 }
 
-
 describe('report commands', () => {
   it('report balance all answers for every node, with the ones that cannot answer on one line', async () => {
     const r = await run('report balance all', 'UREADER');
@@ -86,8 +85,14 @@ describe('report commands', () => {
     expect(again).toContain(`/rln report unschedule ${id}`);
     expect((await reports.service.schedules('slack', 'CREP')).filter((s) => s.cron === '0 9 * * *')).toHaveLength(1);
     // Another zone is another schedule.
-    expect(replyText(await run('report schedule kind=balance node=all cron="0 9 * * *" tz=UTC'))).toContain('Scheduled: balance report for all');
+    expect(replyText(await run('report schedule kind=balance node=all cron="0 9 * * *" tz=UTC'))).toContain(
+      'Scheduled: balance report for all',
+    );
     const list = replyText(await run('report schedules'));
-    expect(list).toMatch(new RegExp(`${id} \\| balance \\| all \\| every day at 09:00 Europe/Berlin \\| 0 9 \\* \\* \\* \\| \\d{4}-\\d\\d-\\d\\d 09:00 Europe/Berlin`));
+    expect(list).toMatch(
+      new RegExp(
+        `${id} \\| balance \\| all \\| every day at 09:00 Europe/Berlin \\| 0 9 \\* \\* \\* \\| \\d{4}-\\d\\d-\\d\\d 09:00 Europe/Berlin`,
+      ),
+    );
   });
 });

@@ -19,7 +19,13 @@ describe('what a send spends', () => {
     env = await startEnv();
     alice = await createReadyNode(env, 's1', { utxos: true });
     await createReadyNode(env, 's2', { utxos: true });
-    await runCommand(env, findCommand(assetCommands, 'asset issue-nia'), { node: 's1', ticker: 'PREC', name: 'Precise', amounts: '100000', precision: '2' });
+    await runCommand(env, findCommand(assetCommands, 'asset issue-nia'), {
+      node: 's1',
+      ticker: 'PREC',
+      name: 'Precise',
+      amounts: '100000',
+      precision: '2',
+    });
   });
   afterAll(async () => {
     await env?.close();
@@ -27,10 +33,14 @@ describe('what a send spends', () => {
 
   it('counts an asset send in the asset’s display units, so a threshold in PREC applies as people read it', async () => {
     const def = findCommand(assetCommands, 'asset send');
-    const spend = await assetSendSpend(makeContext(env, def, { node: 's1', asset_id: 'PREC', amount: '15', recipient_id: 'utxob:abc' }, { node: alice }));
+    const spend = await assetSendSpend(
+      makeContext(env, def, { node: 's1', asset_id: 'PREC', amount: '15', recipient_id: 'utxob:abc' }, { node: alice }),
+    );
     expect(spend).toMatchObject({ msat: 0, asset: { ticker: 'PREC', amount: 15 }, counts: true });
     // The same send typed in raw units, as the command itself reads it with raw=true.
-    const raw = await assetSendSpend(makeContext(env, def, { node: 's1', asset_id: 'PREC', amount: '1500', raw: true, recipient_id: 'utxob:abc' }, { node: alice }));
+    const raw = await assetSendSpend(
+      makeContext(env, def, { node: 's1', asset_id: 'PREC', amount: '1500', raw: true, recipient_id: 'utxob:abc' }, { node: alice }),
+    );
     expect(raw.asset).toEqual(spend.asset);
     const db = openDatabase(':memory:');
     const policy = createPolicy({ db, now: Date.now, access: createRoleService(db), approvalPolicy: 'asset.send > 10 PREC' });
@@ -50,16 +60,31 @@ describe('what a send spends', () => {
 
   it('reads a channel open as sats leaving the wallet: counted against limits like a send', async () => {
     const def = findCommand(channelCommands, 'channel open');
-    const spend = await channelOpenSpend(makeContext(env, def, { node: 's1', peer_pubkey_and_opt_addr: 's2', capacity_sat: 250_000, push_msat: 0, public: true, with_anchors: true }, { node: alice }));
+    const spend = await channelOpenSpend(
+      makeContext(
+        env,
+        def,
+        { node: 's1', peer_pubkey_and_opt_addr: 's2', capacity_sat: 250_000, push_msat: 0, public: true, with_anchors: true },
+        { node: alice },
+      ),
+    );
     expect(spend).toEqual({ msat: 250_000_000, to: 's2', counts: true });
   });
 
   it('counts the sats an asset send gives a witness recipient (witness_amount_sat), not only the asset', async () => {
     const def = findCommand(assetCommands, 'asset send');
     const args = { node: 's1', asset_id: 'PREC', amount: '1', recipient_id: 'bcrt:wvout:abcdef', witness_amount_sat: 1_000_000 };
-    expect(await assetSendSpend(makeContext(env, def, args, { node: alice }))).toMatchObject({ msat: 1_000_000_000, asset: { ticker: 'PREC', amount: 1 }, counts: true });
+    expect(await assetSendSpend(makeContext(env, def, args, { node: alice }))).toMatchObject({
+      msat: 1_000_000_000,
+      asset: { ticker: 'PREC', amount: 1 },
+      counts: true,
+    });
     // Without witness_amount_sat the node sends its default 1000 sats; a blinded UTXO gets none.
-    expect(await assetSendSpend(makeContext(env, def, { ...args, witness_amount_sat: undefined }, { node: alice }))).toMatchObject({ msat: 1_000_000 });
-    expect(await assetSendSpend(makeContext(env, def, { ...args, recipient_id: 'bcrt:utxob:abcdef' }, { node: alice }))).toMatchObject({ msat: 0 });
+    expect(await assetSendSpend(makeContext(env, def, { ...args, witness_amount_sat: undefined }, { node: alice }))).toMatchObject({
+      msat: 1_000_000,
+    });
+    expect(await assetSendSpend(makeContext(env, def, { ...args, recipient_id: 'bcrt:utxob:abcdef' }, { node: alice }))).toMatchObject({
+      msat: 0,
+    });
   });
 });

@@ -57,8 +57,8 @@ afterAll(async () => {
 });
 
 const place = { platform: 'slack' as const, channelId: 'CW', workspaceId: 'T1' };
-const run = (text: string, userId = 'UOP'): Promise<Reply> => dispatcher.dispatch({ via: 'typed', actor: { platform: 'slack', userId, displayName: 'Olga' }, place, text });
-
+const run = (text: string, userId = 'UOP'): Promise<Reply> =>
+  dispatcher.dispatch({ via: 'typed', actor: { platform: 'slack', userId, displayName: 'Olga' }, place, text });
 
 describe('watch commands', () => {
   it('watch add sets the webhook URL of a node that has none and says so', async () => {
@@ -84,13 +84,23 @@ describe('watch commands', () => {
   });
 
   it('watch add with kinds, min_amount and escalation settings keeps them, and watch list shows them', async () => {
-    const added = replyText(await run('watch add bob kinds=status,payments,channels,liquidity,lock min_amount="10k sats" escalate_after=5 pagerduty_key=abcdefghijklmnopqrstuvwxyz012345'));
+    const added = replyText(
+      await run(
+        'watch add bob kinds=status,payments,channels,liquidity,lock min_amount="10k sats" escalate_after=5 pagerduty_key=abcdefghijklmnopqrstuvwxyz012345',
+      ),
+    );
     expect(added).toContain('status, payments, channels, liquidity, lock');
     expect(added).toContain('10,000 sats');
     const w = (await notifier.watches.list(place)).find((x) => x.target === ids.bob)!;
-    expect(w).toMatchObject({ kinds: ['status', 'payments', 'channels', 'liquidity', 'lock'], minAmountMsat: 10_000_000, escalateAfterMin: 5 });
+    expect(w).toMatchObject({
+      kinds: ['status', 'payments', 'channels', 'liquidity', 'lock'],
+      minAmountMsat: 10_000_000,
+      escalateAfterMin: 5,
+    });
     const list = replyText(await run('watch list', 'UREADER'));
-    expect(list).toContain('bob | every change | status, payments, channels, liquidity, lock (≥ 10,000 sats) | after 5 min, PagerDuty key …2345 | active');
+    expect(list).toContain(
+      'bob | every change | status, payments, channels, liquidity, lock (≥ 10,000 sats) | after 5 min, PagerDuty key …2345 | active',
+    );
     expect(list).not.toContain('abcdefghijklmnop');
     // The routing key is a secret under any name: the audit trail keeps it masked.
     const audited = (await dispatcher.services.audit.query({ action: 'watch.add', limit: 20 })).find((e) => 'pagerduty_key' in e.args);
@@ -106,7 +116,9 @@ describe('watch commands', () => {
 
   it('watch add refuses an unknown kind and an amount without a unit, saying what to write', async () => {
     expect(replyText(await run('watch add bob kinds=payments,gossip'))).toMatch(/Unknown kind gossip[\s\S]*kinds=status,payments,channels/);
-    expect(replyText(await run('watch add bob kinds=payments min_amount=10000'))).toMatch(/`min_amount` is not a valid amount: it has no unit[\s\S]*min_amount="10k sats"/);
+    expect(replyText(await run('watch add bob kinds=payments min_amount=10000'))).toMatch(
+      /`min_amount` is not a valid amount: it has no unit[\s\S]*min_amount="10k sats"/,
+    );
   });
 
   it('watch add reads min_amount typed as two words unquoted, with the one amount grammar (separators, BTC)', async () => {
@@ -124,7 +136,9 @@ describe('watch commands', () => {
     expect(list).toContain('alice | FAILED, PAUSED | status | after the default delay | active');
     expect(list).toContain('bob | every change | status | after the default delay | active');
     expect(replyText(await run('watch mute bob minutes=5'))).toMatch(/Muted bob in this channel until \d{4}-\d\d-\d\d \d\d:\d\d UTC$/m);
-    expect(replyText(await run('watch list', 'UREADER'))).toMatch(/bob \| every change \| status \| after the default delay \| muted until \d{4}-\d\d-\d\d \d\d:\d\d UTC \|/);
+    expect(replyText(await run('watch list', 'UREADER'))).toMatch(
+      /bob \| every change \| status \| after the default delay \| muted until \d{4}-\d\d-\d\d \d\d:\d\d UTC \|/,
+    );
     expect(replyText(await run('watch unmute'))).toMatch(/Unmuted \(1 mute ended\)/);
     expect(replyText(await run('watch remove bob'))).toContain('No longer watching bob');
     expect(replyText(await run('watch remove bob'))).toMatch(/does not watch "bob"\.[\s\S]*watch list/);
@@ -155,7 +169,12 @@ describe('watch commands', () => {
     expect(incident.header).toMatch(/Incident #\d+: alice is FAILED/);
     const ackButton = incident.buttons!.find((b) => b.label === 'Acknowledge')!;
     expect(ackButton.id).toBeTruthy();
-    const r = await dispatcher.dispatch({ via: 'button', actor: { platform: 'slack', userId: 'UOP', displayName: 'Olga' }, place, buttonId: ackButton.id! });
+    const r = await dispatcher.dispatch({
+      via: 'button',
+      actor: { platform: 'slack', userId: 'UOP', displayName: 'Olga' },
+      place,
+      buttonId: ackButton.id!,
+    });
     expect(replyText(r)).toMatch(/acknowledged by Olga \(slack:UOP\)/);
     expect((await notifier.watches.incidents({ place, state: 'open' }))[0].ackedBy).toBe('Olga (slack:UOP)');
     expect(replyText(await run('watch ack 999'))).toMatch(/no incident #999/);
@@ -169,14 +188,21 @@ describe('watch commands', () => {
     await run('watch add bob');
     await ingest(notifier, statusPayload(ids.bob, 'FAILED'), 'bob');
     await notifier.drain(3000);
-    const incident = poster.topLevel('CW').filter((m) => /Incident #\d+: bob is FAILED/.test(m.message.header ?? '')).at(-1)!.message;
+    const incident = poster
+      .topLevel('CW')
+      .filter((m) => /Incident #\d+: bob is FAILED/.test(m.message.header ?? ''))
+      .at(-1)!.message;
     const ackButton = incident.buttons!.find((b) => b.label === 'Acknowledge')!;
     const r = await dispatcher.dispatch({ via: 'button', actor: scoped, place, buttonId: ackButton.id! });
     expect(replyText(r)).toMatch(/acknowledged by Sam \(slack:USCOPED\)/);
 
     // alice's incident (acknowledged above or not) is not Sam's to acknowledge, by number or by naming bob.
     const aliceIncident = (await notifier.watches.incidents({ place })).find((i) => i.nodeId === ids.alice)!;
-    expect(replyText(await dispatcher.dispatch({ via: 'typed', actor: scoped, place, text: `watch ack ${aliceIncident.id}` }))).toContain('limited to nodes=bob');
-    expect(replyText(await dispatcher.dispatch({ via: 'typed', actor: scoped, place, text: `watch ack ${aliceIncident.id} bob` }))).toContain('is not about that node');
+    expect(replyText(await dispatcher.dispatch({ via: 'typed', actor: scoped, place, text: `watch ack ${aliceIncident.id}` }))).toContain(
+      'limited to nodes=bob',
+    );
+    expect(
+      replyText(await dispatcher.dispatch({ via: 'typed', actor: scoped, place, text: `watch ack ${aliceIncident.id} bob` })),
+    ).toContain('is not about that node');
   });
 });

@@ -43,7 +43,13 @@ async function type(line: string, expectText: string | RegExp): Promise<string> 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'rln-demo-'));
   const config = loadConfig({ DATABASE_PATH: join(dir, 'bot.db'), PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' });
-  app = await createApp({ config, logger: createLogger({ level: 'silent' }), metrics: createMetrics({ defaults: false }), shell: { input, output, prompt: false }, emulator: { lifecycleDelayMs: 50 } });
+  app = await createApp({
+    config,
+    logger: createLogger({ level: 'silent' }),
+    metrics: createMetrics({ defaults: false }),
+    shell: { input, output, prompt: false },
+    emulator: { lifecycleDelayMs: 50 },
+  });
   await app.start();
 });
 
@@ -190,7 +196,13 @@ describe('the demo in the terminal', () => {
     const bobPk = (await bob.nodeinfo()).pubkey;
     await alice.createutxos({ num: 4, size: 32_500, fee_rate: 1, up_to: false, skip_sync: false });
     await bob.createutxos({ num: 4, size: 32_500, fee_rate: 1, up_to: false, skip_sync: false });
-    await alice.openchannel({ peer_pubkey_and_opt_addr: `${bobPk}@bob.peer.invalid:9735`, capacity_sat: 100_000, push_msat: 0, public: true, with_anchors: true });
+    await alice.openchannel({
+      peer_pubkey_and_opt_addr: `${bobPk}@bob.peer.invalid:9735`,
+      capacity_sat: 100_000,
+      push_msat: 0,
+      public: true,
+      with_anchors: true,
+    });
     app.emulator!.world.mine(6);
     const { invoice } = await bob.lninvoice({ amt_msat: 1_000_000, expiry_sec: 600 });
     expect((await alice.sendpayment({ invoice })).status).toBe('Succeeded');
@@ -198,7 +210,12 @@ describe('the demo in the terminal', () => {
     expect(paid).toMatch(/alice already paid this invoice/);
     expect(paid).not.toMatch(/type: confirm/);
     const { asset } = await alice.issueassetnia({ amounts: [100_000], ticker: 'TRM', name: 'Terminal units', precision: 2 });
-    const { invoice: rgb } = await bob.rgbinvoice({ asset_id: asset.asset_id, assignment: { type: 'Fungible', value: 1_000 }, min_confirmations: 1, witness: false });
+    const { invoice: rgb } = await bob.rgbinvoice({
+      asset_id: asset.asset_id,
+      assignment: { type: 'Fungible', value: 1_000 },
+      min_confirmations: 1,
+      witness: false,
+    });
     const differs = await type(`/rln asset send alice TRM 12.5 ${rgb}`, 'The invoice asks for');
     expect(differs).toContain('The invoice asks for 10.00 TRM, but the send is of 12.50 TRM.');
     expect(differs).not.toMatch(/type: confirm/);
@@ -220,7 +237,12 @@ describe('the demo in the terminal', () => {
 
     const trm = (await alice.listassets({ filter_asset_schemas: [] })).nia!.find((a) => a.ticker === 'TRM')!.asset_id;
     const { asset: other } = await alice.issueassetnia({ amounts: [500], ticker: 'OTX', name: 'Other terminal units', precision: 0 });
-    const { invoice: forOther } = await bob.rgbinvoice({ asset_id: other.asset_id, assignment: { type: 'Fungible', value: 5 }, min_confirmations: 1, witness: false });
+    const { invoice: forOther } = await bob.rgbinvoice({
+      asset_id: other.asset_id,
+      assignment: { type: 'Fungible', value: 5 },
+      min_confirmations: 1,
+      witness: false,
+    });
     const otherAsset = await type(`/rln asset send alice TRM 5 ${forOther}`, 'The invoice asks for');
     expect(otherAsset).toMatch(/The invoice asks for OTX[^,]*, but the send is of TRM/);
     expect(otherAsset).not.toMatch(notAsked);

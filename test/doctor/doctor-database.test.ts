@@ -39,7 +39,9 @@ describe('npm run doctor: the database', () => {
     const url = await newPostgresUrl('doctor');
     const password = decodeURIComponent(new URL(url).password);
     const { code, text } = await doctor({ DATABASE_URL: url });
-    expect(text).toMatch(/✓ database \(PostgreSQL\) at postgres:\/\/postgres@127\.0\.0\.1:\d+\/doctor\w*: connected, schema version 0, this build expects \d+ \(missing: 100, .*\): run the new version once to migrate/);
+    expect(text).toMatch(
+      /✓ database \(PostgreSQL\) at postgres:\/\/postgres@127\.0\.0\.1:\d+\/doctor\w*: connected, schema version 0, this build expects \d+ \(missing: 100, .*\): run the new version once to migrate/,
+    );
     expect(text).not.toContain(password);
     expect(code).toBe(0);
     // Older replicas may still be using this database: doctor changed nothing.
@@ -55,17 +57,25 @@ describe('npm run doctor: the database', () => {
     const url = await newPostgresUrl('doctor');
     await (await openPostgres(url)).close();
     const { code, text } = await doctor({ DATABASE_URL: url });
-    expect(text).toMatch(/✓ database \(PostgreSQL\) at postgres:\/\/postgres@.*: connected, schema version \d+ \(the version this build expects\)/);
+    expect(text).toMatch(
+      /✓ database \(PostgreSQL\) at postgres:\/\/postgres@.*: connected, schema version \d+ \(the version this build expects\)/,
+    );
     expect(code).toBe(0);
   });
 
   it('PostgreSQL migrated by a newer version: fails, naming the versions this build does not know', async () => {
     const url = await newPostgresUrl('doctor');
     const db = await openPostgres(url);
-    await db.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [999_999, 'from the future', new Date().toISOString()]);
+    await db.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [
+      999_999,
+      'from the future',
+      new Date().toISOString(),
+    ]);
     await db.close();
     const { code, text } = await doctor({ DATABASE_URL: url });
-    expect(text).toMatch(/✗ database \(PostgreSQL\) at .*: schema version 999999, but this build knows only up to \d+: the database was migrated by a newer version \(unknown: 999999\)/);
+    expect(text).toMatch(
+      /✗ database \(PostgreSQL\) at .*: schema version 999999, but this build knows only up to \d+: the database was migrated by a newer version \(unknown: 999999\)/,
+    );
     expect(code).toBe(1);
   });
 
@@ -74,7 +84,9 @@ describe('npm run doctor: the database', () => {
     u.password = 'wrong-password-123456';
     const { code, text } = await doctor({ DATABASE_URL: u.toString() });
     expect(code).toBe(1);
-    expect(text).toMatch(/✗ database \(PostgreSQL\) at postgres:\/\/postgres@.*refused the credentials of user "postgres".*Check the user and password in DATABASE_URL/);
+    expect(text).toMatch(
+      /✗ database \(PostgreSQL\) at postgres:\/\/postgres@.*refused the credentials of user "postgres".*Check the user and password in DATABASE_URL/,
+    );
     expect(text).not.toContain('wrong-password-123456');
   });
 
@@ -82,7 +94,11 @@ describe('npm run doctor: the database', () => {
     const port = await closedPort();
     const { code, text } = await doctor({ DATABASE_URL: `postgres://bot:secret-pw-98765@127.0.0.1:${port}/rln` });
     expect(code).toBe(1);
-    expect(text).toMatch(new RegExp(`✗ database \\(PostgreSQL\\) at postgres://bot@127\\.0\\.0\\.1:${port}/rln: unreachable \\(ECONNREFUSED\\)\\. Check the host and port in DATABASE_URL`));
+    expect(text).toMatch(
+      new RegExp(
+        `✗ database \\(PostgreSQL\\) at postgres://bot@127\\.0\\.0\\.1:${port}/rln: unreachable \\(ECONNREFUSED\\)\\. Check the host and port in DATABASE_URL`,
+      ),
+    );
     expect(text).not.toContain('secret-pw-98765');
   });
 

@@ -20,7 +20,11 @@ describe('npm run doctor', () => {
   };
 
   it('passes against the emulator with the right token', async () => {
-    const { code, text } = await doctor({ SERVICE_URL: emulator.url, SERVICE_API_TOKEN: emulator.token, DATABASE_PATH: join(dir, 'ok.db') });
+    const { code, text } = await doctor({
+      SERVICE_URL: emulator.url,
+      SERVICE_API_TOKEN: emulator.token,
+      DATABASE_PATH: join(dir, 'ok.db'),
+    });
     expect(text).toContain(`token accepted (${emulator.nodes().length} nodes)`);
     expect(text).toMatch(/✓ service at /);
     expect(text).toMatch(/✓ webhook public key: fetched and parsed \(ed25519/);
@@ -44,7 +48,11 @@ describe('npm run doctor', () => {
   });
 
   it('says the service is unreachable in plain words', async () => {
-    const { code, text } = await doctor({ SERVICE_URL: 'http://127.0.0.1:9', SERVICE_API_TOKEN: 'x'.repeat(12), DATABASE_PATH: join(dir, 'u.db') });
+    const { code, text } = await doctor({
+      SERVICE_URL: 'http://127.0.0.1:9',
+      SERVICE_API_TOKEN: 'x'.repeat(12),
+      DATABASE_PATH: join(dir, 'u.db'),
+    });
     expect(code).toBe(1);
     expect(text).toMatch(/✗ service at http:\/\/127\.0\.0\.1:9.*(unreachable|could not|connect)/i);
   });

@@ -70,7 +70,11 @@ describe('emulator with the real NodeWorld', () => {
     const bob = e.nodes().find((n) => n.name === 'bob')!;
     const form = new FormData();
     form.append('file', new Blob([Buffer.from('hello media')], { type: 'text/plain' }), 'hello.txt');
-    const r = await fetch(`${bob.invoke_url}/postassetmedia`, { method: 'POST', headers: { authorization: `Bearer ${e.nodeApiToken}` }, body: form });
+    const r = await fetch(`${bob.invoke_url}/postassetmedia`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${e.nodeApiToken}` },
+      body: form,
+    });
     expect(r.status).toBe(200);
     const { digest } = (await r.json()) as { digest: string };
     expect(digest).toMatch(/^[0-9a-f]{64}$/);

@@ -14,7 +14,8 @@ async function demo() {
   const e = await startEmulator({ seed: 'demo', demoPassword: 'demo-password', lifecycleDelayMs: 20 });
   open.push(e);
   const id = (name: string) => e.nodes().find((n) => n.name === name)!.nodeId;
-  const call = (name: string, endpoint: string, body?: unknown) => e.world.handle(id(name), body === undefined ? 'GET' : 'POST', endpoint, body);
+  const call = (name: string, endpoint: string, body?: unknown) =>
+    e.world.handle(id(name), body === undefined ? 'GET' : 'POST', endpoint, body);
   return { e, id, call };
 }
 
@@ -37,14 +38,16 @@ describe('emulator drivers for node activity', () => {
     await r.close();
   });
 
-  it('lets the peer close a channel (it leaves both nodes\' lists once mined), and records a failed payment when no channel can carry it', async () => {
+  it("lets the peer close a channel (it leaves both nodes' lists once mined), and records a failed payment when no channel can carry it", async () => {
     const { e, id, call } = await demo();
     const bobKey = e.world.pubkeyOf(id('bob'));
     await call('alice', 'connectpeer', { peer_pubkey_and_addr: `${bobKey}@127.0.0.1:9735` });
     await call('alice', 'openchannel', { peer_pubkey_and_opt_addr: bobKey, capacity_sat: 50_000 });
     e.world.mine(1);
     const [channel] = ((await call('alice', 'listchannels')).body as { channels: Array<{ channel_id: string }> }).channels;
-    expect((await call('bob', 'closechannel', { channel_id: channel.channel_id, peer_pubkey: e.world.pubkeyOf(id('alice')) })).status).toBe(200);
+    expect((await call('bob', 'closechannel', { channel_id: channel.channel_id, peer_pubkey: e.world.pubkeyOf(id('alice')) })).status).toBe(
+      200,
+    );
     e.world.mine(1);
     expect(((await call('alice', 'listchannels')).body as { channels: unknown[] }).channels).toEqual([]);
 

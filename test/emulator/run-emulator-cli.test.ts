@@ -12,7 +12,10 @@ describe('runEmulatorCli', () => {
   it('prints the URL and key type but not a token given with --token', async () => {
     const lines: string[] = [];
     const token = 'cli-given-token-abcdef';
-    const e = await runEmulatorCli(['--port', '0', '--token', token, '--key-type', 'rsa', '--delay', '20'], { out: (l) => lines.push(l), handleSignals: false });
+    const e = await runEmulatorCli(['--port', '0', '--token', token, '--key-type', 'rsa', '--delay', '20'], {
+      out: (l) => lines.push(l),
+      handleSignals: false,
+    });
     open.push(e);
     const text = lines.join('\n');
     expect(text).toContain(e.url);

@@ -31,7 +31,12 @@ describe('dialog titles', () => {
       services: { hosting: fakeHosting() as any, nodeApi: () => ({}) as any },
       admins: ['slack:UADMIN'],
     });
-    const r = await dispatcher.dispatch({ via: 'typed', actor: slackUser('UADMIN'), place: slackChannel, text: 'node rotate-all-credentials alice' });
+    const r = await dispatcher.dispatch({
+      via: 'typed',
+      actor: slackUser('UADMIN'),
+      place: slackChannel,
+      text: 'node rotate-all-credentials alice',
+    });
     expect(r.kind).toBe('dialog');
     const dialog = (r as Extract<Reply, { kind: 'dialog' }>).dialog;
     expect(dialog.title).toBe('Node rotate-all-credentials');

@@ -21,7 +21,11 @@ const echoingUnlock = defineCommand({
   secrets: [{ name: 'password', label: 'Node password', kind: 'secret', required: true }],
   mutates: true,
   handler: async (ctx) => {
-    throw new UserError('node_error', `The unlock of ${ctx.node!.name} failed (node said: bad password "${ctx.secrets.password}").`, `Check "${ctx.secrets.password}" and try again.`);
+    throw new UserError(
+      'node_error',
+      `The unlock of ${ctx.node!.name} failed (node said: bad password "${ctx.secrets.password}").`,
+      `Check "${ctx.secrets.password}" and try again.`,
+    );
   },
 });
 
@@ -43,7 +47,9 @@ describe('dispatcher: a secret quoted in a handler error', () => {
     const r = await dispatcher.dispatch({ via: 'dialog', actor: admin, place: slackChannel, dialogId, values: { password } });
     expect(r.kind).toBe('message');
     const m = (r as Extract<Reply, { kind: 'message' }>).message;
-    const shown = [m.header, m.summary, ...m.blocks.map((b) => ('text' in b ? inlineToPlain(b.text as any) : JSON.stringify(b)))].join('\n');
+    const shown = [m.header, m.summary, ...m.blocks.map((b) => ('text' in b ? inlineToPlain(b.text as any) : JSON.stringify(b)))].join(
+      '\n',
+    );
     expect(shown).toContain('The unlock of alice failed');
     expect(shown).not.toContain(password);
     const [entry] = await dispatcher.audit.latest();

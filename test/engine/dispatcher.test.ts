@@ -143,7 +143,7 @@ describe('dispatcher: roles', () => {
 });
 
 describe('dispatcher: button confirmation', () => {
-  it('asks with Confirm/Cancel, runs once on the requester\'s click and replaces the prompt', async () => {
+  it("asks with Confirm/Cancel, runs once on the requester's click and replaces the prompt", async () => {
     const h = harness();
     const prompt = await h.dispatcher.dispatch(typed(ops, '/rln node stop alice'));
     expect((prompt as any).visibility).toBe('channel');
@@ -204,7 +204,12 @@ describe('dispatcher: button confirmation', () => {
       const prompt = await first.dispatcher.dispatch(typed(ops, '/rln node stop alice'));
       void first.db.close();
       const second = harness({ db: openDatabase(file) });
-      const done = await second.dispatcher.dispatch({ via: 'button', actor: ops, place: slackChannel, buttonId: buttonId(prompt, 'Confirm') });
+      const done = await second.dispatcher.dispatch({
+        via: 'button',
+        actor: ops,
+        place: slackChannel,
+        buttonId: buttonId(prompt, 'Confirm'),
+      });
       expect(message(done).header).toBe('Stopping alice');
       expect(second.calls.stop).toEqual(['n-111']);
       void second.db.close();
@@ -226,11 +231,16 @@ describe('dispatcher: button confirmation', () => {
 
   it('runs a stored button through the whole pipeline, role included', async () => {
     const h = harness();
-    const prepared = await h.dispatcher.prepareMessage({ blocks: [], buttons: [{ label: 'Start', command: 'node start', args: { node: 'bob' } }] });
+    const prepared = await h.dispatcher.prepareMessage({
+      blocks: [],
+      buttons: [{ label: 'Start', command: 'node start', args: { node: 'bob' } }],
+    });
     const id = prepared.buttons![0].id!;
     expect(id).toMatch(/^b_[A-Za-z0-9_-]{1,22}$/);
     expect(message(await h.dispatcher.dispatch({ via: 'button', actor: reader, place: slackChannel, buttonId: id })).tone).toBe('danger');
-    expect(message(await h.dispatcher.dispatch({ via: 'button', actor: ops, place: slackChannel, buttonId: id })).header).toBe('Starting bob');
+    expect(message(await h.dispatcher.dispatch({ via: 'button', actor: ops, place: slackChannel, buttonId: id })).header).toBe(
+      'Starting bob',
+    );
     const unknown = await h.dispatcher.dispatch({ via: 'button', actor: ops, place: slackChannel, buttonId: 'b_nope' });
     expect(textOf(unknown)).toContain('expired');
   });
@@ -252,7 +262,13 @@ describe('dispatcher: typed-name dialog (destroy)', () => {
   it('refuses a wrong name inside the dialog, does nothing, audits it; the right name destroys', async () => {
     const h = harness();
     const d = ((await h.dispatcher.dispatch(typed(admin, '/rln node destroy alice'))) as any).dialog;
-    const wrong = await h.dispatcher.dispatch({ via: 'dialog', actor: admin, place: slackChannel, dialogId: d.id, values: { confirm_name: 'alcie', backup: 'false' } });
+    const wrong = await h.dispatcher.dispatch({
+      via: 'dialog',
+      actor: admin,
+      place: slackChannel,
+      dialogId: d.id,
+      values: { confirm_name: 'alcie', backup: 'false' },
+    });
     expect(wrong.kind).toBe('dialog_errors');
     expect((wrong as any).errors.confirm_name).toContain('alice');
     expect(h.calls.destroy).toEqual([]);
@@ -272,7 +288,13 @@ describe('dispatcher: typed-name dialog (destroy)', () => {
     expect(JSON.stringify(await h.dispatcher.audit.latest({ limit: 10 }))).not.toContain('correct horse');
     expect(h.log.text).not.toContain('correct horse');
     // Used once.
-    const again = await h.dispatcher.dispatch({ via: 'dialog', actor: admin, place: slackChannel, dialogId: d.id, values: { confirm_name: 'alice', backup: 'false' } });
+    const again = await h.dispatcher.dispatch({
+      via: 'dialog',
+      actor: admin,
+      place: slackChannel,
+      dialogId: d.id,
+      values: { confirm_name: 'alice', backup: 'false' },
+    });
     expect(message(again).tone).toBe('danger');
     expect(h.calls.destroy).toHaveLength(1);
   });
@@ -280,7 +302,13 @@ describe('dispatcher: typed-name dialog (destroy)', () => {
   it("reads a checkbox answered 'ok' as ticked (Discord's yes/no input), however the adapter passed it", async () => {
     const h = harness();
     const d = ((await h.dispatcher.dispatch(typed(admin, '/rln node destroy alice'))) as any).dialog;
-    const r = await h.dispatcher.dispatch({ via: 'dialog', actor: admin, place: slackChannel, dialogId: d.id, values: { confirm_name: 'alice', backup: 'OK', backup_password: 'correct horse battery' } });
+    const r = await h.dispatcher.dispatch({
+      via: 'dialog',
+      actor: admin,
+      place: slackChannel,
+      dialogId: d.id,
+      values: { confirm_name: 'alice', backup: 'OK', backup_password: 'correct horse battery' },
+    });
     expect(message(r).header).toBe('Destroyed alice');
     expect(h.calls.destroy).toEqual([{ node: 'n-111', backup: 'true', backup_password: 'correct horse battery' }]);
   });
@@ -288,7 +316,13 @@ describe('dispatcher: typed-name dialog (destroy)', () => {
   it('asks for the password when the backup is ticked without one', async () => {
     const h = harness();
     const d = ((await h.dispatcher.dispatch(typed(admin, '/rln node destroy alice'))) as any).dialog;
-    const r = await h.dispatcher.dispatch({ via: 'dialog', actor: admin, place: slackChannel, dialogId: d.id, values: { confirm_name: 'alice', backup: 'true' } });
+    const r = await h.dispatcher.dispatch({
+      via: 'dialog',
+      actor: admin,
+      place: slackChannel,
+      dialogId: d.id,
+      values: { confirm_name: 'alice', backup: 'true' },
+    });
     expect(r.kind).toBe('dialog_errors');
     expect(Object.keys((r as any).errors)).toEqual([BACKUP_PASSWORD_FIELD]);
     expect(h.calls.destroy).toEqual([]);
@@ -301,7 +335,13 @@ describe('dispatcher: typed-name dialog (destroy)', () => {
     await h.dispatcher.dispatch(typed(admin, '/rln access grant slack:UREAD admin'));
     const d = ((await h.dispatcher.dispatch(typed(reader, '/rln node destroy alice'))) as any).dialog;
     await h.dispatcher.dispatch(typed(admin, '/rln access revoke slack:UREAD'));
-    const sub = await h.dispatcher.dispatch({ via: 'dialog', actor: reader, place: slackChannel, dialogId: d.id, values: { confirm_name: 'alice', backup: 'false' } });
+    const sub = await h.dispatcher.dispatch({
+      via: 'dialog',
+      actor: reader,
+      place: slackChannel,
+      dialogId: d.id,
+      values: { confirm_name: 'alice', backup: 'false' },
+    });
     expect(textOf(sub)).toContain('admin role');
     expect(h.calls.destroy).toEqual([]);
   });
@@ -315,7 +355,13 @@ describe('dispatcher: secrets', () => {
       expect(textOf(r)).toContain('private dialog');
       expect(JSON.stringify(r)).not.toContain('hunter2secret');
     }
-    const d = await h.dispatcher.dispatch({ via: 'typed', actor: admin, place: slackChannel, path: 'node unlock', args: { node: 'alice', password: 'hunter2secret' } });
+    const d = await h.dispatcher.dispatch({
+      via: 'typed',
+      actor: admin,
+      place: slackChannel,
+      path: 'node unlock',
+      args: { node: 'alice', password: 'hunter2secret' },
+    });
     expect(JSON.stringify(d)).not.toContain('hunter2secret');
     expect(h.calls.unlock).toEqual([]);
     const entries = await h.dispatcher.audit.latest({ limit: 10 });
@@ -334,9 +380,21 @@ describe('dispatcher: secrets', () => {
     expect(d.fields).toEqual([{ name: 'password', label: 'Node password', kind: 'secret', required: true }]);
     const empty = await h.dispatcher.dispatch({ via: 'dialog', actor: admin, place: slackChannel, dialogId: d.id, values: {} });
     expect(empty.kind).toBe('dialog_errors');
-    const other = await h.dispatcher.dispatch({ via: 'dialog', actor: ops, place: slackChannel, dialogId: d.id, values: { password: 'p4ssw0rd-typed' } });
+    const other = await h.dispatcher.dispatch({
+      via: 'dialog',
+      actor: ops,
+      place: slackChannel,
+      dialogId: d.id,
+      values: { password: 'p4ssw0rd-typed' },
+    });
     expect(message(other).tone).toBe('danger');
-    const ok = await h.dispatcher.dispatch({ via: 'dialog', actor: admin, place: slackChannel, dialogId: d.id, values: { password: 'p4ssw0rd-typed' } });
+    const ok = await h.dispatcher.dispatch({
+      via: 'dialog',
+      actor: admin,
+      place: slackChannel,
+      dialogId: d.id,
+      values: { password: 'p4ssw0rd-typed' },
+    });
     expect(message(ok).header).toBe('Unlocked alice');
     expect(h.calls.unlock).toEqual([{ node: 'n-111', password: 'p4ssw0rd-typed' }]);
     expect(JSON.stringify(await h.dispatcher.audit.latest({ limit: 10 }))).not.toContain('p4ssw0rd-typed');
@@ -392,7 +450,12 @@ describe('dispatcher: errors', () => {
   it('turns a failing node list into a service error reply, not a throw', async () => {
     const h = harness();
     (h.hosting as any).listNodes = async () => {
-      throw Object.assign(new Error('GET /api/nodes failed'), { name: 'ServiceError', endpoint: 'GET /api/nodes', status: 503, hint: 'Try again later.' });
+      throw Object.assign(new Error('GET /api/nodes failed'), {
+        name: 'ServiceError',
+        endpoint: 'GET /api/nodes',
+        status: 503,
+        hint: 'Try again later.',
+      });
     };
     const r = await h.dispatcher.dispatch(typed(reader, '/rln node info alice'));
     expect(textOf(r)).toContain('503');
@@ -424,12 +487,21 @@ describe('dispatcher: services', () => {
         confirm: 'none',
         mutates: false,
         handler: async (ctx) => {
-          seen.push(typeof ctx.services.access.roleOf, typeof ctx.services.audit.latest, String(ctx.services.commands.get('probe')?.path), String(ctx.services.publicUrl));
+          seen.push(
+            typeof ctx.services.access.roleOf,
+            typeof ctx.services.audit.latest,
+            String(ctx.services.commands.get('probe')?.path),
+            String(ctx.services.publicUrl),
+          );
           return { blocks: [] };
         },
       }),
     ]);
-    const d = testDispatcher({ db: openDatabase(':memory:'), registry, services: { hosting: { listNodes: async () => [] } as any, nodeApi: () => ({}) as any, publicUrl: 'https://bot.example' } });
+    const d = testDispatcher({
+      db: openDatabase(':memory:'),
+      registry,
+      services: { hosting: { listNodes: async () => [] } as any, nodeApi: () => ({}) as any, publicUrl: 'https://bot.example' },
+    });
     await d.dispatch({ via: 'typed', actor: reader, place: slackChannel, text: 'probe' });
     expect(seen).toEqual(['function', 'function', 'probe', 'https://bot.example']);
     expect(d.services.access).toBe(d.roles);
@@ -459,9 +531,13 @@ describe('dispatcher: internal button commands', () => {
         ],
       },
     });
-    const id = (await h.dispatcher.prepareMessage({ blocks: [], buttons: [{ label: 'Ack', command: '__incident_ack', args: { incident: 'i1' } }] })).buttons![0].id!;
+    const id = (
+      await h.dispatcher.prepareMessage({ blocks: [], buttons: [{ label: 'Ack', command: '__incident_ack', args: { incident: 'i1' } }] })
+    ).buttons![0].id!;
     expect(message(await h.dispatcher.dispatch({ via: 'button', actor: reader, place: slackChannel, buttonId: id })).tone).toBe('danger');
-    expect(message(await h.dispatcher.dispatch({ via: 'button', actor: ops, place: slackChannel, buttonId: id })).header).toBe('Acknowledged');
+    expect(message(await h.dispatcher.dispatch({ via: 'button', actor: ops, place: slackChannel, buttonId: id })).header).toBe(
+      'Acknowledged',
+    );
     expect(acked).toEqual(['i1']);
     // Not typeable.
     expect(message(await h.dispatcher.dispatch(typed(ops, '__incident_ack i1'))).tone).toBe('danger');

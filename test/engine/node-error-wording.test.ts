@@ -12,10 +12,14 @@ describe('how a node API error reads', () => {
   let emulator: Emulator;
   afterAll(async () => emulator?.close());
 
-  it('shows the node\'s words once and a hint naming the node', async () => {
+  it("shows the node's words once and a hint naming the node", async () => {
     emulator = await startEmulator({ seed: 'demo', demoPassword: 'pw-demo-1' });
     const alice = emulator.nodes().find((n) => n.name === 'alice')!;
-    const api = createNodeApiClient({ baseUrl: alice.invoke_url!, credentials: { kind: 'token', token: emulator.nodeApiToken }, retries: 0 });
+    const api = createNodeApiClient({
+      baseUrl: alice.invoke_url!,
+      credentials: { kind: 'token', token: emulator.nodeApiToken },
+      retries: 0,
+    });
     const err = await api.init({ password: 'another-pw-1' }).catch((e: unknown) => e);
     const { message } = errorMessage(err, { path: 'node init', node: 'alice' });
     const text = message.blocks.map((b) => ('text' in b && typeof b.text !== 'undefined' ? inlineToPlain(b.text as never) : '')).join('\n');

@@ -112,11 +112,21 @@ describe('amounts with a unit typed as two words', async () => {
 
   it('binds a unit word to an unquoted key=value amount', () => {
     expect(p('invoice rgb alice amount=10 USDT').args).toEqual({ node: 'alice', amount: '10 USDT' });
-    expect(p('invoice ln alice amt_msat=0.5 BTC asset_amount=10USDT').args).toEqual({ node: 'alice', amt_msat: '0.5 BTC', asset_amount: '10USDT' });
+    expect(p('invoice ln alice amt_msat=0.5 BTC asset_amount=10USDT').args).toEqual({
+      node: 'alice',
+      amt_msat: '0.5 BTC',
+      asset_amount: '10USDT',
+    });
   });
 
   it('refuses a bitcoin amount in place without its unit, with an example naming one; named, the field fixes the unit (issue 26, P8)', () => {
-    for (const line of ['pay keysend alice bob 50k', 'pay keysend alice bob 20000', 'wallet send alice bcrt1qxyzxyzxyzxyzxyzxyzxyzxyz 200000', 'channel open alice bob 100000', 'invoice ln bob 50k']) {
+    for (const line of [
+      'pay keysend alice bob 50k',
+      'pay keysend alice bob 20000',
+      'wallet send alice bcrt1qxyzxyzxyzxyzxyzxyzxyzxyz 200000',
+      'channel open alice bob 100000',
+      'invoice ln bob 50k',
+    ]) {
       expect(() => p(line), line).toThrow(/has no unit\. An amount in place needs one: sats, msat or BTC/);
     }
     try {

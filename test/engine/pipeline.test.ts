@@ -21,7 +21,8 @@ function setup(opts: { dialogBudgetMs?: number } = {}) {
   const check = async (ctx: { node?: { name: string; status: string } }) => {
     world.checks.push(ctx.node!.name);
     await world.gate;
-    if (world.refuse || ctx.node!.status === 'PAUSED') return { reason: `${ctx.node!.name} is stopped.`, next: `Start it with \`/rln node start ${ctx.node!.name}\`.` };
+    if (world.refuse || ctx.node!.status === 'PAUSED')
+      return { reason: `${ctx.node!.name} is stopped.`, next: `Start it with \`/rln node start ${ctx.node!.name}\`.` };
     return undefined;
   };
   const registry = createRegistry([
@@ -98,7 +99,14 @@ describe('the pipeline', () => {
     it(`checks arguments, then the node, then the role, then the state, then confirms, when ${via}`, async () => {
       const { world, typed, click } = setup();
       const run = (actor: typeof reader, args: Record<string, string>) =>
-        via === 'typed' ? typed(actor, `node drain ${Object.entries(args).map(([k, v]) => `${k}=${v}`).join(' ')}`) : click(actor, 'node drain', args);
+        via === 'typed'
+          ? typed(
+              actor,
+              `node drain ${Object.entries(args)
+                .map(([k, v]) => `${k}=${v}`)
+                .join(' ')}`,
+            )
+          : click(actor, 'node drain', args);
       expect(header(await run(reader, { node: 'nobody', colour: 'red' }))).toBe('Invalid arguments');
       expect(header(await run(reader, { node: 'nobody' }))).toBe('Unknown node');
       expect(header(await run(reader, { node: 'bob' }))).toBe('Not allowed');
@@ -119,7 +127,11 @@ describe('the pipeline', () => {
     expect(r.kind === 'message' && r.visibility).toBe('private');
     expect(buttons(r)).toEqual([]);
     expect(world.ran).toEqual([]);
-    expect((await d.audit.latest({ node: 'bob', limit: 1 }))[0]).toMatchObject({ path: 'node drain', outcome: 'refused', reason: expect.stringContaining('bob is stopped') });
+    expect((await d.audit.latest({ node: 'bob', limit: 1 }))[0]).toMatchObject({
+      path: 'node drain',
+      outcome: 'refused',
+      reason: expect.stringContaining('bob is stopped'),
+    });
   });
 
   it('checks the state again at the Confirm click, and refuses if it changed', async () => {
@@ -160,7 +172,13 @@ describe('the pipeline', () => {
     expect(header(await submit())).toBe('Not now');
     world.refuse = false;
     expect((await submit()).kind).toBe('dialog_errors');
-    const done = await d.dispatch({ via: 'dialog', actor: reader, place: slackChannel, dialogId, values: { password: 'correct horse battery' } });
+    const done = await d.dispatch({
+      via: 'dialog',
+      actor: reader,
+      place: slackChannel,
+      dialogId,
+      values: { password: 'correct horse battery' },
+    });
     expect(header(done)).toBe('Sealed alice');
     expect(world.ran).toEqual(['seal alice']);
   });
@@ -172,13 +190,24 @@ describe('the pipeline', () => {
     const late = await typed(admin, 'node seal alice');
     expect(late.kind === 'message' && late.visibility).toBe('private');
     expect(buttons(late)).toEqual(['Open the dialog']);
-    const open = await d.dispatch({ via: 'button', actor: admin, place: slackChannel, buttonId: (late as Extract<Reply, { kind: 'message' }>).message.buttons![0].id! });
+    const open = await d.dispatch({
+      via: 'button',
+      actor: admin,
+      place: slackChannel,
+      buttonId: (late as Extract<Reply, { kind: 'message' }>).message.buttons![0].id!,
+    });
     expect(open.kind).toBe('dialog');
     expect(world.checks).toEqual(['alice']);
     release();
     world.refuse = true;
     const dialogId = open.kind === 'dialog' ? open.dialog.id : '';
-    const refused = await d.dispatch({ via: 'dialog', actor: admin, place: slackChannel, dialogId, values: { password: 'correct horse battery' } });
+    const refused = await d.dispatch({
+      via: 'dialog',
+      actor: admin,
+      place: slackChannel,
+      dialogId,
+      values: { password: 'correct horse battery' },
+    });
     expect(header(refused)).toBe('Not now');
     expect(world.checks).toEqual(['alice', 'alice']);
     expect(world.ran).toEqual([]);

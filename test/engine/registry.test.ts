@@ -9,7 +9,16 @@ import { allCommands } from '../../commands/index.js';
 const calls = () => ({ stop: [], info: [], unlock: [], destroy: [] });
 
 const simple = (path: string) =>
-  defineCommand({ path, summary: 's', example: `/rln ${path}`, args: z.object({}), role: 'read', confirm: 'none', mutates: false, handler: async () => ({ blocks: [] }) });
+  defineCommand({
+    path,
+    summary: 's',
+    example: `/rln ${path}`,
+    args: z.object({}),
+    role: 'read',
+    confirm: 'none',
+    mutates: false,
+    handler: async () => ({ blocks: [] }),
+  });
 
 describe('createRegistry', () => {
   it('refuses two commands with the same path at start-up', () => {
@@ -22,7 +31,14 @@ describe('createRegistry', () => {
   });
 
   it('orders groups and actions as commands/ gives them, with a generated help per group last', () => {
-    const r = createRegistry([simple('access list'), simple('node stop'), simple('node list'), simple('wallet address'), simple('access grant'), simple('help')]);
+    const r = createRegistry([
+      simple('access list'),
+      simple('node stop'),
+      simple('node list'),
+      simple('wallet address'),
+      simple('access grant'),
+      simple('help'),
+    ]);
     expect(r.groups().map((g) => g.group)).toEqual(['access', 'node', 'wallet']);
     expect(r.groups()[1].actions.map((d) => d.path)).toEqual(['node stop', 'node list', 'node help']);
     expect(r.groups()[0].actions.map((d) => d.path)).toEqual(['access list', 'access grant', 'access help']);
@@ -30,10 +46,34 @@ describe('createRegistry', () => {
     expect(r.topLevel().map((d) => d.path)).toEqual(['help']);
   });
 
-  it('lists the project\'s commands in the order commands/index.ts gives them', () => {
+  it("lists the project's commands in the order commands/index.ts gives them", () => {
     const groups = createRegistry(allCommands).groups();
-    expect(groups.map((g) => g.group)).toEqual(['node', 'wallet', 'asset', 'invoice', 'pay', 'channel', 'peer', 'net', 'swap', 'watch', 'report', 'access', 'policy']);
-    expect(groups.find((g) => g.group === 'wallet')!.actions.map((d) => d.path.split(' ')[1])).toEqual(['address', 'balance', 'unspents', 'utxos', 'transactions', 'fee', 'sign', 'send', 'help']);
+    expect(groups.map((g) => g.group)).toEqual([
+      'node',
+      'wallet',
+      'asset',
+      'invoice',
+      'pay',
+      'channel',
+      'peer',
+      'net',
+      'swap',
+      'watch',
+      'report',
+      'access',
+      'policy',
+    ]);
+    expect(groups.find((g) => g.group === 'wallet')!.actions.map((d) => d.path.split(' ')[1])).toEqual([
+      'address',
+      'balance',
+      'unspents',
+      'utxos',
+      'transactions',
+      'fee',
+      'sign',
+      'send',
+      'help',
+    ]);
   });
 
   it('derives positional arguments and argument specs from the schema', () => {

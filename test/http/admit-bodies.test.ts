@@ -20,10 +20,14 @@ describe('admitting bodies by count and by bytes', () => {
   /** Starts a POST with a declared length; resolves with its status once answered. */
   const post = (base: string, length: number) =>
     new Promise<{ status: number; retryAfter?: string }>((resolve, reject) => {
-      const req = request(`${base}/in`, { method: 'POST', headers: { 'content-length': String(length), 'x-sig': 's', 'content-type': 'application/octet-stream' } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'] }));
-      });
+      const req = request(
+        `${base}/in`,
+        { method: 'POST', headers: { 'content-length': String(length), 'x-sig': 's', 'content-type': 'application/octet-stream' } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'] }));
+        },
+      );
       req.on('error', reject);
       req.end(Buffer.alloc(length));
     });
@@ -75,7 +79,12 @@ describe('admitting bodies by count and by bytes', () => {
     one.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: LIMIT }, (_r, body, done) => done(null, body));
     one.addHook(
       'onRequest',
-      admitBodies({ bodyLimit: LIMIT, maxInFlight: 1, signed: () => true, refuse: (_req, reply, code, reason) => reply.code(code).send({ error: reason }) }),
+      admitBodies({
+        bodyLimit: LIMIT,
+        maxInFlight: 1,
+        signed: () => true,
+        refuse: (_req, reply, code, reason) => reply.code(code).send({ error: reason }),
+      }),
     );
     one.post('/in', async () => ({ ok: true }));
     const base = await one.listen({ port: 0, host: '127.0.0.1' });
@@ -84,7 +93,10 @@ describe('admitting bodies by count and by bytes', () => {
       for (let i = 0; i < 5; i++) expect((await post(base, 300)).status).toBe(200);
       // A client that declares 1,000 bytes, sends 10 and goes away.
       await new Promise<void>((resolve) => {
-        const req = request(`${base}/in`, { method: 'POST', headers: { 'content-length': '1000', 'content-type': 'application/octet-stream' } });
+        const req = request(`${base}/in`, {
+          method: 'POST',
+          headers: { 'content-length': '1000', 'content-type': 'application/octet-stream' },
+        });
         req.on('error', () => {});
         req.write(Buffer.alloc(10), () => setTimeout(() => (req.destroy(), resolve()), 100));
       });

@@ -29,7 +29,11 @@ async function bot() {
       DISCORD_API_URL: discord.apiUrl,
     },
   });
-  cleanup.push(() => slack.close(), () => discord.close(), () => h.close());
+  cleanup.push(
+    () => slack.close(),
+    () => discord.close(),
+    () => h.close(),
+  );
   const discordPost = (raw: string, headers = signer.headers(raw)) =>
     fetch(`${h.url}/discord/interactions`, { method: 'POST', headers, body: raw });
   return { h, slack, discord, signer, discordPost };
@@ -107,7 +111,11 @@ describe('early refusal on the chat endpoints', () => {
   it('answers Slack’s unsigned ssl_check with 200, as Bolt’s own receiver does, and other unsigned requests with 401', async () => {
     const t = await bot();
     const form = (body: Record<string, string>) =>
-      fetch(`${t.h.url}/slack/events`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body).toString() });
+      fetch(`${t.h.url}/slack/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(body).toString(),
+      });
     expect((await form({ ssl_check: '1', token: 'verification-token' })).status).toBe(200);
     expect((await form({ command: '/rln', text: 'help' })).status).toBe(401);
   });

@@ -51,10 +51,13 @@ describe('/healthz: ready only while the database answers', () => {
     expect(pings - before).toBeLessThanOrEqual(1);
 
     r.cut();
-    const down = await waitFor(async () => {
-      const p = await probe();
-      return p.status === 503 && p;
-    }, { timeout: 6_000, interval: 100, what: '/healthz to report the database unreachable' });
+    const down = await waitFor(
+      async () => {
+        const p = await probe();
+        return p.status === 503 && p;
+      },
+      { timeout: 6_000, interval: 100, what: '/healthz to report the database unreachable' },
+    );
     expect(down.body).toEqual({ status: 'degraded', database: 'unreachable' });
 
     r.restore();

@@ -16,15 +16,18 @@ function countingLogger() {
   const logger = pino({ redact: ['*.token', 'password'] }, stream);
   const made = { children: 0 };
   const child = logger.child.bind(logger);
-  logger.child = ((bindings, options) => {
+  logger.child = (bindings, options) => {
     made.children++;
     return child(bindings, options);
-  });
+  };
   return { logger, lines, made };
 }
 
 async function appWith(logger: ReturnType<typeof countingLogger>['logger']) {
-  const app = Fastify({ loggerInstance: logger as unknown as FastifyBaseLogger, logController: new LogController({ disableRequestLogging: true }) });
+  const app = Fastify({
+    loggerInstance: logger as unknown as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+  });
   app.setChildLoggerFactory(lazyRequestLogger);
   app.get('/quiet', async () => ({ ok: true }));
   app.get('/logs', async (req) => {

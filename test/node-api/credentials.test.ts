@@ -3,7 +3,13 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildTransportOptions, createNodeApiClient, loadNodeCredentials, NodeApiError, NodeCredentialsError } from '../../src/node-api/index.js';
+import {
+  buildTransportOptions,
+  createNodeApiClient,
+  loadNodeCredentials,
+  NodeApiError,
+  NodeCredentialsError,
+} from '../../src/node-api/index.js';
 import { NodeWorld } from '../../src/emulator/node-api/index.js';
 import { startNodeWorldServer } from '../support/node-world-server.js';
 import { redactText } from '../../src/log.js';
@@ -28,7 +34,23 @@ function makePki(): void {
   writeFileSync(join(dir, 'san.ext'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
   for (const who of ['server', 'client']) {
     run('req', ...ec, '-keyout', `${who}.key`, '-out', `${who}.csr`, '-subj', `/CN=${who === 'server' ? 'localhost' : 'rln-chatops'}`);
-    run('x509', '-req', '-in', `${who}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${who}.crt`, '-days', '2', '-extfile', 'san.ext');
+    run(
+      'x509',
+      '-req',
+      '-in',
+      `${who}.csr`,
+      '-CA',
+      'ca.crt',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      `${who}.crt`,
+      '-days',
+      '2',
+      '-extfile',
+      'san.ext',
+    );
   }
 }
 
@@ -38,7 +60,12 @@ describe('loadNodeCredentials', () => {
     writeFileSync(file, JSON.stringify({ 'node-id-1': { token: 'tok-1' }, prod: { cert: 'c.pem', key: '/abs/k.pem', ca: 'ca.pem' } }));
     const lookup = loadNodeCredentials({ defaultToken: 'default-tok', file });
     expect(lookup({ nodeId: 'node-id-1', name: 'whatever' })).toEqual({ kind: 'token', token: 'tok-1' });
-    expect(lookup({ nodeId: 'x', name: 'prod' })).toEqual({ kind: 'mtls', certFile: join(dir, 'c.pem'), keyFile: '/abs/k.pem', caFile: join(dir, 'ca.pem') });
+    expect(lookup({ nodeId: 'x', name: 'prod' })).toEqual({
+      kind: 'mtls',
+      certFile: join(dir, 'c.pem'),
+      keyFile: '/abs/k.pem',
+      caFile: join(dir, 'ca.pem'),
+    });
     expect(lookup({ nodeId: 'y', name: 'other' })).toEqual({ kind: 'token', token: 'default-tok' });
     expect(loadNodeCredentials({})({ nodeId: 'y', name: 'other' })).toEqual({ kind: 'none' });
   });
@@ -83,7 +110,10 @@ describe('mutual TLS', () => {
   });
 
   it('reports unreadable certificate files as a credentials error when called', async () => {
-    const client = createNodeApiClient({ baseUrl: 'https://127.0.0.1:1', credentials: { kind: 'mtls', certFile: join(dir, 'nope.crt'), keyFile: join(dir, 'nope.key') } });
+    const client = createNodeApiClient({
+      baseUrl: 'https://127.0.0.1:1',
+      credentials: { kind: 'mtls', certFile: join(dir, 'nope.crt'), keyFile: join(dir, 'nope.key') },
+    });
     const e = await client.nodeinfo().catch((x: unknown) => x);
     expect(e).toBeInstanceOf(NodeApiError);
     expect(e).toMatchObject({ kind: 'credentials' });
@@ -98,7 +128,12 @@ describe('mutual TLS', () => {
       await world.seedReadyNode('n1', 'password1');
       server = await startNodeWorldServer({
         world,
-        tls: { key: readFileSync(join(dir, 'server.key')), cert: readFileSync(join(dir, 'server.crt')), ca: readFileSync(join(dir, 'ca.crt')), requestCert: true },
+        tls: {
+          key: readFileSync(join(dir, 'server.key')),
+          cert: readFileSync(join(dir, 'server.crt')),
+          ca: readFileSync(join(dir, 'ca.crt')),
+          requestCert: true,
+        },
       });
     });
     afterAll(() => server?.close());

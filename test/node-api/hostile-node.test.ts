@@ -12,7 +12,8 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 
 const MiB = 1024 * 1024;
-const asset = (i: number) => `{"asset_id":"rgb:${String(i).padStart(20, '0')}","ticker":"T${i}","name":"Token ${i}","precision":0,"issued_supply":1000,"timestamp":1,"added_at":1,"balance":{"settled":1,"future":1,"spendable":1,"offchain_outbound":0,"offchain_inbound":0}}`;
+const asset = (i: number) =>
+  `{"asset_id":"rgb:${String(i).padStart(20, '0')}","ticker":"T${i}","name":"Token ${i}","precision":0,"issued_supply":1000,"timestamp":1,"added_at":1,"balance":{"settled":1,"future":1,"spendable":1,"offchain_outbound":0,"offchain_inbound":0}}`;
 
 /** Writes `total` bytes made by `piece(i)` in chunks, without holding them (an endless-looking answer). */
 function stream(res: import('node:http').ServerResponse, head: string, piece: (i: number) => string, total: number, tail: string): void {
@@ -60,7 +61,13 @@ describe('a hostile node', () => {
         // 40 MiB of log lines (400 MiB for huge.log), a secret among the last ones; the Range asked for is ignored.
         res.writeHead(200, { 'content-type': 'text/plain' });
         const size = path === '/logs/huge.log' ? 400 * MiB : 40 * MiB;
-        return stream(res, '', (i) => `2026-11-22T10:00:00Z INFO rgb_lightning_node: line ${i} synced to block ${800_000 + i}\n`, size, 'DEBUG unlock password=hostile-tail-pw-77\nINFO the end\n');
+        return stream(
+          res,
+          '',
+          (i) => `2026-11-22T10:00:00Z INFO rgb_lightning_node: line ${i} synced to block ${800_000 + i}\n`,
+          size,
+          'DEBUG unlock password=hostile-tail-pw-77\nINFO the end\n',
+        );
       }
       res.writeHead(404).end();
     });
@@ -77,10 +84,16 @@ describe('a hostile node', () => {
       maxBuffer: 1024 * 1024,
       timeout: 240_000,
     });
-    const { outcomes, peaks, maxRssMiB } = JSON.parse(stdout.trim().split('\n').at(-1)!) as { outcomes: Record<string, string>; peaks: Record<string, number>; maxRssMiB: number };
+    const { outcomes, peaks, maxRssMiB } = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
+      outcomes: Record<string, string>;
+      peaks: Record<string, number>;
+      maxRssMiB: number;
+    };
     expect(outcomes.listassets).toMatch(/^error: node API \/listassets answered more than 16 MiB \(NODE_API_MAX_BYTES\)/);
     expect(outcomes.nodeinfo).toMatch(/^error: node API \/nodeinfo answered more than 16 MiB \(NODE_API_MAX_BYTES\)/);
-    expect(outcomes.listchannels).toMatch(/^error: node API \/listchannels answered an unexpected shape: field channels\[0\] of a list of 1000000: .*\(the rest was not checked\)$/);
+    expect(outcomes.listchannels).toMatch(
+      /^error: node API \/listchannels answered an unexpected shape: field channels\[0\] of a list of 1000000: .*\(the rest was not checked\)$/,
+    );
     expect(outcomes.listpeers).toMatch(/field peers\[299999\] of a list of 300000/);
     expect(outcomes.log).toContain('"truncated":true,"cutAtMax":false');
     expect(outcomes.huge).toContain('"truncated":true,"cutAtMax":true');

@@ -10,7 +10,8 @@ let redirecting: Server;
 let elsewhereUrl = '';
 let nodeUrl = '';
 
-const listen = (s: Server) => new Promise<string>((r) => s.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${(s.address() as AddressInfo).port}`)));
+const listen = (s: Server) =>
+  new Promise<string>((r) => s.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${(s.address() as AddressInfo).port}`)));
 
 beforeAll(async () => {
   elsewhere = createServer((req, res) => {
@@ -40,7 +41,10 @@ afterAll(() => {
 describe('node API client and redirects', () => {
   it('never follows a redirect, so a password in the body goes nowhere else', async () => {
     const client = createNodeApiClient({ baseUrl: `${nodeUrl}/nodes/u/n1`, credentials: { kind: 'token', token: TOKEN }, timeoutMs: 2000 });
-    const e = await client.unlock({ password: 'the-node-password-1' } as any).then(() => undefined, (x: unknown) => x);
+    const e = await client.unlock({ password: 'the-node-password-1' } as any).then(
+      () => undefined,
+      (x: unknown) => x,
+    );
     expect(e).toBeInstanceOf(NodeApiError);
     expect((e as NodeApiError).status).toBe(307);
     expect((e as NodeApiError).hint).toContain('redirect');

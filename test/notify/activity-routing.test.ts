@@ -71,7 +71,10 @@ describe('routing node activity', () => {
 describe('telling a dashboard that a node changed', () => {
   it('tells it when activity was routed (a payment moves the numbers App Home shows), not when nothing was', async () => {
     const changed: string[] = [];
-    const h = makeNotifier({ posters: { slack: new RecordingPoster('slack') }, extra: { onNodeEvent: (e: { nodeId: string }) => void changed.push(e.nodeId) } });
+    const h = makeNotifier({
+      posters: { slack: new RecordingPoster('slack') },
+      extra: { onNodeEvent: (e: { nodeId: string }) => void changed.push(e.nodeId) },
+    });
     cleanup.push(h);
     await h.notifier.watches.add({ place: slackPlace('CPAY'), target: 'nbob', kinds: ['payments'], actor: actor() });
     await h.notifier.ingestActivity({ nodeId: 'nbob' }, [payment('k1', 20_000)]);

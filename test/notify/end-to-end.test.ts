@@ -20,7 +20,10 @@ afterEach(async () => {
 
 /** What a platform fake shows, in the same words for both. */
 /** JSON text of a payload without escape backslashes (Discord escapes markdown such as `#`). */
-const flat = (v: unknown): string => JSON.stringify(v).replace(/\\\\/g, '').replace(/\u200b/g, '');
+const flat = (v: unknown): string =>
+  JSON.stringify(v)
+    .replace(/\\\\/g, '')
+    .replace(/\u200b/g, '');
 
 interface ChatWorld {
   platform: Platform;
@@ -50,14 +53,23 @@ async function slackWorld(): Promise<ChatWorld> {
   return {
     platform: 'slack',
     poster,
-    topLevel: (c) => posts().filter((p) => p.args.channel === c && !p.args.thread_ts).map((p) => flat(p.args)),
-    threadReplies: () => posts().filter((p) => p.args.thread_ts).map((p) => flat(p.args)),
+    topLevel: (c) =>
+      posts()
+        .filter((p) => p.args.channel === c && !p.args.thread_ts)
+        .map((p) => flat(p.args)),
+    threadReplies: () =>
+      posts()
+        .filter((p) => p.args.thread_ts)
+        .map((p) => flat(p.args)),
     edits: () => fake.callsTo('chat.update').map((p) => flat(p.args)),
     // Slack's Retry-After is whole seconds: 1 s is the shortest real value.
     rateLimitNextPost: () => fake.fail('chat.postMessage', { status: 429, retryAfter: 1 }),
     retryAfterMs: 1000,
     // The fake stamps each call when it arrives.
-    postTimes: (c) => posts().filter((p) => p.args.channel === c && !p.args.thread_ts).map((p) => p.at),
+    postTimes: (c) =>
+      posts()
+        .filter((p) => p.args.channel === c && !p.args.thread_ts)
+        .map((p) => p.at),
     removeChannel: (c) => {
       gone.add(c);
       fake.fail('chat.postMessage', { error: 'channel_not_found' });
@@ -80,16 +92,27 @@ async function discordWorld(): Promise<ChatWorld> {
     update: (target, message) => real.update(target, message),
   };
   const channelPosts = () => fake.calls.filter((c) => c.method === 'POST' && /^\/channels\/[^/]+\/messages$/.test(c.path));
-  const messageIds = () => new Set(fake.calls.filter((c) => c.method === 'POST' && /^\/channels\/[^/]+\/messages\/[^/]+\/threads$/.test(c.path)).map((c) => c.path.split('/')[4]));
+  const messageIds = () =>
+    new Set(
+      fake.calls
+        .filter((c) => c.method === 'POST' && /^\/channels\/[^/]+\/messages\/[^/]+\/threads$/.test(c.path))
+        .map((c) => c.path.split('/')[4]),
+    );
   return {
     platform: 'discord',
     poster,
-    topLevel: (ch) => channelPosts().filter((c) => c.path === `/channels/${ch}/messages`).map((c) => flat(c.body)),
+    topLevel: (ch) =>
+      channelPosts()
+        .filter((c) => c.path === `/channels/${ch}/messages`)
+        .map((c) => flat(c.body)),
     threadReplies: () => {
       const threads = messageIds();
-      return channelPosts().filter((c) => threads.has(c.path.split('/')[2])).map((c) => flat(c.body));
+      return channelPosts()
+        .filter((c) => threads.has(c.path.split('/')[2]))
+        .map((c) => flat(c.body));
     },
-    edits: () => fake.calls.filter((c) => c.method === 'PATCH' && /^\/channels\/[^/]+\/messages\/[^/]+$/.test(c.path)).map((c) => flat(c.body)),
+    edits: () =>
+      fake.calls.filter((c) => c.method === 'PATCH' && /^\/channels\/[^/]+\/messages\/[^/]+$/.test(c.path)).map((c) => flat(c.body)),
     rateLimitNextPost: (ch) =>
       fake.fail({
         method: 'POST',
@@ -118,10 +141,19 @@ interface Setup {
 async function setup(platform: Platform, opts: { keyType?: KeyType; nodes?: string[]; dbPath?: string } = {}): Promise<Setup> {
   const chat = platform === 'slack' ? await slackWorld() : await discordWorld();
   cleanup.push(() => chat.close());
-  const emu = await startEmulator({ keyType: opts.keyType ?? 'ed25519', lifecycleDelayMs: 20, webhookRetry: { attempts: 3, baseDelayMs: 20 } });
+  const emu = await startEmulator({
+    keyType: opts.keyType ?? 'ed25519',
+    lifecycleDelayMs: 20,
+    webhookRetry: { attempts: 3, baseDelayMs: 20 },
+  });
   cleanup.push(() => emu.close());
   const hosting = createHostingClient({ baseUrl: emu.url, token: emu.token, retry: { limit: 0 } });
-  const h = makeNotifier({ posters: { [platform]: chat.poster }, hosting, dbPath: opts.dbPath, extra: { pacing: { perChannelIntervalMs: 30, coalesceWindowMs: 20 } } });
+  const h = makeNotifier({
+    posters: { [platform]: chat.poster },
+    hosting,
+    dbPath: opts.dbPath,
+    extra: { pacing: { perChannelIntervalMs: 30, coalesceWindowMs: 20 } },
+  });
   cleanup.push(() => h.close());
   const rx = await startReceiver(h.notifier, { signatureHeader: 'X-Service-Signature' });
   cleanup.push(() => rx.close());
@@ -150,7 +182,11 @@ describe.each(['slack', 'discord'] as Platform[])('end to end on %s', (platform)
     for (const label of ['Restart', 'Logs', 'Acknowledge']) expect(incident).toContain(label);
 
     const [open] = await s.h.notifier.watches.incidents({ state: 'open' });
-    await s.h.notifier.watches.ack({ incidentId: open.id, actor: actor('U9', platform), place: { platform: open.platform, channelId: open.channelId } });
+    await s.h.notifier.watches.ack({
+      incidentId: open.id,
+      actor: actor('U9', platform),
+      place: { platform: open.platform, channelId: open.channelId },
+    });
     await waitFor(() => s.chat.edits().some((e) => e.includes('U9')), { timeout: 5000, what: 'ack edit' });
     await waitFor(() => s.chat.threadReplies().some((t) => t.includes('Acknowledged by')), { timeout: 5000, what: 'ack thread line' });
 
@@ -195,7 +231,13 @@ describe.each(['slack', 'discord'] as Platform[])('end to end on %s', (platform)
       const status = statuses[(i * 5 + Math.floor(i / 12)) % statuses.length];
       last.set(name, status);
       const body = JSON.stringify(statusPayload(s.nodeIds[name], status));
-      sends.push(fetch(`${s.rxUrl}/webhooks/service`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-thunderstack-signature': s.emu.sign(body) }, body }));
+      sends.push(
+        fetch(`${s.rxUrl}/webhooks/service`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-thunderstack-signature': s.emu.sign(body) },
+          body,
+        }),
+      );
     }
     expect((await Promise.all(sends)).every((r) => r.status === 202)).toBe(true);
     expect(await s.h.notifier.store.countEvents()).toBe(240);

@@ -15,11 +15,17 @@ afterEach(async () => {
 });
 
 function notifierOn(db: AnyDb, poster: RecordingPoster): Notifier {
-  const n = createNotifier({ db, posters: { slack: poster }, buttons: { prepare: async (m) => prepareMessage(m) }, hosting: fakeHosting([], null), logger: silentLogger, ...FAST });
+  const n = createNotifier({
+    db,
+    posters: { slack: poster },
+    buttons: { prepare: async (m) => prepareMessage(m) },
+    hosting: fakeHosting([], null),
+    logger: silentLogger,
+    ...FAST,
+  });
   cleanups.push(() => n.stop());
   return n;
 }
-
 
 describe.each(ENGINES)('the notifier on %s', (engine) => {
   it('routes, holds while muted, posts an incident and records its acknowledgement', async () => {
@@ -112,13 +118,17 @@ describe('acknowledging an incident from two replicas on PostgreSQL', () => {
       changes: 0,
     });
     const results = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => notifiers[i % 2].watches.ack({ incidentId: id, actor: actor(`U${i}`), place: slackPlace('C1') })),
+      Array.from({ length: 10 }, (_, i) =>
+        notifiers[i % 2].watches.ack({ incidentId: id, actor: actor(`U${i}`), place: slackPlace('C1') }),
+      ),
     );
     const first = results.filter((r) => !r.already);
     expect(first.length).toBe(1);
     const by = first[0].incident.ackedBy;
     expect(results.every((r) => r.incident.ackedBy === by)).toBe(true);
     const notes = (await notifiers[0].store.outboxRows()).filter((r) => r.incident_id === id && r.note?.startsWith('Acknowledged by'));
-    expect(notes.map((r) => r.note)).toEqual([`Acknowledged by ${by}. Repeat notifications for this incident stop; updates continue in this thread.`]);
+    expect(notes.map((r) => r.note)).toEqual([
+      `Acknowledged by ${by}. Repeat notifications for this incident stop; updates continue in this thread.`,
+    ]);
   });
 });

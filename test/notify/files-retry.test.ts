@@ -21,8 +21,19 @@ describe('a message with files on Slack', () => {
     const fake = await startFakeSlack();
     const db = openDatabase(':memory:');
     const poster = createSlackPoster({ token: 'xoxb-files-retry', slackApiUrl: fake.apiUrl, logger: silentLogger });
-    const n = createNotifier({ db, posters: { slack: poster }, buttons: { prepare: async (m) => m }, hosting: fakeHosting([], null), logger: silentLogger, ...FAST });
-    cleanups.push(() => fake.close(), () => db.close(), () => n.stop());
+    const n = createNotifier({
+      db,
+      posters: { slack: poster },
+      buttons: { prepare: async (m) => m },
+      hosting: fakeHosting([], null),
+      logger: silentLogger,
+      ...FAST,
+    });
+    cleanups.push(
+      () => fake.close(),
+      () => db.close(),
+      () => n.stop(),
+    );
 
     fake.fail('files.completeUploadExternal', { status: 500 }, 2);
     const png = Buffer.from('89504e470d0a1a0a', 'hex');
@@ -33,11 +44,19 @@ describe('a message with files on Slack', () => {
       dedupeKey: 'report:1:2026-11-22T00:00',
       message: {
         blocks: [{ type: 'text', text: 'Balance report of alice' }],
-        files: [{ name: 'balance-alice-7d.png', mime: 'image/png', base64: png.toString('base64'), title: 'Balances of alice', alt: 'a chart' }],
+        files: [
+          { name: 'balance-alice-7d.png', mime: 'image/png', base64: png.toString('base64'), title: 'Balances of alice', alt: 'a chart' },
+        ],
       },
     });
     // The same report queued again (a tick seen twice) adds nothing.
-    await n.outbox.enqueue({ platform: 'slack', channelId: 'CREP', kind: 'report', dedupeKey: 'report:1:2026-11-22T00:00', message: { blocks: [{ type: 'text', text: 'again' }] } });
+    await n.outbox.enqueue({
+      platform: 'slack',
+      channelId: 'CREP',
+      kind: 'report',
+      dedupeKey: 'report:1:2026-11-22T00:00',
+      message: { blocks: [{ type: 'text', text: 'again' }] },
+    });
     expect(await n.drain(10_000)).toBe(true);
 
     const posts = fake.callsTo('chat.postMessage').filter((c) => c.args.channel === 'CREP');
@@ -57,8 +76,20 @@ describe('a message with files on Slack', () => {
     const db = openDatabase(':memory:');
     const poster = createSlackPoster({ token: 'xoxb-files-order', slackApiUrl: fake.apiUrl, logger: silentLogger });
     // A retry later than the pacing interval: the files row, due at once, would go first if it could.
-    const n = createNotifier({ db, posters: { slack: poster }, buttons: { prepare: async (m) => m }, hosting: fakeHosting([], null), logger: silentLogger, ...FAST, retry: { ...FAST.retry, baseDelayMs: 200 } });
-    cleanups.push(() => fake.close(), () => db.close(), () => n.stop());
+    const n = createNotifier({
+      db,
+      posters: { slack: poster },
+      buttons: { prepare: async (m) => m },
+      hosting: fakeHosting([], null),
+      logger: silentLogger,
+      ...FAST,
+      retry: { ...FAST.retry, baseDelayMs: 200 },
+    });
+    cleanups.push(
+      () => fake.close(),
+      () => db.close(),
+      () => n.stop(),
+    );
     fake.fail('chat.postMessage', failPost);
     await n.outbox.enqueue({
       platform: 'slack',
@@ -67,7 +98,15 @@ describe('a message with files on Slack', () => {
       dedupeKey: 'report:2:2026-11-22T00:00',
       message: {
         blocks: [{ type: 'text', text: 'Balance report of bob' }],
-        files: [{ name: 'balance-bob-7d.png', mime: 'image/png', base64: Buffer.from('89504e470d0a1a0a', 'hex').toString('base64'), title: 'Balances of bob', alt: 'a chart' }],
+        files: [
+          {
+            name: 'balance-bob-7d.png',
+            mime: 'image/png',
+            base64: Buffer.from('89504e470d0a1a0a', 'hex').toString('base64'),
+            title: 'Balances of bob',
+            alt: 'a chart',
+          },
+        ],
       },
     });
     expect(await n.drain(10_000)).toBe(true);

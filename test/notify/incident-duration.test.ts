@@ -3,7 +3,17 @@
  * the delay of the posts in between (coalescing, retries, an outage of the chat platform).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { actor, ingest, makeNotifier, postError, RecordingPoster, slackPlace, statusPayload, textOf, type Harness } from '../support/notify.js';
+import {
+  actor,
+  ingest,
+  makeNotifier,
+  postError,
+  RecordingPoster,
+  slackPlace,
+  statusPayload,
+  textOf,
+  type Harness,
+} from '../support/notify.js';
 
 const cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -64,7 +64,11 @@ describe('an older event that is not a status change', () => {
     await n.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
     await ingest(n, statusPayload('n1', 'RUNNING', '2026-04-16T12:00:05Z'), 'alice');
     expect(await n.drain(3000)).toBe(true);
-    await ingest(n, { eventType: 'NODE_BACKUP_DONE', eventTimestamp: '2026-04-16T12:00:01Z', details: { nodeId: 'n1', size: 42 }, nodeId: 'n1' }, 'alice');
+    await ingest(
+      n,
+      { eventType: 'NODE_BACKUP_DONE', eventTimestamp: '2026-04-16T12:00:01Z', details: { nodeId: 'n1', size: 42 }, nodeId: 'n1' },
+      'alice',
+    );
     expect(await n.drain(3000)).toBe(true);
     const last = slack.topLevel('C1').at(-1)!.message;
     expect(last.header).toBe('NODE_BACKUP_DONE on alice');

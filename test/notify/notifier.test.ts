@@ -1,6 +1,18 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { statusBadge } from '../../src/vocabulary/format.js';
-import { actor, discordPlace, ingest, makeNotifier, postError, RecordingPoster, slackPlace, statusPayload, tempDbPath, textOf, type Harness } from '../support/notify.js';
+import {
+  actor,
+  discordPlace,
+  ingest,
+  makeNotifier,
+  postError,
+  RecordingPoster,
+  slackPlace,
+  statusPayload,
+  tempDbPath,
+  textOf,
+  type Harness,
+} from '../support/notify.js';
 import { waitFor } from '../support/wait-for.js';
 
 const cleanup: Array<() => Promise<void> | void> = [];
@@ -57,7 +69,9 @@ describe('routing', () => {
     await a.h.close();
 
     const b = harness({}, db.path);
-    expect(await b.n.watches.list(slackPlace('C1'))).toMatchObject([{ target: 'all', statuses: ['FAILED', 'PAUSED'], createdBy: 'Ann (slack:U1)' }]);
+    expect(await b.n.watches.list(slackPlace('C1'))).toMatchObject([
+      { target: 'all', statuses: ['FAILED', 'PAUSED'], createdBy: 'Ann (slack:U1)' },
+    ]);
     expect(await b.n.store.countEvents()).toBe(1);
     const open = await b.n.watches.incidents({ state: 'open' });
     expect(open).toHaveLength(1);
@@ -145,7 +159,13 @@ describe('durability and retries', () => {
 
   it('posts an outbox item (a report) once per dedupe key', async () => {
     const { n, discord } = harness();
-    const item = { platform: 'discord' as const, channelId: 'D1', kind: 'report' as const, message: { header: 'Balance report', blocks: [] }, dedupeKey: 'r1' };
+    const item = {
+      platform: 'discord' as const,
+      channelId: 'D1',
+      kind: 'report' as const,
+      message: { header: 'Balance report', blocks: [] },
+      dedupeKey: 'r1',
+    };
     await n.outbox.enqueue(item);
     await n.outbox.enqueue(item);
     await n.drain(3000);
@@ -238,12 +258,12 @@ describe('wake-ups', () => {
     let passes = 0;
     const pendingChannels = n.store.pendingChannels.bind(n.store);
     n.store.pendingChannels = () => (passes++, pendingChannels());
-    for (let i = 0; i < 50; i++) (await ingest(n, statusPayload(`n${i}`, 'PAUSED')));
+    for (let i = 0; i < 50; i++) await ingest(n, statusPayload(`n${i}`, 'PAUSED'));
     await new Promise((r) => setImmediate(r));
     // Nothing could be posted before the window ends: no pass yet (it would read every waiting row).
     expect(passes).toBe(0);
     for (let i = 0; i < 200 && passes === 0; i++) await new Promise((r) => setTimeout(r, 10));
-    for (let i = 0; i < 5; i++) (await ingest(n, statusPayload(`m${i}`, 'PAUSED')));
+    for (let i = 0; i < 5; i++) await ingest(n, statusPayload(`m${i}`, 'PAUSED'));
     await new Promise((r) => setImmediate(r));
     expect(passes).toBe(1);
     expect(await n.drain(5000)).toBe(true);
@@ -266,7 +286,7 @@ describe('ordering and failure storms', () => {
   it('opens at most a few incidents at once and lists the other failed nodes in the digest', async () => {
     const { n, slack } = harness({ maxIncidentsPerRound: 3 });
     await n.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
-    for (let i = 0; i < 8; i++) (await ingest(n, statusPayload(`n${i}`, 'FAILED'), `node-${i}`));
+    for (let i = 0; i < 8; i++) await ingest(n, statusPayload(`n${i}`, 'FAILED'), `node-${i}`);
     await n.drain(3000);
     const top = slack.topLevel('C1');
     const incidents = top.filter((p) => /^Incident #/.test(p.message.header ?? ''));
@@ -296,13 +316,24 @@ describe('incidents', () => {
     const msgId = incidentPost.messageId;
 
     // From another channel the incident is unknown: its number alone acknowledges nothing.
-    await expect(n.watches.ack({ incidentId, actor: actor('U7'), place: { platform: 'slack', channelId: 'C-other' } })).rejects.toThrow(/no incident #\d+ in this channel/);
+    await expect(n.watches.ack({ incidentId, actor: actor('U7'), place: { platform: 'slack', channelId: 'C-other' } })).rejects.toThrow(
+      /no incident #\d+ in this channel/,
+    );
     expect((await n.watches.incidents({ state: 'open' })).find((i) => i.id === incidentId)?.ackedBy).toBeUndefined();
-    const ack = await n.watches.ack({ incidentId, actor: actor('U7'), place: { platform: 'slack', channelId: incidentPost.target.channelId } });
+    const ack = await n.watches.ack({
+      incidentId,
+      actor: actor('U7'),
+      place: { platform: 'slack', channelId: incidentPost.target.channelId },
+    });
     expect(ack.incident.ackedBy).toBe('Ann (slack:U7)');
     await n.drain(3000);
     expect(textOf(slack.updates(msgId).at(-1)!.message)).toContain('by Ann (slack:U7)');
-    expect(slack.updates(msgId).at(-1)!.message.buttons?.map((b) => b.label)).toEqual(['Restart', 'Logs']);
+    expect(
+      slack
+        .updates(msgId)
+        .at(-1)!
+        .message.buttons?.map((b) => b.label),
+    ).toEqual(['Restart', 'Logs']);
     expect(textOf(slack.threadPosts(msgId)[0].message)).toContain('Acknowledged by Ann');
 
     await ingest(n, statusPayload('n1', 'STARTING'), 'alice');
@@ -362,7 +393,13 @@ describe('muting', () => {
     await n.watches.mute({ place: slackPlace('C1'), target: 'all', minutes: 60, actor: actor() });
     expect((await n.watches.list(slackPlace('C1')))[0].mutedUntil).toBeInstanceOf(Date);
     n.start();
-    for (const [id, s] of [['n1', 'PAUSED'], ['n2', 'STARTING'], ['n1', 'STARTING'], ['n2', 'RUNNING'], ['n3', 'IN_PROGRESS']] as const) {
+    for (const [id, s] of [
+      ['n1', 'PAUSED'],
+      ['n2', 'STARTING'],
+      ['n1', 'STARTING'],
+      ['n2', 'RUNNING'],
+      ['n3', 'IN_PROGRESS'],
+    ] as const) {
       await ingest(n, statusPayload(id, s), `name-${id}`);
     }
     await n.drain(2000);
@@ -375,7 +412,11 @@ describe('muting', () => {
     expect(posts).toHaveLength(1);
     const text = textOf(posts[0].message);
     expect(posts[0].message.header).toMatch(/5 events on 3 nodes while muted/);
-    for (const s of [`name-n1 | ${statusBadge('STARTING')} | 2 | 2`, `name-n2 | ${statusBadge('RUNNING')} | 2 | 2`, `name-n3 | ${statusBadge('IN_PROGRESS')} | 1 | 1`]) {
+    for (const s of [
+      `name-n1 | ${statusBadge('STARTING')} | 2 | 2`,
+      `name-n2 | ${statusBadge('RUNNING')} | 2 | 2`,
+      `name-n3 | ${statusBadge('IN_PROGRESS')} | 1 | 1`,
+    ]) {
       expect(text).toContain(s);
     }
   });

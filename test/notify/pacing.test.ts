@@ -14,11 +14,14 @@ describe('pacing', () => {
   it('spaces every call of a round one interval apart in one channel, while other channels go on', async () => {
     const slack = new RecordingPoster('slack');
     const interval = 120;
-    h = makeNotifier({ posters: { slack }, extra: { pacing: { perChannelIntervalMs: interval, coalesceWindowMs: 10 }, digestMaxNodes: 2, maxIncidentsPerRound: 2 } });
+    h = makeNotifier({
+      posters: { slack },
+      extra: { pacing: { perChannelIntervalMs: interval, coalesceWindowMs: 10 }, digestMaxNodes: 2, maxIncidentsPerRound: 2 },
+    });
     await h.notifier.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
     await h.notifier.watches.add({ place: slackPlace('C2'), target: 'all', actor: actor() });
     // Six nodes change at once: a digest in three parts; two fail: two incidents.
-    for (let i = 0; i < 6; i++) (await ingest(h.notifier, statusPayload(`n${i}`, 'PAUSED'), `node-${i}`));
+    for (let i = 0; i < 6; i++) await ingest(h.notifier, statusPayload(`n${i}`, 'PAUSED'), `node-${i}`);
     await ingest(h.notifier, statusPayload('f1', 'FAILED'), 'fail-1');
     await ingest(h.notifier, statusPayload('f2', 'FAILED'), 'fail-2');
     h.notifier.start();

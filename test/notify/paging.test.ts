@@ -44,10 +44,30 @@ async function world(opts: { routingKey?: string; watchKey?: string; escalateAft
   };
   const first = open();
   await first.store.upsertWatch({
-    platform: 'slack', channel_id: 'C1', workspace_id: null, target: 'n1', target_name: 'alice', statuses: null, kinds: null,
-    min_amount_msat: null, escalate_after_min: opts.escalateAfter ?? null, pagerduty_key: opts.watchKey ?? null, created_by: 'test', created_at: clock,
+    platform: 'slack',
+    channel_id: 'C1',
+    workspace_id: null,
+    target: 'n1',
+    target_name: 'alice',
+    statuses: null,
+    kinds: null,
+    min_amount_msat: null,
+    escalate_after_min: opts.escalateAfter ?? null,
+    pagerduty_key: opts.watchKey ?? null,
+    created_by: 'test',
+    created_at: clock,
   });
-  const incident = await first.store.insertIncident({ platform: 'slack', channel_id: 'C1', node_id: 'n1', node_name: 'alice', last_status: 'FAILED', opened_at: clock, message_id: 'm1', thread_id: null, changes: 0 });
+  const incident = await first.store.insertIncident({
+    platform: 'slack',
+    channel_id: 'C1',
+    node_id: 'n1',
+    node_name: 'alice',
+    last_status: 'FAILED',
+    opened_at: clock,
+    message_id: 'm1',
+    thread_id: null,
+    changes: 0,
+  });
   return { pd, open, first, incident, advance: (ms: number) => (clock += ms) };
 }
 
@@ -61,10 +81,17 @@ describe('paging on-call', () => {
     await w.first.paging.tick();
     await w.first.paging.tick();
     expect(w.pd.events).toHaveLength(1);
-    expect(w.pd.events[0]).toMatchObject({ routing_key: KEY, event_action: 'trigger', dedup_key: dedupKeyOf(w.incident), payload: { source: 'alice', severity: 'critical' } });
+    expect(w.pd.events[0]).toMatchObject({
+      routing_key: KEY,
+      event_action: 'trigger',
+      dedup_key: dedupKeyOf(w.incident),
+      payload: { source: 'alice', severity: 'critical' },
+    });
     expect(await w.first.store.incident(w.incident)).toMatchObject({ escalated_to: 'PagerDuty' });
     // The incident message is refreshed with the escalation (an outbox row naming the incident).
-    expect((await w.first.store.outboxRows()).some((r) => r.incident_id === w.incident && r.note?.startsWith('Escalated to PagerDuty'))).toBe(true);
+    expect(
+      (await w.first.store.outboxRows()).some((r) => r.incident_id === w.incident && r.note?.startsWith('Escalated to PagerDuty')),
+    ).toBe(true);
   });
 
   it("uses the watch's own delay and routing key over the defaults", async () => {
@@ -104,7 +131,10 @@ describe('paging on-call', () => {
     w.advance(60 * 60_000);
     await w.first.paging.tick();
     expect(w.pd.answers).toEqual([400]);
-    expect((await new NotifyPages(w.first.db).pages())[0]).toMatchObject({ state: 'failed', last_error: expect.stringContaining('Event object is invalid') });
+    expect((await new NotifyPages(w.first.db).pages())[0]).toMatchObject({
+      state: 'failed',
+      last_error: expect.stringContaining('Event object is invalid'),
+    });
   });
 
   it('keeps a page that could not be sent across a restart, and sends it from the next process', async () => {
@@ -161,7 +191,17 @@ describe('paging from two replicas on PostgreSQL', () => {
       };
     });
     await replicas[0].store.upsertWatch(newWatch({ target: 'n1', target_name: 'alice', created_at: opened }));
-    await replicas[0].store.insertIncident({ platform: 'slack', channel_id: 'C1', node_id: 'n1', node_name: 'alice', last_status: 'FAILED', opened_at: opened, message_id: 'm1', thread_id: null, changes: 0 });
+    await replicas[0].store.insertIncident({
+      platform: 'slack',
+      channel_id: 'C1',
+      node_id: 'n1',
+      node_name: 'alice',
+      last_status: 'FAILED',
+      opened_at: opened,
+      message_id: 'm1',
+      thread_id: null,
+      changes: 0,
+    });
     const first = replicas[0].paging.tick();
     await new Promise((r) => setTimeout(r, 150));
     const second = replicas[1].paging.tick();
@@ -170,6 +210,8 @@ describe('paging from two replicas on PostgreSQL', () => {
     await Promise.all(replicas.map((r) => r.paging.tick()));
     expect(pd.events.map((e) => e.event_action)).toEqual(['trigger']);
     expect(pd.hooks).toHaveLength(1);
-    expect((await replicas[0].store.db.all<{ state: string }>('SELECT state FROM notify_page_outbox ORDER BY id')).map((r) => r.state)).toEqual(['sent', 'sent']);
+    expect(
+      (await replicas[0].store.db.all<{ state: string }>('SELECT state FROM notify_page_outbox ORDER BY id')).map((r) => r.state),
+    ).toEqual(['sent', 'sent']);
   });
 });

@@ -36,8 +36,18 @@ function row(over: Partial<OutboxEventRow>): OutboxEventRow {
 
 /** A status event of `node` at second `s` (event ids follow arrival). */
 const ev = (node: string, status: string, s: number, over: Partial<OutboxEventRow> = {}) =>
-  row({ event_id: 1000 + seq, ev_node_id: node, ev_node_name: node, ev_event_type: 'NODE_STATUS_UPDATED', ev_status: status, ev_event_ts: at(s), ev_received_at: T0 + s * 1000, ...over });
-const report = (thread: string | null = null) => row({ kind: 'report', message: JSON.stringify({ header: 'Balances', blocks: [] }), thread_id: thread });
+  row({
+    event_id: 1000 + seq,
+    ev_node_id: node,
+    ev_node_name: node,
+    ev_event_type: 'NODE_STATUS_UPDATED',
+    ev_status: status,
+    ev_event_ts: at(s),
+    ev_received_at: T0 + s * 1000,
+    ...over,
+  });
+const report = (thread: string | null = null) =>
+  row({ kind: 'report', message: JSON.stringify({ header: 'Balances', blocks: [] }), thread_id: thread });
 const ack = (incidentId: number, note: string | null) => row({ kind: 'ack', incident_id: incidentId, note });
 
 function incident(over: Partial<IncidentRow>): IncidentRow {
@@ -60,14 +70,16 @@ function incident(over: Partial<IncidentRow>): IncidentRow {
   };
 }
 
-function state(over: {
-  previous?: Record<string, string>;
-  open?: IncidentRow[];
-  recent?: Record<string, StatusEvent[]>;
-  incidents?: IncidentRow[];
-  maxIncidentsPerRound?: number;
-  digestMaxNodes?: number;
-} = {}): RoundState {
+function state(
+  over: {
+    previous?: Record<string, string>;
+    open?: IncidentRow[];
+    recent?: Record<string, StatusEvent[]>;
+    incidents?: IncidentRow[];
+    maxIncidentsPerRound?: number;
+    digestMaxNodes?: number;
+  } = {},
+): RoundState {
   return {
     now: NOW,
     previousStatus: new Map(Object.entries(over.previous ?? {})),
@@ -128,7 +140,11 @@ const cases: Case[] = [
     due: () => [ev('alice', 'STARTING', 1), ev('alice', 'FAILED', 2)],
     state: { previous: { alice: 'RUNNING' } },
     expected: [
-      { kind: 'open-incident', rows: [0, 1], incident: { create: { node_id: 'alice', node_name: 'alice', last_status: 'FAILED', opened_at: T0 + 2000, changes: 1 } } },
+      {
+        kind: 'open-incident',
+        rows: [0, 1],
+        incident: { create: { node_id: 'alice', node_name: 'alice', last_status: 'FAILED', opened_at: T0 + 2000, changes: 1 } },
+      },
     ],
   },
   {
@@ -136,7 +152,11 @@ const cases: Case[] = [
     due: () => [ev('alice', 'FAILED', 5), ev('alice', 'RUNNING', 3)],
     state: { previous: { alice: 'RUNNING' } },
     expected: [
-      { kind: 'open-incident', rows: [1, 0], incident: { create: { node_id: 'alice', node_name: 'alice', last_status: 'FAILED', opened_at: T0 + 5000, changes: 0 } } },
+      {
+        kind: 'open-incident',
+        rows: [1, 0],
+        incident: { create: { node_id: 'alice', node_name: 'alice', last_status: 'FAILED', opened_at: T0 + 5000, changes: 0 } },
+      },
     ],
   },
   {
@@ -144,9 +164,22 @@ const cases: Case[] = [
     due: () => [ev('a', 'FAILED', 1), ev('b', 'FAILED', 2), ev('c', 'FAILED', 3)],
     state: { maxIncidentsPerRound: 2 },
     expected: [
-      { kind: 'open-incident', rows: [0], incident: { create: { node_id: 'a', node_name: 'a', last_status: 'FAILED', opened_at: T0 + 1000, changes: 0 } } },
-      { kind: 'open-incident', rows: [1], incident: { create: { node_id: 'b', node_name: 'b', last_status: 'FAILED', opened_at: T0 + 2000, changes: 0 } } },
-      { kind: 'post', rows: [2], header: '1 event on 1 node', notes: ['c: FAILED: too many failures at once to open an incident for each; use node logs / node start'] },
+      {
+        kind: 'open-incident',
+        rows: [0],
+        incident: { create: { node_id: 'a', node_name: 'a', last_status: 'FAILED', opened_at: T0 + 1000, changes: 0 } },
+      },
+      {
+        kind: 'open-incident',
+        rows: [1],
+        incident: { create: { node_id: 'b', node_name: 'b', last_status: 'FAILED', opened_at: T0 + 2000, changes: 0 } },
+      },
+      {
+        kind: 'post',
+        rows: [2],
+        header: '1 event on 1 node',
+        notes: ['c: FAILED: too many failures at once to open an incident for each; use node logs / node start'],
+      },
     ],
   },
   {
@@ -170,7 +203,15 @@ const cases: Case[] = [
     due: () => [ev('alice', 'STARTING', 10), ev('alice', 'FAILED', 20)],
     state: { open: [incident({})] },
     expected: [
-      { kind: 'update-incident', rows: [0, 1], incident: 7, patch: { last_status: 'FAILED', changes: 2 }, edit: true, line: 'alice: 🔵 STARTING → 🔴 FAILED', tone: 'danger' },
+      {
+        kind: 'update-incident',
+        rows: [0, 1],
+        incident: 7,
+        patch: { last_status: 'FAILED', changes: 2 },
+        edit: true,
+        line: 'alice: 🔵 STARTING → 🔴 FAILED',
+        tone: 'danger',
+      },
       { kind: 'post', rows: [], header: '2 events on 1 node', notes: ['alice: failed again; incident #7 is not acknowledged'] },
     ],
   },
@@ -178,13 +219,33 @@ const cases: Case[] = [
     name: 'does not repeat a failure of an acknowledged incident',
     due: () => [ev('alice', 'STARTING', 10), ev('alice', 'FAILED', 20)],
     state: { open: [incident({ acked_by: 'slack:U1', acked_at: T0 })] },
-    expected: [{ kind: 'update-incident', rows: [0, 1], incident: 7, patch: { last_status: 'FAILED', changes: 2 }, edit: true, line: 'alice: 🔵 STARTING → 🔴 FAILED', tone: 'danger' }],
+    expected: [
+      {
+        kind: 'update-incident',
+        rows: [0, 1],
+        incident: 7,
+        patch: { last_status: 'FAILED', changes: 2 },
+        edit: true,
+        line: 'alice: 🔵 STARTING → 🔴 FAILED',
+        tone: 'danger',
+      },
+    ],
   },
   {
     name: 'adds a thread line without editing the incident for events that carry no status',
     due: () => [row({ event_id: 1, ev_node_id: 'alice', ev_node_name: 'alice', ev_event_type: 'NODE_UPGRADED', ev_event_ts: at(5) })],
     state: { open: [incident({})] },
-    expected: [{ kind: 'update-incident', rows: [0], incident: 7, patch: { last_status: 'FAILED', changes: 0 }, edit: false, line: 'alice: events: NODE_UPGRADED', tone: 'danger' }],
+    expected: [
+      {
+        kind: 'update-incident',
+        rows: [0],
+        incident: 7,
+        patch: { last_status: 'FAILED', changes: 0 },
+        edit: false,
+        line: 'alice: events: NODE_UPGRADED',
+        tone: 'danger',
+      },
+    ],
   },
   {
     name: 'posts again the message of an open incident whose message is gone, whatever the status',
@@ -196,7 +257,14 @@ const cases: Case[] = [
     name: 'shows superseded events in the digest with the node’s latest known status, opening no incident',
     due: () => [ev('alice', 'FAILED', 10)],
     state: { recent: { alice: [{ id: 99, status: 'RUNNING', event_ts: at(30) }] } },
-    expected: [{ kind: 'post', rows: [0], header: '1 event on 1 node', notes: [`alice: older events (🔴 FAILED), superseded by 🟢 RUNNING at ${at(30)}`] }],
+    expected: [
+      {
+        kind: 'post',
+        rows: [0],
+        header: '1 event on 1 node',
+        notes: [`alice: older events (🔴 FAILED), superseded by 🟢 RUNNING at ${at(30)}`],
+      },
+    ],
   },
   {
     name: 'summarises events held by a mute in one digest, even a single one',

@@ -3,7 +3,17 @@
  * other rows of the round, and a report waiting behind them, are still posted.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { actor, ingest, makeNotifier, postError, RecordingPoster, slackPlace, statusPayload, textOf, type Harness } from '../support/notify.js';
+import {
+  actor,
+  ingest,
+  makeNotifier,
+  postError,
+  RecordingPoster,
+  slackPlace,
+  statusPayload,
+  textOf,
+  type Harness,
+} from '../support/notify.js';
 
 const cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -24,12 +34,21 @@ describe('a refusal in the middle of a round', () => {
     await ingest(n, statusPayload('n1', 'FAILED'), 'alice');
     await ingest(n, statusPayload('n2', 'PAUSED'), 'bob');
     await ingest(n, statusPayload('n3', 'STOPPED'), 'carol');
-    await n.outbox.enqueue({ platform: 'slack', channelId: 'C1', kind: 'report', message: { header: 'Balance report', blocks: [] }, dedupeKey: 'r1' });
+    await n.outbox.enqueue({
+      platform: 'slack',
+      channelId: 'C1',
+      kind: 'report',
+      message: { header: 'Balance report', blocks: [] },
+      dedupeKey: 'r1',
+    });
     // The incident message of alice is refused (e.g. invalid_blocks): that is about this one message.
     slack.failNext(postError('permanent'), 1);
     expect(await n.drain(3000)).toBe(true);
 
-    const text = slack.posts('C1').map((p) => `${p.message.header ?? ''}\n${textOf(p.message)}`).join('\n---\n');
+    const text = slack
+      .posts('C1')
+      .map((p) => `${p.message.header ?? ''}\n${textOf(p.message)}`)
+      .join('\n---\n');
     expect(text).toContain('bob');
     expect(text).toContain('carol');
     expect(text).toContain('Balance report');
@@ -43,7 +62,13 @@ describe('a refusal in the middle of a round', () => {
     const { n, slack } = harness({ retry: { baseDelayMs: 1, maxDelayMs: 2, maxAttempts: 2 } });
     await n.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
     await ingest(n, statusPayload('n2', 'PAUSED'), 'bob');
-    await n.outbox.enqueue({ platform: 'slack', channelId: 'C1', kind: 'report', message: { header: 'Balance report', blocks: [] }, dedupeKey: 'r1' });
+    await n.outbox.enqueue({
+      platform: 'slack',
+      channelId: 'C1',
+      kind: 'report',
+      message: { header: 'Balance report', blocks: [] },
+      dedupeKey: 'r1',
+    });
     // bob's message fails until it is given up; the report behind it was never tried meanwhile.
     slack.failNext(postError('transient'), 2);
     expect(await n.drain(3000)).toBe(true);
@@ -57,7 +82,11 @@ describe('a refusal in the middle of a round', () => {
 
   it('tells the admins in another watched channel when alerts are given up, and does not loop on a failed notice', async () => {
     let offset = 0;
-    const { n, slack } = harness({ admins: ['slack:UADMIN'], retry: { baseDelayMs: 1, maxDelayMs: 2, maxAttempts: 2 }, now: () => Date.now() + offset });
+    const { n, slack } = harness({
+      admins: ['slack:UADMIN'],
+      retry: { baseDelayMs: 1, maxDelayMs: 2, maxAttempts: 2 },
+      now: () => Date.now() + offset,
+    });
     await n.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
     await n.watches.add({ place: slackPlace('OPS'), target: 'n9', actor: actor() });
     slack.failNext(postError('transient'), 2, 'C1');

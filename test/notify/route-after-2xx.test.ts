@@ -11,7 +11,19 @@ import { createEventRouter } from '../../src/notify/route-pending.js';
 import { NotifyStore, type AnyDb } from '../../src/store/index.js';
 import { createNodeDirectory, KeyCache } from '../../src/webhooks/index.js';
 import { twoConnections } from '../support/databases.js';
-import { actor, fakeHosting, makeNotifier, node, RecordingPoster, slackPlace, startReceiver, statusPayload, tempDbPath, textOf, type Harness } from '../support/notify.js';
+import {
+  actor,
+  fakeHosting,
+  makeNotifier,
+  node,
+  RecordingPoster,
+  slackPlace,
+  startReceiver,
+  statusPayload,
+  tempDbPath,
+  textOf,
+  type Harness,
+} from '../support/notify.js';
 import { waitFor } from '../support/wait-for.js';
 import { newWatch } from '../support/watch-row.js';
 import { makeKey } from '../webhooks/keys.js';
@@ -41,12 +53,17 @@ async function receiver(opts: { dbPath?: string; onNodeEvent?: (e: { nodeId: str
   cleanup.push(close);
   const post = async (payload: unknown) => {
     const body = Buffer.from(JSON.stringify(payload));
-    return fetch(`${rx.url}/webhooks/service`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': sign(body) }, body: new Uint8Array(body) });
+    return fetch(`${rx.url}/webhooks/service`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-service-signature': sign(body) },
+      body: new Uint8Array(body),
+    });
   };
   return { h, n: h.notifier, slack, post, close };
 }
 
-const rowsOf = async (h: Harness) => (await h.notifier.store.outboxRows()).map((r) => ({ channel: r.channel_id, event: r.event_id, state: r.state }));
+const rowsOf = async (h: Harness) =>
+  (await h.notifier.store.outboxRows()).map((r) => ({ channel: r.channel_id, event: r.event_id, state: r.state }));
 
 describe('webhook events are routed after the 2xx, by the outbox worker', () => {
   it('answers 2xx with the event stored and no outbox row; the next pass routes it, dated at its arrival, then tells the listener', async () => {
@@ -65,7 +82,13 @@ describe('webhook events are routed after the 2xx, by the outbox worker', () => 
     await t.n.tick();
     const [row] = await t.n.store.outboxRows();
     const receivedAt = await t.h.db.value<number>('SELECT received_at FROM notify_events WHERE id = ?', [eventId]);
-    expect(row).toMatchObject({ channel_id: 'C1', event_id: eventId, state: 'pending', created_at: receivedAt, next_attempt_at: receivedAt });
+    expect(row).toMatchObject({
+      channel_id: 'C1',
+      event_id: eventId,
+      state: 'pending',
+      created_at: receivedAt,
+      next_attempt_at: receivedAt,
+    });
     expect(await t.n.store.eventsToRouteCount()).toBe(0);
     expect(told).toEqual([{ nodeId: 'n1', status: 'PAUSED' }]);
     expect(await t.n.drain(3000)).toBe(true);
@@ -133,7 +156,9 @@ describe('webhook events are routed after the 2xx, by the outbox worker', () => 
     const b = await receiver({ dbPath: file.path });
     expect(await b.n.store.eventsToRouteCount()).toBe(1);
     b.n.start();
-    const [post] = await waitFor(() => b.slack.posts('C1').length > 0 && b.slack.posts('C1'), { what: 'the event posted after the restart' });
+    const [post] = await waitFor(() => b.slack.posts('C1').length > 0 && b.slack.posts('C1'), {
+      what: 'the event posted after the restart',
+    });
     expect(textOf(post.message)).toContain('STOPPED');
     expect(await rowsOf(b.h)).toMatchObject([{ channel: 'C1', state: 'sent' }]);
     expect(await b.n.store.eventsToRouteCount()).toBe(0);
@@ -148,7 +173,9 @@ describe('webhook events are routed after the 2xx, by the outbox worker', () => 
       throw new Error('scripted routing failure');
     };
     await t.n.outbox.enqueue({ platform: 'slack', channelId: 'C2', kind: 'report', message: { header: 'Daily report', blocks: [] } });
-    await waitFor(async () => (await t.n.tick(), t.slack.posts('C2').length > 0), { what: 'the report posted despite the routing failure' });
+    await waitFor(async () => (await t.n.tick(), t.slack.posts('C2').length > 0), {
+      what: 'the report posted despite the routing failure',
+    });
     expect(await t.n.store.eventsToRouteCount()).toBe(1);
     t.n.store.takeEventsToRoute = take;
     expect(await t.n.drain(3000)).toBe(true);
@@ -159,7 +186,15 @@ describe('webhook events are routed after the 2xx, by the outbox worker', () => 
     const t = await receiver();
     const metrics = createMetrics({ defaults: false });
     // A worker whose router has not got to them yet (the pass after a backlog larger than it routes at once).
-    const worker = new OutboxWorker({ store: t.n.store, posters: {}, prepareMessage: (m) => m, logger: silentLogger, metrics, now: Date.now, route: async () => false });
+    const worker = new OutboxWorker({
+      store: t.n.store,
+      posters: {},
+      prepareMessage: (m) => m,
+      logger: silentLogger,
+      metrics,
+      now: Date.now,
+      route: async () => false,
+    });
     for (const s of ['PAUSED', 'STARTING', 'RUNNING']) expect((await t.post(statusPayload('n1', s))).status).toBe(202);
     await worker.tick();
     expect((await metrics.outboxDepth.get()).values[0].value).toBe(3);
@@ -176,11 +211,24 @@ describe('routers on postgres', () => {
     const N = 400;
     await storeA.tx(async () => {
       for (let i = 0; i < N; i++) {
-        await storeA.insertEvent({ dedupe_key: `k${i}`, node_id: `n${i % 7}`, node_name: null, event_type: 'NODE_STATUS_UPDATED', status: 'PAUSED', event_ts: null, received_at: 1000 + i, payload: '{}', route_pending: 1 });
+        await storeA.insertEvent({
+          dedupe_key: `k${i}`,
+          node_id: `n${i % 7}`,
+          node_name: null,
+          event_type: 'NODE_STATUS_UPDATED',
+          status: 'PAUSED',
+          event_ts: null,
+          received_at: 1000 + i,
+          payload: '{}',
+          route_pending: 1,
+        });
       }
     });
     const taken = { a: 0, b: 0 };
-    for (const [store, who] of [[storeA, 'a'], [storeB, 'b']] as const) {
+    for (const [store, who] of [
+      [storeA, 'a'],
+      [storeB, 'b'],
+    ] as const) {
       const take = store.takeEventsToRoute.bind(store);
       store.takeEventsToRoute = async (n) => {
         const got = await take(n);

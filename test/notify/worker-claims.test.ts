@@ -22,7 +22,14 @@ async function world(claims: (store: NotifyStore, id: number) => ChannelClaims, 
   const db = openDatabase(':memory:');
   cleanup.push(() => db.close());
   const store = new NotifyStore(db);
-  const id = (await store.insertOutbox({ platform: 'slack', channel_id: 'C1', kind: 'report', message: JSON.stringify({ blocks: [{ type: 'text', text: 'hello' }] }), next_attempt_at: 0, created_at: 0 }))!;
+  const id = (await store.insertOutbox({
+    platform: 'slack',
+    channel_id: 'C1',
+    kind: 'report',
+    message: JSON.stringify({ blocks: [{ type: 'text', text: 'hello' }] }),
+    next_attempt_at: 0,
+    created_at: 0,
+  }))!;
   const logs = bufferLogger();
   const worker = new OutboxWorker({
     store,
@@ -92,7 +99,7 @@ describe('the outbox worker with channel claims', () => {
     expect(calls.filter((c) => c === 'take').length).toBe(calls.filter((c) => c === 'taken').length);
   });
 
-  it('posts on when one renewal hits a database error: the lease is still this replica\'s', async () => {
+  it("posts on when one renewal hits a database error: the lease is still this replica's", async () => {
     let n = 0;
     const w = await world(() => ({
       heartbeatMs: 1000,
@@ -131,7 +138,14 @@ describe('the outbox worker while the database is down', () => {
   it('backs off after a failed pass instead of failing at every poll', async () => {
     const db = openDatabase(':memory:');
     const logs = bufferLogger();
-    const worker = new OutboxWorker({ store: new NotifyStore(db), posters: {}, prepareMessage, logger: logs.logger, now: Date.now, pollMs: 5 });
+    const worker = new OutboxWorker({
+      store: new NotifyStore(db),
+      posters: {},
+      prepareMessage,
+      logger: logs.logger,
+      now: Date.now,
+      pollMs: 5,
+    });
     cleanup.push(() => worker.stop());
     await db.close();
     worker.start();

@@ -33,7 +33,14 @@ class GatedPoster extends RecordingPoster {
 }
 
 const report = (store: NotifyStore, text: string) =>
-  store.insertOutbox({ platform: 'slack', channel_id: 'C1', kind: 'report', message: JSON.stringify({ blocks: [{ type: 'text', text }] }), next_attempt_at: Date.now(), created_at: Date.now() });
+  store.insertOutbox({
+    platform: 'slack',
+    channel_id: 'C1',
+    kind: 'report',
+    message: JSON.stringify({ blocks: [{ type: 'text', text }] }),
+    next_attempt_at: Date.now(),
+    created_at: Date.now(),
+  });
 
 describe('the outbox worker between rounds', () => {
   it('does not read the outbox at every poll while nothing can start, and a wake still starts a round', async () => {
@@ -42,7 +49,16 @@ describe('the outbox worker between rounds', () => {
     cleanup.push(() => db.close());
     const store = new NotifyStore(db);
     const poster = new GatedPoster('slack');
-    const worker = new OutboxWorker({ store, posters: { slack: poster }, prepareMessage, logger: silentLogger, now: Date.now, pollMs: 100, coalesceWindowMs: 250, perChannelIntervalMs: 1000 });
+    const worker = new OutboxWorker({
+      store,
+      posters: { slack: poster },
+      prepareMessage,
+      logger: silentLogger,
+      now: Date.now,
+      pollMs: 100,
+      coalesceWindowMs: 250,
+      perChannelIntervalMs: 1000,
+    });
     cleanup.push(() => worker.stop());
     const passes = vi.spyOn(store, 'pendingChannels');
     worker.start();
@@ -84,7 +100,16 @@ describe('the outbox worker between rounds', () => {
     cleanup.push(() => db.close());
     const store = new NotifyStore(db);
     const poster = new RecordingPoster('slack');
-    const worker = new OutboxWorker({ store, posters: { slack: poster }, prepareMessage, logger: silentLogger, now: Date.now, pollMs: 100, coalesceWindowMs: 0, perChannelIntervalMs: 1 });
+    const worker = new OutboxWorker({
+      store,
+      posters: { slack: poster },
+      prepareMessage,
+      logger: silentLogger,
+      now: Date.now,
+      pollMs: 100,
+      coalesceWindowMs: 0,
+      perChannelIntervalMs: 1,
+    });
     cleanup.push(() => worker.stop());
     worker.start();
     await vi.advanceTimersByTimeAsync(500);
@@ -105,7 +130,7 @@ describe('the outbox worker between rounds', () => {
   });
 });
 
-describe('the outbox worker\'s clock', () => {
+describe("the outbox worker's clock", () => {
   // Timers are faked, the wall clock is not: the worker's own clock (`now`) is moved by the test
   // and stands decades away from Date.now(). A worker that read the wall clock anywhere would see
   // almost no time pass and behave differently from what its clock says (issue 24, "One clock").
@@ -114,12 +139,19 @@ describe('the outbox worker\'s clock', () => {
     const db = openDatabase(':memory:');
     cleanup.push(() => db.close());
     const store = new NotifyStore(db);
-    const worker = new OutboxWorker({ store, posters: { slack: new RecordingPoster('slack') }, prepareMessage, logger: silentLogger, now: () => clock.t, pollMs: 100 });
+    const worker = new OutboxWorker({
+      store,
+      posters: { slack: new RecordingPoster('slack') },
+      prepareMessage,
+      logger: silentLogger,
+      now: () => clock.t,
+      pollMs: 100,
+    });
     cleanup.push(() => worker.stop());
     return { store, worker };
   };
 
-  it('waits out a failed pass\'s backoff on its own clock, not the wall clock', async () => {
+  it("waits out a failed pass's backoff on its own clock, not the wall clock", async () => {
     const clock = { t: 1_000_000 };
     const { store, worker } = workerOn(clock);
     const passes = vi.spyOn(store, 'pendingChannels').mockRejectedValueOnce(new Error('database unreachable'));
@@ -185,7 +217,16 @@ describe('an outbox round of many rows', () => {
     const t0 = Date.now() - 600_000;
     for (let i = 0; i < 1200; i++) {
       const nodeId = `n${i % 50}`;
-      await ingest(h.notifier, { eventType: 'NODE_STATUS_UPDATED', eventTimestamp: new Date(t0 + i).toISOString(), details: { nodeId, status: i % 100 < 50 ? 'STARTING' : 'RUNNING' }, nodeId }, `node-${i % 50}`);
+      await ingest(
+        h.notifier,
+        {
+          eventType: 'NODE_STATUS_UPDATED',
+          eventTimestamp: new Date(t0 + i).toISOString(),
+          details: { nodeId, status: i % 100 < 50 ? 'STARTING' : 'RUNNING' },
+          nodeId,
+        },
+        `node-${i % 50}`,
+      );
     }
     const statements = recordStatements(h.db);
     h.notifier.start();

@@ -19,7 +19,10 @@ interface Service {
   ports?: string[];
 }
 
-const compose = parse(readFileSync('docker-compose.yml', 'utf8'), { merge: true }) as { services: Record<string, Service>; volumes: Record<string, unknown> };
+const compose = parse(readFileSync('docker-compose.yml', 'utf8'), { merge: true }) as {
+  services: Record<string, Service>;
+  volumes: Record<string, unknown>;
+};
 const caddyfile = readFileSync('deploy/Caddyfile', 'utf8');
 /** Compose's ${VAR:?message} and ${VAR:-default}, with the values of .env. */
 const interpolate = (s: string, env: Record<string, string>) =>

@@ -15,7 +15,15 @@ function runVitest(file: string): Promise<{ code: number | null; output: string 
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [vitestBin, 'run', '--project', 'unit', file], {
       cwd: root,
-      env: { ...process.env, RLN_MUST_FAIL: '1', CI: 'true', VITEST: undefined, VITEST_WORKER_ID: undefined, VITEST_POOL_ID: undefined, NODE_ENV: undefined },
+      env: {
+        ...process.env,
+        RLN_MUST_FAIL: '1',
+        CI: 'true',
+        VITEST: undefined,
+        VITEST_WORKER_ID: undefined,
+        VITEST_POOL_ID: undefined,
+        NODE_ENV: undefined,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

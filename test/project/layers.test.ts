@@ -40,7 +40,11 @@ describe('the layout', () => {
   it('keeps the vocabulary a leaf: it imports only its own files and packages', () => {
     const vocabulary = filesUnder('src/vocabulary');
     expect(vocabulary.length).toBeGreaterThan(5);
-    const outside = vocabulary.flatMap((f) => importsOf(f).filter((s) => s.startsWith('.') && !s.startsWith('./')).map((s) => `${f}: ${s}`));
+    const outside = vocabulary.flatMap((f) =>
+      importsOf(f)
+        .filter((s) => s.startsWith('.') && !s.startsWith('./'))
+        .map((s) => `${f}: ${s}`),
+    );
     expect(outside).toEqual([]);
   });
 });
@@ -63,7 +67,11 @@ describe('the command engine', () => {
 
   it('imports no feature and no concrete Services: it is generic over the services it is given', () => {
     const features = /\/(notify|reports|activity|webhooks|chat|app|demo|cli|doctor)\/|commands\//;
-    const offenders = engine.flatMap((f) => importsOf(f).filter((s) => features.test(s)).map((s) => `${f}: ${s}`));
+    const offenders = engine.flatMap((f) =>
+      importsOf(f)
+        .filter((s) => features.test(s))
+        .map((s) => `${f}: ${s}`),
+    );
     expect(offenders).toEqual([]);
     expect(read('src/engine/create-dispatcher.ts')).toMatch(/createDispatcher<Svc extends EngineServices>/);
   });
@@ -100,7 +108,9 @@ describe('the services object', () => {
   it('is never extended by declaration merging, cast, or filled in after it is built', () => {
     const files = [...filesUnder('src'), ...filesUnder('commands')];
     const merging = files.filter((f) => pattern('declare ', 'module').test(read(f)));
-    const cast = files.filter((f) => pattern('as ', 'Services\\b').test(read(f)) || pattern('Object', '\\.assign\\(services').test(read(f)));
+    const cast = files.filter(
+      (f) => pattern('as ', 'Services\\b').test(read(f)) || pattern('Object', '\\.assign\\(services').test(read(f)),
+    );
     expect(merging).toEqual([]);
     expect(cast).toEqual([]);
   });

@@ -101,7 +101,10 @@ function brokenLink(file: string, target: string): string | null {
 
 /** Cells of a table row, split as GitHub does: on every pipe not escaped with a backslash. */
 function cells(row: string): string[] {
-  const inner = row.trim().replace(/^\|/, '').replace(/(?<!\\)\|$/, '');
+  const inner = row
+    .trim()
+    .replace(/^\|/, '')
+    .replace(/(?<!\\)\|$/, '');
   return inner.split(/(?<!\\)\|/);
 }
 

@@ -35,7 +35,8 @@ describe('buttons across two replicas', () => {
     const [a, b] = w.replicas;
     const events = (r: Replica) => `${r.url}/slack/events`;
     const node = (name: string) => emulator.nodes().find((n) => n.name === name)!;
-    const stops = (name: string) => emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith(`/nodes/${node(name).nodeId}/stop`)).length;
+    const stops = (name: string) =>
+      emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith(`/nodes/${node(name).nodeId}/stop`)).length;
 
     /** Types a command on a replica; resolves with its answer. */
     const typed = async (r: Replica, text: string): Promise<RespondCall> => {
@@ -88,8 +89,14 @@ describe('buttons across two replicas', () => {
     const answers = await Promise.all([click(a, second), click(b, second)]);
     emulator.faults.latencyMs = 0;
     const texts = answers.map(shown);
-    expect(texts.filter((t) => t.includes('Node stopped')), texts.join('\n---\n')).toHaveLength(1);
-    expect(texts.filter((t) => /already used/.test(t)), texts.join('\n---\n')).toHaveLength(1);
+    expect(
+      texts.filter((t) => t.includes('Node stopped')),
+      texts.join('\n---\n'),
+    ).toHaveLength(1);
+    expect(
+      texts.filter((t) => /already used/.test(t)),
+      texts.join('\n---\n'),
+    ).toHaveLength(1);
     expect(stops('bob')).toBe(1);
     expect(node('bob').status).toBe('PAUSED');
 

@@ -50,7 +50,15 @@ describe('two replicas, one killed mid-burst', () => {
         const db = await openPostgres(url);
         const store = new NotifyStore(db);
         for (const [i, n] of nodes.entries()) {
-          await store.upsertWatch(newWatch({ channel_id: channelOf(i), target: n.nodeId, target_name: n.name, created_by: 'slack:UTEST', created_at: Date.now() }));
+          await store.upsertWatch(
+            newWatch({
+              channel_id: channelOf(i),
+              target: n.nodeId,
+              target_name: n.name,
+              created_by: 'slack:UTEST',
+              created_at: Date.now(),
+            }),
+          );
         }
         await db.close();
       },
@@ -71,7 +79,12 @@ describe('two replicas, one killed mid-burst', () => {
         }
         const target = i % 2 ? b : a;
         const n = nodes[i];
-        const body = JSON.stringify({ eventType: 'NODE_STATUS_UPDATED', eventTimestamp: new Date(t0 + i).toISOString(), details: { nodeId: n.nodeId, status: 'STOPPED' }, nodeId: n.nodeId });
+        const body = JSON.stringify({
+          eventType: 'NODE_STATUS_UPDATED',
+          eventTimestamp: new Date(t0 + i).toISOString(),
+          details: { nodeId: n.nodeId, status: 'STOPPED' },
+          nodeId: n.nodeId,
+        });
         try {
           const res = await fetch(`${target.url}/webhooks/service/${n.nodeId}`, {
             method: 'POST',
@@ -92,7 +105,10 @@ describe('two replicas, one killed mid-burst', () => {
     // Every accepted event's node shows in a post (a's channel leases run out, then b posts them).
     const posts = () => [...slack.callsTo('chat.postMessage'), ...slack.callsTo('chat.update')];
     const missing = () => [...accepted].filter((i) => !posts().some((c) => shown(c).includes(nodes[i].name)));
-    await waitFor(() => missing().length === 0, { timeout: 150_000, what: () => `posts of ${missing().length} accepted events, e.g. ${nodes[missing()[0]]?.name}` });
+    await waitFor(() => missing().length === 0, {
+      timeout: 150_000,
+      what: () => `posts of ${missing().length} accepted events, e.g. ${nodes[missing()[0]]?.name}`,
+    });
 
     // Twice only when what a posted was never recorded as sent by a: a was killed between the
     // post and its record (a round records in one transaction, so a whole round can be in that
@@ -116,7 +132,11 @@ describe('two replicas, one killed mid-burst', () => {
 
     // Paced per channel across both replicas: new messages at least ~1 s apart.
     for (let c = 0; c < CHANNELS; c++) {
-      const times = slack.callsTo('chat.postMessage').filter((x) => x.args.channel === channelOf(c)).map((x) => x.at).sort((x, y) => x - y);
+      const times = slack
+        .callsTo('chat.postMessage')
+        .filter((x) => x.args.channel === channelOf(c))
+        .map((x) => x.at)
+        .sort((x, y) => x - y);
       const gaps = times.slice(1).map((t, k) => t - times[k]);
       expect(Math.min(...gaps), `channel ${channelOf(c)}`).toBeGreaterThanOrEqual(800);
     }

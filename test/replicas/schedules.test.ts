@@ -38,7 +38,11 @@ describe('a report schedule on three replicas', () => {
 
     // The schedule, typed through replica a; b and c learn of it from the database.
     const responseUrl = slack.responseUrl();
-    const res = await postSigned(`${a.url}/slack/events`, SECRET, slashCommandPayload({ user: ADMIN, text: `report schedule kind=balance node=all cron="${CRON}"`, channelId: CHANNEL, responseUrl }));
+    const res = await postSigned(
+      `${a.url}/slack/events`,
+      SECRET,
+      slashCommandPayload({ user: ADMIN, text: `report schedule kind=balance node=all cron="${CRON}"`, channelId: CHANNEL, responseUrl }),
+    );
     expect(res.status, res.text).toBe(200);
     const [scheduled] = await slack.waitForResponds(responseUrl);
     expect(shown(scheduled)).toContain('Scheduled: balance report');
@@ -50,26 +54,36 @@ describe('a report schedule on three replicas', () => {
     await waitFor(() => reports().some((c) => tickOf(c) === ticks[2]), {
       timeout: ticks[2] - Date.now() + 30_000,
       interval: 200,
-      what: () => `the report of the third tick; posts: ${JSON.stringify(reports().map((c) => ({ at: new Date(c.at).toISOString(), via: c.via })))}`,
+      what: () =>
+        `the report of the third tick; posts: ${JSON.stringify(reports().map((c) => ({ at: new Date(c.at).toISOString(), via: c.via })))}`,
     });
     await new Promise((r) => setTimeout(r, GRACE_MS));
 
     const all = reports();
     const counted = all.filter((c) => ticks.includes(tickOf(c)));
-    const table = JSON.stringify(all.map((c) => ({ tick: new Date(tickOf(c)).toISOString(), at: new Date(c.at).toISOString(), via: c.via })));
+    const table = JSON.stringify(
+      all.map((c) => ({ tick: new Date(tickOf(c)).toISOString(), at: new Date(c.at).toISOString(), via: c.via })),
+    );
     // Which replica won each tick (the claim's holder names the process) and which one posted.
     const db = await openPostgres(url);
-    const claims = await db.all<{ name: string; owner: string }>("SELECT name, owner FROM store_leases WHERE name LIKE 'report:%' ORDER BY name");
+    const claims = await db.all<{ name: string; owner: string }>(
+      "SELECT name, owner FROM store_leases WHERE name LIKE 'report:%' ORDER BY name",
+    );
     await db.close();
     const replicaOf = (owner: string) => replicas.find((r) => owner.split('/')[1] === String(r.bot.child.pid))?.name ?? owner;
-    console.log(`ticks claimed: ${JSON.stringify(claims.map((c) => ({ tick: c.name.split(':').slice(2).join(':'), by: replicaOf(c.owner) })))}\nreport posts: ${table}`);
+    console.log(
+      `ticks claimed: ${JSON.stringify(claims.map((c) => ({ tick: c.name.split(':').slice(2).join(':'), by: replicaOf(c.owner) })))}\nreport posts: ${table}`,
+    );
 
     // Exactly one report per tick counted, three in all.
     expect(counted.map(tickOf), table).toEqual(ticks);
     // And no tick before or after them was posted twice either.
     const perTick = new Map<number, number>();
     for (const c of all) perTick.set(tickOf(c), (perTick.get(tickOf(c)) ?? 0) + 1);
-    expect([...perTick.values()].every((n) => n === 1), table).toBe(true);
+    expect(
+      [...perTick.values()].every((n) => n === 1),
+      table,
+    ).toBe(true);
     // Each tick was claimed once, by one of the three, and its report built once: the emulator
     // saw each running node's balance read once per tick posted, not once per replica.
     const running = emulator.nodes().filter((n) => n.status === 'RUNNING').length;

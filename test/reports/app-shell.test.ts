@@ -18,12 +18,20 @@ let text = '';
 output.on('data', (c: Buffer) => (text += c.toString()));
 
 async function until(re: RegExp, from = 0, ms = 8_000): Promise<string> {
-  await waitFor(() => re.test(text.slice(from)), { timeout: ms, interval: 20, what: () => `the terminal to show ${re}:\n${text.slice(from)}\nlog:\n${logText}` });
+  await waitFor(() => re.test(text.slice(from)), {
+    timeout: ms,
+    interval: 20,
+    what: () => `the terminal to show ${re}:\n${text.slice(from)}\nlog:\n${logText}`,
+  });
   return text.slice(from);
 }
 
 beforeAll(async () => {
-  h = await startHarness({ emulator: { seed: 'demo', demoPassword: 'demo-password-1', lifecycleDelayMs: 20 }, shell: { input, output, prompt: false }, logger: createLogger({ level: 'warn', destination: logs }) });
+  h = await startHarness({
+    emulator: { seed: 'demo', demoPassword: 'demo-password-1', lifecycleDelayMs: 20 },
+    shell: { input, output, prompt: false },
+    logger: createLogger({ level: 'warn', destination: logs }),
+  });
 }, 90_000);
 afterAll(async () => {
   input.end();

@@ -12,7 +12,9 @@ function data(over: Partial<BalanceData> = {}): BalanceData {
     height: 1234n,
     btc: { vanilla: { settled: 100_000n, future: 150_000n, spendable: 90_000n }, colored: { settled: 0n, future: 0n, spendable: 0n } },
     ln: { local: 0n, sendable: 0n, receivable: 0n },
-    assets: [{ assetId: 'rgb:a', label: 'USDT', schema: 'Nia', precision: 2, spendable: 12345n, settled: 12345n, outbound: 0n, inbound: 0n }],
+    assets: [
+      { assetId: 'rgb:a', label: 'USDT', schema: 'Nia', precision: 2, spendable: 12345n, settled: 12345n, outbound: 0n, inbound: 0n },
+    ],
     ...over,
   };
 }
@@ -41,10 +43,20 @@ describe('balance report', () => {
   });
 
   it('shows the change since the previous snapshot, including an asset that is gone', () => {
-    const before = data({ assets: [...data().assets, { assetId: 'rgb:b', label: 'GONE', schema: 'Nia', precision: 0, spendable: 7n, settled: 7n, outbound: 0n, inbound: 0n }] });
+    const before = data({
+      assets: [
+        ...data().assets,
+        { assetId: 'rgb:b', label: 'GONE', schema: 'Nia', precision: 0, spendable: 7n, settled: 7n, outbound: 0n, inbound: 0n },
+      ],
+    });
     const prev = { takenAt: new Date('2026-11-21T09:00:00Z'), data: toBalanceSnapshot(balanceRows(before)) };
     const after = data({ btc: { ...before.btc, vanilla: { settled: 101_200n, future: 151_200n, spendable: 89_700n } } });
-    const { message } = buildBalanceReport({ target: 'alice', unit: 'sat', now, nodes: [{ outcome: { ok: true, node: node('alice'), data: after }, previous: prev }] });
+    const { message } = buildBalanceReport({
+      target: 'alice',
+      unit: 'sat',
+      now,
+      nodes: [{ outcome: { ok: true, node: node('alice'), data: after }, previous: prev }],
+    });
     const [t] = tables(message.blocks);
     expect(t.columns.map((c) => c.header)).toContain('Change');
     expect(row(t, 'BTC settled')?.[2]).toBe('+1,200');
@@ -80,8 +92,15 @@ describe('balance report', () => {
 
   it('keeps u64 amounts exact', () => {
     const huge = 18_446_744_073_709_551_615n;
-    const d = data({ btc: { vanilla: { settled: huge, future: huge, spendable: huge }, colored: { settled: 0n, future: 0n, spendable: 0n } } });
-    const { message } = buildBalanceReport({ target: 'alice', unit: 'sat', now, nodes: [{ outcome: { ok: true, node: node('alice'), data: d } }] });
+    const d = data({
+      btc: { vanilla: { settled: huge, future: huge, spendable: huge }, colored: { settled: 0n, future: 0n, spendable: 0n } },
+    });
+    const { message } = buildBalanceReport({
+      target: 'alice',
+      unit: 'sat',
+      now,
+      nodes: [{ outcome: { ok: true, node: node('alice'), data: d } }],
+    });
     expect(row(tables(message.blocks)[0], 'BTC settled')?.[1]).toBe('18,446,744,073,709,551,615');
   });
 });
@@ -106,8 +125,8 @@ describe('balance report over many nodes', () => {
   });
 });
 
-describe('the balance table\'s units', () => {
-  it('names the bitcoin unit and the assets\' own units in the caption, not a sats header over asset rows', () => {
+describe("the balance table's units", () => {
+  it("names the bitcoin unit and the assets' own units in the caption, not a sats header over asset rows", () => {
     for (const unit of ['sat', 'btc'] as const) {
       const block = balanceTable([{ label: 'USDT on-chain spendable', amount: 12345n, precision: 2 } as never], unit, false);
       if (block.type !== 'table') throw new Error('expected a table');

@@ -23,7 +23,7 @@ function chan(id: string, over: Partial<ChannelLine> = {}): ChannelLine {
   };
 }
 
-const tableOf = (blocks: Block[]) => (blocks.find((b) => b.type === "table") as { type: "table"; table: Table }).table;
+const tableOf = (blocks: Block[]) => (blocks.find((b) => b.type === 'table') as { type: 'table'; table: Table }).table;
 
 describe('channel report', () => {
   it('has one row per channel with state mark, share bar, asset amounts with precision and a private mark', () => {
@@ -32,12 +32,23 @@ describe('channel report', () => {
       height: 10n,
       channels: [
         chan('a'),
-        chan('b', { state: 'opening', public: false, localSat: 95_000n, asset: { assetId: 'rgb:x', label: 'USDT', precision: 2, local: 12345n, remote: 5n } }),
+        chan('b', {
+          state: 'opening',
+          public: false,
+          localSat: 95_000n,
+          asset: { assetId: 'rgb:x', label: 'USDT', precision: 2, local: 12345n, remote: 5n },
+        }),
         chan('c', { state: 'not_usable', localSat: 10_000n }),
         chan('d', { state: 'closing' }),
       ],
     };
-    const { message } = buildChannelReport({ target: 'alice', unit: 'sat', thresholds: t, now, nodes: [{ outcome: { ok: true, node, data: d } }] });
+    const { message } = buildChannelReport({
+      target: 'alice',
+      unit: 'sat',
+      thresholds: t,
+      now,
+      nodes: [{ outcome: { ok: true, node, data: d } }],
+    });
     const table = tableOf(message.blocks);
     expect(table.rows).toHaveLength(4);
     expect(table.rows.map((r) => r[0])).toEqual(['●', '○', '◐', '✕']);
@@ -68,9 +79,18 @@ describe('channel report', () => {
   });
 
   it('shows channels opened and closed since the previous report', () => {
-    const prev = { takenAt: new Date('2026-11-21T09:00:00Z'), data: toChannelSnapshot({ channels: [chan('a'), chan('gone', { peer: 'old-peer' })] }) };
+    const prev = {
+      takenAt: new Date('2026-11-21T09:00:00Z'),
+      data: toChannelSnapshot({ channels: [chan('a'), chan('gone', { peer: 'old-peer' })] }),
+    };
     const d: ChannelData = { channels: [chan('a', { sendableSat: 40_000n }), chan('new', { peer: 'new-peer' })] };
-    const { message } = buildChannelReport({ target: 'alice', unit: 'sat', thresholds: t, now, nodes: [{ outcome: { ok: true, node, data: d }, previous: prev }] });
+    const { message } = buildChannelReport({
+      target: 'alice',
+      unit: 'sat',
+      thresholds: t,
+      now,
+      nodes: [{ outcome: { ok: true, node, data: d }, previous: prev }],
+    });
     const text = JSON.stringify(message.blocks);
     expect(text).toContain('opened 1 (new-peer)');
     expect(text).toContain('closed 1 (old-peer)');
@@ -79,7 +99,13 @@ describe('channel report', () => {
 
   it('caps the table at 40 rows and says so', () => {
     const d: ChannelData = { channels: Array.from({ length: 55 }, (_, i) => chan(String(i))) };
-    const { message } = buildChannelReport({ target: 'alice', unit: 'sat', thresholds: t, now, nodes: [{ outcome: { ok: true, node, data: d } }] });
+    const { message } = buildChannelReport({
+      target: 'alice',
+      unit: 'sat',
+      thresholds: t,
+      now,
+      nodes: [{ outcome: { ok: true, node, data: d } }],
+    });
     const table = tableOf(message.blocks);
     expect(table.rows).toHaveLength(40);
     expect(table.caption).toContain('showing 40 of 55');
@@ -89,7 +115,11 @@ describe('channel report', () => {
 describe('channel report over many nodes', () => {
   it('gives each node one overview row with its counts and totals', () => {
     const nodes = Array.from({ length: 10 }, (_, i) => ({
-      outcome: { ok: true as const, node: { ...node, nodeId: `id-${i}`, name: `n${i}` }, data: { channels: [chan(`a${i}`), chan(`b${i}`, { localSat: 5_000n })] } },
+      outcome: {
+        ok: true as const,
+        node: { ...node, nodeId: `id-${i}`, name: `n${i}` },
+        data: { channels: [chan(`a${i}`), chan(`b${i}`, { localSat: 5_000n })] },
+      },
     }));
     const { message } = buildChannelReport({ target: 'all', unit: 'sat', thresholds: t, now, nodes });
     const table = tableOf(message.blocks);

@@ -17,7 +17,13 @@ let clock = Date.parse('2026-11-01T09:00:00Z');
 beforeAll(async () => {
   w = await startReportWorld();
   // Each report one hour after the previous, so the history spans time as it would.
-  reports = createReports({ db: w.openDb(), services: w.services, outbox: capturingOutbox(), logger: silentLogger, now: () => (clock += 3_600_000) });
+  reports = createReports({
+    db: w.openDb(),
+    services: w.services,
+    outbox: capturingOutbox(),
+    logger: silentLogger,
+    now: () => (clock += 3_600_000),
+  });
 }, 90_000);
 afterAll(async () => {
   await w?.close();

@@ -14,7 +14,13 @@ let reports: ReturnType<typeof createReports>;
 
 beforeAll(async () => {
   w = await startReportWorld();
-  reports = createReports({ db: w.openDb(), services: w.services, outbox: capturingOutbox(), logger: silentLogger, dashboardTimeoutMs: 500 });
+  reports = createReports({
+    db: w.openDb(),
+    services: w.services,
+    outbox: capturingOutbox(),
+    logger: silentLogger,
+    dashboardTimeoutMs: 500,
+  });
 }, 90_000);
 afterAll(async () => {
   await w?.close();
@@ -23,7 +29,12 @@ afterAll(async () => {
 describe('the status dashboard', () => {
   it('shows every node, a locked one as locked, and the balances its node API gives', async () => {
     const rows = await reports.service.dashboard();
-    expect(rows.map((r) => r.node.name).sort()).toEqual(w.emulator.nodes().map((n) => n.name).sort());
+    expect(rows.map((r) => r.node.name).sort()).toEqual(
+      w.emulator
+        .nodes()
+        .map((n) => n.name)
+        .sort(),
+    );
     expect(rows.find((r) => r.node.name === 'dave')?.lock).toBe('locked');
     const alice = rows.find((r) => r.node.name === 'alice')!;
     expect(alice.lock).toBe('unlocked');
@@ -46,7 +57,10 @@ describe('the status dashboard', () => {
   });
 
   it('pages past eight nodes with a next-page button', () => {
-    const node = (i: number) => ({ node: { nodeId: `n${i}`, name: `node${String(i).padStart(2, '0')}`, status: 'RUNNING' } as never, lock: 'unlocked' as const });
+    const node = (i: number) => ({
+      node: { nodeId: `n${i}`, name: `node${String(i).padStart(2, '0')}`, status: 'RUNNING' } as never,
+      lock: 'unlocked' as const,
+    });
     const all = Array.from({ length: 11 }, (_, i) => node(i));
     const first = dashboardMessage(all, { incidents: [], watches: [], now: new Date() });
     expect(messageText(first)).toContain('node07');

@@ -40,9 +40,15 @@ afterAll(async () => {
   await fake?.close();
 });
 
-const posts = () => fake.callsTo('chat.postMessage').filter((c) => c.args.channel === CHANNEL && !c.args.thread_ts).map((c) => JSON.stringify(c.args));
-const waitForPost = (text: string) => waitFor(() => posts().some((p) => p.includes(text)), { timeout: 15_000, what: `a post with "${text}"` });
-const call = (name: string, endpoint: string, body?: unknown) => h.emulator.world.handle(ids[name], body === undefined ? 'GET' : 'POST', endpoint, body);
+const posts = () =>
+  fake
+    .callsTo('chat.postMessage')
+    .filter((c) => c.args.channel === CHANNEL && !c.args.thread_ts)
+    .map((c) => JSON.stringify(c.args));
+const waitForPost = (text: string) =>
+  waitFor(() => posts().some((p) => p.includes(text)), { timeout: 15_000, what: `a post with "${text}"` });
+const call = (name: string, endpoint: string, body?: unknown) =>
+  h.emulator.world.handle(ids[name], body === undefined ? 'GET' : 'POST', endpoint, body);
 const recorded = async (name: string) => (await h.app.db.get('SELECT 1 FROM activity_states WHERE node_id = ?', [ids[name]])) !== undefined;
 
 async function slash(text: string): Promise<Record<string, any>> {
@@ -55,21 +61,28 @@ async function slash(text: string): Promise<Record<string, any>> {
 function fieldsOf(body: Record<string, any>): Record<string, string> {
   const out: Record<string, string> = {};
   const blocks = [...(body.blocks ?? []), ...(body.attachments ?? []).flatMap((a: any) => a.blocks)];
-  for (const b of blocks) for (const f of b.fields ?? []) {
-    const [label, value] = String(f.text).split('\n');
-    out[label.replace(/\*/g, '')] = value;
-  }
+  for (const b of blocks)
+    for (const f of b.fields ?? []) {
+      const [label, value] = String(f.text).split('\n');
+      out[label.replace(/\*/g, '')] = value;
+    }
   return out;
 }
 
 describe('the daily digest through the whole bot', () => {
   it('makes a day on the emulator: a channel, a payment, an incident and a restart that comes back locked', async () => {
-    expect(JSON.stringify(await slash('watch add alice kinds=status,payments,channels,lock'))).toContain('status, payments, channels, lock');
+    expect(JSON.stringify(await slash('watch add alice kinds=status,payments,channels,lock'))).toContain(
+      'status, payments, channels, lock',
+    );
     expect(JSON.stringify(await slash('watch add bob kinds=payments,channels'))).toContain('payments, channels');
     await waitFor(async () => (await recorded('alice')) && (await recorded('bob')), { timeout: 15_000, what: 'the first polls' });
 
     await call('alice', 'connectpeer', { peer_pubkey_and_addr: `${h.emulator.world.pubkeyOf(ids.bob)}@127.0.0.1:9735` });
-    await call('alice', 'openchannel', { peer_pubkey_and_opt_addr: h.emulator.world.pubkeyOf(ids.bob), capacity_sat: 100_000, push_msat: 0 });
+    await call('alice', 'openchannel', {
+      peer_pubkey_and_opt_addr: h.emulator.world.pubkeyOf(ids.bob),
+      capacity_sat: 100_000,
+      push_msat: 0,
+    });
     h.emulator.world.mine(1);
     await waitForPost('alice: channel opened with bob');
     await waitForPost('bob: channel opened with alice');
@@ -83,10 +96,14 @@ describe('the daily digest through the whole bot', () => {
     h.emulator.setStatus(ids.alice, 'FAILED');
     await waitForPost('Incident #');
     h.emulator.setStatus(ids.alice, 'RUNNING');
-    await waitFor(async () => (await h.app.db.get(`SELECT 1 FROM notify_incidents WHERE node_id = ? AND state = 'resolved'`, [ids.alice])) !== undefined, {
-      timeout: 15_000,
-      what: 'the incident resolved',
-    });
+    await waitFor(
+      async () =>
+        (await h.app.db.get(`SELECT 1 FROM notify_incidents WHERE node_id = ? AND state = 'resolved'`, [ids.alice])) !== undefined,
+      {
+        timeout: 15_000,
+        what: 'the incident resolved',
+      },
+    );
 
     h.emulator.restartNode(ids.alice);
     await waitForPost('alice restarted and is LOCKED');
@@ -125,7 +142,9 @@ describe('the daily digest through the whole bot', () => {
     const made = JSON.stringify(await slash('report schedule kind=digest node=bob cron="*/1 * * * * *"'));
     expect(made).toContain('Scheduled: digest report for bob');
     await waitForPost('Daily digest: bob');
-    const post = fake.callsTo('chat.postMessage').find((c) => c.args.channel === CHANNEL && JSON.stringify(c.args).includes('Daily digest: bob'))!;
+    const post = fake
+      .callsTo('chat.postMessage')
+      .find((c) => c.args.channel === CHANNEL && JSON.stringify(c.args).includes('Daily digest: bob'))!;
     const figures = fieldsOf(post.args);
     // bob's own day: the payment it received, its side of the channel; alice's incident is not bob's.
     expect(figures['Payments in']).toBe('1 (+1)');

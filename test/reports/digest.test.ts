@@ -19,13 +19,23 @@ const event = (type: string, at: number, facts?: Record<string, unknown>, node =
   eventType: type,
   status: type === 'NODE_STATUS_UPDATED' ? 'FAILED' : null,
   receivedAt: at,
-  payload: JSON.stringify(type.startsWith('ACTIVITY_') ? { kind: type.includes('PAYMENT') ? 'payments' : type.includes('CHANNEL') ? 'channels' : 'lock', message: { blocks: [] }, facts } : { status: 'FAILED' }),
+  payload: JSON.stringify(
+    type.startsWith('ACTIVITY_')
+      ? { kind: type.includes('PAYMENT') ? 'payments' : type.includes('CHANNEL') ? 'channels' : 'lock', message: { blocks: [] }, facts }
+      : { status: 'FAILED' },
+  ),
 });
 
 const today: DigestDay = {
   events: [
     event('ACTIVITY_PAYMENT_RECEIVED', NOW - 5 * H, { amtMsat: '30000000' }),
-    event('ACTIVITY_PAYMENT_RECEIVED', NOW - 4 * H, { amtMsat: '3000000', assetId: 'rgb:usdt', assetAmount: '1250', assetLabel: 'USDT', precision: 2 }),
+    event('ACTIVITY_PAYMENT_RECEIVED', NOW - 4 * H, {
+      amtMsat: '3000000',
+      assetId: 'rgb:usdt',
+      assetAmount: '1250',
+      assetLabel: 'USDT',
+      precision: 2,
+    }),
     event('ACTIVITY_PAYMENT_SENT', NOW - 3 * H, { amtMsat: '1500000' }),
     event('ACTIVITY_PAYMENT_FAILED', NOW - 3 * H, { amtMsat: '2000000' }),
     event('ACTIVITY_CHANNEL_OPENED', NOW - 6 * H),
@@ -47,7 +57,16 @@ const yesterday: DigestDay = {
 describe('the daily digest', () => {
   it('counts the day: payments in, out and failed, channels, incidents, upgrades, locks and alerts by kind', () => {
     const f = digestFigures(today);
-    expect(f).toMatchObject({ paymentsIn: 2, paymentsOut: 1, paymentsFailed: 1, channelsOpened: 1, channelsClosed: 0, incidents: 2, upgrades: 1, locks: 1 });
+    expect(f).toMatchObject({
+      paymentsIn: 2,
+      paymentsOut: 1,
+      paymentsFailed: 1,
+      channelsOpened: 1,
+      channelsClosed: 0,
+      incidents: 2,
+      upgrades: 1,
+      locks: 1,
+    });
     expect(Object.fromEntries(f.alerts)).toEqual({ payments: 4, channels: 1, lock: 1, status: 1 });
     expect(f.assets.get('BTC')).toMatchObject({ in: 33_000_000n, out: 1_500_000n });
     expect(f.assets.get('rgb:usdt')).toMatchObject({ label: 'USDT', precision: 2, in: 1250n, out: 0n });

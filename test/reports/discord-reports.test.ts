@@ -54,7 +54,9 @@ describe('reports on Discord', () => {
   it('posts a scheduled report to the channel where it was asked', async () => {
     const made = await cmd(OPERATOR, 'schedule', { kind: 'balance', node: 'alice', cron: '*/1 * * * * *' });
     expect(textOf(made.data)).toContain('Scheduled: balance report for alice');
-    const post = await fake.waitForCall((c) => c.method === 'POST' && c.path === `/channels/${OPERATOR.channelId}/messages`, { timeoutMs: 8_000 });
+    const post = await fake.waitForCall((c) => c.method === 'POST' && c.path === `/channels/${OPERATOR.channelId}/messages`, {
+      timeoutMs: 8_000,
+    });
     expect(textOf(post.body)).toContain('Balance report');
     expect(textOf(post.body)).toContain('BTC settled');
     const list = textOf((await cmd(READER, 'schedules')).data);

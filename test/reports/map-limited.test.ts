@@ -4,7 +4,14 @@ import { problemFromError, problemFromStatus } from '../../src/reports/describe-
 import { NodeApiError } from '../../src/node-api/index.js';
 import type { HostedNode } from '../../src/hosting/index.js';
 
-const node = (over: Partial<HostedNode> = {}): HostedNode => ({ nodeId: 'n1', name: 'alice', network: 'regtest', status: 'RUNNING', invoke_url: 'http://x', ...over });
+const node = (over: Partial<HostedNode> = {}): HostedNode => ({
+  nodeId: 'n1',
+  name: 'alice',
+  network: 'regtest',
+  status: 'RUNNING',
+  invoke_url: 'http://x',
+  ...over,
+});
 
 // Pure units: vitest's fake timers stand in for the work's delays and the time-out.
 describe('mapLimited', () => {
@@ -18,13 +25,17 @@ describe('mapLimited', () => {
   it('never runs more than the bound at once and keeps the order', async () => {
     let inFlight = 0;
     let peak = 0;
-    const running = mapLimited(Array.from({ length: 20 }, (_, i) => i), 3, async (i) => {
-      inFlight++;
-      peak = Math.max(peak, inFlight);
-      await new Promise((r) => setTimeout(r, 2 + (i % 3)));
-      inFlight--;
-      return i * 2;
-    });
+    const running = mapLimited(
+      Array.from({ length: 20 }, (_, i) => i),
+      3,
+      async (i) => {
+        inFlight++;
+        peak = Math.max(peak, inFlight);
+        await new Promise((r) => setTimeout(r, 2 + (i % 3)));
+        inFlight--;
+        return i * 2;
+      },
+    );
     await vi.runAllTimersAsync();
     const out = await running;
     expect(peak).toBeLessThanOrEqual(3);
@@ -42,14 +53,23 @@ describe('mapLimited', () => {
 
 describe('node problems', () => {
   it('come from the hosting status before the node is asked', () => {
-    expect(problemFromStatus(node({ status: 'PAUSED' }))).toMatchObject({ problem: 'paused', hint: expect.stringContaining('node start alice') });
+    expect(problemFromStatus(node({ status: 'PAUSED' }))).toMatchObject({
+      problem: 'paused',
+      hint: expect.stringContaining('node start alice'),
+    });
     expect(problemFromStatus(node({ status: 'FAILED' }))?.problem).toBe('failed');
     expect(problemFromStatus(node({ invoke_url: undefined }))?.problem).toMatch(/unreachable/);
     expect(problemFromStatus(node())).toBeUndefined();
   });
 
   it('come from the node API error with what to do', () => {
-    const locked = new NodeApiError({ endpoint: '/btcbalance', kind: 'rln', message: 'Node is locked', status: 403, rlnName: 'LockedNode' });
+    const locked = new NodeApiError({
+      endpoint: '/btcbalance',
+      kind: 'rln',
+      message: 'Node is locked',
+      status: 403,
+      rlnName: 'LockedNode',
+    });
     expect(problemFromError(node(), locked)).toEqual({ problem: 'locked', hint: 'unlock it with /rln node unlock alice' });
     const init = new NodeApiError({ endpoint: '/btcbalance', kind: 'rln', message: 'not init', status: 403, rlnName: 'NotInitialized' });
     expect(problemFromError(node(), init).problem).toBe('not initialised');

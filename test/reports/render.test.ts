@@ -10,26 +10,61 @@ import type { Message } from '../../src/vocabulary/message.js';
 import type { BalanceData, ChannelLine } from '../../src/reports/types.js';
 
 const now = new Date('2026-11-22T09:00:00Z');
-const node = (i: number): HostedNode => ({ nodeId: `id-${i}`, name: `node-${i}`, network: 'regtest', status: 'RUNNING', invoke_url: 'http://x' });
+const node = (i: number): HostedNode => ({
+  nodeId: `id-${i}`,
+  name: `node-${i}`,
+  network: 'regtest',
+  status: 'RUNNING',
+  invoke_url: 'http://x',
+});
 const balance = (assets: number): BalanceData => ({
   network: 'Regtest',
   height: 840_000n,
-  btc: { vanilla: { settled: 123_456_789n, future: 123_556_789n, spendable: 123_456_789n }, colored: { settled: 162_500n, future: 162_500n, spendable: 162_500n } },
+  btc: {
+    vanilla: { settled: 123_456_789n, future: 123_556_789n, spendable: 123_456_789n },
+    colored: { settled: 162_500n, future: 162_500n, spendable: 162_500n },
+  },
   ln: { local: 1_500_000n, sendable: 1_400_000n, receivable: 2_500_000n },
-  assets: Array.from({ length: assets }, (_, i) => ({ assetId: `rgb:${i}`, label: `TK${i}`, schema: 'Nia' as const, precision: 2, spendable: 123_456n, settled: 123_456n, outbound: 50_000n, inbound: 1_000n })),
+  assets: Array.from({ length: assets }, (_, i) => ({
+    assetId: `rgb:${i}`,
+    label: `TK${i}`,
+    schema: 'Nia' as const,
+    precision: 2,
+    spendable: 123_456n,
+    settled: 123_456n,
+    outbound: 50_000n,
+    inbound: 1_000n,
+  })),
 });
 const chan = (i: number): ChannelLine => ({
-  channelId: `c${i}`, peer: `peer-${i}`, peerPubkey: '02ab', state: 'usable', public: i % 2 === 0,
-  capacitySat: 1_000_000n, localSat: 100_000n, sendableSat: 90_000n, receivableSat: 880_000n,
+  channelId: `c${i}`,
+  peer: `peer-${i}`,
+  peerPubkey: '02ab',
+  state: 'usable',
+  public: i % 2 === 0,
+  capacitySat: 1_000_000n,
+  localSat: 100_000n,
+  sendableSat: 90_000n,
+  receivableSat: 880_000n,
   asset: { assetId: 'rgb:x', label: 'USDT', precision: 2, local: 123_456n, remote: 50_000n },
 });
 
 function reportsFor(nodes: number, assets: number, channels: number): Message[] {
   const target = nodes === 1 ? 'node-0' : 'all';
-  const b = buildBalanceReport({ target, unit: 'sat', now, nodes: Array.from({ length: nodes }, (_, i) => ({ outcome: { ok: true as const, node: node(i), data: balance(assets) } })) });
+  const b = buildBalanceReport({
+    target,
+    unit: 'sat',
+    now,
+    nodes: Array.from({ length: nodes }, (_, i) => ({ outcome: { ok: true as const, node: node(i), data: balance(assets) } })),
+  });
   const c = buildChannelReport({
-    target, unit: 'sat', now, thresholds: { low: 0.2, high: 0.8 },
-    nodes: Array.from({ length: nodes }, (_, i) => ({ outcome: { ok: true as const, node: node(i), data: { channels: Array.from({ length: channels }, (_, k) => chan(k)) } } })),
+    target,
+    unit: 'sat',
+    now,
+    thresholds: { low: 0.2, high: 0.8 },
+    nodes: Array.from({ length: nodes }, (_, i) => ({
+      outcome: { ok: true as const, node: node(i), data: { channels: Array.from({ length: channels }, (_, k) => chan(k)) } },
+    })),
   });
   return [b.message, c.message];
 }

@@ -241,7 +241,9 @@ describe('report schedules', () => {
     // A restart: a new createReports on the same SQLite file re-registers the schedule.
     const second = reports();
     const listed = await second.service.schedules('discord', 'chan-9');
-    expect(listed.map((x) => [x.id, x.kind, x.node, x.cron, x.timezone])).toEqual([[s.id, 'balance', 'alice', '*/1 * * * * *', 'Europe/Rome']]);
+    expect(listed.map((x) => [x.id, x.kind, x.node, x.cron, x.timezone])).toEqual([
+      [s.id, 'balance', 'alice', '*/1 * * * * *', 'Europe/Rome'],
+    ]);
     expect(listed[0].nextRun).toBeInstanceOf(Date);
     await second.scheduler.start();
     try {
@@ -269,7 +271,14 @@ describe('report schedules', () => {
     await a.scheduler.start();
     await b.scheduler.start();
     try {
-      const s = await a.service.schedule({ platform: 'slack', channelId: 'CREPL', kind: 'balance', node: 'alice', cron: '* * * * *', createdBy: 'slack:U1' });
+      const s = await a.service.schedule({
+        platform: 'slack',
+        channelId: 'CREPL',
+        kind: 'balance',
+        node: 'alice',
+        cron: '* * * * *',
+        createdBy: 'slack:U1',
+      });
       await waitFor(() => handlers[1].has(s.id), { what: 'replica b to load the schedule made on a' });
       const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000;
       for (const minute of [0, 1]) {
@@ -289,7 +298,14 @@ describe('report schedules', () => {
 
   it('caps the schedules of a channel', async () => {
     const { service } = reports({ maxSchedulesPerChannel: 1 });
-    const base = { platform: 'slack' as const, channelId: 'CCAP', kind: 'channels' as const, node: 'all', cron: '0 9 * * *', createdBy: 'slack:U1' };
+    const base = {
+      platform: 'slack' as const,
+      channelId: 'CCAP',
+      kind: 'channels' as const,
+      node: 'all',
+      cron: '0 9 * * *',
+      createdBy: 'slack:U1',
+    };
     await service.schedule(base);
     const e = await service.schedule(base).catch((x: unknown) => x);
     expect(isUserError(e) && e.code).toBe('conflict');
@@ -299,7 +315,14 @@ describe('report schedules', () => {
   it('posts what went wrong, and how to remove it, when the scheduled node is gone', async () => {
     const { node } = await w.hosting.createNode({ name: 'eve', network: 'regtest' });
     const r = reports();
-    const s = await r.service.schedule({ platform: 'slack', channelId: 'CGONE', kind: 'balance', node: 'eve', cron: '*/1 * * * * *', createdBy: 'slack:U1' });
+    const s = await r.service.schedule({
+      platform: 'slack',
+      channelId: 'CGONE',
+      kind: 'balance',
+      node: 'eve',
+      cron: '*/1 * * * * *',
+      createdBy: 'slack:U1',
+    });
     await w.hosting.destroyNode(node.nodeId);
     await r.scheduler.start();
     try {

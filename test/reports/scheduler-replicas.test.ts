@@ -10,7 +10,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createReportScheduler, nodeCronTicks, type ReportScheduler, type TickSource } from '../../src/reports/scheduler.js';
-import { createLeases, createScheduleRepo, openDatabase, openPostgres, type AnyDb, type NewReportSchedule, type ScheduleRepo } from '../../src/store/index.js';
+import {
+  createLeases,
+  createScheduleRepo,
+  openDatabase,
+  openPostgres,
+  type AnyDb,
+  type NewReportSchedule,
+  type ScheduleRepo,
+} from '../../src/store/index.js';
 import { silentLogger } from '../../src/log.js';
 import { ENGINES, newPostgresUrl, type EngineName } from '../support/databases.js';
 import { waitFor } from '../support/wait-for.js';
@@ -125,7 +133,9 @@ describe.each(ENGINES)('report schedules across three replicas on %s', (engine) 
 
     const s = await a.repo.add(everyMinute('C-ADD'));
     a.scheduler.add(s); // what the report service does on the replica that stored it
-    await waitFor(() => b.ticks.ids().includes(s.id) && c.ticks.ids().includes(s.id), { what: 'the other replicas to load the new schedule' });
+    await waitFor(() => b.ticks.ids().includes(s.id) && c.ticks.ids().includes(s.id), {
+      what: 'the other replicas to load the new schedule',
+    });
 
     // Only replica b's clock fires: b runs it.
     await b.ticks.tick(at(5));
@@ -133,7 +143,9 @@ describe.each(ENGINES)('report schedules across three replicas on %s', (engine) 
 
     await c.repo.remove(s.id);
     c.scheduler.remove(s.id);
-    await waitFor(() => !a.ticks.ids().includes(s.id) && !b.ticks.ids().includes(s.id), { what: 'the other replicas to drop the removed schedule' });
+    await waitFor(() => !a.ticks.ids().includes(s.id) && !b.ticks.ids().includes(s.id), {
+      what: 'the other replicas to drop the removed schedule',
+    });
     await fireAll(rs, at(6));
     expect(runs).toHaveLength(1);
   });
@@ -172,9 +184,12 @@ describe.each(ENGINES)('report schedules across three replicas on %s', (engine) 
 describe('node-cron as the tick source', () => {
   it('gives each tick its scheduled time in whole seconds, the same whenever a replica fires', async () => {
     const seen: Date[] = [];
-    const stop = nodeCronTicks({ logger: silentLogger, now: Date.now }).every({ ...everyMinute('C-CRON'), id: 1, cron: '*/1 * * * * *', createdAt: new Date() }, async (tick) => {
-      seen.push(tick);
-    });
+    const stop = nodeCronTicks({ logger: silentLogger, now: Date.now }).every(
+      { ...everyMinute('C-CRON'), id: 1, cron: '*/1 * * * * *', createdAt: new Date() },
+      async (tick) => {
+        seen.push(tick);
+      },
+    );
     try {
       await waitFor(() => seen.length >= 2, { timeout: 5_000 });
     } finally {

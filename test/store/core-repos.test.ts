@@ -52,7 +52,13 @@ describe.each(ENGINES)('core and http repositories on %s', (engine) => {
     const s = createButtonStore(db);
     await s.insert({ id: 'b1', command: 'node status', argsJson: '{"node":"alice"}', createdAt: 1_000, expiresAt: 2_000 });
     await s.insert({ id: 'b2', command: 'pay send', argsJson: '{}', createdAt: 1_000, expiresAt: 9_000_000_000_000 });
-    expect(await s.get('b1')).toEqual({ id: 'b1', command: 'node status', argsJson: '{"node":"alice"}', createdAt: 1_000, expiresAt: 2_000 });
+    expect(await s.get('b1')).toEqual({
+      id: 'b1',
+      command: 'node status',
+      argsJson: '{"node":"alice"}',
+      createdAt: 1_000,
+      expiresAt: 2_000,
+    });
     await s.insert({ id: 'b1', command: 'node info', argsJson: '{}', createdAt: 1_500, expiresAt: 2_500 });
     expect((await s.get('b1'))?.command).toBe('node info');
     expect(await s.get('nope')).toBeUndefined();
@@ -74,7 +80,9 @@ describe.each(ENGINES)('core and http repositories on %s', (engine) => {
     };
     await createConfirmationStore(db).insert(row);
     expect(await createConfirmationStore(other).get('c1')).toEqual({ ...row, usedAt: null, outcome: null });
-    const wins = await Promise.all(Array.from({ length: N }, (_, i) => createConfirmationStore(on(i)).claim('c1', 2_000 + i, `click ${i}`)));
+    const wins = await Promise.all(
+      Array.from({ length: N }, (_, i) => createConfirmationStore(on(i)).claim('c1', 2_000 + i, `click ${i}`)),
+    );
     expect(wins.filter(Boolean)).toHaveLength(1);
     const used = await createConfirmationStore(db).get('c1');
     expect(used?.usedAt).toBe(2_000 + wins.indexOf(true));
@@ -122,10 +130,21 @@ describe.each(ENGINES)('core and http repositories on %s', (engine) => {
     await s.insert({ ...base, id: 'a2', node: null, createdAt: 1_001 });
     await s.insert({ ...base, id: 'a3', createdAt: 1_002 });
     expect((await s.pending(5_000)).map((r) => r.id)).toEqual(['a1', 'a2', 'a3']);
-    expect(await s.get('a2')).toEqual({ ...base, id: 'a2', node: null, createdAt: 1_001, state: 'pending', decidedBy: null, decidedAt: null, reason: null });
+    expect(await s.get('a2')).toEqual({
+      ...base,
+      id: 'a2',
+      node: null,
+      createdAt: 1_001,
+      state: 'pending',
+      decidedBy: null,
+      decidedAt: null,
+      reason: null,
+    });
 
     const wins = await Promise.all(
-      Array.from({ length: N }, (_, i) => createApprovalStore(on(i)).decide('a1', i % 3 ? 'approved' : 'rejected', `slack:U${i + 10}`, 2_000, i % 3 ? undefined : 'no')),
+      Array.from({ length: N }, (_, i) =>
+        createApprovalStore(on(i)).decide('a1', i % 3 ? 'approved' : 'rejected', `slack:U${i + 10}`, 2_000, i % 3 ? undefined : 'no'),
+      ),
     );
     expect(wins.filter(Boolean)).toHaveLength(1);
     const winner = wins.indexOf(true);
@@ -160,8 +179,28 @@ describe.each(ENGINES)('core and http repositories on %s', (engine) => {
       ...o,
     });
     const id1 = await s.insert(row({}));
-    const id2 = await s.insert(row({ at: '2026-02-01T00:00:00.000Z', actorPlatform: 'discord', actorId: '42', actorName: null, path: 'pay send', node: 'bob', nodeId: 'n-bob', outcome: 'refused', reason: 'limit' }));
-    const id3 = await s.insert(row({ at: '2026-03-01T00:00:00.000Z', path: 'approval request', node: null, nodeId: null, argsJson: '{"action":"pay.send","approval":"a_1"}' }));
+    const id2 = await s.insert(
+      row({
+        at: '2026-02-01T00:00:00.000Z',
+        actorPlatform: 'discord',
+        actorId: '42',
+        actorName: null,
+        path: 'pay send',
+        node: 'bob',
+        nodeId: 'n-bob',
+        outcome: 'refused',
+        reason: 'limit',
+      }),
+    );
+    const id3 = await s.insert(
+      row({
+        at: '2026-03-01T00:00:00.000Z',
+        path: 'approval request',
+        node: null,
+        nodeId: null,
+        argsJson: '{"action":"pay.send","approval":"a_1"}',
+      }),
+    );
     expect(id1).toBeGreaterThan(0);
     expect(id2).toBeGreaterThan(id1);
     expect(id3).toBeGreaterThan(id2);
@@ -190,11 +229,28 @@ describe.each(ENGINES)('core and http repositories on %s', (engine) => {
   it('role grants: put replaces, scopes read back, getMany reads several, remove says whether there was one', async () => {
     const s = createRoleGrantStore(db);
     await s.put({ principal: 'slack:U1', role: 'operate', grantedBy: 'shell:local', grantedAt: '2026-01-01T00:00:00.000Z' });
-    await s.put({ principal: 'slack-group:S1', role: 'admin', grantedBy: 'shell:local', grantedAt: '2026-01-01T00:00:00.000Z', nodes: 'alice,bob', channels: 'C1' });
-    expect(await s.get('slack:U1')).toEqual({ principal: 'slack:U1', role: 'operate', grantedBy: 'shell:local', grantedAt: '2026-01-01T00:00:00.000Z', nodes: null, channels: null });
+    await s.put({
+      principal: 'slack-group:S1',
+      role: 'admin',
+      grantedBy: 'shell:local',
+      grantedAt: '2026-01-01T00:00:00.000Z',
+      nodes: 'alice,bob',
+      channels: 'C1',
+    });
+    expect(await s.get('slack:U1')).toEqual({
+      principal: 'slack:U1',
+      role: 'operate',
+      grantedBy: 'shell:local',
+      grantedAt: '2026-01-01T00:00:00.000Z',
+      nodes: null,
+      channels: null,
+    });
     await s.put({ principal: 'slack:U1', role: 'read', grantedBy: 'slack:U9', grantedAt: '2026-01-02T00:00:00.000Z', nodes: 'alice' });
     expect(await s.get('slack:U1')).toMatchObject({ role: 'read', grantedBy: 'slack:U9', nodes: 'alice', channels: null });
-    expect((await s.getMany(['slack:U1', 'slack-group:S1', 'slack:nobody'])).map((g) => g.principal).sort()).toEqual(['slack-group:S1', 'slack:U1']);
+    expect((await s.getMany(['slack:U1', 'slack-group:S1', 'slack:nobody'])).map((g) => g.principal).sort()).toEqual([
+      'slack-group:S1',
+      'slack:U1',
+    ]);
     expect(await s.getMany(['slack:nobody'])).toEqual([]);
     expect(await s.getMany([])).toEqual([]);
     expect((await s.all()).map((g) => g.principal)).toEqual(['slack-group:S1', 'slack:U1']);
@@ -218,7 +274,15 @@ describe.each(ENGINES)('core and http repositories on %s', (engine) => {
 
   it('spend ledger: reserves against what was spent, sums per unit, releases', async () => {
     const s = createPolicyStore(db);
-    const spend = (o: Partial<SpendRow>): SpendRow => ({ who: 'slack:U1', unit: 'sat', amount: 100, day: '2026-11-22', at: 1, path: 'pay send', ...o });
+    const spend = (o: Partial<SpendRow>): SpendRow => ({
+      who: 'slack:U1',
+      unit: 'sat',
+      amount: 100,
+      day: '2026-11-22',
+      at: 1,
+      path: 'pay send',
+      ...o,
+    });
     const limit = (max: number) => (row: SpendRow, spent: number) => spent + row.amount <= max;
     const r1 = await s.reserve([spend({}), spend({ unit: 'USDT', amount: 2.5 })], limit(1_000));
     expect('ids' in r1 && r1.ids).toHaveLength(2);

@@ -60,7 +60,10 @@ describe.each(ENGINES)('groupCommit on %s', (engine) => {
     // item in its own savepoint (with its own `before`), and the failing one alone is rejected.
     const results = await Promise.allSettled([insert(1), insert(2), insert(-1), insert(3)]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
-    expect((results[0] as PromiseFulfilledResult<{ inTransaction: boolean; batch: number }>).value).toEqual({ inTransaction: true, batch: 3 });
+    expect((results[0] as PromiseFulfilledResult<{ inTransaction: boolean; batch: number }>).value).toEqual({
+      inTransaction: true,
+      batch: 3,
+    });
     expect(String((results[2] as PromiseRejectedResult).reason)).toMatch(/check constraint/i);
     expect([counted.transactions, batches, counted.savepoints]).toEqual([3, 3, 4]);
     expect(await db.column<number>('SELECT v FROM gc_t ORDER BY v')).toEqual([1, 2, 3, 5, 6, 101, 102, 103, 105, 106]);
@@ -100,14 +103,26 @@ describe.each(ENGINES)('groupCommit on %s', (engine) => {
     );
     // A clean burst: one transaction, one `before`, one writeMany (one statement), no writeOne, no savepoint.
     expect(await Promise.all([insert(5), insert(6), insert(7)])).toEqual(['5@1', '6@1', '7@1']);
-    expect({ transactions: counted.transactions, batches, many, ones, savepoints: counted.savepoints }).toEqual({ transactions: 1, batches: 1, many: 1, ones: 0, savepoints: 0 });
+    expect({ transactions: counted.transactions, batches, many, ones, savepoints: counted.savepoints }).toEqual({
+      transactions: 1,
+      batches: 1,
+      many: 1,
+      ones: 0,
+      savepoints: 0,
+    });
     // One item the table refuses: writeMany's pass is rolled back whole; the second pass writes
     // each item with writeOne in its own savepoint, and only the failing one is rejected.
     const results = await Promise.allSettled([insert(1), insert(-1), insert(2)]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(results[0]).toEqual({ status: 'fulfilled', value: '1@3' });
     expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/check constraint/i);
-    expect({ transactions: counted.transactions, batches, many, ones, savepoints: counted.savepoints }).toEqual({ transactions: 3, batches: 3, many: 2, ones: 3, savepoints: 3 });
+    expect({ transactions: counted.transactions, batches, many, ones, savepoints: counted.savepoints }).toEqual({
+      transactions: 3,
+      batches: 3,
+      many: 2,
+      ones: 3,
+      savepoints: 3,
+    });
     expect(await db.column<number>('SELECT v FROM gc_m ORDER BY v')).toEqual([1, 2, 5, 6, 7]);
     // A batch of one is written by writeMany too, and its error is its own: no second pass.
     await expect(insert(-3)).rejects.toThrow(/check constraint/i);
@@ -154,14 +169,21 @@ describe.each(ENGINES)('groupCommit on %s', (engine) => {
       db = sqlite;
       await sqlite.exec('PRAGMA busy_timeout = 20');
       const other = new Database(path);
-      cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => db.close(), () => void other.close());
+      cleanups.push(
+        () => rmSync(dir, { recursive: true, force: true }),
+        () => db.close(),
+        () => void other.close(),
+      );
       breakIt = async () => void other.exec('BEGIN IMMEDIATE'); // someone else holds the write lock
       mend = () => other.exec('ROLLBACK');
     } else {
       const url = await newPostgresUrl();
       db = await openPostgres(url, { max: 2 });
       const admin = await openPostgres(url, { max: 1 });
-      cleanups.push(() => db.close(), () => admin.close());
+      cleanups.push(
+        () => db.close(),
+        () => admin.close(),
+      );
       breakIt = async () => {
         // The batch's own connection is ended from outside (a restart, a failover).
         const pid = await db.value<number>('SELECT pg_backend_pid()');

@@ -105,8 +105,19 @@ describe('createLeader on PostgreSQL: one of two replicas leads, and the other t
     const events: string[] = [];
     const leases = createLeases(db);
     let failing = false;
-    const flaky: Leases = { ...leases, claim: (...a) => (failing ? Promise.reject(new Error('connection terminated')) : leases.claim(...a)) };
-    const leader = createLeader({ leases: flaky, name: 'x', owner: 'me', ttlMs: TTL, renewMs: RENEW, onLead: async () => void events.push('lead'), onLose: async () => void events.push('lose') });
+    const flaky: Leases = {
+      ...leases,
+      claim: (...a) => (failing ? Promise.reject(new Error('connection terminated')) : leases.claim(...a)),
+    };
+    const leader = createLeader({
+      leases: flaky,
+      name: 'x',
+      owner: 'me',
+      ttlMs: TTL,
+      renewMs: RENEW,
+      onLead: async () => void events.push('lead'),
+      onLose: async () => void events.push('lose'),
+    });
     open.push({ leader, db });
     await leader.start();
     expect(leader.leading).toBe(true);
@@ -132,7 +143,15 @@ describe('createLeader on PostgreSQL: one of two replicas leads, and the other t
     const leases = createLeases(db);
     let hanging = false;
     const stuck: Leases = { ...leases, claim: (...a) => (hanging ? new Promise<boolean>(() => undefined) : leases.claim(...a)) };
-    const leader = createLeader({ leases: stuck, name: 'h', owner: 'me', ttlMs: TTL, renewMs: RENEW, onLead: async () => void events.push('lead'), onLose: async () => void events.push('lose') });
+    const leader = createLeader({
+      leases: stuck,
+      name: 'h',
+      owner: 'me',
+      ttlMs: TTL,
+      renewMs: RENEW,
+      onLead: async () => void events.push('lead'),
+      onLose: async () => void events.push('lose'),
+    });
     open.push({ leader, db });
     await leader.start();
     expect(leader.leading).toBe(true);
@@ -150,8 +169,24 @@ describe('createLeader on PostgreSQL: one of two replicas leads, and the other t
     const dbB = await openPostgres(url);
     const quiet = async () => undefined;
     // Its start takes two lease lengths (a gateway login may take many seconds).
-    const slow = createLeader({ leases: createLeases(dbA), name: 'g', owner: 'slow', ttlMs: TTL, renewMs: RENEW, onLead: () => new Promise((r) => setTimeout(r, TTL * 2)), onLose: quiet });
-    const other = createLeader({ leases: createLeases(dbB), name: 'g', owner: 'other', ttlMs: TTL, renewMs: RENEW, onLead: quiet, onLose: quiet });
+    const slow = createLeader({
+      leases: createLeases(dbA),
+      name: 'g',
+      owner: 'slow',
+      ttlMs: TTL,
+      renewMs: RENEW,
+      onLead: () => new Promise((r) => setTimeout(r, TTL * 2)),
+      onLose: quiet,
+    });
+    const other = createLeader({
+      leases: createLeases(dbB),
+      name: 'g',
+      owner: 'other',
+      ttlMs: TTL,
+      renewMs: RENEW,
+      onLead: quiet,
+      onLose: quiet,
+    });
     open.push({ leader: slow, db: dbA }, { leader: other, db: dbB });
     const starting = slow.start();
     await new Promise((r) => setTimeout(r, 50));
@@ -170,8 +205,10 @@ describe('createLeader across processes: the holder is SIGKILLed', () => {
     const child = spawn(
       process.execPath,
       [
-        '--require', fileURLToPath(new URL('../../node_modules/tsx/dist/preflight.cjs', import.meta.url)),
-        '--import', new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href,
+        '--require',
+        fileURLToPath(new URL('../../node_modules/tsx/dist/preflight.cjs', import.meta.url)),
+        '--import',
+        new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href,
         fileURLToPath(new URL('../support/leader-process.ts', import.meta.url)),
       ],
       { env: { ...process.env, LEADER_URL: url, LEADER_OWNER: 'killed', LEADER_TTL_MS: String(ttl), LEADER_RENEW_MS: String(renew) } },
@@ -183,7 +220,15 @@ describe('createLeader across processes: the holder is SIGKILLed', () => {
       await waitFor(() => out.includes('leading'), { timeout: 15_000, what: () => `the child to lead; it said: ${out}` });
       const db = await openPostgres(url);
       const events: string[] = [];
-      const standby = createLeader({ leases: createLeases(db), name: 'discord-gateway', owner: 'standby', ttlMs: ttl, renewMs: renew, onLead: async () => void events.push('lead'), onLose: async () => undefined });
+      const standby = createLeader({
+        leases: createLeases(db),
+        name: 'discord-gateway',
+        owner: 'standby',
+        ttlMs: ttl,
+        renewMs: renew,
+        onLead: async () => void events.push('lead'),
+        onLose: async () => undefined,
+      });
       try {
         await standby.start();
         expect(standby.leading).toBe(false);
@@ -209,7 +254,13 @@ describe('createLeader on SQLite (one process)', () => {
   it('leads at start and releases on stop', async () => {
     const db = openDatabase(':memory:');
     const events: string[] = [];
-    const leader = createLeader({ leases: createLeases(db), name: 'discord-gateway', owner: 'only', onLead: async () => void events.push('lead'), onLose: async () => void events.push('lose') });
+    const leader = createLeader({
+      leases: createLeases(db),
+      name: 'discord-gateway',
+      owner: 'only',
+      onLead: async () => void events.push('lead'),
+      onLose: async () => void events.push('lose'),
+    });
     await leader.start();
     expect(leader.leading).toBe(true);
     await leader.stop();

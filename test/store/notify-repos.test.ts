@@ -66,10 +66,14 @@ describe.each(ENGINES)('notify repositories on %s', (engine) => {
   it('stores a burst several rows per statement, answering as one insertEvent after the other would: ids in order, duplicates undefined', async () => {
     // Stored before: by insertEvent, and as given by an older version (no time in front of the key on SQLite).
     const before = (await store.insertEvent(event('b-old')))!;
-    await db.run(`INSERT INTO notify_events (dedupe_key, node_id, event_type, received_at, payload, event_ms) VALUES ('b-bare', 'n1', 'NODE_STATUS_UPDATED', 1, '{}', 1776340800000)`);
+    await db.run(
+      `INSERT INTO notify_events (dedupe_key, node_id, event_type, received_at, payload, event_ms) VALUES ('b-bare', 'n1', 'NODE_STATUS_UPDATED', 1, '{}', 1776340800000)`,
+    );
     // 23 events: 16 + 4 + 2 + 1 rows, so the answers cross statements. Each event its own time
     // and node name, to tell which of two events of one key was stored.
-    const burst = Array.from({ length: 23 }, (_, i) => event(`b-${i}`, `n${i % 3}`, { node_name: `name-${i}`, event_ms: 1_776_340_800_000 + i, route_pending: 1 }));
+    const burst = Array.from({ length: 23 }, (_, i) =>
+      event(`b-${i}`, `n${i % 3}`, { node_name: `name-${i}`, event_ms: 1_776_340_800_000 + i, route_pending: 1 }),
+    );
     burst[3] = event('b-old', 'n1', { node_name: 'again' }); // stored before
     burst[7] = event('b-bare', 'n1', { node_name: 'again' }); // stored before, as given
     burst[20] = event('b-1', 'n1', { node_name: 'second of b-1', event_ms: 1_776_340_800_001 }); // earlier in this burst (another statement)
@@ -84,7 +88,12 @@ describe.each(ENGINES)('notify repositories on %s', (engine) => {
     expect(fresh[0]).toBeGreaterThan(before);
     for (const [i, e] of burst.entries()) {
       if (duplicates.includes(i)) continue;
-      expect(await store.eventByKey(e.dedupe_key)).toEqual({ id: ids[i], ...e, event_ms: e.event_ms ?? null, route_pending: e.route_pending ?? null });
+      expect(await store.eventByKey(e.dedupe_key)).toEqual({
+        id: ids[i],
+        ...e,
+        event_ms: e.event_ms ?? null,
+        route_pending: e.route_pending ?? null,
+      });
     }
     expect((await store.eventByKey('b-1'))?.node_name).toBe('name-1');
     expect((await store.eventByKey('b-old'))?.id).toBe(before);
@@ -126,7 +135,14 @@ describe.each(ENGINES)('notify repositories on %s', (engine) => {
       for (let i = 0; i < 620; i++) {
         // Every fifth row is not due yet: the chunks must skip it, not stop at it.
         const at = i % 5 === 4 ? 5_000 : 10 + i;
-        const id = (await store.insertOutbox({ platform: 'slack', channel_id: 'LONG', kind: 'text', message: `{"i":${i}}`, next_attempt_at: at, created_at: 1 }))!;
+        const id = (await store.insertOutbox({
+          platform: 'slack',
+          channel_id: 'LONG',
+          kind: 'text',
+          message: `{"i":${i}}`,
+          next_attempt_at: at,
+          created_at: 1,
+        }))!;
         if (at < 5_000) ids.push(id);
       }
     });
@@ -141,15 +157,45 @@ describe.each(ENGINES)('notify repositories on %s', (engine) => {
 
   it('queues outbox rows, gives the due ones with their event, marks, postpones and prunes them', async () => {
     const eventId = (await store.insertEvent(event('o1', 'n7')))!;
-    const a = await store.insertOutbox({ platform: 'slack', channel_id: 'OB', kind: 'event', event_id: eventId, next_attempt_at: 100, created_at: 100 });
-    const b = await store.insertOutbox({ platform: 'slack', channel_id: 'OB', kind: 'report', message: '{}', dedupe_key: 'r1', next_attempt_at: 500, created_at: 100 });
+    const a = await store.insertOutbox({
+      platform: 'slack',
+      channel_id: 'OB',
+      kind: 'event',
+      event_id: eventId,
+      next_attempt_at: 100,
+      created_at: 100,
+    });
+    const b = await store.insertOutbox({
+      platform: 'slack',
+      channel_id: 'OB',
+      kind: 'report',
+      message: '{}',
+      dedupe_key: 'r1',
+      next_attempt_at: 500,
+      created_at: 100,
+    });
     expect(a).toBeTypeOf('number');
     expect(b).toBeGreaterThan(a!);
-    expect(await store.insertOutbox({ platform: 'slack', channel_id: 'OB', kind: 'report', dedupe_key: 'r1', next_attempt_at: 1, created_at: 1 })).toBeUndefined();
+    expect(
+      await store.insertOutbox({
+        platform: 'slack',
+        channel_id: 'OB',
+        kind: 'report',
+        dedupe_key: 'r1',
+        next_attempt_at: 1,
+        created_at: 1,
+      }),
+    ).toBeUndefined();
     expect(await store.pendingChannels()).toContainEqual({ platform: 'slack', channel_id: 'OB', due: 100, oldest: 100, waiting: 2 });
     const due = await store.duePending('slack', 'OB', 200);
     expect(due.map((r) => r.id)).toEqual([a]);
-    expect(due[0]).toMatchObject({ ev_node_id: 'n7', ev_status: 'FAILED', ev_received_at: 1_776_340_800_000, attempts: 0, held_by_mute: 0 });
+    expect(due[0]).toMatchObject({
+      ev_node_id: 'n7',
+      ev_status: 'FAILED',
+      ev_received_at: 1_776_340_800_000,
+      attempts: 0,
+      held_by_mute: 0,
+    });
     expect(await store.depth()).toBe(2);
 
     await store.postpone([b!], 900, 'HTTP 500', true);
@@ -172,7 +218,17 @@ describe.each(ENGINES)('notify repositories on %s', (engine) => {
     // 1,103 ids: lists of 500, 500 and 103 ids padded to 500 (the padding repeats an id, counted once).
     const ids: number[] = [];
     await store.tx(async () => {
-      for (let i = 0; i < 1103; i++) ids.push((await store.insertOutbox({ platform: 'slack', channel_id: 'MANY', kind: 'text', message: '{}', next_attempt_at: 10, created_at: 1 }))!);
+      for (let i = 0; i < 1103; i++)
+        ids.push(
+          (await store.insertOutbox({
+            platform: 'slack',
+            channel_id: 'MANY',
+            kind: 'text',
+            message: '{}',
+            next_attempt_at: 10,
+            created_at: 1,
+          }))!,
+        );
     });
     const rows = async () => (await store.outboxRows()).filter((r) => r.channel_id === 'MANY');
     await store.postpone(ids, 900, 'HTTP 500', true);
@@ -188,16 +244,27 @@ describe.each(ENGINES)('notify repositories on %s', (engine) => {
     await store.db.run(`UPDATE notify_outbox SET state = 'held' WHERE id = ?`, [ids[1101]]);
     await store.releaseHeld([ids[1100], ids[1101]], 2000);
     const released = (await rows()).filter((r) => r.id >= ids[1100]);
-    expect(released.map((r) => [r.state, r.next_attempt_at])).toEqual([['pending', 900], ['pending', 2000], ['pending', 900]]);
+    expect(released.map((r) => [r.state, r.next_attempt_at])).toEqual([
+      ['pending', 900],
+      ['pending', 2000],
+      ['pending', 900],
+    ]);
     await store.db.run("DELETE FROM notify_outbox WHERE channel_id = 'MANY'");
   });
 
   it("gives a due row's payload only where a message is made from it (not for a status event)", async () => {
     const status = (await store.insertEvent(event('pl1', 'n9', { status: 'RUNNING', payload: '{"big":1}' })))!;
-    const created = (await store.insertEvent(event('pl2', 'n9', { event_type: 'NODE_CREATED', status: null, payload: '{"details":{"x":1}}' })))!;
-    const activity = (await store.insertEvent(event('pl3', 'n9', { event_type: 'ACTIVITY_PAYMENT_RECEIVED', status: null, payload: '{"message":{}}' })))!;
-    const typed = (await store.insertEvent(event('pl4', 'n9', { event_type: 'NODE_RESTARTED', status: 'RUNNING', payload: '{"details":{"y":2}}' })))!;
-    for (const e of [status, created, activity, typed]) await store.insertOutbox({ platform: 'slack', channel_id: 'PL', kind: 'event', event_id: e, next_attempt_at: 1, created_at: 1 });
+    const created = (await store.insertEvent(
+      event('pl2', 'n9', { event_type: 'NODE_CREATED', status: null, payload: '{"details":{"x":1}}' }),
+    ))!;
+    const activity = (await store.insertEvent(
+      event('pl3', 'n9', { event_type: 'ACTIVITY_PAYMENT_RECEIVED', status: null, payload: '{"message":{}}' }),
+    ))!;
+    const typed = (await store.insertEvent(
+      event('pl4', 'n9', { event_type: 'NODE_RESTARTED', status: 'RUNNING', payload: '{"details":{"y":2}}' }),
+    ))!;
+    for (const e of [status, created, activity, typed])
+      await store.insertOutbox({ platform: 'slack', channel_id: 'PL', kind: 'event', event_id: e, next_attempt_at: 1, created_at: 1 });
     const due = await store.duePending('slack', 'PL', 10);
     expect(due.map((r) => [r.ev_event_type, r.ev_status, r.ev_payload])).toEqual([
       ['NODE_STATUS_UPDATED', 'RUNNING', null],
@@ -214,7 +281,10 @@ describe.each(ENGINES)('notify repositories on %s', (engine) => {
     await store.insertIncident(incident('OTHER', 'n1'));
     await store.updateIncident(b, { state: 'resolved', resolved_at: 20 });
     const c = await store.insertIncident(incident('OI', 'n2'));
-    expect((await store.openIncidentsOf('slack', 'OI')).map((i) => [i.id, i.node_id])).toEqual([[a, 'n1'], [c, 'n2']]);
+    expect((await store.openIncidentsOf('slack', 'OI')).map((i) => [i.id, i.node_id])).toEqual([
+      [a, 'n1'],
+      [c, 'n2'],
+    ]);
     expect(await store.openIncidentsOf('slack', 'NONE')).toEqual([]);
   });
 
@@ -222,7 +292,16 @@ describe.each(ENGINES)('notify repositories on %s', (engine) => {
     const eventId = (await store.insertEvent(event('h1', 'n8')))!;
     await store.upsertMute({ platform: 'slack', channel_id: 'HM', target: 'n8', until: 1000, muted_by: 't', created_at: 1 });
     expect((await store.activeMute('slack', 'HM', 'n8', 500))?.muted_by).toBe('t');
-    const id = (await store.insertOutbox({ platform: 'slack', channel_id: 'HM', kind: 'event', event_id: eventId, state: 'held', held_by_mute: 1, next_attempt_at: 1, created_at: 1 }))!;
+    const id = (await store.insertOutbox({
+      platform: 'slack',
+      channel_id: 'HM',
+      kind: 'event',
+      event_id: eventId,
+      state: 'held',
+      held_by_mute: 1,
+      next_attempt_at: 1,
+      created_at: 1,
+    }))!;
     expect(await store.releasableHeldIds(500)).toEqual([]);
     expect(await store.heldCount()).toBe(1);
     expect(await store.releasableHeldIds(1000)).toEqual([id]);
@@ -236,12 +315,28 @@ describe.each(ENGINES)('notify repositories on %s', (engine) => {
 
   it('upserts a watch (keeping its id), lists, filters and deletes watches', async () => {
     const w = {
-      platform: 'slack', channel_id: 'W1', workspace_id: 'T1', target: 'n1', target_name: 'alice', statuses: null, kinds: 'status,payments',
-      min_amount_msat: 5_000_000_000, escalate_after_min: 2.5, pagerduty_key: null, created_by: 'me', created_at: 1,
+      platform: 'slack',
+      channel_id: 'W1',
+      workspace_id: 'T1',
+      target: 'n1',
+      target_name: 'alice',
+      statuses: null,
+      kinds: 'status,payments',
+      min_amount_msat: 5_000_000_000,
+      escalate_after_min: 2.5,
+      pagerduty_key: null,
+      created_by: 'me',
+      created_at: 1,
     };
     const first = await store.upsertWatch(w);
     const again = await store.upsertWatch({ ...w, statuses: 'FAILED' });
-    expect(again).toMatchObject({ id: first.id, statuses: 'FAILED', min_amount_msat: 5_000_000_000, escalate_after_min: 2.5, paused_at: null });
+    expect(again).toMatchObject({
+      id: first.id,
+      statuses: 'FAILED',
+      min_amount_msat: 5_000_000_000,
+      escalate_after_min: 2.5,
+      paused_at: null,
+    });
     await store.upsertWatch({ ...w, channel_id: 'W2', platform: 'discord' });
     expect((await store.watches({ platform: 'slack', channelId: 'W1' })).map((x) => x.target)).toEqual(['n1']);
     expect((await store.watches({ platform: 'discord' })).map((x) => x.channel_id)).toEqual(['W2']);
@@ -256,7 +351,14 @@ describe.each(ENGINES)('notify repositories on %s', (engine) => {
     await store.setIncidentMessage(id, 'm1', 't1');
     await store.updateIncident(id, { state: 'resolved', resolved_at: 99, changes: 3 });
     expect(await store.openIncident('slack', 'I1', 'n1')).toBeUndefined();
-    expect(await store.incident(id)).toMatchObject({ state: 'resolved', resolved_at: 99, changes: 3, message_id: 'm1', thread_id: 't1', escalated_at: null });
+    expect(await store.incident(id)).toMatchObject({
+      state: 'resolved',
+      resolved_at: 99,
+      changes: 3,
+      message_id: 'm1',
+      thread_id: 't1',
+      escalated_at: null,
+    });
     // Resolved, it no longer blocks a new open one.
     const next = await store.insertIncident(incident('I1', 'n1'));
     expect(next).toBeGreaterThan(id);
@@ -293,7 +395,14 @@ describe.each(ENGINES)('notify repositories on %s', (engine) => {
     expect((await pages.pagedToFollowUp('ack')).map((i) => i.id)).toEqual([id]);
     await pages.markQueued(id, 'ack');
     expect(await pages.pagedToFollowUp('ack')).toEqual([]);
-    await pages.insertPage({ incident_id: id, action: 'acknowledge', target: 'pagerduty', body: '{}', next_attempt_at: 20, created_at: 20 });
+    await pages.insertPage({
+      incident_id: id,
+      action: 'acknowledge',
+      target: 'pagerduty',
+      body: '{}',
+      next_attempt_at: 20,
+      created_at: 20,
+    });
 
     const [trigger, ack] = await pages.duePages(30);
     expect([trigger.action, ack.action]).toEqual(['trigger', 'acknowledge']);
@@ -304,7 +413,10 @@ describe.each(ENGINES)('notify repositories on %s', (engine) => {
     await pages.markPageSent(trigger.id, 101);
     expect(await pages.earlierPending(ack)).toBe(false);
     await pages.markPageFailed(ack.id, 'HTTP 400');
-    expect((await pages.pages()).map((p) => [p.state, p.attempts])).toEqual([['sent', 2], ['failed', 1]]);
+    expect((await pages.pages()).map((p) => [p.state, p.attempts])).toEqual([
+      ['sent', 2],
+      ['failed', 1],
+    ]);
     expect((await pages.triggersOf(id)).map((p) => p.id)).toEqual([trigger.id]);
   });
 
@@ -320,7 +432,11 @@ describe.each(ENGINES)('notify repositories on %s', (engine) => {
       },
       () => store.routingView(),
     );
-    const results = await Promise.allSettled([write({ key: 'g1', node: 'x' }), write({ key: 'g2', node: 'x' }), write({ key: 'g3', node: 'y' })]);
+    const results = await Promise.allSettled([
+      write({ key: 'g1', node: 'x' }),
+      write({ key: 'g2', node: 'x' }),
+      write({ key: 'g3', node: 'y' }),
+    ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(await store.eventByKey('g1')).toBeDefined();
     expect(await store.eventByKey('g2')).toBeUndefined();
@@ -337,8 +453,18 @@ describe.each(ENGINES)('notify repositories on %s', (engine) => {
     const ok = await Promise.all([write(event('w1')), write(event('w2')), write(event('w1'))]);
     expect(ok.map((id) => typeof id)).toEqual(['number', 'number', 'undefined']);
     // A row the table refuses (no node) fails the multi-row INSERT: the second pass writes each alone.
-    const results = await Promise.allSettled([write(event('w3')), write(event('w4', null as unknown as string)), write(event('w2')), write(event('w5'))]);
-    expect(results.map((r) => (r.status === 'fulfilled' ? typeof r.value : 'rejected'))).toEqual(['number', 'rejected', 'undefined', 'number']);
+    const results = await Promise.allSettled([
+      write(event('w3')),
+      write(event('w4', null as unknown as string)),
+      write(event('w2')),
+      write(event('w5')),
+    ]);
+    expect(results.map((r) => (r.status === 'fulfilled' ? typeof r.value : 'rejected'))).toEqual([
+      'number',
+      'rejected',
+      'undefined',
+      'number',
+    ]);
     expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/null/i);
     expect(await store.eventByKey('w3')).toBeDefined();
     expect(await store.eventByKey('w4')).toBeUndefined();
@@ -347,7 +473,7 @@ describe.each(ENGINES)('notify repositories on %s', (engine) => {
 });
 
 describe('dedupe keys on SQLite', () => {
-  it('are stored in the order of their events\' times, so the unique index grows at its end', async () => {
+  it("are stored in the order of their events' times, so the unique index grows at its end", async () => {
     const db = await openTestDb('sqlite');
     const store = new NotifyStore(db);
     // Hash-like keys in no order, for events in time order.
@@ -380,7 +506,12 @@ describe.each(ENGINES)('events stored but not yet routed, on %s', (engine) => {
 
   it('takes the marked events oldest first, a chunk at a time, clears their marks, and leaves unmarked events alone', async () => {
     const marked: number[] = [];
-    for (let i = 0; i < 5; i++) marked.push((await store.insertEvent(event(`rp-${i}`, `n${i}`, { status: i === 2 ? null : 'PAUSED', received_at: 1000 + i, route_pending: 1 })))!);
+    for (let i = 0; i < 5; i++)
+      marked.push(
+        (await store.insertEvent(
+          event(`rp-${i}`, `n${i}`, { status: i === 2 ? null : 'PAUSED', received_at: 1000 + i, route_pending: 1 }),
+        ))!,
+      );
     const plain = (await store.insertEvent(event('rp-plain')))!;
     expect(await store.eventsToRouteCount()).toBe(5);
     const first = await store.tx(() => store.takeEventsToRoute(3));
@@ -408,7 +539,7 @@ describe.each(ENGINES)('events stored but not yet routed, on %s', (engine) => {
     expect((await store.tx(() => store.takeEventsToRoute(10))).map((e) => e.id)).toEqual([id]);
   });
 
-  it('writes routed events\' outbox rows several per statement, in the order given', async () => {
+  it("writes routed events' outbox rows several per statement, in the order given", async () => {
     const id = (await store.insertEvent(event('rp-rows', 'n1')))!;
     const rows = Array.from({ length: 75 }, (_, i) => ({
       platform: 'slack',
@@ -422,7 +553,17 @@ describe.each(ENGINES)('events stored but not yet routed, on %s', (engine) => {
     await store.insertEventRows([]);
     const got = (await store.outboxRows()).filter((r) => r.channel_id.startsWith('RC'));
     expect(got.map((r) => r.channel_id)).toEqual(rows.map((r) => r.channel_id));
-    expect(got[10]).toMatchObject({ platform: 'slack', kind: 'event', event_id: id, state: 'held', held_by_mute: 1, next_attempt_at: 5010, created_at: 5010, dedupe_key: null, attempts: 0 });
+    expect(got[10]).toMatchObject({
+      platform: 'slack',
+      kind: 'event',
+      event_id: id,
+      state: 'held',
+      held_by_mute: 1,
+      next_attempt_at: 5010,
+      created_at: 5010,
+      dedupe_key: null,
+      attempts: 0,
+    });
     expect(got[74]).toMatchObject({ state: 'pending', held_by_mute: 0, next_attempt_at: 5074, created_at: 5074 });
   });
 

@@ -19,7 +19,6 @@ async function open(engine: EngineName): Promise<AnyDb> {
   return db;
 }
 
-
 const watch = (channel: string, target: string, statuses: string | null = null) => newWatch({ channel_id: channel, target, statuses });
 
 const channelsOf = async (store: NotifyStore, nodeId: string) => (await store.watchesFor(nodeId)).map((w) => `${w.channel_id}:${w.target}`);

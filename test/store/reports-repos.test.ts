@@ -37,7 +37,11 @@ describe.each(ENGINES)('reports repositories on %s', (engine) => {
       const b = await repo.add(schedule());
       expect(typeof a.id).toBe('number');
       expect(b.id).toBeGreaterThan(a.id);
-      expect(await repo.get(a.id)).toEqual({ ...schedule({ unit: 'btc', target: 'node-1', targetLabel: 'alice', kind: 'channels' }), id: a.id, createdAt });
+      expect(await repo.get(a.id)).toEqual({
+        ...schedule({ unit: 'btc', target: 'node-1', targetLabel: 'alice', kind: 'channels' }),
+        id: a.id,
+        createdAt,
+      });
       expect(await repo.get(b.id)).toEqual(b);
       expect(await repo.get(999_999)).toBeUndefined();
     });

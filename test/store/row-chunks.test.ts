@@ -13,8 +13,19 @@ const runs = async (sizes: number[], count: number) => {
 
 describe('rowChunks', () => {
   it('covers every row once, in order, in runs of the given sizes, largest first', async () => {
-    expect((await runs([64, 8, 1], 75)).map(([start, size]) => [start, size])).toEqual([[0, 64], [64, 8], [72, 1], [73, 1], [74, 1]]);
-    expect((await runs([16, 8, 4, 2, 1], 23)).map(([start, size]) => [start, size])).toEqual([[0, 16], [16, 4], [20, 2], [22, 1]]);
+    expect((await runs([64, 8, 1], 75)).map(([start, size]) => [start, size])).toEqual([
+      [0, 64],
+      [64, 8],
+      [72, 1],
+      [73, 1],
+      [74, 1],
+    ]);
+    expect((await runs([16, 8, 4, 2, 1], 23)).map(([start, size]) => [start, size])).toEqual([
+      [0, 16],
+      [16, 4],
+      [20, 2],
+      [22, 1],
+    ]);
     expect(await runs([4, 1], 0)).toEqual([]);
     expect((await runs([4, 1], 2)).map(([, , values]) => values)).toEqual(['(?)', '(?)']);
     expect((await runs([4, 1], 4))[0][2]).toBe('(?), (?), (?), (?)');

@@ -80,7 +80,9 @@ describe('SNAPSHOT_RETENTION_DAYS', () => {
         expect.unreachable(`SNAPSHOT_RETENTION_DAYS=${bad} was accepted`);
       } catch (e) {
         expect(e).toBeInstanceOf(ConfigError);
-        expect((e as ConfigError).problems.join('\n')).toMatch(/SNAPSHOT_RETENTION_DAYS: SNAPSHOT_RETENTION_DAYS must be (at least 1|a whole number of days)/);
+        expect((e as ConfigError).problems.join('\n')).toMatch(
+          /SNAPSHOT_RETENTION_DAYS: SNAPSHOT_RETENTION_DAYS must be (at least 1|a whole number of days)/,
+        );
       }
     }
   });

@@ -33,7 +33,9 @@ describe.each(ENGINES)('store on %s', (engine) => {
     expect(r.changes).toBe(1);
     expect(r.rows[0].until).toBe(1_800_000_000_000);
     expect(await db.value<number>('SELECT COUNT(*) FROM store_leases WHERE owner = ?', ['me'])).toBe(1);
-    expect(await db.get<{ ownerName: string }>('SELECT owner AS "ownerName" FROM store_leases WHERE name = ?', ['a'])).toEqual({ ownerName: 'me' });
+    expect(await db.get<{ ownerName: string }>('SELECT owner AS "ownerName" FROM store_leases WHERE name = ?', ['a'])).toEqual({
+      ownerName: 'me',
+    });
     expect(await db.column<string>('SELECT name FROM store_leases ORDER BY name')).toEqual(['a']);
     expect(await db.value('SELECT owner FROM store_leases WHERE name = ?', ['nope'])).toBeUndefined();
   });
@@ -44,7 +46,9 @@ describe.each(ENGINES)('store on %s', (engine) => {
       { name: 'twice', until: 7, unused: 'x' },
     );
     expect(r.rows[0]).toEqual({ owner: 'twice@owner', until: 7 });
-    expect(await db.value('SELECT until FROM store_leases WHERE name = @name AND owner = @owner', { name: 'twice', owner: 'twice@owner' })).toBe(7);
+    expect(
+      await db.value('SELECT until FROM store_leases WHERE name = @name AND owner = @owner', { name: 'twice', owner: 'twice@owner' }),
+    ).toBe(7);
     await expect(db.run('UPDATE store_leases SET until = @until WHERE name = @name', { name: 'twice' })).rejects.toThrow(/until/);
     expect(await db.value('SELECT until FROM store_leases WHERE name = ?', ['twice'])).toBe(7);
   });

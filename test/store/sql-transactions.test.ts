@@ -50,7 +50,7 @@ describe.each(ENGINES)('transactions on %s', (engine) => {
     });
     expect(await db.column<string>('SELECT k FROM tx_edge ORDER BY k')).toEqual(['a', 'b', 'c']);
   });
-  it('keeps work that outlives its transaction out of the next one (another chain\'s)', async () => {
+  it("keeps work that outlives its transaction out of the next one (another chain's)", async () => {
     await db.exec('DELETE FROM tx_edge');
     let go!: () => void;
     const gate = new Promise<void>((r) => (go = r));

@@ -31,9 +31,10 @@ describe('SQLite background checkpoints', () => {
     await db.exec('CREATE TABLE cp_t (v TEXT NOT NULL)');
     const before = fileSize(path);
     // ~2 MB in a few hundred pages: far below the connection's own backstop (10,000 pages).
-    for (let i = 0; i < 20; i++) await db.tx(async () => {
-      for (let j = 0; j < 100; j++) await db.run('INSERT INTO cp_t (v) VALUES (?)', ['x'.repeat(1000)]);
-    });
+    for (let i = 0; i < 20; i++)
+      await db.tx(async () => {
+        for (let j = 0; j < 100; j++) await db.run('INSERT INTO cp_t (v) VALUES (?)', ['x'.repeat(1000)]);
+      });
     expect(fileSize(`${path}-wal`)).toBeGreaterThan(1_000_000);
     expect(await waitFor(() => fileSize(path) > before + 1_500_000, 5_000)).toBe(true);
     expect(await db.value<number>('SELECT COUNT(*) FROM cp_t')).toBe(2000);

@@ -19,7 +19,12 @@ export const NODES: HostedNode[] = [
   { nodeId: 'n-333', name: 'carol-prod', network: 'testnet', status: 'FAILED' },
 ];
 
-export const slackUser = (userId: string, extra: Partial<Actor> = {}): Actor => ({ platform: 'slack', userId, displayName: userId.toLowerCase(), ...extra });
+export const slackUser = (userId: string, extra: Partial<Actor> = {}): Actor => ({
+  platform: 'slack',
+  userId,
+  displayName: userId.toLowerCase(),
+  ...extra,
+});
 export const slackChannel: Place = { platform: 'slack', channelId: 'C1' };
 
 /** A record of what the fake handlers did. */
@@ -54,7 +59,11 @@ export function fakeCommands(calls: Calls, opts: { fail?: () => unknown } = {}):
       handler: async (ctx) => {
         if (opts.fail) throw opts.fail();
         calls.info.push(ctx.node!.nodeId);
-        return { header: `Node ${ctx.node!.name}`, tone: 'success', blocks: [msg.fields([{ label: 'Status', value: String(ctx.node!.status) }])] };
+        return {
+          header: `Node ${ctx.node!.name}`,
+          tone: 'success',
+          blocks: [msg.fields([{ label: 'Status', value: String(ctx.node!.status) }])],
+        };
       },
     }),
     defineCommand({
@@ -110,7 +119,9 @@ export function fakeCommands(calls: Calls, opts: { fail?: () => unknown } = {}):
         submitLabel: 'Destroy',
         intro: 'Backing up first is recommended.',
         check: (values): Record<string, string> =>
-          values.backup === 'true' && !values.backup_password ? { backup_password: 'Enter the node password to back it up first, or untick the backup.' } : {},
+          values.backup === 'true' && !values.backup_password
+            ? { backup_password: 'Enter the node password to back it up first, or untick the backup.' }
+            : {},
       },
       secrets: [
         { name: 'backup', label: 'Back up the node first (recommended: destroying is irreversible)', kind: 'checkbox', initial: 'true' },

@@ -33,12 +33,19 @@ export async function twoConnections(engine: EngineName, cleanups: Array<() => u
     const path = join(dir, 'bot.db');
     const a = openDatabase(path);
     const b = openDatabase(path);
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => a.close(), () => b.close());
+    cleanups.push(
+      () => rmSync(dir, { recursive: true, force: true }),
+      () => a.close(),
+      () => b.close(),
+    );
     return [a, b];
   }
   const url = await newPostgresUrl();
   const a = await openPostgres(url);
   const b = await openPostgres(url);
-  cleanups.push(() => a.close(), () => b.close());
+  cleanups.push(
+    () => a.close(),
+    () => b.close(),
+  );
   return [a, b];
 }

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { PNG } from 'pngjs';
 
 // jsqr is CommonJS whose typings declare a default export: require gives the function itself.
-type JsQr = (typeof import('jsqr'))['default'];
+type JsQr = typeof import('jsqr')['default'];
 const required = createRequire(import.meta.url)('jsqr') as JsQr & { default?: JsQr };
 const jsQR: JsQr = required.default ?? required;
 

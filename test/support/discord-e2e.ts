@@ -36,7 +36,9 @@ export async function finishAnswer(fake: FakeDiscord, token: string, first: any,
     later.push(edit);
     data = edit.body;
     if (edit.method === 'PATCH' && edit.body?.embeds?.[0]?.title === 'Answered privately') {
-      const follow = await fake.waitForCall((c) => isFor(token)(c) && c.method === 'POST' && c.path.startsWith('/webhooks/'), { from: edit.seq });
+      const follow = await fake.waitForCall((c) => isFor(token)(c) && c.method === 'POST' && c.path.startsWith('/webhooks/'), {
+        from: edit.seq,
+      });
       later.push(follow);
       data = follow.body;
     }

@@ -4,7 +4,15 @@
  */
 import { openDatabase, type Db } from '../../src/store/index.js';
 import { createAuditLog, createRoleService, createPolicy } from '../../src/access/index.js';
-import { createButtonIds, createConfirmations, createDispatcher, approvalActionChecker, type CoreDispatcher, type DispatcherOptions, type Registry } from '../../src/engine/index.js';
+import {
+  createButtonIds,
+  createConfirmations,
+  createDispatcher,
+  approvalActionChecker,
+  type CoreDispatcher,
+  type DispatcherOptions,
+  type Registry,
+} from '../../src/engine/index.js';
 import { type Services } from '../../commands/index.js';
 
 export interface TestDispatcherOptions extends Partial<Omit<DispatcherOptions, 'services' | 'registry'>> {
@@ -24,7 +32,18 @@ export interface TestDispatcherOptions extends Partial<Omit<DispatcherOptions, '
 }
 
 export function testDispatcher(o: TestDispatcherOptions): CoreDispatcher & { services: Services } {
-  const { registry, db = openDatabase(':memory:'), services: given = {}, admins, operators, readers, approvalPolicy = 'none', spendLimits, now = given.now ?? Date.now, ...rest } = o;
+  const {
+    registry,
+    db = openDatabase(':memory:'),
+    services: given = {},
+    admins,
+    operators,
+    readers,
+    approvalPolicy = 'none',
+    spendLimits,
+    now = given.now ?? Date.now,
+    ...rest
+  } = o;
   const access = createRoleService(db, { admins, operators, readers, now });
   const audit = createAuditLog(db, { now });
   const policy = createPolicy({ db, now, access, approvalPolicy, spendLimits, checkAction: approvalActionChecker(registry) });

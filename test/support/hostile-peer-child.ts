@@ -9,7 +9,12 @@ import { downloadLogFile } from '../../src/hosting/index.js';
 import { redact } from '../../src/log.js';
 
 const base = process.env.HOSTILE_URL!;
-const client: NodeApiClient = createNodeApiClient({ baseUrl: base, credentials: { kind: 'token', token: 'hostile-test-token' }, timeoutMs: 60_000, retries: 0 });
+const client: NodeApiClient = createNodeApiClient({
+  baseUrl: base,
+  credentials: { kind: 'token', token: 'hostile-test-token' },
+  timeoutMs: 60_000,
+  retries: 0,
+});
 const outcomes: Record<string, string> = {};
 const attempt = async (name: string, f: () => Promise<unknown>) => {
   try {
@@ -25,7 +30,10 @@ await attempt('listassets', () => client.listassets({ filter_asset_schemas: [] }
 await attempt('nodeinfo', () => client.nodeinfo());
 await attempt('listchannels', () => client.listchannels());
 await attempt('listpeers', () => client.listpeers());
-for (const [name, file] of [['log', 'rln.log'], ['huge', 'huge.log']]) {
+for (const [name, file] of [
+  ['log', 'rln.log'],
+  ['huge', 'huge.log'],
+]) {
   await attempt(name, async () => {
     const d = await downloadLogFile(`${base}/logs/${file}`);
     const masked = redact(d.text);

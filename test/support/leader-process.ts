@@ -25,5 +25,8 @@ const leader = createLeader({
 await leader.start();
 process.stdout.write('started\n');
 process.on('SIGTERM', () => {
-  void leader.stop().then(() => db.close()).then(() => process.exit(0));
+  void leader
+    .stop()
+    .then(() => db.close())
+    .then(() => process.exit(0));
 });

@@ -29,11 +29,13 @@ export interface NodeWorldServer {
   close(): Promise<void>;
 }
 
-export async function startNodeWorldServer(opts: {
-  world?: NodeWorld;
-  token?: string;
-  tls?: { key: string | Buffer; cert: string | Buffer; ca?: string | Buffer; requestCert?: boolean };
-} = {}): Promise<NodeWorldServer> {
+export async function startNodeWorldServer(
+  opts: {
+    world?: NodeWorld;
+    token?: string;
+    tls?: { key: string | Buffer; cert: string | Buffer; ca?: string | Buffer; requestCert?: boolean };
+  } = {},
+): Promise<NodeWorldServer> {
   const world = opts.world ?? new NodeWorld();
   const faults: Fault[] = [];
   const hits = new Map<string, number>();
@@ -50,7 +52,8 @@ export async function startNodeWorldServer(opts: {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(text);
     };
-    if (opts.token && req.headers.authorization !== `Bearer ${opts.token}`) return send(401, JSON.stringify({ error: 'Unauthorized', code: 401 }));
+    if (opts.token && req.headers.authorization !== `Bearer ${opts.token}`)
+      return send(401, JSON.stringify({ error: 'Unauthorized', code: 401 }));
 
     const fault = faults.find((f) => (f.endpoint === undefined || f.endpoint === endpoint) && (f.times ?? 1) > 0);
     if (fault) {
@@ -62,7 +65,8 @@ export async function startNodeWorldServer(opts: {
         setTimeout(() => res.destroy(), 5);
         return;
       }
-      if (fault.status !== undefined || fault.raw !== undefined) return send(fault.status ?? 200, fault.raw ?? JSON.stringify({ error: 'injected fault', code: fault.status }));
+      if (fault.status !== undefined || fault.raw !== undefined)
+        return send(fault.status ?? 200, fault.raw ?? JSON.stringify({ error: 'injected fault', code: fault.status }));
     }
 
     let body: unknown;
@@ -85,20 +89,33 @@ export async function startNodeWorldServer(opts: {
     void handler(req, res);
   };
   const server: Server = opts.tls
-    ? createHttpsServer({ key: opts.tls.key, cert: opts.tls.cert, ca: opts.tls.ca, requestCert: opts.tls.requestCert ?? false, rejectUnauthorized: opts.tls.requestCert ?? false }, listener)
+    ? createHttpsServer(
+        {
+          key: opts.tls.key,
+          cert: opts.tls.cert,
+          ca: opts.tls.ca,
+          requestCert: opts.tls.requestCert ?? false,
+          rejectUnauthorized: opts.tls.requestCert ?? false,
+        },
+        listener,
+      )
     : createHttpServer(listener);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const { port } = server.address() as AddressInfo;
   const baseUrl = `${opts.tls ? 'https' : 'http'}://${opts.tls ? 'localhost' : '127.0.0.1'}:${port}`;
   return {
-    world, baseUrl, faults, hits,
+    world,
+    baseUrl,
+    faults,
+    hits,
     get lastHeaders() {
       return state.lastHeaders;
     },
     urlOf: (nodeId) => `${baseUrl}/${nodeId}`,
-    close: () => new Promise<void>((r) => {
-      server.closeAllConnections?.();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections?.();
+        server.close(() => r());
+      }),
   };
 }

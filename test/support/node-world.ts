@@ -2,7 +2,6 @@ import { expect } from 'vitest';
 import { NodeWorld, ROUTES } from '../../src/emulator/node-api/index.js';
 import { validateResponse } from './openapi.js';
 
- 
 export type Any = any;
 
 /** Calls an endpoint, expects 200 and a body valid against the OpenAPI response schema. */
@@ -46,7 +45,12 @@ export async function issueNia(world: NodeWorld, nodeId: string, amounts = [1000
 /** Connects alice to bob and opens a channel alice -> bob, mined to Opened. */
 export async function openChannel(world: NodeWorld, body: Record<string, unknown> = {}): Promise<Any> {
   await ok(world, 'alice', 'connectpeer', { peer_pubkey_and_addr: `${world.pubkeyOf('bob')}@127.0.0.1:9735` });
-  const open = await ok(world, 'alice', 'openchannel', { peer_pubkey_and_opt_addr: world.pubkeyOf('bob'), capacity_sat: 100_000, push_msat: 10_000_000, ...body });
+  const open = await ok(world, 'alice', 'openchannel', {
+    peer_pubkey_and_opt_addr: world.pubkeyOf('bob'),
+    capacity_sat: 100_000,
+    push_msat: 10_000_000,
+    ...body,
+  });
   world.mine(1);
   const { channels } = await ok(world, 'alice', 'listchannels');
   return { temporary_channel_id: open.temporary_channel_id, channel: channels.at(-1) };

@@ -93,7 +93,13 @@ export function prepareMessage(m: Message): Message {
   return m.buttons ? { ...m, buttons: m.buttons.map((b) => ({ ...b, id: b.id ?? `btn${++buttonSeq}` })) } : m;
 }
 
-export type FakeHosting = HostingClient & { keyFetches: number; listCalls: number; key: unknown; nodes: HostedNode[]; settings: Array<{ id: string; webhookUrl: string }> };
+export type FakeHosting = HostingClient & {
+  keyFetches: number;
+  listCalls: number;
+  key: unknown;
+  nodes: HostedNode[];
+  settings: Array<{ id: string; webhookUrl: string }>;
+};
 
 export function fakeHosting(nodes: HostedNode[], key: unknown): FakeHosting {
   const h = {

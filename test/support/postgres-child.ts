@@ -41,8 +41,10 @@ const server = new EmbeddedPostgres({
   createPostgresUser: process.getuid?.() === 0,
   // Tests trade durability for speed (a test server is thrown away); a benchmark keeps it (durable).
   postgresFlags: [
-    '-c', 'listen_addresses=127.0.0.1',
-    '-c', 'max_connections=400',
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    'max_connections=400',
     ...(durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']),
   ],
   onLog: (m) => process.stderr.write(`${String(m)}\n`),

@@ -12,7 +12,9 @@ export interface HeadOnly {
 
 export function postHeadOnly(port: number, path: string, length: number, headers: Record<string, string> = {}): HeadOnly {
   const socket = connect(port, '127.0.0.1');
-  const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  const extra = Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
   socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n${extra}\r\n`);
   const status = new Promise<number>((resolve, reject) => {
     let got = '';

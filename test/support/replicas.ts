@@ -106,4 +106,5 @@ export async function startReplicaWorld(o: {
 export const REPLICAS_SIGNING_SECRET = 'replicas-signing-secret';
 
 /** What a chat call or a respond() post shows (text, blocks, attachments), to look for words in. */
-export const shownIn = (body: Record<string, any>) => `${String(body.text ?? '')} ${JSON.stringify(body.blocks ?? '')} ${JSON.stringify(body.attachments ?? '')}`;
+export const shownIn = (body: Record<string, any>) =>
+  `${String(body.text ?? '')} ${JSON.stringify(body.blocks ?? '')} ${JSON.stringify(body.attachments ?? '')}`;

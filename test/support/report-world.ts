@@ -59,7 +59,12 @@ export async function startReportWorld(): Promise<ReportWorld> {
   const silent = await silentPort();
   const hang = new Set<string>();
   const client = (n: HostedNode) =>
-    createNodeApiClient({ baseUrl: n.invoke_url!, credentials: { kind: 'token', token: emulator.nodeApiToken }, retries: 0, timeoutMs: 5_000 });
+    createNodeApiClient({
+      baseUrl: n.invoke_url!,
+      credentials: { kind: 'token', token: emulator.nodeApiToken },
+      retries: 0,
+      timeoutMs: 5_000,
+    });
 
   // dave: initialised but locked.
   const { node: dave } = await hosting.createNode({ name: 'dave', network: 'regtest' });

@@ -41,20 +41,22 @@ export interface DiscordBot {
   close(): Promise<void>;
 }
 
-export async function startDiscordBot(opts: {
-  admins?: string[];
-  operators?: string[];
-  emulator?: EmulatorOptions;
-  /** Connect the gateway (default true). */
-  gateway?: boolean;
-  /** DISCORD_GUILD_ID: register the commands in this server. */
-  guildId?: string;
-  /** APPROVAL_POLICY and SPEND_LIMITS (default: none). */
-  approvalPolicy?: string;
-  spendLimits?: string;
-  /** The bot's clock in ms (default: the real one). */
-  now?: () => number;
-} = {}): Promise<DiscordBot> {
+export async function startDiscordBot(
+  opts: {
+    admins?: string[];
+    operators?: string[];
+    emulator?: EmulatorOptions;
+    /** Connect the gateway (default true). */
+    gateway?: boolean;
+    /** DISCORD_GUILD_ID: register the commands in this server. */
+    guildId?: string;
+    /** APPROVAL_POLICY and SPEND_LIMITS (default: none). */
+    approvalPolicy?: string;
+    spendLimits?: string;
+    /** The bot's clock in ms (default: the real one). */
+    now?: () => number;
+  } = {},
+): Promise<DiscordBot> {
   const fake = await startFakeDiscord({ expectedToken: BOT_TOKEN });
   const emulator = await startEmulator({ seed: 'demo', lifecycleDelayMs: 30, ...opts.emulator });
   const signer = createInteractionSigner();

@@ -1,7 +1,9 @@
 import type { WatchRow } from '../../src/store/index.js';
 
 /** A watch to store (NotifyStore.upsertWatch): Slack channel C1 hearing every status of every node, unless `o` says otherwise. */
-export function newWatch(o: Partial<Omit<WatchRow, 'id' | 'paused_at' | 'paused_reason'>> = {}): Omit<WatchRow, 'id' | 'paused_at' | 'paused_reason'> {
+export function newWatch(
+  o: Partial<Omit<WatchRow, 'id' | 'paused_at' | 'paused_reason'>> = {},
+): Omit<WatchRow, 'id' | 'paused_at' | 'paused_reason'> {
   return {
     platform: 'slack',
     channel_id: 'C1',

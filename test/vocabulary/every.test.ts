@@ -8,10 +8,14 @@ describe('every', () => {
     vi.useFakeTimers();
     let passes = 0;
     let release: () => void = () => undefined;
-    const loop = every(() => {
-      passes++;
-      return new Promise<void>((r) => (release = r));
-    }, 1_000, () => undefined);
+    const loop = every(
+      () => {
+        passes++;
+        return new Promise<void>((r) => (release = r));
+      },
+      1_000,
+      () => undefined,
+    );
     loop.start();
     expect(passes).toBe(0);
     await vi.advanceTimersByTimeAsync(1_000);
@@ -33,7 +37,11 @@ describe('every', () => {
   it('starts with a pass at once when asked', async () => {
     vi.useFakeTimers();
     let passes = 0;
-    const loop = every(async () => void passes++, 30_000, () => undefined);
+    const loop = every(
+      async () => void passes++,
+      30_000,
+      () => undefined,
+    );
     loop.start({ now: true });
     await vi.advanceTimersByTimeAsync(0);
     expect(passes).toBe(1);
@@ -47,7 +55,11 @@ describe('every', () => {
     const onUnhandled = (e: unknown) => void unhandled.push(e);
     process.on('unhandledRejection', onUnhandled);
     try {
-      const loop = every(() => Promise.reject(new Error('the database is unavailable')), 1_000, (e) => void errors.push(e));
+      const loop = every(
+        () => Promise.reject(new Error('the database is unavailable')),
+        1_000,
+        (e) => void errors.push(e),
+      );
       loop.start({ now: true });
       await vi.advanceTimersByTimeAsync(2_000);
       await loop.stop();

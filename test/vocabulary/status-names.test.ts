@@ -12,7 +12,13 @@ describe('status names that are also Object.prototype names', () => {
   }
 
   it('renders an event whose status is "constructor" without "undefined"', () => {
-    const m = eventMessage({ nodeId: 'n1', nodeName: 'alice', eventType: 'NODE_STATUS_UPDATED', status: 'constructor', eventTs: '2026-01-01T00:00:00Z' });
+    const m = eventMessage({
+      nodeId: 'n1',
+      nodeName: 'alice',
+      eventType: 'NODE_STATUS_UPDATED',
+      status: 'constructor',
+      eventTs: '2026-01-01T00:00:00Z',
+    });
     expect(textOf(m)).toContain('⚪ constructor');
     expect(textOf(m)).not.toContain('undefined');
     expect(m.tone).toBe('neutral');

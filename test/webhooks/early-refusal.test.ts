@@ -20,8 +20,16 @@ async function setup(routeOpts: { bodyLimit?: number } = {}) {
   const h: Harness = makeNotifier({ posters: { slack: new RecordingPoster('slack') }, hosting });
   await h.notifier.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
   const keys = new KeyCache({ fetchKey: () => hosting.webhookPublicKey() });
-  const rx = await startReceiver(h.notifier, { keys, nodes: createNodeDirectory({ hosting, minRefreshMs: 0 }), ...routeOpts }, undefined, h.metrics);
-  cleanup.push(() => h.close(), () => rx.close());
+  const rx = await startReceiver(
+    h.notifier,
+    { keys, nodes: createNodeDirectory({ hosting, minRefreshMs: 0 }), ...routeOpts },
+    undefined,
+    h.metrics,
+  );
+  cleanup.push(
+    () => h.close(),
+    () => rx.close(),
+  );
   const port = Number(new URL(rx.url).port);
   const signer = Object.values(key.signers)[0];
   return { h, rx, port, signer };
@@ -53,16 +61,38 @@ describe('early refusal of webhook bodies', () => {
     expect(await extra.status).toBe(503);
     for (const x of held) x.socket.destroy();
     await new Promise((r) => setTimeout(r, 100));
-    const body = Buffer.from(JSON.stringify({ eventType: 'NODE_STATUS_UPDATED', eventTimestamp: new Date().toISOString(), nodeId: 'n1', details: { nodeId: 'n1', status: 'PAUSED' } }));
-    const res = await fetch(`${t.rx.url}/webhooks/service/n1`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': t.signer(body) }, body: new Uint8Array(body) });
+    const body = Buffer.from(
+      JSON.stringify({
+        eventType: 'NODE_STATUS_UPDATED',
+        eventTimestamp: new Date().toISOString(),
+        nodeId: 'n1',
+        details: { nodeId: 'n1', status: 'PAUSED' },
+      }),
+    );
+    const res = await fetch(`${t.rx.url}/webhooks/service/n1`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-service-signature': t.signer(body) },
+      body: new Uint8Array(body),
+    });
     expect(res.status).toBe(202);
   });
 
   it('answers 503 with Retry-After when the event cannot be stored, and stores nothing', async () => {
     const t = await setup();
     void t.h.db.close();
-    const body = Buffer.from(JSON.stringify({ eventType: 'NODE_STATUS_UPDATED', eventTimestamp: new Date().toISOString(), nodeId: 'n1', details: { nodeId: 'n1', status: 'FAILED' } }));
-    const res = await fetch(`${t.rx.url}/webhooks/service/n1`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': t.signer(body) }, body: new Uint8Array(body) });
+    const body = Buffer.from(
+      JSON.stringify({
+        eventType: 'NODE_STATUS_UPDATED',
+        eventTimestamp: new Date().toISOString(),
+        nodeId: 'n1',
+        details: { nodeId: 'n1', status: 'FAILED' },
+      }),
+    );
+    const res = await fetch(`${t.rx.url}/webhooks/service/n1`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-service-signature': t.signer(body) },
+      body: new Uint8Array(body),
+    });
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBeTruthy();
   });

@@ -6,7 +6,17 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { createNodeDirectory, KeyCache } from '../../src/webhooks/index.js';
-import { actor, fakeHosting, makeNotifier, node, RecordingPoster, slackPlace, startReceiver, textOf, type Harness } from '../support/notify.js';
+import {
+  actor,
+  fakeHosting,
+  makeNotifier,
+  node,
+  RecordingPoster,
+  slackPlace,
+  startReceiver,
+  textOf,
+  type Harness,
+} from '../support/notify.js';
 import { waitFor } from '../support/wait-for.js';
 import { makeKey } from './keys.js';
 
@@ -26,10 +36,17 @@ async function setup(extra: Parameters<typeof makeNotifier>[0]['extra'] = {}) {
   h.notifier.start();
   const keys = new KeyCache({ fetchKey: () => hosting.webhookPublicKey() });
   const rx = await startReceiver(h.notifier, { keys, nodes: createNodeDirectory({ hosting, minRefreshMs: 0 }) }, logger, h.metrics);
-  cleanup.push(() => h.close(), () => rx.close());
+  cleanup.push(
+    () => h.close(),
+    () => rx.close(),
+  );
   const signer = Object.values(key.signers)[0];
   const signedRaw = (body: Buffer) =>
-    fetch(`${rx.url}/webhooks/service/n1`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': signer(body) }, body: new Uint8Array(body) });
+    fetch(`${rx.url}/webhooks/service/n1`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-service-signature': signer(body) },
+      body: new Uint8Array(body),
+    });
   const signed = (payload: unknown) => signedRaw(Buffer.from(JSON.stringify(payload)));
   const status = (s: string, at: Date | string, extraDetails: Record<string, unknown> = {}) => ({
     eventType: 'NODE_STATUS_UPDATED',

@@ -5,7 +5,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpServer } from '../../src/http/index.js';
 import { createMetrics } from '../../src/metrics.js';
 import { createHash } from 'node:crypto';
-import { createNodeDirectory, dedupeKeyOf, KeyCache, webhookRoutes, type IngestResult, type ServiceEvent } from '../../src/webhooks/index.js';
+import {
+  createNodeDirectory,
+  dedupeKeyOf,
+  KeyCache,
+  webhookRoutes,
+  type IngestResult,
+  type ServiceEvent,
+} from '../../src/webhooks/index.js';
 import { silentLogger } from '../../src/log.js';
 import { fakeHosting, node, statusPayload } from '../support/notify.js';
 import { makeKey } from './keys.js';
@@ -19,9 +26,28 @@ describe('dedupeKeyOf', () => {
   it('keeps the keys already stored: SHA-256 hex of the same text, with and without a timestamp', () => {
     const body = Buffer.from('{"nodeId":"n1","eventType":"NODE_STATUS_UPDATED"}');
     const sha = (...parts: Array<string | Buffer>) => parts.reduce((h, p) => h.update(p), createHash('sha256')).digest('hex');
-    const f = { nodeId: 'n1', eventType: 'NODE_STATUS_UPDATED', status: 'RUNNING', eventTimestamp: '2026-01-02T03:04:05Z', details: { status: 'RUNNING', nodeId: 'n1', n: [1, { b: 2, a: 1 }] } };
-    expect(dedupeKeyOf(body, f)).toBe(sha(['v2', 'n1', 'NODE_STATUS_UPDATED', 'RUNNING', '2026-01-02T03:04:05Z', '{"n":[1,{"a":1,"b":2}],"nodeId":"n1","status":"RUNNING"}'].join('\u0000')));
-    expect(dedupeKeyOf(body, { ...f, status: undefined, details: undefined })).toBe(sha(['v2', 'n1', 'NODE_STATUS_UPDATED', '', '2026-01-02T03:04:05Z', '{}'].join('\u0000')));
+    const f = {
+      nodeId: 'n1',
+      eventType: 'NODE_STATUS_UPDATED',
+      status: 'RUNNING',
+      eventTimestamp: '2026-01-02T03:04:05Z',
+      details: { status: 'RUNNING', nodeId: 'n1', n: [1, { b: 2, a: 1 }] },
+    };
+    expect(dedupeKeyOf(body, f)).toBe(
+      sha(
+        [
+          'v2',
+          'n1',
+          'NODE_STATUS_UPDATED',
+          'RUNNING',
+          '2026-01-02T03:04:05Z',
+          '{"n":[1,{"a":1,"b":2}],"nodeId":"n1","status":"RUNNING"}',
+        ].join('\u0000'),
+      ),
+    );
+    expect(dedupeKeyOf(body, { ...f, status: undefined, details: undefined })).toBe(
+      sha(['v2', 'n1', 'NODE_STATUS_UPDATED', '', '2026-01-02T03:04:05Z', '{}'].join('\u0000')),
+    );
     expect(dedupeKeyOf(body, { nodeId: 'n1', eventType: 'NODE_STATUS_UPDATED' })).toBe(sha('body\u0000', body));
   });
 });
@@ -70,21 +96,32 @@ describe('NodeDirectory.cached', () => {
 });
 
 describe('the webhook route around its asynchronous steps', () => {
-  async function setup(ingest: (e: ServiceEvent & { nodeName?: string }) => IngestResult | Promise<IngestResult>, listNodes?: () => Promise<never>) {
+  async function setup(
+    ingest: (e: ServiceEvent & { nodeName?: string }) => IngestResult | Promise<IngestResult>,
+    listNodes?: () => Promise<never>,
+  ) {
     const key = makeKey('ed25519');
     const hosting = fakeHosting([node('n1', 'alice')], key.encodings['JSON {publicKey: PEM}']);
     if (listNodes) hosting.listNodes = listNodes;
     const metrics = createMetrics({ defaults: false });
     const keys = new KeyCache({ fetchKey: () => hosting.webhookPublicKey() });
     const nodes = createNodeDirectory({ hosting, minRefreshMs: 0 });
-    const app = await createHttpServer({ logger: silentLogger, metrics, routes: [webhookRoutes({ keys, nodes, ingest, logger: silentLogger, metrics })] });
+    const app = await createHttpServer({
+      logger: silentLogger,
+      metrics,
+      routes: [webhookRoutes({ keys, nodes, ingest, logger: silentLogger, metrics })],
+    });
     await app.listen({ port: 0, host: '127.0.0.1' });
     cleanup.push(() => app.close());
     const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     const sign = Object.values(key.signers)[0];
     const send = (payload: unknown) => {
       const body = Buffer.from(JSON.stringify(payload));
-      return fetch(`${url}/webhooks/service/n1`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': sign(body) }, body: new Uint8Array(body) });
+      return fetch(`${url}/webhooks/service/n1`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-service-signature': sign(body) },
+        body: new Uint8Array(body),
+      });
     };
     const counted = async (outcome: string, reason: string) =>
       (await metrics.webhooks.get()).values.find((v) => v.labels.outcome === outcome && v.labels.reason === reason)?.value ?? 0;
@@ -96,7 +133,11 @@ describe('the webhook route around its asynchronous steps', () => {
     let n = 0;
     const t = await setup((e) => {
       seen.push(e);
-      return ++n === 2 ? Promise.resolve({ duplicate: true }) : n === 3 ? Promise.resolve({ duplicate: false, eventId: 7 }) : { duplicate: false, eventId: 5 };
+      return ++n === 2
+        ? Promise.resolve({ duplicate: true })
+        : n === 3
+          ? Promise.resolve({ duplicate: false, eventId: 7 })
+          : { duplicate: false, eventId: 5 };
     });
     const first = await t.send(statusPayload('n1', 'PAUSED'));
     expect(first.status).toBe(202);

@@ -2,7 +2,18 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { createNodeDirectory, KeyCache } from '../../src/webhooks/index.js';
-import { actor, fakeHosting, makeNotifier, node, RecordingPoster, slackPlace, startReceiver, statusPayload, textOf, type Harness } from '../support/notify.js';
+import {
+  actor,
+  fakeHosting,
+  makeNotifier,
+  node,
+  RecordingPoster,
+  slackPlace,
+  startReceiver,
+  statusPayload,
+  textOf,
+  type Harness,
+} from '../support/notify.js';
 import { makeKey, type Kind } from './keys.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -23,10 +34,17 @@ async function setup(opts: { kind?: Kind; header?: string; refetchMs?: number; k
   const keys = new KeyCache({ fetchKey: () => hosting.webhookPublicKey(), refetchIntervalMs: opts.refetchMs ?? 60_000 });
   const nodes = createNodeDirectory({ hosting, minRefreshMs: 0 });
   const rx = await startReceiver(h.notifier, { signatureHeader: opts.header ?? 'X-Service-Signature', keys, nodes }, logger, h.metrics);
-  cleanup.push(() => h.close(), () => rx.close());
+  cleanup.push(
+    () => h.close(),
+    () => rx.close(),
+  );
   const signer = Object.values(key.signers)[0];
   const send = (path: string, body: string | Buffer, headers: Record<string, string> = {}) =>
-    fetch(`${rx.url}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: new Uint8Array(typeof body === "string" ? Buffer.from(body) : body) });
+    fetch(`${rx.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: new Uint8Array(typeof body === 'string' ? Buffer.from(body) : body),
+    });
   const signed = (path: string, payload: unknown, header = 'x-service-signature') => {
     const body = Buffer.from(JSON.stringify(payload));
     return send(path, body, { [header]: signer(body) });
@@ -71,7 +89,9 @@ describe('webhook receiver', () => {
     expect((await t.send('/webhooks/service', notJson, { 'x-service-signature': t.signer(notJson) })).status).toBe(400);
     expect((await t.signed('/webhooks/service', { eventType: 'X', details: {} })).status).toBe(400);
     expect((await t.signed('/webhooks/service/n2', payload)).status).toBe(403);
-    expect((await t.signed('/webhooks/service', { ...payload, nodeId: 'n1', details: { nodeId: 'n2', status: 'FAILED' } })).status).toBe(403);
+    expect((await t.signed('/webhooks/service', { ...payload, nodeId: 'n1', details: { nodeId: 'n2', status: 'FAILED' } })).status).toBe(
+      403,
+    );
     expect((await t.signed('/webhooks/service', statusPayload('ghost', 'FAILED'))).status).toBe(404);
 
     await t.h.notifier.drain(2000);
@@ -104,14 +124,21 @@ describe('webhook receiver', () => {
   it('does not take two different events of one node in the same second for a redelivery', async () => {
     const t = await setup();
     const at = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000).toISOString().replace('.000Z', 'Z');
-    const op = (operation: string) => ({ eventType: 'OPERATION_COMPLETED', eventTimestamp: at, nodeId: 'n1', details: { nodeId: 'n1', operation } });
+    const op = (operation: string) => ({
+      eventType: 'OPERATION_COMPLETED',
+      eventTimestamp: at,
+      nodeId: 'n1',
+      details: { nodeId: 'n1', operation },
+    });
     expect((await t.signed('/webhooks/service/n1', op('backup'))).status).toBe(202);
     expect((await t.signed('/webhooks/service/n1', op('sync'))).status).toBe(202);
     // The same event again, even with its keys in another order, is still a redelivery.
     const reordered = { nodeId: 'n1', details: { operation: 'sync', nodeId: 'n1' }, eventTimestamp: at, eventType: 'OPERATION_COMPLETED' };
     expect((await t.signed('/webhooks/service/n1', reordered)).status).toBe(200);
     // Another node's event with the same type, time and details is its own event.
-    expect((await t.signed('/webhooks/service/n2', { ...op('sync'), nodeId: 'n2', details: { nodeId: 'n2', operation: 'sync' } })).status).toBe(202);
+    expect(
+      (await t.signed('/webhooks/service/n2', { ...op('sync'), nodeId: 'n2', details: { nodeId: 'n2', operation: 'sync' } })).status,
+    ).toBe(202);
     expect(await t.h.notifier.store.countEvents()).toBe(3);
   });
 
@@ -168,7 +195,12 @@ describe('webhook receiver', () => {
     let now = 5_000_000;
     const t = await setup();
     t.hosting.key = 'not a key at all';
-    const keys = new KeyCache({ fetchKey: () => t.hosting.webhookPublicKey(), refetchIntervalMs: 60_000, failedFetchRetryMs: 5_000, now: () => now });
+    const keys = new KeyCache({
+      fetchKey: () => t.hosting.webhookPublicKey(),
+      refetchIntervalMs: 60_000,
+      failedFetchRetryMs: 5_000,
+      now: () => now,
+    });
     const body = Buffer.from(JSON.stringify(statusPayload('n1', 'PAUSED')));
     for (let i = 0; i < 50; i++) await expect(keys.verify(body, `forged-signature-${i}`)).rejects.toThrow(/not in a known format/);
     expect(t.hosting.keyFetches).toBe(1);
@@ -188,7 +220,11 @@ describe('webhook receiver', () => {
     expect(t.hosting.listCalls).toBe(before + 1);
     // A body sent without a content type is still read raw and verified.
     const body = Buffer.from(JSON.stringify(statusPayload('n3', 'RUNNING')));
-    const res = await fetch(`${t.rx.url}/webhooks/service/n3`, { method: 'POST', headers: { 'x-service-signature': t.signer(body) }, body: new Uint8Array(body) });
+    const res = await fetch(`${t.rx.url}/webhooks/service/n3`, {
+      method: 'POST',
+      headers: { 'x-service-signature': t.signer(body) },
+      body: new Uint8Array(body),
+    });
     expect(res.status).toBe(202);
   });
 });

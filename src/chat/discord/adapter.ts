@@ -46,7 +46,10 @@ export interface DiscordAdapterOptions {
    * gateway's connect and disconnect, returns what follows the lease (the store's createLeader).
    * Without it (one process) the gateway connects at start.
    */
-  gatewayLeader?: (gateway: { onLead: () => Promise<void>; onLose: () => Promise<void> }) => { start(): Promise<void>; stop(): Promise<void> };
+  gatewayLeader?: (gateway: { onLead: () => Promise<void>; onLose: () => Promise<void> }) => {
+    start(): Promise<void>;
+    stop(): Promise<void>;
+  };
 }
 
 export function createDiscordAdapter(opts: DiscordAdapterOptions): DiscordAdapter {
@@ -63,7 +66,9 @@ export function createDiscordAdapter(opts: DiscordAdapterOptions): DiscordAdapte
     logger,
     deferAfterMs: opts.deferAfterMs ?? DISCORD_DEFER_AFTER_MS,
     // An answer's files (QR codes, charts, logs) go into the channel as an attachment, as a report's do.
-    postFiles: botRest ? async (place, files) => void (await poster.post({ channelId: place.channelId }, { blocks: [], files })) : undefined,
+    postFiles: botRest
+      ? async (place, files) => void (await poster.post({ channelId: place.channelId }, { blocks: [], files }))
+      : undefined,
   };
   // Interaction webhooks need no token; retries are fine for them (edits are idempotent), and a
   // rate limit is waited out: a rejected follow-up would be an answer lost, not retried later.
@@ -84,7 +89,14 @@ export function createDiscordAdapter(opts: DiscordAdapterOptions): DiscordAdapte
   };
 
   const routes = config.DISCORD_PUBLIC_KEY
-    ? discordInteractionRoutes({ publicKeyHex: config.DISCORD_PUBLIC_KEY, rest: webhookRest, index: getIndex, ctx, logger, replays: opts.replays })
+    ? discordInteractionRoutes({
+        publicKeyHex: config.DISCORD_PUBLIC_KEY,
+        rest: webhookRest,
+        index: getIndex,
+        ctx,
+        logger,
+        replays: opts.replays,
+      })
     : undefined;
 
   return {

@@ -102,12 +102,19 @@ function checkName(name: string, what: string): string {
 function description(text: string | undefined, fallback: string, where: string): string {
   const t = (text ?? '').replace(/\s+/g, ' ').trim() || fallback;
   if (t.length > DISCORD_MAX_COMMAND_DESCRIPTION) {
-    throw new Error(`the Discord description of ${where} is ${t.length} characters; Discord allows ${DISCORD_MAX_COMMAND_DESCRIPTION}: shorten it`);
+    throw new Error(
+      `the Discord description of ${where} is ${t.length} characters; Discord allows ${DISCORD_MAX_COMMAND_DESCRIPTION}: shorten it`,
+    );
   }
   return t;
 }
 
-function optionsOf(def: AnyCommand, specs: ArgSpec[], nodeArg: string | undefined, index: CommandIndex): { options: CommandOptionData[]; map: Map<string, string> } {
+function optionsOf(
+  def: AnyCommand,
+  specs: ArgSpec[],
+  nodeArg: string | undefined,
+  index: CommandIndex,
+): { options: CommandOptionData[]; map: Map<string, string> } {
   if (specs.length > DISCORD_MAX_OPTIONS) {
     throw new Error(`command "${def.path}" has ${specs.length} arguments; a Discord subcommand allows ${DISCORD_MAX_OPTIONS}`);
   }
@@ -140,7 +147,12 @@ function optionsOf(def: AnyCommand, specs: ArgSpec[], nodeArg: string | undefine
   return { options, map };
 }
 
-function totalChars(o: { name: string; description: string; options?: CommandOptionData[]; choices?: Array<{ name: string; value: string }> }): number {
+function totalChars(o: {
+  name: string;
+  description: string;
+  options?: CommandOptionData[];
+  choices?: Array<{ name: string; value: string }>;
+}): number {
   return (
     o.name.length +
     o.description.length +
@@ -161,7 +173,12 @@ export function buildCommandIndexAndData(registry: CommandRegistryLike): { data:
     const specs = registry.argSpecs(def);
     const { options, map } = optionsOf(def, specs, registry.nodeArg(def), index);
     const action = checkName(words[words.length - 1], `subcommand (${def.path})`);
-    const sub: CommandOptionData = { type: OPTION_TYPE.SUB_COMMAND, name: action, description: description(def.summary, def.path, def.path), options };
+    const sub: CommandOptionData = {
+      type: OPTION_TYPE.SUB_COMMAND,
+      name: action,
+      description: description(def.summary, def.path, def.path),
+      options,
+    };
     index.paths.set(words.join(' '), { path: def.path, options: map });
     if (words.length === 1) {
       top.push(sub);
@@ -196,7 +213,9 @@ export function buildCommandIndexAndData(registry: CommandRegistryLike): { data:
   }
   for (const c of data) {
     if (totalChars(c) > DISCORD_MAX_COMMAND_TOTAL_CHARS) {
-      throw new Error(`/${c.name} is ${totalChars(c)} characters with whole descriptions; Discord allows ${DISCORD_MAX_COMMAND_TOTAL_CHARS}: split the group`);
+      throw new Error(
+        `/${c.name} is ${totalChars(c)} characters with whole descriptions; Discord allows ${DISCORD_MAX_COMMAND_TOTAL_CHARS}: split the group`,
+      );
     }
   }
   return { data, index };

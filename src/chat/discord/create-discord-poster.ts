@@ -56,12 +56,18 @@ export const DISCORD_MAX_ATTACHMENT_DESCRIPTION = 1024;
  * The REST request of a message: JSON, or, with files, multipart with the JSON in payload_json
  * and each file a part named in `attachments` (discord.js builds the form from `files`).
  */
-export function withAttachments(message: Message): { body: Record<string, unknown>; files?: Array<{ name: string; data: Buffer; contentType: string }> } {
+export function withAttachments(message: Message): {
+  body: Record<string, unknown>;
+  files?: Array<{ name: string; data: Buffer; contentType: string }>;
+} {
   const files = message.files ?? [];
   const body = (hasBody(message) ? toDiscordPayload(message) : {}) as Record<string, unknown>;
   if (!files.length) return { body };
   return {
-    body: { ...body, attachments: files.map((f, i) => ({ id: i, filename: f.name, description: clip(f.alt, DISCORD_MAX_ATTACHMENT_DESCRIPTION) })) },
+    body: {
+      ...body,
+      attachments: files.map((f, i) => ({ id: i, filename: f.name, description: clip(f.alt, DISCORD_MAX_ATTACHMENT_DESCRIPTION) })),
+    },
     files: files.map((f) => ({ name: f.name, data: fileBytes(f), contentType: f.mime })),
   };
 }
@@ -69,7 +75,10 @@ export function withAttachments(message: Message): { body: Record<string, unknow
 export function createDiscordPoster(rest: REST | undefined): ChatPoster {
   const need = (): REST => {
     if (!rest) {
-      throw new PostError('permanent', 'posting to Discord needs DISCORD_TOKEN (a bot token); HTTP interactions alone cannot post to channels');
+      throw new PostError(
+        'permanent',
+        'posting to Discord needs DISCORD_TOKEN (a bot token); HTTP interactions alone cannot post to channels',
+      );
     }
     return rest;
   };

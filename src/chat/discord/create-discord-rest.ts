@@ -8,7 +8,13 @@ export const DISCORD_DEFAULT_API = 'https://discord.com/api';
  * when to retry. `rejectOnRateLimit: false` waits it out instead: for the answer to an
  * interaction, which nobody would retry (its token lives 15 minutes).
  */
-export function createDiscordRest(opts: { token?: string; apiUrl?: string; retries?: number; timeoutMs?: number; rejectOnRateLimit?: boolean }): REST {
+export function createDiscordRest(opts: {
+  token?: string;
+  apiUrl?: string;
+  retries?: number;
+  timeoutMs?: number;
+  rejectOnRateLimit?: boolean;
+}): REST {
   const reject = opts.rejectOnRateLimit ?? true;
   const rest = new REST({
     api: opts.apiUrl ?? DISCORD_DEFAULT_API,

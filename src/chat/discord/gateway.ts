@@ -16,8 +16,8 @@ function memberOf(i: Interaction): { roles: string[]; nick?: string | null } | u
   if (!m) return undefined;
   const roles = Array.isArray(m.roles)
     ? (m.roles as string[])
-    : m.roles && typeof m.roles === 'object' && 'cache' in (m.roles)
-      ? [...((m.roles as { cache: Map<string, unknown> }).cache.keys())]
+    : m.roles && typeof m.roles === 'object' && 'cache' in m.roles
+      ? [...(m.roles as { cache: Map<string, unknown> }).cache.keys()]
       : [];
   return { roles, nick: m.nick ?? m.nickname ?? null };
 }
@@ -27,7 +27,15 @@ export function parseGatewayInteraction(i: Interaction, index: CommandIndex): Pa
   const member = memberOf(i);
   const actor = actorOf({
     user: { id: i.user.id, username: i.user.username, global_name: i.user.globalName },
-    ...(member ? { member: { user: { id: i.user.id, username: i.user.username, global_name: i.user.globalName }, roles: member.roles, nick: member.nick } } : {}),
+    ...(member
+      ? {
+          member: {
+            user: { id: i.user.id, username: i.user.username, global_name: i.user.globalName },
+            roles: member.roles,
+            nick: member.nick,
+          },
+        }
+      : {}),
   });
   const place = placeOf({ channel_id: i.channelId ?? undefined, guild_id: i.guildId ?? undefined });
   if (i.isChatInputCommand()) {
@@ -124,14 +132,19 @@ export async function startGateway(opts: GatewayOptions): Promise<Client> {
   const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no READY from the gateway within ${GATEWAY_READY_TIMEOUT_MS / 1000} s`)), GATEWAY_READY_TIMEOUT_MS);
+    timer = setTimeout(
+      () => reject(new Error(`no READY from the gateway within ${GATEWAY_READY_TIMEOUT_MS / 1000} s`)),
+      GATEWAY_READY_TIMEOUT_MS,
+    );
   });
   try {
     await Promise.race([client.login(opts.token).then(() => ready), timeout]);
   } catch (err) {
     await client.destroy().catch(() => undefined);
     const why = err instanceof Error ? err.message : String(err);
-    throw new Error(`connecting to the Discord gateway failed: ${why}. Check DISCORD_TOKEN${opts.apiUrl ? ' and DISCORD_API_URL' : ''}.`, { cause: err });
+    throw new Error(`connecting to the Discord gateway failed: ${why}. Check DISCORD_TOKEN${opts.apiUrl ? ' and DISCORD_API_URL' : ''}.`, {
+      cause: err,
+    });
   } finally {
     clearTimeout(timer);
   }

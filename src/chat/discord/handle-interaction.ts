@@ -58,7 +58,6 @@ async function sendFiles(ctx: InteractionContext, r: Responder, place: Place, re
   }
 }
 
-
 function notice(header: string, text: string, tone: Message['tone'] = 'warning'): Message {
   return { header, tone, blocks: [{ type: 'text', text }] };
 }
@@ -70,7 +69,11 @@ function payloadOf(message: Message, logger: Logger): DiscordPayload {
   } catch (err) {
     logger.error({ err, header: message.header }, 'a reply could not be rendered for Discord');
     return toDiscordPayload(
-      notice('This answer cannot be shown on Discord', `${err instanceof Error ? err.message : String(err)}. Try the shell or Slack, and tell an admin.`, 'danger'),
+      notice(
+        'This answer cannot be shown on Discord',
+        `${err instanceof Error ? err.message : String(err)}. Try the shell or Slack, and tell an admin.`,
+        'danger',
+      ),
     );
   }
 }
@@ -94,7 +97,11 @@ async function safeDispatch(ctx: InteractionContext, inv: Invocation): Promise<R
     return {
       kind: 'message',
       visibility: 'private',
-      message: notice('Something went wrong', 'The command failed unexpectedly. Try again; if it keeps failing, tell an admin (details are in the bot log).', 'danger'),
+      message: notice(
+        'Something went wrong',
+        'The command failed unexpectedly. Try again; if it keeps failing, tell an admin (details are in the bot log).',
+        'danger',
+      ),
     };
   }
 }
@@ -103,7 +110,10 @@ async function safeDispatch(ctx: InteractionContext, inv: Invocation): Promise<R
 async function answer(ctx: InteractionContext, r: Responder, reply: Reply, kind: ParsedInteraction['kind']): Promise<void> {
   if (reply.kind === 'dialog') {
     if (kind === 'modal') {
-      await r.reply(toDiscordPayload(notice('Cannot open a second form', 'Discord cannot open a form from a form. Run the command again.')), true);
+      await r.reply(
+        toDiscordPayload(notice('Cannot open a second form', 'Discord cannot open a form from a form. Run the command again.')),
+        true,
+      );
       return;
     }
     let modal: DiscordModal;
@@ -111,7 +121,12 @@ async function answer(ctx: InteractionContext, r: Responder, reply: Reply, kind:
       modal = dialogToModal(reply.dialog);
     } catch (err) {
       ctx.logger.error({ err, dialog: reply.dialog.title }, 'a dialog could not be rendered as a Discord modal');
-      await r.reply(toDiscordPayload(notice('This form cannot be shown on Discord', `${err instanceof Error ? err.message : String(err)}. Tell an admin.`, 'danger')), true);
+      await r.reply(
+        toDiscordPayload(
+          notice('This form cannot be shown on Discord', `${err instanceof Error ? err.message : String(err)}. Tell an admin.`, 'danger'),
+        ),
+        true,
+      );
       return;
     }
     await r.showModal(modal);

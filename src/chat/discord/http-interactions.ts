@@ -57,7 +57,11 @@ function httpResponder(raw: RawInteraction, rest: REST, first: (body: unknown) =
       void (await rest.post(Routes.webhook(raw.application_id, raw.token), { body: { ...p, ...flags(e) }, auth: false })),
     followUpFiles: async (files) => {
       const { body, files: parts } = withAttachments({ blocks: [], files });
-      await rest.post(Routes.webhook(raw.application_id, raw.token), { body: { ...body, allowed_mentions: { parse: [] } }, files: parts, auth: false });
+      await rest.post(Routes.webhook(raw.application_id, raw.token), {
+        body: { ...body, allowed_mentions: { parse: [] } },
+        files: parts,
+        auth: false,
+      });
     },
   };
 }
@@ -133,7 +137,11 @@ export function discordInteractionRoutes(opts: HttpInteractionsOptions): Fastify
         if (parsed.kind === 'autocomplete') return resolveFirst({ type: CALLBACK.AUTOCOMPLETE_RESULT, data: { choices: [] } });
         resolveFirst({
           type: CALLBACK.CHANNEL_MESSAGE,
-          data: { content: 'Something went wrong answering this. Try again; details are in the bot log.', flags: EPHEMERAL_FLAG, allowed_mentions: { parse: [] } },
+          data: {
+            content: 'Something went wrong answering this. Try again; details are in the bot log.',
+            flags: EPHEMERAL_FLAG,
+            allowed_mentions: { parse: [] },
+          },
         });
       });
       void done;

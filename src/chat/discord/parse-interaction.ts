@@ -38,12 +38,22 @@ export interface RawInteraction {
     options?: RawOption[];
     custom_id?: string;
     component_type?: number;
-    components?: Array<{ type: number; custom_id?: string; value?: string; component?: { custom_id?: string; value?: string }; components?: Array<{ custom_id?: string; value?: string }> }>;
+    components?: Array<{
+      type: number;
+      custom_id?: string;
+      value?: string;
+      component?: { custom_id?: string; value?: string };
+      components?: Array<{ custom_id?: string; value?: string }>;
+    }>;
   };
 }
 
 /** The subcommand path, its option values as strings, and the focused value (autocomplete). */
-export function walkOptions(options: readonly RawOption[] | undefined): { words: string[]; values: Record<string, string>; focused?: string } {
+export function walkOptions(options: readonly RawOption[] | undefined): {
+  words: string[];
+  values: Record<string, string>;
+  focused?: string;
+} {
   const words: string[] = [];
   const values: Record<string, string> = {};
   let focused: string | undefined;
@@ -63,7 +73,11 @@ export function walkOptions(options: readonly RawOption[] | undefined): { words:
 }
 
 /** Maps a walked command to the registry path and argument names. */
-export function toCommand(index: CommandIndex, words: string[], values: Record<string, string>): { path: string; args: Record<string, string> } {
+export function toCommand(
+  index: CommandIndex,
+  words: string[],
+  values: Record<string, string>,
+): { path: string; args: Record<string, string> } {
   const key = words.join(' ');
   const entry = index.paths.get(key);
   if (!entry) {

@@ -104,7 +104,12 @@ function renderTable(table: Table, budget: number): string | undefined {
     Math.min(TABLE_MAX_COLUMN_WIDTH, Math.max(c.header.length, ...table.rows.map((r) => (r[i] ?? '').length))),
   );
   const line = (cells: string[]) =>
-    escapeCode(table.columns.map((c, i) => pad(cells[i] ?? '', widths[i], c.align)).join('  ').trimEnd());
+    escapeCode(
+      table.columns
+        .map((c, i) => pad(cells[i] ?? '', widths[i], c.align))
+        .join('  ')
+        .trimEnd(),
+    );
   const head = [line(table.columns.map((c) => c.header)), widths.map((w) => '─'.repeat(w)).join('  ')];
   const caption = table.caption ? `\n*${escapeDiscord(table.caption)}*` : '';
   const open = '```\n';
@@ -219,9 +224,7 @@ function renderButtons(buttons: Button[] | undefined): DiscordActionRow<DiscordB
   }
   const rendered: DiscordButton[] = buttons.map((b) => {
     if (!b.id) {
-      throw new DiscordRenderError(
-        `button "${b.label}" (${b.command}) has no id: call dispatcher.prepareMessage before rendering`,
-      );
+      throw new DiscordRenderError(`button "${b.label}" (${b.command}) has no id: call dispatcher.prepareMessage before rendering`);
     }
     if (b.id.length > DISCORD_MAX_CUSTOM_ID) {
       throw new DiscordRenderError(
@@ -253,12 +256,20 @@ export function toDiscordPayload(message: Message): DiscordPayload {
   const context = message.blocks.flatMap((b) => (b.type === 'context' ? [b.text] : []));
   if (context.length) {
     // Footers are plain text in Discord (no markdown), so only mentions matter; spans lose emphasis.
-    const text = neutraliseMentions(context.map((t) => inlineToPlain(t).trim()).filter(Boolean).join(' · '));
+    const text = neutraliseMentions(
+      context
+        .map((t) => inlineToPlain(t).trim())
+        .filter(Boolean)
+        .join(' · '),
+    );
     // Discord refuses an embed whose footer text is empty (or only spaces): send none then.
     if (text) embed.footer = { text: clip(text, DISCORD_MAX_FOOTER_TEXT) };
   }
   const hasDescription = message.blocks.some((b) => b.type !== 'fields' && b.type !== 'context');
-  const fields = renderFields(fieldsOf(message.blocks), DISCORD_MAX_EMBED_TOTAL - embedSize(embed) - (hasDescription ? FIELDS_LEAVE_FOR_DESCRIPTION : 0));
+  const fields = renderFields(
+    fieldsOf(message.blocks),
+    DISCORD_MAX_EMBED_TOTAL - embedSize(embed) - (hasDescription ? FIELDS_LEAVE_FOR_DESCRIPTION : 0),
+  );
   if (fields.length) embed.fields = fields;
   const fixed = embedSize(embed);
   const room = Math.min(DISCORD_MAX_EMBED_DESCRIPTION, DISCORD_MAX_EMBED_TOTAL - fixed);
@@ -347,13 +358,18 @@ export function dialogToModal(dialog: Dialog): DiscordModal {
     if (f.minLength && f.kind !== 'checkbox') input.min_length = f.minLength;
     const label: DiscordLabel = {
       type: 18,
-      label: f.kind === 'checkbox' ? `${clip(f.label, DISCORD_MAX_LABEL - CHECKBOX_SUFFIX.length)}${CHECKBOX_SUFFIX}` : clip(f.label, DISCORD_MAX_LABEL),
+      label:
+        f.kind === 'checkbox'
+          ? `${clip(f.label, DISCORD_MAX_LABEL - CHECKBOX_SUFFIX.length)}${CHECKBOX_SUFFIX}`
+          : clip(f.label, DISCORD_MAX_LABEL),
       component: input,
     };
     const description = f.hint ?? (i === 0 && intro && !introShown ? intro : undefined);
     if (description) label.description = clipWords(description, DISCORD_MAX_LABEL_DESCRIPTION);
     return label;
   });
-  const components: DiscordModal['components'] = introShown ? [{ type: 10, content: clip(intro!, DISCORD_MAX_TEXT_DISPLAY) }, ...labels] : labels;
+  const components: DiscordModal['components'] = introShown
+    ? [{ type: 10, content: clip(intro!, DISCORD_MAX_TEXT_DISPLAY) }, ...labels]
+    : labels;
   return { custom_id: dialog.id, title: clip(dialog.title, DISCORD_MAX_MODAL_TITLE), components };
 }

@@ -110,7 +110,10 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
 
   const printReply = (reply: Reply) => {
     if (reply.kind === 'message') {
-      const notes = [reply.visibility === 'private' ? '(only you can see this)' : '', reply.replaceOriginal ? '(replaces the message above)' : ''].filter(Boolean);
+      const notes = [
+        reply.visibility === 'private' ? '(only you can see this)' : '',
+        reply.replaceOriginal ? '(replaces the message above)' : '',
+      ].filter(Boolean);
       printMessage(reply.message, notes.length ? notes.join(' ') : undefined);
     } else if (reply.kind === 'dialog_errors') {
       for (const [field, error] of Object.entries(reply.errors)) write(`✖ ${field}: ${error}`);
@@ -146,7 +149,11 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
       return checkboxValue(line);
     }
     if (f.kind === 'secret') {
-      write(isTTY ? '  (local terminal: what you type is not shown, logged or sent to any chat)' : '  (local terminal: what you type is not logged or sent to any chat)');
+      write(
+        isTTY
+          ? '  (local terminal: what you type is not shown, logged or sent to any chat)'
+          : '  (local terminal: what you type is not logged or sent to any chat)',
+      );
       output.write(`${f.label}${optionalMark(f)}: `);
       muted = isTTY;
       const line = await nextAnswer();
@@ -207,9 +214,11 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
     if (!role) return write(`${who()} Change with /as <read|operate|admin> [name] (reader and operator work too).`);
     if (!opts.roles) return write('✖ /as is not available here.');
     const r = ROLE_WORDS[role.toLowerCase()];
-    if (!r) return write(`✖ "${role.slice(0, 20)}" is not a role: use read, operate or admin (or reader, operator). Example: /as operator ann`);
+    if (!r)
+      return write(`✖ "${role.slice(0, 20)}" is not a role: use read, operate or admin (or reader, operator). Example: /as operator ann`);
     const userId = (name ?? (r === 'admin' ? 'local' : r)).toLowerCase();
-    if (!/^[a-z0-9][a-z0-9._-]{0,31}$/.test(userId)) return write('✖ A name is letters, digits, dots, dashes or underscores (up to 32). Example: /as operator ann');
+    if (!/^[a-z0-9][a-z0-9._-]{0,31}$/.test(userId))
+      return write('✖ A name is letters, digits, dots, dashes or underscores (up to 32). Example: /as operator ann');
     if (userId === 'local' && r !== 'admin') return write('✖ shell:local is always the admin: give another name. Example: /as reader ann');
     // A role someone already has (a grant, maybe scoped to some nodes) is never rewritten: /as
     // switches who you are; it grants the role only to a name that has none yet.
@@ -217,13 +226,18 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
     if (userId !== 'local' && !had) await opts.roles.grant(`shell:${userId}`, r, SHELL_ACTOR);
     actor = userId === 'local' ? SHELL_ACTOR : { platform: 'shell', userId, displayName: userId };
     if (!had) return write(`${who()} Role: ${r}.`);
-    const where = had.scope ? ` on ${[had.scope.nodes?.length ? `nodes=${had.scope.nodes.join(',')}` : '', had.scope.channels?.length ? `channels=${had.scope.channels.join(',')}` : ''].filter(Boolean).join(' ')} only` : '';
-    write(`${who()} Role: ${had.role}${where}, as granted (unchanged${had.role !== r || where ? `; /as does not change it: \`access grant shell:${userId} …\` does` : ''}).`);
+    const where = had.scope
+      ? ` on ${[had.scope.nodes?.length ? `nodes=${had.scope.nodes.join(',')}` : '', had.scope.channels?.length ? `channels=${had.scope.channels.join(',')}` : ''].filter(Boolean).join(' ')} only`
+      : '';
+    write(
+      `${who()} Role: ${had.role}${where}, as granted (unchanged${had.role !== r || where ? `; /as does not change it: \`access grant shell:${userId} …\` does` : ''}).`,
+    );
   };
 
   const demoCommand = async (action?: string, node?: string) => {
     if (!opts.demo) return write('✖ /demo works only in the demo (no SERVICE_URL).');
-    if (action?.toLowerCase() !== 'fail' || !node) return write('Demo commands: /demo fail <node> makes the node fail, so an incident opens.');
+    if (action?.toLowerCase() !== 'fail' || !node)
+      return write('Demo commands: /demo fail <node> makes the node fail, so an incident opens.');
     write(await opts.demo.fail(node));
   };
 
@@ -283,12 +297,22 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
       const messageId = `shell-${++counter}`;
       const where = `#${target.channelId}${target.threadId ? ` (thread ${target.threadId})` : ''}`;
       write(`\n[${where} · ${messageId}]`);
-      write(textOf(message).split('\n').map((l) => `│ ${l}`).join('\n'));
+      write(
+        textOf(message)
+          .split('\n')
+          .map((l) => `│ ${l}`)
+          .join('\n'),
+      );
       return { messageId, threadId: target.threadId };
     },
     async update(target, message) {
       write(`\n[#${target.channelId} · ${target.messageId} updated]`);
-      write(renderText(message).split('\n').map((l) => `│ ${l}`).join('\n'));
+      write(
+        renderText(message)
+          .split('\n')
+          .map((l) => `│ ${l}`)
+          .join('\n'),
+      );
     },
   };
 

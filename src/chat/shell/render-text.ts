@@ -34,7 +34,16 @@ export function displayWidth(s: string): number {
     const cp = ch.codePointAt(0)!;
     if (/\p{Mn}|\p{Me}|\u200d|\ufe0f/u.test(ch)) continue;
     if (/\p{Extended_Pictographic}/u.test(ch) && cp > 0xff) w += 2;
-    else if ((cp >= 0x1100 && cp <= 0x115f) || (cp >= 0x2e80 && cp <= 0xa4cf) || (cp >= 0xac00 && cp <= 0xd7a3) || (cp >= 0xf900 && cp <= 0xfaff) || (cp >= 0xfe30 && cp <= 0xfe4f) || (cp >= 0xff00 && cp <= 0xff60) || (cp >= 0xffe0 && cp <= 0xffe6)) w += 2;
+    else if (
+      (cp >= 0x1100 && cp <= 0x115f) ||
+      (cp >= 0x2e80 && cp <= 0xa4cf) ||
+      (cp >= 0xac00 && cp <= 0xd7a3) ||
+      (cp >= 0xf900 && cp <= 0xfaff) ||
+      (cp >= 0xfe30 && cp <= 0xfe4f) ||
+      (cp >= 0xff00 && cp <= 0xff60) ||
+      (cp >= 0xffe0 && cp <= 0xffe6)
+    )
+      w += 2;
     else w += 1;
   }
   return w;

@@ -157,29 +157,49 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
       return toBlockKit(m);
     } catch (e) {
       log.error({ err: e }, 'could not render a message for Slack');
-      return toBlockKit(plainMessage('The answer could not be shown on Slack (it broke a Block Kit limit). The details are in the bot log.'));
+      return toBlockKit(
+        plainMessage('The answer could not be shown on Slack (it broke a Block Kit limit). The details are in the bot log.'),
+      );
     }
   };
 
   async function openDialog(dialog: Dialog, route: ReplyRoute): Promise<void> {
     if (!route.triggerId) {
-      await sendMessage(plainMessage('This step needs a dialog, which Slack can only open right after a command or a click. Run the command again.'), 'private', route);
+      await sendMessage(
+        plainMessage('This step needs a dialog, which Slack can only open right after a command or a click. Run the command again.'),
+        'private',
+        route,
+      );
       return;
     }
     try {
       await app.client.views.open({ trigger_id: route.triggerId, view: dialogToModal(dialog, route.origin) as never });
     } catch (e) {
       log.warn({ err: e, dialog: dialog.id }, 'views.open failed');
-      await sendMessage(plainMessage('The dialog could not be opened (Slack allows 3 seconds after a command). Run the command again.'), 'private', route);
+      await sendMessage(
+        plainMessage('The dialog could not be opened (Slack allows 3 seconds after a command). Run the command again.'),
+        'private',
+        route,
+      );
     }
   }
 
-  async function sendMessage(message: Message, visibility: 'channel' | 'private', route: ReplyRoute, replaceOriginal = false): Promise<void> {
+  async function sendMessage(
+    message: Message,
+    visibility: 'channel' | 'private',
+    route: ReplyRoute,
+    replaceOriginal = false,
+  ): Promise<void> {
     const payload = render(message);
     if (route.respond) {
       try {
         if (replaceOriginal) await route.respond({ replace_original: true, ...payload });
-        else await route.respond({ response_type: visibility === 'channel' ? 'in_channel' : 'ephemeral', replace_original: false, ...payload } as never);
+        else
+          await route.respond({
+            response_type: visibility === 'channel' ? 'in_channel' : 'ephemeral',
+            replace_original: false,
+            ...payload,
+          } as never);
         return;
       } catch (e) {
         // response_url expired (30 min, 5 uses) or refused: answer through the Web API instead.
@@ -237,14 +257,23 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
     } catch (e) {
       // The dispatcher never throws by contract; if it does, the user still gets an answer.
       log.error({ err: e }, 'dispatcher threw');
-      return { kind: 'message', visibility: 'private', message: plainMessage('Something went wrong on our side; it is in the bot log. Try again.') };
+      return {
+        kind: 'message',
+        visibility: 'private',
+        message: plainMessage('Something went wrong on our side; it is in the bot log. Try again.'),
+      };
     }
   }
 
   // Slash command: ack at once, then work, then answer through response_url / views.open.
   app.command(opts.command ?? '/rln', async ({ ack, command, respond }) => {
     await ack();
-    const actor: Actor = { platform: 'slack', userId: command.user_id, displayName: command.user_name, groups: await groupsOf(command.user_id) };
+    const actor: Actor = {
+      platform: 'slack',
+      userId: command.user_id,
+      displayName: command.user_name,
+      groups: await groupsOf(command.user_id),
+    };
     const place: Place = { platform: 'slack', channelId: command.channel_id, workspaceId: command.team_id };
     const reply = await run({ via: 'typed', actor, place, text: readCommandText(command.text ?? '') });
     await deliver(reply, {
@@ -263,7 +292,12 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
     const b = body as ClickBody;
     const channelId: string = b.channel?.id ?? b.container?.channel_id ?? b.user?.id;
     const threadId: string | undefined = b.message?.thread_ts ?? b.container?.thread_ts;
-    const actor: Actor = { platform: 'slack', userId: b.user.id, displayName: b.user.username ?? b.user.name, groups: await groupsOf(b.user.id) };
+    const actor: Actor = {
+      platform: 'slack',
+      userId: b.user.id,
+      displayName: b.user.username ?? b.user.name,
+      groups: await groupsOf(b.user.id),
+    };
     const place: Place = { platform: 'slack', channelId, workspaceId: b.team?.id, threadId };
     const reply = await run({ via: 'button', actor, place, buttonId: a.action_id });
     await deliver(reply, {
@@ -288,7 +322,12 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
     const route: ReplyRoute = { origin, userId: b.user.id, triggerId: b.trigger_id };
     try {
       const values = readViewValues(view.state);
-      const place: Place = { platform: 'slack', channelId: origin.channelId, workspaceId: origin.workspaceId ?? b.team?.id, threadId: origin.threadId };
+      const place: Place = {
+        platform: 'slack',
+        channelId: origin.channelId,
+        workspaceId: origin.workspaceId ?? b.team?.id,
+        threadId: origin.threadId,
+      };
       // The budget covers the group look-up too: the ack is due within 3 s of Slack sending this.
       const pending = groupsOf(b.user.id).then((groups) => {
         const actor: Actor = { platform: 'slack', userId: b.user.id, displayName: b.user.username ?? b.user.name, groups };
@@ -301,7 +340,9 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
         return;
       }
       if (first.kind === 'dialog_errors') {
-        const blockIds = ((view.blocks ?? []) as Array<{ type?: string; block_id?: string }>).filter((x) => x.type === 'input').map((x) => String(x.block_id));
+        const blockIds = ((view.blocks ?? []) as Array<{ type?: string; block_id?: string }>)
+          .filter((x) => x.type === 'input')
+          .map((x) => String(x.block_id));
         await ackOnce({ response_action: 'errors', errors: placeErrors(first.errors, blockIds) });
         return;
       }
@@ -312,7 +353,11 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
         } catch (e) {
           log.error({ err: e, dialog: first.dialog.id }, 'could not render the next dialog as a Slack modal');
           await ackOnce();
-          await sendMessage(plainMessage('The next step needs a form that Slack cannot show (it broke a Block Kit limit). The details are in the bot log.'), 'private', route);
+          await sendMessage(
+            plainMessage('The next step needs a form that Slack cannot show (it broke a Block Kit limit). The details are in the bot log.'),
+            'private',
+            route,
+          );
           return;
         }
         await ackOnce({ response_action: 'update', view: next });
@@ -324,7 +369,14 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
       log.error({ err: e }, 'handling a Slack modal submission failed');
       if (!acked) {
         await ackOnce();
-        await deliver({ kind: 'message', visibility: 'private', message: plainMessage('Something went wrong on our side; it is in the bot log. Try again.') }, route);
+        await deliver(
+          {
+            kind: 'message',
+            visibility: 'private',
+            message: plainMessage('Something went wrong on our side; it is in the bot log. Try again.'),
+          },
+          route,
+        );
       }
     }
   });
@@ -366,8 +418,14 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
         await app.init(); // auth.test with the bot token, once
       } catch (e) {
         const code = (e as { data?: { error?: string } }).data?.error;
-        if (code) throw new Error(`Slack refused SLACK_BOT_TOKEN (auth.test: ${code}). Check the bot token (xoxb-…) of the installed app.`, { cause: e });
-        throw new Error(`Slack's Web API could not be reached to check SLACK_BOT_TOKEN (${(e as Error).message}). Check network access to Slack${config.SLACK_API_URL ? ' and SLACK_API_URL' : ''}.`, { cause: e });
+        if (code)
+          throw new Error(`Slack refused SLACK_BOT_TOKEN (auth.test: ${code}). Check the bot token (xoxb-…) of the installed app.`, {
+            cause: e,
+          });
+        throw new Error(
+          `Slack's Web API could not be reached to check SLACK_BOT_TOKEN (${(e as Error).message}). Check network access to Slack${config.SLACK_API_URL ? ' and SLACK_API_URL' : ''}.`,
+          { cause: e },
+        );
       }
       try {
         await app.start();
@@ -375,7 +433,9 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
         const code = (e as { data?: { error?: string } }).data?.error;
         throw new Error(
           `Slack ${mode === 'socket' ? 'Socket Mode could not connect (apps.connections.open)' : 'could not start'}: ${code ?? (e as Error).message}. ` +
-            (mode === 'socket' ? 'Check SLACK_APP_TOKEN (xapp-… with connections:write) and that Slack is reachable.' : 'See the log for details.'),
+            (mode === 'socket'
+              ? 'Check SLACK_APP_TOKEN (xapp-… with connections:write) and that Slack is reachable.'
+              : 'See the log for details.'),
           { cause: e },
         );
       }

@@ -68,19 +68,24 @@ export function createAppHome(o: AppHomeOptions): AppHome {
   async function view(userId: string): Promise<Record<string, unknown>> {
     const actor: Actor = { platform: 'slack', userId, groups: await o.groupsOf(userId) };
     const reply = await o.dispatcher.dispatch({ via: 'typed', actor, place: { platform: 'slack', channelId: userId }, text: 'status' });
-    const dashboard: Message = reply.kind === 'message' ? reply.message : { blocks: [{ type: 'text', text: 'The dashboard could not be shown.' }] };
+    const dashboard: Message =
+      reply.kind === 'message' ? reply.message : { blocks: [{ type: 'text', text: 'The dashboard could not be shown.' }] };
     const rendered = toBlockKit(dashboard, { nativeTables: false });
     const quick = toBlockKit(await o.dispatcher.prepareMessage(QUICK_ACTIONS));
     const role = await o.roleOf?.(actor);
     const intro: SlackBlock[] = [
       { type: 'context', elements: [{ type: 'mrkdwn', text: role ? `Your role: *${ROLE_WORDS[role]}*.` : 'Your nodes at a glance.' }] },
     ];
-    const blocks: SlackBlock[] = [
-      ...rendered.blocks,
-      ...(rendered.attachments ?? []).flatMap((a) => a.blocks),
-    ];
+    const blocks: SlackBlock[] = [...rendered.blocks, ...(rendered.attachments ?? []).flatMap((a) => a.blocks)];
     const header = blocks[0]?.type === 'header' ? [blocks.shift()!] : [];
-    const all = [...header, ...intro, ...blocks, { type: 'divider' }, { type: 'context', elements: [{ type: 'mrkdwn', text: 'Quick actions (answers come here, in Messages):' }] }, ...quick.blocks];
+    const all = [
+      ...header,
+      ...intro,
+      ...blocks,
+      { type: 'divider' },
+      { type: 'context', elements: [{ type: 'mrkdwn', text: 'Quick actions (answers come here, in Messages):' }] },
+      ...quick.blocks,
+    ];
     return { type: 'home', blocks: all.slice(0, SLACK_MAX_HOME_BLOCKS) };
   }
 

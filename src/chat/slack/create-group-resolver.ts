@@ -17,7 +17,13 @@ export interface GroupResolver {
 
 const DISABLING_ERRORS = new Set(['missing_scope', 'not_allowed_token_type', 'no_permission', 'paid_teams_only', 'feature_not_enabled']);
 
-export function createGroupResolver(opts: { client: UserGroupsClient; logger: Logger; ttlMs?: number; waitMs?: number; now?: () => number }): GroupResolver {
+export function createGroupResolver(opts: {
+  client: UserGroupsClient;
+  logger: Logger;
+  ttlMs?: number;
+  waitMs?: number;
+  now?: () => number;
+}): GroupResolver {
   const ttl = opts.ttlMs ?? 5 * 60_000;
   const now = opts.now ?? Date.now;
   let disabled = false;
@@ -26,7 +32,8 @@ export function createGroupResolver(opts: { client: UserGroupsClient; logger: Lo
   let inFlight: Promise<void> | undefined;
 
   const refresh = () =>
-    (inFlight ??= opts.client.usergroups.list({ include_users: true })
+    (inFlight ??= opts.client.usergroups
+      .list({ include_users: true })
       .then((res) => {
         const next = new Map<string, string[]>();
         for (const g of res.usergroups ?? []) {
@@ -40,7 +47,10 @@ export function createGroupResolver(opts: { client: UserGroupsClient; logger: Lo
         const code = (e as { data?: { error?: string } }).data?.error;
         if (code && DISABLING_ERRORS.has(code)) {
           disabled = true;
-          opts.logger.warn({ code }, 'Slack user groups are not readable (add the usergroups:read scope for slack-group: grants); roles apply per user only');
+          opts.logger.warn(
+            { code },
+            'Slack user groups are not readable (add the usergroups:read scope for slack-group: grants); roles apply per user only',
+          );
         } else {
           opts.logger.warn({ err: e }, 'could not read Slack user groups; using the last known ones');
           fetchedAt = now() - ttl + 30_000; // try again in 30 s, not on every command

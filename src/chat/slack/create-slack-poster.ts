@@ -70,7 +70,12 @@ export function createSlackPoster(opts: SlackPosterOptions): ChatPoster {
       try {
         // chat.update keeps the previous attachments when the field is left out: an answer
         // without a colour bar must say so, or the old bar and its blocks stay under the new text.
-        await web.chat.update({ channel: target.channelId, ts: target.messageId, ...payload, attachments: payload.attachments ?? [] } as Parameters<typeof web.chat.update>[0]);
+        await web.chat.update({
+          channel: target.channelId,
+          ts: target.messageId,
+          ...payload,
+          attachments: payload.attachments ?? [],
+        } as Parameters<typeof web.chat.update>[0]);
       } catch (e) {
         throw toPostError(e, what);
       }

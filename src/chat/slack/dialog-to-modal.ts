@@ -52,7 +52,8 @@ function inputBlock(f: DialogField): Record<string, unknown> {
   } else if (f.kind === 'text' && f.name === NODE_FIELD) {
     element = { type: 'external_select', action_id: f.name, min_query_length: 0 };
     // A value cannot be cut: a name too long for an option is left for the user to pick.
-    if (f.initial && f.initial.length <= SLACK_MAX_OPTION_VALUE) element.initial_option = { text: plain(f.initial, SLACK_MAX_OPTION_TEXT), value: f.initial };
+    if (f.initial && f.initial.length <= SLACK_MAX_OPTION_VALUE)
+      element.initial_option = { text: plain(f.initial, SLACK_MAX_OPTION_TEXT), value: f.initial };
   } else {
     element = { type: 'plain_text_input', action_id: f.name };
     if (f.initial && f.kind !== 'secret') element.initial_value = f.initial;
@@ -77,7 +78,8 @@ export function dialogToModal(dialog: Dialog, origin?: ModalOrigin): Record<stri
   }
   const names = new Set<string>();
   for (const f of dialog.fields) {
-    if (!f.name || f.name.length > SLACK_MAX_BLOCK_ID || names.has(f.name)) throw new ModalRenderError(`dialog field name "${f.name}" is empty, too long or repeated`);
+    if (!f.name || f.name.length > SLACK_MAX_BLOCK_ID || names.has(f.name))
+      throw new ModalRenderError(`dialog field name "${f.name}" is empty, too long or repeated`);
     names.add(f.name);
   }
   const blocks: Record<string, unknown>[] = [];
@@ -85,7 +87,8 @@ export function dialogToModal(dialog: Dialog, origin?: ModalOrigin): Record<stri
     blocks.push({ type: 'section', text: { type: 'mrkdwn', text: cut(escapeMrkdwn(dialog.intro), SLACK_MAX_SECTION_TEXT) } });
   }
   blocks.push(...dialog.fields.map(inputBlock));
-  if (blocks.length > SLACK_MAX_MODAL_BLOCKS) throw new ModalRenderError(`dialog has ${blocks.length} blocks, over ${SLACK_MAX_MODAL_BLOCKS}`);
+  if (blocks.length > SLACK_MAX_MODAL_BLOCKS)
+    throw new ModalRenderError(`dialog has ${blocks.length} blocks, over ${SLACK_MAX_MODAL_BLOCKS}`);
   const view: Record<string, unknown> = {
     type: 'modal',
     callback_id: dialog.id,

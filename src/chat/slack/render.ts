@@ -3,7 +3,17 @@
  * is escaped here; limits are named constants (./limits.ts) and exceeding one either throws
  * (a button id that cannot be cut) or truncates visibly with a note, never silently.
  */
-import { inlineToPlain, summaryOf, type Block, type Button, type Field, type Inline, type Message, type Table, type Tone } from '../../vocabulary/index.js';
+import {
+  inlineToPlain,
+  summaryOf,
+  type Block,
+  type Button,
+  type Field,
+  type Inline,
+  type Message,
+  type Table,
+  type Tone,
+} from '../../vocabulary/index.js';
 import { shareBar } from '../../vocabulary/index.js';
 import { cutText, graphemePrefix } from '../../vocabulary/index.js';
 import { escapeCode, escapeEntities, escapeInlineCode, escapeMrkdwn } from './escape-mrkdwn.js';
@@ -267,10 +277,7 @@ function renderCode(text: string): SlackBlock[] {
   const budget = SLACK_MAX_SECTION_TEXT - 8;
   if (esc.length <= budget) return [section('```\n' + esc + '\n```')];
   const kept = esc.slice(0, safeCut(esc, budget - 60));
-  return [
-    section('```\n' + kept + '\n```'),
-    contextBlock(`… ${esc.length - kept.length} more characters not shown`),
-  ];
+  return [section('```\n' + kept + '\n```'), contextBlock(`… ${esc.length - kept.length} more characters not shown`)];
 }
 
 function renderBlock(b: Block, tables: TableSlots): SlackBlock[] {
@@ -358,7 +365,10 @@ const isNativeTable = (b: SlackBlock) => b.type === 'table' || b.type === 'data_
 export function toBlockKit(message: Message, opts: BlockKitOptions = {}): BlockKitMessage {
   const header: SlackBlock[] = [];
   if (message.header?.trim()) {
-    header.push({ type: 'header', text: { type: 'plain_text', text: truncate(message.header.replace(/\s+/g, ' '), SLACK_MAX_HEADER_TEXT), emoji: true } });
+    header.push({
+      type: 'header',
+      text: { type: 'plain_text', text: truncate(message.header.replace(/\s+/g, ' '), SLACK_MAX_HEADER_TEXT), emoji: true },
+    });
   }
   const content: SlackBlock[] = [];
   const tables: TableSlots = { free: opts.nativeTables === false ? 0 : SLACK_MAX_TABLES_PER_MESSAGE, title: message.header };
@@ -373,7 +383,10 @@ export function toBlockKit(message: Message, opts: BlockKitOptions = {}): BlockK
     content.splice(room - 1, content.length, contextBlock(`… ${dropped} more block${dropped === 1 ? '' : 's'} not shown`));
   }
   const body = [...content, ...actions];
-  const text = truncateMrkdwn(escapeMrkdwn(summaryOf(message) || inlineToPlain(message.header ?? '') || 'rln-chatops'), SLACK_MAX_FALLBACK_TEXT);
+  const text = truncateMrkdwn(
+    escapeMrkdwn(summaryOf(message) || inlineToPlain(message.header ?? '') || 'rln-chatops'),
+    SLACK_MAX_FALLBACK_TEXT,
+  );
   // With a tone: the header stays on top, the body sits in one attachment with the colour bar.
   // The top level must keep a block: a message without blocks shows `text` as its body, above
   // the attachment, and the same line would appear twice. Without a header the first block

@@ -37,7 +37,10 @@ export function toPostError(e: unknown, what: string): PostError {
     case 'slack_webapi_platform_error': {
       const code = err.data?.error ?? 'unknown_error';
       if (SLACK_CHANNEL_GONE_ERRORS.has(code)) {
-        return new PostError('channel_gone', `${what}: ${code}. The channel no longer exists or the bot is not in it; invite the bot or remove the watch`);
+        return new PostError(
+          'channel_gone',
+          `${what}: ${code}. The channel no longer exists or the bot is not in it; invite the bot or remove the watch`,
+        );
       }
       if (code === 'ratelimited') {
         const sec = err.data?.response_metadata?.retryAfter ?? 1;

@@ -43,7 +43,8 @@ async function putBytes(url: string, f: MessageFile, timeoutMs: number, what: st
     throw new PostError('transient', `${what}: the upload of ${f.name} did not go through (${(e as Error).message}); retrying later`);
   }
   await res.arrayBuffer().catch(() => undefined);
-  if (res.status >= 500 || res.status === 429) throw new PostError('transient', `${what}: the upload of ${f.name} was answered ${res.status}; retrying later`);
+  if (res.status >= 500 || res.status === 429)
+    throw new PostError('transient', `${what}: the upload of ${f.name} was answered ${res.status}; retrying later`);
   if (res.status >= 400) throw new PostError('permanent', `${what}: the upload of ${f.name} was refused (${res.status})`);
 }
 
@@ -63,7 +64,12 @@ async function openDirectMessage(web: WebClient, userId: string, what: string): 
   }
 }
 
-export async function uploadFiles(web: WebClient, given: UploadTarget, files: MessageFile[], o: { timeoutMs?: number } = {}): Promise<void> {
+export async function uploadFiles(
+  web: WebClient,
+  given: UploadTarget,
+  files: MessageFile[],
+  o: { timeoutMs?: number } = {},
+): Promise<void> {
   if (!files.length) return;
   const what = `Slack file upload to ${given.channelId}`;
   const target = isUserId(given.channelId) ? { channelId: await openDirectMessage(web, given.channelId, what) } : given;

@@ -55,7 +55,11 @@ export function lockAllocations(w: Wallet, assetId: string, amount: number, tran
 /** A transfer reached Settled: its inputs disappear, its outputs become settled. */
 export function settleAllocations(w: Wallet, transferIdx: number): void {
   w.allocations = w.allocations.filter((a) => a.lockedBy !== transferIdx);
-  for (const a of w.allocations) if (a.pendingOf === transferIdx) { a.settled = true; a.pendingOf = undefined; }
+  for (const a of w.allocations)
+    if (a.pendingOf === transferIdx) {
+      a.settled = true;
+      a.pendingOf = undefined;
+    }
 }
 
 /** A transfer failed: its inputs are unlocked, its outputs vanish. */

@@ -42,15 +42,39 @@ export function openchannel({ world, node, body }: Ctx) {
   const w = node.wallet!;
   const { txid } = spendVanilla(world, w, capacity, 1, 1, 'User');
   const channel: Channel = {
-    channel_id: hex(), temporary_channel_id: tempId, funding_txid: txid, opener: node.nodeId, acceptor: peer.nodeId,
-    capacity_sat: capacity, msat: { [node.nodeId]: capacity * 1000 - push, [peer.nodeId]: push },
-    asset_id: assetId, assetAmt: {}, status: 'Opening', public: isPublic, fee_base_msat: optInt(body, 'fee_base_msat') ?? 1000,
+    channel_id: hex(),
+    temporary_channel_id: tempId,
+    funding_txid: txid,
+    opener: node.nodeId,
+    acceptor: peer.nodeId,
+    capacity_sat: capacity,
+    msat: { [node.nodeId]: capacity * 1000 - push, [peer.nodeId]: push },
+    asset_id: assetId,
+    assetAmt: {},
+    status: 'Opening',
+    public: isPublic,
+    fee_base_msat: optInt(body, 'fee_base_msat') ?? 1000,
     fee_proportional_millionths: optInt(body, 'fee_proportional_millionths') ?? 0,
   };
   if (assetId !== undefined && assetAmount !== undefined) {
-    const t = newTransfer(w, { asset_id: assetId, status: 'WaitingConfirmations', kind: 'Send', requested: assetAmount, assignments: [assetAmount], txid, endpoints: [] });
+    const t = newTransfer(w, {
+      asset_id: assetId,
+      status: 'WaitingConfirmations',
+      kind: 'Send',
+      requested: assetAmount,
+      assignments: [assetAmount],
+      txid,
+      endpoints: [],
+    });
     const locked = lockAllocations(w, assetId, assetAmount, t.idx);
-    if (locked > assetAmount) w.allocations.push({ asset_id: assetId, outpoint: changeOutpoint(w, t.idx), amount: locked - assetAmount, settled: false, pendingOf: t.idx });
+    if (locked > assetAmount)
+      w.allocations.push({
+        asset_id: assetId,
+        outpoint: changeOutpoint(w, t.idx),
+        amount: locked - assetAmount,
+        settled: false,
+        pendingOf: t.idx,
+      });
     channel.assetAmt = { [node.nodeId]: assetAmount, [peer.nodeId]: 0 };
     const pw = peer.wallet!;
     if (!pw.assets.has(assetId)) pw.assets.set(assetId, Math.floor(Date.now() / 1000));
@@ -75,16 +99,21 @@ export function channelJson(world: WorldState, nodeId: string, c: Channel) {
   const remote = c.msat[peerOf(c, nodeId)] ?? 0;
   const usable = isUsable(world, c);
   return {
-    channel_id: c.channel_id, funding_txid: c.funding_txid, peer_pubkey: other?.pubkey ?? '',
+    channel_id: c.channel_id,
+    funding_txid: c.funding_txid,
+    peer_pubkey: other?.pubkey ?? '',
     ...(other?.alias ? { peer_alias: other.alias } : {}),
     ...(c.short_channel_id !== undefined ? { short_channel_id: c.short_channel_id } : {}),
-    status: c.status, ready: c.status === 'Opened', capacity_sat: c.capacity_sat,
+    status: c.status,
+    ready: c.status === 'Opened',
+    capacity_sat: c.capacity_sat,
     local_balance_sat: Math.floor(local / 1000),
     outbound_balance_msat: outboundMsat(c, nodeId),
     inbound_balance_msat: Math.max(0, remote - reserveMsat(c)),
     next_outbound_htlc_limit_msat: usable ? outboundMsat(c, nodeId) : 0,
     next_outbound_htlc_minimum_msat: 1,
-    is_usable: usable, public: c.public,
+    is_usable: usable,
+    public: c.public,
     ...(c.asset_id !== undefined
       ? { asset_id: c.asset_id, asset_local_amount: c.assetAmt[nodeId] ?? 0, asset_remote_amount: c.assetAmt[peerOf(c, nodeId)] ?? 0 }
       : {}),
@@ -112,7 +141,8 @@ export function closechannel({ world, node, body }: Ctx) {
   if (!isPubkey(peerPubkey)) throw badRequest('InvalidPubkey', 'Invalid pubkey');
   const c = world.channels.get(channelId);
   if (!c || (c.opener !== node.nodeId && c.acceptor !== node.nodeId)) throw notFound('UnknownChannelId', 'Unknown channel ID');
-  if (world.nodes.get(peerOf(c, node.nodeId))?.pubkey !== peerPubkey) throw badRequest('InvalidPubkey', 'Invalid pubkey: not the peer of this channel');
+  if (world.nodes.get(peerOf(c, node.nodeId))?.pubkey !== peerPubkey)
+    throw badRequest('InvalidPubkey', 'Invalid pubkey: not the peer of this channel');
   if (c.status === 'Closing') throw forbidden('ChangingState', 'The channel is already closing');
   if (!force && !isUsable(world, c) && c.status === 'Opened') {
     throw forbidden('FailedClosingChannel', 'Failed closing channel: the peer is offline, use force');
@@ -130,7 +160,15 @@ export function closechannel({ world, node, body }: Ctx) {
       const asset = c.assetAmt[side] ?? 0;
       if (sats <= 0 && asset <= 0) continue;
       const u = addUtxo(n.wallet, txid, vout++, Math.max(sats, 1000), { colorable: asset > 0, confirmed: true });
-      n.wallet.transactions.push({ txid, transaction_type: 'User', received: u.btc_amount, sent: 0, fee: side === c.opener ? fee : 0, height: world.height, timestamp: Math.floor(Date.now() / 1000) });
+      n.wallet.transactions.push({
+        txid,
+        transaction_type: 'User',
+        received: u.btc_amount,
+        sent: 0,
+        fee: side === c.opener ? fee : 0,
+        height: world.height,
+        timestamp: Math.floor(Date.now() / 1000),
+      });
       if (asset > 0 && c.asset_id) {
         n.wallet.allocations.push({ asset_id: c.asset_id, outpoint: u.outpoint, amount: asset, settled: true });
       }

@@ -30,8 +30,6 @@ export const notInitialized = () => forbidden('NotInitialized', 'Wallet has not 
 export const unlockedNode = () => forbidden('UnlockedNode', 'Node is unlocked (hint: call lock)');
 export const insufficientFunds = (needed: number) =>
   forbidden('InsufficientFunds', `Not enough funds, call getaddress and send ${needed} satoshis`);
-export const insufficientAssets = (available: number) =>
-  forbidden('InsufficientAssets', `Not enough assets, available: ${available}`);
-export const noAvailableUtxos = () =>
-  forbidden('NoAvailableUtxos', 'No uncolored UTXOs are available (hint: call createutxos)');
+export const insufficientAssets = (available: number) => forbidden('InsufficientAssets', `Not enough assets, available: ${available}`);
+export const noAvailableUtxos = () => forbidden('NoAvailableUtxos', 'No uncolored UTXOs are available (hint: call createutxos)');
 export const unknownContractId = () => forbidden('UnknownContractId', 'Unknown RGB contract ID');

@@ -16,9 +16,13 @@ interface Route {
  * Returns false when no channel can carry it.
  */
 export function pushOverChannel(world: WorldState, from: NodeState, to: NodeState, r: Route): boolean {
-  const c = channelsOf(world, from.nodeId).find((ch) =>
-    peerOf(ch, from.nodeId) === to.nodeId && isUsable(world, ch) && outboundMsat(ch, from.nodeId) >= r.amtMsat &&
-    (r.assetId === undefined || (ch.asset_id === r.assetId && (ch.assetAmt[from.nodeId] ?? 0) >= (r.assetAmount ?? 0))));
+  const c = channelsOf(world, from.nodeId).find(
+    (ch) =>
+      peerOf(ch, from.nodeId) === to.nodeId &&
+      isUsable(world, ch) &&
+      outboundMsat(ch, from.nodeId) >= r.amtMsat &&
+      (r.assetId === undefined || (ch.asset_id === r.assetId && (ch.assetAmt[from.nodeId] ?? 0) >= (r.assetAmount ?? 0))),
+  );
   if (!c) return false;
   c.msat[from.nodeId] -= r.amtMsat;
   c.msat[to.nodeId] = (c.msat[to.nodeId] ?? 0) + r.amtMsat;
@@ -49,7 +53,13 @@ export function sendpayment({ world, node, body }: Ctx) {
   const payee = world.nodes.get(inv.nodeId);
   const ok = !!payee && pushOverChannel(world, node, payee, { amtMsat, assetId: inv.asset_id, assetAmount: inv.asset_amount });
   const result = ok ? 'Succeeded' : 'Failed';
-  const base = { amt_msat: amtMsat, asset_id: inv.asset_id, asset_amount: inv.asset_amount, payment_hash: inv.payment_hash, payee_pubkey: inv.payee_pubkey };
+  const base = {
+    amt_msat: amtMsat,
+    asset_id: inv.asset_id,
+    asset_amount: inv.asset_amount,
+    payment_hash: inv.payment_hash,
+    payee_pubkey: inv.payee_pubkey,
+  };
   record(node, { ...base, inbound: false, status: result });
   if (ok) {
     inv.status = 'Succeeded';
@@ -64,8 +74,10 @@ export function keysend({ world, node, body }: Ctx) {
   const assetId = optString(body, 'asset_id');
   const assetAmount = optInt(body, 'asset_amount');
   if (!isPubkey(dest)) throw badRequest('InvalidPubkey', 'Invalid pubkey');
-  if ((assetId === undefined) !== (assetAmount === undefined)) throw badRequest('InvalidAmount', 'Invalid amount: asset_id and asset_amount go together');
-  if (assetId !== undefined && amtMsat < RGB_HTLC_MIN_MSAT) throw badRequest('InvalidAmount', `Invalid amount: an RGB keysend needs amt_msat >= ${RGB_HTLC_MIN_MSAT}`);
+  if ((assetId === undefined) !== (assetAmount === undefined))
+    throw badRequest('InvalidAmount', 'Invalid amount: asset_id and asset_amount go together');
+  if (assetId !== undefined && amtMsat < RGB_HTLC_MIN_MSAT)
+    throw badRequest('InvalidAmount', `Invalid amount: an RGB keysend needs amt_msat >= ${RGB_HTLC_MIN_MSAT}`);
   if (amtMsat === 0) throw badRequest('InvalidAmount', 'Invalid amount: amt_msat must be positive');
   const payee = world.nodeByPubkey(dest);
   const preimage = hex();
@@ -82,7 +94,11 @@ function paymentJson(p: Payment) {
   return {
     amt_msat: p.amt_msat,
     ...(p.asset_id !== undefined ? { asset_id: p.asset_id, asset_amount: p.asset_amount } : {}),
-    payment_hash: p.payment_hash, inbound: p.inbound, status: p.status, created_at: p.created_at, updated_at: p.updated_at,
+    payment_hash: p.payment_hash,
+    inbound: p.inbound,
+    status: p.status,
+    created_at: p.created_at,
+    updated_at: p.updated_at,
     payee_pubkey: p.payee_pubkey,
   };
 }

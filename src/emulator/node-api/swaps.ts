@@ -14,7 +14,14 @@ function parseSwapstring(s: string) {
   const m = /^(\d+)\/([^/]+)\/(\d+)\/([^/]+)\/(\d+)\/([0-9a-f]{64})$/.exec(s.trim());
   if (!m) throw badRequest('InvalidSwapString', `Invalid swap string: ${s}`);
   const asset = (x: string) => (x === 'btc' ? undefined : x);
-  return { qty_from: Number(m[1]), from_asset: asset(m[2]), qty_to: Number(m[3]), to_asset: asset(m[4]), expires_at: Number(m[5]), payment_hash: m[6] };
+  return {
+    qty_from: Number(m[1]),
+    from_asset: asset(m[2]),
+    qty_to: Number(m[3]),
+    to_asset: asset(m[4]),
+    expires_at: Number(m[5]),
+    payment_hash: m[6],
+  };
 }
 
 export function makerinit({ world, node, body }: Ctx) {
@@ -24,7 +31,8 @@ export function makerinit({ world, node, body }: Ctx) {
   const toAsset = optString(body, 'to_asset');
   const timeout = optInt(body, 'timeout_sec') ?? 120;
   if (qtyFrom === 0 || qtyTo === 0) throw badRequest('InvalidAmount', 'Invalid amount: quantities must be positive');
-  if (fromAsset === undefined && toAsset === undefined) throw badRequest('InvalidSwap', 'Invalid swap: at least one side must be an RGB asset');
+  if (fromAsset === undefined && toAsset === undefined)
+    throw badRequest('InvalidSwap', 'Invalid swap: at least one side must be an RGB asset');
   if (fromAsset !== undefined) checkAssetId(fromAsset);
   if (toAsset !== undefined) checkAssetId(toAsset);
   if (fromAsset === toAsset) throw badRequest('InvalidSwap', 'Invalid swap: both sides are the same asset');
@@ -33,8 +41,16 @@ export function makerinit({ world, node, body }: Ctx) {
   const expiresAt = nowSec() + timeout;
   const swapstring = `${qtyFrom}/${fromAsset ?? 'btc'}/${qtyTo}/${toAsset ?? 'btc'}/${expiresAt}/${paymentHash}`;
   const swap: Swap = {
-    qty_from: qtyFrom, qty_to: qtyTo, from_asset: fromAsset, to_asset: toAsset, payment_hash: paymentHash, payment_secret: secret,
-    status: 'Waiting', requested_at: nowSec(), expires_at: expiresAt, swapstring,
+    qty_from: qtyFrom,
+    qty_to: qtyTo,
+    from_asset: fromAsset,
+    to_asset: toAsset,
+    payment_hash: paymentHash,
+    payment_secret: secret,
+    status: 'Waiting',
+    requested_at: nowSec(),
+    expires_at: expiresAt,
+    swapstring,
   };
   node.makerSwaps.push(swap);
   world.swapsByHash.set(paymentHash, { maker: node.nodeId, swap });
@@ -53,9 +69,14 @@ export function taker({ world, node, body }: Ctx) {
 }
 
 function legOk(world: WorldState, from: NodeState, to: NodeState, asset: string | undefined, qty: number): boolean {
-  return channelsOf(world, from.nodeId).some((c) =>
-    peerOf(c, from.nodeId) === to.nodeId && isUsable(world, c) &&
-    (asset === undefined ? outboundMsat(c, from.nodeId) >= qty : c.asset_id === asset && (c.assetAmt[from.nodeId] ?? 0) >= qty && outboundMsat(c, from.nodeId) >= RGB_HTLC_MIN_MSAT));
+  return channelsOf(world, from.nodeId).some(
+    (c) =>
+      peerOf(c, from.nodeId) === to.nodeId &&
+      isUsable(world, c) &&
+      (asset === undefined
+        ? outboundMsat(c, from.nodeId) >= qty
+        : c.asset_id === asset && (c.assetAmt[from.nodeId] ?? 0) >= qty && outboundMsat(c, from.nodeId) >= RGB_HTLC_MIN_MSAT),
+  );
 }
 
 function move(world: WorldState, from: NodeState, to: NodeState, asset: string | undefined, qty: number): void {
@@ -99,10 +120,12 @@ export function makerexecute({ world, node, body }: Ctx) {
 
 function swapJson(s: Swap) {
   return {
-    qty_from: s.qty_from, qty_to: s.qty_to,
+    qty_from: s.qty_from,
+    qty_to: s.qty_to,
     ...(s.from_asset !== undefined ? { from_asset: s.from_asset } : {}),
     ...(s.to_asset !== undefined ? { to_asset: s.to_asset } : {}),
-    payment_hash: s.payment_hash, status: s.status === 'Waiting' && s.expires_at < nowSec() ? 'Expired' : s.status,
+    payment_hash: s.payment_hash,
+    status: s.status === 'Waiting' && s.expires_at < nowSec() ? 'Expired' : s.status,
     requested_at: s.requested_at,
     ...(s.initiated_at !== undefined ? { initiated_at: s.initiated_at } : {}),
     expires_at: s.expires_at,

@@ -5,8 +5,15 @@ import { DUST_SAT, type NodeState, type TxType, type Utxo, type Wallet, type Wor
 
 export function newWallet(password: string, mnemonicText: string): Wallet {
   return {
-    password, mnemonic: mnemonicText, utxos: [], allocations: [], transactions: [], transfers: [],
-    assets: new Map(), payments: [], nextTransferIdx: 1,
+    password,
+    mnemonic: mnemonicText,
+    utxos: [],
+    allocations: [],
+    transactions: [],
+    transfers: [],
+    assets: new Map(),
+    payments: [],
+    nextTransferIdx: 1,
   };
 }
 
@@ -22,10 +29,21 @@ export function btcBalances(w: Wallet) {
 }
 
 /** Adds an output to a wallet (change, a payment received, a channel close...). */
-export function addUtxo(w: Wallet, txid: string, vout: number, amount: number, opts: { colorable?: boolean; confirmed?: boolean; trusted?: boolean } = {}): Utxo {
+export function addUtxo(
+  w: Wallet,
+  txid: string,
+  vout: number,
+  amount: number,
+  opts: { colorable?: boolean; confirmed?: boolean; trusted?: boolean } = {},
+): Utxo {
   const u: Utxo = {
-    outpoint: outpoint(txid, vout), txid, btc_amount: amount, colorable: opts.colorable ?? false,
-    confirmed: opts.confirmed ?? false, trusted: opts.trusted ?? true, spent: false,
+    outpoint: outpoint(txid, vout),
+    txid,
+    btc_amount: amount,
+    colorable: opts.colorable ?? false,
+    confirmed: opts.confirmed ?? false,
+    trusted: opts.trusted ?? true,
+    spent: false,
   };
   w.utxos.push(u);
   return u;
@@ -39,7 +57,14 @@ export function estimateFee(feeRate: number, outputs: number): number {
  * Spends vanilla coins for `amount` plus a fee; the change comes back as a trusted unconfirmed output.
  * Returns the txid and the fee. Throws 403 InsufficientFunds when the spendable vanilla balance is short.
  */
-export function spendVanilla(world: WorldState, w: Wallet, amount: number, feeRate: number, outputs: number, type: TxType): { txid: string; fee: number } {
+export function spendVanilla(
+  world: WorldState,
+  w: Wallet,
+  amount: number,
+  feeRate: number,
+  outputs: number,
+  type: TxType,
+): { txid: string; fee: number } {
   const fee = estimateFee(feeRate, outputs + 1);
   const need = amount + fee;
   const candidates = w.utxos.filter((u) => !u.spent && !u.colorable && (u.confirmed || u.trusted));
@@ -54,7 +79,13 @@ export function spendVanilla(world: WorldState, w: Wallet, amount: number, feeRa
   }
   const change = gathered - need;
   if (change >= DUST_SAT) addUtxo(w, txid, outputs, change, { trusted: true });
-  w.transactions.push({ txid, transaction_type: type, sent: gathered, received: change >= DUST_SAT ? change : 0, fee: fee + (change < DUST_SAT ? change : 0) });
+  w.transactions.push({
+    txid,
+    transaction_type: type,
+    sent: gathered,
+    received: change >= DUST_SAT ? change : 0,
+    fee: fee + (change < DUST_SAT ? change : 0),
+  });
   world.broadcast(txid);
   return { txid, fee };
 }

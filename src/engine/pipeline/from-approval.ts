@@ -22,7 +22,8 @@ export async function approveClick(inv: Click, p: Pipeline, id: string, commandN
   const approvals = p.services.policy.approvals;
   try {
     const req = await approvals.get(id);
-    if (!req) throw new UserError('approval_unknown', 'This approval request is no longer known.', 'Ask the requester to run the command again.');
+    if (!req)
+      throw new UserError('approval_unknown', 'This approval request is no longer known.', 'Ask the requester to run the command again.');
     a.def = commandNamed(req.path);
     a.args = req.args;
     if (req.state !== 'pending') {
@@ -31,11 +32,19 @@ export async function approveClick(inv: Click, p: Pipeline, id: string, commandN
     }
     // One person with two chat accounts linked (`access link`) is still one person.
     if (await p.services.access.samePerson(actorKey(inv.actor), req.requesterKey)) {
-      throw new UserError('approval_own', `You asked for \`${req.path}\`: someone else must approve it.`, 'Ask another person with the role for it to approve it, or reject it to withdraw.');
+      throw new UserError(
+        'approval_own',
+        `You asked for \`${req.path}\`: someone else must approve it.`,
+        'Ask another person with the role for it to approve it, or reject it to withdraw.',
+      );
     }
     if (p.now() > req.expiresAt) {
       await approvals.expire(id);
-      const e = new UserError('approval_expired', `This request expired at ${new Date(req.expiresAt).toISOString().slice(0, 16).replace('T', ' ')} UTC; nothing was done.`, `Ask ${whoOf(req.requester)} to run it again if it is still needed.`);
+      const e = new UserError(
+        'approval_expired',
+        `This request expired at ${new Date(req.expiresAt).toISOString().slice(0, 16).replace('T', ' ')} UTC; nothing was done.`,
+        `Ask ${whoOf(req.requester)} to run it again if it is still needed.`,
+      );
       return await expiredReply(p, a, e, req.requester);
     }
     // From here the attempt is the requester's: their command, their spend; the approver is beside it.
@@ -61,7 +70,10 @@ async function expiredReply(p: Pipeline, a: Attempt, e: UserError, requester: Ac
     message: {
       header: `Expired: ${def.path}`,
       tone: 'neutral',
-      blocks: [msg.text(`${e.message}`), msg.context(`${commandLine(p.registry, def, a.args)}, requested by ${whoOf(requester)} (${actorKey(requester)}).`)],
+      blocks: [
+        msg.text(`${e.message}`),
+        msg.context(`${commandLine(p.registry, def, a.args)}, requested by ${whoOf(requester)} (${actorKey(requester)}).`),
+      ],
     },
   };
 }

@@ -30,7 +30,12 @@ export async function fromClick(inv: Click, p: Pipeline, internal: Map<string, A
   };
   try {
     const button = await p.buttons.lookup(inv.buttonId);
-    if (!button) throw new UserError('button_expired', 'This button has expired or is no longer known.', 'Run the command again (`/rln help` lists them).');
+    if (!button)
+      throw new UserError(
+        'button_expired',
+        'This button has expired or is no longer known.',
+        'Run the command again (`/rln help` lists them).',
+      );
     if (button.command === CONFIRM_COMMAND) return await confirmClick(inv, p, button.args.id ?? '', commandNamed);
     if (button.command === CANCEL_COMMAND) return await cancelClick(inv, p, button.args.id ?? '', commandNamed);
     if (button.command === APPROVE_COMMAND) return await approveClick(inv, p, button.args.id ?? '', commandNamed);
@@ -50,7 +55,12 @@ export async function fromClick(inv: Click, p: Pipeline, internal: Map<string, A
 
 async function loadConfirmation(p: Pipeline, id: string, commandNamed: (path: string) => AnyCommand) {
   const row = await p.confirmations.get(id);
-  if (!row) throw new UserError('confirmation_expired', 'This confirmation is no longer known (it expired some time ago).', 'Run the command again.');
+  if (!row)
+    throw new UserError(
+      'confirmation_expired',
+      'This confirmation is no longer known (it expired some time ago).',
+      'Run the command again.',
+    );
   const def = commandNamed(row.path);
   return { row, def, args: JSON.parse(row.argsJson) as Record<string, string>, requester: JSON.parse(row.requesterJson) as Actor };
 }
@@ -64,15 +74,27 @@ async function confirmClick(inv: Click, p: Pipeline, id: string, commandNamed: (
     a.args = args;
     const again = `\`${commandLine(p.registry, def, redactArgs(def, args))}\``;
     if (actorKey(inv.actor) !== row.requesterKey) {
-      throw new UserError('confirmation_wrong_user', `Only ${whoOf(requester)}, who asked for \`${def.path}\`, can confirm it.`, `Run ${again} yourself if you need it.`);
+      throw new UserError(
+        'confirmation_wrong_user',
+        `Only ${whoOf(requester)}, who asked for \`${def.path}\`, can confirm it.`,
+        `Run ${again} yourself if you need it.`,
+      );
     }
     if (row.usedAt !== null) {
-      throw new UserError('confirmation_used', `This confirmation was already used (${row.outcome ?? 'done'}).`, 'Run the command again if you need it.');
+      throw new UserError(
+        'confirmation_used',
+        `This confirmation was already used (${row.outcome ?? 'done'}).`,
+        'Run the command again if you need it.',
+      );
     }
     const t = p.now();
     if (t > row.expiresAt) {
       await p.confirmations.claim(id, t, 'expired');
-      const e = new UserError('confirmation_expired', `This confirmation expired after ${ttlText(p.confirmTtlMs)}; nothing was done.`, `Run ${again} again.`);
+      const e = new UserError(
+        'confirmation_expired',
+        `This confirmation expired after ${ttlText(p.confirmTtlMs)}; nothing was done.`,
+        `Run ${again} again.`,
+      );
       return await failAttempt(p, a, e, { replaceOriginal: true, visibility: 'channel' });
     }
   } catch (e) {
@@ -105,7 +127,9 @@ async function cancelClick(inv: Click, p: Pipeline, id: string, commandNamed: (p
       message: {
         header: `Cancelled: ${def.path}`,
         tone: 'neutral',
-        blocks: [msg.text(`${commandLine(p.registry, def, redactArgs(def, args))} was cancelled by ${whoOf(inv.actor)}. Nothing was done.`)],
+        blocks: [
+          msg.text(`${commandLine(p.registry, def, redactArgs(def, args))} was cancelled by ${whoOf(inv.actor)}. Nothing was done.`),
+        ],
       },
     };
   } catch (e) {

@@ -13,7 +13,11 @@ import { failAttempt } from './record-outcome.js';
 import { runSteps } from './run-steps.js';
 import { maskSubmittedSecrets } from './steps/handle-dialog.js';
 
-export async function fromDialog(inv: Extract<Invocation, { via: 'dialog' }>, p: Pipeline, internal: Map<string, AnyCommand>): Promise<Reply> {
+export async function fromDialog(
+  inv: Extract<Invocation, { via: 'dialog' }>,
+  p: Pipeline,
+  internal: Map<string, AnyCommand>,
+): Promise<Reply> {
   const a: Attempt = { actor: inv.actor, place: inv.place, via: 'dialog', args: {}, secrets: {}, startedAt: p.now() };
   const values = inv.values ?? {};
   try {
@@ -28,9 +32,14 @@ export async function fromDialog(inv: Extract<Invocation, { via: 'dialog' }>, p:
     if (actorKey(inv.actor) !== row.requesterKey) {
       throw new UserError('confirmation_wrong_user', 'This dialog belongs to someone else.', `Run \`/rln ${def.path}\` yourself.`);
     }
-    if (row.usedAt !== null) throw new UserError('dialog_used', 'This dialog was already submitted.', 'Run the command again if you need it.');
+    if (row.usedAt !== null)
+      throw new UserError('dialog_used', 'This dialog was already submitted.', 'Run the command again if you need it.');
     if (p.now() > row.expiresAt) {
-      throw new UserError('dialog_expired', `This dialog expired after ${ttlText(p.dialogTtlMs)}; nothing was done.`, `Run \`/rln ${def.path}\` again.`);
+      throw new UserError(
+        'dialog_expired',
+        `This dialog expired after ${ttlText(p.dialogTtlMs)}; nothing was done.`,
+        `Run \`/rln ${def.path}\` again.`,
+      );
     }
     a.submission = { row, values };
   } catch (e) {

@@ -11,7 +11,11 @@ import { commandOf, opensDialog, typedNode, type Attempt, type Pipeline } from '
 /** Internal button command: opens a command's dialog, its state check deferred to the submission. */
 export const OPEN_DIALOG_COMMAND = '__open_dialog';
 
-export async function inTime<T>(a: Attempt, p: Pipeline, work: Promise<T>): Promise<{ late: false; value: T } | { late: true; reply: Reply }> {
+export async function inTime<T>(
+  a: Attempt,
+  p: Pipeline,
+  work: Promise<T>,
+): Promise<{ late: false; value: T } | { late: true; reply: Reply }> {
   if (!opensDialog(a)) return { late: false, value: await work };
   const left = a.startedAt + p.dialogBudgetMs - p.now();
   const r = await within(work, Math.max(0, left));
@@ -27,8 +31,12 @@ async function openDialogButton(a: Attempt, p: Pipeline): Promise<Reply> {
   const message = await p.buttons.prepare({
     header: `${def.path}${named ? ` ${named}` : ''}`,
     tone: 'info',
-    blocks: [msg.text('Checking took longer than a dialog may wait. Open the dialog when you are ready; the check runs when you submit it.')],
-    buttons: [{ label: 'Open the dialog', style: 'primary', command: OPEN_DIALOG_COMMAND, args: { path: def.path, args: JSON.stringify(a.args) } }],
+    blocks: [
+      msg.text('Checking took longer than a dialog may wait. Open the dialog when you are ready; the check runs when you submit it.'),
+    ],
+    buttons: [
+      { label: 'Open the dialog', style: 'primary', command: OPEN_DIALOG_COMMAND, args: { path: def.path, args: JSON.stringify(a.args) } },
+    ],
   });
   return { kind: 'message', message, visibility: 'private' };
 }

@@ -23,7 +23,9 @@ export const rejectApprovalCommand: AnyCommand = defineCommand({
   confirm: 'none',
   // Audited by the handler as `approval reject`, under the command it was for.
   mutates: false,
-  secrets: [{ name: 'reason', label: 'Why reject it?', kind: 'text', required: false, hint: 'Shown in the channel and kept in the audit trail.' }],
+  secrets: [
+    { name: 'reason', label: 'Why reject it?', kind: 'text', required: false, hint: 'Shown in the channel and kept in the audit trail.' },
+  ],
   dialog: { title: 'Reject the request', submitLabel: 'Reject' },
   async handler(ctx) {
     const { approvals } = ctx.services.policy;
@@ -32,7 +34,10 @@ export const rejectApprovalCommand: AnyCommand = defineCommand({
     const own = actorKey(ctx.actor) === req.requesterKey;
     const def = ctx.services.commands.get(req.path);
     if (!own && !(def && (await ctx.services.access.has(ctx.actor, def.role, { node: req.node, channelId: req.place.channelId })))) {
-      throw new UserError('forbidden', `Only ${req.requesterKey}, who asked, or someone who could approve \`${req.path}\`${req.node ? ` on ${req.node}` : ''} can reject it.`);
+      throw new UserError(
+        'forbidden',
+        `Only ${req.requesterKey}, who asked, or someone who could approve \`${req.path}\`${req.node ? ` on ${req.node}` : ''} can reject it.`,
+      );
     }
     if (req.state === 'pending' && ctx.services.now() > req.expiresAt) {
       await approvals.expire(req.id);
@@ -41,7 +46,10 @@ export const rejectApprovalCommand: AnyCommand = defineCommand({
     const reason = ctx.args.reason || (own ? 'withdrawn by the requester' : 'no reason given');
     if (!(await approvals.decide(req.id, 'rejected', ctx.actor, reason))) {
       const now = await approvals.get(req.id);
-      throw new UserError('approval_used', `This request was already ${now?.state ?? 'closed'}${now?.decidedBy ? ` by ${now.decidedBy}` : ''}.`);
+      throw new UserError(
+        'approval_used',
+        `This request was already ${now?.state ?? 'closed'}${now?.decidedBy ? ` by ${now.decidedBy}` : ''}.`,
+      );
     }
     await ctx.services.audit.record({
       actor: ctx.actor,

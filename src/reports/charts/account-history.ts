@@ -52,18 +52,30 @@ export function accountBalanceHistory(histories: Array<Array<HistoryPoint<Balanc
 }
 
 /** Each node as one line: its channels' local and capacity summed, so the chart shows its overall local share. */
-export function nodeShareHistory(histories: Array<{ nodeId: string; name: string; history: Array<HistoryPoint<ChannelSnapshot>> }>): Array<HistoryPoint<ChannelSnapshot>> {
-  return carriedForward(histories.map((h) => h.history.map((p) => ({ takenAt: p.takenAt, data: { node: h, snap: p.data } })))).map(({ at, latest }) => {
-    const channels: ChannelSnapshot['channels'] = {};
-    for (const { node, snap } of latest) {
-      let capacity = 0n;
-      let local = 0n;
-      for (const c of Object.values(snap.channels)) {
-        capacity += big(c.capacity);
-        local += big(c.local);
+export function nodeShareHistory(
+  histories: Array<{ nodeId: string; name: string; history: Array<HistoryPoint<ChannelSnapshot>> }>,
+): Array<HistoryPoint<ChannelSnapshot>> {
+  return carriedForward(histories.map((h) => h.history.map((p) => ({ takenAt: p.takenAt, data: { node: h, snap: p.data } })))).map(
+    ({ at, latest }) => {
+      const channels: ChannelSnapshot['channels'] = {};
+      for (const { node, snap } of latest) {
+        let capacity = 0n;
+        let local = 0n;
+        for (const c of Object.values(snap.channels)) {
+          capacity += big(c.capacity);
+          local += big(c.local);
+        }
+        if (capacity > 0n)
+          channels[node.nodeId] = {
+            peer: node.name,
+            capacity: capacity.toString(),
+            local: local.toString(),
+            sendable: '0',
+            receivable: '0',
+            state: 'usable',
+          };
       }
-      if (capacity > 0n) channels[node.nodeId] = { peer: node.name, capacity: capacity.toString(), local: local.toString(), sendable: '0', receivable: '0', state: 'usable' };
-    }
-    return { takenAt: at, data: { channels } };
-  });
+      return { takenAt: at, data: { channels } };
+    },
+  );
 }

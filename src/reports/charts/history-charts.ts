@@ -38,7 +38,11 @@ function enough<T>(history: Array<HistoryPoint<T>>): boolean {
 
 const num = (v: string | undefined) => Number(v ?? '0');
 
-export function balanceChartSpec(node: string, history: Array<HistoryPoint<BalanceSnapshot>>, o: { unit: Unit; days: ChartDays }): TopLevelSpec | undefined {
+export function balanceChartSpec(
+  node: string,
+  history: Array<HistoryPoint<BalanceSnapshot>>,
+  o: { unit: Unit; days: ChartDays },
+): TopLevelSpec | undefined {
   if (!enough(history)) return undefined;
   const btcDiv = o.unit === 'btc' ? 1e8 : 1;
   const unitLabel = o.unit === 'btc' ? 'BTC' : 'sats';
@@ -66,7 +70,12 @@ export function balanceChartSpec(node: string, history: Array<HistoryPoint<Balan
       title: `${meta.label} (display units)`,
       width: PANEL_WIDTH,
       height: Math.round(PANEL_HEIGHT * 0.6),
-      data: { values: history.map((h) => ({ t: h.takenAt.toISOString(), value: num(h.data.values[`asset:${id}:spendable`]) / 10 ** Math.max(0, meta.precision) })) },
+      data: {
+        values: history.map((h) => ({
+          t: h.takenAt.toISOString(),
+          value: num(h.data.values[`asset:${id}:spendable`]) / 10 ** Math.max(0, meta.precision),
+        })),
+      },
       mark: { type: 'line' as const, point: true, color: '#7b4fb3' },
       encoding: { x: xAxis(o.days), y: { field: 'value', type: 'quantitative' as const, axis: { title: meta.label, format: '~s' } } },
     }));
@@ -96,7 +105,11 @@ export function balanceChartSpec(node: string, history: Array<HistoryPoint<Balan
 }
 
 /** `perNode`: each line is a node (its channels together, see account-history.ts), not a channel. */
-export function channelChartSpec(node: string, history: Array<HistoryPoint<ChannelSnapshot>>, o: { days: ChartDays; perNode?: boolean }): TopLevelSpec | undefined {
+export function channelChartSpec(
+  node: string,
+  history: Array<HistoryPoint<ChannelSnapshot>>,
+  o: { days: ChartDays; perNode?: boolean },
+): TopLevelSpec | undefined {
   if (!enough(history)) return undefined;
   const latest = history[history.length - 1].data.channels;
   // The channels open now, largest first: those are the ones someone rebalances.
@@ -108,11 +121,17 @@ export function channelChartSpec(node: string, history: Array<HistoryPoint<Chann
   const rows = history.flatMap((h) =>
     ids
       .filter((id) => h.data.channels[id] && num(h.data.channels[id].capacity) > 0)
-      .map((id) => ({ t: h.takenAt.toISOString(), channel: label(id), share: (100 * num(h.data.channels[id].local)) / num(h.data.channels[id].capacity) })),
+      .map((id) => ({
+        t: h.takenAt.toISOString(),
+        channel: label(id),
+        share: (100 * num(h.data.channels[id].local)) / num(h.data.channels[id].capacity),
+      })),
   );
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title: o.perNode ? `Local share of each of ${node} (its channels together), last ${o.days} days` : `Local share of each channel of ${node}, last ${o.days} days`,
+    title: o.perNode
+      ? `Local share of each of ${node} (its channels together), last ${o.days} days`
+      : `Local share of each channel of ${node}, last ${o.days} days`,
     width: PANEL_WIDTH,
     height: PANEL_HEIGHT + 60,
     data: { values: rows },

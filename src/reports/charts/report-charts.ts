@@ -28,7 +28,10 @@ export interface ChartRequest {
   now: Date;
 }
 
-export async function reportCharts(req: ChartRequest, d: { snapshots: SnapshotRepo; logger: Logger }): Promise<{ files: MessageFile[]; notes: string[] }> {
+export async function reportCharts(
+  req: ChartRequest,
+  d: { snapshots: SnapshotRepo; logger: Logger },
+): Promise<{ files: MessageFile[]; notes: string[] }> {
   const files: MessageFile[] = [];
   const notes: string[] = [];
   /** Renders one chart into `files`; one that cannot be drawn is a note instead. */
@@ -60,10 +63,24 @@ export async function reportCharts(req: ChartRequest, d: { snapshots: SnapshotRe
     const all = `all ${req.nodes.length} nodes`;
     const spec =
       req.kind === 'balance'
-        ? balanceChartSpec(all, accountBalanceHistory(await Promise.all(req.nodes.map((n) => d.snapshots.history<BalanceSnapshot>(n.nodeId, 'balance', since)))), { unit: req.unit, days: req.days })
+        ? balanceChartSpec(
+            all,
+            accountBalanceHistory(
+              await Promise.all(req.nodes.map((n) => d.snapshots.history<BalanceSnapshot>(n.nodeId, 'balance', since))),
+            ),
+            { unit: req.unit, days: req.days },
+          )
         : channelChartSpec(
             `${req.nodes.length} nodes`,
-            nodeShareHistory(await Promise.all(req.nodes.map(async (n) => ({ nodeId: n.nodeId, name: n.name, history: await d.snapshots.history<ChannelSnapshot>(n.nodeId, 'channels', since) })))),
+            nodeShareHistory(
+              await Promise.all(
+                req.nodes.map(async (n) => ({
+                  nodeId: n.nodeId,
+                  name: n.name,
+                  history: await d.snapshots.history<ChannelSnapshot>(n.nodeId, 'channels', since),
+                })),
+              ),
+            ),
             { days: req.days, perNode: true },
           );
     if (spec) await draw(spec, { name: `${req.kind}-all-${req.days}d.png`, subject: all, nodes: req.nodes.length });
@@ -72,9 +89,17 @@ export async function reportCharts(req: ChartRequest, d: { snapshots: SnapshotRe
   for (const node of req.nodes) {
     const spec =
       req.kind === 'balance'
-        ? balanceChartSpec(node.name, await d.snapshots.history<BalanceSnapshot>(node.nodeId, 'balance', since), { unit: req.unit, days: req.days })
+        ? balanceChartSpec(node.name, await d.snapshots.history<BalanceSnapshot>(node.nodeId, 'balance', since), {
+            unit: req.unit,
+            days: req.days,
+          })
         : channelChartSpec(node.name, await d.snapshots.history<ChannelSnapshot>(node.nodeId, 'channels', since), { days: req.days });
-    if (spec) await draw(spec, { name: `${req.kind}-${node.name.replace(/[^A-Za-z0-9_.-]/g, '_')}-${req.days}d.png`, subject: node.name, nodeId: node.nodeId });
+    if (spec)
+      await draw(spec, {
+        name: `${req.kind}-${node.name.replace(/[^A-Za-z0-9_.-]/g, '_')}-${req.days}d.png`,
+        subject: node.name,
+        nodeId: node.nodeId,
+      });
   }
   return { files, notes };
 }

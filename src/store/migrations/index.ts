@@ -16,4 +16,11 @@ import type { Migration } from './migration.js';
 
 export { migrationSql, type Migration } from './migration.js';
 
-export const allMigrations: Migration[] = [...coreMigrations, ...notifyMigrations, ...reportsMigrations, ...activityMigrations, ...httpMigrations, ...storeMigrations];
+export const allMigrations: Migration[] = [
+  ...coreMigrations,
+  ...notifyMigrations,
+  ...reportsMigrations,
+  ...activityMigrations,
+  ...httpMigrations,
+  ...storeMigrations,
+];

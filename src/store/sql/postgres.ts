@@ -20,9 +20,19 @@ const types = {
 /** SQLSTATE classes of a lost or refused connection, not of a statement. */
 const UNAVAILABLE_CLASSES = ['08', '53', '57', '58'];
 /** Socket errors: the server cannot be reached or the connection broke. */
-const UNAVAILABLE_SOCKET_CODES = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'];
+const UNAVAILABLE_SOCKET_CODES = [
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+];
 /** pg's and pg-pool's own words for a dead connection, an ended pool, a connect time-out. */
-const UNAVAILABLE_MESSAGES = /Connection terminated|Cannot use a pool after calling end|timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable|Query read timeout/;
+const UNAVAILABLE_MESSAGES =
+  /Connection terminated|Cannot use a pool after calling end|timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable|Query read timeout/;
 
 /**
  * DatabaseUnavailableError for a failure of the database itself; anything else (a statement's
@@ -39,7 +49,9 @@ function wrap(error: unknown): unknown {
       ? UNAVAILABLE_SOCKET_CODES.includes(code)
       : UNAVAILABLE_MESSAGES.test(message);
   if (!unavailable) return error;
-  return Object.assign(new DatabaseUnavailableError(`the database is unavailable (${typeof code === 'string' ? code : message})`, error), { code });
+  return Object.assign(new DatabaseUnavailableError(`the database is unavailable (${typeof code === 'string' ? code : message})`, error), {
+    code,
+  });
 }
 
 import { describeUrl } from './describe-url.js';
@@ -234,7 +246,15 @@ export class PostgresSql implements Sql {
       } catch (err) {
         // The transaction cannot go on past this savepoint: say so, rather than let the
         // caller catch `e` and carry on in a transaction that will only roll back.
-        throw wrap(Object.assign(new Error(`could not roll back to savepoint ${name} (${err instanceof Error ? err.message : String(err)}) after: ${e instanceof Error ? e.message : String(e)}`, { cause: err }), { code: (err as { code?: unknown })?.code }));
+        throw wrap(
+          Object.assign(
+            new Error(
+              `could not roll back to savepoint ${name} (${err instanceof Error ? err.message : String(err)}) after: ${e instanceof Error ? e.message : String(e)}`,
+              { cause: err },
+            ),
+            { code: (err as { code?: unknown })?.code },
+          ),
+        );
       }
       throw e;
     }

@@ -10,7 +10,16 @@ import { toNumbered } from './placeholders.js';
 import { DatabaseUnavailableError, type Params, type RunResult, type Sql } from './types.js';
 
 /** SQLite failures of the database itself, not of a statement. */
-const UNAVAILABLE = ['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_NOMEM', 'SQLITE_CORRUPT', 'SQLITE_READONLY', 'SQLITE_CANTOPEN'];
+const UNAVAILABLE = [
+  'SQLITE_BUSY',
+  'SQLITE_LOCKED',
+  'SQLITE_FULL',
+  'SQLITE_IOERR',
+  'SQLITE_NOMEM',
+  'SQLITE_CORRUPT',
+  'SQLITE_READONLY',
+  'SQLITE_CANTOPEN',
+];
 
 function wrap(error: unknown): unknown {
   const code = error && typeof error === 'object' ? (error as { code?: unknown }).code : undefined;
@@ -71,7 +80,9 @@ export class SqliteSql implements Sql {
     if (!p) {
       const t = sql.includes('@') ? toNumbered(sql, () => '?') : undefined;
       try {
-        p = t?.names ? { st: this.raw.prepare<unknown[]>(t.text), names: t.occurrences!.map((i) => t.names![i]) } : { st: this.raw.prepare<unknown[]>(sql) };
+        p = t?.names
+          ? { st: this.raw.prepare<unknown[]>(t.text), names: t.occurrences!.map((i) => t.names![i]) }
+          : { st: this.raw.prepare<unknown[]>(sql) };
       } catch (e) {
         throw wrap(e);
       }
@@ -97,7 +108,14 @@ export class SqliteSql implements Sql {
 
   private call<T>(sql: string, params: Params | undefined, f: (st: Stmt, args: unknown[]) => T): T {
     const { st, names } = this.statement(sql);
-    const args = params === undefined ? [] : Array.isArray(params) ? (params as unknown[]).map(nullify) : names ? byName(names, params as Record<string, unknown>) : [namedArgs(params as Record<string, unknown>)];
+    const args =
+      params === undefined
+        ? []
+        : Array.isArray(params)
+          ? (params as unknown[]).map(nullify)
+          : names
+            ? byName(names, params as Record<string, unknown>)
+            : [namedArgs(params as Record<string, unknown>)];
     try {
       return f(st, args);
     } catch (e) {

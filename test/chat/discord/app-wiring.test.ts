@@ -5,7 +5,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../../support/harness.js';
-import { commandInteraction, createInteractionSigner, pingInteraction, startFakeDiscord, type FakeDiscord } from '../../fakes/discord/index.js';
+import {
+  commandInteraction,
+  createInteractionSigner,
+  pingInteraction,
+  startFakeDiscord,
+  type FakeDiscord,
+} from '../../fakes/discord/index.js';
 import { gatewayAnswer, textOf } from '../../support/discord-e2e.js';
 import { commandProblems, messageProblems } from './check-limits.js';
 
@@ -59,7 +65,10 @@ describe('the app with Discord configured', () => {
 
   it('posts the failure of a watched node to the Discord channel, with incident buttons', async () => {
     const channelId = '700000000000000042';
-    const watch = await gatewayAnswer(fake, commandInteraction(fake.applicationId, { ...ADMIN, channelId }, 'watch', 'add', { node: 'alice' }));
+    const watch = await gatewayAnswer(
+      fake,
+      commandInteraction(fake.applicationId, { ...ADMIN, channelId }, 'watch', 'add', { node: 'alice' }),
+    );
     expect(textOf(watch.data)).toMatch(/alice/);
     const alice = h.emulator.nodes().find((n) => n.name === 'alice')!;
     const body = JSON.stringify({

@@ -32,7 +32,9 @@ beforeAll(async () => {
     now: () => Date.now() + ahead,
   });
   app = h.fake.applicationId;
-  const prompt = await interact(commandInteraction(app, CY, 'channel', 'open', { node: 'alice', peer_pubkey_and_opt_addr: 'bob', capacity_sat: 1_000_000 }));
+  const prompt = await interact(
+    commandInteraction(app, CY, 'channel', 'open', { node: 'alice', peer_pubkey_and_opt_addr: 'bob', capacity_sat: 1_000_000 }),
+  );
   const open = await interact(buttonInteraction(app, CY, buttonId(prompt, 'Confirm')));
   expect(textOf(open.data)).toContain('Channel opening');
   h.emulator.world.mine(6);
@@ -118,7 +120,9 @@ describe('approvals and spend limits on Discord', () => {
   });
 
   it('refuses a scoped operator on another node, with the reason', async () => {
-    const granted = await interact(commandInteraction(app, ADA, 'access', 'grant', { principal: `discord:${SAM.userId}`, role: 'operator', nodes: 'alice' }));
+    const granted = await interact(
+      commandInteraction(app, ADA, 'access', 'grant', { principal: `discord:${SAM.userId}`, role: 'operator', nodes: 'alice' }),
+    );
     expect(textOf(granted.data)).toContain('nodes=alice only');
     const refused = await interact(commandInteraction(app, SAM, 'node', 'stop', { node: 'bob' }));
     expect(refused.ephemeral).toBe(true);

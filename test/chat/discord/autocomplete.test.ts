@@ -63,11 +63,14 @@ describe('Discord autocomplete', () => {
   it('leaves out a node name longer than a choice value may be, and cuts only the shown name', async () => {
     const long = 'n'.repeat(101);
     const fits = 'm'.repeat(100);
-    const a = await autocomplete(async () => [
-      { name: long, nodeId: 'n-1', status: 'RUNNING' },
-      { name: fits, nodeId: 'n-2', status: 'RUNNING' },
-      { name: 'alice', nodeId: 'n-3', status: 'PAUSED' },
-    ], 'm');
+    const a = await autocomplete(
+      async () => [
+        { name: long, nodeId: 'n-1', status: 'RUNNING' },
+        { name: fits, nodeId: 'n-2', status: 'RUNNING' },
+        { name: 'alice', nodeId: 'n-3', status: 'PAUSED' },
+      ],
+      'm',
+    );
     expect(a.type).toBe(8);
     expect(a.data.choices.map((c) => c.value)).toEqual([fits, 'alice']);
     expect(a.data.choices[0].name.length).toBeLessThanOrEqual(100);

@@ -7,7 +7,8 @@ import * as L from '../../../src/chat/discord/limits.js';
 export function messageProblems(p: any): string[] {
   const out: string[] = [];
   if (typeof p?.content === 'string' && p.content.length > L.DISCORD_MAX_CONTENT) out.push('content too long');
-  if (!p?.allowed_mentions || !Array.isArray(p.allowed_mentions.parse) || p.allowed_mentions.parse.length) out.push('allowed_mentions.parse must be []');
+  if (!p?.allowed_mentions || !Array.isArray(p.allowed_mentions.parse) || p.allowed_mentions.parse.length)
+    out.push('allowed_mentions.parse must be []');
   let total = 0;
   for (const e of p?.embeds ?? []) {
     if ((e.title ?? '').length > L.DISCORD_MAX_EMBED_TITLE) out.push('embed title too long');
@@ -70,7 +71,8 @@ export function modalInputs(m: any): any[] {
 
 function optionProblems(o: any, where: string, out: string[], depth: number): number {
   if (!L.DISCORD_COMMAND_NAME_PATTERN.test(o.name) || o.name !== o.name.toLowerCase()) out.push(`${where}: bad name "${o.name}"`);
-  if (!o.description || o.description.length > L.DISCORD_MAX_COMMAND_DESCRIPTION) out.push(`${where} ${o.name}: description length ${o.description?.length}`);
+  if (!o.description || o.description.length > L.DISCORD_MAX_COMMAND_DESCRIPTION)
+    out.push(`${where} ${o.name}: description length ${o.description?.length}`);
   let total = o.name.length + o.description.length;
   const opts = o.options ?? [];
   const max = o.type === 2 ? L.DISCORD_MAX_SUBCOMMANDS : L.DISCORD_MAX_OPTIONS;

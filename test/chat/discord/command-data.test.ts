@@ -17,7 +17,17 @@ import { toCommand, walkOptions } from '../../../src/chat/discord/parse-interact
 import { commandProblems, modalProblems } from './check-limits.js';
 
 const def = (path: string, args: z.ZodObject<z.ZodRawShape>, extra: Partial<CommandDefinition<any>> = {}) =>
-  defineCommand({ path, summary: `Do ${path}`, example: `/rln ${path}`, args, role: 'read', confirm: 'none', mutates: false, handler: async () => ({ blocks: [] }), ...extra });
+  defineCommand({
+    path,
+    summary: `Do ${path}`,
+    example: `/rln ${path}`,
+    args,
+    role: 'read',
+    confirm: 'none',
+    mutates: false,
+    handler: async () => ({ blocks: [] }),
+    ...extra,
+  });
 
 /** The command named `name` (`rln`, `rln-asset`) of the built data. */
 const command = (data: ChatInputCommandData[], name: string) => data.find((c) => c.name === name)!;
@@ -71,18 +81,23 @@ describe('the Discord command data', () => {
   it('refuses a description too long for Discord rather than cutting it', () => {
     const long = 'x'.repeat(101);
     expect(() => buildCommandData(createRegistry([def('node stop', z.object({}), { summary: long })]))).toThrow(/node stop.*101.*shorten/);
-    expect(() => buildCommandData(createRegistry([def('node stop', z.object({ node: z.string().describe(long) }))]))).toThrow(/node stop node/);
+    expect(() => buildCommandData(createRegistry([def('node stop', z.object({ node: z.string().describe(long) }))]))).toThrow(
+      /node stop node/,
+    );
   });
 
   it('puts required options first, autocompletes the node, and maps option names back to arguments', () => {
     const registry = createRegistry([
-      def('asset send', z.object({
-        note: z.string().optional().describe('A note'),
-        node: z.string().describe('Node name or id'),
-        assetId: z.string().describe('The asset'),
-        amount: z.number().describe('How much'),
-        kind: z.enum(['a', 'b']).describe('Which kind'),
-      })),
+      def(
+        'asset send',
+        z.object({
+          note: z.string().optional().describe('A note'),
+          node: z.string().describe('Node name or id'),
+          assetId: z.string().describe('The asset'),
+          amount: z.number().describe('How much'),
+          kind: z.enum(['a', 'b']).describe('Which kind'),
+        }),
+      ),
       def('help', z.object({ topic: z.string().optional().describe('A group') })),
     ]);
     const { data, index } = buildCommandIndexAndData(registry);
@@ -95,10 +110,25 @@ describe('the Discord command data', () => {
       ['note', false, 3],
     ]);
     expect(send.options![0].autocomplete).toBe(true);
-    expect(send.options![3].choices).toEqual([{ name: 'a', value: 'a' }, { name: 'b', value: 'b' }]);
+    expect(send.options![3].choices).toEqual([
+      { name: 'a', value: 'a' },
+      { name: 'b', value: 'b' },
+    ]);
     // `/rln-asset send` maps back to the registry's `asset send`.
-    const walked = walkOptions([{ name: 'send', type: 1, options: [{ name: 'asset_id', type: 3, value: 'rgb:x' }, { name: 'amount', type: 10, value: 5 }] }]);
-    expect(toCommand(index, commandWords('rln-asset', walked.words)!, walked.values)).toEqual({ path: 'asset send', args: { assetId: 'rgb:x', amount: '5' } });
+    const walked = walkOptions([
+      {
+        name: 'send',
+        type: 1,
+        options: [
+          { name: 'asset_id', type: 3, value: 'rgb:x' },
+          { name: 'amount', type: 10, value: 5 },
+        ],
+      },
+    ]);
+    expect(toCommand(index, commandWords('rln-asset', walked.words)!, walked.values)).toEqual({
+      path: 'asset send',
+      args: { assetId: 'rgb:x', amount: '5' },
+    });
     expect(command(data, 'rln-asset').options.map((o) => o.name)).toContain('help');
     expect(toCommand(index, commandWords('rln-asset', ['help'])!, {}).path).toMatch(/help$/);
     expect(commandWords('other', ['x'])).toBeUndefined();
@@ -106,15 +136,27 @@ describe('the Discord command data', () => {
 
   it('refuses a group whose whole descriptions pass the combined length limit, naming it', () => {
     const long = 'x'.repeat(100);
-    const defs = Array.from({ length: 24 }, (_, a) => def(`g a${a}`, z.object({ one: z.string().describe(long), two: z.string().optional().describe(long), three: z.string().optional().describe(long) }), { summary: long }));
+    const defs = Array.from({ length: 24 }, (_, a) =>
+      def(
+        `g a${a}`,
+        z.object({
+          one: z.string().describe(long),
+          two: z.string().optional().describe(long),
+          three: z.string().optional().describe(long),
+        }),
+        { summary: long },
+      ),
+    );
     expect(() => buildCommandData(createRegistry(defs))).toThrow(/\/rln-g is \d+ characters/);
   });
 
   it('offers enum values as choices only when Discord can hold every value', () => {
     const long = 'v'.repeat(101);
-    const { data } = buildCommandIndexAndData(createRegistry([
-      def('report send', z.object({ short: z.enum(['a', 'b']).describe('Short'), long: z.enum(['a', long]).describe('Long') })),
-    ]));
+    const { data } = buildCommandIndexAndData(
+      createRegistry([
+        def('report send', z.object({ short: z.enum(['a', 'b']).describe('Short'), long: z.enum(['a', long]).describe('Long') })),
+      ]),
+    );
     const send = command(data, 'rln-report').options.find((o) => o.name === 'send')!;
     expect(send.options!.find((o) => o.name === 'short')!.choices).toHaveLength(2);
     expect(send.options!.find((o) => o.name === 'long')!.choices).toBeUndefined();
@@ -135,8 +177,8 @@ describe('the Discord command data', () => {
   });
 });
 
-describe('the Discord commands\' install scope', () => {
-  it('is a server install only, usable in servers and in the bot\'s direct messages', () => {
+describe("the Discord commands' install scope", () => {
+  it("is a server install only, usable in servers and in the bot's direct messages", () => {
     for (const c of buildCommandData(createRegistry(allCommands))) {
       expect(c.integration_types).toEqual([0]);
       expect(c.contexts).toEqual([0, 1]);

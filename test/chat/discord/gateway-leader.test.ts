@@ -37,7 +37,12 @@ describe('the Discord gateway follows the leader lease across replicas', () => {
     const fake = await startFakeDiscord({ expectedToken: TOKEN });
     cleanup.push(() => fake.close());
     const url = await newPostgresUrl('gateway');
-    const config = loadConfig({ DISCORD_TOKEN: TOKEN, DISCORD_APPLICATION_ID: fake.applicationId, DISCORD_API_URL: fake.apiUrl, LOG_LEVEL: 'silent' });
+    const config = loadConfig({
+      DISCORD_TOKEN: TOKEN,
+      DISCORD_APPLICATION_ID: fake.applicationId,
+      DISCORD_API_URL: fake.apiUrl,
+      LOG_LEVEL: 'silent',
+    });
     const registry = createRegistry(allCommands);
     const replica = async (owner: string) => {
       const db: AnyDb = await openPostgres(url);
@@ -57,7 +62,8 @@ describe('the Discord gateway follows the leader lease across replicas', () => {
         registry,
         logger: silentLogger,
         registerOnStart: false,
-        gatewayLeader: (gateway) => (state.leader = createLeader({ leases, name: 'discord-gateway', owner, ttlMs: TTL, renewMs: RENEW, ...gateway })),
+        gatewayLeader: (gateway) =>
+          (state.leader = createLeader({ leases, name: 'discord-gateway', owner, ttlMs: TTL, renewMs: RENEW, ...gateway })),
       });
       cleanup.push(() => adapter.stop());
       await adapter.start();

@@ -42,10 +42,18 @@ describe('files of an answer over HTTP interactions, without a bot token', () =>
     const answered =
       first.type === 4
         ? first.data
-        : (await fake.waitForCall((c) => c.method === 'PATCH' && c.path === `/webhooks/${fake.applicationId}/${interaction.token}/messages/@original`, { timeoutMs: 10_000 })).body;
+        : (
+            await fake.waitForCall(
+              (c) => c.method === 'PATCH' && c.path === `/webhooks/${fake.applicationId}/${interaction.token}/messages/@original`,
+              { timeoutMs: 10_000 },
+            )
+          ).body;
     const invoice = /(ln[a-z0-9]+)/.exec(textOf(answered))?.[1];
     expect(invoice).toBeTruthy();
-    const followUp = await fake.waitForCall((c) => c.method === 'POST' && c.path === `/webhooks/${fake.applicationId}/${interaction.token}` && Boolean(c.files?.length), { timeoutMs: 10_000 });
+    const followUp = await fake.waitForCall(
+      (c) => c.method === 'POST' && c.path === `/webhooks/${fake.applicationId}/${interaction.token}` && Boolean(c.files?.length),
+      { timeoutMs: 10_000 },
+    );
     expect(followUp.authorization).toBeUndefined();
     expect(followUp.files![0].name).toBe('invoice-ln.png');
     expect(followUp.body.attachments[0].filename).toBe('invoice-ln.png');

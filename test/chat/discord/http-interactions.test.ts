@@ -175,7 +175,9 @@ describe('Discord HTTP interactions', () => {
       expect(res.json).toEqual({ type: 5 });
       // When the deferral arrived, the answer had not been sent yet.
       expect(h.fake.calls.filter((c) => c.seq > from && c.path.includes(d.token))).toEqual([]);
-      const edit = await h.fake.waitForCall((c) => c.method === 'PATCH' && c.path === `/webhooks/${app}/${d.token}/messages/@original`, { from });
+      const edit = await h.fake.waitForCall((c) => c.method === 'PATCH' && c.path === `/webhooks/${app}/${d.token}/messages/@original`, {
+        from,
+      });
       expect(edit.authorization).toBeUndefined();
       expect(messageProblems(edit.body)).toEqual([]);
       expect(textOf(edit.body)).toMatch(/bob/);
@@ -232,7 +234,13 @@ describe('Discord HTTP interactions', () => {
         path: new RegExp(`^/webhooks/${app}/${d.token}/messages/@original$`),
         status: 429,
         body: { message: 'You are being rate limited.', retry_after: 0.05, global: false },
-        headers: { 'retry-after': '0.05', 'x-ratelimit-limit': '5', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset-after': '0.05', 'x-ratelimit-bucket': 'wh1' },
+        headers: {
+          'retry-after': '0.05',
+          'x-ratelimit-limit': '5',
+          'x-ratelimit-remaining': '0',
+          'x-ratelimit-reset-after': '0.05',
+          'x-ratelimit-bucket': 'wh1',
+        },
       });
       const res = await post(d);
       expect(res.json).toEqual({ type: 5 });

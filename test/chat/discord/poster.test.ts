@@ -86,7 +86,13 @@ describe('Discord poster', () => {
       path: new RegExp(`^/channels/${channel}/messages$`),
       status: 429,
       body: { message: 'You are being rate limited.', retry_after: 1.5, global: false },
-      headers: { 'retry-after': '1.5', 'x-ratelimit-limit': '5', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset-after': '1.5', 'x-ratelimit-bucket': 'b1' },
+      headers: {
+        'retry-after': '1.5',
+        'x-ratelimit-limit': '5',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset-after': '1.5',
+        'x-ratelimit-bucket': 'b1',
+      },
     });
     const e = await failure(poster().post({ channelId: channel }, event));
     expect(e.kind).toBe('rate_limited');
@@ -96,7 +102,12 @@ describe('Discord poster', () => {
 
   it('maps 5xx and an unreachable Discord to transient', async () => {
     const channel = '800000000000000011';
-    fake.fail({ method: 'POST', path: new RegExp(`^/channels/${channel}/messages$`), status: 502, body: { message: 'Bad Gateway', code: 0 } });
+    fake.fail({
+      method: 'POST',
+      path: new RegExp(`^/channels/${channel}/messages$`),
+      status: 502,
+      body: { message: 'Bad Gateway', code: 0 },
+    });
     expect((await failure(poster().post({ channelId: channel }, event))).kind).toBe('transient');
 
     fake.fail({ method: 'POST', path: new RegExp(`^/channels/${channel}/messages$`), status: 500, body: 'oops' });
@@ -112,7 +123,10 @@ describe('Discord poster', () => {
     fake.goneChannels.add('800000000000000020');
     expect((await failure(poster().post({ channelId: '800000000000000020' }, event))).kind).toBe('channel_gone');
 
-    for (const [status, code, message] of [[403, 50001, 'Missing Access'], [403, 50013, 'Missing Permissions']] as const) {
+    for (const [status, code, message] of [
+      [403, 50001, 'Missing Access'],
+      [403, 50013, 'Missing Permissions'],
+    ] as const) {
       const channel = `80000000000000003${code % 10}`;
       fake.fail({ path: new RegExp(`^/channels/${channel}/`), status, body: { message, code } });
       const e = await failure(poster().post({ channelId: channel }, event));

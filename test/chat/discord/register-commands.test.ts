@@ -32,19 +32,28 @@ describe('registerCommands', () => {
     await fetch(`${fake.apiUrl}/v10/applications/${fake.applicationId}/guilds/777/commands`, {
       method: 'PUT',
       headers: { 'content-type': 'application/json', authorization: `Bot ${TOKEN}` },
-      body: JSON.stringify([{ name: 'rln', type: 1, description: 'old', options: [] }, { name: 'stale-thing', type: 1, description: 'gone', options: [] }]),
+      body: JSON.stringify([
+        { name: 'rln', type: 1, description: 'old', options: [] },
+        { name: 'stale-thing', type: 1, description: 'gone', options: [] },
+      ]),
     });
     expect(fake.registeredCommands('777')).toEqual(['rln', 'stale-thing']);
     await registerCommands({ token: TOKEN, applicationId: fake.applicationId, apiUrl: fake.apiUrl, guildId: '777' }, registry);
     expect(fake.registeredCommands('777')).not.toContain('stale-thing');
     expect(fake.registeredCommands('777')).toContain('rln-node');
-    await registerCommands({ token: TOKEN, applicationId: fake.applicationId, apiUrl: fake.apiUrl, guildId: '777', remove: true }, registry);
+    await registerCommands(
+      { token: TOKEN, applicationId: fake.applicationId, apiUrl: fake.apiUrl, guildId: '777', remove: true },
+      registry,
+    );
     expect(fake.registeredCommands('777')).toEqual([]);
   });
 
   it('says what to check when Discord refuses, without the token', async () => {
     fake.fail({ method: 'PUT', path: /commands$/, status: 401, body: { message: '401: Unauthorized', code: 0 }, times: 3 });
-    const err = await registerCommands({ token: TOKEN, applicationId: fake.applicationId, apiUrl: fake.apiUrl }, createRegistry(allCommands)).then(
+    const err = await registerCommands(
+      { token: TOKEN, applicationId: fake.applicationId, apiUrl: fake.apiUrl },
+      createRegistry(allCommands),
+    ).then(
       () => undefined,
       (e: unknown) => e as Error,
     );
@@ -52,7 +61,7 @@ describe('registerCommands', () => {
     expect(err?.message).not.toContain(TOKEN);
   });
 
-  it('registers in DISCORD_GUILD_ID\'s server at start-up too, not globally', async () => {
+  it("registers in DISCORD_GUILD_ID's server at start-up too, not globally", async () => {
     const bot = await startDiscordBot({ guildId: '4242' });
     try {
       await bot.fake.waitForCall((c) => c.method === 'PUT' && c.path === `/applications/${bot.fake.applicationId}/guilds/4242/commands`);

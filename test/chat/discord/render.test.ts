@@ -16,11 +16,14 @@ const nodeInfo: Message = {
   header: 'alice · 🟢 RUNNING',
   tone: 'success',
   blocks: [
-    { type: 'fields', fields: [
-      { label: 'Node id', value: [{ code: 'n_123' }], inline: true },
-      { label: 'Image', value: 'v0.2.1', inline: true },
-      { label: 'Network', value: 'regtest', inline: true },
-    ] },
+    {
+      type: 'fields',
+      fields: [
+        { label: 'Node id', value: [{ code: 'n_123' }], inline: true },
+        { label: 'Image', value: 'v0.2.1', inline: true },
+        { label: 'Network', value: 'regtest', inline: true },
+      ],
+    },
     { type: 'text', text: ['Invoke URL: ', { link: { url: 'https://node.example/u1/n_123', label: 'node API' } }] },
     { type: 'progress', label: 'Disk', value: 30, max: 100 },
     { type: 'context', text: 'updated 2026-11-22 10:00 UTC' },
@@ -36,7 +39,10 @@ const hostile: Message = {
   header: 'Node @everyone **x**',
   tone: 'danger',
   blocks: [
-    { type: 'text', text: 'name: @everyone @here <@123456> <@&42> <#77> **bold** _it_ ~~s~~ `c` ||spoiler|| > quote\n# heading\n- item [x](http://evil)' },
+    {
+      type: 'text',
+      text: 'name: @everyone @here <@123456> <@&42> <#77> **bold** _it_ ~~s~~ `c` ||spoiler|| > quote\n# heading\n- item [x](http://evil)',
+    },
     { type: 'fields', fields: [{ label: '@here', value: '<@&999> *' }] },
     { type: 'code', text: 'a ``` b @everyone' },
   ],
@@ -47,11 +53,14 @@ function bigTable(rows: number): Message {
     header: 'Channels',
     tone: 'info',
     blocks: [
-      { type: 'table', table: {
-        columns: [{ header: 'Channel' }, { header: 'Peer' }, { header: 'Capacity', align: 'right' }],
-        rows: Array.from({ length: rows }, (_, i) => [`chan-${i}`, `02${'ab'.repeat(20)}${i}`, `${(i + 1) * 1000} sats`]),
-        caption: `${rows} channels`,
-      } },
+      {
+        type: 'table',
+        table: {
+          columns: [{ header: 'Channel' }, { header: 'Peer' }, { header: 'Capacity', align: 'right' }],
+          rows: Array.from({ length: rows }, (_, i) => [`chan-${i}`, `02${'ab'.repeat(20)}${i}`, `${(i + 1) * 1000} sats`]),
+          caption: `${rows} channels`,
+        },
+      },
     ],
   };
 }
@@ -62,9 +71,22 @@ const destroyDialog: Dialog = {
   intro: 'Type the node name to confirm.',
   submitLabel: 'Destroy',
   fields: [
-    { name: 'confirm_name', label: "Type the node's name to confirm", kind: 'text', required: true, placeholder: 'alice', hint: 'This cannot be undone.' },
+    {
+      name: 'confirm_name',
+      label: "Type the node's name to confirm",
+      kind: 'text',
+      required: true,
+      placeholder: 'alice',
+      hint: 'This cannot be undone.',
+    },
     { name: 'backup', label: 'Back up the node first (recommended: destroying is irreversible)', kind: 'checkbox', initial: 'true' },
-    { name: 'backup_password', label: 'Node password (for the backup)', kind: 'secret', required: false, hint: 'Needed only if you back up first.' },
+    {
+      name: 'backup_password',
+      label: 'Node password (for the backup)',
+      kind: 'secret',
+      required: false,
+      hint: 'Needed only if you back up first.',
+    },
   ],
 };
 
@@ -74,7 +96,11 @@ describe('toDiscordPayload', () => {
     expect(messageProblems(p)).toEqual([]);
     expect(p.embeds[0].color).toBe(DISCORD_COLOUR_SUCCESS);
     expect(p.embeds[0].footer?.text).toBe('updated 2026-11-22 10:00 UTC');
-    expect(p.components[0].components.map((b) => [b.custom_id, b.style])).toEqual([['b_stop1', 4], ['b_logs1', 2], ['b_up1', 1]]);
+    expect(p.components[0].components.map((b) => [b.custom_id, b.style])).toEqual([
+      ['b_stop1', 4],
+      ['b_logs1', 2],
+      ['b_up1', 1],
+    ]);
     expectGolden('discord/node-info', p);
   });
 
@@ -112,7 +138,9 @@ describe('toDiscordPayload', () => {
   });
 
   it('folds fields past 25 into a visible note', () => {
-    const m: Message = { blocks: [{ type: 'fields', fields: Array.from({ length: 30 }, (_, i) => ({ label: `f${i}`, value: 'x'.repeat(2000) })) }] };
+    const m: Message = {
+      blocks: [{ type: 'fields', fields: Array.from({ length: 30 }, (_, i) => ({ label: `f${i}`, value: 'x'.repeat(2000) })) }],
+    };
     const p = toDiscordPayload(m);
     expect(messageProblems(p)).toEqual([]);
     const note = p.embeds[0].fields!.at(-1)!.value.match(/^(\d+) more fields not shown$/);
@@ -130,7 +158,9 @@ describe('toDiscordPayload', () => {
 
   it('refuses a button without an id or with an id too long for custom_id', () => {
     expect(() => toDiscordPayload({ blocks: [], buttons: [{ label: 'x', command: 'node info' }] })).toThrow(/prepareMessage/);
-    expect(() => toDiscordPayload({ blocks: [], buttons: [{ label: 'x', command: 'node info', id: 'b'.repeat(DISCORD_MAX_CUSTOM_ID + 1) }] })).toThrow(/custom_id/);
+    expect(() =>
+      toDiscordPayload({ blocks: [], buttons: [{ label: 'x', command: 'node info', id: 'b'.repeat(DISCORD_MAX_CUSTOM_ID + 1) }] }),
+    ).toThrow(/custom_id/);
   });
 });
 
@@ -150,13 +180,27 @@ describe('dialogToModal', () => {
   });
 
   it('prefills a value only when it fits whole, never a cut one', () => {
-    const modal = (initial: string) => dialogToModal({ id: 'd_1', title: 'Settings', submitLabel: 'Save', fields: [{ name: 'alias', label: 'Alias', kind: 'text', initial }] });
+    const modal = (initial: string) =>
+      dialogToModal({
+        id: 'd_1',
+        title: 'Settings',
+        submitLabel: 'Save',
+        fields: [{ name: 'alias', label: 'Alias', kind: 'text', initial }],
+      });
     expect(modalInputs(modal('x'.repeat(4000)))[0].value).toHaveLength(4000);
     expect(modalInputs(modal('x'.repeat(4001)))[0].value).toBeUndefined();
   });
 
   it('asks Discord to refuse a password shorter than the field allows, before it is submitted', () => {
-    const m = dialogToModal({ id: 'd_pw', title: 'Init', submitLabel: 'Run', fields: [{ name: 'password', label: 'New node password', kind: 'secret', minLength: 8 }, { name: 'ok', label: 'Ok', kind: 'checkbox', minLength: 8 }] });
+    const m = dialogToModal({
+      id: 'd_pw',
+      title: 'Init',
+      submitLabel: 'Run',
+      fields: [
+        { name: 'password', label: 'New node password', kind: 'secret', minLength: 8 },
+        { name: 'ok', label: 'Ok', kind: 'checkbox', minLength: 8 },
+      ],
+    });
     expect(modalInputs(m)[0].min_length).toBe(8);
     expect(modalInputs(m)[1].min_length).toBeUndefined();
   });

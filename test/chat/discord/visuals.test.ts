@@ -46,10 +46,16 @@ describe('visual answers on Discord', () => {
 
   it('invoice ln posts its QR code to the channel as an attachment that decodes to the invoice', async () => {
     const from = fake.calls.length ? fake.calls[fake.calls.length - 1].seq : 0;
-    const a = await gatewayAnswer(fake, commandInteraction(fake.applicationId, OPERATOR, 'invoice', 'ln', { node: 'alice', amt_msat: '2000000' }));
+    const a = await gatewayAnswer(
+      fake,
+      commandInteraction(fake.applicationId, OPERATOR, 'invoice', 'ln', { node: 'alice', amt_msat: '2000000' }),
+    );
     const invoice = /(ln[a-z0-9]+)/.exec(textOf(a.data))?.[1];
     expect(invoice).toBeTruthy();
-    const post = await fake.waitForCall((c) => c.method === 'POST' && c.path === `/channels/${OPERATOR.channelId}/messages` && Boolean(c.files?.length), { from, timeoutMs: 10_000 });
+    const post = await fake.waitForCall(
+      (c) => c.method === 'POST' && c.path === `/channels/${OPERATOR.channelId}/messages` && Boolean(c.files?.length),
+      { from, timeoutMs: 10_000 },
+    );
     expect(post.files![0].name).toBe('invoice-ln.png');
     expect(post.body.attachments[0].filename).toBe('invoice-ln.png');
     expect(decodeQr(post.files![0].bytes)).toBe(invoice);

@@ -21,7 +21,11 @@ describe('approvals in the terminal', () => {
   output.on('data', (c) => (printed += c.toString()));
 
   beforeAll(async () => {
-    h = await startHarness({ emulator: { seed: 'demo', lifecycleDelayMs: 30 }, shell: { input, output, prompt: false }, env: { ADMIN_USERS: 'shell:bea', APPROVAL_POLICY: 'node.stop' } });
+    h = await startHarness({
+      emulator: { seed: 'demo', lifecycleDelayMs: 30 },
+      shell: { input, output, prompt: false },
+      env: { ADMIN_USERS: 'shell:bea', APPROVAL_POLICY: 'node.stop' },
+    });
   }, 90_000);
   afterAll(async () => {
     input.end();

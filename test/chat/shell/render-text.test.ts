@@ -12,7 +12,14 @@ describe('renderText', () => {
           { label: 'Node', value: 'alice' },
           { label: 'Status', value: [{ bold: 'RUNNING' }] },
         ]),
-        msg.table({ columns: [{ header: 'Asset' }, { header: 'Amount', align: 'right' }], rows: [['BTC', '1,234'], ['USDT', '5']], caption: 'showing 2 of 2' }),
+        msg.table({
+          columns: [{ header: 'Asset' }, { header: 'Amount', align: 'right' }],
+          rows: [
+            ['BTC', '1,234'],
+            ['USDT', '5'],
+          ],
+          caption: 'showing 2 of 2',
+        }),
         msg.progress('Sync', 3, 4),
         msg.context([{ code: 'node info alice' }]),
       ],
@@ -43,7 +50,17 @@ describe('renderText', () => {
   });
 
   it('aligns columns holding emoji by terminal width', () => {
-    const lines = renderText({ blocks: [msg.table({ columns: [{ header: 'Status' }, { header: 'Name' }], rows: [['🟢 RUNNING', 'a'], ['FAILED', 'b']] })] }).split('\n');
+    const lines = renderText({
+      blocks: [
+        msg.table({
+          columns: [{ header: 'Status' }, { header: 'Name' }],
+          rows: [
+            ['🟢 RUNNING', 'a'],
+            ['FAILED', 'b'],
+          ],
+        }),
+      ],
+    }).split('\n');
     const at = (l: string) => l.indexOf(l.trim().split(/\s{2,}/)[1]);
     expect(lines[2].endsWith('a')).toBe(true);
     // '🟢' takes two cells (and two UTF-16 units), so the name column starts at the same index.

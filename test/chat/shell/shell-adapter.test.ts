@@ -14,7 +14,11 @@ function io() {
 
 /** Waits until the output contains `s` (the adapter answers asynchronously). */
 async function until(read: () => string, s: string | RegExp, ms = 5000) {
-  await waitFor(() => (typeof s === 'string' ? read().includes(s) : s.test(read())), { timeout: ms, interval: 5, what: () => `output containing ${s}:\n${read()}` });
+  await waitFor(() => (typeof s === 'string' ? read().includes(s) : s.test(read())), {
+    timeout: ms,
+    interval: 5,
+    what: () => `output containing ${s}:\n${read()}`,
+  });
 }
 
 describe('shell adapter', () => {
@@ -45,7 +49,10 @@ describe('shell adapter', () => {
     shell.stop();
     await shell.done;
     expect(h.calls.stop).toEqual(['n-111']);
-    expect((await h.dispatcher.audit.latest({ limit: 1 }))[0]).toMatchObject({ outcome: 'ok', actor: { platform: 'shell', userId: 'local' } });
+    expect((await h.dispatcher.audit.latest({ limit: 1 }))[0]).toMatchObject({
+      outcome: 'ok',
+      actor: { platform: 'shell', userId: 'local' },
+    });
   });
 
   it('prompts a dialog field by field: a wrong name is refused, then the right one destroys', async () => {
@@ -128,7 +135,10 @@ describe('shell adapter', () => {
     t.input.write('nod lst\n');
     await until(t.text, 'Did you mean `/rln node list`');
     const posted = await shell.poster.post({ channelId: 'terminal' }, { header: 'alice is FAILED', tone: 'danger', blocks: [] });
-    await shell.poster.update({ channelId: 'terminal', messageId: posted.messageId }, { header: 'alice is RUNNING', tone: 'success', blocks: [] });
+    await shell.poster.update(
+      { channelId: 'terminal', messageId: posted.messageId },
+      { header: 'alice is RUNNING', tone: 'success', blocks: [] },
+    );
     expect(t.text()).toContain(`[#terminal · ${posted.messageId}]`);
     expect(t.text()).toContain('│ ✖ alice is FAILED');
     expect(t.text()).toContain(`${posted.messageId} updated]`);

@@ -19,7 +19,10 @@ let input: PassThrough;
 let out = '';
 
 async function until(s: string | RegExp, ms = 8000) {
-  await waitFor(() => (typeof s === 'string' ? out.includes(s) : s.test(out)), { timeout: ms, what: () => `output containing ${s}:\n${out}` });
+  await waitFor(() => (typeof s === 'string' ? out.includes(s) : s.test(out)), {
+    timeout: ms,
+    what: () => `output containing ${s}:\n${out}`,
+  });
 }
 
 beforeAll(async () => {
@@ -62,7 +65,7 @@ describe('the terminal against the emulator', () => {
     input.write('/rln node destroy carol\n');
     await until("Type the node's name to confirm");
     // The dialog says what a backup made here is worth: it stays on the node's disk and goes with it.
-    expect(out).toContain("is destroyed with the node: the service offers no way to download it");
+    expect(out).toContain('is destroyed with the node: the service offers no way to download it');
     input.write('not-carol\n');
     await until('[y/N]');
     input.write('n\n');

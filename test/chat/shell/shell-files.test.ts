@@ -23,7 +23,8 @@ beforeAll(async () => {
   emulator = await startEmulator({ seed: 'demo', demoPassword: 'shell-files-password', lifecycleDelayMs: 20 });
   const services = {
     hosting: createHostingClient({ baseUrl: emulator.url, token: emulator.token, timeoutMs: 5_000 }),
-    nodeApi: (node: HostedNode) => createNodeApiClient({ baseUrl: node.invoke_url!, credentials: { kind: 'token', token: emulator.nodeApiToken } }),
+    nodeApi: (node: HostedNode) =>
+      createNodeApiClient({ baseUrl: node.invoke_url!, credentials: { kind: 'token', token: emulator.nodeApiToken } }),
   };
   const dispatcher = testDispatcher({ registry: createRegistry(allCommands), services, nodeCacheMs: 0 });
   input = new PassThrough();

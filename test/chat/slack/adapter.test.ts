@@ -66,7 +66,10 @@ describe.each(['socket', 'http'] as const)('the Slack adapter in %s mode', (mode
   });
 
   it('answers a private reply ephemerally', async () => {
-    bot = await startSlackBot(mode, scriptedDispatcher(() => ({ kind: 'message', visibility: 'private', message: { blocks: [msg.text('only you')] } })));
+    bot = await startSlackBot(
+      mode,
+      scriptedDispatcher(() => ({ kind: 'message', visibility: 'private', message: { blocks: [msg.text('only you')] } })),
+    );
     const { responseUrl } = await bot.driver.slash(BOB, 'node create x');
     const [r] = await bot.fake.waitForResponds(responseUrl);
     expect(r.body.response_type).toBe('ephemeral');
@@ -77,10 +80,16 @@ describe.each(['socket', 'http'] as const)('the Slack adapter in %s mode', (mode
       if (inv.via === 'typed') {
         return {
           kind: 'dialog',
-          dialog: { id: 'dlg-7', title: 'Destroy alice', submitLabel: 'Destroy', fields: [{ name: 'confirm', label: 'Type the node name', kind: 'text', required: true }] },
+          dialog: {
+            id: 'dlg-7',
+            title: 'Destroy alice',
+            submitLabel: 'Destroy',
+            fields: [{ name: 'confirm', label: 'Type the node name', kind: 'text', required: true }],
+          },
         };
       }
-      if (inv.via === 'dialog' && inv.values.confirm !== 'alice') return { kind: 'dialog_errors', errors: { confirm: 'That is not the node name.' } };
+      if (inv.via === 'dialog' && inv.values.confirm !== 'alice')
+        return { kind: 'dialog_errors', errors: { confirm: 'That is not the node name.' } };
       return channelReply('alice destroyed');
     });
     bot = await startSlackBot(mode, d);
@@ -99,12 +108,29 @@ describe.each(['socket', 'http'] as const)('the Slack adapter in %s mode', (mode
     const [post] = await bot.fake.waitForCalls('chat.postMessage');
     expect(post.args.channel).toBe('C0DANGER');
     expect(JSON.stringify(post.args.blocks)).toContain('alice destroyed');
-    expect(d.invocations[2]).toMatchObject({ via: 'dialog', dialogId: 'dlg-7', values: { confirm: 'alice' }, place: { channelId: 'C0DANGER' } });
+    expect(d.invocations[2]).toMatchObject({
+      via: 'dialog',
+      dialogId: 'dlg-7',
+      values: { confirm: 'alice' },
+      place: { channelId: 'C0DANGER' },
+    });
   });
 
   it('acks a slow dialog submission in time and then tells the user privately', async () => {
     const slow = gate<Reply>();
-    const d = scriptedDispatcher((inv) => (inv.via === 'dialog' ? slow.promise : { kind: 'dialog', dialog: { id: 'dlg-s', title: 'Unlock', submitLabel: 'Unlock', fields: [{ name: 'password', label: 'Password', kind: 'secret' }] } }));
+    const d = scriptedDispatcher((inv) =>
+      inv.via === 'dialog'
+        ? slow.promise
+        : {
+            kind: 'dialog',
+            dialog: {
+              id: 'dlg-s',
+              title: 'Unlock',
+              submitLabel: 'Unlock',
+              fields: [{ name: 'password', label: 'Password', kind: 'secret' }],
+            },
+          },
+    );
     const logs: string[] = [];
     const logger = createLogger({ level: 'debug', destination: new Writable({ write: (c, _e, cb) => (logs.push(String(c)), cb()) }) });
     bot = await startSlackBot(mode, d, { viewSubmissionBudgetMs: 30, logger });
@@ -131,7 +157,10 @@ describe.each(['socket', 'http'] as const)('the Slack adapter in %s mode', (mode
   });
 
   it('serves node names to an external select', async () => {
-    bot = await startSlackBot(mode, scriptedDispatcher(() => channelReply('x')));
+    bot = await startSlackBot(
+      mode,
+      scriptedDispatcher(() => channelReply('x')),
+    );
     const { ack } = await bot.driver.suggest(ALICE, 'node', 'al');
     expect(ack.options.map((o: { value: string }) => o.value)).toEqual(['alice', 'albert']);
     expect(ack.options[0].text.text).toBe('alice (RUNNING)');
@@ -139,25 +168,43 @@ describe.each(['socket', 'http'] as const)('the Slack adapter in %s mode', (mode
 
   it('answers an external select in time, with no names, when the look-up is slow', async () => {
     const never = gate<Array<{ name: string; nodeId: string; status: string }>>();
-    bot = await startSlackBot(mode, scriptedDispatcher(() => channelReply('x')), { nodeNames: () => never.promise, suggestionBudgetMs: 30 });
+    bot = await startSlackBot(
+      mode,
+      scriptedDispatcher(() => channelReply('x')),
+      { nodeNames: () => never.promise, suggestionBudgetMs: 30 },
+    );
     const { ack } = await bot.driver.suggest(ALICE, 'node', 'al');
     expect(ack).toEqual({ options: [] });
   });
 
   it('does not offer a node name longer than an option value may be', async () => {
     const long = 'n'.repeat(151);
-    bot = await startSlackBot(mode, scriptedDispatcher(() => channelReply('x')), {
-      nodeNames: async () => [{ name: long, nodeId: 'n-9', status: 'RUNNING' }, { name: 'alice', nodeId: 'n-1', status: 'RUNNING' }],
-    });
+    bot = await startSlackBot(
+      mode,
+      scriptedDispatcher(() => channelReply('x')),
+      {
+        nodeNames: async () => [
+          { name: long, nodeId: 'n-9', status: 'RUNNING' },
+          { name: 'alice', nodeId: 'n-1', status: 'RUNNING' },
+        ],
+      },
+    );
     const { ack } = await bot.driver.suggest(ALICE, 'node', 'n');
     expect(ack.options.map((o: { value: string }) => o.value)).toEqual(['alice']);
   });
 
   it('acks a submission whose next dialog Slack cannot show, and tells the user privately', async () => {
-    const d = scriptedDispatcher((inv): Reply =>
-      inv.via === 'typed'
-        ? { kind: 'dialog', dialog: { id: 'dlg-1', title: 'Step 1', submitLabel: 'Next', fields: [{ name: 'a', label: 'A', kind: 'text' }] } }
-        : { kind: 'dialog', dialog: { id: 'x'.repeat(300), title: 'Step 2', submitLabel: 'Done', fields: [{ name: 'b', label: 'B', kind: 'text' }] } },
+    const d = scriptedDispatcher(
+      (inv): Reply =>
+        inv.via === 'typed'
+          ? {
+              kind: 'dialog',
+              dialog: { id: 'dlg-1', title: 'Step 1', submitLabel: 'Next', fields: [{ name: 'a', label: 'A', kind: 'text' }] },
+            }
+          : {
+              kind: 'dialog',
+              dialog: { id: 'x'.repeat(300), title: 'Step 2', submitLabel: 'Done', fields: [{ name: 'b', label: 'B', kind: 'text' }] },
+            },
     );
     bot = await startSlackBot(mode, d);
     await bot.driver.slash(ALICE, 'node restore alice');
@@ -203,10 +250,17 @@ describe('the Slack adapter in HTTP mode', () => {
   });
 
   it('answers the URL verification challenge', async () => {
-    bot = await startSlackBot('http', scriptedDispatcher(() => channelReply('x')));
+    bot = await startSlackBot(
+      'http',
+      scriptedDispatcher(() => channelReply('x')),
+    );
     const raw = JSON.stringify({ type: 'url_verification', challenge: 'abc123', token: 't' });
     const { signSlackRequest } = await import('../../fakes/slack/index.js');
-    const res = await fetch(bot.eventsUrl!, { method: 'POST', headers: { 'content-type': 'application/json', ...signSlackRequest(SIGNING_SECRET, raw) }, body: raw });
+    const res = await fetch(bot.eventsUrl!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...signSlackRequest(SIGNING_SECRET, raw) },
+      body: raw,
+    });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ challenge: 'abc123' });
   });
@@ -214,10 +268,11 @@ describe('the Slack adapter in HTTP mode', () => {
 
 describe('the Slack adapter answering a dialog', () => {
   it('sends the answer as a direct message when it cannot post in the channel', async () => {
-    const d = scriptedDispatcher((inv): Reply =>
-      inv.via === 'typed'
-        ? { kind: 'dialog', dialog: { id: 'dlg-dm', title: 'T', submitLabel: 'Go', fields: [{ name: 'x', label: 'X', kind: 'text' }] } }
-        : channelReply('done'),
+    const d = scriptedDispatcher(
+      (inv): Reply =>
+        inv.via === 'typed'
+          ? { kind: 'dialog', dialog: { id: 'dlg-dm', title: 'T', submitLabel: 'Go', fields: [{ name: 'x', label: 'X', kind: 'text' }] } }
+          : channelReply('done'),
     );
     bot = await startSlackBot('socket', d);
     await bot.driver.slash(ALICE, 'node settings alice', { channelId: 'C0PRIVATE' });
@@ -247,10 +302,24 @@ describe('the Slack adapter in Socket Mode', () => {
 
 describe('the Slack adapter in HTTP mode, for events it does not handle', () => {
   it('acknowledges them with 200 so Slack does not retry', async () => {
-    bot = await startSlackBot('http', scriptedDispatcher(() => channelReply('x')));
+    bot = await startSlackBot(
+      'http',
+      scriptedDispatcher(() => channelReply('x')),
+    );
     const { signSlackRequest } = await import('../../fakes/slack/index.js');
-    const raw = JSON.stringify({ type: 'event_callback', team_id: 'T0TEST', api_app_id: 'AFAKE', event: { type: 'app_mention', user: 'U1', text: 'hi', ts: '1.1', channel: 'C1', event_ts: '1.1' }, event_id: 'Ev1', event_time: 1 });
-    const res = await fetch(bot.eventsUrl!, { method: 'POST', headers: { 'content-type': 'application/json', ...signSlackRequest(SIGNING_SECRET, raw) }, body: raw });
+    const raw = JSON.stringify({
+      type: 'event_callback',
+      team_id: 'T0TEST',
+      api_app_id: 'AFAKE',
+      event: { type: 'app_mention', user: 'U1', text: 'hi', ts: '1.1', channel: 'C1', event_ts: '1.1' },
+      event_id: 'Ev1',
+      event_time: 1,
+    });
+    const res = await fetch(bot.eventsUrl!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...signSlackRequest(SIGNING_SECRET, raw) },
+      body: raw,
+    });
     expect(res.status).toBe(200);
   });
 });
@@ -319,7 +388,10 @@ describe('the Slack adapter resolving user groups', () => {
 describe('the Slack adapter when response_url has expired', () => {
   it('answers through the Web API instead', async () => {
     const slow = gate<Reply>();
-    bot = await startSlackBot('http', scriptedDispatcher(() => slow.promise));
+    bot = await startSlackBot(
+      'http',
+      scriptedDispatcher(() => slow.promise),
+    );
     const { responseUrl } = await bot.driver.slash(ALICE, 'node logs alice', { channelId: 'C0LOGS' });
     bot.fake.expireResponseUrl(responseUrl);
     slow.open(channelReply('logs are ready'));
@@ -332,10 +404,17 @@ describe('the Slack adapter when response_url has expired', () => {
 
 describe('the Slack adapter chaining dialogs', () => {
   it('replaces the open modal when a submission asks for another dialog', async () => {
-    const d = scriptedDispatcher((inv): Reply =>
-      inv.via === 'typed'
-        ? { kind: 'dialog', dialog: { id: 'dlg-a', title: 'Step 1', submitLabel: 'Next', fields: [{ name: 'a', label: 'A', kind: 'text' }] } }
-        : { kind: 'dialog', dialog: { id: 'dlg-b', title: 'Step 2', submitLabel: 'Done', fields: [{ name: 'b', label: 'B', kind: 'secret' }] } },
+    const d = scriptedDispatcher(
+      (inv): Reply =>
+        inv.via === 'typed'
+          ? {
+              kind: 'dialog',
+              dialog: { id: 'dlg-a', title: 'Step 1', submitLabel: 'Next', fields: [{ name: 'a', label: 'A', kind: 'text' }] },
+            }
+          : {
+              kind: 'dialog',
+              dialog: { id: 'dlg-b', title: 'Step 2', submitLabel: 'Done', fields: [{ name: 'b', label: 'B', kind: 'secret' }] },
+            },
     );
     bot = await startSlackBot('socket', d);
     await bot.driver.slash(ALICE, 'node restore alice');

@@ -25,7 +25,11 @@ afterAll(async () => {
 });
 
 const open = (user: string) =>
-  bot.fake.sendEnvelope('events_api', { type: 'event_callback', team_id: bot.fake.teamId, event: { type: 'app_home_opened', user, channel: `D${user}`, tab: 'home' } });
+  bot.fake.sendEnvelope('events_api', {
+    type: 'event_callback',
+    team_id: bot.fake.teamId,
+    event: { type: 'app_home_opened', user, channel: `D${user}`, tab: 'home' },
+  });
 
 describe('the App Home tab', () => {
   it('publishes the status dashboard with the role of the user who opened it, asking as that user', async () => {

@@ -22,7 +22,9 @@ const OTTO = { id: 'UOTTO', name: 'otto' };
 const textOf = (r: { body: unknown }) => JSON.stringify(r.body);
 function buttons(body: Record<string, any>): Array<{ id: string; label: string }> {
   const blocks = [...(body.blocks ?? []), ...(body.attachments ?? []).flatMap((a: any) => a.blocks ?? [])];
-  return blocks.filter((b: any) => b.type === 'actions').flatMap((b: any) => b.elements.map((e: any) => ({ id: e.action_id, label: e.text.text })));
+  return blocks
+    .filter((b: any) => b.type === 'actions')
+    .flatMap((b: any) => b.elements.map((e: any) => ({ id: e.action_id, label: e.text.text })));
 }
 const button = (body: Record<string, any>, label: string) => {
   const b = buttons(body).find((x) => x.label === label);
@@ -136,7 +138,11 @@ describe('approvals and spend limits on Slack', () => {
     const requests = await ask(ADA, 'audit action=pay.send user=slack:UADA');
     expect(textOf(requests)).toContain('approval request');
     const approvals = await auditCsv(ADA, 'audit action=pay.send user=slack:UBEA csv=true');
-    expect(approvals.rows.some((r) => r.action === 'approval.approve' && r.user === 'slack:UBEA' && r.arguments.includes('requested_by=slack:UADA'))).toBe(true);
+    expect(
+      approvals.rows.some(
+        (r) => r.action === 'approval.approve' && r.user === 'slack:UBEA' && r.arguments.includes('requested_by=slack:UADA'),
+      ),
+    ).toBe(true);
   });
 
   it('pays once when two admins click Approve together', async () => {

@@ -39,7 +39,8 @@ const SCOPES_BY_METHOD: Record<string, string[]> = {
 
 function methodsCalled(source: string): string[] {
   const found = new Set<string>();
-  for (const m of source.matchAll(/\.(chat|views|conversations|users|usergroups|auth|files)\.([a-zA-Z]+(?:\.[a-zA-Z]+)?)\(/g)) found.add(`${m[1]}.${m[2]}`);
+  for (const m of source.matchAll(/\.(chat|views|conversations|users|usergroups|auth|files)\.([a-zA-Z]+(?:\.[a-zA-Z]+)?)\(/g))
+    found.add(`${m[1]}.${m[2]}`);
   for (const m of source.matchAll(/apiCall\(\s*['"]([a-z]+\.[a-zA-Z.]+)['"]/g)) found.add(m[1]);
   return [...found].sort();
 }

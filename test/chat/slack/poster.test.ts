@@ -9,7 +9,12 @@ import { createSlackPoster } from '../../../src/chat/slack/index.js';
 import { silentLogger } from '../../../src/log.js';
 import { startFakeSlack, type FakeSlack } from '../../fakes/slack/index.js';
 
-const message: Message = { header: 'alice is FAILED', tone: 'danger', blocks: [msg.text('The node stopped answering.')], buttons: [{ label: 'Restart', command: 'node start', id: 'inc_1' }] };
+const message: Message = {
+  header: 'alice is FAILED',
+  tone: 'danger',
+  blocks: [msg.text('The node stopped answering.')],
+  buttons: [{ label: 'Restart', command: 'node start', id: 'inc_1' }],
+};
 
 let fake: FakeSlack;
 let poster: ChatPoster;
@@ -74,12 +79,15 @@ describe('the Slack poster', () => {
     expect(fake.callsTo('chat.postMessage')).toHaveLength(1);
   });
 
-  it.each(['channel_not_found', 'not_in_channel', 'is_archived', 'channel_is_archived', 'account_inactive'])('maps %s to channel_gone', async (code) => {
-    fake.fail('chat.update', { error: code });
-    const e = await postError(poster.update({ channelId: 'C0GONE', messageId: '1.2' }, message));
-    expect(e.kind).toBe('channel_gone');
-    expect(e.message).toContain(code);
-  });
+  it.each(['channel_not_found', 'not_in_channel', 'is_archived', 'channel_is_archived', 'account_inactive'])(
+    'maps %s to channel_gone',
+    async (code) => {
+      fake.fail('chat.update', { error: code });
+      const e = await postError(poster.update({ channelId: 'C0GONE', messageId: '1.2' }, message));
+      expect(e.kind).toBe('channel_gone');
+      expect(e.message).toContain(code);
+    },
+  );
 
   it('maps other refusals to permanent and keeps the token out of the message', async () => {
     fake.fail('chat.postMessage', { error: 'invalid_blocks' });

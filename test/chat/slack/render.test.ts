@@ -31,7 +31,12 @@ const examples: Record<string, Message> = {
     header: 'Channels of alice',
     blocks: [
       msg.table({
-        columns: [{ header: 'Peer' }, { header: 'Capacity (sat)', align: 'right' }, { header: 'Local (sat)', align: 'right' }, { header: 'State' }],
+        columns: [
+          { header: 'Peer' },
+          { header: 'Capacity (sat)', align: 'right' },
+          { header: 'Local (sat)', align: 'right' },
+          { header: 'State' },
+        ],
         rows: [
           ['03ab…91f2', '1,000,000', '420,000', 'open'],
           ['02cd…77e0', '250,000', '250,000', 'open'],
@@ -44,7 +49,10 @@ const examples: Record<string, Message> = {
   confirmation: {
     header: 'Stop alice?',
     tone: 'warning',
-    blocks: [msg.text(['This stops ', { bold: 'alice' }, '. Its channels go offline until it is started again.']), msg.context('Only the requester can confirm · expires in 5 minutes')],
+    blocks: [
+      msg.text(['This stops ', { bold: 'alice' }, '. Its channels go offline until it is started again.']),
+      msg.context('Only the requester can confirm · expires in 5 minutes'),
+    ],
     buttons: [
       { label: 'Stop alice', style: 'danger', command: 'node stop', args: { node: 'alice' }, id: 'cf_01HZX3' },
       { label: 'Cancel', command: 'cancel', id: 'cf_01HZX3_no' },
@@ -105,7 +113,17 @@ describe('toBlockKit', () => {
   });
 
   it('turns structural emphasis into mrkdwn and refuses unsafe link targets', () => {
-    const r = toBlockKit({ blocks: [msg.text([{ bold: 'b' }, ' ', { link: { url: 'https://x.test/a?b=1&c=2', label: 'L' } }, ' ', { link: { url: 'javascript:alert(1)', label: 'J' } }])] });
+    const r = toBlockKit({
+      blocks: [
+        msg.text([
+          { bold: 'b' },
+          ' ',
+          { link: { url: 'https://x.test/a?b=1&c=2', label: 'L' } },
+          ' ',
+          { link: { url: 'javascript:alert(1)', label: 'J' } },
+        ]),
+      ],
+    });
     const t = (r.blocks[0] as any).text.text as string;
     expect(t).toContain('*b*');
     expect(t).toContain('<https://x.test/a?b=1&amp;c=2|L>');
@@ -129,7 +147,10 @@ describe('toBlockKit', () => {
 
   it('summarises a long table visibly and stays within the section limit', () => {
     const rows = Array.from({ length: 500 }, (_, i) => [`node-${i}`, String(i * 1000), 'RUNNING']);
-    const r = toBlockKit({ blocks: [msg.table({ columns: [{ header: 'Name' }, { header: 'Sat', align: 'right' }, { header: 'Status' }], rows })] }, { nativeTables: false });
+    const r = toBlockKit(
+      { blocks: [msg.table({ columns: [{ header: 'Name' }, { header: 'Sat', align: 'right' }, { header: 'Status' }], rows })] },
+      { nativeTables: false },
+    );
     assertSlackLimits(r);
     const json = JSON.stringify(r.blocks);
     expect(json).toMatch(/… \d+ more rows not shown/);
@@ -156,7 +177,10 @@ describe('toBlockKit', () => {
   });
 
   it('keeps every button and notes dropped blocks when a message has too many blocks', () => {
-    const r = toBlockKit({ blocks: Array.from({ length: 80 }, (_, i) => msg.text(`t${i}`)), buttons: [{ label: 'Ack', command: 'x', id: 'ack1' }] });
+    const r = toBlockKit({
+      blocks: Array.from({ length: 80 }, (_, i) => msg.text(`t${i}`)),
+      buttons: [{ label: 'Ack', command: 'x', id: 'ack1' }],
+    });
     assertSlackLimits(r);
     const blocks = allBlocks(r);
     expect(blocks.at(-1)!.type).toBe('actions');
@@ -170,7 +194,11 @@ describe('toBlockKit', () => {
     expect(JSON.stringify(allBlocks(one)).split('alice is RUNNING again')).toHaveLength(2);
     expect(one.text).toBe('alice is RUNNING again');
 
-    const more = toBlockKit({ tone: 'danger', blocks: [msg.text('lead'), msg.text('details')], buttons: [{ label: 'Go', command: 'x', id: 'b1' }] });
+    const more = toBlockKit({
+      tone: 'danger',
+      blocks: [msg.text('lead'), msg.text('details')],
+      buttons: [{ label: 'Go', command: 'x', id: 'b1' }],
+    });
     expect(JSON.stringify(more.blocks)).toContain('lead');
     expect(more.attachments?.[0].color).toBe('#e01e5a');
     expect(JSON.stringify(more.attachments?.[0].blocks)).toContain('details');
@@ -186,17 +214,27 @@ describe('toBlockKit', () => {
 
   it('stays within every limit and never lets user text open a mention, whatever the text', () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 4000 }), fc.string({ maxLength: 300 }), fc.array(fc.string({ maxLength: 60 }), { maxLength: 30 }), (text, header, cells) => {
-        const r = toBlockKit({
-          header,
-          blocks: [msg.text(text), msg.fields(cells.map((c) => ({ label: c, value: c }))), msg.table({ columns: [{ header: 'a' }], rows: cells.map((c) => [c]) }), msg.context(text)],
-        });
-        assertSlackLimits(r);
-        for (const b of allBlocks(r)) {
-          const t = JSON.stringify(b.type === 'header' ? {} : b);
-          expect(t).not.toMatch(/<[!@#]/);
-        }
-      }),
+      fc.property(
+        fc.string({ maxLength: 4000 }),
+        fc.string({ maxLength: 300 }),
+        fc.array(fc.string({ maxLength: 60 }), { maxLength: 30 }),
+        (text, header, cells) => {
+          const r = toBlockKit({
+            header,
+            blocks: [
+              msg.text(text),
+              msg.fields(cells.map((c) => ({ label: c, value: c }))),
+              msg.table({ columns: [{ header: 'a' }], rows: cells.map((c) => [c]) }),
+              msg.context(text),
+            ],
+          });
+          assertSlackLimits(r);
+          for (const b of allBlocks(r)) {
+            const t = JSON.stringify(b.type === 'header' ? {} : b);
+            expect(t).not.toMatch(/<[!@#]/);
+          }
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -204,7 +242,8 @@ describe('toBlockKit', () => {
 
 describe("Slack's native table blocks", () => {
   const columns = [{ header: 'Node' }, { header: 'Sat', align: 'right' as const }, { header: 'Status' }];
-  const rows = (n: number) => Array.from({ length: n }, (_, i) => [`node-${i}`, (i * 1000).toLocaleString('en-US'), i % 2 ? 'RUNNING' : '']);
+  const rows = (n: number) =>
+    Array.from({ length: n }, (_, i) => [`node-${i}`, (i * 1000).toLocaleString('en-US'), i % 2 ? 'RUNNING' : '']);
   const tablesOf = (r: ReturnType<typeof toBlockKit>) => allBlocks(r).filter((b) => b.type === 'table' || b.type === 'data_table') as any[];
 
   it('draws a short table as one table block, the header row first, aligned as the columns say', () => {
@@ -214,8 +253,16 @@ describe("Slack's native table blocks", () => {
     expect(tableBlockProblems(t)).toEqual([]);
     // The shape @slack/types gives the block.
     const typed: TableBlock = t;
-    expect(typed.rows[0]).toEqual([{ type: 'raw_text', text: 'Node' }, { type: 'raw_text', text: 'Sat' }, { type: 'raw_text', text: 'Status' }]);
-    expect(typed.rows[2]).toEqual([{ type: 'raw_text', text: 'node-1' }, { type: 'raw_text', text: '1,000' }, { type: 'raw_text', text: 'RUNNING' }]);
+    expect(typed.rows[0]).toEqual([
+      { type: 'raw_text', text: 'Node' },
+      { type: 'raw_text', text: 'Sat' },
+      { type: 'raw_text', text: 'Status' },
+    ]);
+    expect(typed.rows[2]).toEqual([
+      { type: 'raw_text', text: 'node-1' },
+      { type: 'raw_text', text: '1,000' },
+      { type: 'raw_text', text: 'RUNNING' },
+    ]);
     // An empty cell still has the one character Slack requires.
     expect(typed.rows[1][2]).toEqual({ type: 'raw_text', text: '–' });
     expect(typed.column_settings).toEqual([{ align: 'left' }, { align: 'right' }, { align: 'left' }]);
@@ -237,7 +284,10 @@ describe("Slack's native table blocks", () => {
   });
 
   it('keeps to one table per message: a second table, or one wider than 20 columns, is drawn as monospace text', () => {
-    const wide = { columns: Array.from({ length: 21 }, (_, i) => ({ header: `c${i}` })), rows: [Array.from({ length: 21 }, (_, i) => `v${i}`)] };
+    const wide = {
+      columns: Array.from({ length: 21 }, (_, i) => ({ header: `c${i}` })),
+      rows: [Array.from({ length: 21 }, (_, i) => `v${i}`)],
+    };
     const r = toBlockKit({ blocks: [msg.table(wide), msg.table({ columns, rows: rows(2) }), msg.table({ columns, rows: rows(2) })] });
     assertSlackLimits(r);
     expect(tablesOf(r)).toHaveLength(1);
@@ -267,9 +317,26 @@ describe("Slack's native table blocks", () => {
     expect(tableBlockProblems(t(101))).toEqual(['table: 101 rows (1–100)']);
     expect(tableBlockProblems({ type: 'table', rows: [[{ type: 'raw_text', text: '' }]] })).toHaveLength(1);
     expect(tableBlockProblems({ type: 'table', rows: [[{ type: 'mrkdwn', text: 'x' }]] })).toHaveLength(1);
-    expect(tableBlockProblems({ type: 'table', rows: [[{ type: 'raw_text', text: 'x' }]], column_settings: [{ align: 'middle' }] })).toHaveLength(1);
-    expect(tableBlockProblems({ type: 'data_table', rows: [[{ type: 'raw_text', text: 'h' }]] })).toEqual(['data_table: 1 rows with the header (2–101)', 'data_table: caption is required']);
-    expect(tableBlockProblems({ type: 'data_table', caption: 'c', rows: [[{ type: 'raw_text', text: 'h' }], [{ type: 'raw_text', text: 'a' }, { type: 'raw_text', text: 'b' }]] })).toHaveLength(1);
+    expect(
+      tableBlockProblems({ type: 'table', rows: [[{ type: 'raw_text', text: 'x' }]], column_settings: [{ align: 'middle' }] }),
+    ).toHaveLength(1);
+    expect(tableBlockProblems({ type: 'data_table', rows: [[{ type: 'raw_text', text: 'h' }]] })).toEqual([
+      'data_table: 1 rows with the header (2–101)',
+      'data_table: caption is required',
+    ]);
+    expect(
+      tableBlockProblems({
+        type: 'data_table',
+        caption: 'c',
+        rows: [
+          [{ type: 'raw_text', text: 'h' }],
+          [
+            { type: 'raw_text', text: 'a' },
+            { type: 'raw_text', text: 'b' },
+          ],
+        ],
+      }),
+    ).toHaveLength(1);
     expect(messageTableProblems({ blocks: [t(1), t(1)] })).toEqual(['2 table blocks in one message (only one is allowed)']);
     expect(messageTableProblems({ blocks: [], attachments: [{ blocks: [t(1)] }] })).toEqual(['a table block inside an attachment']);
   });
@@ -308,13 +375,25 @@ describe('dialogToModal', () => {
   });
 
   it('asks for a node with an external select', () => {
-    const view = dialogToModal({ id: 'd', title: 'Pick', submitLabel: 'Go', fields: [{ name: 'node', label: 'Node', kind: 'text' }] }) as any;
+    const view = dialogToModal({
+      id: 'd',
+      title: 'Pick',
+      submitLabel: 'Go',
+      fields: [{ name: 'node', label: 'Node', kind: 'text' }],
+    }) as any;
     expect(view.blocks[0].element).toMatchObject({ type: 'external_select', action_id: 'node', min_query_length: 0 });
   });
 
   it('preselects a node only when its name fits an option value, never a cut one', () => {
     const pick = (initial: string) =>
-      (dialogToModal({ id: 'd', title: 'Pick', submitLabel: 'Go', fields: [{ name: 'node', label: 'Node', kind: 'text', initial }] }) as any).blocks[0].element;
+      (
+        dialogToModal({
+          id: 'd',
+          title: 'Pick',
+          submitLabel: 'Go',
+          fields: [{ name: 'node', label: 'Node', kind: 'text', initial }],
+        }) as any
+      ).blocks[0].element;
     expect(pick('alice').initial_option).toMatchObject({ value: 'alice' });
     expect(pick('n'.repeat(151)).initial_option).toBeUndefined();
   });

@@ -16,7 +16,9 @@ const DAN = { id: 'UDAN', name: 'dan' };
 const textOf = (r: { body: unknown } | { args: unknown }) => JSON.stringify('body' in r ? r.body : r.args);
 function buttons(body: Record<string, any>): Array<{ id: string; label: string }> {
   const blocks = [...(body.blocks ?? []), ...(body.attachments ?? []).flatMap((a: any) => a.blocks ?? [])];
-  return blocks.filter((b: any) => b.type === 'actions').flatMap((b: any) => b.elements.map((e: any) => ({ id: e.action_id, label: e.text.text })));
+  return blocks
+    .filter((b: any) => b.type === 'actions')
+    .flatMap((b: any) => b.elements.map((e: any) => ({ id: e.action_id, label: e.text.text })));
 }
 
 describe('scoped roles on Slack', () => {
@@ -28,7 +30,12 @@ describe('scoped roles on Slack', () => {
     fake = await startFakeSlack();
     h = await startHarness({
       emulator: { seed: 'demo', lifecycleDelayMs: 30 },
-      env: { SLACK_BOT_TOKEN: 'xoxb-scoped-bot-token', SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: fake.apiUrl, ADMIN_USERS: `slack:${ADA.id}` },
+      env: {
+        SLACK_BOT_TOKEN: 'xoxb-scoped-bot-token',
+        SLACK_SIGNING_SECRET: SIGNING_SECRET,
+        SLACK_API_URL: fake.apiUrl,
+        ADMIN_USERS: `slack:${ADA.id}`,
+      },
     });
     slack = createSlackDriver(fake, 'http', { eventsUrl: `${h.url}/slack/events`, signingSecret: SIGNING_SECRET });
   }, 90_000);
@@ -77,7 +84,11 @@ describe('scoped roles on Slack', () => {
     await h.app.services.hosting.updateSettings(bob, { webhookUrl: `${h.url}/webhooks/service/${bob}` });
     const posted = fake.callsTo('chat.postMessage').length;
     h.emulator.setStatus(bob, 'FAILED');
-    const incidents = () => fake.callsTo('chat.postMessage').slice(posted).filter((c) => textOf(c).includes('Incident'));
+    const incidents = () =>
+      fake
+        .callsTo('chat.postMessage')
+        .slice(posted)
+        .filter((c) => textOf(c).includes('Incident'));
     const [incident] = await waitFor(() => incidents().length && incidents(), { timeout: 5000, what: 'the incident message' });
     const restart = buttons(incident.args).find((b) => b.label === 'Restart')!;
     expect(restart).toBeDefined();

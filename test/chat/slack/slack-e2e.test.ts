@@ -5,7 +5,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSlackWorld, DEMO_NODE_PASSWORD, type SlackWorld } from '../../support/start-slack-world.js';
-import { startFakeSlack, createSlackDriver, type FakeSlack, type SlackDriver, type RespondCall, type ApiCall } from '../../fakes/slack/index.js';
+import {
+  startFakeSlack,
+  createSlackDriver,
+  type FakeSlack,
+  type SlackDriver,
+  type RespondCall,
+  type ApiCall,
+} from '../../fakes/slack/index.js';
 import { waitFor } from '../../support/wait-for.js';
 
 const SIGNING_SECRET = 'e2e-signing-secret-abcdef';
@@ -23,7 +30,9 @@ const textOf = (r: RespondCall | { body: unknown }) => JSON.stringify(r.body);
 /** Action ids of the buttons in a respond() body. */
 function buttonIds(body: Record<string, any>): Array<{ id: string; label: string }> {
   const blocks = [...(body.blocks ?? []), ...(body.attachments ?? []).flatMap((a: any) => a.blocks ?? [])];
-  return blocks.filter((b: any) => b.type === 'actions').flatMap((b: any) => b.elements.map((e: any) => ({ id: e.action_id, label: e.text.text })));
+  return blocks
+    .filter((b: any) => b.type === 'actions')
+    .flatMap((b: any) => b.elements.map((e: any) => ({ id: e.action_id, label: e.text.text })));
 }
 
 describe.each(['socket', 'http'] as const)('the bot on Slack in %s mode', (mode) => {
@@ -158,7 +167,10 @@ describe.each(['socket', 'http'] as const)('the bot on Slack in %s mode', (mode)
     const posted = fake.callsTo('chat.postMessage').length + fake.callsTo('chat.postEphemeral').length;
     const { ack } = await slack.submit(ADMIN, view, { password: DEMO_NODE_PASSWORD });
     expect(ack?.response_action).toBeUndefined();
-    await waitFor(() => fake.callsTo('chat.postMessage').length + fake.callsTo('chat.postEphemeral').length > posted, { timeout: 5000, what: 'the unlock answer' });
+    await waitFor(() => fake.callsTo('chat.postMessage').length + fake.callsTo('chat.postEphemeral').length > posted, {
+      timeout: 5000,
+      what: 'the unlock answer',
+    });
     const answer = [...fake.callsTo('chat.postMessage'), ...fake.callsTo('chat.postEphemeral')].sort((a, b) => a.seq - b.seq).at(-1)!;
     expect(JSON.stringify(answer.args).toLowerCase()).toContain('unlocked');
     // The dialog's password did reach the node (the inline refusal above counts these same requests).
@@ -242,7 +254,10 @@ describe.each(['socket', 'http'] as const)('the bot on Slack in %s mode', (mode)
       expect(ack).toBeDefined();
       const ackSeq = ack!.seq;
       expect(fake.respondsTo(responseUrl)).toHaveLength(0);
-      const [r] = await waitFor(() => fake.respondsTo(responseUrl).length && fake.respondsTo(responseUrl), { timeout: 10_000, what: 'the slow answer' });
+      const [r] = await waitFor(() => fake.respondsTo(responseUrl).length && fake.respondsTo(responseUrl), {
+        timeout: 10_000,
+        what: 'the slow answer',
+      });
       expect(r.seq).toBeGreaterThan(ackSeq);
       expect(textOf(r)).toContain('bob');
     } finally {

@@ -22,11 +22,7 @@ export interface SlackBot {
   close(): Promise<void>;
 }
 
-export async function startSlackBot(
-  mode: SlackMode,
-  dispatcher: Dispatcher,
-  extra: Partial<SlackAdapterOptions> = {},
-): Promise<SlackBot> {
+export async function startSlackBot(mode: SlackMode, dispatcher: Dispatcher, extra: Partial<SlackAdapterOptions> = {}): Promise<SlackBot> {
   const fake = await startFakeSlack();
   const config = loadConfig({
     SLACK_BOT_TOKEN: 'xoxb-test-bot-token',

@@ -31,7 +31,8 @@ describe('Slack’s total message size', () => {
     expect(textLength(blocks)).toBeLessThanOrEqual(SLACK_MAX_MESSAGE_TEXT);
     expect(blocks.some((b) => b.type === 'actions')).toBe(true);
     expect(blocks[0]).toMatchObject({ type: 'header' });
-    for (const b of blocks) if (b.type === 'section') expect((b as { text: { text: string } }).text.text.length).toBeLessThanOrEqual(SLACK_MAX_SECTION_TEXT);
+    for (const b of blocks)
+      if (b.type === 'section') expect((b as { text: { text: string } }).text.text.length).toBeLessThanOrEqual(SLACK_MAX_SECTION_TEXT);
     expect(JSON.stringify(out)).toMatch(/\d+ more blocks not shown/);
   });
 });

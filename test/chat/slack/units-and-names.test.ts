@@ -22,7 +22,12 @@ describe('amounts, names and refusals on Slack', () => {
 
   beforeAll(async () => {
     fake = await startFakeSlack();
-    h = await startSlackWorld('http', { SLACK_BOT_TOKEN: 'xoxb-units-bot', SLACK_SIGNING_SECRET: SIGNING_SECRET, SLACK_API_URL: fake.apiUrl, ADMIN_USERS: `slack:${ADMIN.id}` });
+    h = await startSlackWorld('http', {
+      SLACK_BOT_TOKEN: 'xoxb-units-bot',
+      SLACK_SIGNING_SECRET: SIGNING_SECRET,
+      SLACK_API_URL: fake.apiUrl,
+      ADMIN_USERS: `slack:${ADMIN.id}`,
+    });
     slack = createSlackDriver(fake, 'http', { eventsUrl: `${h.url}/slack/events`, signingSecret: SIGNING_SECRET });
   }, 90_000);
 
@@ -74,7 +79,11 @@ describe('amounts, names and refusals on Slack', () => {
 
   it('reads an asset amount in display units with the asset’s precision, and refuses more decimals before any button', async () => {
     const alice = h.emulator.nodes().find((n) => n.name === 'alice')!;
-    const api = createNodeApiClient({ baseUrl: alice.invoke_url!, credentials: { kind: 'token', token: h.emulator.nodeApiToken }, retries: 0 });
+    const api = createNodeApiClient({
+      baseUrl: alice.invoke_url!,
+      credentials: { kind: 'token', token: h.emulator.nodeApiToken },
+      retries: 0,
+    });
     await api.createutxos({ num: 2, size: 32_500, fee_rate: 1, up_to: false, skip_sync: false });
     h.emulator.world.mine(1);
     await api.issueassetnia({ amounts: [100_000], ticker: 'UNT', name: 'Units', precision: 2 });

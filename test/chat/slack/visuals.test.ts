@@ -67,7 +67,10 @@ describe('visual answers on Slack', () => {
     const r = await ask('invoice ln alice amt_msat=3000000');
     const invoice = codeBlockOf(r);
     expect(invoice).toMatch(/^ln/);
-    const [upload] = await waitFor(() => fake.uploads.slice(before).filter((u) => u.completed).length && fake.uploads.slice(before), { timeout: 10_000, what: 'the QR upload' });
+    const [upload] = await waitFor(() => fake.uploads.slice(before).filter((u) => u.completed).length && fake.uploads.slice(before), {
+      timeout: 10_000,
+      what: 'the QR upload',
+    });
     expect(upload.channelId).toBe(CHANNEL);
     expect(upload.filename).toBe('invoice-ln.png');
     expect(upload.bytes!.length).toBe(upload.length);
@@ -79,7 +82,10 @@ describe('visual answers on Slack', () => {
     const r = await ask('wallet address alice');
     const address = codeBlockOf(r);
     expect(address.length).toBeGreaterThan(20);
-    const [upload] = await waitFor(() => fake.uploads.slice(before).filter((u) => u.completed).length && fake.uploads.slice(before), { timeout: 10_000, what: 'the QR upload' });
+    const [upload] = await waitFor(() => fake.uploads.slice(before).filter((u) => u.completed).length && fake.uploads.slice(before), {
+      timeout: 10_000,
+      what: 'the QR upload',
+    });
     expect(decodeQr(upload.bytes!)).toBe(address);
   });
 
@@ -96,14 +102,19 @@ describe('visual answers on Slack', () => {
     await ask('report schedule kind=balance node=alice cron="*/1 * * * * *"', 'CCHARTS');
     try {
       // The first run leaves the first snapshot; the next one has a history to draw.
-      const upload = await waitFor(() => fake.uploads.find((u) => u.completed && u.filename === 'balance-alice-7d.png'), { timeout: 15_000, what: 'the chart upload' });
+      const upload = await waitFor(() => fake.uploads.find((u) => u.completed && u.filename === 'balance-alice-7d.png'), {
+        timeout: 15_000,
+        what: 'the chart upload',
+      });
       expect(upload.channelId).toBe('CCHARTS');
       expect(upload.title).toBe('Balances of alice, last 7 days');
       expect(upload.bytes!.length).toBe(upload.length);
       const png = readPng(upload.bytes!);
       expect(png.width).toBe(CHART_WIDTH);
       expect(png.height).toBeGreaterThan(200);
-      const report = fake.callsTo('chat.postMessage').find((c) => c.args.channel === 'CCHARTS' && JSON.stringify(c.args).includes('Balance report'));
+      const report = fake
+        .callsTo('chat.postMessage')
+        .find((c) => c.args.channel === 'CCHARTS' && JSON.stringify(c.args).includes('Balance report'));
       expect(report).toBeDefined();
     } finally {
       const list = await ask('report schedules', 'CCHARTS');
@@ -128,23 +139,31 @@ describe('visual answers on Slack', () => {
     expect(published.args.view.blocks.length).toBeLessThanOrEqual(100);
   });
 
-  it('node logs shows the last lines of the emulator\'s log export in a code block and uploads the files, secrets masked', async () => {
+  it("node logs shows the last lines of the emulator's log export in a code block and uploads the files, secrets masked", async () => {
     const before = fake.uploads.length;
     const r = await ask('node logs alice lines=10', 'CLOGS');
     const text = JSON.stringify(r.body);
     expect(text).toContain('Last 10 of');
     expect(text).toContain('```');
     expect(text).toMatch(/rgb_lightning_node: status RUNNING/);
-    const uploads = await waitFor(() => {
-      // Only this channel's: a report scheduled by an earlier test may still be delivering elsewhere.
-      const done = fake.uploads.slice(before).filter((u) => u.completed && u.channelId === 'CLOGS');
-      return done.length >= 2 && done;
-    }, { timeout: 10_000, what: 'the log uploads' });
+    const uploads = await waitFor(
+      () => {
+        // Only this channel's: a report scheduled by an earlier test may still be delivering elsewhere.
+        const done = fake.uploads.slice(before).filter((u) => u.completed && u.channelId === 'CLOGS');
+        return done.length >= 2 && done;
+      },
+      { timeout: 10_000, what: 'the log uploads' },
+    );
     expect(uploads.map((u) => u.filename).sort()).toEqual(['alice-rln.log', 'alice-service.log']);
     // The wait was shown in a message of its own, edited in place as the export progressed.
-    const progress = fake.callsTo('chat.postMessage').find((c) => c.args.channel === 'CLOGS' && JSON.stringify(c.args).includes('Exporting the logs'));
+    const progress = fake
+      .callsTo('chat.postMessage')
+      .find((c) => c.args.channel === 'CLOGS' && JSON.stringify(c.args).includes('Exporting the logs'));
     expect(progress).toBeDefined();
-    const edits = fake.callsTo('chat.update').filter((c) => c.args.channel === 'CLOGS').map((c) => JSON.stringify(c.args));
+    const edits = fake
+      .callsTo('chat.update')
+      .filter((c) => c.args.channel === 'CLOGS')
+      .map((c) => JSON.stringify(c.args));
     expect(edits.some((e) => e.includes('not ready after 1 check'))).toBe(true);
     expect(edits.at(-1)).toContain('Export ready');
     const log = uploads.find((u) => u.filename === 'alice-rln.log')!.bytes!.toString('utf8');

@@ -3,7 +3,26 @@ import fc from 'fast-check';
 import { NodeWorld, ROUTES } from '../../../src/emulator/node-api/index.js';
 import { requestSchemaFor, validateResponse } from '../../support/openapi.js';
 
-const odd = [undefined, null, 0, -1, 1.5, 'x', '', true, [], {}, 2 ** 60, 'rgb:abcdefghijklmn', `02${'ab'.repeat(32)}`, 'ab'.repeat(32), [1, 2], ['Nia'], { type: 'Fungible', value: 1 }, { type: 'Any' }];
+const odd = [
+  undefined,
+  null,
+  0,
+  -1,
+  1.5,
+  'x',
+  '',
+  true,
+  [],
+  {},
+  2 ** 60,
+  'rgb:abcdefghijklmn',
+  `02${'ab'.repeat(32)}`,
+  'ab'.repeat(32),
+  [1, 2],
+  ['Nia'],
+  { type: 'Fungible', value: 1 },
+  { type: 'Any' },
+];
 
 describe('NodeWorld robustness', () => {
   it('answers any body on any endpoint with a schema-valid 200 or an RLN-shaped error, never an unexpected 500', async () => {

@@ -44,7 +44,14 @@ function base(type: number, who: Who, applicationId: string) {
 }
 
 /** `/rln-<group> <sub> opt=value…`, or `/rln <sub>` for the top-level actions (group omitted). */
-export function commandInteraction(applicationId: string, who: Who, group: string | undefined, sub: string, options: Record<string, string | number | boolean> = {}, focused?: string) {
+export function commandInteraction(
+  applicationId: string,
+  who: Who,
+  group: string | undefined,
+  sub: string,
+  options: Record<string, string | number | boolean> = {},
+  focused?: string,
+) {
   const leaf = Object.entries(options).map(([name, value]) => ({
     name,
     type: typeof value === 'number' ? 10 : typeof value === 'boolean' ? 5 : 3,
@@ -104,7 +111,11 @@ export function modalSubmitInteraction(applicationId: string, who: Who, customId
       // Display (type 10) comes back with only its id.
       components: [
         { type: 10, id: 1 },
-        ...Object.entries(values).map(([id, value], i) => ({ type: 18, id: i + 2, component: { type: 4, id: i + 100, custom_id: id, value } })),
+        ...Object.entries(values).map(([id, value], i) => ({
+          type: 18,
+          id: i + 2,
+          component: { type: 4, id: i + 100, custom_id: id, value },
+        })),
       ],
     },
   };
@@ -133,7 +144,11 @@ export function createInteractionSigner(): InteractionSigner {
   };
 }
 
-export function signHeaders(privateKey: KeyObject, rawBody: string, timestamp = String(Math.floor(Date.now() / 1000))): Record<string, string> {
+export function signHeaders(
+  privateKey: KeyObject,
+  rawBody: string,
+  timestamp = String(Math.floor(Date.now() / 1000)),
+): Record<string, string> {
   const signature = sign(null, Buffer.from(timestamp + rawBody), privateKey).toString('hex');
   return { 'content-type': 'application/json', 'x-signature-ed25519': signature, 'x-signature-timestamp': timestamp };
 }

@@ -180,8 +180,15 @@ export async function startFakeDiscord(
     if (method === 'PUT' && (m = path.match(/^\/applications\/([^/]+)(?:\/guilds\/([^/]+))?\/commands$/))) {
       const list = Array.isArray(body) ? body : [];
       // Bulk overwrite, as Discord does: the list replaces every command of that scope.
-      registered.set(m[2] ?? 'global', list.map((c: any) => String(c.name)));
-      return send(res, 200, list.map((c: any) => ({ ...c, id: snowflake(), application_id: m![1], version: snowflake() })));
+      registered.set(
+        m[2] ?? 'global',
+        list.map((c: any) => String(c.name)),
+      );
+      return send(
+        res,
+        200,
+        list.map((c: any) => ({ ...c, id: snowflake(), application_id: m![1], version: snowflake() })),
+      );
     }
     send(res, 404, { message: `the fake Discord has no route ${method} ${path}`, code: 0 });
   }
@@ -194,7 +201,10 @@ export async function startFakeDiscord(
       void (async () => {
         const url = new URL(req.url ?? '/', 'http://fake');
         const raw = url.pathname.replace(/^\/api\/v\d+/, '');
-        const path = raw.split('/').map((s) => decodeURIComponent(s)).join('/');
+        const path = raw
+          .split('/')
+          .map((s) => decodeURIComponent(s))
+          .join('/');
         const contentType = String(req.headers['content-type'] ?? '');
         let files: RecordedCall['files'];
         let text = Buffer.concat(chunks).toString('utf8');
@@ -242,7 +252,9 @@ export async function startFakeDiscord(
     ws.on('message', (data) => {
       let p: { op: number; d?: any };
       try {
-        p = JSON.parse((Array.isArray(data) ? Buffer.concat(data) : data instanceof ArrayBuffer ? Buffer.from(data) : data).toString('utf8'));
+        p = JSON.parse(
+          (Array.isArray(data) ? Buffer.concat(data) : data instanceof ArrayBuffer ? Buffer.from(data) : data).toString('utf8'),
+        );
       } catch {
         return;
       }
@@ -326,7 +338,14 @@ export async function startFakeDiscord(
         const timer = setTimeout(() => {
           const i = waiters.indexOf(loop);
           if (i >= 0) waiters.splice(i, 1);
-          reject(new Error(`no matching Discord call after ${timeoutMs} ms; calls: ${calls.slice(-10).map((c) => `${c.method} ${c.path}`).join(', ')}`));
+          reject(
+            new Error(
+              `no matching Discord call after ${timeoutMs} ms; calls: ${calls
+                .slice(-10)
+                .map((c) => `${c.method} ${c.path}`)
+                .join(', ')}`,
+            ),
+          );
         }, timeoutMs);
         loop();
       });

@@ -43,7 +43,8 @@ const SEVERITIES = ['critical', 'error', 'warning', 'info'];
 function problems(e: Partial<PdEvent>): string[] {
   const out: string[] = [];
   if (typeof e.routing_key !== 'string' || e.routing_key.length !== 32) out.push('routing_key must be a 32-character integration key');
-  if (!['trigger', 'acknowledge', 'resolve'].includes(String(e.event_action))) out.push("'event_action' must be one of trigger, acknowledge, resolve");
+  if (!['trigger', 'acknowledge', 'resolve'].includes(String(e.event_action)))
+    out.push("'event_action' must be one of trigger, acknowledge, resolve");
   if (e.event_action === 'trigger') {
     if (!e.payload?.summary) out.push("'payload.summary' is missing or blank");
     if (!e.payload?.source) out.push("'payload.source' is missing or blank");
@@ -62,40 +63,46 @@ export async function startFakePagerDuty(): Promise<FakePagerDuty> {
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => setTimeout(() => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const answer = (status: number, body: object, headers: Record<string, string> = {}) => {
-        answers.push(status);
-        res.writeHead(status, { 'content-type': 'application/json', ...headers });
-        res.end(JSON.stringify(body));
-      };
-      if (failing && failing.times > 0) {
-        failing.times--;
-        const { status } = failing;
-        return status === 429
-          ? answer(429, { status: 'throttle event', message: 'Requests for this service are arriving too quickly. Please retry later.' }, { 'retry-after': '1' })
-          : answer(status, { status: 'error', message: 'Internal error' });
-      }
-      if (req.method === 'POST' && req.url === '/hook') {
-        hooks.push({ body: text, headers: req.headers });
-        return answer(200, { ok: true });
-      }
-      if (req.method !== 'POST' || req.url !== '/v2/enqueue') return answer(404, { status: 'not found', message: 'Not found' });
-      let e: Partial<PdEvent>;
-      try {
-        e = JSON.parse(text) as Partial<PdEvent>;
-      } catch {
-        return answer(400, { status: 'invalid event', message: 'Event object is invalid', errors: ['Body is not valid JSON'] });
-      }
-      const errors = problems(e);
-      if (errors.length) return answer(400, { status: 'invalid event', message: 'Event object is invalid', errors });
-      const key = e.dedup_key ?? `fake-${++seq}`;
-      events.push({ ...(e as PdEvent), dedup_key: key });
-      const state = e.event_action === 'trigger' ? 'triggered' : e.event_action === 'acknowledge' ? 'acknowledged' : 'resolved';
-      // As PagerDuty: acknowledge/resolve of an unknown or resolved alert is accepted and changes nothing.
-      if (e.event_action === 'trigger' || (alerts.has(key) && alerts.get(key) !== 'resolved')) alerts.set(key, state);
-      return answer(202, { status: 'success', message: 'Event processed', dedup_key: key });
-    }, fake.delayMs));
+    req.on('end', () =>
+      setTimeout(() => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        const answer = (status: number, body: object, headers: Record<string, string> = {}) => {
+          answers.push(status);
+          res.writeHead(status, { 'content-type': 'application/json', ...headers });
+          res.end(JSON.stringify(body));
+        };
+        if (failing && failing.times > 0) {
+          failing.times--;
+          const { status } = failing;
+          return status === 429
+            ? answer(
+                429,
+                { status: 'throttle event', message: 'Requests for this service are arriving too quickly. Please retry later.' },
+                { 'retry-after': '1' },
+              )
+            : answer(status, { status: 'error', message: 'Internal error' });
+        }
+        if (req.method === 'POST' && req.url === '/hook') {
+          hooks.push({ body: text, headers: req.headers });
+          return answer(200, { ok: true });
+        }
+        if (req.method !== 'POST' || req.url !== '/v2/enqueue') return answer(404, { status: 'not found', message: 'Not found' });
+        let e: Partial<PdEvent>;
+        try {
+          e = JSON.parse(text) as Partial<PdEvent>;
+        } catch {
+          return answer(400, { status: 'invalid event', message: 'Event object is invalid', errors: ['Body is not valid JSON'] });
+        }
+        const errors = problems(e);
+        if (errors.length) return answer(400, { status: 'invalid event', message: 'Event object is invalid', errors });
+        const key = e.dedup_key ?? `fake-${++seq}`;
+        events.push({ ...(e as PdEvent), dedup_key: key });
+        const state = e.event_action === 'trigger' ? 'triggered' : e.event_action === 'acknowledge' ? 'acknowledged' : 'resolved';
+        // As PagerDuty: acknowledge/resolve of an unknown or resolved alert is accepted and changes nothing.
+        if (e.event_action === 'trigger' || (alerts.has(key) && alerts.get(key) !== 'resolved')) alerts.set(key, state);
+        return answer(202, { status: 'success', message: 'Event processed', dedup_key: key });
+      }, fake.delayMs),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

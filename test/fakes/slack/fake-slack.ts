@@ -139,7 +139,9 @@ async function uploadedBytes(raw: Buffer, contentType: string): Promise<Buffer> 
 /** How long Slack waits for an acknowledgement (slash commands, interactions, options). */
 export const SLACK_ACK_DEADLINE_MS = 3_000;
 
-export async function startFakeSlack(opts: { teamId?: string; botUserId?: string; /** Web API answers wait this long (posts stay in flight). */ answerDelayMs?: number } = {}): Promise<FakeSlack> {
+export async function startFakeSlack(
+  opts: { teamId?: string; botUserId?: string /** Web API answers wait this long (posts stay in flight). */; answerDelayMs?: number } = {},
+): Promise<FakeSlack> {
   const teamId = opts.teamId ?? 'T0TEST';
   const botUserId = opts.botUserId ?? 'UBOT';
   let seq = 0;
@@ -171,7 +173,15 @@ export async function startFakeSlack(opts: { teamId?: string; botUserId?: string
   function answer(method: string, args: Record<string, any>): Record<string, any> {
     switch (method) {
       case 'auth.test':
-        return { ok: true, url: 'https://fake.slack.test/', team: 'Fake', user: 'rln', team_id: teamId, user_id: botUserId, bot_id: 'BBOT' };
+        return {
+          ok: true,
+          url: 'https://fake.slack.test/',
+          team: 'Fake',
+          user: 'rln',
+          team_id: teamId,
+          user_id: botUserId,
+          bot_id: 'BBOT',
+        };
       case 'chat.postMessage': {
         const invalid = messageTableProblems(args);
         if (invalid.length) return { ok: false, error: 'invalid_blocks', errors: invalid };
@@ -208,7 +218,9 @@ export async function startFakeSlack(opts: { teamId?: string; botUserId?: string
         if (args.channel_id && notMemberOf.has(String(args.channel_id))) return { ok: false, error: 'not_in_channel' };
         // A user id is not a channel: a direct message has its own D… id (conversations.open).
         if (/^[UW]/.test(String(args.channel_id ?? ''))) return { ok: false, error: 'channel_not_found' };
-        list.forEach((f, i) => Object.assign(found[i]!, { title: f.title, channelId: args.channel_id, threadTs: args.thread_ts, completed: true }));
+        list.forEach((f, i) =>
+          Object.assign(found[i]!, { title: f.title, channelId: args.channel_id, threadTs: args.thread_ts, completed: true }),
+        );
         return { ok: true, files: list.map((f) => ({ id: f.id, title: f.title })) };
       }
       case 'conversations.open': {
@@ -224,7 +236,14 @@ export async function startFakeSlack(opts: { teamId?: string; botUserId?: string
         return { ok: true, channel: { id: channel } };
       }
       case 'usergroups.list':
-        return { ok: true, usergroups: fake.userGroups.map((g) => ({ id: g.id, handle: g.id.toLowerCase(), users: args.include_users ? g.users : undefined })) };
+        return {
+          ok: true,
+          usergroups: fake.userGroups.map((g) => ({
+            id: g.id,
+            handle: g.id.toLowerCase(),
+            users: args.include_users ? g.users : undefined,
+          })),
+        };
       case 'apps.connections.open':
         return { ok: true, url: `${base.replace(/^http/, 'ws')}/socket` };
       default:
@@ -233,60 +252,64 @@ export async function startFakeSlack(opts: { teamId?: string; botUserId?: string
   }
 
   // node's http does not await a handler; this one answers on every path (404 and 400 included).
-  const server: Server = createServer((req, res) => void (async () => {
-    try {
-      const url = new URL(req.url ?? '/', 'http://x');
-      const bytes = await readBody(req);
-      if (req.method === 'POST' && url.pathname.startsWith('/upload/')) {
-        const upload = uploads.find((u) => u.fileId === url.pathname.slice('/upload/'.length));
-        if (!upload) {
-          res.writeHead(404, { 'content-type': 'text/plain' });
-          return res.end('not found');
+  const server: Server = createServer(
+    (req, res) =>
+      void (async () => {
+        try {
+          const url = new URL(req.url ?? '/', 'http://x');
+          const bytes = await readBody(req);
+          if (req.method === 'POST' && url.pathname.startsWith('/upload/')) {
+            const upload = uploads.find((u) => u.fileId === url.pathname.slice('/upload/'.length));
+            if (!upload) {
+              res.writeHead(404, { 'content-type': 'text/plain' });
+              return res.end('not found');
+            }
+            upload.bytes = await uploadedBytes(bytes, String(req.headers['content-type'] ?? ''));
+            res.writeHead(200, { 'content-type': 'text/plain' });
+            return res.end(`OK - ${upload.bytes.length}`);
+          }
+          const raw = bytes.toString('utf8');
+          const type = (req.headers['content-type'] ?? '').split(';')[0].trim();
+          const body = type === 'application/json' ? (raw ? JSON.parse(raw) : {}) : parseForm(raw);
+          const api = /^(?:\/via\/([\w-]+))?\/api\/(.+)$/.exec(url.pathname);
+          if (req.method === 'POST' && api) {
+            const method = api[2];
+            const call: ApiCall = { method, args: body, seq: ++seq, at: Date.now(), via: api[1], answered: false };
+            res.on('finish', () => (call.answered = true));
+            if (opts.answerDelayMs) await new Promise((r) => setTimeout(r, opts.answerDelayMs));
+            if (res.destroyed) return;
+            calls.push(call);
+            timeline.push({ kind: 'api', method, seq: call.seq });
+            const queue = failures.get(method);
+            const failure = queue?.shift();
+            if (failure) {
+              if ('error' in failure) return json(res, 200, { ok: false, error: failure.error });
+              if (failure.status === 429)
+                return json(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(failure.retryAfter) });
+              return json(res, failure.status, { ok: false, error: 'internal_error' });
+            }
+            return json(res, 200, answer(method, body));
+          }
+          if (req.method === 'POST' && url.pathname.startsWith('/respond/')) {
+            const id = url.pathname.slice('/respond/'.length);
+            if (expired.has(id)) {
+              res.writeHead(404, { 'content-type': 'text/plain' });
+              return res.end('expired_url');
+            }
+            // Slack refuses a response with broken table blocks (400 invalid_blocks) and shows nothing.
+            const invalid = messageTableProblems(body);
+            if (invalid.length) return json(res, 400, { ok: false, error: 'invalid_blocks', errors: invalid });
+            const r: RespondCall = { id, body, seq: ++seq };
+            responds.push(r);
+            timeline.push({ kind: 'respond', id, seq: r.seq });
+            return json(res, 200, { ok: true });
+          }
+          json(res, 404, { ok: false, error: 'unknown_path' });
+        } catch (e) {
+          json(res, 400, { ok: false, error: 'invalid_request', detail: (e as Error).message });
         }
-        upload.bytes = await uploadedBytes(bytes, String(req.headers['content-type'] ?? ''));
-        res.writeHead(200, { 'content-type': 'text/plain' });
-        return res.end(`OK - ${upload.bytes.length}`);
-      }
-      const raw = bytes.toString('utf8');
-      const type = (req.headers['content-type'] ?? '').split(';')[0].trim();
-      const body = type === 'application/json' ? (raw ? JSON.parse(raw) : {}) : parseForm(raw);
-      const api = /^(?:\/via\/([\w-]+))?\/api\/(.+)$/.exec(url.pathname);
-      if (req.method === 'POST' && api) {
-        const method = api[2];
-        const call: ApiCall = { method, args: body, seq: ++seq, at: Date.now(), via: api[1], answered: false };
-        res.on('finish', () => (call.answered = true));
-        if (opts.answerDelayMs) await new Promise((r) => setTimeout(r, opts.answerDelayMs));
-        if (res.destroyed) return;
-        calls.push(call);
-        timeline.push({ kind: 'api', method, seq: call.seq });
-        const queue = failures.get(method);
-        const failure = queue?.shift();
-        if (failure) {
-          if ('error' in failure) return json(res, 200, { ok: false, error: failure.error });
-          if (failure.status === 429) return json(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(failure.retryAfter) });
-          return json(res, failure.status, { ok: false, error: 'internal_error' });
-        }
-        return json(res, 200, answer(method, body));
-      }
-      if (req.method === 'POST' && url.pathname.startsWith('/respond/')) {
-        const id = url.pathname.slice('/respond/'.length);
-        if (expired.has(id)) {
-          res.writeHead(404, { 'content-type': 'text/plain' });
-          return res.end('expired_url');
-        }
-        // Slack refuses a response with broken table blocks (400 invalid_blocks) and shows nothing.
-        const invalid = messageTableProblems(body);
-        if (invalid.length) return json(res, 400, { ok: false, error: 'invalid_blocks', errors: invalid });
-        const r: RespondCall = { id, body, seq: ++seq };
-        responds.push(r);
-        timeline.push({ kind: 'respond', id, seq: r.seq });
-        return json(res, 200, { ok: true });
-      }
-      json(res, 404, { ok: false, error: 'unknown_path' });
-    } catch (e) {
-      json(res, 400, { ok: false, error: 'invalid_request', detail: (e as Error).message });
-    }
-  })());
+      })(),
+  );
 
   const wss = new WebSocketServer({ server });
   let connectionCount = 0;
@@ -375,10 +398,16 @@ export async function startFakeSlack(opts: { teamId?: string; botUserId?: string
       return acked;
     },
     waitForCalls(method, n = 1) {
-      return waitFor(() => fake.callsTo(method).length >= n && fake.callsTo(method), { timeout: 5_000, what: `fake Slack: ${n} ${method} call(s)` });
+      return waitFor(() => fake.callsTo(method).length >= n && fake.callsTo(method), {
+        timeout: 5_000,
+        what: `fake Slack: ${n} ${method} call(s)`,
+      });
     },
     waitForResponds(url, n = 1) {
-      return waitFor(() => fake.respondsTo(url).length >= n && fake.respondsTo(url), { timeout: 5_000, what: `fake Slack: ${n} respond() post(s)` });
+      return waitFor(() => fake.respondsTo(url).length >= n && fake.respondsTo(url), {
+        timeout: 5_000,
+        what: `fake Slack: ${n} respond() post(s)`,
+      });
     },
     get connectionCount() {
       return connectionCount;

@@ -46,7 +46,12 @@ export function blockActionsPayload(o: {
   const ts = o.messageTs ?? '1700000000.000100';
   return {
     type: 'block_actions',
-    user: { id: o.user.id, username: o.user.name ?? o.user.id.toLowerCase(), name: o.user.name ?? o.user.id.toLowerCase(), team_id: o.teamId ?? 'T0TEST' },
+    user: {
+      id: o.user.id,
+      username: o.user.name ?? o.user.id.toLowerCase(),
+      name: o.user.name ?? o.user.id.toLowerCase(),
+      team_id: o.teamId ?? 'T0TEST',
+    },
     api_app_id: 'AFAKE',
     token: 'verification-token-unused',
     container: { type: 'message', message_ts: ts, channel_id: o.channelId ?? 'C0OPS', is_ephemeral: false },
@@ -56,7 +61,14 @@ export function blockActionsPayload(o: {
     message: { type: 'message', ts, text: '' },
     response_url: o.responseUrl,
     actions: [
-      { type: 'button', action_id: o.actionId, block_id: 'b1', value: o.actionId, text: { type: 'plain_text', text: 'x' }, action_ts: `${Date.now() / 1000}` },
+      {
+        type: 'button',
+        action_id: o.actionId,
+        block_id: 'b1',
+        value: o.actionId,
+        text: { type: 'plain_text', text: 'x' },
+        action_ts: `${Date.now() / 1000}`,
+      },
     ],
   };
 }
@@ -70,18 +82,32 @@ export function viewState(view: Record<string, any>, values: Record<string, stri
     const v = values[block.block_id];
     let entry: Record<string, any>;
     if (el.type === 'checkboxes') entry = { type: 'checkboxes', selected_options: v === true || v === 'true' ? el.options : [] };
-    else if (el.type === 'external_select') entry = { type: 'external_select', selected_option: v === undefined ? null : { text: { type: 'plain_text', text: String(v) }, value: String(v) } };
+    else if (el.type === 'external_select')
+      entry = {
+        type: 'external_select',
+        selected_option: v === undefined ? null : { text: { type: 'plain_text', text: String(v) }, value: String(v) },
+      };
     else entry = { type: el.type, value: v === undefined ? null : String(v) };
     state[block.block_id] = { [el.action_id]: entry };
   }
   return { values: state };
 }
 
-export function viewSubmissionPayload(o: { user: SlackUser; view: Record<string, any>; values: Record<string, string | boolean>; teamId?: string }): Record<string, unknown> {
+export function viewSubmissionPayload(o: {
+  user: SlackUser;
+  view: Record<string, any>;
+  values: Record<string, string | boolean>;
+  teamId?: string;
+}): Record<string, unknown> {
   return {
     type: 'view_submission',
     team: { id: o.teamId ?? 'T0TEST', domain: 'fake' },
-    user: { id: o.user.id, username: o.user.name ?? o.user.id.toLowerCase(), name: o.user.name ?? o.user.id.toLowerCase(), team_id: o.teamId ?? 'T0TEST' },
+    user: {
+      id: o.user.id,
+      username: o.user.name ?? o.user.id.toLowerCase(),
+      name: o.user.name ?? o.user.id.toLowerCase(),
+      team_id: o.teamId ?? 'T0TEST',
+    },
     api_app_id: 'AFAKE',
     token: 'verification-token-unused',
     trigger_id: `trigger-${Math.random().toString(36).slice(2)}`,
@@ -97,7 +123,12 @@ export function viewSubmissionPayload(o: { user: SlackUser; view: Record<string,
   };
 }
 
-export function blockSuggestionPayload(o: { user: SlackUser; actionId: string; value: string; view?: Record<string, any> }): Record<string, unknown> {
+export function blockSuggestionPayload(o: {
+  user: SlackUser;
+  actionId: string;
+  value: string;
+  view?: Record<string, any>;
+}): Record<string, unknown> {
   return {
     type: 'block_suggestion',
     user: { id: o.user.id, username: o.user.name ?? o.user.id, team_id: 'T0TEST' },
@@ -112,7 +143,11 @@ export function blockSuggestionPayload(o: { user: SlackUser; actionId: string; v
 }
 
 /** `X-Slack-Signature` and `X-Slack-Request-Timestamp` for a raw body. */
-export function signSlackRequest(signingSecret: string, rawBody: string, timestampSec = Math.floor(Date.now() / 1000)): Record<string, string> {
+export function signSlackRequest(
+  signingSecret: string,
+  rawBody: string,
+  timestampSec = Math.floor(Date.now() / 1000),
+): Record<string, string> {
   const sig = 'v0=' + createHmac('sha256', signingSecret).update(`v0:${timestampSec}:${rawBody}`).digest('hex');
   return { 'x-slack-signature': sig, 'x-slack-request-timestamp': String(timestampSec) };
 }

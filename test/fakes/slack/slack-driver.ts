@@ -32,11 +32,7 @@ export interface SlackDriver {
   suggest(user: SlackUser, actionId: string, value: string): Promise<{ ack: any }>;
 }
 
-export function createSlackDriver(
-  fake: FakeSlack,
-  mode: SlackMode,
-  http?: { eventsUrl: string; signingSecret: string },
-): SlackDriver {
+export function createSlackDriver(fake: FakeSlack, mode: SlackMode, http?: { eventsUrl: string; signingSecret: string }): SlackDriver {
   async function deliver(kind: 'slash_commands' | 'interactive', payload: Record<string, any>): Promise<any> {
     if (mode === 'socket') return fake.sendEnvelope(kind, payload);
     if (!http) throw new Error('HTTP mode needs eventsUrl and signingSecret');
@@ -51,12 +47,18 @@ export function createSlackDriver(
     fake,
     async slash(user, text, o = {}) {
       const responseUrl = fake.responseUrl();
-      const ack = await deliver('slash_commands', slashCommandPayload({ user, text, responseUrl, channelId: o.channelId, teamId: fake.teamId }));
+      const ack = await deliver(
+        'slash_commands',
+        slashCommandPayload({ user, text, responseUrl, channelId: o.channelId, teamId: fake.teamId }),
+      );
       return { ack, responseUrl };
     },
     async click(user, actionId, o = {}) {
       const responseUrl = fake.responseUrl();
-      const ack = await deliver('interactive', blockActionsPayload({ user, actionId, responseUrl, channelId: o.channelId, teamId: fake.teamId }));
+      const ack = await deliver(
+        'interactive',
+        blockActionsPayload({ user, actionId, responseUrl, channelId: o.channelId, teamId: fake.teamId }),
+      );
       return { ack, responseUrl };
     },
     async ask(user, text, o = {}) {

@@ -10,7 +10,14 @@
 import type { DataTableBlock, TableBlock } from '@slack/types';
 
 const TABLE_KEYS: ReadonlyArray<keyof TableBlock> = ['type', 'block_id', 'rows', 'column_settings'];
-const DATA_TABLE_KEYS: ReadonlyArray<keyof DataTableBlock> = ['type', 'block_id', 'rows', 'caption', 'page_size', 'row_header_column_index'];
+const DATA_TABLE_KEYS: ReadonlyArray<keyof DataTableBlock> = [
+  'type',
+  'block_id',
+  'rows',
+  'caption',
+  'page_size',
+  'row_header_column_index',
+];
 const MAX_TABLE_ROWS = 100;
 const MAX_COLUMNS = 20;
 const MAX_DATA_TABLE_ROWS = 100;
@@ -52,7 +59,8 @@ export function tableBlockProblems(b: any, chars: { n: number } = { n: 0 }): str
   if (!Array.isArray(b.rows)) return [...out, `${b.type}: rows is not an array`];
   const rows: any[][] = b.rows;
   if (table && (rows.length < 1 || rows.length > MAX_TABLE_ROWS)) out.push(`table: ${rows.length} rows (1–${MAX_TABLE_ROWS})`);
-  if (!table && (rows.length < 2 || rows.length > MAX_DATA_TABLE_ROWS + 1)) out.push(`data_table: ${rows.length} rows with the header (2–${MAX_DATA_TABLE_ROWS + 1})`);
+  if (!table && (rows.length < 2 || rows.length > MAX_DATA_TABLE_ROWS + 1))
+    out.push(`data_table: ${rows.length} rows with the header (2–${MAX_DATA_TABLE_ROWS + 1})`);
   let tableChars = 0;
   rows.forEach((row, i) => {
     if (!Array.isArray(row)) return out.push(`${b.type}: row ${i} is not an array`);
@@ -61,7 +69,8 @@ export function tableBlockProblems(b: any, chars: { n: number } = { n: 0 }): str
     for (const c of row) tableChars += cellProblems(c, `${b.type} row ${i}`, out, !table && i === 0);
   });
   if (table && b.column_settings !== undefined) {
-    if (!Array.isArray(b.column_settings) || b.column_settings.length > MAX_COLUMNS) out.push('table: column_settings must be an array of at most 20');
+    if (!Array.isArray(b.column_settings) || b.column_settings.length > MAX_COLUMNS)
+      out.push('table: column_settings must be an array of at most 20');
     for (const s of b.column_settings ?? []) {
       if (s === null) continue;
       if (s.align !== undefined && !['left', 'center', 'right'].includes(s.align)) out.push(`table: align ${s.align}`);
@@ -71,9 +80,13 @@ export function tableBlockProblems(b: any, chars: { n: number } = { n: 0 }): str
   }
   if (!table) {
     if (typeof b.caption !== 'string' || !b.caption) out.push('data_table: caption is required');
-    if (b.page_size !== undefined && (!isInt(b.page_size) || b.page_size < 1 || b.page_size > 100)) out.push(`data_table: page_size ${b.page_size}`);
+    if (b.page_size !== undefined && (!isInt(b.page_size) || b.page_size < 1 || b.page_size > 100))
+      out.push(`data_table: page_size ${b.page_size}`);
     const cols = rows[0]?.length ?? 0;
-    if (b.row_header_column_index !== undefined && (!isInt(b.row_header_column_index) || b.row_header_column_index < 0 || b.row_header_column_index >= cols)) {
+    if (
+      b.row_header_column_index !== undefined &&
+      (!isInt(b.row_header_column_index) || b.row_header_column_index < 0 || b.row_header_column_index >= cols)
+    ) {
       out.push(`data_table: row_header_column_index ${b.row_header_column_index}`);
     }
   }
@@ -90,8 +103,10 @@ export const isTableBlock = (b: any): boolean => b?.type === 'table' || b?.type 
  * a legacy attachment (this bot never puts one there).
  */
 export function messageTableProblems(payload: { blocks?: unknown; attachments?: unknown }): string[] {
-  const top = Array.isArray(payload.blocks) ? (payload.blocks) : [];
-  const inAttachments = Array.isArray(payload.attachments) ? (payload.attachments).flatMap((a) => (Array.isArray(a?.blocks) ? a.blocks : [])) : [];
+  const top = Array.isArray(payload.blocks) ? payload.blocks : [];
+  const inAttachments = Array.isArray(payload.attachments)
+    ? payload.attachments.flatMap((a) => (Array.isArray(a?.blocks) ? a.blocks : []))
+    : [];
   const out: string[] = [];
   const chars = { n: 0 };
   const tables = top.filter(isTableBlock);

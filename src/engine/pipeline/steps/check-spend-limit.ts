@@ -10,7 +10,14 @@ import { commandOf, opensDialog, type Step } from '../attempt.js';
 export const checkSpendLimit: Step = async (a, p) => {
   const def = commandOf(a);
   if (!def.spend || opensDialog(a)) return undefined;
-  const ctx: CommandContext<Record<string, unknown>> = { args: a.parsed ?? {}, actor: a.actor, place: a.place, node: a.node, services: p.services, secrets: {} };
+  const ctx: CommandContext<Record<string, unknown>> = {
+    args: a.parsed ?? {},
+    actor: a.actor,
+    place: a.place,
+    node: a.node,
+    services: p.services,
+    secrets: {},
+  };
   a.spend = await def.spend(ctx);
   return a.spend ? await p.services.policy.checkLimit(a.actor, a.spend) : undefined;
 };

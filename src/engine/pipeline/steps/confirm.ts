@@ -33,7 +33,9 @@ export const confirm: Step = async (a, p) => {
 async function askConfirmation(a: Attempt, p: Pipeline): Promise<Reply> {
   const def = commandOf(a);
   // What will happen, in the command's own words (amount, payee…), before anything is stored.
-  const preview = def.preview ? await def.preview({ args: a.parsed ?? {}, actor: a.actor, place: a.place, node: a.node, services: p.services, secrets: {} }) : [];
+  const preview = def.preview
+    ? await def.preview({ args: a.parsed ?? {}, actor: a.actor, place: a.place, node: a.node, services: p.services, secrets: {} })
+    : [];
   const id = await p.confirmations.create({ actor: a.actor, place: a.place, path: def.path, args: a.args, ttlMs: p.confirmTtlMs });
   const fields: Field[] = [{ label: 'Command', value: commandLine(p.registry, def, redactArgs(def, a.args)) }];
   if (a.node) fields.push({ label: 'Node', value: `${a.node.name} (${statusBadge(String(a.node.status))})` });
@@ -43,8 +45,13 @@ async function askConfirmation(a: Attempt, p: Pipeline): Promise<Reply> {
     const left = await p.services.policy.leftAfter(a.actor, a.spend);
     if (left.length) fields.push({ label: 'Daily limit', value: left.join('; ') });
   }
-  const rule = def.approvalCovers && !def.approvalCovers(a.parsed ?? {}) ? undefined : await p.services.policy.approvalNeeded(def.path, a.spend);
-  if (rule) fields.push({ label: 'Second person', value: `needed: ${rule}. Confirming posts a request that another person with the role must approve.` });
+  const rule =
+    def.approvalCovers && !def.approvalCovers(a.parsed ?? {}) ? undefined : await p.services.policy.approvalNeeded(def.path, a.spend);
+  if (rule)
+    fields.push({
+      label: 'Second person',
+      value: `needed: ${rule}. Confirming posts a request that another person with the role must approve.`,
+    });
   fields.push({ label: 'Requested by', value: whoOf(a.actor) });
   const message = await p.buttons.prepare(
     {

@@ -24,7 +24,13 @@ const TRUE_WORDS = new Set(['true', 'yes', 'y', 'on', '1', 'checked', 'x', 'ok']
 
 /** A checkbox answer as a dialog value: 'true' for a true word, 'false' for anything else. */
 export function checkboxValue(raw: string | undefined): 'true' | 'false' {
-  return TRUE_WORDS.has(String(raw ?? '').trim().toLowerCase()) ? 'true' : 'false';
+  return TRUE_WORDS.has(
+    String(raw ?? '')
+      .trim()
+      .toLowerCase(),
+  )
+    ? 'true'
+    : 'false';
 }
 
 export const handleDialog: Step = (a, p) => {
@@ -70,7 +76,14 @@ async function factsOf(a: Attempt, p: Pipeline, def: AnyCommand): Promise<string
 
 async function openDialog(a: Attempt, p: Pipeline, def: AnyCommand): Promise<Reply> {
   const kind = def.confirm === 'typed-name' ? 'typed-name' : 'secrets';
-  const id = await p.confirmations.createDialog({ kind, actor: a.actor, place: a.place, path: def.path, args: a.args, ttlMs: p.dialogTtlMs });
+  const id = await p.confirmations.createDialog({
+    kind,
+    actor: a.actor,
+    place: a.place,
+    path: def.path,
+    args: a.args,
+    ttlMs: p.dialogTtlMs,
+  });
   // "alice: Initialize a node's wallet; …": the node first, then what the command does.
   const named = typedNode(p, a);
   const lead = `${named ? `${named}: ` : ''}${def.summary}.`;
@@ -128,7 +141,11 @@ async function readSubmission(a: Attempt, p: Pipeline, def: AnyCommand): Promise
       errors[CONFIRM_NAME_FIELD] = typedName
         ? `That is not the node's name. Type ${expected} exactly, or close the dialog to keep the node.`
         : `Type ${expected} to confirm.`;
-      await recordOutcome(p, a, 'refused', { audit: 'refused', reason: 'confirmation_mismatch: the typed name did not match the node', log: { reason: 'typed name did not match' } });
+      await recordOutcome(p, a, 'refused', {
+        audit: 'refused',
+        reason: 'confirmation_mismatch: the typed name did not match the node',
+        log: { reason: 'typed name did not match' },
+      });
       return { kind: 'dialog_errors', errors };
     }
   }
@@ -147,6 +164,12 @@ async function readSubmission(a: Attempt, p: Pipeline, def: AnyCommand): Promise
 }
 
 /** Masks the secrets a submission holds in every log line from now on (before any step runs). */
-export function maskSubmittedSecrets(registry: Registry, def: AnyCommand, args: Record<string, string>, values: Record<string, string>): void {
-  for (const f of dialogFields(registry, def, args)) if (f.kind === 'secret' || isSecretName(def, f.name)) registerTypedSecret(values[f.name]);
+export function maskSubmittedSecrets(
+  registry: Registry,
+  def: AnyCommand,
+  args: Record<string, string>,
+  values: Record<string, string>,
+): void {
+  for (const f of dialogFields(registry, def, args))
+    if (f.kind === 'secret' || isSecretName(def, f.name)) registerTypedSecret(values[f.name]);
 }

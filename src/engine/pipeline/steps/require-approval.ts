@@ -24,7 +24,11 @@ export const requireApproval: Step = async (a, p) => {
   if (a.approval) {
     if (!(await p.services.policy.approvals.decide(a.approval.id, 'approved', a.approval.approver))) {
       const now = await p.services.policy.approvals.get(a.approval.id);
-      return new UserError('approval_used', `This request was already ${now?.state ?? 'closed'}${now?.decidedBy ? ` by ${now.decidedBy}` : ''}; it runs once.`, 'Nothing more to do.');
+      return new UserError(
+        'approval_used',
+        `This request was already ${now?.state ?? 'closed'}${now?.decidedBy ? ` by ${now.decidedBy}` : ''}; it runs once.`,
+        'Nothing more to do.',
+      );
     }
     // The approval itself, under the approver's name (the command's own record names both).
     await p.services.audit.record({
@@ -47,7 +51,14 @@ export const requireApproval: Step = async (a, p) => {
 async function askApproval(a: Attempt, p: Pipeline, rule: string): Promise<Reply> {
   const def = commandOf(a);
   const policy = p.services.policy;
-  const ctx: CommandContext<Record<string, unknown>> = { args: a.parsed ?? {}, actor: a.actor, place: a.place, node: a.node, services: p.services, secrets: a.secrets };
+  const ctx: CommandContext<Record<string, unknown>> = {
+    args: a.parsed ?? {},
+    actor: a.actor,
+    place: a.place,
+    node: a.node,
+    services: p.services,
+    secrets: a.secrets,
+  };
   // Secrets are used now (the backup `node destroy` offers) and never handed to the approver.
   const before = def.beforeApproval ? await def.beforeApproval(ctx) : [];
   a.secrets = {};
@@ -56,7 +67,15 @@ async function askApproval(a: Attempt, p: Pipeline, rule: string): Promise<Reply
   const fields: Field[] = [{ label: 'Command', value: commandLine(p.registry, def, args) }];
   if (a.node) fields.push({ label: 'Node', value: `${a.node.name} (${statusBadge(String(a.node.status))})` });
   fields.push(...shown, ...before);
-  const approval = await policy.approvals.create({ actor: a.actor, place: a.place, path: def.path, args, node: a.node?.name, fields, ttlMs: policy.approvalTtlMs });
+  const approval = await policy.approvals.create({
+    actor: a.actor,
+    place: a.place,
+    path: def.path,
+    args,
+    node: a.node?.name,
+    fields,
+    ttlMs: policy.approvalTtlMs,
+  });
   const expires = new Date(approval.expiresAt).toISOString().slice(0, 16).replace('T', ' ');
   fields.push({ label: 'Requested by', value: `${whoOf(a.actor)} (${actorKey(a.actor)})`, inline: true });
   fields.push({ label: 'Expires', value: `${expires} UTC (in ${ttlText(policy.approvalTtlMs)})`, inline: true });
@@ -76,7 +95,9 @@ async function askApproval(a: Attempt, p: Pipeline, rule: string): Promise<Reply
       header: `Approval needed: ${def.path}${a.node ? ` ${a.node.name}` : ''}`,
       tone: 'warning',
       blocks: [
-        msg.text(`${whoOf(a.actor)} asks to run this. ${rule[0].toUpperCase()}${rule.slice(1)}: nothing happens until someone approves it.`),
+        msg.text(
+          `${whoOf(a.actor)} asks to run this. ${rule[0].toUpperCase()}${rule.slice(1)}: nothing happens until someone approves it.`,
+        ),
         msg.fields(fields),
         msg.context(
           `Anyone but ${whoOf(a.actor)} with the ${roleFor(p, def)} role${a.node ? ` on ${a.node.name}` : ''} can approve; the first approval runs it. Request ${approval.id}.`,
@@ -98,8 +119,14 @@ function spendFields(a: Attempt): Field[] {
   const s = a.spend;
   if (!s) return [];
   const out: Field[] = [];
-  if (s.msat > 0) out.push({ label: 'Amount', value: `${(s.msat / 1000).toLocaleString('en-US', { maximumFractionDigits: 3 })} sats`, inline: true });
-  if (s.asset) out.push({ label: 'Asset', value: `${s.asset.amount.toLocaleString('en-US', { maximumFractionDigits: 8 })} ${s.asset.ticker}`, inline: true });
+  if (s.msat > 0)
+    out.push({ label: 'Amount', value: `${(s.msat / 1000).toLocaleString('en-US', { maximumFractionDigits: 3 })} sats`, inline: true });
+  if (s.asset)
+    out.push({
+      label: 'Asset',
+      value: `${s.asset.amount.toLocaleString('en-US', { maximumFractionDigits: 8 })} ${s.asset.ticker}`,
+      inline: true,
+    });
   if (s.to) out.push({ label: 'To', value: [{ code: s.to }], inline: true });
   return out;
 }

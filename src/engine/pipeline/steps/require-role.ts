@@ -24,7 +24,12 @@ export const requireRole: Step = async (a, p) => {
       const have = await p.services.access.roleOf(a.actor, theirs);
       const nodeName = typeof theirs.node === 'string' ? theirs.node : theirs.node?.name;
       // Closed, so that it cannot run later either.
-      await p.services.policy.approvals.decide(a.approval.id, 'rejected', a.approval.approver, `the requester no longer has the ${need} role`);
+      await p.services.policy.approvals.decide(
+        a.approval.id,
+        'rejected',
+        a.approval.approver,
+        `the requester no longer has the ${need} role`,
+      );
       return new UserError(
         'forbidden',
         `${whoOf(a.actor)} (${actorKey(a.actor)}), who asked for \`${def.path}\`, no longer has the ${need} role${nodeName ? ` on ${nodeName}` : ''} (now: ${have}): the request cannot run.`,
@@ -52,11 +57,20 @@ async function whereOf(a: Attempt, p: Pipeline, who: Actor): Promise<Where> {
   return { node: typed, channelId };
 }
 
-async function forbidden(p: Pipeline, actor: Actor, def: AnyCommand, need: Role, where: Where, verb: 'run' | 'approve'): Promise<UserError> {
+async function forbidden(
+  p: Pipeline,
+  actor: Actor,
+  def: AnyCommand,
+  need: Role,
+  where: Where,
+  verb: 'run' | 'approve',
+): Promise<UserError> {
   const key = actorKey(actor);
   const have = await p.services.access.roleOf(actor, where);
   const nodeName = typeof where.node === 'string' ? where.node : where.node?.name;
-  const scoped = (await p.services.access.scopesOf(actor)).find((s) => ROLE_RANK[s.role] >= ROLE_RANK[need] && !scopeCovers(s.scope, where));
+  const scoped = (await p.services.access.scopesOf(actor)).find(
+    (s) => ROLE_RANK[s.role] >= ROLE_RANK[need] && !scopeCovers(s.scope, where),
+  );
   if (scoped) {
     const here = nodeName ? `on ${nodeName}` : 'here';
     return new UserError(

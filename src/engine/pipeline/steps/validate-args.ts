@@ -39,12 +39,18 @@ export function validate(registry: Registry, def: AnyCommand, raw: Record<string
   const name = String(issue?.path?.[0] ?? '');
   const spec = specs.find((s) => s.name === name);
   if (name && input[name] === undefined) {
-    throw new UserError('invalid_arguments', `\`${def.path}\` needs \`${name}\`${spec?.description ? ` (${spec.description})` : ''}.`, usage());
+    throw new UserError(
+      'invalid_arguments',
+      `\`${def.path}\` needs \`${name}\`${spec?.description ? ` (${spec.description})` : ''}.`,
+      usage(),
+    );
   }
   const choices = spec?.choices ? ` It must be one of: ${spec.choices.join(', ')}.` : '';
   throw new UserError(
     'invalid_arguments',
-    name ? `Argument \`${name}\` is not valid: ${issue.message}.${choices}` : `The arguments are not valid: ${issue?.message ?? 'unknown problem'}.`,
+    name
+      ? `Argument \`${name}\` is not valid: ${issue.message}.${choices}`
+      : `The arguments are not valid: ${issue?.message ?? 'unknown problem'}.`,
     usage(),
   );
 }
