@@ -14,8 +14,16 @@ describe('the written approval policy and spend limits', () => {
       'node.destroy',
       'pay.send',
       'pay.keysend',
+      // On-chain sends are guarded like payments (issue 26): wallet.send, and asset.send's
+      // witness sats beside its asset amount.
+      'wallet.send',
+      'asset.send',
       'asset.send',
       'channel.open',
+      // Four eyes protect themselves: the policy, admin grants and unlinking need a second admin.
+      'policy.set',
+      'access.grant',
+      'access.unlink',
     ]);
   });
 

@@ -106,8 +106,9 @@ describe('asset commands', () => {
       raw: 'true',
       transport_endpoints: 'rpc://127.0.0.1:3000/json-rpc',
     });
-    // a2 does not hold PREC yet: its precision is unknown there, so the amount stays raw and says so.
-    expect(textOf(inv)).toContain('Amount: 1,000 raw of rgb:');
+    // a2 does not hold PREC yet, but a1 of the same account issued it: its precision is known
+    // from there, so the 1,000 base units read as 10.00 PREC (issue 26).
+    expect(textOf(inv)).toContain('Amount: 10.00 PREC');
     const own = await runCommand(env, findCommand(invoiceCommands, 'invoice rgb'), {
       node: 'a1',
       asset_id: 'PREC',

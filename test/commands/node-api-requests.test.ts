@@ -64,6 +64,8 @@ const NOT_NODE_API = new Set([
   'access grant',
   'access revoke',
   'access list',
+  'access link',
+  'access unlink',
   'policy set',
   'policy list',
   'policy limits',

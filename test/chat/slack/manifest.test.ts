@@ -39,8 +39,9 @@ const SCOPES_BY_METHOD: Record<string, string[]> = {
 
 function methodsCalled(source: string): string[] {
   const found = new Set<string>();
-  for (const m of source.matchAll(/\.(chat|views|conversations|users|usergroups|auth|files)\.([a-zA-Z]+(?:\.[a-zA-Z]+)?)\(/g))
-    found.add(`${m[1]}.${m[2]}`);
+  // A formatted call chain may break before a dot: `client.usergroups\n  .list(`.
+  for (const m of source.matchAll(/\.(chat|views|conversations|users|usergroups|auth|files)\s*\.([a-zA-Z]+(?:\s*\.[a-zA-Z]+)?)\s*\(/g))
+    found.add(`${m[1]}.${m[2].replace(/\s+/g, '')}`);
   for (const m of source.matchAll(/apiCall\(\s*['"]([a-z]+\.[a-zA-Z.]+)['"]/g)) found.add(m[1]);
   return [...found].sort();
 }
