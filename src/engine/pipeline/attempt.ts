@@ -7,7 +7,7 @@ import type { HostedNode } from '../../hosting/index.js';
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
 import type { Actor, Place, Role, Spend } from '../../vocabulary/index.js';
-import type { Invocation, Reply } from '../types.js';
+import type { CommandContext, Invocation, Reply } from '../types.js';
 import type { UserError } from '../../vocabulary/index.js';
 import type { AnyCommand, Registry } from '../types.js';
 import type { EngineServices } from '../types.js';
@@ -105,4 +105,22 @@ export function typedNode(p: Pipeline, a: Attempt): string | undefined {
 
 export function whoOf(actor: Actor): string {
   return actor.displayName || actor.userId;
+}
+
+/**
+ * The context a step hands a command's code (its handler, its spend or approval hooks): the
+ * attempt's parsed arguments, who and where, the node and the services. `secrets` are the dialog's
+ * values for the handler, and none for the hooks that only look.
+ */
+export function contextOf(
+  a: Attempt,
+  p: Pipeline,
+  extra: Partial<CommandContext<Record<string, unknown>>> = {},
+): CommandContext<Record<string, unknown>> {
+  return { args: a.parsed ?? {}, actor: a.actor, place: a.place, node: a.node, services: p.services, secrets: {}, ...extra };
+}
+
+/** A new attempt by this person, from this place, by this way in: the entry points' first step. */
+export function newAttempt(inv: { actor: Actor; place: Place }, via: Invocation['via'], p: Pipeline): Attempt {
+  return { actor: inv.actor, place: inv.place, via, args: {}, secrets: {}, startedAt: p.now() };
 }

@@ -10,7 +10,7 @@ import { actorKey } from '../../access/index.js';
 import type { Actor } from '../../vocabulary/index.js';
 import type { Invocation, Reply } from '../types.js';
 import type { AnyCommand } from '../types.js';
-import { whoOf, type Attempt, type Pipeline } from './attempt.js';
+import { newAttempt, whoOf, type Attempt, type Pipeline } from './attempt.js';
 import { commandLine } from './command-line.js';
 import { failAttempt } from './record-outcome.js';
 import { runSteps } from './run-steps.js';
@@ -18,7 +18,7 @@ import { runSteps } from './run-steps.js';
 type Click = Extract<Invocation, { via: 'button' }>;
 
 export async function approveClick(inv: Click, p: Pipeline, id: string, commandNamed: (path: string) => AnyCommand): Promise<Reply> {
-  const a: Attempt = { actor: inv.actor, place: inv.place, via: 'button', args: {}, secrets: {}, startedAt: p.now() };
+  const a = newAttempt(inv, 'button', p);
   const approvals = p.services.policy.approvals;
   try {
     const req = await approvals.get(id);

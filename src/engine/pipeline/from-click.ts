@@ -9,7 +9,7 @@ import { msg } from '../../vocabulary/index.js';
 import type { Actor } from '../../vocabulary/index.js';
 import type { Invocation, Reply } from '../types.js';
 import type { AnyCommand } from '../types.js';
-import { whoOf, type Attempt, type Pipeline } from './attempt.js';
+import { newAttempt, whoOf, type Attempt, type Pipeline } from './attempt.js';
 import { commandLine, ttlText } from './command-line.js';
 import { OPEN_DIALOG_COMMAND } from './in-time.js';
 import { failAttempt, recordOutcome } from './record-outcome.js';
@@ -22,7 +22,7 @@ type Click = Extract<Invocation, { via: 'button' }>;
 
 /** `internal` holds the commands only buttons run (`__incident_ack`). */
 export async function fromClick(inv: Click, p: Pipeline, internal: Map<string, AnyCommand>): Promise<Reply> {
-  const a: Attempt = { actor: inv.actor, place: inv.place, via: 'button', args: {}, secrets: {}, startedAt: p.now() };
+  const a = newAttempt(inv, 'button', p);
   const commandNamed = (path: string) => {
     const def = internal.get(path) ?? p.registry.get(path);
     if (!def) throw new UserError('unknown_command', `The command \`${path}\` no longer exists.`, 'Type `/rln help` for every command.');
@@ -53,7 +53,8 @@ export async function fromClick(inv: Click, p: Pipeline, internal: Map<string, A
   return runSteps(a, p);
 }
 
-async function loadConfirmation(p: Pipeline, id: string, commandNamed: (path: string) => AnyCommand) {
+/** The stored confirmation, its command and arguments, which it also gives the attempt. */
+async function loadConfirmation(p: Pipeline, a: Attempt, id: string, commandNamed: (path: string) => AnyCommand) {
   const row = await p.confirmations.get(id);
   if (!row)
     throw new UserError(
@@ -62,16 +63,17 @@ async function loadConfirmation(p: Pipeline, id: string, commandNamed: (path: st
       'Run the command again.',
     );
   const def = commandNamed(row.path);
-  return { row, def, args: JSON.parse(row.argsJson) as Record<string, string>, requester: JSON.parse(row.requesterJson) as Actor };
+  const args = JSON.parse(row.argsJson) as Record<string, string>;
+  a.def = def;
+  a.args = args;
+  return { row, def, args, requester: JSON.parse(row.requesterJson) as Actor };
 }
 
 /** Confirm: only the requester, once, before it expires; then every step again, the confirmation claimed at its step. */
 async function confirmClick(inv: Click, p: Pipeline, id: string, commandNamed: (path: string) => AnyCommand): Promise<Reply> {
-  const a: Attempt = { actor: inv.actor, place: inv.place, via: 'button', args: {}, secrets: {}, startedAt: p.now() };
+  const a = newAttempt(inv, 'button', p);
   try {
-    const { row, def, args, requester } = await loadConfirmation(p, id, commandNamed);
-    a.def = def;
-    a.args = args;
+    const { row, def, args, requester } = await loadConfirmation(p, a, id, commandNamed);
     const again = `\`${commandLine(p.registry, def, redactArgs(def, args))}\``;
     if (actorKey(inv.actor) !== row.requesterKey) {
       throw new UserError(
@@ -107,11 +109,9 @@ async function confirmClick(inv: Click, p: Pipeline, id: string, commandNamed: (
 
 /** Cancel: the requester or an admin; nothing runs, and the confirmation cannot be used afterwards. */
 async function cancelClick(inv: Click, p: Pipeline, id: string, commandNamed: (path: string) => AnyCommand): Promise<Reply> {
-  const a: Attempt = { actor: inv.actor, place: inv.place, via: 'button', args: {}, secrets: {}, startedAt: p.now() };
+  const a = newAttempt(inv, 'button', p);
   try {
-    const { row, def, args, requester } = await loadConfirmation(p, id, commandNamed);
-    a.def = def;
-    a.args = args;
+    const { row, def, args, requester } = await loadConfirmation(p, a, id, commandNamed);
     const isAdmin = ROLE_RANK[await p.services.access.roleOf(inv.actor)] >= ROLE_RANK.admin;
     if (actorKey(inv.actor) !== row.requesterKey && !isAdmin) {
       throw new UserError('confirmation_wrong_user', `Only ${whoOf(requester)}, who asked for \`${def.path}\`, or an admin can cancel it.`);

@@ -7,7 +7,7 @@ import { UserError } from '../../vocabulary/index.js';
 import { actorKey } from '../../access/index.js';
 import type { Invocation, Reply } from '../types.js';
 import type { AnyCommand } from '../types.js';
-import type { Attempt, Pipeline } from './attempt.js';
+import { newAttempt, type Pipeline } from './attempt.js';
 import { ttlText } from './command-line.js';
 import { failAttempt } from './record-outcome.js';
 import { runSteps } from './run-steps.js';
@@ -18,7 +18,7 @@ export async function fromDialog(
   p: Pipeline,
   internal: Map<string, AnyCommand>,
 ): Promise<Reply> {
-  const a: Attempt = { actor: inv.actor, place: inv.place, via: 'dialog', args: {}, secrets: {}, startedAt: p.now() };
+  const a = newAttempt(inv, 'dialog', p);
   const values = inv.values ?? {};
   try {
     const row = await p.confirmations.getDialog(inv.dialogId);

@@ -2,12 +2,12 @@
 import { UserError } from '../../vocabulary/index.js';
 import { parseCommandLine } from '../parse-command-line.js';
 import type { Invocation, Reply } from '../types.js';
-import type { Attempt, Pipeline } from './attempt.js';
+import { newAttempt, type Pipeline } from './attempt.js';
 import { failAttempt } from './record-outcome.js';
 import { runSteps } from './run-steps.js';
 
 export async function fromTyped(inv: Extract<Invocation, { via: 'typed' }>, p: Pipeline): Promise<Reply> {
-  const a: Attempt = { actor: inv.actor, place: inv.place, via: 'typed', args: {}, secrets: {}, startedAt: p.now() };
+  const a = newAttempt(inv, 'typed', p);
   try {
     let path: string;
     let args: Record<string, string>;

@@ -4,20 +4,12 @@
  * and when the limit resets. For an approved request the actor is the requester: approved sends
  * count against the requester's limit. The execute step re-checks it atomically.
  */
-import type { CommandContext } from '../../types.js';
-import { commandOf, opensDialog, type Step } from '../attempt.js';
+import { commandOf, contextOf, opensDialog, type Step } from '../attempt.js';
 
 export const checkSpendLimit: Step = async (a, p) => {
   const def = commandOf(a);
   if (!def.spend || opensDialog(a)) return undefined;
-  const ctx: CommandContext<Record<string, unknown>> = {
-    args: a.parsed ?? {},
-    actor: a.actor,
-    place: a.place,
-    node: a.node,
-    services: p.services,
-    secrets: {},
-  };
+  const ctx = contextOf(a, p);
   a.spend = await def.spend(ctx);
   return a.spend ? await p.services.policy.checkLimit(a.actor, a.spend) : undefined;
 };

@@ -6,8 +6,8 @@
  */
 import { msg, type Message } from '../../../vocabulary/index.js';
 import { actorKey } from '../../../access/index.js';
-import type { CommandContext, HandlerResult, Reply } from '../../types.js';
-import { commandOf, whoOf, type Attempt, type Pipeline, type Step } from '../attempt.js';
+import type { HandlerResult, Reply } from '../../types.js';
+import { commandOf, contextOf, whoOf, type Attempt, type Pipeline, type Step } from '../attempt.js';
 import { failAttempt } from '../record-outcome.js';
 
 export const execute: Step = async (a, p) => {
@@ -18,15 +18,7 @@ export const execute: Step = async (a, p) => {
     reserved = [];
     await p.services.policy.release(ids);
   };
-  const ctx: CommandContext<Record<string, unknown>> = {
-    args: a.parsed ?? {},
-    actor: a.actor,
-    place: a.place,
-    node: a.node,
-    services: p.services,
-    secrets: a.secrets,
-    ...(reserved.length ? { releaseSpend } : {}),
-  };
+  const ctx = contextOf(a, p, { secrets: a.secrets, ...(reserved.length ? { releaseSpend } : {}) });
   try {
     const result = await def.handler(ctx);
     if (def.mutates) p.nodes.invalidate();

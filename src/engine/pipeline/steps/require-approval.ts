@@ -10,8 +10,8 @@ import { msg, type Field } from '../../../vocabulary/index.js';
 import { redactArgs } from '../../inline-secret.js';
 import { statusBadge } from '../../../vocabulary/index.js';
 import { actorKey } from '../../../access/index.js';
-import type { CommandContext, Reply } from '../../types.js';
-import { commandOf, opensDialog, roleFor, whoOf, type Attempt, type Pipeline, type Step } from '../attempt.js';
+import type { Reply } from '../../types.js';
+import { commandOf, contextOf, opensDialog, roleFor, whoOf, type Attempt, type Pipeline, type Step } from '../attempt.js';
 import { commandLine, ttlText } from '../command-line.js';
 import { recordOutcome } from '../record-outcome.js';
 
@@ -51,14 +51,7 @@ export const requireApproval: Step = async (a, p) => {
 async function askApproval(a: Attempt, p: Pipeline, rule: string): Promise<Reply> {
   const def = commandOf(a);
   const policy = p.services.policy;
-  const ctx: CommandContext<Record<string, unknown>> = {
-    args: a.parsed ?? {},
-    actor: a.actor,
-    place: a.place,
-    node: a.node,
-    services: p.services,
-    secrets: a.secrets,
-  };
+  const ctx = contextOf(a, p, { secrets: a.secrets });
   // Secrets are used now (the backup `node destroy` offers) and never handed to the approver.
   const before = def.beforeApproval ? await def.beforeApproval(ctx) : [];
   a.secrets = {};
