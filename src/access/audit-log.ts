@@ -22,18 +22,8 @@ export interface AuditEntry {
   reason?: string;
 }
 
-export interface AuditRecordInput {
-  at?: Date;
-  actor: Actor;
-  place: Place;
-  path: string;
-  node?: string;
-  nodeId?: string;
-  /** Must already be redacted (redactArgs). */
-  args: Record<string, string>;
-  outcome: AuditOutcome;
-  reason?: string;
-}
+/** What a caller records: the entry without its id, its time optional, and the whole actor and place. */
+export type AuditRecordInput = Omit<AuditEntry, 'id' | 'at' | 'actor' | 'place'> & { at?: Date; actor: Actor; place: Place };
 
 export interface AuditLog {
   record(entry: AuditRecordInput): Promise<AuditEntry>;

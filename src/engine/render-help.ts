@@ -81,7 +81,7 @@ export function renderCommandHelp(registry: Registry, def: AnyCommand, platform?
   if (specs.length) {
     blocks.push(
       msg.table({
-        columns: [{ header: 'Argument' }, { header: 'Required' }, { header: 'Description' }],
+        columns: msg.columns('Argument', 'Required', 'Description'),
         rows: specs.map((s) => [s.name, s.required ? 'yes' : 'no', `${s.description}${s.choices ? ` (${s.choices.join(', ')})` : ''}`]),
       }),
     );
@@ -121,7 +121,7 @@ export function renderHelp(registry: Registry, group?: string, action?: string, 
       tone: 'info',
       blocks: [
         msg.table({
-          columns: [{ header: 'Usage' }, { header: 'What it does' }, { header: 'Role' }],
+          columns: msg.columns('Usage', 'What it does', 'Role'),
           rows: actions.map((d) => [usageOf(registry, d, { compact: true, platform }), d.summary, d.role]),
         }),
         msg.context('Examples:'),
@@ -142,7 +142,7 @@ export function renderHelp(registry: Registry, group?: string, action?: string, 
     blocks: [
       msg.text(`Usage: ${style.general}. For node operations the first argument is the node name or id.`),
       msg.table({
-        columns: [{ header: 'Group' }, { header: 'Actions' }],
+        columns: msg.columns('Group', 'Actions'),
         rows: [
           ...groups.map((g) => [
             g.group,

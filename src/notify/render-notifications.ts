@@ -156,13 +156,7 @@ export function digestMessage(
     summary,
     blocks: [
       msg.table({
-        columns: [
-          { header: 'Node' },
-          { header: 'Latest status' },
-          { header: 'Changes', align: 'right' },
-          { header: 'Events', align: 'right' },
-          { header: 'Other' },
-        ],
+        columns: msg.columns('Node', 'Latest status', msg.right('Changes', 'Events'), 'Other'),
         rows,
       }),
       msg.context(

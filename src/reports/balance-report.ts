@@ -240,16 +240,7 @@ export function buildBalanceReport(input: BalanceReportInput): {
       const u = unit === 'btc' ? 'BTC' : 'sats';
       blocks.push(
         msg.table({
-          columns: [
-            { header: 'Node' },
-            { header: 'On-chain', align: 'right' },
-            { header: 'Change', align: 'right' },
-            { header: 'LN local', align: 'right' },
-            { header: 'Change', align: 'right' },
-            { header: 'Sendable', align: 'right' },
-            { header: 'Receivable', align: 'right' },
-            { header: 'Assets', align: 'right' },
-          ],
+          columns: msg.columns('Node', msg.right('On-chain', 'Change', 'LN local', 'Change', 'Sendable', 'Receivable', 'Assets')),
           rows: overview.slice(0, MAX_TABLE_ROWS),
           caption: [
             `BTC spendable in ${u}`,

@@ -98,16 +98,7 @@ export function channelTable(channels: ChannelLine[], t: Thresholds, unit: Unit)
     .filter(Boolean)
     .join(' · ');
   return msg.table({
-    columns: [
-      { header: '' },
-      { header: 'Peer' },
-      { header: 'Capacity', align: 'right' },
-      { header: 'Sendable', align: 'right' },
-      { header: 'Receivable', align: 'right' },
-      { header: 'Local' },
-      { header: 'Asset' },
-      { header: 'Flags' },
-    ],
+    columns: msg.columns('', 'Peer', msg.right('Capacity', 'Sendable', 'Receivable'), 'Local', 'Asset', 'Flags'),
     rows,
     caption,
   });
@@ -276,16 +267,7 @@ export function buildChannelReport(input: ChannelReportInput): {
     if (overview.length) {
       blocks.push(
         msg.table({
-          columns: [
-            { header: 'Node' },
-            { header: 'Channels', align: 'right' },
-            { header: 'Usable', align: 'right' },
-            { header: 'Capacity', align: 'right' },
-            { header: 'Sendable', align: 'right' },
-            { header: 'Receivable', align: 'right' },
-            { header: 'Flagged', align: 'right' },
-            { header: 'Opened/closed', align: 'right' },
-          ],
+          columns: msg.columns('Node', msg.right('Channels', 'Usable', 'Capacity', 'Sendable', 'Receivable', 'Flagged', 'Opened/closed')),
           rows: overview.slice(0, MAX_TABLE_ROWS),
           caption: [
             `amounts in ${unit === 'btc' ? 'BTC' : 'sats'}; opened/closed since the last report`,

@@ -281,13 +281,7 @@ export async function buildDigest(input: DigestInput, onChartError?: (e: unknown
     const zero = { in: 0n, out: 0n };
     blocks.push(
       msg.table({
-        columns: [
-          { header: 'Asset' },
-          { header: 'In', align: 'right' },
-          { header: 'Out', align: 'right' },
-          { header: 'In, change', align: 'right' },
-          { header: 'Out, change', align: 'right' },
-        ],
+        columns: msg.columns('Asset', msg.right('In', 'Out', 'In, change', 'Out, change')),
         rows: keys.map((k) => {
           const t = today.assets.get(k) ?? { ...yesterday.assets.get(k)!, ...zero };
           const y = yesterday.assets.get(k) ?? zero;

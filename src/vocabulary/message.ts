@@ -112,6 +112,10 @@ export const msg = {
   code: (text: string): Block => ({ type: 'code', text }),
   progress: (label: string, value: number, max: number): Block => ({ type: 'progress', label, value, max }),
   divider: (): Block => ({ type: 'divider' }),
+  /** A table's columns, in order: a header alone is left-aligned; `msg.right(…headers)` for figures. */
+  columns: (...columns: (string | TableColumn | TableColumn[])[]): TableColumn[] =>
+    columns.flatMap((c) => (typeof c === 'string' ? [{ header: c }] : c)),
+  right: (...headers: string[]): TableColumn[] => headers.map((header) => ({ header, align: 'right' as const })),
 };
 
 /** The plain text of inline spans, for fallbacks and the shell. */
