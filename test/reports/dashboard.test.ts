@@ -19,7 +19,8 @@ beforeAll(async () => {
     services: w.services,
     outbox: capturingOutbox(),
     logger: silentLogger,
-    dashboardTimeoutMs: 500,
+    // Generous: no test here is about a slow node, and on a busy machine 500 ms turned alice "unknown".
+    dashboardTimeoutMs: 20_000,
   });
 }, 90_000);
 afterAll(async () => {

@@ -321,7 +321,9 @@ export async function startFakeDiscord(
     },
     waitForCall(pred, o = {}) {
       const from = o.from ?? 0;
-      const timeoutMs = o.timeoutMs ?? 5_000;
+      // At least 30 s, as test/support/wait-for.ts: the wait ends when the call comes, and on a busy
+      // machine a shorter bound failed tests that were right.
+      const timeoutMs = Math.max(o.timeoutMs ?? 0, 30_000);
       return new Promise((resolve, reject) => {
         const check = () => {
           const hit = calls.find((c) => c.seq > from && pred(c));
