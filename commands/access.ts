@@ -171,14 +171,7 @@ const list = defineCommand({
       tone: 'info',
       blocks: [
         msg.table({
-          columns: [
-            { header: 'Who' },
-            { header: 'Role' },
-            { header: 'Where' },
-            { header: 'From' },
-            { header: 'Granted by' },
-            { header: 'When (UTC)' },
-          ],
+          columns: msg.columns('Who', 'Role', 'Where', 'From', 'Granted by', 'When (UTC)'),
           rows: entries.map((e) => [
             e.principal,
             e.role,

@@ -197,14 +197,7 @@ const transfers = nodeListCommand({
     const requested = (t: (typeof items)[number]) => t.requested_assignment?.value;
     return {
       table: {
-        columns: [
-          { header: 'Idx', align: 'right' },
-          { header: 'Kind' },
-          { header: 'Status' },
-          { header: `Amount (${label})`, align: 'right' },
-          { header: 'Txid' },
-          { header: 'Updated' },
-        ],
+        columns: msg.columns(msg.right('Idx'), 'Kind', 'Status', msg.right(`Amount (${label})`), 'Txid', 'Updated'),
         rows: items.map((t) => [
           String(t.idx ?? '—'),
           transferKindText(t.kind),

@@ -61,15 +61,15 @@ const list = nodeListCommand({
         ]),
       ],
       table: {
-        columns: [
-          { header: 'State' },
-          { header: 'Peer' },
-          { header: 'Capacity (sat)', align: 'right' },
-          { header: 'Local (sat)', align: 'right' },
-          { header: 'Remote (sat)', align: 'right' },
-          { header: 'Asset local / remote', align: 'right' },
-          { header: 'Channel' },
-        ],
+        columns: msg.columns(
+          'State',
+          'Peer',
+          msg.right('Capacity (sat)'),
+          msg.right('Local (sat)'),
+          msg.right('Remote (sat)'),
+          msg.right('Asset local / remote'),
+          'Channel',
+        ),
         rows: items.map((c) => {
           const st = String(c.status ?? '—');
           const state = `${STATE_MARK[st] ?? '⚪'} ${st}${c.status === 'Opened' && !c.is_usable ? ' (not usable)' : ''}`;

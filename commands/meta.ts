@@ -90,7 +90,7 @@ const audit = defineCommand({
       tone: 'info',
       blocks: [
         msg.table({
-          columns: [{ header: 'When (UTC)' }, { header: 'Who' }, { header: 'What' }, { header: 'Outcome' }, { header: 'Where' }],
+          columns: msg.columns('When (UTC)', 'Who', 'What', 'Outcome', 'Where'),
           rows: entries.map((e) => [
             e.at.toISOString().slice(0, 19).replace('T', ' '),
             clip(actorLabel(e.actor), 40),

@@ -42,14 +42,7 @@ export const list = defineCommand({
           summary: `${nodes.length} nodes: ${summary}`,
           before: [msg.text(summary)],
           table: {
-            columns: [
-              { header: 'Name' },
-              { header: 'Status' },
-              { header: 'Wallet' },
-              { header: 'Network' },
-              { header: 'Initialized' },
-              { header: 'Last build' },
-            ],
+            columns: msg.columns('Name', 'Status', 'Wallet', 'Network', 'Initialized', 'Last build'),
             rows: items.map((n, i) => [
               n.name,
               statusBadge(n.status),
@@ -89,7 +82,7 @@ export const info = defineCommand({
       const recent = builds.slice(-5).reverse();
       blocks.push(
         msg.table({
-          columns: [{ header: 'Build', align: 'right' }, { header: 'Status' }, { header: 'Complete' }, { header: 'Time' }],
+          columns: msg.columns(msg.right('Build'), 'Status', 'Complete', 'Time'),
           rows: recent.map((b) => [
             b.buildNumber !== undefined ? `#${b.buildNumber}` : '—',
             b.buildStatus ?? '—',

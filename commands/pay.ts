@@ -308,14 +308,7 @@ const list = nodeListCommand({
     return {
       before: [msg.text(`${counts.in} received · ${counts.out} sent`)],
       table: {
-        columns: [
-          { header: 'Dir' },
-          { header: 'Status' },
-          { header: 'Sats', align: 'right' },
-          { header: 'Asset', align: 'right' },
-          { header: 'Hash' },
-          { header: 'Created' },
-        ],
+        columns: msg.columns('Dir', 'Status', msg.right('Sats', 'Asset'), 'Hash', 'Created'),
         rows: items.map((p) => [
           p.inbound ? 'in' : 'out',
           String(p.status ?? '—'),

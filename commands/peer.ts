@@ -29,7 +29,7 @@ const list = nodeListCommand({
     const ours = await ourNodeNames(ctx);
     return {
       table: {
-        columns: [{ header: 'Pubkey' }, { header: 'Our node' }],
+        columns: msg.columns('Pubkey', 'Our node'),
         rows: items.map((p) => [p.pubkey ?? '—', ours.get((p.pubkey ?? '').toLowerCase()) ?? '—']),
       },
     };

@@ -116,7 +116,7 @@ const list = defineCommand({
       blocks: [
         approvals.length
           ? msg.table({
-              columns: [{ header: 'Needs a second person' }, { header: 'Above' }, { header: 'From' }],
+              columns: msg.columns('Needs a second person', 'Above', 'From'),
               rows: approvals.map((r) => [
                 r.action,
                 r.over ? amountText(r.over) : 'always',
@@ -126,7 +126,7 @@ const list = defineCommand({
           : msg.text('Nothing needs a second person.'),
         limits.length
           ? msg.table({
-              columns: [{ header: 'Who' }, { header: 'At most per day' }, { header: 'From' }],
+              columns: msg.columns('Who', 'At most per day', 'From'),
               rows: limits.map((r) => [r.who, amountText(r.perDay), r.setBy ? `${r.source} (${r.setBy})` : r.source]),
             })
           : msg.text('No spend limits.'),
@@ -181,13 +181,7 @@ const limits = defineCommand({
       tone: 'info',
       blocks: [
         msg.table({
-          columns: [
-            { header: 'Unit' },
-            { header: 'Per day' },
-            { header: 'Spent today', align: 'right' },
-            { header: 'Left', align: 'right' },
-            { header: 'Set for' },
-          ],
+          columns: msg.columns('Unit', 'Per day', msg.right('Spent today', 'Left'), 'Set for'),
           rows: rows.map((r) => [
             r.unit,
             r.limit ? u(r.unit, r.limit.perDay) : 'no limit',

@@ -126,14 +126,7 @@ const schedules = defineCommand({
       tone: 'info',
       blocks: [
         msg.table({
-          columns: [
-            { header: 'Id', align: 'right' },
-            { header: 'Kind' },
-            { header: 'Node' },
-            { header: 'When' },
-            { header: 'Cron' },
-            { header: 'Next run' },
-          ],
+          columns: msg.columns(msg.right('Id'), 'Kind', 'Node', 'When', 'Cron', 'Next run'),
           rows: list.slice(0, 40).map((s) => [String(s.id), s.kind, s.node, describeCron(s.cron, s.timezone), s.cron, nextRunText(s)]),
           caption: list.length > 40 ? `showing 40 of ${list.length}` : undefined,
         }),

@@ -73,16 +73,14 @@ export function dashboardMessage(
     summary: `${running} of ${nodes.length} node(s) running${openIncidents ? `, ${openIncidents} with an open incident` : ''}`,
     blocks: [
       msg.table({
-        columns: [
-          { header: 'Node' },
-          { header: 'Status' },
-          { header: 'Wallet' },
-          { header: 'On-chain', align: 'right' },
-          { header: 'LN local / remote', align: 'right' },
-          { header: 'Channels', align: 'right' },
-          { header: 'Incidents' },
-          { header: 'Last report' },
-        ],
+        columns: msg.columns(
+          'Node',
+          'Status',
+          'Wallet',
+          msg.right('On-chain', 'LN local / remote', 'Channels'),
+          'Incidents',
+          'Last report',
+        ),
         rows,
         caption: ['amounts in sats; channels usable/total', caption].filter(Boolean).join(' · '),
       }),

@@ -211,15 +211,7 @@ const list = nodeListCommand({
     return {
       before: [msg.text(`${makers} as maker · ${all.length - makers} as taker`)],
       table: {
-        columns: [
-          { header: 'Role' },
-          { header: 'Status' },
-          { header: 'From', align: 'right' },
-          { header: 'To', align: 'right' },
-          { header: 'Hash' },
-          { header: 'Requested' },
-          { header: 'Expires' },
-        ],
+        columns: msg.columns('Role', 'Status', msg.right('From', 'To'), 'Hash', 'Requested', 'Expires'),
         rows: items.map(({ role, s }) => [
           role,
           `${STATUS_MARK[String(s.status)] ?? '⚪'} ${String(s.status ?? '—')}`,

@@ -60,12 +60,7 @@ const balance = defineCommand({
       summary: `${node.name}: ${formatSats(total)} spendable`,
       blocks: [
         msg.table({
-          columns: [
-            { header: 'Wallet' },
-            { header: 'Settled (sat)', align: 'right' },
-            { header: 'Spendable (sat)', align: 'right' },
-            { header: 'Future (sat)', align: 'right' },
-          ],
+          columns: msg.columns('Wallet', msg.right('Settled (sat)'), msg.right('Spendable (sat)'), msg.right('Future (sat)')),
           rows: [row('vanilla', b.vanilla), row('colored', b.colored)],
         }),
         msg.context(`Spendable in total: ${formatSats(total)} (${formatSats(total, 'btc')})`),
@@ -111,7 +106,7 @@ const unspents = nodeListCommand({
     for (const u of all) total += BigInt(u.utxo?.btc_amount ?? 0);
     return {
       table: {
-        columns: [{ header: 'Outpoint' }, { header: 'Sats', align: 'right' }, { header: 'Colorable' }, { header: 'RGB allocations' }],
+        columns: msg.columns('Outpoint', msg.right('Sats'), 'Colorable', 'RGB allocations'),
         rows: items.map((u) => [
           shortOutpoint(u.utxo?.outpoint ?? '—'),
           thousands(u.utxo?.btc_amount ?? 0),
@@ -192,14 +187,7 @@ const transactions = nodeListCommand({
   empty: () => [msg.text('No transactions.')],
   page: ({ items }) => ({
     table: {
-      columns: [
-        { header: 'Type' },
-        { header: 'Txid' },
-        { header: 'Received', align: 'right' },
-        { header: 'Sent', align: 'right' },
-        { header: 'Fee', align: 'right' },
-        { header: 'Confirmed' },
-      ],
+      columns: msg.columns('Type', 'Txid', msg.right('Received', 'Sent', 'Fee'), 'Confirmed'),
       rows: items.map((t) => [
         transactionTypeText(t.transaction_type),
         shortId(t.txid ?? '—', 12),

@@ -250,14 +250,7 @@ const list = defineCommand({
     }
     const blocks = [
       msg.table({
-        columns: [
-          { header: 'Nodes' },
-          { header: 'Statuses' },
-          { header: 'Kinds' },
-          { header: 'Escalation' },
-          { header: 'State' },
-          { header: 'Added by' },
-        ],
+        columns: msg.columns('Nodes', 'Statuses', 'Kinds', 'Escalation', 'State', 'Added by'),
         rows: watches.map((w) => [
           describeWatch(w),
           w.statuses ? w.statuses.join(', ') : 'every change',
@@ -271,7 +264,7 @@ const list = defineCommand({
     if (incidents.length) {
       blocks.push(
         msg.table({
-          columns: [{ header: 'Incident' }, { header: 'Node' }, { header: 'Status' }, { header: 'Acknowledged' }],
+          columns: msg.columns('Incident', 'Node', 'Status', 'Acknowledged'),
           rows: incidents.map((i) => [`#${i.id}`, i.nodeName ?? i.nodeId, statusBadge(i.lastStatus), i.ackedBy ?? 'no']),
         }),
       );

@@ -1,5 +1,5 @@
 /** The node's RGB assets as one flat list, and a table of them with precision applied. */
-import { shortId, thousands, withPrecision, type Amount } from '../../src/vocabulary/index.js';
+import { msg, shortId, thousands, withPrecision, type Amount } from '../../src/vocabulary/index.js';
 import { UserError } from '../../src/vocabulary/index.js';
 import type { Table } from '../../src/vocabulary/index.js';
 import type { NodeApiClient } from '../../src/node-api/index.js';
@@ -128,16 +128,7 @@ export async function assetAmountText(api: NodeApiClient, assetId: string, raw: 
 
 export function assetTable(rows: AssetRow[], caption?: string): Table {
   return {
-    columns: [
-      { header: 'Asset' },
-      { header: 'Schema' },
-      { header: 'Id' },
-      { header: 'Precision', align: 'right' },
-      { header: 'Spendable', align: 'right' },
-      { header: 'Settled', align: 'right' },
-      { header: 'Future', align: 'right' },
-      { header: 'Off-chain out/in', align: 'right' },
-    ],
+    columns: msg.columns('Asset', 'Schema', 'Id', msg.right('Precision', 'Spendable', 'Settled', 'Future', 'Off-chain out/in')),
     rows: rows.map((r) => [
       assetLabel(r),
       r.schema,

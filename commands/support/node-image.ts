@@ -48,7 +48,7 @@ export function imageOverview(version: string, nodes: HostedNode[]): Message {
         { label: 'Latest', value: version, inline: true },
         { label: 'Behind', value: `${behind} of ${rows.length} node(s)`, inline: true },
       ]),
-      ...(rows.length ? [msg.table({ columns: [{ header: 'Node' }, { header: 'Runs' }, { header: 'State' }], rows })] : []),
+      ...(rows.length ? [msg.table({ columns: msg.columns('Node', 'Runs', 'State'), rows })] : []),
       ...(behind ? [msg.context('Upgrade one with `node upgrade <node>`.')] : []),
     ],
   };
