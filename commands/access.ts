@@ -53,7 +53,6 @@ const grant = defineCommand({
     nodes: z.string().min(1).optional().describe('Only on these nodes (names or ids, comma-separated)'),
     channels: z.string().min(1).optional().describe('Only in these channels (ids, comma-separated)'),
   }),
-  nodeArg: false,
   role: 'admin',
   confirm: 'none',
   mutates: true,
@@ -82,7 +81,6 @@ const revoke = defineCommand({
   summary: 'Remove a role granted with access grant',
   example: '/rln access revoke slack:U0123ABCD',
   args: z.object({ principal: principalArg() }),
-  nodeArg: false,
   role: 'admin',
   confirm: 'none',
   mutates: true,
@@ -110,7 +108,6 @@ const link = defineCommand({
   summary: "Tie one person's chat accounts together: neither approves the other's request",
   example: '/rln access link slack:U0123ABCD discord:123456789',
   args: z.object({ principal: principalArg(), other: principalArg().describe('Another account of the same person') }),
-  nodeArg: false,
   role: 'admin',
   confirm: 'none',
   mutates: true,
@@ -140,7 +137,6 @@ const unlink = defineCommand({
   summary: 'Untie an account from the other accounts of its person',
   example: '/rln access unlink discord:123456789',
   args: z.object({ principal: principalArg() }),
-  nodeArg: false,
   role: 'admin',
   confirm: 'none',
   mutates: true,
@@ -159,9 +155,6 @@ const unlink = defineCommand({
 const list = defineCommand({
   path: 'access list',
   summary: 'Show who has which role',
-  example: '/rln access list',
-  args: z.object({}),
-  nodeArg: false,
   role: 'read',
   async handler(ctx) {
     const entries = await ctx.services.access.list();

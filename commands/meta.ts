@@ -114,7 +114,6 @@ const help = defineCommand({
     action: z.string().min(1).optional().describe('One action of the group, for its details'),
   }),
   positional: ['group', 'action'],
-  nodeArg: false,
   role: 'read',
   async handler(ctx) {
     return renderHelp(ctx.services.commands, ctx.args.group, ctx.args.action, ctx.place.platform);

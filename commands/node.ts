@@ -46,7 +46,6 @@ const create = defineCommand({
     network: z.enum(['regtest', 'testnet']).default('regtest').describe('Bitcoin network: regtest or testnet'),
     webhook: httpsUrl().optional().describe('HTTPS URL for status events (default: the bot, when PUBLIC_URL is set)'),
   }),
-  nodeArg: false,
   role: 'admin',
   confirm: 'none',
   mutates: true,

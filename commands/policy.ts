@@ -56,7 +56,6 @@ const set = defineCommand({
     off: z.stringbool().default(false).describe('Remove this rule (also one from the environment)'),
   }),
   positional: ['kind', 'subject', 'amount'],
-  nodeArg: false,
   role: 'admin',
   confirm: 'none',
   mutates: true,
@@ -102,9 +101,6 @@ const set = defineCommand({
 const list = defineCommand({
   path: 'policy list',
   summary: 'Show what needs a second person’s approval, and the spend limits',
-  example: '/rln policy list',
-  args: z.object({}),
-  nodeArg: false,
   role: 'read',
   async handler(ctx) {
     const { policy } = ctx.services;
@@ -151,7 +147,6 @@ const limits = defineCommand({
   example: '/rln policy limits',
   args: z.object({ who: z.string().min(1).optional().describe('Whose limits (admins): slack:U123 or a mention') }),
   positional: ['who'],
-  nodeArg: false,
   role: 'read',
   async handler(ctx) {
     const { policy, access } = ctx.services;

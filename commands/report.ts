@@ -105,9 +105,6 @@ const schedule = defineCommand({
 const schedules = defineCommand({
   path: 'report schedules',
   summary: "List this channel's report schedules and their next run",
-  example: '/rln report schedules',
-  args: z.object({}),
-  nodeArg: false,
   role: 'read',
   async handler(ctx) {
     const list = await ctx.services.reports.schedules(ctx.place.platform, ctx.place.channelId);
@@ -142,7 +139,6 @@ const unschedule = defineCommand({
   example: '/rln report unschedule 3',
   args: z.object({ id: z.coerce.number().int().positive().describe('Schedule id, from report schedules') }),
   positional: ['id'],
-  nodeArg: false,
   role: 'operate',
   confirm: 'none',
   mutates: true,

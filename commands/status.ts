@@ -95,7 +95,6 @@ const status = defineCommand({
   summary: 'The dashboard: every node with its state, balances, channels, incidents and last report',
   example: '/rln status',
   args: z.object({ page: int().min(1).optional().describe('Which page of nodes (8 a page)') }),
-  nodeArg: false,
   role: 'read',
   async handler(ctx) {
     const [nodes, incidents, watches] = await Promise.all([

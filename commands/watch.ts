@@ -234,9 +234,6 @@ const remove = defineCommand({
 const list = defineCommand({
   path: 'watch list',
   summary: 'What this channel watches, its mutes and open incidents',
-  example: '/rln watch list',
-  args: z.object({}),
-  nodeArg: false,
   role: 'read',
   async handler(ctx): Promise<Message> {
     const watches = await ctx.services.watches.list(ctx.place);

@@ -5,7 +5,7 @@
  * over them (`Svc`, at least the EngineServices it uses itself), and commands/ names the
  * concrete Services type (docs/ARCHITECTURE.md, "Layers").
  */
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Actor, Field, Message, Place, Role, Spend } from '../vocabulary/index.js';
 import type { ArgSpec } from './arg-specs.js';
 import type { AuditLog, Policy, RoleService } from '../access/index.js';
@@ -141,13 +141,18 @@ export interface CommandDefinition<
 
 /**
  * A command as written: a read needs no confirmation and changes nothing, so a `role: 'read'`
- * command may leave `confirm` and `mutates` out; an operate or admin command declares both.
+ * command may leave `confirm` and `mutates` out; an operate or admin command declares both. A
+ * command with no arguments may leave out `args` and `example`.
  */
 export type CommandSpec<
   S extends z.ZodObject<z.ZodRawShape> = z.ZodObject<z.ZodRawShape>,
   Svc extends EngineServices = EngineServices,
-> = Omit<CommandDefinition<S, Svc>, 'confirm' | 'mutates'> &
-  ({ role: 'read'; confirm?: 'none'; mutates?: false } | Pick<CommandDefinition<S, Svc>, 'confirm' | 'mutates'>);
+> = Omit<CommandDefinition<S, Svc>, 'confirm' | 'mutates' | 'args' | 'example'> & {
+  /** Default: no arguments. */
+  args?: S;
+  /** Default: `/rln <path>`, right for a command that takes no arguments. */
+  example?: string;
+} & ({ role: 'read'; confirm?: 'none'; mutates?: false } | Pick<CommandDefinition<S, Svc>, 'confirm' | 'mutates'>);
 
 /** The definition of a command, with what its role implies filled in (see CommandSpec). */
 function withRoleDefaults<S extends z.ZodObject<z.ZodRawShape>, Svc extends EngineServices>(
@@ -158,7 +163,13 @@ function withRoleDefaults<S extends z.ZodObject<z.ZodRawShape>, Svc extends Engi
   if (role !== 'read' && (confirm === undefined || mutates === undefined)) {
     throw new Error(`${path}: an ${role} command says how it is confirmed and whether it mutates (confirm, mutates)`);
   }
-  return { ...spec, confirm: confirm ?? 'none', mutates: mutates ?? false };
+  return {
+    ...spec,
+    args: spec.args ?? (z.object({}) as unknown as S),
+    example: spec.example ?? `/rln ${path}`,
+    confirm: confirm ?? 'none',
+    mutates: mutates ?? false,
+  };
 }
 
 /** Defines a command the engine itself provides (`<group> help`, the internal ones): it uses only EngineServices. */
