@@ -86,7 +86,11 @@ function stderrDestination(): ReturnType<typeof pino.destination> {
   return d;
 }
 
-export function createLogger(opts: { level?: string; destination?: NodeJS.WritableStream } = {}): Logger {
+/**
+ * The bot's logger: JSON lines on stderr, or (`file`) appended to that file, its folder made if
+ * missing (the terminal demo, whose screen is the chat).
+ */
+export function createLogger(opts: { level?: string; destination?: NodeJS.WritableStream; file?: string } = {}): Logger {
   return pino(
     {
       level: opts.level ?? process.env.LOG_LEVEL ?? 'info',
@@ -105,7 +109,8 @@ export function createLogger(opts: { level?: string; destination?: NodeJS.Writab
         err: (e: unknown) => sanitizeForLog(e) as ReturnType<typeof pino.stdSerializers.err>,
       },
     },
-    (opts.destination as pino.DestinationStream | undefined) ?? stderrDestination(),
+    (opts.destination as pino.DestinationStream | undefined) ??
+      (opts.file ? pino.destination({ dest: opts.file, mkdir: true, sync: true }) : stderrDestination()),
   );
 }
 

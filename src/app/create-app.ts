@@ -27,7 +27,7 @@ import { UserError } from '../vocabulary/index.js';
 import type { ChatPoster } from '../vocabulary/index.js';
 import { within } from '../vocabulary/index.js';
 import type { Dispatcher } from '../engine/index.js';
-import type { Platform } from '../vocabulary/index.js';
+import type { LinkStatus, Platform } from '../vocabulary/index.js';
 import type { Services } from '../../commands/index.js';
 import { allCommands } from '../../commands/index.js';
 import { createNotifier } from '../notify/index.js';
@@ -38,6 +38,7 @@ import { createShellAdapter } from '../chat/shell/index.js';
 import { demoFaults } from '../demo/index.js';
 import { checkUrlTarget, parseAllowList } from '../vocabulary/index.js';
 import { progressReporter } from './progress-reporter.js';
+import { platformChecks } from './platform-checks.js';
 import { wireDemo } from '../demo/index.js';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
@@ -299,6 +300,8 @@ export async function createApp(opts: AppOptions): Promise<App> {
   ];
   const stoppers: Array<() => Promise<void>> = [];
   const starters: Array<() => Promise<void>> = [];
+  /** Each chat platform's connection, for /healthz (undefined: nothing to hold, as in HTTP interactions only). */
+  const links: Partial<Record<Platform, () => LinkStatus | undefined>> = {};
 
   // Signed chat requests already accepted, kept in the database: a replay to a restarted bot is refused too.
   // Both platforms accept a signature for 5 minutes either side of its timestamp.
@@ -320,6 +323,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     nodeChanged.push(() => slack.refreshHome());
     if (slack.routes) routes.push(slack.routes);
     starters.push(() => slack.start());
+    links.slack = () => slack.link();
     stoppers.push(() => slack.stop());
   }
   if (config.discord.mode !== 'off') {
@@ -343,6 +347,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     posters.discord = discord.poster;
     if (discord.routes) routes.push(discord.routes);
     starters.push(() => discord.start());
+    links.discord = () => discord.gateway();
     stoppers.push(() => discord.stop());
   }
   let shellDone: Promise<void> | undefined;
@@ -373,9 +378,11 @@ export async function createApp(opts: AppOptions): Promise<App> {
     routes,
     health: async () => {
       const database = !db.open ? 'closed' : (await databaseAnswers()) ? 'ok' : 'unreachable';
+      const platforms = platformChecks(links);
       return {
         ok: !draining && database === 'ok',
-        checks: { database, draining: draining ? 'yes' : 'no', mode: config.demo ? 'demo' : 'service' },
+        checks: { database, draining: draining ? 'yes' : 'no', mode: config.demo ? 'demo' : 'service', ...platforms.checks },
+        degraded: platforms.degraded,
       };
     },
   });

@@ -7,11 +7,12 @@
 import { ConfigError, loadConfig } from '../config.js';
 import { createApp } from '../app/index.js';
 import { abandonLogsForExit, createLogger, releaseLogsForExit } from '../log.js';
-import { demoBanner } from '../demo/index.js';
+import { demoBanner, demoLogFile, demoStateKept, startFresh } from '../demo/index.js';
 import { startMemorySettle } from './memory-settle.js';
 
 const USAGE = `Usage: rln-chatops <start | emulator | doctor | register-commands>
-  start               run the bot (with no SERVICE_URL: a local demo against the built-in emulator)
+  start [--fresh]     run the bot (with no SERVICE_URL: a local demo against the built-in emulator;
+                      --fresh deletes the demo's database first, so it starts from nothing)
   emulator [flags]    run the hosting service emulator (npm run emulator -- --port N --token T)
   doctor              check the configuration, the service and the chat credentials
   register-commands   register the Discord commands (/rln, /rln-<group>) in DISCORD_GUILD_ID's server, or
@@ -27,7 +28,7 @@ async function main(argv: string[]): Promise<number> {
   const [cmd = 'start', ...rest] = argv;
   switch (cmd) {
     case 'start':
-      return start();
+      return start(rest);
     // The emulator and the doctor are loaded only for their commands: `start` with a
     // SERVICE_URL loads neither (memory, issue 18).
     case 'emulator':
@@ -48,16 +49,29 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-async function start(): Promise<number> {
+async function start(args: string[]): Promise<number> {
   // With no reader on stdout or stderr, a write fails with EPIPE: never a crash or a hang for that.
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
+  const unknown = args.filter((a) => a !== '--fresh');
+  if (unknown.length) {
+    process.stderr.write(`Unknown option "${unknown[0]}" for start.\n${USAGE}\n`);
+    return 2;
+  }
   const config = loadConfig();
-  // The terminal demo shares the screen with the logs: unless LOG_LEVEL asks for more, it logs
-  // only warnings and errors there, so the answers stay readable.
+  if (args.includes('--fresh')) {
+    const refused = startFresh(config);
+    if (refused) {
+      process.stderr.write(`${refused}\n`);
+      return 2;
+    }
+  }
+  const kept = config.demo && demoStateKept(config);
+  // The terminal demo's screen is the chat: its log goes to a file beside the database, never
+  // between the prompt and the answers (P29).
   const terminalOnly = config.slack.mode === 'off' && config.discord.mode === 'off';
-  const quiet = config.demo && terminalOnly && !process.env.LOG_LEVEL;
-  const app = await createApp({ config, logger: quiet ? createLogger({ level: 'warn' }) : undefined });
-  await app.start({ onListening: (url) => config.demo && process.stdout.write(demoBanner(url, app.config)) });
+  const logFile = config.demo && terminalOnly ? demoLogFile(config) : undefined;
+  const app = await createApp({ config, logger: logFile ? createLogger({ level: config.LOG_LEVEL, file: logFile }) : undefined });
+  await app.start({ onListening: (url) => config.demo && process.stdout.write(demoBanner(url, app.config, { kept, logFile })) });
 
   let stopping = false;
   const shutdown = async (signal: string) => {

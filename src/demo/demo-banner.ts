@@ -13,9 +13,13 @@ export const DEMO_SUGGESTIONS = [
   '/rln report balance all',
 ];
 
-/** What a newcomer sees first with `npm start` and no configuration. */
-export function demoBanner(url: string, config: Config): string {
+/**
+ * What a newcomer sees first with `npm start` and no configuration. `kept`: the bot's database was
+ * there before this start; `logFile`: where the log goes instead of the screen (terminal only).
+ */
+export function demoBanner(url: string, config: Config, o: { kept?: boolean; logFile?: string } = {}): string {
   const chat = config.slack.mode !== 'off' || config.discord.mode !== 'off';
+  const db = config.DATABASE_URL ? 'the PostgreSQL database (DATABASE_URL)' : config.DATABASE_PATH;
   return [
     '',
     '┌──────────────────────────────────────────────────────────────────────┐',
@@ -29,6 +33,16 @@ export function demoBanner(url: string, config: Config): string {
           'Act as someone else: /as reader ann · /as operator bob · /as admin (back to you). Make a node fail: /demo fail bob',
         ]),
     `HTTP server: ${url}  (/healthz, /metrics, /webhooks/service)`,
+    ...(o.logFile ? [`Log: ${o.logFile}  (kept off this screen)`] : []),
+    '',
+    // What a restart keeps (P33): the bot's data, not the emulator's nodes.
+    o.kept
+      ? `Kept from the last run, in ${db}: schedules, grants, limits, watches and the audit trail.`
+      : `Schedules, grants, limits, watches and the audit trail are kept across restarts, in ${db}.`,
+    o.kept
+      ? 'The nodes are not: the emulator starts again from alice, bob and carol, so nodes made before are gone.'
+      : 'The nodes are not: the emulator starts again from alice, bob and carol each time.',
+    'Start from nothing: npm start -- --fresh',
     '',
     'To use it for real:',
     '  • the service: set SERVICE_URL and SERVICE_API_TOKEN (and NODE_API_TOKEN)',

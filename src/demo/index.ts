@@ -2,3 +2,4 @@
 export { DEMO_SUGGESTIONS, demoBanner } from './demo-banner.js';
 export { demoFaults } from './demo-faults.js';
 export { wireDemo } from './wire-demo.js';
+export { demoLogFile, demoStateKept, startFresh } from './demo-state.js';

@@ -221,6 +221,8 @@ export function createHostingClient(opts: HostingClientOptions): HostingClient {
     try {
       result = await once(spec);
     } catch (err) {
+      // Already told apart by once() (an answer over SERVICE_MAX_BYTES): not a network error.
+      if (err instanceof ServiceError) throw err;
       if ((err as { code?: string }).code === 'ERR_INVALID_URL') {
         throw new ServiceError({
           endpoint: spec.endpoint,

@@ -24,6 +24,11 @@ export interface HttpServerOptions {
 export interface HealthReport {
   ok: boolean;
   checks: Record<string, string>;
+  /**
+   * Parts down while the bot serves the rest (a chat platform unreachable): still 200, so a load
+   * balancer keeps sending webhooks, with `status: "degraded"` and these named.
+   */
+  degraded?: string[];
 }
 
 export async function createHttpServer(opts: HttpServerOptions): Promise<FastifyInstance> {
@@ -48,7 +53,8 @@ export async function createHttpServer(opts: HttpServerOptions): Promise<Fastify
 
   app.get('/healthz', async (_req, reply) => {
     const h = (await opts.health?.()) ?? { ok: true, checks: {} };
-    reply.code(h.ok ? 200 : 503).send({ status: h.ok ? 'ok' : 'degraded', ...h.checks });
+    const degraded = h.degraded?.length ? { degraded: h.degraded } : {};
+    reply.code(h.ok ? 200 : 503).send({ status: h.ok && !h.degraded?.length ? 'ok' : 'degraded', ...h.checks, ...degraded });
   });
   app.get('/metrics', async (_req, reply) => {
     reply.header('content-type', opts.metrics.registry.contentType).send(await opts.metrics.registry.metrics());

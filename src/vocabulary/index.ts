@@ -15,3 +15,4 @@ export { editDistance, closestOf } from './edit-distance.js';
 export { every, type Every } from './every.js';
 export { LATE, sleep, within } from './within.js';
 export * from './url-safety.js';
+export { keepConnected, type Link, type LinkEvents, type LinkState, type LinkStatus } from './keep-connected.js';

@@ -5,14 +5,14 @@
 import type { Client } from 'discord.js';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Config } from '../../config.js';
-import type { ChatPoster } from '../../vocabulary/index.js';
+import { keepConnected, type ChatPoster, type Link, type LinkStatus } from '../../vocabulary/index.js';
 import type { Dispatcher } from '../../engine/index.js';
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
 import { buildCommandIndexAndData, type CommandIndex, type CommandRegistryLike } from './build-command-data.js';
 import { createDiscordPoster } from './create-discord-poster.js';
 import { createDiscordRest } from './create-discord-rest.js';
-import { startGateway } from './gateway.js';
+import { GatewayRefused, startGateway } from './gateway.js';
 import type { InteractionContext } from './handle-interaction.js';
 import { discordInteractionRoutes } from './http-interactions.js';
 import type { ReplayGuard } from '../../http/index.js';
@@ -23,9 +23,15 @@ export interface DiscordAdapter {
   poster: ChatPoster;
   /** HTTP interactions (POST /discord/interactions), when DISCORD_PUBLIC_KEY is set. */
   routes?: FastifyPluginAsync;
-  /** Registers /rln (when a bot token is set) and connects the gateway (when DISCORD_TOKEN is set). */
+  /**
+   * Connects the gateway (when DISCORD_TOKEN is set) and registers /rln once Discord answers. An
+   * unreachable Discord does not fail it: the gateway is retried with back-off (see `gateway()`);
+   * only a refused token does.
+   */
   start(): Promise<void>;
   stop(): Promise<void>;
+  /** The gateway's link (undefined without DISCORD_TOKEN, or on a replica that does not hold it). */
+  gateway(): LinkStatus | undefined;
 }
 
 export interface DiscordAdapterOptions {
@@ -75,9 +81,21 @@ export function createDiscordAdapter(opts: DiscordAdapterOptions): DiscordAdapte
   const webhookRest = createDiscordRest({ apiUrl, retries: 2, rejectOnRateLimit: false });
   let client: Client | undefined;
   let leader: { start(): Promise<void>; stop(): Promise<void> } | undefined;
-  const connect = async (token: string) => {
-    client = await startGateway({ token, apiUrl, index: getIndex, ctx, logger });
-    logger.info({ user: client.user?.tag }, 'connected to the Discord gateway');
+  let link: Link | undefined;
+  let registered = false;
+  const register = async () => {
+    if (registered || !(opts.registerOnStart ?? true) || !config.DISCORD_TOKEN || !config.DISCORD_APPLICATION_ID) return;
+    // Once per start, when Discord first answers: a refusal (a missing scope) is not retried.
+    registered = true;
+    try {
+      await registerCommands(
+        { token: config.DISCORD_TOKEN, applicationId: config.DISCORD_APPLICATION_ID, apiUrl, guildId: config.DISCORD_GUILD_ID },
+        opts.registry,
+      );
+      logger.info({ guild: config.DISCORD_GUILD_ID ?? 'global' }, 'registered the /rln commands with Discord');
+    } catch (err) {
+      logger.warn({ err }, 'could not register the /rln command; run npm run register-commands later');
+    }
   };
   const disconnect = async () => {
     const c = client;
@@ -86,6 +104,38 @@ export function createDiscordAdapter(opts: DiscordAdapterOptions): DiscordAdapte
       await c.destroy();
       logger.info('disconnected from the Discord gateway');
     }
+  };
+  let was: LinkStatus['state'] = 'stopped';
+  const gatewayLink = (token: string) =>
+    keepConnected({
+      connect: async (events, signal) => {
+        client = await startGateway({ token, apiUrl, index: getIndex, ctx, logger, signal, events });
+        logger.info({ user: client.user?.tag }, 'connected to the Discord gateway');
+        await register();
+      },
+      disconnect,
+      isFatal: (err) => err instanceof GatewayRefused,
+      onChange: (s, err) => {
+        if (s.state === 'down' && s.retryAt) {
+          const retryInS = Math.max(0, Math.round((s.retryAt - Date.now()) / 1000));
+          logger.warn(
+            { err, failures: s.failures, retryInS },
+            'Discord is unreachable; the rest of the bot goes on, and the gateway is retried',
+          );
+        } else if (s.state === 'down') logger.warn({ reason: s.reason }, 'the Discord gateway connection dropped');
+        else if (s.state === 'up' && was === 'down') logger.info('the Discord gateway is back');
+        was = s.state;
+      },
+    });
+  // Connect while this replica holds the gateway (or always, as one process); a leader's onLose stops the link.
+  const connect = async (token: string) => {
+    link = gatewayLink(token);
+    await link.start();
+  };
+  const stopLink = async () => {
+    const l = link;
+    link = undefined;
+    await l?.stop();
   };
 
   const routes = config.DISCORD_PUBLIC_KEY
@@ -104,32 +154,22 @@ export function createDiscordAdapter(opts: DiscordAdapterOptions): DiscordAdapte
     routes,
     async start() {
       getIndex(); // Fails at start-up, not at the first interaction, when the registry breaks a Discord limit.
-      const register = opts.registerOnStart ?? true;
-      if (register && config.DISCORD_TOKEN && config.DISCORD_APPLICATION_ID) {
-        try {
-          await registerCommands(
-            { token: config.DISCORD_TOKEN, applicationId: config.DISCORD_APPLICATION_ID, apiUrl, guildId: config.DISCORD_GUILD_ID },
-            opts.registry,
-          );
-          logger.info({ guild: config.DISCORD_GUILD_ID ?? 'global' }, 'registered the /rln commands with Discord');
-        } catch (err) {
-          logger.warn({ err }, 'could not register the /rln command; run npm run register-commands later');
-        }
-      } else if (!config.DISCORD_TOKEN && config.DISCORD_PUBLIC_KEY) {
+      if (!config.DISCORD_TOKEN && config.DISCORD_PUBLIC_KEY) {
         logger.info('HTTP interactions only: register /rln with npm run register-commands (needs DISCORD_TOKEN once)');
       }
       const token = config.DISCORD_TOKEN;
       if (token && opts.gatewayLeader) {
-        leader = opts.gatewayLeader({ onLead: () => connect(token), onLose: disconnect });
+        leader = opts.gatewayLeader({ onLead: () => connect(token), onLose: stopLink });
         await leader.start();
       } else if (token) {
         await connect(token);
       }
     },
+    gateway: () => link?.status(),
     async stop() {
       await leader?.stop();
       leader = undefined;
-      await disconnect();
+      await stopLink();
       for (const r of [botRest, webhookRest]) {
         r?.clearHashSweeper();
         r?.clearHandlerSweeper();

@@ -101,12 +101,19 @@ export function gatewayResponder(i: Interaction): Responder {
 
 const GATEWAY_READY_TIMEOUT_MS = 30_000;
 
+/** A failure of the gateway that retrying cannot fix (a refused DISCORD_TOKEN): start-up stops on it. */
+export class GatewayRefused extends Error {}
+
 export interface GatewayOptions {
   token: string;
   apiUrl?: string;
   index: () => CommandIndex;
   ctx: InteractionContext;
   logger: Logger;
+  /** Ends a login under way (the bot stopping). */
+  signal?: AbortSignal;
+  /** Once ready: the connection dropped (discord.js tries to resume it), or it came back. */
+  events?: { lost(reason: string): void; regained(): void };
 }
 
 /** Logs in and resolves once the client is ready; interactions are handled from then on. */
@@ -129,24 +136,39 @@ export async function startGateway(opts: GatewayOptions): Promise<Client> {
     );
   });
   client.on(Events.Error, (err) => opts.logger.error({ err }, 'Discord gateway error'));
+  let refused: ((err: Error) => void) | undefined;
+  client.on(Events.ShardReconnecting, () => opts.events?.lost('the gateway connection dropped; reconnecting'));
+  // Emitted only for the close codes no reconnect can fix (a refused token, bad intents, …).
+  client.on(Events.ShardDisconnect, ({ code }) => {
+    const why = `the gateway closed the connection (code ${code})`;
+    refused?.(new GatewayRefused(`${why}: Discord refused the bot`));
+    opts.events?.lost(why);
+  });
+  client.on(Events.ShardResume, () => opts.events?.regained());
+  client.on(Events.ShardReady, () => opts.events?.regained());
   const ready = new Promise<void>((resolve) => client.once(Events.ClientReady, () => resolve()));
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
+  const failed = new Promise<never>((_, reject) => {
     timer = setTimeout(
       () => reject(new Error(`no READY from the gateway within ${GATEWAY_READY_TIMEOUT_MS / 1000} s`)),
       GATEWAY_READY_TIMEOUT_MS,
     );
+    refused = reject;
+    opts.signal?.addEventListener('abort', () => reject(new Error('the bot is stopping')), { once: true });
   });
   try {
-    await Promise.race([client.login(opts.token).then(() => ready), timeout]);
+    await Promise.race([client.login(opts.token).then(() => ready), failed]);
   } catch (err) {
     await client.destroy().catch(() => undefined);
     const why = err instanceof Error ? err.message : String(err);
-    throw new Error(`connecting to the Discord gateway failed: ${why}. Check DISCORD_TOKEN${opts.apiUrl ? ' and DISCORD_API_URL' : ''}.`, {
+    const tokenRefused = err instanceof GatewayRefused || (err as { code?: unknown }).code === 'TokenInvalid';
+    const Kind = tokenRefused ? GatewayRefused : Error;
+    throw new Kind(`connecting to the Discord gateway failed: ${why}. Check DISCORD_TOKEN${opts.apiUrl ? ' and DISCORD_API_URL' : ''}.`, {
       cause: err,
     });
   } finally {
     clearTimeout(timer);
+    refused = undefined;
   }
   return client;
 }

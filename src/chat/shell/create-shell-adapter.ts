@@ -73,6 +73,8 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
   let actor: Actor = SHELL_ACTOR;
   /** Set when a command line interrupted a dialog: the dialog is cancelled and the line runs next. */
   let interrupted = false;
+  /** The `rln>` prompt is shown and waits for a line: a notification printed meanwhile shows it again (P39). */
+  let atPrompt = false;
 
   // Lines arrive in a queue; the loop and the dialog prompts take them in order.
   const queue: string[] = [];
@@ -269,7 +271,9 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
     try {
       for (;;) {
         if (showPrompt && !closed) output.write('rln> ');
+        atPrompt = showPrompt;
         const line = await nextLine();
+        atPrompt = false;
         if (line === null) break;
         try {
           await handleLine(line);
@@ -290,6 +294,11 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
     for (const w of waiting.splice(0)) w(null);
   }
 
+  /** A notification arrived while the prompt waited: it printed below the prompt, so the prompt comes again. */
+  const promptAgain = () => {
+    if (atPrompt && !closed) output.write('rln> ');
+  };
+
   let counter = 0;
   const poster: ChatPoster = {
     platform: 'shell',
@@ -303,6 +312,7 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
           .map((l) => `│ ${l}`)
           .join('\n'),
       );
+      promptAgain();
       return { messageId, threadId: target.threadId };
     },
     async update(target, message) {
@@ -313,6 +323,7 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
           .map((l) => `│ ${l}`)
           .join('\n'),
       );
+      promptAgain();
     },
   };
 

@@ -18,7 +18,8 @@ import type { Actor, Place, Role } from '../../vocabulary/index.js';
 import type { Dialog, Dispatcher, Invocation, Reply } from '../../engine/index.js';
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
-import { LATE, within } from '../../vocabulary/index.js';
+import { LATE, within, type LinkStatus } from '../../vocabulary/index.js';
+import { slackLink } from './slack-link.js';
 import { createSlackPoster } from './create-slack-poster.js';
 import { dialogToModal, readModalOrigin, type ModalOrigin } from './dialog-to-modal.js';
 import { FastifyReceiver, SLACK_LISTENER_BUDGET_MS } from './fastify-receiver.js';
@@ -36,8 +37,11 @@ export interface SlackAdapter {
   poster: ChatPoster;
   /** HTTP mode: `POST /slack/events`, to register on the bot's one fastify server. */
   routes?: FastifyPluginAsync;
+  /** Checks the token and connects (Socket Mode); Slack unreachable leaves the link retrying, a refused token throws. */
   start(): Promise<void>;
   stop(): Promise<void>;
+  /** Where the connection to Slack is, for /healthz. */
+  link(): LinkStatus;
   /** Publishes the App Home tab again for the users who opened it lately (throttled per user). */
   refreshHome(): void;
 }
@@ -128,11 +132,15 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
 
   let receiver: Receiver;
   let fastifyReceiver: FastifyReceiver | undefined;
+  let socketReceiver: SocketModeReceiver | undefined;
   if (config.SLACK_APP_TOKEN) {
-    receiver = new SocketModeReceiver({
+    receiver = socketReceiver = new SocketModeReceiver({
       appToken: config.SLACK_APP_TOKEN,
       logger: boltLogger,
       clientPingTimeout: opts.socketPingTimeoutMs,
+      // The link reconnects (./slack-link.ts): the client's own reconnect has no bound on its delay,
+      // and its failures would end the process.
+      autoReconnectEnabled: false,
       installerOptions: { clientOptions: clientOptions() },
     });
   } else if (config.SLACK_SIGNING_SECRET) {
@@ -406,45 +414,26 @@ export function createSlackAdapter(opts: SlackAdapterOptions): SlackAdapter {
   });
 
   const poster = createSlackPoster({ token, slackApiUrl, logger: log });
+  const link = slackLink({
+    app,
+    mode: config.slack.mode === 'socket' ? 'socket' : 'http',
+    receiver: socketReceiver,
+    apiUrlSet: Boolean(config.SLACK_API_URL),
+    log,
+  });
   const home = createAppHome({ app, dispatcher, logger: log, groupsOf, roleOf: opts.roleOf, throttleMs: opts.homeThrottleMs });
 
   return {
     app,
     poster,
     routes: fastifyReceiver?.routes,
-    async start() {
-      const mode = config.slack.mode;
-      try {
-        await app.init(); // auth.test with the bot token, once
-      } catch (e) {
-        const code = (e as { data?: { error?: string } }).data?.error;
-        if (code)
-          throw new Error(`Slack refused SLACK_BOT_TOKEN (auth.test: ${code}). Check the bot token (xoxb-…) of the installed app.`, {
-            cause: e,
-          });
-        throw new Error(
-          `Slack's Web API could not be reached to check SLACK_BOT_TOKEN (${(e as Error).message}). Check network access to Slack${config.SLACK_API_URL ? ' and SLACK_API_URL' : ''}.`,
-          { cause: e },
-        );
-      }
-      try {
-        await app.start();
-      } catch (e) {
-        const code = (e as { data?: { error?: string } }).data?.error;
-        throw new Error(
-          `Slack ${mode === 'socket' ? 'Socket Mode could not connect (apps.connections.open)' : 'could not start'}: ${code ?? (e as Error).message}. ` +
-            (mode === 'socket'
-              ? 'Check SLACK_APP_TOKEN (xapp-… with connections:write) and that Slack is reachable.'
-              : 'See the log for details.'),
-          { cause: e },
-        );
-      }
-      log.info({ mode }, 'Slack adapter started');
-    },
+    start: () => link.start(),
+    link: () => link.status(),
     refreshHome: () => home.refreshAll(),
     async stop() {
       home.stop();
-      await app.stop();
+      await link.stop();
+      if (!socketReceiver) await app.stop();
     },
   };
 }

@@ -60,6 +60,11 @@ export interface FakeDiscord {
   identified(): Promise<void>;
   /** Gateway sessions identified and still open now (one per connected bot process). */
   gatewaySessions(): number;
+  /**
+   * The gateway URL the fake gives out (in GET /gateway/bot and READY's resume_gateway_url):
+   * by default its own; a test puts a relay in front of it with this.
+   */
+  advertiseGateway(url: string): void;
   /** The application's registered commands' names, globally or in one guild (a PUT replaces them). */
   registeredCommands(guildId?: string): string[];
   close(): Promise<void>;
@@ -266,6 +271,11 @@ export async function startFakeDiscord(
         gatewayOps.push({ op: p.op, d: p.d });
       }
       if (p.op === 1) ws.send(JSON.stringify({ op: 11, d: null, s: null, t: null }));
+      // A resume (after a dropped connection) is answered as Discord does, with RESUMED.
+      if (p.op === 6) {
+        ws.send(JSON.stringify({ op: 0, t: 'RESUMED', s: gatewaySeq++, d: {} }));
+        identifiedSockets.add(ws);
+      }
       if (p.op === 2) {
         ws.send(
           JSON.stringify({
@@ -292,11 +302,16 @@ export async function startFakeDiscord(
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  const gatewayUrl = `ws://127.0.0.1:${port}`;
+  let gatewayUrl = `ws://127.0.0.1:${port}`;
 
   return {
     apiUrl: `http://127.0.0.1:${port}/api`,
-    gatewayUrl,
+    get gatewayUrl() {
+      return gatewayUrl;
+    },
+    advertiseGateway(url) {
+      gatewayUrl = url;
+    },
     applicationId,
     botUserId,
     calls,

@@ -102,6 +102,8 @@ export interface FakeSlack {
   readonly connectionCount: number;
   /** Asks the client to reconnect. */
   disconnectClients(): void;
+  /** The Socket Mode URL apps.connections.open gives out (default its own): a test puts a relay in front with this. */
+  advertiseSocket(wsBase: string): void;
   close(): Promise<void>;
 }
 
@@ -164,6 +166,7 @@ export async function startFakeSlack(
   let connectedWaiters: Array<() => void> = [];
   let helloSent = false;
   let base = '';
+  let socketBase: string | undefined;
 
   const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
@@ -245,7 +248,7 @@ export async function startFakeSlack(
           })),
         };
       case 'apps.connections.open':
-        return { ok: true, url: `${base.replace(/^http/, 'ws')}/socket` };
+        return { ok: true, url: `${socketBase ?? base.replace(/^http/, 'ws')}/socket` };
       default:
         return { ok: true };
     }
@@ -411,6 +414,9 @@ export async function startFakeSlack(
     },
     get connectionCount() {
       return connectionCount;
+    },
+    advertiseSocket(wsBase) {
+      socketBase = wsBase;
     },
     disconnectClients() {
       for (const ws of sockets) ws.send(JSON.stringify({ type: 'disconnect', reason: 'refresh_requested' }));
