@@ -88,6 +88,7 @@ it('the fake refuses a card Discord would refuse, and a card edited back into an
   expect(fake.rejected.map((r) => r.problems).flat()).toEqual([
     'content: not allowed with IS_COMPONENTS_V2',
     'flags: a message with IS_COMPONENTS_V2 cannot lose it',
+    'embeds: not allowed with IS_COMPONENTS_V2',
   ]);
   fake.rejected.length = 0;
 });

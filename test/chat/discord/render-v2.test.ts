@@ -168,6 +168,7 @@ describe("the fake Discord's check of a message payload", () => {
     ]);
     expect(messagePayloadProblems({ embeds: [{ title: 'x' }], flags: 0 }, { files: [], editedFlags: 1 << 15 })).toEqual([
       'flags: a message with IS_COMPONENTS_V2 cannot lose it',
+      'embeds: not allowed with IS_COMPONENTS_V2',
     ]);
   });
 });

@@ -44,10 +44,10 @@ const isV2 = (flags: unknown) => typeof flags === 'number' && (flags & IS_COMPON
 export function messagePayloadProblems(body: any, ctx: PayloadContext): string[] {
   if (!body || typeof body !== 'object') return [];
   const out: string[] = [];
-  const v2 = isV2(body.flags);
-  if (ctx.editedFlags !== undefined && isV2(ctx.editedFlags) && body.flags !== undefined && !v2) {
-    out.push('flags: a message with IS_COMPONENTS_V2 cannot lose it');
-  }
+  const editOfV2 = ctx.editedFlags !== undefined && isV2(ctx.editedFlags);
+  // An edit of a V2 message is V2 whatever flags it sends: the flag cannot be taken away.
+  const v2 = isV2(body.flags) || editOfV2;
+  if (editOfV2 && body.flags !== undefined && !isV2(body.flags)) out.push('flags: a message with IS_COMPONENTS_V2 cannot lose it');
   const ids = new Set<string>();
   const button = (b: any, where: string) => {
     if (b?.type !== 2) return out.push(`${where}: type ${b?.type} is not a button`);
@@ -92,7 +92,9 @@ export function messagePayloadProblems(body: any, ctx: PayloadContext): string[]
   if (Array.isArray(body.embeds) && body.embeds.length) out.push('embeds: not allowed with IS_COMPONENTS_V2');
   if (body.poll) out.push('poll: not allowed with IS_COMPONENTS_V2');
   if (Array.isArray(body.sticker_ids) && body.sticker_ids.length) out.push('sticker_ids: not allowed with IS_COMPONENTS_V2');
-  if (!components.length) out.push('components: a V2 message needs at least one');
+  // An edit without components keeps the message's own.
+  if (!components.length && !(ctx.editedFlags !== undefined && body.components === undefined))
+    out.push('components: a V2 message needs at least one');
   if (components.length > MAX_TOP_LEVEL) out.push(`components: more than ${MAX_TOP_LEVEL} at the top level`);
   let count = 0;
   let text = 0;
