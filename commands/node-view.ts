@@ -6,7 +6,7 @@ import type { HostedNode } from '../src/hosting/index.js';
 import { lockStateText, lockStates } from './support/lock-state.js';
 import { imageOf, imageOverview } from './support/node-image.js';
 import { nodeArg, pagingArgs } from './support/arg-types.js';
-import { listReply } from './support/list-command.js';
+import { listReply, typedArgs } from './support/list-command.js';
 import { formatTime, peerAddressOf, rlnNameOf, titled, yesNo } from './support/present.js';
 import { requireNode } from './support/require-node.js';
 
@@ -31,6 +31,7 @@ export const list = defineCommand({
       title: 'Nodes',
       rows: [...nodes].sort((a, b) => a.name.localeCompare(b.name)),
       paging: ctx.args,
+      pager: { command: 'node list', args: typedArgs(ctx.args) },
       empty: [msg.text('No nodes yet.'), msg.context('Create one with `node create <name>`.')],
       async page(items) {
         const counts = new Map<string, number>();

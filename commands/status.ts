@@ -65,10 +65,12 @@ export function dashboardMessage(
     { label: `${n.node.name}: details`, command: 'node info', args: { node: n.node.name } },
     { label: `${n.node.name}: report`, command: 'report balance', args: { node: n.node.name } },
   ]);
-  if (page > 1) buttons.push({ label: 'Previous page', command: 'status', args: { page: String(page - 1) } });
-  if (page * STATUS_PAGE_SIZE < nodes.length) buttons.push({ label: 'Next page', command: 'status', args: { page: String(page + 1) } });
+  if (page > 1) buttons.push({ label: 'Previous page', command: 'status', args: { page: String(page - 1) }, replaces: true });
+  if (page * STATUS_PAGE_SIZE < nodes.length)
+    buttons.push({ label: 'Next page', command: 'status', args: { page: String(page + 1) }, replaces: true });
   return {
     header: `Status · ${nodes.length} node${nodes.length === 1 ? '' : 's'}`,
+    purpose: 'dashboard',
     tone: openIncidents ? 'danger' : running === nodes.length ? 'success' : 'warning',
     summary: `${running} of ${nodes.length} node(s) running${openIncidents ? `, ${openIncidents} with an open incident` : ''}`,
     blocks: [

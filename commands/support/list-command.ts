@@ -3,7 +3,7 @@
  * page of them in a table, with the count in the header and which page it is under the table.
  */
 import type { z } from 'zod';
-import { msg, type Block, type Message, type Table } from '../../src/vocabulary/index.js';
+import { msg, type Block, type Button, type Message, type Table } from '../../src/vocabulary/index.js';
 import type { CommandDefinition, CommandSpec } from '../../src/engine/index.js';
 import { defineCommand, type CommandContext } from '../define-command.js';
 import type { Services } from '../services.js';
@@ -35,6 +35,34 @@ export interface ListReply<T> {
   empty: Block[];
   /** The page shown: its rows, and every row for totals. */
   page(items: T[], all: T[]): ListPage | Promise<ListPage>;
+  /**
+   * The command that lists them and its arguments as typed: with more than one page, Previous and
+   * Next buttons run it again for the page beside, in place of the message, as whoever clicks.
+   */
+  pager?: { command: string; args: Record<string, string> };
+}
+
+/** Previous and Next page buttons, for the pages that exist. */
+export function pageButtons(pager: NonNullable<ListReply<unknown>['pager']>, o: { rows: number; limit?: number; page?: number }): Button[] {
+  const limit = Math.max(1, o.limit ?? 20);
+  const pages = Math.max(1, Math.ceil(o.rows / limit));
+  const page = Math.min(Math.max(1, o.page ?? 1), pages);
+  const to = (n: number) => ({ ...pager.args, limit: String(limit), page: String(n) });
+  const out: Button[] = [];
+  if (page > 1) out.push({ label: `‹ Page ${page - 1}`, command: pager.command, args: to(page - 1), replaces: true });
+  if (page < pages) out.push({ label: `Page ${page + 1} ›`, style: 'primary', command: pager.command, args: to(page + 1), replaces: true });
+  return out;
+}
+
+/** A command's parsed arguments back as typed text, for a button that runs it again. */
+export function typedArgs(args: Record<string, unknown>, node?: Pick<HostedNode, 'name'>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(args)) {
+    if (k === 'node' && node) out[k] = node.name;
+    else if (Array.isArray(v)) out[k] = v.map(String).join(',');
+    else if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') out[k] = String(v);
+  }
+  return out;
 }
 
 /** A list as a reply: `empty` when there are no rows, else one page of them in a table. */
@@ -42,11 +70,13 @@ export async function listReply<T>(o: ListReply<T>): Promise<Message> {
   if (o.rows.length === 0) return { header: titled(o.title, o.node), tone: 'neutral', blocks: o.empty };
   const { items, caption } = paginate(o.rows, o.paging);
   const p = await o.page(items, o.rows);
+  const buttons = o.pager ? pageButtons(o.pager, { rows: o.rows.length, ...o.paging }) : [];
   return {
     header: titled(`${o.title} (${o.rows.length})`, o.node),
     tone: p.tone ?? 'info',
     ...(p.summary !== undefined ? { summary: p.summary } : {}),
     blocks: [...(p.before ?? []), msg.table({ ...p.table, caption }), ...(p.after ?? [])],
+    ...(buttons.length ? { buttons } : {}),
   };
 }
 
@@ -95,6 +125,7 @@ export function nodeListCommand<S extends z.ZodObject<PagingShape>, L extends Lo
         node,
         rows: loaded.rows,
         paging: ctx.args,
+        pager: { command: def.path, args: typedArgs(ctx.args as Record<string, unknown>, node) },
         empty: empty(node),
         page: (items, all) => page({ ...scope, items, all, loaded }),
       });

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { AnyDb } from '../store/index.js';
 import { createButtonStore } from '../store/index.js';
 import { silentLogger, type Logger } from '../log.js';
-import type { ButtonPreparer } from '../vocabulary/index.js';
+import { REPLACES_ARG, type ButtonPreparer } from '../vocabulary/index.js';
 
 export interface ButtonIds extends ButtonPreparer {
   /** What a live button names; undefined when it is unknown or expired. */
@@ -50,7 +50,8 @@ export function createButtonIds(opts: ButtonIdsOptions): ButtonIds {
           continue;
         }
         const id = `b_${randomBytes(12).toString('base64url')}`;
-        await store.insert({ id, command: b.command, argsJson: JSON.stringify(b.args ?? {}), createdAt: t, expiresAt: t + ttl });
+        const args = b.replaces ? { ...b.args, [REPLACES_ARG]: 'true' } : (b.args ?? {});
+        await store.insert({ id, command: b.command, argsJson: JSON.stringify(args), createdAt: t, expiresAt: t + ttl });
         buttons.push({ ...b, id });
       }
       return { ...message, buttons };

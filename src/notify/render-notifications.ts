@@ -208,6 +208,7 @@ export function incidentMessage(inc: IncidentRow, now: number): Message {
     : `Resolved #${inc.id}: ${name} is ${inc.last_status} again after ${formatDuration((inc.resolved_at ?? now) - inc.opened_at)}`;
   return {
     header,
+    purpose: 'incident',
     tone: open ? (inc.last_status === 'FAILED' ? 'danger' : 'warning') : 'success',
     summary: header,
     blocks: [msg.fields(fields), msg.context([open ? 'Updates follow in the thread. ' : 'Resolved. ', { code: inc.node_id }])],

@@ -267,6 +267,7 @@ export function buildBalanceReport(input: BalanceReportInput): {
   return {
     message: {
       header: `Balance report · ${who}`,
+      purpose: 'report',
       tone,
       blocks,
       summary: `Balance report for ${who}${failed ? ` (${failed} node(s) did not answer)` : ''}`,

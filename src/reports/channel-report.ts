@@ -289,6 +289,7 @@ export function buildChannelReport(input: ChannelReportInput): {
   return {
     message: {
       header: `Channel report · ${who}`,
+      purpose: 'report',
       tone,
       blocks,
       summary: `Channel report for ${who}${failed ? ` (${failed} node(s) did not answer)` : ''}`,

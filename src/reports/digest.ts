@@ -349,6 +349,7 @@ export async function buildDigest(input: DigestInput, onChartError?: (e: unknown
   return {
     message: {
       header: `Daily digest: ${input.target}`,
+      purpose: 'report',
       tone: today.incidents > 0 ? 'warning' : 'info',
       summary,
       blocks,

@@ -47,6 +47,11 @@ export interface Button {
   command: string;
   args?: Record<string, string>;
   /**
+   * Its answer takes the place of the message it is on (a list's next page), rather than
+   * coming as a new message. The click still runs every step, as the clicker.
+   */
+  replaces?: boolean;
+  /**
    * The short stored id that goes into Slack's action_id / Discord's custom_id.
    * Filled by the engine (`prepareMessage`) before rendering; renderers refuse a button without one.
    */
@@ -75,8 +80,16 @@ export interface MessageFile {
   height?: number;
 }
 
+/**
+ * What a message is, when a platform lays that kind out in its own way (Discord shows an
+ * incident, a report and the dashboard as one Components V2 card with its chart and buttons in
+ * it). A renderer that makes no difference ignores it; absent, the message is an ordinary answer.
+ */
+export type MessagePurpose = 'incident' | 'report' | 'dashboard';
+
 export interface Message {
   header?: string;
+  purpose?: MessagePurpose;
   /** Colour: Slack attachment colour / Discord embed colour / a text marker. */
   tone?: Tone;
   blocks: Block[];
@@ -86,6 +99,12 @@ export interface Message {
   /** Files uploaded with the message, after it. */
   files?: MessageFile[];
 }
+
+/**
+ * The stored argument that marks a button whose answer replaces its message (`Button.replaces`):
+ * no command argument starts with `__`, so it never meets one.
+ */
+export const REPLACES_ARG = '__replaces';
 
 /** A MessageFile from bytes. */
 export function messageFile(f: Omit<MessageFile, 'base64'> & { bytes: Uint8Array }): MessageFile {

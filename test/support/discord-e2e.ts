@@ -47,10 +47,23 @@ export async function finishAnswer(fake: FakeDiscord, token: string, first: any,
   return { type: first.type, data, ephemeral, callback, later };
 }
 
-/** All the text of a message payload (title, description, fields, footer), for assertions. */
+/** Every component of a payload, nested ones included (a V2 card's text displays, rows and buttons). */
+export function componentsOf(data: any): any[] {
+  const out: any[] = [];
+  const walk = (c: any) => {
+    out.push(c);
+    for (const x of c?.components ?? []) walk(x);
+    if (c?.accessory) walk(c.accessory);
+  };
+  for (const c of data?.components ?? []) walk(c);
+  return out;
+}
+
+/** All the text of a message payload (title, description, fields, footer; a V2 card's text displays), for assertions. */
 export function textOf(data: any): string {
   const parts: string[] = [];
   if (data?.content) parts.push(data.content);
+  for (const c of componentsOf(data)) if (c?.type === 10) parts.push(c.content);
   for (const e of data?.embeds ?? []) {
     parts.push(e.title ?? '', e.description ?? '', e.footer?.text ?? '');
     for (const f of e.fields ?? []) parts.push(f.name, f.value);
@@ -59,5 +72,5 @@ export function textOf(data: any): string {
 }
 
 export function buttonsOf(data: any): Array<{ label: string; custom_id: string; style: number }> {
-  return (data?.components ?? []).flatMap((r: any) => r.components);
+  return componentsOf(data).filter((c) => c?.type === 2);
 }

@@ -7,7 +7,8 @@
 import { DiscordAPIError, HTTPError, RateLimitError, Routes, type REST } from 'discord.js';
 import { PostError, type ChatPoster, type PostTarget } from '../../vocabulary/index.js';
 import { fileBytes, hasBody, summaryOf, type Message } from '../../vocabulary/index.js';
-import { toDiscordPayload } from './render.js';
+import { isV2Payload, toDiscordMessage } from './to-discord-message.js';
+import { attachmentName } from './render-v2.js';
 import { clip } from './limits.js';
 
 /** Discord JSON error codes meaning the channel is gone or closed to the bot. */
@@ -54,21 +55,25 @@ export const DISCORD_MAX_ATTACHMENT_DESCRIPTION = 1024;
 
 /**
  * The REST request of a message: JSON, or, with files, multipart with the JSON in payload_json
- * and each file a part named in `attachments` (discord.js builds the form from `files`).
+ * and each file a part named in `attachments` (discord.js builds the form from `files`). A V2
+ * card shows its files inside it, named `attachment://…`; an embed leaves them below it.
  */
 export function withAttachments(message: Message): {
   body: Record<string, unknown>;
   files?: Array<{ name: string; data: Buffer; contentType: string }>;
 } {
   const files = message.files ?? [];
-  const body = (hasBody(message) ? toDiscordPayload(message) : {}) as Record<string, unknown>;
+  const payload = hasBody(message) ? toDiscordMessage(message, { files: true }) : undefined;
+  const body = (payload ?? {}) as Record<string, unknown>;
   if (!files.length) return { body };
+  // A V2 card names its files: they go under the names it names them by.
+  const name = (n: string) => (payload && isV2Payload(payload) ? attachmentName(n) : n);
   return {
     body: {
       ...body,
-      attachments: files.map((f, i) => ({ id: i, filename: f.name, description: clip(f.alt, DISCORD_MAX_ATTACHMENT_DESCRIPTION) })),
+      attachments: files.map((f, i) => ({ id: i, filename: name(f.name), description: clip(f.alt, DISCORD_MAX_ATTACHMENT_DESCRIPTION) })),
     },
-    files: files.map((f) => ({ name: f.name, data: fileBytes(f), contentType: f.mime })),
+    files: files.map((f) => ({ name: name(f.name), data: fileBytes(f), contentType: f.mime })),
   };
 }
 
@@ -117,7 +122,9 @@ export function createDiscordPoster(rest: REST | undefined): ChatPoster {
     },
     async update(target, message) {
       try {
-        await need().patch(Routes.channelMessage(target.channelId, target.messageId), { body: toDiscordPayload(message) });
+        await need().patch(Routes.channelMessage(target.channelId, target.messageId), {
+          body: toDiscordMessage(message, { edit: true }),
+        });
       } catch (e) {
         throw toPostError(e, `editing Discord message ${target.messageId} in channel ${target.channelId}`);
       }

@@ -8,7 +8,7 @@ import type { CommandIndex } from './build-command-data.js';
 import { commandWords } from './build-command-data.js';
 import { handleInteraction, type InteractionContext, type ParsedInteraction, type Responder } from './handle-interaction.js';
 import { actorOf, placeOf, toCommand, walkOptions, type RawOption } from './parse-interaction.js';
-import type { DiscordPayload } from './render.js';
+import type { DiscordMessagePayload } from './to-discord-message.js';
 import { DISCORD_DEFAULT_API } from './create-discord-rest.js';
 
 function memberOf(i: Interaction): { roles: string[]; nick?: string | null } | undefined {
@@ -47,7 +47,10 @@ export function parseGatewayInteraction(i: Interaction, index: CommandIndex): Pa
   if (i.isAutocomplete()) {
     return { kind: 'autocomplete', actor, focused: String(i.options.getFocused() ?? '') };
   }
-  if (i.isButton()) return { kind: 'button', actor, place, customId: i.customId };
+  if (i.isButton()) {
+    const onV2 = i.message.flags.has(MessageFlags.IsComponentsV2);
+    return { kind: 'button', actor, place, customId: i.customId, ...(onV2 ? { onV2 } : {}) };
+  }
   if (i.isModalSubmit()) {
     const values: Record<string, string> = {};
     for (const [id, f] of i.fields.fields) {
@@ -59,9 +62,11 @@ export function parseGatewayInteraction(i: Interaction, index: CommandIndex): Pa
   return undefined;
 }
 
-function options(payload: DiscordPayload) {
+function options(payload: DiscordMessagePayload, ephemeral = false) {
   const { allowed_mentions: _ignored, ...rest } = payload;
-  return { ...rest, allowedMentions: { parse: [] as [] } };
+  // A V2 card's flag and the ephemeral flag go together.
+  const flags = ('flags' in rest ? rest.flags : 0) | (ephemeral ? MessageFlags.Ephemeral : 0);
+  return { ...rest, ...(flags ? { flags } : {}), allowedMentions: { parse: [] as [] } };
 }
 
 function ephemeral(yes: boolean) {
@@ -88,14 +93,14 @@ export function gatewayResponder(i: Interaction): Responder {
   // Each call is only reached for interaction kinds that support it (see handleInteraction).
   const it = i as unknown as AnsweringInteraction;
   return {
-    reply: async (p, e) => void (await it.reply({ ...options(p), ...ephemeral(e) })),
+    reply: async (p, e) => void (await it.reply(options(p, e))),
     defer: async (e) => void (await it.deferReply(ephemeral(e))),
     update: async (p) => void (await it.update(options(p))),
     deferUpdate: async () => void (await it.deferUpdate()),
     showModal: async (m) => void (await it.showModal(m)),
     autocomplete: async (c) => void (await it.respond(c)),
     editOriginal: async (p) => void (await it.editReply(options(p))),
-    followUp: async (p, e) => void (await it.followUp({ ...options(p), ...ephemeral(e) })),
+    followUp: async (p, e) => void (await it.followUp(options(p, e))),
   };
 }
 

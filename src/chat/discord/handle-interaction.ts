@@ -8,26 +8,28 @@ import { LATE, within } from '../../vocabulary/index.js';
 import type { Message, MessageFile } from '../../vocabulary/index.js';
 import type { Actor, Place } from '../../vocabulary/index.js';
 import type { Dispatcher, Invocation, Reply } from '../../engine/index.js';
-import { dialogToModal, toDiscordPayload, type DiscordModal, type DiscordPayload } from './render.js';
+import { dialogToModal, toDiscordPayload, type DiscordModal } from './render.js';
+import { toDiscordMessage, type DiscordMessageOptions, type DiscordMessagePayload } from './to-discord-message.js';
 import { DISCORD_MAX_AUTOCOMPLETE_CHOICES, DISCORD_MAX_CHOICE_NAME, DISCORD_MAX_CHOICE_VALUE, clip } from './limits.js';
 
 export type ParsedInteraction =
   | { kind: 'command'; actor: Actor; place: Place; path: string; args: Record<string, string> }
   | { kind: 'autocomplete'; actor: Actor; focused: string }
-  | { kind: 'button'; actor: Actor; place: Place; customId: string }
+  /** `onV2`: the message clicked is a Components V2 one, which an update must keep. */
+  | { kind: 'button'; actor: Actor; place: Place; customId: string; onV2?: boolean }
   | { kind: 'modal'; actor: Actor; place: Place; customId: string; values: Record<string, string> };
 
 /** The calls an interaction can get. The first of reply/defer/update/deferUpdate/showModal/autocomplete answers it. */
 export interface Responder {
-  reply(payload: DiscordPayload, ephemeral: boolean): Promise<void>;
+  reply(payload: DiscordMessagePayload, ephemeral: boolean): Promise<void>;
   defer(ephemeral: boolean): Promise<void>;
-  update(payload: DiscordPayload): Promise<void>;
+  update(payload: DiscordMessagePayload): Promise<void>;
   deferUpdate(): Promise<void>;
   showModal(modal: DiscordModal): Promise<void>;
   autocomplete(choices: Array<{ name: string; value: string }>): Promise<void>;
   /** After a defer: edits the deferred answer (or, after deferUpdate, the message with the button). */
-  editOriginal(payload: DiscordPayload): Promise<void>;
-  followUp(payload: DiscordPayload, ephemeral: boolean): Promise<void>;
+  editOriginal(payload: DiscordMessagePayload): Promise<void>;
+  followUp(payload: DiscordMessagePayload, ephemeral: boolean): Promise<void>;
   /**
    * A follow-up message that is only these files, through the interaction's own webhook (no bot
    * token needed): how an answer's files reach the channel when the bot has no DISCORD_TOKEN.
@@ -63,17 +65,18 @@ function notice(header: string, text: string, tone: Message['tone'] = 'warning')
 }
 
 /** Renders, or (a message that breaks a Discord limit, a bug) a short notice saying so. */
-function payloadOf(message: Message, logger: Logger): DiscordPayload {
+function payloadOf(message: Message, logger: Logger, o: DiscordMessageOptions = {}): DiscordMessagePayload {
   try {
-    return toDiscordPayload(message);
+    return toDiscordMessage(message, o);
   } catch (err) {
     logger.error({ err, header: message.header }, 'a reply could not be rendered for Discord');
-    return toDiscordPayload(
+    return toDiscordMessage(
       notice(
         'This answer cannot be shown on Discord',
         `${err instanceof Error ? err.message : String(err)}. Try the shell or Slack, and tell an admin.`,
         'danger',
       ),
+      o,
     );
   }
 }
@@ -107,7 +110,13 @@ async function safeDispatch(ctx: InteractionContext, inv: Invocation): Promise<R
 }
 
 /** Answers the first call of an interaction with a ready Reply. */
-async function answer(ctx: InteractionContext, r: Responder, reply: Reply, kind: ParsedInteraction['kind']): Promise<void> {
+/** How an update of the clicked message renders: a V2 message stays V2, and an edit clears what V2 cannot carry. */
+function updateOptions(p: ParsedInteraction): DiscordMessageOptions {
+  return { edit: true, v2: p.kind === 'button' && p.onV2 ? 'always' : 'auto' };
+}
+
+async function answer(ctx: InteractionContext, r: Responder, reply: Reply, p: ParsedInteraction): Promise<void> {
+  const kind = p.kind;
   if (reply.kind === 'dialog') {
     if (kind === 'modal') {
       await r.reply(
@@ -136,13 +145,12 @@ async function answer(ctx: InteractionContext, r: Responder, reply: Reply, kind:
     await r.reply(toDiscordPayload(dialogErrorsMessage(reply.errors)), true);
     return;
   }
-  const payload = payloadOf(reply.message, ctx.logger);
-  if (kind === 'button' && reply.replaceOriginal) await r.update(payload);
-  else await r.reply(payload, reply.visibility === 'private');
+  if (kind === 'button' && reply.replaceOriginal) await r.update(payloadOf(reply.message, ctx.logger, updateOptions(p)));
+  else await r.reply(payloadOf(reply.message, ctx.logger), reply.visibility === 'private');
 }
 
 /** Finishes a deferred interaction with the Reply that came late. */
-async function finish(ctx: InteractionContext, r: Responder, reply: Reply, deferredUpdate: boolean): Promise<void> {
+async function finish(ctx: InteractionContext, r: Responder, reply: Reply, deferredUpdate: boolean, p: ParsedInteraction): Promise<void> {
   if (reply.kind === 'dialog') {
     const m = notice('This needs a form', 'The answer took too long for Discord to open its form. Run the command again.');
     if (deferredUpdate) await r.followUp(toDiscordPayload(m), true);
@@ -153,7 +161,7 @@ async function finish(ctx: InteractionContext, r: Responder, reply: Reply, defer
   const isPrivate = reply.kind === 'dialog_errors' || reply.visibility === 'private';
   const payload = payloadOf(message, ctx.logger);
   if (deferredUpdate) {
-    if (reply.kind === 'message' && reply.replaceOriginal) await r.editOriginal(payload);
+    if (reply.kind === 'message' && reply.replaceOriginal) await r.editOriginal(payloadOf(message, ctx.logger, updateOptions(p)));
     else await r.followUp(payload, isPrivate);
     return;
   }
@@ -198,7 +206,7 @@ export async function handleInteraction(ctx: InteractionContext, p: ParsedIntera
   const pending = safeDispatch(ctx, inv);
   const first = await within(pending, deferAfter(ctx));
   if (first !== LATE) {
-    await answer(ctx, r, first, p.kind);
+    await answer(ctx, r, first, p);
     await sendFiles(ctx, r, p.place, first);
     return;
   }
@@ -206,6 +214,6 @@ export async function handleInteraction(ctx: InteractionContext, p: ParsedIntera
   if (deferredUpdate) await r.deferUpdate();
   else await r.defer(false);
   const reply = await pending;
-  await finish(ctx, r, reply, deferredUpdate);
+  await finish(ctx, r, reply, deferredUpdate, p);
   await sendFiles(ctx, r, p.place, reply);
 }

@@ -14,6 +14,7 @@ import { parseRawInteraction, type RawInteraction } from './parse-interaction.js
 import { CALLBACK, EPHEMERAL_FLAG, INTERACTION } from './limits.js';
 import { admitBodies, createReplayGuard, type ReplayGuard } from '../../http/index.js';
 import { withAttachments } from './create-discord-poster.js';
+import type { DiscordMessagePayload } from './to-discord-message.js';
 
 export const DISCORD_INTERACTIONS_PATH = '/discord/interactions';
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
@@ -45,16 +46,20 @@ export function verifyDiscordSignature(
 function httpResponder(raw: RawInteraction, rest: REST, first: (body: unknown) => void): Responder {
   const original = Routes.webhookMessage(raw.application_id, raw.token, '@original');
   const flags = (e: boolean) => (e ? { flags: EPHEMERAL_FLAG } : {});
+  // A V2 card's flag and the ephemeral flag go together.
+  const withFlags = (p: DiscordMessagePayload, e: boolean) => {
+    const f = ('flags' in p ? p.flags : 0) | (e ? EPHEMERAL_FLAG : 0);
+    return f ? { ...p, flags: f } : p;
+  };
   return {
-    reply: async (p, e) => first({ type: CALLBACK.CHANNEL_MESSAGE, data: { ...p, ...flags(e) } }),
+    reply: async (p, e) => first({ type: CALLBACK.CHANNEL_MESSAGE, data: withFlags(p, e) }),
     defer: async (e) => first({ type: CALLBACK.DEFERRED_CHANNEL_MESSAGE, ...(e ? { data: flags(e) } : {}) }),
     update: async (p) => first({ type: CALLBACK.UPDATE_MESSAGE, data: p }),
     deferUpdate: async () => first({ type: CALLBACK.DEFERRED_UPDATE_MESSAGE }),
     showModal: async (m) => first({ type: CALLBACK.MODAL, data: m }),
     autocomplete: async (choices) => first({ type: CALLBACK.AUTOCOMPLETE_RESULT, data: { choices } }),
     editOriginal: async (p) => void (await rest.patch(original, { body: p, auth: false })),
-    followUp: async (p, e) =>
-      void (await rest.post(Routes.webhook(raw.application_id, raw.token), { body: { ...p, ...flags(e) }, auth: false })),
+    followUp: async (p, e) => void (await rest.post(Routes.webhook(raw.application_id, raw.token), { body: withFlags(p, e), auth: false })),
     followUpFiles: async (files) => {
       const { body, files: parts } = withAttachments({ blocks: [], files });
       await rest.post(Routes.webhook(raw.application_id, raw.token), {

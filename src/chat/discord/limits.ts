@@ -28,6 +28,21 @@ export const DISCORD_MAX_LABEL_DESCRIPTION = 100;
 /** A Text Display's content (all of a message's or modal's text displays together). */
 export const DISCORD_MAX_TEXT_DISPLAY = 4000;
 export const DISCORD_MAX_TEXT_INPUT_LABEL = 45;
+
+/**
+ * Components V2 (https://discord.com/developers/docs/components/reference): a message sent with
+ * the IS_COMPONENTS_V2 flag has no `content` or `embeds`; its components hold everything. At most
+ * 40 components in all (nested ones count), 10 at the top level and 10 in a container, 1–3 text
+ * displays in a section, 1–10 items in a media gallery, and 4000 characters of text displays in
+ * all (DISCORD_MAX_TEXT_DISPLAY). A file shows only where a component names it (`attachment://`).
+ */
+export const DISCORD_FLAG_IS_COMPONENTS_V2 = 1 << 15;
+export const DISCORD_V2_MAX_COMPONENTS = 40;
+export const DISCORD_V2_MAX_TOP_LEVEL = 10;
+export const DISCORD_V2_MAX_CONTAINER_CHILDREN = 10;
+export const DISCORD_V2_MAX_SECTION_TEXTS = 3;
+export const DISCORD_V2_MAX_GALLERY_ITEMS = 10;
+export const DISCORD_V2_MAX_MEDIA_DESCRIPTION = 1024;
 export const DISCORD_MAX_TEXT_INPUT_PLACEHOLDER = 100;
 export const DISCORD_MAX_TEXT_INPUT_VALUE = 4000;
 

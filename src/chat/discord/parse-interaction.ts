@@ -5,7 +5,7 @@
 import type { Actor, Place } from '../../vocabulary/index.js';
 import type { CommandIndex } from './build-command-data.js';
 import type { ParsedInteraction } from './handle-interaction.js';
-import { INTERACTION } from './limits.js';
+import { DISCORD_FLAG_IS_COMPONENTS_V2, INTERACTION } from './limits.js';
 import { commandWords } from './build-command-data.js';
 
 export interface RawOption {
@@ -33,6 +33,8 @@ export interface RawInteraction {
   channel?: { id: string };
   member?: { user?: RawUser; roles?: string[]; nick?: string | null };
   user?: RawUser;
+  /** The message a component was clicked on. */
+  message?: { flags?: number };
   data?: {
     name?: string;
     options?: RawOption[];
@@ -138,7 +140,14 @@ export function parseRawInteraction(raw: RawInteraction, index: CommandIndex): P
       return { kind: 'autocomplete', actor, focused: focused ?? '' };
     }
     case INTERACTION.MESSAGE_COMPONENT:
-      return raw.data?.custom_id ? { kind: 'button', actor, place, customId: raw.data.custom_id } : undefined;
+      if (!raw.data?.custom_id) return undefined;
+      return {
+        kind: 'button',
+        actor,
+        place,
+        customId: raw.data.custom_id,
+        ...((raw.message?.flags ?? 0) & DISCORD_FLAG_IS_COMPONENTS_V2 ? { onV2: true } : {}),
+      };
     case INTERACTION.MODAL_SUBMIT:
       return raw.data?.custom_id ? { kind: 'modal', actor, place, customId: raw.data.custom_id, values: modalValues(raw.data) } : undefined;
     default:

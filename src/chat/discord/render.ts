@@ -88,7 +88,7 @@ const SEPARATOR = '\n';
 /** Characters of the 6000-character embed budget kept for the description when fields are many. */
 const FIELDS_LEAVE_FOR_DESCRIPTION = 1000;
 
-function renderProgress(label: string, value: number, max: number): string {
+export function renderProgress(label: string, value: number, max: number): string {
   const ratio = max > 0 ? Math.min(1, Math.max(0, value / max)) : 0;
   return `${escapeDiscord(label)} \`${shareBar(ratio, PROGRESS_WIDTH)}\` ${Math.round(ratio * 100)}%`;
 }
@@ -99,7 +99,7 @@ function pad(text: string, width: number, align: 'left' | 'right' = 'left'): str
 }
 
 /** A table as a code block holding as many rows as `budget` allows, then "… N more rows". */
-function renderTable(table: Table, budget: number): string | undefined {
+export function renderTable(table: Table, budget: number): string | undefined {
   const widths = table.columns.map((c, i) =>
     Math.min(TABLE_MAX_COLUMN_WIDTH, Math.max(c.header.length, ...table.rows.map((r) => (r[i] ?? '').length))),
   );
@@ -134,7 +134,7 @@ function renderTable(table: Table, budget: number): string | undefined {
   return note.length <= budget ? note : undefined;
 }
 
-function renderCode(text: string, budget: number): string | undefined {
+export function renderCode(text: string, budget: number): string | undefined {
   const full = `\`\`\`\n${escapeCode(text)}\n\`\`\``;
   if (full.length <= budget) return full;
   const note = '\n… (truncated)';
@@ -216,7 +216,7 @@ function renderDescription(blocks: Block[], max: number): string {
   return out;
 }
 
-function renderButtons(buttons: Button[] | undefined): DiscordActionRow<DiscordButton>[] {
+export function renderButtons(buttons: Button[] | undefined): DiscordActionRow<DiscordButton>[] {
   if (!buttons?.length) return [];
   const max = DISCORD_MAX_BUTTONS_PER_ROW * DISCORD_MAX_ACTION_ROWS;
   if (buttons.length > max) {

@@ -2,7 +2,7 @@
  * Entry point: a button click. A stored button names a command (run through every step, as if
  * typed), a confirmation's Confirm or Cancel, or the "open the dialog" of a late state check.
  */
-import { UserError } from '../../vocabulary/index.js';
+import { REPLACES_ARG, UserError } from '../../vocabulary/index.js';
 import { actorKey, ROLE_RANK } from '../../access/index.js';
 import { redactArgs } from '../inline-secret.js';
 import { msg } from '../../vocabulary/index.js';
@@ -45,7 +45,10 @@ export async function fromClick(inv: Click, p: Pipeline, internal: Map<string, A
       a.checkAtSubmission = true;
     } else {
       a.def = commandNamed(button.command);
-      a.args = button.args;
+      const { [REPLACES_ARG]: replaces, ...args } = button.args;
+      a.args = args;
+      // A list's page button: the next page takes the place of the message clicked.
+      if (replaces === 'true') a.replaceOriginal = true;
     }
   } catch (e) {
     return await failAttempt(p, a, e);

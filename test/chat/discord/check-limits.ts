@@ -3,9 +3,16 @@
  * the /rln command. Returns the problems found (empty when valid).
  */
 import * as L from '../../../src/chat/discord/limits.js';
+import { IS_COMPONENTS_V2, messagePayloadProblems } from '../../fakes/discord/message-payload.js';
 
-export function messageProblems(p: any): string[] {
+/** `files`: the names of the files sent with it, which a V2 card may name (`attachment://`). */
+export function messageProblems(p: any, files: string[] = []): string[] {
   const out: string[] = [];
+  if (((p?.flags ?? 0) & IS_COMPONENTS_V2) !== 0) {
+    if (!p?.allowed_mentions || !Array.isArray(p.allowed_mentions.parse) || p.allowed_mentions.parse.length)
+      out.push('allowed_mentions.parse must be []');
+    return [...out, ...messagePayloadProblems(p, { files })];
+  }
   if (typeof p?.content === 'string' && p.content.length > L.DISCORD_MAX_CONTENT) out.push('content too long');
   if (!p?.allowed_mentions || !Array.isArray(p.allowed_mentions.parse) || p.allowed_mentions.parse.length)
     out.push('allowed_mentions.parse must be []');

@@ -74,8 +74,13 @@ export function autocompleteInteraction(applicationId: string, who: Who, group: 
   return commandInteraction(applicationId, who, group, sub, { [option]: typed }, option);
 }
 
-/** A button click on a message the bot posted. */
-export function buttonInteraction(applicationId: string, who: Who, customId: string, message?: { id: string; channelId: string }) {
+/** A button click on a message the bot posted (`flags`: that message's, e.g. IS_COMPONENTS_V2). */
+export function buttonInteraction(
+  applicationId: string,
+  who: Who,
+  customId: string,
+  message?: { id: string; channelId: string; flags?: number },
+) {
   const b = base(3, who, applicationId);
   const channelId = message?.channelId ?? b.channel_id;
   return {
@@ -95,7 +100,7 @@ export function buttonInteraction(applicationId: string, who: Who, customId: str
       tts: false,
       timestamp: new Date().toISOString(),
       edited_timestamp: null,
-      flags: 0,
+      flags: message?.flags ?? 0,
       author: { ...fakeUser(applicationId, 'rln-bot'), bot: true },
     },
     data: { custom_id: customId, component_type: 2 },

@@ -2,11 +2,14 @@
  * A fake Discord on loopback, speaking the wire format discord.js 14.28 uses (see
  * ../chat-platform-fakes.md): REST under /api/v10 and a gateway
  * WebSocket (hello, identify → READY, heartbeat ACKs, INTERACTION_CREATE). Every REST call is
- * recorded in order; failures (429, 5xx, JSON error codes) can be scripted.
+ * recorded in order; failures (429, 5xx, JSON error codes) can be scripted. A message payload
+ * Discord would refuse (./message-payload.ts: a V2 card with content, too many components…) is
+ * answered 400 Invalid Form Body (code 50035), as Discord answers it, and listed in `rejected`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { messagePayloadProblems, requestFileNames, type PayloadContext } from './message-payload.js';
 
 export interface RecordedCall {
   seq: number;
@@ -65,6 +68,8 @@ export interface FakeDiscord {
    * by default its own; a test puts a relay in front of it with this.
    */
   advertiseGateway(url: string): void;
+  /** Message payloads answered 400 Invalid Form Body, with what was wrong. */
+  rejected: Array<{ seq: number; method: string; path: string; problems: string[] }>;
   /** The application's registered commands' names, globally or in one guild (a PUT replaces them). */
   registeredCommands(guildId?: string): string[];
   close(): Promise<void>;
@@ -121,6 +126,11 @@ export async function startFakeDiscord(
   const goneChannels = new Set<string>();
   /** message id → channel id, for messages the fake created. */
   const messages = new Map<string, string>();
+  /** Flags and attached file names of messages the fake created, for edits. */
+  const messageState = new Map<string, { flags: number; files: string[] }>();
+  /** Interaction id → flags of the message its component was clicked on. */
+  const clickedFlags = new Map<string, number>();
+  const rejected: FakeDiscord['rejected'] = [];
   const threads = new Set<string>();
   const waiters: Array<() => void> = [];
   const sockets = new Set<WebSocket>();
@@ -140,8 +150,20 @@ export async function startFakeDiscord(
 
   const unknownChannel = (res: ServerResponse) => send(res, 404, { message: 'Unknown Channel', code: 10003 });
 
-  function route(method: string, path: string, body: any, res: ServerResponse): void {
+  function route(method: string, path: string, body: any, res: ServerResponse, files: RecordedCall['files']): void {
     let m: RegExpMatchArray | null;
+    /** False (and a 400 sent) when Discord would refuse the payload. */
+    const valid = (payload: unknown, ctx: Partial<PayloadContext> = {}): boolean => {
+      const problems = messagePayloadProblems(payload, { ...ctx, files: [...requestFileNames(payload, files), ...(ctx.files ?? [])] });
+      if (!problems.length) return true;
+      rejected.push({ seq, method, path, problems });
+      send(res, 400, {
+        message: 'Invalid Form Body',
+        code: 50035,
+        errors: { _errors: problems.map((message) => ({ code: 'BASE_TYPE_INVALID', message })) },
+      });
+      return false;
+    };
     if (method === 'GET' && path === '/gateway/bot') {
       return send(res, 200, {
         url: gatewayUrl,
@@ -151,13 +173,20 @@ export async function startFakeDiscord(
     }
     if (method === 'GET' && path === '/gateway') return send(res, 200, { url: gatewayUrl });
     if (method === 'GET' && path === '/users/@me') return send(res, 200, bot);
-    if (method === 'POST' && (m = path.match(/^\/interactions\/([^/]+)\/([^/]+)\/callback$/))) return send(res, 204);
+    if (method === 'POST' && (m = path.match(/^\/interactions\/([^/]+)\/([^/]+)\/callback$/))) {
+      // 4: a reply; 7: an update of the message clicked, which keeps a V2 flag it has.
+      if (body?.type === 4 && !valid(body.data)) return;
+      if (body?.type === 7 && !valid(body.data, { editedFlags: clickedFlags.get(m[1]) })) return;
+      return send(res, 204);
+    }
     if ((m = path.match(/^\/webhooks\/([^/]+)\/([^/]+)\/messages\/([^/]+)$/))) {
       const id = m[3] === '@original' ? snowflake() : m[3];
+      if (method === 'PATCH' && !valid(body)) return;
       if (method === 'PATCH' || method === 'GET') return send(res, 200, messageObject('0', id, body, bot, m[1]));
       if (method === 'DELETE') return send(res, 204);
     }
     if (method === 'POST' && (m = path.match(/^\/webhooks\/([^/]+)\/([^/]+)$/))) {
+      if (!valid(body)) return;
       return send(res, 200, messageObject('0', snowflake(), body, bot, m[1]));
     }
     if (method === 'POST' && (m = path.match(/^\/channels\/([^/]+)\/messages\/([^/]+)\/threads$/))) {
@@ -172,15 +201,21 @@ export async function startFakeDiscord(
       const channelId = m[1];
       // A message id is a channel only once a thread was started from it.
       if (goneChannels.has(channelId) || (messages.has(channelId) && !threads.has(channelId))) return unknownChannel(res);
+      if (!valid(body)) return;
       const id = snowflake();
       messages.set(id, channelId);
+      messageState.set(id, { flags: Number(body?.flags ?? 0), files: requestFileNames(body, files) });
       return send(res, 200, messageObject(channelId, id, body, bot));
     }
     if ((m = path.match(/^\/channels\/([^/]+)\/messages\/([^/]+)$/)) && method === 'PATCH') {
       const [, channelId, messageId] = m;
       if (goneChannels.has(channelId)) return unknownChannel(res);
       if (messages.get(messageId) !== channelId) return send(res, 404, { message: 'Unknown Message', code: 10008 });
-      return send(res, 200, messageObject(channelId, messageId, body, bot));
+      const state = messageState.get(messageId) ?? { flags: 0, files: [] };
+      if (!valid(body, { editedFlags: state.flags, files: state.files })) return;
+      if (body?.flags !== undefined) state.flags = Number(body.flags) | (state.flags & (1 << 15));
+      messageState.set(messageId, state);
+      return send(res, 200, messageObject(channelId, messageId, { ...body, flags: state.flags }, bot));
     }
     if (method === 'PUT' && (m = path.match(/^\/applications\/([^/]+)(?:\/guilds\/([^/]+))?\/commands$/))) {
       const list = Array.isArray(body) ? body : [];
@@ -241,7 +276,7 @@ export async function startFakeDiscord(
           if (f.times <= 0) failures.splice(failures.indexOf(f), 1);
           return send(res, f.status, f.body ?? { message: `scripted failure ${f.status}`, code: 0 }, f.headers);
         }
-        route(method, path, body, res);
+        route(method, path, body, res, files);
       })();
     });
   });
@@ -315,6 +350,7 @@ export async function startFakeDiscord(
     applicationId,
     botUserId,
     calls,
+    rejected,
     gatewayOps,
     goneChannels,
     registeredCommands: (guildId) => [...(registered.get(guildId ?? 'global') ?? [])],
@@ -330,6 +366,8 @@ export async function startFakeDiscord(
         attachment_size_limit: 8_388_608,
         ...d,
       };
+      const clicked = (d as { id?: string; message?: { flags?: number } }).message;
+      if (typeof d.id === 'string' && clicked) clickedFlags.set(d.id, Number(clicked.flags ?? 0));
       const frame = JSON.stringify({ op: 0, t: 'INTERACTION_CREATE', s: gatewaySeq++, d: payload });
       if (!identifiedSockets.size) throw new Error('no gateway client has identified yet');
       for (const ws of identifiedSockets) ws.send(frame);
