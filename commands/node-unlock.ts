@@ -67,7 +67,7 @@ const unlockArgs = z.object({
   indexer_url: z
     .string()
     .optional()
-    .describe('Electrum/Esplora indexer URL (6887cbf images: asked in the dialog, default UNLOCK_INDEXER_URL; f379330: the service’s)'),
+    .describe('Indexer URL (6887cbf: asked in the dialog, default UNLOCK_INDEXER_URL; f379330: the service’s)'),
   proxy_endpoint: z.string().optional().describe('RGB proxy endpoint (f379330 images only: default the service’s)'),
   announce_alias: z.string().optional().describe('Alias announced to the network'),
   announce_addresses: z.string().optional().describe('Addresses announced to the network, comma-separated (default none)'),
