@@ -66,7 +66,7 @@ export function versionOf(node: HostedNode): string | undefined {
 type Build = NonNullable<HostedNode['builds']>[number] & Record<string, unknown>;
 
 function lastBuild(node: HostedNode): Build | undefined {
-  return node.builds?.at(-1) as Build | undefined;
+  return node.builds?.at(-1);
 }
 
 const isUpgradeBuild = (b: Build | undefined) => typeof b?.action === 'string' && /upgrade/i.test(b.action);
@@ -113,6 +113,8 @@ export function createUpgradeFollower(o: UpgradeFollowerOptions): UpgradeFollowe
   /** Nodes whose upgrade was told, and when. */
   const told = new Map<string, number>();
   const pending = new Set<string>();
+  /** The upgrades told by this process (their dedupe keys): a later restart of the node is not one. */
+  const announced = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
 
@@ -132,13 +134,17 @@ export function createUpgradeFollower(o: UpgradeFollowerOptions): UpgradeFollowe
     } catch (e) {
       state = walletStateOf(e) ?? 'unreachable';
     }
-    const which = build?.id ?? build?.buildNumber ?? versionOf(node) ?? 'latest';
+    const which = [build?.id, build?.buildNumber, versionOf(node)].find((v) => typeof v === 'string' || typeof v === 'number') ?? 'latest';
+    const dedupeKey = `upgrade:${nodeId}:${String(which)}`;
+    if (announced.has(dedupeKey)) return undefined;
+    if (announced.size > 10_000) announced.clear();
+    announced.add(dedupeKey);
     told.set(nodeId, o.now());
     return {
       node,
       items: [
         {
-          dedupeKey: `upgrade:${nodeId}:${String(which)}`,
+          dedupeKey,
           kind: 'status',
           kinds: ['status', 'lock'],
           type: 'node_upgraded',
@@ -172,7 +178,14 @@ export function createUpgradeFollower(o: UpgradeFollowerOptions): UpgradeFollowe
   return {
     statusSeen(nodeId, status) {
       if (status === 'IN_PROGRESS') upgrading.set(nodeId, o.now());
-      if (status !== 'RUNNING') return;
+      if (status !== 'RUNNING') {
+        // Anything else (a stop, a failure) ends what the upgrade explains: a later lock is its own.
+        if (status !== 'IN_PROGRESS' && status !== undefined) {
+          told.delete(nodeId);
+          upgrading.delete(nodeId);
+        }
+        return;
+      }
       pending.add(nodeId);
       timer ??= setTimeout(() => {
         timer = undefined;
