@@ -8,14 +8,13 @@ import { upgradedMessage } from '../../src/activity/index.js';
 import type { HostedNode } from '../../src/hosting/index.js';
 import { messageText } from '../support/reply-text.js';
 
-const node = (i: number): HostedNode =>
-  ({
-    nodeId: `id-${i}`,
-    name: `n${String(i).padStart(2, '0')}`,
-    network: 'regtest',
-    status: 'RUNNING',
-    imageVersion: 'v0.3.0',
-  });
+const node = (i: number): HostedNode => ({
+  nodeId: `id-${i}`,
+  name: `n${String(i).padStart(2, '0')}`,
+  network: 'regtest',
+  status: 'RUNNING',
+  imageVersion: 'v0.3.0',
+});
 
 describe('an upgrade wave in one message', () => {
   it('lists every locked node, each with its own Unlock button', () => {
