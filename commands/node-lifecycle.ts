@@ -5,25 +5,20 @@
  */
 import { z } from 'zod';
 import { UserError, msg } from '../src/vocabulary/index.js';
-import { defineCommand, type CommandContext } from './define-command.js';
+import { defineCommand } from './define-command.js';
 import { type AnyCommand, type Reply } from '../src/engine/index.js';
-import type { Refusal } from '../src/engine/index.js';
-import { ChainSyncMode, SyncStrategy, type ApiShape } from '../src/node-api/index.js';
-import { int, nodeArg, splitList } from './support/arg-types.js';
+import { SyncStrategy } from '../src/node-api/index.js';
+import { nodeArg } from './support/arg-types.js';
 import { nodeClient } from './support/node-client.js';
 import { defaultBackupPath, done } from './support/node-done.js';
 import { offlineField, requireRunning, requireWallet } from './support/node-state.js';
-import { compact, titled } from './support/present.js';
+import { titled } from './support/present.js';
 import { requireNode } from './support/require-node.js';
+import { needSecret, passwordField } from './support/node-secrets.js';
+import { unlock } from './node-unlock.js';
 
 /** The node's own rule (RLN refuses shorter passwords): checked in the dialog, before anything runs. */
 export const MIN_PASSWORD = 8;
-
-function needSecret(ctx: CommandContext<unknown>, name: string, what: string): string {
-  const v = ctx.secrets[name];
-  if (!v) throw new UserError('invalid_arguments', `The ${what} was not entered.`, 'Run the command again and fill in the private dialog.');
-  return v;
-}
 
 /**
  * The dialog's field errors for a new password: at least 8 characters, and typed twice the same
@@ -39,8 +34,6 @@ function newPasswordErrors(values: Record<string, string>, field: string, repeat
 }
 
 const nodeOnly = z.object({ node: nodeArg() });
-
-const passwordField = { name: 'password', label: 'Node password', kind: 'secret' as const, required: true };
 
 const init = defineCommand({
   path: 'node init',
@@ -87,122 +80,6 @@ const init = defineCommand({
         buttons: [{ label: 'Unlock', style: 'primary', command: 'node unlock', args: { node: node.name } }],
       },
     };
-  },
-});
-
-/**
- * What `node unlock` needs from the person for the node's generation, or why it cannot go on. f379330
- * takes bitcoind at the top, and leaves out what the service supplies; 6887cbf needs a chain-sync mode:
- * BlockSync with every bitcoind field (its RPC password in the dialog), or TransactionSync with an
- * indexer URL (the only thing it needs, also the indexer for RGB). Announced addresses default to none.
- */
-function unlockRefusal(shape: ApiShape, a: UnlockArgs, node: string): Refusal | undefined {
-  const bitcoind = a.bitcoind_rpc_host !== undefined || a.bitcoind_rpc_username !== undefined || a.bitcoind_rpc_port !== undefined;
-  if (shape === 'f379330') {
-    if (a.chain_sync === 'TransactionSync') {
-      return {
-        reason: `${node} runs an image with the f379330 node API, which follows the chain only through bitcoind (BlockSync).`,
-        next: `Leave out \`chain_sync\` (the service's bitcoind is used), or upgrade the node first (\`node upgrade ${node}\`).`,
-      };
-    }
-    return undefined;
-  }
-  if (a.proxy_endpoint !== undefined) {
-    return {
-      reason: `${node} runs an image with the 6887cbf node API, which takes no proxy at unlock.`,
-      next: 'Leave out `proxy_endpoint`; give the endpoints with each RGB invoice (`invoice rgb … transport_endpoints=…`).',
-    };
-  }
-  const mode = a.chain_sync ?? (bitcoind ? 'BlockSync' : 'TransactionSync');
-  if (!a.indexer_url) {
-    return {
-      reason: `${node} runs an image with the 6887cbf node API: unlocking needs an indexer URL, and a chain-sync mode (TransactionSync through that indexer, or BlockSync through bitcoind).`,
-      next: `Run \`node unlock ${node} indexer_url=<host:port>\` (TransactionSync), or add \`chain_sync=BlockSync bitcoind_rpc_host=… bitcoind_rpc_port=… bitcoind_rpc_username=…\` (the RPC password is asked privately).`,
-    };
-  }
-  if (mode === 'BlockSync') {
-    const missing = (['bitcoind_rpc_host', 'bitcoind_rpc_port', 'bitcoind_rpc_username'] as const).filter((k) => a[k] === undefined);
-    if (missing.length)
-      return {
-        reason: `BlockSync on ${node} needs every bitcoind RPC field; missing: ${missing.join(', ')}.`,
-        next: `Give ${missing.map((m) => `\`${m}=…\``).join(', ')}, or use \`chain_sync=TransactionSync\`.`,
-      };
-  }
-  return undefined;
-}
-
-const unlockArgs = z.object({
-  node: nodeArg(),
-  chain_sync: ChainSyncMode.optional().describe('6887cbf images: TransactionSync (via indexer_url) or BlockSync (via the bitcoind fields)'),
-  bitcoind_rpc_username: z.string().optional().describe('bitcoind RPC user (f379330 images: default the service’s)'),
-  bitcoind_rpc_host: z.string().optional().describe('bitcoind RPC host (f379330 images: default the service’s)'),
-  bitcoind_rpc_port: int().optional().describe('bitcoind RPC port (f379330 images: default the service’s)'),
-  indexer_url: z.string().optional().describe('Electrum/Esplora indexer URL (required on 6887cbf images; f379330: default the service’s)'),
-  proxy_endpoint: z.string().optional().describe('RGB proxy endpoint (f379330 images only: default the service’s)'),
-  announce_alias: z.string().optional().describe('Alias announced to the network'),
-  announce_addresses: z.string().optional().describe('Addresses announced to the network, comma-separated (default none)'),
-});
-type UnlockArgs = z.infer<typeof unlockArgs>;
-
-const unlock = defineCommand({
-  path: 'node unlock',
-  summary: 'Unlock a node with its password, in the chain-sync mode its image needs',
-  example: '/rln node unlock alice indexer_url=electrum.example.com:50001',
-  args: unlockArgs,
-  role: 'admin',
-  confirm: 'none',
-  secrets: [
-    passwordField,
-    {
-      name: 'bitcoind_rpc_password',
-      label: 'bitcoind RPC password (BlockSync)',
-      kind: 'secret',
-      required: false,
-      hint: 'Needed for BlockSync on a 6887cbf image; else leave empty.',
-    },
-  ],
-  async check(ctx) {
-    const node = requireNode(ctx);
-    const refused = await requireWallet(ctx, node, 'locked', 'unlock');
-    if (refused) return refused;
-    // The node's generation decides what must be asked: learnt from its image, else from the node.
-    const shape = await ctx.services.nodeApi(node).generation('unlock');
-    return unlockRefusal(shape, ctx.args, node.name);
-  },
-  mutates: true,
-  async handler(ctx) {
-    const { node, api } = nodeClient(ctx);
-    const shape = await api.generation('unlock');
-    const refused = unlockRefusal(shape, ctx.args, node.name);
-    if (refused) throw new UserError('invalid_arguments', refused.reason, refused.next);
-    const { node: _n, announce_addresses, ...rest } = ctx.args;
-    const bitcoindPassword = ctx.secrets.bitcoind_rpc_password || undefined;
-    const mode =
-      rest.chain_sync ??
-      (rest.bitcoind_rpc_host !== undefined || rest.bitcoind_rpc_username !== undefined ? 'BlockSync' : 'TransactionSync');
-    if (shape === '6887cbf' && mode === 'BlockSync' && !bitcoindPassword) {
-      throw new UserError(
-        'invalid_arguments',
-        'BlockSync needs the bitcoind RPC password.',
-        'Run it again and fill in the bitcoind RPC password in the private dialog.',
-      );
-    }
-    await api.unlock(
-      compact({
-        password: needSecret(ctx, 'password', 'password'),
-        ...rest,
-        chain_sync: shape === '6887cbf' ? mode : undefined,
-        bitcoind_rpc_password: bitcoindPassword,
-        announce_addresses: announce_addresses !== undefined ? splitList(announce_addresses) : undefined,
-      }),
-    );
-    const how =
-      shape === '6887cbf'
-        ? mode === 'BlockSync'
-          ? 'following the chain through bitcoind (BlockSync)'
-          : 'following the chain through its indexer (TransactionSync)'
-        : undefined;
-    return done(node, 'Node unlocked', `${node.name} is unlocked and online${how ? `, ${how}` : ''}.`);
   },
 });
 

@@ -17,6 +17,8 @@ export interface Services extends EngineServices {
   /** The most of a node's log file `node logs` downloads (LOG_DOWNLOAD_MAX_BYTES); its end is kept. */
   logDownloadMaxBytes?: number;
   publicUrl?: string;
+  /** UNLOCK_INDEXER_URL: the indexer `node unlock` offers for a 6887cbf node (the demo: the emulator's). */
+  unlockIndexerUrl?: string;
   /** Watches, mutes and incident acknowledgements; the `watch` commands. */
   watches: WatchService;
   /** Reports and their schedules; the `report` commands. */

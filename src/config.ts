@@ -154,6 +154,13 @@ const envSchema = z.object({
   MAX_FUTURE_SKEW_S: z.coerce.number().int().min(0).max(86_400).default(60),
   /** Node activity polling (issue 15): seconds between polls; a fraction is accepted for tests. */
   POLL_INTERVAL_S: z.coerce.number().positive('POLL_INTERVAL_S must be a positive number of seconds, e.g. 30').default(30),
+  /**
+   * The indexer `node unlock` offers (prefilled in its dialog) for a node of the 6887cbf generation, which
+   * follows the chain through one (TransactionSync). Unset: the dialog asks with no default (the demo: the emulator's).
+   */
+  UNLOCK_INDEXER_URL: z.string().trim().min(1).optional(),
+  /** How long the bot waits for more nodes to finish an upgrade, to tell them in one message (ms). */
+  UPGRADE_BATCH_MS: z.coerce.number().int().min(0).max(600_000).default(3_000),
   /** A node's total inbound / outbound below this many sats alerts (liquidity); unset: not watched. */
   INBOUND_FLOOR_SAT: z.coerce.number().int().nonnegative().optional(),
   OUTBOUND_FLOOR_SAT: z.coerce.number().int().nonnegative().optional(),

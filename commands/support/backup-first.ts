@@ -1,18 +1,38 @@
-/** The backup `node destroy` offers, made when its dialog asked for one (before a destroy, or before its approval request). */
+/**
+ * The backup `node destroy` and `node upgrade` offer, made when it was asked for (before the operation,
+ * or before its approval request). RLN backs up a locked node only: an unlocked one is locked first.
+ */
 import { UserError } from '../../src/vocabulary/index.js';
 import type { CommandContext } from '../define-command.js';
 import type { HostedNode } from '../../src/hosting/index.js';
 import { rlnNameOf } from './present.js';
 
+/** What the backup is made before: the words of its refusal when it fails. */
+export interface BackupBefore {
+  /** `destroyed`, `upgraded`. */
+  notDone: string;
+  /** The command to run again. */
+  command: string;
+  /** What to do instead of a backup. */
+  without: string;
+}
+
+const DESTROY: BackupBefore = { notDone: 'destroyed', command: 'node destroy', without: 'destroy without one' };
+
 /** Writes the backup to `path` when the dialog ticked it; returns the path, or undefined when none was asked. */
-export async function backupFirst(ctx: CommandContext<unknown>, node: HostedNode, path: string): Promise<string | undefined> {
+export async function backupFirst(
+  ctx: CommandContext<unknown>,
+  node: HostedNode,
+  path: string,
+  before: BackupBefore = DESTROY,
+): Promise<string | undefined> {
   if (ctx.secrets.backup !== 'true') return undefined;
   const password = ctx.secrets.backup_password;
   if (!password) {
     throw new UserError(
       'invalid_arguments',
-      `Not destroyed: a backup was asked but no node password was entered.`,
-      'Run `node destroy` again and enter the password, or untick the backup.',
+      `Not ${before.notDone}: a backup was asked but no node password was entered.`,
+      `Run \`${before.command}\` again and enter the password, or ${before.without}.`,
     );
   }
   const api = ctx.services.nodeApi(node);
@@ -29,8 +49,8 @@ export async function backupFirst(ctx: CommandContext<unknown>, node: HostedNode
     const why = err instanceof Error ? err.message : String(err);
     throw new UserError(
       'node_error',
-      `Not destroyed: the backup of ${node.name} failed (${why}).`,
-      'Fix the backup (is the node RUNNING and the password right?) or destroy without one.',
+      `Not ${before.notDone}: the backup of ${node.name} failed (${why}).`,
+      `Fix the backup (is the node RUNNING and the password right?) or ${before.without}.`,
     );
   }
   return path;

@@ -4,14 +4,15 @@
  * kept in the store, keeps the new one and hands what changed to `publish`.
  *
  * - A paused (or otherwise not running) node is not polled: it goes quiet until it runs again.
- * - A node that is locked or does not answer is polled less and less often (doubling, up to
- *   `maxBackoff` intervals), and at the normal rate again as soon as it answers unlocked.
+ * - A node that does not answer is polled less and less often (doubling, up to `maxBackoff`
+ *   intervals), and at the normal rate again as soon as it answers. A locked node answers at once
+ *   and is polled at the normal rate, so an unlock between two polls of it is not missed.
  * - `publish` is awaited BEFORE the new state is stored: what changed is queued durably first
  *   (at least once). If the bot dies in between, the next poll finds the same change against
  *   the same stored state and publishes it again with the same keys (activityEventKey), which
  *   the outbox takes as duplicates: nothing is lost, nothing is posted twice. Storing the state
- *   first would lose the event instead. The first poll of a node only records: a restart or a
- *   new watch never re-announces history.
+ *   first would lose the event instead. The first poll of a node only records (a restart or a
+ *   new watch never re-announces history), except a node found locked, which is told.
  * - Several replicas on one database split the nodes: before polling a node, a replica claims
  *   it for most of an interval (`claim`, a lease in the store); a node another replica has
  *   claimed is left to it. Each node is polled once per interval in all, never once per replica.
@@ -98,15 +99,18 @@ export function createActivityPoller(o: ActivityPollerOptions): ActivityPoller {
     const stored = await o.states.get(node.nodeId);
     const previous = isState(stored) ? stored : undefined;
     const { events, state } = diffActivity(previous, polled, thresholds);
-    const missed = polled.lock === 'unreachable' || polled.lock === 'locked';
+    // Only a node that does not answer is polled less often: a locked one answers at once, and its
+    // unlock (then a lock again) must not fall between two backed-off polls (P49).
+    const missed = polled.lock === 'unreachable';
     const misses = missed ? (backoff.get(node.nodeId)?.misses ?? 0) + 1 : 0;
     const dueAt = now + intervalMs * Math.min(maxBackoff, 2 ** misses) - intervalMs / 2;
     backoff.set(node.nodeId, { misses, dueAt });
     // Replicas: the node stays this one's until it is due again, so the others back off with it.
     if (missed) await o.claim?.(node.nodeId, dueAt, now);
-    if (events.length && previous) {
+    if (events.length) {
       for (const e of events) o.metrics?.activityEvents.inc({ kind: e.kind });
-      await o.publish(node, events, { since: previous.snapshot.takenAt, snapshot: state.snapshot, nameOf });
+      // A first poll's events (a node found locked) are keyed by this poll's time.
+      await o.publish(node, events, { since: previous?.snapshot.takenAt ?? polled.takenAt, snapshot: state.snapshot, nameOf });
     }
     await o.states.put(node.nodeId, state, now);
   }

@@ -3,7 +3,8 @@
  * state to keep for the next one. Pure: no clock, no I/O, so it is tested as a table.
  *
  * - The first poll of a node (no previous state) only records: restarts of the bot and new
- *   watches never re-announce history.
+ *   watches never re-announce history. A node found locked then is told, though: it cannot pay
+ *   until someone unlocks it, whenever that began.
  * - A list the node could not give this time (locked, unreachable) is carried over from the
  *   previous state, so a payment is not "new" again when the node answers after a gap.
  * - Liquidity alerts are told once per crossing: a band changes only when the share passes the
@@ -172,7 +173,8 @@ export function diffActivity(
   const channels = snapshot.channels ?? [];
   const bands = nextBands(previous?.bands, channels, thresholds);
   const state = { snapshot, bands };
-  if (!previous) return { events: [], state };
+  // A first poll records what already was, except a lock: a node found locked when its watch starts is told (P49).
+  if (!previous) return { events: polled.lock === 'locked' ? [{ kind: 'lock', type: 'node_found_locked' }] : [], state };
   const before = previous.snapshot;
   const events = [
     ...lockEvents(before, polled),

@@ -9,3 +9,4 @@ export { createActivityPoller, type ActivityPoller, type ActivityPollerOptions }
 export * from './types.js';
 export { activityItems, activityEventKey, type ActivityItemOut } from './render-activity.js';
 export type { PublishContext } from './create-activity-poller.js';
+export { createUpgradeFollower, upgradedMessage, type UpgradeFollower, type UpgradeItem } from './upgrade-follower.js';

@@ -170,16 +170,25 @@ function render(node: { nodeId: string; name: string }, e: ActivityEvent, ctx: C
     case 'lock':
       if (e.type === 'node_unlocked')
         return message(`${n} is unlocked`, 'success', [{ label: 'Node', value: n, inline: true }], node.nodeId);
-      return {
-        header: `${n} restarted and is LOCKED`,
-        tone: 'danger',
-        summary: `${n} restarted and is LOCKED: it cannot pay or be paid until it is unlocked`,
-        blocks: [
-          msg.text(`${n} cannot pay or be paid until someone unlocks it. *Unlock* opens a private dialog for its password.`),
-          msg.context([{ code: node.nodeId }]),
-        ],
-        buttons: [{ label: 'Unlock', style: 'primary', command: 'node unlock', args: { node: node.nodeId } }],
-      };
+      {
+        // Found locked when its watch began: since when is not known, only that it is.
+        const what = e.type === 'node_found_locked' ? `${n} is LOCKED` : `${n} restarted and is LOCKED`;
+        return {
+          header: what,
+          tone: 'danger',
+          summary: `${what}: it cannot pay or be paid until it is unlocked`,
+          blocks: [
+            msg.text([
+              `${n} cannot pay or be paid until someone unlocks it. `,
+              { bold: `Unlock ${n}` },
+              ' opens a private dialog for its password.',
+            ]),
+            msg.context([{ code: node.nodeId }]),
+          ],
+          // Named: several nodes' alerts may share one message (render-notifications.ts's activityMessage).
+          buttons: [{ label: `Unlock ${n}`, style: 'primary', command: 'node unlock', args: { node: node.nodeId } }],
+        };
+      }
   }
 }
 

@@ -131,4 +131,4 @@ export type ActivityEvent =
       totalSat: number;
       floorSat: number;
     }
-  | { kind: 'lock'; type: 'node_locked' | 'node_unlocked' };
+  | { kind: 'lock'; type: 'node_locked' | 'node_unlocked' | 'node_found_locked' };

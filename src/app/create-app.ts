@@ -32,7 +32,13 @@ import type { Services } from '../../commands/index.js';
 import { allCommands } from '../../commands/index.js';
 import { createNotifier } from '../notify/index.js';
 import { createReports } from '../reports/index.js';
-import { createActivityPoller, activityItems, type ActivityPoller } from '../activity/index.js';
+import {
+  createActivityPoller,
+  activityItems,
+  createUpgradeFollower,
+  type ActivityPoller,
+  type UpgradeFollower,
+} from '../activity/index.js';
 import { createActivityStateRepo } from '../store/index.js';
 import { createShellAdapter } from '../chat/shell/index.js';
 import { demoFaults } from '../demo/index.js';
@@ -110,9 +116,12 @@ export async function createApp(opts: AppOptions): Promise<App> {
   let serviceUrl = config.SERVICE_URL;
   let serviceToken = config.SERVICE_API_TOKEN;
   let nodeToken = config.NODE_API_TOKEN;
+  /** The emulator's indexer, which `node unlock` offers on the demo's 6887cbf nodes. */
+  let demoIndexer: string | undefined;
   if (config.demo) {
     // Loaded only for the demo: a bot with a SERVICE_URL never loads the emulator.
-    const { startEmulator } = await import('../emulator/index.js');
+    const { startEmulator, DEFAULT_INDEXER } = await import('../emulator/index.js');
+    demoIndexer = DEFAULT_INDEXER;
     // alice and bob come initialised and unlocked; a block is mined every second.
     emulator = await startEmulator({
       seed: 'demo',
@@ -196,12 +205,18 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const buttons = createButtonIds({ db, now: clock, logger: coreLogger });
   const confirmations = createConfirmations({ db, now: clock, logger: coreLogger });
 
+  /** Told of watched nodes' status events once the notifier exists (it is made just below). */
+  const upgrades: { follower?: UpgradeFollower } = {};
   // Chat posters are filled in as the adapters come up; the notifier reads them at post time.
   const posters: Partial<Record<Platform, ChatPoster>> = {};
   // Told when a watched node changes; the Slack adapter refreshes the App Home tabs open on it.
   const nodeChanged: Array<() => void> = [];
   const notifier = createNotifier({
-    onNodeEvent: () => nodeChanged.forEach((f) => f()),
+    onNodeEvent: (e) => {
+      nodeChanged.forEach((f) => f());
+      // A node back from an upgrade: the follower tells it, locked, with its Unlock button.
+      upgrades.follower?.statusSeen(e.nodeId, e.status);
+    },
     db,
     replicaId,
     posters,
@@ -221,6 +236,17 @@ export async function createApp(opts: AppOptions): Promise<App> {
       allowPrivate,
     },
   });
+  const upgradeFollower = createUpgradeFollower({
+    getNode: (id) => hosting.getNode(id),
+    nodeinfo: (node) => nodeApi(node).nodeinfo(),
+    publish: async (entries) => {
+      await notifier.ingestActivityBatch(entries.map((e) => ({ node: { nodeId: e.node.nodeId, nodeName: e.node.name }, items: e.items })));
+    },
+    now: clock,
+    logger: logger.child({ room: 'activity' }),
+    batchMs: config.UPGRADE_BATCH_MS,
+  });
+  upgrades.follower = upgradeFollower;
   // Node activity: watched nodes' APIs polled every POLL_INTERVAL_S; what changed is queued through
   // the notifier's outbox (stored before the new state: see create-activity-poller.ts).
   // One node API client per node and address, reused across polls (500 nodes every 30 s).
@@ -241,6 +267,9 @@ export async function createApp(opts: AppOptions): Promise<App> {
     // Replicas on one database split the nodes (a lease per node and interval); one process takes them all.
     claim: db.engine === 'postgres' ? (nodeId, until, now) => leases.claim(`activity:${nodeId}`, replicaId, until, now) : undefined,
     publish: async (node, events, context) => {
+      // A node locked by its upgrade is told by the follower ("upgraded … and is LOCKED"), not twice.
+      if (upgradeFollower.explainsLock(node.nodeId)) events = events.filter((e) => !(e.kind === 'lock' && e.type !== 'node_unlocked'));
+      if (!events.length) return;
       await notifier.ingestActivity(
         { nodeId: node.nodeId, nodeName: node.name },
         activityItems({ nodeId: node.nodeId, name: node.name }, events, context),
@@ -274,6 +303,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     hosting,
     nodeApi,
     publicUrl: config.PUBLIC_URL,
+    unlockIndexerUrl: config.UNLOCK_INDEXER_URL ?? demoIndexer,
     logDownloadMaxBytes: config.LOG_DOWNLOAD_MAX_BYTES,
     now: clock,
     access,
@@ -426,6 +456,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
       await within(http.close(), left()).catch(() => undefined);
       reports.scheduler.stop();
       await within(activity.stop(), left()).catch(() => undefined);
+      upgradeFollower.stop();
       // Post what is due while there is time; whatever is left stays in the outbox for the next start.
       await notifier.drain(Math.max(0, Math.min(3_000, left() - 2_000)));
       await within(notifier.stop(), left()).catch(() => undefined);

@@ -212,6 +212,16 @@ export class HostedNodes {
     return n;
   }
 
+  /**
+   * The node's RLN process stopped (a stop, a failure, the start of a stopped or failed node): RLN
+   * always comes back locked after its process restarts, so the wallet is locked until someone
+   * unlocks it. A stand-in world without `lockNode` (routing tests) is left alone.
+   */
+  processStopped(n: NodeRecord): void {
+    const w = this.o.world as Partial<Pick<NodeWorld, 'lockNode' | 'hasNode'>>;
+    if (w.lockNode && w.hasNode?.(n.nodeId)) w.lockNode(n.nodeId);
+  }
+
   /** The node now runs this image: it answers in the image's generation, and comes back locked. */
   moveToImage(n: NodeRecord, version: string): void {
     n.imageVersion = version;

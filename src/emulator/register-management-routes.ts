@@ -86,6 +86,8 @@ export function registerManagementRoutes(app: FastifyInstance, o: { hosted: Host
     if (n.status === 'RUNNING' || n.status === 'STARTING')
       throw new HttpProblem(409, `Node ${n.name} is already ${n.status.toLowerCase()}`);
     if (n.status === 'IN_PROGRESS') throw new HttpProblem(409, `Node ${n.name} has an operation in progress`);
+    // A start restarts the RLN process (of a stopped node, or a FAILED one: the incident's Restart): it comes back locked.
+    hosted.processStopped(n);
     hosted.runTransition(n, 'STARTING', hosted.takeFailure('start'));
     return { message: `Node ${n.name} is starting`, data: { nodeId: n.nodeId, status: n.status } };
   });
@@ -95,6 +97,8 @@ export function registerManagementRoutes(app: FastifyInstance, o: { hosted: Host
     if (n.status === 'PAUSED') throw new HttpProblem(409, `Node ${n.name} is already paused`);
     if (n.status === 'IN_PROGRESS') throw new HttpProblem(409, `Node ${n.name} has an operation in progress`);
     hosted.cancelPending(n);
+    // The RLN process stops with the node: when it is started again it is locked (P23).
+    hosted.processStopped(n);
     hosted.setStatus(n, hosted.takeFailure('stop') ? 'FAILED' : 'PAUSED');
     return { message: `Node ${n.name} is stopped`, data: { nodeId: n.nodeId, status: n.status } };
   });

@@ -105,7 +105,28 @@ export interface CommandDefinition<
    * The dialog's own words and field checks (defaults: `Confirm <path>`/`Confirm`, or the path/`Run`).
    * `intro` is added after the engine's sentence; `check` gives errors by field for what was entered.
    */
-  dialog?: { title?: string; submitLabel?: string; intro?: string; check?(values: Record<string, string>): Record<string, string> };
+  dialog?: {
+    title?: string;
+    submitLabel?: string;
+    intro?: string;
+    check?(values: Record<string, string>): Record<string, string>;
+    /**
+     * The fields shown for this node and these arguments (a subset of `secrets`, perhaps with an
+     * `initial` value): what the node's API generation needs (`node unlock`). Default: every one of
+     * `secrets`. A submission is read against `secrets`, so a field left out here is simply absent.
+     */
+    fields?(ctx: CommandContext<z.infer<S>, Svc>): Promise<DialogField[]>;
+  };
+  /**
+   * Whether these (raw) arguments need the dialog; default: always, when there are `secrets`. A command
+   * whose dialog is an option (`node upgrade backup=yes`) asks it only then.
+   */
+  dialogWhen?(args: Record<string, string>): boolean;
+  /**
+   * Other ways to run the command, offered as buttons beside Confirm on its button confirmation:
+   * each runs the same command again with these arguments added (`Back up, then upgrade`).
+   */
+  confirmChoices?(args: z.infer<S>): Array<{ label: string; args: Record<string, string> }>;
   /**
    * The state check (pipeline step 5): refuses before any dialog or confirmation when the node is
    * not in a state for this command, saying why and what to do instead. Read-only. Before a dialog

@@ -36,7 +36,21 @@ export type NodeApiClient = { [E in EndpointName]: (body?: RequestOf<E>) => Prom
    * the node (a request it refuses before acting). A command asks this when its questions depend on it.
    */
   generation(cap: Capability): Promise<ApiShape>;
+  /**
+   * Asks the node, afresh, which generation it answers in (after an upgrade and its unlock): a read
+   * whose body its image's generation takes and the other refuses. `expected` is the image's word.
+   */
+  checkGeneration(): Promise<GenerationCheck>;
 };
+
+export interface GenerationCheck {
+  /** What the node's image says (a known RLN commit), if it says. */
+  expected?: ApiShape;
+  /** What the node answered in. */
+  answers: ApiShape;
+  /** How it was asked, in words. */
+  how: string;
+}
 
 export interface NodeApiClientOptions {
   /** The node's invoke_url, e.g. `https://host/nodes/<userId>/<nodeId>`. */
@@ -332,12 +346,30 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
     return decode(name, def.response, text);
   }
 
+  async function checkGeneration(): Promise<GenerationCheck> {
+    const expected = shapes.imageShape();
+    shapes.forget();
+    if (!expected) return { answers: await generation('send'), how: 'asked /sendrgb, which only 6887cbf has' };
+    // A read the image's generation takes: on a node of the other, it is refused for the other's field,
+    // which the client learns (and sends again in that shape, or cannot).
+    const [cap, name, body, how]: [Capability, EndpointName, unknown, string] =
+      expected === '6887cbf'
+        ? ['listtransfers', 'listtransfers', {}, 'asked /listtransfers of every asset, which f379330 cannot']
+        : ['listunspents', 'listunspents', { skip_sync: true }, 'asked /listunspents without settled_only, which 6887cbf refuses'];
+    try {
+      await call(name, endpoints[name], body);
+    } catch (e) {
+      if (shapes.get(cap) === expected) throw e;
+    }
+    return { expected, answers: shapes.get(cap) ?? expected, how };
+  }
+
   const client = {} as Record<EndpointName, (body?: unknown) => Promise<unknown>>;
   for (const name of endpointNames) {
     const def = endpoints[name] as EndpointDef;
     client[name] = (body?: unknown) => call(name, def, body);
   }
-  return Object.assign(client, { generation }) as unknown as NodeApiClient;
+  return Object.assign(client, { generation, checkGeneration }) as unknown as NodeApiClient;
 }
 
 function translate(endpoint: EndpointName, e: unknown, timeoutMs: number): NodeApiError {

@@ -63,6 +63,11 @@ export class NodeShapes {
     return this.known.get(cap) ?? shapeOfCommit(this.image);
   }
 
+  /** The generation the node's image says (a known RLN commit), whatever was learnt since. */
+  imageShape(): ApiShape | undefined {
+    return shapeOfCommit(this.image);
+  }
+
   set(cap: Capability, shape: ApiShape): void {
     this.known.set(cap, shape);
   }

@@ -110,6 +110,8 @@ export interface Notifier {
    * so a poll repeated after a crash never posts twice. Returns how many rows were queued.
    */
   ingestActivity(node: { nodeId: string; nodeName?: string }, items: ActivityItem[]): Promise<number>;
+  /** ingestActivity for several nodes in one transaction: a channel gets them in one message (an upgrade wave). */
+  ingestActivityBatch(entries: Array<{ node: { nodeId: string; nodeName?: string }; items: ActivityItem[] }>): Promise<number>;
   webhookRoutes(opts?: WebhookRoutesOptions): FastifyPluginAsync;
   start(): void;
   stop(): Promise<void>;
@@ -290,31 +292,36 @@ export function createNotifier(opts: NotifierOptions): Notifier {
   const ingestEvent = async (event: IncomingEvent): Promise<IngestResult & { routed: number }> =>
     afterCommit(await store.tx(async () => storeEvent(event, await store.routingView())));
 
-  const ingestActivity = async (node: { nodeId: string; nodeName?: string }, items: ActivityItem[]): Promise<number> => {
+  const ingestActivityBatch = async (
+    entries: Array<{ node: { nodeId: string; nodeName?: string }; items: ActivityItem[] }>,
+  ): Promise<number> => {
     const now = nowMs();
     const routed = await store.tx(async () => {
       const rows: EventOutboxRow[] = [];
       const routing = await store.routingView();
-      const watches = routing.watchesFor(node.nodeId);
-      for (const item of items) {
-        const eventId = await store.insertEvent({
-          dedupe_key: item.dedupeKey,
-          node_id: node.nodeId,
-          node_name: node.nodeName ?? null,
-          event_type: `${ACTIVITY_EVENT_PREFIX}${item.type.toUpperCase()}`,
-          status: null,
-          event_ts: new Date(now).toISOString(),
-          received_at: now,
-          payload: JSON.stringify({ kind: item.kind, message: item.message, ...(item.facts ? { facts: item.facts } : {}) }),
-        });
-        if (eventId === undefined) continue;
-        const seen = new Set<string>();
-        for (const w of watches) {
-          const key = `${w.platform}|${w.channel_id}`;
-          if (seen.has(key) || !kindsOf(w).includes(item.kind)) continue;
-          if (w.min_amount_msat && item.amountMsat !== undefined && item.amountMsat < w.min_amount_msat) continue;
-          seen.add(key);
-          rows.push(rowFor(routing, w, eventId, node.nodeId, now));
+      for (const { node, items } of entries) {
+        const watches = routing.watchesFor(node.nodeId);
+        for (const item of items) {
+          const eventId = await store.insertEvent({
+            dedupe_key: item.dedupeKey,
+            node_id: node.nodeId,
+            node_name: node.nodeName ?? null,
+            event_type: `${ACTIVITY_EVENT_PREFIX}${item.type.toUpperCase()}`,
+            status: null,
+            event_ts: new Date(now).toISOString(),
+            received_at: now,
+            payload: JSON.stringify({ kind: item.kind, message: item.message, ...(item.facts ? { facts: item.facts } : {}) }),
+          });
+          if (eventId === undefined) continue;
+          const wanted = item.kinds ?? [item.kind];
+          const seen = new Set<string>();
+          for (const w of watches) {
+            const key = `${w.platform}|${w.channel_id}`;
+            if (seen.has(key) || !kindsOf(w).some((k) => wanted.includes(k))) continue;
+            if (w.min_amount_msat && item.amountMsat !== undefined && item.amountMsat < w.min_amount_msat) continue;
+            seen.add(key);
+            rows.push(rowFor(routing, w, eventId, node.nodeId, now));
+          }
         }
       }
       await store.insertEventRows(rows);
@@ -323,10 +330,12 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     if (routed) {
       worker.wake();
       // A payment or a channel change moves the numbers a dashboard shows (Slack's App Home).
-      tellNodeChanged({ nodeId: node.nodeId });
+      for (const { node } of entries) tellNodeChanged({ nodeId: node.nodeId });
     }
     return routed;
   };
+  const ingestActivity = (node: { nodeId: string; nodeName?: string }, items: ActivityItem[]): Promise<number> =>
+    ingestActivityBatch([{ node, items }]);
 
   const outbox = createDurableOutbox({ store, now: nowMs, wake: () => worker.wake() });
 
@@ -337,6 +346,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     paging,
     ingestEvent,
     ingestActivity,
+    ingestActivityBatch,
     webhookRoutes(o = {}) {
       const keys = o.keys ?? new KeyCache({ fetchKey: () => opts.hosting.webhookPublicKey(), refetchIntervalMs: o.keyRefetchIntervalMs });
       const nodes = o.nodes ?? createNodeDirectory({ hosting: opts.hosting });

@@ -128,7 +128,14 @@ export function planRound(due: OutboxEventRow[], state: RoundState): RoundAction
         ? (stored as Message)
         : eventMessage({ nodeId: r.ev_node_id ?? '?', nodeName: r.ev_node_name, eventType: r.ev_event_type ?? 'UNKNOWN' });
     });
-    actions.push({ kind: 'post', rows: activity, message: activityMessage(items) });
+    actions.push({
+      kind: 'post',
+      rows: activity,
+      message: activityMessage(
+        items,
+        activity.map((r) => r.ev_event_type),
+      ),
+    });
   }
   for (const r of rows) {
     if (r.event_id !== null || r.incident_id === null) continue;

@@ -3,7 +3,7 @@
  * its buttons), a line in an incident's thread, and a notice to admins. Pure functions.
  */
 import { formatDuration, shortId, statusBadge, statusTone } from '../vocabulary/index.js';
-import { msg, type Button, type Field, type Message, type Tone } from '../vocabulary/index.js';
+import { msg, type Block, type Button, type Field, type Message, type Tone } from '../vocabulary/index.js';
 import type { IncidentRow } from '../store/index.js';
 
 /** "2026-11-22 11:02 UTC": the time format of every other message (commands, reports, watches). */
@@ -21,6 +21,8 @@ export interface ActivityItem {
   dedupeKey: string;
   /** What a watch chooses to hear: payments, channels, transfers, deposits, liquidity, lock. */
   kind: string;
+  /** Heard by a watch of any of these kinds instead (an upgrade: status and lock); default `[kind]`. */
+  kinds?: string[];
   type: string;
   /** For min_amount: the amount in msat, when the item moves bitcoin. */
   amountMsat?: number;
@@ -81,19 +83,50 @@ export function eventMessage(e: EventView): Message {
   };
 }
 
+/** The most buttons one message carries: Discord's 5 rows of 5 (Slack takes 25 in one actions block). */
+export const MAX_BUTTONS_PER_MESSAGE = 25;
+/** The event type of an upgrade the follower told (src/activity/upgrade-follower.ts). */
+export const UPGRADED_EVENT = `${ACTIVITY_EVENT_PREFIX}NODE_UPGRADED`;
+
 /**
- * What the activity poller saw, as one message: the item's own message when there is one;
- * else one line per item (its header), the strongest tone, and the items' buttons (at most 5).
+ * What the activity poller (or the upgrade follower) saw, as one message: the item's own message when
+ * there is one; else one line per item (its header), the strongest tone, and the items' buttons (each
+ * once, at most MAX_BUTTONS_PER_MESSAGE: the rest are named with the command to type). Upgrades of
+ * several nodes at once are one message that lists every node, each with its own Unlock button.
  */
-export function activityMessage(items: Message[]): Message {
+export function activityMessage(items: Message[], types: Array<string | null | undefined> = []): Message {
   if (items.length === 1) return items[0];
   const tone = items.reduce<Tone>(
     (t, m) => (TONE_RANK.indexOf(m.tone ?? 'info') > TONE_RANK.indexOf(t) ? (m.tone ?? 'info') : t),
     'neutral',
   );
   const lines = items.map((m) => `• ${m.header ?? m.summary ?? ''}`);
-  const header = `${items.length} changes seen on the nodes`;
-  const buttons = items.flatMap((m) => m.buttons ?? []).slice(0, 5);
+  const upgrades = types.filter((t) => t === UPGRADED_EVENT).length;
+  const locked = items.filter((m, i) => types[i] === UPGRADED_EVENT && m.buttons?.some((b) => b.command === 'node unlock')).length;
+  const header =
+    upgrades === items.length
+      ? `${upgrades} nodes upgraded${locked ? `, ${locked === upgrades ? 'every one' : locked} LOCKED` : ''}`
+      : `${items.length} changes seen on the nodes`;
+  const seen = new Set<string>();
+  const all = items
+    .flatMap((m) => m.buttons ?? [])
+    .filter((b) => {
+      const key = `${b.command}|${JSON.stringify(b.args ?? {})}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+  const buttons = all.slice(0, MAX_BUTTONS_PER_MESSAGE);
+  const left = all.slice(MAX_BUTTONS_PER_MESSAGE);
+  const notes: Block[] = [];
+  if (left.length)
+    notes.push(
+      msg.context(
+        `${left.length} more button${left.length === 1 ? '' : 's'} than a message holds: ${left
+          .map((b) => `\`${b.command} ${Object.values(b.args ?? {}).join(' ')}\``)
+          .join(', ')}.`,
+      ),
+    );
   return {
     header,
     tone,
@@ -101,7 +134,15 @@ export function activityMessage(items: Message[]): Message {
       .map((m) => m.header ?? m.summary)
       .slice(0, 5)
       .join('; ')}`,
-    blocks: [msg.text(lines.join('\n')), msg.context('Seen by polling the nodes; several changes of one interval are posted together.')],
+    blocks: [
+      msg.text(lines.join('\n')),
+      ...notes,
+      msg.context(
+        upgrades === items.length
+          ? 'Told as the nodes came back from their upgrade; each Unlock button opens a private dialog for its node.'
+          : 'Seen by polling the nodes; several changes of one interval are posted together.',
+      ),
+    ],
     ...(buttons.length ? { buttons } : {}),
   };
 }

@@ -13,6 +13,9 @@ const STATUS_BADGES: Record<string, { emoji: string; tone: Tone }> = {
   IN_PROGRESS: { emoji: '🟡', tone: 'warning' },
   PAUSED: { emoji: '⏸️', tone: 'neutral' },
   FAILED: { emoji: '🔴', tone: 'danger' },
+  // The service's published description (DESTROING is its spelling): going away, then gone for good.
+  DESTROING: { emoji: '🗑️', tone: 'warning' },
+  DESTROYED: { emoji: '⚫', tone: 'danger' },
 };
 
 /** `🟢 RUNNING`; an unknown status is shown as it came, with a neutral mark. */

@@ -180,7 +180,9 @@ describe('node activity through the whole bot', () => {
     const alert = fake
       .callsTo('chat.postMessage')
       .find((c) => c.args.channel === CHANNEL && JSON.stringify(c.args).includes('restarted and is LOCKED'))!;
-    const unlock = JSON.stringify(alert.args).match(/"text":\{"type":"plain_text","text":"Unlock"[^}]*\}[^}]*?"action_id":"([^"]+)"/)?.[1];
+    const unlock = JSON.stringify(alert.args).match(
+      /"text":\{"type":"plain_text","text":"Unlock alice"[^}]*\}[^}]*?"action_id":"([^"]+)"/,
+    )?.[1];
     expect(unlock).toBeDefined();
     const before = fake.callsTo('views.open').length;
     // Unlocking takes the admin role: the dialog opens for an admin.

@@ -52,6 +52,8 @@ function run(polls: ActivitySnapshot[], thresholds = DEFAULT_LIQUIDITY): string[
 describe('diffActivity', () => {
   it.each<[string, ActivitySnapshot[], string[][]]>([
     ['records the first poll without announcing what already was', [snap({ channels: [channel('c1')], payments: [payment('p1')] })], [[]]],
+    // P49: a node locked when its watch begins cannot pay: that is told, whenever it began.
+    ['tells a node found locked at its first poll', [snap({ lock: 'locked' }), snap({ lock: 'locked' })], [['node_found_locked'], []]],
     [
       'tells a channel that appeared, then when it became usable',
       [snap(), snap({ channels: [channel('c1', { status: 'Opening', usable: false })] }), snap({ channels: [channel('c1')] })],

@@ -198,7 +198,9 @@ describe('node commands', () => {
     env.emulator.setLatestImage('v11.1.0');
     expect(await def.check!(makeContext(env, def, { node: 'cur1' }, { node }))).toBeUndefined();
     const fields = await def.preview!(makeContext(env, def, { node: 'cur1' }, { node: await env.services.hosting.getNode(node.nodeId) }));
-    expect(fields).toContainEqual(expect.objectContaining({ label: 'Image', value: 'v11.0.0 → v11.1.0' }));
+    expect(fields).toContainEqual(
+      expect.objectContaining({ label: 'Image', value: expect.stringMatching(/^v11\.0\.0 → v11\.1\.0 \(node API /) }),
+    );
   });
 
   it('settings sets the webhook URL', async () => {

@@ -24,3 +24,12 @@ describe('status names that are also Object.prototype names', () => {
     expect(m.tone).toBe('neutral');
   });
 });
+
+describe('the statuses of the service’s published description', () => {
+  it('gives DESTROING (its spelling) and DESTROYED their own mark and tone, not the unknown one', () => {
+    expect(statusBadge('DESTROING')).toBe('🗑️ DESTROING');
+    expect(statusTone('DESTROING')).toBe('warning');
+    expect(statusBadge('DESTROYED')).toBe('⚫ DESTROYED');
+    expect(statusTone('DESTROYED')).toBe('danger');
+  });
+});

@@ -163,7 +163,12 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
       if (isTTY) output.write('\n');
       return line;
     }
-    // `[x]` would read as a default taken on Enter; a placeholder is only an example of what to type.
+    // A placeholder is only an example of what to type; an initial value is the default taken on Enter.
+    if (f.initial) {
+      output.write(`${f.label} [${f.initial}]: `);
+      const line = await nextAnswer();
+      return line === null ? null : line.trim() || f.initial;
+    }
     output.write(`${f.label}${optionalMark(f)}${f.placeholder ? ` (e.g. ${f.placeholder})` : ''}: `);
     return nextAnswer();
   };

@@ -90,11 +90,12 @@ export function commandOf(a: Attempt): AnyCommand {
 /** Whether this attempt is the one that opens the command's dialog (not its submission, nor an approved request). */
 export function opensDialog(a: Attempt): boolean {
   const def = commandOf(a);
-  return needsDialog(def) && !a.submission && !a.approval;
+  return needsDialog(def, a.args) && !a.submission && !a.approval;
 }
 
-export function needsDialog(def: AnyCommand): boolean {
-  return def.confirm === 'typed-name' || !!def.secrets?.length;
+/** Whether the command asks a private dialog with these arguments (see `dialogWhen`). */
+export function needsDialog(def: AnyCommand, args: Record<string, string> = {}): boolean {
+  return def.confirm === 'typed-name' || (!!def.secrets?.length && (def.dialogWhen?.(args) ?? true));
 }
 
 /** The node as the person named it (name or id), when the command takes one. */

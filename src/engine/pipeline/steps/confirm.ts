@@ -64,6 +64,13 @@ async function askConfirmation(a: Attempt, p: Pipeline): Promise<Reply> {
       ],
       buttons: [
         { label: 'Confirm', style: 'danger', command: CONFIRM_COMMAND, args: { id } },
+        // The command's other ways to run (each runs it again with these arguments added).
+        ...(def.confirmChoices?.(a.parsed ?? {}) ?? []).map((c) => ({
+          label: c.label,
+          style: 'primary' as const,
+          command: def.path,
+          args: { ...a.args, ...c.args },
+        })),
         { label: 'Cancel', style: 'secondary', command: CANCEL_COMMAND, args: { id } },
       ],
       summary: `Confirm ${def.path}? (requested by ${whoOf(a.actor)})`,

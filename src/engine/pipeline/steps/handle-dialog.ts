@@ -36,7 +36,7 @@ export function checkboxValue(raw: string | undefined): 'true' | 'false' {
 export const handleDialog: Step = (a, p) => {
   const def = commandOf(a);
   // An approved request runs without a dialog: its requester's dialog was answered already.
-  if (!needsDialog(def) || a.approval) return undefined;
+  if (!needsDialog(def, a.args) || a.approval) return undefined;
   return a.submission ? readSubmission(a, p, def) : openDialog(a, p, def);
 };
 
@@ -85,9 +85,11 @@ async function openDialog(a: Attempt, p: Pipeline, def: AnyCommand): Promise<Rep
     ttlMs: p.dialogTtlMs,
   });
   // "alice: Initialize a node's wallet; …": the node first, then what the command does.
-  const named = typedNode(p, a);
+  // The node's name, not the id a notification's button carries (P50).
+  const named = a.node?.name ?? typedNode(p, a);
   const lead = `${named ? `${named}: ` : ''}${def.summary}.`;
   const extra = `${await factsOf(a, p, def)}${def.dialog?.intro ? ` ${def.dialog.intro}` : ''}`;
+  const fields = await shownFields(a, p, def);
   const dialog: Dialog =
     kind === 'typed-name'
       ? {
@@ -102,10 +104,27 @@ async function openDialog(a: Attempt, p: Pipeline, def: AnyCommand): Promise<Rep
           title: def.dialog?.title ?? `${def.path.charAt(0).toUpperCase()}${def.path.slice(1)}`,
           intro: `${lead} This dialog is private: what you type is never shown in the channel, stored or logged.${extra}`,
           submitLabel: def.dialog?.submitLabel ?? 'Run',
-          fields: dialogFields(p.registry, def, a.args),
+          fields,
         };
   await recordOutcome(p, a, 'dialog');
   return { kind: 'dialog', dialog };
+}
+
+/**
+ * The fields the dialog shows: the command's choice for this node (`dialog.fields`), bounded by what is
+ * left of the time before a dialog must open; every field when it has none, or is late or fails.
+ */
+async function shownFields(a: Attempt, p: Pipeline, def: AnyCommand): Promise<DialogField[]> {
+  const all = dialogFields(p.registry, def, a.args);
+  if (!def.dialog?.fields || !a.node) return all;
+  const work = def.dialog.fields({ args: a.parsed ?? {}, actor: a.actor, place: a.place, node: a.node, services: p.services, secrets: {} });
+  work.catch(() => undefined);
+  try {
+    const r = await within(work, Math.max(0, a.startedAt + p.dialogBudgetMs - p.now()));
+    return r === LATE ? all : r;
+  } catch {
+    return all;
+  }
 }
 
 async function readSubmission(a: Attempt, p: Pipeline, def: AnyCommand): Promise<Reply | UserError | undefined> {

@@ -1,0 +1,210 @@
+/**
+ * The upgrade follower: when a node finishes an upgrade (the service's status events: IN_PROGRESS, then
+ * RUNNING), it reads the node's new image from the service and its lock state from its node API, and
+ * tells the channels watching it "alice upgraded to v0.2.1 and is LOCKED", with an Unlock button (the
+ * service leaves every node locked after an upgrade). Nodes that finish within `batchMs` of each other
+ * (the service upgrading every node of an account when an image is released) are told in one go, so
+ * that a channel gets one message listing every locked node, each with its own Unlock button.
+ *
+ * An upgrade is told once: its dedupe key names the node and the upgrade's build (or the image), so a
+ * redelivered event or another replica's follower adds nothing. What the follower saw is kept in memory:
+ * a node whose IN_PROGRESS this process did not see counts as upgraded only when its last build is a
+ * recent, successful upgrade.
+ */
+import type { HostedNode } from '../hosting/index.js';
+import { walletStateOf } from '../node-api/index.js';
+import { msg, shortId, type Message } from '../vocabulary/index.js';
+import type { Logger } from '../log.js';
+
+/** What the follower queues for a node (an ActivityItem of the notifier, routed to status and lock watches). */
+export interface UpgradeItem {
+  dedupeKey: string;
+  kind: 'status';
+  kinds: string[];
+  type: 'node_upgraded';
+  message: Message;
+}
+
+export interface UpgradeFollowerOptions {
+  getNode(nodeId: string): Promise<HostedNode>;
+  /** Whether the node's wallet answers locked (its node API's nodeinfo). */
+  nodeinfo(node: HostedNode): Promise<unknown>;
+  /** Queues every node's item of one batch together (one transaction: one message per channel). */
+  publish(entries: Array<{ node: HostedNode; items: UpgradeItem[] }>): Promise<void>;
+  now(): number;
+  logger: Logger;
+  /** How long to wait for more nodes to finish, from the first one (UPGRADE_BATCH_MS). Default 3000. */
+  batchMs?: number;
+}
+
+export interface UpgradeFollower {
+  /** A status event of a node (routed to some watch). */
+  statusSeen(nodeId: string, status: string | undefined): void;
+  /** Whether an upgrade of this node explains a lock seen now (the lock alert would tell it twice). */
+  explainsLock(nodeId: string): boolean;
+  /** Tells what is waiting now (tests, shutdown). */
+  flush(): Promise<void>;
+  stop(): void;
+}
+
+/** How recent a successful upgrade build must be to count without its IN_PROGRESS seen. */
+const RECENT_BUILD_MS = 3_600_000;
+/** How long after an upgrade a lock is its doing. */
+const EXPLAINS_MS = 600_000;
+
+/** The image version the service gives (imageVersion, else the last build's), else the RLN commit. */
+export function versionOf(node: HostedNode): string | undefined {
+  const n = node as HostedNode & Record<string, unknown>;
+  if (typeof n.imageVersion === 'string' && n.imageVersion) return n.imageVersion;
+  for (const b of [...(node.builds ?? [])].reverse()) {
+    const v = (b as Record<string, unknown>).imageVersion;
+    if (typeof v === 'string' && v) return v;
+  }
+  return typeof n.rln_commit_id === 'string' && n.rln_commit_id ? `RLN ${n.rln_commit_id.slice(0, 7)}` : undefined;
+}
+
+type Build = NonNullable<HostedNode['builds']>[number] & Record<string, unknown>;
+
+function lastBuild(node: HostedNode): Build | undefined {
+  return node.builds?.at(-1);
+}
+
+const isUpgradeBuild = (b: Build | undefined) => typeof b?.action === 'string' && /upgrade/i.test(b.action);
+
+/** The message for one upgraded node: locked (with its Unlock button), or how it answered. */
+export function upgradedMessage(node: HostedNode, state: 'locked' | 'unlocked' | 'uninitialised' | 'unreachable'): Message {
+  const n = node.name;
+  const version = versionOf(node) ?? 'the latest image';
+  const backups = 'Backups taken before this upgrade cannot be restored on it: take a new backup after unlocking.';
+  if (state === 'locked') {
+    return {
+      header: `${n} upgraded to ${version} and is LOCKED`,
+      tone: 'danger',
+      summary: `${n} upgraded to ${version} and is LOCKED: it cannot pay or be paid until it is unlocked`,
+      blocks: [
+        msg.text([
+          `${n} cannot pay or be paid until someone unlocks it. `,
+          { bold: `Unlock ${n}` },
+          ' opens a private dialog in its new node API: its password, and what that image needs to follow the chain.',
+        ]),
+        msg.context([backups, ' ', { code: node.nodeId }]),
+      ],
+      buttons: [{ label: `Unlock ${n}`, style: 'primary', command: 'node unlock', args: { node: node.nodeId } }],
+    };
+  }
+  const how =
+    state === 'unlocked'
+      ? 'It answers unlocked.'
+      : state === 'uninitialised'
+        ? `It has no wallet yet: \`node init ${n}\`.`
+        : `Its node API does not answer yet: see \`node info ${n}\`.`;
+  return {
+    header: `${n} upgraded to ${version}`,
+    tone: state === 'unlocked' ? 'success' : 'warning',
+    summary: `${n} upgraded to ${version}. ${how}`,
+    blocks: [msg.text(how), msg.context([backups, ' ', { code: node.nodeId }])],
+  };
+}
+
+export function createUpgradeFollower(o: UpgradeFollowerOptions): UpgradeFollower {
+  const batchMs = Math.max(0, o.batchMs ?? 3_000);
+  /** Nodes seen IN_PROGRESS (upgrading), and when. */
+  const upgrading = new Map<string, number>();
+  /** Nodes whose upgrade was told, and when. */
+  const told = new Map<string, number>();
+  const pending = new Set<string>();
+  /** The upgrades told by this process (their dedupe keys): a later restart of the node is not one. */
+  const announced = new Set<string>();
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+
+  async function one(nodeId: string): Promise<{ node: HostedNode; items: UpgradeItem[] } | undefined> {
+    const sawProgress = upgrading.delete(nodeId);
+    const node = await o.getNode(nodeId);
+    const build = lastBuild(node);
+    const ts = typeof build?.timestamp === 'string' ? Date.parse(build.timestamp) : NaN;
+    const recent = isUpgradeBuild(build) && build?.buildStatus !== 'FAILURE' && o.now() - ts < RECENT_BUILD_MS;
+    // A build of another kind after the IN_PROGRESS (the service says what it did) is not an upgrade.
+    if (!(sawProgress && (!build?.action || isUpgradeBuild(build))) && !recent) return undefined;
+    if (node.status !== 'RUNNING') return undefined;
+    let state: 'locked' | 'unlocked' | 'uninitialised' | 'unreachable';
+    try {
+      await o.nodeinfo(node);
+      state = 'unlocked';
+    } catch (e) {
+      state = walletStateOf(e) ?? 'unreachable';
+    }
+    const which = [build?.id, build?.buildNumber, versionOf(node)].find((v) => typeof v === 'string' || typeof v === 'number') ?? 'latest';
+    const dedupeKey = `upgrade:${nodeId}:${String(which)}`;
+    if (announced.has(dedupeKey)) return undefined;
+    if (announced.size > 10_000) announced.clear();
+    announced.add(dedupeKey);
+    told.set(nodeId, o.now());
+    return {
+      node,
+      items: [
+        {
+          dedupeKey,
+          kind: 'status',
+          kinds: ['status', 'lock'],
+          type: 'node_upgraded',
+          message: upgradedMessage(node, state),
+        },
+      ],
+    };
+  }
+
+  async function flushNow(): Promise<void> {
+    const ids = [...pending];
+    pending.clear();
+    if (!ids.length) return;
+    const entries: Array<{ node: HostedNode; items: UpgradeItem[] }> = [];
+    await Promise.all(
+      ids.map(async (id) => {
+        try {
+          const e = await one(id);
+          if (e) entries.push(e);
+        } catch (err) {
+          o.logger.warn({ err, nodeId: shortId(id, 12) }, 'upgrades: could not read an upgraded node; its lock alert still tells a lock');
+        }
+      }),
+    );
+    entries.sort((a, b) => a.node.name.localeCompare(b.node.name));
+    if (entries.length) await o.publish(entries);
+  }
+
+  const flush = () => (running = running.then(flushNow, flushNow).catch((err) => o.logger.warn({ err }, 'upgrades: telling failed')));
+
+  return {
+    statusSeen(nodeId, status) {
+      if (status === 'IN_PROGRESS') upgrading.set(nodeId, o.now());
+      if (status !== 'RUNNING') {
+        // Anything else (a stop, a failure) ends what the upgrade explains: a later lock is its own.
+        if (status !== 'IN_PROGRESS' && status !== undefined) {
+          told.delete(nodeId);
+          upgrading.delete(nodeId);
+        }
+        return;
+      }
+      pending.add(nodeId);
+      timer ??= setTimeout(() => {
+        timer = undefined;
+        void flush();
+      }, batchMs);
+      timer.unref?.();
+    },
+    explainsLock(nodeId) {
+      const t = told.get(nodeId);
+      return upgrading.has(nodeId) || pending.has(nodeId) || (t !== undefined && o.now() - t < EXPLAINS_MS);
+    },
+    async flush() {
+      clearTimeout(timer);
+      timer = undefined;
+      await flush();
+    },
+    stop() {
+      clearTimeout(timer);
+      timer = undefined;
+    },
+  };
+}
