@@ -9,3 +9,6 @@ export { createActivityPoller, type ActivityPoller, type ActivityPollerOptions }
 export * from './types.js';
 export { activityItems, activityEventKey, type ActivityItemOut } from './render-activity.js';
 export type { PublishContext } from './create-activity-poller.js';
+export { mergeThresholds, DEFAULT_WATCH_THRESHOLDS, WATCH_THRESHOLD_ARGS } from './watch-thresholds.js';
+export type { WatchThresholds, WatchProfile, OwnThresholds } from './watch-thresholds.js';
+export type { NodeFacts } from './watch-conditions.js';
