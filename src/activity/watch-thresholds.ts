@@ -65,7 +65,7 @@ export function mergeThresholds(defaults: WatchThresholds, own: OwnThresholds[])
   const t = { ...defaults };
   const most = (key: keyof OwnThresholds, pick: (a: number, b: number) => number) => {
     const values = own.map((o) => o[key]).filter((v): v is number => typeof v === 'number');
-    if (values.length) (t as Record<string, unknown>)[key] = values.reduce(pick);
+    if (values.length) (t as Record<string, unknown>)[key] = values.reduce((a, b) => pick(a, b));
   };
   // Sensitive: a higher floor, a shorter wait.
   most('liquidityLow', Math.max);
