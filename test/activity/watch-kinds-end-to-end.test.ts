@@ -81,6 +81,14 @@ async function slash(channel: string, text: string): Promise<string> {
   return JSON.stringify(r.body);
 }
 
+/** The buttons of a Slack message, with their labels. */
+function buttonIds(body: Record<string, any>): Array<{ id: string; label: string }> {
+  const blocks = [...(body.blocks ?? []), ...(body.attachments ?? []).flatMap((a: any) => a.blocks ?? [])];
+  return blocks
+    .filter((b: any) => b.type === 'actions')
+    .flatMap((b: any) => b.elements.map((e: any) => ({ id: e.action_id, label: e.text.text })));
+}
+
 /** The fault as `/demo <fault> <node>` injects it: in the emulator, then the node polled at once. */
 function fault(name: string, f: Parameters<Harness['emulator']['world']['fault']>[1]): string {
   const said = h.emulator.world.fault(ids[name], f);
@@ -128,6 +136,24 @@ describe('the watch kinds through the whole bot, each fault on a node watched wi
         recovery: `${node}: free colourable UTXOs back to 2 or more`,
       });
     }
+  });
+
+  it("utxos: the alert's Create UTXOs asks to confirm, with the fee, then makes them; the next episode is told again", async () => {
+    fault('alice', 'utxos-used-up');
+    await waitFor(() => postsWith('CUTXOSA', 'alice: 0 free colourable UTXOs').length === 2, { what: 'the second episode' });
+    const alert = JSON.parse(postsWith('CUTXOSA', 'alice: 0 free colourable UTXOs')[1]) as Record<string, any>;
+    const create = buttonIds(alert).find((b) => b.label === 'Create UTXOs')!;
+    const asked = await slack.click(OPERATOR, create.id, { channelId: 'CUTXOSA' });
+    const [confirmation] = await fake.waitForResponds(asked.responseUrl);
+    const text = JSON.stringify(confirmation.body);
+    expect(text).toMatch(/Fee[^"]*"?[^"]*about [\d,]+ sats at 5 sat\/vB/);
+    const confirm = buttonIds(confirmation.body).find((b) => /confirm|create|utxos/i.test(b.label))!;
+    const done = await slack.click(OPERATOR, confirm.id, { channelId: 'CUTXOSA' });
+    await fake.waitForResponds(done.responseUrl);
+    h.app.activity.checkSoon(ids.alice);
+    await waitFor(() => postsWith('CUTXOSA', 'alice: free colourable UTXOs back to 2 or more').length === 2, {
+      what: 'the second recovery',
+    });
   });
 
   it("utxos: a watch's own utxos_below overrides the account's", async () => {
