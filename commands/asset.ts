@@ -237,7 +237,19 @@ const fail = defineCommand({
     skip_sync: flag().default(false).describe('Skip the wallet sync first'),
   }),
   role: 'admin',
-  confirm: 'none',
+  // A failed transfer cannot be taken back: confirmed (the transfers alert's Fail it button, issue 28).
+  confirm: 'button',
+  async preview(ctx) {
+    return [
+      {
+        label: 'Fails',
+        value:
+          ctx.args.batch_transfer_idx !== undefined
+            ? `transfer #${ctx.args.batch_transfer_idx}, if it still waits for the counterparty`
+            : `every transfer waiting for the counterparty${ctx.args.no_asset_only ? ' with no asset' : ''}`,
+      },
+    ];
+  },
   mutates: true,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);

@@ -132,7 +132,18 @@ const utxos = defineCommand({
     skip_sync: flag().default(false).describe('Skip the wallet sync first'),
   }),
   role: 'operate',
-  confirm: 'none',
+  // It spends on-chain: confirmed with the fee it will pay (the utxos alert's Create UTXOs button, issue 28).
+  confirm: 'button',
+  async preview(ctx) {
+    const num = ctx.args.num ?? 5;
+    const size = ctx.args.size ?? 32_500;
+    // One input and one output per UTXO plus change, at the rate asked: an estimate, the node's wallet picks the inputs.
+    const fee = Math.ceil(ctx.args.fee_rate * (110 + 31 * (num + 1)));
+    return [
+      { label: 'UTXOs', value: `${ctx.args.up_to ? 'up to ' : ''}${num} of ${formatSats(size)}`, inline: true },
+      { label: 'Fee', value: `about ${formatSats(fee)} at ${ctx.args.fee_rate} sat/vB`, inline: true },
+    ];
+  },
   mutates: true,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);

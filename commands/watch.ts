@@ -16,7 +16,84 @@ import { parseMsatWithUnit } from './support/amount.js';
 const target = () => z.string().trim().min(1).describe('Node name or id, or all');
 const KNOWN_STATUSES = ['RUNNING', 'STARTING', 'PAUSED', 'FAILED', 'IN_PROGRESS'];
 /** What a watch may hear: the service's status changes, and what the activity poller sees. */
-export const WATCH_KINDS = ['status', 'payments', 'channels', 'transfers', 'deposits', 'liquidity', 'lock'];
+export const WATCH_KINDS = [
+  'status',
+  'payments',
+  'channels',
+  'transfers',
+  'deposits',
+  'liquidity',
+  'lock',
+  'utxos',
+  'infra',
+  'liveness',
+  'peers',
+  'backup',
+];
+
+/** A watch's own thresholds (docs/watches.md); unset ones are the account's settings. */
+const thresholdArgs = {
+  liquidity_low: z.coerce
+    .number()
+    .gt(0)
+    .lt(1)
+    .optional()
+    .describe('liquidity: a channel below this local share is low, 0–1 (default REPORT_LOW_SHARE)'),
+  stuck_after: z.coerce
+    .number()
+    .min(0)
+    .max(43_200)
+    .optional()
+    .describe('transfers: minutes a transfer may wait before it is stuck (default WATCH_STUCK_AFTER_MIN)'),
+  expiry_within: z.coerce
+    .number()
+    .min(0)
+    .max(43_200)
+    .optional()
+    .describe('transfers: minutes before its expiry a waiting transfer is told (default WATCH_EXPIRY_WITHIN_MIN)'),
+  utxos_below: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .optional()
+    .describe('utxos: fewer free colourable UTXOs than this is low (default WATCH_UTXOS_BELOW)'),
+  peer_gone_after: z.coerce
+    .number()
+    .min(0)
+    .max(43_200)
+    .optional()
+    .describe('peers: minutes a channel peer may stay disconnected (default WATCH_PEER_GONE_MIN)'),
+  liveness_after: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .optional()
+    .describe('liveness: failed polls in a row before the API counts as down (default WATCH_LIVENESS_AFTER)'),
+  backup_days: z.coerce
+    .number()
+    .min(1)
+    .max(3650)
+    .optional()
+    .describe('backup: days without a backup before it is told (default WATCH_BACKUP_DAYS)'),
+  indexer_url: z.string().trim().min(3).max(300).optional().describe('infra: the indexer to check (default WATCH_INDEXER_URL)'),
+  proxy_endpoint: z.string().trim().min(3).max(300).optional().describe('infra: the RGB proxy to check (default WATCH_PROXY_ENDPOINT)'),
+};
+type ThresholdArgs = { [K in keyof typeof thresholdArgs]?: number | string };
+
+function ownThresholds(args: ThresholdArgs): Record<string, number | string> {
+  return Object.fromEntries(
+    Object.keys(thresholdArgs).flatMap((k) => (args[k as keyof ThresholdArgs] === undefined ? [] : [[k, args[k as keyof ThresholdArgs]!]])),
+  );
+}
+
+const describeThresholds = (t: Record<string, number | string> | undefined): string =>
+  t && Object.keys(t).length
+    ? ` [${Object.entries(t)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')}]`
+    : '';
 
 function parseKinds(s: string | undefined): string[] | undefined {
   if (!s) return undefined;
@@ -141,6 +218,7 @@ const add = defineCommand({
       .regex(/^[A-Za-z0-9]{20,64}$/, 'a PagerDuty integration (routing) key: 32 letters and digits')
       .optional()
       .describe('PagerDuty routing key for this watch (default: PAGERDUTY_ROUTING_KEY)'),
+    ...thresholdArgs,
   }),
   positional: ['node'],
   nodeArg: false,
@@ -161,6 +239,7 @@ const add = defineCommand({
       minAmountMsat,
       escalateAfterMin: ctx.args.escalate_after,
       pagerdutyKey: ctx.args.pagerduty_key,
+      thresholds: ownThresholds(ctx.args),
       actor: ctx.actor,
     });
     const nodes = node ? [node] : await ctx.services.hosting.listNodes();
@@ -172,7 +251,7 @@ const add = defineCommand({
         msg.fields([
           { label: 'Nodes', value: describeWatch(w), inline: true },
           { label: 'Statuses', value: w.statuses ? w.statuses.map(statusBadge).join(', ') : 'every change', inline: true },
-          { label: 'Hears', value: w.kinds.join(', '), inline: true },
+          { label: 'Hears', value: `${w.kinds.join(', ')}${describeThresholds(w.thresholds)}`, inline: true },
           ...(w.minAmountMsat ? [{ label: 'Least amount', value: formatMsat(w.minAmountMsat), inline: true }] : []),
           { label: 'Escalation', value: escalationOf(w), inline: true },
         ]),
@@ -251,7 +330,7 @@ const list = defineCommand({
         rows: watches.map((w) => [
           describeWatch(w),
           w.statuses ? w.statuses.join(', ') : 'every change',
-          `${w.kinds.join(', ')}${w.minAmountMsat ? ` (≥ ${formatMsat(w.minAmountMsat)})` : ''}`,
+          `${w.kinds.join(', ')}${w.minAmountMsat ? ` (≥ ${formatMsat(w.minAmountMsat)})` : ''}${describeThresholds(w.thresholds)}`,
           escalationOf(w),
           w.paused ? `paused (${w.paused.reason})` : w.mutedUntil ? `muted until ${formatTime(w.mutedUntil.toISOString())}` : 'active',
           w.createdBy,

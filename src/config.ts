@@ -164,6 +164,17 @@ const envSchema = z.object({
   /** A node's total inbound / outbound below this many sats alerts (liquidity); unset: not watched. */
   INBOUND_FLOOR_SAT: z.coerce.number().int().nonnegative().optional(),
   OUTBOUND_FLOOR_SAT: z.coerce.number().int().nonnegative().optional(),
+  /** The watch kinds' account-wide thresholds (issue 28; a watch may set its own, docs/watches.md). */
+  WATCH_STUCK_AFTER_MIN: z.coerce.number().min(0).default(60),
+  WATCH_EXPIRY_WITHIN_MIN: z.coerce.number().min(0).default(30),
+  WATCH_UTXOS_BELOW: z.coerce.number().int().min(1).default(2),
+  WATCH_PEER_GONE_MIN: z.coerce.number().min(0).default(10),
+  WATCH_LIVENESS_AFTER: z.coerce.number().int().min(1).default(3),
+  WATCH_BACKUP_DAYS: z.coerce.number().min(1).default(7),
+  WATCH_INDEXER_URL: z.string().trim().min(1).optional(),
+  WATCH_PROXY_ENDPOINT: z.string().trim().min(1).optional(),
+  /** The slower checks (infra, backup, the refresh of waiting transfers) run every this many polls. */
+  WATCH_SLOW_EVERY: z.coerce.number().int().min(1).default(10),
   PAGERDUTY_ROUTING_KEY: z.string().min(1).optional(),
   PAGERDUTY_EVENTS_URL: url('PAGERDUTY_EVENTS_URL').default('https://events.pagerduty.com/v2/enqueue'),
   ESCALATION_WEBHOOK_URL: url('ESCALATION_WEBHOOK_URL').optional(),

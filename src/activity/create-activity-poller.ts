@@ -16,6 +16,11 @@
  * - Several replicas on one database split the nodes: before polling a node, a replica claims
  *   it for most of an interval (`claim`, a lease in the store); a node another replica has
  *   claimed is left to it. Each node is polled once per interval in all, never once per replica.
+ * - The watch kinds (`profile`: which kinds a node's watches hear, their thresholds) add their
+ *   reads for the kinds heard only (read-watch-facts.ts), the slower ones every `slowEvery` polls,
+ *   and alert once per episode of a condition with a recovery when it ends (watch-step.ts). A node
+ *   whose API stops answering while watched for `liveness` is polled again after a quarter
+ *   interval until it has failed `livenessAfter` times, so the alert comes within an interval.
  */
 import type { HostedNode } from '../hosting/index.js';
 import { every } from '../vocabulary/index.js';
@@ -25,13 +30,21 @@ import type { ActivityStateRepo } from '../store/index.js';
 import { diffActivity } from './diff-activity.js';
 import { readActivity, type ActivityNodeApi } from './read-activity.js';
 import { DEFAULT_LIQUIDITY, type ActivityEvent, type ActivitySnapshot, type ActivityState, type LiquidityThresholds } from './types.js';
+import { readWatchFacts, refreshWaiting, type WatchNodeApi } from './read-watch-facts.js';
+import { watchStep } from './watch-step.js';
+import { DEFAULT_WATCH_THRESHOLDS, type WatchProfile } from './watch-thresholds.js';
+import type { NodeFacts } from './watch-conditions.js';
 
 export interface ActivityPollerOptions {
   /** The account's nodes (hosting.listNodes). */
   listNodes(): Promise<HostedNode[]>;
   /** Whether any watch hears activity of this node. */
   isWatched(node: HostedNode): boolean | Promise<boolean>;
-  api(node: HostedNode): ActivityNodeApi;
+  api(node: HostedNode): ActivityNodeApi & WatchNodeApi;
+  /** The kinds the node's watches hear and their thresholds (default: the activity kinds, default thresholds). */
+  profile?(node: HostedNode): WatchProfile | Promise<WatchProfile>;
+  /** What the `backup` kind needs besides the node's API (its backups and upgrades); read at the slower cadence. */
+  facts?(node: HostedNode): Promise<NodeFacts>;
   states: ActivityStateRepo;
   /** Called with what changed on a node, before its new state is stored (see the header). */
   publish(node: HostedNode, events: ActivityEvent[], context: PublishContext): Promise<void> | void;
@@ -63,11 +76,18 @@ export interface PublishContext {
   nameOf(pubkey: string): string | undefined;
 }
 
+const LEGACY: WatchProfile = {
+  kinds: new Set(['channels', 'payments', 'transfers', 'deposits', 'liquidity', 'lock']),
+  thresholds: DEFAULT_WATCH_THRESHOLDS,
+};
+
 export interface ActivityPoller {
   start(): void;
   stop(): Promise<void>;
   /** One pass over the nodes that are due (tests; the timer calls it too). */
   pollOnce(): Promise<void>;
+  /** The node's next poll makes the slower checks too (infra, backup, refresh) and comes at once (the demo's faults). */
+  checkSoon(nodeId: string): void;
 }
 
 const isState = (v: unknown): v is ActivityState => !!v && typeof v === 'object' && 'snapshot' in v && 'bands' in v;
@@ -78,17 +98,35 @@ export function createActivityPoller(o: ActivityPollerOptions): ActivityPoller {
   const nodeTimeoutMs = o.nodeTimeoutMs ?? 10_000;
   const maxBackoff = Math.max(1, o.maxBackoff ?? 8);
   const thresholds = o.thresholds ?? DEFAULT_LIQUIDITY;
-  /** Per node: how many polls in a row found it locked or unreachable, and when it is next due. */
-  const backoff = new Map<string, { misses: number; dueAt: number }>();
+  /** Per node: how many polls in a row found it locked or unreachable, when it is next due, and polls so far (the slower cadence). */
+  const backoff = new Map<string, { misses: number; dueAt: number; polls: number; slowNext?: boolean }>();
   /** Our nodes' names by pubkey, learned as they are polled. */
   const names = new Map<string, string>();
   const nameOf = (pubkey: string) => names.get(pubkey);
 
+  /** Reads the node, within the time limit: its activity, then what its watch kinds need. */
+  async function read(node: HostedNode, profile: WatchProfile, previous: ActivityState | undefined, slow: boolean, now: number) {
+    const api = o.api(node);
+    const failures = slow ? await refreshWaiting(api, profile, previous?.snapshot) : undefined;
+    const snapshot: ActivitySnapshot = await readActivity(api, now);
+    if (snapshot.lock !== 'unlocked') return snapshot;
+    const [extra, facts] = await Promise.all([
+      readWatchFacts(api, profile, slow, now),
+      slow && profile.kinds.has('backup') && o.facts ? o.facts(node).catch(() => undefined) : undefined,
+    ]);
+    return { ...snapshot, ...extra, ...(facts ? { backup: facts } : {}), ...(failures ? { transferFailures: failures } : {}) };
+  }
+
   async function pollNode(node: HostedNode): Promise<void> {
     const now = o.now();
+    const profile = (await o.profile?.(node)) ?? LEGACY;
+    const stored = await o.states.get(node.nodeId);
+    const previous = isState(stored) ? stored : undefined;
+    const cadence = backoff.get(node.nodeId);
+    const slow = !!cadence?.slowNext || (cadence?.polls ?? 0) % Math.max(1, profile.thresholds.slowEvery) === 0;
     let timeout: NodeJS.Timeout | undefined;
     const polled = await Promise.race([
-      readActivity(o.api(node), now),
+      read(node, profile, previous, slow, now),
       new Promise<{ takenAt: number; lock: 'unreachable' }>((resolve) => {
         timeout = setTimeout(() => resolve({ takenAt: now, lock: 'unreachable' }), nodeTimeoutMs);
       }),
@@ -96,23 +134,39 @@ export function createActivityPoller(o: ActivityPollerOptions): ActivityPoller {
     o.metrics?.activityPolls.inc({ outcome: polled.lock });
     o.metrics?.activityPollSeconds.observe(Math.max(0, o.now() - now) / 1000);
     if ('pubkey' in polled && polled.pubkey) names.set(polled.pubkey, node.name);
-    const stored = await o.states.get(node.nodeId);
-    const previous = isState(stored) ? stored : undefined;
-    const { events, state } = diffActivity(previous, polled, thresholds);
+    const { events, state } = diffActivity(previous, polled, { ...thresholds, lowShare: profile.thresholds.liquidityLow });
+    const watched = watchStep(node, previous?.watch, state.snapshot, polled.lock, profile, now);
     // Only a node that does not answer is polled less often: a locked one answers at once, and its
     // unlock (then a lock again) must not fall between two backed-off polls (P49).
     const missed = polled.lock === 'unreachable';
-    const misses = missed ? (backoff.get(node.nodeId)?.misses ?? 0) + 1 : 0;
-    const dueAt = now + intervalMs * Math.min(maxBackoff, 2 ** misses) - intervalMs / 2;
-    backoff.set(node.nodeId, { misses, dueAt });
+    const misses = missed ? (cadence?.misses ?? 0) + 1 : 0;
+    // A node that stopped answering while watched for liveness is asked again soon, until the alert is due.
+    const confirming =
+      polled.lock === 'unreachable' && profile.kinds.has('liveness') && watched.memory.misses < profile.thresholds.livenessAfter;
+    const dueAt = confirming ? now + intervalMs / 4 : now + intervalMs * Math.min(maxBackoff, 2 ** misses) - intervalMs / 2;
+    if (confirming) passSoon(intervalMs / 4);
+    backoff.set(node.nodeId, { misses, dueAt, polls: (cadence?.polls ?? 0) + 1 });
     // Replicas: the node stays this one's until it is due again, so the others back off with it.
     if (missed) await o.claim?.(node.nodeId, dueAt, now);
-    if (events.length) {
-      for (const e of events) o.metrics?.activityEvents.inc({ kind: e.kind });
-      // A first poll's events (a node found locked) are keyed by this poll's time.
-      await o.publish(node, events, { since: previous?.snapshot.takenAt ?? polled.takenAt, snapshot: state.snapshot, nameOf });
-    }
-    await o.states.put(node.nodeId, state, now);
+    for (const e of [...events, ...watched.events]) o.metrics?.activityEvents.inc({ kind: e.kind });
+    const since = previous?.snapshot.takenAt;
+    // A first poll's events (a node found locked) are keyed by this poll's time.
+    if (events.length) await o.publish(node, events, { since: since ?? polled.takenAt, snapshot: state.snapshot, nameOf });
+    // Conditions are the present, not history: a first poll publishes them too, and since 0 keeps
+    // their keys stable across a retry.
+    if (watched.events.length) await o.publish(node, watched.events, { since: since ?? 0, snapshot: state.snapshot, nameOf });
+    await o.states.put(node.nodeId, { ...state, watch: watched.memory }, now);
+  }
+
+  /** One extra pass in `ms` (a node to ask again soon), besides the timer's; one at a time. */
+  let soonTimer: NodeJS.Timeout | undefined;
+  function passSoon(ms: number): void {
+    if (soonTimer) return;
+    soonTimer = setTimeout(() => {
+      soonTimer = undefined;
+      void loop.run().catch((err: unknown) => o.logger.error({ err }, 'activity: a poll pass failed'));
+    }, ms);
+    soonTimer.unref();
   }
 
   async function pass(): Promise<void> {
@@ -156,5 +210,22 @@ export function createActivityPoller(o: ActivityPollerOptions): ActivityPoller {
   }
 
   const loop = every(pass, intervalMs, (err) => o.logger.error({ err }, 'activity: a poll pass failed'));
-  return { start: () => loop.start({ now: true }), stop: () => loop.stop(), pollOnce: () => loop.run() };
+  let started = false;
+  return {
+    start: () => {
+      started = true;
+      loop.start({ now: true });
+    },
+    stop: () => {
+      started = false;
+      clearTimeout(soonTimer);
+      return loop.stop();
+    },
+    pollOnce: () => loop.run(),
+    checkSoon(nodeId) {
+      const b = backoff.get(nodeId);
+      backoff.set(nodeId, { misses: b?.misses ?? 0, polls: b?.polls ?? 0, dueAt: 0, slowNext: true });
+      if (started) passSoon(0);
+    },
+  };
 }

@@ -80,6 +80,10 @@ function carryOver(previous: ActivitySnapshot | undefined, next: ActivitySnapsho
     payments: next.payments ?? previous.payments,
     transfers: next.transfers ?? previous.transfers,
     deposits: next.deposits ?? previous.deposits,
+    utxos: next.utxos ?? previous.utxos,
+    peers: next.peers ?? previous.peers,
+    infra: next.infra ?? previous.infra,
+    backup: next.backup ?? previous.backup,
   };
 }
 

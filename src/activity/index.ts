@@ -10,3 +10,6 @@ export * from './types.js';
 export { activityItems, activityEventKey, type ActivityItemOut } from './render-activity.js';
 export type { PublishContext } from './create-activity-poller.js';
 export { createUpgradeFollower, upgradedMessage, type UpgradeFollower, type UpgradeItem } from './upgrade-follower.js';
+export { mergeThresholds, DEFAULT_WATCH_THRESHOLDS, WATCH_THRESHOLD_ARGS } from './watch-thresholds.js';
+export type { WatchThresholds, WatchProfile, OwnThresholds } from './watch-thresholds.js';
+export type { NodeFacts } from './watch-conditions.js';

@@ -18,6 +18,11 @@ export const MAX_ASSETS_PER_POLL = 20;
 
 const str = (v: number | bigint | undefined): string | undefined => (v === undefined ? undefined : v.toString());
 
+const expiryOf = (t: { expiration?: number | null; expiration_timestamp?: number | null }): number | undefined => {
+  const v = t.expiration_timestamp ?? t.expiration;
+  return v === undefined || v === null ? undefined : Number(v);
+};
+
 const lockFromError = (e: unknown): LockState => walletStateOf(e) ?? 'unreachable';
 
 async function optional<T>(read: () => Promise<T>): Promise<T | undefined> {
@@ -96,6 +101,10 @@ export async function readActivity(api: ActivityNodeApi, takenAt: number): Promi
               kind: t.kind,
               status: t.status,
               amount: str(t.requested_assignment?.value ?? t.assignments.find((a) => a.value !== undefined)?.value),
+              // The node says seconds; f379330 names the expiry `expiration`, 6887cbf `expiration_timestamp`.
+              createdAt: Number(t.created_at) * 1000,
+              ...(expiryOf(t) !== undefined ? { expiresAt: expiryOf(t)! * 1000 } : {}),
+              outOfBand: t.transport_endpoints.length === 0,
             }),
           ),
         )

@@ -9,7 +9,7 @@
 import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../vocabulary/index.js';
 import { msg, type Field, type Message, type Tone } from '../vocabulary/index.js';
 import type { PublishContext } from './create-activity-poller.js';
-import type { ActivityEvent, AssetInfo, ChannelState } from './types.js';
+import type { ActivityEvent, AssetInfo, ChannelState, Condition } from './types.js';
 
 export interface ActivityItemOut {
   dedupeKey: string;
@@ -34,6 +34,7 @@ type Ctx = Pick<PublishContext, 'since' | 'snapshot' | 'nameOf'>;
 
 /** What the event is about (channel id, payment hash, …): with the node, the type and `since`, its dedupe key. */
 function subjectOf(e: ActivityEvent): string {
+  if (e.type === 'condition') return `${e.condition.key}:${e.recovered ? 'end' : 'begin'}`;
   switch (e.kind) {
     case 'channels':
       return e.channel.id;
@@ -91,6 +92,7 @@ function message(header: string, tone: Tone, fields: Field[], nodeId: string, no
 
 function render(node: { nodeId: string; name: string }, e: ActivityEvent, ctx: Ctx): Message {
   const n = node.name;
+  if (e.type === 'condition') return renderCondition(node, e.condition, e.recovered);
   switch (e.kind) {
     case 'payments': {
       const p = e.payment;
@@ -122,13 +124,16 @@ function render(node: { nodeId: string; name: string }, e: ActivityEvent, ctx: C
       const t = e.transfer;
       const settled = e.type === 'transfer_settled';
       const amount = assetAmount(t.amount, t.assetId, ctx.snapshot.assets) ?? 'unknown amount';
+      // The reason the node gave when the poller refreshed it (6887cbf answers it; f379330 does not).
+      const why = settled ? undefined : ctx.snapshot.transferFailures?.[String(t.idx)];
       return message(
-        `${n}: RGB transfer ${settled ? 'settled' : 'failed'}, ${amount}`,
+        `${n}: RGB transfer ${settled ? 'settled' : 'failed'}, ${amount}${why ? ` (${why})` : ''}`,
         settled ? 'success' : 'danger',
         [
           { label: 'Node', value: n, inline: true },
           { label: 'Amount', value: amount, inline: true },
           { label: 'Kind', value: t.kind, inline: true },
+          ...(why ? [{ label: 'The node says', value: why }] : []),
         ],
         node.nodeId,
       );
@@ -190,6 +195,24 @@ function render(node: { nodeId: string; name: string }, e: ActivityEvent, ctx: C
         };
       }
   }
+}
+
+/** A watch kind's condition: its facts and buttons when it begins, one line when it ends. */
+function renderCondition(node: { nodeId: string; name: string }, c: Condition, recovered: boolean): Message {
+  const n = node.name;
+  if (recovered) {
+    return message(`${n}: ${c.recovered}`, 'success', [{ label: 'Node', value: n, inline: true }], node.nodeId, `Recovered (${c.kind}).`);
+  }
+  return {
+    ...message(
+      `${n}: ${c.title}`,
+      c.kind === 'liveness' ? 'danger' : 'warning',
+      [{ label: 'Node', value: n, inline: true }, ...c.facts.map((f) => ({ ...f, inline: true }))],
+      node.nodeId,
+      `Watched with kinds=${c.kind}; told once, and again when it recovers.`,
+    ),
+    buttons: c.actions.map((a) => ({ label: a.label, style: a.style, command: a.command, args: { node: node.nodeId, ...a.args } })),
+  };
 }
 
 /** The amount in msat, for a watch's `min_amount` (payments that move bitcoin). */

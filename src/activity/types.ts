@@ -55,6 +55,11 @@ export interface TransferState {
     | (string & {});
   /** The amount moved, raw units, when the node says. */
   amount?: string;
+  /** When the transfer was created and when it expires (ms since the epoch), when the node says. */
+  createdAt?: number;
+  expiresAt?: number;
+  /** True when it names no transport endpoint: its consignment goes out of band. */
+  outOfBand?: boolean;
 }
 
 export interface AssetInfo {
@@ -82,6 +87,22 @@ export interface ActivitySnapshot {
   payments?: PaymentState[];
   transfers?: TransferState[];
   deposits?: DepositState[];
+  /** Free colourable UTXOs (no allocation on them) and all colourable ones (kind `utxos`). */
+  utxos?: { free: number; colourable: number };
+  /** The pubkeys of the connected peers (kind `peers`). */
+  peers?: string[];
+  /** The last indexer and proxy checks (kind `infra`, at its slower cadence): an error text, or null when it answered. */
+  infra?: InfraCheck;
+  /** The backups and upgrades the bot knows of (kind `backup`, at the slower cadence). */
+  backup?: { createdAt?: number; lastUpgradeAt?: number; lastBackupAt?: number };
+  /** Why transfers failed when the poller refreshed them (6887cbf answers it), by transfer idx. */
+  transferFailures?: Record<string, string>;
+}
+
+export interface InfraCheck {
+  at: number;
+  indexer?: { url: string; error: string | null };
+  proxy?: { url: string; error: string | null };
 }
 
 export type ShareBand = 'low' | 'ok' | 'high';
@@ -98,6 +119,34 @@ export interface ActivityBands {
 export interface ActivityState {
   snapshot: ActivitySnapshot;
   bands: ActivityBands;
+  /** The watch kinds' open episodes and what they remember between polls (watch-conditions.ts). */
+  watch?: WatchMemory;
+}
+
+/** One condition a watch kind alerts on (a stuck transfer, UTXOs low, …) while it lasts. */
+export interface Condition {
+  kind: 'transfers' | 'utxos' | 'infra' | 'liveness' | 'peers' | 'backup';
+  /** Unique per node while it lasts: `utxos_low`, `transfer_stuck:<assetId>#<idx>`, … */
+  key: string;
+  /** When the episode began (the first poll that saw it, or what the node says). */
+  since: number;
+  /** The facts the alert shows (label and value) and its header's wording. */
+  title: string;
+  facts: Array<{ label: string; value: string }>;
+  /** Buttons' commands and arguments (the node's id is added). */
+  actions: Array<{ label: string; command: string; args?: Record<string, string>; style?: 'primary' | 'danger' | 'secondary' }>;
+  /** What the recovery message says. */
+  recovered: string;
+}
+
+export interface WatchMemory {
+  /** The conditions open now, by key: an alert was queued for each, a recovery comes when it is gone. */
+  open: Record<string, Condition>;
+  /** Polls in a row the node's API did not answer, and when the first of them was. */
+  misses: number;
+  missedSince?: number;
+  /** Per peer pubkey with a channel: since when it is disconnected. */
+  peerGoneSince: Record<string, number>;
 }
 
 export interface LiquidityThresholds {
@@ -116,7 +165,19 @@ export interface LiquidityThresholds {
 export const DEFAULT_LIQUIDITY: LiquidityThresholds = { lowShare: 0.2, highShare: 0.8, hysteresis: 0.05 };
 
 /** The kinds a watch may choose (`watch add alice kinds=payments,channels`). `status` is the service's webhook. */
-export const ACTIVITY_KINDS = ['channels', 'payments', 'transfers', 'deposits', 'liquidity', 'lock'] as const;
+export const ACTIVITY_KINDS = [
+  'channels',
+  'payments',
+  'transfers',
+  'deposits',
+  'liquidity',
+  'lock',
+  'utxos',
+  'infra',
+  'liveness',
+  'peers',
+  'backup',
+] as const;
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 
 export type ActivityEvent =
@@ -131,4 +192,6 @@ export type ActivityEvent =
       totalSat: number;
       floorSat: number;
     }
-  | { kind: 'lock'; type: 'node_locked' | 'node_unlocked' | 'node_found_locked' };
+  | { kind: 'lock'; type: 'node_locked' | 'node_unlocked' | 'node_found_locked' }
+  /** A watch kind's condition began (`recovered` false) or ended (true): once per episode. */
+  | { kind: Condition['kind']; type: 'condition'; condition: Condition; recovered: boolean };

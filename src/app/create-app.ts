@@ -45,6 +45,7 @@ import { demoFaults } from '../demo/index.js';
 import { checkUrlTarget, parseAllowList } from '../vocabulary/index.js';
 import { progressReporter } from './progress-reporter.js';
 import { platformChecks } from './platform-checks.js';
+import { accountThresholds, backupFacts, watchProfiles } from './watch-profiles.js';
 import { wireDemo } from '../demo/index.js';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
@@ -254,6 +255,8 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const activity = createActivityPoller({
     listNodes: () => hosting.listNodes(),
     isWatched: (node) => notifier.watches.hearsActivity(node.nodeId),
+    profile: watchProfiles(notifier.watches, accountThresholds(config)),
+    facts: backupFacts(audit),
     api: (node) => {
       const key = `${node.nodeId}|${node.invoke_url}`;
       let client = activityClients.get(key);
@@ -390,7 +393,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
       output: io.output,
       prompt: io.prompt,
       roles: dispatcher.roles,
-      demo: emulator ? demoFaults(emulator) : undefined,
+      demo: emulator ? demoFaults(emulator, (nodeId) => activity.checkSoon(nodeId)) : undefined,
     });
     posters.shell = shell.poster;
     shellDone = shell.done;

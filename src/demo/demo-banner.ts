@@ -30,7 +30,7 @@ export function demoBanner(url: string, config: Config, o: { kept?: boolean; log
       ? ['']
       : [
           `Type commands here, e.g.:  ${DEMO_SUGGESTIONS.join('   ')}`,
-          'Act as someone else: /as reader ann · /as operator bob · /as admin (back to you). Make a node fail: /demo fail bob',
+          'Act as someone else: /as reader ann · /as operator bob · /as admin (back to you). Make a node fail: /demo fail bob · more faults: /demo help',
         ]),
     `HTTP server: ${url}  (/healthz, /metrics, /webhooks/service)`,
     ...(o.logFile ? [`Log: ${o.logFile}  (kept off this screen)`] : []),

@@ -1,14 +1,72 @@
 import type { Emulator } from '../emulator/index.js';
+import { NODE_FAULTS, type NodeFault } from '../emulator/index.js';
 
-/** Demo only: `/demo fail <node>` sets a node FAILED in the emulator, which tells the bot by webhook. */
-export function demoFaults(emulator: Emulator): { fail(node: string): Promise<string> } {
+/** The watch kind that hears each fault (the terminal's watch of the node is given it). */
+const KIND_OF: Partial<Record<NodeFault, string>> = {
+  'stuck-transfer': 'transfers',
+  'utxos-used-up': 'utxos',
+  'indexer-down': 'infra',
+  'proxy-down': 'infra',
+  'api-dead': 'liveness',
+  'peer-gone': 'peers',
+};
+
+export interface DemoFaults {
+  /** `/demo fail <node>`: the node FAILED in the emulator, which tells the bot by webhook. */
+  fail(node: string): Promise<string>;
+  /** `/demo <fault> <node>`: a fault of the node's API (NODE_FAULTS); answers what happened and what to watch. */
+  inject(fault: string, node: string): Promise<string>;
+  /** `/demo help`: every fault, one line each. */
+  help(): string;
+}
+
+/**
+ * Demo only: the faults `/demo <fault> <node>` injects. `checkSoon` asks the activity poller to
+ * poll the node at once with its slower checks, so each alert comes within one polling interval.
+ */
+export function demoFaults(emulator: Emulator, checkSoon: (nodeId: string) => void = () => {}): DemoFaults {
+  const find = (ref: string) => {
+    const nodes = emulator.nodes();
+    return nodes.find((n) => n.nodeId === ref) ?? nodes.find((n) => n.name.toLowerCase() === ref.toLowerCase());
+  };
+  const unknown = (ref: string) => `✖ There is no node ${JSON.stringify(ref.slice(0, 40))}: see /rln node list.`;
   return {
     async fail(ref) {
-      const nodes = emulator.nodes();
-      const node = nodes.find((n) => n.nodeId === ref) ?? nodes.find((n) => n.name.toLowerCase() === ref.toLowerCase());
-      if (!node) return `✖ There is no node ${JSON.stringify(ref.slice(0, 40))}: see /rln node list.`;
+      const node = find(ref);
+      if (!node) return unknown(ref);
       emulator.setStatus(node.nodeId, 'FAILED');
       return `${node.name} is now FAILED in the emulator: its webhook tells the bot, and an incident opens here. Try its Restart button, or /rln node start ${node.name}.`;
+    },
+    async inject(fault, ref) {
+      const name = fault.toLowerCase() as NodeFault;
+      if (!(name in NODE_FAULTS)) return `✖ There is no demo fault ${JSON.stringify(fault.slice(0, 40))}.\n${this.help()}`;
+      const node = find(ref);
+      if (!node) return unknown(ref);
+      let what: string;
+      try {
+        what = emulator.world.fault(node.nodeId, name);
+      } catch (err) {
+        return `✖ ${node.name}: ${err instanceof Error ? err.message : String(err)}.`;
+      }
+      checkSoon(node.nodeId);
+      const kind = KIND_OF[name];
+      const watch = kind
+        ? ` A watch with kinds=${kind} posts it within one polling interval: /rln watch add ${node.name} kinds=status,${kind}${
+            name === 'indexer-down' || name === 'proxy-down'
+              ? ' (the indexer and proxy checked: WATCH_INDEXER_URL, WATCH_PROXY_ENDPOINT, or indexer_url= proxy_endpoint=)'
+              : ''
+          }`
+        : '';
+      return `${node.name}: ${what}.${watch}`;
+    },
+    help() {
+      return [
+        'Demo faults: /demo <fault> <node>',
+        '  fail            the node goes FAILED (an incident with Restart, Logs, Acknowledge)',
+        ...Object.entries(NODE_FAULTS).map(
+          ([k, v]) => `  ${k.padEnd(15)} ${v}${KIND_OF[k as NodeFault] ? ` (kinds=${KIND_OF[k as NodeFault]})` : ''}`,
+        ),
+      ].join('\n');
     },
   };
 }

@@ -5,4 +5,4 @@ export { runEmulatorCli } from './run-emulator-cli.js';
 export { createSigningKey } from './create-signing-key.js';
 export type { SigningKey } from './create-signing-key.js';
 export type { Emulator, EmulatorOptions, Faults, Delivery, KeyType, FailableOperation, NodeWorldLike } from './types.js';
-export { NodeWorld, DEFAULT_INDEXER } from './node-api/index.js';
+export { NodeWorld, DEFAULT_INDEXER, NODE_FAULTS, type NodeFault } from './node-api/index.js';

@@ -26,6 +26,8 @@ export interface Watch {
   escalateAfterMin?: number;
   /** A PagerDuty routing key for this watch's incidents (instead of PAGERDUTY_ROUTING_KEY). */
   pagerdutyKey?: string;
+  /** The watch's own thresholds for the watch kinds (`utxos_below: 5`, …); the account's settings for the rest. */
+  thresholds?: Record<string, number | string>;
   createdBy: string;
   createdAt: Date;
   /** Set when the channel was found gone; `watch add` again resumes it. */
@@ -61,10 +63,13 @@ export interface WatchService {
     minAmountMsat?: number;
     escalateAfterMin?: number;
     pagerdutyKey?: string;
+    thresholds?: Record<string, number | string>;
     actor: Actor;
   }): Promise<Watch>;
   /** Whether an active watch hears any activity kind (not only status) of this node. */
   hearsActivity(nodeId: string): Promise<boolean>;
+  /** The kinds and own thresholds of the active watches of this node that hear activity (the poller's profile). */
+  activityWatches(nodeId: string): Promise<Array<{ kinds: string[]; thresholds: Record<string, number | string> }>>;
   /** True when a watch was removed. */
   remove(place: Place, target: WatchTarget): Promise<boolean>;
   /** The watches of one channel, or of every channel. */
@@ -88,6 +93,17 @@ export interface WatchService {
 /** The kinds a watch row hears: status only when none were chosen. */
 export function kindsOf(w: Pick<WatchRow, 'kinds'>): string[] {
   return w.kinds ? w.kinds.split(',') : ['status'];
+}
+
+/** A watch row's own thresholds (an unreadable column counts as none). */
+export function thresholdsOf(w: Pick<WatchRow, 'thresholds'>): Record<string, number | string> {
+  if (!w.thresholds) return {};
+  try {
+    const v = JSON.parse(w.thresholds) as unknown;
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, number | string>) : {};
+  } catch {
+    return {};
+  }
 }
 
 export function toIncident(r: IncidentRow): Incident {
@@ -128,6 +144,7 @@ export function createWatchService(opts: { store: NotifyStore; now: () => number
       minAmountMsat: r.min_amount_msat ?? undefined,
       escalateAfterMin: r.escalate_after_min ?? undefined,
       pagerdutyKey: r.pagerduty_key ?? undefined,
+      thresholds: r.thresholds ? thresholdsOf(r) : undefined,
       createdBy: r.created_by,
       createdAt: new Date(r.created_at),
       paused: r.paused_at ? { at: new Date(r.paused_at), reason: r.paused_reason ?? '' } : undefined,
@@ -136,7 +153,7 @@ export function createWatchService(opts: { store: NotifyStore; now: () => number
   };
 
   return {
-    async add({ place, target, targetName, statuses, kinds, minAmountMsat, escalateAfterMin, pagerdutyKey, actor }) {
+    async add({ place, target, targetName, statuses, kinds, minAmountMsat, escalateAfterMin, pagerdutyKey, thresholds, actor }) {
       const list = statuses?.map((s) => s.trim().toUpperCase()).filter(Boolean);
       const row = await store.upsertWatch({
         platform: place.platform,
@@ -149,6 +166,7 @@ export function createWatchService(opts: { store: NotifyStore; now: () => number
         min_amount_msat: minAmountMsat ?? null,
         escalate_after_min: escalateAfterMin ?? null,
         pagerduty_key: pagerdutyKey ?? null,
+        thresholds: thresholds && Object.keys(thresholds).length ? JSON.stringify(thresholds) : null,
         created_by: actorLabel(actor),
         created_at: now(),
       });
@@ -156,6 +174,11 @@ export function createWatchService(opts: { store: NotifyStore; now: () => number
     },
     async hearsActivity(nodeId) {
       return (await store.watchesFor(nodeId)).some((w) => kindsOf(w).some((k) => k !== 'status'));
+    },
+    async activityWatches(nodeId) {
+      return (await store.watchesFor(nodeId))
+        .filter((w) => kindsOf(w).some((k) => k !== 'status'))
+        .map((w) => ({ kinds: kindsOf(w), thresholds: thresholdsOf(w) }));
     },
     async remove(place, target) {
       return store.deleteWatch(place.platform, place.channelId, target);

@@ -41,6 +41,8 @@ export interface WatchRow {
   min_amount_msat: number | null;
   escalate_after_min: number | null;
   pagerduty_key: string | null;
+  /** Issue 28 (migration 204): the watch's own thresholds as JSON (`{"utxos_below":5}`); null: the account's. */
+  thresholds?: string | null;
 }
 
 export interface MuteRow {

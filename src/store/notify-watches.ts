@@ -27,18 +27,19 @@ export class NotifyWatches {
 
   // ---- watches ----
   async upsertWatch(w: Omit<WatchRow, 'id' | 'paused_at' | 'paused_reason'>): Promise<WatchRow> {
+    const row = { ...w, thresholds: w.thresholds ?? null };
     const rows = await this.write(
       async () =>
         (
           await this.db.run(
-            `INSERT INTO notify_watches (platform, channel_id, workspace_id, target, target_name, statuses, kinds, min_amount_msat, escalate_after_min, pagerduty_key, created_by, created_at)
-             VALUES (@platform, @channel_id, @workspace_id, @target, @target_name, @statuses, @kinds, @min_amount_msat, @escalate_after_min, @pagerduty_key, @created_by, @created_at)
-             ON CONFLICT (platform, channel_id, target) DO UPDATE SET kinds = excluded.kinds, min_amount_msat = excluded.min_amount_msat,
+            `INSERT INTO notify_watches (platform, channel_id, workspace_id, target, target_name, statuses, kinds, min_amount_msat, escalate_after_min, pagerduty_key, thresholds, created_by, created_at)
+             VALUES (@platform, @channel_id, @workspace_id, @target, @target_name, @statuses, @kinds, @min_amount_msat, @escalate_after_min, @pagerduty_key, @thresholds, @created_by, @created_at)
+             ON CONFLICT (platform, channel_id, target) DO UPDATE SET kinds = excluded.kinds, min_amount_msat = excluded.min_amount_msat, thresholds = excluded.thresholds,
                escalate_after_min = excluded.escalate_after_min, pagerduty_key = excluded.pagerduty_key,
                statuses = excluded.statuses, target_name = excluded.target_name, workspace_id = excluded.workspace_id,
                created_by = excluded.created_by, paused_at = NULL, paused_reason = NULL
              RETURNING *`,
-            w,
+            row,
           )
         ).rows,
     );

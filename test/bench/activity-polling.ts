@@ -7,7 +7,9 @@
  * figures are reported per poll pass, then per minute at the real interval. Baseline: the same
  * bot process, in the same run, while no watch hears activity (it polls nothing), measured over
  * as many seconds. Then:
- *   - CPU time per pass (utime + stime of the bot, /proc), and the share of one core at 30 s;
+ *   - CPU time per pass (utime + stime of the bot, /proc), and the share of one core at 30 s, with
+ *     every kind on (issue 28: the watch kinds add listunspents and listpeers each poll, and the
+ *     indexer and proxy checks and the backup facts every WATCH_SLOW_EVERY polls);
  *   - extra resident memory once polling, against the idle bot;
  *   - the delay from a payment (a keysend that fails: a `payment failed` alert) to its alert
  *     on the bot's terminal, against the interval (target: within the interval + 2 s).
@@ -24,6 +26,8 @@ import type { BenchResult } from './types.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const REAL_INTERVAL_S = 30;
+/** Every kind a watch may hear (commands/watch.ts's WATCH_KINDS). */
+const EVERY_KIND = 'status,payments,channels,transfers,deposits,liquidity,lock,utxos,infra,liveness,peers,backup';
 
 /** Resident memory of the bot's processes, in MiB. */
 function rssMiB(pid: number): number {
@@ -130,6 +134,8 @@ export async function activityPolling(o: { nodes: number; intervalS: number; pas
         SERVICE_API_TOKEN: emu.token,
         NODE_API_TOKEN: emu.nodeApiToken,
         POLL_INTERVAL_S: String(o.intervalS),
+        WATCH_INDEXER_URL: '127.0.0.1:50001',
+        WATCH_PROXY_ENDPOINT: 'rpc://127.0.0.1:3000/json-rpc',
       },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
@@ -149,7 +155,8 @@ export async function activityPolling(o: { nodes: number; intervalS: number; pas
       const idleKinds = rssKinds(pid);
       const idleHeap = await heapKinds(botUrl);
 
-      await watch('payments');
+      // Every kind on (issue 28): the activity kinds and the watch kinds, with an indexer and a proxy to check.
+      await watch(EVERY_KIND);
       await sleep(o.intervalS * 1000 * 2); // the first passes only record
       const c1 = cpuMs(pid);
       await sleep(windowMs);
@@ -179,6 +186,7 @@ export async function activityPolling(o: { nodes: number; intervalS: number; pas
         name: 'activity',
         figures: {
           nodes: o.nodes,
+          kinds: EVERY_KIND,
           scaled_interval_s: o.intervalS,
           idle_cpu_ms_per_interval: Math.round(idleCpu / o.passes),
           polling_cpu_ms_per_pass: Math.round(pollCpu / o.passes),

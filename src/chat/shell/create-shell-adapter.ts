@@ -32,8 +32,8 @@ export interface ShellAdapterOptions {
     grant(principal: string, role: Role, by: Actor): Promise<void>;
     list(): Promise<Array<{ principal: string; role: Role; source: string; scope?: { nodes?: string[]; channels?: string[] } }>>;
   };
-  /** Demo only: makes a node fail (`/demo fail <node>`); answers what happened. */
-  demo?: { fail(node: string): Promise<string> };
+  /** Demo only: makes a node fail (`/demo fail <node>`) or injects a fault (`/demo <fault> <node>`); answers what happened. */
+  demo?: { fail(node: string): Promise<string>; inject(fault: string, node: string): Promise<string>; help(): string };
   /** Where the files of a message (charts, QR codes, logs) are written. Default: <tmp>/rln-chatops-files. */
   filesDir?: string;
 }
@@ -243,9 +243,8 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
 
   const demoCommand = async (action?: string, node?: string) => {
     if (!opts.demo) return write('✖ /demo works only in the demo (no SERVICE_URL).');
-    if (action?.toLowerCase() !== 'fail' || !node)
-      return write('Demo commands: /demo fail <node> makes the node fail, so an incident opens.');
-    write(await opts.demo.fail(node));
+    if (!action || action.toLowerCase() === 'help' || !node) return write(opts.demo.help());
+    write(action.toLowerCase() === 'fail' ? await opts.demo.fail(node) : await opts.demo.inject(action, node));
   };
 
   const handleLine = async (raw: string) => {

@@ -2,3 +2,4 @@ export { NodeWorld, ROUTES, stringifyExact, DEFAULT_INDEXER, type NodeApiReply }
 export { LARGE_AMOUNT_OFFSET } from './wallet.js';
 export { U64_MAX } from './peers.js';
 export { parseMultipartFile } from './multipart.js';
+export { NODE_FAULTS, type NodeFault } from './faults.js';

@@ -82,15 +82,18 @@ export function nodeinfo({ world, node }: Ctx) {
   };
 }
 
-export function checkindexerurl({ body }: Ctx) {
+export function checkindexerurl({ node, body }: Ctx) {
   const url = reqString(body, 'indexer_url');
+  // rgb-lib's answer when it cannot reach the indexer (the demo's `indexer-down` fault).
+  if (node.faults.indexerDown) throw badRequest('InvalidIndexer', `Invalid indexer: failed to connect to ${url}`);
   if (/^(tcp|ssl):\/\/[^\s/]+:\d+$/.test(url) || /^[^\s/:]+:\d+$/.test(url)) return { indexer_protocol: 'Electrum' };
   if (/^https?:\/\/[^\s]+$/.test(url)) return { indexer_protocol: 'Esplora' };
   throw badRequest('InvalidIndexer', `Invalid indexer: ${url} is neither an Electrum (host:port) nor an Esplora (http[s]://) URL`);
 }
 
-export function checkproxyendpoint({ body }: Ctx) {
+export function checkproxyendpoint({ node, body }: Ctx) {
   const url = reqString(body, 'proxy_endpoint');
+  if (node.faults.proxyDown) throw badRequest('InvalidProxyEndpoint', `Invalid proxy endpoint: ${url} did not answer`);
   if (!/^rpcs?:\/\/[^\s]+$/.test(url))
     throw badRequest('InvalidProxyEndpoint', `Invalid proxy endpoint: ${url} (expected rpc:// or rpcs://)`);
   return {};

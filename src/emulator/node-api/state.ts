@@ -117,6 +117,8 @@ export interface NodeState {
   takerSwaps: Swap[];
   revokedTokens: Set<string>;
   largeAmounts: boolean;
+  /** Faults the demo injects (faults.ts): the API answering 500 to everything, the indexer or proxy not answering. */
+  faults: { apiDead?: boolean; indexerDown?: boolean; proxyDown?: boolean };
 }
 
 export interface AssetDef {
@@ -227,6 +229,7 @@ export class WorldState {
       takerSwaps: [],
       revokedTokens: new Set(),
       largeAmounts: false,
+      faults: {},
     };
   }
 

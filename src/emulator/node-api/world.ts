@@ -11,6 +11,7 @@ import * as channels from './channels.js';
 import * as peers from './peers.js';
 import * as swaps from './swaps.js';
 import { type ApiGeneration, checkRequired, ONLY_6887CBF, ROUTES_6887CBF } from './generations.js';
+import { injectFault, type NodeFault } from './faults.js';
 
 /** What a call needs from the node's state: nothing, or an unlocked wallet (most calls, as in RLN). */
 type Needs = 'none' | 'unlocked';
@@ -221,6 +222,8 @@ export class NodeWorld {
     try {
       const node = this.state.nodes.get(nodeId);
       if (!node) throw notFound('NotFound', `Unknown node ${nodeId}`);
+      // The demo's `api-dead`: the process is up (the service says RUNNING), its API answers 500.
+      if (node.faults.apiDead) return { status: 500, body: { error: 'Internal Server Error', code: 500 } };
       const name = endpoint.replace(/^\/+/, '');
       const route = routeOf(name, node.api);
       if (!route) throw notFound('NotFound', `Unknown endpoint /${name}`);
@@ -271,6 +274,11 @@ export class NodeWorld {
     const node = this.node(nodeId);
     if (!node.wallet || !node.unlocked) return;
     lifecycle.shutdown({ world: this.state, node, body: {} });
+  }
+
+  /** Injects one of the demo's faults (faults.ts) into the node; returns what happened, in words. */
+  fault(nodeId: string, fault: NodeFault): string {
+    return injectFault(this.state, this.node(nodeId), fault);
   }
 
   /** btcbalance answers vanilla amounts above 2^53 (exact only in `raw`), to test lossless parsing. */

@@ -151,4 +151,10 @@ export const notifyMigrations: Migration[] = [
       CREATE INDEX notify_events_route_pending ON notify_events (id) WHERE route_pending IS NOT NULL;
     `,
   },
+  /** Issue 28: a watch's own thresholds for the watch kinds (JSON: stuck_after, utxos_below, …); NULL: the account's. */
+  {
+    version: 204,
+    name: 'notify: per-watch thresholds',
+    sql: () => `ALTER TABLE notify_watches ADD COLUMN thresholds TEXT;`,
+  },
 ];
