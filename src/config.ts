@@ -176,6 +176,12 @@ const envSchema = z.object({
         return false;
       }
     }, 'ALLOW_PRIVATE_URLS must be a comma list of hosts, addresses or CIDR blocks, e.g. hooks.internal,10.0.0.0/8'),
+  /** The deadline a chat interaction's calls to its nodes share (seconds): an answer, or "alice did not answer in 10 s". */
+  NODE_CALL_DEADLINE_S: z.coerce
+    .number()
+    .min(1, 'NODE_CALL_DEADLINE_S must be between 1 and 120 (seconds)')
+    .max(120, 'NODE_CALL_DEADLINE_S must be between 1 and 120 (seconds)')
+    .default(10),
   /** The most a node's API answer may hold before it is refused. */
   NODE_API_MAX_BYTES: byteSize('NODE_API_MAX_BYTES', '16MiB', 64 * 1024, 1024 ** 3, '16MiB'),
   /** The most a hosting service answer may hold before it is refused. */

@@ -17,7 +17,7 @@
  *   claimed is left to it. Each node is polled once per interval in all, never once per replica.
  */
 import type { HostedNode } from '../hosting/index.js';
-import { every } from '../vocabulary/index.js';
+import { every, withDeadline } from '../vocabulary/index.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { ActivityStateRepo } from '../store/index.js';
@@ -87,7 +87,8 @@ export function createActivityPoller(o: ActivityPollerOptions): ActivityPoller {
     const now = o.now();
     let timeout: NodeJS.Timeout | undefined;
     const polled = await Promise.race([
-      readActivity(o.api(node), now),
+      // Its own budget for the node's calls: an attempt is cut, and no retry starts, past nodeTimeoutMs.
+      withDeadline(nodeTimeoutMs, () => readActivity(o.api(node), now)),
       new Promise<{ takenAt: number; lock: 'unreachable' }>((resolve) => {
         timeout = setTimeout(() => resolve({ takenAt: now, lock: 'unreachable' }), nodeTimeoutMs);
       }),

@@ -160,6 +160,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     return createNodeApiClient({
       baseUrl: node.invoke_url,
       credentials: credentialsFor(node),
+      nodeName: node.name,
       maxBytes: config.NODE_API_MAX_BYTES,
       shapes: apiShapes.of(node.nodeId, image),
       image,
@@ -293,6 +294,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     logger: coreLogger,
     metrics,
     roleOverrides: { audit: config.AUDIT_READ_ROLE },
+    callDeadlineMs: config.NODE_CALL_DEADLINE_S * 1000,
   });
 
   const routes: FastifyPluginAsync[] = [

@@ -1,4 +1,5 @@
-export { createNodeApiClient, buildTransportOptions, type NodeApiClient, type NodeApiClientOptions } from './create-node-api-client.js';
+export { createNodeApiClient, type NodeApiClient, type NodeApiClientOptions } from './create-node-api-client.js';
+export { buildTransportOptions } from './transport.js';
 export { endpoints, endpointNames, type EndpointDef, type EndpointName, type RequestOf, type ResponseOf } from './endpoints.js';
 export { NodeApiError, isNodeApiError, walletStateOf, type NodeApiErrorKind } from './node-api-error.js';
 export { loadNodeCredentials, NodeCredentialsError, type NodeCredentials } from './load-node-credentials.js';

@@ -13,6 +13,8 @@ const parseYaml = (text: string): unknown => (require('yaml') as typeof Yaml).pa
 export type NodeCredentials =
   | { kind: 'token'; token: string }
   | { kind: 'mtls'; certFile: string; keyFile: string; caFile?: string; token?: string }
+  /** Fetched through the service's `generate-cert` and kept by the bot (PEM; `key` is a secret). */
+  | { kind: 'service-mtls'; certificate: string; chain?: string; key: string; token?: string }
   | { kind: 'none' };
 
 const Entry = z.union([
