@@ -78,6 +78,14 @@ const envSchema = z.object({
   SERVICE_API_TOKEN: z.string().min(1).optional(),
   NODE_API_TOKEN: z.string().min(1).optional(),
   NODE_CREDENTIALS_FILE: z.string().min(1).optional(),
+  /** 32 random bytes (base64 or hex): seals the private keys `node cert` keeps in the database. */
+  CREDENTIALS_KEY: z
+    .string()
+    .optional()
+    .refine(
+      (v) => !v || credentialsKeyBytes(v) !== undefined,
+      'CREDENTIALS_KEY must be 32 random bytes in base64 or hex, e.g. the output of: openssl rand -base64 32',
+    ),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
   PUBLIC_URL: url('PUBLIC_URL')
@@ -250,6 +258,7 @@ export const SECRET_VARIABLES = [
   'DISCORD_TOKEN',
   'PAGERDUTY_ROUTING_KEY',
   'ESCALATION_WEBHOOK_SECRET',
+  'CREDENTIALS_KEY',
   // The whole URL, and (below) its password alone, which drivers and errors may print by itself.
   'DATABASE_URL',
 ] as const;
@@ -274,4 +283,15 @@ export function secretValues(config: Partial<Record<(typeof SECRET_VARIABLES)[nu
     }
   }
   return values;
+}
+
+/** CREDENTIALS_KEY's 32 bytes (base64, base64url or 64 hex digits); undefined when it is not such a key. */
+export function credentialsKeyBytes(text: string): Buffer | undefined {
+  const t = text.trim();
+  const bytes = /^[0-9a-fA-F]{64}$/.test(t)
+    ? Buffer.from(t, 'hex')
+    : /^[A-Za-z0-9+/_-]{43}=?$/.test(t)
+      ? Buffer.from(t, 'base64url')
+      : undefined;
+  return bytes?.length === 32 ? bytes : undefined;
 }

@@ -43,7 +43,11 @@ export type NodeApiClient = { [E in EndpointName]: (body?: RequestOf<E>) => Prom
 export interface NodeApiClientOptions {
   /** The node's invoke_url, e.g. `https://host/nodes/<userId>/<nodeId>`. */
   baseUrl: string;
-  credentials: NodeCredentials;
+  /**
+   * How to authenticate, or where to look it up at each call (the app's: NODE_CREDENTIALS_FILE, then a
+   * certificate kept from the service, then NODE_API_TOKEN), so a certificate fetched later is used.
+   */
+  credentials: NodeCredentials | (() => Promise<NodeCredentials>);
   /** The node's name, as errors say it ("alice did not answer in 10 s"). Default "the node". */
   nodeName?: string;
   /**
@@ -87,8 +91,16 @@ function valueAt(root: unknown, path: ReadonlyArray<PropertyKey>): unknown {
 }
 
 export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
-  const { tlsError, options } = buildTransportOptions(opts);
-  const http: Got = got.extend(options);
+  /** The transport for the current credentials: built again only when they change. */
+  let built: { creds: NodeCredentials; http: Got; tlsError?: string } | undefined;
+  async function transport(): Promise<{ http: Got; tlsError?: string }> {
+    const creds = typeof opts.credentials === 'function' ? await opts.credentials() : opts.credentials;
+    if (built?.creds !== creds) {
+      const { tlsError, options } = buildTransportOptions({ baseUrl: opts.baseUrl, credentials: creds });
+      built = { creds, http: got.extend(options), tlsError };
+    }
+    return built;
+  }
   const retries = opts.retries ?? 2;
   const baseDelay = opts.retryBaseMs ?? 200;
   const timeoutMs = opts.timeoutMs ?? 15_000;
@@ -135,6 +147,7 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
   ): Promise<string> {
     let oversize = () => false;
     try {
+      const { http } = await transport();
       const pending = http(path.slice(1), {
         method,
         ...(requestBody !== undefined ? { body: requestBody } : {}),
@@ -269,6 +282,7 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
   }
 
   async function generation(cap: Capability): Promise<ApiShape> {
+    const { tlsError } = await transport();
     if (tlsError)
       throw new NodeApiError({
         endpoint: PROBES[cap].path.slice(1),
@@ -309,6 +323,7 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
 
   async function call(name: EndpointName, def: EndpointDef, body: unknown): Promise<unknown> {
     const label = `/${name}`;
+    const { tlsError } = await transport();
     if (tlsError) throw new NodeApiError({ endpoint: name, kind: 'credentials', message: `node API ${label}: ${tlsError}` });
     if (isShaped(name)) return callShaped(name, def, body);
     const requestBody = def.method === 'POST' ? encode(name, def.request, body).requestBody : undefined;
