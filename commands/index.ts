@@ -7,6 +7,7 @@
  */
 import type { AnyCommand } from '../src/engine/index.js';
 import { nodeCommands } from './node.js';
+import { nodeCertCommands } from './node-cert.js';
 import { walletCommands } from './wallet.js';
 import { assetCommands } from './asset.js';
 import { invoiceCommands } from './invoice.js';
@@ -27,6 +28,7 @@ export { defineCommand, type CommandContext } from './define-command.js';
 
 export const allCommands: AnyCommand[] = [
   ...nodeCommands,
+  ...nodeCertCommands,
   ...walletCommands,
   ...assetCommands,
   ...invoiceCommands,

@@ -4,7 +4,7 @@
  * The engine never imports this type: it is generic over the services it is given.
  */
 import type { HostedNode } from '../src/hosting/index.js';
-import type { NodeApiClient } from '../src/node-api/index.js';
+import type { NodeApiClient, ServiceCerts } from '../src/node-api/index.js';
 import type { WatchService } from '../src/notify/index.js';
 import type { ReportService } from '../src/reports/index.js';
 import type { EngineServices } from '../src/engine/index.js';
@@ -13,6 +13,11 @@ import type { ProgressReporter } from '../src/vocabulary/index.js';
 export interface Services extends EngineServices {
   /** A node API client for this node, with its configured credentials. */
   nodeApi(node: HostedNode): NodeApiClient;
+  /**
+   * Client certificates fetched through the service and kept for the bot's own calls (`node cert`);
+   * `inFile`: NODE_CREDENTIALS_FILE has an entry for the node, which wins over them.
+   */
+  nodeCerts: ServiceCerts & { inFile(node: HostedNode): boolean };
   /** `PUBLIC_URL`, when set: the HTTPS base at which the service reaches the bot. */
   /** The most of a node's log file `node logs` downloads (LOG_DOWNLOAD_MAX_BYTES); its end is kept. */
   logDownloadMaxBytes?: number;

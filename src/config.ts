@@ -78,6 +78,14 @@ const envSchema = z.object({
   SERVICE_API_TOKEN: z.string().min(1).optional(),
   NODE_API_TOKEN: z.string().min(1).optional(),
   NODE_CREDENTIALS_FILE: z.string().min(1).optional(),
+  /** 32 random bytes (base64 or hex): seals the private keys `node cert` keeps in the database. */
+  CREDENTIALS_KEY: z
+    .string()
+    .optional()
+    .refine(
+      (v) => !v || credentialsKeyBytes(v) !== undefined,
+      'CREDENTIALS_KEY must be 32 random bytes in base64 or hex, e.g. the output of: openssl rand -base64 32',
+    ),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
   PUBLIC_URL: url('PUBLIC_URL')
@@ -194,6 +202,12 @@ const envSchema = z.object({
         return false;
       }
     }, 'ALLOW_PRIVATE_URLS must be a comma list of hosts, addresses or CIDR blocks, e.g. hooks.internal,10.0.0.0/8'),
+  /** The deadline a chat interaction's calls to its nodes share (seconds): an answer, or "alice did not answer in 10 s". */
+  NODE_CALL_DEADLINE_S: z.coerce
+    .number()
+    .min(1, 'NODE_CALL_DEADLINE_S must be between 1 and 120 (seconds)')
+    .max(120, 'NODE_CALL_DEADLINE_S must be between 1 and 120 (seconds)')
+    .default(10),
   /** The most a node's API answer may hold before it is refused. */
   NODE_API_MAX_BYTES: byteSize('NODE_API_MAX_BYTES', '16MiB', 64 * 1024, 1024 ** 3, '16MiB'),
   /** The most a hosting service answer may hold before it is refused. */
@@ -262,6 +276,7 @@ export const SECRET_VARIABLES = [
   'DISCORD_TOKEN',
   'PAGERDUTY_ROUTING_KEY',
   'ESCALATION_WEBHOOK_SECRET',
+  'CREDENTIALS_KEY',
   // The whole URL, and (below) its password alone, which drivers and errors may print by itself.
   'DATABASE_URL',
 ] as const;
@@ -286,4 +301,15 @@ export function secretValues(config: Partial<Record<(typeof SECRET_VARIABLES)[nu
     }
   }
   return values;
+}
+
+/** CREDENTIALS_KEY's 32 bytes (base64, base64url or 64 hex digits); undefined when it is not such a key. */
+export function credentialsKeyBytes(text: string): Buffer | undefined {
+  const t = text.trim();
+  const bytes = /^[0-9a-fA-F]{64}$/.test(t)
+    ? Buffer.from(t, 'hex')
+    : /^[A-Za-z0-9+/_-]{43}=?$/.test(t)
+      ? Buffer.from(t, 'base64url')
+      : undefined;
+  return bytes?.length === 32 ? bytes : undefined;
 }

@@ -23,7 +23,7 @@
  *   interval until it has failed `livenessAfter` times, so the alert comes within an interval.
  */
 import type { HostedNode } from '../hosting/index.js';
-import { every } from '../vocabulary/index.js';
+import { every, withDeadline } from '../vocabulary/index.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { ActivityStateRepo } from '../store/index.js';
@@ -126,7 +126,8 @@ export function createActivityPoller(o: ActivityPollerOptions): ActivityPoller {
     const slow = !!cadence?.slowNext || (cadence?.polls ?? 0) % Math.max(1, profile.thresholds.slowEvery) === 0;
     let timeout: NodeJS.Timeout | undefined;
     const polled = await Promise.race([
-      read(node, profile, previous, slow, now),
+      // Its own budget for the node's calls: an attempt is cut, and no retry starts, past nodeTimeoutMs.
+      withDeadline(nodeTimeoutMs, () => read(node, profile, previous, slow, now)),
       new Promise<{ takenAt: number; lock: 'unreachable' }>((resolve) => {
         timeout = setTimeout(() => resolve({ takenAt: now, lock: 'unreachable' }), nodeTimeoutMs);
       }),

@@ -11,7 +11,8 @@ import { createMetrics, type Metrics } from '../metrics.js';
 import { createLeases, createReplayStore, openStoreDatabase, type Db } from '../store/index.js';
 import { cachedCheck, createHttpServer, createReplayGuard } from '../http/index.js';
 import { createHostingClient, type HostedNode } from '../hosting/index.js';
-import { ApiShapes, checkNodeApiUrl, createNodeApiClient, imageOfNode, loadNodeCredentials } from '../node-api/index.js';
+import { ApiShapes, checkNodeApiUrl, createNodeApiClient, imageOfNode } from '../node-api/index.js';
+import { nodeCredentialSources } from './node-credentials.js';
 import type { Emulator } from '../emulator/index.js';
 import { createAuditLog, policyConfigProblems, createRoleService, createPolicy } from '../access/index.js';
 import {
@@ -150,7 +151,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     checkWebhookTarget,
     onCall: ({ endpoint, outcome }) => metrics.serviceCalls.inc({ endpoint, outcome }),
   });
-  const credentialsFor = loadNodeCredentials({ defaultToken: nodeToken, file: config.NODE_CREDENTIALS_FILE });
+  const credentials = nodeCredentialSources({ config, db, hosting, nodeToken, now: clock, logger: logger.child({ room: 'core' }) });
   // Which API generation each node speaks, per changed endpoint: learnt once, shared by every client of
   // the node, forgotten when its image changes or it answers locked (src/node-api/generations.ts).
   const apiShapes = new ApiShapes();
@@ -169,7 +170,8 @@ export async function createApp(opts: AppOptions): Promise<App> {
     const image = imageOfNode(node);
     return createNodeApiClient({
       baseUrl: node.invoke_url,
-      credentials: credentialsFor(node),
+      credentials: credentials.credentialsFor(node),
+      nodeName: node.name,
       maxBytes: config.NODE_API_MAX_BYTES,
       shapes: apiShapes.of(node.nodeId, image),
       image,
@@ -305,6 +307,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const services: Services = {
     hosting,
     nodeApi,
+    nodeCerts: credentials.certs,
     publicUrl: config.PUBLIC_URL,
     unlockIndexerUrl: config.UNLOCK_INDEXER_URL ?? demoIndexer,
     logDownloadMaxBytes: config.LOG_DOWNLOAD_MAX_BYTES,
@@ -326,6 +329,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     logger: coreLogger,
     metrics,
     roleOverrides: { audit: config.AUDIT_READ_ROLE },
+    callDeadlineMs: config.NODE_CALL_DEADLINE_S * 1000,
   });
 
   const routes: FastifyPluginAsync[] = [

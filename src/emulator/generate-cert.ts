@@ -1,7 +1,8 @@
 /**
  * `POST /api/nodes/{id}/generate-cert`: mTLS material for a node API, as the service's published
  * description shows it: `{ certificate, certificateChain, privateKey, publicKey }`, all PEM. The emulator
- * makes a throwaway CA and a client certificate it signs (ECDSA P-256, SHA-256), with a small DER writer:
+ * has one CA of its own and gives a new key and a client certificate it signs on each call (ECDSA P-256,
+ * SHA-256), with a small DER writer:
  * Node's crypto signs and exports keys, but does not build certificates.
  */
 import { createPrivateKey, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
@@ -44,12 +45,29 @@ const name = (cn: string) => seq(set(seq(oid('2.5.4.3'), utf8(cn))));
 const pem = (label: string, der: Buffer) =>
   `-----BEGIN ${label}-----\n${der.toString('base64').replace(/.{1,64}/g, '$&\n')}-----END ${label}-----\n`;
 
+/** subjectAltName: DNS names and IPv4 addresses (what a TLS client checks a server's name against). */
+function altNames(hosts: string[]): Buffer {
+  const names = hosts.map((h) =>
+    /^\d+\.\d+\.\d+\.\d+$/.test(h) ? tlv(0x87, Buffer.from(h.split('.').map(Number))) : tlv(0x82, Buffer.from(h, 'ascii')),
+  );
+  return seq(oid('2.5.29.17'), tlv(0x04, seq(...names)));
+}
+
 /** A certificate for `subject`'s public key, signed by `issuerKey` in `issuer`'s name. */
-function certificate(o: { subject: string; issuer: string; publicKey: KeyObject; issuerKey: KeyObject; ca: boolean }): Buffer {
+function certificate(o: {
+  subject: string;
+  issuer: string;
+  publicKey: KeyObject;
+  issuerKey: KeyObject;
+  ca: boolean;
+  hosts?: string[];
+}): Buffer {
   const now = Date.now();
   const extensions = o.ca
     ? [explicit(3, seq(seq(oid('2.5.29.19'), tlv(0x01, Buffer.from([0xff])), tlv(0x04, seq(tlv(0x01, Buffer.from([0xff])))))))]
-    : [];
+    : o.hosts?.length
+      ? [explicit(3, seq(altNames(o.hosts)))]
+      : [];
   const tbs = seq(
     explicit(0, int(Buffer.from([2]))),
     int(randomBytes(16)),
@@ -63,27 +81,49 @@ function certificate(o: { subject: string; issuer: string; publicKey: KeyObject;
   return seq(tbs, ECDSA_SHA256, bits(sign('sha256', tbs, o.issuerKey)));
 }
 
-export function generateClientCert(cn: string): { certificate: string; certificateChain: string; privateKey: string; publicKey: string } {
+export interface ClientCertMaterial {
+  certificate: string;
+  certificateChain: string;
+  privateKey: string;
+  publicKey: string;
+}
+
+/**
+ * The emulated account's CA: one per emulator, so a node API behind mTLS (a test's TLS server) can
+ * require the client certificates `generate-cert` gives, and show a server certificate of its own.
+ */
+export interface CertAuthority {
+  /** The CA's certificate (PEM): what `certificateChain` holds, and what verifies the client certificates. */
+  certificate: string;
+  /** A new key pair and a client certificate for it (what `generate-cert` answers). */
+  issueClient(cn: string): ClientCertMaterial;
+  /** A server certificate for these names or IPv4 addresses, with its key (PEM). */
+  issueServer(hosts: string[]): { certificate: string; privateKey: string };
+}
+
+export function createCertAuthority(subject = 'Emulated node API CA'): CertAuthority {
   const ca = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
-  const client = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
-  const caCert = certificate({
-    subject: 'Emulated node API CA',
-    issuer: 'Emulated node API CA',
-    publicKey: ca.publicKey,
-    issuerKey: ca.privateKey,
-    ca: true,
-  });
-  const clientCert = certificate({
-    subject: cn,
-    issuer: 'Emulated node API CA',
-    publicKey: client.publicKey,
-    issuerKey: createPrivateKey(ca.privateKey.export({ type: 'pkcs8', format: 'pem' })),
-    ca: false,
-  });
+  const caKey = createPrivateKey(ca.privateKey.export({ type: 'pkcs8', format: 'pem' }));
+  const caCert = pem('CERTIFICATE', certificate({ subject, issuer: subject, publicKey: ca.publicKey, issuerKey: caKey, ca: true }));
+  const issue = (cn: string, hosts?: string[]) => {
+    const pair = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+    const der = certificate({ subject: cn, issuer: subject, publicKey: pair.publicKey, issuerKey: caKey, ca: false, hosts });
+    return { pair, certificate: pem('CERTIFICATE', der) };
+  };
   return {
-    certificate: pem('CERTIFICATE', clientCert),
-    certificateChain: pem('CERTIFICATE', caCert),
-    privateKey: client.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-    publicKey: client.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    certificate: caCert,
+    issueClient(cn) {
+      const { pair, certificate: cert } = issue(cn);
+      return {
+        certificate: cert,
+        certificateChain: caCert,
+        privateKey: pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+        publicKey: pair.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+      };
+    },
+    issueServer(hosts) {
+      const { pair, certificate: cert } = issue(hosts[0] ?? 'localhost', hosts);
+      return { certificate: cert, privateKey: pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
+    },
   };
 }

@@ -49,6 +49,8 @@ export class HostedNodes {
   private readonly timers = new Set<NodeJS.Timeout>();
   /** Set once the server listens. */
   baseUrl = '';
+  /** The base of invoke_url when not the emulator's own address (`nodeApiBaseUrl`). */
+  nodeApiBaseUrl?: string;
   /** The image latest-rln-image answers, given to new nodes; it speaks 6887cbf. */
   private latest: string;
   /** Every image version seen, with its commit and generation. */
@@ -114,7 +116,7 @@ export class HostedNodes {
       network: n.network,
       status: n.status,
       initialized: n.initialized,
-      invoke_url: `${this.baseUrl}/nodes/${this.o.userId}/${n.nodeId}`,
+      invoke_url: `${this.nodeApiBaseUrl ?? this.baseUrl}/nodes/${this.o.userId}/${n.nodeId}`,
       settings: { ...n.settings },
       builds: n.builds.map((b) => ({ ...b })),
       // Extra fields the public API reference shows: clients must keep, not reject, them.

@@ -3,6 +3,8 @@ export { defaultFaults } from './default-faults.js';
 export { EMULATOR_LEAKED_SECRETS } from './emulator-leaked-secrets.js';
 export { runEmulatorCli } from './run-emulator-cli.js';
 export { createSigningKey } from './create-signing-key.js';
+export { createCertAuthority } from './generate-cert.js';
 export type { SigningKey } from './create-signing-key.js';
 export type { Emulator, EmulatorOptions, Faults, Delivery, KeyType, FailableOperation, NodeWorldLike } from './types.js';
+export type { CertAuthority, ClientCertMaterial } from './generate-cert.js';
 export { NodeWorld, DEFAULT_INDEXER, NODE_FAULTS, type NodeFault } from './node-api/index.js';

@@ -7,7 +7,7 @@ import type { HostedNodes } from './hosted-nodes.js';
 import { HttpProblem } from './http-problem.js';
 import { nodeLogLines } from './node-log-lines.js';
 import { requestBody } from './request-body.js';
-import { generateClientCert } from './generate-cert.js';
+import type { CertAuthority } from './generate-cert.js';
 
 const NETWORKS = new Set(['regtest', 'testnet']);
 
@@ -15,7 +15,10 @@ const NETWORKS = new Set(['regtest', 'testnet']);
  * The management API of docs/reference/service-interface.md §4.1 (`/api/...`, bearer token checked by the
  * service hooks) and the log downloads; shapes are listed at startEmulator.
  */
-export function registerManagementRoutes(app: FastifyInstance, o: { hosted: HostedNodes; key: SigningKey; delayMs: number }): void {
+export function registerManagementRoutes(
+  app: FastifyInstance,
+  o: { hosted: HostedNodes; key: SigningKey; delayMs: number; ca: CertAuthority },
+): void {
   const { hosted, key } = o;
 
   app.get('/api/nodes', async () => ({ nodes: hosted.views() }));
@@ -66,7 +69,7 @@ export function registerManagementRoutes(app: FastifyInstance, o: { hosted: Host
   // mTLS material for the node API (the private key is a secret of whoever asked).
   app.post<{ Params: { id: string } }>('/api/nodes/:id/generate-cert', async (req) => {
     const n = hosted.find(req.params.id);
-    return generateClientCert(`${n.name}.${n.nodeId}`);
+    return o.ca.issueClient(`${n.name}.${n.nodeId}`);
   });
 
   app.post<{ Params: { id: string } }>('/api/nodes/:id/settings', async (req) => {

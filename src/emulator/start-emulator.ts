@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import Fastify from 'fastify';
 import { createSigningKey } from './create-signing-key.js';
 import { defaultFaults } from './default-faults.js';
+import { createCertAuthority } from './generate-cert.js';
 import { HostedNodes } from './hosted-nodes.js';
 import { installServiceHooks } from './install-service-hooks.js';
 import { NodeWorld } from './node-api/index.js';
@@ -58,7 +59,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
   installServiceHooks(app, { faults, requests, deliveries, token: () => token });
-  registerManagementRoutes(app, { hosted, key, delayMs: delay });
+  const ca = opts.certAuthority ?? createCertAuthority();
+  registerManagementRoutes(app, { hosted, key, delayMs: delay, ca });
   registerNodeApiRoute(app, { hosted, world, userId, nodeApiToken });
 
   if (opts.seed === 'demo') await seedDemoNodes(hosted, ownWorld, opts.demoPassword);
@@ -67,7 +69,9 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : (opts.port ?? 0);
   const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  // invoke_url: the emulator's own address, or the one given (a TLS server in front of it, in a test).
   hosted.baseUrl = baseUrl;
+  hosted.nodeApiBaseUrl = opts.nodeApiBaseUrl?.replace(/\/+$/, '');
 
   const nodeById = (nodeId: string) => {
     const n = hosted.nodes.get(nodeId);
@@ -85,6 +89,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     faults,
     world,
     publicKey: { pem: key.publicKeyPem, type: key.type },
+    certAuthority: ca,
     deliveries,
     requests,
     async close() {

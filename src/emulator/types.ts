@@ -1,5 +1,6 @@
 import type { HostedNode, NodeStatus } from '../hosting/index.js';
 import type { NodeWorld } from './node-api/index.js';
+import type { CertAuthority } from './generate-cert.js';
 
 export type KeyType = 'ed25519' | 'p256' | 'secp256k1' | 'rsa';
 export type FailableOperation = 'create' | 'start' | 'stop' | 'upgrade';
@@ -67,6 +68,13 @@ export interface EmulatorOptions {
   demoPassword?: string;
   /** A stand-in for the NodeWorld (tests of the routing); `Emulator.world` is then this object. */
   world?: NodeWorldLike;
+  /**
+   * The base of every node's invoke_url (default: the emulator's own address), e.g. a TLS server on
+   * loopback that requires `generate-cert`'s client certificates and passes requests on to the emulator.
+   */
+  nodeApiBaseUrl?: string;
+  /** The account's CA (default: a new one): given by a test that must issue a server certificate before the emulator starts. */
+  certAuthority?: CertAuthority;
 }
 
 export interface Delivery {
@@ -104,6 +112,8 @@ export interface Emulator {
   /** Signs bytes with the account key: base64 signature, as sent in X-Service-Signature. */
   sign(body: Buffer | string): string;
   publicKey: { pem: string; type: string };
+  /** The account's CA: it signs `generate-cert`'s client certificates, and can issue a server certificate. */
+  certAuthority: CertAuthority;
   /** Every webhook delivery attempt, in order (the most recent 10-20 thousand). */
   deliveries: Delivery[];
   /** Every request received (also those answered by a fault), in order (the most recent 10-20 thousand). */

@@ -9,7 +9,7 @@ import type { Metrics } from '../metrics.js';
 import type { EngineServices } from './types.js';
 import type { Dispatcher, Invocation, Reply } from './types.js';
 import type { Role } from '../vocabulary/index.js';
-import { UserError } from '../vocabulary/index.js';
+import { UserError, withDeadline } from '../vocabulary/index.js';
 import type { AnyCommand, Registry } from './types.js';
 import type { RoleService } from '../access/index.js';
 import type { AuditLog } from '../access/index.js';
@@ -53,6 +53,11 @@ export interface DispatcherOptions<Svc extends EngineServices = EngineServices> 
   internal?: AnyCommand[];
   /** Roles over commands' own, by path (`{ audit: 'admin' }` from AUDIT_READ_ROLE). */
   roleOverrides?: Record<string, Role>;
+  /**
+   * The deadline the calls of one interaction (a typed command, a click, a dialog submission) share,
+   * whoever makes them (`withDeadline`): a node that does not answer is said to within it. Default 10 s.
+   */
+  callDeadlineMs?: number;
 }
 
 export interface CoreDispatcher extends Dispatcher {
@@ -76,6 +81,7 @@ export function createDispatcher<Svc extends EngineServices>(opts: DispatcherOpt
     internal.set(def.path, def);
   }
   internal.set(REJECT_COMMAND, rejectApprovalCommand);
+  const callDeadlineMs = opts.callDeadlineMs ?? 10_000;
   const nodes = createNodeLookup({ hosting: services.hosting, now: () => services.now(), cacheMs: opts.nodeCacheMs });
   const p: Pipeline = {
     registry,
@@ -99,10 +105,13 @@ export function createDispatcher<Svc extends EngineServices>(opts: DispatcherOpt
     invalidateNodes: () => nodes.invalidate(),
     async dispatch(inv: Invocation): Promise<Reply> {
       try {
-        if (inv.via === 'typed') return await fromTyped(inv, p);
-        if (inv.via === 'button') return await fromClick(inv, p, internal);
-        if (inv.via === 'dialog') return await fromDialog(inv, p, internal);
-        throw new UserError('unknown_command', 'This kind of interaction is not supported.');
+        // One deadline for every call the interaction makes (a node's, through its client): it ends with the interaction.
+        return await withDeadline(callDeadlineMs, async () => {
+          if (inv.via === 'typed') return await fromTyped(inv, p);
+          if (inv.via === 'button') return await fromClick(inv, p, internal);
+          if (inv.via === 'dialog') return await fromDialog(inv, p, internal);
+          throw new UserError('unknown_command', 'This kind of interaction is not supported.');
+        });
       } catch (e) {
         // Last resort: the steps above already turn errors into replies.
         const x = inv as Partial<Invocation> | undefined;

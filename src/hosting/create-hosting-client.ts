@@ -1,6 +1,7 @@
 import got, { RequestError, TimeoutError } from 'got';
 import { checkWebhookUrl } from './check-webhook-url.js';
 import {
+  clientCertSchema,
   createNodeSchema,
   exportLogsSchema,
   hostedNodeSchema,
@@ -11,7 +12,7 @@ import {
 } from './schemas.js';
 import { createResponseReader, describeIssue, retryAfterMs, type CallResult, type CallSpec, type Method } from './read-response.js';
 import { kindForStatus, ServiceError, type ServiceErrorKind } from './service-error.js';
-import { redactText } from '../log.js';
+import { redactText, registerSecret } from '../log.js';
 
 /** The most a service answer may hold by default (SERVICE_MAX_BYTES). */
 export const SERVICE_MAX_BYTES = 4 * 1024 * 1024;
@@ -78,6 +79,8 @@ export interface HostingClient {
   webhookPublicKey(): Promise<unknown>;
   exportLogs(id: string): Promise<{ taskId: string }>;
   getLogs(id: string, taskId: string): Promise<{ ready: boolean; urls: string[] }>;
+  /** New mTLS material for a node's API. `privateKey` is a secret: masked in every log line from now on. */
+  generateCert(id: string): Promise<{ certificate: string; certificateChain?: string; privateKey: string }>;
 }
 
 /** Answers worth asking again (for a GET): rate limited, or a server error. */
@@ -385,6 +388,15 @@ export function createHostingClient(opts: HostingClientOptions): HostingClient {
       if (r.notJson) return r.text;
       if (r.json === undefined) throw badResponse(spec.endpoint, r.status, 'the body is empty, a public key was expected');
       return r.json;
+    },
+
+    async generateCert(id) {
+      const endpoint = 'POST /api/nodes/{id}/generate-cert';
+      const spec: CallSpec = { method: 'POST', endpoint, path: nodePath(endpoint, id, '/generate-cert') };
+      const r = await call(spec);
+      const parsed = parseEnveloped(spec, r, clientCertSchema);
+      registerSecret(parsed.privateKey);
+      return { certificate: parsed.certificate, certificateChain: parsed.certificateChain, privateKey: parsed.privateKey };
     },
 
     async exportLogs(id) {

@@ -70,6 +70,14 @@ export const latestImageSchema = z.looseObject({
   version: z.string().min(1),
 });
 
+/** `POST /api/nodes/{id}/generate-cert`: mTLS material for the node API, PEM (`privateKey` is a secret). */
+export const clientCertSchema = z.looseObject({
+  certificate: z.string().min(1),
+  certificateChain: z.string().optional(),
+  privateKey: z.string().min(1),
+  publicKey: z.string().optional(),
+});
+
 export const exportLogsSchema = z.looseObject({
   taskId: z.union([z.string().min(1), z.number().transform(String)]),
 });

@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import got, { type Got, HTTPError, RequestError, TimeoutError } from 'got';
+import got, { type Got, TimeoutError } from 'got';
 import {
   CannotSay,
   type EndpointDef,
@@ -18,6 +17,9 @@ import { parseLosslessJson, stringifyJson } from './json.js';
 import type { NodeCredentials } from './load-node-credentials.js';
 import { registerTypedSecret } from '../log.js';
 import { firstBadLongList, limitAnswer, NODE_API_MAX_BYTES, sizeText } from './bounded-read.js';
+import { currentDeadline, secondsText, sleep } from '../vocabulary/index.js';
+import { DEADLINE_SLACK_MS, MIN_RETRY_MS, retryDelay, translate } from './call-errors.js';
+import { buildTransportOptions } from './transport.js';
 
 /** Request and response fields that hold a secret: masked in every log line and error text. */
 const SECRET_FIELD_RE = /password|mnemonic/i;
@@ -55,10 +57,19 @@ export interface GenerationCheck {
 export interface NodeApiClientOptions {
   /** The node's invoke_url, e.g. `https://host/nodes/<userId>/<nodeId>`. */
   baseUrl: string;
-  credentials: NodeCredentials;
-  /** Per-attempt timeout; default 15000 ms. */
+  /**
+   * How to authenticate, or where to look it up at each call (the app's: NODE_CREDENTIALS_FILE, then a
+   * certificate kept from the service, then NODE_API_TOKEN), so a certificate fetched later is used.
+   */
+  credentials: NodeCredentials | (() => Promise<NodeCredentials>);
+  /** The node's name, as errors say it ("alice did not answer in 10 s"). Default "the node". */
+  nodeName?: string;
+  /**
+   * Per-attempt timeout; default 15000 ms. Under a deadline (`withDeadline`: every chat interaction,
+   * a poll, a report) an attempt gets no more than what is left of it.
+   */
   timeoutMs?: number;
-  /** Retries of idempotent reads on network errors and 5xx; default 2. Writes are never retried. */
+  /** Retries of idempotent reads on network errors and 5xx, when the deadline allows; default 2. Writes are never retried. */
   retries?: number;
   /** First retry delay, doubled each time (capped at 2 s); default 200 ms. */
   retryBaseMs?: number;
@@ -71,9 +82,6 @@ export interface NodeApiClientOptions {
   /** Unix seconds now (expiries given as durations); default the clock. */
   nowSec?: () => number;
 }
-
-const TLS_CODES = /^(ERR_TLS|ERR_SSL|EPROTO|CERT_|DEPTH_ZERO|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ERR_OSSL)/;
-const RETRY_STATUS = [500, 502, 503, 504, 521, 522, 524];
 
 function issuePath(path: ReadonlyArray<PropertyKey>): string {
   return path.length === 0 ? '(body)' : path.map(String).join('.');
@@ -96,57 +104,22 @@ function valueAt(root: unknown, path: ReadonlyArray<PropertyKey>): unknown {
   return cur;
 }
 
-function loadTls(credentials: NodeCredentials): {
-  https?: { certificate: Buffer; key: Buffer; certificateAuthority?: Buffer };
-  error?: string;
-} {
-  if (credentials.kind !== 'mtls') return {};
-  const read = (what: string, file: string) => {
-    try {
-      return readFileSync(file);
-    } catch (e) {
-      throw new Error(`cannot read the mTLS ${what} file ${file} (${(e as NodeJS.ErrnoException).code ?? 'error'})`, { cause: e });
-    }
-  };
-  try {
-    return {
-      https: {
-        certificate: read('certificate', credentials.certFile),
-        key: read('key', credentials.keyFile),
-        ...(credentials.caFile ? { certificateAuthority: read('CA', credentials.caFile) } : {}),
-      },
-    };
-  } catch (e) {
-    return { error: (e as Error).message };
-  }
-}
-
-/** The got options the client uses for a set of credentials (exported for tests and diagnostics; holds secrets). */
-export function buildTransportOptions(opts: NodeApiClientOptions) {
-  const tls = loadTls(opts.credentials);
-  const token =
-    opts.credentials.kind === 'token' ? opts.credentials.token : opts.credentials.kind === 'mtls' ? opts.credentials.token : undefined;
-  return {
-    tlsError: tls.error,
-    options: {
-      prefixUrl: opts.baseUrl.replace(/\/+$/, ''),
-      timeout: { request: opts.timeoutMs ?? 15_000 },
-      // A redirect would re-send a 307/308 body (an init or unlock password) to another place,
-      // and keeps the token on an https -> http hop to the same host: the node API never redirects.
-      followRedirect: false,
-      headers: { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      ...(tls.https ? { https: tls.https } : {}),
-    },
-  };
-}
-
 export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
-  const { tlsError, options } = buildTransportOptions(opts);
-  const http: Got = got.extend(options);
+  /** The transport for the current credentials: built again only when they change. */
+  let built: { creds: NodeCredentials; http: Got; tlsError?: string } | undefined;
+  async function transport(): Promise<{ http: Got; tlsError?: string }> {
+    const creds = typeof opts.credentials === 'function' ? await opts.credentials() : opts.credentials;
+    if (built?.creds !== creds) {
+      const { tlsError, options } = buildTransportOptions({ baseUrl: opts.baseUrl, credentials: creds });
+      built = { creds, http: got.extend(options), tlsError };
+    }
+    return built;
+  }
   const retries = opts.retries ?? 2;
   const baseDelay = opts.retryBaseMs ?? 200;
   const timeoutMs = opts.timeoutMs ?? 15_000;
   const maxBytes = opts.maxBytes ?? NODE_API_MAX_BYTES;
+  const who = opts.nodeName ?? 'the node';
 
   const shapes = opts.shapes ?? new NodeShapes();
   shapes.seenImage(opts.image);
@@ -178,33 +151,24 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
     return { data: checked.data, requestBody: stringifyJson(checked.data ?? {}) };
   }
 
-  async function send(
+  /** One request, its answer read up to maxBytes; `attemptMs` bounds it. */
+  async function once(
     name: EndpointName,
     method: 'GET' | 'POST',
     path: string,
-    idempotent: boolean,
     requestBody: string | FormData | undefined,
+    attemptMs: number,
   ): Promise<string> {
-    const label = `/${name}`;
     let oversize = () => false;
     try {
+      const { http } = await transport();
       const pending = http(path.slice(1), {
         method,
         ...(requestBody !== undefined ? { body: requestBody } : {}),
         ...(typeof requestBody === 'string' ? { headers: { 'content-type': 'application/json' } } : {}),
         responseType: 'text',
-        retry: idempotent
-          ? {
-              limit: retries,
-              methods: ['GET', 'POST'],
-              statusCodes: RETRY_STATUS,
-              calculateDelay: ({ attemptCount, computedValue, retryAfter }) => {
-                if (computedValue === 0) return 0;
-                if (retryAfter !== undefined) return Math.min(retryAfter, 10_000);
-                return Math.min(baseDelay * 2 ** (attemptCount - 1), 2000);
-              },
-            }
-          : { limit: 0 },
+        timeout: { request: attemptMs },
+        retry: { limit: 0 },
       });
       oversize = limitAnswer(pending, maxBytes);
       const res = await pending;
@@ -213,7 +177,7 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
           endpoint: name,
           kind: 'http',
           status: res.statusCode,
-          message: `node API ${label} answered a redirect (${res.statusCode}), which is not followed`,
+          message: `node API /${name} answered a redirect (${res.statusCode}), which is not followed`,
         });
       }
       return res.body;
@@ -223,13 +187,46 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
         throw new NodeApiError({
           endpoint: name,
           kind: 'malformed',
-          message: `node API ${label} answered more than ${sizeText(maxBytes)} (NODE_API_MAX_BYTES); the answer was refused unread`,
+          message: `node API /${name} answered more than ${sizeText(maxBytes)} (NODE_API_MAX_BYTES); the answer was refused unread`,
         });
       }
-      const err = translate(name, e, timeoutMs);
-      // A locked node was restarted or upgraded: what was learnt of its API may be stale.
-      if (err.rlnName === 'LockedNode') shapes.forget();
-      throw err;
+      throw e;
+    }
+  }
+
+  /**
+   * A request, with its retries (idempotent reads only, on network errors and 5xx). Under a deadline
+   * (`currentDeadline`: a command's interaction, a poll, a report) no attempt gets more than what is
+   * left of it, and a retry starts only when at least MIN_RETRY_MS would be left for it after its delay.
+   */
+  async function send(
+    name: EndpointName,
+    method: 'GET' | 'POST',
+    path: string,
+    idempotent: boolean,
+    requestBody: string | FormData | undefined,
+  ): Promise<string> {
+    const deadline = currentDeadline();
+    const timedOut = (ms: number) =>
+      new NodeApiError({ endpoint: name, kind: 'timeout', message: `${who} did not answer in ${secondsText(ms)} (node API /${name})` });
+    for (let attempt = 1; ; attempt++) {
+      const left = deadline ? deadline.left() : Number.POSITIVE_INFINITY;
+      if (left <= 0) throw timedOut(deadline!.ms);
+      const attemptMs = Math.max(1, Math.ceil(Math.min(timeoutMs, left)));
+      try {
+        return await once(name, method, path, requestBody, attemptMs);
+      } catch (e) {
+        if (e instanceof NodeApiError) throw e;
+        // The deadline cut the attempt: the node's name and the deadline, as the person waited for it.
+        if (e instanceof TimeoutError && deadline && deadline.left() < DEADLINE_SLACK_MS) throw timedOut(deadline.ms);
+        const err = e instanceof TimeoutError ? timedOut(attemptMs) : translate(name, e);
+        // A locked node was restarted or upgraded: what was learnt of its API may be stale.
+        if (err.rlnName === 'LockedNode') shapes.forget();
+        const delay = idempotent && attempt <= retries ? retryDelay(e, attempt, baseDelay) : undefined;
+        if (delay === undefined) throw err;
+        if (deadline && deadline.left() - delay < MIN_RETRY_MS) throw err;
+        await sleep(delay);
+      }
     }
   }
 
@@ -299,6 +296,7 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
   }
 
   async function generation(cap: Capability): Promise<ApiShape> {
+    const { tlsError } = await transport();
     if (tlsError)
       throw new NodeApiError({
         endpoint: PROBES[cap].path.slice(1),
@@ -339,6 +337,7 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
 
   async function call(name: EndpointName, def: EndpointDef, body: unknown): Promise<unknown> {
     const label = `/${name}`;
+    const { tlsError } = await transport();
     if (tlsError) throw new NodeApiError({ endpoint: name, kind: 'credentials', message: `node API ${label}: ${tlsError}` });
     if (isShaped(name)) return callShaped(name, def, body);
     const requestBody = def.method === 'POST' ? encode(name, def.request, body).requestBody : undefined;
@@ -370,44 +369,4 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
     client[name] = (body?: unknown) => call(name, def, body);
   }
   return Object.assign(client, { generation, checkGeneration }) as unknown as NodeApiClient;
-}
-
-function translate(endpoint: EndpointName, e: unknown, timeoutMs: number): NodeApiError {
-  const label = `/${endpoint}`;
-  if (e instanceof HTTPError) {
-    const status = e.response.statusCode;
-    const raw = typeof e.response.body === 'string' ? e.response.body : String(e.response.body ?? '');
-    let body: unknown;
-    try {
-      body = raw.trim() ? parseLosslessJson(raw) : undefined;
-    } catch {
-      body = undefined;
-    }
-    const b = body && typeof body === 'object' ? (body as Record<string, unknown>) : undefined;
-    if (b && typeof b.error === 'string') {
-      const rlnName = typeof b.name === 'string' && b.name ? b.name : undefined;
-      return new NodeApiError({
-        endpoint,
-        kind: 'rln',
-        status,
-        rlnName,
-        message: `node API ${label} failed (${status}${rlnName ? ` ${rlnName}` : ''}): ${b.error.slice(0, 300)}`,
-        serviceMessage: b.error.slice(0, 300),
-      });
-    }
-    const message = b && typeof b.message === 'string' ? b.message.slice(0, 300) : (e.response.statusMessage ?? 'no message');
-    return new NodeApiError({ endpoint, kind: 'http', status, message: `node API ${label} failed (${status}): ${message}` });
-  }
-  if (e instanceof TimeoutError) {
-    return new NodeApiError({ endpoint, kind: 'timeout', message: `node API ${label} did not answer within ${timeoutMs} ms` });
-  }
-  if (e instanceof RequestError) {
-    const code = e.code ?? 'ERR';
-    if (TLS_CODES.test(code)) return new NodeApiError({ endpoint, kind: 'tls', message: `node API ${label}: TLS failed (${code})` });
-    if (code === 'ERR_BODY_PARSE_FAILURE' || (code === 'ECONNRESET' && e.response)) {
-      return new NodeApiError({ endpoint, kind: 'malformed', message: `node API ${label}: the answer was cut off (${code})` });
-    }
-    return new NodeApiError({ endpoint, kind: 'network', message: `node API ${label}: cannot reach the node (${code})` });
-  }
-  return new NodeApiError({ endpoint, kind: 'network', message: `node API ${label}: ${(e as Error)?.message ?? 'request failed'}` });
 }

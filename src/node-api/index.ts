@@ -1,13 +1,9 @@
-export {
-  createNodeApiClient,
-  buildTransportOptions,
-  type GenerationCheck,
-  type NodeApiClient,
-  type NodeApiClientOptions,
-} from './create-node-api-client.js';
+export { createNodeApiClient, type GenerationCheck, type NodeApiClient, type NodeApiClientOptions } from './create-node-api-client.js';
+export { buildTransportOptions } from './transport.js';
 export { endpoints, endpointNames, type EndpointDef, type EndpointName, type RequestOf, type ResponseOf } from './endpoints.js';
 export { NodeApiError, isNodeApiError, walletStateOf, type NodeApiErrorKind } from './node-api-error.js';
-export { loadNodeCredentials, NodeCredentialsError, type NodeCredentials } from './load-node-credentials.js';
+export { loadNodeCredentials, NodeCredentialsError, type NodeCredentials, type NodeCredentialsLookup } from './load-node-credentials.js';
+export { createServiceCerts, sealSecret, openSecret, type ServiceCerts, type CertFacts } from './service-certs.js';
 export { Amount } from './schemas/common.js';
 export { parseLosslessJson, stringifyJson } from './json.js';
 export { checkNodeApiUrl } from './check-node-api-url.js';

@@ -13,6 +13,8 @@ const parseYaml = (text: string): unknown => (require('yaml') as typeof Yaml).pa
 export type NodeCredentials =
   | { kind: 'token'; token: string }
   | { kind: 'mtls'; certFile: string; keyFile: string; caFile?: string; token?: string }
+  /** Fetched through the service's `generate-cert` and kept by the bot (PEM; `key` is a secret). */
+  | { kind: 'service-mtls'; certificate: string; chain?: string; key: string; token?: string }
   | { kind: 'none' };
 
 const Entry = z.union([
@@ -39,10 +41,14 @@ export class NodeCredentialsError extends Error {
  * `{ cert, key, ca?, token? }` (files relative to the credentials file). Returns a lookup: id first, then name,
  * then the default token, else no credentials. Throws NodeCredentialsError when the file is unreadable or invalid.
  */
-export function loadNodeCredentials(opts: {
-  defaultToken?: string;
-  file?: string;
-}): (node: { nodeId: string; name: string }) => NodeCredentials {
+export type NodeCredentialsLookup = ((node: { nodeId: string; name: string }) => NodeCredentials) & {
+  /** The file's own entry for a node (by id, then name), if it has one: it wins over anything else. */
+  fromFile(node: { nodeId: string; name: string }): NodeCredentials | undefined;
+  /** NODE_API_TOKEN, or none. */
+  fallback: NodeCredentials;
+};
+
+export function loadNodeCredentials(opts: { defaultToken?: string; file?: string }): NodeCredentialsLookup {
   const byKey = new Map<string, NodeCredentials>();
   if (opts.file) {
     const file = opts.file;
@@ -84,5 +90,6 @@ export function loadNodeCredentials(opts: {
     }
   }
   const fallback: NodeCredentials = opts.defaultToken ? { kind: 'token', token: opts.defaultToken } : { kind: 'none' };
-  return (node) => byKey.get(node.nodeId) ?? byKey.get(node.name) ?? fallback;
+  const fromFile = (node: { nodeId: string; name: string }) => byKey.get(node.nodeId) ?? byKey.get(node.name);
+  return Object.assign((node: { nodeId: string; name: string }) => fromFile(node) ?? fallback, { fromFile, fallback });
 }

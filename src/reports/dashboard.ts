@@ -11,6 +11,7 @@ import type { ReportNodeApi } from './node-api-shape.js';
 import { big } from './node-api-shape.js';
 import { problemFromError, problemFromStatus } from './describe-node-problem.js';
 import { mapLimited, withTimeout } from './map-limited.js';
+import { withDeadline } from '../vocabulary/index.js';
 
 export type LockState = 'unlocked' | 'locked' | 'not initialised' | 'unknown';
 
@@ -67,7 +68,15 @@ export async function gatherDashboard(nodes: HostedNode[], d: DashboardDeps): Pr
     const known = problemFromStatus(node);
     if (known) return { node, lock: 'unknown', problem: known.problem, lastReportAt };
     try {
-      return { node, lock: 'unlocked', lastReportAt, ...(await withTimeout(readNode(d.nodeApi(node)), d.timeoutMs)) };
+      return {
+        node,
+        lock: 'unlocked',
+        lastReportAt,
+        ...(await withTimeout(
+          withDeadline(d.timeoutMs, () => readNode(d.nodeApi(node))),
+          d.timeoutMs,
+        )),
+      };
     } catch (e) {
       const p = problemFromError(node, e);
       const wallet = walletStateOf(e);

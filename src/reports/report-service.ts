@@ -3,7 +3,7 @@
  * each so the next report shows the change, and manages the report schedules of a channel.
  */
 import type { Platform } from '../vocabulary/index.js';
-import { UserError } from '../vocabulary/index.js';
+import { UserError, withDeadline } from '../vocabulary/index.js';
 import { findNode, type HostedNode, type HostingClient } from '../hosting/index.js';
 import type { NodeApiClient } from '../node-api/index.js';
 import { redactText, type Logger } from '../log.js';
@@ -119,7 +119,11 @@ export function createReportService(d: ReportServiceDeps): ReportService {
       if (known) return { ok: false, node, ...known };
       try {
         const api: ReportNodeApi = d.services.nodeApi(node);
-        const data = await withTimeout(fn(api), d.nodeTimeoutMs);
+        // The node's calls share its budget (or the chat command's deadline, when sooner).
+        const data = await withTimeout(
+          withDeadline(d.nodeTimeoutMs, () => fn(api)),
+          d.nodeTimeoutMs,
+        );
         return { ok: true, node, data };
       } catch (e) {
         const p = problemFromError(node, e);

@@ -30,3 +30,4 @@ export * from './http-replays.js';
 export * from './core-policy.js';
 export * from './core-approvals.js';
 export { createLeader, type Leader, type LeaderOptions } from './leader.js';
+export * from './core-node-certs.js';

@@ -46,6 +46,7 @@ const NOT_NODE_API = new Set([
   'node start',
   'node stop',
   'node upgrade',
+  'node cert',
   'node settings',
   'node logs',
   'node image',

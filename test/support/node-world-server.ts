@@ -16,6 +16,8 @@ export interface Fault {
   truncate?: boolean;
   /** Wait this long before answering. */
   delayMs?: number;
+  /** Extra answer headers (`retry-after`). */
+  headers?: Record<string, string>;
 }
 
 export interface NodeWorldServer {
@@ -48,8 +50,8 @@ export async function startNodeWorldServer(
     const [, nodeId = '', endpoint = ''] = (req.url ?? '').split('?')[0].split('/');
     hits.set(endpoint, (hits.get(endpoint) ?? 0) + 1);
     state.lastHeaders = req.headers;
-    const send = (status: number, text: string) => {
-      res.writeHead(status, { 'content-type': 'application/json' });
+    const send = (status: number, text: string, headers: Record<string, string> = {}) => {
+      res.writeHead(status, { 'content-type': 'application/json', ...headers });
       res.end(text);
     };
     if (opts.token && req.headers.authorization !== `Bearer ${opts.token}`)
@@ -66,7 +68,7 @@ export async function startNodeWorldServer(
         return;
       }
       if (fault.status !== undefined || fault.raw !== undefined)
-        return send(fault.status ?? 200, fault.raw ?? JSON.stringify({ error: 'injected fault', code: fault.status }));
+        return send(fault.status ?? 200, fault.raw ?? JSON.stringify({ error: 'injected fault', code: fault.status }), fault.headers);
     }
 
     let body: unknown;

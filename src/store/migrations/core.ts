@@ -123,4 +123,20 @@ export const coreMigrations: Migration[] = [
       CREATE INDEX core_identity_links_person ON core_identity_links (person);
     `,
   },
+  {
+    version: 103,
+    name: "core: client certificates fetched through the service's generate-cert, the private key sealed",
+    sql: (d) => `
+      CREATE TABLE core_node_certs (
+        node_id TEXT PRIMARY KEY,
+        node_name TEXT NOT NULL,
+        certificate TEXT NOT NULL,
+        chain TEXT NOT NULL,
+        sealed_key TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        fetched_by TEXT NOT NULL,
+        fetched_at ${d.bigint} NOT NULL
+      );
+    `,
+  },
 ];
