@@ -18,7 +18,7 @@ import { nodeLifecycleCommands } from './node-lifecycle.js';
 import { image, info, list } from './node-view.js';
 import { compact, titled } from './support/present.js';
 import type { Message } from '../src/vocabulary/index.js';
-import { int } from './support/arg-types.js';
+import { flag, int } from './support/arg-types.js';
 import { requireNode } from './support/require-node.js';
 import { logView } from './support/log-view.js';
 import { backupFirst } from './support/backup-first.js';
@@ -183,6 +183,7 @@ const destroy = defineCommand({
       .startsWith('/')
       .optional()
       .describe('Where the node writes the backup, if one is made first (default /backups/…)'),
+    backup: flag().optional().describe('Write a backup first (the dialog asks; its box wins)'),
   }),
   role: 'admin',
   confirm: 'typed-name',
@@ -211,6 +212,8 @@ const destroy = defineCommand({
       kind: 'secret',
       required: false,
       askedIf: 'backup',
+      // Under approval: asked once approved, so that nothing is locked (RLN backs up a locked node) while it waits.
+      afterApproval: true,
     },
   ],
   /** Shown in the typed-name dialog: what the node still holds, with the amounts. */
@@ -240,16 +243,12 @@ const destroy = defineCommand({
     ];
   },
   mutates: true,
-  /** Under approval, the backup asked for in the dialog runs now: its password is not kept for the approver. */
-  async beforeApproval(ctx) {
-    const node = requireNode(ctx);
-    const path = await backupFirst(ctx, node, ctx.args.backup_path ?? defaultBackupPath(node, new Date(ctx.services.now())));
-    return path ? [{ label: 'Backup (made before this request)', value: [{ code: path }] }] : [];
-  },
   async handler(ctx) {
     const node = requireNode(ctx);
     const blocks: Block[] = [];
-    const path = await backupFirst(ctx, node, ctx.args.backup_path ?? defaultBackupPath(node, new Date(ctx.services.now())));
+    const path = ctx.args.backup
+      ? await backupFirst(ctx, node, ctx.args.backup_path ?? defaultBackupPath(node, new Date(ctx.services.now())))
+      : undefined;
     if (path)
       blocks.push(
         msg.fields([{ label: 'Backup', value: [{ code: path }] }]),

@@ -1,12 +1,14 @@
-/** The backup `node destroy` offers, made when its dialog asked for one (before a destroy, or before its approval request). */
+/** The backup `node destroy` offers, made when its dialog asked for one, just before the destroy (approved, if it needs approval). */
 import { UserError } from '../../src/vocabulary/index.js';
 import type { CommandContext } from '../define-command.js';
 import type { HostedNode } from '../../src/hosting/index.js';
 import { rlnNameOf } from './present.js';
 
-/** Writes the backup to `path` when the dialog ticked it; returns the path, or undefined when none was asked. */
-export async function backupFirst(ctx: CommandContext<unknown>, node: HostedNode, path: string): Promise<string | undefined> {
-  if (ctx.secrets.backup !== 'true') return undefined;
+/**
+ * Writes the backup to `path` (the dialog ticked it) and returns the path. RLN backs up a locked
+ * node only, so an unlocked one is locked first: under approval this runs only once approved.
+ */
+export async function backupFirst(ctx: CommandContext<unknown>, node: HostedNode, path: string): Promise<string> {
   const password = ctx.secrets.backup_password;
   if (!password) {
     throw new UserError(

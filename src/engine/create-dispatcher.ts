@@ -23,7 +23,7 @@ import { fromClick } from './pipeline/from-click.js';
 import { fromDialog } from './pipeline/from-dialog.js';
 import { CANCEL_COMMAND, CONFIRM_COMMAND } from './pipeline/steps/confirm.js';
 import { OPEN_DIALOG_COMMAND } from './pipeline/in-time.js';
-import { APPROVE_COMMAND, REJECT_COMMAND } from './pipeline/steps/require-approval.js';
+import { APPROVE_COMMAND, CONTINUE_COMMAND, REJECT_COMMAND } from './pipeline/steps/require-approval.js';
 import { rejectApprovalCommand } from './pipeline/reject-approval.js';
 
 /**
@@ -63,7 +63,7 @@ export interface CoreDispatcher extends Dispatcher {
   invalidateNodes(): void;
 }
 
-const RESERVED = new Set([CONFIRM_COMMAND, CANCEL_COMMAND, OPEN_DIALOG_COMMAND, APPROVE_COMMAND, REJECT_COMMAND]);
+const RESERVED = new Set([CONFIRM_COMMAND, CANCEL_COMMAND, OPEN_DIALOG_COMMAND, APPROVE_COMMAND, REJECT_COMMAND, CONTINUE_COMMAND]);
 
 export function createDispatcher<Svc extends EngineServices>(opts: DispatcherOptions<Svc>): CoreDispatcher {
   const { registry, services } = opts;

@@ -25,6 +25,11 @@ export interface DialogField {
   hint?: string;
   /** Asked only when this checkbox field is ticked (the shell skips it otherwise). */
   askedIf?: string;
+  /**
+   * Under an approval, asked of the requester only once the request is approved, in a private
+   * dialog of its own (a secret is never kept while a request waits, and nothing is done before).
+   */
+  afterApproval?: boolean;
   /** The fewest characters accepted: enforced by the platform's form where it can (Slack, Discord); the command's `dialog.check` says it on submission everywhere. */
   minLength?: number;
 }
@@ -125,12 +130,6 @@ export interface CommandDefinition<
    * the node (decode an invoice, an asset's precision). Undefined: it moves no funds.
    */
   spend?(ctx: CommandContext<z.infer<S>, Svc>): Promise<Spend | undefined>;
-  /**
-   * Runs with the dialog's secrets just before an approval request is posted, and only then (the
-   * backup `node destroy` offers): secrets are used at once, never kept for the approver. What it
-   * returns is shown in the request.
-   */
-  beforeApproval?(ctx: CommandContext<z.infer<S>, Svc>): Promise<Field[]>;
   /**
    * Which attempts an approval rule for this command covers (`access grant`: only a grant of
    * admin). Absent: every attempt. A rule with a threshold still needs the spend above it.
