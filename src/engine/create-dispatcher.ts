@@ -8,7 +8,6 @@ import { silentLogger, type Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { EngineServices } from './types.js';
 import type { Dispatcher, Invocation, Reply } from './types.js';
-import type { Role } from '../vocabulary/index.js';
 import { UserError } from '../vocabulary/index.js';
 import type { AnyCommand, Registry } from './types.js';
 import type { RoleService } from '../access/index.js';
@@ -51,8 +50,6 @@ export interface DispatcherOptions<Svc extends EngineServices = EngineServices> 
    * registration. Paths start with `__` (e.g. `__incident_ack`). They go through the same pipeline.
    */
   internal?: AnyCommand[];
-  /** Roles over commands' own, by path (`{ audit: 'admin' }` from AUDIT_READ_ROLE). */
-  roleOverrides?: Record<string, Role>;
 }
 
 export interface CoreDispatcher extends Dispatcher {
@@ -89,7 +86,6 @@ export function createDispatcher<Svc extends EngineServices>(opts: DispatcherOpt
     confirmTtlMs: opts.confirmTtlMs ?? 5 * 60_000,
     dialogTtlMs: opts.dialogTtlMs ?? 15 * 60_000,
     dialogBudgetMs: opts.dialogBudgetMs ?? 2_000,
-    roleOverrides: opts.roleOverrides ?? {},
   };
 
   return {

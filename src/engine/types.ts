@@ -262,4 +262,6 @@ export interface Registry {
   /** The nearest command path to what was typed (for "did you mean"), if any is reasonably near. */
   closest(text: string): string | undefined;
   argSpecs(def: AnyCommand): ArgSpec[];
+  /** The role a command needs: its own, or the configuration's over it (AUDIT_READ_ROLE). The role step and help both ask this. */
+  roleOf(def: AnyCommand): Role;
 }

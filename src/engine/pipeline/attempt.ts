@@ -70,13 +70,11 @@ export interface Pipeline {
   dialogTtlMs: number;
   /** How long the steps before a dialog may take, so the dialog opens within the platforms' 3 s. */
   dialogBudgetMs: number;
-  /** Roles set by configuration over a command's own (`audit`: AUDIT_READ_ROLE). */
-  roleOverrides: Record<string, Role>;
 }
 
-/** The role a command needs here: its own, or the configuration's over it. */
+/** The role a command needs here: its own, or the configuration's over it (the registry's, as help shows it). */
 export function roleFor(p: Pipeline, def: AnyCommand): Role {
-  return p.roleOverrides[def.path] ?? def.role;
+  return p.registry.roleOf(def);
 }
 
 /**
