@@ -88,6 +88,22 @@ const start = defineCommand({
   role: 'operate',
   confirm: 'none',
   mutates: true,
+  // Asks the service, not the cached list, as `node stop` does: a node already up is said so, not a service error.
+  async check(ctx) {
+    const node = requireNode(ctx);
+    const { status } = await freshNode(ctx, node);
+    if (status === 'RUNNING')
+      return {
+        reason: `${node.name} is already running; there is nothing to start.`,
+        next: `See it with \`/rln node info ${node.name}\`.`,
+      };
+    if (status === 'STARTING' || status === 'IN_PROGRESS')
+      return {
+        reason: `${node.name} is ${status} already; there is nothing to start now.`,
+        next: `Wait until it is RUNNING: \`/rln node info ${node.name}\`.`,
+      };
+    return undefined;
+  },
   async handler(ctx) {
     const node = requireNode(ctx);
     const { message } = await ctx.services.hosting.startNode(node.nodeId);
