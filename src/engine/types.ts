@@ -30,6 +30,8 @@ export interface DialogField {
    * dialog of its own (a secret is never kept while a request waits, and nothing is done before).
    */
   afterApproval?: boolean;
+  /** A box that is the confirmation itself (`node restore`'s overwrite): left unticked, nothing is done, and a prompt stops there. */
+  confirms?: boolean;
   /** The fewest characters accepted: enforced by the platform's form where it can (Slack, Discord); the command's `dialog.check` says it on submission everywhere. */
   minLength?: number;
 }
