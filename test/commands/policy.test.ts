@@ -76,6 +76,9 @@ describe('policy commands', () => {
     expect(text(await run(admin, '/rln audit'))).toContain('Audit trail');
     expect(text(await run(reader, '/rln policy list'))).toContain('Policy');
     expect(text(await run(slackUser('USTRANGER'), '/rln policy list'))).toContain('needs the read role');
+    // A wrong choice is said in one sentence, the choices named once (P25).
+    const bad = text(await run(admin, '/rln audit outcome=bad'));
+    expect(bad.split('ok, failed, refused').length - 1, bad).toBe(1);
     // Help shows the role the check asks (the registry's, with AUDIT_READ_ROLE over audit's own).
     for (const line of ['/rln audit help', '/rln help audit']) {
       const help = text(await run(reader, line));
