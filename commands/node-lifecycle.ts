@@ -193,6 +193,7 @@ const restore = defineCommand({
       label: "Replace this node's wallet (keys, channels, assets) with the backup's",
       kind: 'checkbox',
       initial: 'false',
+      confirms: true,
     },
     { ...passwordField, label: 'Password of the backup' },
   ],

@@ -18,7 +18,7 @@ import { nodeLifecycleCommands } from './node-lifecycle.js';
 import { image, info, list } from './node-view.js';
 import { compact, titled } from './support/present.js';
 import type { Message } from '../src/vocabulary/index.js';
-import { int } from './support/arg-types.js';
+import { flag, int } from './support/arg-types.js';
 import { requireNode } from './support/require-node.js';
 import { logView } from './support/log-view.js';
 import { backupFirst } from './support/backup-first.js';
@@ -89,6 +89,22 @@ const start = defineCommand({
   role: 'operate',
   confirm: 'none',
   mutates: true,
+  // Asks the service, not the cached list, as `node stop` does: a node already up is said so, not a service error.
+  async check(ctx) {
+    const node = requireNode(ctx);
+    const { status } = await freshNode(ctx, node);
+    if (status === 'RUNNING')
+      return {
+        reason: `${node.name} is already running; there is nothing to start.`,
+        next: `See it with \`/rln node info ${node.name}\`.`,
+      };
+    if (status === 'STARTING' || status === 'IN_PROGRESS')
+      return {
+        reason: `${node.name} is ${status} already; there is nothing to start now.`,
+        next: `Wait until it is RUNNING: \`/rln node info ${node.name}\`.`,
+      };
+    return undefined;
+  },
   async handler(ctx) {
     const node = requireNode(ctx);
     const { message } = await ctx.services.hosting.startNode(node.nodeId);
@@ -152,7 +168,17 @@ const upgrade = defineCommand({
   role: 'operate',
   confirm: 'button',
   // The backup's password is asked only when a backup was asked for; that dialog is then the confirmation.
-  secrets: [{ name: 'backup_password', label: 'Node password (for the backup)', kind: 'secret', required: false }],
+  // Under approval the password is asked of the requester once approved (nothing is locked before).
+  secrets: [
+    {
+      name: 'backup_password',
+      label: 'Node password (for the backup)',
+      kind: 'secret',
+      required: false,
+      askedIf: 'backup',
+      afterApproval: true,
+    },
+  ],
   dialogWhen: (args) => yes(args.backup),
   dialog: { title: 'Back up, then upgrade', submitLabel: 'Back up and upgrade' },
   confirmChoices: (args) => (args.backup === 'yes' ? [] : [{ label: 'Back up, then upgrade', args: { backup: 'yes' } }]),
@@ -168,11 +194,6 @@ const upgrade = defineCommand({
     const { current, version } = await upgradeTarget(ctx, node);
     const [image, ...notes] = upgradeNotes(node, current, version, ctx.args.backup !== 'yes');
     return [image, await offlineField(ctx, node, `it is back on the new image and someone unlocks it`), ...notes];
-  },
-  /** Under approval, the backup asked for runs now: its password is not kept for the approver. */
-  async beforeApproval(ctx) {
-    const path = await backupBeforeUpgrade(ctx);
-    return path ? [{ label: 'Backup (made before this request)', value: [{ code: path }] }] : [];
   },
   async handler(ctx) {
     const node = requireNode(ctx);
@@ -208,7 +229,7 @@ async function backupBeforeUpgrade(ctx: Parameters<typeof upgrade.handler>[0]): 
   if (ctx.args.backup !== 'yes') return undefined;
   const node = requireNode(ctx);
   const path = ctx.args.backup_path ?? defaultBackupPath(node, new Date(ctx.services.now()));
-  return backupFirst({ ...ctx, secrets: { ...ctx.secrets, backup: 'true' } }, node, path, UPGRADE_BACKUP);
+  return backupFirst(ctx, node, path, UPGRADE_BACKUP);
 }
 
 const destroy = defineCommand({
@@ -222,6 +243,7 @@ const destroy = defineCommand({
       .startsWith('/')
       .optional()
       .describe('Where the node writes the backup, if one is made first (default /backups/…)'),
+    backup: flag().optional().describe('Write a backup first (the dialog asks; its box wins)'),
   }),
   role: 'admin',
   confirm: 'typed-name',
@@ -250,6 +272,8 @@ const destroy = defineCommand({
       kind: 'secret',
       required: false,
       askedIf: 'backup',
+      // Under approval: asked once approved, so that nothing is locked (RLN backs up a locked node) while it waits.
+      afterApproval: true,
     },
   ],
   /** Shown in the typed-name dialog: what the node still holds, with the amounts. */
@@ -279,16 +303,12 @@ const destroy = defineCommand({
     ];
   },
   mutates: true,
-  /** Under approval, the backup asked for in the dialog runs now: its password is not kept for the approver. */
-  async beforeApproval(ctx) {
-    const node = requireNode(ctx);
-    const path = await backupFirst(ctx, node, ctx.args.backup_path ?? defaultBackupPath(node, new Date(ctx.services.now())));
-    return path ? [{ label: 'Backup (made before this request)', value: [{ code: path }] }] : [];
-  },
   async handler(ctx) {
     const node = requireNode(ctx);
     const blocks: Block[] = [];
-    const path = await backupFirst(ctx, node, ctx.args.backup_path ?? defaultBackupPath(node, new Date(ctx.services.now())));
+    const path = ctx.args.backup
+      ? await backupFirst(ctx, node, ctx.args.backup_path ?? defaultBackupPath(node, new Date(ctx.services.now())))
+      : undefined;
     if (path)
       blocks.push(
         msg.fields([{ label: 'Backup', value: [{ code: path }] }]),

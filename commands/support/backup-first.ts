@@ -1,6 +1,7 @@
 /**
- * The backup `node destroy` and `node upgrade` offer, made when it was asked for (before the operation,
- * or before its approval request). RLN backs up a locked node only: an unlocked one is locked first.
+ * The backup `node destroy` and `node upgrade` offer, made just before the operation when it was
+ * asked for: under approval only once approved, so a Reject or an expiry leaves the node as it was.
+ * RLN backs up a locked node only: an unlocked one is locked first.
  */
 import { UserError } from '../../src/vocabulary/index.js';
 import type { CommandContext } from '../define-command.js';
@@ -19,14 +20,13 @@ export interface BackupBefore {
 
 const DESTROY: BackupBefore = { notDone: 'destroyed', command: 'node destroy', without: 'destroy without one' };
 
-/** Writes the backup to `path` when the dialog ticked it; returns the path, or undefined when none was asked. */
+/** Writes the backup to `path` (the caller asked for one) and returns the path. */
 export async function backupFirst(
   ctx: CommandContext<unknown>,
   node: HostedNode,
   path: string,
   before: BackupBefore = DESTROY,
-): Promise<string | undefined> {
-  if (ctx.secrets.backup !== 'true') return undefined;
+): Promise<string> {
   const password = ctx.secrets.backup_password;
   if (!password) {
     throw new UserError(

@@ -178,7 +178,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     });
   };
 
-  const registry = createRegistry(allCommands);
+  const registry = createRegistry(allCommands, { roleOverrides: { audit: config.AUDIT_READ_ROLE } });
   const coreLogger = logger.child({ room: 'core' });
   const access = createRoleService(db, {
     admins: config.ADMIN_USERS,
@@ -328,7 +328,6 @@ export async function createApp(opts: AppOptions): Promise<App> {
     confirmations,
     logger: coreLogger,
     metrics,
-    roleOverrides: { audit: config.AUDIT_READ_ROLE },
     callDeadlineMs: config.NODE_CALL_DEADLINE_S * 1000,
   });
 

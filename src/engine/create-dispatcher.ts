@@ -8,7 +8,6 @@ import { silentLogger, type Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { EngineServices } from './types.js';
 import type { Dispatcher, Invocation, Reply } from './types.js';
-import type { Role } from '../vocabulary/index.js';
 import { UserError, withDeadline } from '../vocabulary/index.js';
 import type { AnyCommand, Registry } from './types.js';
 import type { RoleService } from '../access/index.js';
@@ -23,7 +22,7 @@ import { fromClick } from './pipeline/from-click.js';
 import { fromDialog } from './pipeline/from-dialog.js';
 import { CANCEL_COMMAND, CONFIRM_COMMAND } from './pipeline/steps/confirm.js';
 import { OPEN_DIALOG_COMMAND } from './pipeline/in-time.js';
-import { APPROVE_COMMAND, REJECT_COMMAND } from './pipeline/steps/require-approval.js';
+import { APPROVE_COMMAND, CONTINUE_COMMAND, REJECT_COMMAND } from './pipeline/steps/require-approval.js';
 import { rejectApprovalCommand } from './pipeline/reject-approval.js';
 
 /**
@@ -51,8 +50,6 @@ export interface DispatcherOptions<Svc extends EngineServices = EngineServices> 
    * registration. Paths start with `__` (e.g. `__incident_ack`). They go through the same pipeline.
    */
   internal?: AnyCommand[];
-  /** Roles over commands' own, by path (`{ audit: 'admin' }` from AUDIT_READ_ROLE). */
-  roleOverrides?: Record<string, Role>;
   /**
    * The deadline the calls of one interaction (a typed command, a click, a dialog submission) share,
    * whoever makes them (`withDeadline`): a node that does not answer is said to within it. Default 10 s.
@@ -68,7 +65,7 @@ export interface CoreDispatcher extends Dispatcher {
   invalidateNodes(): void;
 }
 
-const RESERVED = new Set([CONFIRM_COMMAND, CANCEL_COMMAND, OPEN_DIALOG_COMMAND, APPROVE_COMMAND, REJECT_COMMAND]);
+const RESERVED = new Set([CONFIRM_COMMAND, CANCEL_COMMAND, OPEN_DIALOG_COMMAND, APPROVE_COMMAND, REJECT_COMMAND, CONTINUE_COMMAND]);
 
 export function createDispatcher<Svc extends EngineServices>(opts: DispatcherOptions<Svc>): CoreDispatcher {
   const { registry, services } = opts;
@@ -95,7 +92,6 @@ export function createDispatcher<Svc extends EngineServices>(opts: DispatcherOpt
     confirmTtlMs: opts.confirmTtlMs ?? 5 * 60_000,
     dialogTtlMs: opts.dialogTtlMs ?? 15 * 60_000,
     dialogBudgetMs: opts.dialogBudgetMs ?? 2_000,
-    roleOverrides: opts.roleOverrides ?? {},
   };
 
   return {

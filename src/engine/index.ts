@@ -16,7 +16,7 @@ export { CONFIRM_COMMAND, CANCEL_COMMAND } from './pipeline/steps/confirm.js';
 export { CONFIRM_NAME_FIELD, checkboxValue } from './pipeline/steps/handle-dialog.js';
 export { OPEN_DIALOG_COMMAND } from './pipeline/in-time.js';
 export { STEPS } from './pipeline/run-steps.js';
-export { APPROVE_COMMAND, REJECT_COMMAND } from './pipeline/steps/require-approval.js';
+export { APPROVE_COMMAND, CONTINUE_COMMAND, REJECT_COMMAND } from './pipeline/steps/require-approval.js';
 export { errorMessage, type ErrorOutcome } from './error-message.js';
 export { renderHelp, renderCommandHelp, usageOf, exampleOf } from './render-help.js';
 export { commandStyle, type CommandStyle } from './command-style.js';

@@ -5,13 +5,18 @@
 import { z } from 'zod';
 import { defineCommand, type AnyCommand, type CommandGroup, type Registry } from './types.js';
 import { argSpecsOf, type ArgSpec } from './arg-specs.js';
-import { editDistance } from '../vocabulary/index.js';
+import { editDistance, type Role } from '../vocabulary/index.js';
 import { renderHelp } from './render-help.js';
 
 const PATH_RE = /^[a-z][a-z0-9-]*( [a-z][a-z0-9-]*)?$/;
 
-/** Builds the registry. Throws at start-up on a duplicate or malformed path. */
-export function createRegistry(defs: AnyCommand[]): Registry {
+/**
+ * Builds the registry. Throws at start-up on a duplicate or malformed path. `roleOverrides` are
+ * roles set by configuration over a command's own (`audit`: AUDIT_READ_ROLE): the role step
+ * checks, and help shows, what `roleOf` says.
+ */
+export function createRegistry(defs: AnyCommand[], opts: { roleOverrides?: Record<string, Role> } = {}): Registry {
+  const overrides = opts.roleOverrides ?? {};
   const byPath = new Map<string, AnyCommand>();
   for (const def of defs) {
     if (!def || typeof def.path !== 'string') throw new Error('a command definition has no path');
@@ -107,6 +112,7 @@ export function createRegistry(defs: AnyCommand[]): Registry {
       return best.d <= limit ? best.path : undefined;
     },
     argSpecs,
+    roleOf: (def) => overrides[def.path] ?? def.role,
   };
   return registry;
 }

@@ -73,7 +73,7 @@ export function renderCommandHelp(registry: Registry, def: AnyCommand, platform?
     msg.text(def.summary),
     msg.code(usageOf(registry, def, { platform })),
     msg.fields([
-      { label: 'Role', value: def.role, inline: true },
+      { label: 'Role', value: registry.roleOf(def), inline: true },
       { label: 'Confirmation', value: confirm, inline: true },
       ...(def.secrets?.length ? [{ label: 'Asked privately', value: def.secrets.map((f) => f.label).join(', ') }] : []),
     ]),
@@ -122,7 +122,7 @@ export function renderHelp(registry: Registry, group?: string, action?: string, 
       blocks: [
         msg.table({
           columns: msg.columns('Usage', 'What it does', 'Role'),
-          rows: actions.map((d) => [usageOf(registry, d, { compact: true, platform }), d.summary, d.role]),
+          rows: actions.map((d) => [usageOf(registry, d, { compact: true, platform }), d.summary, registry.roleOf(d)]),
         }),
         msg.context('Examples:'),
         msg.code(actions.map((d) => exampleOf(registry, d, platform)).join('\n')),

@@ -25,6 +25,13 @@ export interface DialogField {
   hint?: string;
   /** Asked only when this checkbox field is ticked (the shell skips it otherwise). */
   askedIf?: string;
+  /**
+   * Under an approval, asked of the requester only once the request is approved, in a private
+   * dialog of its own (a secret is never kept while a request waits, and nothing is done before).
+   */
+  afterApproval?: boolean;
+  /** A box that is the confirmation itself (`node restore`'s overwrite): left unticked, nothing is done, and a prompt stops there. */
+  confirms?: boolean;
   /** The fewest characters accepted: enforced by the platform's form where it can (Slack, Discord); the command's `dialog.check` says it on submission everywhere. */
   minLength?: number;
 }
@@ -146,12 +153,6 @@ export interface CommandDefinition<
    * the node (decode an invoice, an asset's precision). Undefined: it moves no funds.
    */
   spend?(ctx: CommandContext<z.infer<S>, Svc>): Promise<Spend | undefined>;
-  /**
-   * Runs with the dialog's secrets just before an approval request is posted, and only then (the
-   * backup `node destroy` offers): secrets are used at once, never kept for the approver. What it
-   * returns is shown in the request.
-   */
-  beforeApproval?(ctx: CommandContext<z.infer<S>, Svc>): Promise<Field[]>;
   /**
    * Which attempts an approval rule for this command covers (`access grant`: only a grant of
    * admin). Absent: every attempt. A rule with a threshold still needs the spend above it.
@@ -284,4 +285,6 @@ export interface Registry {
   /** The nearest command path to what was typed (for "did you mean"), if any is reasonably near. */
   closest(text: string): string | undefined;
   argSpecs(def: AnyCommand): ArgSpec[];
+  /** The role a command needs: its own, or the configuration's over it (AUDIT_READ_ROLE). The role step and help both ask this. */
+  roleOf(def: AnyCommand): Role;
 }

@@ -2,7 +2,7 @@
  * The neutral messages the notifier posts: one event, a digest of many, an incident (with
  * its buttons), a line in an incident's thread, and a notice to admins. Pure functions.
  */
-import { formatDuration, shortId, statusBadge, statusTone } from '../vocabulary/index.js';
+import { formatDuration, formatTime, shortId, statusBadge, statusTone } from '../vocabulary/index.js';
 import { msg, type Block, type Button, type Field, type Message, type Tone } from '../vocabulary/index.js';
 import type { IncidentRow } from '../store/index.js';
 
@@ -56,7 +56,7 @@ export function eventMessage(e: EventView): Message {
         msg.fields([
           { label: 'Node', value: name, inline: true },
           { label: 'Status', value: statusBadge(e.status), inline: true },
-          ...(e.eventTs ? [{ label: 'At', value: e.eventTs, inline: true }] : []),
+          ...(e.eventTs ? [{ label: 'At', value: formatTime(e.eventTs), inline: true }] : []),
         ]),
         msg.context([{ code: e.nodeId }]),
       ],
@@ -68,7 +68,7 @@ export function eventMessage(e: EventView): Message {
       : (e.payload ?? {});
   const fields: Field[] = [{ label: 'Node', value: name, inline: true }];
   if (e.status) fields.push({ label: 'Status', value: statusBadge(e.status), inline: true });
-  if (e.eventTs) fields.push({ label: 'At', value: e.eventTs, inline: true });
+  if (e.eventTs) fields.push({ label: 'At', value: formatTime(e.eventTs), inline: true });
   for (const [k, v] of Object.entries(details)) {
     if (fields.length >= 10) break;
     if (k === 'nodeId' || k === 'status') continue;

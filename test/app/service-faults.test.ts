@@ -60,13 +60,14 @@ describe('the service misbehaving', () => {
   });
 
   it('5xx on a change: not retried, and the status and message are shown', async () => {
-    await run('node info carol'); // resolves carol now, so the next request the service sees is the start
-    const before = h.emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/start')).length;
+    // node create asks nothing first (node start reads the node's status before), so the next request the service sees is the change.
+    const creates = () => h.emulator.requests.filter((r) => r.method === 'POST' && r.path === '/api/nodes').length;
+    const before = creates();
     h.emulator.faults.errorNext = 1;
-    const reply = await run('node start carol');
+    const reply = await run('node create faulty');
     expect(replyText(reply)).toMatch(/50\d/);
     expect(replyText(reply)).not.toMatch(STACK);
-    const after = h.emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/start')).length;
+    const after = creates();
     expect(after - before).toBe(1);
   });
 

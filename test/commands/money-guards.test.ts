@@ -179,12 +179,11 @@ describe('amounts, and what moves value', () => {
     it('a revoked operator’s pending request does not run, and a refused Approve is audited under the clicker (P5)', async () => {
       const d3 = testDispatcher({
         db: openDatabase(join(dir, 'approvals.db')),
-        registry: createRegistry(allCommands),
+        registry: createRegistry(allCommands, { roleOverrides: { audit: 'admin' } }),
         services: env.services,
         admins: ['slack:UADMIN'],
         approvalPolicy: 'node.stop',
         nodeCacheMs: 0,
-        roleOverrides: { audit: 'admin' },
       });
       const as = (actor: Actor, line: string) => d3.dispatch({ via: 'typed', actor, place, text: line });
       const click = (actor: Actor, r: Reply, label: string) => {

@@ -232,7 +232,7 @@ async function everyCommand(gen: Generation, x: string, y: string, fresh: string
 
   await run('node init', { node: fresh }, { password: PASSWORD, password_repeat: PASSWORD });
   await run('node unlock', { node: fresh, indexer_url: INDEXER_URL }, { password: PASSWORD });
-  await run('node destroy', { node: fresh, backup_path: `/backups/${fresh}.backup` }, { backup: 'true', backup_password: PASSWORD });
+  await run('node destroy', { node: fresh, backup_path: `/backups/${fresh}.backup`, backup: 'true' }, { backup_password: PASSWORD });
 }
 
 describe('node API requests of every command, on both generations', () => {

@@ -379,8 +379,8 @@ describe('node commands', () => {
     const r = await runCommand(
       env,
       cmd('node destroy'),
-      { node: 'd2', backup_path: '/backups/d2.backup' },
-      { secrets: { backup: 'true', backup_password: PASSWORD } },
+      { node: 'd2', backup_path: '/backups/d2.backup', backup: 'true' },
+      { secrets: { backup_password: PASSWORD } },
     );
     expect(textOf(r)).toContain('/backups/d2.backup');
     await waitFor(async () => !(await env.services.hosting.listNodes()).some((n) => n.nodeId === node.nodeId), {
@@ -398,8 +398,8 @@ describe('node commands', () => {
     const err = await runCommand(
       env,
       cmd('node destroy'),
-      { node: 'd3' },
-      { secrets: { backup: 'true', backup_password: 'not the password' } },
+      { node: 'd3', backup: 'true' },
+      { secrets: { backup_password: 'not the password' } },
     ).catch((e) => e);
     expect((err as Error).message).toContain('Not destroyed');
     expect((err as Error).message).not.toContain('not the password');
@@ -408,7 +408,7 @@ describe('node commands', () => {
 
   it('destroy refuses a backup without a password', async () => {
     const node = await createRunningNode(env, 'd4');
-    const err = await runCommand(env, cmd('node destroy'), { node: 'd4' }, { secrets: { backup: 'true' } }).catch((e) => e);
+    const err = await runCommand(env, cmd('node destroy'), { node: 'd4', backup: 'true' }, { secrets: {} }).catch((e) => e);
     expect((err as Error).message).toContain('no node password');
     expect((await env.services.hosting.listNodes()).some((n) => n.nodeId === node.nodeId)).toBe(true);
   });

@@ -16,11 +16,10 @@ const text = (r: Reply) => (r.kind === 'message' ? messageText(r.message) : JSON
 
 function bot(o: { spendLimits?: string; readers?: string[] } = {}) {
   const d = testDispatcher({
-    registry: createRegistry(allCommands),
+    registry: createRegistry(allCommands, { roleOverrides: { audit: 'admin' } }),
     admins: ['slack:UADMIN'],
     operators: ['slack:UOPS'],
     approvalPolicy: 'node.destroy',
-    roleOverrides: { audit: 'admin' },
     ...o,
   });
   return (actor: typeof admin, line: string) => d.dispatch({ via: 'typed', actor, place: slackChannel, text: line });
@@ -77,6 +76,15 @@ describe('policy commands', () => {
     expect(text(await run(admin, '/rln audit'))).toContain('Audit trail');
     expect(text(await run(reader, '/rln policy list'))).toContain('Policy');
     expect(text(await run(slackUser('USTRANGER'), '/rln policy list'))).toContain('needs the read role');
+    // A wrong choice is said in one sentence, the choices named once (P25).
+    const bad = text(await run(admin, '/rln audit outcome=bad'));
+    expect(bad.split('ok, failed, refused').length - 1, bad).toBe(1);
+    // Help shows the role the check asks (the registry's, with AUDIT_READ_ROLE over audit's own).
+    for (const line of ['/rln audit help', '/rln help audit']) {
+      const help = text(await run(reader, line));
+      expect(help, line).toMatch(/Role\W+admin/);
+      expect(help, line).not.toMatch(/Role\W+read/);
+    }
   });
 
   it('exports the filtered audit trail as a dated CSV file, formula-safe, with a summary of the rows and filters', async () => {

@@ -33,6 +33,7 @@ export interface Calls {
   info: string[];
   unlock: Array<{ node: string; password: string }>;
   destroy: Array<{ node: string; backup: string; backup_password?: string }>;
+  restore?: string[];
 }
 
 export function fakeCommands(calls: Calls, opts: { fail?: () => unknown } = {}): CommandDefinition<any>[] {
@@ -131,6 +132,25 @@ export function fakeCommands(calls: Calls, opts: { fail?: () => unknown } = {}):
       handler: async (ctx) => {
         calls.destroy.push({ node: ctx.node!.nodeId, backup: ctx.secrets.backup, backup_password: ctx.secrets.backup_password });
         return { header: `Destroyed ${ctx.node!.name}`, tone: 'success', blocks: [] };
+      },
+    }),
+    defineCommand({
+      path: 'node restore',
+      summary: 'Restore a node from a backup',
+      example: '/rln node restore alice',
+      args: z.object({ node: nodeArg() }),
+      role: 'admin',
+      confirm: 'none',
+      // As commands/node-lifecycle.ts declares it: the box is the confirmation.
+      secrets: [
+        { name: 'overwrite', label: "Replace this node's wallet", kind: 'checkbox', initial: 'false', confirms: true },
+        { name: 'password', label: 'Password of the backup', kind: 'secret', required: true },
+      ],
+      dialog: { check: (v): Record<string, string> => (v.overwrite === 'true' ? {} : { overwrite: 'Tick the box.' }) },
+      mutates: true,
+      handler: async (ctx) => {
+        (calls.restore ??= []).push(ctx.node!.nodeId);
+        return { header: `Restored ${ctx.node!.name}`, tone: 'success', blocks: [] };
       },
     }),
     defineCommand({

@@ -55,7 +55,7 @@ export interface ShellAdapter {
 
 /** ` (optional)` after a label, unless the label already says so. */
 function optionalMark(f: DialogField): string {
-  return f.required !== false || /\boptional\b/i.test(f.label) ? '' : ' (optional)';
+  return f.required !== false || /\boptional\b/i.test(f.label) ? '' : ' (optional: Enter to skip)';
 }
 
 const BUTTON_LINE = /^(click|confirm|cancel)\s+(\S+)\s*$/i;
@@ -195,11 +195,17 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
           write('Cancelled: the input ended before the dialog was complete.');
           return;
         }
-        if (round > 0 && !v.trim() && f.kind !== 'checkbox') {
+        // Answering again, empty cancels, as the line before the answers says (a box too: its Enter is not a No here).
+        if (round > 0 && !v.trim()) {
           write('Cancelled: nothing was done.');
           return;
         }
         values[f.name] = v;
+        // A box that is the confirmation, answered No: the dialog stops there, nothing asked after it.
+        if (f.kind === 'checkbox' && f.confirms && v !== 'true') {
+          write(`Cancelled: "${f.label}" was not confirmed, so nothing was done.`);
+          return;
+        }
       }
       const reply = await dispatcher.dispatch({ via: 'dialog', actor, place: SHELL_PLACE, dialogId: dialog.id, values });
       if (reply.kind !== 'dialog_errors') {

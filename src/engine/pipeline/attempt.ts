@@ -9,7 +9,7 @@ import type { Metrics } from '../../metrics.js';
 import type { Actor, Place, Role, Spend } from '../../vocabulary/index.js';
 import type { CommandContext, Invocation, Reply } from '../types.js';
 import type { UserError } from '../../vocabulary/index.js';
-import type { AnyCommand, Registry } from '../types.js';
+import type { AnyCommand, DialogField, Registry } from '../types.js';
 import type { EngineServices } from '../types.js';
 import type { ButtonIds } from '../button-ids.js';
 import type { Confirmations } from '../confirmations.js';
@@ -48,6 +48,12 @@ export interface Attempt {
    * second person, whose role and scope step 4 checks and who claims the request at step 9.
    */
   approval?: { id: string; approver: Actor };
+  /**
+   * An approved request that waited for its requester's secrets (fields `afterApproval`): `id` is
+   * the one-time continuation kept when it was approved, `approval` the request, `approvedBy` who
+   * approved it. The requester's role is checked again; the continuation is claimed once at step 9.
+   */
+  continuation?: { id: string; approval: string; approvedBy: string };
 }
 
 /** What the steps share: the services, the stores of pending interactions, and the knobs. */
@@ -64,13 +70,11 @@ export interface Pipeline {
   dialogTtlMs: number;
   /** How long the steps before a dialog may take, so the dialog opens within the platforms' 3 s. */
   dialogBudgetMs: number;
-  /** Roles set by configuration over a command's own (`audit`: AUDIT_READ_ROLE). */
-  roleOverrides: Record<string, Role>;
 }
 
-/** The role a command needs here: its own, or the configuration's over it. */
+/** The role a command needs here: its own, or the configuration's over it (the registry's, as help shows it). */
 export function roleFor(p: Pipeline, def: AnyCommand): Role {
-  return p.roleOverrides[def.path] ?? def.role;
+  return p.registry.roleOf(def);
 }
 
 /**
@@ -91,6 +95,28 @@ export function commandOf(a: Attempt): AnyCommand {
 export function opensDialog(a: Attempt): boolean {
   const def = commandOf(a);
   return needsDialog(def, a.args) && !a.submission && !a.approval;
+}
+
+/**
+ * The fields asked only once a request is approved (`afterApproval`), those that apply to these
+ * arguments: a field `askedIf` a box is asked only when the box was ticked.
+ */
+export function laterFields(def: AnyCommand, args: Record<string, string>): DialogField[] {
+  return (def.secrets ?? []).filter((f) => f.afterApproval && (!f.askedIf || checkboxValue(args[f.askedIf]) === 'true'));
+}
+
+/** How a ticked checkbox or a true boolean may be written (Slack sends 'true', Discord's yes/no input what was typed). */
+const TRUE_WORDS = new Set(['true', 'yes', 'y', 'on', '1', 'checked', 'x', 'ok']);
+
+/** A checkbox answer as a dialog value: 'true' for a true word, 'false' for anything else. */
+export function checkboxValue(raw: string | undefined): 'true' | 'false' {
+  return TRUE_WORDS.has(
+    String(raw ?? '')
+      .trim()
+      .toLowerCase(),
+  )
+    ? 'true'
+    : 'false';
 }
 
 /** Whether the command asks a private dialog with these arguments (see `dialogWhen`). */

@@ -15,8 +15,9 @@ import { OPEN_DIALOG_COMMAND } from './in-time.js';
 import { failAttempt, recordOutcome } from './record-outcome.js';
 import { runSteps } from './run-steps.js';
 import { CANCEL_COMMAND, CONFIRM_COMMAND } from './steps/confirm.js';
-import { APPROVE_COMMAND } from './steps/require-approval.js';
+import { APPROVE_COMMAND, CONTINUE_COMMAND } from './steps/require-approval.js';
 import { approveClick } from './from-approval.js';
+import { continueClick } from './from-continue.js';
 
 type Click = Extract<Invocation, { via: 'button' }>;
 
@@ -39,6 +40,7 @@ export async function fromClick(inv: Click, p: Pipeline, internal: Map<string, A
     if (button.command === CONFIRM_COMMAND) return await confirmClick(inv, p, button.args.id ?? '', commandNamed);
     if (button.command === CANCEL_COMMAND) return await cancelClick(inv, p, button.args.id ?? '', commandNamed);
     if (button.command === APPROVE_COMMAND) return await approveClick(inv, p, button.args.id ?? '', commandNamed);
+    if (button.command === CONTINUE_COMMAND) return await continueClick(inv, p, button.args, commandNamed);
     if (button.command === OPEN_DIALOG_COMMAND) {
       a.def = commandNamed(button.args.path ?? '');
       a.args = JSON.parse(button.args.args ?? '{}') as Record<string, string>;

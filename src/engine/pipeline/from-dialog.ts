@@ -7,11 +7,11 @@ import { UserError } from '../../vocabulary/index.js';
 import { actorKey } from '../../access/index.js';
 import type { Invocation, Reply } from '../types.js';
 import type { AnyCommand } from '../types.js';
-import { newAttempt, type Pipeline } from './attempt.js';
+import { newAttempt, type Attempt, type Pipeline } from './attempt.js';
 import { ttlText } from './command-line.js';
 import { failAttempt } from './record-outcome.js';
 import { runSteps } from './run-steps.js';
-import { maskSubmittedSecrets } from './steps/handle-dialog.js';
+import { CONTINUATION_KEY, maskSubmittedSecrets } from './steps/handle-dialog.js';
 
 export async function fromDialog(
   inv: Extract<Invocation, { via: 'dialog' }>,
@@ -26,7 +26,13 @@ export async function fromDialog(
     const def = internal.get(row.path) ?? p.registry.get(row.path);
     if (!def) throw new UserError('unknown_command', `The command \`${row.path}\` no longer exists.`);
     a.def = def;
-    a.args = JSON.parse(row.argsJson) as Record<string, string>;
+    const { [CONTINUATION_KEY]: continuation, ...args } = JSON.parse(row.argsJson) as Record<string, string>;
+    a.args = args;
+    // The requester's dialog after an approval: which approved request it continues.
+    if (continuation) {
+      a.continuation = JSON.parse(continuation) as NonNullable<Attempt['continuation']>;
+      a.auditExtra = { approved_by: a.continuation.approvedBy, approval: a.continuation.approval };
+    }
     // Secrets are masked in every log line from now on.
     maskSubmittedSecrets(p.registry, def, a.args, values);
     if (actorKey(inv.actor) !== row.requesterKey) {

@@ -33,7 +33,13 @@ export const rejectApprovalCommand: AnyCommand = defineCommand({
     if (!req) throw new UserError('approval_unknown', 'This approval request is no longer known.');
     const own = actorKey(ctx.actor) === req.requesterKey;
     const def = ctx.services.commands.get(req.path);
-    if (!own && !(def && (await ctx.services.access.has(ctx.actor, def.role, { node: req.node, channelId: req.place.channelId })))) {
+    if (
+      !own &&
+      !(
+        def &&
+        (await ctx.services.access.has(ctx.actor, ctx.services.commands.roleOf(def), { node: req.node, channelId: req.place.channelId }))
+      )
+    ) {
       throw new UserError(
         'forbidden',
         `Only ${req.requesterKey}, who asked, or someone who could approve \`${req.path}\`${req.node ? ` on ${req.node}` : ''} can reject it.`,

@@ -88,12 +88,30 @@ describe('shell adapter', () => {
     t.input.write('alice\n');
     await until(t.text, '[Y/n]');
     t.input.write('y\n');
-    await until(t.text, 'Node password (for the backup) (optional): ');
+    await until(t.text, 'Node password (for the backup) (optional: Enter to skip): ');
     expect(t.text()).not.toContain('(optional) (optional)');
     t.input.write('\n');
     await until(t.text, /Destroyed alice|✖/);
     t.input.end();
     await shell.done;
+  });
+
+  it('stops at a No to a box that is the confirmation: the password is not asked, nothing is done', async () => {
+    for (const no of ['', 'nope']) {
+      const h = harness();
+      const t = io();
+      const shell = createShellAdapter({ dispatcher: h.dispatcher, input: t.input, output: t.output, prompt: false });
+      await shell.start();
+      t.input.write('/rln node restore alice\n');
+      await until(t.text, "Replace this node's wallet [y/N]");
+      t.input.write(`${no}\n`);
+      await until(t.text, 'Cancelled');
+      expect(t.text()).toContain('was not confirmed, so nothing was done');
+      expect(t.text()).not.toContain('Password of the backup');
+      t.input.end();
+      await shell.done;
+      expect(h.calls.restore ?? []).toEqual([]);
+    }
   });
 
   it("reads a checkbox answer with the dispatcher's words: 'ok' backs up first", async () => {

@@ -3,8 +3,8 @@
  * (src/app/create-app.ts) against the emulator, a payment above the approval threshold waits for a second
  * admin, the requester cannot approve their own, a double click pays once, an expired request
  * cannot be approved, a send over the daily limit is refused with what is left, a rejection closes
- * the request with its reason, and node destroy's backup runs before the request, whose messages
- * never carry the password.
+ * the request with its reason, and node destroy's backup waits for the approval (nothing locked
+ * on a Reject or an expiry), its password asked of the requester then and never carried by a message.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'csv-parse/sync';
@@ -210,27 +210,84 @@ describe('approvals and spend limits on Slack', () => {
     expect(payments()).toBe(before);
   });
 
-  it('runs the backup of node destroy before the request, which never shows the password; the approval destroys', async () => {
-    const backups = () => h.emulator.requests.filter((q) => q.method === 'POST' && q.path.endsWith('/backup')).length;
-    const before = backups();
+  const backups = () => h.emulator.requests.filter((q) => q.method === 'POST' && q.path.endsWith('/backup')).length;
+  /** `node destroy bob` with the backup ticked, as far as the approval request it posts. */
+  async function requestDestroy() {
     const opened = fake.callsTo('views.open').length;
     await slack.slash(ADA, 'node destroy bob');
     await fake.waitForCalls('views.open', opened + 1);
+    const view = fake.views.at(-1)!;
+    // Under approval the password is not asked now: it would have to wait, or lock the node early.
+    expect(view.blocks.some((b: any) => b.block_id === 'backup_password')).toBe(false);
+    expect(JSON.stringify(view)).toContain('asked of you privately once it is approved');
     const posted = fake.callsTo('chat.postMessage').length;
-    await slack.submit(ADA, fake.views.at(-1)!, { confirm_name: 'bob', backup: true, backup_password: PASSWORD });
+    await slack.submit(ADA, view, { confirm_name: 'bob', backup: true });
     const [post] = (await fake.waitForCalls('chat.postMessage', posted + 1)).slice(posted);
-    const request = JSON.stringify(post.args);
-    expect(request).toContain('Approval needed: node destroy bob');
-    expect(request).toContain('Backup (made before this request)');
+    return post.args;
+  }
+  const stillUnlocked = async () => expect(textOf(await ask(ADA, 'node unlock bob'))).toContain('bob is already unlocked.');
+
+  it('destroy with a backup locks nothing before the approval: the request shows the funds, and after a Reject bob is not locked', async () => {
+    const before = backups();
+    const request = await requestDestroy();
+    const said = JSON.stringify(request);
+    expect(said).toContain('Approval needed: node destroy bob');
+    expect(said).toContain('Still holds');
+    expect(said).not.toContain('not all readable');
+    expect(said).toContain('Once approved');
+    expect(backups()).toBe(before);
+    await stillUnlocked();
+
+    const opened = fake.callsTo('views.open').length;
+    await slack.click(BEA, button(request, 'Reject'));
+    await fake.waitForCalls('views.open', opened + 1);
+    const posted = fake.callsTo('chat.postMessage').length;
+    await slack.submit(BEA, fake.views.at(-1)!, { reason: 'keep bob' });
+    const [post] = (await fake.waitForCalls('chat.postMessage', posted + 1)).slice(posted);
+    expect(JSON.stringify(post.args)).toContain('Nothing was done');
+    await stillUnlocked();
+    expect(backups()).toBe(before);
+  });
+
+  it('destroy with a backup that expires unapproved leaves bob unlocked', async () => {
+    const before = backups();
+    const request = await requestDestroy();
+    ahead += 31 * 60_000;
+    const late = await click(BEA, button(request, 'Approve'));
+    expect(textOf(late)).toContain('Expired: node destroy');
+    await stillUnlocked();
+    expect(backups()).toBe(before);
+    expect(h.emulator.nodes().some((n) => n.name === 'bob')).toBe(true);
+  });
+
+  it('approved, the requester enters the password privately, then bob is backed up and destroyed; the password is nowhere', async () => {
+    const before = backups();
+    const request = await requestDestroy();
+    const approved = await click(BEA, button(request, 'Approve'));
+    expect(textOf(approved)).toContain('Approved: node destroy bob, waiting for ada');
+    expect(textOf(approved)).toContain('Nothing was done yet');
+    expect(backups()).toBe(before);
+    await stillUnlocked();
+    const go = button(approved.body, 'Enter the node password');
+    // Only the requester goes on.
+    expect(textOf(await click(BEA, go))).toContain('Only ada');
+
+    const opened = fake.callsTo('views.open').length;
+    await slack.click(ADA, go);
+    await fake.waitForCalls('views.open', opened + 1);
+    const view = fake.views.at(-1)!;
+    expect(view.blocks.filter((b: any) => b.type === 'input').map((b: any) => b.block_id)).toEqual(['backup_password']);
+    const posted = fake.callsTo('chat.postMessage').length;
+    await slack.submit(ADA, view, { backup_password: PASSWORD });
+    const [post] = (await fake.waitForCalls('chat.postMessage', posted + 1)).slice(posted);
+    expect(JSON.stringify(post.args)).toContain('Node destroyed');
+    expect(JSON.stringify(post.args)).toContain('approved by slack:UBEA');
     // (RLN backs up a locked node: the bot locks it and tries again, so one or two calls.)
     expect(backups()).toBeGreaterThan(before);
-    expect(h.emulator.nodes().some((n) => n.name === 'bob')).toBe(true);
-
-    const approved = await click(BEA, button(post.args, 'Approve'));
-    expect(textOf(approved)).toContain('Node destroyed');
-    expect(textOf(approved)).toContain('approved by bea');
     // The service takes it down in its own time: DESTROING, then gone from the list.
     await waitFor(() => !h.emulator.nodes().some((n) => n.name === 'bob'), { what: 'bob to leave the node list' });
+    // It ran once: the button again does nothing.
+    expect(textOf(await click(ADA, go))).toContain('already ran');
     // The password reached the node for the backup, and nothing the bot said or stored.
     expect(JSON.stringify([fake.responds.map((r) => r.body), fake.calls.map((c) => c.args)])).not.toContain(PASSWORD);
     const stored = await h.app.db.all('SELECT * FROM core_approvals');

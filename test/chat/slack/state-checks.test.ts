@@ -105,6 +105,12 @@ describe('state checks before asking, and the facts in every confirmation, on Sl
       expect(shut).toContain('Start it with `/rln node start carol`.');
     });
 
+    it("node start of a RUNNING node says so, not the service's 409", async () => {
+      const t = textOf((await ask('node start alice')).body);
+      expect(t).toContain('alice is already running; there is nothing to start.');
+      expect(t).not.toContain('HTTP 409');
+    });
+
     it('node upgrade of a node already on the latest image, and offers it again once a newer image exists', async () => {
       const runs = imageOf(h.emulator.nodes().find((n) => n.name === 'vault')!)!;
       expect(await refusedBeforeAsking('node upgrade vault')).toContain(

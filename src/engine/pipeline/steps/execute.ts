@@ -47,7 +47,12 @@ async function toReply(p: Pipeline, a: Attempt, result: HandlerResult): Promise<
 
 /** An approved request's answer says who asked and who approved. */
 function signed(a: Attempt, m: Message): Message {
-  if (!a.approval) return m;
-  const line = `Requested by ${whoOf(a.actor)} (${actorKey(a.actor)}), approved by ${whoOf(a.approval.approver)} (${actorKey(a.approval.approver)}).`;
+  const approver = a.approval
+    ? `${whoOf(a.approval.approver)} (${actorKey(a.approval.approver)})`
+    : a.continuation
+      ? a.continuation.approvedBy
+      : undefined;
+  if (!approver) return m;
+  const line = `Requested by ${whoOf(a.actor)} (${actorKey(a.actor)}), approved by ${approver}.`;
   return { ...m, blocks: [...m.blocks, msg.context(line)] };
 }

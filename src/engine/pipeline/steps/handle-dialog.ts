@@ -10,7 +10,7 @@ import { isSecretName } from '../../inline-secret.js';
 import { UserError } from '../../../vocabulary/index.js';
 import type { AnyCommand, Registry } from '../../types.js';
 import type { Dialog, DialogField, Reply } from '../../types.js';
-import { commandOf, needsDialog, typedNode, type Attempt, type Pipeline, type Step } from '../attempt.js';
+import { checkboxValue, commandOf, laterFields, needsDialog, typedNode, type Attempt, type Pipeline, type Step } from '../attempt.js';
 import { recordOutcome } from '../record-outcome.js';
 import { inlineToPlain } from '../../../vocabulary/index.js';
 import { LATE, within } from '../../../vocabulary/index.js';
@@ -19,26 +19,40 @@ import { validate } from './validate-args.js';
 /** The dialog field of the typed-name confirmation. */
 export const CONFIRM_NAME_FIELD = 'confirm_name';
 
-/** How a ticked checkbox or a true boolean may be written (Slack sends 'true', Discord's yes/no input what was typed). */
-const TRUE_WORDS = new Set(['true', 'yes', 'y', 'on', '1', 'checked', 'x', 'ok']);
+export { checkboxValue };
 
-/** A checkbox answer as a dialog value: 'true' for a true word, 'false' for anything else. */
-export function checkboxValue(raw: string | undefined): 'true' | 'false' {
-  return TRUE_WORDS.has(
-    String(raw ?? '')
-      .trim()
-      .toLowerCase(),
-  )
-    ? 'true'
-    : 'false';
-}
+/** Where a continuation's dialog row keeps which approved request it continues (stripped before the steps). */
+export const CONTINUATION_KEY = '__continuation';
 
 export const handleDialog: Step = (a, p) => {
   const def = commandOf(a);
+  // An approved request that waits for its requester's secrets asks for those only.
+  if (a.continuation) return a.submission ? readSubmission(a, p, def) : openDialog(a, p, def);
   // An approved request runs without a dialog: its requester's dialog was answered already.
   if (!needsDialog(def, a.args) || a.approval) return undefined;
   return a.submission ? readSubmission(a, p, def) : openDialog(a, p, def);
 };
+
+/**
+ * The fields this dialog asks, and those it leaves for after an approval: under an approval a
+ * field `afterApproval` is not asked now (a secret is never kept while a request waits); a
+ * continuation asks only those.
+ */
+async function fieldsAsked(a: Attempt, p: Pipeline, def: AnyCommand): Promise<{ fields: DialogField[]; later: DialogField[] }> {
+  // Asked because its box was ticked: needed now.
+  if (a.continuation) return { fields: laterFields(def, a.args).map((f) => (f.askedIf ? { ...f, required: true } : f)), later: [] };
+  const all = await shownFields(a, p, def);
+  if (!all.some((f) => f.afterApproval) || !(await approvalAhead(a, p, def))) return { fields: all, later: [] };
+  return { fields: all.filter((f) => !f.afterApproval), later: all.filter((f) => f.afterApproval) };
+}
+
+/** Whether the approval step will ask a second person for this attempt (the policy now). */
+async function approvalAhead(a: Attempt, p: Pipeline, def: AnyCommand): Promise<boolean> {
+  if (def.approvalCovers && !def.approvalCovers(a.parsed ?? {})) return false;
+  return !!(await p.services.policy.approvalNeeded(def.path, a.spend));
+}
+
+const labelsOf = (fields: DialogField[]) => fields.map((f) => f.label.replace(/\s*\(.*\)$/, '').toLowerCase()).join(', ');
 
 export function dialogFields(registry: Registry, def: AnyCommand, args: Record<string, string>): DialogField[] {
   const own = def.secrets ?? [];
@@ -74,22 +88,41 @@ async function factsOf(a: Attempt, p: Pipeline, def: AnyCommand): Promise<string
   }
 }
 
-async function openDialog(a: Attempt, p: Pipeline, def: AnyCommand): Promise<Reply> {
-  const kind = def.confirm === 'typed-name' ? 'typed-name' : 'secrets';
+async function openDialog(a: Attempt, p: Pipeline, def: AnyCommand): Promise<Reply | undefined> {
+  const cont = a.continuation;
+  const kind = def.confirm === 'typed-name' && !cont ? 'typed-name' : 'secrets';
+  const { fields, later } = await fieldsAsked(a, p, def);
+  // Every field waits for the approval (`node upgrade backup=yes` under approval): no dialog now.
+  if (!cont && kind === 'secrets' && !fields.length) return undefined;
   const id = await p.confirmations.createDialog({
     kind,
     actor: a.actor,
     place: a.place,
     path: def.path,
-    args: a.args,
+    args: cont ? { ...a.args, [CONTINUATION_KEY]: JSON.stringify(cont) } : a.args,
     ttlMs: p.dialogTtlMs,
   });
   // "alice: Initialize a node's wallet; …": the node first, then what the command does.
   // The node's name, not the id a notification's button carries (P50).
   const named = a.node?.name ?? typedNode(p, a);
   const lead = `${named ? `${named}: ` : ''}${def.summary}.`;
-  const extra = `${await factsOf(a, p, def)}${def.dialog?.intro ? ` ${def.dialog.intro}` : ''}`;
-  const fields = await shownFields(a, p, def);
+  await recordOutcome(p, a, 'dialog');
+  if (cont) {
+    return {
+      kind: 'dialog',
+      dialog: {
+        id,
+        title: def.dialog?.title ?? `${def.path.charAt(0).toUpperCase()}${def.path.slice(1)}`,
+        intro: `${lead} Approved by ${cont.approvedBy}: enter the ${labelsOf(fields)} and it runs now. This dialog is private: what you type is never shown in the channel, stored or logged.`,
+        submitLabel: def.dialog?.submitLabel ?? 'Run',
+        fields,
+      },
+    };
+  }
+  const waits = later.length
+    ? ` A second person must approve this first: the ${labelsOf(later)} is asked of you privately once it is approved, and nothing is done before.`
+    : '';
+  const extra = `${await factsOf(a, p, def)}${def.dialog?.intro ? ` ${def.dialog.intro}` : ''}${waits}`;
   const dialog: Dialog =
     kind === 'typed-name'
       ? {
@@ -97,7 +130,7 @@ async function openDialog(a: Attempt, p: Pipeline, def: AnyCommand): Promise<Rep
           title: def.dialog?.title ?? `Confirm ${def.path}`,
           intro: `${lead} This is irreversible: type the node's name to confirm.${extra}`,
           submitLabel: def.dialog?.submitLabel ?? 'Confirm',
-          fields: dialogFields(p.registry, def, a.args),
+          fields,
         }
       : {
           id,
@@ -106,7 +139,6 @@ async function openDialog(a: Attempt, p: Pipeline, def: AnyCommand): Promise<Rep
           submitLabel: def.dialog?.submitLabel ?? 'Run',
           fields,
         };
-  await recordOutcome(p, a, 'dialog');
   return { kind: 'dialog', dialog };
 }
 
@@ -129,7 +161,7 @@ async function shownFields(a: Attempt, p: Pipeline, def: AnyCommand): Promise<Di
 
 async function readSubmission(a: Attempt, p: Pipeline, def: AnyCommand): Promise<Reply | UserError | undefined> {
   const { row, values } = a.submission!;
-  const fields = dialogFields(p.registry, def, a.args);
+  const { fields } = await fieldsAsked(a, p, def);
   const shape = def.args.shape as Record<string, unknown>;
   const errors: Record<string, string> = {};
   const extraArgs: Record<string, string> = {};
@@ -151,7 +183,7 @@ async function readSubmission(a: Attempt, p: Pipeline, def: AnyCommand): Promise
     if (v) a.secrets[f.name] = v;
     if (!isSecretField(f.name) && v && f.name in shape) extraArgs[f.name] = v;
   }
-  a.auditExtra = Object.fromEntries(Object.entries(a.secrets).filter(([k]) => !isSecretField(k)));
+  a.auditExtra = { ...a.auditExtra, ...Object.fromEntries(Object.entries(a.secrets).filter(([k]) => !isSecretField(k))) };
 
   if (row.kind === 'typed-name') {
     const typedName = (values[CONFIRM_NAME_FIELD] ?? '').trim();
@@ -168,7 +200,9 @@ async function readSubmission(a: Attempt, p: Pipeline, def: AnyCommand): Promise
       return { kind: 'dialog_errors', errors };
     }
   }
-  Object.assign(errors, def.dialog?.check?.(a.secrets) ?? {});
+  // The command's own checks, on the fields this dialog asked (one left for after an approval is not missing).
+  for (const [name, error] of Object.entries(def.dialog?.check?.(a.secrets) ?? {}))
+    if (fields.some((f) => f.name === name)) errors[name] = error;
   if (Object.keys(errors).length) {
     await recordOutcome(p, a, 'dialog_errors');
     return { kind: 'dialog_errors', errors };

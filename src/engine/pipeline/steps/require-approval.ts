@@ -10,8 +10,8 @@ import { msg, type Field } from '../../../vocabulary/index.js';
 import { redactArgs } from '../../inline-secret.js';
 import { statusBadge } from '../../../vocabulary/index.js';
 import { actorKey } from '../../../access/index.js';
-import type { Reply } from '../../types.js';
-import { commandOf, contextOf, opensDialog, roleFor, whoOf, type Attempt, type Pipeline, type Step } from '../attempt.js';
+import type { DialogField, Reply } from '../../types.js';
+import { commandOf, contextOf, laterFields, opensDialog, roleFor, whoOf, type Attempt, type Pipeline, type Step } from '../attempt.js';
 import { commandLine, ttlText } from '../command-line.js';
 import { recordOutcome } from '../record-outcome.js';
 
@@ -19,8 +19,12 @@ import { recordOutcome } from '../record-outcome.js';
 export const APPROVE_COMMAND = '__approve';
 export const REJECT_COMMAND = '__approval_reject';
 
+/** Internal button command: the requester goes on with an approved request (`{ id: <continuation>, approval }`). */
+export const CONTINUE_COMMAND = '__approval_continue';
+
 export const requireApproval: Step = async (a, p) => {
   const def = commandOf(a);
+  if (a.continuation) return claimContinuation(a, p);
   if (a.approval) {
     if (!(await p.services.policy.approvals.decide(a.approval.id, 'approved', a.approval.approver))) {
       const now = await p.services.policy.approvals.get(a.approval.id);
@@ -40,7 +44,8 @@ export const requireApproval: Step = async (a, p) => {
       args: { action: def.path.replace(/\s+/g, '.'), approval: a.approval.id, requested_by: actorKey(a.actor) },
       outcome: 'ok',
     });
-    return undefined;
+    const later = laterFields(def, a.args);
+    return later.length ? askRequester(a, p, later) : undefined;
   }
   if (opensDialog(a)) return undefined;
   if (def.approvalCovers && !def.approvalCovers(a.parsed ?? {})) return undefined;
@@ -51,11 +56,20 @@ export const requireApproval: Step = async (a, p) => {
 async function askApproval(a: Attempt, p: Pipeline, rule: string): Promise<Reply> {
   const def = commandOf(a);
   const policy = p.services.policy;
-  const ctx = contextOf(a, p, { secrets: a.secrets });
-  // Secrets are used now (the backup `node destroy` offers) and never handed to the approver.
-  const before = def.beforeApproval ? await def.beforeApproval(ctx) : [];
+  const ctx = contextOf(a, p);
+  // Nothing is done before the approval, and no secret is kept for it: the request shows what is
+  // read now (the funds of a node still as it was), and a field asked after approval says so.
   a.secrets = {};
-  const shown = def.preview ? await def.preview({ ...ctx, secrets: {} }) : spendFields(a);
+  const shown = def.preview ? await def.preview(ctx) : spendFields(a);
+  const later = laterFields(def, a.args);
+  const before: Field[] = later.length
+    ? [
+        {
+          label: 'Once approved',
+          value: `${whoOf(a.actor)} enters the ${later.map((f) => f.label.toLowerCase()).join(', ')} in a private dialog, and it runs then. Nothing is done before.`,
+        },
+      ]
+    : [];
   const args = redactArgs(def, a.args);
   const fields: Field[] = [{ label: 'Command', value: commandLine(p.registry, def, args) }];
   if (a.node) fields.push({ label: 'Node', value: `${a.node.name} (${statusBadge(String(a.node.status))})` });
@@ -105,6 +119,66 @@ async function askApproval(a: Attempt, p: Pipeline, rule: string): Promise<Reply
     { ttlMs: policy.approvalTtlMs + 24 * 3600_000 },
   );
   return { kind: 'message', message, visibility: 'channel', ...(a.replaceOriginal ? { replaceOriginal: true } : {}) };
+}
+
+/**
+ * Approved, but the command needs secrets of its requester first (fields `afterApproval`, never
+ * kept while the request waited): the request becomes a button only the requester can use, once,
+ * within the approval's time, that opens a private dialog for them and then runs the command.
+ */
+async function askRequester(a: Attempt, p: Pipeline, later: DialogField[]): Promise<Reply> {
+  const def = commandOf(a);
+  const approval = a.approval!;
+  const ttlMs = p.services.policy.approvalTtlMs;
+  const id = await p.confirmations.create({ actor: a.actor, place: a.place, path: def.path, args: a.args, ttlMs });
+  const req = await p.services.policy.approvals.get(approval.id);
+  const what = later.map((f) => f.label.toLowerCase()).join(', ');
+  await recordOutcome(p, a, 'approved_waiting', { log: { approval: approval.id } });
+  const message = await p.buttons.prepare(
+    {
+      header: `Approved: ${def.path}${a.node ? ` ${a.node.name}` : ''}, waiting for ${whoOf(a.actor)}`,
+      tone: 'info',
+      blocks: [
+        msg.text(
+          `Approved by ${whoOf(approval.approver)} (${actorKey(approval.approver)}). Nothing was done yet: ${whoOf(a.actor)} now enters the ${what} in a private dialog, and it runs then.`,
+        ),
+        ...(req?.fields.length ? [msg.fields(req.fields)] : []),
+        msg.context(`Only ${whoOf(a.actor)} (${actorKey(a.actor)}) can go on, once, within ${ttlText(ttlMs)}. Request ${approval.id}.`),
+      ],
+      buttons: [
+        {
+          label: `Enter the ${later[0].label.replace(/\s*\(.*\)$/, '').toLowerCase()}`,
+          style: 'primary',
+          command: CONTINUE_COMMAND,
+          args: { id, approval: approval.id, approved_by: actorKey(approval.approver) },
+        },
+      ],
+      summary: `Approved: ${def.path}${a.node ? ` ${a.node.name}` : ''}; waiting for ${whoOf(a.actor)}`,
+    },
+    { ttlMs: ttlMs + 24 * 3600_000 },
+  );
+  return { kind: 'message', message, visibility: 'channel', ...(a.replaceOriginal ? { replaceOriginal: true } : {}) };
+}
+
+/** The requester's dialog after an approval was submitted: the continuation runs once, for a request still approved. */
+async function claimContinuation(a: Attempt, p: Pipeline): Promise<UserError | undefined> {
+  const cont = a.continuation!;
+  const req = await p.services.policy.approvals.get(cont.approval);
+  if (req?.state !== 'approved' || req.path !== commandOf(a).path) {
+    return new UserError('approval_used', `This request is ${req?.state ?? 'no longer known'}: it cannot run.`, 'Nothing was done.');
+  }
+  const row = await p.confirmations.get(cont.id);
+  if (row && p.now() > row.expiresAt) {
+    return new UserError(
+      'approval_expired',
+      'This approved request waited too long and expired; nothing was done.',
+      'Run the command again.',
+    );
+  }
+  if (!(await p.confirmations.claim(cont.id, p.now(), 'continued'))) {
+    return new UserError('approval_used', 'This approved request already ran; it runs once.', 'Nothing more to do.');
+  }
+  return undefined;
 }
 
 /** What a command without a preview spends, as the request shows it. */

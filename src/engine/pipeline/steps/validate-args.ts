@@ -45,7 +45,8 @@ export function validate(registry: Registry, def: AnyCommand, raw: Record<string
       usage(),
     );
   }
-  const choices = spec?.choices ? ` It must be one of: ${spec.choices.join(', ')}.` : '';
+  // The choices once: zod's message may name them already ("expected one of ok, failed, refused").
+  const choices = spec?.choices && !/\bone of\b/.test(issue.message) ? ` It must be one of: ${spec.choices.join(', ')}.` : '';
   throw new UserError(
     'invalid_arguments',
     name
