@@ -146,7 +146,8 @@ const issueUda = defineCommand({
     const { asset } = await api.issueassetuda(
       compact({ ...rest, attachments_file_digests: attachments !== undefined ? splitList(attachments) : [] }),
     );
-    return issued(node.name, 'UDA', asset);
+    // RLN's UDA carries no issued_supply: a unique asset is one token (P48).
+    return issued(node.name, 'UDA', { ...asset, issued_supply: 1 });
   },
 });
 
