@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Services } from '../../commands/services.js';
 import { needsCapability, requireCapability } from '../../commands/support/needs-capability.js';
+import { allCommands } from '../../commands/index.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { createHostingClient, type HostedNode } from '../../src/hosting/index.js';
 import { createNodeApiClient, imageOfNode } from '../../src/node-api/index.js';
@@ -70,6 +71,20 @@ describe('needs-capability: commands only later images run', () => {
       code: 'wrong_state',
       message: expect.stringContaining('decoding a swap string (RLN 8694898 or later)'),
     });
+  });
+
+  it('is the first check of every command only later images run', async () => {
+    const alice = await nodeNamed('alice');
+    const cases: Array<[string, Record<string, string>, string]> = [
+      ['asset issue-ifa', { node: 'alice', ticker: 'USDX', name: 'Dollar X', amounts: '1000' }, 'inflatable (IFA) assets'],
+      ['asset inflate', { node: 'alice', asset_id: 'USDX', amounts: '10' }, 'inflatable (IFA) assets'],
+    ];
+    for (const [path, args, feature] of cases) {
+      const def = allCommands.find((c) => c.path === path)!;
+      const refusal = await def.check!({ ...ctxOf(alice), args: def.args.parse(args) });
+      expect(refusal?.reason, path).toContain(`\`${path}\` needs an RLN image with ${feature}`);
+      expect(refusal?.next, path).toContain('`/rln node upgrade alice`');
+    }
   });
 
   it('asks the node itself when no image says it: a 404 on the endpoint means the older image', async () => {

@@ -169,6 +169,11 @@ async function everyCommand(gen: Generation, x: string, y: string, fresh: string
   await run('asset media', { node: x, digest });
   await run('asset issue-cfa', { node: x, name: 'Art', amounts: '10', file_digest: digest });
   await run('asset issue-uda', { node: x, ticker: `U${ticker.slice(1)}`, name: 'Unique' });
+  if (gen === '6887cbf') {
+    // Only later images have IFA (on f379330 these refuse before any call: needs-capability.test.ts).
+    await run('asset issue-ifa', { node: x, ticker: 'INFL', name: 'Inflatable', amounts: '1000', inflation: '500' });
+    await run('asset inflate', { node: x, asset_id: 'INFL', amounts: '100' });
+  }
   world.mine(1);
   await run('asset list', { node: x });
   await run('asset balance', { node: x, asset_id: ticker });

@@ -10,6 +10,8 @@ import { type Body, type Ctx, type Handler, optString, optStringArray, reqString
 import * as assets from './assets.js';
 import * as invoices from './invoices.js';
 import * as lifecycle from './lifecycle.js';
+import * as ifa from './assets-ifa.js';
+import * as swaps from './swaps.js';
 
 import type { ApiGeneration } from './api-generation.js';
 
@@ -39,6 +41,9 @@ const REQUIRED: Record<ApiGeneration, Record<string, string[]>> = {
     refreshtransfers: ['filter', 'skip_sync'],
     checkproxyendpoint: ['proxy_endpoint'],
     listunspents: ['settled_only', 'skip_sync'],
+    issueassetifa: ['amounts', 'inflation_amounts', 'ticker', 'name', 'precision'],
+    inflate: ['asset_id', 'inflation_amounts', 'fee_rate', 'min_confirmations'],
+    decodeswapstring: ['swapstring'],
   },
 };
 
@@ -158,7 +163,13 @@ export const ROUTES_6887CBF: Record<string, Handler | null> = {
   listtransfers,
   sync,
   refreshtransfers,
+  issueassetifa: ifa.issueassetifa,
+  inflate: ifa.inflate,
+  decodeswapstring: swaps.decodeswapstring,
 };
 
 /** Endpoints only 6887cbf has (f379330 answers 404 for them). */
-export const ONLY_6887CBF = new Set(['sendrgb']);
+export const ONLY_6887CBF = new Set(['sendrgb', 'issueassetifa', 'inflate', 'decodeswapstring']);
+
+/** 6887cbf's endpoints that answer whatever the wallet's state (RLN does not look at it for them). */
+export const STATELESS_6887CBF = new Set(['unlock', 'decodeswapstring']);
