@@ -65,7 +65,7 @@ const TREE: Record<string, string[]> = {
   channel: ['list', 'open', 'close', 'id'],
   peer: ['list', 'connect', 'disconnect'],
   net: ['info', 'check-indexer', 'check-proxy', 'onion'],
-  swap: ['maker-init', 'maker-execute', 'taker', 'list'],
+  swap: ['maker-init', 'maker-execute', 'taker', 'decode', 'list'],
 };
 
 describe('node-operation command definitions', () => {
