@@ -78,6 +78,7 @@ describe('needs-capability: commands only later images run', () => {
     const cases: Array<[string, Record<string, string>, string]> = [
       ['asset issue-ifa', { node: 'alice', ticker: 'USDX', name: 'Dollar X', amounts: '1000' }, 'inflatable (IFA) assets'],
       ['asset inflate', { node: 'alice', asset_id: 'USDX', amounts: '10' }, 'inflatable (IFA) assets'],
+      ['asset send', { node: 'alice', asset_id: 'rgb:x', amount: '1; 2', recipient_id: 'a; b' }, 'sending to several recipients'],
       ['swap decode', { node: 'alice', swapstring: '30/btc/10/rgb:x/1/00' }, 'decoding a swap string'],
     ];
     for (const [path, args, feature] of cases) {

@@ -1,29 +1,8 @@
-import { badRequest, failed, forbidden, insufficientAssets, unknownContractId } from './errors.js';
+import { badRequest, forbidden, unknownContractId } from './errors.js';
 import { newAssetId, nowSec, sha256 } from './ids.js';
-import {
-  type Body,
-  type Ctx,
-  optBool,
-  optFungible,
-  optInt,
-  optIntArray,
-  optNumber,
-  optString,
-  optStringArray,
-  reqString,
-  validFeeRate,
-} from './input.js';
-import { type AssetDef, DEFAULT_PROXY, type NodeState, type Transfer, type WorldState } from './state.js';
-import { addUtxo, spendVanilla } from './wallet-coins.js';
-import {
-  assetBalance,
-  changeOutpoint,
-  freeColoredUtxo,
-  lockAllocations,
-  newTransfer,
-  revertAllocations,
-  settleAllocations,
-} from './allocations.js';
+import { type Body, type Ctx, optBool, optInt, optIntArray, optString, optStringArray, reqString } from './input.js';
+import { type AssetDef, type NodeState, type Transfer, type WorldState } from './state.js';
+import { assetBalance, freeColoredUtxo, newTransfer, revertAllocations, settleAllocations } from './allocations.js';
 
 export const MAX_MEDIA_BYTES = 5 * 1024 * 1024;
 
@@ -263,68 +242,6 @@ export function getassetmedia({ node, body }: Ctx) {
   const m = node.media.get(digest);
   if (!m) throw badRequest('InvalidMediaDigest', `Unknown media digest: ${digest}`);
   return { bytes_hex: m.bytes.toString('hex') };
-}
-
-export function sendasset({ world, node, body }: Ctx) {
-  const assetId = reqString(body, 'asset_id');
-  const recipientId = reqString(body, 'recipient_id');
-  const amount = optFungible(body, 'assignment');
-  const feeRate = validFeeRate(optNumber(body, 'fee_rate'));
-  const donation = optBool(body, 'donation') ?? false;
-  const witnessData = body.witness_data as Body | undefined;
-  const endpoints = optStringArray(body, 'transport_endpoints') ?? [DEFAULT_PROXY];
-  const asset = knownAsset(world, node, assetId);
-  if (amount === undefined || amount <= 0)
-    throw badRequest('InvalidAmount', 'Invalid amount: assignment must be Fungible with a positive value');
-  const rec = world.recipients.get(recipientId);
-  if (!rec) throw badRequest('InvalidRecipientID', 'Invalid recipient ID (the emulator delivers only to RGB invoices of its own nodes)');
-  if (rec.nodeId === node.nodeId) throw badRequest('InvalidRecipientID', "Invalid recipient ID: it is one of this node's own invoices");
-  if (rec.network !== node.network) throw badRequest('InvalidRecipientID', 'Invalid recipient ID: network mismatch');
-  if (rec.asset_id && rec.asset_id !== assetId) throw badRequest('InvalidRecipientID', 'The invoice asks for a different asset');
-  if (rec.witness && !witnessData) throw badRequest('InvalidRecipientData', 'A witness recipient needs witness_data');
-  const receiver = world.nodes.get(rec.nodeId);
-  const incoming = receiver?.wallet?.transfers.find((t) => t.idx === rec.transferIdx);
-  if (!receiver?.wallet || !incoming) throw failed('Proxy', 'Proxy error: the recipient is gone');
-  if (incoming.status !== 'WaitingCounterparty' || incoming.txid) throw forbidden('RecipientIDAlreadyUsed', 'Recipient ID already used');
-
-  const w = node.wallet!;
-  const { spendable } = assetBalance(world, node, assetId);
-  if (spendable < amount) throw insufficientAssets(spendable);
-  const witnessSat = rec.witness ? Number(witnessData?.amount_sat ?? 1000) : 0;
-  const { txid } = spendVanilla(world, w, witnessSat, feeRate, rec.witness ? 2 : 1, 'RgbSend');
-
-  const send: Transfer = newTransfer(w, {
-    asset_id: assetId,
-    status: 'WaitingConfirmations',
-    kind: 'Send',
-    requested: amount,
-    assignments: [amount],
-    txid,
-    recipient_id: recipientId,
-    endpoints,
-    counterpart: { nodeId: receiver.nodeId, idx: incoming.idx },
-  });
-  const locked = lockAllocations(w, assetId, amount, send.idx);
-  if (locked > amount) {
-    send.change_utxo = changeOutpoint(w, send.idx);
-    w.allocations.push({ asset_id: assetId, outpoint: send.change_utxo, amount: locked - amount, settled: false, pendingOf: send.idx });
-  }
-
-  const rw = receiver.wallet;
-  let receiveUtxo = incoming.receive_utxo;
-  if (rec.witness) receiveUtxo = addUtxo(rw, txid, 1, witnessSat, { colorable: true, trusted: false }).outpoint;
-  incoming.asset_id = assetId;
-  incoming.status = 'WaitingConfirmations';
-  incoming.txid = txid;
-  incoming.receive_utxo = receiveUtxo;
-  incoming.assignments = [amount];
-  incoming.updated_at = nowSec();
-  rw.allocations.push({ asset_id: assetId, outpoint: receiveUtxo!, amount, settled: false, pendingOf: incoming.idx });
-  if (!rw.assets.has(assetId)) rw.assets.set(assetId, nowSec());
-  rw.transactions.push({ txid, transaction_type: 'User', received: witnessSat, sent: 0, fee: 0 });
-  void donation;
-  void asset;
-  return { txid };
 }
 
 function transferJson(t: Transfer, generation: 'f379330' | '6887cbf') {

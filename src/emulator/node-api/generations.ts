@@ -6,7 +6,19 @@
  */
 import { RlnError, badRequest } from './errors.js';
 import { nowSec } from './ids.js';
-import { type Body, type Ctx, type Handler, optString, optStringArray, reqString } from './input.js';
+import {
+  type Body,
+  type Ctx,
+  type Handler,
+  optBool,
+  optFungible,
+  optNumber,
+  optString,
+  optStringArray,
+  reqString,
+  validFeeRate,
+} from './input.js';
+import { sendBatch, type OneSend } from './batch-send.js';
 import * as assets from './assets.js';
 import * as invoices from './invoices.js';
 import * as lifecycle from './lifecycle.js';
@@ -74,28 +86,26 @@ function nested(gen: ApiGeneration, v: unknown, field: string, required: string[
   return o;
 }
 
-/** `/sendrgb`: the emulator sends to one recipient of one asset per call (as `/sendasset` did). */
+/** `/sendrgb`: every recipient of every asset of the `recipient_map`, in one transaction (batch-send.ts). */
 function sendrgb(ctx: Ctx) {
   const map = nested('6887cbf', ctx.body.recipient_map, 'recipient_map', [], ctx.body);
-  const entries = Object.entries(map);
-  if (entries.length !== 1 || !Array.isArray(entries[0][1]) || entries[0][1].length !== 1) {
-    throw badRequest('InvalidRecipientMap', 'The emulator sends to one recipient of one asset per /sendrgb');
+  const all: OneSend[] = [];
+  for (const [assetId, recipients] of Object.entries(map)) {
+    if (!Array.isArray(recipients) || recipients.length === 0)
+      throw badRequest('InvalidRecipientMap', 'The provided recipient map is invalid');
+    for (const recipient of recipients) {
+      const r = nested('6887cbf', recipient, 'recipient_map', ['recipient_id', 'assignment', 'transport_endpoints'], ctx.body);
+      all.push({
+        assetId,
+        recipientId: reqString(r, 'recipient_id'),
+        amount: optFungible(r, 'assignment'),
+        witnessData: (r.witness_data ?? undefined) as Body | undefined,
+        endpoints: optStringArray(r, 'transport_endpoints') ?? [],
+      });
+    }
   }
-  const [assetId, [recipient]] = entries[0] as [string, unknown[]];
-  const r = nested('6887cbf', recipient, 'recipient_map', ['recipient_id', 'assignment', 'transport_endpoints'], ctx.body);
-  return assets.sendasset({
-    ...ctx,
-    body: {
-      asset_id: assetId,
-      recipient_id: r.recipient_id,
-      assignment: r.assignment,
-      witness_data: r.witness_data,
-      transport_endpoints: r.transport_endpoints,
-      donation: ctx.body.donation,
-      fee_rate: ctx.body.fee_rate,
-      min_confirmations: ctx.body.min_confirmations,
-    },
-  });
+  void optBool(ctx.body, 'donation');
+  return sendBatch(ctx.world, ctx.node, all, { feeRate: validFeeRate(optNumber(ctx.body, 'fee_rate')) });
 }
 
 /** `/unlock` with `ldk_chain_sync`: BlockSync with every bitcoind field, or TransactionSync with an indexer URL. */

@@ -5,6 +5,7 @@ import { WorldState, type NodeState } from './state.js';
 import * as lifecycle from './lifecycle.js';
 import * as wallet from './wallet.js';
 import * as assets from './assets.js';
+import * as sends from './batch-send.js';
 import * as invoices from './invoices.js';
 import * as payments from './payments.js';
 import * as channels from './channels.js';
@@ -54,7 +55,7 @@ export const ROUTES: Record<string, Route> = {
   assetmetadata: post(assets.assetmetadata),
   getassetmedia: post(assets.getassetmedia),
   postassetmedia: post(assets.postassetmedia),
-  sendasset: post(assets.sendasset),
+  sendasset: post(sends.sendasset),
   listtransfers: post(assets.listtransfers),
   refreshtransfers: post(assets.refreshtransfers),
   failtransfers: post(assets.failtransfers),
