@@ -1,6 +1,6 @@
 /** `asset issue-nia|issue-cfa|issue-uda`: issuing RGB assets, amounts read with the precision being issued. */
 import { z } from 'zod';
-import { UserError, withPrecision, msg, type Block } from '../src/vocabulary/index.js';
+import { UserError, withPrecision, msg, type Block, type Field } from '../src/vocabulary/index.js';
 import { defineCommand } from './define-command.js';
 import { type AnyCommand } from '../src/engine/index.js';
 import { int, nodeArg, rawFlag, splitList } from './support/arg-types.js';
@@ -10,7 +10,7 @@ import { nodeClient } from './support/node-client.js';
 import { bodyOf, compact } from './support/present.js';
 
 /** Amounts list "1000, 2000.5": one allocation each, in display units (with `precision=`) unless raw=true. */
-const amountList = () =>
+export const amountList = () =>
   z
     .string()
     .min(1)
@@ -18,7 +18,10 @@ const amountList = () =>
     .describe('Display-unit amounts (with precision=), one allocation each, split by ";" or "," (raw=true: raw)');
 
 /** The issuance amounts in raw units, read with the precision being issued. */
-function issuedAmounts(a: { amounts: string; precision: number; raw: boolean; ticker?: string; name?: string }): number[] {
+export function issuedAmounts(
+  a: { amounts: string; precision: number; raw: boolean; ticker?: string; name?: string },
+  arg = 'amounts',
+): number[] {
   // "1,000" may be a thousand or two allocations: with a ";" in the list, "," only groups digits.
   const parts = a.amounts.includes(';')
     ? a.amounts
@@ -31,14 +34,14 @@ function issuedAmounts(a: { amounts: string; precision: number; raw: boolean; ti
     try {
       v = parseAssetAmount(p, { ticker: a.ticker, name: a.name, precision: a.precision }, { raw: a.raw });
     } catch (e) {
-      throw amountRefusal('amounts', e, '`amounts="1000.5; 200"` with `precision=2`, or raw units with `raw=true`');
+      throw amountRefusal(arg, e, `\`${arg}="1000.5; 200"\` with \`precision=2\`, or raw units with \`raw=true\``);
     }
-    if (v <= 0n) throw new UserError('invalid_arguments', '`amounts` must each be more than 0.', 'Example: `amounts="1000; 200"`');
-    return toSafeNumber(v, 'amounts');
+    if (v <= 0n) throw new UserError('invalid_arguments', `\`${arg}\` must each be more than 0.`, `Example: \`${arg}="1000; 200"\``);
+    return toSafeNumber(v, arg);
   });
 }
 
-const precisionArg = () => int().min(0).max(18).default(0).describe('Decimal places shown (0-18), e.g. 2 shows 12345 as 123.45');
+export const precisionArg = () => int().min(0).max(18).default(0).describe('Decimal places shown (0-18), e.g. 2 shows 12345 as 123.45');
 
 interface IssuedAsset {
   asset_id?: string;
@@ -48,7 +51,13 @@ interface IssuedAsset {
   issued_supply?: number | bigint;
 }
 
-function issued(nodeName: string, kind: string, a: IssuedAsset | undefined): { header: string; tone: 'success'; blocks: Block[] } {
+/** The answer to an issuance: the asset, its precision and supply in display units, its id (and `extra` facts). */
+export function issued(
+  nodeName: string,
+  kind: string,
+  a: IssuedAsset | undefined,
+  extra: Field[] = [],
+): { header: string; tone: 'success'; blocks: Block[] } {
   const p = Number(a?.precision ?? 0);
   return {
     header: `${kind} asset issued · ${nodeName}`,
@@ -58,6 +67,7 @@ function issued(nodeName: string, kind: string, a: IssuedAsset | undefined): { h
         { label: 'Asset', value: assetLabel(a ?? {}), inline: true },
         { label: 'Precision', value: String(p), inline: true },
         { label: 'Issued supply', value: a?.issued_supply !== undefined ? withPrecision(a.issued_supply, p) : '—', inline: true },
+        ...extra,
         { label: 'Asset id', value: [{ code: a?.asset_id ?? '—' }] },
       ]),
       msg.context(`See it with \`asset list ${nodeName}\`.`),
@@ -146,7 +156,8 @@ const issueUda = defineCommand({
     const { asset } = await api.issueassetuda(
       compact({ ...rest, attachments_file_digests: attachments !== undefined ? splitList(attachments) : [] }),
     );
-    return issued(node.name, 'UDA', asset);
+    // RLN's UDA carries no issued_supply: a unique asset is one token (P48).
+    return issued(node.name, 'UDA', { ...asset, issued_supply: 1 });
   },
 });
 

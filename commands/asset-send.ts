@@ -5,17 +5,33 @@ import { defineCommand, type CommandContext } from './define-command.js';
 import { type Refusal } from '../src/engine/index.js';
 import type { NodeApiClient } from '../src/node-api/index.js';
 import { assetAmount, assetIdArg, flag, int, nodeArg, rawFlag, satAmount, splitList } from './support/arg-types.js';
+import { typedSends } from './support/send-recipients.js';
+import { needsCapability, requireCapability } from './support/needs-capability.js';
 import { rawAssetAmount } from './support/asset-amount.js';
 import { describeAsset, resolveAssetId } from './support/asset-table.js';
 import { nodeClient } from './support/node-client.js';
 import { assetSendSpend, DEFAULT_WITNESS_SAT } from './support/spend.js';
 import { compact, formatTime, titled } from './support/present.js';
 
+/** Asset amounts, one per recipient, split by ";": each checked as `assetAmount` checks one. */
+const assetAmounts = () =>
+  z
+    .string()
+    .trim()
+    .meta({ amount: 'asset' })
+    .superRefine((v, zctx) => {
+      for (const part of v.split(';').map((x) => x.trim())) {
+        const r = assetAmount().safeParse(part);
+        if (!r.success) zctx.addIssue({ code: 'custom', message: r.error.issues[0].message });
+        if (!r.success) return;
+      }
+    });
+
 const sendArgs = z.object({
   node: nodeArg(),
   asset_id: assetIdArg(),
-  amount: assetAmount().describe("Amount in the asset's display units: 15.5 or 15.5 USDT (raw units with raw=true)"),
-  recipient_id: z.string().min(1).describe('Recipient id, or a whole RGB invoice (its endpoints are used)'),
+  amount: assetAmounts().describe("Display units: 15.5 or 15.5 USDT (raw=true: raw); several recipients: one each, split by ';'"),
+  recipient_id: z.string().min(1).describe('Recipient id or whole RGB invoice; several split by ";" go in one transfer'),
   donation: flag().default(false).describe('Send without waiting for the recipient to accept'),
   fee_rate: int().min(1).default(5).describe('Fee rate in sat/vB, a whole number (default 5)'),
   min_confirmations: int().min(0).default(1).describe('Confirmations before settling (default 1)'),
@@ -68,15 +84,37 @@ async function invoiceMismatch(
   return undefined;
 }
 
-/** What the send is: the asset id, its raw amount, and the invoice given as the recipient (if one was). */
+/** One recipient of the send: what was typed, its raw amount, and the RGB invoice it is (if it is one). */
+interface PlannedSend {
+  typed: string;
+  value: number;
+  inv?: RgbInvoice;
+}
+
+/** What the send is: the asset id, and each recipient with its raw amount, its invoice and the first mismatch. */
 async function sendPlan(ctx: CommandContext<z.infer<typeof sendArgs>>) {
   const { node, api } = nodeClient(ctx);
   const assetId = await resolveAssetId(api, node.name, ctx.args.asset_id);
-  const value = await sendAmount(api, assetId, ctx.args);
-  const inv = await recipientInvoice(api, ctx.args.recipient_id.trim());
-  const mismatch = inv ? await invoiceMismatch(api, inv, assetId, value, ctx.services.now()) : undefined;
-  return { api, assetId, value, inv, mismatch };
+  const sends: PlannedSend[] = [];
+  let mismatch: Refusal | undefined;
+  for (const s of typedSends(ctx.args)) {
+    const value = await sendAmount(api, assetId, { amount: s.amount, raw: ctx.args.raw });
+    const inv = await recipientInvoice(api, s.recipient);
+    mismatch ??= inv ? await invoiceMismatch(api, inv, assetId, value, ctx.services.now()) : undefined;
+    sends.push({ typed: s.recipient, value, inv });
+  }
+  return { api, assetId, sends, value: sends.reduce((a, s) => a + s.value, 0), mismatch };
 }
+
+/** The recipient id: the one inside an RGB invoice given as the recipient, else what was typed. */
+const recipientOf = (s: PlannedSend): string => s.inv?.recipient_id ?? s.typed;
+/** A witness recipient is sent sats with the asset: its invoice says so, or its id has `:wvout:`. */
+const isWitness = (s: PlannedSend): boolean => (s.inv ? s.inv.recipient_type === 'Witness' : /:wvout:/.test(s.typed));
+/** How long a transfer to several recipients waits for them (the node's own default: a day). */
+const DAY_S = 86_400;
+
+/** Several recipients in one transfer need `/sendrgb` (RLN 0a93462). */
+const SEVERAL = { command: 'asset send', feature: 'sending to several recipients in one transfer (`/sendrgb`)' } as const;
 
 /** The amount of `asset send` in raw units: display units with the asset's precision unless raw=true. */
 function sendAmount(api: NodeApiClient, assetId: string, a: { amount: string; raw: boolean }): Promise<number> {
@@ -98,87 +136,114 @@ export const assetSend = defineCommand({
   spend: assetSendSpend,
   /** An RGB invoice as the recipient is compared with the send before the confirmation: asset, amount, expiry. */
   async check(ctx) {
+    if (typedSends(ctx.args).length > 1) {
+      const gate = await needsCapability(ctx, 'send', SEVERAL);
+      if (gate) return gate;
+    }
     return (await sendPlan(ctx)).mismatch;
   },
-  /** The confirmation shows what leaves the node, and what the invoice asks for when one was given. */
+  /** The confirmation shows what leaves the node, to whom (each recipient with its amount), and what an invoice asks for. */
   async preview(ctx) {
-    const { api, assetId, value, inv } = await sendPlan(ctx);
-    // An RGB invoice starts with the asset's id: the recipient is the id inside it.
-    const recipient = inv?.recipient_id ?? ctx.args.recipient_id.trim();
+    const { api, assetId, value, sends } = await sendPlan(ctx);
     const { label, precision } = await describeAsset(api, assetId);
-    const witness = inv ? inv.recipient_type === 'Witness' : /:wvout:/.test(recipient);
+    const amount = (v: number) => `${withPrecision(v, precision)} ${label}`;
+    const witnesses = sends.filter(isWitness).length;
+    const invoiceText = (inv: RgbInvoice) =>
+      `${inv.assignment?.type === 'Fungible' ? 'asks for this amount of this asset' : 'asks for no set amount'}${inv.expiration_timestamp ? `, valid until ${formatTime(Number(inv.expiration_timestamp))}` : ''}`;
+    const only = sends.length === 1 ? sends[0] : undefined;
     return [
-      { label: 'Sends', value: `${withPrecision(value, precision)} ${label}`, inline: true },
-      { label: 'To', value: [{ code: shortId(recipient, 40) }], inline: true },
-      ...(witness
+      {
+        label: 'Sends',
+        value: `${amount(value)}${only ? '' : ` to ${sends.length} recipients, in one transfer`}`,
+        inline: true,
+      },
+      // An RGB invoice starts with the asset's id: the recipient is the id inside it.
+      ...(only
+        ? [{ label: 'To', value: [{ code: shortId(recipientOf(only), 40) }], inline: true }]
+        : sends.map((s, i) => ({
+            label: `To (${i + 1})`,
+            value: [{ code: shortId(recipientOf(s), 40) }, ` · ${amount(s.value)}${s.inv ? ' (an invoice)' : ''}`],
+          }))),
+      ...(witnesses
         ? [
             {
               label: 'With it, on-chain',
-              value: `${formatSats(ctx.args.witness_amount_sat ?? DEFAULT_WITNESS_SAT)} (to the witness output)`,
+              value: `${formatSats(witnesses * (ctx.args.witness_amount_sat ?? DEFAULT_WITNESS_SAT))} (to ${witnesses === 1 ? 'the witness output' : `${witnesses} witness outputs`})`,
               inline: true,
             },
           ]
         : []),
-      ...(inv
-        ? [
-            {
-              label: 'Invoice',
-              value: `${inv.assignment?.type === 'Fungible' ? 'asks for this amount of this asset' : 'asks for no set amount'}${inv.expiration_timestamp ? `, valid until ${formatTime(Number(inv.expiration_timestamp))}` : ''}`,
-              inline: true,
-            },
-          ]
-        : []),
+      ...(only?.inv ? [{ label: 'Invoice', value: invoiceText(only.inv), inline: true }] : []),
       { label: 'Fee rate', value: `${ctx.args.fee_rate} sat/vB`, inline: true },
       ...(ctx.args.donation ? [{ label: 'Donation', value: 'yes: sent without waiting for the recipient to accept', inline: true }] : []),
     ];
   },
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
-    const { assetId: assetIdV, value, inv, mismatch } = await sendPlan(ctx);
+    const { assetId, value, sends, mismatch } = await sendPlan(ctx);
     if (mismatch) throw new UserError('invalid_arguments', mismatch.reason, mismatch.next);
-    const a = { ...ctx.args, asset_id: assetIdV, amount: value };
-    let recipientId = a.recipient_id.trim();
-    let endpoints = splitList(a.transport_endpoints);
-    let witness = /:wvout:/.test(recipientId);
-    if (inv) {
-      recipientId = inv.recipient_id ?? recipientId;
-      if (endpoints.length === 0) endpoints = inv.transport_endpoints ?? [];
-      witness = inv.recipient_type === 'Witness';
-    }
-    if (endpoints.length === 0) {
-      throw new UserError(
-        'invalid_arguments',
-        'No transport endpoint to deliver the transfer.',
-        'Give `transport_endpoints=rpc://…`, or pass the whole RGB invoice as the recipient.',
-      );
-    }
-    // One recipient of one asset: `/sendasset` on f379330 images, a one-entry `/sendrgb` on 6887cbf (the client picks).
-    const { txid } = await api.sendasset(
-      compact({
-        asset_id: a.asset_id,
-        assignment: { type: 'Fungible' as const, value: a.amount },
-        recipient_id: recipientId,
-        witness_data: witness ? { amount_sat: a.witness_amount_sat ?? DEFAULT_WITNESS_SAT } : undefined,
+    const a = ctx.args;
+    const recipients = sends.map((s) => {
+      let endpoints = splitList(a.transport_endpoints);
+      if (s.inv && endpoints.length === 0) endpoints = s.inv.transport_endpoints ?? [];
+      if (endpoints.length === 0) {
+        throw new UserError(
+          'invalid_arguments',
+          `No transport endpoint to deliver the transfer${sends.length > 1 ? ` to ${shortId(recipientOf(s), 30)}` : ''}.`,
+          'Give `transport_endpoints=rpc://…`, or pass the whole RGB invoice as the recipient.',
+        );
+      }
+      return compact({
+        recipient_id: recipientOf(s),
+        assignment: { type: 'Fungible' as const, value: s.value },
+        witness_data: isWitness(s) ? { amount_sat: a.witness_amount_sat ?? DEFAULT_WITNESS_SAT } : undefined,
+        transport_endpoints: endpoints,
+      });
+    });
+    let txid: string | undefined;
+    if (recipients.length === 1) {
+      // One recipient of one asset: `/sendasset` on f379330 images, a one-entry `/sendrgb` on 6887cbf (the client picks).
+      ({ txid } = await api.sendasset({
+        asset_id: assetId,
+        ...recipients[0],
         donation: a.donation,
         fee_rate: a.fee_rate,
         min_confirmations: a.min_confirmations,
-        transport_endpoints: endpoints,
         skip_sync: false,
-      }),
-    );
-    const { label, precision } = await describeAsset(api, a.asset_id);
+      }));
+    } else {
+      await requireCapability(ctx, 'send', SEVERAL);
+      ({ txid } = await api.sendrgb({
+        donation: a.donation,
+        fee_rate: a.fee_rate,
+        min_confirmations: a.min_confirmations,
+        expiration_timestamp: Math.floor(ctx.services.now() / 1000) + DAY_S,
+        recipient_map: { [assetId]: recipients },
+      }));
+    }
+    const { label, precision } = await describeAsset(api, assetId);
+    const amount = (v: number) => `${withPrecision(v, precision)} ${label}`;
     return {
       header: titled('Asset sent', node),
       tone: 'success',
-      summary: `${node.name} sent ${withPrecision(a.amount, precision)} ${label}`,
+      summary: `${node.name} sent ${amount(value)}${recipients.length > 1 ? ` to ${recipients.length} recipients` : ''}`,
       blocks: [
         msg.fields([
-          { label: 'Amount', value: `${withPrecision(a.amount, precision)} ${label}`, inline: true },
+          { label: 'Amount', value: amount(value), inline: true },
           { label: 'Fee rate', value: `${a.fee_rate} sat/vB`, inline: true },
-          { label: 'Recipient', value: [{ code: shortId(recipientId, 40) }] },
+          ...(recipients.length === 1 ? [{ label: 'Recipient', value: [{ code: shortId(recipients[0].recipient_id, 40) }] }] : []),
           { label: 'Txid', value: [{ code: txid ?? '—' }] },
         ]),
-        msg.context(`Follow it with \`asset transfers ${node.name} ${a.asset_id}\`.`),
+        ...(recipients.length > 1
+          ? [
+              msg.table({
+                columns: [{ header: 'Recipient' }, { header: `Amount (${label})`, align: 'right' }],
+                rows: sends.map((s) => [shortId(recipientOf(s), 40), withPrecision(s.value, precision)]),
+                caption: `${recipients.length} recipients, in one transfer`,
+              }),
+            ]
+          : []),
+        msg.context(`Follow it with \`asset transfers ${node.name} ${assetId}\`.`),
       ],
     };
   },

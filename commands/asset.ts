@@ -13,6 +13,7 @@ import { nodeListCommand } from './support/list-command.js';
 import { bodyOf, formatTime, titled } from './support/present.js';
 import { assetIssueCommands } from './asset-issue.js';
 import { assetSend } from './asset-send.js';
+import { assetIfaCommands } from './asset-ifa.js';
 
 const list = nodeListCommand({
   path: 'asset list',
@@ -20,7 +21,7 @@ const list = nodeListCommand({
   example: '/rln asset list alice',
   args: z.object({
     node: nodeArg(),
-    schema: z.enum(['all', 'nia', 'cfa', 'uda']).default('all').describe('Only one schema: nia, cfa or uda (default all)'),
+    schema: z.enum(['all', 'nia', 'cfa', 'uda', 'ifa']).default('all').describe('Only one schema: nia, cfa, uda or ifa (default all)'),
     ...pagingArgs,
   }),
   title: 'Assets',
@@ -269,6 +270,7 @@ export const assetCommands: AnyCommand[] = [
   media,
   upload,
   ...assetIssueCommands,
+  ...assetIfaCommands,
   assetSend,
   transfers,
   refresh,

@@ -14,6 +14,7 @@ import { resolvePubkey } from './support/our-nodes.js';
 import { nodeClient } from './support/node-client.js';
 import { nodeListCommand } from './support/list-command.js';
 import { formatMsat, formatSeconds, formatTime, titled } from './support/present.js';
+import { needsCapability, requireCapability } from './support/needs-capability.js';
 
 /**
  * One side of a swap: BTC in msat when the amount has a BTC unit (`3000 sat`), an asset in raw
@@ -183,6 +184,56 @@ const taker = defineCommand({
   },
 });
 
+const decode = defineCommand({
+  path: 'swap decode',
+  summary: 'Decode a swap string: what the maker gives and gets, its expiry, and whether this node is in it',
+  example: '/rln swap decode bob 30/btc/10/rgb:…/…',
+  args: z.object({ node: nodeArg(), swapstring: z.string().trim().min(10).describe('The swap string from the maker') }),
+  role: 'read',
+  async check(ctx) {
+    return needsCapability(ctx, 'swapstring', { command: 'swap decode' });
+  },
+  async handler(ctx) {
+    const { node, api } = nodeClient(ctx);
+    await requireCapability(ctx, 'swapstring', { command: 'swap decode' });
+    const d = await api.decodeswapstring({ swapstring: ctx.args.swapstring });
+    const assets = await assetIndexIf(api, Boolean(d.from_asset || d.to_asset));
+    const side = (q: number | bigint, asset: string | null | undefined) => {
+      if (!asset) return formatMsat(q);
+      const info = assets.get(asset);
+      return info ? `${withPrecision(q, info.precision)} ${info.label}` : `${thousands(q)} raw units of ${shortId(asset, 16)}`;
+    };
+    const expiry = Number(d.expiry);
+    const expired = expiry * 1000 <= ctx.services.now();
+    // The node's own part in it, when it has one (the payment hash names the swap).
+    const { maker = [], taker = [] } = await api.listswaps().catch(() => ({ maker: [], taker: [] }));
+    const own = [...maker.map((s) => ({ role: 'maker', s })), ...taker.map((s) => ({ role: 'taker', s }))].find(
+      (x) => x.s.payment_hash === d.payment_hash,
+    );
+    const unknownAsset = [d.from_asset, d.to_asset].some((a) => a && !assets.has(a));
+    return {
+      header: titled('Swap string', node),
+      tone: expired ? 'warning' : 'info',
+      blocks: [
+        msg.fields([
+          { label: 'Maker gives', value: side(d.qty_from, d.from_asset), inline: true },
+          { label: 'Maker gets', value: side(d.qty_to, d.to_asset), inline: true },
+          { label: expired ? 'Expired' : 'Expires', value: formatTime(expiry), inline: true },
+          { label: `${node.name} in it`, value: own ? `as ${own.role} (${String(own.s.status)})` : 'no', inline: true },
+          { label: 'Payment hash', value: [{ code: d.payment_hash }] },
+          ...(d.from_asset ? [{ label: 'Asset given', value: [{ code: d.from_asset }] }] : []),
+          ...(d.to_asset ? [{ label: 'Asset got', value: [{ code: d.to_asset }] }] : []),
+        ]),
+        msg.context(
+          expired
+            ? 'The offer has expired: ask the maker for a new swap string.'
+            : `${unknownAsset ? `${node.name} does not hold every asset named: amounts of those are in raw units. ` : ''}Take it with \`swap taker ${node.name} <swapstring>\`.`,
+        ),
+      ],
+    };
+  },
+});
+
 const STATUS_MARK: Record<string, string> = { Waiting: '⏳', Pending: '🟡', Succeeded: '🟢', Expired: '⚪', Failed: '🔴' };
 
 const list = nodeListCommand({
@@ -226,4 +277,4 @@ const list = nodeListCommand({
   },
 });
 
-export const swapCommands: AnyCommand[] = [makerInit, makerExecute, taker, list];
+export const swapCommands: AnyCommand[] = [makerInit, makerExecute, taker, decode, list];

@@ -8,6 +8,7 @@ import type { Spend } from '../../src/vocabulary/index.js';
 import { assetIndex, resolveAssetId } from './asset-table.js';
 import { assetNamed, rawAssetAmount } from './asset-amount.js';
 import { nodeClient } from './node-client.js';
+import { typedSends } from './send-recipients.js';
 
 type Ctx<A> = CommandContext<A>;
 
@@ -20,20 +21,26 @@ async function assetSpend(ctx: Ctx<unknown>, assetId: string, raw: number | bigi
 }
 
 /**
- * An asset amount as typed (display units, `10 USDT`, or raw units with `raw=true`) and the asset
- * it names (by `asset_id`, or by the ticker in the amount), read the way the command reads it.
+ * Asset amounts as typed (display units, `10 USDT`, or raw units with `raw=true`) and the asset they
+ * name (by `asset`, or by the ticker in the first amount), read the way the command reads them, summed.
  */
 async function typedAssetSpend(
   ctx: Ctx<unknown>,
-  o: { asset?: string; amount?: string; raw?: boolean; arg: string },
+  o: { asset?: string; amounts: string[]; raw?: boolean; arg: string },
 ): Promise<Spend['asset'] | undefined> {
-  const named = assetNamed(o.asset, o.amount);
-  if (!named || o.amount === undefined) return undefined;
+  const named = assetNamed(o.asset, o.amounts[0]);
+  if (!named || o.amounts.length === 0) return undefined;
   const { node, api } = nodeClient(ctx);
   const id = await resolveAssetId(api, node.name, named);
-  const raw = await rawAssetAmount(api, id, o.amount, { arg: o.arg, raw: o.raw, example: `\`${o.arg}="10 USDT"\`` });
+  let raw = 0;
+  for (const amount of o.amounts) {
+    raw += await rawAssetAmount(api, id, amount, { arg: o.arg, raw: o.raw, example: `\`${o.arg}="10 USDT"\`` });
+  }
   return assetSpend(ctx, id, raw);
 }
+
+/** One typed amount, or none. */
+const one = (amount: string | undefined): string[] => (amount === undefined ? [] : [amount]);
 
 /** `pay send`: what the invoice asks for, as the node decodes it. */
 export async function invoiceSpend(ctx: Ctx<{ invoice: string }>): Promise<Spend> {
@@ -53,7 +60,7 @@ export async function keysendSpend(
   ctx: Ctx<{ dest_pubkey: string; amt_msat: number; asset_id?: string; asset_amount?: string; raw?: boolean }>,
 ): Promise<Spend> {
   const a = ctx.args;
-  const asset = await typedAssetSpend(ctx, { asset: a.asset_id, amount: a.asset_amount, raw: a.raw, arg: 'asset_amount' });
+  const asset = await typedAssetSpend(ctx, { asset: a.asset_id, amounts: one(a.asset_amount), raw: a.raw, arg: 'asset_amount' });
   return { msat: a.amt_msat, ...(asset ? { asset } : {}), to: shortId(a.dest_pubkey, 20), counts: true };
 }
 
@@ -72,16 +79,20 @@ export async function isWitnessRecipient(ctx: Ctx<unknown>, recipient: string): 
 }
 
 /**
- * `asset send`: the asset and amount given (the ticker resolved by the node), and the on-chain
- * sats that go with it to a witness recipient (`witness_amount_sat`): they leave the node too.
+ * `asset send`: the asset and the sum of the amounts given, one per recipient (the ticker resolved by the
+ * node), and the on-chain sats that go with it to each witness recipient (`witness_amount_sat`): they
+ * leave the node too. Several recipients in one transfer count as the one send they are.
  */
 export async function assetSendSpend(
   ctx: Ctx<{ asset_id: string; amount: string; recipient_id: string; raw?: boolean; witness_amount_sat?: number }>,
 ): Promise<Spend> {
   const a = ctx.args;
-  const asset = await typedAssetSpend(ctx, { asset: a.asset_id, amount: a.amount, raw: a.raw, arg: 'amount' });
-  const sats = (await isWitnessRecipient(ctx, a.recipient_id)) ? (a.witness_amount_sat ?? DEFAULT_WITNESS_SAT) : 0;
-  return { msat: sats * 1000, ...(asset ? { asset } : {}), to: shortId(a.recipient_id.trim(), 28), counts: true };
+  const sends = typedSends(a);
+  const asset = await typedAssetSpend(ctx, { asset: a.asset_id, amounts: sends.map((s) => s.amount), raw: a.raw, arg: 'amount' });
+  let sats = 0;
+  for (const s of sends) if (await isWitnessRecipient(ctx, s.recipient)) sats += a.witness_amount_sat ?? DEFAULT_WITNESS_SAT;
+  const to = sends.length === 1 ? shortId(sends[0].recipient, 28) : `${sends.length} recipients`;
+  return { msat: sats * 1000, ...(asset ? { asset } : {}), to, counts: true };
 }
 
 /** `wallet send`: the sats sent on-chain, to the address. */
@@ -97,6 +108,6 @@ export async function channelOpenSpend(
   ctx: Ctx<{ capacity_sat: number; asset_id?: string; asset_amount?: string; raw?: boolean; peer_pubkey_and_opt_addr: string }>,
 ): Promise<Spend> {
   const a = ctx.args;
-  const asset = await typedAssetSpend(ctx, { asset: a.asset_id, amount: a.asset_amount, raw: a.raw, arg: 'asset_amount' });
+  const asset = await typedAssetSpend(ctx, { asset: a.asset_id, amounts: one(a.asset_amount), raw: a.raw, arg: 'asset_amount' });
   return { msat: a.capacity_sat * 1000, ...(asset ? { asset } : {}), to: shortId(a.peer_pubkey_and_opt_addr, 28), counts: true };
 }

@@ -90,9 +90,11 @@ describe('asset commands', () => {
     expect(textOf(cfa)).toContain('CFA asset issued · a1');
   });
 
-  it('issue-uda issues a unique asset', async () => {
+  it('issue-uda issues a unique asset, one token of it (P48)', async () => {
     const r = await runCommand(env, cmd('asset issue-uda'), { node: 'a1', ticker: 'UNQ', name: 'Unique' });
     expect(textOf(r)).toContain('UDA asset issued · a1');
+    // RLN's UDA has no issued_supply field: a UDA is one token, as `asset list` shows it.
+    expect(textOf(r)).toContain('Issued supply: 1');
     const list = await runCommand(env, cmd('asset list'), { node: 'a1', schema: 'uda' });
     expect(tableOf(list).rows.map((r) => r[0])).toEqual(['UNQ']);
   });

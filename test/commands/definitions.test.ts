@@ -44,13 +44,28 @@ const TREE: Record<string, string[]> = {
     'shutdown',
   ],
   wallet: ['address', 'balance', 'send', 'unspents', 'utxos', 'transactions', 'fee', 'sign'],
-  asset: ['list', 'balance', 'metadata', 'media', 'upload', 'issue-nia', 'issue-cfa', 'issue-uda', 'send', 'transfers', 'refresh', 'fail'],
+  asset: [
+    'list',
+    'balance',
+    'metadata',
+    'media',
+    'upload',
+    'issue-nia',
+    'issue-cfa',
+    'issue-uda',
+    'issue-ifa',
+    'inflate',
+    'send',
+    'transfers',
+    'refresh',
+    'fail',
+  ],
   invoice: ['ln', 'rgb', 'decode', 'status'],
   pay: ['send', 'keysend', 'list'],
   channel: ['list', 'open', 'close', 'id'],
   peer: ['list', 'connect', 'disconnect'],
   net: ['info', 'check-indexer', 'check-proxy', 'onion'],
-  swap: ['maker-init', 'maker-execute', 'taker', 'list'],
+  swap: ['maker-init', 'maker-execute', 'taker', 'decode', 'list'],
 };
 
 describe('node-operation command definitions', () => {
@@ -116,6 +131,7 @@ describe('node-operation command definitions', () => {
       'pay send',
       'pay keysend',
       'asset send',
+      'asset inflate',
       'channel open',
       'channel close',
       'swap maker-execute',
@@ -133,6 +149,7 @@ describe('node-operation command definitions', () => {
       'net onion',
       'swap maker-init',
       'swap taker',
+      'asset issue-ifa',
     ])
       expect(by(p).role, p).toBe('operate');
     for (const d of mine)
@@ -142,6 +159,8 @@ describe('node-operation command definitions', () => {
       .map((d) => d.path)
       .sort();
     expect(buttons).toEqual([
+      'asset inflate',
+      'asset issue-ifa',
       'asset send',
       'channel close',
       'channel open',

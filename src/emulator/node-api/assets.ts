@@ -1,43 +1,22 @@
-import { badRequest, failed, forbidden, insufficientAssets, unknownContractId } from './errors.js';
+import { badRequest, forbidden, unknownContractId } from './errors.js';
 import { newAssetId, nowSec, sha256 } from './ids.js';
-import {
-  type Body,
-  type Ctx,
-  optBool,
-  optFungible,
-  optInt,
-  optIntArray,
-  optNumber,
-  optString,
-  optStringArray,
-  reqString,
-  validFeeRate,
-} from './input.js';
-import { type AssetDef, DEFAULT_PROXY, type NodeState, type Transfer, type WorldState } from './state.js';
-import { addUtxo, spendVanilla } from './wallet-coins.js';
-import {
-  assetBalance,
-  changeOutpoint,
-  freeColoredUtxo,
-  lockAllocations,
-  newTransfer,
-  revertAllocations,
-  settleAllocations,
-} from './allocations.js';
+import { type Body, type Ctx, optBool, optInt, optIntArray, optString, optStringArray, reqString } from './input.js';
+import { type AssetDef, type NodeState, type Transfer, type WorldState } from './state.js';
+import { assetBalance, freeColoredUtxo, newTransfer, revertAllocations, settleAllocations } from './allocations.js';
 
 export const MAX_MEDIA_BYTES = 5 * 1024 * 1024;
 
-function checkTicker(ticker: string): void {
+export function checkTicker(ticker: string): void {
   if (!/^[A-Z][A-Z0-9]{0,7}$/.test(ticker))
     throw badRequest('InvalidTicker', `Invalid ticker: ${ticker} (1-8 uppercase letters or digits)`);
 }
-function checkName(name: string): void {
+export function checkName(name: string): void {
   if (name.trim().length === 0 || name.length > 256) throw badRequest('InvalidName', 'Invalid name: must be 1-256 characters');
 }
-function checkPrecision(precision: number): void {
+export function checkPrecision(precision: number): void {
   if (precision > 18) throw badRequest('InvalidPrecision', `Invalid precision: ${precision} (0-18)`);
 }
-function checkAmounts(amounts: number[] | undefined): number[] {
+export function checkAmounts(amounts: number[] | undefined): number[] {
   if (!amounts || amounts.length === 0) throw badRequest('InvalidAmount', 'Invalid amount: amounts must not be empty');
   if (amounts.some((a) => a <= 0)) throw badRequest('InvalidAmount', 'Invalid amount: every amount must be positive');
   return amounts;
@@ -62,7 +41,7 @@ function mediaOf(node: NodeState, digest: string | undefined) {
   return { digest, mime: m.mime };
 }
 
-function issue(
+export function issue(
   world: WorldState,
   node: NodeState,
   def: Omit<AssetDef, 'asset_id' | 'timestamp' | 'issued_supply'>,
@@ -127,6 +106,17 @@ export function assetJson(world: WorldState, node: NodeState, a: AssetDef) {
     };
   }
   const media = a.media ? { media: mediaJson(node, a.media) } : {};
+  if (a.schema === 'Ifa') {
+    return {
+      ...base,
+      ticker: a.ticker,
+      initial_supply: a.issued_supply,
+      max_supply: a.ifa?.max_supply ?? a.issued_supply,
+      known_circulating_supply: a.ifa?.circulating ?? a.issued_supply,
+      ...media,
+      ...(a.ifa?.reject_list_url !== undefined ? { reject_list_url: a.ifa.reject_list_url } : {}),
+    };
+  }
   return a.schema === 'Nia'
     ? { ...base, ticker: a.ticker, issued_supply: a.issued_supply, ...media }
     : { ...base, issued_supply: a.issued_supply, ...media };
@@ -172,7 +162,9 @@ export function issueassetuda({ world, node, body }: Ctx) {
 
 export function listassets({ world, node, body }: Ctx) {
   const filter = optStringArray(body, 'filter_asset_schemas') ?? [];
-  for (const f of filter) if (!['Nia', 'Uda', 'Cfa'].includes(f)) throw badRequest('InvalidRequest', `Unknown asset schema: ${f}`);
+  // IFA assets came with 6887cbf's image: f379330 neither takes the filter nor lists them.
+  const schemas = node.api === '6887cbf' ? ['Nia', 'Uda', 'Cfa', 'Ifa'] : ['Nia', 'Uda', 'Cfa'];
+  for (const f of filter) if (!schemas.includes(f)) throw badRequest('InvalidRequest', `Unknown asset schema: ${f}`);
   const wanted = (s: string) => filter.length === 0 || filter.includes(s);
   const mine = [...node.wallet!.assets.keys()].map((id) => world.assets.get(id)!).filter(Boolean);
   const out: Record<string, unknown[]> = {};
@@ -180,8 +172,10 @@ export function listassets({ world, node, body }: Ctx) {
     ['nia', 'Nia'],
     ['uda', 'Uda'],
     ['cfa', 'Cfa'],
+    ['ifa', 'Ifa'],
   ] as const) {
-    if (wanted(schema)) out[key] = mine.filter((a) => a.schema === schema).map((a) => assetJson(world, node, a));
+    if (schemas.includes(schema) && wanted(schema))
+      out[key] = mine.filter((a) => a.schema === schema).map((a) => assetJson(world, node, a));
   }
   return out;
 }
@@ -196,8 +190,8 @@ export function assetmetadata({ world, node, body }: Ctx) {
   return {
     asset_schema: a.schema,
     initial_supply: a.issued_supply,
-    max_supply: a.issued_supply,
-    known_circulating_supply: a.issued_supply,
+    max_supply: a.ifa?.max_supply ?? a.issued_supply,
+    known_circulating_supply: a.ifa?.circulating ?? a.issued_supply,
     timestamp: a.timestamp,
     name: a.name,
     precision: a.precision,
@@ -248,68 +242,6 @@ export function getassetmedia({ node, body }: Ctx) {
   const m = node.media.get(digest);
   if (!m) throw badRequest('InvalidMediaDigest', `Unknown media digest: ${digest}`);
   return { bytes_hex: m.bytes.toString('hex') };
-}
-
-export function sendasset({ world, node, body }: Ctx) {
-  const assetId = reqString(body, 'asset_id');
-  const recipientId = reqString(body, 'recipient_id');
-  const amount = optFungible(body, 'assignment');
-  const feeRate = validFeeRate(optNumber(body, 'fee_rate'));
-  const donation = optBool(body, 'donation') ?? false;
-  const witnessData = body.witness_data as Body | undefined;
-  const endpoints = optStringArray(body, 'transport_endpoints') ?? [DEFAULT_PROXY];
-  const asset = knownAsset(world, node, assetId);
-  if (amount === undefined || amount <= 0)
-    throw badRequest('InvalidAmount', 'Invalid amount: assignment must be Fungible with a positive value');
-  const rec = world.recipients.get(recipientId);
-  if (!rec) throw badRequest('InvalidRecipientID', 'Invalid recipient ID (the emulator delivers only to RGB invoices of its own nodes)');
-  if (rec.nodeId === node.nodeId) throw badRequest('InvalidRecipientID', "Invalid recipient ID: it is one of this node's own invoices");
-  if (rec.network !== node.network) throw badRequest('InvalidRecipientID', 'Invalid recipient ID: network mismatch');
-  if (rec.asset_id && rec.asset_id !== assetId) throw badRequest('InvalidRecipientID', 'The invoice asks for a different asset');
-  if (rec.witness && !witnessData) throw badRequest('InvalidRecipientData', 'A witness recipient needs witness_data');
-  const receiver = world.nodes.get(rec.nodeId);
-  const incoming = receiver?.wallet?.transfers.find((t) => t.idx === rec.transferIdx);
-  if (!receiver?.wallet || !incoming) throw failed('Proxy', 'Proxy error: the recipient is gone');
-  if (incoming.status !== 'WaitingCounterparty' || incoming.txid) throw forbidden('RecipientIDAlreadyUsed', 'Recipient ID already used');
-
-  const w = node.wallet!;
-  const { spendable } = assetBalance(world, node, assetId);
-  if (spendable < amount) throw insufficientAssets(spendable);
-  const witnessSat = rec.witness ? Number(witnessData?.amount_sat ?? 1000) : 0;
-  const { txid } = spendVanilla(world, w, witnessSat, feeRate, rec.witness ? 2 : 1, 'RgbSend');
-
-  const send: Transfer = newTransfer(w, {
-    asset_id: assetId,
-    status: 'WaitingConfirmations',
-    kind: 'Send',
-    requested: amount,
-    assignments: [amount],
-    txid,
-    recipient_id: recipientId,
-    endpoints,
-    counterpart: { nodeId: receiver.nodeId, idx: incoming.idx },
-  });
-  const locked = lockAllocations(w, assetId, amount, send.idx);
-  if (locked > amount) {
-    send.change_utxo = changeOutpoint(w, send.idx);
-    w.allocations.push({ asset_id: assetId, outpoint: send.change_utxo, amount: locked - amount, settled: false, pendingOf: send.idx });
-  }
-
-  const rw = receiver.wallet;
-  let receiveUtxo = incoming.receive_utxo;
-  if (rec.witness) receiveUtxo = addUtxo(rw, txid, 1, witnessSat, { colorable: true, trusted: false }).outpoint;
-  incoming.asset_id = assetId;
-  incoming.status = 'WaitingConfirmations';
-  incoming.txid = txid;
-  incoming.receive_utxo = receiveUtxo;
-  incoming.assignments = [amount];
-  incoming.updated_at = nowSec();
-  rw.allocations.push({ asset_id: assetId, outpoint: receiveUtxo!, amount, settled: false, pendingOf: incoming.idx });
-  if (!rw.assets.has(assetId)) rw.assets.set(assetId, nowSec());
-  rw.transactions.push({ txid, transaction_type: 'User', received: witnessSat, sent: 0, fee: 0 });
-  void donation;
-  void asset;
-  return { txid };
 }
 
 function transferJson(t: Transfer, generation: 'f379330' | '6887cbf') {

@@ -6,10 +6,24 @@
  */
 import { RlnError, badRequest } from './errors.js';
 import { nowSec } from './ids.js';
-import { type Body, type Ctx, type Handler, optString, optStringArray, reqString } from './input.js';
+import {
+  type Body,
+  type Ctx,
+  type Handler,
+  optBool,
+  optFungible,
+  optNumber,
+  optString,
+  optStringArray,
+  reqString,
+  validFeeRate,
+} from './input.js';
+import { sendBatch, type OneSend } from './batch-send.js';
 import * as assets from './assets.js';
 import * as invoices from './invoices.js';
 import * as lifecycle from './lifecycle.js';
+import * as ifa from './assets-ifa.js';
+import * as swaps from './swaps.js';
 
 import type { ApiGeneration } from './api-generation.js';
 
@@ -39,6 +53,9 @@ const REQUIRED: Record<ApiGeneration, Record<string, string[]>> = {
     refreshtransfers: ['filter', 'skip_sync'],
     checkproxyendpoint: ['proxy_endpoint'],
     listunspents: ['settled_only', 'skip_sync'],
+    issueassetifa: ['amounts', 'inflation_amounts', 'ticker', 'name', 'precision'],
+    inflate: ['asset_id', 'inflation_amounts', 'fee_rate', 'min_confirmations'],
+    decodeswapstring: ['swapstring'],
   },
 };
 
@@ -69,28 +86,26 @@ function nested(gen: ApiGeneration, v: unknown, field: string, required: string[
   return o;
 }
 
-/** `/sendrgb`: the emulator sends to one recipient of one asset per call (as `/sendasset` did). */
+/** `/sendrgb`: every recipient of every asset of the `recipient_map`, in one transaction (batch-send.ts). */
 function sendrgb(ctx: Ctx) {
   const map = nested('6887cbf', ctx.body.recipient_map, 'recipient_map', [], ctx.body);
-  const entries = Object.entries(map);
-  if (entries.length !== 1 || !Array.isArray(entries[0][1]) || entries[0][1].length !== 1) {
-    throw badRequest('InvalidRecipientMap', 'The emulator sends to one recipient of one asset per /sendrgb');
+  const all: OneSend[] = [];
+  for (const [assetId, recipients] of Object.entries(map)) {
+    if (!Array.isArray(recipients) || recipients.length === 0)
+      throw badRequest('InvalidRecipientMap', 'The provided recipient map is invalid');
+    for (const recipient of recipients) {
+      const r = nested('6887cbf', recipient, 'recipient_map', ['recipient_id', 'assignment', 'transport_endpoints'], ctx.body);
+      all.push({
+        assetId,
+        recipientId: reqString(r, 'recipient_id'),
+        amount: optFungible(r, 'assignment'),
+        witnessData: (r.witness_data ?? undefined) as Body | undefined,
+        endpoints: optStringArray(r, 'transport_endpoints') ?? [],
+      });
+    }
   }
-  const [assetId, [recipient]] = entries[0] as [string, unknown[]];
-  const r = nested('6887cbf', recipient, 'recipient_map', ['recipient_id', 'assignment', 'transport_endpoints'], ctx.body);
-  return assets.sendasset({
-    ...ctx,
-    body: {
-      asset_id: assetId,
-      recipient_id: r.recipient_id,
-      assignment: r.assignment,
-      witness_data: r.witness_data,
-      transport_endpoints: r.transport_endpoints,
-      donation: ctx.body.donation,
-      fee_rate: ctx.body.fee_rate,
-      min_confirmations: ctx.body.min_confirmations,
-    },
-  });
+  void optBool(ctx.body, 'donation');
+  return sendBatch(ctx.world, ctx.node, all, { feeRate: validFeeRate(optNumber(ctx.body, 'fee_rate')) });
 }
 
 /** `/unlock` with `ldk_chain_sync`: BlockSync with every bitcoind field, or TransactionSync with an indexer URL. */
@@ -158,7 +173,13 @@ export const ROUTES_6887CBF: Record<string, Handler | null> = {
   listtransfers,
   sync,
   refreshtransfers,
+  issueassetifa: ifa.issueassetifa,
+  inflate: ifa.inflate,
+  decodeswapstring: swaps.decodeswapstring,
 };
 
 /** Endpoints only 6887cbf has (f379330 answers 404 for them). */
-export const ONLY_6887CBF = new Set(['sendrgb']);
+export const ONLY_6887CBF = new Set(['sendrgb', 'issueassetifa', 'inflate', 'decodeswapstring']);
+
+/** 6887cbf's endpoints that answer whatever the wallet's state (RLN does not look at it for them). */
+export const STATELESS_6887CBF = new Set(['unlock', 'decodeswapstring']);

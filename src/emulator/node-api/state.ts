@@ -123,7 +123,7 @@ export interface NodeState {
 
 export interface AssetDef {
   asset_id: string;
-  schema: 'Nia' | 'Cfa' | 'Uda';
+  schema: 'Nia' | 'Cfa' | 'Uda' | 'Ifa';
   ticker?: string;
   name: string;
   details?: string;
@@ -132,6 +132,8 @@ export interface AssetDef {
   timestamp: number;
   media?: { digest: string; mime: string };
   attachments?: Array<{ digest: string; mime: string }>;
+  /** IFA (6887cbf): the issued supply plus every inflation right, what is known in circulation, and the node holding the rights. */
+  ifa?: { max_supply: number; circulating: number; rightsOf: string; reject_list_url?: string };
 }
 
 export interface LnInvoice {

@@ -24,6 +24,25 @@ function parseSwapstring(s: string) {
   };
 }
 
+/** `/decodeswapstring` (6887cbf, RLN 8694898): what a swap string offers, without the node's state. */
+export function decodeswapstring({ body }: Ctx) {
+  const text = reqString(body, 'swapstring');
+  let s;
+  try {
+    s = parseSwapstring(text);
+  } catch {
+    throw badRequest('InvalidSwapString', `Invalid swap string '${text}': expected qty/asset/qty/asset/expiry/payment_hash`);
+  }
+  return {
+    qty_from: s.qty_from,
+    qty_to: s.qty_to,
+    from_asset: s.from_asset ?? null,
+    to_asset: s.to_asset ?? null,
+    expiry: s.expires_at,
+    payment_hash: s.payment_hash,
+  };
+}
+
 export function makerinit({ world, node, body }: Ctx) {
   const qtyFrom = reqInt(body, 'qty_from');
   const qtyTo = reqInt(body, 'qty_to');

@@ -5,12 +5,13 @@ import { WorldState, type NodeState } from './state.js';
 import * as lifecycle from './lifecycle.js';
 import * as wallet from './wallet.js';
 import * as assets from './assets.js';
+import * as sends from './batch-send.js';
 import * as invoices from './invoices.js';
 import * as payments from './payments.js';
 import * as channels from './channels.js';
 import * as peers from './peers.js';
 import * as swaps from './swaps.js';
-import { type ApiGeneration, checkRequired, ONLY_6887CBF, ROUTES_6887CBF } from './generations.js';
+import { type ApiGeneration, checkRequired, ONLY_6887CBF, ROUTES_6887CBF, STATELESS_6887CBF } from './generations.js';
 import { injectFault, type NodeFault } from './faults.js';
 
 /** What a call needs from the node's state: nothing, or an unlocked wallet (most calls, as in RLN). */
@@ -55,7 +56,7 @@ export const ROUTES: Record<string, Route> = {
   assetmetadata: post(assets.assetmetadata),
   getassetmedia: post(assets.getassetmedia),
   postassetmedia: post(assets.postassetmedia),
-  sendasset: post(assets.sendasset),
+  sendasset: post(sends.sendasset),
   listtransfers: post(assets.listtransfers),
   refreshtransfers: post(assets.refreshtransfers),
   failtransfers: post(assets.failtransfers),
@@ -98,7 +99,7 @@ export type NodeApiReply = { status: number; body: unknown; raw?: string };
 export function routeOf(endpoint: string, gen: ApiGeneration): Route | undefined {
   if (gen === '6887cbf' && endpoint in ROUTES_6887CBF) {
     const handler = ROUTES_6887CBF[endpoint];
-    return handler ? { method: 'POST', needs: endpoint === 'unlock' ? 'none' : 'unlocked', handler } : undefined;
+    return handler ? { method: 'POST', needs: STATELESS_6887CBF.has(endpoint) ? 'none' : 'unlocked', handler } : undefined;
   }
   if (gen === 'f379330' && ONLY_6887CBF.has(endpoint)) return undefined;
   return ROUTES[endpoint];
