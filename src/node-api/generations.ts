@@ -28,8 +28,27 @@ export const API_SHAPES: readonly ApiShape[] = ['f379330', '6887cbf'];
 export const otherShape = (s: ApiShape): ApiShape => (s === 'f379330' ? '6887cbf' : 'f379330');
 
 /** The endpoints whose request differs between the generations; each is learnt on its own. */
-export const CAPABILITIES = ['send', 'unlock', 'rgbinvoice', 'listtransfers', 'sync', 'refreshtransfers', 'listunspents'] as const;
-export type Capability = (typeof CAPABILITIES)[number];
+const CHANGED = ['send', 'unlock', 'rgbinvoice', 'listtransfers', 'sync', 'refreshtransfers', 'listunspents'] as const;
+
+/**
+ * Endpoints that only later images have, grouped by the RLN commit that added them: a node takes the
+ * `6887cbf` "shape" of such a capability when it has them, `f379330` when it answers 404. Each is learnt
+ * on its own, since the commits landed months apart. Commands that need one refuse on a node without it
+ * and offer the upgrade (commands/support/needs-capability.ts).
+ */
+export const ADDED = {
+  /** Inflatable fungible assets: `/issueassetifa`, `/inflate` (bfeb557, 2026-03-22). */
+  ifa: { paths: ['/issueassetifa', '/inflate'], since: 'bfeb557' },
+  /** Decoding a swap string: `/decodeswapstring` (8694898, 2026-05-19). */
+  swapstring: { paths: ['/decodeswapstring'], since: '8694898' },
+  /** Out-of-band transfers: `/getconsignment`, `/provideoutofbandconsignment`, `/provideoutofbandack` (358f71b, 2026-07-19). */
+  outofband: { paths: ['/getconsignment', '/provideoutofbandconsignment', '/provideoutofbandack'], since: '358f71b' },
+} as const satisfies Record<string, { paths: readonly string[]; since: string }>;
+export type AddedCapability = keyof typeof ADDED;
+export const isAdded = (cap: Capability): cap is AddedCapability => cap in ADDED;
+
+export const CAPABILITIES = [...CHANGED, ...(Object.keys(ADDED) as AddedCapability[])] as const;
+export type Capability = (typeof CHANGED)[number] | AddedCapability;
 
 /** RLN commits whose API is known: every capability takes that commit's shape. */
 const KNOWN_COMMITS: ReadonlyArray<readonly [string, ApiShape]> = [
@@ -138,6 +157,9 @@ const OTHER_SHAPE_FIELDS: Record<Capability, Record<ApiShape, string[]>> = {
   sync: { f379330: [], '6887cbf': ['options'] },
   refreshtransfers: { f379330: ['skip_sync'], '6887cbf': ['filter'] },
   listunspents: { f379330: ['skip_sync'], '6887cbf': ['settled_only'] },
+  ifa: { f379330: [], '6887cbf': [] },
+  swapstring: { f379330: [], '6887cbf': [] },
+  outofband: { f379330: [], '6887cbf': [] },
 };
 
 /** The shape a refusal points to, given the shape of the body that was refused. */
@@ -148,6 +170,7 @@ export function shapeFromRefusal(
   text: string | undefined,
 ): ApiShape | undefined {
   if (status === 404 && cap === 'send') return otherShape(tried);
+  if (status === 404 && isAdded(cap)) return 'f379330';
   if (status !== 400 && status !== 422) return undefined;
   const field = missingField(text);
   if (!field) return undefined;
@@ -168,11 +191,17 @@ export const PROBES: Record<Capability, { path: string; body: Record<string, unk
   sync: { path: '/sync', body: {} },
   refreshtransfers: { path: '/refreshtransfers', body: {} },
   listunspents: { path: '/listunspents', body: {} },
+  // An added endpoint: RLN refuses an empty body before acting (no field it needs), or answers 404 without it.
+  ifa: { path: ADDED.ifa.paths[0], body: {} },
+  swapstring: { path: ADDED.swapstring.paths[0], body: {} },
+  outofband: { path: ADDED.outofband.paths[0], body: {} },
 };
 
 /** The shape a probe's answer shows, or undefined when it shows none (an error of another kind). */
 export function shapeFromProbe(cap: Capability, status: number, text: string | undefined): ApiShape | undefined {
   if (cap === 'send') return status === 404 ? 'f379330' : status === 400 || status === 422 ? '6887cbf' : undefined;
+  // An added endpoint that the node routes: it read the body (refused it, or refused the wallet's state).
+  if (isAdded(cap)) return status === 404 ? 'f379330' : [400, 403, 422].includes(status) ? '6887cbf' : undefined;
   // f379330 reads these bodies whole (its /sync takes none; its /unlock leaves the bitcoind fields to the
   // service in front of it): the node went on to act, or to refuse for the wallet's state or the password.
   if (cap === 'sync' && (status === 200 || (status === 403 && /LockedNode|NotInitialized/.test(text ?? '')))) return 'f379330';

@@ -17,11 +17,14 @@ export {
   NodeShapes,
   API_SHAPES,
   CAPABILITIES,
+  ADDED,
+  isAdded,
   imageOfNode,
   shapeOfCommit,
   otherShape,
   type ApiShape,
   type Capability,
+  type AddedCapability,
 } from './generations.js';
 export { SHAPED, isShaped, type ShapedName } from './endpoints.js';
 export { ChainSyncMode, SyncStrategy } from './schemas/lifecycle.js';

@@ -117,6 +117,9 @@ describe('node API generations', () => {
       sync: '6887cbf',
       refreshtransfers: '6887cbf',
       listunspents: '6887cbf',
+      ifa: '6887cbf',
+      swapstring: '6887cbf',
+      outofband: '6887cbf',
     });
     expect(shapes.get('sync')).toBe('6887cbf'); // the image's word stays; what was learnt on top of it is gone
     await world.seedReadyNode('old', PASSWORD);
