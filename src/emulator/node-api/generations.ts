@@ -10,6 +10,8 @@ import { type Body, type Ctx, type Handler, optString, optStringArray, reqString
 import * as assets from './assets.js';
 import * as invoices from './invoices.js';
 import * as lifecycle from './lifecycle.js';
+import { FIELDS_6887CBF } from './features-6887cbf.js';
+import * as outOfBand from './out-of-band.js';
 
 import type { ApiGeneration } from './api-generation.js';
 
@@ -39,6 +41,7 @@ const REQUIRED: Record<ApiGeneration, Record<string, string[]>> = {
     refreshtransfers: ['filter', 'skip_sync'],
     checkproxyendpoint: ['proxy_endpoint'],
     listunspents: ['settled_only', 'skip_sync'],
+    lninvoice: ['expiry_sec'],
   },
 };
 
@@ -158,7 +161,14 @@ export const ROUTES_6887CBF: Record<string, Handler | null> = {
   listtransfers,
   sync,
   refreshtransfers,
+  ...FIELDS_6887CBF,
+  getconsignment: outOfBand.getconsignment,
+  provideoutofbandconsignment: outOfBand.provideoutofbandconsignment,
+  provideoutofbandack: outOfBand.provideoutofbandack,
 };
+
+/** 6887cbf endpoints a node answers without a wallet, or locked. */
+export const NO_WALLET_6887CBF = new Set(['unlock', 'init']);
 
 /** Endpoints only 6887cbf has (f379330 answers 404 for them). */
 export const ONLY_6887CBF = new Set(['sendrgb']);

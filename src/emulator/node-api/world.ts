@@ -10,7 +10,7 @@ import * as payments from './payments.js';
 import * as channels from './channels.js';
 import * as peers from './peers.js';
 import * as swaps from './swaps.js';
-import { type ApiGeneration, checkRequired, ONLY_6887CBF, ROUTES_6887CBF } from './generations.js';
+import { type ApiGeneration, checkRequired, NO_WALLET_6887CBF, ONLY_6887CBF, ROUTES_6887CBF } from './generations.js';
 
 /** What a call needs from the node's state: nothing, or an unlocked wallet (most calls, as in RLN). */
 type Needs = 'none' | 'unlocked';
@@ -97,7 +97,7 @@ export type NodeApiReply = { status: number; body: unknown; raw?: string };
 export function routeOf(endpoint: string, gen: ApiGeneration): Route | undefined {
   if (gen === '6887cbf' && endpoint in ROUTES_6887CBF) {
     const handler = ROUTES_6887CBF[endpoint];
-    return handler ? { method: 'POST', needs: endpoint === 'unlock' ? 'none' : 'unlocked', handler } : undefined;
+    return handler ? { method: 'POST', needs: NO_WALLET_6887CBF.has(endpoint) ? 'none' : 'unlocked', handler } : undefined;
   }
   if (gen === 'f379330' && ONLY_6887CBF.has(endpoint)) return undefined;
   return ROUTES[endpoint];
