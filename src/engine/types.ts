@@ -25,6 +25,8 @@ export interface DialogField {
   hint?: string;
   /** Asked only when this checkbox field is ticked (the shell skips it otherwise). */
   askedIf?: string;
+  /** In the dialog only when this boolean argument of the command is true (`node init … recover=true` asks for the words). */
+  onlyWithArg?: string;
   /** The fewest characters accepted: enforced by the platform's form where it can (Slack, Discord); the command's `dialog.check` says it on submission everywhere. */
   minLength?: number;
 }

@@ -41,7 +41,7 @@ export const handleDialog: Step = (a, p) => {
 };
 
 export function dialogFields(registry: Registry, def: AnyCommand, args: Record<string, string>): DialogField[] {
-  const own = def.secrets ?? [];
+  const own = (def.secrets ?? []).filter((f) => !f.onlyWithArg || checkboxValue(args[f.onlyWithArg]) === 'true');
   if (def.confirm !== 'typed-name') return own;
   const nodeArg = registry.nodeArg(def);
   const typed = nodeArg ? args[nodeArg] : undefined;
