@@ -9,6 +9,7 @@ import type { AnyCommand } from '../src/engine/index.js';
 import { nodeCommands } from './node.js';
 import { walletCommands } from './wallet.js';
 import { assetCommands } from './asset.js';
+import { assetOutOfBandCommands } from './asset-out-of-band.js';
 import { invoiceCommands } from './invoice.js';
 import { payCommands } from './pay.js';
 import { channelCommands } from './channel.js';
@@ -29,6 +30,7 @@ export const allCommands: AnyCommand[] = [
   ...nodeCommands,
   ...walletCommands,
   ...assetCommands,
+  ...assetOutOfBandCommands,
   ...invoiceCommands,
   ...payCommands,
   ...channelCommands,
