@@ -145,7 +145,9 @@ export const assetSend = defineCommand({
       if (endpoints.length === 0) endpoints = inv.transport_endpoints ?? [];
       witness = inv.recipient_type === 'Witness';
     }
-    if (endpoints.length === 0) {
+    // An invoice made with no endpoints (6887cbf: out of band): the consignment is handed over by hand.
+    const outOfBand = endpoints.length === 0 && !!inv && (await api.generation('outofband').catch(() => 'f379330')) === '6887cbf';
+    if (endpoints.length === 0 && !outOfBand) {
       throw new UserError(
         'invalid_arguments',
         'No transport endpoint to deliver the transfer.',
@@ -178,7 +180,11 @@ export const assetSend = defineCommand({
           { label: 'Recipient', value: [{ code: shortId(recipientId, 40) }] },
           { label: 'Txid', value: [{ code: txid ?? '—' }] },
         ]),
-        msg.context(`Follow it with \`asset transfers ${node.name} ${a.asset_id}\`.`),
+        msg.context(
+          outOfBand
+            ? `Out of band: hand the receiver the consignment (\`asset consignment ${node.name} ${a.asset_id} ${txid ?? '<txid>'}\`); once they accept it, \`asset ack ${node.name} ${recipientId}\` broadcasts the transfer.`
+            : `Follow it with \`asset transfers ${node.name} ${a.asset_id}\`.`,
+        ),
       ],
     };
   },
