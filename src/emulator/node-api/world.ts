@@ -212,6 +212,11 @@ export class NodeWorld {
     return this.state.nodes.has(nodeId);
   }
 
+  /** The words of the node's wallet (tests: a wallet restored from a mnemonic is that mnemonic's); undefined before init. */
+  mnemonicOf(nodeId: string): string | undefined {
+    return this.node(nodeId).wallet?.mnemonic;
+  }
+
   /** The node's public key (stable for its id), e.g. to build `pubkey@host:port` in tests. */
   pubkeyOf(nodeId: string): string {
     return this.node(nodeId).pubkey;
