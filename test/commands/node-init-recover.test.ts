@@ -6,7 +6,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allCommands } from '../../commands/index.js';
-import type { Services } from '../../commands/services.js';
 import { createRegistry, type Reply } from '../../src/engine/index.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { createHostingClient, type HostedNode } from '../../src/hosting/index.js';
@@ -58,7 +57,7 @@ beforeAll(async () => {
   dispatcher = testDispatcher({
     db,
     registry: createRegistry(allCommands),
-    services: { hosting, nodeApi, now: Date.now } as Partial<Services> as Services,
+    services: { hosting, nodeApi, now: Date.now },
     admins: ['slack:UADMIN'],
     logger: log.logger,
   });
