@@ -156,7 +156,7 @@ describe('node-operation command definitions', () => {
     ]);
     expect(mine.filter((d) => d.confirm === 'typed-name').map((d) => d.path)).toEqual(['node destroy']);
     const secretNames = (p: string) => (by(p).secrets ?? []).filter((f) => f.kind === 'secret').map((f) => f.name);
-    expect(secretNames('node init')).toEqual(['password', 'password_repeat']);
+    expect(secretNames('node init')).toEqual(['password', 'password_repeat', 'mnemonic']);
     expect(secretNames('node unlock')).toContain('password');
     expect(secretNames('node password')).toEqual(['old_password', 'new_password', 'new_password_repeat']);
     expect(secretNames('node backup')).toEqual(['password']);
