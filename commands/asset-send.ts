@@ -183,10 +183,18 @@ export const assetSend = defineCommand({
     const { assetId, value, sends, mismatch } = await sendPlan(ctx);
     if (mismatch) throw new UserError('invalid_arguments', mismatch.reason, mismatch.next);
     const a = ctx.args;
+    // An invoice made with no endpoints, to one recipient, on a node that has out-of-band transfers
+    // (6887cbf): the consignment is handed over by hand.
+    const outOfBand =
+      sends.length === 1 &&
+      !!sends[0].inv &&
+      splitList(a.transport_endpoints).length === 0 &&
+      !sends[0].inv.transport_endpoints?.length &&
+      (await api.generation('outofband').catch(() => 'f379330')) === '6887cbf';
     const recipients = sends.map((s) => {
       let endpoints = splitList(a.transport_endpoints);
       if (s.inv && endpoints.length === 0) endpoints = s.inv.transport_endpoints ?? [];
-      if (endpoints.length === 0) {
+      if (endpoints.length === 0 && !outOfBand) {
         throw new UserError(
           'invalid_arguments',
           `No transport endpoint to deliver the transfer${sends.length > 1 ? ` to ${shortId(recipientOf(s), 30)}` : ''}.`,
@@ -237,13 +245,17 @@ export const assetSend = defineCommand({
         ...(recipients.length > 1
           ? [
               msg.table({
-                columns: [{ header: 'Recipient' }, { header: `Amount (${label})`, align: 'right' }],
+                columns: msg.columns('Recipient', msg.right(`Amount (${label})`)),
                 rows: sends.map((s) => [shortId(recipientOf(s), 40), withPrecision(s.value, precision)]),
                 caption: `${recipients.length} recipients, in one transfer`,
               }),
             ]
           : []),
-        msg.context(`Follow it with \`asset transfers ${node.name} ${assetId}\`.`),
+        msg.context(
+          outOfBand
+            ? `Out of band: hand the receiver the consignment (\`asset consignment ${node.name} ${assetId} ${txid ?? '<txid>'}\`); once they accept it, \`asset ack ${node.name} ${recipients[0].recipient_id}\` broadcasts the transfer.`
+            : `Follow it with \`asset transfers ${node.name} ${assetId}\`.`,
+        ),
       ],
     };
   },

@@ -4,17 +4,14 @@ import { UserError } from '../src/vocabulary/index.js';
 import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../src/vocabulary/index.js';
 import { msg, type Field, type Inline } from '../src/vocabulary/index.js';
 import { defineCommand, type CommandContext } from './define-command.js';
+import { open } from './channel-open.js';
 import { type AnyCommand } from '../src/engine/index.js';
-import { assetAmount, checkAssetPair, flag, int, msatAmount, nodeArg, pagingArgs, rawFlag, satAmount } from './support/arg-types.js';
-import { assetNamed, rawAssetAmount } from './support/asset-amount.js';
+import { flag, nodeArg, pagingArgs } from './support/arg-types.js';
 import { ourNodeNames, pubkeyLabel, resolvePubkey } from './support/our-nodes.js';
-import { assetAmountText, assetIndex, assetIndexIf, resolveAssetId } from './support/asset-table.js';
+import { assetIndex, assetIndexIf } from './support/asset-table.js';
 import { nodeClient } from './support/node-client.js';
 import { nodeListCommand } from './support/list-command.js';
-import { peerOfAccountNode } from './support/peer-of-account-node.js';
-import { compact, titled } from './support/present.js';
-import { channelOpenSpend } from './support/spend.js';
-import { capacityRefusal, fundsRefusal } from './support/onchain-checks.js';
+import { titled } from './support/present.js';
 
 const STATE_MARK: Record<string, string> = { Opening: '🟡', Opened: '🟢', Closing: '🔴' };
 
@@ -96,136 +93,6 @@ const list = nodeListCommand({
         }),
       },
       after: [msg.context(`Close one with \`channel close ${node.name} <channel>\` (the id as shown is enough).`)],
-    };
-  },
-});
-
-const openArgs = z.object({
-  node: nodeArg(),
-  peer_pubkey_and_opt_addr: z
-    .string()
-    .trim()
-    .regex(
-      /^([0-9a-fA-F]{66}(@.+:\d+)?|[A-Za-z0-9][A-Za-z0-9_.-]*)$/,
-      'a pubkey, pubkey@host:port, or the name of another node of the account',
-    )
-    .describe('The peer: pubkey, pubkey@host:port if not connected, or another node of the account'),
-  capacity_sat: satAmount()
-    .refine((v) => v > 0, 'must be more than 0')
-    .describe('Channel capacity in sats, or with a unit: 100k sats, 0.001 BTC'),
-  push_msat: msatAmount().default(0).describe('Millisats given to the peer at opening, or with a unit: 10 sat (default 0)'),
-  asset_id: z.string().trim().min(1).optional().describe('RGB asset to put in the channel: its rgb: id or ticker'),
-  asset_amount: assetAmount().optional().describe('Asset amount in display units: 500 or 500 USDT (raw units with raw=true)'),
-  raw: rawFlag(),
-  public: flag().default(true).describe('Announce the channel to the network (default yes)'),
-  with_anchors: flag().default(true).describe('Use anchor outputs (default yes)'),
-  fee_base_msat: msatAmount().optional().describe('Base routing fee in millisats'),
-  fee_proportional_millionths: int().min(0).optional().describe('Proportional routing fee in millionths'),
-});
-
-/** The usual size of a funding transaction: one input, the channel output and change. */
-const FUNDING_VBYTES = 154;
-
-/** What `channel open` sends: the peer by pubkey or our node's name, the asset by id or ticker, its amount in raw units. */
-async function openPlan(ctx: CommandContext<z.infer<typeof openArgs>>, api = nodeClient(ctx).api) {
-  const node = nodeClient(ctx).node;
-  const { node: _n, raw, asset_amount: amountText, ...given } = ctx.args;
-  const a: Omit<typeof given, 'asset_id'> & { asset_id?: string; asset_amount?: number } = {
-    ...given,
-    asset_id: assetNamed(given.asset_id, amountText),
-  };
-  checkAssetPair({ asset_id: a.asset_id, asset_amount: amountText });
-  let peerName: string | undefined;
-  if (!/^[0-9a-fA-F]{66}(@|$)/.test(a.peer_pubkey_and_opt_addr)) {
-    const own = await peerOfAccountNode(ctx, node, a.peer_pubkey_and_opt_addr);
-    if (!own) {
-      throw new UserError(
-        'invalid_arguments',
-        `${JSON.stringify(a.peer_pubkey_and_opt_addr)} is neither a pubkey nor a node of this account.`,
-        'Give the peer’s pubkey (pubkey@host:port if not connected), or the name of one of your nodes: see `node list`.',
-      );
-    }
-    a.peer_pubkey_and_opt_addr = own.peer;
-    peerName = own.name;
-  } else {
-    peerName = (await ourNodeNames(ctx)).get(a.peer_pubkey_and_opt_addr.slice(0, 66).toLowerCase());
-  }
-  if (a.asset_id) a.asset_id = await resolveAssetId(api, node.name, a.asset_id);
-  if (a.asset_id && amountText !== undefined) {
-    a.asset_amount = await rawAssetAmount(api, a.asset_id, amountText, { arg: 'asset_amount', raw, example: '`asset_amount="500 USDT"`' });
-  }
-  return { a, peerName };
-}
-
-const open = defineCommand({
-  path: 'channel open',
-  summary: 'Open a channel to a peer, optionally with an RGB asset',
-  example: '/rln channel open alice bob 100k sats asset_amount="500 USDT"',
-  args: openArgs,
-  role: 'admin',
-  // Opening commits the capacity on-chain: it is confirmed with the amounts, the peer and the fee.
-  confirm: 'button',
-  mutates: true,
-  spend: channelOpenSpend,
-  // The peer and the asset are resolved before the confirmation: a wrong name is refused at once;
-  // so is a capacity outside the node's channel size limits, or more than its wallet can spend.
-  async check(ctx) {
-    const { node, api } = nodeClient(ctx);
-    const { a } = await openPlan(ctx, api);
-    return (await capacityRefusal(api, node.name, a.capacity_sat, !!a.asset_id)) ?? (await fundsRefusal(api, node.name, a.capacity_sat));
-  },
-  async preview(ctx) {
-    const { api } = nodeClient(ctx);
-    const { a, peerName } = await openPlan(ctx, api);
-    const rate = await api
-      .estimatefee({ blocks: 6 })
-      .then((r) => Number(r.fee_rate))
-      .catch(() => undefined);
-    return [
-      {
-        label: 'Peer',
-        value: [...(peerName ? [`${peerName} (our node) `] : []), { code: shortId(a.peer_pubkey_and_opt_addr, 20) }],
-        inline: true,
-      },
-      { label: 'Capacity', value: `${formatSats(a.capacity_sat)} committed on-chain`, inline: true },
-      ...(a.push_msat
-        ? [{ label: 'Given to the peer', value: `${formatSats(msatToSat(a.push_msat))} (${thousands(a.push_msat)} msat)`, inline: true }]
-        : []),
-      ...(a.asset_id ? [{ label: 'Asset', value: await assetAmountText(api, a.asset_id, a.asset_amount ?? 0), inline: true }] : []),
-      {
-        label: 'Estimated fee',
-        value:
-          rate !== undefined
-            ? `about ${formatSats(Math.ceil(rate * FUNDING_VBYTES))} on-chain (${FUNDING_VBYTES} vB at ${rate} sat/vB, the 6-block estimate)`
-            : 'the node did not give a fee estimate',
-        inline: true,
-      },
-    ];
-  },
-  async handler(ctx) {
-    const { node, api } = nodeClient(ctx);
-    const { a, peerName } = await openPlan(ctx, api);
-    const { temporary_channel_id } = await api.openchannel(compact(a));
-    const assetText = a.asset_id ? await assetAmountText(api, a.asset_id, a.asset_amount ?? 0) : '';
-    return {
-      header: titled('Channel opening', node),
-      tone: 'info',
-      blocks: [
-        msg.fields([
-          {
-            label: 'Peer',
-            value: [...(peerName ? [`${peerName} `] : []), { code: shortId(a.peer_pubkey_and_opt_addr, 20) }],
-            inline: true,
-          },
-          { label: 'Capacity', value: formatSats(a.capacity_sat), inline: true },
-          ...(a.asset_id ? [{ label: 'Asset', value: assetText, inline: true }] : []),
-          { label: 'Temporary id', value: [{ code: temporary_channel_id ?? '—' }] },
-        ]),
-        msg.context(
-          `It opens after the funding confirms. Follow it with \`channel list ${node.name}\`; ` +
-            `final id: \`channel id ${node.name} ${temporary_channel_id ?? '<temporary id>'}\`.`,
-        ),
-      ],
     };
   },
 });

@@ -10,6 +10,7 @@ import { nodeCommands } from './node.js';
 import { nodeCertCommands } from './node-cert.js';
 import { walletCommands } from './wallet.js';
 import { assetCommands } from './asset.js';
+import { assetOutOfBandCommands } from './asset-out-of-band.js';
 import { invoiceCommands } from './invoice.js';
 import { payCommands } from './pay.js';
 import { channelCommands } from './channel.js';
@@ -31,6 +32,7 @@ export const allCommands: AnyCommand[] = [
   ...nodeCertCommands,
   ...walletCommands,
   ...assetCommands,
+  ...assetOutOfBandCommands,
   ...invoiceCommands,
   ...payCommands,
   ...channelCommands,

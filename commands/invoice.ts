@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { UserError } from '../src/vocabulary/index.js';
 import { formatSats, msatToSat, shortId, thousands, withPrecision } from '../src/vocabulary/index.js';
 import { msg, type Field } from '../src/vocabulary/index.js';
-import { defineCommand } from './define-command.js';
+import { defineCommand, type CommandContext } from './define-command.js';
+import { needsCapability, type NeedsCapability } from './support/needs-capability.js';
 import { type AnyCommand } from '../src/engine/index.js';
 import type { NodeApiClient } from '../src/node-api/index.js';
 import { assetAmount, checkAssetPair, int, msatAmount, nodeArg, rawFlag, splitList } from './support/arg-types.js';
@@ -25,6 +26,46 @@ export function invoiceKind(invoice: string): 'ln' | 'rgb' | 'unknown' {
   return 'unknown';
 }
 
+/** The longest BOLT11 description, in bytes (what one tagged field holds). */
+const MAX_DESCRIPTION = 639;
+
+/** A description, or its hash, needs RLN a5c10d4; `/listtransfers`' asset filter came the same day, just before it. */
+const DESCRIBED: NeedsCapability = { command: 'invoice ln … description=', feature: 'invoice descriptions' };
+
+/** Why the invoice cannot carry what was asked: both a description and its hash, or an image without descriptions. */
+async function descriptionRefusal(ctx: CommandContext<{ description?: string; description_hash?: string }>) {
+  const { description, description_hash } = ctx.args;
+  if (description !== undefined && description_hash !== undefined) {
+    return {
+      reason: 'An invoice carries a description or the hash of one, not both.',
+      next: 'Give `description="…"`, or `description_hash=<64 hex digits>` for a longer one the payer gets elsewhere.',
+    };
+  }
+  if (description === undefined && description_hash === undefined) return undefined;
+  return needsCapability(ctx, 'listtransfers', DESCRIBED);
+}
+
+/**
+ * The invoice carries the description asked for, as the node decodes it: an image between a5c10d4's
+ * neighbours would make the invoice and leave the description out, which must not pass unsaid.
+ */
+async function checkDescribed(
+  api: NodeApiClient,
+  nodeName: string,
+  invoice: string,
+  a: { description?: string; description_hash?: string },
+): Promise<void> {
+  const d = await api.decodelninvoice({ invoice });
+  const ok =
+    a.description !== undefined ? d.description === a.description : d.description_hash?.toLowerCase() === a.description_hash?.toLowerCase();
+  if (ok) return;
+  throw new UserError(
+    'wrong_state',
+    `${nodeName} made the invoice without the ${a.description !== undefined ? 'description' : 'description hash'}: its image does not put one in (RLN a5c10d4 and later do). Do not hand that invoice out.`,
+    `Upgrade it with \`/rln node upgrade ${nodeName}\`, or make the invoice without a description.`,
+  );
+}
+
 const ln = defineCommand({
   path: 'invoice ln',
   summary: 'Create a Lightning invoice (optionally carrying an RGB asset)',
@@ -38,12 +79,31 @@ const ln = defineCommand({
     asset_id: z.string().trim().min(1).optional().describe('RGB asset carried by the payment: its rgb: id or ticker'),
     asset_amount: assetAmount().optional().describe('Asset amount in display units: 10 or 10 USDT (raw units with raw=true)'),
     raw: rawFlag(),
+    description: z
+      .string()
+      .trim()
+      .min(1)
+      .refine(
+        (v) => Buffer.byteLength(v) <= MAX_DESCRIPTION,
+        `at most ${MAX_DESCRIPTION} bytes (BOLT11's limit): give description_hash instead`,
+      )
+      .optional()
+      .describe('What it is for, shown to the payer, in quotes (6887cbf images)'),
+    description_hash: z
+      .string()
+      .trim()
+      .regex(/^[0-9a-fA-F]{64}$/, 'the SHA-256 of the description: 64 hex digits')
+      .optional()
+      .describe('SHA-256 of a longer description, in hex, instead of it (6887cbf images)'),
   }),
   role: 'operate',
   confirm: 'none',
   mutates: true,
+  check: (ctx) => descriptionRefusal(ctx),
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
+    const refused = await descriptionRefusal(ctx);
+    if (refused) throw new UserError('invalid_arguments', refused.reason, refused.next);
     const named = assetNamed(ctx.args.asset_id, ctx.args.asset_amount);
     const a = { ...ctx.args, asset_id: named };
     checkAssetPair(a);
@@ -52,9 +112,11 @@ const ln = defineCommand({
       assetId && a.asset_amount !== undefined
         ? await rawAssetAmount(api, assetId, a.asset_amount, { arg: 'asset_amount', raw: a.raw, example: '`asset_amount="10 USDT"`' })
         : undefined;
+    const { description, description_hash } = a;
     const { invoice } = await api.lninvoice(
-      compact({ amt_msat: a.amt_msat, expiry_sec: a.expiry_sec, asset_id: assetId, asset_amount: assetAmt }),
+      compact({ amt_msat: a.amt_msat, expiry_sec: a.expiry_sec, asset_id: assetId, asset_amount: assetAmt, description, description_hash }),
     );
+    if (description !== undefined || description_hash !== undefined) await checkDescribed(api, node.name, invoice, a);
     const fields: Field[] = [
       {
         label: 'Amount',
@@ -64,6 +126,8 @@ const ln = defineCommand({
       { label: 'Expires in', value: formatSeconds(a.expiry_sec), inline: true },
     ];
     if (assetId) fields.push({ label: 'Asset', value: await assetAmountText(api, assetId, assetAmt ?? 0) });
+    if (description !== undefined) fields.push({ label: 'Description', value: description });
+    if (description_hash !== undefined) fields.push({ label: 'Description hash', value: [{ code: description_hash.toLowerCase() }] });
     return {
       header: titled('Lightning invoice', node),
       tone: 'info',

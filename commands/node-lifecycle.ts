@@ -6,82 +6,18 @@
 import { z } from 'zod';
 import { UserError, msg } from '../src/vocabulary/index.js';
 import { defineCommand } from './define-command.js';
-import { type AnyCommand, type Reply } from '../src/engine/index.js';
+import { type AnyCommand } from '../src/engine/index.js';
 import { SyncStrategy } from '../src/node-api/index.js';
 import { nodeArg } from './support/arg-types.js';
 import { nodeClient } from './support/node-client.js';
 import { defaultBackupPath, done } from './support/node-done.js';
 import { offlineField, requireRunning, requireWallet } from './support/node-state.js';
-import { titled } from './support/present.js';
 import { requireNode } from './support/require-node.js';
-import { needSecret, passwordField } from './support/node-secrets.js';
+import { MIN_PASSWORD, needSecret, newPasswordErrors, passwordField } from './support/node-secrets.js';
+import { init } from './node-init.js';
 import { unlock } from './node-unlock.js';
 
-/** The node's own rule (RLN refuses shorter passwords): checked in the dialog, before anything runs. */
-export const MIN_PASSWORD = 8;
-
-/**
- * The dialog's field errors for a new password: at least 8 characters, and typed twice the same
- * (a typo in the only copy would lock the node for good).
- */
-function newPasswordErrors(values: Record<string, string>, field: string, repeat: string): Record<string, string> {
-  const errors: Record<string, string> = {};
-  const pw = values[field] ?? '';
-  if (pw && pw.length < MIN_PASSWORD)
-    errors[field] = `The password must have at least ${MIN_PASSWORD} characters; this one has ${pw.length}.`;
-  else if (pw && (values[repeat] ?? '') !== pw) errors[repeat] = 'The two new passwords differ: type the same password twice.';
-  return errors;
-}
-
 const nodeOnly = z.object({ node: nodeArg() });
-
-const init = defineCommand({
-  path: 'node init',
-  summary: "Initialize a node's wallet; the mnemonic is shown once, privately",
-  example: '/rln node init alice',
-  args: nodeOnly,
-  role: 'admin',
-  confirm: 'none',
-  secrets: [
-    {
-      ...passwordField,
-      label: 'New node password',
-      hint: `At least ${MIN_PASSWORD} characters. Needed to unlock, back up and restore.`,
-      minLength: MIN_PASSWORD,
-    },
-    {
-      name: 'password_repeat',
-      label: 'Repeat the new password',
-      kind: 'secret',
-      required: true,
-      hint: 'A typo here would lock you out of the node.',
-    },
-  ],
-  dialog: { check: (values) => newPasswordErrors(values, 'password', 'password_repeat') },
-  check: (ctx) => requireWallet(ctx, requireNode(ctx), 'uninitialised', 'initialize'),
-  mutates: true,
-  async handler(ctx): Promise<Reply> {
-    const { node, api } = nodeClient(ctx);
-    const password = needSecret(ctx, 'password', 'password');
-    const { mnemonic } = await api.init({ password });
-    return {
-      kind: 'message',
-      visibility: 'private',
-      message: {
-        header: titled('Node initialized', node),
-        tone: 'warning',
-        summary: `${node.name} initialized`,
-        blocks: [
-          msg.text([{ bold: 'Write these words down now, offline. They are shown only this once and are never stored by the bot.' }]),
-          msg.code(mnemonic),
-          msg.context('Anyone with these words controls the funds. Do not paste them in a channel.'),
-          msg.context(`Next: \`node unlock ${node.name}\`.`),
-        ],
-        buttons: [{ label: 'Unlock', style: 'primary', command: 'node unlock', args: { node: node.name } }],
-      },
-    };
-  },
-});
 
 const lock = defineCommand({
   path: 'node lock',

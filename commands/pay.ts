@@ -1,8 +1,9 @@
 /** `pay …`: Lightning payments: send (an invoice), keysend, list. */
 import { z } from 'zod';
-import { formatSats, msatToSat, shortId, sleep, thousands, withPrecision } from '../src/vocabulary/index.js';
+import { UserError, formatSats, msatToSat, shortId, sleep, thousands, withPrecision } from '../src/vocabulary/index.js';
 import { msg, type Field } from '../src/vocabulary/index.js';
 import { defineCommand, type CommandContext } from './define-command.js';
+import { needsCapability, type NeedsCapability } from './support/needs-capability.js';
 import { type AnyCommand, type Refusal } from '../src/engine/index.js';
 import { assetAmount as assetAmountArg, checkAssetPair, msatAmount, nodeArg, pagingArgs, rawFlag } from './support/arg-types.js';
 import { assetIndex, assetIndexIf, resolveAssetId } from './support/asset-table.js';
@@ -30,15 +31,17 @@ async function assetAmount(api: NodeApiClient, assetId: string, raw: number | bi
 async function describeInvoice(
   api: NodeApiClient,
   invoice: string,
-  o: { withDescription?: boolean; ours?: Map<string, string> } = {},
+  o: { withDescription?: boolean; ours?: Map<string, string>; given?: number } = {},
 ): Promise<Field[]> {
   const d = await api.decodelninvoice({ invoice });
   const fields: Field[] = [];
+  const named = d.amt_msat !== undefined && d.amt_msat !== null && Number(d.amt_msat) > 0;
   fields.push({
     label: 'Amount',
-    value:
-      d.amt_msat !== undefined && d.amt_msat !== null
-        ? `${formatSats(msatToSat(d.amt_msat))} (${thousands(d.amt_msat)} msat)`
+    value: named
+      ? `${formatSats(msatToSat(d.amt_msat!))} (${thousands(d.amt_msat!)} msat)`
+      : o.given !== undefined
+        ? `${formatSats(msatToSat(o.given))} (${thousands(o.given)} msat), as given: the invoice names none`
         : 'any amount (the invoice names none)',
     inline: true,
   });
@@ -48,6 +51,7 @@ async function describeInvoice(
     fields.push({ label: 'Payee', value: [...(ours ? [`${ours} (our node) `] : []), { code: shortId(d.payee_pubkey, 20) }], inline: true });
   }
   if (o.withDescription && typeof d.description === 'string' && d.description) fields.push({ label: 'Description', value: d.description });
+  if (o.withDescription && d.description_hash) fields.push({ label: 'Description hash', value: [{ code: d.description_hash }] });
   if (o.withDescription && d.expiry_sec !== undefined && d.timestamp !== undefined) {
     fields.push({ label: 'Invoice expires', value: formatTime(Number(d.timestamp) + Number(d.expiry_sec)), inline: true });
   }
@@ -106,6 +110,35 @@ async function invoiceRefusal(ctx: CommandContext<unknown>, invoice: string): Pr
   return undefined;
 }
 
+/** Paying an invoice that names no amount needs RLN c782095 (f379330's node fails after it pays); `/sendrgb` came after it. */
+const NO_AMOUNT: NeedsCapability = { command: 'pay send … amt_msat=', feature: 'paying an invoice that names no amount' };
+
+/**
+ * The amount of `pay send`: the invoice's, or the one given for an invoice that names none. Refused: an
+ * amount given that differs from the invoice's, none for an invoice without one, and an image that cannot.
+ */
+async function amountRefusal(ctx: CommandContext<{ invoice: string; amt_msat?: number }>): Promise<Refusal | undefined> {
+  const { node, api } = nodeClient(ctx);
+  const d = await api.decodelninvoice({ invoice: ctx.args.invoice });
+  const asked = d.amt_msat !== undefined && d.amt_msat !== null && Number(d.amt_msat) > 0 ? Number(d.amt_msat) : undefined;
+  const given = ctx.args.amt_msat;
+  if (asked !== undefined) {
+    if (given === undefined || given === asked) return undefined;
+    return {
+      reason: `The invoice asks for ${formatSats(msatToSat(asked))} (${thousands(asked)} msat); ${formatSats(msatToSat(given))} was given.`,
+      next: 'Leave out the amount: an invoice that names one is paid exactly that.',
+    };
+  }
+  if (given === undefined) {
+    return {
+      reason: 'This invoice names no amount: the payer chooses it.',
+      next: `Give it, with its unit: \`/rln pay send ${node.name} <invoice> 5000 sats\` (or \`amt_msat=5000000\`).`,
+    };
+  }
+  if (given <= 0) return { reason: 'The amount must be more than 0.', next: 'Give the amount to pay, e.g. `5000 sats`.' };
+  return needsCapability(ctx, 'send', NO_AMOUNT);
+}
+
 /**
  * Why a payment the node reports Failed failed, as far as its channels tell (the node gives no
  * reason): no channel with the payee, none usable, or not enough outbound capacity; else no route.
@@ -159,26 +192,36 @@ const send = defineCommand({
       .transform((v) => v.replace(/^lightning:/i, ''))
       .pipe(z.string().regex(/^ln[a-z0-9]*1[02-9ac-hj-np-z]{20,}$/i, 'a BOLT11 Lightning invoice (lnbc…, lntb…, lnbcrt…): paste it whole'))
       .describe('The Lightning invoice to pay'),
+    amt_msat: msatAmount()
+      .optional()
+      .describe('Only for an invoice that names no amount: how much to pay, with a unit: 5000 sats (6887cbf images)'),
   }),
+  positional: ['node', 'invoice', 'amt_msat'],
   role: 'admin',
   confirm: 'button',
   mutates: true,
   spend: invoiceSpend,
-  /** An invoice that has expired, or that was paid already, is refused before the confirmation. */
-  check: (ctx) => invoiceRefusal(ctx, ctx.args.invoice),
+  /** An invoice that has expired, that was paid already, or whose amount is wrong or missing is refused before the confirmation. */
+  check: async (ctx) => (await invoiceRefusal(ctx, ctx.args.invoice)) ?? (await amountRefusal(ctx)),
   /** The confirmation shows what will be paid, and to whom: our node by name when it is one. */
   async preview(ctx) {
     const { api } = nodeClient(ctx);
-    return [...(await describeInvoice(api, ctx.args.invoice, { withDescription: true, ours: await ourNodeNames(ctx) })), ROUTING_FEE];
+    const o = { withDescription: true, ours: await ourNodeNames(ctx), given: ctx.args.amt_msat };
+    return [...(await describeInvoice(api, ctx.args.invoice, o)), ROUTING_FEE];
   },
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const { invoice } = ctx.args;
-    const res = await api.sendpayment({ invoice });
+    const refused = await amountRefusal(ctx);
+    if (refused) throw new UserError('invalid_arguments', refused.reason, refused.next);
+    const d = await api.decodelninvoice({ invoice });
+    // Sent only for an invoice that names no amount (f379330's document has no such field).
+    const given = d.amt_msat === undefined || d.amt_msat === null || Number(d.amt_msat) === 0 ? ctx.args.amt_msat : undefined;
+    const res = await api.sendpayment(compact({ invoice, amt_msat: given }));
     res.status = await outcomeOf(ctx, api, res);
     const fields: Field[] = [{ label: 'Status', value: String(res.status ?? '—'), inline: true }];
     // The amount is a nicety here; the payment itself went through.
-    fields.push(...(await describeInvoice(api, invoice, { ours: await ourNodeNames(ctx) }).catch(() => [])));
+    fields.push(...(await describeInvoice(api, invoice, { ours: await ourNodeNames(ctx), given }).catch(() => [])));
     if (res.status === 'Failed') {
       const d = await api.decodelninvoice({ invoice }).catch(() => undefined);
       const payeeName = d?.payee_pubkey ? (await ourNodeNames(ctx)).get(d.payee_pubkey.toLowerCase()) : undefined;
@@ -187,7 +230,7 @@ const send = defineCommand({
         value: await failureReason(api, {
           payee: d?.payee_pubkey ?? undefined,
           payeeName,
-          amtMsat: d?.amt_msat !== undefined && d?.amt_msat !== null ? Number(d.amt_msat) : undefined,
+          amtMsat: d?.amt_msat !== undefined && d?.amt_msat !== null ? Number(d.amt_msat) : given,
         }),
       });
     }

@@ -4,6 +4,7 @@ import { transactionTypeText } from '../src/node-api/index.js';
 import { formatSats, shortId, thousands } from '../src/vocabulary/index.js';
 import { msg } from '../src/vocabulary/index.js';
 import { defineCommand } from './define-command.js';
+import { requireCapability, type NeedsCapability } from './support/needs-capability.js';
 import { type AnyCommand } from '../src/engine/index.js';
 import { flag, int, nodeArg, pagingArgs, satAmount } from './support/arg-types.js';
 import { assetIndexIf } from './support/asset-table.js';
@@ -69,6 +70,9 @@ const balance = defineCommand({
   },
 });
 
+/** `/listunspents`' `settled_only` is in 6887cbf's document; f379330 lists pending allocations too, always. */
+const SETTLED_ONLY: NeedsCapability = { command: 'wallet unspents … settled_only=true', feature: 'listing only settled allocations' };
+
 const unspents = nodeListCommand({
   path: 'wallet unspents',
   summary: 'List unspent outputs and their RGB allocations',
@@ -76,13 +80,16 @@ const unspents = nodeListCommand({
   args: z.object({
     node: nodeArg(),
     skip_sync: flag().default(false).describe('Skip the wallet sync first'),
+    settled_only: flag().default(false).describe('Show only settled RGB allocations, not pending ones (6887cbf images)'),
     ...pagingArgs,
   }),
-  title: 'Unspent outputs',
   async load({ ctx, api }) {
-    const { unspents: list = [] } = await api.listunspents({ skip_sync: ctx.args.skip_sync });
-    return { rows: list };
+    const { skip_sync, settled_only } = ctx.args;
+    if (settled_only) await requireCapability(ctx, 'listunspents', SETTLED_ONLY);
+    const { unspents: list = [] } = await api.listunspents(settled_only ? { skip_sync, settled_only } : { skip_sync });
+    return { rows: list, settledOnly: settled_only };
   },
+  title: ({ settledOnly }) => (settledOnly ? 'Unspent outputs (settled allocations only)' : 'Unspent outputs'),
   empty: (node) => [msg.text('No unspent outputs.'), msg.context(`Fund it: \`wallet address ${node.name}\`.`)],
   async page({ api, items, all }) {
     // Allocations in display units with the ticker, as every other command shows assets.

@@ -42,13 +42,15 @@ async function typedAssetSpend(
 /** One typed amount, or none. */
 const one = (amount: string | undefined): string[] => (amount === undefined ? [] : [amount]);
 
-/** `pay send`: what the invoice asks for, as the node decodes it. */
-export async function invoiceSpend(ctx: Ctx<{ invoice: string }>): Promise<Spend> {
+/** `pay send`: what the invoice asks for, as the node decodes it, or the amount given for one that names none. */
+export async function invoiceSpend(ctx: Ctx<{ invoice: string; amt_msat?: number }>): Promise<Spend> {
   const { api } = nodeClient(ctx);
   const d = await api.decodelninvoice({ invoice: ctx.args.invoice });
   const asset = d.asset_id ? await assetSpend(ctx, d.asset_id, d.asset_amount ?? 0) : undefined;
+  // An invoice that names no amount is paid the amount given: that is what leaves the node.
+  const named = Number(d.amt_msat ?? 0);
   return {
-    msat: Number(d.amt_msat ?? 0),
+    msat: named > 0 ? named : (ctx.args.amt_msat ?? 0),
     ...(asset ? { asset } : {}),
     ...(d.payee_pubkey ? { to: shortId(d.payee_pubkey, 20) } : {}),
     counts: true,

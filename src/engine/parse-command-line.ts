@@ -145,7 +145,7 @@ export function parseCommandLine(text: string, registry: Registry): ParsedComman
     if (inline) registerTypedSecret(args[inline], undefined, 'refused');
     for (const v of positionalValues.slice(slots.length)) registerTypedSecret(v, undefined, 'refused');
     // The refusal is audited with the arguments that are not secrets (the node, say), never the rest.
-    throw secretInline(path, inline, withoutSecrets(def, args));
+    throw secretInline(path, inline, withoutSecrets(def, args), def);
   }
   if (extra) {
     const takes = slots.length ? `takes ${slots.length} value(s) in order (${slots.join(', ')})` : 'takes no values without a name';
@@ -218,13 +218,37 @@ function bindUnits(registry: Registry, def: AnyCommand, rest: string[]): string[
   return out;
 }
 
-export function secretInline(path: string, name?: string, safeArgs: Record<string, string> = {}): UserError {
+export function secretInline(path: string, name?: string, safeArgs: Record<string, string> = {}, def?: AnyCommand): UserError {
   return new UserError(
     'secret_inline',
     name
       ? `\`${name}\` is a secret and is never accepted in a command line: it would be visible in the channel and in logs.`
       : `\`${path}\` takes its secrets only in a private dialog, not in the command line.`,
-    `Run \`/rln ${path}\` without it: a private dialog will ask for it.`,
+    secretInlineNext(path, name, safeArgs, def),
     { path, args: safeArgs },
   );
+}
+
+/**
+ * What to do instead, as true for this command: its private dialog asks for the secret (maybe only with
+ * an argument, `recover=true`), or the command takes no such secret at all.
+ */
+function secretInlineNext(path: string, name: string | undefined, safeArgs: Record<string, string>, def?: AnyCommand): string {
+  const field = name ? def?.secrets?.find((f) => f.name.toLowerCase() === name.toLowerCase()) : undefined;
+  const kept = Object.entries(safeArgs)
+    .filter(([k]) => k !== field?.onlyWithArg)
+    .map(([k, v]) => {
+      const value = /^[^\s"]+$/.test(v) ? v : JSON.stringify(v);
+      return k === 'node' ? value : `${k}=${value}`;
+    });
+  const line = (extra: string[]) => `\`/rln ${[path, ...kept, ...extra].join(' ')}\``;
+  if (!name || !def) return `Run \`/rln ${path}\` without it: a private dialog will ask for it.`;
+  if (!field) {
+    const asks = def.secrets?.filter((f) => f.kind === 'secret').map((f) => f.label.toLowerCase()) ?? [];
+    return asks.length
+      ? `\`${path}\` does not take \`${name}\`: run ${line([])} without it (its private dialog asks only for: ${asks.join(', ')}).`
+      : `\`${path}\` does not take \`${name}\`: run ${line([])} without it.`;
+  }
+  if (field.onlyWithArg) return `Run ${line([`${field.onlyWithArg}=true`])}: a private dialog will ask for it.`;
+  return `Run ${line([])} without it: a private dialog will ask for it.`;
 }

@@ -32,6 +32,8 @@ export interface DialogField {
   afterApproval?: boolean;
   /** A box that is the confirmation itself (`node restore`'s overwrite): left unticked, nothing is done, and a prompt stops there. */
   confirms?: boolean;
+  /** In the dialog only when this boolean argument of the command is true (`node init … recover=true` asks for the words). */
+  onlyWithArg?: string;
   /** The fewest characters accepted: enforced by the platform's form where it can (Slack, Discord); the command's `dialog.check` says it on submission everywhere. */
   minLength?: number;
 }

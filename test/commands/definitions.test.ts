@@ -159,6 +159,7 @@ describe('node-operation command definitions', () => {
       .map((d) => d.path)
       .sort();
     expect(buttons).toEqual([
+      'asset fail',
       'asset inflate',
       'asset issue-ifa',
       'asset send',
@@ -172,19 +173,21 @@ describe('node-operation command definitions', () => {
       'pay send',
       'swap maker-execute',
       'wallet send',
+      'wallet utxos',
     ]);
     expect(mine.filter((d) => d.confirm === 'typed-name').map((d) => d.path)).toEqual(['node destroy']);
     const secretNames = (p: string) => (by(p).secrets ?? []).filter((f) => f.kind === 'secret').map((f) => f.name);
-    expect(secretNames('node init')).toEqual(['password', 'password_repeat']);
+    expect(secretNames('node init')).toEqual(['password', 'password_repeat', 'mnemonic']);
     expect(secretNames('node unlock')).toContain('password');
     expect(secretNames('node password')).toEqual(['old_password', 'new_password', 'new_password_repeat']);
     expect(secretNames('node backup')).toEqual(['password']);
     expect(secretNames('node restore')).toEqual(['password']);
     expect(secretNames('node destroy')).toEqual(['backup_password']);
     expect(Object.keys(by('node restore').args.shape)).toContain('backup_path');
-    // A typed or secret field is never an argument; a box may be one (its answer joins the arguments, so an approval keeps it).
+    // A secret field is never an argument; a box may be one (its answer joins the arguments, so an approval keeps it), and so
+    // may a plain text field the dialog prefills from it (`node unlock`'s indexer_url on 6887cbf).
     for (const d of mine)
-      for (const f of d.secrets ?? []) if (f.kind !== 'checkbox') expect(Object.keys(d.args.shape), d.path).not.toContain(f.name);
+      for (const f of d.secrets ?? []) if (f.kind === 'secret') expect(Object.keys(d.args.shape), d.path).not.toContain(f.name);
     expect(Object.keys(by('node destroy').args.shape)).toContain('backup');
   });
 });

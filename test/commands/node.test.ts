@@ -63,7 +63,7 @@ describe('node commands', () => {
     }
     expect(cmd('node destroy').confirm).toBe('typed-name');
     expect(cmd('node stop').confirm).toBe('button');
-    expect(cmd('node init').secrets?.map((s) => s.name)).toEqual(['password', 'password_repeat']);
+    expect(cmd('node init').secrets?.map((s) => s.name)).toEqual(['password', 'password_repeat', 'mnemonic']);
   });
 
   it('create makes a STARTING node and says what to do next', async () => {
@@ -273,17 +273,21 @@ describe('node commands', () => {
   it('init and password refuse two different new passwords, or one shorter than 8 characters, as dialog field errors', () => {
     const initDialog = cmd('node init').dialog!;
     const init = (values: Record<string, string>) => initDialog.check!(values);
+    // Either error is on both fields, so that both are asked again (P21).
     expect(init({ password: PASSWORD, password_repeat: `${PASSWORD}x` })).toEqual({
-      password_repeat: 'The two new passwords differ: type the same password twice.',
+      password: 'The two new passwords differ: type the new password again.',
+      password_repeat: 'The two new passwords differ: type the same password here.',
     });
     expect(init({ password: 'short', password_repeat: 'short' })).toEqual({
       password: 'The password must have at least 8 characters; this one has 5.',
+      password_repeat: 'Type the new password again, here too.',
     });
     expect(init({ password: PASSWORD, password_repeat: PASSWORD })).toEqual({});
     const pwDialog = cmd('node password').dialog!;
     const pw = (values: Record<string, string>) => pwDialog.check!(values);
     expect(pw({ old_password: PASSWORD, new_password: 'new password 1', new_password_repeat: 'new password 2' })).toEqual({
-      new_password_repeat: 'The two new passwords differ: type the same password twice.',
+      new_password: 'The two new passwords differ: type the new password again.',
+      new_password_repeat: 'The two new passwords differ: type the same password here.',
     });
     expect(JSON.stringify(pw({ old_password: PASSWORD, new_password: 'seven77', new_password_repeat: 'seven77' }))).not.toContain(
       'seven77',

@@ -290,7 +290,7 @@ export function refreshTransfersOf(world: WorldState, node: NodeState): boolean 
   let changed = false;
   const now = nowSec();
   for (const t of node.wallet!.transfers) {
-    if (t.status === 'WaitingConfirmations' && t.txid && world.isConfirmed(t.txid)) {
+    if ((t.status === 'WaitingConfirmations' || t.status === 'WaitingBroadcast') && t.txid && world.isConfirmed(t.txid)) {
       t.status = 'Settled';
       t.updated_at = now;
       settleAllocations(node.wallet!, t.idx);

@@ -5,6 +5,7 @@
  * own Send transfer (so failing one side fails its counterpart), and an asset's spendable balance must
  * cover the sum sent of it.
  */
+import { holdConsignment } from './out-of-band.js';
 import { badRequest, failed, forbidden, insufficientAssets } from './errors.js';
 import { nowSec } from './ids.js';
 import { type Body, type Ctx, optBool, optFungible, optNumber, optStringArray, reqString, validFeeRate } from './input.js';
@@ -22,7 +23,12 @@ export interface OneSend {
 }
 
 /** Checks every recipient, then sends to all of them in one transaction; `{ txid }`. */
-export function sendBatch(world: WorldState, node: NodeState, sends: OneSend[], o: { feeRate: number }): { txid: string } {
+export function sendBatch(
+  world: WorldState,
+  node: NodeState,
+  sends: OneSend[],
+  o: { feeRate: number; donation?: boolean },
+): { txid: string } {
   if (sends.length === 0) throw badRequest('InvalidRecipientMap', 'The provided recipient map is invalid');
   if (new Set(sends.map((s) => s.recipientId)).size !== sends.length)
     throw badRequest('InvalidRecipientMap', 'The provided recipient map is invalid');
@@ -83,24 +89,36 @@ export function sendBatch(world: WorldState, node: NodeState, sends: OneSend[], 
       }
     }
     const rw = p.receiver.wallet!;
-    let receiveUtxo = p.incoming.receive_utxo;
-    if (p.rec.witness) receiveUtxo = addUtxo(rw, txid, vout++, p.witnessSat, { colorable: true, trusted: false }).outpoint;
-    p.incoming.asset_id = p.assetId;
-    p.incoming.status = 'WaitingConfirmations';
-    p.incoming.txid = txid;
-    p.incoming.receive_utxo = receiveUtxo;
-    p.incoming.assignments = [p.amount];
-    p.incoming.updated_at = nowSec();
-    rw.allocations.push({ asset_id: p.assetId, outpoint: receiveUtxo!, amount: p.amount, settled: false, pendingOf: p.incoming.idx });
-    if (!rw.assets.has(p.assetId)) rw.assets.set(p.assetId, nowSec());
-    rw.transactions.push({ txid, transaction_type: 'User', received: p.witnessSat, sent: 0, fee: 0 });
+    // What the receiver learns from the consignment: through the proxy at once, out of band when it is given.
+    const deliver = (status: 'WaitingConfirmations' | 'WaitingBroadcast') => {
+      let receiveUtxo = p.incoming.receive_utxo;
+      if (p.rec.witness) receiveUtxo = addUtxo(rw, txid, vout++, p.witnessSat, { colorable: true, trusted: false }).outpoint;
+      p.incoming.asset_id = p.assetId;
+      p.incoming.status = status;
+      p.incoming.txid = txid;
+      p.incoming.receive_utxo = receiveUtxo;
+      p.incoming.assignments = [p.amount];
+      p.incoming.updated_at = nowSec();
+      rw.allocations.push({ asset_id: p.assetId, outpoint: receiveUtxo!, amount: p.amount, settled: false, pendingOf: p.incoming.idx });
+      if (!rw.assets.has(p.assetId)) rw.assets.set(p.assetId, nowSec());
+      rw.transactions.push({ txid, transaction_type: 'User', received: p.witnessSat, sent: 0, fee: 0 });
+    };
+    if (node.api === '6887cbf' && p.endpoints.length === 0 && p.rec.endpoints.length === 0) {
+      holdConsignment(world, {
+        senderId: node.nodeId,
+        receiverId: p.receiver.nodeId,
+        send,
+        incomingIdx: p.incoming.idx,
+        donation: o.donation ?? false,
+        deliver,
+      });
+    } else deliver('WaitingConfirmations');
   }
   return { txid };
 }
 
 /** f379330's `/sendasset`: one recipient of one asset (sent as a batch of one). */
 export function sendasset({ world, node, body }: Ctx) {
-  void optBool(body, 'donation');
   const send: OneSend = {
     assetId: reqString(body, 'asset_id'),
     recipientId: reqString(body, 'recipient_id'),
@@ -108,5 +126,8 @@ export function sendasset({ world, node, body }: Ctx) {
     witnessData: body.witness_data as Body | undefined,
     endpoints: optStringArray(body, 'transport_endpoints') ?? [DEFAULT_PROXY],
   };
-  return sendBatch(world, node, [send], { feeRate: validFeeRate(optNumber(body, 'fee_rate')) });
+  return sendBatch(world, node, [send], {
+    feeRate: validFeeRate(optNumber(body, 'fee_rate')),
+    donation: optBool(body, 'donation') ?? false,
+  });
 }

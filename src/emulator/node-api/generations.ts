@@ -24,6 +24,8 @@ import * as invoices from './invoices.js';
 import * as lifecycle from './lifecycle.js';
 import * as ifa from './assets-ifa.js';
 import * as swaps from './swaps.js';
+import { FIELDS_6887CBF } from './features-6887cbf.js';
+import * as outOfBand from './out-of-band.js';
 
 import type { ApiGeneration } from './api-generation.js';
 
@@ -56,6 +58,7 @@ const REQUIRED: Record<ApiGeneration, Record<string, string[]>> = {
     issueassetifa: ['amounts', 'inflation_amounts', 'ticker', 'name', 'precision'],
     inflate: ['asset_id', 'inflation_amounts', 'fee_rate', 'min_confirmations'],
     decodeswapstring: ['swapstring'],
+    lninvoice: ['expiry_sec'],
   },
 };
 
@@ -104,8 +107,10 @@ function sendrgb(ctx: Ctx) {
       });
     }
   }
-  void optBool(ctx.body, 'donation');
-  return sendBatch(ctx.world, ctx.node, all, { feeRate: validFeeRate(optNumber(ctx.body, 'fee_rate')) });
+  return sendBatch(ctx.world, ctx.node, all, {
+    feeRate: validFeeRate(optNumber(ctx.body, 'fee_rate')),
+    donation: optBool(ctx.body, 'donation') ?? false,
+  });
 }
 
 /** `/unlock` with `ldk_chain_sync`: BlockSync with every bitcoind field, or TransactionSync with an indexer URL. */
@@ -176,7 +181,14 @@ export const ROUTES_6887CBF: Record<string, Handler | null> = {
   issueassetifa: ifa.issueassetifa,
   inflate: ifa.inflate,
   decodeswapstring: swaps.decodeswapstring,
+  ...FIELDS_6887CBF,
+  getconsignment: outOfBand.getconsignment,
+  provideoutofbandconsignment: outOfBand.provideoutofbandconsignment,
+  provideoutofbandack: outOfBand.provideoutofbandack,
 };
+
+/** 6887cbf endpoints a node answers without a wallet, or locked. */
+export const NO_WALLET_6887CBF = new Set(['unlock', 'init']);
 
 /** Endpoints only 6887cbf has (f379330 answers 404 for them). */
 export const ONLY_6887CBF = new Set(['sendrgb', 'issueassetifa', 'inflate', 'decodeswapstring']);

@@ -26,11 +26,12 @@ export function fundWallet(world: WorldState, w: Wallet): void {
   });
 }
 
-export function init({ world, node, body }: Ctx) {
+/** `words`: an existing mnemonic (6887cbf's `mnemonic` field), else new ones. */
+export function init({ world, node, body }: Ctx, given?: string) {
   const password = reqString(body, 'password');
   if (node.wallet) throw forbidden('AlreadyInitialized', 'Node has already been initialized');
   checkNewPassword(password);
-  const words = mnemonic();
+  const words = given ?? mnemonic();
   node.wallet = newWallet(password, words);
   fundWallet(world, node.wallet);
   return { mnemonic: words };

@@ -36,7 +36,8 @@ export interface TxRecord {
   timestamp?: number;
 }
 
-export type TransferStatus = 'WaitingCounterparty' | 'WaitingConfirmations' | 'Settled' | 'Failed';
+/** `WaitingBroadcast` (6887cbf): a receiver that took an out-of-band consignment, waiting for the sender to broadcast. */
+export type TransferStatus = 'WaitingCounterparty' | 'WaitingBroadcast' | 'WaitingConfirmations' | 'Settled' | 'Failed';
 export type TransferKind = 'Issuance' | 'ReceiveBlind' | 'ReceiveWitness' | 'Send' | 'Inflation';
 
 export interface Transfer {
@@ -150,6 +151,9 @@ export interface LnInvoice {
   expiry_sec: number;
   network: BitcoinNetwork;
   status: 'Pending' | 'Succeeded' | 'Failed';
+  /** 6887cbf: the BOLT11 description, or the hash of one (hex). */
+  description?: string;
+  description_hash?: string;
 }
 
 export interface RgbRecipient {

@@ -11,7 +11,7 @@ import * as payments from './payments.js';
 import * as channels from './channels.js';
 import * as peers from './peers.js';
 import * as swaps from './swaps.js';
-import { type ApiGeneration, checkRequired, ONLY_6887CBF, ROUTES_6887CBF, STATELESS_6887CBF } from './generations.js';
+import { type ApiGeneration, checkRequired, NO_WALLET_6887CBF, ONLY_6887CBF, ROUTES_6887CBF, STATELESS_6887CBF } from './generations.js';
 import { injectFault, type NodeFault } from './faults.js';
 
 /** What a call needs from the node's state: nothing, or an unlocked wallet (most calls, as in RLN). */
@@ -99,7 +99,9 @@ export type NodeApiReply = { status: number; body: unknown; raw?: string };
 export function routeOf(endpoint: string, gen: ApiGeneration): Route | undefined {
   if (gen === '6887cbf' && endpoint in ROUTES_6887CBF) {
     const handler = ROUTES_6887CBF[endpoint];
-    return handler ? { method: 'POST', needs: STATELESS_6887CBF.has(endpoint) ? 'none' : 'unlocked', handler } : undefined;
+    return handler
+      ? { method: 'POST', needs: STATELESS_6887CBF.has(endpoint) || NO_WALLET_6887CBF.has(endpoint) ? 'none' : 'unlocked', handler }
+      : undefined;
   }
   if (gen === 'f379330' && ONLY_6887CBF.has(endpoint)) return undefined;
   return ROUTES[endpoint];
@@ -212,6 +214,11 @@ export class NodeWorld {
 
   hasNode(nodeId: string): boolean {
     return this.state.nodes.has(nodeId);
+  }
+
+  /** The words of the node's wallet (tests: a wallet restored from a mnemonic is that mnemonic's); undefined before init. */
+  mnemonicOf(nodeId: string): string | undefined {
+    return this.node(nodeId).wallet?.mnemonic;
   }
 
   /** The node's public key (stable for its id), e.g. to build `pubkey@host:port` in tests. */

@@ -239,4 +239,7 @@ export const ProvideOutOfBandConsignmentRequest = z.object({
   mime: z.string().optional(),
   filename: z.string().optional(),
 });
-export const ProvideOutOfBandConsignmentResponse = obj({ transfers: z.record(z.string(), obj({})) });
+/** The receiver's transfers the consignment changed, by index: the new status, or why it failed. */
+export const ProvideOutOfBandConsignmentResponse = obj({
+  transfers: z.record(z.string(), obj({ updated_status: opt(z.string()), failure: opt(obj({ name: z.string(), message: z.string() })) })),
+});

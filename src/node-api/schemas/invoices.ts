@@ -6,6 +6,9 @@ export const LNInvoiceRequest = obj({
   expiry_sec: Int.positive().optional(),
   asset_id: z.string().optional(),
   asset_amount: Amount.optional(),
+  /** 6887cbf (a5c10d4): what the invoice is for, or the SHA-256 of a longer text; not both. */
+  description: z.string().optional(),
+  description_hash: z.string().optional(),
 });
 export const LNInvoiceResponse = obj({ invoice: z.string() });
 
@@ -56,6 +59,9 @@ export const DecodeLNInvoiceResponse = obj({
   payment_secret: z.string(),
   payee_pubkey: opt(z.string()),
   network: BitcoinNetwork,
+  /** 6887cbf (a5c10d4). */
+  description: opt(z.string()),
+  description_hash: opt(z.string()),
 });
 export const DecodeRGBInvoiceResponse = obj({
   recipient_id: z.string(),

@@ -55,7 +55,7 @@ async function approvalAhead(a: Attempt, p: Pipeline, def: AnyCommand): Promise<
 const labelsOf = (fields: DialogField[]) => fields.map((f) => f.label.replace(/\s*\(.*\)$/, '').toLowerCase()).join(', ');
 
 export function dialogFields(registry: Registry, def: AnyCommand, args: Record<string, string>): DialogField[] {
-  const own = def.secrets ?? [];
+  const own = (def.secrets ?? []).filter((f) => !f.onlyWithArg || checkboxValue(args[f.onlyWithArg]) === 'true');
   if (def.confirm !== 'typed-name') return own;
   const nodeArg = registry.nodeArg(def);
   const typed = nodeArg ? args[nodeArg] : undefined;

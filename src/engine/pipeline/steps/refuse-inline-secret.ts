@@ -11,5 +11,5 @@ export const refuseInlineSecret: Step = (a) => {
   // Whatever logs the raw text masks this value from now on.
   registerTypedSecret(a.args[inline], undefined, 'refused');
   a.args = withoutSecrets(def, a.args);
-  return secretInline(def.path, inline);
+  return secretInline(def.path, inline, a.args, def);
 };
