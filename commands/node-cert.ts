@@ -16,7 +16,7 @@ import { requireNode } from './support/require-node.js';
 
 const cert = defineCommand({
   path: 'node cert',
-  summary: "Fetch a client certificate for a node's API from the service; the bot presents it on its calls to that node",
+  summary: "Fetch a client certificate for a node's API from the service; the bot presents it calling that node",
   example: '/rln node cert alice',
   args: z.object({ node: nodeArg() }),
   role: 'admin',

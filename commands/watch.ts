@@ -199,7 +199,8 @@ const add = defineCommand({
       .string()
       .trim()
       .optional()
-      .describe(`Any of ${WATCH_KINDS.join(',')}, or all (default: status)`),
+      // Discord holds 100 characters: every kind, whole; without kinds= a watch hears status (the summary says so).
+      .describe(`${WATCH_KINDS.join(',')}, or all`),
     min_amount: z
       .string()
       .trim()

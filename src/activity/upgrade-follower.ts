@@ -40,8 +40,12 @@ export interface UpgradeFollowerOptions {
 export interface UpgradeFollower {
   /** A status event of a node (routed to some watch). */
   statusSeen(nodeId: string, status: string | undefined): void;
-  /** Whether an upgrade of this node explains a lock seen now (the lock alert would tell it twice). */
-  explainsLock(nodeId: string): boolean;
+  /**
+   * Whether an upgrade of this node explains a lock seen now (the lock alert would tell it twice): one seen
+   * IN_PROGRESS, told lately, or back RUNNING and not yet read whose last build is a recent upgrade. A node
+   * merely back RUNNING (a restart, a start) explains nothing: its lock alert is the only one it gets.
+   */
+  explainsLock(node: HostedNode): boolean;
   /** Tells what is waiting now (tests, shutdown). */
   flush(): Promise<void>;
   stop(): void;
@@ -70,6 +74,13 @@ function lastBuild(node: HostedNode): Build | undefined {
 }
 
 const isUpgradeBuild = (b: Build | undefined) => typeof b?.action === 'string' && /upgrade/i.test(b.action);
+
+/** Whether the node's last build is a successful upgrade of the last hour (one whose IN_PROGRESS may have been missed). */
+function recentUpgrade(node: HostedNode, now: number): boolean {
+  const build = lastBuild(node);
+  const ts = typeof build?.timestamp === 'string' ? Date.parse(build.timestamp) : NaN;
+  return isUpgradeBuild(build) && build?.buildStatus !== 'FAILURE' && now - ts < RECENT_BUILD_MS;
+}
 
 /** The message for one upgraded node: locked (with its Unlock button), or how it answered. */
 export function upgradedMessage(node: HostedNode, state: 'locked' | 'unlocked' | 'uninitialised' | 'unreachable'): Message {
@@ -122,8 +133,7 @@ export function createUpgradeFollower(o: UpgradeFollowerOptions): UpgradeFollowe
     const sawProgress = upgrading.delete(nodeId);
     const node = await o.getNode(nodeId);
     const build = lastBuild(node);
-    const ts = typeof build?.timestamp === 'string' ? Date.parse(build.timestamp) : NaN;
-    const recent = isUpgradeBuild(build) && build?.buildStatus !== 'FAILURE' && o.now() - ts < RECENT_BUILD_MS;
+    const recent = recentUpgrade(node, o.now());
     // A build of another kind after the IN_PROGRESS (the service says what it did) is not an upgrade.
     if (!(sawProgress && (!build?.action || isUpgradeBuild(build))) && !recent) return undefined;
     if (node.status !== 'RUNNING') return undefined;
@@ -193,9 +203,13 @@ export function createUpgradeFollower(o: UpgradeFollowerOptions): UpgradeFollowe
       }, batchMs);
       timer.unref?.();
     },
-    explainsLock(nodeId) {
-      const t = told.get(nodeId);
-      return upgrading.has(nodeId) || pending.has(nodeId) || (t !== undefined && o.now() - t < EXPLAINS_MS);
+    explainsLock(node) {
+      const t = told.get(node.nodeId);
+      if (upgrading.has(node.nodeId) || (t !== undefined && o.now() - t < EXPLAINS_MS)) return true;
+      // Back RUNNING, not read yet: only a recent upgrade build explains it. Were any RUNNING enough, a
+      // restart's lock seen after its RUNNING was routed would be dropped, and the follower (no upgrade)
+      // would not tell it either: the lock would never be told.
+      return pending.has(node.nodeId) && recentUpgrade(node, o.now());
     },
     async flush() {
       clearTimeout(timer);

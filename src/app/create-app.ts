@@ -273,7 +273,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     claim: db.engine === 'postgres' ? (nodeId, until, now) => leases.claim(`activity:${nodeId}`, replicaId, until, now) : undefined,
     publish: async (node, events, context) => {
       // A node locked by its upgrade is told by the follower ("upgraded … and is LOCKED"), not twice.
-      if (upgradeFollower.explainsLock(node.nodeId)) events = events.filter((e) => !(e.kind === 'lock' && e.type !== 'node_unlocked'));
+      if (upgradeFollower.explainsLock(node)) events = events.filter((e) => !(e.kind === 'lock' && e.type !== 'node_unlocked'));
       if (!events.length) return;
       await notifier.ingestActivity(
         { nodeId: node.nodeId, nodeName: node.name },

@@ -131,8 +131,11 @@ describe('upgrades an operator can trust, on Slack', () => {
   it('asset send works on alice, on the older image', async () => {
     expect(h.emulator.world.apiOf(ids.alice)).toBe('f379330');
     expect(await slash('watch add alice')).toContain('alice');
-    await slash('wallet utxos alice num=4 size=32500 fee_rate=2');
-    await slash('wallet utxos bob num=4 size=32500 fee_rate=2');
+    // `wallet utxos` spends on-chain: it asks first, and the UTXOs are made once Confirm is clicked.
+    for (const node of ['alice', 'bob']) {
+      const made = await click(buttonId(await slash(`wallet utxos ${node} num=4 size=32500 fee_rate=2`), 'Confirm'));
+      expect(made, made.slice(0, 400)).toContain('UTXOs created');
+    }
     h.emulator.world.mine(1);
     const issued = await slash('asset issue-nia alice ticker=UPG name=Upgraded amounts=1000 precision=0');
     const confirmIssue = /"text":"Confirm"/.test(issued) ? await click(buttonId(issued, 'Confirm')) : issued;
