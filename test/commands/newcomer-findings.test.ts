@@ -94,4 +94,25 @@ describe('what the newcomer sweep found', () => {
     // A different amount is a different request.
     expect(text(await typed('channel open alice bob 120k sats'))).toContain('Confirm: channel open alice?');
   });
+
+  it('a role refusal in the terminal lists every admin: ADMIN_USERS, grants and the built-in shell:local (P36)', async () => {
+    const roles = testDispatcher({
+      registry: createRegistry(allCommands),
+      services: env.services,
+      admins: ['shell:ann', 'slack:UADMIN'],
+      readers: ['shell:rita', 'slack:UREAD'],
+      nodeCacheMs: 0,
+    });
+    const terminal = { platform: 'shell' as const, channelId: 'terminal' };
+    const refused = await roles.dispatch({
+      via: 'typed',
+      actor: { platform: 'shell', userId: 'rita' },
+      place: terminal,
+      text: 'node stop alice',
+    });
+    expect(text(refused)).toContain('Admins: shell:ann, slack:UADMIN, shell:local.');
+    // In Slack the terminal's built-in admin is no one to ask.
+    const inSlack = await roles.dispatch({ via: 'typed', actor: { platform: 'slack', userId: 'UREAD' }, place, text: 'node stop alice' });
+    expect(text(inSlack)).toContain('Admins: shell:ann, slack:UADMIN.');
+  });
 });
