@@ -115,4 +115,18 @@ describe('what the newcomer sweep found', () => {
     const inSlack = await roles.dispatch({ via: 'typed', actor: { platform: 'slack', userId: 'UREAD' }, place, text: 'node stop alice' });
     expect(text(inSlack)).toContain('Admins: shell:ann, slack:UADMIN.');
   });
+
+  it('`n` alone suggests nothing: a prefix is a hint only from three letters on (P46)', async () => {
+    const r = await typed('n');
+    expect(text(r)).toContain('/rln help');
+    expect(text(r)).not.toContain('Did you mean');
+    expect(text(await typed('nod lst'))).toContain('Did you mean `/rln node list`?');
+  });
+
+  it('node backup’s dialog says the backup is encrypted with this password, not "with it" (P42)', async () => {
+    await env.api(bob).lock();
+    const r = await typed('node backup bob');
+    const field = r.kind === 'dialog' ? r.dialog.fields.find((f) => f.name === 'password') : undefined;
+    expect(field?.hint).toBe('The backup is encrypted with this password');
+  });
 });
