@@ -34,6 +34,7 @@ const labelsOf = (r: Reply) =>
 describe('what the newcomer sweep found', () => {
   let env: TestEnv;
   let dir: string;
+  let alice: HostedNode;
   let bob: HostedNode;
   let d: ReturnType<typeof testDispatcher>;
   const as = (actor: Actor, line: string) => d.dispatch({ via: 'typed', actor, place, text: line });
@@ -54,7 +55,7 @@ describe('what the newcomer sweep found', () => {
       approvalPolicy: 'pay.send; channel.open',
       nodeCacheMs: 0,
     });
-    await createReadyNode(env, 'alice', { utxos: true });
+    alice = await createReadyNode(env, 'alice', { utxos: true });
     bob = await createReadyNode(env, 'bob', { utxos: true });
   });
   afterAll(async () => {
@@ -114,6 +115,16 @@ describe('what the newcomer sweep found', () => {
     // In Slack the terminal's built-in admin is no one to ask.
     const inSlack = await roles.dispatch({ via: 'typed', actor: { platform: 'slack', userId: 'UREAD' }, place, text: 'node stop alice' });
     expect(text(inSlack)).toContain('Admins: shell:ann, slack:UADMIN.');
+  });
+
+  it('peer disconnect with an open channel: the hint says to close it first, as the node does, not "check the arguments" (P40)', async () => {
+    const bobKey = (await env.api(bob).nodeinfo()).pubkey;
+    await env.api(alice).connectpeer({ peer_pubkey_and_addr: `${bobKey}@127.0.0.1:9735` });
+    await env.api(alice).openchannel({ peer_pubkey_and_opt_addr: bobKey, capacity_sat: 100_000, push_msat: 0 });
+    env.world.mine(6);
+    const r = await typed('peer disconnect alice bob');
+    expect(text(r)).toContain('a channel with this peer is open: close it first');
+    expect(text(r)).not.toContain('check the arguments');
   });
 
   it('`n` alone suggests nothing: a prefix is a hint only from three letters on (P46)', async () => {
