@@ -51,11 +51,20 @@ const create = defineCommand({
   confirm: 'none',
   mutates: true,
   async handler(ctx) {
-    const webhookUrl =
-      ctx.args.webhook ?? (ctx.services.publicUrl ? `${ctx.services.publicUrl.replace(/\/+$/, '')}/webhooks/service` : undefined);
+    const base = ctx.services.publicUrl ? `${ctx.services.publicUrl.replace(/\/+$/, '')}/webhooks/service` : undefined;
+    let webhookUrl = ctx.args.webhook ?? base;
     const { node, message } = await ctx.services.hosting.createNode(
       compact({ name: ctx.args.name, network: ctx.args.network, webhookUrl }),
     );
+    // The bot's own URL names the node, as `node info` and `node settings webhook=bot` give it (P30);
+    // its id is known only now. Should the service refuse, the URL without the id still works.
+    if (!ctx.args.webhook && base) {
+      const own = `${base}/${node.nodeId}`;
+      webhookUrl = await ctx.services.hosting.updateSettings(node.nodeId, { webhookUrl: own }).then(
+        () => own,
+        () => webhookUrl,
+      );
+    }
     return {
       header: titled('Node created', node),
       tone: 'success',
