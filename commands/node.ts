@@ -53,6 +53,10 @@ const create = defineCommand({
   async handler(ctx) {
     const base = ctx.services.publicUrl ? `${ctx.services.publicUrl.replace(/\/+$/, '')}/webhooks/service` : undefined;
     let webhookUrl = ctx.args.webhook ?? base;
+    // A name that differs from another node's only in case makes both ambiguous when typed loosely (P31).
+    const twin = (await ctx.services.hosting.listNodes().catch(() => [])).find(
+      (n) => n.name !== ctx.args.name && n.name.toLowerCase() === ctx.args.name.toLowerCase(),
+    );
     const { node, message } = await ctx.services.hosting.createNode(
       compact({ name: ctx.args.name, network: ctx.args.network, webhookUrl }),
     );
@@ -77,6 +81,9 @@ const create = defineCommand({
           { label: 'Webhook URL', value: webhookUrl ? [{ code: webhookUrl }] : 'not set' },
         ]),
         ...serviceNote(message),
+        ...(twin
+          ? [msg.context(`⚠ ${twin.name} exists too: from now on give each of the two by its exact name, in its case, or by its id.`)]
+          : []),
         ...(webhookUrl
           ? []
           : [

@@ -89,6 +89,12 @@ describe('node commands', () => {
     expect((await env.services.hosting.getNode(node.nodeId)).settings?.webhookUrl).toBe(url);
   });
 
+  it('create warns when the new name differs from another node’s only in case (P31)', async () => {
+    await runCommand(env, cmd('node create'), { name: 'twin' });
+    const r = await runCommand(env, cmd('node create'), { name: 'Twin' });
+    expect(textOf(r)).toContain('twin exists too: from now on give each of the two by its exact name');
+  });
+
   it('create refuses a webhook that is not https', () => {
     expect(cmd('node create').args.safeParse({ name: 'x', webhook: 'http://example.com/hook' }).success).toBe(false);
   });
