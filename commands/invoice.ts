@@ -11,6 +11,7 @@ import { assetAmount, checkAssetPair, int, msatAmount, nodeArg, rawFlag, splitLi
 import { assetNamed, rawAssetAmount } from './support/asset-amount.js';
 import { assetAmountText, assetIndex, resolveAssetId } from './support/asset-table.js';
 import { nodeClient } from './support/node-client.js';
+import { ourNodeNames } from './support/our-nodes.js';
 import { resolveAccountAsset } from './support/account-assets.js';
 import { compact, formatSeconds, formatTime, titled } from './support/present.js';
 import { qrFile } from './support/qr-file.js';
@@ -328,14 +329,16 @@ const decode = defineCommand({
         value: [info ? `${withPrecision(amt, info.precision)} ${info.label} ` : `${thousands(amt)} raw `, { code: d.asset_id }],
       });
     }
+    // The payee by name when it is one of our nodes, as the confirmations say it (P35).
+    const ours = d.payee_pubkey ? (await ourNodeNames(ctx)).get(d.payee_pubkey.toLowerCase()) : undefined;
     fields.push(
-      { label: 'Payee', value: [{ code: d.payee_pubkey ?? '—' }] },
+      { label: 'Payee', value: [...(ours ? [`${ours} (our node) `] : []), { code: d.payee_pubkey ?? '—' }] },
       { label: 'Payment hash', value: [{ code: d.payment_hash ?? '—' }] },
     );
     return {
       header: titled('Lightning invoice', node),
       tone: 'info',
-      blocks: [msg.fields(fields), msg.context(`payee ${shortId(d.payee_pubkey ?? '')}`)],
+      blocks: [msg.fields(fields), msg.context(`payee ${ours ?? shortId(d.payee_pubkey ?? '')}`)],
     };
   },
 });

@@ -91,7 +91,7 @@ const backup = defineCommand({
   }),
   role: 'operate',
   confirm: 'none',
-  secrets: [{ ...passwordField, hint: 'The backup is encrypted with it' }],
+  secrets: [{ ...passwordField, hint: 'The backup is encrypted with this password' }],
   dialog: {
     intro:
       "The backup is written to the node's own disk: the service offers no way to download it, and it is lost if the node is destroyed.",

@@ -51,11 +51,24 @@ const create = defineCommand({
   confirm: 'none',
   mutates: true,
   async handler(ctx) {
-    const webhookUrl =
-      ctx.args.webhook ?? (ctx.services.publicUrl ? `${ctx.services.publicUrl.replace(/\/+$/, '')}/webhooks/service` : undefined);
+    const base = ctx.services.publicUrl ? `${ctx.services.publicUrl.replace(/\/+$/, '')}/webhooks/service` : undefined;
+    let webhookUrl = ctx.args.webhook ?? base;
+    // A name that differs from another node's only in case makes both ambiguous when typed loosely (P31).
+    const twin = (await ctx.services.hosting.listNodes().catch(() => [])).find(
+      (n) => n.name !== ctx.args.name && n.name.toLowerCase() === ctx.args.name.toLowerCase(),
+    );
     const { node, message } = await ctx.services.hosting.createNode(
       compact({ name: ctx.args.name, network: ctx.args.network, webhookUrl }),
     );
+    // The bot's own URL names the node, as `node info` and `node settings webhook=bot` give it (P30);
+    // its id is known only now. Should the service refuse, the URL without the id still works.
+    if (!ctx.args.webhook && base) {
+      const own = `${base}/${node.nodeId}`;
+      webhookUrl = await ctx.services.hosting.updateSettings(node.nodeId, { webhookUrl: own }).then(
+        () => own,
+        () => webhookUrl,
+      );
+    }
     return {
       header: titled('Node created', node),
       tone: 'success',
@@ -68,6 +81,9 @@ const create = defineCommand({
           { label: 'Webhook URL', value: webhookUrl ? [{ code: webhookUrl }] : 'not set' },
         ]),
         ...serviceNote(message),
+        ...(twin
+          ? [msg.context(`⚠ ${twin.name} exists too: from now on give each of the two by its exact name, in its case, or by its id.`)]
+          : []),
         ...(webhookUrl
           ? []
           : [

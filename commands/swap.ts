@@ -254,7 +254,8 @@ const list = nodeListCommand({
       all.some(({ s }) => s.from_asset || s.to_asset),
     );
     const qty = (q: number | bigint | undefined, asset: string | undefined | null) => {
-      if (!asset) return `${thousands(q ?? 0)} msat`;
+      // Bitcoin in sats, as maker init and the taker's confirmation say it (P41).
+      if (!asset) return formatMsat(q ?? 0);
       const info = assets.get(asset);
       return info ? `${withPrecision(q ?? 0, info.precision)} ${info.label}` : `${thousands(q ?? 0)} ${shortId(asset, 10)}`;
     };

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { UserError } from '../src/vocabulary/index.js';
 import { statusBadge } from '../src/vocabulary/index.js';
-import { msg, type Message } from '../src/vocabulary/index.js';
+import { msg, type Block, type Message } from '../src/vocabulary/index.js';
 import { defineCommand, type CommandContext } from './define-command.js';
 import { type AnyCommand } from '../src/engine/index.js';
 import { findNode, type HostedNode } from '../src/hosting/index.js';
@@ -311,6 +311,21 @@ const remove = defineCommand({
   },
 });
 
+/** The channel's mutes, each on its own row (a mute of one node under a watch of all is shown too) (P34). */
+async function mutesTable(ctx: CommandContext<unknown>): Promise<Block[]> {
+  const mutes = await ctx.services.watches.mutes(ctx.place);
+  if (!mutes.length) return [];
+  const nodes = mutes.some((m) => m.target !== ALL_NODES) ? await ctx.services.hosting.listNodes().catch(() => []) : [];
+  const name = (target: string) => (target === ALL_NODES ? 'all nodes' : (nodes.find((n) => n.nodeId === target)?.name ?? target));
+  return [
+    msg.text('Mutes (notifications held, summarised when each ends):'),
+    msg.table({
+      columns: msg.columns('Muted', 'Until', 'By'),
+      rows: mutes.map((m) => [name(m.target), formatTime(m.until.toISOString()), m.mutedBy]),
+    }),
+  ];
+}
+
 const list = defineCommand({
   path: 'watch list',
   summary: 'What this channel watches, its mutes and open incidents',
@@ -318,11 +333,12 @@ const list = defineCommand({
   async handler(ctx): Promise<Message> {
     const watches = await ctx.services.watches.list(ctx.place);
     const incidents = await ctx.services.watches.incidents({ place: ctx.place, state: 'open' });
+    const mutes = await mutesTable(ctx);
     if (!watches.length) {
       return {
         header: 'This channel watches no node',
         tone: 'neutral',
-        blocks: [msg.context(['Start with ', { code: '/rln watch add <node|all>' }])],
+        blocks: [msg.context(['Start with ', { code: '/rln watch add <node|all>' }]), ...mutes],
       };
     }
     const blocks = [
@@ -338,6 +354,7 @@ const list = defineCommand({
         ]),
       }),
     ];
+    blocks.push(...mutes);
     if (incidents.length) {
       blocks.push(
         msg.table({

@@ -40,7 +40,12 @@ export interface Approvals {
   /** Claims a pending, unexpired request; false when someone (or the clock, or another replica) got there first. */
   decide(id: string, state: 'approved' | 'rejected', by: Actor, reason?: string): Promise<boolean>;
   expire(id: string): Promise<boolean>;
+  /** A pending, unexpired request for the same command, node and arguments, if there is one. */
+  findPending(i: { path: string; node?: string; args: Record<string, string> }): Promise<Approval | undefined>;
 }
+
+/** Arguments in one order, to compare two requests. */
+const argsKey = (args: Record<string, string>) => JSON.stringify(Object.entries(args).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)));
 
 function fromRow(r: ApprovalRow): Approval {
   return {
@@ -86,5 +91,12 @@ export function createApprovals(o: { db: AnyDb; now: () => number }): Approvals 
     },
     decide: (id, state, by, reason) => store.decide(id, state, actorKey(by), o.now(), reason),
     expire: (id) => store.expire(id, o.now()),
+    async findPending(i) {
+      const want = argsKey(i.args);
+      const same = (await store.pending(o.now()))
+        .map(fromRow)
+        .find((r) => r.path === i.path && (r.node ?? undefined) === i.node && argsKey(r.args) === want);
+      return same;
+    },
   };
 }

@@ -72,7 +72,7 @@ export interface PublishContext {
   since: number;
   /** The snapshot just taken (with what the node could not tell carried over). */
   snapshot: ActivitySnapshot;
-  /** The name of one of our nodes by its pubkey, if it was polled. */
+  /** The name of one of our nodes by its pubkey, whether or not a watch hears it. */
   nameOf(pubkey: string): string | undefined;
 }
 
@@ -100,9 +100,35 @@ export function createActivityPoller(o: ActivityPollerOptions): ActivityPoller {
   const thresholds = o.thresholds ?? DEFAULT_LIQUIDITY;
   /** Per node: how many polls in a row found it locked or unreachable, when it is next due, and polls so far (the slower cadence). */
   const backoff = new Map<string, { misses: number; dueAt: number; polls: number; slowNext?: boolean }>();
-  /** Our nodes' names by pubkey, learned as they are polled. */
+  /** Our nodes' names by pubkey, learned as they are polled, or asked when an event names a peer (P35). */
   const names = new Map<string, string>();
-  const nameOf = (pubkey: string) => names.get(pubkey);
+  /** The nodes whose pubkey is known (a pubkey does not change). */
+  const named = new Set<string>();
+  const nameOf = (pubkey: string) => names.get(pubkey.toLowerCase());
+  let account: HostedNode[] = [];
+
+  /** Asks the running nodes not yet named for their pubkey, so that an alert says `bob`, not `02c8…`. */
+  async function learnNames(): Promise<void> {
+    const unknown = account.filter((n) => n.status === 'RUNNING' && n.invoke_url && !named.has(n.nodeId));
+    await Promise.all(
+      unknown.map(async (n) => {
+        let timeout: NodeJS.Timeout | undefined;
+        const info = await Promise.race([
+          o
+            .api(n)
+            .nodeinfo()
+            .catch(() => undefined),
+          new Promise<undefined>((resolve) => {
+            timeout = setTimeout(() => resolve(undefined), Math.min(nodeTimeoutMs, 2_000));
+          }),
+        ]).finally(() => clearTimeout(timeout));
+        if (info?.pubkey) {
+          names.set(info.pubkey.toLowerCase(), n.name);
+          named.add(n.nodeId);
+        }
+      }),
+    );
+  }
 
   /** Reads the node, within the time limit: its activity, then what its watch kinds need. */
   async function read(node: HostedNode, profile: WatchProfile, previous: ActivityState | undefined, slow: boolean, now: number) {
@@ -134,7 +160,10 @@ export function createActivityPoller(o: ActivityPollerOptions): ActivityPoller {
     ]).finally(() => clearTimeout(timeout));
     o.metrics?.activityPolls.inc({ outcome: polled.lock });
     o.metrics?.activityPollSeconds.observe(Math.max(0, o.now() - now) / 1000);
-    if ('pubkey' in polled && polled.pubkey) names.set(polled.pubkey, node.name);
+    if ('pubkey' in polled && polled.pubkey) {
+      names.set(polled.pubkey.toLowerCase(), node.name);
+      named.add(node.nodeId);
+    }
     const { events, state } = diffActivity(previous, polled, { ...thresholds, lowShare: profile.thresholds.liquidityLow });
     const watched = watchStep(node, previous?.watch, state.snapshot, polled.lock, profile, now);
     // Only a node that does not answer is polled less often: a locked one answers at once, and its
@@ -151,6 +180,7 @@ export function createActivityPoller(o: ActivityPollerOptions): ActivityPoller {
     if (missed) await o.claim?.(node.nodeId, dueAt, now);
     for (const e of [...events, ...watched.events]) o.metrics?.activityEvents.inc({ kind: e.kind });
     const since = previous?.snapshot.takenAt;
+    if (events.length || watched.events.length) await learnNames();
     // A first poll's events (a node found locked) are keyed by this poll's time.
     if (events.length) await o.publish(node, events, { since: since ?? polled.takenAt, snapshot: state.snapshot, nameOf });
     // Conditions are the present, not history: a first poll publishes them too, and since 0 keeps
@@ -178,6 +208,7 @@ export function createActivityPoller(o: ActivityPollerOptions): ActivityPoller {
       o.logger.warn({ err }, 'activity: could not list the nodes; polling again next interval');
       return;
     }
+    account = nodes;
     try {
       await pollDue(nodes);
     } catch (err) {

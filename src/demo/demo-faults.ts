@@ -1,5 +1,7 @@
 import type { Emulator } from '../emulator/index.js';
 import { NODE_FAULTS, type NodeFault } from '../emulator/index.js';
+import { findNode } from '../engine/index.js';
+import { UserError } from '../vocabulary/index.js';
 
 /** The watch kind that hears each fault (the terminal's watch of the node is given it). */
 const KIND_OF: Partial<Record<NodeFault, string>> = {
@@ -25,23 +27,29 @@ export interface DemoFaults {
  * poll the node at once with its slower checks, so each alert comes within one polling interval.
  */
 export function demoFaults(emulator: Emulator, checkSoon: (nodeId: string) => void = () => {}): DemoFaults {
-  const find = (ref: string) => {
-    const nodes = emulator.nodes();
-    return nodes.find((n) => n.nodeId === ref) ?? nodes.find((n) => n.name.toLowerCase() === ref.toLowerCase());
-  };
   const unknown = (ref: string) => `✖ There is no node ${JSON.stringify(ref.slice(0, 40))}: see /rln node list.`;
+  /** The same resolver as /rln: a name that matches several nodes in another case is refused (P31). */
+  const resolve = (ref: string) => {
+    try {
+      const node = findNode(emulator.nodes(), ref.trim());
+      return node ? { node } : { refused: unknown(ref) };
+    } catch (e) {
+      if (e instanceof UserError) return { refused: `✖ ${e.message} ${e.hint ?? ''}`.trim() };
+      throw e;
+    }
+  };
   return {
     async fail(ref) {
-      const node = find(ref);
-      if (!node) return unknown(ref);
+      const { node, refused } = resolve(ref);
+      if (!node) return refused;
       emulator.setStatus(node.nodeId, 'FAILED');
       return `${node.name} is now FAILED in the emulator: its webhook tells the bot, and an incident opens here. Try its Restart button, or /rln node start ${node.name}.`;
     },
     async inject(fault, ref) {
       const name = fault.toLowerCase() as NodeFault;
       if (!(name in NODE_FAULTS)) return `✖ There is no demo fault ${JSON.stringify(fault.slice(0, 40))}.\n${this.help()}`;
-      const node = find(ref);
-      if (!node) return unknown(ref);
+      const { node, refused } = resolve(ref);
+      if (!node) return refused;
       let what: string;
       try {
         what = emulator.world.fault(node.nodeId, name);

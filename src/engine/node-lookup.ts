@@ -15,7 +15,7 @@ export interface NodeLookup {
  * The node `v` names: its id, its exact name, or its name in any case. A name that matches
  * several nodes only in another case is refused with the candidates: never guess which.
  */
-export function findNode(nodes: HostedNode[], v: string): HostedNode | undefined {
+export function findNode<N extends Pick<HostedNode, 'nodeId' | 'name'>>(nodes: N[], v: string): N | undefined {
   const exact = nodes.find((n) => n.nodeId === v) ?? nodes.find((n) => n.name === v);
   if (exact) return exact;
   const loose = nodes.filter((n) => n.name.toLowerCase() === v.toLowerCase());

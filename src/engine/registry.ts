@@ -119,6 +119,7 @@ export function createRegistry(defs: AnyCommand[], opts: { roleOverrides?: Recor
 
 /** Edit distance, with a typed prefix of the path counting as near. */
 function distance(typed: string, path: string): number {
-  if (typed && path.startsWith(typed)) return Math.min(1, path.length - typed.length);
+  // A prefix counts only from three letters on: `n` alone is no hint of `net info` (P46).
+  if (typed.length >= 3 && path.startsWith(typed)) return Math.min(1, path.length - typed.length);
   return editDistance(typed, path);
 }

@@ -46,13 +46,27 @@ const HINTS: Record<string, string> = {
   InvalidRecipientID: 'the RGB invoice (recipient id) is not valid: ask for a new one',
   InvalidSwapString: 'the swap string is not valid: copy it exactly from `swap maker-init`',
   InvalidRequest: 'the node refused the request as invalid: check the arguments',
+  FailedPeerDisconnection: 'the node could not disconnect the peer: see `peer list <node>` and `channel list <node>`',
   // answers of the hosting service in front of the node
   Unauthorized: 'the node API token is wrong or revoked: check NODE_API_TOKEN or NODE_CREDENTIALS_FILE',
   NodeNotRunning: 'the node is not running: start it with `node start <node>` and wait until it is RUNNING',
   NodeNotFound: 'no such node on the service: check `node list`',
 };
 
-function hintFor(kind: NodeApiErrorKind, status: number | undefined, rlnName: string | undefined): string {
+/**
+ * Hints for RLN errors whose one name covers several reasons: read from the node's own words, so
+ * that the hint matches what the node said (P40).
+ */
+function hintFromReason(rlnName: string | undefined, reason: string | undefined): string | undefined {
+  if (rlnName !== 'FailedPeerDisconnection' || !reason) return undefined;
+  if (/channel/i.test(reason)) return 'a channel with this peer is open: close it first (`channel list <node>`, then `channel close`)';
+  if (/not connected/i.test(reason)) return 'this node is not connected to that peer: see `peer list <node>`';
+  return undefined;
+}
+
+function hintFor(kind: NodeApiErrorKind, status: number | undefined, rlnName: string | undefined, reason?: string): string {
+  const fromReason = hintFromReason(rlnName, reason);
+  if (fromReason) return fromReason;
   if (rlnName && HINTS[rlnName]) return HINTS[rlnName];
   switch (kind) {
     case 'network':
@@ -115,7 +129,7 @@ export class NodeApiError extends Error {
     this.rlnName = opts.rlnName;
     this.field = opts.field;
     this.name = opts.rlnName ?? 'NodeApiError';
-    this.hint = opts.hint ?? hintFor(opts.kind, opts.status, opts.rlnName);
+    this.hint = opts.hint ?? hintFor(opts.kind, opts.status, opts.rlnName, opts.serviceMessage);
   }
 }
 

@@ -76,6 +76,8 @@ export interface WatchService {
   list(place?: Pick<Place, 'platform' | 'channelId'>): Promise<Watch[]>;
   /** Holds the channel's notifications for `target` (a node id or `all`) for `minutes`; they are summarised when the mute ends. */
   mute(input: { place: Place; target: WatchTarget; minutes: number; actor: Actor }): Promise<{ until: Date }>;
+  /** The channel's mutes that have not ended yet: on what (a node id or `all`), until when, set by whom. */
+  mutes(place: Pick<Place, 'platform' | 'channelId'>): Promise<Array<{ target: WatchTarget; until: Date; mutedBy: string }>>;
   /** Ends mutes in the channel (one target, or all of them); returns how many ended. The held events are posted as one summary. */
   unmute(place: Place, target?: WatchTarget): Promise<number>;
   /** Records who acknowledged an open incident; stops repeat notifications for it. */
@@ -200,6 +202,12 @@ export function createWatchService(opts: { store: NotifyStore; now: () => number
         created_at: now(),
       });
       return { until: new Date(until) };
+    },
+    async mutes(place) {
+      const t = now();
+      return (await store.mutes(place.platform, place.channelId))
+        .filter((m) => m.until > t)
+        .map((m) => ({ target: m.target, until: new Date(m.until), mutedBy: m.muted_by }));
     },
     async unmute(place, target) {
       // Mutes that already ended linger until the worker's housekeeping: they are not counted as ended now.

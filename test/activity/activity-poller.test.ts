@@ -16,7 +16,7 @@ afterEach(async () => {
   while (cleanup.length) await cleanup.pop()!();
 });
 
-async function world() {
+async function world(watched: string[] = ['bob', 'alice']) {
   const emulator: Emulator = await startEmulator({ seed: 'demo', demoPassword: 'demo-password', lifecycleDelayMs: 20 });
   cleanup.push(() => emulator.close());
   const dir = mkdtempSync(join(tmpdir(), 'rln-activity-'));
@@ -25,6 +25,8 @@ async function world() {
   const nodes = await hosting.listNodes();
   const id = (name: string) => nodes.find((n) => n.name === name)!.nodeId;
   const published: Array<{ node: string; events: ActivityEvent[] }> = [];
+  /** Each publish's way to name our nodes by pubkey. */
+  const namers: Array<(pubkey: string) => string | undefined> = [];
   /** Each publish's dedupe keys (activityEventKey), and how many publishes should fail (a crash before the events were stored). */
   const keys: string[][] = [];
   const failing = { publishes: 0 };
@@ -36,7 +38,7 @@ async function world() {
     cleanup.push(() => db.close());
     return createActivityPoller({
       listNodes: () => hosting.listNodes(),
-      isWatched: (n) => n.name === 'bob' || n.name === 'alice',
+      isWatched: (n) => watched.includes(n.name),
       api: (n: HostedNode) => (
         asked.push(n.name),
         createNodeApiClient({ baseUrl: n.invoke_url!, credentials: { kind: 'token', token: emulator.nodeApiToken }, retries: 0 })
@@ -49,6 +51,7 @@ async function world() {
           throw new Error('the bot died before the events were stored');
         }
         published.push({ node: node.name, events });
+        namers.push((pubkey) => context.nameOf(pubkey));
       },
       now: () => (clock += 60_000),
       logger: silentLogger,
@@ -58,10 +61,28 @@ async function world() {
   /** Calls alice's node API the way a user's command would. */
   const call = (name: string, endpoint: string, body?: unknown) =>
     emulator.world.handle(id(name), body === undefined ? 'GET' : 'POST', endpoint, body);
-  return { emulator, open, published, asked, call, id, keys, failing };
+  return { emulator, open, published, namers, asked, call, id, keys, failing };
 }
 
 describe('the activity poller', () => {
+  it('names our node as a channel peer even when no watch hears that node: "closed with bob", not 02c8… (P35)', async () => {
+    const w = await world(['alice']);
+    const bobKey = w.emulator.world.pubkeyOf(w.id('bob'));
+    await w.call('alice', 'connectpeer', { peer_pubkey_and_addr: `${bobKey}@127.0.0.1:9735` });
+    await w.call('alice', 'openchannel', { peer_pubkey_and_opt_addr: bobKey, capacity_sat: 100_000, push_msat: 0 });
+    w.emulator.world.mine(1);
+    const poller = w.open();
+    await poller.pollOnce();
+    const channel = ((await w.call('alice', 'listchannels')).body as { channels: Array<{ channel_id: string }> }).channels[0];
+    expect((await w.call('alice', 'closechannel', { channel_id: channel.channel_id, peer_pubkey: bobKey })).status).toBe(200);
+    w.emulator.world.mine(1);
+    await poller.pollOnce();
+    const at = w.published.findIndex((p) => p.events.some((e) => e.kind === 'channels' && e.type === 'channel_closed'));
+    expect(w.published[at]?.node).toBe('alice');
+    expect(w.namers[at](bobKey)).toBe('bob');
+    expect(w.namers[at](bobKey.toUpperCase())).toBe('bob');
+  });
+
   it('tells a payment bob received once, and not again after a restart on the same database', async () => {
     const w = await world();
     await w.call('alice', 'connectpeer', { peer_pubkey_and_addr: `${w.emulator.world.pubkeyOf(w.id('bob'))}@127.0.0.1:9735` });

@@ -159,7 +159,8 @@ describe('lightning commands between two emulated nodes', () => {
     expect(textOf(aliceList)).toContain('1 as maker · 0 as taker');
     const row = tableOf(aliceList).rows[0];
     expect(row[0]).toBe('maker');
-    expect(row[2]).toBe('3,000,000 msat');
+    // Bitcoin in sats, as maker-init said it (P41).
+    expect(row[2]).toBe('3,000 sats (3,000,000 msat)');
     expect(row[3]).toBe('10 SWP');
     const bobList = await runCommand(env, cmd('swap list'), { node: 'bob' });
     expect(textOf(bobList)).toContain('0 as maker · 1 as taker');

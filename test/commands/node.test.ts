@@ -80,6 +80,21 @@ describe('node commands', () => {
     expect(nodes.find((n) => n.name === 'cr1')?.network).toBe('testnet');
   });
 
+  it('create with PUBLIC_URL sets the bot’s webhook URL with the node’s id, as node info and node settings give it (P30)', async () => {
+    const withPublic = { ...env, services: { ...env.services, publicUrl: 'http://127.0.0.1:3101/' } };
+    const r = await runCommand(withPublic, cmd('node create'), { name: 'cr2' });
+    const node = (await env.services.hosting.listNodes()).find((n) => n.name === 'cr2')!;
+    const url = `http://127.0.0.1:3101/webhooks/service/${node.nodeId}`;
+    expect(textOf(r)).toContain(`Webhook URL: ${url}`);
+    expect((await env.services.hosting.getNode(node.nodeId)).settings?.webhookUrl).toBe(url);
+  });
+
+  it('create warns when the new name differs from another node’s only in case (P31)', async () => {
+    await runCommand(env, cmd('node create'), { name: 'twin' });
+    const r = await runCommand(env, cmd('node create'), { name: 'Twin' });
+    expect(textOf(r)).toContain('twin exists too: from now on give each of the two by its exact name');
+  });
+
   it('create refuses a webhook that is not https', () => {
     expect(cmd('node create').args.safeParse({ name: 'x', webhook: 'http://example.com/hook' }).success).toBe(false);
   });

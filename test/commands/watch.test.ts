@@ -147,6 +147,13 @@ describe('watch commands', () => {
     const underAll = replyText(await run('watch remove bob'));
     expect(underAll).toContain('does not watch "bob" on its own: it watches all nodes');
     expect(underAll).toContain('/rln watch mute bob');
+    // A mute of one node under a watch of all nodes is listed on its own row (P34).
+    await run('watch mute bob minutes=1');
+    const muted = replyText(await run('watch list', 'UREADER'));
+    expect(muted).toContain('Mutes (notifications held, summarised when each ends):');
+    expect(muted).toMatch(/\bbob \| \d{4}-\d\d-\d\d \d\d:\d\d UTC \|/);
+    expect(replyText(await run('watch unmute'))).toMatch(/Unmuted \(1 mute ended\)/);
+    expect(replyText(await run('watch list', 'UREADER'))).not.toContain('Mutes');
     // A name that is no node is not offered a mute: it is said to be no node.
     const nobody = replyText(await run('watch remove nobody'));
     expect(nobody).toContain('There is no node "nobody"');

@@ -13,6 +13,7 @@ import type { Reply } from '../../types.js';
 import { commandOf, whoOf, type Attempt, type Pipeline, type Step } from '../attempt.js';
 import { commandLine, ttlText } from '../command-line.js';
 import { recordOutcome } from '../record-outcome.js';
+import { alreadyPending } from './require-approval.js';
 
 /** Internal button commands (not in the user registry). Args: `{ id: <confirmation id> }`. */
 export const CONFIRM_COMMAND = '__confirm';
@@ -30,8 +31,14 @@ export const confirm: Step = async (a, p) => {
   return askConfirmation(a, p);
 };
 
-async function askConfirmation(a: Attempt, p: Pipeline): Promise<Reply> {
+async function askConfirmation(a: Attempt, p: Pipeline): Promise<Reply | UserError> {
   const def = commandOf(a);
+  const rule =
+    def.approvalCovers && !def.approvalCovers(a.parsed ?? {}) ? undefined : await p.services.policy.approvalNeeded(def.path, a.spend);
+  if (rule) {
+    const pending = await alreadyPending(a, p);
+    if (pending) return pending;
+  }
   // What will happen, in the command's own words (amount, payee…), before anything is stored.
   const preview = def.preview
     ? await def.preview({ args: a.parsed ?? {}, actor: a.actor, place: a.place, node: a.node, services: p.services, secrets: {} })
@@ -45,8 +52,6 @@ async function askConfirmation(a: Attempt, p: Pipeline): Promise<Reply> {
     const left = await p.services.policy.leftAfter(a.actor, a.spend);
     if (left.length) fields.push({ label: 'Daily limit', value: left.join('; ') });
   }
-  const rule =
-    def.approvalCovers && !def.approvalCovers(a.parsed ?? {}) ? undefined : await p.services.policy.approvalNeeded(def.path, a.spend);
   if (rule)
     fields.push({
       label: 'Second person',

@@ -54,17 +54,15 @@ async function approvalAhead(a: Attempt, p: Pipeline, def: AnyCommand): Promise<
 
 const labelsOf = (fields: DialogField[]) => fields.map((f) => f.label.replace(/\s*\(.*\)$/, '').toLowerCase()).join(', ');
 
-export function dialogFields(registry: Registry, def: AnyCommand, args: Record<string, string>): DialogField[] {
+export function dialogFields(_registry: Registry, def: AnyCommand, args: Record<string, string>): DialogField[] {
   const own = (def.secrets ?? []).filter((f) => !f.onlyWithArg || checkboxValue(args[f.onlyWithArg]) === 'true');
   if (def.confirm !== 'typed-name') return own;
-  const nodeArg = registry.nodeArg(def);
-  const typed = nodeArg ? args[nodeArg] : undefined;
   const confirmField: DialogField = {
     name: CONFIRM_NAME_FIELD,
     label: "Type the node's name to confirm",
     kind: 'text',
     required: true,
-    ...(typed ? { placeholder: typed } : {}),
+    // No placeholder: showing the name would give the answer the prompt asks for (P43).
     hint: 'This cannot be undone.',
   };
   return [confirmField, ...own.filter((f) => f.name !== CONFIRM_NAME_FIELD)];

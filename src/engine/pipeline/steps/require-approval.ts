@@ -53,9 +53,27 @@ export const requireApproval: Step = async (a, p) => {
   return rule ? askApproval(a, p, rule) : undefined;
 };
 
-async function askApproval(a: Attempt, p: Pipeline, rule: string): Promise<Reply> {
+/**
+ * The same request (command, node, arguments) already waiting for a second person: refused, so
+ * that one approval cannot run it twice (P44). Checked before the confirmation and again here.
+ */
+export async function alreadyPending(a: Attempt, p: Pipeline): Promise<UserError | undefined> {
+  const def = commandOf(a);
+  const same = await p.services.policy.approvals.findPending({ path: def.path, node: a.node?.name, args: redactArgs(def, a.args) });
+  if (!same) return undefined;
+  const expires = new Date(same.expiresAt).toISOString().slice(0, 16).replace('T', ' ');
+  return new UserError(
+    'conflict',
+    `The same request is already waiting for a second person: ${same.id}, asked by ${whoOf(same.requester)} (expires ${expires} UTC).`,
+    'Have someone approve or reject that one; nothing new was asked.',
+  );
+}
+
+async function askApproval(a: Attempt, p: Pipeline, rule: string): Promise<Reply | UserError> {
   const def = commandOf(a);
   const policy = p.services.policy;
+  const pending = await alreadyPending(a, p);
+  if (pending) return pending;
   const ctx = contextOf(a, p);
   // Nothing is done before the approval, and no secret is kept for it: the request shows what is
   // read now (the funds of a node still as it was), and a field asked after approval says so.

@@ -57,6 +57,9 @@ async function whereOf(a: Attempt, p: Pipeline, who: Actor): Promise<Where> {
   return { node: typed, channelId };
 }
 
+/** How many admins a refusal names before `and N more`. */
+const MAX_ADMINS_SHOWN = 8;
+
 async function forbidden(
   p: Pipeline,
   actor: Actor,
@@ -80,15 +83,24 @@ async function forbidden(
       { needed: need, have, scope: scopeText(scoped.scope) },
     );
   }
-  const admins = (await p.services.access.list())
-    .filter((r) => r.role === 'admin' && r.principal !== 'shell:local' && !r.scope)
-    .map((r) => r.principal)
-    .slice(0, 5);
+  // Every admin who can act here: ADMIN_USERS, grants, and the terminal's built-in one when asked
+  // from the terminal (P36); elsewhere `shell:local` is no one a chat user can ask.
+  const admins = [
+    ...new Set(
+      (await p.services.access.list())
+        .filter((r) => r.role === 'admin' && !r.scope && (r.principal !== 'shell:local' || actor.platform === 'shell'))
+        .map((r) => r.principal),
+    ),
+  ];
+  const shown =
+    admins.length > MAX_ADMINS_SHOWN
+      ? `${admins.slice(0, MAX_ADMINS_SHOWN).join(', ')} and ${admins.length - MAX_ADMINS_SHOWN} more (\`/rln access list\`)`
+      : admins.join(', ');
   const doing = verb === 'approve' ? `Approving \`${def.path}\`` : `\`${def.path}\``;
   return new UserError(
     'forbidden',
     `${doing} needs the ${need} role; you (${key}) have ${have}.`,
-    `An admin can grant it with \`/rln access grant ${key} ${need}\`.${admins.length ? ` Admins: ${admins.join(', ')}.` : ''}`,
+    `An admin can grant it with \`/rln access grant ${key} ${need}\`.${admins.length ? ` Admins: ${shown}.` : ''}`,
     { needed: need, have },
   );
 }
