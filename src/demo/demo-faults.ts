@@ -1,5 +1,5 @@
-import type { Emulator } from '../emulator/index.js';
-import { NODE_FAULTS, type NodeFault } from '../emulator/index.js';
+// Types only: a value import would load the emulator into every bot (the demo's emulator hands its faults over).
+import type { Emulator, NodeFault } from '../emulator/index.js';
 import { findNode } from '../engine/index.js';
 import { UserError } from '../vocabulary/index.js';
 
@@ -16,7 +16,7 @@ const KIND_OF: Partial<Record<NodeFault, string>> = {
 export interface DemoFaults {
   /** `/demo fail <node>`: the node FAILED in the emulator, which tells the bot by webhook. */
   fail(node: string): Promise<string>;
-  /** `/demo <fault> <node>`: a fault of the node's API (NODE_FAULTS); answers what happened and what to watch. */
+  /** `/demo <fault> <node>`: a fault of the node's API (the emulator's `nodeFaults`); answers what happened and what to watch. */
   inject(fault: string, node: string): Promise<string>;
   /** `/demo help`: every fault, one line each. */
   help(): string;
@@ -47,7 +47,7 @@ export function demoFaults(emulator: Emulator, checkSoon: (nodeId: string) => vo
     },
     async inject(fault, ref) {
       const name = fault.toLowerCase() as NodeFault;
-      if (!(name in NODE_FAULTS)) return `✖ There is no demo fault ${JSON.stringify(fault.slice(0, 40))}.\n${this.help()}`;
+      if (!(name in emulator.nodeFaults)) return `✖ There is no demo fault ${JSON.stringify(fault.slice(0, 40))}.\n${this.help()}`;
       const { node, refused } = resolve(ref);
       if (!node) return refused;
       let what: string;
@@ -71,7 +71,7 @@ export function demoFaults(emulator: Emulator, checkSoon: (nodeId: string) => vo
       return [
         'Demo faults: /demo <fault> <node>',
         '  fail            the node goes FAILED (an incident with Restart, Logs, Acknowledge)',
-        ...Object.entries(NODE_FAULTS).map(
+        ...Object.entries(emulator.nodeFaults).map(
           ([k, v]) => `  ${k.padEnd(15)} ${v}${KIND_OF[k as NodeFault] ? ` (kinds=${KIND_OF[k as NodeFault]})` : ''}`,
         ),
       ].join('\n');

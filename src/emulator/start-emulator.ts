@@ -5,7 +5,7 @@ import { defaultFaults } from './default-faults.js';
 import { createCertAuthority } from './generate-cert.js';
 import { HostedNodes } from './hosted-nodes.js';
 import { installServiceHooks } from './install-service-hooks.js';
-import { NodeWorld } from './node-api/index.js';
+import { NODE_FAULTS, NodeWorld } from './node-api/index.js';
 import { registerManagementRoutes } from './register-management-routes.js';
 import { registerNodeApiRoute } from './register-node-api-route.js';
 import { seedDemoNodes } from './seed-demo-nodes.js';
@@ -80,6 +80,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   };
   let closed = false;
   const emulator: Emulator = {
+    nodeFaults: NODE_FAULTS,
     url: baseUrl,
     get token() {
       return token;

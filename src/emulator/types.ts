@@ -1,5 +1,5 @@
 import type { HostedNode, NodeStatus } from '../hosting/index.js';
-import type { NodeWorld } from './node-api/index.js';
+import type { NodeFault, NodeWorld } from './node-api/index.js';
 import type { CertAuthority } from './generate-cert.js';
 
 export type KeyType = 'ed25519' | 'p256' | 'secp256k1' | 'rsa';
@@ -89,6 +89,8 @@ export interface Delivery {
 }
 
 export interface Emulator {
+  /** The faults `/demo <fault> <node>` can inject, each with what it does (the demo lists them from here). */
+  nodeFaults: Readonly<Record<NodeFault, string>>;
   /** Base URL, e.g. http://127.0.0.1:39123 (no trailing slash). */
   url: string;
   /** The current management API token. */

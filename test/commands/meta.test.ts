@@ -55,14 +55,14 @@ describe('help command', () => {
     const t = table(await run(h, ops, '/rln help'));
     expect(t.rows.map((r) => r[0])).toEqual(['node', 'report', 'access', 'audit']);
     // Actions in the order the commands were given (test/support/core.ts): the registry keeps no order of its own.
-    expect(t.rows[0][1]).toBe('list, info, start, stop, unlock, destroy');
+    expect(t.rows[0][1]).toBe('list, info, start, stop, unlock, destroy, restore');
   });
 
   it('describes one group with usage, summary, role and examples', async () => {
     const h = harness();
     for (const line of ['/rln node help', '/rln help node']) {
       const r = await run(h, ops, line);
-      expect(m(r).header).toBe('/rln node: 6 commands');
+      expect(m(r).header).toBe('/rln node: 7 commands');
       const t = table(r);
       expect(t.rows[0]).toEqual(['/rln node list', 'List the nodes', 'read']);
       expect(t.rows.find((row) => row[0].startsWith('/rln node info'))![0]).toBe('/rln node info <node> [verbose=…]');

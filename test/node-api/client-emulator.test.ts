@@ -59,7 +59,7 @@ describe('node API client against the emulator', () => {
       what: 'channel Opened (auto-mined)',
     });
     expect(opened).toMatchObject({ asset_id: nia.asset_id, asset_remote_amount: 1000, peer_pubkey: annInfo.pubkey });
-    const { invoice } = await ben.client.lninvoice({ amt_msat: 3_000_000, asset_id: nia.asset_id, asset_amount: 250 });
+    const { invoice } = await ben.client.lninvoice({ amt_msat: 3_000_000, expiry_sec: 3600, asset_id: nia.asset_id, asset_amount: 250 });
     expect((await ann.client.sendpayment({ invoice })).status).toBe('Succeeded');
     expect(await ben.client.assetbalance({ asset_id: nia.asset_id })).toMatchObject({ offchain_outbound: 250, offchain_inbound: 750 });
     expect((await ben.client.listpayments()).payments[0]).toMatchObject({ inbound: true, asset_amount: 250, status: 'Succeeded' });

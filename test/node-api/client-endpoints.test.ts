@@ -204,7 +204,9 @@ describe.each([
   });
 
   it('transfers an asset on-chain: sendasset, listtransfers, refreshtransfers, failtransfers', async () => {
-    const rgb = await bob.rgbinvoice({ asset_id: nia, assignment: { type: 'Fungible', value: 250 } });
+    // With a proxy where the node takes one (6887cbf): an invoice with no endpoints there is paid out of band.
+    const proxied = (await bob.generation('rgbinvoice')) === '6887cbf' ? { transport_endpoints: ['rpc://127.0.0.1:3000/json-rpc'] } : {};
+    const rgb = await bob.rgbinvoice({ asset_id: nia, assignment: { type: 'Fungible', value: 250 }, ...proxied });
     const { txid } = await alice.sendasset({
       asset_id: nia,
       assignment: { type: 'Fungible', value: 250 },
@@ -254,7 +256,7 @@ describe.each([
   });
 
   it('pays over the channel: sendpayment, keysend, listpayments, getpayment', async () => {
-    const { invoice } = await bob.lninvoice({ amt_msat: 3_000_000, asset_id: nia, asset_amount: 40 });
+    const { invoice } = await bob.lninvoice({ amt_msat: 3_000_000, expiry_sec: 3600, asset_id: nia, asset_amount: 40 });
     const paid = await alice.sendpayment({ invoice });
     expect(paid.status).toBe('Succeeded');
     const ks = await bob.keysend({ dest_pubkey: pk('alice'), amt_msat: 1_000_000n });
