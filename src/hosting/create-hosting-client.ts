@@ -10,53 +10,15 @@ import {
   type HostedNode,
 } from './schemas.js';
 import { createResponseReader, describeIssue, type CallSpec, type Method } from './read-response.js';
-import { createServiceTransport, SERVICE_MAX_BYTES, sizeText } from './service-transport.js';
+import { createServiceTransport, SERVICE_MAX_BYTES, sizeText, type HostingClientOptions, type RetryInfo } from './service-transport.js';
+
+export type { HostingClientOptions, RetryInfo };
 
 export { SERVICE_MAX_BYTES, sizeText };
-
-const READY_STATUSES = new Set(['COMPLETED', 'COMPLETE', 'SUCCESS', 'SUCCEEDED', 'DONE', 'READY', 'FINISHED']);
-import { ServiceError, type ServiceErrorKind } from './service-error.js';
+import { ServiceError } from './service-error.js';
 import { redactText, registerSecret } from '../log.js';
 
-export interface HostingClientOptions {
-  /** Base URL of the management API, e.g. `https://service.example` (paths start with /api). */
-  baseUrl: string;
-  /** Bearer token. Sent on every call, never put into an error or a log line. */
-  token: string;
-  /** Time allowed for one HTTP request, in ms. Default 10000. */
-  timeoutMs?: number;
-  /**
-   * Retries of idempotent reads (GET only) on network errors, timeouts, 5xx and 429.
-   * limit: retries after the first attempt (default 2). maxDelayMs: longest wait between
-   * attempts (default 5000); a Retry-After longer than that is not waited for, the call fails.
-   * baseDelayMs: first backoff step (default 250), doubled on each retry.
-   * onRetry: told about every retry (for logs and tests); carries no secrets.
-   */
-  retry?: {
-    limit?: number;
-    maxDelayMs?: number;
-    baseDelayMs?: number;
-    onRetry?: (info: RetryInfo) => void;
-  };
-  /** The most an answer may hold (SERVICE_MAX_BYTES, default 4 MiB): a longer one is refused as it arrives. */
-  maxBytes?: number;
-  /**
-   * Checks a webhook URL before it is given to the service, which will POST to it (ALLOW_PRIVATE_URLS:
-   * an inside address is refused): the reason it is refused, or undefined. Without it, not checked.
-   */
-  checkWebhookTarget?: (url: string) => Promise<string | undefined>;
-  /** Told about the outcome of every call (e.g. for the service-calls metric); carries no secrets. */
-  onCall?: (info: { endpoint: string; outcome: 'ok' | ServiceErrorKind; status?: number }) => void;
-}
-
-export interface RetryInfo {
-  endpoint: string;
-  /** 1 for the first retry. */
-  attempt: number;
-  delayMs: number;
-  /** e.g. `HTTP 503`, `HTTP 429 (Retry-After 1)`, `ECONNRESET`, `timeout`. */
-  reason: string;
-}
+const READY_STATUSES = new Set(['COMPLETED', 'COMPLETE', 'SUCCESS', 'SUCCEEDED', 'DONE', 'READY', 'FINISHED']);
 
 export interface HostingClient {
   listNodes(): Promise<HostedNode[]>;
