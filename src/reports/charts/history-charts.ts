@@ -9,6 +9,7 @@ import type { TopLevelSpec } from 'vega-lite';
 import type { BalanceSnapshot } from '../balance-report.js';
 import type { ChannelSnapshot } from '../channel-report.js';
 import type { Unit } from '../types.js';
+import { shortId } from '../../vocabulary/index.js';
 
 export interface HistoryPoint<T> {
   takenAt: Date;
@@ -63,6 +64,10 @@ export function balanceChartSpec(
       if (m) assets.set(m[1], { label: meta.label.replace(/ spendable$/, ''), precision: meta.precision });
     }
   }
+  // Two assets with one ticker get their short ids, as the report's table shows them (P11).
+  const labelCount = new Map<string, number>();
+  for (const a of assets.values()) labelCount.set(a.label, (labelCount.get(a.label) ?? 0) + 1);
+  for (const [id, a] of assets) if ((labelCount.get(a.label) ?? 0) > 1) a.label = `${a.label} · ${shortId(id, 14)}`;
   const assetPanels = [...assets.entries()]
     .sort((a, b) => a[1].label.localeCompare(b[1].label))
     .slice(0, MAX_ASSET_PANELS)
