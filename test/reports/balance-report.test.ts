@@ -40,7 +40,7 @@ describe('balance report', () => {
     const twin = {
       assetId: 'rgb:twinTwinTwin-9',
       label: 'USDT',
-      schema: 'Nia',
+      schema: 'Nia' as const,
       precision: 2,
       spendable: 5000n,
       settled: 5000n,
