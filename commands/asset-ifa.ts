@@ -13,6 +13,7 @@ import { assetLabel, resolveAssetId } from './support/asset-table.js';
 import { nodeClient } from './support/node-client.js';
 import { needsCapability } from './support/needs-capability.js';
 import { compact, titled } from './support/present.js';
+import { duplicateAsset } from './support/duplicate-asset.js';
 import { amountList, issued, issuedAmounts, precisionArg } from './asset-issue.js';
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
@@ -47,7 +48,10 @@ const issueIfa = defineCommand({
   confirm: 'button',
   mutates: true,
   async check(ctx) {
-    return needsCapability(ctx, 'ifa', { command: 'asset issue-ifa' });
+    return (
+      (await needsCapability(ctx, 'ifa', { command: 'asset issue-ifa' })) ??
+      duplicateAsset(ctx, { command: 'asset issue-ifa', ticker: ctx.args.ticker })
+    );
   },
   /** What is issued now, what can be later, and the max supply, in display units: the max can never be raised. */
   preview(ctx) {

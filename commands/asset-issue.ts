@@ -8,6 +8,7 @@ import { amountRefusal, parseAssetAmount, toSafeNumber } from './support/amount.
 import { assetLabel } from './support/asset-table.js';
 import { nodeClient } from './support/node-client.js';
 import { bodyOf, compact } from './support/present.js';
+import { duplicateAsset } from './support/duplicate-asset.js';
 
 /** Amounts list "1000, 2000.5": one allocation each, in display units (with `precision=`) unless raw=true. */
 export const amountList = () =>
@@ -90,6 +91,7 @@ const issueNia = defineCommand({
   role: 'operate',
   confirm: 'none',
   mutates: true,
+  check: (ctx) => duplicateAsset(ctx, { command: 'asset issue-nia', ticker: ctx.args.ticker }),
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const { asset } = await api.issueassetnia({
@@ -122,6 +124,7 @@ const issueCfa = defineCommand({
   role: 'operate',
   confirm: 'none',
   mutates: true,
+  check: (ctx) => duplicateAsset(ctx, { command: 'asset issue-cfa', name: ctx.args.name }),
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const { raw: _raw, ...rest } = ctx.args;
@@ -150,6 +153,7 @@ const issueUda = defineCommand({
   role: 'operate',
   confirm: 'none',
   mutates: true,
+  check: (ctx) => duplicateAsset(ctx, { command: 'asset issue-uda', ticker: ctx.args.ticker }),
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const { node: _n, attachments, ...rest } = ctx.args;

@@ -3,7 +3,7 @@
  * `help` (derived from the registry). Who may read the audit trail is AUDIT_READ_ROLE (admin).
  */
 import { z } from 'zod';
-import { defineCommand } from './define-command.js';
+import { defineCommand, type CommandContext } from './define-command.js';
 import { type AnyCommand } from '../src/engine/index.js';
 import { msg, messageFile } from '../src/vocabulary/index.js';
 import { renderHelp } from '../src/engine/index.js';
@@ -23,6 +23,30 @@ function describe(e: AuditEntry): string {
     .filter(([k, v]) => !(e.node && v === e.node && k === 'node'))
     .map(([k, v]) => `${k}=${clip(v, 24)}`);
   return clip([e.path, e.node, ...args].filter(Boolean).join(' '), 60);
+}
+
+/**
+ * Why a filter may have found nothing (P27): a node that does not exist (now), or a user given
+ * without the platform that makes it a principal (`bob` for `shell:bob`).
+ */
+async function emptyHints(ctx: CommandContext<unknown>, node: string | undefined, user: string | undefined): Promise<string[]> {
+  const hints: string[] = [];
+  if (node !== undefined) {
+    const nodes = await ctx.services.hosting.listNodes().catch(() => undefined);
+    const want = node.trim().toLowerCase();
+    if (nodes && !nodes.some((n) => n.name.toLowerCase() === want || n.nodeId.toLowerCase() === want)) {
+      const names = nodes.map((n) => n.name).sort();
+      hints.push(
+        `There is no node \`${node}\`${names.length ? ` (the nodes: ${names.slice(0, 10).join(', ')}${names.length > 10 ? ', …' : ''})` : ''}; a destroyed node's changes are found by its old name.`,
+      );
+    }
+  }
+  if (user !== undefined && !user.includes(':')) {
+    hints.push(
+      `\`${user}\` names no one: give a user with its platform, such as \`user=${ctx.actor.platform}:${user}\` (or slack:U123, discord:123456, a mention).`,
+    );
+  }
+  return hints;
 }
 
 const audit = defineCommand({
@@ -57,7 +81,12 @@ const audit = defineCommand({
     const limit = a.csv ? Math.max(a.limit, 100) : Math.min(a.limit, 100);
     const entries = await ctx.services.audit.query({ ...filters, limit });
     if (!entries.length) {
-      return { header: `Audit trail${scope}`, tone: 'neutral', blocks: [msg.text(`Nothing recorded${scope}.`)] };
+      const hints = await emptyHints(ctx, a.node, filters.user);
+      return {
+        header: `Audit trail${scope}`,
+        tone: 'neutral',
+        blocks: [msg.text(`Nothing recorded${scope}.`), ...(hints.length ? [msg.context(hints.join(' '))] : [])],
+      };
     }
     if (a.csv) {
       // The whole filtered trail as a file: uploaded on Slack and Discord, written to a path by the terminal.

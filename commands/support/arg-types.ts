@@ -41,10 +41,9 @@ function unitAmount(field: 'sat' | 'msat') {
       try {
         return toSafeNumber(parseSatAmount(v, field), 'amount');
       } catch (e) {
-        zctx.addIssue({
-          code: 'custom',
-          message: `${e instanceof AmountError || e instanceof UserError ? e.message : 'not an amount'}; give ${example}`,
-        });
+        const why = e instanceof AmountError || e instanceof UserError ? e.message : 'not an amount';
+        // The parser's own words may already give the example (`"USDT" is not a BTC unit here: give …`): once is enough (P25).
+        zctx.addIssue({ code: 'custom', message: /\bgive\b/.test(why) ? why : `${why}; give ${example}` });
         return z.NEVER;
       }
     });

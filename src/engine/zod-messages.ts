@@ -17,6 +17,14 @@ type Issue = {
   values?: unknown[];
   format?: string;
   input?: unknown;
+  /** The schema that raised it: a whole-number schema (`.int()`) says so even when the input is no number at all. */
+  inst?: unknown;
+};
+
+/** Whether the schema that raised an issue takes whole numbers only (zod's `.int()`). */
+const wholeOnly = (inst: unknown): boolean => {
+  const o = inst as { isInt?: unknown; format?: unknown } | null | undefined;
+  return o?.isInt === true || o?.format === 'safeint';
 };
 
 export function argIssueText(iss: Issue): string | undefined {
@@ -24,7 +32,8 @@ export function argIssueText(iss: Issue): string | undefined {
   switch (iss.code) {
     case 'invalid_type': {
       const what =
-        iss.expected === 'int'
+        // `limit=abc` on a `.int()` field fails as a number, before the whole-number check (P25).
+        iss.expected === 'int' || (iss.expected === 'number' && wholeOnly(iss.inst))
           ? 'a whole number, such as 5'
           : iss.expected === 'number' || iss.expected === 'bigint'
             ? 'a number, such as 5 or 2.5'

@@ -4,7 +4,7 @@
  */
 import type { Block, Inline, Message, Tone } from '../vocabulary/index.js';
 import { msg } from '../vocabulary/index.js';
-import { formatDelta, formatTime, thousands, withPrecision } from '../vocabulary/index.js';
+import { formatDelta, formatTime, shortId, thousands, withPrecision } from '../vocabulary/index.js';
 import type { HostedNode } from '../hosting/index.js';
 import type { BalanceData, NodeOutcome, Unit } from './types.js';
 
@@ -96,8 +96,29 @@ function deltaText(delta: bigint | undefined, precision: number, unit: Unit): st
   return formatDelta(delta, precision === SATS ? (unit === 'btc' ? 8 : 0) : precision);
 }
 
+/** The asset id of an asset row's key (`asset:<id>:<part>`), else undefined. */
+export const assetIdOfKey = (key: string): string | undefined => /^asset:(.+):[a-z]+$/.exec(key)?.[1];
+
+/**
+ * Rows of different assets that would read the same (two assets with the ticker USDT, on one node or
+ * across the team) get the asset's short id, as `asset list` shows it (P11).
+ */
+export function distinguishAssets<T extends { key: string; label: string }>(rows: T[]): T[] {
+  const ids = new Map<string, Set<string>>();
+  for (const r of rows) {
+    const id = assetIdOfKey(r.key);
+    if (id === undefined) continue;
+    const set = ids.get(r.label) ?? new Set<string>();
+    ids.set(r.label, set.add(id));
+  }
+  return rows.map((r) => {
+    const id = assetIdOfKey(r.key);
+    return id !== undefined && (ids.get(r.label)?.size ?? 0) > 1 ? { ...r, label: `${r.label} · ${shortId(id, 14)}` } : r;
+  });
+}
+
 export function balanceTable(rows: RowWithChange[], unit: Unit, withChange: boolean): Block {
-  const shown = rows.slice(0, MAX_TABLE_ROWS);
+  const shown = distinguishAssets(rows.slice(0, MAX_TABLE_ROWS));
   const columns = [
     { header: 'Balance' },
     // One column holds bitcoin and asset rows: the caption says which unit is which.

@@ -60,11 +60,8 @@ async function readNode(api: ReportNodeApi): Promise<Omit<DashboardNode, 'node' 
 export async function gatherDashboard(nodes: HostedNode[], d: DashboardDeps): Promise<DashboardNode[]> {
   const sorted = [...nodes].sort((a, b) => a.name.localeCompare(b.name));
   return mapLimited(sorted, d.concurrency, async (node): Promise<DashboardNode> => {
-    const reports = [
-      (await d.snapshots.latest(node.nodeId, 'balance'))?.takenAt,
-      (await d.snapshots.latest(node.nodeId, 'channels'))?.takenAt,
-    ].filter((x): x is Date => Boolean(x));
-    const lastReportAt = reports.length ? new Date(Math.max(...reports.map((x) => x.getTime()))) : undefined;
+    // Any report of the node, asked in chat or run by a schedule (each schedule keeps its own scope: P13).
+    const lastReportAt = await d.snapshots.lastTakenAt(node.nodeId);
     const known = problemFromStatus(node);
     if (known) return { node, lock: 'unknown', problem: known.problem, lastReportAt };
     try {

@@ -65,14 +65,36 @@ export function nodeCronTicks(o: { logger: Logger; now: () => number }): TickSou
   };
 }
 
+/** Each cron field in words, with the values it takes. */
+const CRON_FIELDS: Record<string, { name: string; range: string }> = {
+  second: { name: 'second', range: '0–59' },
+  minute: { name: 'minute', range: '0–59' },
+  hour: { name: 'hour', range: '0–23' },
+  dayOfMonth: { name: 'day of the month', range: '1–31' },
+  month: { name: 'month', range: '1–12 or JAN–DEC' },
+  dayOfWeek: { name: 'weekday', range: '0–7 (0 and 7 are Sunday) or SUN–SAT' },
+};
+
+/**
+ * node-cron's findings in one sentence naming each field and its range: "the hour (25) must be
+ * 0–23", not "25 is a invalid expression for hour" (P25).
+ */
+function cronProblems(errors: Array<{ field: string; value?: unknown; message: string }>): string {
+  const parts = errors.map((e) => {
+    const f = CRON_FIELDS[e.field];
+    const v = typeof e.value === 'string' || typeof e.value === 'number' ? String(e.value) : '';
+    if (f) return `the ${f.name} (${v}) must be ${f.range}${/[*/,-]/.test(v) ? ', or a list, range or step of those' : ''}`;
+    const n = /expected 5 or 6 fields but got (\d+)/.exec(e.message);
+    return n ? `it has ${n[1]} field${n[1] === '1' ? '' : 's'}, not 5 (or 6 with seconds first)` : e.message;
+  });
+  return parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}` : (parts[0] ?? '');
+}
+
 /** Refuses a cron expression or zone with a message that says what is wrong and what works. */
 export function checkCron(expression: string, timezone: string): void {
   const expr = expression.trim();
   if (!cron.validate(expr)) {
-    const detail = cron
-      .validateDetailed(expr)
-      .errors.map((e) => e.message)
-      .join('; ');
+    const detail = cronProblems(cron.validateDetailed(expr).errors);
     throw new UserError(
       'invalid_arguments',
       `"${expr}" is not a valid cron expression${detail ? `: ${detail}` : ''}.`,

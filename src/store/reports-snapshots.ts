@@ -21,6 +21,8 @@ export interface StoredSnapshot<T> {
 export interface SnapshotRepo {
   /** The most recent snapshot of that node and kind, if any. */
   latest<T>(nodeId: string, kind: SnapshotKind, scope?: string): Promise<StoredSnapshot<T> | undefined>;
+  /** When the node's last report of any kind was taken, asked in chat or scheduled (the dashboard's "Last report"). */
+  lastTakenAt(nodeId: string): Promise<Date | undefined>;
   /**
    * The snapshots of that node and kind taken at or after `since`, oldest first, whatever their
    * scope (what a chart draws: every report of the node is a point of its history).
@@ -69,6 +71,13 @@ export function createSnapshotRepo(db: AnyDb, opts: SnapshotRepoOptions = {}): S
         [nodeId, kind, scope],
       );
       return row ? fromRow<T>(row) : undefined;
+    },
+    async lastTakenAt(nodeId: string) {
+      const row = await db.get<{ taken_at: string }>(
+        'SELECT taken_at FROM report_snapshots WHERE node_id = ? ORDER BY taken_at DESC, id DESC LIMIT 1',
+        [nodeId],
+      );
+      return row ? new Date(row.taken_at) : undefined;
     },
     async history<T>(nodeId: string, kind: SnapshotKind, since: Date) {
       const rows = await db.all<Row>(

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { amountText, assetUnitIn, parseAssetAmount, parseSatAmount, readAmountText, readUnitAmount } from '../../src/vocabulary/index.js';
 import { parseMsatWithUnit } from '../../commands/support/amount.js';
+import { msatAmount, satAmount } from '../../commands/support/arg-types.js';
 import { UserError } from '../../src/vocabulary/index.js';
 
 const USDT = { ticker: 'USDT', name: 'Tether', precision: 6 };
@@ -49,6 +50,17 @@ describe('amounts in sats or msat fields', () => {
     ['1.2.3', 'sat', /not a number/],
   ] as const)('refuses %j in a %s field, saying why', (text, field, why) => {
     expect(() => parseSatAmount(text, field)).toThrow(why);
+  });
+});
+
+describe('the amount arguments of commands', () => {
+  it('say what to give once, not twice, for a unit that is no BTC unit (P25)', () => {
+    const r = msatAmount().safeParse('5 USDT');
+    expect(r.success).toBe(false);
+    const text = r.error!.issues[0].message;
+    expect(text).toBe('"USDT" is not a BTC unit here: give 3000000, 3000 sat or 2500 msat');
+    const fine = satAmount().safeParse('1.5 sat');
+    expect(fine.error!.issues[0].message).toBe('it is not a whole number of sats; give 100000, 100k sats or 0.001 BTC');
   });
 });
 

@@ -91,4 +91,9 @@ describe('IFA assets: asset issue-ifa and asset inflate', () => {
       'FIX is a NIA asset: only IFA assets can be inflated.',
     );
   });
+
+  it('issue-ifa refuses a ticker the node already has before any confirmation (P11)', async () => {
+    const r = await cmd('asset issue-ifa').check!(ctxFor('asset issue-ifa', { node: 'f1', ticker: 'USDX', name: 'Again', amounts: '5' }));
+    expect(r?.reason).toContain('f1 already has an asset with the ticker "USDX": USDX · "Dollar X" · IFA');
+  });
 });

@@ -2,7 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assetCommands } from '../../commands/asset.js';
 import { invoiceCommands } from '../../commands/invoice.js';
 import type { HostedNode } from '../../src/hosting/index.js';
-import { createReadyNode, findCommand, messageOf, runCommand, startEnv, tableOf, textOf, type TestEnv } from '../support/commands.js';
+import {
+  createReadyNode,
+  findCommand,
+  makeContext,
+  messageOf,
+  runCommand,
+  startEnv,
+  tableOf,
+  textOf,
+  type TestEnv,
+} from '../support/commands.js';
 
 const cmd = (path: string) => findCommand(assetCommands, path);
 
@@ -97,6 +107,20 @@ describe('asset commands', () => {
     expect(textOf(r)).toContain('Issued supply: 1');
     const list = await runCommand(env, cmd('asset list'), { node: 'a1', schema: 'uda' });
     expect(tableOf(list).rows.map((r) => r[0])).toEqual(['UNQ']);
+  });
+
+  it('refuses before issuing a ticker (or a CFA name) the node already has, naming the asset and another way (P11)', async () => {
+    const check = (path: string, args: Record<string, string>) =>
+      cmd(path).check!(makeContext(env, cmd(path), cmd(path).args.parse(args), { node: alice }));
+    const nia = await check('asset issue-nia', { node: 'a1', ticker: 'prec', name: 'Precise 2', amounts: '50', precision: '2' });
+    expect(nia?.reason).toMatch(/^a1 already has an asset with the ticker "prec": PREC · "Precise" · NIA · rgb:/);
+    expect(nia?.next).toContain('asset issue-nia a1 prec2');
+    expect((await check('asset issue-uda', { node: 'a1', ticker: 'PREC', name: 'U' }))?.reason).toContain('ticker "PREC": PREC');
+    expect((await check('asset issue-nia', { node: 'a1', ticker: 'UNQ', name: 'U', amounts: '1' }))?.reason).toContain('UDA');
+    expect((await check('asset issue-cfa', { node: 'a1', name: 'art', amounts: '1' }))?.reason).toContain('the name "art": "Art" · CFA');
+    // A new ticker, or a CFA whose name is new, passes.
+    expect(await check('asset issue-nia', { node: 'a1', ticker: 'PREC2', name: 'Precise', amounts: '1' })).toBeUndefined();
+    expect(await check('asset issue-cfa', { node: 'a1', name: 'Art 2', amounts: '1' })).toBeUndefined();
   });
 
   it('send delivers to an RGB invoice of another node; transfers shows it', async () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Reply } from '../../src/engine/types.js';
 import type { Message } from '../../src/vocabulary/message.js';
 import { harness, slackChannel, slackUser } from '../support/core.js';
+import { messageText } from '../support/reply-text.js';
 
 const admin = slackUser('UADMIN', { displayName: 'Ada' });
 const ops = slackUser('UOPS');
@@ -46,6 +47,18 @@ describe('audit command', () => {
   it('says so when nothing is recorded', async () => {
     const h = harness();
     expect(m(await run(h, ops, '/rln audit nobody')).blocks[0]).toMatchObject({ type: 'text', text: 'Nothing recorded (node=nobody).' });
+  });
+
+  it('says there is no such node, or that a user needs its platform, when a filter finds nothing (P27)', async () => {
+    const h = harness();
+    const nobody = messageText(m(await run(h, ops, '/rln audit nobody')));
+    expect(nobody).toContain('There is no node `nobody` (the nodes: alice, bob');
+    const bob = messageText(m(await run(h, ops, '/rln audit user=bob')));
+    expect(bob).toContain('Nothing recorded (user=bob).');
+    expect(bob).toContain('`bob` names no one: give a user with its platform, such as `user=slack:bob`');
+    // A node that exists and a full principal get no hint: nothing was done there yet.
+    const quiet = m(await run(h, ops, '/rln audit alice user=slack:UOPS'));
+    expect(quiet.blocks).toHaveLength(1);
   });
 });
 

@@ -60,6 +60,16 @@ describe('report commands', () => {
 
   it('report schedule refuses a bad expression and an unknown zone with what to do', async () => {
     expect(replyText(await run('report schedule kind=balance node=all cron="99 * * * *"'))).toMatch(/not a valid cron expression/);
+    // One sentence naming the field and its range, not node-cron's "25 is a invalid expression for hour" (P25).
+    const hour = replyText(await run('report schedule kind=balance node=all cron="0 25 * * *"'));
+    expect(hour).toContain('"0 25 * * *" is not a valid cron expression: the hour (25) must be 0–23.');
+    expect(hour).not.toContain('a invalid');
+    expect(replyText(await run('report schedule kind=balance node=all cron="0 9 32 * 8"'))).toContain(
+      'the day of the month (32) must be 1–31 and the weekday (8) must be 0–7 (0 and 7 are Sunday) or SUN–SAT.',
+    );
+    expect(replyText(await run('report schedule kind=balance node=all cron="0 9 * *"'))).toContain(
+      'it has 4 fields, not 5 (or 6 with seconds first).',
+    );
     expect(replyText(await run('report schedule kind=balance node=all cron="0 9 * * *" tz=Nowhere/City'))).toMatch(/not a known time zone/);
   });
 

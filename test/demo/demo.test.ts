@@ -107,7 +107,7 @@ describe('the demo in the terminal', () => {
 
   it('says what an argument takes, with an example, instead of a validator text', async () => {
     const fee = await type('/rln wallet fee alice six', 'Invalid arguments');
-    expect(fee).toContain('Argument `blocks` is not valid: expected a number, such as 5 or 2.5.');
+    expect(fee).toContain('Argument `blocks` is not valid: expected a whole number, such as 5.');
     expect(fee).toContain('Example: /rln wallet fee alice 6');
     expect(fee).not.toContain('Invalid input');
     const amount = await type('/rln invoice rgb alice amount=10', 'Invalid arguments');

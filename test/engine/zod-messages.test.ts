@@ -13,6 +13,9 @@ describe('argument messages', () => {
   it.each([
     [z.coerce.number(), 'six', 'expected a number, such as 5 or 2.5'],
     [z.coerce.number().int(), '1.5', 'expected a whole number, such as 5'],
+    // A limit or a port given as a word expects a whole number too, not "such as 5 or 2.5" (P25).
+    [z.coerce.number().int().min(1), 'abc', 'expected a whole number, such as 5'],
+    [z.coerce.number().int().min(1).max(65535), 'http', 'expected a whole number, such as 5'],
     [z.string().min(66), 'abc', 'expected at least 66 characters'],
     [z.coerce.number().int().min(1).max(100), '0', 'must be at least 1'],
     [z.coerce.number().int().min(1).max(100), '500', 'must be at most 100'],

@@ -36,6 +36,29 @@ describe('balance report', () => {
     expect(JSON.stringify(message.blocks)).toContain('block 1,234');
   });
 
+  it('gives two assets with one ticker their short ids, on a node and in the team total (P11)', () => {
+    const twin = {
+      assetId: 'rgb:twinTwinTwin-9',
+      label: 'USDT',
+      schema: 'Nia' as const,
+      precision: 2,
+      spendable: 5000n,
+      settled: 5000n,
+      outbound: 0n,
+      inbound: 0n,
+    };
+    const outcome: NodeOutcome<BalanceData> = { ok: true, node: node('alice'), data: data({ assets: [...data().assets, twin] }) };
+    const other: NodeOutcome<BalanceData> = { ok: true, node: node('bob'), data: data() };
+    const { message } = buildBalanceReport({ target: 'all', unit: 'sat', now, nodes: [{ outcome }, { outcome: other }] });
+    for (const t of tables(message.blocks).slice(0, 2)) {
+      expect(row(t, 'USDT spendable · rgb:a')).toBeDefined();
+      expect(row(t, 'USDT spendable · rgb:twinTwinTw…')?.[1]).toBe('50.00');
+      expect(row(t, 'USDT spendable')).toBeUndefined();
+    }
+    // bob has one USDT: its rows stay as they were.
+    expect(row(tables(message.blocks)[2], 'USDT spendable')?.[1]).toBe('123.45');
+  });
+
   it('shows BTC amounts in BTC when asked', () => {
     const outcome: NodeOutcome<BalanceData> = { ok: true, node: node('alice'), data: data() };
     const { message } = buildBalanceReport({ target: 'alice', unit: 'btc', now, nodes: [{ outcome }] });

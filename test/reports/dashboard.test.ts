@@ -46,6 +46,16 @@ describe('the status dashboard', () => {
     expect(alice.channelsUsable).toBe(chans.filter((c) => c.is_usable).length);
   });
 
+  it("counts a scheduled report as the node's last report (P13)", async () => {
+    const before = (await reports.service.dashboard()).find((r) => r.node.name === 'bob')!;
+    expect(before.lastReportAt).toBeUndefined();
+    // What a schedule's run does: a report with the schedule's own baseline.
+    await reports.service.run('balance', 'all', { baseline: 'schedule:7', chartDays: 0 });
+    const bob = (await reports.service.dashboard()).find((r) => r.node.name === 'bob')!;
+    expect(bob.lastReportAt).toBeInstanceOf(Date);
+    expect(messageText(dashboardMessage([bob], { incidents: [], watches: [], now: new Date() }))).not.toContain('never');
+  });
+
   it('gives a node that does not answer its timeout and still shows the others', async () => {
     w.hang.add('bob');
     try {

@@ -9,6 +9,7 @@ import type { TopLevelSpec } from 'vega-lite';
 import type { BalanceSnapshot } from '../balance-report.js';
 import type { ChannelSnapshot } from '../channel-report.js';
 import type { Unit } from '../types.js';
+import { shortId } from '../../vocabulary/index.js';
 
 export interface HistoryPoint<T> {
   takenAt: Date;
@@ -25,12 +26,34 @@ export const MAX_CHANNEL_LINES = 10;
 const PANEL_WIDTH = 760;
 const PANEL_HEIGHT = 230;
 
-const xAxis = (days: number) => ({
+/**
+ * The tick format fits the time the history spans, not the window asked for: reports seconds apart
+ * read `01:31:07`, hours apart `Nov 27 01:31`, days apart `Nov 27`, so no two ticks read the same (P12).
+ */
+function timeFormat(spanMs: number): string {
+  if (spanMs < 10 * 60_000) return '%H:%M:%S';
+  if (spanMs < 5 * 86_400_000) return '%b %d %H:%M';
+  return '%b %d';
+}
+
+const xAxis = (spanMs: number) => ({
   field: 't',
   type: 'temporal' as const,
   scale: { type: 'utc' as const },
-  axis: { title: 'time (UTC)', format: days > 7 ? '%b %d' : '%b %d %H:%M', labelAngle: 0, tickCount: 6 },
+  axis: { title: 'time (UTC)', format: timeFormat(spanMs), labelAngle: 0, tickCount: 6 },
 });
+
+/** The time the history spans, first report to last. */
+function spanOf<T>(history: Array<HistoryPoint<T>>): number {
+  const times = history.map((h) => h.takenAt.getTime());
+  return Math.max(...times) - Math.min(...times);
+}
+
+/**
+ * A y scale from 0: when every value is 0, a fixed 0–1 domain, since an empty domain makes the
+ * axis's SI format read `NaN` (P12).
+ */
+const yScale = (values: number[]) => (values.some((v) => v !== 0) ? { zero: true } : { domain: [0, 1] });
 
 function enough<T>(history: Array<HistoryPoint<T>>): boolean {
   return new Set(history.map((h) => h.takenAt.getTime())).size >= 2;
@@ -45,6 +68,7 @@ export function balanceChartSpec(
 ): TopLevelSpec | undefined {
   if (!enough(history)) return undefined;
   const btcDiv = o.unit === 'btc' ? 1e8 : 1;
+  const span = spanOf(history);
   const unitLabel = o.unit === 'btc' ? 'BTC' : 'sats';
   const btcRows = history.flatMap((h) => {
     const v = h.data.values;
@@ -63,22 +87,35 @@ export function balanceChartSpec(
       if (m) assets.set(m[1], { label: meta.label.replace(/ spendable$/, ''), precision: meta.precision });
     }
   }
+  // Two assets with one ticker get their short ids, as the report's table shows them (P11).
+  const labelCount = new Map<string, number>();
+  for (const a of assets.values()) labelCount.set(a.label, (labelCount.get(a.label) ?? 0) + 1);
+  for (const [id, a] of assets) if ((labelCount.get(a.label) ?? 0) > 1) a.label = `${a.label} · ${shortId(id, 14)}`;
   const assetPanels = [...assets.entries()]
     .sort((a, b) => a[1].label.localeCompare(b[1].label))
     .slice(0, MAX_ASSET_PANELS)
-    .map(([id, meta]) => ({
-      title: `${meta.label} (display units)`,
-      width: PANEL_WIDTH,
-      height: Math.round(PANEL_HEIGHT * 0.6),
-      data: {
-        values: history.map((h) => ({
-          t: h.takenAt.toISOString(),
-          value: num(h.data.values[`asset:${id}:spendable`]) / 10 ** Math.max(0, meta.precision),
-        })),
-      },
-      mark: { type: 'line' as const, point: true, color: '#7b4fb3' },
-      encoding: { x: xAxis(o.days), y: { field: 'value', type: 'quantitative' as const, axis: { title: meta.label, format: '~s' } } },
-    }));
+    .map(([id, meta]) => {
+      const values = history.map((h) => ({
+        t: h.takenAt.toISOString(),
+        value: num(h.data.values[`asset:${id}:spendable`]) / 10 ** Math.max(0, meta.precision),
+      }));
+      return {
+        title: `${meta.label} (display units)`,
+        width: PANEL_WIDTH,
+        height: Math.round(PANEL_HEIGHT * 0.6),
+        data: { values },
+        mark: { type: 'line' as const, point: true, color: '#7b4fb3' },
+        encoding: {
+          x: xAxis(span),
+          y: {
+            field: 'value',
+            type: 'quantitative' as const,
+            scale: yScale(values.map((v) => v.value)),
+            axis: { title: meta.label, format: '~s' },
+          },
+        },
+      };
+    });
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title: `Balances of ${node}, last ${o.days} days`,
@@ -89,8 +126,13 @@ export function balanceChartSpec(
         data: { values: btcRows },
         mark: { type: 'line', point: true },
         encoding: {
-          x: xAxis(o.days),
-          y: { field: 'value', type: 'quantitative', axis: { title: unitLabel, format: o.unit === 'btc' ? '.4~f' : '~s' } },
+          x: xAxis(span),
+          y: {
+            field: 'value',
+            type: 'quantitative',
+            scale: yScale(btcRows.map((r) => r.value)),
+            axis: { title: unitLabel, format: o.unit === 'btc' ? '.4~f' : '~s' },
+          },
           color: {
             field: 'series',
             type: 'nominal',
@@ -137,7 +179,7 @@ export function channelChartSpec(
     data: { values: rows },
     mark: { type: 'line', point: true },
     encoding: {
-      x: xAxis(o.days),
+      x: xAxis(spanOf(history)),
       y: { field: 'share', type: 'quantitative', scale: { domain: [0, 100] }, axis: { title: 'local share (%)' } },
       color: { field: 'channel', type: 'nominal', title: o.perNode ? 'node' : 'channel (peer · id)' },
     },

@@ -69,7 +69,7 @@ describe('amounts, names and refusals on Slack', () => {
 
   it('says what an argument takes instead of the validator text', async () => {
     const fee = textOf(await ask('wallet fee alice six'));
-    expect(fee).toContain('Argument `blocks` is not valid: expected a number, such as 5 or 2.5.');
+    expect(fee).toContain('Argument `blocks` is not valid: expected a whole number, such as 5.'); // a count of blocks: no 2.5 (P25)
     expect(fee).toContain('Example: /rln wallet fee alice 6');
     expect(fee).not.toContain('Invalid input');
     const page = textOf(await ask('node list page=1.5'));
