@@ -217,6 +217,21 @@ async function waitingSend(api: NodeApiClient, recipientId: string) {
   return transfers.find((t) => t.recipient_id === recipientId && t.kind === 'Send');
 }
 
+/**
+ * The send with its asset: a transfer listed across every asset carries no `asset_id` (6887cbf's Transfer
+ * has none), so the asset is the one whose own list holds the send.
+ */
+async function waitingSendOfAsset(api: NodeApiClient, recipientId: string) {
+  const t = await waitingSend(api, recipientId);
+  if (!t || t.asset_id) return t;
+  const { nia = [], cfa = [], uda = [], ifa = [] } = await api.listassets({ filter_asset_schemas: [] }).catch(() => ({}) as never);
+  for (const { asset_id } of [...nia, ...cfa, ...uda, ...ifa]) {
+    const { transfers = [] } = await api.listtransfers({ asset_id }).catch(() => ({ transfers: [] }));
+    if (transfers.some((x) => x.recipient_id === recipientId && x.kind === 'Send')) return { ...t, asset_id };
+  }
+  return t;
+}
+
 const ack = defineCommand({
   path: 'asset ack',
   summary: 'Tell the sender that the receiver accepted an out-of-band consignment: the transfer is broadcast',
@@ -247,7 +262,7 @@ const ack = defineCommand({
   },
   async preview(ctx) {
     const { api } = nodeClient(ctx);
-    const t = await waitingSend(api, ctx.args.recipient_id);
+    const t = await waitingSendOfAsset(api, ctx.args.recipient_id);
     return [
       { label: 'Sends', value: t ? await transferAmount(api, t) : '—', inline: true },
       { label: 'To', value: [{ code: shortId(ctx.args.recipient_id, 40) }], inline: true },

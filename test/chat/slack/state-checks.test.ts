@@ -27,6 +27,9 @@ describe('state checks before asking, and the facts in every confirmation, on Sl
   const api: Record<string, NodeApiClient> = {};
   let bobPk = '';
   let channelId = '';
+  /** On newer and newer2 (the latest image, 6887cbf): an IFA asset and an out-of-band send waiting for its ack. */
+  let ifaId = '';
+  let oobRecipient = '';
 
   const apiOf = (name: string) => {
     const n = h.emulator.nodes().find((x) => x.name === name)!;
@@ -67,6 +70,8 @@ describe('state checks before asking, and the facts in every confirmation, on Sl
       SLACK_SIGNING_SECRET: SIGNING_SECRET,
       SLACK_API_URL: fake.apiUrl,
       ADMIN_USERS: `slack:${ADMIN.id}`,
+      // node cert keeps a private key: the bot needs a key to seal it (else it refuses before asking).
+      CREDENTIALS_KEY: Buffer.alloc(32, 9).toString('base64'),
     });
     slack = createSlackDriver(fake, 'http', { eventsUrl: `${h.url}/slack/events`, signingSecret: SIGNING_SECRET });
     api.alice = apiOf('alice');
@@ -90,6 +95,34 @@ describe('state checks before asking, and the facts in every confirmation, on Sl
     await createNode('vault');
     await apiOf('vault').init({ password: VAULT_PASSWORD });
     await createNode('fresh');
+    // newer and newer2: created by the service, so on its latest image (6887cbf), ready and funded; newer
+    // holds an IFA asset (500.00 more allowed) and sent 12.00 of it to newer2 out of band, waiting for the ack.
+    await createNode('newer');
+    await createNode('newer2');
+    for (const name of ['newer', 'newer2']) {
+      await h.emulator.world.seedReadyNode(h.emulator.nodes().find((n) => n.name === name)!.nodeId, VAULT_PASSWORD);
+      await apiOf(name).createutxos({ num: 4, size: 32_500, fee_rate: 1, up_to: false, skip_sync: false });
+    }
+    h.emulator.world.mine(1);
+    const newer = apiOf('newer');
+    ifaId = (
+      await newer.issueassetifa({ amounts: [100_000], inflation_amounts: [50_000], ticker: 'IFX', name: 'Inflatable', precision: 2 })
+    ).asset.asset_id;
+    const oob = await apiOf('newer2').rgbinvoice({
+      asset_id: ifaId,
+      assignment: { type: 'Fungible', value: 1_200 },
+      min_confirmations: 1,
+      witness: false,
+      transport_endpoints: [],
+    });
+    oobRecipient = oob.recipient_id;
+    await newer.sendrgb({
+      recipient_map: { [ifaId]: [{ recipient_id: oobRecipient, assignment: { type: 'Fungible', value: 1_200 }, transport_endpoints: [] }] },
+      fee_rate: 2,
+      min_confirmations: 1,
+      donation: false,
+      expiration_timestamp: Math.floor(Date.now() / 1000) + 3600,
+    });
   }, 90_000);
 
   afterAll(async () => {
@@ -271,6 +304,41 @@ describe('state checks before asking, and the facts in every confirmation, on Sl
     'swap maker-execute': {
       line: () => `swap maker-execute alice 3000000/btc/10/__UNT__/9999999999/${'ab'.repeat(32)} ${'cd'.repeat(32)} bob`,
       shows: [/Taker\*\\nbob \(our node\)/, /Maker sends\*\\n3,000 sats/, /Maker receives\*\\n0\.10 UNT/],
+    },
+    'wallet utxos': {
+      line: () => 'wallet utxos alice num=3 size=40k fee_rate=2',
+      // 2 sat/vB × (110 + 31 × 4) vB = 468 sats.
+      shows: [/UTXOs\*\\n3 of 40,000 sats/, /Fee\*\\nabout 468 sats at 2 sat\/vB/],
+    },
+    'asset fail': {
+      line: () => 'asset fail alice batch_transfer_idx=7',
+      shows: [/Fails\*\\ntransfer #7, if it still waits for the counterparty/],
+    },
+    'asset issue-ifa': {
+      line: () => 'asset issue-ifa newer USDX "Dollar X" 1000;250 inflation=500 precision=2',
+      shows: [
+        /Issues now\*\\n1,250\.00 USDX \(2 allocation\(s\)\)/,
+        /Can inflate by\*\\n500\.00 USDX/,
+        /Max supply\*\\n1,750\.00 USDX \(cannot be raised later\)/,
+        /Precision\*\\n2/,
+      ],
+    },
+    'asset inflate': {
+      line: () => `asset inflate newer ${ifaId} 200 fee_rate=3`,
+      shows: [
+        /Issues\*\\n200\.00 IFX more \(1 allocation\(s\)\)/,
+        /Known circulating\*\\n1,000\.00 IFX → 1,200\.00 IFX/,
+        /Max supply\*\\n1,500\.00 IFX/,
+        /Fee rate\*\\n3 sat\/vB/,
+      ],
+    },
+    'asset ack': {
+      line: () => `asset ack newer ${oobRecipient}`,
+      shows: [/Sends\*\\n12\.00 IFX/, /Txid\*\\n`?[0-9a-f]{64}/, /the transfer can no longer be cancelled/],
+    },
+    'node cert': {
+      line: () => 'node cert bob',
+      shows: [/new key and client certificate for bob's API/, /presents the certificate on its calls to bob/, /Kept now\*\\nnone/],
     },
   };
 
