@@ -52,12 +52,13 @@ const create = defineCommand({
   async handler(ctx) {
     const base = ctx.services.publicUrl ? `${ctx.services.publicUrl.replace(/\/+$/, '')}/webhooks/service` : undefined;
     let webhookUrl = ctx.args.webhook ?? base;
-    // A name that differs from another node's only in case makes both ambiguous when typed loosely (P31).
-    const twin = (await ctx.services.hosting.listNodes().catch(() => [])).find(
-      (n) => n.name !== ctx.args.name && n.name.toLowerCase() === ctx.args.name.toLowerCase(),
-    );
     const { node, message } = await ctx.services.hosting.createNode(
       compact({ name: ctx.args.name, network: ctx.args.network, webhookUrl }),
+    );
+    // A name that differs from another node's only in case makes both ambiguous when typed loosely (P31).
+    // Asked after the create, so the create is the first thing the service is asked.
+    const twin = (await ctx.services.hosting.listNodes().catch(() => [])).find(
+      (n) => n.nodeId !== node.nodeId && n.name !== node.name && n.name.toLowerCase() === node.name.toLowerCase(),
     );
     // The bot's own URL names the node, as `node info` and `node settings webhook=bot` give it (P30);
     // its id is known only now. Should the service refuse, the URL without the id still works.
