@@ -5,14 +5,14 @@
  * and the check runs when the dialog is submitted.
  */
 import { UserError } from '../../../vocabulary/index.js';
-import { commandOf, opensDialog, type Step } from '../attempt.js';
+import { contextOf, commandOf, opensDialog, type Step } from '../attempt.js';
 import { inTime } from '../in-time.js';
 
 export const checkState: Step = async (a, p) => {
   const def = commandOf(a);
   if (!def.check) return undefined;
   if (opensDialog(a) && a.checkAtSubmission) return undefined;
-  const ctx = { args: a.parsed ?? {}, actor: a.actor, place: a.place, node: a.node, services: p.services, secrets: {} };
+  const ctx = contextOf(a, p);
   const r = await inTime(a, p, def.check(ctx));
   if (r.late) return r.reply;
   const refusal = r.value;

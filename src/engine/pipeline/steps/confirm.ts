@@ -10,7 +10,7 @@ import { UserError } from '../../../vocabulary/index.js';
 import { redactArgs } from '../../inline-secret.js';
 import { statusBadge } from '../../../vocabulary/index.js';
 import type { Reply } from '../../types.js';
-import { commandOf, whoOf, type Attempt, type Pipeline, type Step } from '../attempt.js';
+import { contextOf, commandOf, whoOf, type Attempt, type Pipeline, type Step } from '../attempt.js';
 import { commandLine, ttlText } from '../command-line.js';
 import { recordOutcome } from '../record-outcome.js';
 import { alreadyPending } from './require-approval.js';
@@ -40,9 +40,7 @@ async function askConfirmation(a: Attempt, p: Pipeline): Promise<Reply | UserErr
     if (pending) return pending;
   }
   // What will happen, in the command's own words (amount, payee…), before anything is stored.
-  const preview = def.preview
-    ? await def.preview({ args: a.parsed ?? {}, actor: a.actor, place: a.place, node: a.node, services: p.services, secrets: {} })
-    : [];
+  const preview = def.preview ? await def.preview(contextOf(a, p)) : [];
   const id = await p.confirmations.create({ actor: a.actor, place: a.place, path: def.path, args: a.args, ttlMs: p.confirmTtlMs });
   const fields: Field[] = [{ label: 'Command', value: commandLine(p.registry, def, redactArgs(def, a.args)) }];
   if (a.node) fields.push({ label: 'Node', value: `${a.node.name} (${statusBadge(String(a.node.status))})` });

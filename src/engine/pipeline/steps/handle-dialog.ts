@@ -10,7 +10,17 @@ import { isSecretName } from '../../inline-secret.js';
 import { UserError } from '../../../vocabulary/index.js';
 import type { AnyCommand, Registry } from '../../types.js';
 import type { Dialog, DialogField, Reply } from '../../types.js';
-import { checkboxValue, commandOf, laterFields, needsDialog, typedNode, type Attempt, type Pipeline, type Step } from '../attempt.js';
+import {
+  contextOf,
+  checkboxValue,
+  commandOf,
+  laterFields,
+  needsDialog,
+  typedNode,
+  type Attempt,
+  type Pipeline,
+  type Step,
+} from '../attempt.js';
 import { recordOutcome } from '../record-outcome.js';
 import { inlineToPlain } from '../../../vocabulary/index.js';
 import { LATE, within } from '../../../vocabulary/index.js';
@@ -75,7 +85,7 @@ export function dialogFields(_registry: Registry, def: AnyCommand, args: Record<
  */
 async function factsOf(a: Attempt, p: Pipeline, def: AnyCommand): Promise<string> {
   if (!def.preview || !a.node) return '';
-  const work = def.preview({ args: a.parsed ?? {}, actor: a.actor, place: a.place, node: a.node, services: p.services, secrets: {} });
+  const work = def.preview(contextOf(a, p));
   work.catch(() => undefined);
   try {
     const r = await within(work, Math.max(0, a.startedAt + p.dialogBudgetMs - p.now()));
@@ -147,7 +157,7 @@ async function openDialog(a: Attempt, p: Pipeline, def: AnyCommand): Promise<Rep
 async function shownFields(a: Attempt, p: Pipeline, def: AnyCommand): Promise<DialogField[]> {
   const all = dialogFields(p.registry, def, a.args);
   if (!def.dialog?.fields || !a.node) return all;
-  const work = def.dialog.fields({ args: a.parsed ?? {}, actor: a.actor, place: a.place, node: a.node, services: p.services, secrets: {} });
+  const work = def.dialog.fields(contextOf(a, p));
   work.catch(() => undefined);
   try {
     const r = await within(work, Math.max(0, a.startedAt + p.dialogBudgetMs - p.now()));
