@@ -3,16 +3,15 @@
  * Store → service clients (or the in-process emulator for the demo) → access and the engine's services (roles,
  * audit, button ids, confirmations) → notifier (webhooks, outbox) and reports → one services object,
  * complete at construction → dispatcher → chat adapters → one HTTP server.
+ * This file holds the order and the app's start and stop; the service clients are made in
+ * service-wiring.ts, the activity poller in activity-wiring.ts, the chat adapters in platform-wiring.ts.
  */
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { ConfigError, secretValues, type Config } from '../config.js';
 import { createLogger, registerSecret, type Logger } from '../log.js';
 import { createMetrics, type Metrics } from '../metrics.js';
-import { createLeases, createReplayStore, openStoreDatabase, type Db } from '../store/index.js';
-import { cachedCheck, createHttpServer, createReplayGuard } from '../http/index.js';
-import { createHostingClient, type HostedNode } from '../hosting/index.js';
-import { ApiShapes, checkNodeApiUrl, createNodeApiClient, imageOfNode } from '../node-api/index.js';
-import { nodeCredentialSources } from './node-credentials.js';
+import { createLeases, openStoreDatabase, type Db } from '../store/index.js';
+import { cachedCheck, createHttpServer } from '../http/index.js';
 import type { Emulator } from '../emulator/index.js';
 import { createAuditLog, policyConfigProblems, createRoleService, createPolicy } from '../access/index.js';
 import {
@@ -21,48 +20,35 @@ import {
   createDispatcher,
   createRegistry,
   approvalActionChecker,
+  type Dispatcher,
   type Registry,
 } from '../engine/index.js';
-import { createLeader } from '../store/index.js';
-import { UserError } from '../vocabulary/index.js';
-import type { ChatPoster } from '../vocabulary/index.js';
-import { within } from '../vocabulary/index.js';
-import type { Dispatcher } from '../engine/index.js';
-import type { LinkStatus, Platform } from '../vocabulary/index.js';
+import { UserError, within, type ChatPoster, type Platform } from '../vocabulary/index.js';
 import type { Services } from '../../commands/index.js';
 import { allCommands } from '../../commands/index.js';
 import { createNotifier } from '../notify/index.js';
 import { createReports } from '../reports/index.js';
-import {
-  createActivityPoller,
-  activityItems,
-  createUpgradeFollower,
-  type ActivityPoller,
-  type UpgradeFollower,
-} from '../activity/index.js';
-import { createActivityStateRepo } from '../store/index.js';
-import { createShellAdapter } from '../chat/shell/index.js';
-import { demoFaults } from '../demo/index.js';
-import { checkUrlTarget, parseAllowList } from '../vocabulary/index.js';
+import type { ActivityPoller, UpgradeFollower } from '../activity/index.js';
+import { wireDemo } from '../demo/index.js';
 import { progressReporter } from './progress-reporter.js';
 import { platformChecks } from './platform-checks.js';
-import { accountThresholds, backupFacts, watchProfiles } from './watch-profiles.js';
-import { wireDemo } from '../demo/index.js';
+import { wireService } from './service-wiring.js';
+import { wireActivity } from './activity-wiring.js';
+import { wirePlatforms, type ShellStreams } from './platform-wiring.js';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 
+export { DEMO_PASSWORD } from './service-wiring.js';
+
 /** This process among the replicas sharing a database: the owner of the leases it takes. */
 const replicaId = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
-
-/** The demo nodes' wallet password: a documented demo value, not a secret of anyone's. */
-export const DEMO_PASSWORD = 'demo-password';
 
 export interface AppOptions {
   config: Config;
   logger?: Logger;
   metrics?: Metrics;
   /** The terminal adapter's streams. Default: stdin/stdout when no Slack and no Discord is configured. */
-  shell?: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream; prompt?: boolean } | false;
+  shell?: ShellStreams | false;
   /** Demo only: options for the in-process emulator. */
   emulator?: { lifecycleDelayMs?: number };
   /** The one clock (ms since the epoch) every room shares. Default Date.now. */
@@ -113,70 +99,15 @@ export async function createApp(opts: AppOptions): Promise<App> {
   /** Who does what across replicas on one database (channels, ticks, nodes, the Discord gateway). */
   const leases = createLeases(db);
 
-  // The service: the real one, or (no SERVICE_URL) the built-in emulator with demo nodes.
-  let emulator: Emulator | undefined;
-  let serviceUrl = config.SERVICE_URL;
-  let serviceToken = config.SERVICE_API_TOKEN;
-  let nodeToken = config.NODE_API_TOKEN;
-  /** The emulator's indexer, which `node unlock` offers on the demo's 6887cbf nodes. */
-  let demoIndexer: string | undefined;
-  if (config.demo) {
-    // Loaded only for the demo: a bot with a SERVICE_URL never loads the emulator.
-    const { startEmulator, DEFAULT_INDEXER } = await import('../emulator/index.js');
-    demoIndexer = DEFAULT_INDEXER;
-    // alice and bob come initialised and unlocked; a block is mined every second.
-    emulator = await startEmulator({
-      seed: 'demo',
-      demoPassword: DEMO_PASSWORD,
-      autoMineMs: 1000,
-      lifecycleDelayMs: opts.emulator?.lifecycleDelayMs ?? 1500,
-    });
-    serviceUrl = emulator.url;
-    serviceToken = emulator.token;
-    nodeToken = emulator.nodeApiToken;
-    registerSecret(serviceToken);
-    registerSecret(nodeToken);
-  }
-  const allowPrivate = parseAllowList(config.ALLOW_PRIVATE_URLS);
-  // The bot's own webhook URL (under PUBLIC_URL, or the address it listens on) is the admin's to
-  // set; any other is refused when it names or resolves to an inside address (ALLOW_PRIVATE_URLS).
-  const ownBases = config.PUBLIC_URL ? [config.PUBLIC_URL.replace(/\/+$/, '')] : [];
-  const checkWebhookTarget = async (url: string) =>
-    ownBases.some((b) => url === b || url.startsWith(`${b}/`)) ? undefined : checkUrlTarget(url, allowPrivate, { what: 'the webhook URL' });
-  const hosting = createHostingClient({
-    baseUrl: serviceUrl!,
-    token: serviceToken!,
-    timeoutMs: config.SERVICE_TIMEOUT_MS,
-    maxBytes: config.SERVICE_MAX_BYTES,
-    checkWebhookTarget,
-    onCall: ({ endpoint, outcome }) => metrics.serviceCalls.inc({ endpoint, outcome }),
+  // The service (the real one, or the emulator with demo nodes), its client and the node API clients.
+  const { emulator, hosting, nodeApi, credentials, demoIndexer, ownBases, allowPrivate } = await wireService({
+    config,
+    db,
+    logger,
+    metrics,
+    now: clock,
+    emulator: opts.emulator,
   });
-  const credentials = nodeCredentialSources({ config, db, hosting, nodeToken, now: clock, logger: logger.child({ room: 'core' }) });
-  // Which API generation each node speaks, per changed endpoint: learnt once, shared by every client of
-  // the node, forgotten when its image changes or it answers locked (src/node-api/generations.ts).
-  const apiShapes = new ApiShapes();
-  const nodeApi = (node: HostedNode) => {
-    if (!node.invoke_url) {
-      throw new UserError('node_error', `${node.name} has no API address yet.`, `Wait until it is RUNNING (\`node info ${node.name}\`).`);
-    }
-    const refused = checkNodeApiUrl(node.invoke_url);
-    if (refused) {
-      throw new UserError(
-        'node_error',
-        `Not calling ${node.name}: ${refused}.`,
-        'Ask the service for an HTTPS node address; nothing was sent.',
-      );
-    }
-    const image = imageOfNode(node);
-    return createNodeApiClient({
-      baseUrl: node.invoke_url,
-      credentials: credentials.credentialsFor(node),
-      nodeName: node.name,
-      maxBytes: config.NODE_API_MAX_BYTES,
-      shapes: apiShapes.of(node.nodeId, image),
-      image,
-    });
-  };
 
   const registry = createRegistry(allCommands, { roleOverrides: { audit: config.AUDIT_READ_ROLE } });
   const coreLogger = logger.child({ room: 'core' });
@@ -239,60 +170,20 @@ export async function createApp(opts: AppOptions): Promise<App> {
       allowPrivate,
     },
   });
-  const upgradeFollower = createUpgradeFollower({
-    getNode: (id) => hosting.getNode(id),
-    nodeinfo: (node) => nodeApi(node).nodeinfo(),
-    publish: async (entries) => {
-      await notifier.ingestActivityBatch(entries.map((e) => ({ node: { nodeId: e.node.nodeId, nodeName: e.node.name }, items: e.items })));
-    },
+  const { activity, upgradeFollower } = wireActivity({
+    config,
+    db,
+    leases,
+    replicaId,
+    hosting,
+    nodeApi,
+    notifier,
+    audit,
+    logger,
+    metrics,
     now: clock,
-    logger: logger.child({ room: 'activity' }),
-    batchMs: config.UPGRADE_BATCH_MS,
   });
   upgrades.follower = upgradeFollower;
-  // Node activity: watched nodes' APIs polled every POLL_INTERVAL_S; what changed is queued through
-  // the notifier's outbox (stored before the new state: see create-activity-poller.ts).
-  // One node API client per node and address, reused across polls (500 nodes every 30 s).
-  const activityClients = new Map<string, ReturnType<typeof nodeApi>>();
-  const activity = createActivityPoller({
-    listNodes: () => hosting.listNodes(),
-    isWatched: (node) => notifier.watches.hearsActivity(node.nodeId),
-    profile: watchProfiles(notifier.watches, accountThresholds(config)),
-    facts: backupFacts(audit),
-    api: (node) => {
-      const key = `${node.nodeId}|${node.invoke_url}`;
-      let client = activityClients.get(key);
-      if (!client) {
-        if (activityClients.size > 5_000) activityClients.clear();
-        activityClients.set(key, (client = nodeApi(node)));
-      }
-      return client;
-    },
-    states: createActivityStateRepo(db),
-    // Replicas on one database split the nodes (a lease per node and interval); one process takes them all.
-    claim: db.engine === 'postgres' ? (nodeId, until, now) => leases.claim(`activity:${nodeId}`, replicaId, until, now) : undefined,
-    publish: async (node, events, context) => {
-      // A node locked by its upgrade is told by the follower ("upgraded … and is LOCKED"), not twice.
-      if (upgradeFollower.explainsLock(node)) events = events.filter((e) => !(e.kind === 'lock' && e.type !== 'node_unlocked'));
-      if (!events.length) return;
-      await notifier.ingestActivity(
-        { nodeId: node.nodeId, nodeName: node.name },
-        activityItems({ nodeId: node.nodeId, name: node.name }, events, context),
-      );
-    },
-    now: clock,
-    logger: logger.child({ room: 'activity' }),
-    metrics,
-    intervalMs: config.POLL_INTERVAL_S * 1000,
-    nodeTimeoutMs: Math.min(10_000, Math.max(1_000, config.POLL_INTERVAL_S * 1000)),
-    thresholds: {
-      lowShare: config.REPORT_LOW_SHARE,
-      highShare: config.REPORT_HIGH_SHARE,
-      hysteresis: 0.05,
-      inboundFloorSat: config.INBOUND_FLOOR_SAT,
-      outboundFloorSat: config.OUTBOUND_FLOOR_SAT,
-    },
-  });
   const reports = createReports({
     db,
     services: { hosting, nodeApi },
@@ -334,75 +225,25 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const routes: FastifyPluginAsync[] = [
     notifier.webhookRoutes({ signatureHeader: config.WEBHOOK_SIGNATURE_HEADER, bodyLimit: config.WEBHOOK_BODY_LIMIT }),
   ];
-  const stoppers: Array<() => Promise<void>> = [];
-  const starters: Array<() => Promise<void>> = [];
-  /** Each chat platform's connection, for /healthz (undefined: nothing to hold, as in HTTP interactions only). */
-  const links: Partial<Record<Platform, () => LinkStatus | undefined>> = {};
-
-  // Signed chat requests already accepted, kept in the database: a replay to a restarted bot is refused too.
-  // Both platforms accept a signature for 5 minutes either side of its timestamp.
-  const replayStore = createReplayStore(db);
-  const replayGuard = (namespace: string) => createReplayGuard({ windowMs: 5 * 60_000, store: replayStore, namespace });
-
-  // Bolt and discord.js are loaded only when configured: they are most of the bot's memory.
-  if (config.slack.mode !== 'off') {
-    const { createSlackAdapter } = await import('../chat/slack/index.js');
-    const slack = createSlackAdapter({
-      config,
-      dispatcher,
-      logger: logger.child({ room: 'slack' }),
-      metrics,
-      replays: replayGuard('slack'),
-      roleOf: (actor) => services.access.roleOf(actor),
-    });
-    posters.slack = slack.poster;
-    nodeChanged.push(() => slack.refreshHome());
-    if (slack.routes) routes.push(slack.routes);
-    starters.push(() => slack.start());
-    links.slack = () => slack.link();
-    stoppers.push(() => slack.stop());
-  }
-  if (config.discord.mode !== 'off') {
-    const { createDiscordAdapter } = await import('../chat/discord/index.js');
-    const discordLogger = logger.child({ room: 'discord' });
-    // On PostgreSQL (several replicas) one replica at a time holds the gateway; on SQLite (one process) it simply does.
-    const gatewayLeader =
-      db.engine === 'postgres'
-        ? (gateway: { onLead: () => Promise<void>; onLose: () => Promise<void> }) =>
-            createLeader({ leases, name: 'discord-gateway', owner: replicaId, now: clock, log: discordLogger, ...gateway })
-        : undefined;
-    const discord = createDiscordAdapter({
-      config,
-      dispatcher,
-      registry,
-      logger: discordLogger,
-      metrics,
-      replays: replayGuard('discord'),
-      gatewayLeader,
-    });
-    posters.discord = discord.poster;
-    if (discord.routes) routes.push(discord.routes);
-    starters.push(() => discord.start());
-    links.discord = () => discord.gateway();
-    stoppers.push(() => discord.stop());
-  }
-  let shellDone: Promise<void> | undefined;
-  const wantShell = opts.shell !== false && (opts.shell !== undefined || (config.slack.mode === 'off' && config.discord.mode === 'off'));
-  if (wantShell) {
-    const io = opts.shell || { input: process.stdin, output: process.stdout, prompt: Boolean(process.stdin.isTTY) };
-    const shell = createShellAdapter({
-      dispatcher,
-      input: io.input,
-      output: io.output,
-      prompt: io.prompt,
-      roles: dispatcher.roles,
-      demo: emulator ? demoFaults(emulator, (nodeId) => activity.checkSoon(nodeId)) : undefined,
-    });
-    posters.shell = shell.poster;
-    shellDone = shell.done;
-    starters.push(() => shell.start());
-    stoppers.push(async () => shell.stop());
-  }
+  // The chat adapters: each made only when configured; they fill in the posters and add their routes.
+  const { starters, stoppers, links, shellDone } = await wirePlatforms({
+    config,
+    shell: opts.shell,
+    db,
+    leases,
+    replicaId,
+    now: clock,
+    dispatcher,
+    registry,
+    services,
+    logger,
+    metrics,
+    emulator,
+    activity,
+    posters,
+    nodeChanged,
+    routes,
+  });
 
   let draining = false;
   // Not ready while the database does not answer, so a load balancer drains this replica; the

@@ -13,6 +13,9 @@
  *                       marked "not yet routed" (group commit) and answers 2xx after that commit;
  *                       the outbox worker routes marked events at the start of its next pass
  *                       (route-pending.ts), woken when the first event's coalescing window ends.
+ *
+ * This file holds the wiring (router, worker, watches, paging) and the webhook routes; how events
+ * and activity are stored and routed is in ./event-intake.ts.
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { sleep, type ButtonPreparer, type ChatPoster, type Outbox } from '../vocabulary/index.js';
@@ -21,20 +24,20 @@ import type { HostingClient } from '../hosting/index.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { AnyDb } from '../store/index.js';
-import { NotifyPages, NotifyStore, type EventOutboxRow, type RoutingView } from '../store/index.js';
+import { NotifyPages, NotifyStore } from '../store/index.js';
 import { createLeases, groupCommit } from '../store/index.js';
 import { randomUUID } from 'node:crypto';
 import { createChannelClaims } from './channel-claims.js';
-import { KeyCache, effectiveEventTime } from '../webhooks/index.js';
+import { KeyCache } from '../webhooks/index.js';
 import { createNodeDirectory, type NodeDirectory } from '../webhooks/index.js';
-import type { ServiceEvent } from '../webhooks/index.js';
 import { webhookRoutes, type IngestResult } from '../webhooks/index.js';
+import { createEventIntake, type IncomingEvent } from './event-intake.js';
 import { OutboxWorker } from './outbox-worker.js';
 import { createPaging, type Paging, type PagingOptions } from './paging.js';
-import { createWatchService, kindsOf, type WatchService } from './watch-service.js';
-import { createEventRouter, routesOf, rowFor } from './route-pending.js';
+import { createWatchService, type WatchService } from './watch-service.js';
+import { createEventRouter } from './route-pending.js';
 import { createDurableOutbox } from './durable-outbox.js';
-import { ACTIVITY_EVENT_PREFIX, type ActivityItem } from './render-notifications.js';
+import type { ActivityItem } from './render-notifications.js';
 
 export interface NotifierOptions {
   db: AnyDb;
@@ -80,8 +83,7 @@ export interface NotifierOptions {
   paging?: Pick<PagingOptions, 'pagerduty' | 'webhook' | 'escalateAfterMin' | 'pollMs' | 'retry' | 'allowPrivate'>;
 }
 
-/** A verified event (from the webhook receiver, or a test). */
-export type IncomingEvent = ServiceEvent & { nodeName?: string };
+export type { IncomingEvent } from './event-intake.js';
 
 export interface WebhookRoutesOptions {
   /** `config.WEBHOOK_SIGNATURE_HEADER`. X-ThunderStack-Signature is always accepted too. */
@@ -184,158 +186,18 @@ export function createNotifier(opts: NotifierOptions): Notifier {
   });
 
   const retentionMs = opts.retentionMs ?? 30 * 24 * 3600_000;
-  // A stored event cannot be posted before its channel's coalescing window has passed, so the
-  // worker is woken once, when the window of the first event of a burst ends, rather than after
-  // every commit: a pass reads every waiting row, and on the request path that cost grew with
-  // the backlog. (The worker's poll still runs too.)
-  const coalesceWindowMs = opts.pacing?.coalesceWindowMs ?? 250;
-  let wakeTimer: NodeJS.Timeout | undefined;
-  const wakeAfterWindow = () => {
-    if (wakeTimer) return;
-    wakeTimer = setTimeout(() => {
-      wakeTimer = undefined;
-      worker.wake();
-    }, coalesceWindowMs);
-    wakeTimer.unref?.();
-  };
-
-  type Stored = IngestResult & {
-    routed: number;
-    /** Stored marked "not yet routed": the worker routes it (webhook path). */
-    toRoute?: boolean;
-    nodeId: string;
-    status?: string;
-    flagged?: { eventTimestamp: string | undefined; aheadMs: number };
-  };
-
-  /** An event's row, as stored at `now` (marked "not yet routed" when `toRoute`), and its time. */
-  const eventRow = (event: IncomingEvent, toRoute: boolean) => {
-    const now = nowMs();
-    // The time the event is ordered by: never later than its arrival (see effectiveEventTime).
-    const time = effectiveEventTime(event.eventTimestamp, now, opts.maxFutureSkewMs ?? 60_000);
-    const row = {
-      dedupe_key: event.dedupeKey,
-      node_id: event.nodeId,
-      node_name: event.nodeName ?? null,
-      event_type: event.eventType,
-      status: event.status ?? null,
-      event_ts: time.effective,
-      received_at: now,
-      payload: JSON.stringify(event.payload),
-      event_ms: time.stampedMs,
-      route_pending: toRoute ? 1 : null,
-    };
-    return { now, time, row };
-  };
-
-  /** What storing an event gave: a duplicate, or its id (and the rows routed, or to route). */
-  const storedOf = (
-    event: IncomingEvent,
-    time: ReturnType<typeof effectiveEventTime>,
-    eventId: number | undefined,
-    routed: number,
-    toRoute: boolean,
-  ): Stored => {
-    if (eventId === undefined) return { duplicate: true, routed: 0, nodeId: event.nodeId };
-    const flagged = time.flagged ? { eventTimestamp: event.eventTimestamp, aheadMs: time.aheadMs } : undefined;
-    return { duplicate: false, eventId, routed, toRoute, nodeId: event.nodeId, status: event.status, flagged };
-  };
-
-  /**
-   * Stores one event. With `routing`, its outbox rows too (the caller's transaction holds them
-   * together); without, the event is stored marked "not yet routed", for the worker's router.
-   */
-  const storeEvent = async (event: IncomingEvent, routing?: RoutingView): Promise<Stored> => {
-    const { now, time, row } = eventRow(event, !routing);
-    const eventId = await store.insertEvent(row);
-    if (eventId === undefined) return storedOf(event, time, undefined, 0, !routing);
-    let routed = 0;
-    if (routing) {
-      const rows = await routesOf(store, routing, { id: eventId, nodeId: event.nodeId, status: event.status }, now);
-      await store.insertEventRows(rows);
-      routed = rows.length;
-    }
-    return storedOf(event, time, eventId, routed, !routing);
-  };
-
-  /** Stores a burst of events marked "not yet routed" (the webhook path), several per statement: storeEvent's answer for each. */
-  const storeEvents = async (events: readonly IncomingEvent[]): Promise<Stored[]> => {
-    const made = events.map((event) => eventRow(event, true));
-    const ids = await store.insertEvents(made.map((m) => m.row));
-    return events.map((event, i) => storedOf(event, made[i].time, ids[i], 0, true));
-  };
-
-  /** What follows a commit: the log, the metrics, the worker's wake-up and the listener. */
-  const afterCommit = (r: Stored): IngestResult & { routed: number } => {
-    if (!r.duplicate && r.flagged) {
-      opts.metrics?.webhooks.inc({ outcome: 'flagged', reason: 'future_timestamp' });
-      log.warn(
-        { nodeId: r.nodeId, eventTimestamp: r.flagged.eventTimestamp, aheadS: Math.round(r.flagged.aheadMs / 1000), eventId: r.eventId },
-        'event stamped ahead of this clock by more than MAX_FUTURE_SKEW_S: ordered by its arrival instead; check the clocks',
-      );
-    }
-    if (!r.duplicate && r.toRoute) {
-      // Routed by the worker's pass, which this wakes when the event's coalescing window ends
-      // (its rows could not be posted sooner); the listener is told after the router's commit.
-      log.debug({ nodeId: r.nodeId, status: r.status }, 'event stored; routed by the outbox worker');
-      wakeAfterWindow();
-    } else if (!r.duplicate) {
-      log.debug({ nodeId: r.nodeId, status: r.status, routed: r.routed }, 'event stored and routed');
-      if (r.routed > 0) {
-        wakeAfterWindow();
-        tellNodeChanged({ nodeId: r.nodeId, status: r.status });
-      }
-    }
-    return r.duplicate ? { duplicate: true, routed: 0 } : { duplicate: false, eventId: r.eventId, routed: r.routed };
-  };
-
-  const ingestEvent = async (event: IncomingEvent): Promise<IngestResult & { routed: number }> =>
-    afterCommit(await store.tx(async () => storeEvent(event, await store.routingView())));
-
-  const ingestActivityBatch = async (
-    entries: Array<{ node: { nodeId: string; nodeName?: string }; items: ActivityItem[] }>,
-  ): Promise<number> => {
-    const now = nowMs();
-    const routed = await store.tx(async () => {
-      const rows: EventOutboxRow[] = [];
-      const routing = await store.routingView();
-      for (const { node, items } of entries) {
-        const watches = routing.watchesFor(node.nodeId);
-        for (const item of items) {
-          const eventId = await store.insertEvent({
-            dedupe_key: item.dedupeKey,
-            node_id: node.nodeId,
-            node_name: node.nodeName ?? null,
-            event_type: `${ACTIVITY_EVENT_PREFIX}${item.type.toUpperCase()}`,
-            status: null,
-            event_ts: new Date(now).toISOString(),
-            received_at: now,
-            payload: JSON.stringify({ kind: item.kind, message: item.message, ...(item.facts ? { facts: item.facts } : {}) }),
-          });
-          if (eventId === undefined) continue;
-          const wanted = item.kinds ?? [item.kind];
-          const seen = new Set<string>();
-          for (const w of watches) {
-            const key = `${w.platform}|${w.channel_id}`;
-            if (seen.has(key) || !kindsOf(w).some((k) => wanted.includes(k))) continue;
-            if (w.min_amount_msat && item.amountMsat !== undefined && item.amountMsat < w.min_amount_msat) continue;
-            seen.add(key);
-            rows.push(rowFor(routing, w, eventId, node.nodeId, now));
-          }
-        }
-      }
-      await store.insertEventRows(rows);
-      return rows.length;
-    });
-    if (routed) {
-      worker.wake();
-      // A payment or a channel change moves the numbers a dashboard shows (Slack's App Home).
-      for (const { node } of entries) tellNodeChanged({ nodeId: node.nodeId });
-    }
-    return routed;
-  };
-  const ingestActivity = (node: { nodeId: string; nodeName?: string }, items: ActivityItem[]): Promise<number> =>
-    ingestActivityBatch([{ node, items }]);
+  // Storing events and activity, and what follows each commit (event-intake.ts).
+  const intake = createEventIntake({
+    store,
+    now: nowMs,
+    log,
+    metrics: opts.metrics,
+    maxFutureSkewMs: opts.maxFutureSkewMs,
+    coalesceWindowMs: opts.pacing?.coalesceWindowMs,
+    wake: () => worker.wake(),
+    tellNodeChanged,
+  });
+  const { storeEvent, storeEvents, afterCommit, ingestEvent, ingestActivity, ingestActivityBatch } = intake;
 
   const outbox = createDurableOutbox({ store, now: nowMs, wake: () => worker.wake() });
 
@@ -378,8 +240,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
       paging.start();
     },
     stop: async () => {
-      clearTimeout(wakeTimer);
-      wakeTimer = undefined;
+      intake.cancelWake();
       await paging.stop();
       await worker.stop();
     },

@@ -2,6 +2,9 @@
  * Message -> Block Kit, as a pure function. Every string from the Message is user data and
  * is escaped here; limits are named constants (./limits.ts) and exceeding one either throws
  * (a button id that cannot be cut) or truncates visibly with a note, never silently.
+ *
+ * This file holds the message (header, blocks, buttons, tone, the per-message limits); mrkdwn
+ * text and its cuts are in ./render-mrkdwn.ts, tables in ./render-tables.ts.
  */
 import {
   inlineToPlain,
@@ -11,12 +14,10 @@ import {
   type Field,
   type Inline,
   type Message,
-  type Table,
   type Tone,
 } from '../../vocabulary/index.js';
 import { shareBar } from '../../vocabulary/index.js';
-import { cutText, graphemePrefix } from '../../vocabulary/index.js';
-import { escapeCode, escapeEntities, escapeInlineCode, escapeMrkdwn } from './escape-mrkdwn.js';
+import { escapeCode, escapeMrkdwn } from './escape-mrkdwn.js';
 import {
   SLACK_MAX_MESSAGE_TEXT,
   SLACK_MAX_ACTIONS_ELEMENTS,
@@ -24,27 +25,18 @@ import {
   SLACK_MAX_BLOCKS,
   SLACK_MAX_BUTTON_TEXT,
   SLACK_MAX_BUTTON_VALUE,
-  SLACK_MAX_CONTEXT_TEXT,
   SLACK_MAX_FALLBACK_TEXT,
   SLACK_MAX_FIELDS_PER_SECTION,
   SLACK_MAX_FIELD_TEXT,
   SLACK_MAX_HEADER_TEXT,
   SLACK_MAX_SECTION_TEXT,
-  SLACK_TABLE_MAX_CELL,
-  SLACK_TABLE_MAX_SECTIONS,
-  SLACK_DATA_TABLE_MAX_ROWS,
   SLACK_MAX_TABLES_PER_MESSAGE,
-  SLACK_TABLE_BLOCK_MAX_COLUMNS,
-  SLACK_TABLE_BLOCK_MAX_ROWS,
-  SLACK_TABLE_MAX_CELL_CHARS,
-  SLACK_TABLE_ROWS_BEFORE_PAGING,
 } from './limits.js';
+import { contextBlock, inlineToMrkdwn, safeCut, section, splitMrkdwn, truncate, truncateMrkdwn, type SlackBlock } from './render-mrkdwn.js';
+import { renderNativeTable, renderTable } from './render-tables.js';
 
-import type { DataTableBlock, RawNumberElement, RawTextElement, TableBlock } from '@slack/types';
-
+export { inlineToMrkdwn, truncate, type SlackBlock } from './render-mrkdwn.js';
 export { dialogToModal } from './dialog-to-modal.js';
-
-export type SlackBlock = Record<string, unknown>;
 
 export interface BlockKitMessage {
   /** Notification / fallback text (escaped). */
@@ -65,69 +57,6 @@ export const TONE_COLORS: Record<Tone, string> = {
 /** A button that cannot be rendered without breaking its id. */
 export class SlackRenderError extends Error {
   override readonly name = 'SlackRenderError';
-}
-
-/** Cuts `text` to `max` characters, ending with an ellipsis when it was cut. */
-export function truncate(text: string, max: number): string {
-  return cutText(text, max);
-}
-
-/** Cuts already-escaped mrkdwn, never inside an entity or a link, with a visible note. */
-function truncateMrkdwn(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const note = (n: number) => `… (${n} more characters cut)`;
-  const cut = safeCut(text, max - note(text.length).length);
-  return text.slice(0, cut) + note(text.length - cut);
-}
-
-/** Moves a cut position back so it does not split `&amp;`, `<url|label>` or a grapheme (an emoji). */
-function safeCut(text: string, pos: number): number {
-  let p = graphemePrefix(text, Math.max(0, pos)).length;
-  const amp = text.lastIndexOf('&', p - 1);
-  if (amp >= 0 && amp > p - 6 && !text.slice(amp, p).includes(';')) p = amp;
-  const lt = text.lastIndexOf('<', p - 1);
-  if (lt >= 0 && !text.slice(lt, p).includes('>')) p = lt;
-  return p;
-}
-
-function isSafeUrl(url: string): boolean {
-  return /^(https?:\/\/|mailto:)[^\s<>|]+$/i.test(url);
-}
-
-/** Inline spans -> mrkdwn, every span escaped. */
-export function inlineToMrkdwn(text: string | Inline[]): string {
-  if (typeof text === 'string') return escapeMrkdwn(text);
-  return text
-    .map((s) => {
-      if (typeof s === 'string') return escapeMrkdwn(s);
-      if ('bold' in s) return s.bold ? `*${escapeMrkdwn(s.bold)}*` : '';
-      if ('italic' in s) return s.italic ? `_${escapeMrkdwn(s.italic)}_` : '';
-      if ('code' in s) return s.code ? '`' + escapeInlineCode(s.code).replace(/\n/g, ' ') + '`' : '';
-      const label = escapeMrkdwn(s.link.label).replace(/\|/g, '∣');
-      return isSafeUrl(s.link.url) ? `<${escapeEntities(s.link.url)}|${label}>` : `${label} (${escapeMrkdwn(s.link.url)})`;
-    })
-    .join('');
-}
-
-const section = (text: string): SlackBlock => ({ type: 'section', text: { type: 'mrkdwn', text } });
-const contextBlock = (text: string): SlackBlock => ({
-  type: 'context',
-  elements: [{ type: 'mrkdwn', text: truncateMrkdwn(text, SLACK_MAX_CONTEXT_TEXT) }],
-});
-
-/** Splits mrkdwn into pieces of at most `max`, at line breaks where possible. */
-function splitMrkdwn(text: string, max: number): string[] {
-  const out: string[] = [];
-  let rest = text;
-  while (rest.length > max) {
-    let cut = rest.lastIndexOf('\n', max);
-    if (cut < max / 2) cut = safeCut(rest, max);
-    if (cut <= 0) cut = graphemePrefix(rest, max).length || max;
-    out.push(rest.slice(0, cut));
-    rest = rest.slice(cut).replace(/^\n/, '');
-  }
-  if (rest.length || out.length === 0) out.push(rest);
-  return out;
 }
 
 function renderText(text: string | Inline[]): SlackBlock[] {
@@ -161,107 +90,6 @@ function renderFields(fields: Field[]): SlackBlock[] {
     } else run.push(f);
   }
   flush();
-  return out;
-}
-
-function cell(text: string): string {
-  return truncate(text.replace(/\s+/g, ' '), SLACK_TABLE_MAX_CELL);
-}
-
-/** A cell of a native table: raw text (Slack wants at least one character), or a number Slack can sort by. */
-function nativeCell(text: string, numeric: boolean): RawTextElement | RawNumberElement {
-  const t = text.replace(/\s+/g, ' ').trim() || '–';
-  if (numeric && /^-?\d{1,3}(,\d{3})*(\.\d+)?$|^-?\d+(\.\d+)?$/.test(t)) {
-    const value = Number(t.replace(/,/g, ''));
-    if (Number.isFinite(value)) return { type: 'raw_number', value, text: t };
-  }
-  // raw_text is shown as typed; still, no cell can carry Slack's special syntax (<!channel>,
-  // <@U…>, <#C…>, <https://…|…>) into a client that reads it: a zero-width joiner after the '<'
-  // keeps what is shown and breaks the syntax.
-  return { type: 'raw_text', text: t.replace(/<(?=[!@#]|[a-z][a-z0-9+.-]*:)/gi, '<\u2060') };
-}
-
-const cellChars = (cells: Array<RawTextElement | RawNumberElement>) => cells.reduce((n, c) => n + String(c.text).length, 0);
-
-/**
- * A table as Slack's native `table` block, or, when it is longer than
- * SLACK_TABLE_ROWS_BEFORE_PAGING rows, a `data_table` that Slack pages. Undefined when it does
- * not fit a native table (too many columns, no rows, a row over the cell budget): the caller
- * draws it as monospace text instead.
- */
-function renderNativeTable(table: Table, title: string | undefined): SlackBlock[] | undefined {
-  const cols = table.columns.length;
-  if (cols === 0 || cols > SLACK_TABLE_BLOCK_MAX_COLUMNS || table.rows.length === 0) return undefined;
-  const paged = table.rows.length > SLACK_TABLE_ROWS_BEFORE_PAGING;
-  // The header is one of the `table` block's 100 rows; a data_table has 100 besides its header.
-  const maxRows = paged ? SLACK_DATA_TABLE_MAX_ROWS : SLACK_TABLE_BLOCK_MAX_ROWS - 1;
-  const header = table.columns.map((c) => nativeCell(c.header, false));
-  let budget = SLACK_TABLE_MAX_CELL_CHARS - cellChars(header);
-  const rows: Array<Array<RawTextElement | RawNumberElement>> = [];
-  for (const r of table.rows) {
-    if (rows.length >= maxRows) break;
-    // raw_number only in a data_table, where it sorts; the `table` block's reference names raw_text and rich_text.
-    const cells = table.columns.map((c, i) => nativeCell(r[i] ?? '', paged && c.align === 'right'));
-    const n = cellChars(cells);
-    if (n > budget) break;
-    budget -= n;
-    rows.push(cells);
-  }
-  if (rows.length === 0) return undefined;
-  // Typed against @slack/types' own definitions, so a shape Slack's SDK does not know fails the type check.
-  const block: TableBlock | DataTableBlock = paged
-    ? {
-        type: 'data_table',
-        caption: truncate(table.caption ?? title ?? 'Table', SLACK_MAX_HEADER_TEXT),
-        rows: [header, ...rows],
-        page_size: SLACK_TABLE_ROWS_BEFORE_PAGING,
-      }
-    : { type: 'table', column_settings: table.columns.map((c) => ({ align: c.align ?? 'left' })), rows: [header, ...rows] };
-  const notes: string[] = [];
-  const more = table.rows.length - rows.length;
-  if (more > 0) notes.push(`… ${more} more row${more === 1 ? '' : 's'} not shown`);
-  if (table.caption) notes.push(escapeMrkdwn(table.caption));
-  const out = block as unknown as SlackBlock;
-  return notes.length ? [out, contextBlock(notes.join(' · '))] : [out];
-}
-
-function renderTable(table: Table): SlackBlock[] {
-  const cols = table.columns.length;
-  const rows = table.rows.map((r) => Array.from({ length: cols }, (_, i) => cell(r[i] ?? '')));
-  const headers = table.columns.map((c) => cell(c.header));
-  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => (table.columns[i].align === 'right' ? c.padStart(widths[i]) : c.padEnd(widths[i])))
-      .join('  ')
-      .trimEnd();
-  const head = [line(headers), widths.map((w) => '-'.repeat(w)).join('  ')].map(escapeCode);
-  const body = rows.map((r) => escapeCode(line(r)));
-  const fence = (lines: string[]) => '```\n' + lines.join('\n') + '\n```';
-  // Room for the fences, the header lines and a safety margin.
-  const budget = SLACK_MAX_SECTION_TEXT - 10;
-  const out: SlackBlock[] = [];
-  let i = 0;
-  while (i < body.length && out.length < SLACK_TABLE_MAX_SECTIONS) {
-    const chunk = [...head];
-    let len = fence(chunk).length;
-    while (i < body.length && len + body[i].length + 1 <= budget) {
-      chunk.push(body[i]);
-      len += body[i].length + 1;
-      i++;
-    }
-    if (chunk.length === head.length) {
-      // A single row too wide for a section: cut it visibly.
-      chunk.push(truncate(body[i], budget - len - 2));
-      i++;
-    }
-    out.push(section(fence(chunk)));
-  }
-  if (body.length === 0) out.push(section(fence([...head, '(no rows)'])));
-  const notes: string[] = [];
-  if (i < body.length) notes.push(`… ${body.length - i} more row${body.length - i === 1 ? '' : 's'} not shown`);
-  if (table.caption) notes.push(escapeMrkdwn(table.caption));
-  if (notes.length) out.push(contextBlock(notes.join(' · ')));
   return out;
 }
 
