@@ -183,8 +183,10 @@ export function createPaging(o: PagingOptions): Paging {
       const bodies = triggerBodies(inc, afterMin, w?.pagerduty_key ?? o.pagerduty?.routingKey);
       if (!bodies.length) continue;
       const to = describe(bodies.map((b) => b.target));
-      await pages.tx(async () => {
-        await pages.insertEscalation({ incident_id: inc.id, escalated_at: now, escalated_to: to });
+      const escalated = await pages.tx(async () => {
+        // Two replicas may both find the incident unpaged (a pass lease that ran out during a
+        // slow pass): the escalation row is the claim, and only its writer queues the pages.
+        if (!(await pages.insertEscalation({ incident_id: inc.id, escalated_at: now, escalated_to: to }))) return false;
         for (const b of bodies)
           await pages.insertPage({
             incident_id: inc.id,
@@ -203,7 +205,9 @@ export function createPaging(o: PagingOptions): Paging {
           next_attempt_at: now,
           created_at: now,
         });
+        return true;
       });
+      if (!escalated) continue;
       o.log.warn({ incident: inc.id, nodeId: inc.node_id, to }, 'incident not acknowledged in time: escalated');
       o.wake();
     }

@@ -59,11 +59,13 @@ export class NotifyPages {
     );
   }
 
-  async insertEscalation(e: Pick<EscalationRow, 'incident_id' | 'escalated_at' | 'escalated_to'>): Promise<void> {
-    await this.db.run(
+  /** False when the incident was already escalated (by another replica, in a race): then nothing more is to be queued. */
+  async insertEscalation(e: Pick<EscalationRow, 'incident_id' | 'escalated_at' | 'escalated_to'>): Promise<boolean> {
+    const r = await this.db.run(
       'INSERT INTO notify_escalations (incident_id, escalated_at, escalated_to) VALUES (@incident_id, @escalated_at, @escalated_to) ON CONFLICT DO NOTHING',
       { incident_id: e.incident_id, escalated_at: e.escalated_at, escalated_to: e.escalated_to },
     );
+    return r.changes === 1;
   }
 
   async markQueued(incidentId: number, which: 'ack' | 'resolve'): Promise<void> {

@@ -166,10 +166,12 @@ describe('paging on-call', () => {
 });
 
 describe('paging from two replicas on PostgreSQL', () => {
-  it('sends each page once, even when a slow send outlasts the pass lease and the other replica takes it', async () => {
+  /** Two replicas on one PostgreSQL database, with one incident due for escalation. */
+  async function twoReplicas(o: { delayMs: number; passLeaseMs?: number }) {
     const pd = await startFakePagerDuty();
     cleanup.push(() => pd.close());
-    pd.delayMs = 400;
+    pd.delayMs = o.delayMs;
+    const passLeaseMs = o.passLeaseMs;
     const [a, b] = await twoConnections('postgres', cleanup);
     const opened = Date.now() - 11 * 60_000;
     const replicas = [a, b].map((db, i) => {
@@ -185,7 +187,7 @@ describe('paging from two replicas on PostgreSQL', () => {
           webhook: { url: pd.hookUrl },
           escalateAfterMin: 10,
           // A pass lease much shorter than a send: the other replica runs a pass while this one sends.
-          claimPass: (now) => leases.claim('notify:paging', `replica-${i}`, now + 50, now),
+          claimPass: passLeaseMs === undefined ? undefined : (now) => leases.claim('notify:paging', `replica-${i}`, now + passLeaseMs, now),
           wake: () => undefined,
         }),
       };
@@ -202,6 +204,11 @@ describe('paging from two replicas on PostgreSQL', () => {
       thread_id: null,
       changes: 0,
     });
+    return { pd, replicas };
+  }
+
+  it('sends each page once, even when a slow send outlasts the pass lease and the other replica takes it', async () => {
+    const { pd, replicas } = await twoReplicas({ delayMs: 400, passLeaseMs: 50 });
     const first = replicas[0].paging.tick();
     await new Promise((r) => setTimeout(r, 150));
     const second = replicas[1].paging.tick();
@@ -213,5 +220,14 @@ describe('paging from two replicas on PostgreSQL', () => {
     expect(
       (await replicas[0].store.db.all<{ state: string }>('SELECT state FROM notify_page_outbox ORDER BY id')).map((r) => r.state),
     ).toEqual(['sent', 'sent']);
+  });
+
+  it('queues one trigger when both replicas escalate the same incident at once (no pass lease between them)', async () => {
+    const { pd, replicas } = await twoReplicas({ delayMs: 0 });
+    await Promise.all(replicas.map((r) => r.paging.tick()));
+    await Promise.all(replicas.map((r) => r.paging.tick()));
+    expect(pd.events.map((e) => e.event_action)).toEqual(['trigger']);
+    expect(pd.hooks).toHaveLength(1);
+    expect(await replicas[0].store.db.all('SELECT incident_id FROM notify_escalations')).toHaveLength(1);
   });
 });

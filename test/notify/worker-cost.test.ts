@@ -245,7 +245,11 @@ describe('an outbox round of many rows', () => {
     // Between the two statements of one part, the event loop turned (webhook requests are not held up).
     expect(marks[1].turned).toBe(true);
 
-    expect(statements.filter((s) => s.sql.includes('FROM notify_incidents'))).toHaveLength(1);
+    // Open incidents are read once a round, not once a node. The two parts usually go in one
+    // round; on a busy machine the second may be posted by a round of its own.
+    const incidentReads = statements.filter((s) => s.sql.includes('FROM notify_incidents')).length;
+    expect(incidentReads).toBeGreaterThanOrEqual(1);
+    expect(incidentReads).toBeLessThanOrEqual(slack.posts().length);
     // The round's reads of the nodes' state are sliced too: the event loop turned within them.
     const recent = statements.filter((s) => s.sql.startsWith('SELECT id, status, event_ts FROM notify_events'));
     const previous = statements.filter((s) => s.sql.startsWith('SELECT status FROM notify_events'));
