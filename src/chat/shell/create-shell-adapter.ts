@@ -123,8 +123,8 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
   };
 
   /** Without a TTY the answer is not echoed: end the prompt line ourselves. */
-  const ask = async (f: DialogField): Promise<string | null> => {
-    const answer = await askField(f);
+  const ask = async (f: DialogField, again: boolean): Promise<string | null> => {
+    const answer = await askField(f, again);
     if (!isTTY) output.write('\n');
     return answer;
   };
@@ -140,14 +140,15 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
     return line;
   };
 
-  const askField = async (f: DialogField): Promise<string | null> => {
+  /** `again`: the field is asked again after an error, where an empty answer cancels (a box's Enter too). */
+  const askField = async (f: DialogField, again: boolean): Promise<string | null> => {
     if (f.hint) write(`  ${f.hint}`);
     if (f.kind === 'checkbox') {
       const yes = f.initial === 'true';
       output.write(`${f.label} [${yes ? 'Y/n' : 'y/N'}]: `);
       const line = await nextAnswer();
       if (line === null) return null;
-      if (!line.trim()) return yes ? 'true' : 'false';
+      if (!line.trim()) return again ? '' : yes ? 'true' : 'false';
       return checkboxValue(line);
     }
     if (f.kind === 'secret') {
@@ -185,7 +186,7 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
           values[f.name] = '';
           continue;
         }
-        const v = await ask(f);
+        const v = await ask(f, round > 0);
         if (v === null) {
           if (interrupted) {
             interrupted = false;
