@@ -17,6 +17,7 @@ import { fileBytes, type Message } from '../../vocabulary/index.js';
 import { checkboxValue } from '../../engine/index.js';
 import { stripPrefix } from '../../engine/index.js';
 import { renderText } from './render-text.js';
+import { WORKING_AFTER_MS, withWorkingLine } from './working-line.js';
 
 export const SHELL_ACTOR: Actor = { platform: 'shell', userId: 'local', displayName: 'local' };
 export const SHELL_PLACE: Place = { platform: 'shell', channelId: 'terminal' };
@@ -36,6 +37,8 @@ export interface ShellAdapterOptions {
   demo?: { fail(node: string): Promise<string>; inject(fault: string, node: string): Promise<string>; help(): string };
   /** Where the files of a message (charts, QR codes, logs) are written. Default: <tmp>/rln-chatops-files. */
   filesDir?: string;
+  /** A command not answered after this long prints a "working" line (default 1 s). */
+  workingAfterMs?: number;
 }
 
 /** `reader` and `operator` are accepted wherever a role is typed (docs/ARCHITECTURE.md, "Roles"). */
@@ -61,9 +64,12 @@ function optionalMark(f: DialogField): string {
 const BUTTON_LINE = /^(click|confirm|cancel)\s+(\S+)\s*$/i;
 
 export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
-  const { dispatcher, output } = opts;
+  const { output } = opts;
   const isTTY = Boolean((opts.input as NodeJS.ReadStream).isTTY);
   const showPrompt = opts.prompt ?? isTTY;
+  /** Every dispatch: a slow one says it is working until its answer comes (P32). */
+  const dispatch: Dispatcher['dispatch'] = (e) =>
+    withWorkingLine(opts.dispatcher.dispatch(e), { output, isTTY, afterMs: opts.workingAfterMs ?? WORKING_AFTER_MS });
 
   let resolveDone!: () => void;
   const done = new Promise<void>((r) => (resolveDone = r));
@@ -208,7 +214,7 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
           return;
         }
       }
-      const reply = await dispatcher.dispatch({ via: 'dialog', actor, place: SHELL_PLACE, dialogId: dialog.id, values });
+      const reply = await dispatch({ via: 'dialog', actor, place: SHELL_PLACE, dialogId: dialog.id, values });
       if (reply.kind !== 'dialog_errors') {
         if (reply.kind === 'dialog') await answerDialog(reply.dialog);
         else printReply(reply);
@@ -262,7 +268,7 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
     const line = stripPrefix(raw);
     // `/rln` alone asks for the top-level help; an empty line does nothing.
     if (!line && /^\/?rln$/i.test(raw.trim())) {
-      printReply(await dispatcher.dispatch({ via: 'typed', actor, place: SHELL_PLACE, text: 'help' }));
+      printReply(await dispatch({ via: 'typed', actor, place: SHELL_PLACE, text: 'help' }));
       return;
     }
     if (!line) return;
@@ -272,8 +278,8 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
     }
     const button = BUTTON_LINE.exec(line);
     const reply = button
-      ? await dispatcher.dispatch({ via: 'button', actor, place: SHELL_PLACE, buttonId: button[2] })
-      : await dispatcher.dispatch({ via: 'typed', actor, place: SHELL_PLACE, text: line });
+      ? await dispatch({ via: 'button', actor, place: SHELL_PLACE, buttonId: button[2] })
+      : await dispatch({ via: 'typed', actor, place: SHELL_PLACE, text: line });
     if (reply.kind === 'dialog') await answerDialog(reply.dialog);
     else printReply(reply);
   };
