@@ -45,10 +45,27 @@ export function consignmentBytes(text: string): Buffer {
   );
 }
 
-/** A transfer of the node, by its index (the indexes a consignment's answer names). */
+type ListedTransfer = Awaited<ReturnType<NodeApiClient['listtransfers']>>['transfers'][number];
+
+/**
+ * The transfer with its asset: a transfer listed across every asset carries no `asset_id` (6887cbf's
+ * Transfer has none), so the asset is the one whose own list holds it.
+ */
+async function withAssetId(api: NodeApiClient, t: ListedTransfer | undefined, same: (x: ListedTransfer) => boolean) {
+  if (!t || t.asset_id) return t;
+  const { nia = [], cfa = [], uda = [], ifa = [] } = await api.listassets({ filter_asset_schemas: [] }).catch(() => ({}) as never);
+  for (const { asset_id } of [...nia, ...cfa, ...uda, ...ifa]) {
+    const { transfers = [] } = await api.listtransfers({ asset_id }).catch(() => ({ transfers: [] }));
+    if (transfers.some(same)) return { ...t, asset_id };
+  }
+  return t;
+}
+
+/** A transfer of the node, by its index (the indexes a consignment's answer names), with its asset. */
 async function transferByIdx(api: NodeApiClient, idx: string) {
   const { transfers = [] } = await api.listtransfers({}).catch(() => ({ transfers: [] }));
-  return transfers.find((t) => String(t.idx) === idx);
+  const same = (t: ListedTransfer) => String(t.idx) === idx;
+  return withAssetId(api, transfers.find(same), same);
 }
 
 /** The sum of a transfer's assignments, in the asset's display units with its ticker. */
@@ -217,19 +234,9 @@ async function waitingSend(api: NodeApiClient, recipientId: string) {
   return transfers.find((t) => t.recipient_id === recipientId && t.kind === 'Send');
 }
 
-/**
- * The send with its asset: a transfer listed across every asset carries no `asset_id` (6887cbf's Transfer
- * has none), so the asset is the one whose own list holds the send.
- */
+/** The send with its asset (see withAssetId). */
 async function waitingSendOfAsset(api: NodeApiClient, recipientId: string) {
-  const t = await waitingSend(api, recipientId);
-  if (!t || t.asset_id) return t;
-  const { nia = [], cfa = [], uda = [], ifa = [] } = await api.listassets({ filter_asset_schemas: [] }).catch(() => ({}) as never);
-  for (const { asset_id } of [...nia, ...cfa, ...uda, ...ifa]) {
-    const { transfers = [] } = await api.listtransfers({ asset_id }).catch(() => ({ transfers: [] }));
-    if (transfers.some((x) => x.recipient_id === recipientId && x.kind === 'Send')) return { ...t, asset_id };
-  }
-  return t;
+  return withAssetId(api, await waitingSend(api, recipientId), (x) => x.recipient_id === recipientId && x.kind === 'Send');
 }
 
 const ack = defineCommand({

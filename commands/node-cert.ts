@@ -3,14 +3,15 @@
  * and keeps it for its own calls to that node (issue 25, item 6). The private key goes straight
  * into the bot's credential store, sealed (src/node-api/service-certs.ts): no reply, log line or
  * audit row holds it. An entry for the node in NODE_CREDENTIALS_FILE wins, so the command refuses
- * to fetch a certificate that would not be used.
+ * to fetch a certificate that would not be used. `remove=true` forgets the kept certificate: the bot's
+ * calls to the node go back to no client certificate (NODE_API_TOKEN alone).
  */
 import { z } from 'zod';
 import { msg } from '../src/vocabulary/index.js';
 import { actorKey } from '../src/access/index.js';
 import { defineCommand } from './define-command.js';
 import type { AnyCommand } from '../src/engine/index.js';
-import { nodeArg } from './support/arg-types.js';
+import { flag, nodeArg } from './support/arg-types.js';
 import { titled } from './support/present.js';
 import { requireNode } from './support/require-node.js';
 
@@ -18,12 +19,24 @@ const cert = defineCommand({
   path: 'node cert',
   summary: "Fetch a client certificate for a node's API from the service; the bot presents it calling that node",
   example: '/rln node cert alice',
-  args: z.object({ node: nodeArg() }),
+  args: z.object({
+    node: nodeArg(),
+    remove: flag().default(false).describe('Forget the kept certificate instead: calls to the node go back to no client certificate'),
+  }),
   role: 'admin',
   confirm: 'button',
   mutates: true,
   async check(ctx) {
     const node = requireNode(ctx);
+    if (ctx.args.remove) {
+      if (await ctx.services.nodeCerts.kept(node.nodeId)) return undefined;
+      return {
+        reason: `The bot keeps no client certificate for ${node.name}: nothing to remove.`,
+        next: ctx.services.nodeCerts.inFile(node)
+          ? `${node.name}'s credentials come from its entry in NODE_CREDENTIALS_FILE: edit that file and restart the bot.`
+          : `Fetch one with \`node cert ${node.name}\`.`,
+      };
+    }
     if (ctx.services.nodeCerts.inFile(node)) {
       return {
         reason: `${node.name} has an entry in NODE_CREDENTIALS_FILE, which wins over a certificate fetched from the service: nothing was fetched.`,
@@ -41,6 +54,14 @@ const cert = defineCommand({
   async preview(ctx) {
     const node = requireNode(ctx);
     const kept = await ctx.services.nodeCerts.kept(node.nodeId);
+    if (ctx.args.remove)
+      return [
+        {
+          label: 'What happens',
+          value: `The bot forgets this certificate and its key. Its calls to ${node.name}'s API present no client certificate from then on (NODE_API_TOKEN alone, when set): an API that requires one will refuse them.`,
+        },
+        { label: 'Removes', value: kept ? [{ code: kept.fingerprint }] : 'none' },
+      ];
     return [
       {
         label: 'What happens',
@@ -51,6 +72,20 @@ const cert = defineCommand({
   },
   async handler(ctx) {
     const node = requireNode(ctx);
+    if (ctx.args.remove) {
+      const gone = await ctx.services.nodeCerts.forget(node.nodeId);
+      return {
+        header: titled(gone ? 'Client certificate removed' : 'No client certificate kept', node),
+        tone: gone ? 'success' : 'neutral',
+        summary: `${node.name}: client certificate ${gone ? 'removed' : 'not kept'}`,
+        blocks: [
+          msg.text(
+            `The bot's calls to ${node.name}'s API present no client certificate from now on (other replicas of the bot within 30 s).`,
+          ),
+          ...(gone ? [msg.fields([{ label: 'Removed', value: [{ code: gone.fingerprint }] }])] : []),
+        ],
+      };
+    }
     const facts = await ctx.services.nodeCerts.fetchAndKeep(node, actorKey(ctx.actor));
     const plain = node.invoke_url?.startsWith('http://');
     return {

@@ -203,21 +203,30 @@ const transactions = nodeListCommand({
     };
   },
   empty: () => [msg.text('No transactions.')],
+  // The node's `received` and `sent` are the wallet's outputs and the wallet's spent inputs, so a send
+  // counts its change on both sides (P38). What an operator reads, as wallets show it, is the net.
   page: ({ items }) => ({
     table: {
-      columns: msg.columns('Type', 'Txid', msg.right('Received', 'Sent', 'Fee'), 'Confirmed'),
-      rows: items.map((t) => [
-        transactionTypeText(t.transaction_type),
-        shortId(t.txid ?? '—', 12),
-        thousands(t.received ?? 0),
-        thousands(t.sent ?? 0),
-        thousands(t.fee ?? 0),
-        t.confirmation_time
-          ? `${formatTime(t.confirmation_time.timestamp)} (#${thousands(t.confirmation_time.height ?? 0)})`
-          : 'unconfirmed',
-      ]),
+      columns: msg.columns('Type', 'Txid', msg.right('Net', 'Fee paid'), 'Confirmed'),
+      rows: items.map((t) => {
+        const net = BigInt(t.received ?? 0) - BigInt(t.sent ?? 0);
+        return [
+          transactionTypeText(t.transaction_type),
+          shortId(t.txid ?? '—', 12),
+          net > 0n ? `+${thousands(net)}` : thousands(net),
+          // The fee is ours only when the wallet spent inputs; an incoming payment's fee was the sender's.
+          BigInt(t.sent ?? 0) > 0n && t.fee !== undefined && t.fee !== null ? thousands(t.fee) : '—',
+          t.confirmation_time
+            ? `${formatTime(t.confirmation_time.timestamp)} (#${thousands(t.confirmation_time.height ?? 0)})`
+            : 'unconfirmed',
+        ];
+      }),
     },
-    after: [msg.context('Amounts in sats.')],
+    after: [
+      msg.context(
+        'Amounts in sats. Net: what the wallet gained (+) or lost (-), fee included; change sent back to the wallet is not counted (a 200,000-sat send with a 500-sat fee shows -200,500).',
+      ),
+    ],
   }),
 });
 

@@ -87,10 +87,11 @@ export const httpsUrl = () =>
 /** A yes/no flag from text: true/false, yes/no, 1/0, on/off. */
 export const flag = () => z.stringbool();
 
-/** `limit=` and `page=` for long lists. */
+/** `limit=` and `page=` (or `from=`) for long lists. */
 export const pagingArgs = {
   limit: z.coerce.number().int().min(1).max(100).default(20).describe('Rows per page (1-100, default 20)'),
   page: z.coerce.number().int().min(1).default(1).describe('Page number, from 1'),
+  from: z.coerce.number().int().min(1).optional().describe('Instead of page=: the row to start at (where a page cut short stopped)'),
 };
 
 /** An asset payment names both `asset_id` and `asset_amount`, or neither. */

@@ -10,7 +10,7 @@ import type { Services } from '../services.js';
 import type { HostedNode } from '../../src/hosting/index.js';
 import type { NodeApiClient } from '../../src/node-api/index.js';
 import { nodeClient } from './node-client.js';
-import { paginate } from './paginate.js';
+import { pageCaption, paginate, rowsThatFit, type Paging } from './paginate.js';
 import { titled } from './present.js';
 
 /** What a page shows around its table; the tone is `info` unless it says otherwise. */
@@ -29,8 +29,8 @@ export interface ListReply<T> {
   node?: Pick<HostedNode, 'name'>;
   /** Every row, in the order shown. */
   rows: T[];
-  /** `limit=` and `page=` as given. */
-  paging: { limit?: number; page?: number };
+  /** `limit=` and `page=` (or `from=`) as given. */
+  paging: Paging;
   /** What is said when there are no rows. */
   empty: Block[];
   /** The page shown: its rows, and every row for totals. */
@@ -42,13 +42,42 @@ export interface ListReply<T> {
   pager?: { command: string; args: Record<string, string> };
 }
 
-/** Previous and Next page buttons, for the pages that exist. */
-export function pageButtons(pager: NonNullable<ListReply<unknown>['pager']>, o: { rows: number; limit?: number; page?: number }): Button[] {
+/**
+ * Previous and Next page buttons, for the pages that exist. A page shown from a row (`from=`), or
+ * cut short to fit one message (`shown` rows of it), is followed from the first row not shown.
+ */
+export function pageButtons(
+  pager: NonNullable<ListReply<unknown>['pager']>,
+  o: Paging & { rows: number; start?: number; shown?: number },
+): Button[] {
   const limit = Math.max(1, o.limit ?? 20);
   const pages = Math.max(1, Math.ceil(o.rows / limit));
-  const page = Math.min(Math.max(1, o.page ?? 1), pages);
-  const to = (n: number) => ({ ...pager.args, limit: String(limit), page: String(n) });
+  const { page: _page, from: _from, ...rest } = pager.args;
   const out: Button[] = [];
+  const byRow = o.from !== undefined || (o.shown !== undefined && o.shown < limit && (o.start ?? 0) + o.shown < o.rows);
+  if (byRow) {
+    const start = o.start ?? (o.from ?? 1) - 1;
+    const end = start + (o.shown ?? limit);
+    const at = (row: number) => ({ ...rest, limit: String(limit), from: String(row) });
+    if (start > 0)
+      out.push({
+        label: `‹ Page ${Math.max(1, Math.ceil(start / limit))}`,
+        command: pager.command,
+        args: at(Math.max(1, start - limit + 1)),
+        replaces: true,
+      });
+    if (end < o.rows)
+      out.push({
+        label: `Page ${Math.ceil(end / limit) + 1} ›`,
+        style: 'primary',
+        command: pager.command,
+        args: at(end + 1),
+        replaces: true,
+      });
+    return out;
+  }
+  const page = Math.min(Math.max(1, o.page ?? 1), pages);
+  const to = (n: number) => ({ ...rest, limit: String(limit), page: String(n) });
   if (page > 1) out.push({ label: `‹ Page ${page - 1}`, command: pager.command, args: to(page - 1), replaces: true });
   if (page < pages) out.push({ label: `Page ${page + 1} ›`, style: 'primary', command: pager.command, args: to(page + 1), replaces: true });
   return out;
@@ -68,14 +97,22 @@ export function typedArgs(args: Record<string, unknown>, node?: Pick<HostedNode,
 /** A list as a reply: `empty` when there are no rows, else one page of them in a table. */
 export async function listReply<T>(o: ListReply<T>): Promise<Message> {
   if (o.rows.length === 0) return { header: titled(o.title, o.node), tone: 'neutral', blocks: o.empty };
-  const { items, caption } = paginate(o.rows, o.paging);
+  const { items, caption, start } = paginate(o.rows, o.paging);
   const p = await o.page(items, o.rows);
-  const buttons = o.pager ? pageButtons(o.pager, { rows: o.rows.length, ...o.paging }) : [];
+  // A page longer than one message holds is cut here, not by the platform, so that the page
+  // buttons go on from the first row not shown (a row a table shows for each item only).
+  const shown = p.table.rows.length === items.length ? rowsThatFit(p.table) : items.length;
+  const cut = shown < items.length;
+  const limit = Math.max(1, o.paging.limit ?? 20);
+  const table = cut
+    ? { ...p.table, rows: p.table.rows.slice(0, shown), caption: pageCaption(o.rows.length, limit, start, shown, true, true) }
+    : { ...p.table, caption };
+  const buttons = o.pager ? pageButtons(o.pager, { rows: o.rows.length, ...o.paging, start, shown }) : [];
   return {
     header: titled(`${o.title} (${o.rows.length})`, o.node),
     tone: p.tone ?? 'info',
     ...(p.summary !== undefined ? { summary: p.summary } : {}),
-    blocks: [...(p.before ?? []), msg.table({ ...p.table, caption }), ...(p.after ?? [])],
+    blocks: [...(p.before ?? []), msg.table(table), ...(p.after ?? [])],
     ...(buttons.length ? { buttons } : {}),
   };
 }

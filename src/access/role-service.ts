@@ -2,7 +2,13 @@
  * Roles: read < operate < admin. From ADMIN_USERS / OPERATOR_USERS and grants stored with
  * `access grant`. A grant takes effect at once. The local shell user is admin.
  * A grant may be scoped to some nodes and/or channels: it counts only where its scope covers
- * the node and the channel of the attempt. READ_USERS, when set, restricts reading too.
+ * the node and the channel of the attempt.
+ *
+ * Reading (docs/configuration.md, READ_USERS): whoever is in READ_USERS, ADMIN_USERS or OPERATOR_USERS,
+ * or holds a grant with no scope, reads everywhere. A scoped grant (of any role) lets its holder read
+ * within its scope only, whether or not READ_USERS is set: it says where that person acts. Anyone else
+ * reads everywhere when READ_USERS is unset, and nowhere when it is set. A read that names no node
+ * (help, node list) is not refused by a grant's node scope; its channel scope still applies.
  */
 import type { AnyDb, RoleGrantRow } from '../store/index.js';
 import { createIdentityLinkStore, createRoleGrantStore } from '../store/index.js';
@@ -62,7 +68,7 @@ export interface RoleService {
   principalsOf(actor: Actor): string[];
   /** The highest role any of the actor's principals has here (a scoped grant counts only where it reaches). */
   roleOf(actor: Actor, where?: Where): Promise<Role>;
-  /** Whether the actor has `role` here; for `read`, also whether READ_USERS (when set) lets them read. */
+  /** Whether the actor has `role` here; for `read`, whether they may read here (see the file's comment). */
   has(actor: Actor, role: Role, where?: Where): Promise<boolean>;
   /** The actor's grants that are limited to some nodes or channels, for saying why a scope refused. */
   scopesOf(actor: Actor): Promise<Array<{ role: Role; scope: Scope }>>;
@@ -140,6 +146,16 @@ export function createRoleService(
     return best;
   };
 
+  /** Whether these principals may read here (the file's comment says the rule). */
+  const mayRead = (principals: string[], grants: Map<string, RoleGrantRow>, where?: Where): boolean => {
+    if (principals.some((p) => readers.has(p) || configuredRole(p) !== undefined)) return true;
+    const scopes = [...grants.values()].map(scopeOfRow);
+    if (!scopes.length) return readers.size === 0;
+    // A read naming no node is account-wide: a node scope does not refuse it.
+    const accountWide = where?.node === undefined;
+    return scopes.some((scope) => scopeCovers(accountWide && scope ? { channels: scope.channels } : scope, where));
+  };
+
   const roleOf = async (actor: Actor, where?: Where): Promise<Role> => {
     const principals = principalsOf(actor);
     return bestRole(principals, await grantsOf(principals), where);
@@ -151,9 +167,7 @@ export function createRoleService(
     async has(actor, role, where) {
       const principals = principalsOf(actor);
       const grants = await grantsOf(principals);
-      // With READ_USERS set, reading needs to be listed there or to have any role at all.
-      const mayRead = readers.size === 0 || principals.some((p) => readers.has(p) || configuredRole(p) !== undefined || grants.has(p));
-      return mayRead && ROLE_RANK[bestRole(principals, grants, where)] >= ROLE_RANK[role];
+      return mayRead(principals, grants, where) && ROLE_RANK[bestRole(principals, grants, where)] >= ROLE_RANK[role];
     },
     async scopesOf(actor) {
       const principals = principalsOf(actor);

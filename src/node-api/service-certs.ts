@@ -39,6 +39,11 @@ export interface ServiceCerts {
   kept(nodeId: string): Promise<CertFacts | undefined>;
   /** The client credentials kept for a node, if any and readable with this key. */
   credentialsOf(nodeId: string): Promise<ServiceMtls | undefined>;
+  /**
+   * Forgets a node's certificate and key: this replica's calls to the node present none from now
+   * on, other replicas' once their cached row is older than `cacheMs`. The certificate forgotten, if any.
+   */
+  forget(nodeId: string): Promise<CertFacts | undefined>;
 }
 
 export interface ServiceCertsOptions {
@@ -144,6 +149,13 @@ export function createServiceCerts(o: ServiceCertsOptions): ServiceCerts {
 
     async kept(nodeId) {
       const row = await o.store.get(nodeId);
+      return row ? factsOf(row) : undefined;
+    },
+
+    async forget(nodeId) {
+      const row = await o.store.get(nodeId);
+      if (row) await o.store.remove(nodeId);
+      cache.set(nodeId, { at: o.now(), creds: undefined });
       return row ? factsOf(row) : undefined;
     },
 

@@ -114,6 +114,29 @@ describe('node cert: a client certificate from the service', () => {
     }
   }, 60_000);
 
+  it('remove=true, confirmed by an admin, forgets it: the calls to that node present no certificate again; audited', async () => {
+    const fingerprint = new (await import('node:crypto')).X509Certificate(issued[0].certificate).fingerprint256;
+    expect(replyText(await typed('wallet balance alice'))).toContain('BTC balance');
+    const asked = await typed('node cert alice remove=true');
+    expect(replyText(asked)).toContain(fingerprint);
+    expect(replyText(asked)).toContain('present no client certificate');
+    const done = replyText(await click(asked, 'Confirm'));
+    expect(done).toContain('Client certificate removed');
+    expect(done).toContain(fingerprint);
+    expect(await h.app.services.nodeCerts.kept(h.emulator.nodes().find((n) => n.name === 'alice')!.nodeId)).toBeUndefined();
+
+    // The account's host refuses the bot again, as before the certificate; nothing new was issued.
+    const seen = accepted.length;
+    expect(replyText(await typed('wallet balance alice'))).toMatch(/TLS|reach/);
+    expect(accepted).toHaveLength(seen);
+    expect(issued).toHaveLength(1);
+
+    const rows = await h.app.services.audit.latest({ limit: 5 });
+    expect(rows.find((r) => r.path === 'node cert' && r.outcome === 'ok')?.args).toMatchObject({ remove: 'true' });
+    // Nothing left to remove: refused before any confirmation.
+    expect(replyText(await typed('node cert alice remove=true'))).toContain('keeps no client certificate for alice');
+  }, 60_000);
+
   it('refuses without a key to seal with, before anything is fetched', async () => {
     const h2 = await startHarness({ emulator: { seed: 'demo' } });
     try {

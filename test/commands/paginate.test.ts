@@ -6,8 +6,17 @@ describe('paginate', () => {
   const rows = ['a', 'b', 'c', 'd'];
 
   it('shows the page asked for, with a caption when there is more than one', () => {
-    expect(paginate(rows, { limit: 2, page: 2 })).toEqual({ items: ['c', 'd'], caption: expect.stringContaining('page 2/2') });
-    expect(paginate(rows, { limit: 20 })).toEqual({ items: rows });
+    expect(paginate(rows, { limit: 2, page: 2 })).toEqual({ items: ['c', 'd'], start: 2, caption: expect.stringContaining('page 2/2') });
+    expect(paginate(rows, { limit: 20 })).toEqual({ items: rows, start: 0 });
+  });
+
+  it('starts at a row with from= (where a page cut short stopped), and refuses a row past the last', () => {
+    expect(paginate(rows, { limit: 2, from: 2 })).toEqual({
+      items: ['b', 'c'],
+      start: 1,
+      caption: expect.stringContaining('showing 2-3 of 4'),
+    });
+    expect(() => paginate(rows, { limit: 2, from: 5 })).toThrow('There is no row 5: there are 4 rows.');
   });
 
   it('says there is no page 9, and how many there are', () => {

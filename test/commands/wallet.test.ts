@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { walletCommands } from '../../commands/wallet.js';
-import { thousands } from '../../src/vocabulary/format.js';
+import { shortId, thousands } from '../../src/vocabulary/format.js';
 import type { HostedNode } from '../../src/hosting/index.js';
 import { createReadyNode, findCommand, runCommand, startEnv, tableOf, textOf, type TestEnv } from '../support/commands.js';
 
@@ -75,6 +75,32 @@ describe('wallet commands', () => {
     const txid = /Txid: (\S+)/.exec(text)![1];
     const got = (await env.api(other).listtransactions({ skip_sync: false })).transactions.find((t) => t.txid === txid);
     expect(Number(got?.received)).toBe(50_000);
+  });
+
+  it('transactions shows what each one gained or cost the wallet, fee included, not the change (P38)', async () => {
+    const payee = await createReadyNode(env, 'w3');
+    const { address } = await env.api(payee).address();
+    const sent = await runCommand(env, cmd('wallet send'), { node: 'w1', address, amount: '30000 sats', fee_rate: '2' });
+    const txid = /Txid: (\S+)/.exec(textOf(sent))![1];
+    const tx = (await env.api(node).listtransactions({ skip_sync: false })).transactions.find((t) => t.txid === txid)!;
+    // The node counts the change on both sides: what it calls sent is far more than 30,000.
+    expect(Number(tx.sent) - Number(tx.fee)).toBeGreaterThan(30_000);
+    const fee = Number(tx.fee);
+    expect(fee).toBeGreaterThan(0);
+
+    const ours = tableOf(await runCommand(env, cmd('wallet transactions'), { node: 'w1', limit: '100' }));
+    const row = ours.rows.find((r) => r[ours.headers.indexOf('Txid')] === shortId(txid, 12))!;
+    expect(row[ours.headers.indexOf('Net')]).toBe(`-${thousands(30_000 + fee)}`);
+    expect(row[ours.headers.indexOf('Fee paid')]).toBe(thousands(fee));
+    expect(ours.headers).not.toContain('Sent');
+
+    const r = await runCommand(env, cmd('wallet transactions'), { node: 'w3', limit: '100' });
+    const theirs = tableOf(r);
+    const got = theirs.rows.find((x) => x[theirs.headers.indexOf('Txid')] === shortId(txid, 12))!;
+    expect(got[theirs.headers.indexOf('Net')]).toBe('+30,000');
+    // The payee paid no fee: the sender did.
+    expect(got[theirs.headers.indexOf('Fee paid')]).toBe('—');
+    expect(textOf(r)).toContain('fee included');
   });
 
   it('unspents shows RGB allocations in display units with the ticker', async () => {

@@ -17,6 +17,7 @@ import { fileBytes, type Message } from '../../vocabulary/index.js';
 import { checkboxValue } from '../../engine/index.js';
 import { stripPrefix } from '../../engine/index.js';
 import { renderText } from './render-text.js';
+import { WORKING_AFTER_MS, withWorkingLine } from './working-line.js';
 
 export const SHELL_ACTOR: Actor = { platform: 'shell', userId: 'local', displayName: 'local' };
 export const SHELL_PLACE: Place = { platform: 'shell', channelId: 'terminal' };
@@ -36,6 +37,8 @@ export interface ShellAdapterOptions {
   demo?: { fail(node: string): Promise<string>; inject(fault: string, node: string): Promise<string>; help(): string };
   /** Where the files of a message (charts, QR codes, logs) are written. Default: <tmp>/rln-chatops-files. */
   filesDir?: string;
+  /** A command not answered after this long prints a "working" line (default 1 s). */
+  workingAfterMs?: number;
 }
 
 /** `reader` and `operator` are accepted wherever a role is typed (docs/ARCHITECTURE.md, "Roles"). */
@@ -61,9 +64,12 @@ function optionalMark(f: DialogField): string {
 const BUTTON_LINE = /^(click|confirm|cancel)\s+(\S+)\s*$/i;
 
 export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
-  const { dispatcher, output } = opts;
+  const { output } = opts;
   const isTTY = Boolean((opts.input as NodeJS.ReadStream).isTTY);
   const showPrompt = opts.prompt ?? isTTY;
+  /** Every dispatch: a slow one says it is working until its answer comes (P32). */
+  const dispatch: Dispatcher['dispatch'] = (e) =>
+    withWorkingLine(opts.dispatcher.dispatch(e), { output, isTTY, afterMs: opts.workingAfterMs ?? WORKING_AFTER_MS });
 
   let resolveDone!: () => void;
   const done = new Promise<void>((r) => (resolveDone = r));
@@ -123,8 +129,8 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
   };
 
   /** Without a TTY the answer is not echoed: end the prompt line ourselves. */
-  const ask = async (f: DialogField): Promise<string | null> => {
-    const answer = await askField(f);
+  const ask = async (f: DialogField, again: boolean): Promise<string | null> => {
+    const answer = await askField(f, again);
     if (!isTTY) output.write('\n');
     return answer;
   };
@@ -140,14 +146,15 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
     return line;
   };
 
-  const askField = async (f: DialogField): Promise<string | null> => {
+  /** `again`: the field is asked again after an error, where an empty answer cancels (a box's Enter too). */
+  const askField = async (f: DialogField, again: boolean): Promise<string | null> => {
     if (f.hint) write(`  ${f.hint}`);
     if (f.kind === 'checkbox') {
       const yes = f.initial === 'true';
       output.write(`${f.label} [${yes ? 'Y/n' : 'y/N'}]: `);
       const line = await nextAnswer();
       if (line === null) return null;
-      if (!line.trim()) return yes ? 'true' : 'false';
+      if (!line.trim()) return again ? '' : yes ? 'true' : 'false';
       return checkboxValue(line);
     }
     if (f.kind === 'secret') {
@@ -185,7 +192,7 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
           values[f.name] = '';
           continue;
         }
-        const v = await ask(f);
+        const v = await ask(f, round > 0);
         if (v === null) {
           if (interrupted) {
             interrupted = false;
@@ -207,7 +214,7 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
           return;
         }
       }
-      const reply = await dispatcher.dispatch({ via: 'dialog', actor, place: SHELL_PLACE, dialogId: dialog.id, values });
+      const reply = await dispatch({ via: 'dialog', actor, place: SHELL_PLACE, dialogId: dialog.id, values });
       if (reply.kind !== 'dialog_errors') {
         if (reply.kind === 'dialog') await answerDialog(reply.dialog);
         else printReply(reply);
@@ -261,7 +268,7 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
     const line = stripPrefix(raw);
     // `/rln` alone asks for the top-level help; an empty line does nothing.
     if (!line && /^\/?rln$/i.test(raw.trim())) {
-      printReply(await dispatcher.dispatch({ via: 'typed', actor, place: SHELL_PLACE, text: 'help' }));
+      printReply(await dispatch({ via: 'typed', actor, place: SHELL_PLACE, text: 'help' }));
       return;
     }
     if (!line) return;
@@ -271,8 +278,8 @@ export function createShellAdapter(opts: ShellAdapterOptions): ShellAdapter {
     }
     const button = BUTTON_LINE.exec(line);
     const reply = button
-      ? await dispatcher.dispatch({ via: 'button', actor, place: SHELL_PLACE, buttonId: button[2] })
-      : await dispatcher.dispatch({ via: 'typed', actor, place: SHELL_PLACE, text: line });
+      ? await dispatch({ via: 'button', actor, place: SHELL_PLACE, buttonId: button[2] })
+      : await dispatch({ via: 'typed', actor, place: SHELL_PLACE, text: line });
     if (reply.kind === 'dialog') await answerDialog(reply.dialog);
     else printReply(reply);
   };

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
 import { createShellAdapter } from '../../../src/chat/shell/index.js';
-import { harness } from '../../support/core.js';
+import { z } from 'zod';
+import { fakeCommands, fakeHosting, harness, type Calls } from '../../support/core.js';
+import { testDispatcher } from '../../support/dispatcher.js';
+import { createRegistry } from '../../../src/engine/registry.js';
+import { defineCommand } from '../../../src/engine/types.js';
 import { waitFor } from '../../support/wait-for.js';
 
 function io() {
@@ -113,6 +117,50 @@ describe('shell adapter', () => {
       t.input.end();
       await shell.done;
       expect(h.calls.restore ?? []).toEqual([]);
+    }
+  });
+
+  it('cancels on an empty answer to a yes/no box asked again, whatever its default (P22)', async () => {
+    for (const initial of ['false', 'true'] as const) {
+      const calls: Calls = { stop: [], info: [], unlock: [], destroy: [] };
+      const wiped: string[] = [];
+      // A box that is not the confirmation, refused by the dialog's check until it is ticked: it is asked again.
+      const wipe = defineCommand({
+        path: 'node wipe',
+        summary: 'Wipe a node',
+        example: '/rln node wipe alice',
+        args: z.object({ node: z.string().min(1).describe('Node name or id') }),
+        role: 'admin',
+        confirm: 'none',
+        secrets: [{ name: 'agree', label: 'Wipe everything', kind: 'checkbox', initial }],
+        dialog: { check: (v): Record<string, string> => (v.agree === 'true' ? {} : { agree: 'Tick the box to wipe.' }) },
+        mutates: true,
+        handler: async (ctx) => {
+          wiped.push(ctx.node!.nodeId);
+          return { header: `Wiped ${ctx.node!.name}`, tone: 'success', blocks: [] };
+        },
+      });
+      const dispatcher = testDispatcher({
+        registry: createRegistry([...fakeCommands(calls), wipe]),
+        services: { hosting: fakeHosting() as never, nodeApi: () => ({}) as never },
+      });
+      const t = io();
+      const shell = createShellAdapter({ dispatcher, input: t.input, output: t.output, prompt: false });
+      await shell.start();
+      t.input.write('/rln node wipe alice\n');
+      const box = initial === 'true' ? 'Wipe everything [Y/n]' : 'Wipe everything [y/N]';
+      await until(t.text, box);
+      t.input.write('n\n');
+      await until(t.text, 'leave it empty to cancel');
+      expect(t.text()).toContain('✖ agree: Tick the box to wipe.');
+      expect(t.text().split(box).length).toBe(3);
+      // Empty, asked again: cancelled, even where Enter would have meant Yes the first time.
+      t.input.write('\n');
+      await until(t.text, 'Cancelled: nothing was done.');
+      t.input.end();
+      await shell.done;
+      expect(wiped).toEqual([]);
+      expect(t.text().split('leave it empty to cancel').length).toBe(2);
     }
   });
 
