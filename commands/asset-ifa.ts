@@ -14,14 +14,14 @@ import { nodeClient } from './support/node-client.js';
 import { needsCapability } from './support/needs-capability.js';
 import { compact, titled } from './support/present.js';
 import { duplicateAsset } from './support/duplicate-asset.js';
-import { amountList, issued, issuedAmounts, precisionArg } from './asset-issue.js';
+import { amountList, assetNameArg, issued, issuedAmounts, precisionArg, tickerArg } from './asset-issue.js';
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
 const issueArgs = z.object({
   node: nodeArg(),
-  ticker: z.string().min(1).max(8).describe('Ticker, e.g. USDX'),
-  name: z.string().min(1).describe('Asset name'),
+  ticker: tickerArg('Ticker, e.g. USDX'),
+  name: assetNameArg(),
   amounts: amountList(),
   inflation: z
     .string()
