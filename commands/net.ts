@@ -1,13 +1,12 @@
 /** `net …`: network info, indexer and proxy checks, onion messages. */
 import { z } from 'zod';
 import { thousands } from '../src/vocabulary/index.js';
-import { msg } from '../src/vocabulary/index.js';
 import { defineCommand } from './define-command.js';
 import { type AnyCommand } from '../src/engine/index.js';
 import { int, nodeArg, splitList } from './support/arg-types.js';
 import { resolvePubkey } from './support/our-nodes.js';
 import { nodeClient } from './support/node-client.js';
-import { titled } from './support/present.js';
+import { nodeFacts } from './support/present.js';
 
 const info = defineCommand({
   path: 'net info',
@@ -18,16 +17,10 @@ const info = defineCommand({
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const n = await api.networkinfo();
-    return {
-      header: titled('Network', node),
-      tone: 'info',
-      blocks: [
-        msg.fields([
-          { label: 'Network', value: String(n.network ?? '—'), inline: true },
-          { label: 'Height', value: thousands(n.height ?? 0), inline: true },
-        ]),
-      ],
-    };
+    return nodeFacts(node, 'Network', [
+      { label: 'Network', value: String(n.network ?? '—'), inline: true },
+      { label: 'Height', value: thousands(n.height ?? 0), inline: true },
+    ]);
   },
 });
 
@@ -40,16 +33,15 @@ const checkIndexer = defineCommand({
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const r = await api.checkindexerurl({ indexer_url: ctx.args.indexer_url });
-    return {
-      header: titled('Indexer OK', node),
-      tone: 'success',
-      blocks: [
-        msg.fields([
-          { label: 'URL', value: [{ code: ctx.args.indexer_url }] },
-          { label: 'Protocol', value: String(r.indexer_protocol ?? '—'), inline: true },
-        ]),
+    return nodeFacts(
+      node,
+      'Indexer OK',
+      [
+        { label: 'URL', value: [{ code: ctx.args.indexer_url }] },
+        { label: 'Protocol', value: String(r.indexer_protocol ?? '—'), inline: true },
       ],
-    };
+      { tone: 'success' },
+    );
   },
 });
 
@@ -63,11 +55,7 @@ const checkProxy = defineCommand({
     const { node, api } = nodeClient(ctx);
     // `proxy_endpoint` on both generations: what the node reads (the f379330 document's `proxy_url` was its error).
     await api.checkproxyendpoint({ proxy_endpoint: ctx.args.proxy_endpoint });
-    return {
-      header: titled('Proxy OK', node),
-      tone: 'success',
-      blocks: [msg.fields([{ label: 'Endpoint', value: [{ code: ctx.args.proxy_endpoint }] }])],
-    };
+    return nodeFacts(node, 'Proxy OK', [{ label: 'Endpoint', value: [{ code: ctx.args.proxy_endpoint }] }], { tone: 'success' });
   },
 });
 
@@ -89,16 +77,15 @@ const onion = defineCommand({
     const ids: string[] = [];
     for (const v of splitList(ctx.args.node_ids)) ids.push((await resolvePubkey(ctx, v, 'node_ids')).pubkey);
     await api.sendonionmessage({ node_ids: ids, tlv_type: ctx.args.tlv_type, data: ctx.args.data });
-    return {
-      header: titled('Onion message sent', node),
-      tone: 'success',
-      blocks: [
-        msg.fields([
-          { label: 'Hops', value: String(ids.length), inline: true },
-          { label: 'TLV type', value: String(ctx.args.tlv_type), inline: true },
-        ]),
+    return nodeFacts(
+      node,
+      'Onion message sent',
+      [
+        { label: 'Hops', value: String(ids.length), inline: true },
+        { label: 'TLV type', value: String(ctx.args.tlv_type), inline: true },
       ],
-    };
+      { tone: 'success' },
+    );
   },
 });
 
