@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { thousands } from '../src/vocabulary/index.js';
 import { defineCommand } from './define-command.js';
 import { type AnyCommand } from '../src/engine/index.js';
-import { int, nodeArg, splitList } from './support/arg-types.js';
+import { int, nodeArg, nodeOnly, splitList } from './support/arg-types.js';
 import { resolvePubkey } from './support/our-nodes.js';
 import { nodeClient } from './support/node-client.js';
 import { nodeFacts } from './support/present.js';
@@ -12,7 +12,7 @@ const info = defineCommand({
   path: 'net info',
   summary: "The node's Bitcoin network and block height",
   example: '/rln net info alice',
-  args: z.object({ node: nodeArg() }),
+  args: nodeOnly,
   role: 'read',
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);

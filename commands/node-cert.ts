@@ -5,12 +5,11 @@
  * audit row holds it. An entry for the node in NODE_CREDENTIALS_FILE wins, so the command refuses
  * to fetch a certificate that would not be used.
  */
-import { z } from 'zod';
 import { msg } from '../src/vocabulary/index.js';
 import { actorKey } from '../src/access/index.js';
 import { defineCommand } from './define-command.js';
 import type { AnyCommand } from '../src/engine/index.js';
-import { nodeArg } from './support/arg-types.js';
+import { nodeOnly } from './support/arg-types.js';
 import { titled } from './support/present.js';
 import { requireNode } from './support/require-node.js';
 
@@ -18,7 +17,7 @@ const cert = defineCommand({
   path: 'node cert',
   summary: "Fetch a client certificate for a node's API from the service; the bot presents it calling that node",
   example: '/rln node cert alice',
-  args: z.object({ node: nodeArg() }),
+  args: nodeOnly,
   role: 'admin',
   confirm: 'button',
   mutates: true,

@@ -8,7 +8,7 @@ import { UserError, msg } from '../src/vocabulary/index.js';
 import { defineCommand } from './define-command.js';
 import { type AnyCommand } from '../src/engine/index.js';
 import { SyncStrategy } from '../src/node-api/index.js';
-import { nodeArg } from './support/arg-types.js';
+import { nodeArg, nodeOnly } from './support/arg-types.js';
 import { nodeClient } from './support/node-client.js';
 import { done } from './support/node-done.js';
 import { backupPathArg, backupPathOf } from './support/backup-first.js';
@@ -17,8 +17,6 @@ import { requireNode } from './support/require-node.js';
 import { MIN_PASSWORD, needSecret, newPasswordErrors, passwordField } from './support/node-secrets.js';
 import { init } from './node-init.js';
 import { unlock } from './node-unlock.js';
-
-const nodeOnly = z.object({ node: nodeArg() });
 
 const lock = defineCommand({
   path: 'node lock',

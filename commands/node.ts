@@ -10,7 +10,7 @@ import { statusBadge } from '../src/vocabulary/index.js';
 import { msg, type Block } from '../src/vocabulary/index.js';
 import { defineCommand } from './define-command.js';
 import { type AnyCommand } from '../src/engine/index.js';
-import { httpsUrl, nodeArg } from './support/arg-types.js';
+import { httpsUrl, nodeArg, nodeOnly } from './support/arg-types.js';
 import { done, serviceNote } from './support/node-done.js';
 import { freshNode, fundsOf, notRunningNext, offlineField } from './support/node-state.js';
 import { nodeLifecycleCommands } from './node-lifecycle.js';
@@ -27,8 +27,6 @@ import { backupFirst, backupPasswordField, backupPathArg, backupPathOf } from '.
 export const logPolling = { attempts: 5, delayMs: 500 };
 
 export { imageOf } from './support/node-image.js';
-
-const nodeOnly = z.object({ node: nodeArg() });
 
 // ---- hosting service ----------------------------------------------------------------------
 

@@ -6,7 +6,7 @@ import { msg } from '../src/vocabulary/index.js';
 import { defineCommand } from './define-command.js';
 import { requireCapability, type NeedsCapability } from './support/needs-capability.js';
 import { type AnyCommand } from '../src/engine/index.js';
-import { flag, int, nodeArg, pagingArgs, satAmount } from './support/arg-types.js';
+import { flag, int, nodeArg, nodeOnly, pagingArgs, satAmount } from './support/arg-types.js';
 import { assetIndexIf } from './support/asset-table.js';
 import { withPrecision } from '../src/vocabulary/index.js';
 import { nodeClient } from './support/node-client.js';
@@ -20,7 +20,7 @@ const address = defineCommand({
   path: 'wallet address',
   summary: 'Get a new on-chain address of the node',
   example: '/rln wallet address alice',
-  args: z.object({ node: nodeArg() }),
+  args: nodeOnly,
   role: 'operate',
   confirm: 'none',
   mutates: false,
