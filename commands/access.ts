@@ -3,10 +3,11 @@
  * roles from ADMIN_USERS / OPERATOR_USERS can only be changed in the configuration.
  */
 import { z } from 'zod';
-import { defineCommand } from './define-command.js';
-import { type AnyCommand } from '../src/engine/index.js';
+import { defineCommand, type CommandContext } from './define-command.js';
+import type { Services } from './services.js';
+import { type AnyCommand, type CommandDefinition } from '../src/engine/index.js';
 import { type Actor } from '../src/vocabulary/index.js';
-import { msg } from '../src/vocabulary/index.js';
+import { msg, type Message } from '../src/vocabulary/index.js';
 import { UserError } from '../src/vocabulary/index.js';
 import { roleNamed } from '../src/vocabulary/index.js';
 import { scopeText } from '../src/access/index.js';
@@ -37,7 +38,31 @@ function roleError(input: unknown): string {
 const principalArg = () =>
   z.string().min(1).describe('Who: slack:U123, discord:123456, slack-group:S123, discord-role:123456 (or a mention)');
 
-const grant = defineCommand({
+const principalOnly = z.object({ principal: principalArg() });
+
+/**
+ * A change of who may do what, about the account or group `principal=` names: an admin makes it,
+ * with no confirmation, and it takes effect at once. Its handler is given the principal as read
+ * (`toPrincipal`); without `args` it takes the principal alone.
+ */
+function accessCommand<S extends z.ZodObject<z.ZodRawShape> = typeof principalOnly>(
+  spec: Omit<CommandDefinition<S, Services>, 'args' | 'role' | 'confirm' | 'mutates' | 'handler'> & {
+    args?: S;
+    handler: (ctx: CommandContext<z.infer<S>>, principal: string) => Promise<Message>;
+  },
+): CommandDefinition<S, Services> {
+  const { handler, ...def } = spec;
+  return defineCommand<S>({
+    ...def,
+    args: spec.args ?? (principalOnly as unknown as S),
+    role: 'admin',
+    confirm: 'none',
+    mutates: true,
+    handler: (ctx) => handler(ctx, toPrincipal((ctx.args as { principal: string }).principal, ctx.actor)),
+  });
+}
+
+const grant = accessCommand({
   path: 'access grant',
   summary: 'Give a user or group a role (read, operate, admin)',
   example: '/rln access grant slack:U0123ABCD operate',
@@ -53,14 +78,10 @@ const grant = defineCommand({
     nodes: z.string().min(1).optional().describe('Only on these nodes (names or ids, comma-separated)'),
     channels: z.string().min(1).optional().describe('Only in these channels (ids, comma-separated)'),
   }),
-  role: 'admin',
-  confirm: 'none',
-  mutates: true,
   // By default granting admin needs a second admin (APPROVAL_POLICY's access.grant): one admin
   // alone could otherwise make a second approver. Lesser roles are granted at once.
   approvalCovers: (args) => args.role === 'admin',
-  async handler(ctx) {
-    const principal = toPrincipal(ctx.args.principal, ctx.actor);
+  async handler(ctx, principal) {
     const nodes = splitList(ctx.args.nodes);
     const channels = splitList(ctx.args.channels).map(toChannelId);
     const scope =
@@ -76,16 +97,11 @@ const grant = defineCommand({
   },
 });
 
-const revoke = defineCommand({
+const revoke = accessCommand({
   path: 'access revoke',
   summary: 'Remove a role granted with access grant',
   example: '/rln access revoke slack:U0123ABCD',
-  args: z.object({ principal: principalArg() }),
-  role: 'admin',
-  confirm: 'none',
-  mutates: true,
-  async handler(ctx) {
-    const principal = toPrincipal(ctx.args.principal, ctx.actor);
+  async handler(ctx, principal) {
     const removed = await ctx.services.access.revoke(principal);
     const configured = ctx.services.access.configuredRole(principal);
     if (!removed) {
@@ -103,16 +119,12 @@ const revoke = defineCommand({
   },
 });
 
-const link = defineCommand({
+const link = accessCommand({
   path: 'access link',
   summary: "Tie one person's chat accounts together: neither approves the other's request",
   example: '/rln access link slack:U0123ABCD discord:123456789',
   args: z.object({ principal: principalArg(), other: principalArg().describe('Another account of the same person') }),
-  role: 'admin',
-  confirm: 'none',
-  mutates: true,
-  async handler(ctx) {
-    const a = toPrincipal(ctx.args.principal, ctx.actor);
+  async handler(ctx, a) {
     const b = toPrincipal(ctx.args.other, ctx.actor);
     if (a === b)
       throw new UserError(
@@ -132,16 +144,11 @@ const link = defineCommand({
   },
 });
 
-const unlink = defineCommand({
+const unlink = accessCommand({
   path: 'access unlink',
   summary: 'Untie an account from the other accounts of its person',
   example: '/rln access unlink discord:123456789',
-  args: z.object({ principal: principalArg() }),
-  role: 'admin',
-  confirm: 'none',
-  mutates: true,
-  async handler(ctx) {
-    const principal = toPrincipal(ctx.args.principal, ctx.actor);
+  async handler(ctx, principal) {
     if (!(await ctx.services.access.unlink(principal)))
       throw new UserError('conflict', `${principal} is not linked to another account.`, '`/rln access list` shows the links.');
     return {

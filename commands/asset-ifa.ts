@@ -9,19 +9,19 @@ import { defineCommand, type CommandContext } from './define-command.js';
 import { type AnyCommand } from '../src/engine/index.js';
 import { assetIdArg, int, nodeArg, rawFlag, splitList } from './support/arg-types.js';
 import { rawAssetAmount } from './support/asset-amount.js';
-import { assetLabel, resolveAssetId } from './support/asset-table.js';
-import { nodeClient } from './support/node-client.js';
+import { assetLabel } from './support/asset-table.js';
+import { nodeAsset, nodeClient } from './support/node-client.js';
 import { needsCapability } from './support/needs-capability.js';
 import { compact, titled } from './support/present.js';
 import { duplicateAsset } from './support/duplicate-asset.js';
-import { amountList, issued, issuedAmounts, precisionArg } from './asset-issue.js';
+import { amountList, assetNameArg, issued, issuedAmounts, precisionArg, tickerArg } from './asset-issue.js';
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
 const issueArgs = z.object({
   node: nodeArg(),
-  ticker: z.string().min(1).max(8).describe('Ticker, e.g. USDX'),
-  name: z.string().min(1).describe('Asset name'),
+  ticker: tickerArg('Ticker, e.g. USDX'),
+  name: assetNameArg(),
   amounts: amountList(),
   inflation: z
     .string()
@@ -101,8 +101,7 @@ const inflateArgs = z.object({
 
 /** The asset, its supply as the node knows it, and the amounts in raw units; refused when it is no IFA or the rights do not cover it. */
 async function inflatePlan(ctx: CommandContext<z.infer<typeof inflateArgs>>) {
-  const { node, api } = nodeClient(ctx);
-  const assetId = await resolveAssetId(api, node.name, ctx.args.asset_id);
+  const { node, api, assetId } = await nodeAsset(ctx);
   const m = await api.assetmetadata({ asset_id: assetId });
   const label = assetLabel({ ticker: m.ticker, name: m.name, asset_id: assetId });
   const precision = Number(m.precision ?? 0);

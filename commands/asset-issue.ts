@@ -2,7 +2,9 @@
 import { z } from 'zod';
 import { UserError, withPrecision, msg, type Block, type Field } from '../src/vocabulary/index.js';
 import { defineCommand } from './define-command.js';
-import { type AnyCommand } from '../src/engine/index.js';
+import { type AnyCommand, type CommandDefinition } from '../src/engine/index.js';
+import type { NodeApiClient } from '../src/node-api/index.js';
+import type { Services } from './services.js';
 import { int, nodeArg, rawFlag, splitList } from './support/arg-types.js';
 import { amountRefusal, parseAssetAmount, toSafeNumber } from './support/amount.js';
 import { assetLabel } from './support/asset-table.js';
@@ -76,92 +78,106 @@ export function issued(
   };
 }
 
-const issueNia = defineCommand({
-  path: 'asset issue-nia',
+/** `ticker=`: the short name the asset is known by (`hint`: an example). */
+export const tickerArg = (hint: string) => z.string().min(1).max(8).describe(hint);
+export const assetNameArg = () => z.string().min(1).describe('Asset name');
+const detailsArg = () => z.string().optional().describe('Free text details');
+const mediaDigestArg = () =>
+  z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/)
+    .optional()
+    .describe('Digest of media uploaded with `asset upload`');
+
+/**
+ * `asset issue-<kind>`: run by an operator without confirmation, refused first when the node already
+ * has an asset by the same ticker (a CFA: name), answered with `issued`.
+ */
+function issueCommand<S extends z.ZodObject<z.ZodRawShape>>(o: {
+  kind: 'NIA' | 'CFA' | 'UDA';
+  summary: string;
+  example: string;
+  args: S;
+  /** What names the new asset on its node: the ticker, or (a CFA, which has none) the name. */
+  named: (args: z.infer<S>) => { ticker?: string; name?: string };
+  /** Asks the node to issue it: the node's answer. */
+  issue: (api: NodeApiClient, args: z.infer<S>) => Promise<{ asset?: IssuedAsset }>;
+}): CommandDefinition<S, Services> {
+  const path = `asset issue-${o.kind.toLowerCase()}`;
+  return defineCommand<S>({
+    path,
+    summary: o.summary,
+    example: o.example,
+    args: o.args,
+    role: 'operate',
+    confirm: 'none',
+    mutates: true,
+    check: (ctx) => duplicateAsset(ctx, { command: path, ...o.named(ctx.args) }),
+    async handler(ctx) {
+      const { node, api } = nodeClient(ctx);
+      const { asset } = await o.issue(api, ctx.args);
+      return issued(node.name, o.kind, asset);
+    },
+  });
+}
+
+const issueNia = issueCommand({
+  kind: 'NIA',
   summary: 'Issue a fungible NIA asset',
   example: '/rln asset issue-nia alice USDT "Tether" 1000000 precision=6',
   args: z.object({
     node: nodeArg(),
-    ticker: z.string().min(1).max(8).describe('Ticker, e.g. USDT'),
-    name: z.string().min(1).describe('Asset name'),
+    ticker: tickerArg('Ticker, e.g. USDT'),
+    name: assetNameArg(),
     amounts: amountList(),
     precision: precisionArg(),
     raw: rawFlag(),
   }),
-  role: 'operate',
-  confirm: 'none',
-  mutates: true,
-  check: (ctx) => duplicateAsset(ctx, { command: 'asset issue-nia', ticker: ctx.args.ticker }),
-  async handler(ctx) {
-    const { node, api } = nodeClient(ctx);
-    const { asset } = await api.issueassetnia({
-      amounts: issuedAmounts(ctx.args),
-      ticker: ctx.args.ticker,
-      name: ctx.args.name,
-      precision: ctx.args.precision,
-    });
-    return issued(node.name, 'NIA', asset);
-  },
+  named: (a) => ({ ticker: a.ticker }),
+  issue: (api, a) => api.issueassetnia({ amounts: issuedAmounts(a), ticker: a.ticker, name: a.name, precision: a.precision }),
 });
 
-const issueCfa = defineCommand({
-  path: 'asset issue-cfa',
+const issueCfa = issueCommand({
+  kind: 'CFA',
   summary: 'Issue a collectible CFA asset',
   example: '/rln asset issue-cfa alice "Art" 10 details="A series" file_digest=5891…',
   args: z.object({
     node: nodeArg(),
-    name: z.string().min(1).describe('Asset name'),
+    name: assetNameArg(),
     amounts: amountList(),
-    details: z.string().optional().describe('Free text details'),
+    details: detailsArg(),
     precision: precisionArg(),
-    file_digest: z
-      .string()
-      .regex(/^[0-9a-fA-F]{64}$/)
-      .optional()
-      .describe('Digest of media uploaded with `asset upload`'),
+    file_digest: mediaDigestArg(),
     raw: rawFlag(),
   }),
-  role: 'operate',
-  confirm: 'none',
-  mutates: true,
-  check: (ctx) => duplicateAsset(ctx, { command: 'asset issue-cfa', name: ctx.args.name }),
-  async handler(ctx) {
-    const { node, api } = nodeClient(ctx);
-    const { raw: _raw, ...rest } = ctx.args;
-    const { asset } = await api.issueassetcfa({ ...bodyOf(rest), amounts: issuedAmounts(ctx.args) });
-    return issued(node.name, 'CFA', asset);
+  named: (a) => ({ name: a.name }),
+  issue(api, a) {
+    const { raw: _raw, ...rest } = a;
+    return api.issueassetcfa({ ...bodyOf(rest), amounts: issuedAmounts(a) });
   },
 });
 
-const issueUda = defineCommand({
-  path: 'asset issue-uda',
+const issueUda = issueCommand({
+  kind: 'UDA',
   summary: 'Issue a unique digital asset (UDA)',
   example: '/rln asset issue-uda alice UNQ "Unique" media_file_digest=5891…',
   args: z.object({
     node: nodeArg(),
-    ticker: z.string().min(1).max(8).describe('Ticker'),
-    name: z.string().min(1).describe('Asset name'),
-    details: z.string().optional().describe('Free text details'),
+    ticker: tickerArg('Ticker'),
+    name: assetNameArg(),
+    details: detailsArg(),
     precision: precisionArg(),
-    media_file_digest: z
-      .string()
-      .regex(/^[0-9a-fA-F]{64}$/)
-      .optional()
-      .describe('Digest of media uploaded with `asset upload`'),
+    media_file_digest: mediaDigestArg(),
     attachments: z.string().optional().describe('Digests of attachments, comma-separated'),
   }),
-  role: 'operate',
-  confirm: 'none',
-  mutates: true,
-  check: (ctx) => duplicateAsset(ctx, { command: 'asset issue-uda', ticker: ctx.args.ticker }),
-  async handler(ctx) {
-    const { node, api } = nodeClient(ctx);
-    const { node: _n, attachments, ...rest } = ctx.args;
+  named: (a) => ({ ticker: a.ticker }),
+  async issue(api, a) {
+    const { node: _n, attachments, ...rest } = a;
     const { asset } = await api.issueassetuda(
       compact({ ...rest, attachments_file_digests: attachments !== undefined ? splitList(attachments) : [] }),
     );
     // RLN's UDA carries no issued_supply: a unique asset is one token (P48).
-    return issued(node.name, 'UDA', { ...asset, issued_supply: 1 });
+    return { asset: { ...asset, issued_supply: 1 } };
   },
 });
 

@@ -8,8 +8,8 @@ import { assetAmount, assetIdArg, flag, int, nodeArg, rawFlag, satAmount, splitL
 import { typedSends } from './support/send-recipients.js';
 import { needsCapability, requireCapability } from './support/needs-capability.js';
 import { rawAssetAmount } from './support/asset-amount.js';
-import { describeAsset, resolveAssetId } from './support/asset-table.js';
-import { nodeClient } from './support/node-client.js';
+import { describeAsset } from './support/asset-table.js';
+import { nodeAsset, nodeClient } from './support/node-client.js';
 import { assetSendSpend, DEFAULT_WITNESS_SAT } from './support/spend.js';
 import { compact, formatTime, titled } from './support/present.js';
 
@@ -93,8 +93,7 @@ interface PlannedSend {
 
 /** What the send is: the asset id, and each recipient with its raw amount, its invoice and the first mismatch. */
 async function sendPlan(ctx: CommandContext<z.infer<typeof sendArgs>>) {
-  const { node, api } = nodeClient(ctx);
-  const assetId = await resolveAssetId(api, node.name, ctx.args.asset_id);
+  const { api, assetId } = await nodeAsset(ctx);
   const sends: PlannedSend[] = [];
   let mismatch: Refusal | undefined;
   for (const s of typedSends(ctx.args)) {

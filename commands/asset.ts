@@ -8,9 +8,9 @@ import { defineCommand } from './define-command.js';
 import { type AnyCommand } from '../src/engine/index.js';
 import { assetIdArg, flag, int, nodeArg, pagingArgs } from './support/arg-types.js';
 import { assetLabel, assetTable, describeAsset, loadAssets, resolveAssetId } from './support/asset-table.js';
-import { nodeClient } from './support/node-client.js';
+import { nodeAsset, nodeClient } from './support/node-client.js';
 import { nodeListCommand } from './support/list-command.js';
-import { bodyOf, formatTime, titled } from './support/present.js';
+import { bodyOf, formatTime, nodeFacts, titled } from './support/present.js';
 import { assetIssueCommands } from './asset-issue.js';
 import { assetSend } from './asset-send.js';
 import { assetIfaCommands } from './asset-ifa.js';
@@ -49,25 +49,22 @@ const balance = defineCommand({
   args: z.object({ node: nodeArg(), asset_id: assetIdArg() }),
   role: 'read',
   async handler(ctx) {
-    const { node, api } = nodeClient(ctx);
-    const assetIdV = await resolveAssetId(api, node.name, ctx.args.asset_id);
-    const b = await api.assetbalance({ asset_id: assetIdV });
-    const { label, precision } = await describeAsset(api, assetIdV);
+    const { node, api, assetId } = await nodeAsset(ctx);
+    const b = await api.assetbalance({ asset_id: assetId });
+    const { label, precision } = await describeAsset(api, assetId);
     const f = (v: number | bigint | undefined | null) => withPrecision(v ?? 0, precision);
-    return {
-      header: titled(`${label} balance`, node),
-      tone: 'info',
-      blocks: [
-        msg.fields([
-          { label: 'Spendable', value: f(b.spendable), inline: true },
-          { label: 'Settled', value: f(b.settled), inline: true },
-          { label: 'Future', value: f(b.future), inline: true },
-          { label: 'Off-chain outbound', value: f(b.offchain_outbound), inline: true },
-          { label: 'Off-chain inbound', value: f(b.offchain_inbound), inline: true },
-        ]),
-        msg.context([{ code: assetIdV }, ` · precision ${precision}`]),
+    return nodeFacts(
+      node,
+      `${label} balance`,
+      [
+        { label: 'Spendable', value: f(b.spendable), inline: true },
+        { label: 'Settled', value: f(b.settled), inline: true },
+        { label: 'Future', value: f(b.future), inline: true },
+        { label: 'Off-chain outbound', value: f(b.offchain_outbound), inline: true },
+        { label: 'Off-chain inbound', value: f(b.offchain_inbound), inline: true },
       ],
-    };
+      { after: [msg.context([{ code: assetId }, ` · precision ${precision}`])] },
+    );
   },
 });
 
@@ -78,29 +75,22 @@ const metadata = defineCommand({
   args: z.object({ node: nodeArg(), asset_id: assetIdArg() }),
   role: 'read',
   async handler(ctx) {
-    const { node, api } = nodeClient(ctx);
-    const assetIdV = await resolveAssetId(api, node.name, ctx.args.asset_id);
-    const m = await api.assetmetadata({ asset_id: assetIdV });
+    const { node, api, assetId } = await nodeAsset(ctx);
+    const m = await api.assetmetadata({ asset_id: assetId });
     const p = Number(m.precision ?? 0);
     const sup = (v: number | bigint | undefined | null) => (v === undefined || v === null ? '—' : withPrecision(v, p));
-    return {
-      header: titled(`Asset ${assetLabel({ ticker: m.ticker, name: m.name, asset_id: assetIdV })}`, node),
-      tone: 'info',
-      blocks: [
-        msg.fields([
-          { label: 'Schema', value: String(m.asset_schema ?? '—').toUpperCase(), inline: true },
-          { label: 'Ticker', value: m.ticker ?? '—', inline: true },
-          { label: 'Name', value: m.name ?? '—', inline: true },
-          { label: 'Precision', value: String(p), inline: true },
-          { label: 'Initial supply', value: sup(m.initial_supply), inline: true },
-          { label: 'Max supply', value: sup(m.max_supply), inline: true },
-          { label: 'Known circulating', value: sup(m.known_circulating_supply), inline: true },
-          { label: 'Issued', value: formatTime(m.timestamp), inline: true },
-          ...(m.details ? [{ label: 'Details', value: m.details }] : []),
-          { label: 'Asset id', value: [{ code: assetIdV }] },
-        ]),
-      ],
-    };
+    return nodeFacts(node, `Asset ${assetLabel({ ticker: m.ticker, name: m.name, asset_id: assetId })}`, [
+      { label: 'Schema', value: String(m.asset_schema ?? '—').toUpperCase(), inline: true },
+      { label: 'Ticker', value: m.ticker ?? '—', inline: true },
+      { label: 'Name', value: m.name ?? '—', inline: true },
+      { label: 'Precision', value: String(p), inline: true },
+      { label: 'Initial supply', value: sup(m.initial_supply), inline: true },
+      { label: 'Max supply', value: sup(m.max_supply), inline: true },
+      { label: 'Known circulating', value: sup(m.known_circulating_supply), inline: true },
+      { label: 'Issued', value: formatTime(m.timestamp), inline: true },
+      ...(m.details ? [{ label: 'Details', value: m.details }] : []),
+      { label: 'Asset id', value: [{ code: assetId }] },
+    ]);
   },
 });
 
@@ -122,18 +112,16 @@ const media = defineCommand({
     const bytes = Buffer.from(bytes_hex ?? '', 'hex');
     const printable = bytes.length > 0 && bytes.every((b) => b === 9 || b === 10 || b === 13 || (b >= 32 && b < 127));
     const preview = printable ? bytes.subarray(0, 500).toString('utf8') : (bytes_hex ?? '').slice(0, 128);
-    return {
-      header: titled('Asset media', node),
-      tone: 'info',
-      blocks: [
-        msg.fields([
-          { label: 'Digest', value: [{ code: ctx.args.digest }] },
-          { label: 'Size', value: `${thousands(bytes.length)} bytes`, inline: true },
-          { label: 'Preview', value: printable ? 'text' : 'hex', inline: true },
-        ]),
-        msg.code(preview + ((printable ? bytes.length > 500 : (bytes_hex ?? '').length > 128) ? '…' : '')),
+    return nodeFacts(
+      node,
+      'Asset media',
+      [
+        { label: 'Digest', value: [{ code: ctx.args.digest }] },
+        { label: 'Size', value: `${thousands(bytes.length)} bytes`, inline: true },
+        { label: 'Preview', value: printable ? 'text' : 'hex', inline: true },
       ],
-    };
+      { after: [msg.code(preview + ((printable ? bytes.length > 500 : (bytes_hex ?? '').length > 128) ? '…' : ''))] },
+    );
   },
 });
 

@@ -11,7 +11,7 @@ import { ourNodeNames, pubkeyLabel, resolvePubkey } from './support/our-nodes.js
 import { assetIndex, assetIndexIf } from './support/asset-table.js';
 import { nodeClient } from './support/node-client.js';
 import { nodeListCommand } from './support/list-command.js';
-import { titled } from './support/present.js';
+import { nodeFacts, titled } from './support/present.js';
 
 const STATE_MARK: Record<string, string> = { Opening: '🟡', Opened: '🟢', Closing: '🔴' };
 
@@ -238,16 +238,10 @@ const id = defineCommand({
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const { channel_id } = await api.getchannelid({ temporary_channel_id: ctx.args.temporary_channel_id });
-    return {
-      header: titled('Channel id', node),
-      tone: 'info',
-      blocks: [
-        msg.fields([
-          { label: 'Temporary', value: [{ code: ctx.args.temporary_channel_id }] },
-          { label: 'Channel id', value: [{ code: channel_id ?? '—' }] },
-        ]),
-      ],
-    };
+    return nodeFacts(node, 'Channel id', [
+      { label: 'Temporary', value: [{ code: ctx.args.temporary_channel_id }] },
+      { label: 'Channel id', value: [{ code: channel_id ?? '—' }] },
+    ]);
   },
 });
 

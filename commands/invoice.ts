@@ -264,11 +264,14 @@ const rgb = defineCommand({
   },
 });
 
+/** An invoice as pasted: `description` says which kinds. */
+const invoiceArg = (description: string) => z.string().min(4).describe(description);
+
 const decode = defineCommand({
   path: 'invoice decode',
   summary: 'Decode a Lightning or RGB invoice',
   example: '/rln invoice decode alice lnbcrt30u1…',
-  args: z.object({ node: nodeArg(), invoice: z.string().min(4).describe('The invoice (Lightning ln… or RGB rgb:…)') }),
+  args: z.object({ node: nodeArg(), invoice: invoiceArg('The invoice (Lightning ln… or RGB rgb:…)') }),
   role: 'read',
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
@@ -349,7 +352,7 @@ const status = defineCommand({
   path: 'invoice status',
   summary: 'Status of a Lightning invoice of this node',
   example: '/rln invoice status alice lnbcrt30u1…',
-  args: z.object({ node: nodeArg(), invoice: z.string().min(4).describe('The Lightning invoice') }),
+  args: z.object({ node: nodeArg(), invoice: invoiceArg('The Lightning invoice') }),
   role: 'read',
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);

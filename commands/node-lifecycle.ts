@@ -8,16 +8,15 @@ import { UserError, msg } from '../src/vocabulary/index.js';
 import { defineCommand } from './define-command.js';
 import { type AnyCommand } from '../src/engine/index.js';
 import { SyncStrategy } from '../src/node-api/index.js';
-import { nodeArg } from './support/arg-types.js';
+import { nodeArg, nodeOnly } from './support/arg-types.js';
 import { nodeClient } from './support/node-client.js';
-import { defaultBackupPath, done } from './support/node-done.js';
+import { done } from './support/node-done.js';
+import { backupPathArg, backupPathOf } from './support/backup-first.js';
 import { offlineField, requireRunning, requireWallet } from './support/node-state.js';
 import { requireNode } from './support/require-node.js';
 import { MIN_PASSWORD, needSecret, newPasswordErrors, passwordField } from './support/node-secrets.js';
 import { init } from './node-init.js';
 import { unlock } from './node-unlock.js';
-
-const nodeOnly = z.object({ node: nodeArg() });
 
 const lock = defineCommand({
   path: 'node lock',
@@ -83,11 +82,7 @@ const backup = defineCommand({
   example: '/rln node backup alice backup_path=/backups/alice.backup',
   args: z.object({
     node: nodeArg(),
-    backup_path: z
-      .string()
-      .startsWith('/')
-      .optional()
-      .describe('Path on the node for the backup file (default /backups/<name>-<time>.backup)'),
+    backup_path: backupPathArg('Path on the node for the backup file (default /backups/<name>-<time>.backup)'),
   }),
   role: 'operate',
   confirm: 'none',
@@ -100,7 +95,7 @@ const backup = defineCommand({
   mutates: true,
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
-    const path = ctx.args.backup_path ?? defaultBackupPath(node, new Date(ctx.services.now()));
+    const path = backupPathOf(ctx, node);
     await api.backup({ backup_path: path, password: needSecret(ctx, 'password', 'password') });
     return done(node, 'Backup made', "Backup written to the node's own disk.", [
       msg.fields([{ label: 'Path', value: [{ code: path }] }]),

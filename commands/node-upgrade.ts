@@ -8,10 +8,10 @@ import { UserError, msg } from '../src/vocabulary/index.js';
 import { defineCommand } from './define-command.js';
 import { upgradeTarget, upToDateRefusal } from './support/node-image.js';
 import { nodeArg } from './support/arg-types.js';
-import { defaultBackupPath, done, serviceNote } from './support/node-done.js';
+import { done, serviceNote } from './support/node-done.js';
 import { freshNode, offlineField } from './support/node-state.js';
 import { requireNode } from './support/require-node.js';
-import { backupFirst } from './support/backup-first.js';
+import { backupFirst, backupPasswordField, backupPathArg, backupPathOf } from './support/backup-first.js';
 import { upgradeNotes } from './support/upgrade-notes.js';
 
 /** `backup=yes` on `node upgrade`: a private dialog asks the node password, and a backup is made first. */
@@ -28,22 +28,13 @@ export const upgrade = defineCommand({
       .enum(['yes', 'no'])
       .optional()
       .describe('yes: back it up to its own disk first (a private dialog asks the password); default no'),
-    backup_path: z.string().startsWith('/').optional().describe('Where the node writes that backup (default /backups/…)'),
+    backup_path: backupPathArg('Where the node writes that backup (default /backups/…)'),
   }),
   role: 'operate',
   confirm: 'button',
   // The backup's password is asked only when a backup was asked for; that dialog is then the confirmation.
   // Under approval the password is asked of the requester once approved (nothing is locked before).
-  secrets: [
-    {
-      name: 'backup_password',
-      label: 'Node password (for the backup)',
-      kind: 'secret',
-      required: false,
-      askedIf: 'backup',
-      afterApproval: true,
-    },
-  ],
+  secrets: [backupPasswordField],
   dialogWhen: (args) => yes(args.backup),
   dialog: { title: 'Back up, then upgrade', submitLabel: 'Back up and upgrade' },
   confirmChoices: (args) => (args.backup === 'yes' ? [] : [{ label: 'Back up, then upgrade', args: { backup: 'yes' } }]),
@@ -93,6 +84,5 @@ export const upgrade = defineCommand({
 async function backupBeforeUpgrade(ctx: Parameters<typeof upgrade.handler>[0]): Promise<string | undefined> {
   if (ctx.args.backup !== 'yes') return undefined;
   const node = requireNode(ctx);
-  const path = ctx.args.backup_path ?? defaultBackupPath(node, new Date(ctx.services.now()));
-  return backupFirst(ctx, node, path, UPGRADE_BACKUP);
+  return backupFirst(ctx, node, backupPathOf(ctx, node), UPGRADE_BACKUP);
 }

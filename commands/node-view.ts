@@ -5,7 +5,7 @@ import { defineCommand } from './define-command.js';
 import type { HostedNode } from '../src/hosting/index.js';
 import { lockStateText, lockStates } from './support/lock-state.js';
 import { imageOf, imageOverview } from './support/node-image.js';
-import { nodeArg, pagingArgs } from './support/arg-types.js';
+import { nodeOnly, pagingArgs } from './support/arg-types.js';
 import { listReply, typedArgs } from './support/list-command.js';
 import { formatTime, peerAddressOf, rlnNameOf, titled, yesNo } from './support/present.js';
 import { requireNode } from './support/require-node.js';
@@ -16,8 +16,6 @@ function lastBuild(node: HostedNode): string {
   const num = b.buildNumber !== undefined ? `#${b.buildNumber} ` : '';
   return `${num}${b.buildStatus ?? (b.buildComplete ? 'complete' : 'running')}${b.timestamp ? ` ${formatTime(b.timestamp)}` : ''}`;
 }
-
-const nodeOnly = z.object({ node: nodeArg() });
 
 export const list = defineCommand({
   path: 'node list',

@@ -10,8 +10,8 @@ import { statusBadge } from '../src/vocabulary/index.js';
 import { msg, type Block } from '../src/vocabulary/index.js';
 import { defineCommand } from './define-command.js';
 import { type AnyCommand } from '../src/engine/index.js';
-import { httpsUrl, nodeArg } from './support/arg-types.js';
-import { defaultBackupPath, done, serviceNote } from './support/node-done.js';
+import { httpsUrl, nodeArg, nodeOnly } from './support/arg-types.js';
+import { done, serviceNote } from './support/node-done.js';
 import { freshNode, fundsOf, notRunningNext, offlineField } from './support/node-state.js';
 import { nodeLifecycleCommands } from './node-lifecycle.js';
 import { upgrade } from './node-upgrade.js';
@@ -21,14 +21,12 @@ import type { Message } from '../src/vocabulary/index.js';
 import { flag, int } from './support/arg-types.js';
 import { requireNode } from './support/require-node.js';
 import { logView } from './support/log-view.js';
-import { backupFirst } from './support/backup-first.js';
+import { backupFirst, backupPasswordField, backupPathArg, backupPathOf } from './support/backup-first.js';
 
 /** How `node logs` waits for an export: a few short polls, then it hands back the task id. */
 export const logPolling = { attempts: 5, delayMs: 500 };
 
 export { imageOf } from './support/node-image.js';
-
-const nodeOnly = z.object({ node: nodeArg() });
 
 // ---- hosting service ----------------------------------------------------------------------
 
@@ -171,11 +169,7 @@ const destroy = defineCommand({
   example: '/rln node destroy alice',
   args: z.object({
     node: nodeArg(),
-    backup_path: z
-      .string()
-      .startsWith('/')
-      .optional()
-      .describe('Where the node writes the backup, if one is made first (default /backups/…)'),
+    backup_path: backupPathArg('Where the node writes the backup, if one is made first (default /backups/…)'),
     backup: flag().optional().describe('Write a backup first (the dialog asks; its box wins)'),
   }),
   role: 'admin',
@@ -199,15 +193,7 @@ const destroy = defineCommand({
       kind: 'checkbox',
       initial: 'false',
     },
-    {
-      name: 'backup_password',
-      label: 'Node password (for the backup)',
-      kind: 'secret',
-      required: false,
-      askedIf: 'backup',
-      // Under approval: asked once approved, so that nothing is locked (RLN backs up a locked node) while it waits.
-      afterApproval: true,
-    },
+    backupPasswordField,
   ],
   /** Shown in the typed-name dialog: what the node still holds, with the amounts. */
   async preview(ctx) {
@@ -239,9 +225,7 @@ const destroy = defineCommand({
   async handler(ctx) {
     const node = requireNode(ctx);
     const blocks: Block[] = [];
-    const path = ctx.args.backup
-      ? await backupFirst(ctx, node, ctx.args.backup_path ?? defaultBackupPath(node, new Date(ctx.services.now())))
-      : undefined;
+    const path = ctx.args.backup ? await backupFirst(ctx, node, backupPathOf(ctx, node)) : undefined;
     if (path)
       blocks.push(
         msg.fields([{ label: 'Backup', value: [{ code: path }] }]),

@@ -6,12 +6,12 @@ import { msg } from '../src/vocabulary/index.js';
 import { defineCommand } from './define-command.js';
 import { requireCapability, type NeedsCapability } from './support/needs-capability.js';
 import { type AnyCommand } from '../src/engine/index.js';
-import { flag, int, nodeArg, pagingArgs, satAmount } from './support/arg-types.js';
+import { flag, int, nodeArg, nodeOnly, pagingArgs, satAmount } from './support/arg-types.js';
 import { assetIndexIf } from './support/asset-table.js';
 import { withPrecision } from '../src/vocabulary/index.js';
 import { nodeClient } from './support/node-client.js';
 import { nodeListCommand } from './support/list-command.js';
-import { bodyOf, formatTime, shortOutpoint, titled, yesNo } from './support/present.js';
+import { bodyOf, formatTime, nodeFacts, shortOutpoint, titled, yesNo } from './support/present.js';
 import { qrFile } from './support/qr-file.js';
 import { walletSendSpend } from './support/spend.js';
 import { fundsRefusal } from './support/onchain-checks.js';
@@ -20,7 +20,7 @@ const address = defineCommand({
   path: 'wallet address',
   summary: 'Get a new on-chain address of the node',
   example: '/rln wallet address alice',
-  args: z.object({ node: nodeArg() }),
+  args: nodeOnly,
   role: 'operate',
   confirm: 'none',
   mutates: false,
@@ -314,11 +314,7 @@ const fee = defineCommand({
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const { fee_rate } = await api.estimatefee({ blocks: ctx.args.blocks });
-    return {
-      header: titled('Fee estimate', node),
-      tone: 'info',
-      blocks: [msg.fields([{ label: `Within ${ctx.args.blocks} blocks`, value: `${Number(fee_rate)} sat/vB` }])],
-    };
+    return nodeFacts(node, 'Fee estimate', [{ label: `Within ${ctx.args.blocks} blocks`, value: `${Number(fee_rate)} sat/vB` }]);
   },
 });
 
@@ -336,11 +332,7 @@ const sign = defineCommand({
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const { signed_message } = await api.signmessage({ message: ctx.args.message });
-    return {
-      header: titled('Signed message', node),
-      tone: 'info',
-      blocks: [msg.fields([{ label: 'Message', value: ctx.args.message }]), msg.code(signed_message)],
-    };
+    return nodeFacts(node, 'Signed message', [{ label: 'Message', value: ctx.args.message }], { after: [msg.code(signed_message)] });
   },
 });
 

@@ -7,7 +7,8 @@ import { UserError } from '../src/vocabulary/index.js';
 import { statusBadge } from '../src/vocabulary/index.js';
 import { msg, type Block, type Message } from '../src/vocabulary/index.js';
 import { defineCommand, type CommandContext } from './define-command.js';
-import { type AnyCommand } from '../src/engine/index.js';
+import { type AnyCommand, type CommandDefinition } from '../src/engine/index.js';
+import type { Services } from './services.js';
 import type { HostedNode } from '../src/hosting/index.js';
 import { ALL_NODES } from '../src/notify/index.js';
 import { formatTime } from './support/present.js';
@@ -59,7 +60,18 @@ async function pointWebhooks(ctx: CommandContext<unknown>, nodes: HostedNode[]):
   return lines;
 }
 
-const add = defineCommand({
+/**
+ * A command on the watches of this channel, which an operator runs at once: its first argument,
+ * `node`, names what is watched (a node or `all`), and the command resolves it itself
+ * (`resolveTarget`), so the engine resolves no node for it.
+ */
+function watchCommand<S extends z.ZodObject<z.ZodRawShape>>(
+  spec: Omit<CommandDefinition<S, Services>, 'positional' | 'nodeArg' | 'role' | 'confirm' | 'mutates'>,
+): CommandDefinition<S, Services> {
+  return defineCommand<S>({ ...spec, positional: ['node'], nodeArg: false, role: 'operate', confirm: 'none', mutates: true });
+}
+
+const add = watchCommand({
   path: 'watch add',
   summary: 'Post a node’s (or all nodes’) status changes here; with kinds=, its payments, channels and more too',
   example: '/rln watch add alice kinds=status,payments,channels,liquidity,lock min_amount=10k sats',
@@ -92,11 +104,6 @@ const add = defineCommand({
       .describe('PagerDuty routing key for this watch (default: PAGERDUTY_ROUTING_KEY)'),
     ...thresholdArgs,
   }),
-  positional: ['node'],
-  nodeArg: false,
-  role: 'operate',
-  confirm: 'none',
-  mutates: true,
   async handler(ctx): Promise<Message> {
     const statuses = parseStatuses(ctx.args.status);
     const kinds = parseKinds(ctx.args.kinds);
@@ -136,16 +143,11 @@ const add = defineCommand({
   },
 });
 
-const remove = defineCommand({
+const remove = watchCommand({
   path: 'watch remove',
   summary: 'Stop posting status changes of a node (or all nodes) to this channel',
   example: '/rln watch remove alice',
   args: z.object({ node: target() }),
-  positional: ['node'],
-  nodeArg: false,
-  role: 'operate',
-  confirm: 'none',
-  mutates: true,
   async handler(ctx): Promise<Message> {
     const value = ctx.args.node;
     const mine = await ctx.services.watches.list(ctx.place);
@@ -238,7 +240,7 @@ const list = defineCommand({
   },
 });
 
-const mute = defineCommand({
+const mute = watchCommand({
   path: 'watch mute',
   summary: 'Hold this channel’s notifications for a while (maintenance); they are summarised when the mute ends',
   example: '/rln watch mute alice minutes=60',
@@ -251,11 +253,6 @@ const mute = defineCommand({
       .default(60)
       .describe('How long, in minutes (default 60)'),
   }),
-  positional: ['node'],
-  nodeArg: false,
-  role: 'operate',
-  confirm: 'none',
-  mutates: true,
   async handler(ctx): Promise<Message> {
     const { target: t, node } = await resolveTarget(ctx, ctx.args.node);
     const { until } = await ctx.services.watches.mute({ place: ctx.place, target: t, minutes: ctx.args.minutes, actor: ctx.actor });
@@ -267,16 +264,11 @@ const mute = defineCommand({
   },
 });
 
-const unmute = defineCommand({
+const unmute = watchCommand({
   path: 'watch unmute',
   summary: 'End mutes in this channel now; what was held is posted as one summary',
   example: '/rln watch unmute',
   args: z.object({ node: target().optional() }),
-  positional: ['node'],
-  nodeArg: false,
-  role: 'operate',
-  confirm: 'none',
-  mutates: true,
   async handler(ctx): Promise<Message> {
     const t = ctx.args.node ? (await resolveTarget(ctx, ctx.args.node)).target : undefined;
     const n = await ctx.services.watches.unmute(ctx.place, t);

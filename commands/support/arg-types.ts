@@ -12,6 +12,9 @@ import { AmountError, parseSatAmount, readAmountText, toSafeNumber } from './amo
 /** The first argument of every node operation: the node's name or id. */
 export const nodeArg = () => z.string().min(1).describe('Node name or id');
 
+/** The arguments of a command that takes the node alone. */
+export const nodeOnly = z.object({ node: nodeArg() });
+
 /** An RGB asset: its id or its ticker on the node. */
 export const assetIdArg = () => z.string().trim().min(1).describe('RGB asset id (rgb:…), or its ticker on this node');
 

@@ -3,10 +3,34 @@
  * asked for: under approval only once approved, so a Reject or an expiry leaves the node as it was.
  * RLN backs up a locked node only: an unlocked one is locked first.
  */
+import { z } from 'zod';
 import { UserError } from '../../src/vocabulary/index.js';
+import type { DialogField } from '../../src/engine/index.js';
 import type { CommandContext } from '../define-command.js';
 import type { HostedNode } from '../../src/hosting/index.js';
+import { defaultBackupPath } from './node-done.js';
 import { rlnNameOf } from './present.js';
+
+/** `backup_path=`: where on its own disk the node writes a backup (an absolute path); `description` says when. */
+export const backupPathArg = (description: string) => z.string().startsWith('/').optional().describe(description);
+
+/** Where the backup goes: the `backup_path=` given, else a new file under /backups named after the node and now. */
+export function backupPathOf(ctx: CommandContext<{ backup_path?: string }>, node: HostedNode): string {
+  return ctx.args.backup_path ?? defaultBackupPath(node, new Date(ctx.services.now()));
+}
+
+/**
+ * The node's password for a backup made first, asked only when the backup is. Under approval it is
+ * asked once approved, so that nothing is locked (RLN backs up a locked node) while the request waits.
+ */
+export const backupPasswordField: DialogField = {
+  name: 'backup_password',
+  label: 'Node password (for the backup)',
+  kind: 'secret',
+  required: false,
+  askedIf: 'backup',
+  afterApproval: true,
+};
 
 /** What the backup is made before: the words of its refusal when it fails. */
 export interface BackupBefore {

@@ -1,10 +1,30 @@
 /** Small presentation helpers shared by the node-operation commands. */
-import { formatDuration, formatSats, msatToSat, thousands, type Amount } from '../../src/vocabulary/index.js';
+import {
+  formatDuration,
+  formatSats,
+  msatToSat,
+  msg,
+  thousands,
+  type Amount,
+  type Block,
+  type Field,
+  type Message,
+} from '../../src/vocabulary/index.js';
 import type { HostedNode } from '../../src/hosting/index.js';
 
 /** `Wallet balance · alice` */
 export function titled(title: string, node?: Pick<HostedNode, 'name'>): string {
   return node ? `${title} · ${node.name}` : title;
+}
+
+/** What a command learnt of a node, as its reply: `Fee estimate · alice`, the facts, and what follows them. */
+export function nodeFacts(
+  node: Pick<HostedNode, 'name'>,
+  title: string,
+  fields: Field[],
+  o: { tone?: Message['tone']; after?: Block[] } = {},
+): Message {
+  return { header: titled(title, node), tone: o.tone ?? 'info', blocks: [msg.fields(fields), ...(o.after ?? [])] };
 }
 
 export function yesNo(v: boolean | undefined | null): string {

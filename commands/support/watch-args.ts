@@ -87,21 +87,25 @@ export const describeThresholds = (t: Record<string, number | string> | undefine
         .join(' ')}]`
     : '';
 
+/** A list as typed, split at commas and spaces, in the case its names are known in. */
+function namesIn(s: string, upper: boolean): string[] {
+  return s
+    .split(/[,\s]+/)
+    .map((x) => (upper ? x.trim().toUpperCase() : x.trim().toLowerCase()))
+    .filter(Boolean);
+}
+
+/** Refuses the names that are none of `known`, saying which and what may be given instead. */
+function refuseUnknown(list: string[], known: string[], what: string, next: string): void {
+  const unknown = list.filter((x) => !known.includes(x));
+  if (unknown.length) throw new UserError('invalid_arguments', `Unknown ${what} ${unknown.join(', ')}.`, next);
+}
+
 export function parseKinds(s: string | undefined): string[] | undefined {
   if (!s) return undefined;
-  const list = s
-    .split(/[,\s]+/)
-    .map((x) => x.trim().toLowerCase())
-    .filter(Boolean);
+  const list = namesIn(s, false);
   if (list.includes('all')) return WATCH_KINDS;
-  const unknown = list.filter((x) => !WATCH_KINDS.includes(x));
-  if (unknown.length) {
-    throw new UserError(
-      'invalid_arguments',
-      `Unknown kind ${unknown.join(', ')}.`,
-      `Use one or more of ${WATCH_KINDS.join(', ')} (or all), e.g. kinds=status,payments,channels.`,
-    );
-  }
+  refuseUnknown(list, WATCH_KINDS, 'kind', `Use one or more of ${WATCH_KINDS.join(', ')} (or all), e.g. kinds=status,payments,channels.`);
   return list.length ? list : undefined;
 }
 
@@ -133,17 +137,7 @@ export function describeWatch(w: Watch): string {
 
 export function parseStatuses(s: string | undefined): string[] | undefined {
   if (!s) return undefined;
-  const list = s
-    .split(/[,\s]+/)
-    .map((x) => x.trim().toUpperCase())
-    .filter(Boolean);
-  const unknown = list.filter((x) => !KNOWN_STATUSES.includes(x));
-  if (unknown.length) {
-    throw new UserError(
-      'invalid_arguments',
-      `Unknown status ${unknown.join(', ')}.`,
-      `Use one or more of ${KNOWN_STATUSES.join(', ')}, e.g. status=FAILED,PAUSED.`,
-    );
-  }
+  const list = namesIn(s, true);
+  refuseUnknown(list, KNOWN_STATUSES, 'status', `Use one or more of ${KNOWN_STATUSES.join(', ')}, e.g. status=FAILED,PAUSED.`);
   return list.length ? list : undefined;
 }
