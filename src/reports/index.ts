@@ -131,4 +131,3 @@ export { buildChannelReport } from './channel-report.js';
 export { buildDigest, digestFigures, DIGEST_WINDOW_MS, type DigestFigures } from './digest.js';
 export { checkCron, type TickSource } from './scheduler.js';
 export { describeCron } from './describe-cron.js';
-export { mapLimited } from './map-limited.js';
