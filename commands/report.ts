@@ -5,6 +5,7 @@ import { defineCommand } from './define-command.js';
 import { type AnyCommand } from '../src/engine/index.js';
 import { describeCron, type ScheduleInfo } from '../src/reports/index.js';
 import { formatTime } from './support/present.js';
+import { progressAfter } from './support/progress-after.js';
 
 const target = () => z.string().trim().min(1).describe('Node name or id, or all');
 const unit = () => z.enum(['sat', 'btc']).default('sat').describe('Show BTC amounts in sats (default) or BTC');
@@ -22,7 +23,20 @@ const reportNow = (kind: 'balance' | 'channels', summary: string, example: strin
     nodeArg: false,
     role: 'read',
     async handler(ctx) {
-      return (await ctx.services.reports[kind](ctx.args.node, { unit: ctx.args.unit, chartDays: chartDays(ctx.args.days) })).message;
+      // Over many nodes it may take a few seconds: past 2 s, a progress message says how far it is.
+      const progress = progressAfter(ctx, `${kind === 'balance' ? 'Balance' : 'Channel'} report: ${ctx.args.node}`, 'Nodes');
+      try {
+        const r = await ctx.services.reports[kind](ctx.args.node, {
+          unit: ctx.args.unit,
+          chartDays: chartDays(ctx.args.days),
+          onProgress: (done, total) => progress.tell(done, total),
+        });
+        await progress.finish(`Done: ${r.answered} node(s) answered${r.failed ? `, ${r.failed} did not` : ''}. The report follows.`);
+        return r.message;
+      } catch (e) {
+        await progress.finish('The report could not be made: see the answer.');
+        throw e;
+      }
     },
   });
 

@@ -7,6 +7,7 @@ import type { HostedNode } from '../src/hosting/index.js';
 import type { NodeApiClient, ServiceCerts } from '../src/node-api/index.js';
 import type { WatchService } from '../src/notify/index.js';
 import type { ReportService } from '../src/reports/index.js';
+import type { CallScheduler } from '../src/node-api/index.js';
 import type { EngineServices } from '../src/engine/index.js';
 import type { ProgressReporter } from '../src/vocabulary/index.js';
 
@@ -28,6 +29,8 @@ export interface Services extends EngineServices {
   watches: WatchService;
   /** Reports and their schedules; the `report` commands. */
   reports: ReportService;
+  /** The process's one scheduler of node work (bounded overall and per node, adaptive); commands/support/node-calls.ts has a default. */
+  nodeCalls?: CallScheduler;
   /** Progress messages edited in place (a message the command posts, then updates). */
   progress: ProgressReporter;
 }

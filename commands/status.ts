@@ -1,8 +1,10 @@
 /**
  * `status`: the dashboard. Every node of the account in one message: hosting status, wallet
  * lock state, on-chain and Lightning balances, usable channels, open incidents and mutes, and
- * the last report; a page at a time, with buttons to open a node or run its report. Slack's App
- * Home shows the same message (src/chat/slack/app-home.ts runs this command).
+ * the last report; a page at a time, with buttons to open a node or run its report. Only the
+ * page's nodes are read; a figure that is not from a read now (the node did not answer) comes
+ * from the activity poller's last pass or the last report and says its age ("as of 40 s ago").
+ * Slack's App Home shows the same message (src/chat/slack/app-home.ts runs this command).
  */
 import { z } from 'zod';
 import { statusBadge, thousands } from '../src/vocabulary/index.js';
@@ -29,6 +31,20 @@ function sats(v: bigint | undefined): string {
   return v === undefined ? '—' : thousands(v);
 }
 
+/** `40 s ago`, `5 min ago`, `3 h ago`, `2 d ago`. */
+export function agoText(at: Date, now: Date): string {
+  const s = Math.max(0, Math.round((now.getTime() - at.getTime()) / 1000));
+  if (s < 120) return `${s} s ago`;
+  if (s < 7_200) return `${Math.round(s / 60)} min ago`;
+  if (s < 172_800) return `${Math.round(s / 3_600)} h ago`;
+  return `${Math.round(s / 86_400)} d ago`;
+}
+
+/** A figure, with its age when it is not from a read now. */
+function aged(text: string, at: Date | undefined, now: Date): string {
+  return at && text !== '—' ? `${text} (as of ${agoText(at, now)})` : text;
+}
+
 /** Open incidents and mutes of a node, across the channels that watch it. */
 function alertsOf(n: DashboardNode, incidents: Incident[], watches: Watch[], now: Date): string {
   const open = incidents.filter((i) => i.nodeId === n.node.nodeId).length;
@@ -52,13 +68,14 @@ export function dashboardMessage(
   const rows = items.map((n) => [
     n.node.name,
     statusBadge(n.node.status),
-    n.problem ? `${LOCK_WORDS[n.lock]}: ${n.problem}` : LOCK_WORDS[n.lock],
-    sats(n.onchainSat),
-    n.lnLocalSat === undefined ? '—' : `${sats(n.lnLocalSat)} / ${sats(n.lnRemoteSat)}`,
-    n.channelsTotal === undefined ? '—' : `${n.channelsUsable}/${n.channelsTotal}`,
+    aged(n.problem ? `${LOCK_WORDS[n.lock]}: ${n.problem}` : LOCK_WORDS[n.lock], n.asOf?.lock, o.now),
+    aged(sats(n.onchainSat), n.asOf?.onchain, o.now),
+    aged(n.lnLocalSat === undefined ? '—' : `${sats(n.lnLocalSat)} / ${sats(n.lnRemoteSat)}`, n.asOf?.channels, o.now),
+    aged(n.channelsTotal === undefined ? '—' : `${n.channelsUsable}/${n.channelsTotal}`, n.asOf?.channels, o.now),
     alertsOf(n, o.incidents, o.watches, o.now),
     n.lastReportAt ? formatTime(n.lastReportAt) : 'never',
   ]);
+  const old = items.some((n) => n.asOf);
   const running = nodes.filter((n) => n.node.status === 'RUNNING').length;
   const openIncidents = new Set(o.incidents.map((i) => i.nodeId)).size;
   const buttons: Button[] = items.flatMap((n) => [
@@ -86,7 +103,10 @@ export function dashboardMessage(
         rows,
         caption: ['amounts in sats; channels usable/total', caption].filter(Boolean).join(' · '),
       }),
-      msg.context(`${running} of ${nodes.length} running · read at ${formatTime(o.now)}`),
+      msg.context(
+        `${running} of ${nodes.length} running · read at ${formatTime(o.now)}` +
+          (old ? ' · "as of": not read now, the last known figure (activity polling or the last report)' : ''),
+      ),
     ],
     buttons,
   };
@@ -100,7 +120,7 @@ const status = defineCommand({
   role: 'read',
   async handler(ctx) {
     const [nodes, incidents, watches] = await Promise.all([
-      ctx.services.reports.dashboard(),
+      ctx.services.reports.dashboard({ page: ctx.args.page, pageSize: STATUS_PAGE_SIZE }),
       Promise.resolve(ctx.services.watches.incidents({ state: 'open' })),
       Promise.resolve(ctx.services.watches.list()),
     ]);

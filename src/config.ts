@@ -162,6 +162,18 @@ const envSchema = z.object({
   MAX_FUTURE_SKEW_S: z.coerce.number().int().min(0).max(86_400).default(60),
   /** Node activity polling (issue 15): seconds between polls; a fraction is accepted for tests. */
   POLL_INTERVAL_S: z.coerce.number().positive('POLL_INTERVAL_S must be a positive number of seconds, e.g. 30').default(30),
+  NODE_CALLS_MAX: z.coerce
+    .number({ message: 'NODE_CALLS_MAX must be a whole number, e.g. 64' })
+    .int('NODE_CALLS_MAX must be a whole number, e.g. 64')
+    .min(1, 'NODE_CALLS_MAX must be at least 1')
+    .max(1024, 'NODE_CALLS_MAX must be at most 1024')
+    .default(64),
+  NODE_CALLS_PER_NODE: z.coerce
+    .number({ message: 'NODE_CALLS_PER_NODE must be a whole number, e.g. 4' })
+    .int('NODE_CALLS_PER_NODE must be a whole number, e.g. 4')
+    .min(1, 'NODE_CALLS_PER_NODE must be at least 1')
+    .max(64, 'NODE_CALLS_PER_NODE must be at most 64')
+    .default(4),
   /**
    * The indexer `node unlock` offers (prefilled in its dialog) for a node of the 6887cbf generation, which
    * follows the chain through one (TransactionSync). Unset: the dialog asks with no default (the demo: the emulator's).

@@ -8,7 +8,7 @@ import { UserError, within } from '../../src/vocabulary/index.js';
 import type { CommandContext } from '../define-command.js';
 import type { HostedNode } from '../../src/hosting/index.js';
 import type { NodeApiClient } from '../../src/node-api/index.js';
-import { mapLimited } from '../../src/reports/index.js';
+import { nodeCallsOf } from './node-calls.js';
 import { loadAssets, resolveAssetId, type AssetRow } from './asset-table.js';
 import type { AssetUnit } from './amount.js';
 
@@ -21,10 +21,15 @@ async function otherNodesAssets(ctx: CommandContext<unknown>, self: HostedNode):
     (n) => n.nodeId !== self.nodeId && n.status === 'RUNNING' && n.invoke_url,
   );
   const out: Array<AssetRow & { holder: string }> = [];
-  await mapLimited(nodes, 4, async (n) => {
-    const rows = await within(loadAssets(ctx.services.nodeApi(n)), LIST_TIMEOUT_MS).catch(() => [] as AssetRow[]);
-    if (Array.isArray(rows)) for (const r of rows) out.push({ ...r, holder: n.name });
-  });
+  await nodeCallsOf(ctx).map(
+    nodes,
+    (n) => n.nodeId,
+    async (n) => {
+      const rows = await within(loadAssets(ctx.services.nodeApi(n)), LIST_TIMEOUT_MS).catch(() => [] as AssetRow[]);
+      if (Array.isArray(rows)) for (const r of rows) out.push({ ...r, holder: n.name });
+    },
+    { deadlineMs: LIST_TIMEOUT_MS, onError: () => undefined },
+  );
   return out;
 }
 

@@ -7,12 +7,11 @@ import { within, LATE } from '../../src/vocabulary/index.js';
 import type { CommandContext } from '../define-command.js';
 import type { HostedNode } from '../../src/hosting/index.js';
 import { walletStateOf } from '../../src/node-api/index.js';
-import { mapLimited } from '../../src/reports/index.js';
+import { nodeCallsOf } from './node-calls.js';
 
 export type LockState = 'uninitialised' | 'locked' | 'unlocked' | 'unknown' | 'not running';
 
 export const LOCK_STATE_TIMEOUT_MS = 1_500;
-export const LOCK_STATE_CONCURRENCY = 4;
 
 const MARK: Record<LockState, string> = {
   uninitialised: '⚪ uninitialised',
@@ -43,13 +42,19 @@ export const LOCK_STATES_DEADLINE_MS = 3_000;
 export async function lockStates(
   ctx: CommandContext<unknown>,
   nodes: HostedNode[],
-  opts: { timeoutMs?: number; concurrency?: number; deadlineMs?: number } = {},
+  opts: { timeoutMs?: number; deadlineMs?: number } = {},
 ): Promise<LockState[]> {
   const states: LockState[] = nodes.map((n) => (n.status === 'RUNNING' && n.invoke_url ? 'unknown' : 'not running'));
   await within(
-    mapLimited(nodes, opts.concurrency ?? LOCK_STATE_CONCURRENCY, async (n, i) => {
-      states[i] = await lockStateOf(ctx, n, opts.timeoutMs ?? LOCK_STATE_TIMEOUT_MS);
-    }),
+    // Nodes not running are not asked: they need no turn of the scheduler.
+    nodeCallsOf(ctx).map(
+      nodes.flatMap((n, i) => (n.status === 'RUNNING' && n.invoke_url ? [{ n, i }] : [])),
+      ({ n }) => n.nodeId,
+      async ({ n, i }) => {
+        states[i] = await lockStateOf(ctx, n, opts.timeoutMs ?? LOCK_STATE_TIMEOUT_MS);
+      },
+      { deadlineMs: opts.timeoutMs ?? LOCK_STATE_TIMEOUT_MS, onError: () => undefined },
+    ),
     opts.deadlineMs ?? LOCK_STATES_DEADLINE_MS,
   );
   return [...states];

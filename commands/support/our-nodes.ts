@@ -6,13 +6,12 @@ import { UserError } from '../../src/vocabulary/index.js';
 import { within, LATE } from '../../src/vocabulary/index.js';
 import type { CommandContext } from '../define-command.js';
 import type { HostedNode } from '../../src/hosting/index.js';
-import { mapLimited } from '../../src/reports/index.js';
+import { nodeCallsOf } from './node-calls.js';
 
 export const PUBKEY_RE = /^[0-9a-fA-F]{66}$/;
 
-/** How long one node may take to say its pubkey, and how many are asked at once. */
+/** How long one node may take to say its pubkey (how many are asked at once is the call scheduler's). */
 export const PUBKEY_TIMEOUT_MS = 2_000;
-export const PUBKEY_CONCURRENCY = 4;
 /** How long a list waits, in all, for the names of our nodes beside the pubkeys it shows. */
 export const NAMES_DEADLINE_MS = 3_000;
 
@@ -75,10 +74,15 @@ export async function ourNodeNames(ctx: CommandContext<unknown>): Promise<Map<st
   const out = new Map<string, string>();
   // Names are a nicety beside a pubkey: whatever has answered by the deadline is shown.
   await within(
-    mapLimited(running, PUBKEY_CONCURRENCY, async (n) => {
-      const key = await pubkeyOf(ctx, n);
-      if (key) out.set(key.toLowerCase(), n.name);
-    }),
+    nodeCallsOf(ctx).map(
+      running,
+      (n) => n.nodeId,
+      async (n) => {
+        const key = await pubkeyOf(ctx, n);
+        if (key) out.set(key.toLowerCase(), n.name);
+      },
+      { deadlineMs: PUBKEY_TIMEOUT_MS, onError: () => undefined },
+    ),
     NAMES_DEADLINE_MS,
   );
   return new Map(out);

@@ -28,6 +28,7 @@ import type { Services } from '../../commands/index.js';
 import { allCommands } from '../../commands/index.js';
 import { createNotifier } from '../notify/index.js';
 import { createReports } from '../reports/index.js';
+import { createCallScheduler } from '../node-api/index.js';
 import type { ActivityPoller, UpgradeFollower } from '../activity/index.js';
 import { wireDemo } from '../demo/index.js';
 import { progressReporter } from './progress-reporter.js';
@@ -184,8 +185,11 @@ export async function createApp(opts: AppOptions): Promise<App> {
     now: clock,
   });
   upgrades.follower = upgradeFollower;
+  // One scheduler of node work for the whole process: reports, the dashboard and the commands that ask many nodes.
+  const nodeCalls = createCallScheduler({ maxConcurrency: config.NODE_CALLS_MAX, perNodeMax: config.NODE_CALLS_PER_NODE });
   const reports = createReports({
     db,
+    calls: nodeCalls,
     services: { hosting, nodeApi },
     outbox: notifier.outbox,
     logger: logger.child({ room: 'reports' }),
@@ -208,6 +212,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     commands: registry,
     watches: notifier.watches,
     reports: reports.service,
+    nodeCalls,
     // Reads the posters when a command reports progress, by which time the adapters are up.
     progress: progressReporter(posters, logger),
     policy,

@@ -25,3 +25,14 @@ export {
 export { SHAPED, isShaped, type ShapedName } from './endpoints.js';
 export { ChainSyncMode, SyncStrategy } from './schemas/lifecycle.js';
 export { transferStatusText, transferKindText, transactionTypeText, assetSchemaText } from './words.js';
+export { AdaptiveLimit, type AdaptiveLimitOptions, type CallOutcome, type CallSample } from './adaptive-limit.js';
+export {
+  createCallScheduler,
+  classifyNodeError,
+  NodeDeadlineError,
+  type CallScheduler,
+  type CallSchedulerOptions,
+  type CallSchedulerStats,
+  type MapOptions,
+  type RunOptions,
+} from './call-scheduler.js';

@@ -4,7 +4,7 @@
  */
 import type { HostedNode } from '../hosting/index.js';
 import { redactText } from '../log.js';
-import { TimeoutError } from './map-limited.js';
+import { NodeDeadlineError } from '../node-api/index.js';
 
 export interface NodeProblem {
   problem: string;
@@ -36,7 +36,7 @@ function field(e: unknown, key: string): unknown {
 /** The problem behind an error thrown while asking the node API. */
 export function problemFromError(node: HostedNode, e: unknown): NodeProblem {
   const name = node.name;
-  if (e instanceof TimeoutError) {
+  if (e instanceof NodeDeadlineError) {
     return { problem: `did not answer within ${Math.round(e.ms / 100) / 10} s`, hint: `check it with /rln node info ${name}` };
   }
   const rlnName = field(e, 'rlnName');

@@ -8,7 +8,8 @@ import type { Outbox } from '../vocabulary/index.js';
 import { isUserError } from '../vocabulary/index.js';
 import { redactText, type Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
-import { createDigestSource, createSnapshotRepo } from '../store/index.js';
+import { createActivityStateRepo, createDigestSource, createSnapshotRepo } from '../store/index.js';
+import { createCallScheduler, type CallScheduler } from '../node-api/index.js';
 import { createScheduleRepo, createLeases } from '../store/index.js';
 import { createReportService, type ReportClients, type ReportService } from './report-service.js';
 import { createReportScheduler, type TickSource } from './scheduler.js';
@@ -23,7 +24,12 @@ export interface CreateReportsOptions {
   metrics?: Metrics;
   /** Local-share flags of the channel report. Default { low: 0.2, high: 0.8 } (REPORT_LOW_SHARE / REPORT_HIGH_SHARE). */
   thresholds?: Thresholds;
-  /** Nodes asked at once. Default 8. */
+  /**
+   * Where node reads go: the process's one scheduler of node work (bounded overall and per node,
+   * adaptive, with a deadline per node). Default: one of its own, of at most `concurrency` at once.
+   */
+  calls?: CallScheduler;
+  /** With no `calls`: the most nodes asked at once. Default 64 (NODE_CALLS_MAX). */
   concurrency?: number;
   /** Time a node has to answer before it gets a "did not answer" line. Default 15 s. */
   nodeTimeoutMs?: number;
@@ -99,13 +105,14 @@ export function createReports(opts: CreateReportsOptions): { service: ReportServ
   const service: ReportService = createReportService({
     services: opts.services,
     snapshots,
+    states: createActivityStateRepo(opts.db),
     schedules,
     digestSource: createDigestSource(opts.db),
     scheduler,
     logger,
     metrics: opts.metrics,
     thresholds: opts.thresholds ?? { low: 0.2, high: 0.8 },
-    concurrency: opts.concurrency ?? 8,
+    calls: opts.calls ?? createCallScheduler({ maxConcurrency: opts.concurrency ?? 64 }),
     nodeTimeoutMs: opts.nodeTimeoutMs ?? 15_000,
     dashboardTimeoutMs: opts.dashboardTimeoutMs ?? 3_000,
     maxSchedulesPerChannel: opts.maxSchedulesPerChannel ?? 25,
@@ -117,10 +124,10 @@ export function createReports(opts: CreateReportsOptions): { service: ReportServ
 export type { ReportService, ScheduleRequest } from './report-service.js';
 export type { ReportKind, ReportOptions, ReportResult, ScheduleInfo, Unit } from './types.js';
 export type { Thresholds } from './channel-report.js';
-export type { DashboardNode, LockState } from './dashboard.js';
+export type { DashboardNode, DashboardPage, Freshness, LockState } from './dashboard.js';
+export { DASHBOARD_PAGE_SIZE } from './report-service.js';
 export { buildBalanceReport } from './balance-report.js';
 export { buildChannelReport } from './channel-report.js';
 export { buildDigest, digestFigures, DIGEST_WINDOW_MS, type DigestFigures } from './digest.js';
 export { checkCron, type TickSource } from './scheduler.js';
 export { describeCron } from './describe-cron.js';
-export { mapLimited } from './map-limited.js';

@@ -3,24 +3,23 @@
  * each so the next report shows the change, and manages the report schedules of a channel.
  */
 import type { Platform } from '../vocabulary/index.js';
-import { UserError, withDeadline } from '../vocabulary/index.js';
+import { UserError } from '../vocabulary/index.js';
 import { findNode, type HostedNode, type HostingClient } from '../hosting/index.js';
-import type { NodeApiClient } from '../node-api/index.js';
+import type { CallScheduler, NodeApiClient } from '../node-api/index.js';
 import { redactText, type Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
-import type { SnapshotRepo } from '../store/index.js';
+import type { ActivityStateRepo, SnapshotRepo } from '../store/index.js';
 import type { ReportSchedule, ScheduleRepo } from '../store/index.js';
 import type { ReportNodeApi } from './node-api-shape.js';
 import type { NodeOutcome, ReportKind, ReportOptions, ReportResult, ScheduleInfo, Unit } from './types.js';
 import { gatherBalance, gatherChannels } from './gather-node.js';
 import { problemFromError, problemFromStatus } from './describe-node-problem.js';
-import { mapLimited, withTimeout } from './map-limited.js';
 import { buildBalanceReport, type BalanceSnapshot } from './balance-report.js';
 import { buildChannelReport, type ChannelSnapshot, type Thresholds } from './channel-report.js';
 import { checkCron, type ReportScheduler } from './scheduler.js';
 import { describeCron } from './describe-cron.js';
 import { isKnownTimeZone } from './time-zone.js';
-import { gatherDashboard, type DashboardNode } from './dashboard.js';
+import { gatherDashboard, type DashboardNode, type DashboardPage } from './dashboard.js';
 import { reportCharts } from './charts/report-charts.js';
 import type { Message } from '../vocabulary/index.js';
 import type { DigestSource } from '../store/index.js';
@@ -56,8 +55,12 @@ export interface ReportService {
    */
   digest(node: string, opts?: ReportOptions): Promise<ReportResult>;
   run(kind: ReportKind, node: string, opts?: ReportOptions): Promise<ReportResult>;
-  /** Every node of the account at a glance, for the status dashboard; a node that cannot answer gets its problem. */
-  dashboard(): Promise<DashboardNode[]>;
+  /**
+   * Every node of the account at a glance, for the status dashboard, in its order (by name): the
+   * nodes of the page asked for are read (default the first 8), the others are listed unread. A
+   * node that cannot answer gets its problem and its last known figures with their age.
+   */
+  dashboard(page?: Partial<DashboardPage>): Promise<DashboardNode[]>;
   /** Stores and starts a schedule. UserError for a bad expression, zone or node. */
   schedule(req: ScheduleRequest): Promise<ScheduleInfo>;
   /** The schedules of one channel, with their next run. */
@@ -70,6 +73,8 @@ export interface ReportServiceDeps {
   /** Only the hosting client and node API clients are used. */
   services: ReportClients;
   snapshots: SnapshotRepo;
+  /** What the activity poller kept of each node at its last pass (the dashboard's last known figures). */
+  states?: Pick<ActivityStateRepo, 'get'>;
   schedules: ScheduleRepo;
   /** What the digest reads: stored events, incidents, the audit trail. */
   digestSource: DigestSource;
@@ -77,7 +82,8 @@ export interface ReportServiceDeps {
   logger: Logger;
   metrics?: Metrics;
   thresholds: Thresholds;
-  concurrency: number;
+  /** Where every node read goes: bounded overall and per node, adaptive, with each node's deadline. */
+  calls: CallScheduler;
   nodeTimeoutMs: number;
   /** How long the dashboard waits for one node (short: it is read at a glance, and by App Home). */
   dashboardTimeoutMs: number;
@@ -85,6 +91,9 @@ export interface ReportServiceDeps {
   /** The clock (ms since the epoch). */
   now: () => number;
 }
+
+/** The dashboard's page when none is given (the status command's). */
+export const DASHBOARD_PAGE_SIZE = 8;
 
 export function createReportService(d: ReportServiceDeps): ReportService {
   const listNodes = async (): Promise<HostedNode[]> => {
@@ -113,31 +122,40 @@ export function createReportService(d: ReportServiceDeps): ReportService {
     return { label: node.name, nodes: [node] };
   };
 
-  async function gather<T>(nodes: HostedNode[], fn: (api: ReportNodeApi) => Promise<T>): Promise<Array<NodeOutcome<T>>> {
-    return mapLimited(nodes, d.concurrency, async (node): Promise<NodeOutcome<T>> => {
-      const known = problemFromStatus(node);
-      if (known) return { ok: false, node, ...known };
-      try {
-        const api: ReportNodeApi = d.services.nodeApi(node);
-        // The node's calls share its budget (or the chat command's deadline, when sooner).
-        const data = await withTimeout(
-          withDeadline(d.nodeTimeoutMs, () => fn(api)),
-          d.nodeTimeoutMs,
-        );
-        return { ok: true, node, data };
-      } catch (e) {
-        const p = problemFromError(node, e);
-        d.logger.info({ nodeId: node.nodeId, problem: p.problem }, 'reports: node could not be reported on');
-        return { ok: false, node, ...p };
-      }
-    });
+  async function gather<T>(
+    nodes: HostedNode[],
+    fn: (api: ReportNodeApi) => Promise<T>,
+    onProgress?: ReportOptions['onProgress'],
+  ): Promise<Array<NodeOutcome<T>>> {
+    let done = 0;
+    const told = () => onProgress?.(++done, nodes.length);
+    return Promise.all(
+      nodes.map(async (node): Promise<NodeOutcome<T>> => {
+        const known = problemFromStatus(node);
+        if (known) {
+          told();
+          return { ok: false, node, ...known };
+        }
+        try {
+          // The node's calls share its deadline (or the chat command's, when sooner), from when its turn comes.
+          const data = await d.calls.run(node.nodeId, () => fn(d.services.nodeApi(node)), { deadlineMs: d.nodeTimeoutMs });
+          return { ok: true, node, data };
+        } catch (e) {
+          const p = problemFromError(node, e);
+          d.logger.info({ nodeId: node.nodeId, problem: p.problem }, 'reports: node could not be reported on');
+          return { ok: false, node, ...p };
+        } finally {
+          if (!known) told();
+        }
+      }),
+    );
   }
 
   const count = (kind: ReportKind, outcome: string) => d.metrics?.reportRuns.inc({ kind, outcome });
 
   async function balance(ref: string, opts: ReportOptions = {}): Promise<ReportResult> {
     const { label, nodes } = await targets(ref);
-    const outcomes = await gather(nodes, gatherBalance);
+    const outcomes = await gather(nodes, gatherBalance, opts.onProgress);
     const now = new Date(d.now());
     const built = buildBalanceReport({
       target: label,
@@ -158,7 +176,7 @@ export function createReportService(d: ReportServiceDeps): ReportService {
 
   async function channels(ref: string, opts: ReportOptions = {}): Promise<ReportResult> {
     const { label, nodes } = await targets(ref);
-    const outcomes = await gather(nodes, gatherChannels);
+    const outcomes = await gather(nodes, gatherChannels, opts.onProgress);
     const now = new Date(d.now());
     const built = buildChannelReport({
       target: label,
@@ -273,13 +291,18 @@ export function createReportService(d: ReportServiceDeps): ReportService {
     channels: (ref, opts) => run('channels', ref, opts),
     digest: (ref, opts) => run('digest', ref, opts),
     run,
-    async dashboard() {
-      return gatherDashboard(await listNodes(), {
-        nodeApi: (node) => d.services.nodeApi(node),
-        snapshots: d.snapshots,
-        concurrency: d.concurrency,
-        timeoutMs: d.dashboardTimeoutMs,
-      });
+    async dashboard(page) {
+      return gatherDashboard(
+        await listNodes(),
+        { page: page?.page, pageSize: page?.pageSize ?? DASHBOARD_PAGE_SIZE },
+        {
+          nodeApi: (node) => d.services.nodeApi(node),
+          snapshots: d.snapshots,
+          states: d.states,
+          calls: d.calls,
+          timeoutMs: d.dashboardTimeoutMs,
+        },
+      );
     },
     async schedule(req) {
       const cronExpr = req.cron.trim().replace(/\s+/g, ' ');

@@ -74,6 +74,8 @@ export interface ReportOptions {
   baseline?: string;
   /** The channel the report goes to: the digest lists that channel's incidents. */
   place?: { platform: Platform; channelId: string };
+  /** Told each time a node has been read (or given up on): how many of how many, for a progress message. */
+  onProgress?: (done: number, total: number) => void;
 }
 
 export interface ScheduleInfo {
