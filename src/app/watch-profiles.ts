@@ -68,7 +68,8 @@ export function backupFacts(audit: AuditLog): (node: HostedNode) => Promise<Node
   return async (node) => {
     const builds = (node.builds ?? []) as Array<{ timestamp?: string; action?: unknown; buildStatus?: string }>;
     const upgrades = builds
-      .filter((b) => b.action === 'UPGRADE' && b.buildStatus !== 'FAILED')
+      // A failed upgrade (the service says FAILURE) left the node on its image: its backups still restore.
+      .filter((b) => b.action === 'UPGRADE' && b.buildStatus !== 'FAILURE' && b.buildStatus !== 'FAILED')
       .map((b) => time(b.timestamp))
       .filter((t): t is number => t !== undefined);
     const createdAt = time((node as { createdAt?: unknown }).createdAt) ?? time(builds[0]?.timestamp);

@@ -1,22 +1,23 @@
 // Types only: a value import would load the emulator into every bot (the demo's emulator hands its faults over).
-import type { Emulator, NodeFault } from '../emulator/index.js';
+import type { DemoFault, Emulator } from '../emulator/index.js';
 import { findNode } from '../engine/index.js';
 import { UserError } from '../vocabulary/index.js';
 
 /** The watch kind that hears each fault (the terminal's watch of the node is given it). */
-const KIND_OF: Partial<Record<NodeFault, string>> = {
+const KIND_OF: Partial<Record<DemoFault, string>> = {
   'stuck-transfer': 'transfers',
   'utxos-used-up': 'utxos',
   'indexer-down': 'infra',
   'proxy-down': 'infra',
   'api-dead': 'liveness',
   'peer-gone': 'peers',
+  'backup-old': 'backup',
 };
 
 export interface DemoFaults {
   /** `/demo fail <node>`: the node FAILED in the emulator, which tells the bot by webhook. */
   fail(node: string): Promise<string>;
-  /** `/demo <fault> <node>`: a fault of the node's API (the emulator's `nodeFaults`); answers what happened and what to watch. */
+  /** `/demo <fault> <node>`: a fault of the node's API or of the service's record of it (the emulator's `nodeFaults`); answers what happened and what to watch. */
   inject(fault: string, node: string): Promise<string>;
   /** `/demo help`: every fault, one line each. */
   help(): string;
@@ -46,13 +47,13 @@ export function demoFaults(emulator: Emulator, checkSoon: (nodeId: string) => vo
       return `${node.name} is now FAILED in the emulator: its webhook tells the bot, and an incident opens here. Try its Restart button, or /rln node start ${node.name}.`;
     },
     async inject(fault, ref) {
-      const name = fault.toLowerCase() as NodeFault;
+      const name = fault.toLowerCase() as DemoFault;
       if (!(name in emulator.nodeFaults)) return `✖ There is no demo fault ${JSON.stringify(fault.slice(0, 40))}.\n${this.help()}`;
       const { node, refused } = resolve(ref);
       if (!node) return refused;
       let what: string;
       try {
-        what = emulator.world.fault(node.nodeId, name);
+        what = emulator.fault(node.nodeId, name);
       } catch (err) {
         return `✖ ${node.name}: ${err instanceof Error ? err.message : String(err)}.`;
       }
@@ -72,7 +73,7 @@ export function demoFaults(emulator: Emulator, checkSoon: (nodeId: string) => vo
         'Demo faults: /demo <fault> <node>',
         '  fail            the node goes FAILED (an incident with Restart, Logs, Acknowledge)',
         ...Object.entries(emulator.nodeFaults).map(
-          ([k, v]) => `  ${k.padEnd(15)} ${v}${KIND_OF[k as NodeFault] ? ` (kinds=${KIND_OF[k as NodeFault]})` : ''}`,
+          ([k, v]) => `  ${k.padEnd(15)} ${v}${KIND_OF[k as DemoFault] ? ` (kinds=${KIND_OF[k as DemoFault]})` : ''}`,
         ),
       ].join('\n');
     },

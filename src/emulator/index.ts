@@ -5,6 +5,7 @@ export { runEmulatorCli } from './run-emulator-cli.js';
 export { createSigningKey } from './create-signing-key.js';
 export { createCertAuthority } from './generate-cert.js';
 export type { SigningKey } from './create-signing-key.js';
-export type { Emulator, EmulatorOptions, Faults, Delivery, KeyType, FailableOperation, NodeWorldLike } from './types.js';
+export type { DemoFault, Emulator, EmulatorOptions, Faults, Delivery, KeyType, FailableOperation, NodeWorldLike } from './types.js';
 export type { CertAuthority, ClientCertMaterial } from './generate-cert.js';
 export { NodeWorld, DEFAULT_INDEXER, NODE_FAULTS, type NodeFault } from './node-api/index.js';
+export { SERVICE_FAULTS, type ServiceFault } from './service-faults.js';

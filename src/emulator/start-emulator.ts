@@ -6,6 +6,7 @@ import { createCertAuthority } from './generate-cert.js';
 import { HostedNodes } from './hosted-nodes.js';
 import { installServiceHooks } from './install-service-hooks.js';
 import { NODE_FAULTS, NodeWorld } from './node-api/index.js';
+import { SERVICE_FAULTS, injectServiceFault, isServiceFault } from './service-faults.js';
 import { registerManagementRoutes } from './register-management-routes.js';
 import { registerNodeApiRoute } from './register-node-api-route.js';
 import { seedDemoNodes } from './seed-demo-nodes.js';
@@ -80,7 +81,10 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   };
   let closed = false;
   const emulator: Emulator = {
-    nodeFaults: NODE_FAULTS,
+    nodeFaults: { ...NODE_FAULTS, ...SERVICE_FAULTS },
+    fault(nodeId, fault) {
+      return isServiceFault(fault) ? injectServiceFault(nodeById(nodeId), fault) : world.fault(nodeId, fault);
+    },
     url: baseUrl,
     get token() {
       return token;

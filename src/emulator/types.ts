@@ -1,6 +1,10 @@
 import type { HostedNode, NodeStatus } from '../hosting/index.js';
 import type { NodeFault, NodeWorld } from './node-api/index.js';
 import type { CertAuthority } from './generate-cert.js';
+import type { ServiceFault } from './service-faults.js';
+
+/** A fault `/demo <fault> <node>` injects: in the node's API, or in the service's record of it. */
+export type DemoFault = NodeFault | ServiceFault;
 
 export type KeyType = 'ed25519' | 'p256' | 'secp256k1' | 'rsa';
 export type FailableOperation = 'create' | 'start' | 'stop' | 'upgrade';
@@ -90,7 +94,9 @@ export interface Delivery {
 
 export interface Emulator {
   /** The faults `/demo <fault> <node>` can inject, each with what it does (the demo lists them from here). */
-  nodeFaults: Readonly<Record<NodeFault, string>>;
+  nodeFaults: Readonly<Record<DemoFault, string>>;
+  /** Injects one of `nodeFaults` into the node (its API's, or the service's record of it); returns what happened, in words. */
+  fault(nodeId: string, fault: DemoFault): string;
   /** Base URL, e.g. http://127.0.0.1:39123 (no trailing slash). */
   url: string;
   /** The current management API token. */

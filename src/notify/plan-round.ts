@@ -19,7 +19,14 @@ import { formatDuration, statusBadge } from '../vocabulary/index.js';
 import type { Message, Tone } from '../vocabulary/index.js';
 import type { IncidentRow, OutboxEventRow } from '../store/index.js';
 import { eventTime, lastChangeTo, safeJson, sortByEventTime } from './event-time.js';
-import { ACTIVITY_EVENT_PREFIX, activityMessage, digestMessage, eventMessage, type DigestEntry } from './render-notifications.js';
+import {
+  ACTIVITY_EVENT_PREFIX,
+  activityMessage,
+  activityParts,
+  digestMessage,
+  eventMessage,
+  type DigestEntry,
+} from './render-notifications.js';
 
 /** The events of one node in the round, in event-time order. */
 export interface NodeGroup {
@@ -128,13 +135,18 @@ export function planRound(due: OutboxEventRow[], state: RoundState): RoundAction
         ? (stored as Message)
         : eventMessage({ nodeId: r.ev_node_id ?? '?', nodeName: r.ev_node_name, eventType: r.ev_event_type ?? 'UNKNOWN' });
     });
-    actions.push({
-      kind: 'post',
-      rows: activity,
-      message: activityMessage(
-        items,
-        activity.map((r) => r.ev_event_type),
-      ),
+    // A storm is posted in parts (each line shown, within the platforms' limits), as a status digest is.
+    const parts = activityParts(items);
+    parts.forEach((idx, p) => {
+      actions.push({
+        kind: 'post',
+        rows: idx.map((i) => activity[i]),
+        message: activityMessage(
+          idx.map((i) => items[i]),
+          idx.map((i) => activity[i].ev_event_type),
+          { nodeNames: idx.map((i) => activity[i].ev_node_name), part: p + 1, parts: parts.length, total: items.length },
+        ),
+      });
     });
   }
   for (const r of rows) {

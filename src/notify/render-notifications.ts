@@ -94,8 +94,19 @@ export const UPGRADED_EVENT = `${ACTIVITY_EVENT_PREFIX}NODE_UPGRADED`;
  * once, at most MAX_BUTTONS_PER_MESSAGE: the rest are named with the command to type). Upgrades of
  * several nodes at once are one message that lists every node, each with its own Unlock button.
  */
-export function activityMessage(items: Message[], types: Array<string | null | undefined> = []): Message {
-  if (items.length === 1) return items[0];
+export function activityMessage(
+  items: Message[],
+  types: Array<string | null | undefined> = [],
+  o: { nodeNames?: Array<string | null | undefined>; part?: number; parts?: number; total?: number } = {},
+): Message {
+  if (items.length === 1 && !(o.parts && o.parts > 1)) return items[0];
+  // Items of several nodes: each button says whose it is ("Restart n03"), unless its label does already.
+  const names = o.nodeNames ?? [];
+  const several = new Set(names.filter(Boolean)).size > 1;
+  const named = (m: Message, i: number): Message['buttons'] =>
+    several && names[i] && m.buttons
+      ? m.buttons.map((b) => (b.label.includes(names[i]!) ? b : { ...b, label: `${b.label} ${names[i]}` }))
+      : m.buttons;
   const tone = items.reduce<Tone>(
     (t, m) => (TONE_RANK.indexOf(m.tone ?? 'info') > TONE_RANK.indexOf(t) ? (m.tone ?? 'info') : t),
     'neutral',
@@ -106,10 +117,11 @@ export function activityMessage(items: Message[], types: Array<string | null | u
   const header =
     upgrades === items.length
       ? `${upgrades} nodes upgraded${locked ? `, ${locked === upgrades ? 'every one' : locked} LOCKED` : ''}`
-      : `${items.length} changes seen on the nodes`;
+      : `${o.total ?? items.length} changes seen on the nodes`;
+  const part = o.parts && o.parts > 1 ? ` (part ${o.part}/${o.parts})` : '';
   const seen = new Set<string>();
   const all = items
-    .flatMap((m) => m.buttons ?? [])
+    .flatMap((m, i) => named(m, i) ?? [])
     .filter((b) => {
       const key = `${b.command}|${JSON.stringify(b.args ?? {})}`;
       if (seen.has(key)) return false;
@@ -128,9 +140,9 @@ export function activityMessage(items: Message[], types: Array<string | null | u
       ),
     );
   return {
-    header,
+    header: `${header}${part}`,
     tone,
-    summary: `${header}: ${items
+    summary: `${header}${part}: ${items
       .map((m) => m.header ?? m.summary)
       .slice(0, 5)
       .join('; ')}`,
@@ -145,6 +157,34 @@ export function activityMessage(items: Message[], types: Array<string | null | u
     ],
     ...(buttons.length ? { buttons } : {}),
   };
+}
+
+/** The most of one message's list of activity lines: under Discord's 4,096 characters of an embed, one Slack section. */
+export const ACTIVITY_PART_CHARS = 3_000;
+/** The most items one activity message lists (a storm is posted in parts, as a status digest is). */
+export const ACTIVITY_PART_ITEMS = 40;
+
+/**
+ * Splits a round's activity items into the parts posted one message each: in order, each part
+ * within ACTIVITY_PART_ITEMS items and ACTIVITY_PART_CHARS characters of lines, so that a storm's
+ * every line is shown rather than cut at the platform's limit. Returns the items' indexes per part.
+ */
+export function activityParts(items: Message[]): number[][] {
+  const parts: number[][] = [];
+  let current: number[] = [];
+  let chars = 0;
+  items.forEach((m, i) => {
+    const len = (m.header ?? m.summary ?? '').length + 3;
+    if (current.length && (current.length >= ACTIVITY_PART_ITEMS || chars + len > ACTIVITY_PART_CHARS)) {
+      parts.push(current);
+      current = [];
+      chars = 0;
+    }
+    current.push(i);
+    chars += len;
+  });
+  if (current.length) parts.push(current);
+  return parts;
 }
 
 export interface DigestEntry {

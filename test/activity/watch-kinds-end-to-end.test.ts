@@ -90,8 +90,8 @@ function buttonIds(body: Record<string, any>): Array<{ id: string; label: string
 }
 
 /** The fault as `/demo <fault> <node>` injects it: in the emulator, then the node polled at once. */
-function fault(name: string, f: Parameters<Harness['emulator']['world']['fault']>[1]): string {
-  const said = h.emulator.world.fault(ids[name], f);
+function fault(name: string, f: Parameters<Harness['emulator']['fault']>[1]): string {
+  const said = h.emulator.fault(ids[name], f);
   h.app.activity.checkSoon(ids[name]);
   return said;
 }
@@ -245,6 +245,42 @@ describe('the watch kinds through the whole bot, each fault on a node watched wi
         undo: () => fault(node, 'heal'),
         recovery: 'is connected again',
       });
+    }
+  });
+
+  it('backup (f379330 and 6887cbf): the service\'s record 30 days old, never backed up → "no backup in 7 days" with Back up; its Back up (locked) → recovered once', async () => {
+    for (const [node, channel] of [
+      ['alice', 'CBACKA'],
+      ['dave', 'CBACKD'],
+    ] as const) {
+      expect(await slash(channel, `watch add ${node} kinds=backup`)).toContain('backup');
+      h.app.activity.checkSoon(ids[node]);
+      await polls(node);
+      // A node created minutes ago has not been without a backup for 7 days.
+      expect(postsIn(channel)).toHaveLength(0);
+      expect(fault(node, 'backup-old')).toContain('30 days ago');
+      const alert = await waitForPost(channel, `${node}: no backup in 7 days`);
+      expect(alert).toContain('"text":"Back up"');
+      // RLN backs up a locked node only: locked, then the alert's own button asks the password and backs up.
+      h.emulator.world.lockNode(ids[node]);
+      const views = fake.callsTo('views.open').length;
+      const button = buttonIds(JSON.parse(alert) as Record<string, any>).find((b) => b.label === 'Back up')!;
+      await slack.click(OPERATOR, button.id, { channelId: channel });
+      await fake.waitForCalls('views.open', views + 1);
+      await slack.submit(OPERATOR, fake.views.at(-1)!, { password: PASSWORD });
+      await waitFor(
+        async () => (await h.app.services.audit.query({ node: ids[node], action: 'node backup', outcome: 'ok', limit: 1 })).length === 1,
+        {
+          what: `the backup of ${node} in the audit trail`,
+        },
+      );
+      await h.emulator.world.seedReadyNode(ids[node], PASSWORD);
+      h.app.activity.checkSoon(ids[node]);
+      await waitForPost(channel, `${node}: backed up again`);
+      h.app.activity.checkSoon(ids[node]);
+      await polls(node);
+      expect(postsWith(channel, 'no backup in 7 days')).toHaveLength(1);
+      expect(postsWith(channel, 'backed up again')).toHaveLength(1);
     }
   });
 });

@@ -37,7 +37,7 @@ export async function startEmulatorProcess(flags: string[] = []): Promise<Emulat
   );
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
-    const t = setTimeout(() => reject(new Error(`emulator did not start: ${out}`)), 20_000);
+    const t = setTimeout(() => reject(new Error(`emulator did not start: ${out}`)), 90_000);
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       const m = out.match(/listening on (http:\/\/\S+)/);

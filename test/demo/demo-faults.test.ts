@@ -23,3 +23,21 @@ describe('/demo fail', () => {
     expect(emulator.nodes().find((n) => n.name === 'alice')?.status).toBe('FAILED');
   });
 });
+
+describe('/demo backup-old', () => {
+  it("ages the service's record of the node (no node API state, so the same on both generations) and says which watch tells it", async () => {
+    const faults = demoFaults(emulator);
+    expect(faults.help()).toMatch(/backup-old .*\(kinds=backup\)/);
+    const bob = emulator.nodes().find((n) => n.name === 'bob')!;
+    const said = await faults.inject('backup-old', 'bob');
+    expect(said).toContain('bob: the service now says it was created on');
+    expect(said).toContain('/rln watch add bob kinds=status,backup');
+    const aged = emulator.nodes().find((n) => n.name === 'bob')!;
+    const days = (Date.now() - Date.parse(String(aged.createdAt))) / 86_400_000;
+    expect(days).toBeGreaterThanOrEqual(29.9);
+    // Every build is as old as the record, so none reads as an upgrade since a backup.
+    for (const b of aged.builds ?? [])
+      expect(Date.parse(String(b.timestamp))).toBeLessThanOrEqual(Date.parse(String(aged.createdAt)) + 60_000);
+    expect(bob.createdAt).not.toBe(aged.createdAt);
+  });
+});
