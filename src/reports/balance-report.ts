@@ -282,17 +282,29 @@ export function buildBalanceReport(input: BalanceReportInput): {
   }
   if (!input.nodes.length) blocks.push(msg.text('No nodes to report on.'));
 
+  return { message: reportMessage('Balance report', input, answered, blocks), snapshots };
+}
+
+/**
+ * A report's Message: the header and summary name what it covers (all nodes, or the node) and
+ * how many nodes did not answer; the tone is danger when none answered, warning when some did
+ * not (or `flagged`, something in it needs a look), info otherwise.
+ */
+export function reportMessage(
+  title: string,
+  input: { target: string; nodes: Array<{ outcome: { node: HostedNode } }> },
+  answered: number,
+  blocks: Block[],
+  flagged = false,
+): Message {
   const failed = input.nodes.length - answered;
-  const tone: Tone = answered === 0 && failed > 0 ? 'danger' : failed > 0 ? 'warning' : 'info';
-  const who = isAll ? 'all nodes' : (input.nodes[0]?.outcome.node.name ?? input.target);
+  const tone: Tone = answered === 0 && failed > 0 ? 'danger' : failed > 0 || flagged ? 'warning' : 'info';
+  const who = input.target === 'all' ? 'all nodes' : (input.nodes[0]?.outcome.node.name ?? input.target);
   return {
-    message: {
-      header: `Balance report · ${who}`,
-      purpose: 'report',
-      tone,
-      blocks,
-      summary: `Balance report for ${who}${failed ? ` (${failed} node(s) did not answer)` : ''}`,
-    },
-    snapshots,
+    header: `${title} · ${who}`,
+    purpose: 'report',
+    tone,
+    blocks,
+    summary: `${title} for ${who}${failed ? ` (${failed} node(s) did not answer)` : ''}`,
   };
 }

@@ -4,12 +4,12 @@
  * is outside the thresholds flagged, and the channels opened and closed since the
  * previous channel report of that node.
  */
-import type { Block, Message, Tone } from '../vocabulary/index.js';
+import type { Block, Message } from '../vocabulary/index.js';
 import { msg } from '../vocabulary/index.js';
 import { formatDelta, formatTime, shareBar, thousands, withPrecision } from '../vocabulary/index.js';
 import type { HostedNode } from '../hosting/index.js';
 import type { ChannelData, ChannelLine, ChannelState, NodeOutcome, Unit } from './types.js';
-import { DETAIL_MAX_NODES, MAX_TABLE_ROWS, problemsBlock } from './balance-report.js';
+import { DETAIL_MAX_NODES, MAX_TABLE_ROWS, problemsBlock, reportMessage } from './balance-report.js';
 
 export interface Thresholds {
   low: number;
@@ -283,17 +283,5 @@ export function buildChannelReport(input: ChannelReportInput): {
   }
   if (!input.nodes.length) blocks.push(msg.text('No nodes to report on.'));
   if (answered && !compact) blocks.push(msg.context(`${LEGEND} ${Math.round(t.low * 100)}–${Math.round(t.high * 100)}%`));
-  const failed = input.nodes.length - answered;
-  const tone: Tone = answered === 0 && failed > 0 ? 'danger' : failed > 0 || flaggedTotal > 0 ? 'warning' : 'info';
-  const who = isAll ? 'all nodes' : (input.nodes[0]?.outcome.node.name ?? input.target);
-  return {
-    message: {
-      header: `Channel report · ${who}`,
-      purpose: 'report',
-      tone,
-      blocks,
-      summary: `Channel report for ${who}${failed ? ` (${failed} node(s) did not answer)` : ''}`,
-    },
-    snapshots,
-  };
+  return { message: reportMessage('Channel report', input, answered, blocks, flaggedTotal > 0), snapshots };
 }

@@ -17,8 +17,7 @@ import type {
   APISeparatorComponent,
   APITextDisplayComponent,
 } from 'discord.js';
-import type { Block, Message, MessageFile } from '../../vocabulary/index.js';
-import { graphemePrefix } from '../../vocabulary/index.js';
+import type { Block, Inline, Message, MessageFile } from '../../vocabulary/index.js';
 import { escapeDiscord, inlineToDiscord } from './escape-discord.js';
 import {
   DISCORD_FLAG_IS_COMPONENTS_V2,
@@ -30,7 +29,7 @@ import {
   DISCORD_V2_MAX_MEDIA_DESCRIPTION,
   clip,
 } from './limits.js';
-import { DiscordRenderError, TONE_COLOURS, renderButtons, renderCode, renderProgress, renderTable } from './render.js';
+import { DiscordRenderError, TONE_COLOURS, blockText, renderButtons } from './render.js';
 
 export interface DiscordV2Payload {
   flags: number;
@@ -68,6 +67,13 @@ function fieldsText(block: Extract<Block, { type: 'fields' }>): string {
     .join('\n');
 }
 
+const subtext = (text: Inline[] | string) =>
+  inlineToDiscord(text)
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => `-# ${l}`)
+    .join('\n');
+
 /** The body's pieces, within `budget` characters; what does not fit is counted, not cut in the middle. */
 function bodyPieces(blocks: Block[], budget: number): Piece[] {
   const out: Piece[] = [];
@@ -79,33 +85,10 @@ function bodyPieces(blocks: Block[], budget: number): Piece[] {
       continue;
     }
     const room = budget - used - 1;
-    let piece: string | undefined;
-    switch (b.type) {
-      case 'text': {
-        const t = inlineToDiscord(b.text);
-        piece = t.length <= room ? t : room > 20 ? `${graphemePrefix(t, room - 16)}… (truncated)` : undefined;
-        break;
-      }
-      case 'fields':
-        piece = fieldsText(b);
-        break;
-      case 'table':
-        piece = renderTable(b.table, room);
-        break;
-      case 'code':
-        piece = renderCode(b.text, room);
-        break;
-      case 'progress':
-        piece = renderProgress(b.label, b.value, b.max);
-        break;
-      case 'context':
-        // Discord's subtext: small grey lines, as an embed's footer.
-        piece = inlineToDiscord(b.text)
-          .split('\n')
-          .filter((l) => l.trim())
-          .map((l) => `-# ${l}`)
-          .join('\n');
-        break;
+    let piece = blockText(b, room);
+    if (piece === null) {
+      // Discord's subtext for a context: small grey lines, as an embed's footer.
+      piece = b.type === 'fields' ? fieldsText(b) : b.type === 'context' ? subtext(b.text) : undefined;
     }
     if (!piece?.trim()) {
       if (piece === undefined) dropped++;

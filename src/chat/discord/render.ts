@@ -170,36 +170,41 @@ function renderFields(fields: Field[], budget: number): NonNullable<DiscordEmbed
   return kept;
 }
 
+/**
+ * A text, table, code or progress block as markdown within `budget` characters: a text too long
+ * is cut with a note, the others are undefined when they do not fit. Null for the other blocks,
+ * which each layout (embed, components v2) draws its own way.
+ */
+export function blockText(b: Block, budget: number): string | undefined | null {
+  switch (b.type) {
+    case 'text': {
+      const t = inlineToDiscord(b.text);
+      return t.length <= budget ? t : budget > 20 ? `${graphemePrefix(t, budget - 16)}… (truncated)` : undefined;
+    }
+    case 'table':
+      return renderTable(b.table, budget);
+    case 'code':
+      return renderCode(b.text, budget);
+    case 'progress': {
+      const p = renderProgress(b.label, b.value, b.max);
+      return p.length <= budget ? p : undefined;
+    }
+    default:
+      return null;
+  }
+}
+
 function renderDescription(blocks: Block[], max: number): string {
   const parts: string[] = [];
   let used = 0;
   let dropped = 0;
   for (const b of blocks) {
     const budget = max - used - (parts.length ? SEPARATOR.length : 0);
-    let piece: string | undefined;
-    switch (b.type) {
-      case 'text': {
-        const t = inlineToDiscord(b.text);
-        piece = t.length <= budget ? t : budget > 20 ? `${graphemePrefix(t, budget - 16)}… (truncated)` : undefined;
-        break;
-      }
-      case 'table':
-        piece = renderTable(b.table, budget);
-        break;
-      case 'code':
-        piece = renderCode(b.text, budget);
-        break;
-      case 'progress': {
-        const p = renderProgress(b.label, b.value, b.max);
-        piece = p.length <= budget ? p : undefined;
-        break;
-      }
-      case 'divider':
-        piece = budget >= 10 ? '──────────' : undefined;
-        break;
-      case 'fields':
-      case 'context':
-        continue;
+    let piece = blockText(b, budget);
+    if (piece === null) {
+      // Fields go into the embed's fields, a context into its footer.
+      if (b.type !== 'divider') continue;
+      piece = budget >= 10 ? '──────────' : undefined;
     }
     if (piece === undefined) {
       dropped++;

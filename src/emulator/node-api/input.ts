@@ -16,25 +16,32 @@ const missing = (field: string) => badRequest('InvalidRequest', `Failed to deser
 const wrongType = (field: string, type: string) =>
   badRequest('InvalidRequest', `Failed to deserialize the JSON body: field \`${field}\` must be ${type}`);
 
-export function optString(body: Body, field: string): string | undefined {
-  const v = body[field];
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'string') throw wrongType(field, 'a string');
-  return v;
-}
+/** Reads an optional field (absent or null: undefined); one `accepts` refuses is a 400 saying it must be `type`. */
+const optional =
+  <T>(type: string, accepts: (v: unknown) => boolean) =>
+  (body: Body, field: string): T | undefined => {
+    const v = body[field];
+    if (v === undefined || v === null) return undefined;
+    if (!accepts(v)) throw wrongType(field, type);
+    return v as T;
+  };
 
-export function reqString(body: Body, field: string): string {
-  const v = optString(body, field);
-  if (v === undefined) throw missing(field);
-  return v;
-}
+export const optString = optional<string>('a string', (v) => typeof v === 'string');
+export const optBool = optional<boolean>('a boolean', (v) => typeof v === 'boolean');
+export const optNumber = optional<number>('a number', (v) => typeof v === 'number' && Number.isFinite(v));
+export const optStringArray = optional<string[]>('an array of strings', (v) => Array.isArray(v) && v.every((x) => typeof x === 'string'));
 
-export function optBool(body: Body, field: string): boolean | undefined {
-  const v = body[field];
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'boolean') throw wrongType(field, 'a boolean');
-  return v;
-}
+/** The same reader for a field that must be there: absent is a 400 naming it. */
+const required =
+  <T>(read: (body: Body, field: string) => T | undefined) =>
+  (body: Body, field: string): T => {
+    const v = read(body, field);
+    if (v === undefined) throw missing(field);
+    return v;
+  };
+
+export const reqString = required(optString);
+export const reqInt = required(optInt);
 
 /** A non-negative integer (u64 in RLN); a bigint within the safe range is accepted too. */
 export function optInt(body: Body, field: string): number | undefined {
@@ -45,31 +52,11 @@ export function optInt(body: Body, field: string): number | undefined {
   return v;
 }
 
-export function reqInt(body: Body, field: string): number {
-  const v = optInt(body, field);
-  if (v === undefined) throw missing(field);
-  return v;
-}
-
-export function optNumber(body: Body, field: string): number | undefined {
-  const v = body[field];
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw wrongType(field, 'a number');
-  return v;
-}
-
 export function optIntArray(body: Body, field: string): number[] | undefined {
   const v = body[field];
   if (v === undefined || v === null) return undefined;
   if (!Array.isArray(v)) throw wrongType(field, 'an array of integers');
   return v.map((_, i) => optInt(v as unknown as Body, String(i)) ?? 0);
-}
-
-export function optStringArray(body: Body, field: string): string[] | undefined {
-  const v = body[field];
-  if (v === undefined || v === null) return undefined;
-  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) throw wrongType(field, 'an array of strings');
-  return v as string[];
 }
 
 /** A fungible assignment `{ type: 'Fungible', value }`; other kinds are refused with 400. */

@@ -25,17 +25,8 @@ export const UnlockRequest = obj({
   announce_addresses: z.array(z.string()).optional(),
   announce_alias: z.string().optional(),
 });
-export const UnlockF379330 = z.strictObject({
-  password: z.string().min(1),
-  bitcoind_rpc_username: z.string().optional(),
-  bitcoind_rpc_password: z.string().optional(),
-  bitcoind_rpc_host: z.string().optional(),
-  bitcoind_rpc_port: Int.optional(),
-  indexer_url: z.string().optional(),
-  proxy_endpoint: z.string().optional(),
-  announce_addresses: z.array(z.string()).optional(),
-  announce_alias: z.string().optional(),
-});
+/** f379330's body: the neutral request's fields but `chain_sync`, and nothing else. */
+export const UnlockF379330 = z.strictObject(UnlockRequest.omit({ chain_sync: true }).shape);
 export const UnlockG6887cbf = z.strictObject({
   password: z.string().min(1),
   ldk_chain_sync: z.discriminatedUnion('mode', [

@@ -1,11 +1,18 @@
-import type { Migration } from './migration.js';
+import { migrationSet, type Migration } from './migration.js';
 
-/** The core room's tables. Append new migrations; never edit one that has shipped. */
-export const coreMigrations: Migration[] = [
-  {
-    version: 100,
-    name: 'core: role grants, audit, confirmations, buttons, dialogs',
-    sql: (d) => `
+/**
+ * The columns of a request stored until someone acts on it (a confirmation, a dialog, an
+ * approval): who asked, where, and the command with its arguments.
+ */
+const REQUEST = `requester_json TEXT NOT NULL,
+        requester_key TEXT NOT NULL,
+        place_json TEXT NOT NULL,
+        path TEXT NOT NULL,
+        args_json TEXT NOT NULL`;
+
+/** The core room's tables. Versions from 100, in order (migrationSet). Append new migrations; never edit one that has shipped. */
+export const coreMigrations: Migration[] = migrationSet('core', 100, {
+  'role grants, audit, confirmations, buttons, dialogs': (d) => `
       CREATE TABLE core_role_grants (
         principal TEXT PRIMARY KEY,
         role TEXT NOT NULL CHECK (role IN ('read', 'operate', 'admin')),
@@ -31,11 +38,7 @@ export const coreMigrations: Migration[] = [
       CREATE INDEX core_audit_node_id ON core_audit (node_id, id);
       CREATE TABLE core_confirmations (
         id TEXT PRIMARY KEY,
-        requester_json TEXT NOT NULL,
-        requester_key TEXT NOT NULL,
-        place_json TEXT NOT NULL,
-        path TEXT NOT NULL,
-        args_json TEXT NOT NULL,
+        ${REQUEST},
         created_at ${d.bigint} NOT NULL,
         expires_at ${d.bigint} NOT NULL,
         used_at ${d.bigint},
@@ -52,22 +55,15 @@ export const coreMigrations: Migration[] = [
       CREATE TABLE core_dialogs (
         id TEXT PRIMARY KEY,
         kind TEXT NOT NULL CHECK (kind IN ('secrets', 'typed-name')),
-        requester_json TEXT NOT NULL,
-        requester_key TEXT NOT NULL,
-        place_json TEXT NOT NULL,
-        path TEXT NOT NULL,
-        args_json TEXT NOT NULL,
+        ${REQUEST},
         created_at ${d.bigint} NOT NULL,
         expires_at ${d.bigint} NOT NULL,
         used_at ${d.bigint}
       );
       CREATE INDEX core_dialogs_expiry ON core_dialogs (expires_at);
     `,
-  },
-  {
-    version: 101,
-    name: 'core: approval policy, spend limits and their ledger, approvals, scoped role grants',
-    sql: (d) => `
+
+  'approval policy, spend limits and their ledger, approvals, scoped role grants': (d) => `
       ALTER TABLE core_role_grants ADD COLUMN nodes TEXT;
       ALTER TABLE core_role_grants ADD COLUMN channels TEXT;
       CREATE TABLE core_policy_rules (
@@ -92,11 +88,7 @@ export const coreMigrations: Migration[] = [
       CREATE INDEX core_spend_ledger_day ON core_spend_ledger (who, day, unit);
       CREATE TABLE core_approvals (
         id TEXT PRIMARY KEY,
-        requester_json TEXT NOT NULL,
-        requester_key TEXT NOT NULL,
-        place_json TEXT NOT NULL,
-        path TEXT NOT NULL,
-        args_json TEXT NOT NULL,
+        ${REQUEST},
         node TEXT,
         summary_json TEXT NOT NULL,
         created_at ${d.bigint} NOT NULL,
@@ -108,11 +100,8 @@ export const coreMigrations: Migration[] = [
       );
       CREATE INDEX core_approvals_expiry ON core_approvals (expires_at);
     `,
-  },
-  {
-    version: 102,
-    name: 'core: the spend ledger counts bitcoin in msat; identity links (one person, several chat accounts)',
-    sql: () => `
+
+  'the spend ledger counts bitcoin in msat; identity links (one person, several chat accounts)': () => `
       UPDATE core_spend_ledger SET unit = 'msat', amount = amount * 1000 WHERE unit = 'sat';
       CREATE TABLE core_identity_links (
         principal TEXT PRIMARY KEY,
@@ -122,11 +111,8 @@ export const coreMigrations: Migration[] = [
       );
       CREATE INDEX core_identity_links_person ON core_identity_links (person);
     `,
-  },
-  {
-    version: 103,
-    name: "core: client certificates fetched through the service's generate-cert, the private key sealed",
-    sql: (d) => `
+
+  "client certificates fetched through the service's generate-cert, the private key sealed": (d) => `
       CREATE TABLE core_node_certs (
         node_id TEXT PRIMARY KEY,
         node_name TEXT NOT NULL,
@@ -138,5 +124,4 @@ export const coreMigrations: Migration[] = [
         fetched_at ${d.bigint} NOT NULL
       );
     `,
-  },
-];
+});

@@ -40,3 +40,14 @@ export interface Migration {
 export function migrationSql(m: Migration, engine: Engine): string {
   return typeof m.sql === 'string' ? m.sql : m.sql(DIALECTS[engine]);
 }
+
+/**
+ * A room's migrations, declared as `what it does → its SQL`, in order: the first is version
+ * `first` (the room's hundred, index.ts), each next one the version after, and each is named
+ * `room: what it does`. Append; never edit or reorder one that has shipped.
+ */
+export function migrationSet(room: string, first: number, steps: Record<string, Migration['sql']>): Migration[] {
+  const list = Object.entries(steps).map(([what, sql], i) => ({ version: first + i, name: `${room}: ${what}`, sql }));
+  if (first % 100 !== 0 || list.length > 100) throw new Error(`the ${room} migrations must stay within ${first}–${first + 99}`);
+  return list;
+}

@@ -1,14 +1,11 @@
-import type { Migration } from './migration.js';
+import { migrationSet, type Migration } from './migration.js';
 
-/** The notify room's tables. Append new migrations; never edit one that has shipped. */
-export const notifyMigrations: Migration[] = [
-  {
-    version: 200,
-    name: 'notify: events, watches, mutes, outbox, incidents, notices',
-    // notify_outbox_event is PostgreSQL's alone, as shipped: PostgreSQL does not index a
-    // referencing column by itself, and pruning events looks up the outbox rows that refer to
-    // them. SQLite databases never had it; giving it to them would take a new migration.
-    sql: (d) => `
+/** The notify room's tables. Versions from 200, in order (migrationSet). Append new migrations; never edit one that has shipped. */
+export const notifyMigrations: Migration[] = migrationSet('notify', 200, {
+  // notify_outbox_event is PostgreSQL's alone, as shipped: PostgreSQL does not index a
+  // referencing column by itself, and pruning events looks up the outbox rows that refer to
+  // them. SQLite databases never had it; giving it to them would take a new migration.
+  'events, watches, mutes, outbox, incidents, notices': (d) => `
       CREATE TABLE notify_events (
         id ${d.id},
         dedupe_key TEXT NOT NULL UNIQUE,
@@ -96,20 +93,14 @@ export const notifyMigrations: Migration[] = [
         created_at ${d.bigint} NOT NULL
       );
     `,
-  },
-  {
-    version: 201,
-    name: 'notify: keep a dedupe key as long as its event may still be accepted',
-    // The event's own time (ms), as sent. An event is refused once it is older than the
-    // retention, so its key must live until both its arrival and its own time are that old:
-    // a key pruned earlier (an event stamped ahead of the clock) would let a replay post twice.
-    sql: (d) => `ALTER TABLE notify_events ADD COLUMN event_ms ${d.bigint};`,
-  },
+
+  // The event's own time (ms), as sent. An event is refused once it is older than the
+  // retention, so its key must live until both its arrival and its own time are that old:
+  // a key pruned earlier (an event stamped ahead of the clock) would let a replay post twice.
+  'keep a dedupe key as long as its event may still be accepted': (d) => `ALTER TABLE notify_events ADD COLUMN event_ms ${d.bigint};`,
+
   /** Issue 15: what a watch hears, and escalation of unacknowledged incidents to on-call paging. */
-  {
-    version: 202,
-    name: 'notify: watch kinds, minimum amount and escalation settings; escalations and their outbox',
-    sql: (d) => `
+  'watch kinds, minimum amount and escalation settings; escalations and their outbox': (d) => `
       ALTER TABLE notify_watches ADD COLUMN kinds TEXT;
       ALTER TABLE notify_watches ADD COLUMN min_amount_msat ${d.bigint};
       ALTER TABLE notify_watches ADD COLUMN escalate_after_min ${d.double};
@@ -138,23 +129,16 @@ export const notifyMigrations: Migration[] = [
       );
       CREATE INDEX notify_page_outbox_due ON notify_page_outbox (state, next_attempt_at);
     `,
-  },
+
   /** Issue 18: the webhook's 2xx promises only that the event is stored; routing it follows, in the outbox worker. */
-  {
-    version: 203,
-    name: 'notify: events stored but not yet routed',
-    // Set (1) by the webhook path, cleared by the router (notify/route-pending.ts) in the
-    // transaction that writes the event's outbox rows; NULL for every other event. The partial
-    // index holds only the marked events, so finding them is cheap and the index stays tiny.
-    sql: (d) => `
+  // Set (1) by the webhook path, cleared by the router (notify/route-pending.ts) in the
+  // transaction that writes the event's outbox rows; NULL for every other event. The partial
+  // index holds only the marked events, so finding them is cheap and the index stays tiny.
+  'events stored but not yet routed': (d) => `
       ALTER TABLE notify_events ADD COLUMN route_pending ${d.smallint};
       CREATE INDEX notify_events_route_pending ON notify_events (id) WHERE route_pending IS NOT NULL;
     `,
-  },
+
   /** Issue 28: a watch's own thresholds for the watch kinds (JSON: stuck_after, utxos_below, …); NULL: the account's. */
-  {
-    version: 204,
-    name: 'notify: per-watch thresholds',
-    sql: () => `ALTER TABLE notify_watches ADD COLUMN thresholds TEXT;`,
-  },
-];
+  'per-watch thresholds': () => `ALTER TABLE notify_watches ADD COLUMN thresholds TEXT;`,
+});

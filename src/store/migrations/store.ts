@@ -1,11 +1,8 @@
-import type { Migration } from './migration.js';
+import { migrationSet, type Migration } from './migration.js';
 
-/** The store's own tables (600–699), shared by every room. Append new migrations; never edit one that has shipped. */
-export const storeMigrations: Migration[] = [
-  {
-    version: 600,
-    name: 'store: leases (who does what, until when) and change counters, for several replicas on one database',
-    sql: (d) => `
+/** The store's own tables, shared by every room. Versions from 600, in order (migrationSet). Append new migrations; never edit one that has shipped. */
+export const storeMigrations: Migration[] = migrationSet('store', 600, {
+  'leases (who does what, until when) and change counters, for several replicas on one database': (d) => `
       CREATE TABLE store_leases (
         name TEXT PRIMARY KEY,
         owner TEXT NOT NULL,
@@ -17,5 +14,4 @@ export const storeMigrations: Migration[] = [
         gen ${d.bigint} NOT NULL
       );
     `,
-  },
-];
+});
