@@ -75,7 +75,7 @@ export async function webhookIntake(opts: IntakeOptions): Promise<BenchResult> {
       nodes: nodeIds.length,
       connections: opts.concurrency,
       pinned: pinning
-        ? `bot and baseline on core ${pinning.server}, load generator on core ${pinning.load}`
+        ? `bot, bare and durable receivers on core ${pinning.server}, load generator on core ${pinning.load}`
         : 'no (taskset missing or one core)',
     };
     const targets: BenchResult['targets'] = [];
