@@ -32,43 +32,74 @@ export interface AdmitBodiesOptions {
   refuse(req: FastifyRequest, reply: FastifyReply, code: number, reason: string, message: string): unknown;
 }
 
-export function admitBodies(opts: AdmitBodiesOptions): onRequestHookHandler {
+/** Why a request is not admitted: answer it with `code` (and Connection: close, so its body is never read). */
+export interface BodyRefusal {
+  code: number;
+  reason: string;
+  message: string;
+  /** Retry-After, for a shed request. */
+  retryAfter?: string;
+}
+
+export type BodyAdmissionOptions = Omit<AdmitBodiesOptions, 'signed' | 'refuse'>;
+
+/**
+ * The admission itself, for any server (admitBodies for a fastify route, a raw `node:http`
+ * route directly): `take` answers the cost the request holds (give it back with `release` when
+ * its response closes) or the refusal to send.
+ */
+export function createBodyAdmission(opts: BodyAdmissionOptions) {
   let inFlight = 0;
   let bytesInFlight = 0;
   const maxBytes = opts.maxBytesInFlight ?? opts.maxInFlight * opts.bodyLimit;
-  return function admit(req, reply, done) {
-    if (req.method !== 'POST') return done();
-    const declared = Number(req.headers['content-length']);
-    const length = Number.isFinite(declared) ? declared : undefined;
-    const close = () => reply.header('connection', 'close');
-    if (!opts.signed(req)) {
-      const small = opts.unsignedBodyLimit ?? 0;
-      if (length === undefined || length > small) {
-        close();
-        opts.refuse(req, reply, 401, opts.unsignedReason ?? 'missing_signature', opts.unsignedMessage ?? 'the request is not signed');
-        return;
+  const unsigned: BodyRefusal = {
+    code: 401,
+    reason: opts.unsignedReason ?? 'missing_signature',
+    message: opts.unsignedMessage ?? 'the request is not signed',
+  };
+  const tooLarge: BodyRefusal = { code: 413, reason: 'too_large', message: `the body is over ${opts.bodyLimit} bytes` };
+  const busy: BodyRefusal = {
+    code: 503,
+    reason: 'busy',
+    message: 'too many requests are being read right now; retry shortly',
+    retryAfter: '1',
+  };
+  return {
+    take(signed: boolean, contentLength: string | undefined): number | BodyRefusal {
+      const declared = Number(contentLength);
+      const length = contentLength !== undefined && Number.isFinite(declared) ? declared : undefined;
+      if (!signed) {
+        const small = opts.unsignedBodyLimit ?? 0;
+        if (length === undefined || length > small) return unsigned;
       }
-    }
-    if (length !== undefined && length > opts.bodyLimit) {
-      close();
-      opts.refuse(req, reply, 413, 'too_large', `the body is over ${opts.bodyLimit} bytes`);
-      return;
-    }
-    const cost = length ?? opts.bodyLimit;
-    if (inFlight >= opts.maxInFlight || bytesInFlight + cost > maxBytes) {
-      close();
-      reply.header('retry-after', '1');
-      opts.refuse(req, reply, 503, 'busy', 'too many requests are being read right now; retry shortly');
-      return;
-    }
-    inFlight++;
-    bytesInFlight += cost;
-    // A response emits 'close' once: when it has finished (a tick after 'finish') or when its
-    // connection ends before.
-    reply.raw.once('close', () => {
+      if (length !== undefined && length > opts.bodyLimit) return tooLarge;
+      const cost = length ?? opts.bodyLimit;
+      if (inFlight >= opts.maxInFlight || bytesInFlight + cost > maxBytes) return busy;
+      inFlight++;
+      bytesInFlight += cost;
+      return cost;
+    },
+    release(cost: number): void {
       inFlight--;
       bytesInFlight -= cost;
-    });
+    },
+  };
+}
+
+export function admitBodies(opts: AdmitBodiesOptions): onRequestHookHandler {
+  const admission = createBodyAdmission(opts);
+  return function admit(req, reply, done) {
+    if (req.method !== 'POST') return done();
+    const taken = admission.take(opts.signed(req), req.headers['content-length']);
+    if (typeof taken !== 'number') {
+      reply.header('connection', 'close');
+      if (taken.retryAfter) reply.header('retry-after', taken.retryAfter);
+      opts.refuse(req, reply, taken.code, taken.reason, taken.message);
+      return;
+    }
+    // A response emits 'close' once: when it has finished (a tick after 'finish') or when its
+    // connection ends before.
+    reply.raw.once('close', () => admission.release(taken));
     done();
   };
 }

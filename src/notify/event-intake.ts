@@ -125,7 +125,8 @@ export function createEventIntake(opts: {
     if (!r.duplicate && r.toRoute) {
       // Routed by the worker's pass, which this wakes when the event's coalescing window ends
       // (its rows could not be posted sooner); the listener is told after the router's commit.
-      log.debug({ nodeId: r.nodeId, status: r.status }, 'event stored; routed by the outbox worker');
+      // Built only when debug is on: the webhook path's every event comes through here.
+      if (log.isLevelEnabled('debug')) log.debug({ nodeId: r.nodeId, status: r.status }, 'event stored; routed by the outbox worker');
       wakeAfterWindow();
     } else if (!r.duplicate) {
       log.debug({ nodeId: r.nodeId, status: r.status, routed: r.routed }, 'event stored and routed');

@@ -2,7 +2,8 @@
  * The intake benchmark's processes, each apart from the others:
  * - the bot, compiled with tsc and started as the Dockerfile starts it (`node <its flags> dist/src/cli/main.js start`,
  *   with its MALLOC_ARENA_MAX: see deployedStart);
- * - the bare verify-and-parse baseline (baseline-webhook-server.ts run as a script);
+ * - the bare verify-and-parse baseline (baseline-webhook-server.ts run as a script), and the bare
+ *   durable receiver (durable-webhook-server.ts: the same, plus the SQLite commit the bot's 2xx promises);
  * - the load generator (load-process.ts), driven over IPC.
  * On a machine with two cores or more, the servers are pinned to core 0 and the load
  * generator to core 1 with `taskset` (when it is installed), so they do not take turns.
@@ -117,7 +118,7 @@ export async function startBotProcess(opts: {
   });
   closeSync(fd);
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 90_000; // generous: a shared machine under load starts slowly
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the bot exited with ${child.exitCode}; see ${opts.logFile}`);
     const ok = await fetch(`${url}/healthz`).then(
@@ -127,7 +128,7 @@ export async function startBotProcess(opts: {
     if (ok) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`the bot was not ready in 30 s; see ${opts.logFile}`);
+      throw new Error(`the bot was not ready in 90 s; see ${opts.logFile}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -148,16 +149,21 @@ export interface BaselineProcess {
   close(): Promise<void>;
 }
 
-/** The bare verify-and-parse server in its own process, with the account's public key. */
-export async function startBaselineProcess(publicKeyPem: string): Promise<BaselineProcess> {
-  const child = spawnNode([tsx, `${root}test/bench/baseline-webhook-server.ts`], {
+/**
+ * A baseline server in its own process, on the bot's core, with the account's public key: the bare
+ * verify-and-parse server (`bare`, baseline-webhook-server.ts) or the bare durable receiver
+ * (`durable`, durable-webhook-server.ts).
+ */
+export async function startBaselineProcess(publicKeyPem: string, kind: 'bare' | 'durable' = 'bare'): Promise<BaselineProcess> {
+  const script = kind === 'durable' ? 'durable-webhook-server.ts' : 'baseline-webhook-server.ts';
+  const child = spawnNode([tsx, `${root}test/bench/${script}`], {
     core: pinning?.server,
     env: { ...process.env, BASELINE_PUBLIC_KEY: publicKeyPem },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
-    const t = setTimeout(() => reject(new Error(`the baseline did not start: ${out}`)), 20_000);
+    const t = setTimeout(() => reject(new Error(`the ${kind} baseline did not start: ${out}`)), 20_000);
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const m = out.match(/listening on (http:\/\/\S+)/);
