@@ -5,6 +5,7 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { startReceiver } from '../support/emulator.js';
 import { waitFor } from '../support/wait-for.js';
 
 const PASSWORD = 'two-images-1';
@@ -111,8 +112,18 @@ describe('emulator: two images', () => {
         .find((n) => n.nodeId === id)!
         .builds!.at(-1),
     ).toMatchObject({ buildStatus: 'FAILURE', currentPhase: 'COMPLETED', action: 'UPGRADE' });
-    expect((await call('DELETE', '/api/nodes', { destroyNodeId: id })).status).toBe(200);
-    expect(e.nodes().find((n) => n.nodeId === id)?.status).toBe('DESTROING');
-    await waitFor(() => !e.nodes().some((n) => n.nodeId === id), { timeout: 2_000, what: 'carol gone' });
+    // DESTROING lasts the emulator's lifecycle delay (20 ms here): on a busy machine it may be
+    // over before the DELETE's answer is read, so the statuses are read from the node's webhooks.
+    const hooks = await startReceiver();
+    try {
+      expect((await call('POST', `/api/nodes/${id}/settings`, { settings: { webhookUrl: hooks.url } })).status).toBe(200);
+      expect((await call('DELETE', '/api/nodes', { destroyNodeId: id })).status).toBe(200);
+      await waitFor(() => !e.nodes().some((n) => n.nodeId === id), { timeout: 10_000, what: 'carol gone' });
+      await waitFor(() => hooks.received.length >= 2, { timeout: 10_000, what: 'two status webhooks' });
+      const statuses = hooks.received.map((x) => (JSON.parse(x.body) as { details: { status: string } }).details.status);
+      expect(statuses).toEqual(['DESTROING', 'DESTROYED']);
+    } finally {
+      await hooks.close();
+    }
   });
 });
