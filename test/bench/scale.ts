@@ -8,7 +8,8 @@
  *
  * 1. Idle: the bot's CPU time and RSS over `idleS` seconds while no watch hears activity.
  * 2. Polling: one Slack channel watches every node with every kind, at POLL_INTERVAL_S=30; after
- *    `warmS` (every node's first poll, spread over the first interval), over `windowS` seconds: the
+ *    `warmS` (the poller reads the account once an interval, then spreads the first polls over the
+ *    next: up to two intervals), over `windowS` seconds: the
  *    polls done per second against those needed (nodes / 30 s), the intervals missed and the nodes
  *    overdue (the bot's /metrics), CPU as a share of one core and RSS over idle.
  * 3. While it polls, the times a user waits: `/rln status` (page 1), the App Home (app_home_opened
