@@ -7,10 +7,8 @@
  *   nodes found together are spread evenly over it), and is polled at its slot, one poll at a time
  *   per node. How many polls run at once is sized from the rate needed and the measured poll time
  *   (Little's law, poll-pacer.ts), bounded by `maxConcurrency`. A node polled late keeps its phase
- *   (its next slot comes sooner); whole intervals it went without a poll are counted
- *   (rln_chatops_activity_missed_intervals_total), and nodes waiting past their time are shown
- *   (rln_chatops_activity_overdue_nodes) and warned of in the log, at most once an interval.
- *   The account (which nodes run and are watched) is read again every interval.
+ *   (its next slot comes sooner); missed intervals and overdue nodes go to the metrics, and a
+ *   warning to the log at most once an interval. The account is read again every interval.
  * - A paused (or otherwise not running) node is not polled: it goes quiet until it runs again.
  * - A node that does not answer is polled less and less often (doubling, up to `maxBackoff`
  *   intervals), and at the normal rate again as soon as it answers. A locked node answers at once
@@ -125,11 +123,26 @@ export function createActivityPoller(o: ActivityPollerOptions): ActivityPoller {
   let warnedAt = Number.NEGATIVE_INFINITY;
   let behind = false;
 
-  /** Asks the running nodes not yet named for their pubkey, so that an alert says `bob`, not `02c8…`. */
-  async function learnNames(): Promise<void> {
-    const unknown = account.filter((n) => n.status === 'RUNNING' && n.invoke_url && !named.has(n.nodeId));
-    await Promise.all(
-      unknown.map(async (n) => {
+  /** When each node not yet named was last asked its pubkey. */
+  const asked = new Map<string, number>();
+  let learning: Promise<void> | undefined;
+  /** Asks the nodes not yet named for their pubkey (`bob`, not `02c8…`): one round at a time, each node at most once an interval. */
+  function learnNames(): Promise<void> {
+    learning ??= askNames().finally(() => {
+      learning = undefined;
+    });
+    return learning;
+  }
+  async function askNames(): Promise<void> {
+    const now = o.now();
+    const unknown = account.filter(
+      (n) => n.status === 'RUNNING' && n.invoke_url && !named.has(n.nodeId) && now - (asked.get(n.nodeId) ?? -Infinity) >= intervalMs,
+    );
+    for (const n of unknown) asked.set(n.nodeId, now);
+    let next = 0;
+    const ask = async () => {
+      while (next < unknown.length) {
+        const n = unknown[next++];
         let timeout: NodeJS.Timeout | undefined;
         const info = await Promise.race([
           o
@@ -144,8 +157,9 @@ export function createActivityPoller(o: ActivityPollerOptions): ActivityPoller {
           names.set(info.pubkey.toLowerCase(), n.name);
           named.add(n.nodeId);
         }
-      }),
-    );
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(16, unknown.length) }, ask));
   }
 
   /** Reads the node, within the time limit: its activity, then what its watch kinds need. */
