@@ -174,6 +174,13 @@ const envSchema = z.object({
     .min(1, 'NODE_CALLS_PER_NODE must be at least 1')
     .max(64, 'NODE_CALLS_PER_NODE must be at most 64')
     .default(4),
+  /** The most nodes the activity poller reads at once; below it, it sizes its concurrency from its measured poll time (issue 29). */
+  POLL_MAX_CONCURRENCY: z.coerce
+    .number()
+    .int('POLL_MAX_CONCURRENCY must be a whole number, e.g. 64')
+    .min(1, 'POLL_MAX_CONCURRENCY must be at least 1')
+    .max(1_000, 'POLL_MAX_CONCURRENCY must be at most 1000')
+    .default(64),
   /**
    * The indexer `node unlock` offers (prefilled in its dialog) for a node of the 6887cbf generation, which
    * follows the chain through one (TransactionSync). Unset: the dialog asks with no default (the demo: the emulator's).

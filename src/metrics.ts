@@ -20,6 +20,10 @@ export interface Metrics {
   activityPolls: Counter<'outcome'>;
   activityPollSeconds: Histogram;
   activityEvents: Counter<'kind'>;
+  activityOverdue: Gauge;
+  activityLag: Gauge;
+  activityMissed: Counter;
+  activityConcurrency: Gauge;
   escalations: Counter<'target' | 'action' | 'outcome'>;
 }
 
@@ -74,6 +78,20 @@ export function createMetrics(opts: { defaults?: boolean } = {}): Metrics {
       'rln_chatops_activity_events_total',
       'What the activity poller saw change, by kind (payments, channels, transfers, deposits, liquidity, lock)',
       ['kind'],
+    ),
+    activityOverdue: gauge(
+      'rln_chatops_activity_overdue_nodes',
+      'Watched nodes waiting for their poll well past their time (above 0: polling does not keep up with POLL_INTERVAL_S)',
+    ),
+    activityLag: gauge('rln_chatops_activity_poll_lag_seconds', 'How long the latest node waiting for its poll has waited past its time'),
+    activityMissed: counter(
+      'rln_chatops_activity_missed_intervals_total',
+      'Whole intervals a watched node went without its poll (the poller did not keep up, or the bot was busy)',
+      [],
+    ),
+    activityConcurrency: gauge(
+      'rln_chatops_activity_poll_concurrency',
+      'Nodes the poller reads at once at most, sized from the poll rate and the measured poll time',
     ),
     escalations: counter(
       'rln_chatops_escalations_total',

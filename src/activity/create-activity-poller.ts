@@ -1,8 +1,14 @@
 /**
- * The activity poller: every `intervalMs`, reads the API of each node that a watch hears
- * activity of, with bounded concurrency and a per-node time limit, compares with the last state
- * kept in the store, keeps the new one and hands what changed to `publish`.
+ * The activity poller: once per `intervalMs`, reads the API of each node that a watch hears
+ * activity of, within a per-node time limit, compares with the last state kept in the store, keeps
+ * the new one and hands what changed to `publish`.
  *
+ * - Paced, not in bursts: each watched node has a slot, a phase of its own in the interval (the
+ *   nodes found together are spread evenly over it), and is polled at its slot, one poll at a time
+ *   per node. How many polls run at once is sized from the rate needed and the measured poll time
+ *   (Little's law, poll-pacer.ts), bounded by `maxConcurrency`. A node polled late keeps its phase
+ *   (its next slot comes sooner); missed intervals and overdue nodes go to the metrics, and a
+ *   warning to the log at most once an interval. The account is read again every interval.
  * - A paused (or otherwise not running) node is not polled: it goes quiet until it runs again.
  * - A node that does not answer is polled less and less often (doubling, up to `maxBackoff`
  *   intervals), and at the normal rate again as soon as it answers. A locked node answers at once
@@ -23,7 +29,7 @@
  *   interval until it has failed `livenessAfter` times, so the alert comes within an interval.
  */
 import type { HostedNode } from '../hosting/index.js';
-import { every, withDeadline } from '../vocabulary/index.js';
+import { every, secondsText, withDeadline } from '../vocabulary/index.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { ActivityStateRepo } from '../store/index.js';
@@ -31,6 +37,7 @@ import { diffActivity } from './diff-activity.js';
 import { readActivity, type ActivityNodeApi } from './read-activity.js';
 import { DEFAULT_LIQUIDITY, type ActivityEvent, type ActivitySnapshot, type ActivityState, type LiquidityThresholds } from './types.js';
 import { readWatchFacts, refreshWaiting, type WatchNodeApi } from './read-watch-facts.js';
+import { createPollPacer, dueOf, type Cadence } from './poll-pacer.js';
 import { watchStep } from './watch-step.js';
 import { DEFAULT_WATCH_THRESHOLDS, type WatchProfile } from './watch-thresholds.js';
 import type { NodeFacts } from './watch-conditions.js';
@@ -53,8 +60,8 @@ export interface ActivityPollerOptions {
   logger: Logger;
   /** Default 30 000 ms (POLL_INTERVAL_S). */
   intervalMs?: number;
-  /** Nodes read at once. Default 8. */
-  concurrency?: number;
+  /** The most nodes read at once; below it, the poller sizes its concurrency from the measured poll time. Default 64. */
+  maxConcurrency?: number;
   /** How long one node may take to answer a whole poll. Default 10 000 ms. */
   nodeTimeoutMs?: number;
   /** A locked or unreachable node is polled at most every `maxBackoff` intervals. Default 8. */
@@ -84,7 +91,7 @@ const LEGACY: WatchProfile = {
 export interface ActivityPoller {
   start(): void;
   stop(): Promise<void>;
-  /** One pass over the nodes that are due (tests; the timer calls it too). */
+  /** Reads the account again and polls every node that is due, or whose last poll failed, now (tests); resolves when they are done. */
   pollOnce(): Promise<void>;
   /** The node's next poll makes the slower checks too (infra, backup, refresh) and comes at once (the demo's faults). */
   checkSoon(nodeId: string): void;
@@ -94,24 +101,48 @@ const isState = (v: unknown): v is ActivityState => !!v && typeof v === 'object'
 
 export function createActivityPoller(o: ActivityPollerOptions): ActivityPoller {
   const intervalMs = o.intervalMs ?? 30_000;
-  const concurrency = Math.max(1, o.concurrency ?? 8);
   const nodeTimeoutMs = o.nodeTimeoutMs ?? 10_000;
   const maxBackoff = Math.max(1, o.maxBackoff ?? 8);
   const thresholds = o.thresholds ?? DEFAULT_LIQUIDITY;
-  /** Per node: how many polls in a row found it locked or unreachable, when it is next due, and polls so far (the slower cadence). */
-  const backoff = new Map<string, { misses: number; dueAt: number; polls: number; slowNext?: boolean }>();
+  const pacer = createPollPacer({ intervalMs, max: o.maxConcurrency ?? 64, guessMs: Math.min(500, nodeTimeoutMs) });
+  /** The dispatcher's tick: a hundredth of the interval (300 ms at 30 s), within 10 ms and 250 ms. */
+  const tickMs = Math.min(250, Math.max(10, intervalMs / 100));
+  /** Each watched node's cadence (see Cadence), by nodeId. */
+  const cadences = new Map<string, Cadence>();
+  /** The nodes being polled now (one poll at a time per node), and their polls. */
+  const inFlight = new Map<string, Promise<void>>();
+  /** Due nodes the last tick could not start yet (the bound), oldest first: started as polls end. */
+  let backlog: Cadence[] = [];
   /** Our nodes' names by pubkey, learned as they are polled, or asked when an event names a peer (P35). */
   const names = new Map<string, string>();
   /** The nodes whose pubkey is known (a pubkey does not change). */
   const named = new Set<string>();
   const nameOf = (pubkey: string) => names.get(pubkey.toLowerCase());
   let account: HostedNode[] = [];
+  let started = false;
+  let warnedAt = Number.NEGATIVE_INFINITY;
+  let behind = false;
 
-  /** Asks the running nodes not yet named for their pubkey, so that an alert says `bob`, not `02c8…`. */
-  async function learnNames(): Promise<void> {
-    const unknown = account.filter((n) => n.status === 'RUNNING' && n.invoke_url && !named.has(n.nodeId));
-    await Promise.all(
-      unknown.map(async (n) => {
+  /** When each node not yet named was last asked its pubkey. */
+  const asked = new Map<string, number>();
+  let learning: Promise<void> | undefined;
+  /** Asks the nodes not yet named for their pubkey (`bob`, not `02c8…`): one round at a time, each node at most once an interval. */
+  function learnNames(): Promise<void> {
+    learning ??= askNames().finally(() => {
+      learning = undefined;
+    });
+    return learning;
+  }
+  async function askNames(): Promise<void> {
+    const now = o.now();
+    const unknown = account.filter(
+      (n) => n.status === 'RUNNING' && n.invoke_url && !named.has(n.nodeId) && now - (asked.get(n.nodeId) ?? -Infinity) >= intervalMs,
+    );
+    for (const n of unknown) asked.set(n.nodeId, now);
+    let next = 0;
+    const ask = async () => {
+      while (next < unknown.length) {
+        const n = unknown[next++];
         let timeout: NodeJS.Timeout | undefined;
         const info = await Promise.race([
           o
@@ -126,8 +157,9 @@ export function createActivityPoller(o: ActivityPollerOptions): ActivityPoller {
           names.set(info.pubkey.toLowerCase(), n.name);
           named.add(n.nodeId);
         }
-      }),
-    );
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(16, unknown.length) }, ask));
   }
 
   /** Reads the node, within the time limit: its activity, then what its watch kinds need. */
@@ -143,13 +175,13 @@ export function createActivityPoller(o: ActivityPollerOptions): ActivityPoller {
     return { ...snapshot, ...extra, ...(facts ? { backup: facts } : {}), ...(failures ? { transferFailures: failures } : {}) };
   }
 
-  async function pollNode(node: HostedNode): Promise<void> {
-    const now = o.now();
+  async function pollNode(c: Cadence, now: number): Promise<void> {
+    const { node } = c;
     const profile = (await o.profile?.(node)) ?? LEGACY;
     const stored = await o.states.get(node.nodeId);
     const previous = isState(stored) ? stored : undefined;
-    const cadence = backoff.get(node.nodeId);
-    const slow = !!cadence?.slowNext || (cadence?.polls ?? 0) % Math.max(1, profile.thresholds.slowEvery) === 0;
+    const slow = !!c.slowNext || c.polls % Math.max(1, profile.thresholds.slowEvery) === 0;
+    c.slowNext = false;
     let timeout: NodeJS.Timeout | undefined;
     const polled = await Promise.race([
       // Its own budget for the node's calls: an attempt is cut, and no retry starts, past nodeTimeoutMs.
@@ -169,15 +201,15 @@ export function createActivityPoller(o: ActivityPollerOptions): ActivityPoller {
     // Only a node that does not answer is polled less often: a locked one answers at once, and its
     // unlock (then a lock again) must not fall between two backed-off polls (P49).
     const missed = polled.lock === 'unreachable';
-    const misses = missed ? (cadence?.misses ?? 0) + 1 : 0;
+    c.misses = missed ? c.misses + 1 : 0;
+    c.polls++;
+    reschedule(c, now, missed ? Math.min(maxBackoff, 2 ** c.misses) : 1);
     // A node that stopped answering while watched for liveness is asked again soon, until the alert is due.
-    const confirming =
-      polled.lock === 'unreachable' && profile.kinds.has('liveness') && watched.memory.misses < profile.thresholds.livenessAfter;
-    const dueAt = confirming ? now + intervalMs / 4 : now + intervalMs * Math.min(maxBackoff, 2 ** misses) - intervalMs / 2;
-    if (confirming) passSoon(intervalMs / 4);
-    backoff.set(node.nodeId, { misses, dueAt, polls: (cadence?.polls ?? 0) + 1 });
+    if (missed && profile.kinds.has('liveness') && watched.memory.misses < profile.thresholds.livenessAfter) {
+      c.soonAt = now + intervalMs / 4;
+    }
     // Replicas: the node stays this one's until it is due again, so the others back off with it.
-    if (missed) await o.claim?.(node.nodeId, dueAt, now);
+    if (missed) await o.claim?.(node.nodeId, dueOf(c), now);
     for (const e of [...events, ...watched.events]) o.metrics?.activityEvents.inc({ kind: e.kind });
     const since = previous?.snapshot.takenAt;
     if (events.length || watched.events.length) await learnNames();
@@ -189,75 +221,179 @@ export function createActivityPoller(o: ActivityPollerOptions): ActivityPoller {
     await o.states.put(node.nodeId, { ...state, watch: watched.memory }, now);
   }
 
-  /** One extra pass in `ms` (a node to ask again soon), besides the timer's; one at a time. */
-  let soonTimer: NodeJS.Timeout | undefined;
-  function passSoon(ms: number): void {
-    if (soonTimer) return;
-    soonTimer = setTimeout(() => {
-      soonTimer = undefined;
-      void loop.run().catch((err: unknown) => o.logger.error({ err }, 'activity: a poll pass failed'));
-    }, ms);
-    soonTimer.unref();
+  /**
+   * The node's next slot after a poll started at `at`, on its phase: the first slot after `at` (after
+   * `times` - 1 more intervals for a node that does not answer). A poll that started a whole interval
+   * or more past its slot counts the intervals missed. A poll before its slot (checkSoon, a liveness
+   * confirmation) leaves the slot where it is.
+   */
+  function reschedule(c: Cadence, at: number, times: number): void {
+    if (c.slot <= at) {
+      const missed = Math.floor((at - c.slot) / intervalMs);
+      if (missed > 0 && started) o.metrics?.activityMissed.inc(missed);
+    }
+    const target = at + (times - 1) * intervalMs;
+    if (c.slot <= target) c.slot += (Math.floor((target - c.slot) / intervalMs) + 1) * intervalMs;
   }
 
-  async function pass(): Promise<void> {
+  /** Polls one node now (its claim first, on replicas); never throws. */
+  function launch(c: Cadence): Promise<void> {
+    const id = c.node.nodeId;
+    c.soonAt = undefined;
+    const poll = (async () => {
+      const at = o.now();
+      try {
+        // Claimed for 80% of an interval: free again before this replica's or another's next slot.
+        if (o.claim && !(await o.claim(id, at + intervalMs * 0.8, at))) return reschedule(c, at, 1);
+        await pollNode(c, at);
+        c.failed = false;
+      } catch (err) {
+        // Tried again at its next slot (a store outage must not turn into a loop), or by the next pollOnce.
+        c.failed = true;
+        reschedule(c, at, 1);
+        o.metrics?.activityPolls.inc({ outcome: 'failed' });
+        o.logger.warn({ err, nodeId: id }, 'activity: polling a node failed');
+      }
+      pacer.observe(o.now() - at);
+    })().finally(() => {
+      inFlight.delete(id);
+      if (started) drain();
+    });
+    inFlight.set(id, poll);
+    return poll;
+  }
+
+  /** Starts what the backlog holds, as far as the bound allows. */
+  function drain(): void {
+    const limit = pacer.limit(cadences.size, backlog.length);
+    while (backlog.length && inFlight.size < limit) {
+      const c = backlog.shift()!;
+      if (cadences.get(c.node.nodeId) === c && !inFlight.has(c.node.nodeId)) void launch(c);
+    }
+  }
+
+  /** The nodes due at `now` (and those whose last poll failed, with `failed`) not being polled, the longest waiting first. */
+  function dueAt(now: number, failed = false): Cadence[] {
+    const due: Cadence[] = [];
+    for (const c of cadences.values()) if ((dueOf(c) <= now || (failed && c.failed)) && !inFlight.has(c.node.nodeId)) due.push(c);
+    return due.sort((a, b) => dueOf(a) - dueOf(b));
+  }
+
+  /** The dispatcher's tick: starts the due nodes within the bound, and says whether polling keeps up. */
+  function tick(): void {
+    const now = o.now();
+    backlog = dueAt(now);
+    drain();
+    const limit = pacer.limit(cadences.size, backlog.length);
+    const { overdue, lagMs } = pacer.behind(
+      backlog.map((c) => dueOf(c)),
+      now,
+    );
+    o.metrics?.activityConcurrency.set(limit);
+    o.metrics?.activityOverdue.set(overdue);
+    o.metrics?.activityLag.set(lagMs / 1000);
+    if (overdue > 0 && now - warnedAt >= intervalMs) {
+      warnedAt = now;
+      behind = true;
+      o.logger.warn(
+        {
+          overdue,
+          watched: cadences.size,
+          lagS: Math.round(lagMs / 100) / 10,
+          inFlight: inFlight.size,
+          concurrency: limit,
+          meanPollMs: Math.round(pacer.meanMs()),
+          neededPerS: Math.round(pacer.rate(cadences.size) * 10) / 10,
+        },
+        `activity: polling does not keep up: ${overdue} of ${cadences.size} watched nodes are past their time, by up to ${secondsText(lagMs)}, with ${limit} polls at once at most; raise POLL_MAX_CONCURRENCY or POLL_INTERVAL_S`,
+      );
+    } else if (overdue === 0 && behind) {
+      behind = false;
+      o.logger.info({ watched: cadences.size }, 'activity: polling keeps up again');
+    }
+  }
+
+  /**
+   * Reads the account: which nodes run and are watched. A node new to the poller gets a slot: now
+   * when it comes alone, and the ones found together (a start, `watch add all`) spread evenly over
+   * the interval when `spread`. A node no longer running or watched goes quiet.
+   */
+  async function refresh(spread: boolean): Promise<boolean> {
     let nodes: HostedNode[];
     try {
       nodes = await o.listNodes();
     } catch (err) {
       o.logger.warn({ err }, 'activity: could not list the nodes; polling again next interval');
-      return;
+      return false;
     }
     account = nodes;
+    const now = o.now();
+    const seen = new Set<string>();
+    const fresh: HostedNode[] = [];
+    for (const n of nodes) {
+      if (n.status !== 'RUNNING' || !n.invoke_url || !(await o.isWatched(n))) continue;
+      seen.add(n.nodeId);
+      const c = cadences.get(n.nodeId);
+      if (c) c.node = n;
+      else fresh.push(n);
+    }
+    for (const id of cadences.keys()) if (!seen.has(id)) cadences.delete(id);
+    const step = spread ? intervalMs / Math.max(1, fresh.length) : 0;
+    fresh.forEach((node, i) => {
+      const soon = early.delete(node.nodeId);
+      cadences.set(node.nodeId, { node, slot: now + i * step, misses: 0, polls: 0, ...(soon ? { soonAt: now, slowNext: true } : {}) });
+    });
     try {
-      await pollDue(nodes);
+      await o.states.removeExcept(nodes.map((n) => n.nodeId));
     } catch (err) {
-      // The store did not answer (a database outage): this pass is lost, the next one tries again.
+      // The store did not answer (a database outage): the polls say so too, and the next interval tries again.
       o.logger.warn({ err }, 'activity: a poll pass failed; polling again next interval');
     }
+    return true;
   }
+  /** Nodes asked for with checkSoon before the poller knew them. */
+  const early = new Set<string>();
 
-  async function pollDue(nodes: HostedNode[]): Promise<void> {
-    const now = o.now();
-    const due: HostedNode[] = [];
-    for (const n of nodes) {
-      if (n.status === 'RUNNING' && n.invoke_url && (backoff.get(n.nodeId)?.dueAt ?? 0) <= now && (await o.isWatched(n))) due.push(n);
-    }
-    let next = 0;
-    const worker = async () => {
-      while (next < due.length) {
-        const node = due[next++];
-        try {
-          // Claimed for 80% of an interval: free again before this replica's or another's next pass.
-          if (o.claim && !(await o.claim(node.nodeId, o.now() + intervalMs * 0.8, o.now()))) continue;
-          await pollNode(node);
-        } catch (err) {
-          o.metrics?.activityPolls.inc({ outcome: 'failed' });
-          o.logger.warn({ err, nodeId: node.nodeId }, 'activity: polling a node failed');
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(concurrency, due.length) }, worker));
-    await o.states.removeExcept(nodes.map((n) => n.nodeId));
-  }
-
-  const loop = every(pass, intervalMs, (err) => o.logger.error({ err }, 'activity: a poll pass failed'));
-  let started = false;
+  const loop = every(
+    async () => {
+      await refresh(true);
+      tick();
+    },
+    intervalMs,
+    (err) => o.logger.error({ err }, 'activity: a poll pass failed'),
+  );
+  let ticker: NodeJS.Timeout | undefined;
   return {
     start: () => {
+      if (started) return;
       started = true;
       loop.start({ now: true });
+      ticker = setInterval(tick, tickMs);
+      ticker.unref();
     },
-    stop: () => {
+    stop: async () => {
       started = false;
-      clearTimeout(soonTimer);
-      return loop.stop();
+      clearInterval(ticker);
+      backlog = [];
+      await loop.stop();
+      await Promise.all(inFlight.values());
     },
-    pollOnce: () => loop.run(),
+    pollOnce: async () => {
+      if (!(await refresh(false))) return;
+      const due = dueAt(o.now(), true);
+      let next = 0;
+      const worker = async () => {
+        while (next < due.length) await launch(due[next++]);
+      };
+      await Promise.all(Array.from({ length: Math.min(pacer.limit(cadences.size, due.length), due.length) }, worker));
+    },
     checkSoon(nodeId) {
-      const b = backoff.get(nodeId);
-      backoff.set(nodeId, { misses: b?.misses ?? 0, polls: b?.polls ?? 0, dueAt: 0, slowNext: true });
-      if (started) passSoon(0);
+      const c = cadences.get(nodeId);
+      if (!c) early.add(nodeId);
+      else Object.assign(c, { soonAt: 0, slowNext: true });
+      if (!started) return;
+      if (c) tick();
+      else void loop.run().catch((err: unknown) => o.logger.error({ err }, 'activity: a poll pass failed'));
     },
   };
 }

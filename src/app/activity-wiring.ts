@@ -79,6 +79,7 @@ export function wireActivity(opts: {
     metrics,
     intervalMs: config.POLL_INTERVAL_S * 1000,
     nodeTimeoutMs: Math.min(10_000, Math.max(1_000, config.POLL_INTERVAL_S * 1000)),
+    maxConcurrency: config.POLL_MAX_CONCURRENCY,
     thresholds: {
       lowShare: config.REPORT_LOW_SHARE,
       highShare: config.REPORT_HIGH_SHARE,

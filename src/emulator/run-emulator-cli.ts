@@ -5,7 +5,8 @@ const KEY_TYPES: KeyType[] = ['ed25519', 'p256', 'secp256k1', 'rsa'];
 
 export const EMULATOR_USAGE = `Usage: npm run emulator -- [--port N] [--host H] [--token T] [--node-token T]
                           [--key-type ed25519|p256|secp256k1|rsa] [--delay MS] [--seed demo|none]
-                          [--latency MS] (every answer delayed, for benchmarks)
+                          [--latency MS] (every answer delayed, node API calls included, for benchmarks)
+                          [--seed-nodes N] (N more nodes, RUNNING, initialised and unlocked)
                           [--demo-password P] [--mine-ms MS]
 Runs the hosting service emulator (management API, node APIs, signed webhooks) on loopback.`;
 
@@ -72,6 +73,10 @@ export function parseEmulatorArgs(argv: string[]): EmulatorOptions {
       case '--mine-ms':
         opts.autoMineMs = int('--mine-ms');
         break;
+      case '--seed-nodes':
+        opts.seedNodes = int('--seed-nodes');
+        if (opts.seedNodes > 100_000) fail('--seed-nodes must be at most 100000');
+        break;
       case '--latency':
         opts.faults = { ...opts.faults, latencyMs: int('--latency') };
         break;
@@ -107,7 +112,11 @@ export async function runEmulatorCli(argv: string[], io: EmulatorCliIo = {}): Pr
   out(`  webhook signing key: ${emulator.publicKey.type}, served at ${emulator.url}/api/webhook-public-key`);
   const nodes = emulator.nodes();
   if (opts.demoPassword) out('  alice and bob are initialised and unlocked with the password given with --demo-password');
-  if (nodes.length) out(`  nodes: ${nodes.map((n) => `${n.name} (${n.status})`).join(', ')}`);
+  if (opts.seedNodes) {
+    const password = opts.demoPassword ? 'the password given with --demo-password' : 'the password seed-password';
+    out(`  ${opts.seedNodes} more nodes (node-0001, ...), RUNNING, initialised and unlocked with ${password}`);
+  }
+  if (nodes.length && nodes.length <= 20) out(`  nodes: ${nodes.map((n) => `${n.name} (${n.status})`).join(', ')}`);
   if (io.handleSignals !== false) {
     const stop = (): void => {
       void emulator.close().finally(() => process.exit(0));

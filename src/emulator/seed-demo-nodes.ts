@@ -38,3 +38,20 @@ function previousVersion(v: string): string {
   if (Number(b) > 0) return `${pre}${a}.${Number(b) - 1}.9`;
   return `${v}-old`;
 }
+
+/**
+ * `count` nodes for an account at scale (`--seed-nodes N`): `node-0001`, ..., RUNNING on the latest
+ * image, each initialised and unlocked in the emulator's own NodeWorld, as a user would leave them.
+ */
+export async function seedManyNodes(hosted: HostedNodes, ownWorld: NodeWorld | undefined, count: number, password: string): Promise<void> {
+  const width = Math.max(4, String(count).length);
+  for (let i = 1; i <= count; i++) {
+    const n = hosted.add(`node-${String(i).padStart(width, '0')}`, 'regtest');
+    hosted.finishBuild(hosted.newBuild(n, 'CREATE', { imageVersion: n.imageVersion }), true);
+    n.status = 'RUNNING';
+    if (ownWorld) {
+      await ownWorld.seedReadyNode(n.nodeId, password);
+      n.initialized = true;
+    }
+  }
+}

@@ -9,7 +9,7 @@ import { NODE_FAULTS, NodeWorld } from './node-api/index.js';
 import { SERVICE_FAULTS, injectServiceFault, isServiceFault } from './service-faults.js';
 import { registerManagementRoutes } from './register-management-routes.js';
 import { registerNodeApiRoute } from './register-node-api-route.js';
-import { seedDemoNodes } from './seed-demo-nodes.js';
+import { seedDemoNodes, seedManyNodes } from './seed-demo-nodes.js';
 import type { Delivery, Emulator, EmulatorOptions, Faults } from './types.js';
 import { WebhookSender } from './webhook-sender.js';
 
@@ -65,6 +65,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   registerNodeApiRoute(app, { hosted, world, userId, nodeApiToken });
 
   if (opts.seed === 'demo') await seedDemoNodes(hosted, ownWorld, opts.demoPassword);
+  if (opts.seedNodes) await seedManyNodes(hosted, ownWorld, opts.seedNodes, opts.demoPassword ?? 'seed-password');
 
   await app.listen({ port: opts.port ?? 0, host });
   const address = app.server.address();

@@ -70,6 +70,11 @@ export interface EmulatorOptions {
   autoMineMs?: number;
   /** With seed 'demo': initialise and unlock alice and bob with this password (funded wallets). */
   demoPassword?: string;
+  /**
+   * Besides the `seed`, this many more nodes (`node-0001`, ...), RUNNING on the latest image, each
+   * initialised and unlocked (with `demoPassword`, or `seed-password`): an account at scale, for benchmarks.
+   */
+  seedNodes?: number;
   /** A stand-in for the NodeWorld (tests of the routing); `Emulator.world` is then this object. */
   world?: NodeWorldLike;
   /**

@@ -180,7 +180,8 @@ describe('the watch kinds through the whole bot, each fault on a node watched wi
           idx = /#(\d+)/.exec(fault(node, 'stuck-transfer'))![1];
         },
         undo: () => call(node, 'failtransfers', { batch_transfer_idx: Number(idx), skip_sync: true }),
-        recovery: `${node}: RGB transfer #`,
+        // Not `${node}: RGB transfer #`, which the alert itself says.
+        recovery: 'is no longer stuck',
       });
       const alert = postsWith(channel, 'stuck: WaitingCounterparty')[0];
       expect(alert).toContain('expires in');
