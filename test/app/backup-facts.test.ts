@@ -9,8 +9,14 @@ import { createAuditLog } from '../../src/access/index.js';
 import { openDatabase } from '../../src/store/index.js';
 import type { HostedNode } from '../../src/hosting/index.js';
 
-const node = (builds: Array<Record<string, unknown>>): HostedNode =>
-  ({ nodeId: 'n1', name: 'alice', network: 'regtest', status: 'RUNNING', createdAt: '2026-10-01T00:00:00.000Z', builds });
+const node = (builds: Array<Record<string, unknown>>): HostedNode => ({
+  nodeId: 'n1',
+  name: 'alice',
+  network: 'regtest',
+  status: 'RUNNING',
+  createdAt: '2026-10-01T00:00:00.000Z',
+  builds,
+});
 
 describe('backupFacts', () => {
   it('takes the latest successful upgrade, not a failed one, and the last successful node backup of the audit trail', async () => {
