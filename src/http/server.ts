@@ -34,13 +34,24 @@ export interface HttpServerOptions {
  */
 export type RawRoute = (req: http.IncomingMessage, res: http.ServerResponse) => boolean;
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** Mounts a raw `node:http` route, offered every request before fastify's routing (createHttpServer only). */
-    rawRoute(route: RawRoute): void;
-    /** True once the server has begun closing (a raw route then answers 503, as fastify does). */
-    httpClosing(): boolean;
-  }
+/**
+ * What createHttpServer decorates its instance with, read back with `rawRoutingOf(app)` (a typed
+ * getDecorator, not declaration merging: the fastify type stays as fastify ships it).
+ */
+export interface RawRouting {
+  /** Mounts a raw `node:http` route, offered every request before fastify's routing. */
+  rawRoute(route: RawRoute): void;
+  /** True once the server has begun closing (a raw route then answers 503, as fastify does). */
+  httpClosing(): boolean;
+}
+
+/** The raw routing of a server made by createHttpServer, or undefined on any other fastify instance. */
+export function rawRoutingOf(app: FastifyInstance): RawRouting | undefined {
+  if (!app.hasDecorator('rawRoute')) return undefined;
+  return {
+    rawRoute: app.getDecorator<RawRouting['rawRoute']>('rawRoute'),
+    httpClosing: app.getDecorator<RawRouting['httpClosing']>('httpClosing'),
+  };
 }
 
 export interface HealthReport {

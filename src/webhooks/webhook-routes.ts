@@ -17,7 +17,7 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { NodeDirectory } from './node-directory.js';
 import type { ServiceEvent } from './read-event.js';
-import { createBodyAdmission, type RawRoute } from '../http/index.js';
+import { createBodyAdmission, rawRoutingOf, type RawRoute } from '../http/index.js';
 import { createIntake, WEBHOOK_MAX_EVENT_AGE_MS, type IngestResult, type Refusal } from './webhook-intake.js';
 
 export { WEBHOOK_MAX_JSON_DEPTH, WEBHOOK_MAX_EVENT_AGE_MS, type IngestResult } from './webhook-intake.js';
@@ -184,13 +184,13 @@ export function webhookRoutes(deps: WebhookRouteDeps): FastifyPluginAsync {
   };
 
   return async (app) => {
-    if (typeof app.rawRoute !== 'function')
-      throw new Error('webhookRoutes mounts a raw node:http route: register it on a server made by createHttpServer');
+    const raw = rawRoutingOf(app);
+    if (!raw) throw new Error('webhookRoutes mounts a raw node:http route: register it on a server made by createHttpServer');
     const route: RawRoute = (req, res) => {
       if (req.method !== 'POST' || !req.url?.startsWith(PATH)) return false;
       const node = nodeOfPath(req.url);
       if (node === undefined) return false;
-      if (app.httpClosing()) {
+      if (raw.httpClosing()) {
         // As fastify answers while it closes: the service redelivers to a replica still up.
         res.setHeader('connection', 'close');
         send(res, 503, CLOSING_BODY);
@@ -211,6 +211,6 @@ export function webhookRoutes(deps: WebhookRouteDeps): FastifyPluginAsync {
       else read(req, res, signature, node === '' ? undefined : node);
       return true;
     };
-    app.rawRoute(route);
+    raw.rawRoute(route);
   };
 }

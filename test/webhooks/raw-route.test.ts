@@ -7,6 +7,7 @@
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createNodeDirectory, KeyCache } from '../../src/webhooks/index.js';
+import { rawRoutingOf } from '../../src/http/index.js';
 import { fakeHosting, makeNotifier, node, RecordingPoster, startReceiver, statusPayload, type Harness } from '../support/notify.js';
 import { makeKey } from './keys.js';
 import { waitFor } from '../support/wait-for.js';
@@ -113,7 +114,7 @@ describe('the webhook routes as a raw node:http route', () => {
     await received;
     t.markClosed();
     const closing = t.rx.close();
-    await waitFor(() => t.rx.app.httpClosing());
+    await waitFor(() => rawRoutingOf(t.rx.app)?.httpClosing() === true);
     // Its body, then a second request pipelined on the same connection.
     s.socket.write(a.body);
     s.socket.write(head(b.body, b.signature) + b.body.toString());
