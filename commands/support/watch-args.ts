@@ -4,24 +4,12 @@ import { UserError } from '../../src/vocabulary/index.js';
 import type { CommandContext } from '../define-command.js';
 import { findNode, type HostedNode } from '../../src/hosting/index.js';
 import { ALL_NODES, type Watch } from '../../src/notify/index.js';
+import { ACTIVITY_KINDS } from '../../src/activity/index.js';
 
 export const target = () => z.string().trim().min(1).describe('Node name or id, or all');
 export const KNOWN_STATUSES = ['RUNNING', 'STARTING', 'PAUSED', 'FAILED', 'IN_PROGRESS'];
 /** What a watch may hear: the service's status changes, and what the activity poller sees. */
-export const WATCH_KINDS = [
-  'status',
-  'payments',
-  'channels',
-  'transfers',
-  'deposits',
-  'liquidity',
-  'lock',
-  'utxos',
-  'infra',
-  'liveness',
-  'peers',
-  'backup',
-];
+export const WATCH_KINDS: string[] = ['status', ...ACTIVITY_KINDS];
 
 /** A watch's own thresholds (docs/watches.md); unset ones are the account's settings. */
 export const thresholdArgs = {

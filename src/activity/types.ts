@@ -166,8 +166,8 @@ export const DEFAULT_LIQUIDITY: LiquidityThresholds = { lowShare: 0.2, highShare
 
 /** The kinds a watch may choose (`watch add alice kinds=payments,channels`). `status` is the service's webhook. */
 export const ACTIVITY_KINDS = [
-  'channels',
   'payments',
+  'channels',
   'transfers',
   'deposits',
   'liquidity',
