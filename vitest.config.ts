@@ -4,6 +4,7 @@ import { defineConfig } from 'vitest/config';
  * Test files that run in one shared module graph per worker (`isolate: false`): they build
  * their own apps, databases and servers and keep no state in a module, so they need no fresh
  * process each. Loading the modules again for every file was about 40% of the run.
+ * What a module keeps for the process is reset before each file (test/support/shared-worker-setup.ts).
  * Everything else runs isolated: the redactor's process-wide set of secrets (test/redact,
  * log-redaction), discord.js's file uploads, the emulator's images, the activity and digest
  * worlds and the project checks, which run vitest itself.
@@ -60,6 +61,7 @@ export default defineConfig({
           name: 'shared',
           include: SHARED,
           isolate: false,
+          setupFiles: ['test/support/shared-worker-setup.ts'],
         },
       },
       {
