@@ -45,6 +45,17 @@ export function registerSecret(value: string | undefined): void {
 }
 
 /**
+ * Forgets every registered secret. For a process that runs one bot after another in one module
+ * graph (the tests that share a worker): each bot registers its own, and a word that was a
+ * secret of an earlier one (`secret`) must not be masked in a later one's replies.
+ */
+export function forgetSecrets(): void {
+  knownSecrets.clear();
+  typedSecrets.entered.clear();
+  typedSecrets.refused.clear();
+}
+
+/**
  * Registers a secret a user typed or a node answered, masked anywhere for TYPED_SECRET_TTL_MS.
  * At most MAX_TYPED_SECRETS per source are kept (the oldest go first), so a stream of commands
  * cannot grow the list or slow every log line down. `refused`: a value refused in a command line.

@@ -256,7 +256,8 @@ describe('an outbox round of many rows', () => {
     expect(recent).toHaveLength(50);
     expect(previous).toHaveLength(50);
     expect(previous.filter((s) => s.turned).length).toBeGreaterThanOrEqual(4);
-    // Far fewer statements than rows.
-    expect(statements.length).toBeLessThan(200);
+    // Far fewer statements than rows (a statement a row would be over 1,200; a busy machine may
+    // split the parts into more rounds, each with its few reads, so the bound is not exact).
+    expect(statements.length).toBeLessThan(rows.length / 4);
   });
 });
