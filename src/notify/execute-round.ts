@@ -87,6 +87,12 @@ export interface RoundFailure {
   err: unknown;
   unsent: OutboxEventRow[];
   current: OutboxEventRow[];
+  /**
+   * Rows whose message went out but whose record as sent failed (the database refused it): they
+   * are not in `unsent`, and must never be posted again (the worker records them before the
+   * channel's next round).
+   */
+  unrecorded?: OutboxEventRow[];
 }
 
 /** Carries out `actions` (planned from `rows`) in order; stops at the first failure and returns it. */
@@ -122,10 +128,16 @@ export async function executeRound(ctx: RoundContext, rows: OutboxEventRow[], ac
       return { err, unsent: [...unsent.values()], current: a.rows.filter((r) => unsent.has(r.id)) };
     }
     const now = ctx.now();
-    await store.markSent(
-      a.rows.map((r) => r.id),
-      now,
-    );
+    try {
+      await store.markSent(
+        a.rows.map((r) => r.id),
+        now,
+      );
+    } catch (err) {
+      // The chat shows the message: its rows are not unsent, whatever the database says now.
+      for (const r of a.rows) unsent.delete(r.id);
+      return { err, unsent: [...unsent.values()], current: [], unrecorded: a.rows };
+    }
     for (const r of a.rows) {
       unsent.delete(r.id);
       latency?.observe(Math.max(0, now - (r.ev_received_at ?? r.created_at)) / 1000);

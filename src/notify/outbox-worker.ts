@@ -61,6 +61,12 @@ export interface OutboxWorkerOptions {
 export class OutboxWorker {
   private timer: NodeJS.Timeout | undefined;
   private readonly inflight = new Map<string, Promise<void>>();
+  /**
+   * Per channel (`platform|channel`): rows this worker posted whose record as sent failed (the
+   * database refused the write). Recorded before the channel's next round here, which does not
+   * start until they are: a message the chat already shows is never posted again by this worker.
+   */
+  private readonly unrecorded = new Map<string, number[]>();
   private readonly warnedNoPoster = new Set<string>();
   private stopped = true;
   private lastPrune = 0;
@@ -256,9 +262,21 @@ export class OutboxWorker {
     let heartbeat: NodeJS.Timeout | undefined;
     /** Renewals in flight: none may land after done() and push the lease back to a full round. */
     const renewals = new Set<Promise<unknown>>();
+    const key = `${platform}|${channelId}`;
     // From here the claim is taken: whatever happens (nothing due, a store error), done() runs.
     try {
       const now = this.o.now();
+      // What this worker posted last time and could not record: recorded first (a failure here
+      // fails the round before it posts anything, and the next pass tries again).
+      const owed = this.unrecorded.get(key);
+      if (owed) {
+        await store.markSent(owed, now);
+        this.unrecorded.delete(key);
+        this.log.info(
+          { channel: channelId, rows: owed.length },
+          'recorded as sent the rows posted before the database refused their record',
+        );
+      }
       // Reading, planning and marking a round of ~1,000 rows is several slices of work with the
       // event loop let through between them: webhook requests never wait for the whole round.
       const due = await store.duePending(platform, channelId, now);
@@ -314,6 +332,16 @@ export class OutboxWorker {
         };
       }
       const failure = await executeRound(ctx, roundRows(due), actions);
+      if (failure?.unrecorded?.length) {
+        this.unrecorded.set(
+          key,
+          failure.unrecorded.map((r) => r.id),
+        );
+        this.log.warn(
+          { err: failure.err, channel: channelId, rows: failure.unrecorded.length },
+          'posted, but recording it as sent failed: it is recorded before the next round in this channel, and not posted again',
+        );
+      }
       if (failure?.err instanceof ChannelLeaseLost)
         this.log.warn({ channel: channelId }, 'stopped a round: another replica holds the channel now (this one lost its lease)');
       else if (failure) await recordFailure(ctx, failure, this.retry, this.escalation);
@@ -321,7 +349,10 @@ export class OutboxWorker {
       clearInterval(heartbeat);
       await Promise.all(renewals);
       // The channel stays this replica's until it may post again: no other replica posts sooner.
-      await claims?.done(platform, channelId, this.pacer.nextAt(platform, channelId), this.o.now());
+      // While some of its posts are not recorded, it stays this replica's for a round's length
+      // (renewed by each pass that tries to record them): no other replica posts them again.
+      if (claims && this.unrecorded.has(key)) await claims.take(platform, channelId, this.o.now());
+      else await claims?.done(platform, channelId, this.pacer.nextAt(platform, channelId), this.o.now());
     }
   }
 }

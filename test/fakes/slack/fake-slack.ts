@@ -86,6 +86,11 @@ export interface FakeSlack {
   responseUrl(): string;
   /** The next `times` calls of `method` fail this way. */
   fail(method: string, failure: ScriptedFailure, times?: number): void;
+  /**
+   * Calls of `method` from now on are carried out (recorded) but not answered until `release()`,
+   * as a Slack slow to answer: the client does not know yet whether its post was made.
+   */
+  hold(method: string): { release(): void };
   callsTo(method: string): ApiCall[];
   respondsTo(url: string): RespondCall[];
   /** Records something that happened on the test's side (an HTTP-mode answer) in the timeline. */
@@ -160,6 +165,7 @@ export async function startFakeSlack(
   const privateChannels = new Set<string>();
   let fileCounter = 0;
   const failures = new Map<string, ScriptedFailure[]>();
+  const holds = new Map<string, Promise<void>>();
   const expired = new Set<string>();
   const sockets = new Set<WebSocket>();
   const pendingAcks = new Map<string, (payload: any) => void>();
@@ -283,6 +289,8 @@ export async function startFakeSlack(
             if (res.destroyed) return;
             calls.push(call);
             timeline.push({ kind: 'api', method, seq: call.seq });
+            const held = holds.get(method);
+            if (held) await held;
             const queue = failures.get(method);
             const failure = queue?.shift();
             if (failure) {
@@ -371,6 +379,16 @@ export async function startFakeSlack(
       const q = failures.get(method) ?? [];
       for (let i = 0; i < times; i++) q.push(failure);
       failures.set(method, q);
+    },
+    hold(method) {
+      let release!: () => void;
+      holds.set(method, new Promise<void>((r) => (release = r)));
+      return {
+        release() {
+          holds.delete(method);
+          release();
+        },
+      };
     },
     callsTo: (method) => calls.filter((c) => c.method === method),
     respondsTo: (u) => responds.filter((r) => u.endsWith(`/respond/${r.id}`)),
