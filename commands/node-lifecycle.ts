@@ -1,5 +1,5 @@
 /**
- * `node init|unlock|lock|password|backup|restore|sync|shutdown`: the node API lifecycle. Each one
+ * `node init|unlock|lock|password|backup|restore|sync|shutdown`: the node API lifecycle (backup in node-backup.ts). Each one
  * that asks for a password or a confirmation first checks the wallet's state (`check`), so that
  * nobody types a password for a command that cannot run.
  */
@@ -11,12 +11,12 @@ import { SyncStrategy } from '../src/node-api/index.js';
 import { nodeArg, nodeOnly } from './support/arg-types.js';
 import { nodeClient } from './support/node-client.js';
 import { done } from './support/node-done.js';
-import { backupPathArg, backupPathOf } from './support/backup-first.js';
 import { offlineField, requireRunning, requireWallet } from './support/node-state.js';
 import { requireNode } from './support/require-node.js';
 import { MIN_PASSWORD, needSecret, newPasswordErrors, passwordField } from './support/node-secrets.js';
 import { init } from './node-init.js';
 import { unlock } from './node-unlock.js';
+import { backup } from './node-backup.js';
 
 const lock = defineCommand({
   path: 'node lock',
@@ -73,36 +73,6 @@ const password = defineCommand({
       new_password: needSecret(ctx, 'new_password', 'new password'),
     });
     return done(node, 'Password changed', `The password of ${node.name} was changed.`);
-  },
-});
-
-const backup = defineCommand({
-  path: 'node backup',
-  summary: 'Back up a node to a file on its own disk (the node must be locked)',
-  example: '/rln node backup alice backup_path=/backups/alice.backup',
-  args: z.object({
-    node: nodeArg(),
-    backup_path: backupPathArg('Path on the node for the backup file (default /backups/<name>-<time>.backup)'),
-  }),
-  role: 'operate',
-  confirm: 'none',
-  secrets: [{ ...passwordField, hint: 'The backup is encrypted with this password' }],
-  dialog: {
-    intro:
-      "The backup is written to the node's own disk: the service offers no way to download it, and it is lost if the node is destroyed.",
-  },
-  check: (ctx) => requireWallet(ctx, requireNode(ctx), 'locked', 'back up'),
-  mutates: true,
-  async handler(ctx) {
-    const { node, api } = nodeClient(ctx);
-    const path = backupPathOf(ctx, node);
-    await api.backup({ backup_path: path, password: needSecret(ctx, 'password', 'password') });
-    return done(node, 'Backup made', "Backup written to the node's own disk.", [
-      msg.fields([{ label: 'Path', value: [{ code: path }] }]),
-      msg.context(
-        `Restore with \`node restore ${node.name} ${path}\`. The file stays on ${node.name}: destroying the node destroys it too.`,
-      ),
-    ]);
   },
 });
 

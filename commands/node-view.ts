@@ -9,6 +9,7 @@ import { nodeOnly, pagingArgs } from './support/arg-types.js';
 import { listReply, typedArgs } from './support/list-command.js';
 import { formatTime, peerAddressOf, rlnNameOf, titled, yesNo } from './support/present.js';
 import { requireNode } from './support/require-node.js';
+import { readableNodes, withScopeNote } from './support/readable-nodes.js';
 
 function lastBuild(node: HostedNode): string {
   const b = node.builds?.[node.builds.length - 1];
@@ -24,7 +25,7 @@ export const list = defineCommand({
   args: z.object({ ...pagingArgs }),
   role: 'read',
   async handler(ctx) {
-    const nodes = await ctx.services.hosting.listNodes();
+    const { nodes, note } = await readableNodes(ctx);
     return listReply({
       title: 'Nodes',
       rows: [...nodes].sort((a, b) => a.name.localeCompare(b.name)),
@@ -39,7 +40,7 @@ export const list = defineCommand({
         return {
           tone: counts.has('FAILED') ? 'danger' : 'info',
           summary: `${nodes.length} nodes: ${summary}`,
-          before: [msg.text(summary)],
+          before: [msg.text(summary), ...(note ? [msg.context(note)] : [])],
           table: {
             columns: msg.columns('Name', 'Status', 'Wallet', 'Network', 'Initialized', 'Last build'),
             rows: items.map((n, i) => [
@@ -146,7 +147,10 @@ export const image = defineCommand({
   role: 'read',
   async handler(ctx) {
     const { version } = await ctx.services.hosting.latestImage();
-    if (!ctx.node) return imageOverview(version, await ctx.services.hosting.listNodes());
+    if (!ctx.node) {
+      const { nodes, note } = await readableNodes(ctx);
+      return withScopeNote(imageOverview(version, nodes), note);
+    }
     const node = ctx.node;
     const current = imageOf(node);
     const upToDate = current === version;

@@ -6,7 +6,9 @@ import { type AnyCommand } from '../src/engine/index.js';
 import { describeCron, type ScheduleInfo } from '../src/reports/index.js';
 import { formatTime } from './support/present.js';
 import { progressAfter } from './support/progress-after.js';
+import { readableOf, withScopeNote } from './support/readable-nodes.js';
 
+const isAll = (node: string) => node.trim().toLowerCase() === 'all';
 const target = () => z.string().trim().min(1).describe('Node name or id, or all');
 const unit = () => z.enum(['sat', 'btc']).default('sat').describe('Show BTC amounts in sats (default) or BTC');
 const days = () => z.enum(['7', '30', '0']).default('7').describe('Days of history in the chart: 7 (default) or 30; 0 for no chart');
@@ -26,13 +28,15 @@ const reportNow = (kind: 'balance' | 'channels', summary: string, example: strin
       // Over many nodes it may take a few seconds: past 2 s, a progress message says how far it is.
       const progress = progressAfter(ctx, `${kind === 'balance' ? 'Balance' : 'Channel'} report: ${ctx.args.node}`, 'Nodes');
       try {
+        const reach = await readableOf(ctx);
         const r = await ctx.services.reports[kind](ctx.args.node, {
+          readable: reach.may,
           unit: ctx.args.unit,
           chartDays: chartDays(ctx.args.days),
           onProgress: (done, total) => progress.tell(done, total),
         });
         await progress.finish(`Done: ${r.answered} node(s) answered${r.failed ? `, ${r.failed} did not` : ''}. The report follows.`);
-        return r.message;
+        return withScopeNote(r.message, isAll(ctx.args.node) ? reach.note(r.answered + r.failed) : undefined);
       } catch (e) {
         await progress.finish('The report could not be made: see the answer.');
         throw e;
@@ -65,8 +69,9 @@ const digest = defineCommand({
   role: 'read',
   async handler(ctx) {
     const place = { platform: ctx.place.platform, channelId: ctx.place.channelId };
-    const r = await ctx.services.reports.digest(ctx.args.node, { timeZone: ctx.args.tz, place });
-    return r.message;
+    const reach = await readableOf(ctx);
+    const r = await ctx.services.reports.digest(ctx.args.node, { timeZone: ctx.args.tz, place, readable: reach.may });
+    return withScopeNote(r.message, isAll(ctx.args.node) ? reach.note(r.answered) : undefined);
   },
 });
 

@@ -16,6 +16,7 @@ import { formatTime } from './support/present.js';
 import type { Incident, Watch } from '../src/notify/index.js';
 import { int } from './support/arg-types.js';
 import { paginate } from './support/paginate.js';
+import { readableOf, withScopeNote } from './support/readable-nodes.js';
 
 /** Nodes per page: two buttons each, plus paging, stays within a message's 25 buttons. */
 export const STATUS_PAGE_SIZE = 8;
@@ -119,12 +120,23 @@ const status = defineCommand({
   args: z.object({ page: int().min(1).optional().describe('Which page of nodes (8 a page)') }),
   role: 'read',
   async handler(ctx) {
+    const reach = await readableOf(ctx);
     const [nodes, incidents, watches] = await Promise.all([
-      ctx.services.reports.dashboard({ page: ctx.args.page, pageSize: STATUS_PAGE_SIZE }),
+      ctx.services.reports.dashboard({ page: ctx.args.page, pageSize: STATUS_PAGE_SIZE, readable: reach.may }),
       Promise.resolve(ctx.services.watches.incidents({ state: 'open' })),
       Promise.resolve(ctx.services.watches.list()),
     ]);
-    return dashboardMessage(nodes, { incidents, watches, now: new Date(ctx.services.now()), page: ctx.args.page });
+    // Incidents of nodes not shown are not counted either.
+    const shown = new Set(nodes.map((n) => n.node.nodeId));
+    return withScopeNote(
+      dashboardMessage(nodes, {
+        incidents: incidents.filter((i) => shown.has(i.nodeId)),
+        watches,
+        now: new Date(ctx.services.now()),
+        page: ctx.args.page,
+      }),
+      reach.note(nodes.length),
+    );
   },
 });
 

@@ -44,19 +44,26 @@ export async function requireRunning(ctx: Ctx, node: HostedNode, action: string)
 }
 
 /** The wallet state a lifecycle command needs, and the words for refusing the others. */
-export type WalletNeed = 'uninitialised' | 'locked' | 'unlocked' | 'not unlocked';
+export type WalletNeed = 'uninitialised' | 'initialised' | 'locked' | 'unlocked' | 'not unlocked';
 
 /**
  * Refuses a lifecycle command (init, unlock, lock, password, backup, restore) whose wallet is not
  * in the state it needs, before its dialog asks for a password. A node that does not say its
  * state in time is not refused: the node answers for itself when the command runs.
  */
-export async function requireWallet(ctx: Ctx, node: HostedNode, need: WalletNeed, action: string): Promise<Refusal | undefined> {
+export async function requireWallet(
+  ctx: Ctx,
+  node: HostedNode,
+  need: WalletNeed,
+  action: string,
+  o: { /** Added to the refusal of an unlocked node that needs to be locked: another way. */ whenUnlocked?: string } = {},
+): Promise<Refusal | undefined> {
   const down = await requireRunning(ctx, node, action);
   if (down) return down;
   const state: LockState = await lockStateOf(ctx, { ...node, status: 'RUNNING' }, FACTS_TIMEOUT_MS);
   if (state === 'unknown' || state === 'not running' || state === need) return undefined;
   if (need === 'not unlocked' && state !== 'unlocked') return undefined;
+  if (need === 'initialised' && state !== 'uninitialised') return undefined;
   const n = node.name;
   if (state === 'uninitialised')
     return { reason: `${n} is not initialized yet: there is no wallet to ${action}.`, next: `Initialize it with \`/rln node init ${n}\`.` };
@@ -74,7 +81,7 @@ export async function requireWallet(ctx: Ctx, node: HostedNode, need: WalletNeed
     return { reason: `${n} is already unlocked.`, next: `Nothing to do. Lock it with \`/rln node lock ${n}\` if you meant that.` };
   return {
     reason: `${n} is unlocked: the node can ${action} only while it is locked.`,
-    next: `Lock it first with \`/rln node lock ${n}\`, then run this again.`,
+    next: `Lock it first with \`/rln node lock ${n}\`, then run this again.${o.whenUnlocked ? ` ${o.whenUnlocked}` : ''}`,
   };
 }
 

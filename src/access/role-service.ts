@@ -8,7 +8,8 @@
  * or holds a grant with no scope, reads everywhere. A scoped grant (of any role) lets its holder read
  * within its scope only, whether or not READ_USERS is set: it says where that person acts. Anyone else
  * reads everywhere when READ_USERS is unset, and nowhere when it is set. A read that names no node
- * (help, node list) is not refused by a grant's node scope; its channel scope still applies.
+ * (help, node list) is not refused by a grant's node scope; its channel scope still applies, and what
+ * it lists of the nodes is only those the scope reaches (`readableNodes`).
  */
 import type { AnyDb, RoleGrantRow } from '../store/index.js';
 import { createIdentityLinkStore, createRoleGrantStore } from '../store/index.js';
@@ -70,6 +71,12 @@ export interface RoleService {
   roleOf(actor: Actor, where?: Where): Promise<Role>;
   /** Whether the actor has `role` here; for `read`, whether they may read here (see the file's comment). */
   has(actor: Actor, role: Role, where?: Where): Promise<boolean>;
+  /**
+   * The nodes (names or ids, as granted) the actor may read in this channel, for a read that lists
+   * the account's nodes; undefined when they may read every node (READ_USERS, OPERATOR_USERS,
+   * ADMIN_USERS, a grant with no node scope here, or no grant at all).
+   */
+  readableNodes(actor: Actor, channelId?: string): Promise<string[] | undefined>;
   /** The actor's grants that are limited to some nodes or channels, for saying why a scope refused. */
   scopesOf(actor: Actor): Promise<Array<{ role: Role; scope: Scope }>>;
   /** Stores a grant (replacing an earlier one). Throws UserError on a malformed principal. */
@@ -168,6 +175,14 @@ export function createRoleService(
       const principals = principalsOf(actor);
       const grants = await grantsOf(principals);
       return mayRead(principals, grants, where) && ROLE_RANK[bestRole(principals, grants, where)] >= ROLE_RANK[role];
+    },
+    async readableNodes(actor, channelId) {
+      const principals = principalsOf(actor);
+      if (principals.some((p) => readers.has(p) || configuredRole(p) !== undefined)) return undefined;
+      const scopes = [...(await grantsOf(principals)).values()].map(scopeOfRow);
+      const here = scopes.filter((s) => !s?.channels?.length || (channelId !== undefined && s.channels.includes(channelId)));
+      if (!scopes.length || here.some((s) => !s?.nodes?.length)) return undefined;
+      return [...new Set(here.flatMap((s) => s?.nodes ?? []))];
     },
     async scopesOf(actor) {
       const principals = principalsOf(actor);

@@ -164,7 +164,7 @@ export function conditionsOf(
           { label: 'Upgraded', value: day(facts.lastUpgradeAt) },
           { label: 'Last backup', value: last ? day(last) : 'none made by this bot' },
         ],
-        actions: [{ label: 'Back up', command: 'node backup', style: 'primary' }],
+        actions: [{ label: 'Back up', command: 'node backup', style: 'primary', args: { lock: 'yes' } }],
         recovered: 'backed up since its upgrade',
       });
     } else if (now - reference >= t.backupDays * 24 * 60 * MIN) {
@@ -177,7 +177,7 @@ export function conditionsOf(
           { label: 'Last backup', value: last ? day(last) : 'none made by this bot' },
           { label: 'Threshold', value: `${t.backupDays} days` },
         ],
-        actions: [{ label: 'Back up', command: 'node backup', style: 'primary' }],
+        actions: [{ label: 'Back up', command: 'node backup', style: 'primary', args: { lock: 'yes' } }],
         recovered: 'backed up again',
       });
     }

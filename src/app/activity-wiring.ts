@@ -62,6 +62,7 @@ export function wireActivity(opts: {
       }
       return client;
     },
+    callsPerNode: config.NODE_CALLS_PER_NODE,
     states: createActivityStateRepo(db),
     // Replicas on one database split the nodes (a lease per node and interval); one process takes them all.
     claim: db.engine === 'postgres' ? (nodeId, until, now) => leases.claim(`activity:${nodeId}`, replicaId, until, now) : undefined,

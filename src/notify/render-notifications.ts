@@ -121,23 +121,24 @@ export function activityMessage(
   const part = o.parts && o.parts > 1 ? ` (part ${o.part}/${o.parts})` : '';
   const seen = new Set<string>();
   const all = items
-    .flatMap((m, i) => named(m, i) ?? [])
-    .filter((b) => {
+    .flatMap((m, i) => (named(m, i) ?? []).map((button) => ({ button, name: names[i] })))
+    .filter(({ button: b }) => {
       const key = `${b.command}|${JSON.stringify(b.args ?? {})}`;
       if (seen.has(key)) return false;
       seen.add(key);
       return true;
     });
-  const buttons = all.slice(0, MAX_BUTTONS_PER_MESSAGE);
+  const buttons = all.slice(0, MAX_BUTTONS_PER_MESSAGE).map((x) => x.button);
   const left = all.slice(MAX_BUTTONS_PER_MESSAGE);
   const notes: Block[] = [];
+  // The buttons a message cannot hold, as commands to type: the node by its name, as every alert names it.
+  const typed = ({ button: b, name }: (typeof all)[number]) =>
+    `\`${b.command} ${Object.entries(b.args ?? {})
+      .map(([k, v]) => (k === 'node' && name ? name : v))
+      .join(' ')}\``;
   if (left.length)
     notes.push(
-      msg.context(
-        `${left.length} more button${left.length === 1 ? '' : 's'} than a message holds: ${left
-          .map((b) => `\`${b.command} ${Object.values(b.args ?? {}).join(' ')}\``)
-          .join(', ')}.`,
-      ),
+      msg.context(`${left.length} more button${left.length === 1 ? '' : 's'} than a message holds: ${left.map(typed).join(', ')}.`),
     );
   return {
     header: `${header}${part}`,

@@ -17,6 +17,7 @@ import type { ReportNodeApi } from './node-api-shape.js';
 import { big } from './node-api-shape.js';
 import { problemFromError, problemFromStatus } from './describe-node-problem.js';
 import type { BalanceSnapshot } from './balance-report.js';
+import type { ReadableNode } from './types.js';
 
 export type LockState = 'unlocked' | 'locked' | 'not initialised' | 'unknown';
 
@@ -50,6 +51,8 @@ export interface DashboardPage {
   /** 1-based; clamped to the pages there are. */
   page?: number;
   pageSize: number;
+  /** Only these nodes are listed (a grant scoped to some nodes); absent: every node. */
+  readable?: ReadableNode;
 }
 
 export interface DashboardDeps {
@@ -187,7 +190,7 @@ async function dashboardRow(node: HostedNode, d: DashboardDeps): Promise<Dashboa
  * (the others have `unread: true` and no figures).
  */
 export async function gatherDashboard(nodes: HostedNode[], page: DashboardPage, d: DashboardDeps): Promise<DashboardNode[]> {
-  const sorted = dashboardOrder(nodes);
+  const sorted = dashboardOrder(page.readable ? nodes.filter(page.readable) : nodes);
   const { start, end } = pageRange(sorted.length, page);
   const shown = await Promise.all(sorted.slice(start, end).map((node) => dashboardRow(node, d)));
   return sorted.map((node, i) => (i >= start && i < end ? shown[i - start] : { node, lock: 'unknown', unread: true }));

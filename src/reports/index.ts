@@ -122,7 +122,7 @@ export function createReports(opts: CreateReportsOptions): { service: ReportServ
 }
 
 export type { ReportService, ScheduleRequest } from './report-service.js';
-export type { ReportKind, ReportOptions, ReportResult, ScheduleInfo, Unit } from './types.js';
+export type { ReadableNode, ReportKind, ReportOptions, ReportResult, ScheduleInfo, Unit } from './types.js';
 export type { Thresholds } from './channel-report.js';
 export type { DashboardNode, DashboardPage, Freshness, LockState } from './dashboard.js';
 export { DASHBOARD_PAGE_SIZE } from './report-service.js';

@@ -11,7 +11,7 @@ import type { Metrics } from '../metrics.js';
 import type { ActivityStateRepo, SnapshotRepo } from '../store/index.js';
 import type { ReportSchedule, ScheduleRepo } from '../store/index.js';
 import type { ReportNodeApi } from './node-api-shape.js';
-import type { NodeOutcome, ReportKind, ReportOptions, ReportResult, ScheduleInfo, Unit } from './types.js';
+import type { NodeOutcome, ReadableNode, ReportKind, ReportOptions, ReportResult, ScheduleInfo, Unit } from './types.js';
 import { gatherBalance, gatherChannels } from './gather-node.js';
 import { problemFromError, problemFromStatus } from './describe-node-problem.js';
 import { buildBalanceReport, type BalanceSnapshot } from './balance-report.js';
@@ -111,14 +111,25 @@ export function createReportService(d: ReportServiceDeps): ReportService {
     }
   };
 
-  const targets = async (ref: string): Promise<{ label: string; nodes: HostedNode[] }> => {
+  /** `all` (the nodes the asker may read), or the one node named, refused when the asker may not read it. */
+  const targets = async (ref: string, readable?: ReadableNode): Promise<{ label: string; nodes: HostedNode[] }> => {
     const nodes = await listNodes();
-    if (ref.trim().toLowerCase() === 'all') return { label: 'all', nodes: [...nodes].sort((a, b) => a.name.localeCompare(b.name)) };
+    if (ref.trim().toLowerCase() === 'all') {
+      const shown = readable ? nodes.filter(readable) : nodes;
+      return { label: 'all', nodes: [...shown].sort((a, b) => a.name.localeCompare(b.name)) };
+    }
     const node = findNode(nodes, ref.trim());
     if (!node)
       throw new UserError('unknown_node', `There is no node named "${ref}".`, 'See /rln node list for the names, or use all.', {
         node: ref,
       });
+    if (readable && !readable(node))
+      throw new UserError(
+        'forbidden',
+        `Your read access does not reach ${node.name}.`,
+        'Name a node you may read (/rln node list shows them), or all for every one of them.',
+        { node: node.name },
+      );
     return { label: node.name, nodes: [node] };
   };
 
@@ -154,7 +165,7 @@ export function createReportService(d: ReportServiceDeps): ReportService {
   const count = (kind: ReportKind, outcome: string) => d.metrics?.reportRuns.inc({ kind, outcome });
 
   async function balance(ref: string, opts: ReportOptions = {}): Promise<ReportResult> {
-    const { label, nodes } = await targets(ref);
+    const { label, nodes } = await targets(ref, opts.readable);
     const outcomes = await gather(nodes, gatherBalance, opts.onProgress);
     const now = new Date(d.now());
     const built = buildBalanceReport({
@@ -175,7 +186,7 @@ export function createReportService(d: ReportServiceDeps): ReportService {
   }
 
   async function channels(ref: string, opts: ReportOptions = {}): Promise<ReportResult> {
-    const { label, nodes } = await targets(ref);
+    const { label, nodes } = await targets(ref, opts.readable);
     const outcomes = await gather(nodes, gatherChannels, opts.onProgress);
     const now = new Date(d.now());
     const built = buildChannelReport({
@@ -233,8 +244,8 @@ export function createReportService(d: ReportServiceDeps): ReportService {
     }
     let label = 'all';
     let nodeIds: Set<string> | undefined;
-    if (ref.trim().toLowerCase() !== 'all') {
-      const t = await targets(ref);
+    if (ref.trim().toLowerCase() !== 'all' || opts.readable) {
+      const t = await targets(ref, opts.readable);
       label = t.label;
       nodeIds = new Set(t.nodes.map((n) => n.nodeId));
     }
@@ -294,7 +305,7 @@ export function createReportService(d: ReportServiceDeps): ReportService {
     async dashboard(page) {
       return gatherDashboard(
         await listNodes(),
-        { page: page?.page, pageSize: page?.pageSize ?? DASHBOARD_PAGE_SIZE },
+        { page: page?.page, pageSize: page?.pageSize ?? DASHBOARD_PAGE_SIZE, readable: page?.readable },
         {
           nodeApi: (node) => d.services.nodeApi(node),
           snapshots: d.snapshots,

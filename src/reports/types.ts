@@ -64,8 +64,15 @@ export interface ReportResult {
   failed: number;
 }
 
+/**
+ * Which nodes the asker may read (a grant scoped to some nodes): `all` means those, and naming
+ * another is refused. Absent: every node.
+ */
+export type ReadableNode = (node: Pick<HostedNode, 'name' | 'nodeId'>) => boolean;
+
 export interface ReportOptions {
   unit?: Unit;
+  readable?: ReadableNode;
   /** Days of history the report's chart covers (7 or 30); 0 draws no chart. Default 7. */
   chartDays?: 0 | 7 | 30;
   /** IANA zone used for times in the report. Default UTC. */

@@ -249,7 +249,7 @@ describe('the watch kinds through the whole bot, each fault on a node watched wi
     }
   });
 
-  it('backup (f379330 and 6887cbf): the service\'s record 30 days old, never backed up → "no backup in 7 days" with Back up; its Back up (locked) → recovered once', async () => {
+  it('backup (f379330 and 6887cbf): the service\'s record 30 days old, never backed up → "no backup in 7 days" with Back up; its Back up locks the node first, confirmed → recovered once', async () => {
     for (const [node, channel] of [
       ['alice', 'CBACKA'],
       ['dave', 'CBACKD'],
@@ -262,19 +262,36 @@ describe('the watch kinds through the whole bot, each fault on a node watched wi
       expect(fault(node, 'backup-old')).toContain('30 days ago');
       const alert = await waitForPost(channel, `${node}: no backup in 7 days`);
       expect(alert).toContain('"text":"Back up"');
-      // RLN backs up a locked node only: locked, then the alert's own button asks the password and backs up.
-      h.emulator.world.lockNode(ids[node]);
+      // RLN backs up a locked node only (/backup answers 403 UnlockedNode on both generations), and the node is
+      // unlocked: the alert's own button asks, in its private dialog, to lock it for the backup, and says until when.
+      expect((await call(node, 'backup', { backup_path: '/backups/direct.backup', password: PASSWORD })).status).toBe(403);
       const views = fake.callsTo('views.open').length;
       const button = buttonIds(JSON.parse(alert) as Record<string, any>).find((b) => b.label === 'Back up')!;
       await slack.click(OPERATOR, button.id, { channelId: channel });
       await fake.waitForCalls('views.open', views + 1);
-      await slack.submit(OPERATOR, fake.views.at(-1)!, { password: PASSWORD });
+      const view = fake.views.at(-1)!;
+      const asked = JSON.stringify(view);
+      expect(asked).toContain(`Lock ${node} for the backup`);
+      expect(asked).toContain('stays locked after');
+      expect(asked).toContain(`node unlock ${node}`);
+      // The box is the confirmation: left unticked, nothing is done and the node stays unlocked.
+      const unticked = await slack.submit(OPERATOR, view, { lock_first: false, password: PASSWORD });
+      expect(unticked.ack.response_action).toBe('errors');
+      expect(unticked.ack.errors.lock_first).toContain('Tick the box');
+      expect((await call(node, 'nodeinfo')).status).toBe(200);
+      await slack.submit(OPERATOR, view, { lock_first: true, password: PASSWORD });
       await waitFor(
         async () => (await h.app.services.audit.query({ node: ids[node], action: 'node backup', outcome: 'ok', limit: 1 })).length === 1,
         {
           what: `the backup of ${node} in the audit trail`,
         },
       );
+      const [audited] = await h.app.services.audit.query({ node: ids[node], action: 'node backup', outcome: 'ok', limit: 1 });
+      expect(JSON.stringify(audited.args)).toContain('lock_first');
+      // It is locked now, and the answer says so, with the button that unlocks it.
+      expect((await call(node, 'nodeinfo')).status).toBe(403);
+      const answer = await waitForPost(channel, `${node} was locked for the backup and is still locked`);
+      expect(answer).toContain(`"text":"Unlock ${node}"`);
       await h.emulator.world.seedReadyNode(ids[node], PASSWORD);
       h.app.activity.checkSoon(ids[node]);
       await waitForPost(channel, `${node}: backed up again`);

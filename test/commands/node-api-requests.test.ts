@@ -279,6 +279,10 @@ async function everyCommand(gen: Generation, x: string, y: string, fresh: string
   await run('node password', { node: x }, { old_password: `${PASSWORD}!`, new_password: PASSWORD, new_password_repeat: PASSWORD });
   await run('node restore', { node: x, backup_path: backup }, { overwrite: 'true', password: PASSWORD });
   await run('node unlock', { node: x, indexer_url: INDEXER_URL }, { password: PASSWORD });
+  // lock=yes (a backup alert's button) on an unlocked node: /backup answers UnlockedNode, then /lock and /backup again.
+  const locked = await run('node backup', { node: x, backup_path: `${backup}.2`, lock: 'yes' }, { password: PASSWORD, lock_first: 'true' });
+  expect(textOf(locked)).toContain('was locked for the backup');
+  await run('node unlock', { node: x, indexer_url: INDEXER_URL }, { password: PASSWORD });
   await run('node shutdown', { node: y });
   await run('node unlock', { node: y, indexer_url: INDEXER_URL }, { password: PASSWORD });
 

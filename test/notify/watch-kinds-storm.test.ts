@@ -238,6 +238,13 @@ describe.each(['slack', 'discord'] as Platform[])('a storm of the watch kinds on
     // Every button says whose it is: a Restart among thirty nodes' alerts must not be a guess.
     for (const label of ['Restart', 'Back up', 'Create UTXOs']) expect(all).toMatch(new RegExp(`"${label} n\\d\\d"`));
     expect(all).not.toMatch(/"(text|label)":"Restart"/);
+    // The buttons a part cannot hold are listed as commands to type, naming each node by its name as the alerts do, never by its id.
+    const overflow = [...all.matchAll(/more buttons than a message holds: ([^"]*)/g)].map((m) => m[1]);
+    expect(overflow.length).toBeGreaterThan(0);
+    for (const line of overflow) {
+      expect(line).toMatch(/`node start n\d\d`/);
+      expect(line).not.toMatch(/node-\d+/);
+    }
 
     const healed = await storm(platform, itemsOf(recoveries(raised)), got);
     expect(healed.chat.refused()).toEqual([]);

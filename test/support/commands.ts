@@ -14,6 +14,8 @@ import { createHostingClient, type HostedNode } from '../../src/hosting/index.js
 import { createNodeApiClient, imageOfNode, type NodeApiClient } from '../../src/node-api/index.js';
 import { logPolling } from '../../commands/node.js';
 import { waitFor } from './wait-for.js';
+import { createRoleService } from '../../src/access/index.js';
+import { openDatabase } from '../../src/store/index.js';
 
 export interface TestEnv {
   emulator: Emulator;
@@ -43,8 +45,10 @@ export async function startEnv(opts: { lifecycleDelayMs?: number } = {}): Promis
       image: imageOfNode(node),
     });
   };
-  // Node-operation handlers use only hosting, nodeApi, now and publicUrl; the other rooms' services are absent here.
-  const services = { hosting, nodeApi: api, now: Date.now } as Partial<Services> as Services;
+  // Node-operation handlers use only hosting, nodeApi, now and publicUrl; the other rooms' services are absent here,
+  // but for roles: a list of the nodes asks which the actor (the terminal's own, an admin) may read.
+  const access = createRoleService(openDatabase(':memory:'));
+  const services = { hosting, nodeApi: api, now: Date.now, access } as Partial<Services> as Services;
   return {
     emulator,
     world,
