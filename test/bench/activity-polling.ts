@@ -1,5 +1,6 @@
 /**
- * Activity polling: the bot (its own process, `src/cli/main.ts start` through tsx) polling `nodes`
+ * Activity polling: the bot (its own process, `src/cli/main.ts start` through tsx's loader, with the
+ * Dockerfile's node flags and MALLOC_ARENA_MAX: the deployed start's V8 settings) polling `nodes`
  * emulated nodes (the emulator in its own process, every node initialised and unlocked, so each
  * poll makes the full set of calls), all on 127.0.0.1.
  *
@@ -22,7 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { NotifyStore, openDatabase } from '../../src/store/index.js';
 import { unlockBody } from '../../src/emulator/node-api/world.js';
 import { startEmulatorProcess } from './emulator-process.js';
-import { cpuMs, freePort, procTree as tree } from './processes.js';
+import { cpuMs, deployedStart, freePort, procTree as tree } from './processes.js';
 import type { BenchResult } from './types.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -132,9 +133,13 @@ export async function activityPolling(o: { nodes: number; intervalS: number; pas
 
     const botPort = await freePort();
     const botUrl = `http://127.0.0.1:${botPort}`;
-    const child = spawn(process.execPath, [`${root}node_modules/tsx/dist/cli.mjs`, `${root}src/cli/main.ts`, 'start'], {
+    // The Dockerfile's flags (its young generation and heap growth: what the memory figures depend
+    // on), one process, the TypeScript loaded by tsx's loader.
+    const deployed = deployedStart();
+    const child = spawn(process.execPath, [...deployed.nodeArgs, '--import', 'tsx', `${root}src/cli/main.ts`, 'start'], {
       cwd: root,
       env: {
+        ...deployed.env,
         PATH: process.env.PATH ?? '',
         PORT: String(botPort),
         HOST: '127.0.0.1',
