@@ -30,7 +30,7 @@ import { randomUUID } from 'node:crypto';
 import { createChannelClaims } from './channel-claims.js';
 import { KeyCache } from '../webhooks/index.js';
 import { createNodeDirectory, type NodeDirectory } from '../webhooks/index.js';
-import { webhookRoutes, type IngestResult } from '../webhooks/index.js';
+import { webhookRoutes, type IngestResult, type IngestWith } from '../webhooks/index.js';
 import { createEventIntake, type IncomingEvent } from './event-intake.js';
 import { OutboxWorker } from './outbox-worker.js';
 import { createPaging, type Paging, type PagingOptions } from './paging.js';
@@ -223,10 +223,26 @@ export function createNotifier(opts: NotifierOptions): Notifier {
         { writeMany: storeEvents },
       );
       const ingest = (event: IncomingEvent) => batch(event).then(afterCommit);
+      // The same by callbacks: no promise per event on the request path.
+      const ingestWith: IngestWith = (event, onStored, onError) =>
+        batch.add(
+          event,
+          (stored) => {
+            let result: ReturnType<typeof afterCommit>;
+            try {
+              result = afterCommit(stored);
+            } catch (err) {
+              return onError(err);
+            }
+            onStored(result);
+          },
+          onError,
+        );
       return webhookRoutes({
         keys,
         nodes,
         ingest,
+        ingestWith,
         signatureHeader: o.signatureHeader,
         logger: opts.logger,
         metrics: opts.metrics,

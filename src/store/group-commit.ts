@@ -21,6 +21,10 @@
  * When it throws, the pass is rolled back as above and the second pass writes each item with
  * `writeOne`, in its own savepoint: `writeMany` is a shortcut for the common case, `writeOne`
  * says what each item means.
+ *
+ * The function returned answers a promise per item; its `add(item, onValue, onError)` answers
+ * by callbacks instead, for a hot path (the webhook intake) that would otherwise make a promise
+ * per item and another per step that follows it. Both go into the same batch.
  */
 import { DatabaseUnavailableError } from './sql/types.js';
 
@@ -34,11 +38,17 @@ export interface GroupCommitOptions<T, R, C> {
   writeMany?: (items: readonly T[], context: C) => Promise<readonly R[]>;
 }
 
+/** A group commit: a promise per item, or `add` with callbacks (called once, after the commit). */
+export interface GroupCommit<T, R> {
+  (item: T): Promise<R>;
+  add(item: T, onValue: (value: R) => void, onError: (error: unknown) => void): void;
+}
+
 export function groupCommit<T, R, C = undefined>(
   tx: Tx,
   writeOne: (item: T, context: C) => Promise<R>,
   options?: (() => Promise<C>) | GroupCommitOptions<T, R, C>,
-): (item: T) => Promise<R> {
+): GroupCommit<T, R> {
   const { before, writeMany } = typeof options === 'function' ? { before: options, writeMany: undefined } : (options ?? {});
   let batch: Array<{ item: T; resolve: (r: R) => void; reject: (e: unknown) => void }> = [];
 
@@ -89,17 +99,31 @@ export function groupCommit<T, R, C = undefined>(
         results = await oneByOne(items);
       }
     } catch (error) {
-      for (const c of current) c.reject(error);
+      for (const c of current) settle(c.reject, error);
       return;
     }
-    current.forEach((c, i) => {
+    for (let i = 0; i < current.length; i++) {
+      const c = current[i];
       const r = results[i];
-      if (r.ok) c.resolve(r.value);
-      else c.reject(r.error);
-    });
+      if (r.ok) settle(c.resolve, r.value);
+      else settle(c.reject, r.error);
+    }
   };
-  return (item) =>
-    new Promise<R>((resolve, reject) => {
-      if (batch.push({ item, resolve, reject }) === 1) setImmediate(() => void flush());
-    });
+  /**
+   * A callback of `add` that throws must not leave the rest of its batch unanswered: its error
+   * is thrown again on its own (as an unhandled rejection of the promise form would surface).
+   */
+  const settle = <V>(f: (v: V) => void, v: V): void => {
+    try {
+      f(v);
+    } catch (error) {
+      process.nextTick(() => {
+        throw error;
+      });
+    }
+  };
+  const add = (item: T, resolve: (r: R) => void, reject: (e: unknown) => void): void => {
+    if (batch.push({ item, resolve, reject }) === 1) setImmediate(() => void flush());
+  };
+  return Object.assign((item: T) => new Promise<R>((resolve, reject) => add(item, resolve, reject)), { add });
 }

@@ -14,7 +14,7 @@ export {
 } from './database.js';
 export { createLeases, createGenerations, type Leases, type Generations } from './leases.js';
 export type { Migration } from './migrations/index.js';
-export { groupCommit, type GroupCommitOptions } from './group-commit.js';
+export { groupCommit, type GroupCommit, type GroupCommitOptions } from './group-commit.js';
 export * from './core-audit-records.js';
 export * from './core-buttons.js';
 export * from './core-confirmations.js';

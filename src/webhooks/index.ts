@@ -17,4 +17,5 @@ export {
   THUNDERSTACK_SIGNATURE_HEADER,
   type WebhookRouteDeps,
   type IngestResult,
+  type IngestWith,
 } from './webhook-routes.js';

@@ -29,6 +29,13 @@ export interface IngestResult {
   eventId?: number;
 }
 
+/** Stores an event as `ingest` does and calls back once: `onStored` after the commit, or `onError`. */
+export type IngestWith = (
+  event: ServiceEvent & { nodeName?: string },
+  onStored: (result: IngestResult) => void,
+  onError: (err: unknown) => void,
+) => void;
+
 /** A refusal; `retryAfter` (seconds) when the service should redeliver later. */
 export type Refusal = { code: number; reason: string; message: string; retryAfter?: string };
 
@@ -46,6 +53,8 @@ export interface IntakeDeps {
   keys: { verify(rawBody: Buffer, signature: string): boolean | Promise<boolean> };
   nodes: Pick<NodeDirectory, 'lookup'> & Partial<Pick<NodeDirectory, 'cached'>>;
   ingest(event: ServiceEvent & { nodeName?: string }): IngestResult | Promise<IngestResult>;
+  /** `ingest` answered by callbacks (no promise per event), used instead when given; see WebhookRouteDeps. */
+  ingestWith?: IngestWith;
   log: Logger;
   metrics?: Metrics;
   maxAgeMs: number;
@@ -125,6 +134,13 @@ export function createIntake<R>(deps: IntakeDeps, a: Answerer<R>) {
       if (!node) return a.refuse(req, { code: 404, reason: 'unknown_node', message: 'the account has no node with this nodeId' });
       // The event is this request's own object (readEvent made it): named in place, not copied.
       event.nodeName = node.name;
+      if (deps.ingestWith) {
+        return deps.ingestWith(
+          event,
+          (result) => answer(req, event, result),
+          (err) => notStored(req, event, err),
+        );
+      }
       let stored: IngestResult | Promise<IngestResult>;
       try {
         stored = deps.ingest(event);

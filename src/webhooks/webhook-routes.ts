@@ -18,9 +18,9 @@ import type { Metrics } from '../metrics.js';
 import type { NodeDirectory } from './node-directory.js';
 import type { ServiceEvent } from './read-event.js';
 import { createBodyAdmission, rawRoutingOf, type RawRoute } from '../http/index.js';
-import { createIntake, WEBHOOK_MAX_EVENT_AGE_MS, type IngestResult, type Refusal } from './webhook-intake.js';
+import { createIntake, WEBHOOK_MAX_EVENT_AGE_MS, type IngestResult, type IngestWith, type Refusal } from './webhook-intake.js';
 
-export { WEBHOOK_MAX_JSON_DEPTH, WEBHOOK_MAX_EVENT_AGE_MS, type IngestResult } from './webhook-intake.js';
+export { WEBHOOK_MAX_JSON_DEPTH, WEBHOOK_MAX_EVENT_AGE_MS, type IngestResult, type IngestWith } from './webhook-intake.js';
 
 /** Service events are small: the default limit (WEBHOOK_BODY_LIMIT) is 64 KiB. */
 export const WEBHOOK_BODY_LIMIT = 64 * 1024;
@@ -38,6 +38,12 @@ export interface WebhookRouteDeps {
   nodes: Pick<NodeDirectory, 'lookup'> & Partial<Pick<NodeDirectory, 'cached'>>;
   /** Stores the event durably (routing may follow, after the answer); must be synchronous-durable when it returns. */
   ingest(event: ServiceEvent & { nodeName?: string }): IngestResult | Promise<IngestResult>;
+  /**
+   * The same, answered by callbacks, used instead of `ingest` when given: a promise per event,
+   * and one per step after it, were a share of the request path's allocations (issue 29).
+   * `onStored` only once the event is committed; a throw inside counts as `onError`'s.
+   */
+  ingestWith?: IngestWith;
   /** `config.WEBHOOK_SIGNATURE_HEADER`; default `X-Service-Signature`. */
   signatureHeader?: string;
   logger: Logger;
@@ -127,6 +133,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): FastifyPluginAsync {
       keys: deps.keys,
       nodes: deps.nodes,
       ingest: (event) => deps.ingest(event),
+      ingestWith: deps.ingestWith,
       log,
       metrics: deps.metrics,
       maxAgeMs: deps.maxEventAgeMs ?? WEBHOOK_MAX_EVENT_AGE_MS,

@@ -10,6 +10,11 @@
  *
  * The intake benchmark runs it as a script, in its own process and on the bot's core: the bot's
  * throughput is reported as a share of this one, measured in the same run.
+ *
+ * For attribution only (not the limit of record): with `DURABLE_WITH_BOT_INDEXES=1` in the
+ * benchmark's environment, its table also carries the two indexes the bot's events table
+ * maintains on every insert (per node, and the partial "not yet routed" one, each row inserted
+ * marked), so a run tells what the bot's schema costs apart from the bot's code.
  */
 import http from 'node:http';
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
@@ -27,6 +32,7 @@ type Waiting = { key: string; nodeId: string; eventType: string; body: string; r
 export async function startDurableServer(
   publicKey: KeyObject,
   dbPath: string,
+  o: { botIndexes?: boolean } = {},
 ): Promise<{ url: string; close(): Promise<void>; count(): number }> {
   const db = new Database(dbPath);
   db.pragma('journal_mode = WAL');
@@ -38,16 +44,23 @@ export async function startDurableServer(
     node_id TEXT NOT NULL,
     event_type TEXT NOT NULL,
     received_at INTEGER NOT NULL,
-    payload TEXT NOT NULL
+    payload TEXT NOT NULL,
+    route_pending INTEGER
   )`);
+  if (o.botIndexes) {
+    // As the bot's migrations (store/migrations/notify.ts): per node, and the events not yet routed.
+    db.exec('CREATE INDEX IF NOT EXISTS events_node ON events (node_id, id)');
+    db.exec('CREATE INDEX IF NOT EXISTS events_route_pending ON events (id) WHERE route_pending IS NOT NULL');
+  }
   // As the bot: the connection's own checkpoint only as a backstop, the real ones on a worker.
   db.pragma('wal_autocheckpoint = 10000');
   const checkpointer = startCheckpointer(dbPath);
   const insert = db.prepare<unknown[]>(
-    'INSERT INTO events (dedupe_key, node_id, event_type, received_at, payload) VALUES (?, ?, ?, ?, ?) ON CONFLICT (dedupe_key) DO NOTHING',
+    'INSERT INTO events (dedupe_key, node_id, event_type, received_at, payload, route_pending) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (dedupe_key) DO NOTHING',
   );
+  const pending = o.botIndexes ? 1 : null;
   const writeAll = db.transaction((batch: Waiting[], now: number) => {
-    for (const w of batch) insert.run(w.key, w.nodeId, w.eventType, now, w.body);
+    for (const w of batch) insert.run(w.key, w.nodeId, w.eventType, now, w.body, pending);
   });
 
   let batch: Waiting[] = [];
@@ -112,7 +125,9 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const pem = process.env.BASELINE_PUBLIC_KEY;
   if (!pem) throw new Error('BASELINE_PUBLIC_KEY must hold the PEM public key that verifies the events');
   const dir = mkdtempSync(join(tmpdir(), 'rln-durable-'));
-  const server = await startDurableServer(createPublicKey(pem), join(dir, 'events.db'));
+  const server = await startDurableServer(createPublicKey(pem), join(dir, 'events.db'), {
+    botIndexes: process.env.DURABLE_WITH_BOT_INDEXES === '1',
+  });
   process.stdout.write(`durable receiver listening on ${server.url}\n`);
   process.on(
     'SIGTERM',

@@ -1,9 +1,10 @@
 /**
- * `npx tsx test/bench/profile-intake.ts [events]`: runs the routed intake (every node watched)
+ * `npx tsx test/bench/profile-intake.ts [events] [unrouted]`: runs the routed intake (every node watched,
+ * or none with `unrouted`)
  * with the bot under `node --cpu-prof`, then reads the profile and prints where the bot's CPU
  * time goes per accepted event: each sample is charged to the innermost frame of its stack
  * that belongs to a stage (verification, parsing, dedupe, storing, routing, outbox, logging,
- * framework...). Only samples from the first webhook on are counted (not the start-up).
+ * framework...); then the functions with the most self and inclusive time. Only samples from the first webhook on are counted (not the start-up).
  * `--profile FILE` reads an existing .cpuprofile instead (with `--events N`).
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
@@ -108,6 +109,52 @@ export function breakdown(profile: CpuProfile, events: number): Array<{ stage: S
     .sort((a, b) => b.ms - a.ms);
 }
 
+/**
+ * The functions with the most self time, and the most inclusive time (a sample counts once for
+ * each distinct function on its stack), over the same window as `breakdown`: µs per event.
+ */
+export function topFunctions(
+  profile: CpuProfile,
+  events: number,
+  n = Number(process.env.TOP ?? 25),
+): { self: Array<{ fn: string; usPerEvent: number }>; inclusive: Array<{ fn: string; usPerEvent: number }> } {
+  const byId = new Map(profile.nodes.map((x) => [x.id, x]));
+  const parent = new Map<number, number>();
+  for (const x of profile.nodes) for (const c of x.children ?? []) parent.set(c, x.id);
+  const name = (f: CallFrame) =>
+    `${f.functionName || '(anonymous)'} ${f.url.replace(/^.*\/(node_modules|dist)\//, '$1/').replace(/^file:\/\/.*\//, '')}`;
+  const inHandler = (id: number) => {
+    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur))
+      if (/webhook-routes/.test(byId.get(cur)!.callFrame.url)) return true;
+    return false;
+  };
+  const first = profile.samples.findIndex(inHandler);
+  let last = profile.samples.length - 1;
+  while (last > first && !inHandler(profile.samples[last])) last--;
+  const self = new Map<string, number>();
+  const incl = new Map<string, number>();
+  for (let i = Math.max(0, first); i <= last; i++) {
+    const id = profile.samples[i];
+    const us = profile.timeDeltas[i];
+    const leaf = name(byId.get(id)!.callFrame);
+    self.set(leaf, (self.get(leaf) ?? 0) + us);
+    const seen = new Set<string>();
+    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+      const k = name(byId.get(cur)!.callFrame);
+      if (seen.has(k)) continue;
+      seen.add(k);
+      incl.set(k, (incl.get(k) ?? 0) + us);
+    }
+  }
+  const top = (m: Map<string, number>) =>
+    [...m]
+      .filter(([k]) => !k.startsWith('(idle)') && !k.startsWith('(root)'))
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([fn, us]) => ({ fn, usPerEvent: Math.round((us / events) * 10) / 10 }));
+  return { self: top(self), inclusive: top(incl) };
+}
+
 async function main() {
   const args = process.argv.slice(2);
   const fileArg = args.indexOf('--profile');
@@ -117,7 +164,8 @@ async function main() {
     file = args[fileArg + 1]!;
     events = Number(args[args.indexOf('--events') + 1]);
   } else {
-    const perRound = Number(args[0] ?? 6_000);
+    const perRound = Number(args.find((a) => /^\d+$/.test(a)) ?? 6_000);
+    const config = args.includes('unrouted') ? 'unrouted' : 'routed';
     const dir = mkdtempSync(join(tmpdir(), 'rln-prof-'));
     const r = await webhookIntake({
       nodes: 50,
@@ -129,7 +177,7 @@ async function main() {
       burst: 0,
       settleS: 0,
       throughputOnly: true,
-      configs: ['routed'],
+      configs: [config],
       botNodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
       // The profiler's own sampling keeps the bot above the default 2% of a core.
       quietCpuMsPerS: 100,
@@ -142,6 +190,11 @@ async function main() {
   process.stdout.write(`profile: ${file}\nevents: ${events}\n\n| Stage | ms | µs per event | share of busy time |\n|---|---|---|---|\n`);
   for (const r of rows)
     process.stdout.write(`| ${r.stage} | ${r.ms} | ${r.usPerEvent} | ${Number.isNaN(r.share) ? '' : `${r.share}%`} |\n`);
+  const top = topFunctions(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, events);
+  process.stdout.write('\nSelf time, µs per event:\n');
+  for (const f of top.self) process.stdout.write(`  ${String(f.usPerEvent).padStart(7)}  ${f.fn}\n`);
+  process.stdout.write('\nInclusive time, µs per event:\n');
+  for (const f of top.inclusive) process.stdout.write(`  ${String(f.usPerEvent).padStart(7)}  ${f.fn}\n`);
   process.exit(0);
 }
 

@@ -1,7 +1,10 @@
 /**
- * `npm run bench [-- --json] [-- --only name,name] [-- --nodes N]`: runs the benchmarks and prints
- * each one's figures, its ratio to the baseline measured in the same run, and its targets.
- * `--nodes N` is given to the benchmarks that take a number of nodes (else their own default).
+ * `npm run bench [-- --json] [-- --only name,name] [-- --nodes N] [-- --events N --rounds R --throughput-only]`: runs the
+ * benchmarks and prints each one's figures, its ratio to the baseline measured in the same run, and
+ * its targets. `--nodes N` is given to the benchmarks that take a number of nodes (else their own
+ * default); `--events N` (per round) and `--rounds R` shorten the intake benchmark while iterating
+ * (the figures of record are its defaults: 20,000 events, 3 rounds), and `--throughput-only` leaves
+ * out its steady-rate latency and memory runs.
  */
 import os from 'node:os';
 import { execFileSync } from 'node:child_process';
@@ -21,12 +24,27 @@ import { scale } from './scale.js';
 /** What the command line gives every benchmark; each takes what it uses. */
 interface BenchArgs {
   nodes?: number;
+  /** Events per round and rounds (intake): a reduced run while iterating; the defaults are the measured form. */
+  events?: number;
+  rounds?: number;
+  /** Intake: only the throughput rounds (no steady-rate latency, no memory run). */
+  throughputOnly?: boolean;
 }
 
 const benches: Record<string, (a: BenchArgs) => Promise<BenchResult>> = {
   // Issue 18: three processes, 50 nodes, 16 connections, median of 3 alternating rounds.
-  intake: () =>
-    webhookIntake({ nodes: 50, events: 20_000, rounds: 3, concurrency: 16, rate: 1_000, seconds: 10, burst: 20_000, settleS: 30 }),
+  intake: (a) =>
+    webhookIntake({
+      nodes: 50,
+      events: a.events ?? 20_000,
+      rounds: a.rounds ?? 3,
+      concurrency: 16,
+      rate: 1_000,
+      seconds: 10,
+      burst: a.events ?? 20_000,
+      settleS: 30,
+      throughputOnly: a.throughputOnly,
+    }),
   // Issue 17: routed intake on SQLite, on PostgreSQL, and on two replicas sharing one PostgreSQL.
   'intake-pg': () => intakePostgres({ nodes: 50, events: 6_000, rounds: 3, concurrency: 16, rate: 500, seconds: 10, drainS: 120 }),
   ack: () => commandAck({ commands: 50, serviceLatencyMs: 5_000 }),
@@ -70,10 +88,15 @@ async function main() {
     const a = args.find((x) => x === flag || x.startsWith(`${flag}=`));
     return a === undefined ? undefined : a.includes('=') ? a.split('=')[1] : args[args.indexOf(a) + 1];
   };
-  const nodesArg = valueOf('--nodes');
-  const nodes = nodesArg === undefined ? undefined : Number(nodesArg);
-  if (nodes !== undefined && !(Number.isInteger(nodes) && nodes > 0))
-    throw new Error(`--nodes takes a whole number above 0, not ${nodesArg}`);
+  const count = (flag: string) => {
+    const text = valueOf(flag);
+    const n = text === undefined ? undefined : Number(text);
+    if (n !== undefined && !(Number.isInteger(n) && n > 0)) throw new Error(`${flag} takes a whole number above 0, not ${text}`);
+    return n;
+  };
+  const nodes = count('--nodes');
+  const events = count('--events');
+  const rounds = count('--rounds');
   const machine = {
     cpus: os.cpus().length,
     cpu: os.cpus()[0]?.model ?? '?',
@@ -85,7 +108,7 @@ async function main() {
     const bench = benches[name];
     if (!bench) throw new Error(`no benchmark "${name}"; there are: ${Object.keys(benches).join(', ')}`);
     if (!json) process.stdout.write(`\n▶ ${name} …\n`);
-    const r = await bench({ nodes });
+    const r = await bench({ nodes, events, rounds, throughputOnly: args.includes('--throughput-only') });
     results.push(r);
     if (!json) {
       for (const [k, v] of Object.entries(r.figures)) process.stdout.write(`  ${k.padEnd(34)} ${v}\n`);

@@ -77,6 +77,8 @@ export async function webhookIntake(opts: IntakeOptions): Promise<BenchResult> {
       pinned: pinning
         ? `bot, bare and durable receivers on core ${pinning.server}, load generator on core ${pinning.load}`
         : 'no (taskset missing or one core)',
+      // An attribution run (durable-webhook-server.ts): not the limit of record.
+      ...(process.env.DURABLE_WITH_BOT_INDEXES === '1' ? { durable_receiver: "with the bot's two extra events indexes" } : {}),
     };
     const targets: BenchResult['targets'] = [];
     let failed = 0;

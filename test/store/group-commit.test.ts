@@ -216,4 +216,44 @@ describe.each(ENGINES)('groupCommit on %s', (engine) => {
     await Promise.all([insert(6), insert(7)]);
     expect(await db.column<number>('SELECT v FROM gc_t ORDER BY v')).toEqual([6, 7]);
   });
+
+  it('add() joins the same batch as the promise form and answers by callbacks after the commit; a callback that throws leaves the others answered', async () => {
+    const db = await openTestDb(engine);
+    cleanups.push(() => db.close());
+    await db.exec('CREATE TABLE gc_a (v INTEGER NOT NULL CHECK (v >= 0))');
+    const counted = countingTx(db);
+    const insert = groupCommit(counted.tx, async (v: number) => {
+      await db.run('INSERT INTO gc_a (v) VALUES (?)', [v]);
+      return v * 10;
+    });
+    const answers: string[] = [];
+    // Called back once the batch has committed: the row is there to read, outside any transaction.
+    const seen = (tag: string) => (v: number) => answers.push(`${tag}:${v}:${db.inTransaction}`);
+    const thrown: unknown[] = [];
+    const onUncaught = (e: unknown) => thrown.push(e);
+    process.prependListener('uncaughtException', onUncaught);
+    try {
+      const rejected = new Promise<unknown>((resolve) => insert.add(-1, () => answers.push('wrong'), resolve));
+      insert.add(1, seen('a'), (e) => answers.push(`a failed: ${String(e)}`));
+      insert.add(
+        2,
+        () => {
+          throw new Error('a callback failed');
+        },
+        () => answers.push('b failed'),
+      );
+      const promised = insert(3);
+      insert.add(4, seen('c'), (e) => answers.push(`c failed: ${String(e)}`));
+      expect(await promised).toBe(30);
+      expect(String(await rejected)).toMatch(/check constraint/i);
+      await new Promise((r) => setImmediate(r));
+      expect(answers).toEqual(['a:10:false', 'c:40:false']);
+      expect(String(thrown[0])).toMatch(/a callback failed/);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
+    // One batch: the first pass, then each item in its savepoint (the failing one rolled back alone).
+    expect(counted.transactions).toBe(2);
+    expect(await db.column<number>('SELECT v FROM gc_a ORDER BY v')).toEqual([1, 2, 3, 4]);
+  });
 });

@@ -11,6 +11,7 @@ import {
   KeyCache,
   webhookRoutes,
   type IngestResult,
+  type IngestWith,
   type ServiceEvent,
 } from '../../src/webhooks/index.js';
 import { silentLogger } from '../../src/log.js';
@@ -99,6 +100,7 @@ describe('the webhook route around its asynchronous steps', () => {
   async function setup(
     ingest: (e: ServiceEvent & { nodeName?: string }) => IngestResult | Promise<IngestResult>,
     listNodes?: () => Promise<never>,
+    ingestWith?: IngestWith,
   ) {
     const key = makeKey('ed25519');
     const hosting = fakeHosting([node('n1', 'alice')], key.encodings['JSON {publicKey: PEM}']);
@@ -109,7 +111,7 @@ describe('the webhook route around its asynchronous steps', () => {
     const app = await createHttpServer({
       logger: silentLogger,
       metrics,
-      routes: [webhookRoutes({ keys, nodes, ingest, logger: silentLogger, metrics })],
+      routes: [webhookRoutes({ keys, nodes, ingest, ingestWith, logger: silentLogger, metrics })],
     });
     await app.listen({ port: 0, host: '127.0.0.1' });
     cleanup.push(() => app.close());
@@ -171,6 +173,50 @@ describe('the webhook route around its asynchronous steps', () => {
       expect(await res.json()).toMatchObject({ error: 'store_failed' });
     }
     expect(await t.counted('refused', 'store_failed')).toBe(2);
+  });
+
+  it('with ingestWith, stores through it instead of ingest and answers only when it calls back: stored, a duplicate, busy or failed', async () => {
+    const calls: Array<{ status?: string; nodeName?: string; done: (n: number) => void }> = [];
+    const t = await setup(
+      () => {
+        throw new Error('ingest must not be called when ingestWith is given');
+      },
+      undefined,
+      (event, onStored, onError) => {
+        // Called back later (as after a commit), each in its own way.
+        const done = (n: number) => {
+          if (n === 0) onStored({ duplicate: false, eventId: 9 });
+          else if (n === 1) onStored({ duplicate: true });
+          else if (n === 2) onError(Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' }));
+          else onError(new Error('constraint'));
+        };
+        calls.push({ status: event.status, nodeName: event.nodeName, done });
+      },
+    );
+    const answers: Array<Promise<Response>> = [];
+    for (const [i, status] of ['PAUSED', 'RUNNING', 'STARTING', 'FAILED'].entries()) {
+      const answer = t.send(statusPayload('n1', status));
+      answers.push(answer);
+      await expect.poll(() => calls.length).toBe(i + 1);
+      // Not answered before the store calls back.
+      expect(await Promise.race([answer.then(() => 'answered'), new Promise((r) => setTimeout(() => r('waiting'), 50))])).toBe('waiting');
+      calls[i].done(i);
+    }
+    const [stored, duplicate, busy, failed] = await Promise.all(answers);
+    expect([stored.status, await stored.json()]).toEqual([202, { ok: true, eventId: 9 }]);
+    expect([duplicate.status, await duplicate.json()]).toEqual([200, { ok: true, duplicate: true }]);
+    expect([busy.status, busy.headers.get('retry-after'), (await busy.json()).error]).toEqual([503, '5', 'store_busy']);
+    expect([failed.status, failed.headers.get('retry-after'), (await failed.json()).error]).toEqual([503, '5', 'store_failed']);
+    expect(calls.map((c) => [c.status, c.nodeName])).toEqual([
+      ['PAUSED', 'alice'],
+      ['RUNNING', 'alice'],
+      ['STARTING', 'alice'],
+      ['FAILED', 'alice'],
+    ]);
+    expect(await t.counted('accepted', 'ok')).toBe(1);
+    expect(await t.counted('duplicate', 'redelivery')).toBe(1);
+    expect(await t.counted('refused', 'store_busy')).toBe(1);
+    expect(await t.counted('refused', 'store_failed')).toBe(1);
   });
 
   it('answers 503 store_busy when the store is locked (the error handler), and 500 for an unexpected failure after it', async () => {
