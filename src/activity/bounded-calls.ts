@@ -26,8 +26,11 @@ export function boundCalls<T extends object>(api: T, max: number): T {
     else running--;
   };
   return new Proxy(api, {
-    get(target, prop, receiver) {
-      const value: unknown = Reflect.get(target, prop, receiver);
+    get(target, prop) {
+      // Read with the target as `this`: a method the client makes on first use (a getter) must
+      // close over the client itself, not this wrapper, or its own inner calls would each wait
+      // for a second turn, and four such calls at once would wait for each other for ever.
+      const value: unknown = Reflect.get(target, prop, target);
       if (typeof value !== 'function') return value;
       return async (...args: unknown[]) => {
         await acquire();
