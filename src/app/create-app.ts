@@ -198,6 +198,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     now: clock,
     snapshotRetentionDays: config.SNAPSHOT_RETENTION_DAYS,
     replicaId,
+    reloadEveryMs: config.REPORT_RELOAD_S * 1_000,
   });
   const services: Services = {
     hosting,
