@@ -31,8 +31,6 @@ beforeAll(async () => {
       POLL_INTERVAL_S: '0.2',
     },
     emulator: { seed: 'demo', demoPassword: 'demo-password' },
-    // The day's alerts go one after the other to the one channel: not a second apart, as Slack wants.
-    pacing: { perChannelIntervalMs: 100 },
   });
   slack = createSlackDriver(fake, 'http', { eventsUrl: `${h.url}/slack/events`, signingSecret: SIGNING_SECRET });
   for (const n of h.emulator.nodes()) ids[n.name] = n.nodeId;
