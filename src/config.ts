@@ -143,6 +143,12 @@ const envSchema = z.object({
   SERVICE_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   REPORT_LOW_SHARE: z.coerce.number().min(0).max(1).default(0.2),
   REPORT_HIGH_SHARE: z.coerce.number().min(0).max(1).default(0.8),
+  /** Seconds between a replica's looks for report schedules added or removed through another replica; a fraction for tests. */
+  REPORT_RELOAD_S: z.coerce
+    .number({ message: 'REPORT_RELOAD_S must be a number of seconds, e.g. 5' })
+    .min(0.1, 'REPORT_RELOAD_S must be between 0.1 and 3600 (seconds)')
+    .max(3_600, 'REPORT_RELOAD_S must be between 0.1 and 3600 (seconds)')
+    .default(5),
   /** Largest service event body in bytes (`65536`, or with a unit: `64KiB`, `1MiB`). */
   WEBHOOK_BODY_LIMIT: z
     .string()

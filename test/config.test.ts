@@ -58,6 +58,15 @@ describe('the hardening variables', () => {
     expect(() => loadConfig({ MAX_FUTURE_SKEW_S: '-1' })).toThrow(ConfigError);
   });
 
+  it('reads REPORT_RELOAD_S in seconds (default 5, a fraction accepted), and says what is wrong otherwise', () => {
+    expect(loadConfig({}).REPORT_RELOAD_S).toBe(5);
+    expect(loadConfig({ REPORT_RELOAD_S: '0.5' }).REPORT_RELOAD_S).toBe(0.5);
+    for (const bad of ['0', '-1', '7200']) {
+      expect(() => loadConfig({ REPORT_RELOAD_S: bad })).toThrow(/REPORT_RELOAD_S must be between 0.1 and 3600 \(seconds\)/);
+    }
+    expect(() => loadConfig({ REPORT_RELOAD_S: 'often' })).toThrow(/REPORT_RELOAD_S must be a number of seconds, e.g. 5/);
+  });
+
   it('reads DISCORD_GUILD_ID as a numeric server id', () => {
     expect(loadConfig({ DISCORD_GUILD_ID: '123456789' }).DISCORD_GUILD_ID).toBe('123456789');
     expect(() => loadConfig({ DISCORD_GUILD_ID: 'my-server' })).toThrow(/DISCORD_GUILD_ID must be the numeric server/);

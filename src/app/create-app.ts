@@ -26,7 +26,7 @@ import {
 import { UserError, within, type ChatPoster, type Platform } from '../vocabulary/index.js';
 import type { Services } from '../../commands/index.js';
 import { allCommands } from '../../commands/index.js';
-import { createNotifier } from '../notify/index.js';
+import { createNotifier, type NotifierOptions } from '../notify/index.js';
 import { createReports } from '../reports/index.js';
 import { createCallScheduler } from '../node-api/index.js';
 import type { ActivityPoller, UpgradeFollower } from '../activity/index.js';
@@ -54,6 +54,8 @@ export interface AppOptions {
   emulator?: { lifecycleDelayMs?: number };
   /** The one clock (ms since the epoch) every room shares. Default Date.now. */
   now?: () => number;
+  /** Tests only: the outbox's pacing per channel (default Slack's one message a second), so a test does not wait on it. */
+  pacing?: NotifierOptions['pacing'];
 }
 
 export interface App {
@@ -163,6 +165,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     now: clock,
     publicUrl: config.PUBLIC_URL,
     admins: config.ADMIN_USERS,
+    pacing: opts.pacing,
     maxFutureSkewMs: config.MAX_FUTURE_SKEW_S * 1000,
     paging: {
       pagerduty: { url: config.PAGERDUTY_EVENTS_URL, routingKey: config.PAGERDUTY_ROUTING_KEY },
@@ -198,6 +201,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     now: clock,
     snapshotRetentionDays: config.SNAPSHOT_RETENTION_DAYS,
     replicaId,
+    reloadEveryMs: config.REPORT_RELOAD_S * 1_000,
   });
   const services: Services = {
     hosting,

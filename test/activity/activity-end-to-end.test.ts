@@ -1,7 +1,8 @@
 /**
  * Node activity and escalation through the whole bot (src/app/create-app.ts via the harness): the emulator
  * as the service and its node APIs, the fake Slack in HTTP mode, and the fake PagerDuty. The
- * poller runs every 0.2 s and incidents page after 0.02 min, so the tests run in seconds.
+ * poller runs every 0.2 s, incidents page after 0.02 min and posts to a channel are paced 0.1 s
+ * apart, so the tests run in seconds.
  */
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -44,6 +45,8 @@ beforeAll(async () => {
       ALLOW_PRIVATE_URLS: '127.0.0.1',
     },
     emulator: { seed: 'demo', demoPassword: PASSWORD },
+    // Every test posts to the one channel, often twice in a row: not a second apart, as Slack wants.
+    pacing: { perChannelIntervalMs: 100 },
   });
   slack = createSlackDriver(fake, 'http', { eventsUrl: `${h.url}/slack/events`, signingSecret: SIGNING_SECRET });
   for (const n of h.emulator.nodes()) ids[n.name] = n.nodeId;

@@ -3,7 +3,8 @@
  * <node>`, the emulator's NodeWorld.fault) on a node watched with that kind posts its alert with
  * its button, and its undoing posts the recovery once. alice runs an image that speaks f379330,
  * dave one that speaks 6887cbf (the emulator models each fault on both). The poller runs every
- * 0.2 s; the fault asks it to poll the node at once (as the demo does), so nothing waits on a sleep.
+ * 0.2 s; the fault asks it to poll the node at once (as the demo does), so nothing waits on a sleep,
+ * and posts to one channel are paced 0.1 s apart instead of Slack's second.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSlackDriver, startFakeSlack, type FakeSlack, type SlackDriver } from '../fakes/slack/index.js';
@@ -32,6 +33,8 @@ beforeAll(async () => {
       WATCH_INDEXER_URL: INDEXER,
     },
     emulator: { seed: 'demo', demoPassword: PASSWORD },
+    // Each test posts an alert and its recovery to one channel: they need not be a second apart.
+    pacing: { perChannelIntervalMs: 100 },
   });
   slack = createSlackDriver(fake, 'http', { eventsUrl: `${h.url}/slack/events`, signingSecret: SIGNING_SECRET });
   // dave: a new node, on the latest image (6887cbf), initialised and unlocked.

@@ -3,11 +3,14 @@
  * all three at the same moment, and only the replica that claims the tick builds and posts the
  * report. One schedule, one report per tick, whichever replica wins it.
  *
- * The schedule is made through the real command, with node-cron's seconds field
- * (`*／20 * * * * *`: the seconds 0, 20 and 40 of every minute), so three ticks take one minute
- * instead of three. A tick's time is known from the clock (a multiple of 20 s), so each post is
- * counted against the tick it belongs to. The node API reads of the emulator show how many times
- * a report was built (the outbox's dedupe key would hide a second build from the channel).
+ * The schedule is made through the real command, with node-cron's seconds field naming three
+ * seconds STEP_MS apart (e.g. `6,12,18 * * * * *`), so three ticks take twelve seconds, and the next
+ * firing is most of a minute later: a late duplicate can be waited for without a fourth tick
+ * coming half done (built, not yet posted). A tick's time is known from the clock (a whole
+ * second), so each post is counted against the last tick before it. The node API reads of the
+ * emulator show how many times a report was built (the outbox's dedupe key would hide a second
+ * build from the channel). The replicas look for schedules added through another every second
+ * (REPORT_RELOAD_S), so b and c run the schedule typed through a well before its first tick.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { openPostgres } from '../../src/store/index.js';
@@ -17,14 +20,18 @@ import { waitFor } from '../support/wait-for.js';
 
 const ADMIN = { id: 'UADMIN', name: 'ada' };
 const CHANNEL = 'CREPORTS';
-const EVERY_MS = 20_000;
-const CRON = '*/20 * * * * *';
-/** Every replica reloads the schedules within this long of a change (the scheduler checks every 5 s). */
-const RELOAD_MS = 7_000;
-/** After the third tick's report, how long a late duplicate is waited for: less than EVERY_MS, so that the fourth tick is not caught half done (built, not yet posted). */
-const GRACE_MS = 15_000;
+/** Between two ticks of the schedule. */
+const STEP_MS = 6_000;
+/** Every replica reloads the schedules within this long of a change (REPORT_RELOAD_S). */
+const RELOAD_S = 1;
+/**
+ * From the command to its first tick: its answer (seconds on a loaded machine) and the other
+ * replicas' reload. Replica a runs it from the moment it is made, so a later answer still counts.
+ */
+const LEAD_MS = 10_000;
+/** After the third tick's report, how long a late duplicate is waited for (the next firing is 48 s away). */
+const GRACE_MS = 10_000;
 
-const tickOf = (c: ApiCall) => Math.floor(c.at / EVERY_MS) * EVERY_MS;
 const shown = (r: RespondCall) => shownIn(r.body);
 
 describe('a report schedule on three replicas', () => {
@@ -32,23 +39,32 @@ describe('a report schedule on three replicas', () => {
   afterAll(() => w?.close());
 
   it('posts exactly one report per tick, three ticks, three reports', async () => {
-    w = await startReplicaWorld({ n: 3, name: 'schedules', env: { ADMIN_USERS: `slack:${ADMIN.id}` } });
+    w = await startReplicaWorld({ n: 3, name: 'schedules', env: { ADMIN_USERS: `slack:${ADMIN.id}`, REPORT_RELOAD_S: String(RELOAD_S) } });
     const { emulator, slack, url, replicas } = w;
     const [a] = replicas;
+
+    // The three ticks counted: the whole STEP_MS after the lead, and the next two.
+    const first = Math.ceil((Date.now() + LEAD_MS) / STEP_MS) * STEP_MS;
+    const ticks = [first, first + STEP_MS, first + 2 * STEP_MS];
+    const seconds = ticks.map((t) => new Date(t).getSeconds()).sort((x, y) => x - y);
+    const cron = `${seconds.join(',')} * * * * *`;
+    /** The firing a post belongs to: the last one at or before it (a post may come seconds after its tick). */
+    const tickOf = (c: ApiCall) => {
+      let t = Math.floor(c.at / 1_000) * 1_000;
+      while (!seconds.includes(new Date(t).getSeconds())) t -= 1_000;
+      return t;
+    };
 
     // The schedule, typed through replica a; b and c learn of it from the database.
     const responseUrl = slack.responseUrl();
     const res = await postSigned(
       `${a.url}/slack/events`,
       SECRET,
-      slashCommandPayload({ user: ADMIN, text: `report schedule kind=balance node=all cron="${CRON}"`, channelId: CHANNEL, responseUrl }),
+      slashCommandPayload({ user: ADMIN, text: `report schedule kind=balance node=all cron="${cron}"`, channelId: CHANNEL, responseUrl }),
     );
     expect(res.status, res.text).toBe(200);
     const [scheduled] = await slack.waitForResponds(responseUrl);
     expect(shown(scheduled)).toContain('Scheduled: balance report');
-    // The ticks counted: the first one after every replica has surely loaded the schedule, and the next two.
-    const first = Math.ceil((Date.now() + RELOAD_MS) / EVERY_MS) * EVERY_MS;
-    const ticks = [first, first + EVERY_MS, first + 2 * EVERY_MS];
 
     const reports = () => slack.callsTo('chat.postMessage').filter((c) => c.args.channel === CHANNEL);
     await waitFor(() => reports().some((c) => tickOf(c) === ticks[2]), {

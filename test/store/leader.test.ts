@@ -70,7 +70,11 @@ describe('createLeader on PostgreSQL: one of two replicas leads, and the other t
     expect([a.leader.leading, b.leader.leading].filter(Boolean)).toHaveLength(1);
     const winner = a.leader.leading ? 'replica-a' : 'replica-b';
     expect(events).toEqual([`${winner} leads`]);
-    await new Promise((r) => setTimeout(r, TTL * 2.5));
+    // Past the end of the lease its first claim took (by a renewal period, in which the other
+    // replica claims once too): it still holds it, so it renewed it.
+    const t0 = Date.now();
+    await new Promise((r) => setTimeout(r, TTL + RENEW));
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(TTL);
     expect(await holder()).toBe(winner);
     expect(events).toEqual([`${winner} leads`]);
   });
@@ -168,14 +172,15 @@ describe('createLeader on PostgreSQL: one of two replicas leads, and the other t
     const dbA = await openPostgres(url);
     const dbB = await openPostgres(url);
     const quiet = async () => undefined;
-    // Its start takes two lease lengths (a gateway login may take many seconds).
+    // Its start outlasts its lease by a few renewal periods (a gateway login may take many
+    // seconds): had the renewals waited for it, the other would have taken the lease by then.
     const slow = createLeader({
       leases: createLeases(dbA),
       name: 'g',
       owner: 'slow',
       ttlMs: TTL,
       renewMs: RENEW,
-      onLead: () => new Promise((r) => setTimeout(r, TTL * 2)),
+      onLead: () => new Promise((r) => setTimeout(r, TTL + 3 * RENEW)),
       onLose: quiet,
     });
     const other = createLeader({

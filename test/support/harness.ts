@@ -23,6 +23,8 @@ export interface HarnessOptions {
   processMetrics?: boolean;
   /** The bot's clock (default: the real one); a test moves it to reach an expiry without waiting. */
   now?: () => number;
+  /** The outbox's pacing per channel (default one post a second, as Slack wants): shorter where a test posts several times to one channel. */
+  pacing?: AppOptions['pacing'];
 }
 
 export interface Harness {
@@ -59,6 +61,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       metrics: createMetrics({ defaults: opts.processMetrics ?? false }),
       shell: opts.shell ?? false,
       ...(opts.now ? { now: opts.now } : {}),
+      ...(opts.pacing ? { pacing: opts.pacing } : {}),
     });
     const { url } = await app.start();
     return { app, url };
