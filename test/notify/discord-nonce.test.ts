@@ -71,6 +71,7 @@ describe('a Discord post given up on before its answer', () => {
     // Discord made the message; the poster heard nothing, waited (said so), and gave up.
     await waitFor(() => log.text.includes('posting failed'), { what: 'the post given up' });
     expect(log.text).toContain('Discord has not answered yet');
+    expect(log.text).toContain('no answer from Discord in time; it may have made the post');
     expect(fake.channelMessages(CHANNEL)).toHaveLength(1);
     held.release();
     expect(await n.drain(30_000)).toBe(true);
