@@ -101,12 +101,15 @@ export async function executeRound(ctx: RoundContext, rows: OutboxEventRow[], ac
   const unsent = new Map(rows.map((r) => [r.id, r]));
   // The labelled child once: a round observes ~1,000 latencies, each would hash the labels again.
   const latency = metrics?.deliveryLatency.labels({ platform });
+  // The action being carried out, and how many posts it made: each post's key (see postKey).
+  let current: { action: RoundAction; posts: number } | undefined;
   const io: ChannelIo = {
     async post(message, threadId) {
       const prepared = await ctx.prepareMessage(message);
+      const key = current ? postKey(platform, channelId, current.action, current.posts++) : undefined;
       const res = await pacer.run(platform, channelId, async () => {
         await ctx.beforeCall?.();
-        return poster.post({ channelId, ...(threadId ? { threadId } : {}) }, prepared);
+        return poster.post({ channelId, ...(threadId ? { threadId } : {}) }, prepared, key ? { key } : undefined);
       });
       metrics?.deliveries.inc({ platform, outcome: 'ok' });
       return res;
@@ -122,6 +125,7 @@ export async function executeRound(ctx: RoundContext, rows: OutboxEventRow[], ac
   };
   const incidents: IncidentContext = { store, platform, channelId, io, now: ctx.now, log: ctx.log };
   for (const a of actions) {
+    current = { action: a, posts: 0 };
     try {
       await run(a, io, incidents);
     } catch (err) {
@@ -144,6 +148,19 @@ export async function executeRound(ctx: RoundContext, rows: OutboxEventRow[], ac
     }
   }
   return undefined;
+}
+
+/**
+ * The key of the n-th post of an action (ChatPoster.post's `key`): its rows' ids, which a retry
+ * of the action keeps, so a post given up on before its answer and made anyway is recognised
+ * when the retry sends it again (Discord's nonce), instead of being posted twice. Any other post
+ * has other rows (a digest's parts, a message's files: rows of their own) or another n (an
+ * incident's message and its thread line). undefined for an action without rows.
+ */
+export function postKey(platform: Platform, channelId: string, a: RoundAction, n: number): string | undefined {
+  if (!a.rows.length) return undefined;
+  const ids = a.rows.map((r) => r.id).sort((x, y) => x - y);
+  return `${platform}:${channelId}:${a.kind}:${ids.join(',')}:${n}`;
 }
 
 async function run(a: RoundAction, io: ChannelIo, incidents: IncidentContext): Promise<void> {

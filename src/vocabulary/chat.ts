@@ -11,10 +11,21 @@ export interface PostTarget {
   threadId?: string;
 }
 
+/** How one post is named, for a platform that can recognise a post sent again. */
+export interface PostOptions {
+  /**
+   * Names this post: the same key for every attempt at the same post (the outbox: its rows'
+   * ids), a different one for any other post. Where the platform takes an idempotency key
+   * (Discord's message nonce) an attempt at a post already made returns that post instead of
+   * making it again; elsewhere it is ignored.
+   */
+  key?: string;
+}
+
 export interface ChatPoster {
   readonly platform: Platform;
   /** Posts a message. Buttons must already carry ids (Dispatcher.prepareMessage). */
-  post(target: PostTarget, message: Message): Promise<{ messageId: string; threadId?: string }>;
+  post(target: PostTarget, message: Message, opts?: PostOptions): Promise<{ messageId: string; threadId?: string }>;
   /** Edits a posted message in place (Slack chat.update / Discord message edit). */
   update(target: { channelId: string; messageId: string }, message: Message): Promise<void>;
 }

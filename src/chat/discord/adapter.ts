@@ -10,7 +10,7 @@ import type { Dispatcher } from '../../engine/index.js';
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
 import { buildCommandIndexAndData, type CommandIndex, type CommandRegistryLike } from './build-command-data.js';
-import { createDiscordPoster } from './create-discord-poster.js';
+import { createDiscordPoster, DISCORD_CALL_TIMEOUT_MS } from './create-discord-poster.js';
 import { createDiscordRest } from './create-discord-rest.js';
 import { GatewayRefused, startGateway } from './gateway.js';
 import type { InteractionContext } from './handle-interaction.js';
@@ -65,8 +65,11 @@ export function createDiscordAdapter(opts: DiscordAdapterOptions): DiscordAdapte
   const apiUrl = config.DISCORD_API_URL;
   let index: CommandIndex | undefined;
   const getIndex = () => (index ??= buildCommandIndexAndData(opts.registry).index);
-  const botRest = config.DISCORD_TOKEN ? createDiscordRest({ token: config.DISCORD_TOKEN, apiUrl }) : undefined;
-  const poster = createDiscordPoster(botRest);
+  // A post given up on may still be made: the bot's calls wait for a slow answer (the poster logs it).
+  const botRest = config.DISCORD_TOKEN
+    ? createDiscordRest({ token: config.DISCORD_TOKEN, apiUrl, timeoutMs: DISCORD_CALL_TIMEOUT_MS })
+    : undefined;
+  const poster = createDiscordPoster(botRest, { logger });
   const ctx: InteractionContext = {
     dispatcher: opts.dispatcher,
     logger,

@@ -3,9 +3,18 @@
  * Threads: `threadId` is the id of the message the thread hangs from (Discord gives a thread
  * started from a message the same id). The first post into it creates the thread from that
  * message (`POST /channels/{c}/messages/{m}/threads`), later posts go straight into it.
+ *
+ * A post given up on before Discord answered may still have been made, and the outbox, told it
+ * failed, sends it again. A post named by a key (the outbox's: its rows) carries a nonce made from
+ * it with `enforce_nonce`: Discord then answers a post whose nonce the bot used in the last few
+ * minutes with the message already made, and makes none. And, as for Slack, a slow answer is
+ * waited for (logged after `slowAfterMs`), a call given up only after the REST client's timeout
+ * (DISCORD_CALL_TIMEOUT_MS).
  */
+import { createHash } from 'node:crypto';
 import { DiscordAPIError, HTTPError, RateLimitError, Routes, type REST } from 'discord.js';
 import { PostError, type ChatPoster, type PostTarget } from '../../vocabulary/index.js';
+import type { Logger } from '../../log.js';
 import { fileBytes, hasBody, summaryOf, type Message } from '../../vocabulary/index.js';
 import { isV2Payload, toDiscordMessage } from './to-discord-message.js';
 import { attachmentName } from './render-v2.js';
@@ -20,6 +29,23 @@ export const DISCORD_THREAD_ALREADY_CREATED = 160004;
 const GONE_CODES = new Set([DISCORD_UNKNOWN_CHANNEL, DISCORD_MISSING_ACCESS, DISCORD_MISSING_PERMISSIONS]);
 const THREAD_NAME_MAX = 100;
 const DEFAULT_RETRY_AFTER_MS = 1_000;
+/** Discord's limit on a message nonce's length. */
+export const DISCORD_NONCE_MAX = 25;
+/**
+ * Default give-up bound of a call to post (the bot REST client's timeout): far beyond any answer
+ * Discord gives, so a slow post is waited for rather than sent again.
+ */
+export const DISCORD_CALL_TIMEOUT_MS = 120_000;
+/** A call still unanswered after this long is logged, and waited for. */
+export const DISCORD_SLOW_AFTER_MS = 10_000;
+
+/**
+ * The nonce of a post named `key`: the same for every attempt at it, another for another key;
+ * 25 characters of its SHA-256 (hex: 100 bits), within Discord's limit.
+ */
+export function discordNonce(key: string): string {
+  return createHash('sha256').update(key).digest('hex').slice(0, DISCORD_NONCE_MAX);
+}
 
 /** Maps a REST failure to a PostError the outbox can act on. Never includes the token. */
 export function toPostError(e: unknown, what: string): PostError {
@@ -36,6 +62,9 @@ export function toPostError(e: unknown, what: string): PostError {
       return new PostError('channel_gone', `${what}: ${e.message} (code ${code}); the channel is gone or the bot was removed from it`);
     }
     return new PostError('permanent', `${what}: Discord refused it with ${e.status} ${e.message} (code ${code})`);
+  }
+  if (e instanceof Error && e.name === 'AbortError') {
+    return new PostError('transient', `${what}: no answer from Discord in time; it may have made the post; retrying later`);
   }
   if (e instanceof HTTPError) {
     if (e.status >= 500 || e.status === 0) return new PostError('transient', `${what}: Discord answered ${e.status}; will retry`);
@@ -77,7 +106,34 @@ export function withAttachments(message: Message): {
   };
 }
 
-export function createDiscordPoster(rest: REST | undefined): ChatPoster {
+export interface DiscordPosterOptions {
+  /** Says when a call is still unanswered after slowAfterMs (it is waited for). */
+  logger?: Logger;
+  slowAfterMs?: number;
+}
+
+export function createDiscordPoster(rest: REST | undefined, opts: DiscordPosterOptions = {}): ChatPoster {
+  const slowAfterMs = opts.slowAfterMs ?? DISCORD_SLOW_AFTER_MS;
+  /** Runs a call, and says so if Discord has not answered it after slowAfterMs (it is still waited for). */
+  const watched = async <T>(what: string, call: () => Promise<T>): Promise<T> => {
+    const log = opts.logger;
+    const slow = log
+      ? setTimeout(
+          () =>
+            log.warn(
+              { call: what, waitedMs: slowAfterMs },
+              'Discord has not answered yet; still waiting for its answer (a post given up on may still be made)',
+            ),
+          slowAfterMs,
+        )
+      : undefined;
+    slow?.unref?.();
+    try {
+      return await call();
+    } finally {
+      clearTimeout(slow);
+    }
+  };
   const need = (): REST => {
     if (!rest) {
       throw new PostError(
@@ -87,14 +143,20 @@ export function createDiscordPoster(rest: REST | undefined): ChatPoster {
     }
     return rest;
   };
-  const postIn = async (channelId: string, message: Message): Promise<string> => {
-    const res = (await need().post(Routes.channelMessages(channelId), withAttachments(message))) as { id: string };
-    return res.id;
-  };
   return {
     platform: 'discord',
-    async post(target: PostTarget, message: Message) {
+    async post(target: PostTarget, message: Message, postOpts) {
       const what = `posting to Discord channel ${target.channelId}`;
+      const nonce = postOpts?.key ? { nonce: discordNonce(postOpts.key), enforce_nonce: true } : {};
+      const postIn = async (channelId: string, m: Message): Promise<string> => {
+        const req = withAttachments(m);
+        const res = (await watched(what, () =>
+          need().post(Routes.channelMessages(channelId), { ...req, body: { ...req.body, ...nonce } }),
+        )) as {
+          id: string;
+        };
+        return res.id;
+      };
       try {
         if (!target.threadId || target.threadId === target.channelId) {
           return { messageId: await postIn(target.channelId, message) };
@@ -122,9 +184,11 @@ export function createDiscordPoster(rest: REST | undefined): ChatPoster {
     },
     async update(target, message) {
       try {
-        await need().patch(Routes.channelMessage(target.channelId, target.messageId), {
-          body: toDiscordMessage(message, { edit: true }),
-        });
+        await watched(`editing Discord message ${target.messageId}`, () =>
+          need().patch(Routes.channelMessage(target.channelId, target.messageId), {
+            body: toDiscordMessage(message, { edit: true }),
+          }),
+        );
       } catch (e) {
         throw toPostError(e, `editing Discord message ${target.messageId} in channel ${target.channelId}`);
       }

@@ -6,7 +6,7 @@ export { buildCommandData, buildCommandIndexAndData, commandTotalChars, ROOT_COM
 export type { ArgSpec, CommandRegistryLike, ChatInputCommandData } from './build-command-data.js';
 export { registerCommands } from './register-commands.js';
 export type { RegisterCommandsOptions } from './register-commands.js';
-export { createDiscordPoster, toPostError } from './create-discord-poster.js';
+export { createDiscordPoster, discordNonce, toPostError, DISCORD_CALL_TIMEOUT_MS, DISCORD_NONCE_MAX } from './create-discord-poster.js';
 export { createDiscordRest } from './create-discord-rest.js';
 export { verifyDiscordSignature, discordPublicKey, DISCORD_INTERACTIONS_PATH } from './http-interactions.js';
 export * from './limits.js';

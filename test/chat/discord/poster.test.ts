@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostError } from '../../../src/vocabulary/chat.js';
 import type { Message } from '../../../src/vocabulary/message.js';
-import { createDiscordPoster, createDiscordRest } from '../../../src/chat/discord/index.js';
+import { createDiscordPoster, createDiscordRest, discordNonce, DISCORD_NONCE_MAX, toPostError } from '../../../src/chat/discord/index.js';
 import { startFakeDiscord, type FakeDiscord } from '../../fakes/discord/index.js';
 import { messageProblems } from './check-limits.js';
 
@@ -150,5 +150,52 @@ describe('Discord poster', () => {
     const e = await failure(poster(fake.apiUrl, null).post({ channelId: CHANNEL }, event));
     expect(e.kind).toBe('permanent');
     expect(e.message).toMatch(/DISCORD_TOKEN/);
+  });
+});
+
+describe('Discord poster: a post named by a key', () => {
+  const NONCE_CHANNEL = '800000000000000077';
+  const postsTo = (channelId: string) => fake.calls.filter((c) => c.method === 'POST' && c.path === `/channels/${channelId}/messages`);
+
+  it('carries a nonce of at most 25 characters with enforce_nonce; the same key again returns the message made', async () => {
+    const p = poster();
+    const first = await p.post({ channelId: NONCE_CHANNEL }, event, { key: 'discord:C:post:1,2:0' });
+    const again = await p.post({ channelId: NONCE_CHANNEL }, event, { key: 'discord:C:post:1,2:0' });
+    const other = await p.post({ channelId: NONCE_CHANNEL }, event, { key: 'discord:C:post:1,2:1' });
+    expect(again.messageId).toBe(first.messageId);
+    expect(other.messageId).not.toBe(first.messageId);
+    expect(fake.channelMessages(NONCE_CHANNEL)).toEqual([first.messageId, other.messageId]);
+    const [a, b, c] = postsTo(NONCE_CHANNEL).map((x) => x.body);
+    expect(a.nonce).toBe(discordNonce('discord:C:post:1,2:0'));
+    expect(a.nonce.length).toBeLessThanOrEqual(DISCORD_NONCE_MAX);
+    expect([a.enforce_nonce, b.nonce, b.enforce_nonce]).toEqual([true, a.nonce, true]);
+    expect(c.nonce).not.toBe(a.nonce);
+  });
+
+  it('without a key posts without a nonce: each post is a message', async () => {
+    const channelId = '800000000000000078';
+    const p = poster();
+    await p.post({ channelId }, event);
+    await p.post({ channelId }, event);
+    expect(fake.channelMessages(channelId)).toHaveLength(2);
+    expect(postsTo(channelId).map((x) => 'nonce' in x.body)).toEqual([false, false]);
+  });
+
+  it('the fake refuses a nonce over 25 characters as Discord does, and makes a message for a nonce not enforced', async () => {
+    const channelId = '800000000000000079';
+    const rest = createDiscordRest({ token: TOKEN, apiUrl: fake.apiUrl, timeoutMs: 2_000 });
+    rests.push(rest);
+    const e = await failure(
+      rest
+        .post(`/channels/${channelId}/messages`, { body: { content: 'x', nonce: 'n'.repeat(26), enforce_nonce: true } })
+        .catch((err: unknown) => {
+          throw toPostError(err, 'posting');
+        }),
+    );
+    expect(e.kind).toBe('permanent');
+    expect(e.message).toMatch(/400/);
+    await rest.post(`/channels/${channelId}/messages`, { body: { content: 'x', nonce: 'n'.repeat(25) } });
+    await rest.post(`/channels/${channelId}/messages`, { body: { content: 'x', nonce: 'n'.repeat(25) } });
+    expect(fake.channelMessages(channelId)).toHaveLength(2);
   });
 });

@@ -5,6 +5,12 @@
  * recorded in order; failures (429, 5xx, JSON error codes) can be scripted. A message payload
  * Discord would refuse (./message-payload.ts: a V2 card with content, too many components…) is
  * answered 400 Invalid Form Body (code 50035), as Discord answers it, and listed in `rejected`.
+ *
+ * A create-message `nonce` is checked as Discord checks it (an integer or a string of at most 25
+ * characters, else 400 50035), and with `enforce_nonce: true` a nonce the same author used in the
+ * last NONCE_WINDOW_MS returns the message made then, and makes none (discord-api-types:
+ * "that message will be returned and no new message will be created"). `hold` lets a test have
+ * the fake make a message but keep its answer.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -31,6 +37,16 @@ export interface ScriptedFailure {
   headers?: Record<string, string>;
   /** How many matching calls fail (default 1). */
   times?: number;
+}
+
+/** How long a nonce with enforce_nonce is remembered (Discord: "the past few minutes"). */
+export const NONCE_WINDOW_MS = 5 * 60_000;
+/** Discord's limit on a nonce string. */
+const NONCE_MAX = 25;
+
+export interface HeldAnswers {
+  /** Sends the answers held so far (a client that gave up on them gets nothing), and holds no more. */
+  release(): void;
 }
 
 export interface GatewayOp {
@@ -70,6 +86,13 @@ export interface FakeDiscord {
   advertiseGateway(url: string): void;
   /** Message payloads answered 400 Invalid Form Body, with what was wrong. */
   rejected: Array<{ seq: number; method: string; path: string; problems: string[] }>;
+  /** Ids of the messages created in a channel (POST …/messages), in order: what the channel shows. */
+  channelMessages(channelId: string): string[];
+  /**
+   * Carries out the matching calls but keeps their answers until `release` (as a Discord slow to
+   * answer): the message is made, the client hears nothing.
+   */
+  hold(method: string, path: RegExp): HeldAnswers;
   /** The application's registered commands' names, globally or in one guild (a PUT replaces them). */
   registeredCommands(guildId?: string): string[];
   close(): Promise<void>;
@@ -131,6 +154,9 @@ export async function startFakeDiscord(
   /** Interaction id → flags of the message its component was clicked on. */
   const clickedFlags = new Map<string, number>();
   const rejected: FakeDiscord['rejected'] = [];
+  /** `author id:nonce` → the message made with it (enforce_nonce), and when. */
+  const nonces = new Map<string, { at: number; message: ReturnType<typeof messageObject> }>();
+  const holds: Array<{ method: string; path: RegExp; held: Array<() => void>; released: boolean }> = [];
   const threads = new Set<string>();
   const waiters: Array<() => void> = [];
   const sockets = new Set<WebSocket>();
@@ -201,11 +227,35 @@ export async function startFakeDiscord(
       const channelId = m[1];
       // A message id is a channel only once a thread was started from it.
       if (goneChannels.has(channelId) || (messages.has(channelId) && !threads.has(channelId))) return unknownChannel(res);
+      const nonce = body?.nonce;
+      if (nonce !== undefined && nonce !== null) {
+        const bad =
+          typeof nonce === 'string'
+            ? nonce.length > NONCE_MAX
+              ? `Must be ${NONCE_MAX} or fewer in length.`
+              : undefined
+            : Number.isInteger(nonce)
+              ? undefined
+              : 'Value must be a string or an integer.';
+        if (bad) {
+          rejected.push({ seq, method, path, problems: [`nonce: ${bad}`] });
+          return send(res, 400, {
+            message: 'Invalid Form Body',
+            code: 50035,
+            errors: { nonce: { _errors: [{ code: 'BASE_TYPE_BAD_LENGTH', message: bad }] } },
+          });
+        }
+      }
       if (!valid(body)) return;
+      const nonceKey = body?.enforce_nonce === true && nonce !== undefined && nonce !== null ? `${bot.id}:${String(nonce)}` : undefined;
+      const earlier = nonceKey ? nonces.get(nonceKey) : undefined;
+      if (earlier && Date.now() - earlier.at < NONCE_WINDOW_MS) return send(res, 200, earlier.message);
       const id = snowflake();
       messages.set(id, channelId);
       messageState.set(id, { flags: Number(body?.flags ?? 0), files: requestFileNames(body, files) });
-      return send(res, 200, messageObject(channelId, id, body, bot));
+      const made = { ...messageObject(channelId, id, body, bot), ...(nonce !== undefined ? { nonce } : {}) };
+      if (nonceKey) nonces.set(nonceKey, { at: Date.now(), message: made });
+      return send(res, 200, made);
     }
     if ((m = path.match(/^\/channels\/([^/]+)\/messages\/([^/]+)$/)) && method === 'PATCH') {
       const [, channelId, messageId] = m;
@@ -276,7 +326,25 @@ export async function startFakeDiscord(
           if (f.times <= 0) failures.splice(failures.indexOf(f), 1);
           return send(res, f.status, f.body ?? { message: `scripted failure ${f.status}`, code: 0 }, f.headers);
         }
-        route(method, path, body, res, files);
+        const hold = holds.find((h) => !h.released && h.method === method && h.path.test(path));
+        if (!hold) return route(method, path, body, res, files);
+        // The call is carried out; its answer waits for release.
+        let answer: { status: number; headers: Record<string, unknown>; text?: string } | undefined;
+        const deferred = {
+          writeHead(status: number, headers: Record<string, unknown>) {
+            answer = { status, headers };
+            return deferred;
+          },
+          end(text?: string) {
+            if (answer) answer.text = text;
+          },
+        } as unknown as ServerResponse;
+        route(method, path, body, deferred, files);
+        hold.held.push(() => {
+          if (!answer || res.destroyed) return;
+          res.writeHead(answer.status, answer.headers as Record<string, string>);
+          res.end(answer.text);
+        });
       })();
     });
   });
@@ -353,6 +421,17 @@ export async function startFakeDiscord(
     rejected,
     gatewayOps,
     goneChannels,
+    channelMessages: (channelId) => [...messages].filter(([, c]) => c === channelId).map(([id]) => id),
+    hold(method, path) {
+      const h = { method, path, held: [] as Array<() => void>, released: false };
+      holds.push(h);
+      return {
+        release() {
+          h.released = true;
+          for (const answer of h.held.splice(0)) answer();
+        },
+      };
+    },
     registeredCommands: (guildId) => [...(registered.get(guildId ?? 'global') ?? [])],
     fail: (f) => failures.push({ ...f }),
     async sendInteraction(d) {
