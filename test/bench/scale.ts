@@ -114,8 +114,11 @@ export async function scale(o: ScaleOptions): Promise<BenchResult> {
   const logFile = join(dir, 'bot.log');
   let bot: BotProcess | undefined;
   try {
+    // BENCH_CPU_PROF_DIR=dir: the bot writes a V8 CPU profile there when it stops (open it in Chrome's DevTools).
+    const profDir = process.env.BENCH_CPU_PROF_DIR;
     bot = await startBotProcess({
       logFile,
+      ...(profDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profDir}`] } : {}),
       env: {
         LOG_LEVEL: 'warn',
         DATABASE_PATH: dbPath,
