@@ -5,8 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
-import { createRequire } from 'node:module';
-import type { Agent as AgentType, Dispatcher, request as requestType } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import type { NodeCredentials } from './load-node-credentials.js';
 
 type Https = { certificate: string | Buffer; key: string | Buffer; certificateAuthority?: string | Buffer | Array<string | Buffer> };
@@ -66,25 +65,7 @@ export function buildTransportOptions(opts: { baseUrl: string; credentials: Node
  * credentials change. undici never follows a redirect by itself: the node API never redirects (a
  * 307/308 would re-send a body, an init or unlock password, to another place).
  */
-let shared: AgentType | undefined;
-
-/**
- * undici, loaded so that it does not become the process's HTTP client: on load it installs an Agent
- * of its own as the global dispatcher when none is set yet, which Node's fetch and the other undici
- * copies (discord.js's) then use, with bodies they build for their own version (a Discord post with
- * a file failed: "action is not a function"). The client passes its own dispatcher on every call,
- * so the global is set back as it was: unset, for whichever loads next.
- */
-const GLOBAL_DISPATCHERS = [Symbol.for('undici.globalDispatcher.1'), Symbol.for('undici.globalDispatcher.2')];
-const globals = globalThis as unknown as Record<symbol, unknown>;
-const before = GLOBAL_DISPATCHERS.map((key) => globals[key]);
-const undici = createRequire(import.meta.url)('undici') as { Agent: typeof AgentType; request: typeof requestType };
-GLOBAL_DISPATCHERS.forEach((key, i) => {
-  if (before[i] === undefined && globals[key] !== undefined) globals[key] = undefined;
-});
-const { Agent } = undici;
-/** undici's request, with the dispatcher given on each call. */
-export const undiciRequest = undici.request;
+let shared: Agent | undefined;
 
 export interface Transport {
   /** The node's base URL, without a trailing slash. */
