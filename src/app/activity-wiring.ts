@@ -46,22 +46,13 @@ export function wireActivity(opts: {
   });
   // Node activity: watched nodes' APIs polled every POLL_INTERVAL_S; what changed is queued through
   // the notifier's outbox (stored before the new state: see create-activity-poller.ts).
-  // One node API client per node and address, reused across polls (500 nodes every 30 s).
-  const activityClients = new Map<string, ReturnType<typeof nodeApi>>();
   const activity = createActivityPoller({
     listNodes: () => hosting.listNodes(),
     isWatched: (node) => notifier.watches.hearsActivity(node.nodeId),
     profile: watchProfiles(notifier.watches, accountThresholds(config)),
     facts: backupFacts(opts.audit),
-    api: (node) => {
-      const key = `${node.nodeId}|${node.invoke_url}`;
-      let client = activityClients.get(key);
-      if (!client) {
-        if (activityClients.size > 5_000) activityClients.clear();
-        activityClients.set(key, (client = nodeApi(node)));
-      }
-      return client;
-    },
+    // One client per node, reused across polls (the service wiring keeps them).
+    api: (node) => nodeApi(node),
     callsPerNode: config.NODE_CALLS_PER_NODE,
     states: createActivityStateRepo(db),
     // Replicas on one database split the nodes (a lease per node and interval); one process takes them all.

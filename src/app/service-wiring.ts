@@ -8,7 +8,7 @@ import { registerSecret, type Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { Db } from '../store/index.js';
 import { createHostingClient, type HostedNode, type HostingClient } from '../hosting/index.js';
-import { ApiShapes, checkNodeApiUrl, createNodeApiClient, imageOfNode } from '../node-api/index.js';
+import { ApiShapes, checkNodeApiUrl, createNodeApiClient, imageOfNode, type NodeApiClient } from '../node-api/index.js';
 import type { Emulator } from '../emulator/index.js';
 import { UserError, checkUrlTarget, parseAllowList } from '../vocabulary/index.js';
 import { nodeCredentialSources } from './node-credentials.js';
@@ -16,11 +16,14 @@ import { nodeCredentialSources } from './node-credentials.js';
 /** The demo nodes' wallet password: a documented demo value, not a secret of anyone's. */
 export const DEMO_PASSWORD = 'demo-password';
 
+/** Node API clients kept at most (one per node: an account's nodes, with room to spare). */
+const NODE_CLIENTS_KEPT = 10_000;
+
 export interface ServiceWiring {
   /** The in-process emulator (demo only). */
   emulator?: Emulator;
   hosting: HostingClient;
-  nodeApi: (node: HostedNode) => ReturnType<typeof createNodeApiClient>;
+  nodeApi: (node: HostedNode) => NodeApiClient;
   credentials: ReturnType<typeof nodeCredentialSources>;
   /** The emulator's indexer, which `node unlock` offers on the demo's 6887cbf nodes. */
   demoIndexer?: string;
@@ -80,9 +83,22 @@ export async function wireService(opts: {
   // Which API generation each node speaks, per changed endpoint: learnt once, shared by every client of
   // the node, forgotten when its image changes or it answers locked (src/node-api/generations.ts).
   const apiShapes = new ApiShapes();
-  const nodeApi = (node: HostedNode) => {
+  // One client per node, reused by every caller (reports, the dashboard, commands, the poller): a client
+  // builds its transport once and again only when the node's credentials change (it looks them up at
+  // each call), so a report over 2,000 nodes does not build 2,000 transports. A new address, name or
+  // image is a new client; the least recently used are dropped past NODE_CLIENTS_KEPT.
+  const clients = new Map<string, NodeApiClient>();
+  const nodeApi = (node: HostedNode): NodeApiClient => {
     if (!node.invoke_url) {
       throw new UserError('node_error', `${node.name} has no API address yet.`, `Wait until it is RUNNING (\`node info ${node.name}\`).`);
+    }
+    const image = imageOfNode(node);
+    const key = `${node.nodeId}|${node.invoke_url}|${node.name}|${image ?? ''}`;
+    const kept = clients.get(key);
+    if (kept) {
+      clients.delete(key);
+      clients.set(key, kept);
+      return kept;
     }
     const refused = checkNodeApiUrl(node.invoke_url);
     if (refused) {
@@ -92,8 +108,7 @@ export async function wireService(opts: {
         'Ask the service for an HTTPS node address; nothing was sent.',
       );
     }
-    const image = imageOfNode(node);
-    return createNodeApiClient({
+    const client = createNodeApiClient({
       baseUrl: node.invoke_url,
       credentials: credentials.credentialsFor(node),
       nodeName: node.name,
@@ -101,6 +116,12 @@ export async function wireService(opts: {
       shapes: apiShapes.of(node.nodeId, image),
       image,
     });
+    clients.set(key, client);
+    for (const old of clients.keys()) {
+      if (clients.size <= NODE_CLIENTS_KEPT) break;
+      clients.delete(old);
+    }
+    return client;
   };
   return { emulator, hosting, nodeApi, credentials, demoIndexer, ownBases, allowPrivate };
 }

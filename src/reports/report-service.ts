@@ -180,8 +180,10 @@ export function createReportService(d: ReportServiceDeps): ReportService {
         })),
       ),
     });
-    for (const s of built.snapshots)
-      await d.snapshots.save({ nodeId: s.nodeId, kind: 'balance', takenAt: now, data: s.data, scope: opts.baseline ?? '' });
+    // One transaction for the report's snapshots: 2,000 nodes are one commit, not 2,000.
+    await d.snapshots.saveMany(
+      built.snapshots.map((s) => ({ nodeId: s.nodeId, kind: 'balance' as const, takenAt: now, data: s.data, scope: opts.baseline ?? '' })),
+    );
     return result(outcomes, await withCharts(built.message, 'balance', outcomes, now, opts));
   }
 
@@ -204,8 +206,10 @@ export function createReportService(d: ReportServiceDeps): ReportService {
         })),
       ),
     });
-    for (const s of built.snapshots)
-      await d.snapshots.save({ nodeId: s.nodeId, kind: 'channels', takenAt: now, data: s.data, scope: opts.baseline ?? '' });
+    // One transaction for the report's snapshots: 2,000 nodes are one commit, not 2,000.
+    await d.snapshots.saveMany(
+      built.snapshots.map((s) => ({ nodeId: s.nodeId, kind: 'channels' as const, takenAt: now, data: s.data, scope: opts.baseline ?? '' })),
+    );
     return result(outcomes, await withCharts(built.message, 'channels', outcomes, now, opts));
   }
 

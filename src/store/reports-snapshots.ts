@@ -34,6 +34,8 @@ export interface SnapshotRepo {
    * last run) and the last chat report stay, however old, so the next report still shows the change.
    */
   save<T>(snapshot: StoredSnapshot<T>): Promise<void>;
+  /** As save, for many snapshots in one transaction (a report over all nodes: one commit, not one per node). */
+  saveMany(snapshots: ReadonlyArray<StoredSnapshot<unknown>>): Promise<void>;
 }
 
 export interface SnapshotRepoOptions {
@@ -86,8 +88,17 @@ export function createSnapshotRepo(db: AnyDb, opts: SnapshotRepoOptions = {}): S
       );
       return rows.map((row) => fromRow<T>(row));
     },
-    async save(s) {
-      await db.tx(async () => {
+    save(s) {
+      return saveMany([s]);
+    },
+    saveMany,
+  };
+
+  async function saveMany(list: ReadonlyArray<StoredSnapshot<unknown>>): Promise<void> {
+    if (!list.length) return;
+    const cutoff = new Date(now() - retentionMs).toISOString();
+    await db.tx(async () => {
+      for (const s of list) {
         await db.run('INSERT INTO report_snapshots (node_id, kind, taken_at, data, scope) VALUES (?, ?, ?, ?, ?)', [
           s.nodeId,
           s.kind,
@@ -96,13 +107,12 @@ export function createSnapshotRepo(db: AnyDb, opts: SnapshotRepoOptions = {}): S
           s.scope ?? '',
         ]);
         // The latest of each scope is what `latest` answers (a schedule's baseline): never pruned.
-        const cutoff = new Date(now() - retentionMs).toISOString();
         await db.run(
           `DELETE FROM report_snapshots WHERE node_id = ? AND kind = ? AND taken_at < ? AND id NOT IN
              (SELECT MAX(id) FROM report_snapshots WHERE node_id = ? AND kind = ? GROUP BY scope)`,
           [s.nodeId, s.kind, cutoff, s.nodeId, s.kind],
         );
-      });
-    },
-  };
+      }
+    });
+  }
 }

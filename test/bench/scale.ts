@@ -79,6 +79,11 @@ async function timeCommand(fake: FakeSlack, bot: BotProcess, text: string, done:
   throw new Error(`/rln ${text}: no answer matching ${done} in 180 s; answers: ${answers().join('\n').slice(0, 2000)}`);
 }
 
+/** "n of N node(s) answered", as a report says it (or its progress message's "n node(s) answered"). */
+function answeredOf(answer: string): string {
+  return answer.match(/(\d+ of \d+) node\(s\) answered/)?.[1] ?? answer.match(/(\d+) node\(s\) answered/)?.[1] ?? '?';
+}
+
 /** app_home_opened to the views.publish that answers it. */
 async function timeAppHome(fake: FakeSlack, bot: BotProcess): Promise<number> {
   const before = fake.callsTo('views.publish').length;
@@ -114,8 +119,11 @@ export async function scale(o: ScaleOptions): Promise<BenchResult> {
   const logFile = join(dir, 'bot.log');
   let bot: BotProcess | undefined;
   try {
+    // BENCH_CPU_PROF_DIR=dir: the bot writes a V8 CPU profile there when it stops (open it in Chrome's DevTools).
+    const profDir = process.env.BENCH_CPU_PROF_DIR;
     bot = await startBotProcess({
       logFile,
+      ...(profDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profDir}`] } : {}),
       env: {
         LOG_LEVEL: 'warn',
         DATABASE_PATH: dbPath,
@@ -194,6 +202,9 @@ export async function scale(o: ScaleOptions): Promise<BenchResult> {
       app_home_s: seconds(home),
       report_balance_all_s: seconds(balance.ms),
       report_channels_all_s: seconds(channels.ms),
+      // How many nodes each report read: a fast report of nodes that did not answer is no success.
+      report_balance_answered: answeredOf(balance.answer),
+      report_channels_answered: answeredOf(channels.answer),
       polls_per_s: Math.round(pollsPerS * 10) / 10,
       polls_needed_per_s: Math.round(neededPerS * 10) / 10,
       missed_intervals_in_window: missed,

@@ -106,6 +106,23 @@ describe.each(ENGINES)('reports repositories on %s', (engine) => {
       expect(await repo.latest('n2', 'balance')).toBeUndefined();
     });
 
+    it('stores many snapshots at once, each the latest of its node', async () => {
+      const repo = createSnapshotRepo(db);
+      const at = new Date('2026-11-23T09:00:00.000Z');
+      await repo.saveMany([]);
+      await repo.saveMany(
+        Array.from({ length: 50 }, (_, i) => ({
+          nodeId: `many-${i}`,
+          kind: 'balance' as const,
+          takenAt: at,
+          data: { i },
+          scope: 'schedule:9',
+        })),
+      );
+      for (const i of [0, 17, 49]) expect((await repo.latest<{ i: number }>(`many-${i}`, 'balance', 'schedule:9'))?.data).toEqual({ i });
+      expect(await repo.latest('many-0', 'balance')).toBeUndefined();
+    });
+
     it('gives the history since a time, oldest first, whatever the scope', async () => {
       const repo = createSnapshotRepo(db);
       const at = (h: number) => new Date(Date.UTC(2026, 10, 22, h));
