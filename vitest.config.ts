@@ -8,7 +8,8 @@ import { defineConfig } from 'vitest/config';
  * Everything else runs isolated: the redactor's process-wide set of secrets (test/redact,
  * log-redaction), discord.js's file uploads, the emulator's images, the activity and digest
  * worlds and the project checks, which run vitest itself.
- * A file that is moved here must pass in any order: `npx vitest run --sequence.shuffle`.
+ * A file that is moved here must pass in any order of the files:
+ * `npx vitest run --project shared --sequence.shuffle.files` (a few runs).
  */
 const SHARED = [
   'test/access',
