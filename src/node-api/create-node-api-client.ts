@@ -3,7 +3,6 @@ import {
   CannotSay,
   type EndpointDef,
   type EndpointName,
-  endpointNames,
   endpoints,
   isShaped,
   type RequestOf,
@@ -20,6 +19,7 @@ import { firstBadLongList, limitAnswer, NODE_API_MAX_BYTES, sizeText } from './b
 import { currentDeadline, secondsText, sleep } from '../vocabulary/index.js';
 import { DEADLINE_SLACK_MS, MIN_RETRY_MS, retryDelay, translate } from './call-errors.js';
 import { buildTransportOptions } from './transport.js';
+import { withEndpointMethods } from './endpoint-methods.js';
 
 /** Request and response fields that hold a secret: masked in every log line and error text. */
 const SECRET_FIELD_RE = /password|mnemonic/i;
@@ -363,43 +363,5 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
     return { expected, answers: shapes.get(cap) ?? expected, how };
   }
 
-  const client = Object.create(ENDPOINT_METHODS) as Caller;
-  client[CALL] = call;
-  return Object.assign(client, { generation, checkGeneration }) as unknown as NodeApiClient;
+  return Object.assign(withEndpointMethods(call), { generation, checkGeneration }) as unknown as NodeApiClient;
 }
-
-const CALL = Symbol('call');
-type Caller = { [CALL](name: EndpointName, def: EndpointDef, body: unknown): Promise<unknown> };
-
-/**
- * The endpoint methods, shared by every client as getters: a client makes an endpoint's method the
- * first time it is asked for it, and keeps it (so `const { nodeinfo } = client` and a method passed
- * on still work). The bot keeps a client per node, and a closure per endpoint per client was ~15 KiB
- * a node, ~30 MiB held for an account of 2,000 (issue 29); a poll uses a dozen of the endpoints.
- */
-const ENDPOINT_METHODS: object = Object.defineProperties(
-  {},
-  Object.fromEntries(
-    endpointNames.map((name): [string, PropertyDescriptor] => {
-      const def = endpoints[name] as EndpointDef;
-      const keep = (self: object, value: unknown) =>
-        Object.defineProperty(self, name, { value, writable: true, configurable: true, enumerable: true });
-      return [
-        name,
-        {
-          enumerable: true,
-          configurable: false,
-          get(this: Caller) {
-            const method = (body?: unknown) => this[CALL](name, def, body);
-            keep(this, method);
-            return method;
-          },
-          // A test or a wrapper may replace a method of one client.
-          set(this: Caller, value: unknown) {
-            keep(this, value);
-          },
-        },
-      ];
-    }),
-  ),
-);
