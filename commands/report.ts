@@ -96,7 +96,9 @@ const schedule = defineCommand({
   confirm: 'none',
   mutates: true,
   async handler(ctx) {
+    const reach = await readableOf(ctx);
     const s = await ctx.services.reports.schedule({
+      readable: reach.may,
       platform: ctx.place.platform,
       channelId: ctx.place.channelId,
       kind: ctx.args.kind,

@@ -43,6 +43,8 @@ export interface ScheduleRequest {
   unit?: Unit;
   /** `slack:U123`: who asked. */
   createdBy: string;
+  /** Whether the asker may read a node; absent when they may read every node. A scoped asker schedules only nodes they may read. */
+  readable?: ReadableNode;
 }
 
 export interface ReportService {
@@ -333,8 +335,16 @@ export function createReportService(d: ReportServiceDeps): ReportService {
       }
       let target = 'all';
       let targetLabel = 'all';
+      if (req.node.trim().toLowerCase() === 'all' && req.readable) {
+        // A schedule runs later with no asker: for all it would post every node, past the asker's scope.
+        throw new UserError(
+          'forbidden',
+          'Your read access covers only some nodes, and a schedule for all would post every node of the account here.',
+          'Schedule each node you may read instead, e.g. /rln report schedule kind=balance node=<name> cron="0 9 * * *".',
+        );
+      }
       if (req.node.trim().toLowerCase() !== 'all') {
-        const { nodes } = await targets(req.node);
+        const { nodes } = await targets(req.node, req.readable);
         target = nodes[0].nodeId;
         targetLabel = nodes[0].name;
       }

@@ -20,6 +20,7 @@ beforeAll(async () => {
   const grant = await run('UADMIN', 'access grant slack:USCOPED read nodes=alice,carol');
   expect(grant).toContain('now has the read role');
   expect(await run('UADMIN', 'access grant slack:UWIDE read')).toContain('now has the read role');
+  expect(await run('UADMIN', 'access grant slack:UOPSCOPED operate nodes=alice')).toContain('now has the operate role');
 }, 90_000);
 afterAll(async () => {
   await h?.close();
@@ -78,5 +79,25 @@ describe('lists under a grant scoped to some nodes', () => {
       expect(status).toContain('Status · 3 nodes');
       expect(status).not.toContain('you may read');
     }
+  });
+
+  it('a report schedule never reaches past the asker: a node-scoped operator is refused, and so is all for a scoped reader', async () => {
+    // A schedule runs later with no asker, so for all it would post every node to the channel.
+    const all = await run('UOPSCOPED', 'report schedule kind=balance node=all cron="0 9 * * *"');
+    expect(all).toContain('limited to nodes=alice');
+    expect(all).not.toContain('Scheduled');
+    // The reports service checks the reach itself, whoever calls it.
+    const place = { platform: 'slack' as const, channelId: slackChannel.channelId, cron: '0 9 * * *', createdBy: 'slack:UOPSCOPED' };
+    const aliceOnly = (n: { name: string }) => n.name === 'alice';
+    await expect(h.app.services.reports.schedule({ ...place, kind: 'balance', node: 'all', readable: aliceOnly })).rejects.toThrow(
+      /covers only some nodes/,
+    );
+    await expect(h.app.services.reports.schedule({ ...place, kind: 'digest', node: 'bob', readable: aliceOnly })).rejects.toThrow(
+      /does not reach bob/,
+    );
+    const kept = await h.app.services.reports.schedule({ ...place, kind: 'balance', node: 'alice', readable: aliceOnly });
+    expect(kept.node).toBe('alice');
+    expect(names(await run('UADMIN', 'report schedules'))).toEqual(['alice']);
+    expect(await run('UADMIN', 'report schedule kind=channels node=all cron="0 10 * * *"')).toContain('Scheduled: channels report for all');
   });
 });
