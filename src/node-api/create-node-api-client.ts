@@ -1,4 +1,3 @@
-import { request } from 'undici';
 import {
   CannotSay,
   type EndpointDef,
@@ -18,7 +17,7 @@ import { registerTypedSecret } from '../log.js';
 import { firstBadLongList, NODE_API_MAX_BYTES, readBounded, sizeText } from './bounded-read.js';
 import { currentDeadline, secondsText, sleep } from '../vocabulary/index.js';
 import { AttemptTimeout, CutOff, DEADLINE_SLACK_MS, HttpStatusError, MIN_RETRY_MS, retryDelay, translate } from './call-errors.js';
-import { buildTransport, type Transport } from './transport.js';
+import { buildTransport, type Transport, undiciRequest as request } from './transport.js';
 import { withEndpointMethods } from './endpoint-methods.js';
 
 /** Request and response fields that hold a secret: masked in every log line and error text. */

@@ -5,7 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
-import { Agent, type Dispatcher } from 'undici';
+import { createRequire } from 'node:module';
+import type { Agent as AgentType, Dispatcher, request as requestType } from 'undici';
 import type { NodeCredentials } from './load-node-credentials.js';
 
 type Https = { certificate: string | Buffer; key: string | Buffer; certificateAuthority?: string | Buffer | Array<string | Buffer> };
@@ -65,7 +66,31 @@ export function buildTransportOptions(opts: { baseUrl: string; credentials: Node
  * credentials change. undici never follows a redirect by itself: the node API never redirects (a
  * 307/308 would re-send a body, an init or unlock password, to another place).
  */
-let shared: Agent | undefined;
+let shared: AgentType | undefined;
+
+/**
+ * undici, loaded so that it does not become the process's HTTP client. On load it installs an Agent
+ * of its own as the global dispatcher when none is set yet, which Node's fetch and the other undici
+ * copies (discord.js's) would then use with bodies they build for their own version (a Discord post
+ * with a file failed: "action is not a function"). Node's own fetch sets its global dispatcher once,
+ * when its HTTP stack first loads, and never again: so that stack is loaded first (a Headers object
+ * does it), and its dispatcher is the global one before undici is. Setting the global back to unset
+ * after loading undici instead, as was first done, left Node's fetch with none when undici's loading
+ * had itself loaded Node's stack: every fetch in the process then failed an assertion. Should undici
+ * still have put its own Agent there, the global is set back as it was. The client passes its own
+ * dispatcher on every call.
+ */
+const GLOBAL_DISPATCHERS = [Symbol.for('undici.globalDispatcher.1'), Symbol.for('undici.globalDispatcher.2')];
+const globals = globalThis as unknown as Record<symbol, unknown>;
+new Headers();
+const before = GLOBAL_DISPATCHERS.map((key) => globals[key]);
+const undici = createRequire(import.meta.url)('undici') as { Agent: typeof AgentType; request: typeof requestType };
+GLOBAL_DISPATCHERS.forEach((key, i) => {
+  if (globals[key] !== before[i] && globals[key] instanceof undici.Agent) globals[key] = before[i];
+});
+const { Agent } = undici;
+/** undici's request, with the dispatcher given on each call. */
+export const undiciRequest = undici.request;
 
 export interface Transport {
   /** The node's base URL, without a trailing slash. */
