@@ -167,7 +167,7 @@ export function createActivityPoller(o: ActivityPollerOptions): ActivityPoller {
   async function read(node: HostedNode, profile: WatchProfile, previous: ActivityState | undefined, slow: boolean, now: number) {
     const api = boundCalls(o.api(node), o.callsPerNode ?? 4);
     const failures = slow ? await refreshWaiting(api, profile, previous?.snapshot) : undefined;
-    const snapshot: ActivitySnapshot = await readActivity(api, now);
+    const snapshot: ActivitySnapshot = await readActivity(api, now, previous?.snapshot.pubkey);
     if (snapshot.lock !== 'unlocked') return snapshot;
     const [extra, facts] = await Promise.all([
       readWatchFacts(api, profile, slow, now),

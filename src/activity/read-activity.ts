@@ -35,19 +35,54 @@ async function optional<T>(read: () => Promise<T>): Promise<T | undefined> {
   }
 }
 
-export async function readActivity(api: ActivityNodeApi, takenAt: number): Promise<ActivitySnapshot> {
-  let pubkey: string;
-  try {
-    ({ pubkey } = await api.nodeinfo());
-  } catch (e) {
-    return { takenAt, lock: lockFromError(e) };
-  }
-  const [channels, payments, transactions, assets] = await Promise.all([
-    optional(() => api.listchannels()),
-    optional(() => api.listpayments()),
-    optional(() => api.listtransactions({ skip_sync: true })),
-    optional(() => api.listassets({ filter_asset_schemas: ['Nia', 'Cfa', 'Uda'] })),
+/**
+ * The node's lists, read at once. A node whose pubkey is known from its last poll (it does not
+ * change) is not asked /nodeinfo first: its lists tell the lock state as well, one call fewer a poll.
+ * When they all fail, the node's state is what they said (locked, uninitialised) or unreachable,
+ * as /nodeinfo's failure said it; one that says locked or uninitialised wins over the others.
+ */
+async function readLists(api: ActivityNodeApi, knownPubkey: string | undefined) {
+  let failures = 0;
+  let state: LockState | undefined;
+  const optionalList = async <T>(read: () => Promise<T>): Promise<T | undefined> => {
+    try {
+      return await read();
+    } catch (e) {
+      failures++;
+      state ??= walletStateOf(e);
+      return undefined;
+    }
+  };
+  const lists = await Promise.all([
+    optionalList(() => api.listchannels()),
+    optionalList(() => api.listpayments()),
+    optionalList(() => api.listtransactions({ skip_sync: true })),
+    optionalList(() => api.listassets({ filter_asset_schemas: ['Nia', 'Cfa', 'Uda'] })),
   ]);
+  // After /nodeinfo answered, the node is unlocked, as before: a list it refuses is left absent.
+  const lock: LockState = knownPubkey === undefined ? 'unlocked' : (state ?? (failures === lists.length ? 'unreachable' : 'unlocked'));
+  return { lists, lock };
+}
+
+/**
+ * `knownPubkey`: the node's pubkey from its last poll that found it unlocked, if any; without it
+ * the node is asked /nodeinfo first (its pubkey, and its lock state before any list is asked).
+ */
+export async function readActivity(api: ActivityNodeApi, takenAt: number, knownPubkey?: string): Promise<ActivitySnapshot> {
+  let pubkey: string;
+  if (knownPubkey !== undefined) pubkey = knownPubkey;
+  else {
+    try {
+      ({ pubkey } = await api.nodeinfo());
+    } catch (e) {
+      return { takenAt, lock: lockFromError(e) };
+    }
+  }
+  const {
+    lists: [channels, payments, transactions, assets],
+    lock,
+  } = await readLists(api, knownPubkey);
+  if (lock !== 'unlocked') return { takenAt, lock };
   const assetList = assets ? [...(assets.nia ?? []), ...(assets.cfa ?? []), ...(assets.uda ?? [])] : undefined;
   const assetIds = assetList?.map((a) => a.asset_id).slice(0, MAX_ASSETS_PER_POLL);
   const transfers = assetIds

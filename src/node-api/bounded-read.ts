@@ -15,31 +15,43 @@ export function sizeText(bytes: number): string {
   return bytes >= 1024 ? `${Math.round(bytes / 1024)} KiB` : `${bytes} bytes`;
 }
 
-/** A got request (the promise it returns): cancellable, with progress events. */
-interface Cancellable {
-  on(event: 'response', fn: (r: { headers: Record<string, string | string[] | undefined> }) => void): unknown;
-  on(event: 'downloadProgress', fn: (p: { transferred: number }) => void): unknown;
-  cancel(): void;
+/** An answer's body as it arrives (undici's): a readable stream of Buffers. */
+interface BodyStream {
+  on(event: 'data', fn: (chunk: Buffer) => void): unknown;
+  on(event: 'end', fn: () => void): unknown;
+  on(event: 'error', fn: (e: Error) => void): unknown;
+  destroy(): unknown;
 }
 
 /**
- * Cancels `request` once its answer announces or passes `maxBytes`; returns a function telling
- * whether it did (the request then rejects with got's CancelError).
+ * The body as UTF-8 text, read up to `maxBytes`; undefined (and the stream destroyed, the rest
+ * unread) when its Content-Length announces more or it passes that as it arrives. Rejects with the
+ * stream's error (a connection cut, the attempt's timeout).
  */
-export function limitAnswer(request: Cancellable, maxBytes: number): () => boolean {
-  let over = false;
-  const stop = () => {
-    if (over) return;
-    over = true;
-    request.cancel();
-  };
-  request.on('response', (r) => {
-    if (Number(r.headers['content-length']) > maxBytes) stop();
+export function readBounded(body: BodyStream, contentLength: string | string[] | undefined, maxBytes: number): Promise<string | undefined> {
+  if (Number(contentLength) > maxBytes) {
+    body.destroy();
+    return Promise.resolve(undefined);
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    let over = false;
+    body.on('data', (chunk) => {
+      if (over) return;
+      bytes += chunk.length;
+      if (bytes > maxBytes) {
+        over = true;
+        chunks.length = 0;
+        body.destroy();
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    body.on('end', () => resolve(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks, bytes).toString('utf8')));
+    body.on('error', (e) => (over ? undefined : reject(e)));
   });
-  request.on('downloadProgress', ({ transferred }) => {
-    if (transferred > maxBytes) stop();
-  });
-  return () => over;
 }
 
 /** Lists longer than this are checked element by element, stopping at the first bad one. */

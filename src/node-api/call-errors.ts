@@ -2,29 +2,81 @@
  * What a failed request means: which failures are worth a retry and after how long, and the
  * NodeApiError a failure becomes (never with a token, a password or a request body in it).
  */
-import { HTTPError, RequestError } from 'got';
 import type { EndpointName } from './endpoints.js';
 import { parseLosslessJson } from './json.js';
 import { NodeApiError } from './node-api-error.js';
 
 const TLS_CODES = /^(ERR_TLS|ERR_SSL|EPROTO|CERT_|DEPTH_ZERO|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ERR_OSSL)/;
 export const RETRY_STATUS = [500, 502, 503, 504, 521, 522, 524];
-/** Network errors a read is retried on (got's own list). */
-const RETRY_CODES = new Set(['ETIMEDOUT', 'ECONNRESET', 'EADDRINUSE', 'ECONNREFUSED', 'EPIPE', 'ENOTFOUND', 'ENETUNREACH', 'EAI_AGAIN']);
+/**
+ * Network errors a read is retried on: the list got used, and undici's words for the same (a socket
+ * closed or reset by the other side, a connection not made in time).
+ */
+const RETRY_CODES = new Set([
+  'ETIMEDOUT',
+  'ECONNRESET',
+  'EADDRINUSE',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ENOTFOUND',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 /** A retry starts only when at least this much of the deadline would be left for it. */
 export const MIN_RETRY_MS = 1_000;
 /** A timed-out attempt with less than this left of the deadline was cut by the deadline. */
 export const DEADLINE_SLACK_MS = 50;
 
+/** The node answered an error status (4xx, 5xx): its status, headers and body (read within NODE_API_MAX_BYTES). */
+export class HttpStatusError extends Error {
+  override readonly name = 'HttpStatusError';
+  constructor(
+    readonly status: number,
+    readonly statusMessage: string | undefined,
+    readonly headers: Record<string, string | string[] | undefined>,
+    readonly body: string,
+  ) {
+    super(`HTTP ${status}`);
+  }
+}
+
+/** An attempt ran out of its time (the per-attempt timeout, or what was left of the deadline): retried as a read's ETIMEDOUT. */
+export class AttemptTimeout extends Error {
+  override readonly name = 'AttemptTimeout';
+  readonly code = 'ETIMEDOUT';
+  constructor(readonly ms: number) {
+    super(`no answer in ${ms} ms`);
+  }
+}
+
+/** The answer had begun (status and headers came) when the connection failed: it was cut off. */
+export class CutOff extends Error {
+  override readonly name = 'CutOff';
+  readonly code: string;
+  constructor(cause: unknown) {
+    super('the answer was cut off', { cause });
+    this.code = codeOf(cause) ?? 'ERR';
+  }
+}
+
+/** A network error's code (`ECONNREFUSED`, `UND_ERR_SOCKET`, `ERR_TLS_…`), when it has one. */
+function codeOf(e: unknown): string | undefined {
+  const code = e && typeof e === 'object' ? (e as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && code ? code : undefined;
+}
+
 /** The delay before retrying after `e`, or undefined when `e` is not worth a retry. */
 export function retryDelay(e: unknown, attempt: number, baseDelay: number): number | undefined {
   const backoff = Math.min(baseDelay * 2 ** (attempt - 1), 2000);
-  if (e instanceof HTTPError) {
-    if (!RETRY_STATUS.includes(e.response.statusCode)) return undefined;
-    const after = retryAfterMs(e.response.headers['retry-after']);
+  if (e instanceof HttpStatusError) {
+    if (!RETRY_STATUS.includes(e.status)) return undefined;
+    const after = retryAfterMs(e.headers['retry-after']);
     return after === undefined ? backoff : Math.min(after, 10_000);
   }
-  return e instanceof RequestError && RETRY_CODES.has(e.code) ? backoff : undefined;
+  const code = codeOf(e);
+  return code && RETRY_CODES.has(code) ? backoff : undefined;
 }
 
 /** `Retry-After` as seconds or an HTTP date, in ms; undefined when absent or unreadable. */
@@ -38,9 +90,9 @@ function retryAfterMs(value: string | string[] | undefined): number | undefined 
 
 export function translate(endpoint: EndpointName, e: unknown): NodeApiError {
   const label = `/${endpoint}`;
-  if (e instanceof HTTPError) {
-    const status = e.response.statusCode;
-    const raw = typeof e.response.body === 'string' ? e.response.body : String(e.response.body ?? '');
+  if (e instanceof HttpStatusError) {
+    const status = e.status;
+    const raw = e.body;
     let body: unknown;
     try {
       body = raw.trim() ? parseLosslessJson(raw) : undefined;
@@ -59,13 +111,13 @@ export function translate(endpoint: EndpointName, e: unknown): NodeApiError {
         serviceMessage: b.error.slice(0, 300),
       });
     }
-    const message = b && typeof b.message === 'string' ? b.message.slice(0, 300) : (e.response.statusMessage ?? 'no message');
+    const message = b && typeof b.message === 'string' ? b.message.slice(0, 300) : e.statusMessage || 'no message';
     return new NodeApiError({ endpoint, kind: 'http', status, message: `node API ${label} failed (${status}): ${message}` });
   }
-  if (e instanceof RequestError) {
-    const code = e.code ?? 'ERR';
+  const code = codeOf(e);
+  if (code) {
     if (TLS_CODES.test(code)) return new NodeApiError({ endpoint, kind: 'tls', message: `node API ${label}: TLS failed (${code})` });
-    if (code === 'ERR_BODY_PARSE_FAILURE' || (code === 'ECONNRESET' && e.response)) {
+    if (e instanceof CutOff || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') {
       return new NodeApiError({ endpoint, kind: 'malformed', message: `node API ${label}: the answer was cut off (${code})` });
     }
     return new NodeApiError({ endpoint, kind: 'network', message: `node API ${label}: cannot reach the node (${code})` });

@@ -1,4 +1,3 @@
-import got, { type Got, TimeoutError } from 'got';
 import {
   CannotSay,
   type EndpointDef,
@@ -15,10 +14,10 @@ import { NodeApiError } from './node-api-error.js';
 import { parseLosslessJson, stringifyJson } from './json.js';
 import type { NodeCredentials } from './load-node-credentials.js';
 import { registerTypedSecret } from '../log.js';
-import { firstBadLongList, limitAnswer, NODE_API_MAX_BYTES, sizeText } from './bounded-read.js';
+import { firstBadLongList, NODE_API_MAX_BYTES, readBounded, sizeText } from './bounded-read.js';
 import { currentDeadline, secondsText, sleep } from '../vocabulary/index.js';
-import { DEADLINE_SLACK_MS, MIN_RETRY_MS, retryDelay, translate } from './call-errors.js';
-import { buildTransportOptions } from './transport.js';
+import { AttemptTimeout, CutOff, DEADLINE_SLACK_MS, HttpStatusError, MIN_RETRY_MS, retryDelay, translate } from './call-errors.js';
+import { buildTransport, type Transport, undiciRequest as request } from './transport.js';
 import { withEndpointMethods } from './endpoint-methods.js';
 
 /** Request and response fields that hold a secret: masked in every log line and error text. */
@@ -106,14 +105,14 @@ function valueAt(root: unknown, path: ReadonlyArray<PropertyKey>): unknown {
 
 export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
   /** The transport for the current credentials: built again only when they change. */
-  let built: { creds: NodeCredentials; http: Got; tlsError?: string } | undefined;
-  async function transport(): Promise<{ http: Got; tlsError?: string }> {
+  let built: { creds: NodeCredentials; t: Transport } | undefined;
+  async function transport(): Promise<Transport> {
     const creds = typeof opts.credentials === 'function' ? await opts.credentials() : opts.credentials;
     if (built?.creds !== creds) {
-      const { tlsError, options } = buildTransportOptions({ baseUrl: opts.baseUrl, credentials: creds });
-      built = { creds, http: got.extend(options), tlsError };
+      built?.t.close();
+      built = { creds, t: buildTransport({ baseUrl: opts.baseUrl, credentials: creds }) };
     }
-    return built;
+    return built.t;
   }
   const retries = opts.retries ?? 2;
   const baseDelay = opts.retryBaseMs ?? 200;
@@ -151,7 +150,11 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
     return { data: checked.data, requestBody: stringifyJson(checked.data ?? {}) };
   }
 
-  /** One request, its answer read up to maxBytes; `attemptMs` bounds it. */
+  /**
+   * One request, its answer read up to maxBytes; `attemptMs` bounds it, the answer's reading
+   * included. Rejects with AttemptTimeout, HttpStatusError (4xx, 5xx), CutOff (the answer began and
+   * the connection failed), a network error, or a NodeApiError (a redirect, an answer too long).
+   */
   async function once(
     name: EndpointName,
     method: 'GET' | 'POST',
@@ -159,19 +162,33 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
     requestBody: string | FormData | undefined,
     attemptMs: number,
   ): Promise<string> {
-    let oversize = () => false;
+    const t = await transport();
+    let headers = requestBody === undefined ? t.headers : t.jsonHeaders;
+    let body: string | Buffer | undefined;
+    if (requestBody instanceof FormData) {
+      // The multipart form as bytes, with its boundary (uploads are rare and small).
+      const form = new Response(requestBody);
+      body = Buffer.from(await form.arrayBuffer());
+      headers = { ...t.headers, 'content-type': form.headers.get('content-type') ?? 'multipart/form-data' };
+    } else body = requestBody;
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(new AttemptTimeout(attemptMs)), attemptMs);
     try {
-      const { http } = await transport();
-      const pending = http(path.slice(1), {
-        method,
-        ...(requestBody !== undefined ? { body: requestBody } : {}),
-        ...(typeof requestBody === 'string' ? { headers: { 'content-type': 'application/json' } } : {}),
-        responseType: 'text',
-        timeout: { request: attemptMs },
-        retry: { limit: 0 },
-      });
-      oversize = limitAnswer(pending, maxBytes);
-      const res = await pending;
+      const res = await request(t.baseUrl + path, { dispatcher: t.dispatcher, method, headers, body, signal: abort.signal });
+      let text: string | undefined;
+      try {
+        text = await readBounded(res.body, res.headers['content-length'], maxBytes);
+      } catch (e) {
+        throw e instanceof AttemptTimeout ? e : new CutOff(e);
+      }
+      if (text === undefined) {
+        throw new NodeApiError({
+          endpoint: name,
+          kind: 'malformed',
+          message: `node API /${name} answered more than ${sizeText(maxBytes)} (NODE_API_MAX_BYTES); the answer was refused unread`,
+        });
+      }
+      if (res.statusCode >= 400) throw new HttpStatusError(res.statusCode, res.statusText, res.headers, text);
       if (res.statusCode >= 300) {
         throw new NodeApiError({
           endpoint: name,
@@ -180,17 +197,14 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
           message: `node API /${name} answered a redirect (${res.statusCode}), which is not followed`,
         });
       }
-      return res.body;
+      return text;
     } catch (e) {
-      if (e instanceof NodeApiError) throw e;
-      if (oversize()) {
-        throw new NodeApiError({
-          endpoint: name,
-          kind: 'malformed',
-          message: `node API /${name} answered more than ${sizeText(maxBytes)} (NODE_API_MAX_BYTES); the answer was refused unread`,
-        });
-      }
+      // undici rejects with the abort's reason; a signal aborted some other way is the timeout too.
+      if (abort.signal.aborted && !(e instanceof NodeApiError))
+        throw abort.signal.reason instanceof AttemptTimeout ? abort.signal.reason : e;
       throw e;
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -218,8 +232,8 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
       } catch (e) {
         if (e instanceof NodeApiError) throw e;
         // The deadline cut the attempt: the node's name and the deadline, as the person waited for it.
-        if (e instanceof TimeoutError && deadline && deadline.left() < DEADLINE_SLACK_MS) throw timedOut(deadline.ms);
-        const err = e instanceof TimeoutError ? timedOut(attemptMs) : translate(name, e);
+        if (e instanceof AttemptTimeout && deadline && deadline.left() < DEADLINE_SLACK_MS) throw timedOut(deadline.ms);
+        const err = e instanceof AttemptTimeout ? timedOut(attemptMs) : translate(name, e);
         // A locked node was restarted or upgraded: what was learnt of its API may be stale.
         if (err.rlnName === 'LockedNode') shapes.forget();
         const delay = idempotent && attempt <= retries ? retryDelay(e, attempt, baseDelay) : undefined;

@@ -92,7 +92,8 @@ function factsOf(row: Pick<NodeCertRow, 'certificate' | 'fingerprint'>): CertFac
 
 export function createServiceCerts(o: ServiceCertsOptions): ServiceCerts {
   const cacheMs = o.cacheMs ?? 30_000;
-  const cache = new Map<string, { at: number; creds?: ServiceMtls }>();
+  /** Per node: when its row was read, the credentials it gave, and its sealed key (to tell the same row read again). */
+  const cache = new Map<string, { at: number; creds?: ServiceMtls; sealedKey?: string }>();
   const unreadable = new Set<string>();
 
   function credentialsOfRow(row: NodeCertRow): ServiceMtls | undefined {
@@ -143,7 +144,7 @@ export function createServiceCerts(o: ServiceCertsOptions): ServiceCerts {
         fetchedAt: o.now(),
       };
       await o.store.put(row);
-      cache.set(node.nodeId, { at: o.now(), creds: credentialsOfRow(row) });
+      cache.set(node.nodeId, { at: o.now(), creds: credentialsOfRow(row), sealedKey: row.sealedKey });
       return { ...factsOf(row), ...(before ? { replaced: before.fingerprint } : {}) };
     },
 
@@ -163,9 +164,11 @@ export function createServiceCerts(o: ServiceCertsOptions): ServiceCerts {
       const hit = cache.get(nodeId);
       if (hit && o.now() - hit.at < cacheMs) return hit.creds;
       const row = await o.store.get(nodeId);
-      const creds = row ? credentialsOfRow(row) : undefined;
+      // The same row as before gives the same credentials object: a client builds its transport (a
+      // TLS dispatcher, its connections) again only when they change, not each time the row is read.
+      const creds = row && hit?.creds && hit.sealedKey === row.sealedKey ? hit.creds : row ? credentialsOfRow(row) : undefined;
       if (cache.size > 5_000) cache.clear();
-      cache.set(nodeId, { at: o.now(), creds });
+      cache.set(nodeId, { at: o.now(), creds, sealedKey: row?.sealedKey });
       return creds;
     },
   };

@@ -5,6 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
+import { createRequire } from 'node:module';
+import type { Agent as AgentType, Dispatcher, request as requestType } from 'undici';
 import type { NodeCredentials } from './load-node-credentials.js';
 
 type Https = { certificate: string | Buffer; key: string | Buffer; certificateAuthority?: string | Buffer | Array<string | Buffer> };
@@ -42,19 +44,88 @@ function loadTls(credentials: NodeCredentials): { https?: Https; error?: string 
   }
 }
 
-/** The got options the client uses for a set of credentials (exported for tests and diagnostics; holds secrets). */
+/** The transport options for a set of credentials (exported for tests and diagnostics; holds secrets). */
 export function buildTransportOptions(opts: { baseUrl: string; credentials: NodeCredentials }) {
   const tls = loadTls(opts.credentials);
   const token = opts.credentials.kind === 'none' ? undefined : opts.credentials.token;
+  const headers: Record<string, string> = { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) };
   return {
     tlsError: tls.error,
     options: {
-      prefixUrl: opts.baseUrl.replace(/\/+$/, ''),
-      // A redirect would re-send a 307/308 body (an init or unlock password) to another place,
-      // and keeps the token on an https -> http hop to the same host: the node API never redirects.
-      followRedirect: false,
-      headers: { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      baseUrl: opts.baseUrl.replace(/\/+$/, ''),
+      headers,
       ...(tls.https ? { https: tls.https } : {}),
+    },
+  };
+}
+
+/**
+ * What carries the requests: undici's dispatcher. Clients without a TLS client certificate share one
+ * (its pool of keep-alive connections per origin, as Node's global agent was), so 2,000 nodes behind
+ * one host do not hold 2,000 pools; a client with a certificate has its own, closed when its
+ * credentials change. undici never follows a redirect by itself: the node API never redirects (a
+ * 307/308 would re-send a body, an init or unlock password, to another place).
+ */
+let shared: AgentType | undefined;
+
+/**
+ * undici, loaded so that it does not become the process's HTTP client. On load it installs an Agent
+ * of its own as the global dispatcher when none is set yet, which Node's fetch and the other undici
+ * copies (discord.js's) would then use with bodies they build for their own version (a Discord post
+ * with a file failed: "action is not a function"). Node's own fetch sets its global dispatcher once,
+ * when its HTTP stack first loads, and never again: so that stack is loaded first (a Headers object
+ * does it), and its dispatcher is the global one before undici is. Setting the global back to unset
+ * after loading undici instead, as was first done, left Node's fetch with none when undici's loading
+ * had itself loaded Node's stack: every fetch in the process then failed an assertion. Should undici
+ * still have put its own Agent there, the global is set back as it was. The client passes its own
+ * dispatcher on every call.
+ */
+const GLOBAL_DISPATCHERS = [Symbol.for('undici.globalDispatcher.1'), Symbol.for('undici.globalDispatcher.2')];
+const globals = globalThis as unknown as Record<symbol, unknown>;
+new Headers();
+const before = GLOBAL_DISPATCHERS.map((key) => globals[key]);
+const undici = createRequire(import.meta.url)('undici') as { Agent: typeof AgentType; request: typeof requestType };
+GLOBAL_DISPATCHERS.forEach((key, i) => {
+  if (globals[key] !== before[i] && globals[key] instanceof undici.Agent) globals[key] = before[i];
+});
+const { Agent } = undici;
+/** undici's request, with the dispatcher given on each call. */
+export const undiciRequest = undici.request;
+
+export interface Transport {
+  /** The node's base URL, without a trailing slash. */
+  baseUrl: string;
+  headers: Readonly<Record<string, string>>;
+  /** The same, for a JSON body. */
+  jsonHeaders: Readonly<Record<string, string>>;
+  dispatcher: Dispatcher;
+  /** Why the credentials' TLS files cannot be used, if they cannot. */
+  tlsError?: string;
+  /** Lets go of a dispatcher of its own (a shared one stays). */
+  close(): void;
+}
+
+export function buildTransport(opts: { baseUrl: string; credentials: NodeCredentials }): Transport {
+  const { tlsError, options } = buildTransportOptions(opts);
+  const https = options.https;
+  const own = https
+    ? new Agent({
+        connect: {
+          cert: https.certificate,
+          key: https.key,
+          ...(https.certificateAuthority ? { ca: https.certificateAuthority } : {}),
+        },
+      })
+    : undefined;
+  const dispatcher = own ?? (shared ??= new Agent());
+  return {
+    baseUrl: options.baseUrl,
+    headers: options.headers,
+    jsonHeaders: { ...options.headers, 'content-type': 'application/json' },
+    dispatcher,
+    tlsError,
+    close: () => {
+      own?.close().catch(() => undefined);
     },
   };
 }

@@ -81,20 +81,14 @@ export async function gatherBalance(api: ReportNodeApi): Promise<BalanceData> {
     api.listassets({ filter_asset_schemas: ALL_SCHEMAS }),
   ]);
   const metas = assetMetas(assetList);
-  // /assetbalance per asset; when it fails, the balance /listassets embeds (if any) stands in.
+  // /listassets embeds each asset's balance (both API generations; 6887cbf's OpenAPI requires it,
+  // f379330's node sends it as well): the node's report is one round of calls. /assetbalance only
+  // for an asset listed without one.
   const embedded = new Map<string, AssetBalanceShape>();
   for (const a of [...(assetList.nia ?? []), ...(assetList.cfa ?? []), ...(assetList.uda ?? [])]) {
     if (a.balance) embedded.set(a.asset_id, a.balance);
   }
-  const balances = await Promise.all(
-    metas.map((m) =>
-      api.assetbalance({ asset_id: m.assetId }).catch((e: unknown) => {
-        const fallback = embedded.get(m.assetId);
-        if (fallback) return fallback;
-        throw e;
-      }),
-    ),
-  );
+  const balances = await Promise.all(metas.map(async (m) => embedded.get(m.assetId) ?? api.assetbalance({ asset_id: m.assetId })));
   const assets: AssetBalanceLine[] = metas.map((m, i) => ({
     ...m,
     spendable: big(balances[i].spendable),

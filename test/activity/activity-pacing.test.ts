@@ -1,9 +1,9 @@
 /**
  * The activity poller keeps every watched node at its interval (issue 29): against the emulator
  * on loopback, with many nodes and a latency on every call, so that the polls needed at once are
- * well above the old fixed 8. The polls are counted at the emulator (its nodeinfo requests, one a
- * poll) over whole intervals that the poller's own clock marks (the time it stores each state
- * with), never by sleeping. No timing is asserted: only how many polls each node got.
+ * well above the old fixed 8. The polls are counted at the emulator (its listchannels requests, one
+ * a poll: nodeinfo is asked on a node's first poll only) over whole intervals that the poller's
+ * own clock marks (the time it stores each state with), never by sleeping. No timing is asserted: only how many polls each node got.
  */
 import { createServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -95,11 +95,11 @@ async function account(o: { nodes: number; latencyMs: number; hung?: number }) {
     new Promise<void>((resolve) => {
       waiters.push({ until: (t) => t >= at, resolve });
     });
-  /** Polls so far, per node, counted at the emulator (one nodeinfo a poll). */
+  /** Polls so far, per node, counted at the emulator (one listchannels a poll). */
   const pollsAtEmulator = (): Map<string, number> => {
     const counts = new Map<string, number>(nodes.map((n) => [n.nodeId, 0]));
     for (const r of emulator.requests) {
-      const m = /^\/nodes\/[^/]+\/([^/]+)\/nodeinfo$/.exec(r.path);
+      const m = /^\/nodes\/[^/]+\/([^/]+)\/listchannels$/.exec(r.path);
       if (m && counts.has(m[1])) counts.set(m[1], counts.get(m[1])! + 1);
     }
     return counts;

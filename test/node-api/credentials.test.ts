@@ -95,7 +95,7 @@ describe('loadNodeCredentials', () => {
 });
 
 describe('mutual TLS', () => {
-  it('builds got https options from the certificate, key and CA files', () => {
+  it('builds the https options from the certificate, key and CA files', () => {
     writeFileSync(join(dir, 'a.crt'), 'CERT');
     writeFileSync(join(dir, 'a.key'), 'KEY');
     const { options, tlsError } = buildTransportOptions({
@@ -106,7 +106,7 @@ describe('mutual TLS', () => {
     expect(options.https?.certificate.toString()).toBe('CERT');
     expect(options.https?.key.toString()).toBe('KEY');
     expect(options.headers.authorization).toBe('Bearer t');
-    expect(options.prefixUrl).toBe('https://node.example/nodes/u/n');
+    expect(options.baseUrl).toBe('https://node.example/nodes/u/n');
   });
 
   it('reports unreadable certificate files as a credentials error when called', async () => {
