@@ -76,11 +76,8 @@ export class NotifyRouteQueue {
   /** How many events wait to be routed (the backlog's size, for metrics and drain). */
   async count(): Promise<number> {
     if (this.db.engine === 'sqlite') {
-      return (
-        (await this.db.value<number>('SELECT COUNT(*) FROM notify_events WHERE id > ? AND route_pending IS NOT NULL', [
-          await this.cursor(),
-        ])) ?? 0
-      );
+      const sql = `SELECT COUNT(*) FROM notify_events WHERE id > (SELECT routed_to FROM notify_route_cursor WHERE id = 1) AND route_pending IS NOT NULL`;
+      return (await this.db.value<number>(sql)) ?? 0;
     }
     return Number((await this.db.value<number | string>('SELECT COUNT(*) FROM notify_events WHERE route_pending IS NOT NULL')) ?? 0);
   }
