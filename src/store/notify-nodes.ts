@@ -12,8 +12,10 @@
  *   newest_*               its status event with the latest event time (ties: the later id):
  *                          a group of older events is superseded by it (plan-round.ts).
  *
- * `save` merges, never moves a row back (the later id, the later time win, in SQL): routers of
- * replicas that commit one after the other cannot undo each other's work.
+ * Routers take turns (NotifyStore.lockRouting), each reading and merging the rows in its
+ * transaction; `save` merges in SQL as well (the later id, the later time win), so a writer
+ * that did not take turns cannot move a row back. On SQLite the table is WITHOUT ROWID: one
+ * b-tree to write instead of the table and its key's index.
  */
 import type { AnyDb } from './database.js';
 import { rowChunks } from './row-chunks.js';
@@ -33,6 +35,26 @@ const COLUMNS = 'node_id, last_id, last_status, newest_id, newest_status, newest
 /** Nodes per statement: a router's chunk (50 events) is one read and one write. */
 const READ_CHUNKS = rowChunks([50, 10, 1], '?');
 const WRITE_CHUNKS = rowChunks([50, 10, 1], '(?, ?, ?, ?, ?, ?, ?)');
+
+/**
+ * The rows merged with what is stored, in SQL. Routers take turns (NotifyStore.lockRouting) and
+ * merge in code what they read, so this is a guard: a writer that did not take turns cannot
+ * move a row back. (Measured on SQLite: writing the rows as given, INSERT OR REPLACE, was no
+ * cheaper.)
+ */
+const merging = (values: string): string => {
+  const later = 'excluded.last_id > notify_nodes.last_id';
+  const newer = `(excluded.newest_ms IS NOT NULL AND (notify_nodes.newest_ms IS NULL OR excluded.newest_ms > notify_nodes.newest_ms
+        OR (excluded.newest_ms = notify_nodes.newest_ms AND excluded.newest_id > notify_nodes.newest_id)))`;
+  return `INSERT INTO notify_nodes (${COLUMNS}) VALUES ${values}
+         ON CONFLICT (node_id) DO UPDATE SET
+           last_id = CASE WHEN ${later} THEN excluded.last_id ELSE notify_nodes.last_id END,
+           last_status = CASE WHEN ${later} THEN excluded.last_status ELSE notify_nodes.last_status END,
+           newest_id = CASE WHEN ${newer} THEN excluded.newest_id ELSE notify_nodes.newest_id END,
+           newest_status = CASE WHEN ${newer} THEN excluded.newest_status ELSE notify_nodes.newest_status END,
+           newest_event_ts = CASE WHEN ${newer} THEN excluded.newest_event_ts ELSE notify_nodes.newest_event_ts END,
+           newest_ms = CASE WHEN ${newer} THEN excluded.newest_ms ELSE notify_nodes.newest_ms END`;
+};
 
 export class NotifyNodes {
   constructor(private readonly db: AnyDb) {}
@@ -57,7 +79,10 @@ export class NotifyNodes {
     return out;
   }
 
-  /** Writes these rows, merged with what is stored: the later last_id wins, and the later newest (time, then id). */
+  /**
+   * Writes these rows, read and merged by the caller in this transaction (routers take turns),
+   * merged with what is stored too: the later last_id wins, and the later newest (time, then id).
+   */
   async save(states: readonly NodeStatusState[]): Promise<void> {
     await WRITE_CHUNKS(states.length, async (values, start, n) => {
       const params: unknown[] = [];
@@ -65,20 +90,7 @@ export class NotifyNodes {
         const s = states[j];
         params.push(s.node_id, s.last_id, s.last_status, s.newest_id, s.newest_status, s.newest_event_ts, s.newest_ms);
       }
-      const later = 'excluded.last_id > notify_nodes.last_id';
-      const newer = `(excluded.newest_ms IS NOT NULL AND (notify_nodes.newest_ms IS NULL OR excluded.newest_ms > notify_nodes.newest_ms
-        OR (excluded.newest_ms = notify_nodes.newest_ms AND excluded.newest_id > notify_nodes.newest_id)))`;
-      await this.db.run(
-        `INSERT INTO notify_nodes (${COLUMNS}) VALUES ${values}
-         ON CONFLICT (node_id) DO UPDATE SET
-           last_id = CASE WHEN ${later} THEN excluded.last_id ELSE notify_nodes.last_id END,
-           last_status = CASE WHEN ${later} THEN excluded.last_status ELSE notify_nodes.last_status END,
-           newest_id = CASE WHEN ${newer} THEN excluded.newest_id ELSE notify_nodes.newest_id END,
-           newest_status = CASE WHEN ${newer} THEN excluded.newest_status ELSE notify_nodes.newest_status END,
-           newest_event_ts = CASE WHEN ${newer} THEN excluded.newest_event_ts ELSE notify_nodes.newest_event_ts END,
-           newest_ms = CASE WHEN ${newer} THEN excluded.newest_ms ELSE notify_nodes.newest_ms END`,
-        params,
-      );
+      await this.db.run(merging(values), params);
     });
   }
 

@@ -40,7 +40,9 @@ export class NotifyRouteQueue {
    * with SKIP LOCKED, so replicas routing at the same time each take different events.
    */
   async take(limit: number): Promise<EventToRoute[]> {
-    if (this.db.engine === 'sqlite') return this.db.tx(() => this.takeAfterCursor(limit));
+    // (Its own transaction only when called outside one: the router's holds it already.)
+    if (this.db.engine === 'sqlite')
+      return this.db.inTransaction ? this.takeAfterCursor(limit) : this.db.tx(() => this.takeAfterCursor(limit));
     const r = await this.db.run(
       `UPDATE notify_events SET route_pending = NULL
        WHERE id IN (SELECT id FROM notify_events WHERE route_pending IS NOT NULL ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)

@@ -167,7 +167,7 @@ export const notifyMigrations: Migration[] = migrationSet('notify', 200, {
         newest_status TEXT,
         newest_event_ts TEXT,
         newest_ms ${d.bigint}
-      );
+      )${d.engine === 'sqlite' ? ' WITHOUT ROWID' : ''};
       INSERT INTO notify_nodes (node_id, last_id, last_status, newest_id, newest_status, newest_event_ts)
         SELECT l.node_id, l.id, l.status, n.id, n.status, n.event_ts
         FROM (SELECT node_id, id, status, ROW_NUMBER() OVER (PARTITION BY node_id ORDER BY id DESC) AS r
