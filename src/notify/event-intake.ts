@@ -10,6 +10,7 @@ import type { EventOutboxRow, NotifyStore, RoutingView } from '../store/index.js
 import { effectiveEventTime, type IngestResult, type ServiceEvent } from '../webhooks/index.js';
 import { kindsOf } from './watch-service.js';
 import { routesOf, rowFor } from './route-pending.js';
+import { trackNodeStatus } from './node-status.js';
 import { ACTIVITY_EVENT_PREFIX, type ActivityItem } from './render-notifications.js';
 
 /** A verified event (from the webhook receiver, or a test). */
@@ -99,8 +100,14 @@ export function createEventIntake(opts: {
     if (eventId === undefined) return storedOf(event, time, undefined, 0, !routing);
     let routed = 0;
     if (routing) {
+      // Routed as the router routes (its node's row kept, its previous status on its rows), taking turns with it.
+      await store.lockRouting();
+      const nodes = await trackNodeStatus(store, [event.nodeId]);
+      const prev = await nodes.observe({ id: eventId, node_id: event.nodeId, status: row.status, event_ts: row.event_ts });
       const rows = await routesOf(store, routing, { id: eventId, nodeId: event.nodeId, status: event.status }, now);
+      for (const r of rows) r.prev_status = prev;
       await store.insertEventRows(rows);
+      await nodes.save();
       routed = rows.length;
     }
     return storedOf(event, time, eventId, routed, !routing);

@@ -12,11 +12,11 @@ import { PostError, type ChatPoster } from '../vocabulary/index.js';
 import type { Message, Platform } from '../vocabulary/index.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
-import type { IncidentRow, NotifyStore, OutboxEventRow } from '../store/index.js';
+import type { IncidentRow, NodeStatusState, NotifyStore, OutboxEventRow } from '../store/index.js';
 import type { Escalation } from './escalation.js';
 import { openIncident, refreshAcknowledged, updateIncident, type ChannelIo, type IncidentContext } from './incidents.js';
 import type { ChannelPacer } from './pacer.js';
-import { groupByNode, isStoredMessage, roundRows, type RoundAction, type RoundState, type StatusEvent } from './plan-round.js';
+import { groupByNode, isActivity, isStoredMessage, roundRows, type RoundAction, type RoundState, type StatusEvent } from './plan-round.js';
 
 export interface RoundContext {
   store: NotifyStore;
@@ -42,13 +42,16 @@ export interface RetryPolicy {
 /** Lets the event loop through (webhook requests waiting behind a round's work) before going on. */
 export const letThrough = (): Promise<void> => new Promise((r) => setImmediate(r));
 
-/** Nodes whose state is read between two passes of the event loop (two or three small queries each). */
+/** Rows whose previous status is read from the events table between two passes of the event loop. */
 const NODES_PER_SLICE = 10;
 
 /**
  * What planRound needs from the store, for the rows of this round: the channel's open
- * incidents in one query, each node's previous status and recent status events (an indexed
- * read of a few rows), with the event loop let through every NODES_PER_SLICE nodes.
+ * incidents in one query, and each node's previous status and newest known status event. The
+ * previous status is on the group's first event row (prev_status, written by the router); the
+ * newest is in the node's row (notify_nodes), read for every node of the round in one query.
+ * A row without prev_status (stored before it was kept) reads it from the events table, with
+ * the event loop let through every NODES_PER_SLICE such reads.
  */
 export async function readRoundState(
   store: NotifyStore,
@@ -72,12 +75,24 @@ export async function readRoundState(
   if (!groups.length) return { now, previousStatus, openIncidents, recentStatusEvents, incidents, ...limits };
   const inRound = new Set(groups.map((g) => g.nodeId));
   for (const inc of await store.openIncidentsOf(platform, channelId)) if (inRound.has(inc.node_id)) openIncidents.set(inc.node_id, inc);
+  const withStatus = groups.filter((g) => g.rows.some((r) => r.ev_status)).map((g) => g.nodeId);
+  const nodes = withStatus.length ? await store.nodeStates(withStatus) : new Map<string, NodeStatusState>();
   const inTx = store.db.inTransaction;
-  for (let i = 0; i < groups.length; i++) {
-    const g = groups[i];
-    if (i > 0 && i % NODES_PER_SLICE === 0 && !inTx) await letThrough();
-    previousStatus.set(g.nodeId, await store.previousStatus(g.nodeId, g.rows[0].event_id!));
-    if (g.rows.some((r) => r.ev_status)) recentStatusEvents.set(g.nodeId, await store.recentStatusEvents(g.nodeId));
+  let lookups = 0;
+  for (const g of groups) {
+    // The planner reads the node's statuses from its rows other than activity (plan-round.ts).
+    const first = g.rows.find((r) => !isActivity(r));
+    if (first) {
+      if (first.prev_status !== null && first.prev_status !== undefined) previousStatus.set(g.nodeId, first.prev_status || undefined);
+      else {
+        if (lookups > 0 && lookups % NODES_PER_SLICE === 0 && !inTx) await letThrough();
+        lookups++;
+        previousStatus.set(g.nodeId, await store.previousStatus(g.nodeId, first.event_id!));
+      }
+    }
+    const n = nodes.get(g.nodeId);
+    if (n?.newest_id != null && n.newest_status !== null && n.newest_event_ts !== null)
+      recentStatusEvents.set(g.nodeId, [{ id: n.newest_id, status: n.newest_status, event_ts: n.newest_event_ts }]);
   }
   return { now, previousStatus, openIncidents, recentStatusEvents, incidents, ...limits };
 }

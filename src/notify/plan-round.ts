@@ -44,11 +44,14 @@ export interface StatusEvent {
 /** What the plan needs to know besides the rows: read from the store just before planning. */
 export interface RoundState {
   now: number;
-  /** Per node of the round: its last status before the group's first event. */
+  /** Per node of the round: its last status before the group's first (status) event. */
   previousStatus: ReadonlyMap<string, string | undefined>;
   /** Per node of the round: the channel's open incident for it. */
   openIncidents: ReadonlyMap<string, IncidentRow>;
-  /** Per node of the round: its recent stored status events (newest arrival first). */
+  /**
+   * Per node of the round: its stored status events that may supersede the group's (the one
+   * with the latest event time, from the store's per-node row; newest arrival first).
+   */
   recentStatusEvents: ReadonlyMap<string, readonly StatusEvent[]>;
   /** The incidents named by acknowledgement rows, by id. */
   incidents: ReadonlyMap<number, IncidentRow>;
@@ -116,7 +119,8 @@ export function groupByNode(rows: OutboxEventRow[]): NodeGroup[] {
   return [...groups.values()];
 }
 
-const isActivity = (r: OutboxEventRow): boolean => !!r.ev_event_type?.startsWith(ACTIVITY_EVENT_PREFIX);
+/** A row of what the activity poller saw (its own message; not part of a node's statuses). */
+export const isActivity = (r: OutboxEventRow): boolean => !!r.ev_event_type?.startsWith(ACTIVITY_EVENT_PREFIX);
 
 export function planRound(due: OutboxEventRow[], state: RoundState): RoundAction[] {
   const all = roundRows(due);

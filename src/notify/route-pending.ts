@@ -12,12 +12,15 @@
  *     dated at the event's arrival, so the window and the delivery latency count from there.
  *
  * An event left marked by a crash (2xx answered, not yet routed) is routed by the first pass
- * after the next start: nothing answered 2xx is lost.
+ * after the next start: nothing answered 2xx is lost. ("Marked": route_pending, and on SQLite
+ * after the router's cursor: store/notify-route-queue.ts.) The router also keeps each node's
+ * status row (node-status.ts): the webhook's commit writes the event row and nothing else.
  */
 import type { Logger } from '../log.js';
 import type { EventOutboxRow, NotifyStore, RoutingView } from '../store/index.js';
 import { letThrough } from './execute-round.js';
 import { kindsOf } from './watch-service.js';
+import { trackNodeStatus } from './node-status.js';
 
 /**
  * Events routed per transaction, with the event loop held: about a millisecond. At 250 the
@@ -93,7 +96,8 @@ export interface RoutedEvent {
 export interface EventRouter {
   /**
    * Routes the events stored but not yet routed, oldest first, ROUTE_CHUNK per transaction
-   * (take, route, clear their marks: one commit), the event loop let through between chunks.
+   * (take, route, mark them routed, bring their nodes' rows up to date: one commit), the event
+   * loop let through between chunks. Routers take turns (store.lockRouting).
    * Resolves true when none is left, false when it stopped after ROUTE_CHUNKS_PER_PASS chunks.
    */
   routePending(): Promise<boolean>;
@@ -116,21 +120,30 @@ export function createEventRouter(o: {
       for (let i = 0; i < maxChunks; i++) {
         if (i > 0) await letThrough();
         const { taken, routed } = await store.tx(async () => {
+          await store.lockRouting();
           const events = await store.takeEventsToRoute(chunk);
           const out: RoutedEvent[] = [];
           if (!events.length) return { taken: 0, routed: out };
           const routing = await store.routingView();
+          const nodes = await trackNodeStatus(
+            store,
+            events.map((e) => e.node_id),
+          );
           const now = o.now();
           const rows: EventOutboxRow[] = [];
           for (const e of events) {
+            // Every event moves its node's row (in id order), routed somewhere or not.
+            const prev = await nodes.observe(e);
             const status = e.status ?? undefined;
             const mine = await routesOf(store, routing, { id: e.id, nodeId: e.node_id, status }, now, e.received_at);
             if (!mine.length) continue;
+            for (const r of mine) r.prev_status = prev;
             rows.push(...mine);
             out.push({ nodeId: e.node_id, status, routed: mine.length });
           }
-          // In event order, a few statements for the whole chunk.
+          // In event order, a few statements for the whole chunk; then the nodes' rows, one statement.
           await store.insertEventRows(rows);
+          await nodes.save();
           return { taken: events.length, routed: out };
         });
         if (taken) o.log.debug({ events: taken, routedEvents: routed.length }, 'stored events routed');

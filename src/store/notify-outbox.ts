@@ -13,7 +13,7 @@ const LISTS = new Map<number, string>(ID_CHUNKS.map((n) => [n, Array.from({ leng
 const placeholders = (n: number): string => LISTS.get(n)!;
 
 /** Rows per INSERT of insertEventRows: 64, 8 or 1. */
-const eventRowChunks = rowChunks([64, 8, 1], "(?, ?, 'event', ?, ?, ?, ?, ?)");
+const eventRowChunks = rowChunks([64, 8, 1], "(?, ?, 'event', ?, ?, ?, ?, ?, ?)");
 
 /** An outbox row of a routed event: in `channel_id`, for `event_id`, pending or held by a mute, dated `at`. */
 export interface EventOutboxRow {
@@ -23,10 +23,20 @@ export interface EventOutboxRow {
   state: 'pending' | 'held';
   held_by_mute: 0 | 1;
   at: number;
+  /**
+   * The status of the event's node before it (its last status event by id), as the router saw
+   * it: '' when the node had none; undefined (stored NULL) when not known (activity), and the
+   * round reads it from the events table.
+   */
+  prev_status?: string;
 }
 
 export class NotifyOutbox {
-  constructor(private readonly db: AnyDb) {}
+  /** `routed`: the SQL condition of an event already routed (notify-route-queue.ts): only those are pruned. */
+  constructor(
+    private readonly db: AnyDb,
+    private readonly routed = 'route_pending IS NULL',
+  ) {}
 
   // ---- outbox ----
   /** Queues a row; undefined when a row with its dedupe key is already there. */
@@ -75,10 +85,10 @@ export class NotifyOutbox {
       const params: unknown[] = [];
       for (let j = start; j < start + n; j++) {
         const r = rows[j];
-        params.push(r.platform, r.channel_id, r.event_id, r.state, r.held_by_mute, r.at, r.at);
+        params.push(r.platform, r.channel_id, r.event_id, r.state, r.held_by_mute, r.at, r.at, r.prev_status ?? null);
       }
       await this.db.run(
-        `INSERT INTO notify_outbox (platform, channel_id, kind, event_id, state, held_by_mute, next_attempt_at, created_at) VALUES ${values}`,
+        `INSERT INTO notify_outbox (platform, channel_id, kind, event_id, state, held_by_mute, next_attempt_at, created_at, prev_status) VALUES ${values}`,
         params,
       );
     });
@@ -115,7 +125,7 @@ export class NotifyOutbox {
     while (out.length < limit) {
       const take = Math.min(DUE_CHUNK, limit - out.length);
       const rows = await this.db.all<OutboxEventRow>(
-        `SELECT o.id, o.kind, o.thread_id, o.event_id, o.incident_id, o.message, o.note, o.dedupe_key, o.held_by_mute, o.attempts, o.created_at,
+        `SELECT o.id, o.kind, o.thread_id, o.event_id, o.incident_id, o.message, o.note, o.dedupe_key, o.held_by_mute, o.attempts, o.created_at, o.prev_status,
                 e.node_id AS ev_node_id, e.node_name AS ev_node_name, e.event_type AS ev_event_type, e.status AS ev_status,
                 e.event_ts AS ev_event_ts, e.received_at AS ev_received_at,
                 CASE WHEN e.status IS NOT NULL AND e.status <> '' AND e.event_type IN ('NODE_STATUS_UPDATED', 'UNKNOWN') THEN NULL ELSE e.payload END AS ev_payload
@@ -243,7 +253,7 @@ export class NotifyOutbox {
         .changes;
       const events = (
         await this.db.run(
-          'DELETE FROM notify_events WHERE received_at < ? AND coalesce(event_ms, 0) < ? AND route_pending IS NULL AND id NOT IN (SELECT event_id FROM notify_outbox WHERE event_id IS NOT NULL)',
+          `DELETE FROM notify_events WHERE received_at < ? AND coalesce(event_ms, 0) < ? AND ${this.routed} AND id NOT IN (SELECT event_id FROM notify_outbox WHERE event_id IS NOT NULL)`,
           [before, before],
         )
       ).changes;

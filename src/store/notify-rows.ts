@@ -10,7 +10,11 @@ export interface EventRow {
   received_at: number;
   payload: string;
   event_ms?: number | null; // the event's own timestamp (ms) as sent; event_ts may be the effective time
-  /** 1 while the event is stored but not yet routed (the webhook path); NULL once routed, and for every other event. */
+  /**
+   * 1: stored by the webhook path, routed after the 2xx by the router; NULL for every other
+   * event. On PostgreSQL the router clears it; on SQLite it stays, and the router's cursor says
+   * how far it routed (notify-route-queue.ts).
+   */
   route_pending?: number | null;
 }
 
@@ -19,6 +23,7 @@ export interface EventToRoute {
   id: number;
   node_id: string;
   status: string | null;
+  event_ts: string | null;
   received_at: number;
 }
 
@@ -74,6 +79,11 @@ export interface OutboxRow {
   created_at: number;
   sent_at: number | null;
   last_error: string | null;
+  /**
+   * An event row's node status before its event, as the router saw it (migration 205): '' when
+   * the node had none; NULL when not recorded (other rows, activity, rows stored before 205).
+   */
+  prev_status: string | null;
 }
 
 /**

@@ -13,11 +13,14 @@ import { NotifyWatches } from './notify-watches.js';
 import { NotifyOutbox } from './notify-outbox.js';
 import { NotifyIncidents } from './notify-incidents.js';
 import { rowChunks } from './row-chunks.js';
+import { NotifyNodes, type NodeStatusState } from './notify-nodes.js';
+import { NotifyRouteQueue } from './notify-route-queue.js';
 
 export type { EventToRoute } from './notify-rows.js';
 export type { EventOutboxRow } from './notify-outbox.js';
 export type { EventRow, WatchRow, MuteRow, OutboxState, OutboxRow, OutboxEventRow, IncidentRow, NoticeRow } from './notify-rows.js';
 export type { RoutingView } from './notify-routing-index.js';
+export type { NodeStatusState } from './notify-nodes.js';
 
 export class NotifyStore {
   /** Watches and mutes in memory for routing; every write to them (NotifyWatches) bumps its counter. */
@@ -27,11 +30,15 @@ export class NotifyStore {
   private readonly watchRepo: NotifyWatches;
   private readonly outboxRepo: NotifyOutbox;
   private readonly incidentRepo: NotifyIncidents;
+  private readonly nodes: NotifyNodes;
+  private readonly routeQueue: NotifyRouteQueue;
 
   constructor(readonly db: AnyDb) {
     this.routing = routingIndexOf(db);
     this.watchRepo = new NotifyWatches(db, this.routing);
-    this.outboxRepo = new NotifyOutbox(db);
+    this.nodes = new NotifyNodes(db);
+    this.routeQueue = new NotifyRouteQueue(db);
+    this.outboxRepo = new NotifyOutbox(db, this.routeQueue.routedCondition());
     this.incidentRepo = new NotifyIncidents(db);
   }
 
@@ -152,31 +159,39 @@ export class NotifyStore {
   }
 
   /**
-   * Takes up to `limit` events stored but not yet routed (`route_pending` set by the webhook
-   * path), oldest first, and clears their mark, in one statement. Call it inside the
-   * transaction that writes their outbox rows: if that transaction rolls back, the marks come
-   * back and the events are routed by a later pass. On PostgreSQL the events are locked with
-   * SKIP LOCKED, so replicas routing at the same time each take different events (a replica
-   * that comes after a commit no longer sees them marked): every event is routed once.
+   * Takes up to `limit` events stored but not yet routed, oldest first, and marks them routed
+   * (notify-route-queue.ts: a cursor on SQLite, the marks cleared on PostgreSQL). Call it inside
+   * the transaction that writes their outbox rows: if that transaction rolls back, they are
+   * still to route and a later pass routes them. On PostgreSQL replicas routing at the same
+   * time each take different events: every event is routed once.
    */
-  async takeEventsToRoute(limit: number): Promise<EventToRoute[]> {
-    const lock = this.db.engine === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
-    const r = await this.db.run(
-      `UPDATE notify_events SET route_pending = NULL
-       WHERE id IN (SELECT id FROM notify_events WHERE route_pending IS NOT NULL ORDER BY id LIMIT ?${lock})
-       RETURNING id, node_id, status, received_at`,
-      [limit],
-    );
-    // RETURNING gives no order: the oldest first, as they came.
-    // (PostgreSQL gives BIGINT columns as strings.)
-    return (r.rows as unknown as Array<{ id: number | string; node_id: string; status: string | null; received_at: number | string }>)
-      .map((row) => ({ id: Number(row.id), node_id: row.node_id, status: row.status ?? null, received_at: Number(row.received_at) }))
-      .sort((a, b) => a.id - b.id);
+  takeEventsToRoute(limit: number): Promise<EventToRoute[]> {
+    return this.routeQueue.take(limit);
   }
 
-  /** Events stored but not yet routed (the partial index on route_pending: a count of the backlog only). */
-  async eventsToRouteCount(): Promise<number> {
-    return Number((await this.db.value<number | string>('SELECT COUNT(*) FROM notify_events WHERE route_pending IS NOT NULL')) ?? 0);
+  /** Events stored but not yet routed (a count of the backlog only). */
+  eventsToRouteCount(): Promise<number> {
+    return this.routeQueue.count();
+  }
+
+  /**
+   * Routers take turns (the rest of the caller's transaction): each reads the per-node rows the
+   * one before it wrote, so the previous status it stores is the node's last one. PostgreSQL's
+   * replicas each route (a transaction-level advisory lock); SQLite's transactions take turns
+   * already.
+   */
+  async lockRouting(): Promise<void> {
+    if (this.db.engine === 'postgres') await this.db.exec(`SELECT pg_advisory_xact_lock(${ROUTING_LOCK})`);
+  }
+
+  /** The per-node status rows of these nodes (notify-nodes.ts). */
+  nodeStates(nodeIds: readonly string[]): Promise<Map<string, NodeStatusState>> {
+    return this.nodes.states(nodeIds);
+  }
+
+  /** Writes per-node status rows, merged with what is stored (notify-nodes.ts). */
+  saveNodeStates(states: readonly NodeStatusState[]): Promise<void> {
+    return this.nodes.save(states);
   }
 
   /**
@@ -195,20 +210,12 @@ export class NotifyStore {
     return row && { ...row, dedupe_key: key };
   }
 
-  /** The status of the node's last event before `beforeEventId` (for counting changes). */
-  async previousStatus(nodeId: string, beforeEventId: number): Promise<string | undefined> {
-    return this.db.value<string>(
-      'SELECT status FROM notify_events WHERE node_id = ? AND id < ? AND status IS NOT NULL ORDER BY id DESC LIMIT 1',
-      [nodeId, beforeEventId],
-    );
-  }
-
-  /** The node's most recent events that carry a status and a timestamp, newest arrival first. */
-  async recentStatusEvents(nodeId: string, limit = 50): Promise<Array<{ id: number; status: string; event_ts: string }>> {
-    return this.db.all(
-      'SELECT id, status, event_ts FROM notify_events WHERE node_id = ? AND status IS NOT NULL AND event_ts IS NOT NULL ORDER BY id DESC LIMIT ?',
-      [nodeId, limit],
-    );
+  /**
+   * The status of the node's last event before `beforeEventId`, from the events table: what a
+   * round reads when an outbox row does not carry it (prev_status: rows written before it was).
+   */
+  previousStatus(nodeId: string, beforeEventId: number): Promise<string | undefined> {
+    return this.nodes.statusBefore(nodeId, beforeEventId);
   }
 
   async countEvents(): Promise<number> {
@@ -351,6 +358,9 @@ export class NotifyStore {
     return this.db.all<NoticeRow>('SELECT * FROM notify_notices ORDER BY id');
   }
 }
+
+/** The advisory lock routers take turns on (PostgreSQL): see lockRouting. */
+const ROUTING_LOCK = 7_264_229;
 
 /**
  * Rows per INSERT of insertEvents. SQLite's row: the key as stored, the columns, and the key as

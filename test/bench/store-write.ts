@@ -10,7 +10,9 @@
  * (1 ≈ a steady 1,000/s, 9 ≈ saturation).
  *
  * Variants (`--variant a,b`): `per-event`, one insertEvent per event (the path before
- * insertEvents); `nonode`, without the node index.
+ * insertEvents); `oldindexes`, with the two events indexes SQLite had before migration 205
+ * (per node, and "not yet routed"), for comparison; `nonode`, without the node index (since
+ * migration 205, the schema as it is).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,7 +55,10 @@ async function run(background: boolean) {
   const dir = mkdtempSync(join(tmpdir(), 'rln-store-'));
   const db = openDatabase(join(dir, 'bot.db'), undefined, { backgroundCheckpoints: background }) as SqliteSql;
   const store = new NotifyStore(db);
-  if (values.variant.includes('nonode')) db.raw.exec('DROP INDEX notify_events_node');
+  if (values.variant.includes('nonode')) db.raw.exec('DROP INDEX IF EXISTS notify_events_node');
+  if (values.variant.includes('oldindexes'))
+    db.raw.exec(`CREATE INDEX notify_events_node ON notify_events (node_id, id);
+      CREATE INDEX notify_events_route_pending ON notify_events (id) WHERE route_pending IS NOT NULL;`);
   const rowOf = (e: ReturnType<typeof event>) => ({
     dedupe_key: e.dedupeKey,
     node_id: e.nodeId,

@@ -23,6 +23,7 @@ function row(over: Partial<OutboxEventRow>): OutboxEventRow {
     held_by_mute: 0,
     attempts: 0,
     created_at: T0,
+    prev_status: null,
     ev_node_id: null,
     ev_node_name: null,
     ev_event_type: null,

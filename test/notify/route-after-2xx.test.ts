@@ -27,6 +27,8 @@ import {
 import { waitFor } from '../support/wait-for.js';
 import { newWatch } from '../support/watch-row.js';
 import { makeKey } from '../webhooks/keys.js';
+import { statusBadge } from '../../src/vocabulary/format.js';
+import type { Message } from '../../src/vocabulary/index.js';
 
 const cleanup: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -251,3 +253,55 @@ describe('routers on postgres', () => {
 });
 
 const column = async (db: AnyDb, sql: string) => (await db.column<number | string>(sql)).map(Number);
+
+// Issue 29: what a round knows of a node's history comes from routing (the node's row, and the
+// status before each event on its outbox rows), no longer from an index over every event.
+describe('what a round knows of a node, for events that came by the webhook', () => {
+  /** The first row of a digest's table: node, latest status, changes, events, other. */
+  const digestRow = (message: Message): string[] | undefined => {
+    for (const b of message.blocks) if (b.type === 'table') return b.table.rows[0];
+    return undefined;
+  };
+
+  it("counts a node's changes from its status before the round's first event, including one no channel heard", async () => {
+    const t = await receiver();
+    await t.n.watches.add({
+      place: slackPlace('C1'),
+      target: 'n1',
+      targetName: 'alice',
+      statuses: ['STARTING', 'RUNNING'],
+      actor: actor(),
+    });
+    // STARTING, posted on its own; then PAUSED, which this channel does not hear, but it is the node's status.
+    expect((await t.post(statusPayload('n1', 'STARTING'))).status).toBe(202);
+    expect(await t.n.drain(3000)).toBe(true);
+    expect((await t.post(statusPayload('n1', 'PAUSED'))).status).toBe(202);
+    expect(await t.n.drain(3000)).toBe(true);
+    expect(t.slack.topLevel('C1')).toHaveLength(1);
+    // One round: STARTING, RUNNING, STARTING after PAUSED: three changes (from PAUSED), three events.
+    for (const s of ['STARTING', 'RUNNING', 'STARTING']) expect((await t.post(statusPayload('n1', s))).status).toBe(202);
+    expect(await t.n.drain(3000)).toBe(true);
+    const posts = t.slack.topLevel('C1');
+    expect(posts).toHaveLength(2);
+    const row = digestRow(posts[1].message)!;
+    expect(row.slice(2, 4)).toEqual(['3', '3']);
+    // After STARTING, the same again counts two.
+    for (const s of ['STARTING', 'RUNNING', 'STARTING']) expect((await t.post(statusPayload('n1', s))).status).toBe(202);
+    expect(await t.n.drain(3000)).toBe(true);
+    expect(digestRow(t.slack.topLevel('C1')[2].message)!.slice(2, 4)).toEqual(['2', '3']);
+  });
+
+  it('shows an older event delivered late as superseded by the newest status the node is known to have', async () => {
+    const t = await receiver();
+    await t.n.watches.add({ place: slackPlace('C1'), target: 'all', actor: actor() });
+    const base = Math.floor(Date.now() / 1000) * 1000 - 60_000;
+    const at = (s: number) => new Date(base + s * 1000).toISOString().replace('.000Z', 'Z');
+    expect((await t.post(statusPayload('n1', 'RUNNING', at(5)))).status).toBe(202);
+    expect(await t.n.drain(3000)).toBe(true);
+    expect((await t.post(statusPayload('n1', 'FAILED', at(1)))).status).toBe(202);
+    expect(await t.n.drain(3000)).toBe(true);
+    expect(await t.n.store.incidents()).toHaveLength(0);
+    const late = textOf(t.slack.topLevel('C1')[1].message);
+    expect(late).toContain(`superseded by ${statusBadge('RUNNING')} at ${at(5)}`);
+  });
+});

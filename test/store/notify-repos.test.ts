@@ -2,7 +2,15 @@
  * The notify room's repositories on both engines: the same calls, the same answers.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { groupCommit, NotifyPages, NotifyStore, storedEventKey, type AnyDb, type EventRow } from '../../src/store/index.js';
+import {
+  groupCommit,
+  NotifyPages,
+  NotifyStore,
+  storedEventKey,
+  type AnyDb,
+  type EventRow,
+  type NodeStatusState,
+} from '../../src/store/index.js';
 import { ENGINES, openTestDb } from '../support/databases.js';
 
 const event = (key: string, nodeId = 'n1', over: Partial<EventRow> = {}): Omit<EventRow, 'id'> => ({
@@ -49,7 +57,6 @@ describe.each(ENGINES)('notify repositories on %s', (engine) => {
     const second = (await store.insertEvent(event('e2', 'n1', { status: 'RUNNING' })))!;
     expect(await store.previousStatus('n1', second)).toBe('FAILED');
     expect(await store.previousStatus('n1', id!)).toBeUndefined();
-    expect((await store.recentStatusEvents('n1')).map((e) => e.status)).toEqual(['RUNNING', 'FAILED']);
     expect(await store.countEvents()).toBe(2);
   });
 
@@ -504,7 +511,7 @@ describe.each(ENGINES)('events stored but not yet routed, on %s', (engine) => {
     await db.close();
   });
 
-  it('takes the marked events oldest first, a chunk at a time, clears their marks, and leaves unmarked events alone', async () => {
+  it('takes the marked events oldest first, a chunk at a time, marks them routed, and leaves unmarked events alone', async () => {
     const marked: number[] = [];
     for (let i = 0; i < 5; i++)
       marked.push(
@@ -516,9 +523,9 @@ describe.each(ENGINES)('events stored but not yet routed, on %s', (engine) => {
     expect(await store.eventsToRouteCount()).toBe(5);
     const first = await store.tx(() => store.takeEventsToRoute(3));
     expect(first).toEqual([
-      { id: marked[0], node_id: 'n0', status: 'PAUSED', received_at: 1000 },
-      { id: marked[1], node_id: 'n1', status: 'PAUSED', received_at: 1001 },
-      { id: marked[2], node_id: 'n2', status: null, received_at: 1002 },
+      { id: marked[0], node_id: 'n0', status: 'PAUSED', event_ts: '2026-04-16T12:00:00.000Z', received_at: 1000 },
+      { id: marked[1], node_id: 'n1', status: 'PAUSED', event_ts: '2026-04-16T12:00:00.000Z', received_at: 1001 },
+      { id: marked[2], node_id: 'n2', status: null, event_ts: '2026-04-16T12:00:00.000Z', received_at: 1002 },
     ]);
     expect(await store.eventsToRouteCount()).toBe(2);
     expect((await store.tx(() => store.takeEventsToRoute(3))).map((e) => e.id)).toEqual([marked[3], marked[4]]);
@@ -567,12 +574,96 @@ describe.each(ENGINES)('events stored but not yet routed, on %s', (engine) => {
     expect(got[74]).toMatchObject({ state: 'pending', held_by_mute: 0, next_attempt_at: 5074, created_at: 5074 });
   });
 
+  it('takes an event stored after a pass, after unmarked ones, and never one twice', async () => {
+    await store.tx(() => store.takeEventsToRoute(100));
+    const plain = (await store.insertEvent(event('rp-later-plain')))!;
+    expect(await store.tx(() => store.takeEventsToRoute(10))).toEqual([]);
+    const later = (await store.insertEvent(event('rp-later', 'n1', { route_pending: 1 })))!;
+    expect(later).toBeGreaterThan(plain);
+    expect(await store.eventsToRouteCount()).toBe(1);
+    expect((await store.tx(() => store.takeEventsToRoute(10))).map((e) => e.id)).toEqual([later]);
+    expect(await store.tx(() => store.takeEventsToRoute(10))).toEqual([]);
+    expect(await store.eventsToRouteCount()).toBe(0);
+  });
+
   it('does not prune an event not yet routed, however old', async () => {
     const old = (await store.insertEvent(event('rp-old', 'n1', { received_at: 5, event_ms: 5, route_pending: 1 })))!;
     const routed = (await store.insertEvent(event('rp-old-routed', 'n1', { received_at: 5, event_ms: 5 })))!;
     await store.prune(10_000);
     const left = await db.column<number>('SELECT id FROM notify_events WHERE id IN (?, ?)', [old, routed]);
     expect(left.map(Number)).toEqual([old]);
-    await store.tx(() => store.takeEventsToRoute(10));
+    expect((await store.tx(() => store.takeEventsToRoute(10))).map((e) => e.id)).toEqual([old]);
+    // Once routed (and no outbox row refers to it), it goes.
+    await store.prune(10_000);
+    expect(await db.column<number>('SELECT id FROM notify_events WHERE id = ?', [old])).toEqual([]);
+  });
+});
+
+describe.each(ENGINES)('the per-node status rows, on %s', (engine) => {
+  let db: AnyDb;
+  let store: NotifyStore;
+  beforeAll(async () => {
+    db = await openTestDb(engine);
+    store = new NotifyStore(db);
+  });
+  afterAll(async () => {
+    await db.close();
+  });
+
+  const state = (over: Partial<NodeStatusState> & { node_id: string }): NodeStatusState => ({
+    last_id: 1,
+    last_status: 'RUNNING',
+    newest_id: 1,
+    newest_status: 'RUNNING',
+    newest_event_ts: '2026-04-16T12:00:00.000Z',
+    newest_ms: Date.parse('2026-04-16T12:00:00.000Z'),
+    ...over,
+  });
+
+  it('are read back as written, and a write merges: the later id, the later event time (then the later id) win', async () => {
+    await store.saveNodeStates([state({ node_id: 'a' }), state({ node_id: 'b', last_id: 5, last_status: 'FAILED' })]);
+    expect(await store.nodeStates(['a', 'b', 'none'])).toEqual(
+      new Map([
+        ['a', state({ node_id: 'a' })],
+        ['b', state({ node_id: 'b', last_id: 5, last_status: 'FAILED' })],
+      ]),
+    );
+    // An older last status (a router that read before another's commit) does not move the row back; a newer time does.
+    await store.saveNodeStates([
+      state({
+        node_id: 'b',
+        last_id: 3,
+        last_status: 'STOPPED',
+        newest_id: 3,
+        newest_status: 'STOPPED',
+        newest_ms: 9e12,
+        newest_event_ts: 'later',
+      }),
+    ]);
+    expect((await store.nodeStates(['b'])).get('b')).toMatchObject({
+      last_id: 5,
+      last_status: 'FAILED',
+      newest_id: 3,
+      newest_status: 'STOPPED',
+    });
+    // An older time does not; the same time with a later id does.
+    await store.saveNodeStates([
+      state({ node_id: 'b', last_id: 7, last_status: 'PAUSED', newest_id: 7, newest_status: 'PAUSED', newest_ms: 1 }),
+    ]);
+    expect((await store.nodeStates(['b'])).get('b')).toMatchObject({
+      last_id: 7,
+      last_status: 'PAUSED',
+      newest_id: 3,
+      newest_status: 'STOPPED',
+    });
+    await store.saveNodeStates([state({ node_id: 'b', last_id: 8, newest_id: 8, newest_status: 'RUNNING', newest_ms: 9e12 })]);
+    expect((await store.nodeStates(['b'])).get('b')).toMatchObject({ last_id: 8, newest_id: 8, newest_status: 'RUNNING', newest_ms: 9e12 });
+  });
+
+  it('reads and writes many nodes at once (a router chunk of 50 and more)', async () => {
+    const many = Array.from({ length: 73 }, (_, i) => state({ node_id: `m${i}`, last_id: i + 1 }));
+    await store.saveNodeStates(many);
+    const got = await store.nodeStates(many.map((s) => s.node_id));
+    expect([...got.values()].map((s) => s.last_id).sort((x, y) => x - y)).toEqual(many.map((s) => s.last_id));
   });
 });

@@ -141,4 +141,57 @@ export const notifyMigrations: Migration[] = migrationSet('notify', 200, {
 
   /** Issue 28: a watch's own thresholds for the watch kinds (JSON: stuck_after, utxos_below, …); NULL: the account's. */
   'per-watch thresholds': () => `ALTER TABLE notify_watches ADD COLUMN thresholds TEXT;`,
+
+  /** Issue 29: what the webhook's commit writes is the event row alone (store/notify-nodes.ts, store/notify-route-queue.ts). */
+  // notify_nodes: one row per node, kept by the router (off the request path) in the transaction
+  // that writes the outbox rows: the node's last status event by id (the "previous status" of
+  // the next event, stored on its outbox rows as prev_status) and its newest status event by
+  // the event's own time (a late delivery is superseded by it). Seeded here from the events
+  // stored, pending ones included (the router then reads the status before such an event from
+  // the events table, as before). newest_ms is left NULL by the seed: the code parses
+  // newest_event_ts then, as it parsed event_ts before (SQL cannot parse every stamp the same way).
+  // SQLite (one writer, ids committed in id order: BEGIN IMMEDIATE) routes by a cursor instead
+  // of clearing a mark per event: the webhook's events keep route_pending = 1, and those after
+  // notify_route_cursor.routed_to are the ones to route. It starts just before the oldest event
+  // still marked, so every pending event is routed. PostgreSQL (ids not committed in id order;
+  // replicas of the previous version may share the database during an upgrade) keeps the marks
+  // and both indexes.
+  'per-node status table, previous status on outbox rows; SQLite: a routed-up-to cursor instead of the per-node and pending indexes': (
+    d,
+  ) => `
+      CREATE TABLE notify_nodes (
+        node_id TEXT PRIMARY KEY,
+        last_id ${d.bigint} NOT NULL,
+        last_status TEXT,
+        newest_id ${d.bigint},
+        newest_status TEXT,
+        newest_event_ts TEXT,
+        newest_ms ${d.bigint}
+      )${d.engine === 'sqlite' ? ' WITHOUT ROWID' : ''};
+      INSERT INTO notify_nodes (node_id, last_id, last_status, newest_id, newest_status, newest_event_ts)
+        SELECT l.node_id, l.id, l.status, n.id, n.status, n.event_ts
+        FROM (SELECT node_id, id, status, ROW_NUMBER() OVER (PARTITION BY node_id ORDER BY id DESC) AS r
+                FROM notify_events WHERE status IS NOT NULL) l
+        LEFT JOIN (SELECT node_id, id, status, event_ts,
+                          ROW_NUMBER() OVER (PARTITION BY node_id
+                            ORDER BY CASE WHEN event_ms <= received_at THEN event_ms ELSE received_at END DESC, id DESC) AS r
+                     FROM notify_events WHERE status IS NOT NULL AND event_ts IS NOT NULL AND event_ms IS NOT NULL) n
+          ON n.node_id = l.node_id AND n.r = 1
+        WHERE l.r = 1;
+      ALTER TABLE notify_outbox ADD COLUMN prev_status TEXT;
+      ${
+        d.engine === 'sqlite'
+          ? `CREATE TABLE notify_route_cursor (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        routed_to INTEGER NOT NULL
+      );
+      INSERT INTO notify_route_cursor (id, routed_to) VALUES (1, coalesce(
+        (SELECT MIN(id) - 1 FROM notify_events WHERE route_pending IS NOT NULL),
+        (SELECT MAX(id) FROM notify_events),
+        0));
+      DROP INDEX notify_events_node;
+      DROP INDEX notify_events_route_pending;`
+          : ''
+      }
+    `,
 });
