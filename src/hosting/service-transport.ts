@@ -7,6 +7,7 @@ import got, { RequestError, TimeoutError } from 'got';
 import { retryAfterMs, type CallResult, type CallSpec } from './read-response.js';
 import { kindForStatus, ServiceError } from './service-error.js';
 import type { ServiceErrorKind } from './service-error.js';
+import { TRANSIENT_NETWORK_CODES } from '../vocabulary/index.js';
 
 /** The most a service answer may hold by default (SERVICE_MAX_BYTES). */
 export const SERVICE_MAX_BYTES = 4 * 1024 * 1024;
@@ -63,20 +64,7 @@ export interface HostingClientOptions {
 const RETRY_STATUS = [429, ...Array.from({ length: 100 }, (_, i) => 500 + i)];
 
 /** Network errors worth a retry: got's defaults and a few more a flaky link or proxy gives. */
-const RETRY_ERROR_CODES = [
-  'ETIMEDOUT',
-  'ECONNRESET',
-  'EADDRINUSE',
-  'ECONNREFUSED',
-  'EPIPE',
-  'ENOTFOUND',
-  'ENETUNREACH',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ECONNABORTED',
-  'EPROTO',
-  'ERR_STREAM_PREMATURE_CLOSE',
-];
+const RETRY_ERROR_CODES = [...TRANSIENT_NETWORK_CODES, 'EHOSTUNREACH', 'ECONNABORTED', 'EPROTO', 'ERR_STREAM_PREMATURE_CLOSE'];
 
 /** Calls the service: `call` reports each call's outcome to `onCall`, and throws a ServiceError when it fails. */
 export function createServiceTransport(

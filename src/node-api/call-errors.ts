@@ -5,25 +5,15 @@
 import type { EndpointName } from './endpoints.js';
 import { parseLosslessJson } from './json.js';
 import { NodeApiError } from './node-api-error.js';
+import { TRANSIENT_NETWORK_CODES } from '../vocabulary/index.js';
 
 const TLS_CODES = /^(ERR_TLS|ERR_SSL|EPROTO|CERT_|DEPTH_ZERO|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ERR_OSSL)/;
 export const RETRY_STATUS = [500, 502, 503, 504, 521, 522, 524];
 /**
- * Network errors a read is retried on: the list got used, and undici's words for the same (a socket
+ * Network errors a read is retried on: the shared list (got's), and undici's words for the same (a socket
  * closed or reset by the other side, a connection not made in time).
  */
-const RETRY_CODES = new Set([
-  'ETIMEDOUT',
-  'ECONNRESET',
-  'EADDRINUSE',
-  'ECONNREFUSED',
-  'EPIPE',
-  'ENOTFOUND',
-  'ENETUNREACH',
-  'EAI_AGAIN',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
+const RETRY_CODES = new Set<string>([...TRANSIENT_NETWORK_CODES, 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT']);
 /** A retry starts only when at least this much of the deadline would be left for it. */
 export const MIN_RETRY_MS = 1_000;
 /** A timed-out attempt with less than this left of the deadline was cut by the deadline. */

@@ -17,3 +17,4 @@ export { LATE, sleep, within } from './within.js';
 export { currentDeadline, secondsText, withDeadline, type Deadline } from './deadline.js';
 export * from './url-safety.js';
 export { keepConnected, type Link, type LinkEvents, type LinkState, type LinkStatus } from './keep-connected.js';
+export { TRANSIENT_NETWORK_CODES } from './network-errors.js';

@@ -3,7 +3,7 @@
  * signer for HTTP interactions (an Ed25519 key pair generated in the test).
  */
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
-import { fakeUser, snowflake } from './start-fake-discord.js';
+import { fakeUser, messageObject, snowflake } from './records.js';
 
 export interface Who {
   userId: string;
@@ -85,24 +85,12 @@ export function buttonInteraction(
   const channelId = message?.channelId ?? b.channel_id;
   return {
     ...b,
-    message: {
-      id: message?.id ?? snowflake(),
-      channel_id: channelId,
-      type: 0,
-      content: '',
-      embeds: [],
-      components: [{ type: 1, components: [{ type: 2, style: 1, label: 'x', custom_id: customId }] }],
-      attachments: [],
-      mentions: [],
-      mention_roles: [],
-      mention_everyone: false,
-      pinned: false,
-      tts: false,
-      timestamp: new Date().toISOString(),
-      edited_timestamp: null,
-      flags: message?.flags ?? 0,
-      author: { ...fakeUser(applicationId, 'rln-bot'), bot: true },
-    },
+    message: messageObject(
+      channelId,
+      message?.id ?? snowflake(),
+      { components: [{ type: 1, components: [{ type: 2, style: 1, label: 'x', custom_id: customId }] }], flags: message?.flags },
+      { ...fakeUser(applicationId, 'rln-bot'), bot: true },
+    ),
     data: { custom_id: customId, component_type: 2 },
   };
 }
