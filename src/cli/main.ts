@@ -70,17 +70,21 @@ async function start(args: string[]): Promise<number> {
   // between the prompt and the answers (P29).
   const terminalOnly = config.slack.mode === 'off' && config.discord.mode === 'off';
   const logFile = config.demo && terminalOnly ? demoLogFile(config) : undefined;
-  const app = await createApp({ config, logger: logFile ? createLogger({ level: config.LOG_LEVEL, file: logFile }) : undefined });
-  await app.start({ onListening: (url) => config.demo && process.stdout.write(demoBanner(url, app.config, { kept, logFile })) });
-
+  // A stop asked while the bot starts (a rolling deploy, Ctrl-C at once) is heard from here on,
+  // and carried out once the start has ended: the outbox posts during the start, and a signal's
+  // default action there would kill the process mid-post instead of draining.
   let stopping = false;
+  let stopMemorySettle: (() => void) | undefined;
+  let ready: (() => void) | undefined;
+  const started = new Promise<void>((r) => (ready = r));
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    stopMemorySettle();
-    app.logger.info({ signal }, 'stopping: draining in-flight work');
     const hard = setTimeout(() => exitNow(0), 9_000);
     hard.unref();
+    await started;
+    stopMemorySettle?.();
+    app.logger.info({ signal }, 'stopping: draining in-flight work');
     await app.stop({ timeoutMs: 7_500 }).catch((err) => app.logger.error({ err }, 'error while stopping'));
     await releaseLogsForExit(500);
     clearTimeout(hard);
@@ -88,8 +92,11 @@ async function start(args: string[]): Promise<number> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  const app = await createApp({ config, logger: logFile ? createLogger({ level: config.LOG_LEVEL, file: logFile }) : undefined });
+  await app.start({ onListening: (url) => config.demo && process.stdout.write(demoBanner(url, app.config, { kept, logFile })) });
+  ready?.();
   // The bot as a process (not the app in tests): give memory back after a burst.
-  const stopMemorySettle = startMemorySettle();
+  if (!stopping) stopMemorySettle = startMemorySettle();
   // With only the terminal, the end of its input (Ctrl-D) ends the bot.
   if (app.shellDone && terminalOnly) {
     void app.shellDone.then(() => shutdown('end of input'));

@@ -2,7 +2,41 @@ import { describe, it, expect } from 'vitest';
 import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import http from 'node:http';
 import { spawnBot } from '../support/spawn-bot.js';
+import { waitFor } from '../support/wait-for.js';
+
+/** A Slack Web API on loopback whose auth.test (the bot's start waits for it) is answered only when released. */
+async function startSlackHoldingAuth() {
+  const methods: string[] = [];
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((r) => (release = r));
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const method = (req.url ?? '').split('/').pop() ?? '';
+      methods.push(method);
+      const answer = () =>
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ ok: true, user_id: 'UBOT', bot_id: 'B1', team_id: 'T1', user: 'rln', team: 'test' }));
+      if (method === 'auth.test') void released.then(answer);
+      else answer();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/api/`;
+  return {
+    url,
+    methods,
+    release,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
 
 describe('SIGTERM', () => {
   it('drains, closes the database and exits 0 well within 10 s', async () => {
@@ -23,5 +57,37 @@ describe('SIGTERM', () => {
     const wal = join(dir, 'bot.db-wal');
     expect(!existsSync(wal) || statSync(wal).size === 0).toBe(true);
     expect(statSync(join(dir, 'bot.db')).size).toBeGreaterThan(0);
+  }, 150_000);
+
+  it('a SIGTERM while the bot starts is carried out once the start has ended: drained, exit 0', async () => {
+    // The outbox may post during the start (while the platforms connect): a stop asked then must
+    // drain like any other, not kill the process mid-post by the signal's default action.
+    const dir = mkdtempSync(join(tmpdir(), 'rln-term-start-'));
+    const slack = await startSlackHoldingAuth();
+    try {
+      const bot = spawnBot(['start'], {
+        cwd: dir,
+        env: {
+          PORT: '0',
+          DATABASE_PATH: join(dir, 'bot.db'),
+          LOG_LEVEL: 'info',
+          SLACK_BOT_TOKEN: 'xoxb-term-test',
+          SLACK_SIGNING_SECRET: 'term-test-secret',
+          SLACK_API_URL: slack.url,
+        },
+      });
+      // The start is under way: it waits for Slack's answer to auth.test.
+      await waitFor(() => slack.methods.includes('auth.test'), { timeout: 120_000, what: 'the start asking auth.test' });
+      expect(bot.stderr()).not.toMatch(/rln-chatops is ready/);
+      bot.child.kill('SIGTERM');
+      slack.release();
+      const { code, signal } = await bot.exited;
+      expect(signal).toBeNull();
+      expect(code).toBe(0);
+      expect(bot.stderr()).toMatch(/"signal":"SIGTERM".*"msg":"stopping: draining in-flight work"/);
+      expect(bot.stderr()).toMatch(/"msg":"rln-chatops stopped"/);
+    } finally {
+      await slack.close();
+    }
   }, 150_000);
 });
