@@ -5,7 +5,6 @@
  * but only that once more, and it never goes missing.
  */
 import { describe, it, expect, afterAll } from 'vitest';
-import http from 'node:http';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,45 +13,7 @@ import { openDatabase } from '../../src/store/index.js';
 import { spawnBot, type SpawnedBot } from '../support/spawn-bot.js';
 import { postSigned, slashCommandPayload } from '../fakes/slack/index.js';
 import { waitFor } from '../support/wait-for.js';
-
-/** A minimal Slack Web API on loopback: answers everything, and can hold chat.postMessage unanswered. */
-async function startSlackApi(opts: { hold: boolean }) {
-  const posts: string[] = [];
-  const responds: string[] = [];
-  const held: http.ServerResponse[] = [];
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (d) => (body += d));
-    req.on('end', () => {
-      const method = (req.url ?? '').split('/').pop();
-      if ((req.url ?? '').includes('/respond/')) responds.push(body);
-      if (method === 'chat.postMessage') {
-        posts.push(new URLSearchParams(body).get('channel') ?? body);
-        if (opts.hold) return void held.push(res); // never answered: the bot is killed meanwhile
-        res
-          .writeHead(200, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ ok: true, channel: 'CKILL', ts: `${Date.now() / 1000}` }));
-        return;
-      }
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ ok: true, user_id: 'UBOT', bot_id: 'B1', team_id: 'T1', user: 'rln', team: 'test' }));
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/api/`;
-  return {
-    url,
-    posts,
-    responds,
-    close: () =>
-      new Promise<void>((r) => {
-        for (const res of held) res.destroy();
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
-}
+import { startSlackApiStub } from '../support/slack-api-stub.js';
 
 describe('the bot killed during delivery', () => {
   let emulator: Emulator;
@@ -79,7 +40,8 @@ describe('the bot killed during delivery', () => {
     });
 
     // First life: Slack receives the post but never answers; the bot is killed meanwhile.
-    const holding = await startSlackApi({ hold: true });
+    // Its answers to chat.postMessage are never released: the bot is killed meanwhile.
+    const holding = await startSlackApiStub({ hold: 'chat.postMessage' });
     const first = spawnBot(['start'], { env: env(holding.url) });
     bots.push(first);
     await waitFor(() => /"msg":"rln-chatops is ready"/.test(first.stderr()), { timeout: 120_000, what: 'the first bot ready' });
@@ -120,7 +82,7 @@ describe('the bot killed during delivery', () => {
     await holding.close();
 
     // Second life, same database, Slack answering: the alert is posted.
-    const answering = await startSlackApi({ hold: false });
+    const answering = await startSlackApiStub();
     const second = spawnBot(['start'], { env: env(answering.url) });
     bots.push(second);
     await waitFor(() => answering.posts.length >= 1, { timeout: 120_000, what: 'the alert posted after the restart' });

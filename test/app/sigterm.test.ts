@@ -2,41 +2,9 @@ import { describe, it, expect } from 'vitest';
 import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import http from 'node:http';
 import { spawnBot } from '../support/spawn-bot.js';
 import { waitFor } from '../support/wait-for.js';
-
-/** A Slack Web API on loopback whose auth.test (the bot's start waits for it) is answered only when released. */
-async function startSlackHoldingAuth() {
-  const methods: string[] = [];
-  let release: () => void = () => undefined;
-  const released = new Promise<void>((r) => (release = r));
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      const method = (req.url ?? '').split('/').pop() ?? '';
-      methods.push(method);
-      const answer = () =>
-        res
-          .writeHead(200, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ ok: true, user_id: 'UBOT', bot_id: 'B1', team_id: 'T1', user: 'rln', team: 'test' }));
-      if (method === 'auth.test') void released.then(answer);
-      else answer();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/api/`;
-  return {
-    url,
-    methods,
-    release,
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
-}
+import { startSlackApiStub } from '../support/slack-api-stub.js';
 
 describe('SIGTERM', () => {
   it('drains, closes the database and exits 0 well within 10 s', async () => {
@@ -63,7 +31,7 @@ describe('SIGTERM', () => {
     // The outbox may post during the start (while the platforms connect): a stop asked then must
     // drain like any other, not kill the process mid-post by the signal's default action.
     const dir = mkdtempSync(join(tmpdir(), 'rln-term-start-'));
-    const slack = await startSlackHoldingAuth();
+    const slack = await startSlackApiStub({ hold: 'auth.test' });
     try {
       const bot = spawnBot(['start'], {
         cwd: dir,

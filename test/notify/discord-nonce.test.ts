@@ -9,14 +9,12 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDiscordPoster, createDiscordRest, DISCORD_NONCE_MAX } from '../../src/chat/discord/index.js';
-import { createNotifier } from '../../src/notify/index.js';
 import { postKey } from '../../src/notify/execute-round.js';
 import type { RoundAction } from '../../src/notify/plan-round.js';
 import type { OutboxEventRow } from '../../src/store/index.js';
-import { openDatabase } from '../../src/store/index.js';
 import { startFakeDiscord } from '../fakes/discord/index.js';
 import { bufferLogger } from '../support/core.js';
-import { FAST, fakeHosting } from '../support/notify.js';
+import { makeNotifier } from '../support/notify.js';
 import { waitFor } from '../support/wait-for.js';
 
 const CHANNEL = '810000000000000001';
@@ -27,25 +25,20 @@ afterEach(async () => {
 
 async function world(timeoutMs: number) {
   const fake = await startFakeDiscord();
-  const db = openDatabase(':memory:');
   const log = bufferLogger();
   const rest = createDiscordRest({ token: 'discord-nonce-token', apiUrl: fake.apiUrl, timeoutMs });
-  const n = createNotifier({
-    db,
+  const world = makeNotifier({
     posters: { discord: createDiscordPoster(rest, { logger: log.logger, slowAfterMs: 20 }) },
-    buttons: { prepare: async (m) => m },
-    hosting: fakeHosting([], null),
     logger: log.logger,
-    ...FAST,
   });
+  const n = world.notifier;
   cleanups.push(
     () => fake.close(),
     () => {
       rest.clearHashSweeper();
       rest.clearHandlerSweeper();
     },
-    () => db.close(),
-    () => n.stop(),
+    () => world.close(),
   );
   const notice = (key: string, text: string) =>
     n.outbox.enqueue({

@@ -10,11 +10,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSlackPoster } from '../../src/chat/slack/index.js';
-import { createNotifier } from '../../src/notify/index.js';
-import { openDatabase } from '../../src/store/index.js';
 import { startFakeSlack } from '../fakes/slack/index.js';
 import { bufferLogger } from '../support/core.js';
-import { FAST, fakeHosting } from '../support/notify.js';
+import { makeNotifier } from '../support/notify.js';
 import { waitFor } from '../support/wait-for.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -24,20 +22,15 @@ afterEach(async () => {
 
 async function world(poster: { timeoutMs?: number }) {
   const fake = await startFakeSlack();
-  const db = openDatabase(':memory:');
   const log = bufferLogger();
-  const n = createNotifier({
-    db,
+  const world = makeNotifier({
     posters: { slack: createSlackPoster({ token: 'xoxb-slow', slackApiUrl: fake.apiUrl, logger: log.logger, slowAfterMs: 20, ...poster }) },
-    buttons: { prepare: async (m) => m },
-    hosting: fakeHosting([], null),
     logger: log.logger,
-    ...FAST,
   });
+  const n = world.notifier;
   cleanups.push(
     () => fake.close(),
-    () => db.close(),
-    () => n.stop(),
+    () => world.close(),
   );
   await n.outbox.enqueue({
     platform: 'slack',
@@ -46,7 +39,7 @@ async function world(poster: { timeoutMs?: number }) {
     dedupeKey: 'notice:slow',
     message: { blocks: [{ type: 'text', text: 'fo-0459 stopped' }] },
   });
-  return { fake, db, log, n };
+  return { fake, log, n };
 }
 
 describe('a post Slack is slow to answer', () => {
