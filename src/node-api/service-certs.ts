@@ -167,7 +167,10 @@ export function createServiceCerts(o: ServiceCertsOptions): ServiceCerts {
       // The same row as before gives the same credentials object: a client builds its transport (a
       // TLS dispatcher, its connections) again only when they change, not each time the row is read.
       const creds = row && hit?.creds && hit.sealedKey === row.sealedKey ? hit.creds : row ? credentialsOfRow(row) : undefined;
-      if (cache.size > 5_000) cache.clear();
+      // Bounded by dropping the entry read longest ago (a Map keeps insertion order), not all of them:
+      // clearing would give every node new credentials objects, and so new transports.
+      cache.delete(nodeId);
+      if (cache.size >= 5_000) cache.delete(cache.keys().next().value!);
       cache.set(nodeId, { at: o.now(), creds, sealedKey: row?.sealedKey });
       return creds;
     },

@@ -285,6 +285,10 @@ describe('what a round knows of a node, for events that came by the webhook', ()
     expect(posts).toHaveLength(2);
     const row = digestRow(posts[1].message)!;
     expect(row.slice(2, 4)).toEqual(['3', '3']);
+    // Each outbox row carries the status its node had before the event, as the router saw it.
+    // ('' for the first: none before it.) Without it the round would read them from the events table.
+    const eventRows = (await t.n.store.outboxRows()).filter((r) => r.event_id !== null) as Array<{ prev_status?: string | null }>;
+    expect(eventRows.map((r) => r.prev_status)).toEqual(['', 'PAUSED', 'STARTING', 'RUNNING']);
     // After STARTING, the same again counts two.
     for (const s of ['STARTING', 'RUNNING', 'STARTING']) expect((await t.post(statusPayload('n1', s))).status).toBe(202);
     expect(await t.n.drain(3000)).toBe(true);

@@ -47,7 +47,8 @@ export async function startEnv(opts: { lifecycleDelayMs?: number } = {}): Promis
   };
   // Node-operation handlers use only hosting, nodeApi, now and publicUrl; the other rooms' services are absent here,
   // but for roles: a list of the nodes asks which the actor (the terminal's own, an admin) may read.
-  const access = createRoleService(openDatabase(':memory:'));
+  const rolesDb = openDatabase(':memory:');
+  const access = createRoleService(rolesDb);
   const services = { hosting, nodeApi: api, now: Date.now, access } as Partial<Services> as Services;
   return {
     emulator,
@@ -57,6 +58,7 @@ export async function startEnv(opts: { lifecycleDelayMs?: number } = {}): Promis
     async close() {
       world.close();
       await emulator.close();
+      await rolesDb.close();
     },
   };
 }
