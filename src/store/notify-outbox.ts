@@ -35,7 +35,7 @@ export class NotifyOutbox {
   /** `routed`: the SQL condition of an event already routed (notify-route-queue.ts): only those are pruned. */
   constructor(
     private readonly db: AnyDb,
-    private readonly routed = 'route_pending IS NULL',
+    private readonly routed: string,
   ) {}
 
   // ---- outbox ----
