@@ -9,8 +9,7 @@ import type { Metrics } from '../metrics.js';
 import type { EventOutboxRow, NotifyStore, RoutingView } from '../store/index.js';
 import { effectiveEventTime, type IngestResult, type ServiceEvent } from '../webhooks/index.js';
 import { kindsOf } from './watch-service.js';
-import { routesOf, rowFor } from './route-pending.js';
-import { trackNodeStatus } from './node-status.js';
+import { routeStoredEvents, rowFor } from './route-pending.js';
 import { ACTIVITY_EVENT_PREFIX, type ActivityItem } from './render-notifications.js';
 
 /** A verified event (from the webhook receiver, or a test). */
@@ -102,13 +101,13 @@ export function createEventIntake(opts: {
     if (routing) {
       // Routed as the router routes (its node's row kept, its previous status on its rows), taking turns with it.
       await store.lockRouting();
-      const nodes = await trackNodeStatus(store, [event.nodeId]);
-      const prev = await nodes.observe({ id: eventId, node_id: event.nodeId, status: row.status, event_ts: row.event_ts });
-      const rows = await routesOf(store, routing, { id: eventId, nodeId: event.nodeId, status: event.status }, now);
-      for (const r of rows) r.prev_status = prev;
-      await store.insertEventRows(rows);
-      await nodes.save();
-      routed = rows.length;
+      const [routedHere] = await routeStoredEvents(
+        store,
+        routing,
+        [{ id: eventId, node_id: event.nodeId, status: row.status, event_ts: row.event_ts }],
+        now,
+      );
+      routed = routedHere?.routed ?? 0;
     }
     return storedOf(event, time, eventId, routed, !routing);
   };

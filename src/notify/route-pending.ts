@@ -93,6 +93,40 @@ export interface RoutedEvent {
   routed: number;
 }
 
+/**
+ * Routes stored events, in id order, inside the caller's transaction (which holds the routing
+ * turn, store.lockRouting): each moves its node's status row, its outbox rows carry the status
+ * the node had before it, and the rows are written in a few statements. The events routed
+ * somewhere, with how many rows each. (The router's chunks and ingestEvent's one event.)
+ */
+export async function routeStoredEvents(
+  store: NotifyStore,
+  routing: RoutingView,
+  events: ReadonlyArray<{ id: number; node_id: string; status: string | null; event_ts: string | null; received_at?: number }>,
+  now: number,
+): Promise<RoutedEvent[]> {
+  const nodes = await trackNodeStatus(
+    store,
+    events.map((e) => e.node_id),
+  );
+  const rows: EventOutboxRow[] = [];
+  const out: RoutedEvent[] = [];
+  for (const e of events) {
+    // Every event moves its node's row (in id order), routed somewhere or not.
+    const prev = await nodes.observe(e);
+    const status = e.status ?? undefined;
+    const mine = await routesOf(store, routing, { id: e.id, nodeId: e.node_id, status }, now, e.received_at ?? now);
+    if (!mine.length) continue;
+    for (const r of mine) r.prev_status = prev;
+    rows.push(...mine);
+    out.push({ nodeId: e.node_id, status, routed: mine.length });
+  }
+  // In event order, a few statements for all of them; then the nodes' rows, one statement.
+  await store.insertEventRows(rows);
+  await nodes.save();
+  return out;
+}
+
 export interface EventRouter {
   /**
    * Routes the events stored but not yet routed, oldest first, ROUTE_CHUNK per transaction
@@ -122,28 +156,8 @@ export function createEventRouter(o: {
         const { taken, routed } = await store.tx(async () => {
           await store.lockRouting();
           const events = await store.takeEventsToRoute(chunk);
-          const out: RoutedEvent[] = [];
-          if (!events.length) return { taken: 0, routed: out };
-          const routing = await store.routingView();
-          const nodes = await trackNodeStatus(
-            store,
-            events.map((e) => e.node_id),
-          );
-          const now = o.now();
-          const rows: EventOutboxRow[] = [];
-          for (const e of events) {
-            // Every event moves its node's row (in id order), routed somewhere or not.
-            const prev = await nodes.observe(e);
-            const status = e.status ?? undefined;
-            const mine = await routesOf(store, routing, { id: e.id, nodeId: e.node_id, status }, now, e.received_at);
-            if (!mine.length) continue;
-            for (const r of mine) r.prev_status = prev;
-            rows.push(...mine);
-            out.push({ nodeId: e.node_id, status, routed: mine.length });
-          }
-          // In event order, a few statements for the whole chunk; then the nodes' rows, one statement.
-          await store.insertEventRows(rows);
-          await nodes.save();
+          if (!events.length) return { taken: 0, routed: [] as RoutedEvent[] };
+          const out = await routeStoredEvents(store, await store.routingView(), events, o.now());
           return { taken: events.length, routed: out };
         });
         if (taken) o.log.debug({ events: taken, routedEvents: routed.length }, 'stored events routed');
