@@ -12,12 +12,11 @@ import { defineCommand } from './define-command.js';
 import { nodeArg } from './support/arg-types.js';
 import { nodeClient } from './support/node-client.js';
 import { done } from './support/node-done.js';
-import { backupPathArg, backupPathOf } from './support/backup-first.js';
+import { BackupAfterLockFailed, backupLockingFirst, backupPathArg, backupPathOf } from './support/backup-first.js';
 import { FACTS_TIMEOUT_MS, offlineField, requireWallet } from './support/node-state.js';
 import { lockStateOf } from './support/lock-state.js';
 import { requireNode } from './support/require-node.js';
 import { needSecret, passwordField } from './support/node-secrets.js';
-import { rlnNameOf } from './support/present.js';
 
 const LOCK_BOX = 'lock_first';
 const locking = (lock: string | undefined) => lock === 'yes';
@@ -87,23 +86,16 @@ export const backup = defineCommand({
     const { node, api } = nodeClient(ctx);
     const path = backupPathOf(ctx, node);
     const password = needSecret(ctx, 'password', 'password');
-    let locked = false;
+    let locked: boolean;
     try {
-      await api.backup({ backup_path: path, password });
+      ({ lockedFirst: locked } = await backupLockingFirst(api, path, password, locking(ctx.args.lock) && ctx.secrets[LOCK_BOX] === 'true'));
     } catch (err) {
-      if (rlnNameOf(err) !== 'UnlockedNode' || !locking(ctx.args.lock) || ctx.secrets[LOCK_BOX] !== 'true') throw err;
-      await api.lock();
-      locked = true;
-      try {
-        await api.backup({ backup_path: path, password });
-      } catch (again) {
-        const why = again instanceof Error ? again.message : String(again);
-        throw new UserError(
-          'node_error',
-          `${node.name} was locked for the backup, but the backup failed (${why}). It is still locked.`,
-          `Unlock it with \`/rln node unlock ${node.name}\`, or run the backup again (the node is locked now, so it needs no lock=yes).`,
-        );
-      }
+      if (!(err instanceof BackupAfterLockFailed)) throw err;
+      throw new UserError(
+        'node_error',
+        `${node.name} was locked for the backup, but the backup failed (${err.message}). It is still locked.`,
+        `Unlock it with \`/rln node unlock ${node.name}\`, or run the backup again (the node is locked now, so it needs no lock=yes).`,
+      );
     }
     const answer = done(node, 'Backup made', "Backup written to the node's own disk.", [
       msg.fields([{ label: 'Path', value: [{ code: path }] }]),

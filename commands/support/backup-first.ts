@@ -8,6 +8,7 @@ import { UserError } from '../../src/vocabulary/index.js';
 import type { DialogField } from '../../src/engine/index.js';
 import type { CommandContext } from '../define-command.js';
 import type { HostedNode } from '../../src/hosting/index.js';
+import type { NodeApiClient } from '../../src/node-api/index.js';
 import { defaultBackupPath } from './node-done.js';
 import { rlnNameOf } from './present.js';
 
@@ -31,6 +32,40 @@ export const backupPasswordField: DialogField = {
   askedIf: 'backup',
   afterApproval: true,
 };
+
+/** The backup failed after the node was locked for it: the node stays locked. Its message is the node's. */
+export class BackupAfterLockFailed extends Error {
+  override readonly name = 'BackupAfterLockFailed';
+  constructor(readonly reason: unknown) {
+    super(reason instanceof Error ? reason.message : String(reason));
+  }
+}
+
+/**
+ * Writes a backup to `path`. RLN backs up a locked node only: an unlocked one is locked first (when
+ * `mayLock`; else its refusal is thrown as it came) and stays locked. `lockedFirst` says whether it
+ * was; a backup that fails after the lock throws BackupAfterLockFailed.
+ */
+export async function backupLockingFirst(
+  api: Pick<NodeApiClient, 'backup' | 'lock'>,
+  path: string,
+  password: string,
+  mayLock = true,
+): Promise<{ lockedFirst: boolean }> {
+  try {
+    await api.backup({ backup_path: path, password });
+    return { lockedFirst: false };
+  } catch (err) {
+    if (rlnNameOf(err) !== 'UnlockedNode' || !mayLock) throw err;
+  }
+  await api.lock();
+  try {
+    await api.backup({ backup_path: path, password });
+  } catch (err) {
+    throw new BackupAfterLockFailed(err);
+  }
+  return { lockedFirst: true };
+}
 
 /** What the backup is made before: the words of its refusal when it fails. */
 export interface BackupBefore {
@@ -59,16 +94,8 @@ export async function backupFirst(
       `Run \`${before.command}\` again and enter the password, or ${before.without}.`,
     );
   }
-  const api = ctx.services.nodeApi(node);
   try {
-    try {
-      await api.backup({ backup_path: path, password });
-    } catch (err) {
-      if (rlnNameOf(err) !== 'UnlockedNode') throw err;
-      // RLN backs up a locked node only.
-      await api.lock();
-      await api.backup({ backup_path: path, password });
-    }
+    await backupLockingFirst(ctx.services.nodeApi(node), path, password);
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
     throw new UserError(
