@@ -69,7 +69,8 @@ export function createEventIntake(opts: {
       status: event.status ?? null,
       event_ts: time.effective,
       received_at: now,
-      payload: JSON.stringify(event.payload),
+      // The webhook's body text as it came (it parses to `payload`), or `payload` serialized.
+      payload: event.payloadText ?? JSON.stringify(event.payload),
       event_ms: time.stampedMs,
       route_pending: toRoute ? 1 : null,
     };

@@ -14,6 +14,8 @@ export interface ServiceEvent {
   eventTimestamp?: string;
   /** The whole parsed payload. */
   payload: Record<string, unknown>;
+  /** The JSON text `payload` was parsed from, when readEvent was given it: stored as it came, not serialized again. */
+  payloadText?: string;
   /** Derived from node, type, status, timestamp and details, or from the body when there is no timestamp. */
   dedupeKey: string;
 }
@@ -52,8 +54,8 @@ export function dedupeKeyOf(
   return createHash('sha256').update('body\u0000').update(rawBody).digest('hex');
 }
 
-/** Reads a parsed JSON body as an event, or says what is wrong with it. */
-export function readEvent(json: unknown, rawBody: Buffer | string): ReadEventResult {
+/** Reads a parsed JSON body as an event, or says what is wrong with it; `text`, the JSON text `json` was parsed from. */
+export function readEvent(json: unknown, rawBody: Buffer | string, text?: string): ReadEventResult {
   if (!json || typeof json !== 'object' || Array.isArray(json)) {
     return { ok: false, reason: 'bad_shape', message: 'the body must be a JSON object' };
   }
@@ -76,6 +78,7 @@ export function readEvent(json: unknown, rawBody: Buffer | string): ReadEventRes
       status,
       eventTimestamp,
       payload: p,
+      payloadText: text,
       dedupeKey: dedupeKeyOf(rawBody, { nodeId, eventType, status, eventTimestamp, details }),
     },
   };

@@ -71,6 +71,13 @@ export function createIntake<R>(deps: IntakeDeps, a: Answerer<R>) {
   // Bound once: a labelled inc() would build a labels object per event.
   const accepted = deps.metrics?.webhooks.labels('accepted', 'ok');
   const duplicate = deps.metrics?.webhooks.labels('duplicate', 'redelivery');
+  // Accepted events are counted once per batch answered (the group commit answers a burst in one
+  // go), not once each: the count lands in a microtask, before any other I/O is handled.
+  let acceptedUncounted = 0;
+  const countAccepted = () => {
+    accepted?.inc(acceptedUncounted);
+    acceptedUncounted = 0;
+  };
 
   const verifyFailed = (req: R, err: unknown): void => {
     if (err instanceof KeyUnavailableError) {
@@ -90,13 +97,16 @@ export function createIntake<R>(deps: IntakeDeps, a: Answerer<R>) {
           message: `the JSON is nested more than ${WEBHOOK_MAX_JSON_DEPTH} levels deep`,
         });
       }
+      let text = raw.toString('utf8');
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // a byte order mark is not JSON
       let json: unknown;
       try {
-        json = JSON.parse(raw.toString('utf8').replace(/^\uFEFF/, ''));
+        json = JSON.parse(text);
       } catch {
         return a.refuse(req, { code: 400, reason: 'not_json', message: 'the body is not JSON' });
       }
-      const read = readEvent(json, raw);
+      // The text goes with the event: it is stored as it came (valid JSON: it was just parsed).
+      const read = readEvent(json, raw, text);
       if (!read.ok) return a.refuse(req, { code: read.reason === 'node_mismatch' ? 403 : 400, reason: read.reason, message: read.message });
       const event = read.event;
       const stampedMs = event.eventTimestamp ? Date.parse(event.eventTimestamp) : NaN;
@@ -178,7 +188,7 @@ export function createIntake<R>(deps: IntakeDeps, a: Answerer<R>) {
         log.info({ nodeId: event.nodeId, eventType: event.eventType }, 'webhook redelivery acknowledged');
         return a.send(req, 200, DUPLICATE_BODY);
       }
-      accepted?.inc();
+      if (accepted && acceptedUncounted++ === 0) queueMicrotask(countAccepted);
       // debug, not info: one line per event is most of the logging cost at 1,000 events/s; the
       // metric counts them, and refusals and redeliveries are still logged.
       if (log.isLevelEnabled('debug'))

@@ -171,8 +171,8 @@ export function webhookRoutes(deps: WebhookRouteDeps): FastifyPluginAsync {
       }
       chunks.push(chunk);
     };
+    // (Its listeners are left on the request at its end: it emits nothing more, and goes with them.)
     const onEnd = () => {
-      off();
       if (!Number.isNaN(declared) && received !== declared) {
         return refuse(res, { code: 400, reason: 'bad_request', message: 'Request body size did not match Content-Length' });
       }

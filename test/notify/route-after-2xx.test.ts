@@ -61,7 +61,7 @@ async function receiver(opts: { dbPath?: string; onNodeEvent?: (e: { nodeId: str
       body: new Uint8Array(body),
     });
   };
-  return { h, n: h.notifier, slack, post, close };
+  return { h, n: h.notifier, slack, post, close, url: rx.url };
 }
 
 const rowsOf = async (h: Harness) =>
@@ -307,5 +307,33 @@ describe('what a round knows of a node, for events that came by the webhook', ()
     expect(await t.n.store.incidents()).toHaveLength(0);
     const late = textOf(t.slack.topLevel('C1')[1].message);
     expect(late).toContain(`superseded by ${statusBadge('RUNNING')} at ${at(5)}`);
+  });
+});
+
+describe('what the webhook stores of the body', () => {
+  it('stores the body text as it came (without a byte order mark), and counts every event of a burst as accepted', async () => {
+    const t = await receiver();
+    const payload = statusPayload('n1', 'PAUSED');
+    // Not how JSON.stringify writes it: the keys in another order, spaces and a newline.
+    const text = `{\n  ${Object.entries(payload)
+      .reverse()
+      .map(([k, v]) => `${JSON.stringify(k)} : ${JSON.stringify(v)}`)
+      .join(',\n  ')}\n}`;
+    const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]);
+    const res = await fetch(`${t.url}/webhooks/service`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-service-signature': sign(body) },
+      body: new Uint8Array(body),
+    });
+    expect(res.status).toBe(202);
+    const { eventId } = (await res.json()) as { eventId: number };
+    expect(await t.h.db.value('SELECT payload FROM notify_events WHERE id = ?', [eventId])).toBe(text);
+    // A burst answered in one commit: each event counted, by the time its answer is read.
+    const burst = await Promise.all([2, 3, 4, 5, 6].map((m) => t.post(statusPayload('n2', m % 2 ? 'PAUSED' : 'RUNNING'))));
+    expect(burst.map((r) => r.status)).toEqual([202, 202, 202, 202, 202]);
+    const accepted = (await t.h.metrics.registry.getSingleMetric('rln_chatops_webhooks_total')!.get()).values.find(
+      (v) => v.labels.outcome === 'accepted',
+    );
+    expect(accepted?.value).toBe(6);
   });
 });
