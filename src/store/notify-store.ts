@@ -42,9 +42,12 @@ export class NotifyStore {
     this.incidentRepo = new NotifyIncidents(db);
   }
 
-  /** One transaction (a savepoint inside another): everything `fn` does commits together or not at all. */
+  /**
+   * One transaction (a savepoint inside another): everything `fn` does commits together or not at
+   * all. On SQLite its end is known to the per-node rows kept in memory (notify-nodes-cache.ts).
+   */
   tx<T>(fn: () => Promise<T>): Promise<T> {
-    return this.db.tx(fn);
+    return this.nodes.cache.tx(fn);
   }
 
   /**
