@@ -197,7 +197,7 @@ export function createEventRouter(o: {
     async routePending() {
       for (let i = 0; i < maxChunks; i++) {
         if (i > 0) await letThrough();
-        const { taken, routed } = await store.tx(async () => {
+        const { taken, routed } = await store.routingTx(async () => {
           await store.lockRouting();
           const events = await store.takeEventsToRoute(chunk);
           if (!events.length) return { taken: 0, routed: [] as RoutedEvent[] };

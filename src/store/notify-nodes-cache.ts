@@ -6,9 +6,9 @@
  * Safe because on SQLite this process is the one writer (the router's transactions and
  * ingestEvent's take turns: BEGIN IMMEDIATE), every write to the rows goes through NotifyNodes,
  * and what is kept is only what a committed transaction wrote or read:
- *   - the rows are used and kept only inside a transaction opened by NotifyStore.tx (tracked:
- *     it knows when that transaction ends, and how); anywhere else they are read from the
- *     database, and a write there forgets them all;
+ *   - the rows are used and kept only inside a transaction opened by NotifyStore.routingTx
+ *     (the router's chunks, ingestEvent: it knows when that transaction ends, and how);
+ *     anywhere else they are read from the database, and a write there forgets them all;
  *   - a transaction (or a savepoint in one) that fails forgets them all: they are read again;
  *   - from the end of a tracked transaction's work until its COMMIT is known to have succeeded,
  *     the next transaction (which may start in between) does not use them.
@@ -102,21 +102,23 @@ export class NodeRowsCache {
     }
   }
 
-  /** A transaction whose end is known here (NotifyStore.tx): see the file's comment. */
+  /** A savepoint in the caller's transaction (NotifyStore.tx): if it rolls back, what it wrote is gone. */
+  async savepoint<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await this.db.tx(fn);
+    } catch (e) {
+      this.forget();
+      throw e;
+    }
+  }
+
+  /** A routing transaction (NotifyStore.routingTx), whose end is known here: see the file's comment. */
   async tx<T>(fn: () => Promise<T>): Promise<T> {
     if (this.db.engine !== 'sqlite') return this.db.tx(fn);
-    if (this.db.inTransaction) {
-      // A savepoint: if it rolls back, what it wrote is gone, and the outer transaction goes on.
-      try {
-        return await this.db.tx(fn);
-      } catch (e) {
-        this.forget();
-        throw e;
-      }
-    }
+    if (this.db.inTransaction) return this.savepoint(fn);
     let ended = false;
     try {
-      const r = await this.db.tx(async () => {
+      return await this.db.tx(async () => {
         this.active = true;
         try {
           return await fn();
@@ -129,7 +131,6 @@ export class NodeRowsCache {
           ended = true;
         }
       });
-      return r;
     } catch (e) {
       // The work or its COMMIT failed: rolled back.
       this.forget();

@@ -63,7 +63,7 @@ export class NotifyNodes {
 
   /**
    * The rows of these nodes (those that have one; the caller may change them). On SQLite, in a
-   * transaction of NotifyStore.tx, those kept from an earlier one are not read again.
+   * transaction of NotifyStore.routingTx, those kept from an earlier one are not read again.
    */
   async states(nodeIds: readonly string[]): Promise<Map<string, NodeStatusState>> {
     if (!this.cache.usable()) return this.read(nodeIds);

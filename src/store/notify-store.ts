@@ -44,9 +44,17 @@ export class NotifyStore {
 
   /**
    * One transaction (a savepoint inside another): everything `fn` does commits together or not at
-   * all. On SQLite its end is known to the per-node rows kept in memory (notify-nodes-cache.ts).
+   * all. (A savepoint that fails forgets the per-node rows kept in memory: notify-nodes-cache.ts.)
    */
   tx<T>(fn: () => Promise<T>): Promise<T> {
+    return this.db.inTransaction ? this.nodes.cache.savepoint(fn) : this.db.tx(fn);
+  }
+
+  /**
+   * A transaction that routes (the router's chunk, ingestEvent): as `tx`, and on SQLite the
+   * per-node status rows are kept in memory across such transactions (notify-nodes-cache.ts).
+   */
+  routingTx<T>(fn: () => Promise<T>): Promise<T> {
     return this.nodes.cache.tx(fn);
   }
 

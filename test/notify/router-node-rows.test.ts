@@ -115,7 +115,7 @@ describe.each(ENGINES)('the router keeps the per-node rows, on %s', (engine) => 
     const b = (await store.insertEvent(marked('n1', 'FAILED')))!;
     // The chunk routes (and writes n1's row: FAILED), then its transaction fails.
     await expect(
-      store.tx(async () => {
+      store.routingTx(async () => {
         await store.lockRouting();
         const events = await store.takeEventsToRoute(10);
         expect(events.map((e) => e.id)).toEqual([b]);
@@ -124,7 +124,7 @@ describe.each(ENGINES)('the router keeps the per-node rows, on %s', (engine) => 
         throw new Error('the chunk failed');
       }),
     ).rejects.toThrow('the chunk failed');
-    expect(await store.tx(() => store.nodeStates(['n1']))).toEqual(
+    expect(await store.routingTx(() => store.nodeStates(['n1']))).toEqual(
       new Map([['n1', expect.objectContaining({ last_id: a, last_status: 'RUNNING' })]]),
     );
     // Routed again, it carries the status the node had before it.
@@ -138,8 +138,8 @@ describe.each(ENGINES)('the router keeps the per-node rows, on %s', (engine) => 
   it('forgets what a savepoint rolled back, while the transaction around it commits', async () => {
     const open = await reopenable(engine);
     const store = new NotifyStore(await open());
-    await store.tx(() => store.saveNodeStates([state('n1', 1, 'RUNNING')]));
-    await store.tx(async () => {
+    await store.routingTx(() => store.saveNodeStates([state('n1', 1, 'RUNNING')]));
+    await store.routingTx(async () => {
       expect((await store.nodeStates(['n1'])).get('n1')?.last_status).toBe('RUNNING');
       await expect(
         store.tx(async () => {
@@ -149,7 +149,7 @@ describe.each(ENGINES)('the router keeps the per-node rows, on %s', (engine) => 
       ).rejects.toThrow('inner');
       expect((await store.nodeStates(['n1'])).get('n1')?.last_status).toBe('RUNNING');
     });
-    expect((await store.tx(() => store.nodeStates(['n1']))).get('n1')?.last_status).toBe('RUNNING');
+    expect((await store.routingTx(() => store.nodeStates(['n1']))).get('n1')?.last_status).toBe('RUNNING');
   });
 
   it('reads the rows again after a write it cannot follow (outside its transactions), from any store on the connection', async () => {
@@ -157,16 +157,18 @@ describe.each(ENGINES)('the router keeps the per-node rows, on %s', (engine) => 
     const db = await open();
     const store = new NotifyStore(db);
     const other = new NotifyStore(db);
-    await store.tx(() => store.saveNodeStates([state('n1', 1, 'RUNNING')]));
-    expect((await store.tx(() => store.nodeStates(['n1']))).get('n1')?.last_status).toBe('RUNNING');
-    // Written in a transaction opened on the connection itself, and with none at all.
+    await store.routingTx(() => store.saveNodeStates([state('n1', 1, 'RUNNING')]));
+    expect((await store.routingTx(() => store.nodeStates(['n1']))).get('n1')?.last_status).toBe('RUNNING');
+    // Written in a transaction opened on the connection itself, in a plain one, and with none at all.
     await db.tx(() => other.saveNodeStates([state('n1', 2, 'FAILED')]));
-    expect((await store.tx(() => store.nodeStates(['n1']))).get('n1')?.last_status).toBe('FAILED');
-    await other.saveNodeStates([state('n1', 3, 'PAUSED')]);
-    expect((await store.tx(() => store.nodeStates(['n1']))).get('n1')?.last_status).toBe('PAUSED');
+    expect((await store.routingTx(() => store.nodeStates(['n1']))).get('n1')?.last_status).toBe('FAILED');
+    await other.tx(() => other.saveNodeStates([state('n1', 3, 'STOPPED')]));
+    expect((await store.routingTx(() => store.nodeStates(['n1']))).get('n1')?.last_status).toBe('STOPPED');
+    await other.saveNodeStates([state('n1', 4, 'PAUSED')]);
+    expect((await store.routingTx(() => store.nodeStates(['n1']))).get('n1')?.last_status).toBe('PAUSED');
     // A write that the database merges away (an older id) leaves the kept row as stored.
-    await other.tx(() => other.saveNodeStates([state('n1', 2, 'STOPPED')]));
-    expect((await store.tx(() => store.nodeStates(['n1']))).get('n1')).toMatchObject({ last_id: 3, last_status: 'PAUSED' });
+    await other.routingTx(() => other.saveNodeStates([state('n1', 2, 'STOPPED')]));
+    expect((await store.routingTx(() => store.nodeStates(['n1']))).get('n1')).toMatchObject({ last_id: 4, last_status: 'PAUSED' });
   });
 });
 
