@@ -25,11 +25,12 @@ export type { NodeStatusState } from './notify-nodes-cache.js';
 
 const COLUMNS = 'node_id, last_id, last_status, newest_id, newest_status, newest_event_ts, newest_ms';
 /**
- * Nodes per statement, in runs of powers of two: a router's chunk of 50 events touches ~32 nodes
- * when they are 50, at most 3 statements to read and 3 to write (any count up to 63: at most 6),
- * where runs of 50, 10 and 1 took 5 or more for such counts (37 nodes: 10 + 10 + 10 + 7 × 1).
+ * Nodes per statement: runs of 50 (an outbox round's 50 nodes: one read), then powers of two. A
+ * router's chunk of 50 events touches ~32 nodes when they are 50: at most 3 statements to read
+ * and 3 to write (any count below 50: at most 6), where runs of 50, 10 and 1 took 5 or more for
+ * such counts (37 nodes: 10 + 10 + 10 + 7 × 1).
  */
-const SIZES = [32, 16, 8, 4, 2, 1];
+const SIZES = [50, 32, 16, 8, 4, 2, 1];
 const READ_CHUNKS = rowChunks(SIZES, '?');
 const WRITE_CHUNKS = rowChunks(SIZES, '(?, ?, ?, ?, ?, ?, ?)');
 
