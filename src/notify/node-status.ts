@@ -3,9 +3,10 @@
  * for each event routed, in id order, the status its node had before it (stored on its outbox
  * rows as prev_status, for the round that posts them: how many times the node changed), and
  * the node's row brought up to date: its last status, and its newest status event by the
- * event's own time (a late delivery is superseded by it). The rows are read once per chunk and
- * written once per chunk, by the router after the 2xx (or by ingestEvent, in its transaction),
- * never by the webhook's commit.
+ * event's own time (a late delivery is superseded by it). The rows are read once per chunk (on
+ * SQLite only those not kept from an earlier chunk: store/notify-nodes-cache.ts) and written
+ * once per chunk, by the router after the 2xx (or by ingestEvent, in its transaction), never by
+ * the webhook's commit.
  *
  * The previous status is the node's last status event with a lower id, as the index over every
  * event answered it: from the row when the row is behind the event (routed in id order: the
