@@ -30,12 +30,6 @@ const toEvent = (row: Row): EventToRoute => ({
   received_at: Number(row.received_at),
 });
 
-const CURSOR = 'coalesce((SELECT routed_to FROM notify_route_cursor WHERE id = 1), 0)';
-/** SQLite: the chunk after the cursor, then one row (tail = 1) with the cursor (as id) and the largest id. */
-const TAKE_AFTER_CURSOR = `SELECT * FROM (SELECT id, node_id, status, event_ts, received_at, 0 AS tail, NULL AS max_id FROM notify_events
-   WHERE id > ${CURSOR} AND route_pending IS NOT NULL ORDER BY id LIMIT ?)
- UNION ALL SELECT ${CURSOR}, NULL, NULL, NULL, NULL, 1, (SELECT MAX(id) FROM notify_events)`;
-
 export class NotifyRouteQueue {
   constructor(private readonly db: AnyDb) {}
 
@@ -59,27 +53,26 @@ export class NotifyRouteQueue {
     return (r.rows as unknown as Row[]).map(toEvent).sort((a, b) => a.id - b.id);
   }
 
-  /**
-   * SQLite: the marked events after the cursor, and the cursor moved past them: two statements,
-   * the events read with the cursor and the largest id (a last row, `tail` = 1), then the
-   * cursor's update. (Three or four before: each statement is a call and a promise.)
-   */
+  /** SQLite: the marked events after the cursor, and the cursor moved past them. */
   private async takeAfterCursor(limit: number): Promise<EventToRoute[]> {
-    const read = await this.db.all<Row & { tail: number; max_id: number | null }>(TAKE_AFTER_CURSOR, [limit]);
-    let after = 0;
-    let max: number | null = null;
-    const rows: EventToRoute[] = [];
-    for (const r of read) {
-      if (r.tail === 1) {
-        after = Number(r.id);
-        max = r.max_id;
-      } else rows.push(toEvent(r));
-    }
+    const after = await this.cursor();
+    const rows = (
+      await this.db.all<Row>(
+        `SELECT id, node_id, status, event_ts, received_at FROM notify_events
+         WHERE id > ? AND route_pending IS NOT NULL ORDER BY id LIMIT ?`,
+        [after, limit],
+      )
+    ).map(toEvent);
     // A full chunk: up to its last event. Fewer: none is left, so past every event stored (the
     // events routed as they were stored, activity and the direct API, are not read again).
-    const to = rows.length === limit ? rows[rows.length - 1].id : (max ?? after);
+    const to =
+      rows.length === limit ? rows[rows.length - 1].id : ((await this.db.value<number>('SELECT MAX(id) FROM notify_events')) ?? after);
     if (to > after) await this.db.run('UPDATE notify_route_cursor SET routed_to = ? WHERE id = 1', [to]);
     return rows;
+  }
+
+  private async cursor(): Promise<number> {
+    return (await this.db.value<number>('SELECT routed_to FROM notify_route_cursor WHERE id = 1')) ?? 0;
   }
 
   /** How many events wait to be routed (the backlog's size, for metrics and drain). */
