@@ -146,7 +146,7 @@ export function createEventIntake(opts: {
   };
 
   const ingestEvent = async (event: IncomingEvent): Promise<IngestResult & { routed: number }> =>
-    afterCommit(await store.tx(async () => storeEvent(event, await store.routingView())));
+    afterCommit(await store.routingTx(async () => storeEvent(event, await store.routingView())));
 
   const ingestActivityBatch = async (
     entries: Array<{ node: { nodeId: string; nodeName?: string }; items: ActivityItem[] }>,

@@ -17,7 +17,7 @@
  * status row (node-status.ts): the webhook's commit writes the event row and nothing else.
  */
 import type { Logger } from '../log.js';
-import type { EventOutboxRow, NotifyStore, RoutingView } from '../store/index.js';
+import type { EventOutboxRow, NotifyStore, RoutingView, WatchRow } from '../store/index.js';
 import { letThrough } from './execute-round.js';
 import { kindsOf } from './watch-service.js';
 import { trackNodeStatus } from './node-status.js';
@@ -55,6 +55,43 @@ export function rowFor(
   };
 }
 
+/** A watch's kinds and statuses filter, split once per watch row (rows are kept by the routing view). */
+const parsedWatches = new WeakMap<object, { status: boolean; filter: string[] | undefined }>();
+function parsed(w: Pick<WatchRow, 'kinds' | 'statuses'>): { status: boolean; filter: string[] | undefined } {
+  let p = parsedWatches.get(w);
+  if (!p) {
+    p = { status: kindsOf(w).includes('status'), filter: w.statuses ? w.statuses.split(',') : undefined };
+    parsedWatches.set(w, p);
+  }
+  return p;
+}
+
+/**
+ * routesOf's answer when it needs no look-up (no await): undefined when a watch's statuses
+ * filter drops the event's status, where an open incident would let it through (routesOf asks).
+ * An event on a node no channel watches: none, at the cost of one map look-up.
+ */
+export function routesNow(
+  routing: RoutingView,
+  event: { id: number; nodeId: string; status?: string },
+  now: number,
+  at: number = now,
+): EventOutboxRow[] | undefined {
+  const watches = routing.watchesFor(event.nodeId);
+  if (!watches.length) return [];
+  const seen = new Set<string>();
+  const rows: EventOutboxRow[] = [];
+  for (const w of watches) {
+    const { status, filter } = parsed(w);
+    const key = `${w.platform}|${w.channel_id}`;
+    if (seen.has(key) || !status) continue;
+    if (filter && (event.status === undefined || !filter.includes(event.status))) return undefined;
+    seen.add(key);
+    rows.push(rowFor(routing, w, event.id, event.nodeId, now, at));
+  }
+  return rows;
+}
+
 /**
  * Routes one stored service event: one outbox row per channel with a watch on its node (or on
  * `all`) that hears statuses, whose statuses filter lets its status through (or that has an
@@ -69,12 +106,14 @@ export async function routesOf(
   now: number,
   at: number = now,
 ): Promise<EventOutboxRow[]> {
+  const known = routesNow(routing, event, now, at);
+  if (known) return known;
   const seen = new Set<string>();
   const rows: EventOutboxRow[] = [];
   for (const w of routing.watchesFor(event.nodeId)) {
+    const { status, filter } = parsed(w);
     const key = `${w.platform}|${w.channel_id}`;
-    if (seen.has(key) || !kindsOf(w).includes('status')) continue;
-    const filter = w.statuses ? w.statuses.split(',') : undefined;
+    if (seen.has(key) || !status) continue;
     const passes =
       !filter ||
       (event.status !== undefined && filter.includes(event.status)) ||
@@ -112,10 +151,15 @@ export async function routeStoredEvents(
   const rows: EventOutboxRow[] = [];
   const out: RoutedEvent[] = [];
   for (const e of events) {
-    // Every event moves its node's row (in id order), routed somewhere or not.
-    const prev = await nodes.observe(e);
+    // Every event moves its node's row (in id order), routed somewhere or not. No await where
+    // nothing waits (the node's row known, no incident to look up): each costs a promise and,
+    // with the SQLite layer's AsyncLocalStorage, its hooks.
+    let prev = nodes.observe(e);
+    if (typeof prev !== 'string') prev = await prev;
     const status = e.status ?? undefined;
-    const mine = await routesOf(store, routing, { id: e.id, nodeId: e.node_id, status }, now, e.received_at ?? now);
+    const one = { id: e.id, nodeId: e.node_id, status };
+    const at = e.received_at ?? now;
+    const mine = routesNow(routing, one, now, at) ?? (await routesOf(store, routing, one, now, at));
     if (!mine.length) continue;
     for (const r of mine) r.prev_status = prev;
     rows.push(...mine);
@@ -153,7 +197,7 @@ export function createEventRouter(o: {
     async routePending() {
       for (let i = 0; i < maxChunks; i++) {
         if (i > 0) await letThrough();
-        const { taken, routed } = await store.tx(async () => {
+        const { taken, routed } = await store.routingTx(async () => {
           await store.lockRouting();
           const events = await store.takeEventsToRoute(chunk);
           if (!events.length) return { taken: 0, routed: [] as RoutedEvent[] };

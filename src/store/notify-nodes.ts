@@ -19,22 +19,20 @@
  */
 import type { AnyDb } from './database.js';
 import { rowChunks } from './row-chunks.js';
+import { nodeRowsCacheOf, type NodeRowsCache, type NodeStatusState } from './notify-nodes-cache.js';
 
-export interface NodeStatusState {
-  node_id: string;
-  last_id: number;
-  last_status: string | null;
-  newest_id: number | null;
-  newest_status: string | null;
-  newest_event_ts: string | null;
-  /** The newest event's time in ms; NULL in rows seeded by the migration (parse newest_event_ts). */
-  newest_ms: number | null;
-}
+export type { NodeStatusState } from './notify-nodes-cache.js';
 
 const COLUMNS = 'node_id, last_id, last_status, newest_id, newest_status, newest_event_ts, newest_ms';
-/** Nodes per statement: a router's chunk (50 events) is one read and one write. */
-const READ_CHUNKS = rowChunks([50, 10, 1], '?');
-const WRITE_CHUNKS = rowChunks([50, 10, 1], '(?, ?, ?, ?, ?, ?, ?)');
+/**
+ * Nodes per statement: runs of 50 (an outbox round's 50 nodes: one read), then powers of two. A
+ * router's chunk of 50 events touches ~32 nodes when they are 50: at most 3 statements to read
+ * and 3 to write (any count below 50: at most 6), where runs of 50, 10 and 1 took 5 or more for
+ * such counts (37 nodes: 10 + 10 + 10 + 7 × 1).
+ */
+const SIZES = [50, 32, 16, 8, 4, 2, 1];
+const READ_CHUNKS = rowChunks(SIZES, '?');
+const WRITE_CHUNKS = rowChunks(SIZES, '(?, ?, ?, ?, ?, ?, ?)');
 
 /**
  * The rows merged with what is stored, in SQL. Routers take turns (NotifyStore.lockRouting) and
@@ -57,10 +55,28 @@ const merging = (values: string): string => {
 };
 
 export class NotifyNodes {
-  constructor(private readonly db: AnyDb) {}
+  /** The rows kept across transactions, on SQLite (notify-nodes-cache.ts). */
+  readonly cache: NodeRowsCache;
 
-  /** The rows of these nodes (those that have one). */
+  constructor(private readonly db: AnyDb) {
+    this.cache = nodeRowsCacheOf(db);
+  }
+
+  /**
+   * The rows of these nodes (those that have one; the caller may change them). On SQLite, in a
+   * transaction of NotifyStore.routingTx, those kept from an earlier one are not read again.
+   */
   async states(nodeIds: readonly string[]): Promise<Map<string, NodeStatusState>> {
+    if (!this.cache.usable()) return this.read(nodeIds);
+    const { found, unknown } = this.cache.lookup(nodeIds);
+    if (!unknown.length) return found;
+    const read = await this.read(unknown);
+    this.cache.learn(unknown, read);
+    for (const [id, row] of read) found.set(id, row);
+    return found;
+  }
+
+  private async read(nodeIds: readonly string[]): Promise<Map<string, NodeStatusState>> {
     const out = new Map<string, NodeStatusState>();
     await READ_CHUNKS(nodeIds.length, async (list, start, n) => {
       const rows = await this.db.all<NodeStatusState>(
@@ -84,6 +100,9 @@ export class NotifyNodes {
    * merged with what is stored too: the later last_id wins, and the later newest (time, then id).
    */
   async save(states: readonly NodeStatusState[]): Promise<void> {
+    const kept = this.cache.usable();
+    // Written outside a transaction whose end is known here: kept rows may be wrong from now on.
+    if (!kept) this.cache.forget();
     await WRITE_CHUNKS(states.length, async (values, start, n) => {
       const params: unknown[] = [];
       for (let j = start; j < start + n; j++) {
@@ -92,6 +111,7 @@ export class NotifyNodes {
       }
       await this.db.run(merging(values), params);
     });
+    if (kept) this.cache.wrote(states);
   }
 
   /**

@@ -42,9 +42,20 @@ export class NotifyStore {
     this.incidentRepo = new NotifyIncidents(db);
   }
 
-  /** One transaction (a savepoint inside another): everything `fn` does commits together or not at all. */
+  /**
+   * One transaction (a savepoint inside another): everything `fn` does commits together or not at
+   * all. (A savepoint that fails forgets the per-node rows kept in memory: notify-nodes-cache.ts.)
+   */
   tx<T>(fn: () => Promise<T>): Promise<T> {
-    return this.db.tx(fn);
+    return this.db.inTransaction ? this.nodes.cache.savepoint(fn) : this.db.tx(fn);
+  }
+
+  /**
+   * A transaction that routes (the router's chunk, ingestEvent): as `tx`, and on SQLite the
+   * per-node status rows are kept in memory across such transactions (notify-nodes-cache.ts).
+   */
+  routingTx<T>(fn: () => Promise<T>): Promise<T> {
+    return this.nodes.cache.tx(fn);
   }
 
   /**
