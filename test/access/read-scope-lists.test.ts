@@ -66,7 +66,28 @@ describe('lists under a grant scoped to some nodes', () => {
   });
 
   it('report digest all covers the nodes in scope and says so; bob is refused', async () => {
-    expect(await run('USCOPED', 'report digest all')).toContain(NOTE);
+    // A status change of bob and one of alice, stored as the service's signed webhooks: the
+    // digest of someone who reads every node counts both, so a scoped one counting two would leak bob's.
+    for (const name of ['bob', 'alice']) {
+      const node = h.emulator.nodes().find((n) => n.name === name)!;
+      const body = JSON.stringify({
+        eventType: 'NODE_STATUS_UPDATED',
+        eventTimestamp: new Date().toISOString(),
+        nodeId: node.nodeId,
+        details: { nodeId: node.nodeId, status: 'PAUSED' },
+      });
+      const res = await fetch(`${h.url}/webhooks/service/${node.nodeId}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-service-signature': h.emulator.sign(body) },
+        body,
+      });
+      expect(res.status).toBe(202);
+    }
+    const statusAlerts = (text: string) => text.match(/^status: (\d+)/m)?.[1];
+    expect(statusAlerts(await run('UADMIN', 'report digest all'))).toBe('2');
+    const scoped = await run('USCOPED', 'report digest all');
+    expect(scoped).toContain(NOTE);
+    expect(statusAlerts(scoped)).toBe('1');
     expect(await run('USCOPED', 'report digest bob')).toContain('does not reach bob');
   });
 
