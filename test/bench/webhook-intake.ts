@@ -11,7 +11,8 @@
  * the median of `rounds` alternating rounds (bare, durable, bot; then bot, durable, bare; ...), each run
  * started once the bot is quiet (its outbox drained); the bot's and the baseline's CPU time per
  * event are reported beside them (read from /proc: robust to other work on the machine). Then,
- * on the durable receiver and then the routed bot: p99 at a steady rate; and on a fresh routed bot, RSS idle
+ * on the durable receiver and the routed bot, in alternating runs: p99 at a steady rate (each
+ * side's median); and on a fresh routed bot, RSS idle
  * (before any event), right after a burst, and `settleS` seconds after it. Every event carries a current timestamp, and a distinct one.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -45,6 +46,8 @@ export interface IntakeOptions {
   /** The steady rate of the latency run, and how long it lasts. */
   rate: number;
   seconds: number;
+  /** Steady-rate runs on each side, alternating (default 3): the p99s compared are their medians. */
+  latencyRuns?: number;
   burst: number;
   settleS: number;
   /** Extra node flags for the bot (e.g. --cpu-prof), and where its logs go. */
@@ -164,21 +167,46 @@ export async function webhookIntake(opts: IntakeOptions): Promise<BenchResult> {
         });
 
         if (config === 'routed' && !opts.throughputOnly) {
-          // The same steady rate on the durable receiver, then on the bot: the p99 target is relative to it.
-          await untilQuiet(bot.pid, bot.url, { cpuMsPerS: opts.quietCpuMsPerS });
-          const base = await load.run({ kind: 'open', url: durable.url, requests: sign(opts.rate * opts.seconds, '/'), rate: opts.rate });
-          await untilQuiet(bot.pid, bot.url, { cpuMsPerS: opts.quietCpuMsPerS });
-          const paced = await load.run({ kind: 'open', url: bot.url, requests: sign(opts.rate * opts.seconds), rate: opts.rate });
-          failed += paced.failed + base.failed;
+          // The same steady rate on the durable receiver and on the bot, in alternating runs (durable
+          // first, then bot first, ...): one run's p99 is set by a few stretches of the event loop
+          // and moved between 17 and 79 ms from run to run, so each side's median is compared.
+          const botP99: number[] = [];
+          const durableP99: number[] = [];
+          const paces: LoadResult[] = [];
+          for (let r = 0; r < (opts.latencyRuns ?? 3); r++) {
+            const paceDurable = async () => {
+              await untilQuiet(bot.pid, bot.url, { cpuMsPerS: opts.quietCpuMsPerS });
+              const base = await load.run({
+                kind: 'open',
+                url: durable.url,
+                requests: sign(opts.rate * opts.seconds, '/'),
+                rate: opts.rate,
+              });
+              failed += base.failed;
+              durableP99.push(base.p99Ms);
+            };
+            const paceBot = async () => {
+              await untilQuiet(bot.pid, bot.url, { cpuMsPerS: opts.quietCpuMsPerS });
+              const paced = await load.run({ kind: 'open', url: bot.url, requests: sign(opts.rate * opts.seconds), rate: opts.rate });
+              failed += paced.failed;
+              botP99.push(paced.p99Ms);
+              paces.push(paced);
+            };
+            for (const run of r % 2 === 0 ? [paceDurable, paceBot] : [paceBot, paceDurable]) await run();
+          }
+          const p99 = median(botP99);
+          const baseP99 = median(durableP99);
           // An open loop above the bot's capacity queues: 503s here are its in-flight cap shedding.
-          figures[`failed_at_${opts.rate}_per_s_by_status`] = JSON.stringify(paced.failures);
-          figures[`p50_ms_at_${opts.rate}_per_s`] = round(paced.p50Ms, 2);
-          figures[`p99_ms_at_${opts.rate}_per_s`] = round(paced.p99Ms, 2);
-          figures[`durable_p99_ms_at_${opts.rate}_per_s`] = round(base.p99Ms, 2);
+          figures[`failed_at_${opts.rate}_per_s_by_status`] = JSON.stringify(paces.map((p) => p.failures));
+          figures[`p50_ms_at_${opts.rate}_per_s`] = round(median(paces.map((p) => p.p50Ms)), 2);
+          figures[`p99_ms_at_${opts.rate}_per_s`] = round(p99, 2);
+          figures[`p99_ms_at_${opts.rate}_per_s_by_run`] = botP99.map((v) => round(v, 1)).join(', ');
+          figures[`durable_p99_ms_at_${opts.rate}_per_s`] = round(baseP99, 2);
+          figures[`durable_p99_ms_at_${opts.rate}_per_s_by_run`] = durableP99.map((v) => round(v, 1)).join(', ');
           targets.push({
-            what: `p99 at a steady ${opts.rate} events/s (routed) within 2× the durable receiver's (${round(base.p99Ms, 2)} ms) or < 10 ms`,
-            value: round(paced.p99Ms, 2),
-            met: paced.p99Ms <= 2 * base.p99Ms || paced.p99Ms < 10,
+            what: `p99 at a steady ${opts.rate} events/s (routed, median of ${botP99.length} runs) within 2× the durable receiver's (${round(baseP99, 2)} ms) or < 10 ms`,
+            value: round(p99, 2),
+            met: p99 <= 2 * baseP99 || p99 < 10,
           });
         }
       } finally {
