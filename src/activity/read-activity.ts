@@ -27,10 +27,12 @@ const expiryOf = (t: { expiration?: number | null; expiration_timestamp?: number
 
 const lockFromError = (e: unknown): LockState => walletStateOf(e) ?? 'unreachable';
 
-async function optional<T>(read: () => Promise<T>): Promise<T | undefined> {
+/** What `read` answers, or undefined when it fails (`failed` is told why). */
+async function optional<T>(read: () => Promise<T>, failed?: (e: unknown) => void): Promise<T | undefined> {
   try {
     return await read();
-  } catch {
+  } catch (e) {
+    failed?.(e);
     return undefined;
   }
 }
@@ -44,20 +46,15 @@ async function optional<T>(read: () => Promise<T>): Promise<T | undefined> {
 async function readLists(api: ActivityNodeApi, knownPubkey: string | undefined) {
   let failures = 0;
   let state: LockState | undefined;
-  const optionalList = async <T>(read: () => Promise<T>): Promise<T | undefined> => {
-    try {
-      return await read();
-    } catch (e) {
-      failures++;
-      state ??= walletStateOf(e);
-      return undefined;
-    }
+  const failed = (e: unknown) => {
+    failures++;
+    state ??= walletStateOf(e);
   };
   const lists = await Promise.all([
-    optionalList(() => api.listchannels()),
-    optionalList(() => api.listpayments()),
-    optionalList(() => api.listtransactions({ skip_sync: true })),
-    optionalList(() => api.listassets({ filter_asset_schemas: ['Nia', 'Cfa', 'Uda'] })),
+    optional(() => api.listchannels(), failed),
+    optional(() => api.listpayments(), failed),
+    optional(() => api.listtransactions({ skip_sync: true }), failed),
+    optional(() => api.listassets({ filter_asset_schemas: ['Nia', 'Cfa', 'Uda'] }), failed),
   ]);
   // After /nodeinfo answered, the node is unlocked, as before: a list it refuses is left absent.
   const lock: LockState = knownPubkey === undefined ? 'unlocked' : (state ?? (failures === lists.length ? 'unreachable' : 'unlocked'));
