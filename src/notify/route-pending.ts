@@ -68,7 +68,7 @@ function parsed(w: Pick<WatchRow, 'kinds' | 'statuses'>): { status: boolean; fil
 
 /**
  * routesOf's answer when it needs no look-up (no await): undefined when a watch's statuses
- * filter drops the event's status, where an open incident would let it through (routesOf asks).
+ * filter drops the event's status, where an open incident would let it through (then ask routesOf).
  * An event on a node no channel watches: none, at the cost of one map look-up.
  */
 export function routesNow(
@@ -106,8 +106,6 @@ export async function routesOf(
   now: number,
   at: number = now,
 ): Promise<EventOutboxRow[]> {
-  const known = routesNow(routing, event, now, at);
-  if (known) return known;
   const seen = new Set<string>();
   const rows: EventOutboxRow[] = [];
   for (const w of routing.watchesFor(event.nodeId)) {
