@@ -9,7 +9,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 
 import { dirname } from 'node:path';
 import { allMigrations, migrationSql, type Migration } from './migrations/index.js';
 import { SqliteSql } from './sql/sqlite.js';
-import { startCheckpointer, type Checkpointer } from './sql/sqlite-checkpointer.js';
+import { startCheckpointer, type Checkpointer, type PauseWriter } from './sql/sqlite-checkpointer.js';
 import { describeUrl } from './sql/describe-url.js';
 import type { Sql } from './sql/types.js';
 
@@ -20,7 +20,11 @@ export type AnyDb = Sql;
 export { DatabaseUnavailableError } from './sql/types.js';
 
 /** The SQLite store at `path` (':memory:' for a test), migrated. Synchronous: it is a local file. */
-export function openDatabase(path: string, migrations: Migration[] = allMigrations, o: { backgroundCheckpoints?: boolean } = {}): Db {
+export function openDatabase(
+  path: string,
+  migrations: Migration[] = allMigrations,
+  o: { backgroundCheckpoints?: boolean; walRestartPages?: number } = {},
+): Db {
   const onDisk = path !== ':memory:' && path !== '';
   if (onDisk) {
     // The audit trail and event payloads are for this user only: a folder we create is 0700,
@@ -54,8 +58,9 @@ export function openDatabase(path: string, migrations: Migration[] = allMigratio
   db.pragma('temp_store = MEMORY');
   migrateSqlite(db, migrations);
   if (onDisk && o.backgroundCheckpoints) {
-    const checkpoints = checkpointInBackground(db, path);
-    return new SqliteSql(db, path, () => checkpoints.stop());
+    const sql = new SqliteSql(db, path, () => checkpoints.stop());
+    const checkpoints = checkpointInBackground(db, path, (work) => sql.pause(work), o.walRestartPages);
+    return sql;
   }
   return new SqliteSql(db, onDisk ? path : ':memory:');
 }
@@ -64,15 +69,22 @@ export function openDatabase(path: string, migrations: Migration[] = allMigratio
  * WAL checkpoints (and their syncs) on a worker thread, not inside a commit on the event loop
  * (sql/sqlite-checkpointer.ts). The worker (an isolate: ~7 MiB) is started once writes come in
  * earnest, the WAL file having grown past 1 MiB; until then the connection checkpoints itself
- * as SQLite does by default (every 1,000 pages), and after, only as a backstop at ~40 MB.
+ * as SQLite does by default (every 1,000 pages), and after, only as a backstop at ~40 MB. Once
+ * the WAL holds `restartAtPages` (default 4,096 pages, 16 MiB), the writer pauses (`pause`)
+ * while the worker makes the WAL start again.
  */
-function checkpointInBackground(db: Database.Database, path: string): { stop(): Promise<void> } {
+function checkpointInBackground(
+  db: Database.Database,
+  path: string,
+  pause: PauseWriter,
+  restartAtPages?: number,
+): { stop(): Promise<void> } {
   let checkpointer: Checkpointer | undefined;
   const timer = setInterval(() => {
     if ((statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0) < 1 << 20) return;
     clearInterval(timer);
     db.pragma('wal_autocheckpoint = 10000');
-    checkpointer = startCheckpointer(path);
+    checkpointer = startCheckpointer(path, { pause, restartAtPages });
   }, 250);
   timer.unref();
   return {

@@ -54,7 +54,19 @@ export async function startDurableServer(
   }
   // As the bot: the connection's own checkpoint only as a backstop, the real ones on a worker.
   db.pragma('wal_autocheckpoint = 10000');
-  const checkpointer = startCheckpointer(dbPath);
+  // As the bot: when the WAL is long, the writer pauses (its batch waits) while the worker restarts it.
+  let paused = false;
+  const checkpointer = startCheckpointer(dbPath, {
+    pause: async (work) => {
+      paused = true;
+      try {
+        await work();
+      } finally {
+        paused = false;
+        if (batch.length) setImmediate(flush);
+      }
+    },
+  });
   const insert = db.prepare<unknown[]>(
     'INSERT INTO events (dedupe_key, node_id, event_type, received_at, payload, route_pending) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (dedupe_key) DO NOTHING',
   );
@@ -65,6 +77,7 @@ export async function startDurableServer(
 
   let batch: Waiting[] = [];
   const flush = () => {
+    if (paused) return; // flushed when the pause ends
     const current = batch;
     batch = [];
     try {

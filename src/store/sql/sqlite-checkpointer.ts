@@ -8,6 +8,16 @@
  * `everyMs`; the bot's connection keeps an automatic checkpoint only as a backstop, at
  * `backstopPages`, in case the worker stops. Durability is unchanged: commits are written as
  * before, and the syncs happen as before, on another thread.
+ *
+ * A passive checkpoint copies the WAL but cannot start it again from the beginning: only the
+ * writer does that, at a transaction that begins with every frame copied. Under a steady stream
+ * of commits (webhooks at 1,000/s) that moment never comes, so the WAL grew until the writer's
+ * own backstop checkpoint ran, on the event loop, with its two syncs (measured: COMMITs of
+ * 6–30 ms every few seconds, the longest stalls of routed intake at a steady rate). So once the
+ * WAL holds `restartAtPages` pages, the worker asks for a pause (`pause`): the writer lets its
+ * current transaction end and starts no other (its callers wait, asynchronously; the event loop
+ * runs on), while the worker runs a RESTART checkpoint. The next commit then writes the WAL from
+ * its beginning. Without `pause` the worker never asks (as before).
  */
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
@@ -21,9 +31,31 @@ const Database = require(workerData.module);
 const db = new Database(workerData.path, { fileMustExist: true });
 db.pragma('synchronous = NORMAL');
 db.pragma('busy_timeout = 0');
-const checkpoint = () => { try { db.pragma('wal_checkpoint(PASSIVE)'); } catch { /* busy or closing: the next pass does it */ } };
+let asked = false;
+let skip = 0; // passes to let go by after a RESTART that was busy
+const checkpoint = () => {
+  try {
+    const [r] = db.pragma('wal_checkpoint(PASSIVE)');
+    if (skip > 0) skip--;
+    else if (workerData.restartAtPages && !asked && r.log >= workerData.restartAtPages) {
+      asked = true;
+      parentPort.postMessage('pause?');
+    }
+  } catch { /* busy or closing: the next pass does it */ }
+};
 const timer = setInterval(checkpoint, workerData.everyMs);
-parentPort.on('message', () => { clearInterval(timer); checkpoint(); db.close(); parentPort.close(); });
+parentPort.on('message', (m) => {
+  if (m === 'restart') {
+    // The writer is paused: nothing holds the write lock, so this copies the rest and makes the next writer start the WAL again.
+    let restarted = false;
+    try { restarted = db.pragma('wal_checkpoint(RESTART)')[0].busy === 0; } catch { /* the next request tries again */ }
+    asked = false;
+    if (!restarted) skip = 10;
+    parentPort.postMessage({ restarted });
+    return;
+  }
+  clearInterval(timer); checkpoint(); db.close(); parentPort.close();
+});
 `;
 
 export interface Checkpointer {
@@ -31,16 +63,55 @@ export interface Checkpointer {
   stop(): Promise<void>;
 }
 
-export function startCheckpointer(path: string, o: { everyMs?: number } = {}): Checkpointer {
+/** The writer's pause: runs `work` while no transaction or statement of the connection runs, and resolves after it. */
+export type PauseWriter = (work: () => Promise<void>) => Promise<void>;
+
+export function startCheckpointer(path: string, o: { everyMs?: number; restartAtPages?: number; pause?: PauseWriter } = {}): Checkpointer {
   const worker = new Worker(WORKER, {
     eval: true,
-    workerData: { module: require.resolve('better-sqlite3'), path, everyMs: o.everyMs ?? 100 },
+    workerData: {
+      module: require.resolve('better-sqlite3'),
+      path,
+      everyMs: o.everyMs ?? 100,
+      restartAtPages: o.pause ? (o.restartAtPages ?? 4096) : 0,
+    },
     // A small isolate: it holds one connection and a timer.
     resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 8 },
   });
   worker.unref();
+  let gone = false;
+  /** Settles with the worker's answer to 'restart', or when it is gone (or after 2 s: a writer is never paused for longer). */
+  let answered: (() => void) | undefined;
+  const finish = () => {
+    answered?.();
+    answered = undefined;
+  };
   // A failing worker leaves the backstop (the connection's own automatic checkpoint) in charge.
   worker.on('error', () => undefined);
+  worker.once('exit', () => {
+    gone = true;
+    finish();
+  });
+  worker.on('message', (m: unknown) => {
+    if (m === 'pause?' && o.pause && !gone) {
+      void o
+        .pause(
+          () =>
+            new Promise<void>((resolve) => {
+              if (gone) return resolve();
+              const t = setTimeout(finish, 2_000);
+              answered = () => {
+                clearTimeout(t);
+                resolve();
+              };
+              worker.postMessage('restart');
+            }),
+        )
+        .catch(() => undefined);
+    } else if (typeof m === 'object' && m !== null && 'restarted' in m) {
+      finish();
+    }
+  });
   let stopped: Promise<void> | undefined;
   return {
     stop: () =>

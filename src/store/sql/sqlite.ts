@@ -215,6 +215,23 @@ export class SqliteSql implements Sql {
     }
   }
 
+  /**
+   * Runs `work` with the connection to itself: once the transaction holding it has ended, and
+   * before any other begins or any query outside one runs (they wait, as for a transaction).
+   * The WAL checkpointer's RESTART runs so (sqlite-checkpointer.ts), on its own connection.
+   */
+  async pause(work: () => Promise<void>): Promise<void> {
+    while (this.held) await this.held;
+    let release!: () => void;
+    this.held = new Promise<void>((r) => (release = r));
+    try {
+      await work();
+    } finally {
+      this.held = undefined;
+      release();
+    }
+  }
+
   async ping(): Promise<boolean> {
     if (!this.raw.open) return false;
     try {
