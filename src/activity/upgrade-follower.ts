@@ -27,6 +27,11 @@ export interface UpgradeItem {
 
 export interface UpgradeFollowerOptions {
   getNode(nodeId: string): Promise<HostedNode>;
+  /**
+   * The account's nodes, with their builds (the service's list): read once for a batch of several
+   * nodes instead of each one (an upgrade wave of 2,000 nodes is one call, not 2,000 at once).
+   */
+  listNodes?(): Promise<HostedNode[]>;
   /** Whether the node's wallet answers locked (its node API's nodeinfo). */
   nodeinfo(node: HostedNode): Promise<unknown>;
   /** Queues every node's item of one batch together (one transaction: one message per channel). */
@@ -55,6 +60,11 @@ export interface UpgradeFollower {
 const RECENT_BUILD_MS = 3_600_000;
 /** How long after an upgrade a lock is its doing. */
 const EXPLAINS_MS = 600_000;
+/**
+ * Nodes of a batch read at once (their node API's lock state, or the service when the list was not
+ * read): a wave of nodes is not that many requests started in one turn of the event loop.
+ */
+const AT_ONCE = 8;
 
 /** The image version the service gives (imageVersion, else the last build's), else the RLN commit. */
 export function versionOf(node: HostedNode): string | undefined {
@@ -129,9 +139,9 @@ export function createUpgradeFollower(o: UpgradeFollowerOptions): UpgradeFollowe
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
 
-  async function one(nodeId: string): Promise<{ node: HostedNode; items: UpgradeItem[] } | undefined> {
+  async function one(nodeId: string, listed?: HostedNode): Promise<{ node: HostedNode; items: UpgradeItem[] } | undefined> {
     const sawProgress = upgrading.delete(nodeId);
-    const node = await o.getNode(nodeId);
+    const node = listed ?? (await o.getNode(nodeId));
     const build = lastBuild(node);
     const recent = recentUpgrade(node, o.now());
     // A build of another kind after the IN_PROGRESS (the service says what it did) is not an upgrade.
@@ -168,17 +178,29 @@ export function createUpgradeFollower(o: UpgradeFollowerOptions): UpgradeFollowe
     const ids = [...pending];
     pending.clear();
     if (!ids.length) return;
+    // Several nodes: the account's list once (it carries their builds). A node not in it is read alone.
+    let listed: Map<string, HostedNode> | undefined;
+    if (ids.length > 1 && o.listNodes) {
+      try {
+        listed = new Map((await o.listNodes()).map((n) => [n.nodeId, n]));
+      } catch (err) {
+        o.logger.warn({ err }, 'upgrades: could not list the account nodes; reading each node instead');
+      }
+    }
     const entries: Array<{ node: HostedNode; items: UpgradeItem[] }> = [];
-    await Promise.all(
-      ids.map(async (id) => {
+    let next = 0;
+    const worker = async () => {
+      while (next < ids.length) {
+        const id = ids[next++];
         try {
-          const e = await one(id);
+          const e = await one(id, listed?.get(id));
           if (e) entries.push(e);
         } catch (err) {
           o.logger.warn({ err, nodeId: shortId(id, 12) }, 'upgrades: could not read an upgraded node; its lock alert still tells a lock');
         }
-      }),
-    );
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(AT_ONCE, ids.length) }, worker));
     entries.sort((a, b) => a.node.name.localeCompare(b.node.name));
     if (entries.length) await o.publish(entries);
   }

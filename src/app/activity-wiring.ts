@@ -36,6 +36,7 @@ export function wireActivity(opts: {
   const clock = opts.now;
   const upgradeFollower = createUpgradeFollower({
     getNode: (id) => hosting.getNode(id),
+    listNodes: () => hosting.listNodes(),
     nodeinfo: (node) => nodeApi(node).nodeinfo(),
     publish: async (entries) => {
       await notifier.ingestActivityBatch(entries.map((e) => ({ node: { nodeId: e.node.nodeId, nodeName: e.node.name }, items: e.items })));

@@ -63,3 +63,53 @@ describe('upgrade follower: the locks it explains', () => {
     expect(g.explainsLock(node([upgradeBuild(5)]))).toBe(true);
   });
 });
+
+describe('upgrade follower: a wave of nodes', () => {
+  it("reads the account's list once for a batch, and at most 8 nodes' lock states at once", async () => {
+    const ids = Array.from({ length: 30 }, (_, i) => `n${i}`);
+    const hosted = (id: string): HostedNode => ({
+      nodeId: id,
+      name: `node-${id}`,
+      network: 'regtest',
+      status: 'RUNNING',
+      builds: [upgradeBuild(2)],
+    });
+    let lists = 0;
+    let gets = 0;
+    let inflight = 0;
+    let most = 0;
+    const published: string[] = [];
+    follower = createUpgradeFollower({
+      getNode: async (id) => {
+        gets++;
+        return hosted(id);
+      },
+      listNodes: async () => {
+        lists++;
+        // One node of the batch is missing from the list: it is read alone.
+        return ids.slice(1).map(hosted);
+      },
+      nodeinfo: async () => {
+        most = Math.max(most, ++inflight);
+        // Answered in a later turn of the event loop, as a node API is.
+        await new Promise((r) => setImmediate(r));
+        inflight--;
+        throw Object.assign(new Error('wallet is locked'), { status: 403, body: { error: 'Wallet is locked' } });
+      },
+      publish: async (entries) => void published.push(...entries.map((e) => e.node.nodeId)),
+      now: () => NOW,
+      logger: silentLogger,
+      batchMs: 600_000,
+    });
+    for (const id of ids) {
+      follower.statusSeen(id, 'IN_PROGRESS');
+      follower.statusSeen(id, 'RUNNING');
+    }
+    await follower.flush();
+    expect(lists).toBe(1);
+    expect(gets).toBe(1);
+    expect(most).toBeGreaterThan(1);
+    expect(most).toBeLessThanOrEqual(8);
+    expect(published.sort()).toEqual([...ids].sort());
+  });
+});
