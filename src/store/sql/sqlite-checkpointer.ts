@@ -10,10 +10,10 @@
  * before, and the syncs happen as before, on another thread.
  *
  * A passive checkpoint copies the WAL but cannot start it again from the beginning: only the
- * writer does that, at a transaction that begins with every frame copied. Under a steady stream
- * of commits (webhooks at 1,000/s) that moment never comes, so the WAL grew until the writer's
+ * writer does that, at a transaction that begins with every frame copied. Under commits back to
+ * back (intake at its maximum rate) that moment rarely comes, so the WAL grew until the writer's
  * own backstop checkpoint ran, on the event loop, with its two syncs (measured: COMMITs of
- * 6–30 ms every few seconds, the longest stalls of routed intake at a steady rate). So once the
+ * 6–9 ms, 20–30 ms under the profiler, at the maximum rate and after it). So once the
  * WAL holds `restartAtPages` pages, the worker asks for a pause (`pause`): the writer lets its
  * current transaction end and starts no other (its callers wait, asynchronously; the event loop
  * runs on), while the worker runs a RESTART checkpoint. The next commit then writes the WAL from
