@@ -28,8 +28,8 @@ export interface UpgradeItem {
 export interface UpgradeFollowerOptions {
   getNode(nodeId: string): Promise<HostedNode>;
   /**
-   * The account's nodes, with their builds (the service's list): read once for a batch of several
-   * nodes instead of each one (an upgrade wave of 2,000 nodes is one call, not 2,000 at once).
+   * The account's nodes, with their builds (the service's list): read once for a batch of more
+   * than 8 nodes instead of each one (an upgrade wave of 2,000 nodes is one call, not 2,000).
    */
   listNodes?(): Promise<HostedNode[]>;
   /** Whether the node's wallet answers locked (its node API's nodeinfo). */
@@ -178,9 +178,10 @@ export function createUpgradeFollower(o: UpgradeFollowerOptions): UpgradeFollowe
     const ids = [...pending];
     pending.clear();
     if (!ids.length) return;
-    // Several nodes: the account's list once (it carries their builds). A node not in it is read alone.
+    // More nodes than are read at once: the account's list once (it carries their builds), instead
+    // of a call per node. A node not in it is read alone.
     let listed: Map<string, HostedNode> | undefined;
-    if (ids.length > 1 && o.listNodes) {
+    if (ids.length > AT_ONCE && o.listNodes) {
       try {
         listed = new Map((await o.listNodes()).map((n) => [n.nodeId, n]));
       } catch (err) {

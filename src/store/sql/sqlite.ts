@@ -186,33 +186,29 @@ export class SqliteSql implements Sql {
         }
       });
     }
-    // The check and the taking are in one synchronous step: two waiters cannot both take it.
-    while (this.held) await this.held;
-    let release!: () => void;
-    this.held = new Promise<void>((r) => (release = r));
-    const store: Level = { depth: 0, turn: Promise.resolve(), root: { done: false } };
-    try {
+    return this.holding(async () => {
+      const store: Level = { depth: 0, turn: Promise.resolve(), root: { done: false } };
       try {
-        this.control('BEGIN IMMEDIATE');
-      } catch (e) {
-        throw wrap(e);
-      }
-      return await this.als.run(store, async () => {
         try {
-          const r = await fn();
-          this.control('COMMIT');
-          return r;
+          this.control('BEGIN IMMEDIATE');
         } catch (e) {
-          if (this.raw.inTransaction) this.raw.exec('ROLLBACK');
           throw wrap(e);
         }
-      });
-    } finally {
-      // Work started inside that runs later must wait like any other chain, not join the next transaction.
-      store.root.done = true;
-      this.held = undefined;
-      release();
-    }
+        return await this.als.run(store, async () => {
+          try {
+            const r = await fn();
+            this.control('COMMIT');
+            return r;
+          } catch (e) {
+            if (this.raw.inTransaction) this.raw.exec('ROLLBACK');
+            throw wrap(e);
+          }
+        });
+      } finally {
+        // Work started inside that runs later must wait like any other chain, not join the next transaction.
+        store.root.done = true;
+      }
+    });
   }
 
   /**
@@ -220,12 +216,18 @@ export class SqliteSql implements Sql {
    * before any other begins or any query outside one runs (they wait, as for a transaction).
    * The WAL checkpointer's RESTART runs so (sqlite-checkpointer.ts), on its own connection.
    */
-  async pause(work: () => Promise<void>): Promise<void> {
+  pause(work: () => Promise<void>): Promise<void> {
+    return this.holding(work);
+  }
+
+  /** Holds the connection while `fn` runs (a transaction, a pause): other chains wait for `held`. */
+  private async holding<T>(fn: () => Promise<T>): Promise<T> {
+    // The check and the taking are in one synchronous step: two waiters cannot both take it.
     while (this.held) await this.held;
     let release!: () => void;
     this.held = new Promise<void>((r) => (release = r));
     try {
-      await work();
+      return await fn();
     } finally {
       this.held = undefined;
       release();
