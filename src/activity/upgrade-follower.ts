@@ -12,7 +12,7 @@
  * recent, successful upgrade.
  */
 import type { HostedNode } from '../hosting/index.js';
-import { walletStateOf } from '../node-api/index.js';
+import { createCallScheduler, walletStateOf, type CallScheduler } from '../node-api/index.js';
 import { msg, shortId, type Message } from '../vocabulary/index.js';
 import type { Logger } from '../log.js';
 
@@ -32,6 +32,11 @@ export interface UpgradeFollowerOptions {
    * than 8 nodes instead of each one (an upgrade wave of 2,000 nodes is one call, not 2,000).
    */
   listNodes?(): Promise<HostedNode[]>;
+  /**
+   * The process's scheduler of node work (call-scheduler.ts): each node of a batch is a piece of
+   * it, bounded with the rest and given a deadline. Default: one of its own, 8 at once.
+   */
+  calls?: Pick<CallScheduler, 'map'>;
   /** Whether the node's wallet answers locked (its node API's nodeinfo). */
   nodeinfo(node: HostedNode): Promise<unknown>;
   /** Queues every node's item of one batch together (one transaction: one message per channel). */
@@ -60,10 +65,7 @@ export interface UpgradeFollower {
 const RECENT_BUILD_MS = 3_600_000;
 /** How long after an upgrade a lock is its doing. */
 const EXPLAINS_MS = 600_000;
-/**
- * Nodes of a batch read at once (their node API's lock state, or the service when the list was not
- * read): a wave of nodes is not that many requests started in one turn of the event loop.
- */
+/** A batch of more nodes than this reads the account's list (and a scheduler of its own runs this many at once). */
 const AT_ONCE = 8;
 
 /** The image version the service gives (imageVersion, else the last build's), else the RLN commit. */
@@ -129,6 +131,7 @@ export function upgradedMessage(node: HostedNode, state: 'locked' | 'unlocked' |
 
 export function createUpgradeFollower(o: UpgradeFollowerOptions): UpgradeFollower {
   const batchMs = Math.max(0, o.batchMs ?? 3_000);
+  const calls = o.calls ?? createCallScheduler({ maxConcurrency: AT_ONCE });
   /** Nodes seen IN_PROGRESS (upgrading), and when. */
   const upgrading = new Map<string, number>();
   /** Nodes whose upgrade was told, and when. */
@@ -188,20 +191,19 @@ export function createUpgradeFollower(o: UpgradeFollowerOptions): UpgradeFollowe
         o.logger.warn({ err }, 'upgrades: could not list the account nodes; reading each node instead');
       }
     }
-    const entries: Array<{ node: HostedNode; items: UpgradeItem[] }> = [];
-    let next = 0;
-    const worker = async () => {
-      while (next < ids.length) {
-        const id = ids[next++];
-        try {
-          const e = await one(id, listed?.get(id));
-          if (e) entries.push(e);
-        } catch (err) {
+    // Each node's reads (the service's, its node API's lock state) as a piece of node work.
+    const read = await calls.map(
+      ids,
+      (id) => id,
+      (id) => one(id, listed?.get(id)),
+      {
+        onError: (err, id) => {
           o.logger.warn({ err, nodeId: shortId(id, 12) }, 'upgrades: could not read an upgraded node; its lock alert still tells a lock');
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(AT_ONCE, ids.length) }, worker));
+          return undefined;
+        },
+      },
+    );
+    const entries = read.filter((e) => e !== undefined);
     entries.sort((a, b) => a.node.name.localeCompare(b.node.name));
     if (entries.length) await o.publish(entries);
   }

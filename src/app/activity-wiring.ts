@@ -7,6 +7,7 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { createActivityStateRepo, type Db, type Leases } from '../store/index.js';
 import type { HostingClient } from '../hosting/index.js';
+import type { CallScheduler } from '../node-api/index.js';
 import type { AuditLog } from '../access/index.js';
 import type { Notifier } from '../notify/index.js';
 import {
@@ -20,6 +21,8 @@ import { accountThresholds, backupFacts, watchProfiles } from './watch-profiles.
 import type { ServiceWiring } from './service-wiring.js';
 
 export function wireActivity(opts: {
+  /** The process's scheduler of node work (the upgrade follower's reads go through it). */
+  calls: CallScheduler;
   config: Config;
   db: Db;
   leases: Leases;
@@ -37,6 +40,7 @@ export function wireActivity(opts: {
   const upgradeFollower = createUpgradeFollower({
     getNode: (id) => hosting.getNode(id),
     listNodes: () => hosting.listNodes(),
+    calls: opts.calls,
     nodeinfo: (node) => nodeApi(node).nodeinfo(),
     publish: async (entries) => {
       await notifier.ingestActivityBatch(entries.map((e) => ({ node: { nodeId: e.node.nodeId, nodeName: e.node.name }, items: e.items })));

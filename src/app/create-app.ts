@@ -174,7 +174,11 @@ export async function createApp(opts: AppOptions): Promise<App> {
       allowPrivate,
     },
   });
+  // One scheduler of node work for the whole process: reports, the dashboard, the commands that ask
+  // many nodes, and the upgrade follower's reads.
+  const nodeCalls = createCallScheduler({ maxConcurrency: config.NODE_CALLS_MAX, perNodeMax: config.NODE_CALLS_PER_NODE });
   const { activity, upgradeFollower } = wireActivity({
+    calls: nodeCalls,
     config,
     db,
     leases,
@@ -188,8 +192,6 @@ export async function createApp(opts: AppOptions): Promise<App> {
     now: clock,
   });
   upgrades.follower = upgradeFollower;
-  // One scheduler of node work for the whole process: reports, the dashboard and the commands that ask many nodes.
-  const nodeCalls = createCallScheduler({ maxConcurrency: config.NODE_CALLS_MAX, perNodeMax: config.NODE_CALLS_PER_NODE });
   const reports = createReports({
     db,
     calls: nodeCalls,
