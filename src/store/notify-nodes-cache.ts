@@ -15,6 +15,7 @@
  * PostgreSQL does not keep them: replicas share the database, and each reads the rows inside the
  * routing lock (NotifyStore.lockRouting) as before.
  */
+import { perConnection } from './per-connection.js';
 import type { AnyDb } from './database.js';
 
 /** A node's row (notify_nodes: its columns are described in notify-nodes.ts). */
@@ -141,14 +142,5 @@ export class NodeRowsCache {
   }
 }
 
-const caches = new WeakMap<AnyDb, NodeRowsCache>();
-
 /** The one cache of this connection (every NotifyStore over it shares it, as they share its transactions). */
-export function nodeRowsCacheOf(db: AnyDb): NodeRowsCache {
-  let cache = caches.get(db);
-  if (!cache) {
-    cache = new NodeRowsCache(db);
-    caches.set(db, cache);
-  }
-  return cache;
-}
+export const nodeRowsCacheOf = perConnection((db) => new NodeRowsCache(db));

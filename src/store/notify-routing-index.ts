@@ -15,6 +15,7 @@
  * caller's longer transaction is not cached until that transaction has ended (it may be rolled
  * back): until then, views are loaded afresh and not kept.
  */
+import { perConnection } from './per-connection.js';
 import type { AnyDb } from './database.js';
 import { createGenerations, type Generations } from './leases.js';
 import type { MuteRow, WatchRow } from './notify-rows.js';
@@ -107,14 +108,5 @@ export class NotifyRoutingIndex {
   }
 }
 
-const indexes = new WeakMap<AnyDb, NotifyRoutingIndex>();
-
 /** The one index of this connection (every NotifyStore over it shares it, so each one's writes reach the others). */
-export function routingIndexOf(db: AnyDb): NotifyRoutingIndex {
-  let index = indexes.get(db);
-  if (!index) {
-    index = new NotifyRoutingIndex(db);
-    indexes.set(db, index);
-  }
-  return index;
-}
+export const routingIndexOf = perConnection((db) => new NotifyRoutingIndex(db));
