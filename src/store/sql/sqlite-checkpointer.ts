@@ -51,7 +51,7 @@ parentPort.on('message', (m) => {
     try { restarted = db.pragma('wal_checkpoint(RESTART)')[0].busy === 0; } catch { /* the next request tries again */ }
     asked = false;
     if (!restarted) skip = 10;
-    parentPort.postMessage({ restarted });
+    parentPort.postMessage('done');
     return;
   }
   clearInterval(timer); checkpoint(); db.close(); parentPort.close();
@@ -108,7 +108,7 @@ export function startCheckpointer(path: string, o: { everyMs?: number; restartAt
             }),
         )
         .catch(() => undefined);
-    } else if (typeof m === 'object' && m !== null && 'restarted' in m) {
+    } else if (m === 'done') {
       finish();
     }
   });
