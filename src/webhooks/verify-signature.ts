@@ -3,9 +3,10 @@
  * key: Ed25519; ECDSA (P-256, secp256k1) with SHA-256, DER or raw r||s; RSA with SHA-256,
  * PKCS#1 v1.5 or PSS. The signature may be base64, base64url or hex (with an optional
  * `name=` prefix such as `sha256=`; several may be comma-separated); every decoding that fits
- * is tried. Pure, node:crypto only.
+ * is tried. Pure: node:crypto, and libsodium for Ed25519 when it loads (ed25519.ts).
  */
 import { constants, verify, type KeyObject } from 'node:crypto';
+import { ed25519 } from './ed25519.js';
 
 /** The byte strings a signature header can stand for. */
 export function decodeSignature(signature: string): Buffer[] {
@@ -35,6 +36,7 @@ function tryVerify(fn: () => boolean): boolean {
 function verifyOne(key: KeyObject, body: Buffer, sig: Buffer): boolean {
   switch (key.asymmetricKeyType) {
     case 'ed25519':
+      return ed25519().verify(key, body, sig);
     case 'ed448':
       return tryVerify(() => verify(null, body, key, sig));
     case 'ec':
