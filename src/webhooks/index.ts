@@ -1,10 +1,11 @@
 /**
  * The webhooks room: the service's signed events. Pure key parsing and signature
- * verification (node:crypto), a key cache that refetches on rotation, a cached directory of
+ * verification (node:crypto, and libsodium for Ed25519 when its addon loads), a key cache that refetches on rotation, a cached directory of
  * the account's nodes, and the plugin for POST /webhooks/service[/:nodeId] (a raw node:http route).
  */
 export { parsePublicKey, parsePublicKeys, PublicKeyError } from './parse-public-key.js';
 export { verifySignature, decodeSignature } from './verify-signature.js';
+export { ed25519, type Ed25519Backend } from './ed25519.js';
 export { KeyCache, KeyUnavailableError, type KeyCacheOptions } from './key-cache.js';
 export { createNodeDirectory, type NodeDirectory, type NodeDirectoryOptions } from './node-directory.js';
 export { readEvent, dedupeKeyOf, type ServiceEvent, type ReadEventResult } from './read-event.js';

@@ -27,7 +27,7 @@ describe('npm run doctor', () => {
     });
     expect(text).toContain(`token accepted (${emulator.nodes().length} nodes)`);
     expect(text).toMatch(/✓ service at /);
-    expect(text).toMatch(/✓ webhook public key: fetched and parsed \(ed25519/);
+    expect(text).toMatch(/✓ webhook public key: fetched and parsed \(ed25519\); signatures verified through libsodium/);
     expect(text).toMatch(/✓ database/);
     expect(code).toBe(0);
   });
