@@ -11,7 +11,9 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY commands ./commands
-RUN npm run build && npm prune --omit=dev
+# sodium-native ships prebuilt addons for every platform (18 MB): only this one's is kept.
+RUN npm run build && npm prune --omit=dev \
+ && node -e "const fs=require('fs'),p='node_modules/sodium-native/prebuilds';for(const d of fs.readdirSync(p))if(d!==process.platform+'-'+process.arch)fs.rmSync(p+'/'+d,{recursive:true})"
 
 # Run stage: a small Node image, a non-root user, the SQLite file on a volume.
 # MALLOC_ARENA_MAX=2: glibc's malloc keeps up to 8 arenas per core, one per thread that
