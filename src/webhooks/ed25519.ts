@@ -27,6 +27,7 @@ export type Ed25519Verify = (key: KeyObject, body: Buffer, signature: Buffer) =>
 export type Ed25519Backend = 'libsodium' | 'node:crypto';
 
 const SIGNATURE_BYTES = 64;
+const PUBLIC_KEY_BYTES = 32;
 
 const nodeVerify: Ed25519Verify = (key, body, signature) => {
   try {
@@ -49,6 +50,8 @@ export function ed25519Verifier(sodium: Sodium | undefined): Ed25519Verify {
       publicKey = Buffer.from(key.export({ format: 'jwk' }).x ?? '', 'base64url');
       raw.set(key, publicKey);
     }
+    // (An Ed25519 key is always 32 bytes; anything else is node:crypto's to judge, never a throw.)
+    if (publicKey.length !== PUBLIC_KEY_BYTES) return nodeVerify(key, body, signature);
     return sodium.crypto_sign_verify_detached(signature, body, publicKey);
   };
 }

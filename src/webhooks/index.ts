@@ -1,7 +1,8 @@
 /**
  * The webhooks room: the service's signed events. Pure key parsing and signature
- * verification (node:crypto, and libsodium for Ed25519 when its addon loads), a key cache that refetches on rotation, a cached directory of
- * the account's nodes, and the plugin for POST /webhooks/service[/:nodeId] (a raw node:http route).
+ * verification (node:crypto, and libsodium for Ed25519 when its addon loads), a key cache that
+ * refetches on rotation, a cached directory of the account's nodes, and the plugin for
+ * POST /webhooks/service[/:nodeId] (a raw node:http route).
  */
 export { parsePublicKey, parsePublicKeys, PublicKeyError } from './parse-public-key.js';
 export { verifySignature, decodeSignature } from './verify-signature.js';

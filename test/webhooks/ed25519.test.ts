@@ -1,6 +1,6 @@
 // Ed25519 through libsodium: used when its addon loads, with node:crypto's answers for every signature.
 import { createRequire } from 'node:module';
-import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ed25519, ed25519Verifier, type Sodium } from '../../src/webhooks/ed25519.js';
 import { verifySignature } from '../../src/webhooks/index.js';
@@ -58,13 +58,18 @@ describe('Ed25519 verification', () => {
     expect(viaSodium(publicKey, body, malleated)).toBe(false);
   });
 
+  it('answers false, never throws, for a key whose raw bytes are not 32 (a request answered 401, not 500)', () => {
+    const odd = { asymmetricKeyType: 'ed25519', export: () => ({ x: Buffer.alloc(31).toString('base64url') }) } as unknown as KeyObject;
+    expect(viaSodium(odd, Buffer.from('{}'), Buffer.alloc(64))).toBe(false);
+  });
+
   it('is the one the webhook signature check uses for an Ed25519 key', () => {
     const { publicKey, privateKey } = generateKeyPairSync('ed25519');
     const body = Buffer.from('{"eventType":"NODE_STATUS_UPDATED","nodeId":"n1"}');
-    const process = ed25519();
-    const used = process.verify;
+    const shared = ed25519();
+    const used = shared.verify;
     let calls = 0;
-    process.verify = (...a) => {
+    shared.verify = (...a) => {
       calls++;
       return used(...a);
     };
@@ -72,7 +77,7 @@ describe('Ed25519 verification', () => {
       expect(verifySignature(publicKey, body, sign(null, body, privateKey).toString('base64'))).toBe(true);
       expect(verifySignature(publicKey, flip(body, 3), sign(null, body, privateKey).toString('base64'))).toBe(false);
     } finally {
-      process.verify = used;
+      shared.verify = used;
     }
     expect(calls).toBe(2);
   });
