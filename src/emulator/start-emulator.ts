@@ -55,7 +55,10 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const userId = opts.userId ?? `user-${randomBytes(4).toString('hex')}`;
   const hosted = new HostedNodes({ world, sender, faults, userId, delayMs: delay, latestImage: opts.latestImage ?? 'v0.2.1' });
 
-  const app = Fastify({ logger: false, bodyLimit: 2 * 1024 * 1024 });
+  // Closing ends every connection, as a service going away does. Fastify's default ends only idle
+  // ones and waits for the others: a client gone quiet mid-request (a bot stopped during a call)
+  // held the close until node:http's own timeouts ended it: 70 s in the Slack end-to-end tests' teardown.
+  const app = Fastify({ logger: false, bodyLimit: 2 * 1024 * 1024, forceCloseConnections: true });
   // Bodies are parsed by the handlers, so a non-JSON body is answered with our own 400.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
