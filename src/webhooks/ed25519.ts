@@ -29,7 +29,8 @@ export type Ed25519Backend = 'libsodium' | 'node:crypto';
 const SIGNATURE_BYTES = 64;
 const PUBLIC_KEY_BYTES = 32;
 
-const nodeVerify: Ed25519Verify = (key, body, signature) => {
+/** EdDSA (Ed25519, Ed448) through node:crypto: false, never a throw, for what does not verify. */
+export const nodeVerify: Ed25519Verify = (key, body, signature) => {
   try {
     return verify(null, body, key, signature);
   } catch {

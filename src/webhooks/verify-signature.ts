@@ -6,7 +6,7 @@
  * is tried. Pure: node:crypto, and libsodium for Ed25519 when it loads (ed25519.ts).
  */
 import { constants, verify, type KeyObject } from 'node:crypto';
-import { ed25519 } from './ed25519.js';
+import { ed25519, nodeVerify } from './ed25519.js';
 
 /** The byte strings a signature header can stand for. */
 export function decodeSignature(signature: string): Buffer[] {
@@ -38,7 +38,7 @@ function verifyOne(key: KeyObject, body: Buffer, sig: Buffer): boolean {
     case 'ed25519':
       return ed25519().verify(key, body, sig);
     case 'ed448':
-      return tryVerify(() => verify(null, body, key, sig));
+      return nodeVerify(key, body, sig);
     case 'ec':
       return (
         tryVerify(() => verify('sha256', body, { key, dsaEncoding: 'der' }, sig)) ||
