@@ -34,7 +34,7 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { ActivityStateRepo } from '../store/index.js';
 import { diffActivity } from './diff-activity.js';
-import { boundCalls, readActivity, type ActivityNodeApi } from './read-activity.js';
+import { readActivity, type ActivityNodeApi } from './read-activity.js';
 import { DEFAULT_LIQUIDITY, type ActivityEvent, type ActivitySnapshot, type ActivityState, type LiquidityThresholds } from './types.js';
 import { readWatchFacts, refreshWaiting, type WatchNodeApi } from './read-watch-facts.js';
 import { createPollPacer, dueOf, type Cadence } from './poll-pacer.js';
@@ -48,7 +48,6 @@ export interface ActivityPollerOptions {
   /** Whether any watch hears activity of this node. */
   isWatched(node: HostedNode): boolean | Promise<boolean>;
   api(node: HostedNode): ActivityNodeApi & WatchNodeApi;
-  /** At most this many of one node's calls in flight within a poll (NODE_CALLS_PER_NODE). Default 4. */ callsPerNode?: number;
   /** The kinds the node's watches hear and their thresholds (default: the activity kinds, default thresholds). */
   profile?(node: HostedNode): WatchProfile | Promise<WatchProfile>;
   /** What the `backup` kind needs besides the node's API (its backups and upgrades); read at the slower cadence. */
@@ -165,7 +164,9 @@ export function createActivityPoller(o: ActivityPollerOptions): ActivityPoller {
 
   /** Reads the node, within the time limit: its activity, then what its watch kinds need. */
   async function read(node: HostedNode, profile: WatchProfile, previous: ActivityState | undefined, slow: boolean, now: number) {
-    const api = boundCalls(o.api(node), o.callsPerNode ?? 4);
+    // Its requests in flight stay within NODE_CALLS_PER_NODE, together with everyone else's: the
+    // client takes a turn at the node's gate for each (src/node-api/node-gates.ts).
+    const api = o.api(node);
     const failures = slow ? await refreshWaiting(api, profile, previous?.snapshot) : undefined;
     const snapshot: ActivitySnapshot = await readActivity(api, now, previous?.snapshot.pubkey);
     if (snapshot.lock !== 'unlocked') return snapshot;

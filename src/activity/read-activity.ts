@@ -7,8 +7,6 @@
 import { walletStateOf, type NodeApiClient } from '../node-api/index.js';
 import type { ActivitySnapshot, AssetInfo, ChannelState, DepositState, LockState, PaymentState, TransferState } from './types.js';
 
-export { boundCalls } from './bounded-calls.js';
-
 /** The node API calls the poller makes. */
 export type ActivityNodeApi = Pick<
   NodeApiClient,

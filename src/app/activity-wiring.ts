@@ -58,7 +58,6 @@ export function wireActivity(opts: {
     facts: backupFacts(opts.audit),
     // One client per node, reused across polls (the service wiring keeps them).
     api: (node) => nodeApi(node),
-    callsPerNode: config.NODE_CALLS_PER_NODE,
     states: createActivityStateRepo(db),
     // Replicas on one database split the nodes (a lease per node and interval); one process takes them all.
     claim: db.engine === 'postgres' ? (nodeId, until, now) => leases.claim(`activity:${nodeId}`, replicaId, until, now) : undefined,

@@ -8,7 +8,7 @@ import { registerSecret, type Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { Db } from '../store/index.js';
 import { createHostingClient, type HostedNode, type HostingClient } from '../hosting/index.js';
-import { ApiShapes, checkNodeApiUrl, createNodeApiClient, imageOfNode, type NodeApiClient } from '../node-api/index.js';
+import { ApiShapes, checkNodeApiUrl, createNodeApiClient, imageOfNode, NodeGates, type NodeApiClient } from '../node-api/index.js';
 import type { Emulator } from '../emulator/index.js';
 import { UserError, checkUrlTarget, parseAllowList } from '../vocabulary/index.js';
 import { nodeCredentialSources } from './node-credentials.js';
@@ -83,6 +83,8 @@ export async function wireService(opts: {
   // Which API generation each node speaks, per changed endpoint: learnt once, shared by every client of
   // the node, forgotten when its image changes or it answers locked (src/node-api/generations.ts).
   const apiShapes = new ApiShapes();
+  // Each node's requests in flight, from every client and caller together (src/node-api/node-gates.ts).
+  const gates = new NodeGates(config.NODE_CALLS_PER_NODE);
   // One client per node, reused by every caller (reports, the dashboard, commands, the poller): a client
   // builds its transport once and again only when the node's credentials change (it looks them up at
   // each call), so a report over 2,000 nodes does not build 2,000 transports. A new address, name or
@@ -115,6 +117,7 @@ export async function wireService(opts: {
       maxBytes: config.NODE_API_MAX_BYTES,
       shapes: apiShapes.of(node.nodeId, image),
       image,
+      gate: () => gates.of(node.nodeId),
     });
     clients.set(key, client);
     for (const old of clients.keys()) {

@@ -6,6 +6,31 @@ import type { Delivery, Faults } from './types.js';
 /** Entries kept in `requests` and `deliveries` (the oldest half is dropped beyond this). */
 const MAX_LOG = 20_000;
 
+/** Node API requests in flight per node (`/nodes/<user>/<node>/<endpoint>`), and the most seen at once. */
+export class NodeRequestsInFlight {
+  private readonly now = new Map<string, number>();
+  private readonly peaks = new Map<string, number>();
+
+  /** Counts a request to `path` until `done` fires; other paths are not counted. */
+  track(path: string, done: (end: () => void) => void): void {
+    const parts = path.split('/');
+    if (parts[1] !== 'nodes' || parts.length < 5) return;
+    const node = parts[3];
+    const n = (this.now.get(node) ?? 0) + 1;
+    this.now.set(node, n);
+    if (n > (this.peaks.get(node) ?? 0)) this.peaks.set(node, n);
+    done(() => {
+      const left = (this.now.get(node) ?? 1) - 1;
+      if (left > 0) this.now.set(node, left);
+      else this.now.delete(node);
+    });
+  }
+
+  peak(nodeId: string): number {
+    return this.peaks.get(nodeId) ?? 0;
+  }
+}
+
 /**
  * What every request goes through before and after its route: the request log, fault
  * injection (down, latency, 429, 5xx, truncated bodies), the management API's bearer token,
@@ -13,13 +38,21 @@ const MAX_LOG = 20_000;
  */
 export function installServiceHooks(
   app: FastifyInstance,
-  o: { faults: Faults; requests: Array<{ method: string; path: string }>; deliveries: Delivery[]; token: () => string },
+  o: {
+    faults: Faults;
+    requests: Array<{ method: string; path: string }>;
+    deliveries: Delivery[];
+    nodeRequests?: NodeRequestsInFlight;
+    token: () => string;
+  },
 ): void {
   const { faults, requests, deliveries } = o;
 
   app.addHook('onRequest', async (req, reply) => {
     const path = req.url.split('?')[0] ?? req.url;
     requests.push({ method: req.method, path });
+    // Until its answer is written or the client goes away, whichever comes first.
+    o.nodeRequests?.track(path, (end) => reply.raw.once('close', end));
     // Bounded, so a benchmark's load does not grow memory without end.
     if (requests.length > MAX_LOG) requests.splice(0, requests.length - MAX_LOG / 2);
     if (deliveries.length > MAX_LOG) deliveries.splice(0, deliveries.length - MAX_LOG / 2);

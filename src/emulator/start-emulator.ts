@@ -4,7 +4,7 @@ import { createSigningKey } from './create-signing-key.js';
 import { defaultFaults } from './default-faults.js';
 import { createCertAuthority } from './generate-cert.js';
 import { HostedNodes } from './hosted-nodes.js';
-import { installServiceHooks } from './install-service-hooks.js';
+import { installServiceHooks, NodeRequestsInFlight } from './install-service-hooks.js';
 import { NODE_FAULTS, NodeWorld } from './node-api/index.js';
 import { SERVICE_FAULTS, injectServiceFault, isServiceFault } from './service-faults.js';
 import { registerManagementRoutes } from './register-management-routes.js';
@@ -40,6 +40,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const key = createSigningKey(opts.keyType ?? 'ed25519');
   const deliveries: Delivery[] = [];
   const requests: Array<{ method: string; path: string }> = [];
+  const nodeRequests = new NodeRequestsInFlight();
   const sender = new WebhookSender({
     key,
     faults,
@@ -62,7 +63,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   // Bodies are parsed by the handlers, so a non-JSON body is answered with our own 400.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
-  installServiceHooks(app, { faults, requests, deliveries, token: () => token });
+  installServiceHooks(app, { faults, requests, deliveries, nodeRequests, token: () => token });
   const ca = opts.certAuthority ?? createCertAuthority();
   registerManagementRoutes(app, { hosted, key, delayMs: delay, ca });
   registerNodeApiRoute(app, { hosted, world, userId, nodeApiToken });
@@ -101,6 +102,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     certAuthority: ca,
     deliveries,
     requests,
+    peakNodeRequests: (nodeId) => nodeRequests.peak(nodeId),
     async close() {
       if (closed) return;
       closed = true;

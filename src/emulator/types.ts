@@ -131,6 +131,8 @@ export interface Emulator {
   deliveries: Delivery[];
   /** Every request received (also those answered by a fault), in order (the most recent 10-20 thousand). */
   requests: Array<{ method: string; path: string }>;
+  /** The most node API requests that were in flight at once to this node (arrived and not yet answered). */
+  peakNodeRequests(nodeId: string): number;
   nodes(): HostedNode[];
   /** Resolves when no webhook delivery is pending (tests). */
   settled(): Promise<void>;

@@ -19,6 +19,7 @@ import { currentDeadline, secondsText, sleep } from '../vocabulary/index.js';
 import { AttemptTimeout, CutOff, DEADLINE_SLACK_MS, HttpStatusError, MIN_RETRY_MS, retryDelay, translate } from './call-errors.js';
 import { buildTransport, type Transport, undiciRequest as request } from './transport.js';
 import { withEndpointMethods } from './endpoint-methods.js';
+import { GateWaitTimeout, type NodeGate } from './node-gates.js';
 
 /** Request and response fields that hold a secret: masked in every log line and error text. */
 const SECRET_FIELD_RE = /password|mnemonic/i;
@@ -80,6 +81,11 @@ export interface NodeApiClientOptions {
   image?: string;
   /** Unix seconds now (expiries given as durations); default the clock. */
   nowSec?: () => number;
+  /**
+   * The node's turns (node-gates.ts), asked for at each request: every client of the node shares
+   * them, so its requests in flight stay within NODE_CALLS_PER_NODE whoever sends them. Default: none.
+   */
+  gate?: () => NodeGate;
 }
 
 function issuePath(path: ReadonlyArray<PropertyKey>): string {
@@ -224,8 +230,25 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
     const timedOut = (ms: number) =>
       new NodeApiError({ endpoint: name, kind: 'timeout', message: `${who} did not answer in ${secondsText(ms)} (node API /${name})` });
     for (let attempt = 1; ; attempt++) {
-      const left = deadline ? deadline.left() : Number.POSITIVE_INFINITY;
+      let left = deadline ? deadline.left() : Number.POSITIVE_INFINITY;
       if (left <= 0) throw timedOut(deadline!.ms);
+      let release: (() => void) | undefined;
+      if (opts.gate) {
+        // A turn among the node's requests in flight, waited for no longer than an attempt may last.
+        const turn = opts.gate().acquire(Math.min(timeoutMs, left));
+        try {
+          release = typeof turn === 'function' ? turn : await turn;
+        } catch (e) {
+          if (!(e instanceof GateWaitTimeout)) throw e;
+          const ms = deadline && deadline.left() < DEADLINE_SLACK_MS ? deadline.ms : e.waitedMs;
+          throw new NodeApiError({
+            endpoint: name,
+            kind: 'timeout',
+            message: `${who} did not answer in ${secondsText(ms)}: its ${e.limit} earlier requests from this bot were still unanswered, so this one was not sent (node API /${name})`,
+          });
+        }
+        if (deadline) left = deadline.left();
+      }
       const attemptMs = Math.max(1, Math.ceil(Math.min(timeoutMs, left)));
       try {
         return await once(name, method, path, requestBody, attemptMs);
@@ -239,7 +262,10 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
         const delay = idempotent && attempt <= retries ? retryDelay(e, attempt, baseDelay) : undefined;
         if (delay === undefined) throw err;
         if (deadline && deadline.left() - delay < MIN_RETRY_MS) throw err;
+        release?.();
         await sleep(delay);
+      } finally {
+        release?.();
       }
     }
   }

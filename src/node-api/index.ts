@@ -7,6 +7,7 @@ export { createServiceCerts, sealSecret, openSecret, type ServiceCerts, type Cer
 export { Amount } from './schemas/common.js';
 export { parseLosslessJson, stringifyJson } from './json.js';
 export { checkNodeApiUrl } from './check-node-api-url.js';
+export { NodeGates, NodeGate, GateWaitTimeout } from './node-gates.js';
 export { NODE_API_MAX_BYTES } from './bounded-read.js';
 export {
   ApiShapes,

@@ -1,8 +1,9 @@
 /**
- * One poll of a node keeps at most NODE_CALLS_PER_NODE of its calls in flight at once (the call
- * scheduler's per-node bound): a node with many assets is asked each asset's transfers a few at a
- * time, not all together. The poller against the emulator on loopback, through a relay that
- * counts the requests in flight to the node; every answer takes a little while, so calls overlap.
+ * One poll of a node keeps at most NODE_CALLS_PER_NODE of its calls in flight at once (the node's
+ * gate, which its clients share as the app wires them: src/node-api/node-gates.ts): a node with
+ * many assets is asked each asset's transfers a few at a time, not all together. The poller
+ * against the emulator on loopback, through a relay that counts the requests in flight to the
+ * node; every answer takes a little while, so calls overlap.
  */
 import { createServer, request, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -10,7 +11,7 @@ import { createActivityPoller } from '../../src/activity/index.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import { createHostingClient, type HostedNode } from '../../src/hosting/index.js';
 import { silentLogger } from '../../src/log.js';
-import { createNodeApiClient, imageOfNode } from '../../src/node-api/index.js';
+import { createNodeApiClient, imageOfNode, NodeGates } from '../../src/node-api/index.js';
 import { createActivityStateRepo, openDatabase } from '../../src/store/index.js';
 
 const cleanup: Array<() => unknown> = [];
@@ -60,6 +61,7 @@ describe('one poll of a node', () => {
     const relay = await countingRelay(invoke);
     const db = openDatabase(':memory:');
     cleanup.push(() => db.close());
+    const gates = new NodeGates(4);
     const poller = createActivityPoller({
       listNodes: () => hosting.listNodes(),
       isWatched: (n) => n.name === 'alice',
@@ -69,6 +71,7 @@ describe('one poll of a node', () => {
           credentials: { kind: 'token', token: emulator.nodeApiToken },
           retries: 0,
           image: imageOfNode(n),
+          gate: () => gates.of(n.nodeId),
         }),
       states: createActivityStateRepo(db),
       publish: () => undefined,
