@@ -1,7 +1,8 @@
 /**
- * Footprint: time from process start to ready (/healthz answers 200), and resident
- * memory when idle, for the demo bot; against a bare Node process that starts an HTTP
- * server, measured in the same run (the baseline's figures are the floor for Node itself).
+ * Footprint: time from process start to ready, and resident memory when idle, for the compiled
+ * bot started as the Dockerfile starts it (its node flags and environment: processes.ts), against
+ * the service and as the demo; against a bare Node process that starts an HTTP server, measured
+ * in the same run (the baseline's figures are the floor for Node itself).
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, mkdtempSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchResult } from './types.js';
 import { startEmulatorProcess } from './emulator-process.js';
+import { deployedStart } from './processes.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -54,19 +56,29 @@ export async function footprint(): Promise<BenchResult> {
   );
   // The compiled bot (npm run build), as the Docker image runs it, against the service
   // (the emulator in its own process, so its memory is not counted)...
+  const deployed = deployedStart();
+  const args = [...deployed.nodeArgs, built, 'start'];
   const emu = await startEmulatorProcess(['--seed', 'demo']);
   let bot: { readyMs: number; idleMiB: number };
   try {
     bot = await measure(
-      [built, 'start'],
-      { PORT: '0', LOG_LEVEL: 'info', SERVICE_URL: emu.url, SERVICE_API_TOKEN: emu.token, NODE_API_TOKEN: emu.nodeApiToken },
+      args,
+      {
+        ...deployed.env,
+        PORT: '0',
+        LOG_LEVEL: 'info',
+        SERVICE_URL: emu.url,
+        SERVICE_API_TOKEN: emu.token,
+        NODE_API_TOKEN: emu.nodeApiToken,
+      },
       /rln-chatops is ready/,
     );
   } finally {
     await emu.close();
   }
-  // ...and the demo, which also carries the emulator in-process.
-  const demo = await measure([built, 'start'], { PORT: '0', LOG_LEVEL: 'info' }, /rln-chatops is ready/);
+  // ...and the demo, which also carries the emulator in-process. Its log goes to a file, off the
+  // terminal: it is ready when its banner shows the HTTP server's address.
+  const demo = await measure(args, { ...deployed.env, PORT: '0', LOG_LEVEL: 'info' }, /HTTP server: http:\/\/\S+/);
   return {
     name: 'footprint',
     figures: {
