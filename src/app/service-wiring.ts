@@ -88,8 +88,21 @@ export async function wireService(opts: {
   // One client per node, reused by every caller (reports, the dashboard, commands, the poller): a client
   // builds its transport once and again only when the node's credentials change (it looks them up at
   // each call), so a report over 2,000 nodes does not build 2,000 transports. A new address, name or
-  // image is a new client; the least recently used are dropped past NODE_CLIENTS_KEPT.
-  const clients = new Map<string, NodeApiClient>();
+  // image is a new client; the least recently used are dropped past NODE_CLIENTS_KEPT, and a node
+  // keeps its two latest (two callers may still hold an older view of it for a while, during a
+  // rename or an upgrade, and would otherwise build a transport again at every call). A client
+  // dropped lets go of its own connections (a TLS certificate's pool) once its requests end.
+  const clients = new Map<string, { nodeId: string; client: NodeApiClient }>();
+  const keysOfNode = new Map<string, string[]>();
+  const drop = (key: string) => {
+    const gone = clients.get(key);
+    if (!gone) return;
+    clients.delete(key);
+    gone.client.close();
+    const keys = keysOfNode.get(gone.nodeId)?.filter((k) => k !== key);
+    if (keys?.length) keysOfNode.set(gone.nodeId, keys);
+    else keysOfNode.delete(gone.nodeId);
+  };
   const nodeApi = (node: HostedNode): NodeApiClient => {
     if (!node.invoke_url) {
       throw new UserError('node_error', `${node.name} has no API address yet.`, `Wait until it is RUNNING (\`node info ${node.name}\`).`);
@@ -100,7 +113,7 @@ export async function wireService(opts: {
     if (kept) {
       clients.delete(key);
       clients.set(key, kept);
-      return kept;
+      return kept.client;
     }
     const refused = checkNodeApiUrl(node.invoke_url);
     if (refused) {
@@ -119,10 +132,13 @@ export async function wireService(opts: {
       image,
       gate: () => gates.of(node.nodeId),
     });
-    clients.set(key, client);
+    clients.set(key, { nodeId: node.nodeId, client });
+    const keys = [...(keysOfNode.get(node.nodeId) ?? []), key];
+    keysOfNode.set(node.nodeId, keys);
+    if (keys.length > 2) drop(keys[0]);
     for (const old of clients.keys()) {
       if (clients.size <= NODE_CLIENTS_KEPT) break;
-      clients.delete(old);
+      drop(old);
     }
     return client;
   };

@@ -13,6 +13,7 @@ import {
 import { NodeWorld } from '../../src/emulator/node-api/index.js';
 import { startNodeWorldServer } from '../support/node-world-server.js';
 import { redactText } from '../../src/log.js';
+import { waitFor } from '../support/wait-for.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rln-creds-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -134,6 +135,8 @@ describe('mutual TLS', () => {
           ca: readFileSync(join(dir, 'ca.crt')),
           requestCert: true,
         },
+        // Idle connections kept a minute, as a client is told: only the client's close ends them sooner.
+        keepAliveMs: 65_000,
       });
     });
     afterAll(() => server?.close());
@@ -144,6 +147,21 @@ describe('mutual TLS', () => {
         credentials: { kind: 'mtls', certFile: join(dir, 'client.crt'), keyFile: join(dir, 'client.key'), caFile: join(dir, 'ca.crt') },
       });
       expect((await client.networkinfo()).network).toBe('Regtest');
+    });
+
+    it("close() lets go of the client's own connections (its certificate's pool), and a later call connects again", async () => {
+      const client = createNodeApiClient({
+        baseUrl: server.urlOf('n1'),
+        credentials: { kind: 'mtls', certFile: join(dir, 'client.crt'), keyFile: join(dir, 'client.key'), caFile: join(dir, 'ca.crt') },
+      });
+      // Other clients' connections (the test before) stay open for the server's minute.
+      const before = server.openConnections();
+      await client.networkinfo();
+      expect(server.openConnections()).toBe(before + 1);
+      client.close();
+      await waitFor(() => server.openConnections() === before, { what: 'the closed client’s connection to end' });
+      expect((await client.networkinfo()).network).toBe('Regtest');
+      client.close();
     });
 
     it('fails with a TLS or network error without the client certificate', async () => {

@@ -5,7 +5,8 @@
  * together went past the bound. The gate's own rules first (turns in order, handed straight on,
  * a wait that ends), then the app's wiring against the emulator, which counts each node's
  * requests in flight: two clients of one node share its turns, and a request that gets no turn
- * within its deadline is never sent, with an error that says why.
+ * within its deadline is never sent, with an error that says why. And a node keeps its two
+ * latest clients, no more (a client dropped lets go of its connections: credentials.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GateWaitTimeout, NodeGate, NodeGates, NodeApiError, type NodeApiClient } from '../../src/node-api/index.js';
@@ -135,6 +136,17 @@ describe("the app's node clients", () => {
       emu.faults.latencyMs = 0;
     }
     expect(emu.peakNodeRequests(node.nodeId)).toBe(PER_NODE);
+  });
+
+  it('a node keeps its two latest clients: a third view of it (another rename or image) drops the oldest', () => {
+    const first = wiring.nodeApi(node);
+    const renamed = wiring.nodeApi({ ...node, name: 'gated-renamed' });
+    // Callers with either view get the client they had, not a new one (and a new transport) each time.
+    expect(wiring.nodeApi(node)).toBe(first);
+    expect(wiring.nodeApi({ ...node, name: 'gated-renamed' })).toBe(renamed);
+    wiring.nodeApi({ ...node, name: 'gated-third' });
+    expect(wiring.nodeApi({ ...node, name: 'gated-renamed' })).toBe(renamed);
+    expect(wiring.nodeApi(node)).not.toBe(first);
   });
 
   it('a request that gets no turn within its deadline is not sent, and the error says why', async () => {

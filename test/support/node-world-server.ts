@@ -28,6 +28,8 @@ export interface NodeWorldServer {
   /** Requests seen, per endpoint. */
   hits: Map<string, number>;
   lastHeaders?: IncomingMessage['headers'];
+  /** Client connections open now. */
+  openConnections(): number;
   close(): Promise<void>;
 }
 
@@ -36,6 +38,8 @@ export async function startNodeWorldServer(
     world?: NodeWorld;
     token?: string;
     tls?: { key: string | Buffer; cert: string | Buffer; ca?: string | Buffer; requestCert?: boolean };
+    /** How long an idle connection is kept (Node's default 5 s); the server tells clients so. */
+    keepAliveMs?: number;
   } = {},
 ): Promise<NodeWorldServer> {
   const world = opts.world ?? new NodeWorld();
@@ -102,6 +106,12 @@ export async function startNodeWorldServer(
         listener,
       )
     : createHttpServer(listener);
+  if (opts.keepAliveMs !== undefined) server.keepAliveTimeout = opts.keepAliveMs;
+  let open = 0;
+  server.on('connection', (socket) => {
+    open++;
+    socket.once('close', () => open--);
+  });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const { port } = server.address() as AddressInfo;
   const baseUrl = `${opts.tls ? 'https' : 'http'}://${opts.tls ? 'localhost' : '127.0.0.1'}:${port}`;
@@ -114,6 +124,7 @@ export async function startNodeWorldServer(
       return state.lastHeaders;
     },
     urlOf: (nodeId) => `${baseUrl}/${nodeId}`,
+    openConnections: () => open,
     close: () =>
       new Promise<void>((r) => {
         server.closeAllConnections?.();
