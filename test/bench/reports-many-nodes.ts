@@ -10,6 +10,7 @@ import { silentLogger } from '../../src/log.js';
 import type { OutboxItem } from '../../src/vocabulary/chat.js';
 import type { Services } from '../../commands/services.js';
 import { startEmulatorProcess } from './emulator-process.js';
+import { DEFAULT_INDEXER } from '../../src/emulator/index.js';
 import type { BenchResult } from './types.js';
 
 async function mapLimited<T>(items: T[], limit: number, fn: (t: T) => Promise<unknown>): Promise<void> {
@@ -39,7 +40,8 @@ export async function reportsManyNodes(opts: { nodes: number; latencyMs: number 
     }
     await mapLimited(nodes, 64, async (n) => {
       await api(n).init({ password: 'bench-password' });
-      await api(n).unlock({ password: 'bench-password' });
+      // The emulator's nodes run the newest image (6887cbf), whose unlock names its indexer.
+      await api(n).unlock({ password: 'bench-password', indexer_url: DEFAULT_INDEXER });
     });
 
     const services = { hosting, nodeApi: api, now: () => Date.now() } as unknown as Services;

@@ -12,13 +12,37 @@ import type { BenchResult } from './types.js';
 const STATUSES = ['RUNNING', 'STARTING', 'PAUSED', 'IN_PROGRESS'] as const;
 const CHANNEL = 'CSTORM';
 
-/** The last status shown for each node, reading the posts and edits in order. */
+const STATUS = /\b(RUNNING|STARTING|PAUSED|IN_PROGRESS|FAILED)\b/;
+
+/** A native table cell's text (raw_text, raw_number, or rich_text's elements). */
+function cellText(cell: any): string {
+  if (cell?.type === 'raw_text') return String(cell.text ?? '');
+  if (cell?.type === 'raw_number') return String(cell.value ?? '');
+  return JSON.stringify(cell ?? '').replace(/.*?"text":"([^"]*)"/g, '$1 ');
+}
+
+/**
+ * The last status shown for each node, reading the posts and edits in order: a digest is a native
+ * table (a row per node: its name, then its status among the cells), other messages are text.
+ */
 function visibleStatuses(calls: ApiCall[]): Map<string, string> {
   const seen = new Map<string, string>();
   for (const c of calls) {
     if (c.args.channel !== CHANNEL) continue;
-    const text = JSON.stringify(c.args).replace(/\\n/g, '\n');
+    const blocks: any[] = typeof c.args.blocks === 'string' ? JSON.parse(c.args.blocks) : (c.args.blocks ?? []);
+    const tables = blocks.filter((b) => b?.type === 'table' || b?.type === 'data_table');
+    const text = JSON.stringify({ ...c.args, blocks: blocks.filter((b) => !tables.includes(b)) }).replace(/\\n/g, '\n');
     for (const m of text.matchAll(/(s\d{3})\s+\S*\s*(RUNNING|STARTING|PAUSED|IN_PROGRESS|FAILED)/g)) seen.set(m[1], m[2]);
+    for (const t of tables) {
+      for (const row of t.rows ?? []) {
+        const cells = (row as unknown[]).map(cellText);
+        const status = cells
+          .slice(1)
+          .map((x) => x.match(STATUS)?.[1])
+          .find(Boolean);
+        if (/^s\d{3}$/.test(cells[0]?.trim() ?? '') && status) seen.set(cells[0].trim(), status);
+      }
+    }
   }
   return seen;
 }
