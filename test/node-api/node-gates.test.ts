@@ -115,7 +115,7 @@ describe("the app's node clients", () => {
   }, 60_000);
 
   afterAll(async () => {
-    db?.close();
+    await db?.close();
     await emu?.close();
   });
 
