@@ -13,7 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import { DiscordAPIError, HTTPError, RateLimitError, Routes, type REST } from 'discord.js';
-import { PostError, type ChatPoster, type PostTarget } from '../../vocabulary/index.js';
+import { PostError, watchSlow, type ChatPoster, type PostTarget } from '../../vocabulary/index.js';
 import type { Logger } from '../../log.js';
 import { fileBytes, hasBody, summaryOf, type Message } from '../../vocabulary/index.js';
 import { isV2Payload, toDiscordMessage } from './to-discord-message.js';
@@ -115,24 +115,18 @@ export interface DiscordPosterOptions {
 export function createDiscordPoster(rest: REST | undefined, opts: DiscordPosterOptions = {}): ChatPoster {
   const slowAfterMs = opts.slowAfterMs ?? DISCORD_SLOW_AFTER_MS;
   /** Runs a call, and says so if Discord has not answered it after slowAfterMs (it is still waited for). */
-  const watched = async <T>(what: string, call: () => Promise<T>): Promise<T> => {
+  const watched = <T>(what: string, call: () => Promise<T>): Promise<T> => {
     const log = opts.logger;
-    const slow = log
-      ? setTimeout(
-          () =>
-            log.warn(
-              { call: what, waitedMs: slowAfterMs },
-              'Discord has not answered yet; still waiting for its answer (a post given up on may still be made)',
-            ),
-          slowAfterMs,
-        )
-      : undefined;
-    slow?.unref?.();
-    try {
-      return await call();
-    } finally {
-      clearTimeout(slow);
-    }
+    return watchSlow(
+      call,
+      slowAfterMs,
+      log &&
+        (() =>
+          log.warn(
+            { call: what, waitedMs: slowAfterMs },
+            'Discord has not answered yet; still waiting for its answer (a post given up on may still be made)',
+          )),
+    );
   };
   const need = (): REST => {
     if (!rest) {

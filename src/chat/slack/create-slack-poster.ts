@@ -10,7 +10,7 @@
  * (`slowAfterMs`) is waited for, and logged.
  */
 import { webApi } from '@slack/bolt';
-import { PostError, type ChatPoster } from '../../vocabulary/index.js';
+import { PostError, watchSlow, type ChatPoster } from '../../vocabulary/index.js';
 import { hasBody, type Message } from '../../vocabulary/index.js';
 import type { Logger } from '../../log.js';
 import { toBlockKit } from './render.js';
@@ -49,25 +49,19 @@ export function createSlackPoster(opts: SlackPosterOptions): ChatPoster {
    * for), and names a call given up at timeoutMs for what it is: one whose outcome is unknown.
    */
   const watched = async <T>(what: string, call: () => Promise<T>): Promise<T> => {
-    const slow = setTimeout(
-      () =>
+    try {
+      return await watchSlow(call, slowAfterMs, () =>
         opts.logger.warn(
           { call: what, waitedMs: slowAfterMs },
           'Slack has not answered yet; still waiting for its answer (a post given up on may still be made, and would be posted twice)',
         ),
-      slowAfterMs,
-    );
-    slow.unref?.();
-    try {
-      return await call();
+      );
     } catch (e) {
       const original = (e as { original?: unknown }).original;
       if (original instanceof Error && original.name === 'TimeoutError') {
         throw new PostError('transient', `${what}: no answer within ${timeoutMs} ms: Slack may have posted it; retrying later`);
       }
       throw e;
-    } finally {
-      clearTimeout(slow);
     }
   };
   const render = (message: Message, what: string) => {
