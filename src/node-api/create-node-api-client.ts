@@ -174,6 +174,7 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
     attemptMs: number,
   ): Promise<string> {
     const t = await transport();
+    if (t.tlsError) throw new NodeApiError({ endpoint: name, kind: 'credentials', message: `node API /${name}: ${t.tlsError}` });
     let headers = requestBody === undefined ? t.headers : t.jsonHeaders;
     let body: string | Buffer | undefined;
     if (requestBody instanceof FormData) {
@@ -341,13 +342,6 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
   }
 
   async function generation(cap: Capability): Promise<ApiShape> {
-    const { tlsError } = await transport();
-    if (tlsError)
-      throw new NodeApiError({
-        endpoint: PROBES[cap].path.slice(1),
-        kind: 'credentials',
-        message: `node API ${PROBES[cap].path}: ${tlsError}`,
-      });
     return shapes.get(cap) ?? probe(cap);
   }
 
@@ -381,9 +375,6 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
   }
 
   async function call(name: EndpointName, def: EndpointDef, body: unknown): Promise<unknown> {
-    const label = `/${name}`;
-    const { tlsError } = await transport();
-    if (tlsError) throw new NodeApiError({ endpoint: name, kind: 'credentials', message: `node API ${label}: ${tlsError}` });
     if (isShaped(name)) return callShaped(name, def, body);
     const requestBody = def.method === 'POST' ? encode(name, def.request, body).requestBody : undefined;
     const text = await send(name, def.method, def.path, def.idempotent, requestBody);

@@ -118,6 +118,13 @@ describe('mutual TLS', () => {
     const e = await client.nodeinfo().catch((x: unknown) => x);
     expect(e).toBeInstanceOf(NodeApiError);
     expect(e).toMatchObject({ kind: 'credentials' });
+    // The same before a changed endpoint is shaped, or its generation asked: nothing is sent.
+    for (const call of [() => client.unlock({ password: 'p', indexer_url: '127.0.0.1:50001' }), () => client.generation('send')]) {
+      const shaped = await call().catch((x: unknown) => x);
+      expect(shaped).toBeInstanceOf(NodeApiError);
+      expect(shaped).toMatchObject({ kind: 'credentials' });
+      expect((shaped as Error).message).toMatch(/cannot read the mTLS certificate file/);
+    }
   });
 
   describe.runIf(hasOpenssl())('against an HTTPS server that requires a client certificate', () => {
