@@ -11,25 +11,15 @@ import {
 } from './endpoints.js';
 import { type ApiShape, type Capability, NodeShapes, PROBES, shapeFromProbe, shapeFromRefusal } from './generations.js';
 import { NodeApiError } from './node-api-error.js';
-import { parseLosslessJson, stringifyJson } from './json.js';
+import { stringifyJson } from './json.js';
 import type { NodeCredentials } from './load-node-credentials.js';
-import { registerTypedSecret } from '../log.js';
-import { firstBadLongList, NODE_API_MAX_BYTES, readBounded, sizeText } from './bounded-read.js';
+import { NODE_API_MAX_BYTES, readBounded, sizeText } from './bounded-read.js';
 import { currentDeadline, secondsText, sleep } from '../vocabulary/index.js';
 import { AttemptTimeout, CutOff, DEADLINE_SLACK_MS, HttpStatusError, MIN_RETRY_MS, retryDelay, translate } from './call-errors.js';
 import { buildTransport, type Transport, undiciRequest as request } from './transport.js';
 import { withEndpointMethods } from './endpoint-methods.js';
+import { decode, encode, invalid } from './body-codec.js';
 import { GateWaitTimeout, type NodeGate } from './node-gates.js';
-
-/** Request and response fields that hold a secret: masked in every log line and error text. */
-const SECRET_FIELD_RE = /password|mnemonic/i;
-
-function registerSecretFields(value: unknown): void {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return;
-  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-    if (typeof v === 'string' && SECRET_FIELD_RE.test(k)) registerTypedSecret(v);
-  }
-}
 
 /** One method per endpoint, named exactly as the path: `client.btcbalance({ skip_sync: false })`, `client.listchannels()`. */
 export type NodeApiClient = { [E in EndpointName]: (body?: RequestOf<E>) => Promise<ResponseOf<E>> } & {
@@ -93,27 +83,6 @@ export interface NodeApiClientOptions {
   gate?: () => NodeGate;
 }
 
-function issuePath(path: ReadonlyArray<PropertyKey>): string {
-  return path.length === 0 ? '(body)' : path.map(String).join('.');
-}
-
-function describe(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (value === null) return 'null';
-  if (typeof value === 'bigint') return `a number above 2^53 (${value})`;
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'string' ? 'a string' : `a ${typeof value}`;
-}
-
-function valueAt(root: unknown, path: ReadonlyArray<PropertyKey>): unknown {
-  let cur = root;
-  for (const key of path) {
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<PropertyKey, unknown>)[key];
-  }
-  return cur;
-}
-
 export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
   /** The transport for the current credentials: built again only when they change. */
   let built: { creds: NodeCredentials; t: Transport } | undefined;
@@ -134,32 +103,6 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
   const shapes = opts.shapes ?? new NodeShapes();
   shapes.seenImage(opts.image);
   const nowSec = opts.nowSec ?? (() => Math.floor(Date.now() / 1000));
-
-  function invalid(name: EndpointName, field: string, message: string): NodeApiError {
-    return new NodeApiError({ endpoint: name, kind: 'invalid-request', field, message: `node API /${name}: ${message}` });
-  }
-
-  /** A request body checked against a schema, as JSON text or multipart form. */
-  function encode(name: EndpointName, schema: EndpointDef['request'], body: unknown): { data: unknown; requestBody: string | FormData } {
-    const checked = schema.safeParse(body);
-    if (!checked.success) {
-      const issue = checked.error.issues[0];
-      throw invalid(name, issuePath(issue.path), `request field ${issuePath(issue.path)} is invalid: ${issue.message}`);
-    }
-    // Whoever called (a command, a report), a password sent to the node is masked from now on.
-    registerSecretFields(checked.data);
-    if (checked.data instanceof Object && 'file' in checked.data && (checked.data as { file: unknown }).file instanceof Uint8Array) {
-      const media = checked.data as { file: Uint8Array; mime?: string; filename?: string };
-      const form = new FormData();
-      form.append(
-        'file',
-        new Blob([new Uint8Array(media.file)], { type: media.mime ?? 'application/octet-stream' }),
-        media.filename ?? 'media',
-      );
-      return { data: checked.data, requestBody: form };
-    }
-    return { data: checked.data, requestBody: stringifyJson(checked.data ?? {}) };
-  }
 
   /**
    * One request, its answer read up to maxBytes; `attemptMs` bounds it, the answer's reading
@@ -274,44 +217,6 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
         release?.();
       }
     }
-  }
-
-  function decode(name: EndpointName, schema: EndpointDef['response'], text: string): unknown {
-    const label = `/${name}`;
-    let parsed: unknown;
-    try {
-      parsed = text.trim() === '' ? {} : parseLosslessJson(text);
-    } catch {
-      throw new NodeApiError({
-        endpoint: name,
-        kind: 'malformed',
-        message: `node API ${label} answered a body that is not valid JSON (${text.length} bytes, truncated?)`,
-      });
-    }
-    // A long list of the wrong elements is one summarised error, checked before the schema makes an issue per element.
-    const longList = firstBadLongList(schema, parsed);
-    if (longList) {
-      throw new NodeApiError({
-        endpoint: name,
-        kind: 'invalid-response',
-        field: longList.path,
-        message: `node API ${label} answered an unexpected shape: field ${longList.path} of a list of ${longList.length}: ${longList.message} (the rest was not checked)`,
-      });
-    }
-    const result = schema.safeParse(parsed);
-    if (!result.success) {
-      const issue = result.error.issues[0];
-      const field = issuePath(issue.path);
-      throw new NodeApiError({
-        endpoint: name,
-        kind: 'invalid-response',
-        field,
-        message: `node API ${label} answered an unexpected shape: field ${field}: ${issue.message} (got ${describe(valueAt(parsed, issue.path))})`,
-      });
-    }
-    // The mnemonic `/init` answers is shown once, privately; never in a log line after that.
-    registerSecretFields(result.data);
-    return result.data;
   }
 
   /** Asks the node which shape a capability takes, with a request it refuses before acting. */
