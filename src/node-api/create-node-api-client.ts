@@ -181,24 +181,11 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
     for (let attempt = 1; ; attempt++) {
       let left = deadline ? deadline.left() : Number.POSITIVE_INFINITY;
       if (left <= 0) throw timedOut(deadline!.ms);
-      let release: (() => void) | undefined;
-      if (opts.gate) {
-        // A turn among the node's requests in flight, waited for no longer than an attempt may last.
-        const turn = opts.gate().acquire(Math.min(timeoutMs, left));
-        try {
-          release = typeof turn === 'function' ? turn : await turn;
-        } catch (e) {
-          if (!(e instanceof GateWaitTimeout)) throw e;
-          const ms = deadline && deadline.left() < DEADLINE_SLACK_MS ? deadline.ms : e.waitedMs;
-          throw new NodeApiError({
-            endpoint: name,
-            kind: 'timeout',
-            message: `${who} did not answer in ${secondsText(ms)}: its ${e.limit} earlier requests from this bot were still unanswered, so this one was not sent (node API /${name})`,
-          });
-        }
-        if (deadline) left = deadline.left();
-      }
+      // A turn among the node's requests in flight, waited for no longer than an attempt may last.
+      const release = opts.gate && (await turnAt(opts.gate(), name, Math.min(timeoutMs, left), deadline));
+      if (release && deadline) left = deadline.left();
       const attemptMs = Math.max(1, Math.ceil(Math.min(timeoutMs, left)));
+      let delay: number;
       try {
         return await once(name, method, path, requestBody, attemptMs);
       } catch (e) {
@@ -208,14 +195,37 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
         const err = e instanceof AttemptTimeout ? timedOut(attemptMs) : translate(name, e);
         // A locked node was restarted or upgraded: what was learnt of its API may be stale.
         if (err.rlnName === 'LockedNode') shapes.forget();
-        const delay = idempotent && attempt <= retries ? retryDelay(e, attempt, baseDelay) : undefined;
-        if (delay === undefined) throw err;
-        if (deadline && deadline.left() - delay < MIN_RETRY_MS) throw err;
-        release?.();
-        await sleep(delay);
+        const retryIn = idempotent && attempt <= retries ? retryDelay(e, attempt, baseDelay) : undefined;
+        if (retryIn === undefined) throw err;
+        if (deadline && deadline.left() - retryIn < MIN_RETRY_MS) throw err;
+        delay = retryIn;
       } finally {
+        // Given back before a retry's delay, which holds none.
         release?.();
       }
+      await sleep(delay);
+    }
+  }
+
+  /** A turn at the node's gate within `waitMs`; else the node's timeout, saying why nothing was sent. */
+  async function turnAt(
+    gate: NodeGate,
+    name: EndpointName,
+    waitMs: number,
+    deadline: ReturnType<typeof currentDeadline>,
+  ): Promise<() => void> {
+    const turn = gate.acquire(waitMs);
+    if (typeof turn === 'function') return turn;
+    try {
+      return await turn;
+    } catch (e) {
+      if (!(e instanceof GateWaitTimeout)) throw e;
+      const ms = deadline && deadline.left() < DEADLINE_SLACK_MS ? deadline.ms : e.waitedMs;
+      throw new NodeApiError({
+        endpoint: name,
+        kind: 'timeout',
+        message: `${who} did not answer in ${secondsText(ms)}: its ${e.limit} earlier requests from this bot were still unanswered, so this one was not sent (node API /${name})`,
+      });
     }
   }
 
