@@ -11,19 +11,19 @@ export class NodeRequestsInFlight {
   private readonly now = new Map<string, number>();
   private readonly peaks = new Map<string, number>();
 
-  /** Counts a request to `path` until `done` fires; other paths are not counted. */
-  track(path: string, done: (end: () => void) => void): void {
+  /** Counts a request to `path` (a node API path; undefined for any other) until the returned end is called. */
+  track(path: string): (() => void) | undefined {
     const parts = path.split('/');
-    if (parts[1] !== 'nodes' || parts.length < 5) return;
+    if (parts[1] !== 'nodes' || parts.length < 5) return undefined;
     const node = parts[3];
     const n = (this.now.get(node) ?? 0) + 1;
     this.now.set(node, n);
     if (n > (this.peaks.get(node) ?? 0)) this.peaks.set(node, n);
-    done(() => {
+    return () => {
       const left = (this.now.get(node) ?? 1) - 1;
       if (left > 0) this.now.set(node, left);
       else this.now.delete(node);
-    });
+    };
   }
 
   peak(nodeId: string): number {
@@ -52,7 +52,8 @@ export function installServiceHooks(
     const path = req.url.split('?')[0] ?? req.url;
     requests.push({ method: req.method, path });
     // Until its answer is written or the client goes away, whichever comes first.
-    o.nodeRequests?.track(path, (end) => reply.raw.once('close', end));
+    const end = o.nodeRequests?.track(path);
+    if (end) reply.raw.once('close', end);
     // Bounded, so a benchmark's load does not grow memory without end.
     if (requests.length > MAX_LOG) requests.splice(0, requests.length - MAX_LOG / 2);
     if (deliveries.length > MAX_LOG) deliveries.splice(0, deliveries.length - MAX_LOG / 2);

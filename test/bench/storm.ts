@@ -18,7 +18,7 @@ const STATUS = /\b(RUNNING|STARTING|PAUSED|IN_PROGRESS|FAILED)\b/;
 function cellText(cell: any): string {
   if (cell?.type === 'raw_text') return String(cell.text ?? '');
   if (cell?.type === 'raw_number') return String(cell.value ?? '');
-  return JSON.stringify(cell ?? '').replace(/.*?"text":"([^"]*)"/g, '$1 ');
+  return [...JSON.stringify(cell ?? '').matchAll(/"text":"([^"]*)"/g)].map((m) => m[1]).join(' ');
 }
 
 /**
