@@ -14,7 +14,18 @@ const tlv = (tag: number, body: Buffer): Buffer => {
 };
 const seq = (...parts: Buffer[]) => tlv(0x30, Buffer.concat(parts));
 const set = (...parts: Buffer[]) => tlv(0x31, Buffer.concat(parts));
-const int = (bytes: Buffer) => tlv(0x02, bytes[0] & 0x80 ? Buffer.concat([Buffer.from([0]), bytes]) : bytes);
+/**
+ * A non-negative DER INTEGER of big-endian `bytes`, in its one valid encoding: no leading zero
+ * byte unless the next has its high bit set (a random serial starting 00 0x-7x was refused by
+ * OpenSSL, "illegal padding", one certificate in 512), and one added when the first has it.
+ */
+export const derInteger = (bytes: Buffer): Buffer => {
+  let i = 0;
+  while (i < bytes.length - 1 && bytes[i] === 0 && !(bytes[i + 1] & 0x80)) i++;
+  const v = bytes.subarray(i);
+  return tlv(0x02, v[0] & 0x80 ? Buffer.concat([Buffer.from([0]), v]) : v);
+};
+const int = derInteger;
 const bits = (bytes: Buffer) => tlv(0x03, Buffer.concat([Buffer.from([0]), bytes]));
 const utf8 = (text: string) => tlv(0x0c, Buffer.from(text, 'utf8'));
 const explicit = (n: number, body: Buffer) => tlv(0xa0 + n, body);
