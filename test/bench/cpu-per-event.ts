@@ -10,6 +10,11 @@
  * The bot runs with the Dockerfile's node flags and environment (--not-deployed: without them),
  * plus any --node-arg. Also prints the collections during intake (from the bot's /metrics).
  * For comparing two builds in alternating pairs; not part of `npm run bench`.
+ *
+ * `--server durable` (or `bare`) measures the intake bench's durable (or bare) receiver the
+ * same way instead of the bot, on the same core: CPU per event and p50/p99 (it has no
+ * /metrics, so no collections or event-loop figures). At a steady `--rate 1000` the two side
+ * by side tell how busy each keeps its core for the same events (docs/benchmarks.md).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
@@ -17,7 +22,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startEmulator } from '../../src/emulator/index.js';
 import { startFakeSlack } from '../fakes/slack/index.js';
-import { buildBot, cpuMs, pinSelf, startLoadProcess, untilQuiet as quiet } from './processes.js';
+import { buildBot, cpuMs, pinSelf, startBaselineProcess, startLoadProcess, untilQuiet as quiet } from './processes.js';
 import { createNodes, signer, startBot } from './webhook-intake.js';
 
 const { values } = parseArgs({
@@ -29,6 +34,7 @@ const { values } = parseArgs({
     nodes: { type: 'string', default: '50' },
     'node-arg': { type: 'string', multiple: true },
     'not-deployed': { type: 'boolean', default: false },
+    server: { type: 'string', default: 'bot' },
   },
 });
 
@@ -55,7 +61,40 @@ async function gcStats(url: string): Promise<Record<string, { n: number; s: numb
   return out;
 }
 
-if (!values['no-build']) buildBot();
+/** `--server durable|bare`: the receiver in its own process, pinned as the bot is, measured as the bot is. */
+async function receiver(kind: 'durable' | 'bare', sign: ReturnType<typeof signer>): Promise<void> {
+  const server = await startBaselineProcess(emulator.publicKey.pem, kind);
+  try {
+    await load.run({ kind: 'closed', url: server.url, requests: sign(1000, '/'), concurrency: 16 });
+    await quiet(server.pid);
+    const n = Number(values.events);
+    const requests = sign(n, '/');
+    const c0 = cpuMs(server.pid);
+    const r = values.rate
+      ? await load.run({ kind: 'open', url: server.url, requests, rate: Number(values.rate) })
+      : await load.run({ kind: 'closed', url: server.url, requests, concurrency: 16 });
+    const c1 = cpuMs(server.pid);
+    const out = {
+      server: kind,
+      events: n,
+      load_average: os.loadavg()[0].toFixed(1),
+      events_per_s: Math.round(r.perSecond),
+      failed: r.failed,
+      p50_ms: Number(r.p50Ms.toFixed(2)),
+      p99_ms: Number(r.p99Ms.toFixed(2)),
+      cpu_us_per_event_intake: Math.round(((c1 - c0) * 1000) / n),
+    };
+    process.stdout.write(`${JSON.stringify(out)}\n`);
+  } finally {
+    await server.close();
+    await load.close();
+    await slack.close();
+    await emulator.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (!values['no-build'] && values.server === 'bot') buildBot();
 pinSelf();
 const dir = mkdtempSync(join(tmpdir(), 'rln-cpu-'));
 const emulator = await startEmulator({ seed: 'none', lifecycleDelayMs: 5 });
@@ -65,6 +104,10 @@ try {
   const nodeIds = await createNodes(emulator, Number(values.nodes));
   const sign = signer(emulator, nodeIds);
   const config = values.config === 'unrouted' ? 'unrouted' : 'routed';
+  if (values.server === 'durable' || values.server === 'bare') {
+    await receiver(values.server, sign);
+    process.exit(0);
+  }
   const bot = await startBot(dir, config, emulator, slack, values['node-arg'], !values['not-deployed']);
   try {
     await load.run({ kind: 'closed', url: bot.url, requests: sign(1000), concurrency: 16 });
