@@ -9,7 +9,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 
 import { dirname } from 'node:path';
 import { allMigrations, migrationSql, type Migration } from './migrations/index.js';
 import { SqliteSql } from './sql/sqlite.js';
-import { startCheckpointer, type Checkpointer, type PauseWriter } from './sql/sqlite-checkpointer.js';
+import { startCheckpointer, type Checkpointer, type CheckpointerOptions } from './sql/sqlite-checkpointer.js';
 import { describeUrl } from './sql/describe-url.js';
 import type { Sql } from './sql/types.js';
 
@@ -23,7 +23,12 @@ export { DatabaseUnavailableError } from './sql/types.js';
 export function openDatabase(
   path: string,
   migrations: Migration[] = allMigrations,
-  o: { backgroundCheckpoints?: boolean; walRestartPages?: number } = {},
+  o: {
+    backgroundCheckpoints?: boolean;
+    walRestartPages?: number;
+    /** For tests: the checkpointer's bound on a pause, and a RESTART that holds the write lock this long (sqlite-checkpointer.ts). */
+    checkpointTest?: { boundMs?: number; holdMs?: number };
+  } = {},
 ): Db {
   const onDisk = path !== ':memory:' && path !== '';
   if (onDisk) {
@@ -59,7 +64,12 @@ export function openDatabase(
   migrateSqlite(db, migrations);
   if (onDisk && o.backgroundCheckpoints) {
     const sql = new SqliteSql(db, path, () => checkpoints.stop());
-    const checkpoints = checkpointInBackground(db, path, (work) => sql.pause(work), o.walRestartPages);
+    const checkpoints = checkpointInBackground(db, path, {
+      pause: (work) => sql.pause(work),
+      writable: () => writableNow(db),
+      restartAtPages: o.walRestartPages,
+      ...o.checkpointTest,
+    });
     return sql;
   }
   return new SqliteSql(db, onDisk ? path : ':memory:');
@@ -73,18 +83,13 @@ export function openDatabase(
  * the WAL holds `restartAtPages` (default 4,096 pages, 16 MiB), the writer pauses (`pause`)
  * while the worker makes the WAL start again.
  */
-function checkpointInBackground(
-  db: Database.Database,
-  path: string,
-  pause: PauseWriter,
-  restartAtPages?: number,
-): { stop(): Promise<void> } {
+function checkpointInBackground(db: Database.Database, path: string, options: CheckpointerOptions): { stop(): Promise<void> } {
   let checkpointer: Checkpointer | undefined;
   const timer = setInterval(() => {
     if ((statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0) < 1 << 20) return;
     clearInterval(timer);
     db.pragma('wal_autocheckpoint = 10000');
-    checkpointer = startCheckpointer(path, { pause, restartAtPages });
+    checkpointer = startCheckpointer(path, options);
   }, 250);
   timer.unref();
   return {
@@ -93,6 +98,27 @@ function checkpointInBackground(
       await checkpointer?.stop();
     },
   };
+}
+
+/**
+ * True when a write transaction could begin now without waiting for a lock: asked while the
+ * writer is paused (no transaction of this connection open), so the writer does not resume
+ * into a lock a checkpoint still holds, which better-sqlite3 would wait for synchronously.
+ */
+function writableNow(db: Database.Database): boolean {
+  if (!db.open || db.inTransaction) return true;
+  const timeout = db.pragma('busy_timeout', { simple: true }) as number;
+  db.pragma('busy_timeout = 0');
+  try {
+    db.exec('BEGIN IMMEDIATE');
+    db.exec('ROLLBACK');
+    return true;
+  } catch (e) {
+    // Only a lock held elsewhere says "not yet"; any other failure is for the write itself to report.
+    return !String((e as { code?: unknown }).code).startsWith('SQLITE_BUSY');
+  } finally {
+    db.pragma(`busy_timeout = ${timeout}`);
+  }
 }
 
 function migrateSqlite(db: Database.Database, migrations: Migration[]): void {

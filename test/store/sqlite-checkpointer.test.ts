@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { closeSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { openDatabase } from '../../src/store/index.js';
 import { allMigrations } from '../../src/store/migrations/index.js';
 
@@ -101,6 +102,65 @@ describe('SQLite background checkpoints', () => {
     const again = openDatabase(path);
     expect(await again.value<number>('SELECT COUNT(*) FROM cp_t')).toBe(commits * 3);
     await again.close();
+  });
+
+  it('keeps the writer paused while a slow checkpoint holds the write lock past the bound, so the event loop never waits for it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'checkpointer-'));
+    dirs.push(dir);
+    const path = join(dir, 'bot.db');
+    // The checkpoint holds the write lock 2 s, as one on a slow disk does; the bound on a pause is 200 ms.
+    const db = openDatabase(path, allMigrations, {
+      backgroundCheckpoints: true,
+      walRestartPages: 300,
+      checkpointTest: { boundMs: 200, holdMs: 2_000 },
+    });
+    await db.exec('CREATE TABLE cp_t (v TEXT NOT NULL)');
+    const sql = db as unknown as { pause(work: () => Promise<void>): Promise<void> };
+    const pause = sql.pause.bind(sql);
+    let began!: () => void;
+    const paused = new Promise<void>((r) => (began = r));
+    let pauses = 0;
+    sql.pause = (work) =>
+      pause(async () => {
+        if (pauses++ === 0) began();
+        await work();
+      });
+    // Another connection, which never waits: does something hold the write lock now?
+    const probe = new Database(path);
+    probe.pragma('busy_timeout = 0');
+    const lockHeld = () => {
+      try {
+        probe.exec('BEGIN IMMEDIATE');
+        probe.exec('ROLLBACK');
+        return false;
+      } catch {
+        return true;
+      }
+    };
+    let commits = 0;
+    const commit = () =>
+      db.tx(async () => {
+        for (let j = 0; j < 3; j++) await db.run('INSERT INTO cp_t (v) VALUES (?)', ['x'.repeat(1000)]);
+      });
+    // Commits one after another until the checkpointer asks for its first pause.
+    const writer = (async () => {
+      while (pauses === 0 && commits < 8_000) {
+        await commit();
+        commits++;
+        await new Promise((r) => setImmediate(r));
+      }
+    })();
+    await paused;
+    // A write asked for during the pause, and a timer past the bound: if the writer resumed at
+    // the bound, its BEGIN would wait for the lock synchronously and the timer would run only
+    // after the checkpoint let go.
+    const write = commit().then(() => commits++);
+    const heldWhenTimerRan = await new Promise<boolean>((r) => setTimeout(() => r(lockHeld()), 500));
+    await Promise.all([writer, write]);
+    expect(heldWhenTimerRan).toBe(true);
+    expect(await db.value<number>('SELECT COUNT(*) FROM cp_t')).toBe(commits * 3);
+    probe.close();
+    await db.close();
   });
 
   it("waits for the writer's pause: no query runs until the work given to it ends", async () => {

@@ -18,6 +18,13 @@
  * current transaction end and starts no other (its callers wait, asynchronously; the event loop
  * runs on), while the worker runs a RESTART checkpoint. The next commit then writes the WAL from
  * its beginning. Without `pause` the worker never asks (as before).
+ *
+ * A RESTART holds the write lock while it copies and syncs, and better-sqlite3 waits for a lock
+ * synchronously (busy_timeout, 2 s): a writer that resumed while the checkpoint still ran would
+ * stop the event loop until it ended. So the pause lasts until the worker answers; past
+ * `boundMs` (2 s) it ends as soon as a write could begin without waiting (`writable`, asked
+ * every 100 ms), and past `maxPauseMs` (30 s) in any case, so that a lost answer cannot hold
+ * the writer for ever.
  */
 import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
@@ -47,6 +54,14 @@ const timer = setInterval(checkpoint, workerData.everyMs);
 parentPort.on('message', (m) => {
   if (m === 'restart') {
     // The writer is paused: nothing holds the write lock, so this copies the rest and makes the next writer start the WAL again.
+    if (workerData.holdMs) {
+      // For tests only: a checkpoint that holds the write lock this long, as one on a slow disk does.
+      try {
+        db.exec('BEGIN IMMEDIATE');
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, workerData.holdMs);
+        db.exec('COMMIT');
+      } catch { /* the RESTART below tries as it would */ }
+    }
     let restarted = false;
     try { restarted = db.pragma('wal_checkpoint(RESTART)')[0].busy === 0; } catch { /* the next request tries again */ }
     asked = false;
@@ -66,7 +81,23 @@ export interface Checkpointer {
 /** The writer's pause: runs `work` while no transaction or statement of the connection runs, and resolves after it. */
 export type PauseWriter = (work: () => Promise<void>) => Promise<void>;
 
-export function startCheckpointer(path: string, o: { everyMs?: number; restartAtPages?: number; pause?: PauseWriter } = {}): Checkpointer {
+export interface CheckpointerOptions {
+  everyMs?: number;
+  restartAtPages?: number;
+  pause?: PauseWriter;
+  /** True when a write could begin now without waiting for a lock (asked, during a pause, once it is past `boundMs`). */
+  writable?: () => boolean;
+  /** Default 2,000 ms. */
+  boundMs?: number;
+  /** Default 30,000 ms. */
+  maxPauseMs?: number;
+  /** For tests: each RESTART first holds the write lock this long, as a checkpoint on a slow disk does. */
+  holdMs?: number;
+}
+
+export function startCheckpointer(path: string, o: CheckpointerOptions = {}): Checkpointer {
+  const boundMs = o.boundMs ?? 2_000;
+  const maxPauseMs = o.maxPauseMs ?? 30_000;
   const worker = new Worker(WORKER, {
     eval: true,
     workerData: {
@@ -74,13 +105,14 @@ export function startCheckpointer(path: string, o: { everyMs?: number; restartAt
       path,
       everyMs: o.everyMs ?? 100,
       restartAtPages: o.pause ? (o.restartAtPages ?? 4096) : 0,
+      holdMs: o.holdMs ?? 0,
     },
     // A small isolate: it holds one connection and a timer.
     resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 8 },
   });
   worker.unref();
   let gone = false;
-  /** Settles with the worker's answer to 'restart', or when it is gone (or after 2 s: a writer is never paused for longer). */
+  /** Settles with the worker's answer to 'restart', or when it is gone (or past the bound, once a write would not wait). */
   let answered: (() => void) | undefined;
   const finish = () => {
     answered?.();
@@ -99,7 +131,13 @@ export function startCheckpointer(path: string, o: { everyMs?: number; restartAt
           () =>
             new Promise<void>((resolve) => {
               if (gone) return resolve();
-              const t = setTimeout(finish, 2_000);
+              const since = Date.now();
+              // Past the bound, the writer resumes once it would not wait for the checkpoint's lock.
+              const bound = () => {
+                if (o.writable && !o.writable() && Date.now() - since < maxPauseMs) t = setTimeout(bound, 100);
+                else finish();
+              };
+              let t = setTimeout(bound, boundMs);
               answered = () => {
                 clearTimeout(t);
                 resolve();
