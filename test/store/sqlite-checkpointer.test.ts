@@ -150,7 +150,8 @@ describe('SQLite background checkpoints', () => {
         await new Promise((r) => setImmediate(r));
       }
     })();
-    await paused;
+    await Promise.race([paused, writer]);
+    expect(pauses).toBeGreaterThan(0);
     // A write asked for during the pause, and a timer past the bound: if the writer resumed at
     // the bound, its BEGIN would wait for the lock synchronously and the timer would run only
     // after the checkpoint let go.
