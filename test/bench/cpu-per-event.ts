@@ -94,6 +94,7 @@ async function receiver(kind: 'durable' | 'bare', sign: ReturnType<typeof signer
   }
 }
 
+if (!['bot', 'durable', 'bare'].includes(values.server)) throw new Error(`--server is bot, durable or bare, not ${values.server}`);
 if (!values['no-build'] && values.server === 'bot') buildBot();
 pinSelf();
 const dir = mkdtempSync(join(tmpdir(), 'rln-cpu-'));
