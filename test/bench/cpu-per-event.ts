@@ -61,39 +61,6 @@ async function gcStats(url: string): Promise<Record<string, { n: number; s: numb
   return out;
 }
 
-/** `--server durable|bare`: the receiver in its own process, pinned as the bot is, measured as the bot is. */
-async function receiver(kind: 'durable' | 'bare', sign: ReturnType<typeof signer>): Promise<void> {
-  const server = await startBaselineProcess(emulator.publicKey.pem, kind);
-  try {
-    await load.run({ kind: 'closed', url: server.url, requests: sign(1000, '/'), concurrency: 16 });
-    await quiet(server.pid);
-    const n = Number(values.events);
-    const requests = sign(n, '/');
-    const c0 = cpuMs(server.pid);
-    const r = values.rate
-      ? await load.run({ kind: 'open', url: server.url, requests, rate: Number(values.rate) })
-      : await load.run({ kind: 'closed', url: server.url, requests, concurrency: 16 });
-    const c1 = cpuMs(server.pid);
-    const out = {
-      server: kind,
-      events: n,
-      load_average: os.loadavg()[0].toFixed(1),
-      events_per_s: Math.round(r.perSecond),
-      failed: r.failed,
-      p50_ms: Number(r.p50Ms.toFixed(2)),
-      p99_ms: Number(r.p99Ms.toFixed(2)),
-      cpu_us_per_event_intake: Math.round(((c1 - c0) * 1000) / n),
-    };
-    process.stdout.write(`${JSON.stringify(out)}\n`);
-  } finally {
-    await server.close();
-    await load.close();
-    await slack.close();
-    await emulator.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 if (!['bot', 'durable', 'bare'].includes(values.server)) throw new Error(`--server is bot, durable or bare, not ${values.server}`);
 if (!values['no-build'] && values.server === 'bot') buildBot();
 pinSelf();
@@ -101,14 +68,56 @@ const dir = mkdtempSync(join(tmpdir(), 'rln-cpu-'));
 const emulator = await startEmulator({ seed: 'none', lifecycleDelayMs: 5 });
 const slack = await startFakeSlack();
 const load = await startLoadProcess();
+
+/** `requests` sent to `url` (open loop at --rate, else closed), with the CPU `pid` spent: the figures every server gives. */
+async function measured(pid: number, url: string, requests: ReturnType<ReturnType<typeof signer>>) {
+  const c0 = cpuMs(pid);
+  const r = values.rate
+    ? await load.run({ kind: 'open', url, requests, rate: Number(values.rate) })
+    : await load.run({ kind: 'closed', url, requests, concurrency: 16 });
+  const c1 = cpuMs(pid);
+  return {
+    c0,
+    figures: {
+      events: requests.length,
+      load_average: os.loadavg()[0].toFixed(1),
+      events_per_s: Math.round(r.perSecond),
+      failed: r.failed,
+      p50_ms: Number(r.p50Ms.toFixed(2)),
+      p99_ms: Number(r.p99Ms.toFixed(2)),
+      cpu_us_per_event_intake: Math.round(((c1 - c0) * 1000) / requests.length),
+    },
+  };
+}
+
+/** `--server durable|bare`: the receiver in its own process, pinned as the bot is, measured as the bot is (it has no /metrics). */
+async function receiver(kind: 'durable' | 'bare', sign: ReturnType<typeof signer>): Promise<void> {
+  const server = await startBaselineProcess(emulator.publicKey.pem, kind);
+  try {
+    await load.run({ kind: 'closed', url: server.url, requests: sign(1000, '/'), concurrency: 16 });
+    await quiet(server.pid);
+    const { figures } = await measured(server.pid, server.url, sign(Number(values.events), '/'));
+    process.stdout.write(`${JSON.stringify({ server: kind, ...figures })}\n`);
+  } finally {
+    await server.close();
+  }
+}
+
 try {
   const nodeIds = await createNodes(emulator, Number(values.nodes));
   const sign = signer(emulator, nodeIds);
   const config = values.config === 'unrouted' ? 'unrouted' : 'routed';
-  if (values.server === 'durable' || values.server === 'bare') {
-    await receiver(values.server, sign);
-    process.exit(0);
-  }
+  if (values.server === 'durable' || values.server === 'bare') await receiver(values.server, sign);
+  else await measureBot(config, sign);
+} finally {
+  await load.close();
+  await slack.close();
+  await emulator.close();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** The bot, compiled and started as deployed, measured with its collections and event-loop delay from its /metrics. */
+async function measureBot(config: 'routed' | 'unrouted', sign: ReturnType<typeof signer>): Promise<void> {
   const bot = await startBot(dir, config, emulator, slack, values['node-arg'], !values['not-deployed']);
   try {
     await load.run({ kind: 'closed', url: bot.url, requests: sign(1000), concurrency: 16 });
@@ -117,11 +126,7 @@ try {
     const requests = sign(n);
     const g0 = await gcStats(bot.url);
     await metric(bot.url, 'nodejs_eventloop_lag_p99_seconds'); // a scrape resets the delay histogram
-    const c0 = cpuMs(bot.pid);
-    const r = values.rate
-      ? await load.run({ kind: 'open', url: bot.url, requests, rate: Number(values.rate) })
-      : await load.run({ kind: 'closed', url: bot.url, requests, concurrency: 16 });
-    const c1 = cpuMs(bot.pid);
+    const { c0, figures } = await measured(bot.pid, bot.url, requests);
     const lagP99 = (await metric(bot.url, 'nodejs_eventloop_lag_p99_seconds')) * 1000;
     const lagMax = (await metric(bot.url, 'nodejs_eventloop_lag_max_seconds')) * 1000;
     const g1 = await gcStats(bot.url); // after the lag figures: a scrape resets their histogram
@@ -131,13 +136,7 @@ try {
     const c2 = cpuMs(bot.pid);
     const out = {
       config,
-      events: n,
-      load_average: os.loadavg()[0].toFixed(1),
-      events_per_s: Math.round(r.perSecond),
-      failed: r.failed,
-      p50_ms: Number(r.p50Ms.toFixed(2)),
-      p99_ms: Number(r.p99Ms.toFixed(2)),
-      cpu_us_per_event_intake: Math.round(((c1 - c0) * 1000) / n),
+      ...figures,
       cpu_us_per_event_with_drain: Math.round(((c2 - c0) * 1000) / n),
       // Garbage collection during intake (pauses on the main thread, from the bot's /metrics).
       gc_minor_count: gc('minor').n,
@@ -151,9 +150,4 @@ try {
   } finally {
     await bot.close();
   }
-} finally {
-  await load.close();
-  await slack.close();
-  await emulator.close();
-  rmSync(dir, { recursive: true, force: true });
 }
