@@ -211,7 +211,14 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     ingestActivityBatch,
     webhookRoutes(o = {}) {
       const keys = o.keys ?? new KeyCache({ fetchKey: () => opts.hosting.webhookPublicKey(), refetchIntervalMs: o.keyRefetchIntervalMs });
-      const nodes = o.nodes ?? createNodeDirectory({ hosting: opts.hosting });
+      const nodes =
+        o.nodes ??
+        createNodeDirectory({
+          hosting: opts.hosting,
+          // Events of the nodes it knows are still accepted meanwhile; it is tried again at the next event.
+          onRefreshFailed: (err) =>
+            log.warn({ err }, 'webhooks: the account node list could not be refreshed; the last one is used meanwhile'),
+        });
       // Events of one burst share a commit; each is answered 2xx only once it is committed. The
       // transaction stores the events (marked "not yet routed") and nothing else: no read of
       // the routing view, no outbox rows. The worker routes them after the 2xx (route-pending.ts).

@@ -1,16 +1,30 @@
 /**
- * Which nodes belong to the account, from `hosting.listNodes()`, cached briefly. A node
- * not in the cache triggers one refresh (at most one per `minRefreshMs`), so a new node is
- * known at once and a flood of unknown ids does not flood the service.
+ * Which nodes belong to the account, from `hosting.listNodes()`, cached.
+ *
+ * A list older than `ttlMs` is refreshed in the background, at the next event, while events of
+ * the nodes it holds are still answered from it (stale while it revalidates): the check only
+ * says that a signed event's node is the account's, and waiting for the service's answer held
+ * every webhook of that moment. Measured at a steady 1,000 events/s, that wait was the worst
+ * stretch of a run: requests waited up to 480 ms while the list was fetched (issue 29). Only a
+ * list that could not be refreshed for `maxStaleMs` past its TTL is no longer trusted: then an
+ * event waits for a fresh list, as every event did before, and is refused 503 if it cannot be had.
+ *
+ * A node not in the list triggers a refresh that the event waits for (at most one per
+ * `minRefreshMs`), so a new node is known at once and a flood of unknown ids does not flood
+ * the service. A node removed from the account is accepted until the refresh that drops it lands.
  */
 import type { HostingClient, HostedNode } from '../hosting/index.js';
 
 export interface NodeDirectoryOptions {
   hosting: Pick<HostingClient, 'listNodes'>;
-  /** How long a fetched list is trusted. Default 30 000 ms. */
+  /** How long a fetched list is fresh; after it, the next event refreshes it in the background. Default 30 000 ms. */
   ttlMs?: number;
-  /** Least time between two refreshes caused by a miss. Default 2 000 ms. */
+  /** How long past its TTL a list that cannot be refreshed still answers for its nodes. Default 600 000 ms. */
+  maxStaleMs?: number;
+  /** Least time between two refreshes caused by a miss or a stale list. Default 2 000 ms. */
   minRefreshMs?: number;
+  /** A background refresh failed, the first time after a success (it is tried again, at most every `minRefreshMs`). */
+  onRefreshFailed?: (err: unknown) => void;
   now?: () => number;
 }
 
@@ -18,8 +32,9 @@ export interface NodeDirectory {
   /** The node, or undefined when the account has no such node. Throws when the list cannot be fetched. */
   lookup(nodeId: string): Promise<HostedNode | undefined>;
   /**
-   * The node when the cached list is fresh (within the TTL) and has it; otherwise undefined, and
-   * `lookup` decides (it may fetch). Never fetches: the request path's synchronous fast path.
+   * The node when the cached list can answer for it (fresh, or stale within `maxStaleMs`) and
+   * has it; otherwise undefined, and `lookup` decides (it may wait for a fetch). Never waits: the
+   * request path's synchronous fast path. A stale list is refreshed in the background.
    */
   cached(nodeId: string): HostedNode | undefined;
   /** The name of a node if it is cached (no fetch). */
@@ -28,23 +43,29 @@ export interface NodeDirectory {
 
 export function createNodeDirectory(opts: NodeDirectoryOptions): NodeDirectory {
   const ttl = opts.ttlMs ?? 30_000;
+  const maxStale = opts.maxStaleMs ?? 600_000;
   const minRefresh = opts.minRefreshMs ?? 2_000;
   const now = opts.now ?? Date.now;
   let nodes = new Map<string, HostedNode>();
-  let fetchedAt = Number.NEGATIVE_INFINITY;
+  /** When the list held was fetched (-Infinity: none yet). */
+  let listedAt = Number.NEGATIVE_INFINITY;
+  /** When the last refresh began, and whether it failed. */
+  let triedAt = Number.NEGATIVE_INFINITY;
+  let failed = false;
   let inflight: Promise<void> | undefined;
 
   const refresh = (): Promise<void> => {
     if (!inflight) {
-      fetchedAt = now();
+      triedAt = now();
       inflight = opts.hosting
         .listNodes()
         .then((list) => {
           nodes = new Map(list.map((n) => [n.nodeId, n]));
-          fetchedAt = now();
+          listedAt = now();
+          failed = false;
         })
         .catch((err: unknown) => {
-          fetchedAt = Number.NEGATIVE_INFINITY;
+          failed = true;
           throw err;
         })
         .finally(() => {
@@ -54,19 +75,40 @@ export function createNodeDirectory(opts: NodeDirectoryOptions): NodeDirectory {
     return inflight;
   };
 
+  /** Past its TTL, the list is refreshed without anyone waiting; a failure is reported once, not thrown. */
+  const revalidate = (): void => {
+    if (now() - listedAt < ttl || inflight || now() - triedAt < minRefresh) return;
+    const wasFailing = failed;
+    refresh().catch((err: unknown) => {
+      if (!wasFailing) opts.onRefreshFailed?.(err);
+    });
+  };
+
+  /** The list may still answer for the nodes it holds. */
+  const usable = () => now() - listedAt < ttl + maxStale;
+
   return {
     async lookup(nodeId) {
-      if (now() - fetchedAt >= ttl) await refresh();
+      if (!usable()) {
+        await refresh();
+        return nodes.get(nodeId);
+      }
+      revalidate();
       const hit = nodes.get(nodeId);
       if (hit) return hit;
-      if (now() - fetchedAt >= minRefresh) {
+      // Not in the list: perhaps a node created since it was fetched (or it failed to refresh).
+      if (failed || now() - triedAt >= minRefresh) {
         await refresh();
         return nodes.get(nodeId);
       }
       if (inflight) await inflight;
       return nodes.get(nodeId);
     },
-    cached: (nodeId) => (now() - fetchedAt < ttl ? nodes.get(nodeId) : undefined),
+    cached(nodeId) {
+      if (!usable()) return undefined;
+      revalidate();
+      return nodes.get(nodeId);
+    },
     nameOf: (nodeId) => nodes.get(nodeId)?.name,
   };
 }

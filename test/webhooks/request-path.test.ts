@@ -1,7 +1,7 @@
 // The request path's synchronous fast paths (a cached key, a cached node list) and the refusals
 // of its asynchronous steps (the node list, the store), each with its status, reason and metric.
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createHttpServer } from '../../src/http/index.js';
 import { createMetrics } from '../../src/metrics.js';
 import { createHash } from 'node:crypto';
@@ -12,10 +12,11 @@ import {
   webhookRoutes,
   type IngestResult,
   type IngestWith,
+  type NodeDirectory,
   type ServiceEvent,
 } from '../../src/webhooks/index.js';
 import { silentLogger } from '../../src/log.js';
-import { fakeHosting, node, statusPayload } from '../support/notify.js';
+import { fakeHosting, node, statusPayload, type FakeHosting } from '../support/notify.js';
 import { makeKey } from './keys.js';
 
 const cleanup: Array<() => Promise<void>> = [];
@@ -78,20 +79,100 @@ describe('KeyCache.verify', () => {
   });
 });
 
-describe('NodeDirectory.cached', () => {
-  it('gives a node of a fresh list, never fetches, and leaves stale or unknown ones to lookup', async () => {
+describe('NodeDirectory', () => {
+  /** A hosting fake whose listNodes answers only when the test lets it (`release`), or fails (`fail`). */
+  function gatedHosting() {
     const hosting = fakeHosting([node('n1', 'alice')], undefined);
-    let now = 1_000_000;
-    const nodes = createNodeDirectory({ hosting, ttlMs: 30_000, now: () => now });
-    expect(nodes.cached('n1')).toBeUndefined();
+    const list = hosting.listNodes.bind(hosting);
+    const gate = { waiting: 0, release: () => undefined as void, fail: (_e: Error) => undefined as void };
+    let gated = false;
+    hosting.listNodes = () => {
+      if (!gated) return list();
+      gate.waiting++;
+      return new Promise((resolve, reject) => {
+        gate.release = () => void list().then(resolve);
+        gate.fail = reject;
+      });
+    };
+    return { hosting, gate, close: (on: boolean) => void (gated = on) };
+  }
+
+  it('gives a node of the list it holds without waiting, and leaves unknown ones to lookup', async () => {
+    const hosting = fakeHosting([node('n1', 'alice')], undefined);
+    const nodes = createNodeDirectory({ hosting, ttlMs: 30_000, now: () => 1_000_000 });
+    expect(nodes.cached('n1')).toBeUndefined(); // no list yet: lookup fetches it
     expect(hosting.listCalls).toBe(0);
     expect((await nodes.lookup('n1'))?.name).toBe('alice');
     expect(nodes.cached('n1')?.name).toBe('alice');
     expect(nodes.cached('n9')).toBeUndefined();
-    now += 30_000;
-    expect(nodes.cached('n1')).toBeUndefined(); // stale: lookup refreshes it
     expect(hosting.listCalls).toBe(1);
-    expect((await nodes.lookup('n1'))?.name).toBe('alice');
+  });
+
+  it('answers from a stale list while it refreshes it in the background, then from the new list', async () => {
+    const { hosting, gate, close } = gatedHosting();
+    let now = 1_000_000;
+    const nodes = createNodeDirectory({ hosting, ttlMs: 30_000, now: () => now });
+    await nodes.lookup('n1');
+    close(true);
+    now += 30_000;
+    hosting.nodes = [node('n1', 'alice-renamed')];
+    // Past its TTL: still answered at once, from the list held, while one refresh runs.
+    expect(nodes.cached('n1')?.name).toBe('alice');
+    expect(await nodes.lookup('n1')).toMatchObject({ name: 'alice' });
+    expect(nodes.cached('n1')?.name).toBe('alice');
+    expect(gate.waiting).toBe(1);
+    expect(hosting.listCalls).toBe(1); // the gated call has not reached the list yet
+    gate.release();
+    await vi.waitFor(() => expect(nodes.cached('n1')?.name).toBe('alice-renamed'));
+    expect(gate.waiting).toBe(1);
+  });
+
+  it('keeps a list whose refresh fails for maxStaleMs past its TTL, reports the failure once, then waits for a fresh one', async () => {
+    const { hosting, gate, close } = gatedHosting();
+    let now = 1_000_000;
+    const failures: unknown[] = [];
+    const nodes = createNodeDirectory({
+      hosting,
+      ttlMs: 30_000,
+      maxStaleMs: 60_000,
+      minRefreshMs: 2_000,
+      now: () => now,
+      onRefreshFailed: (err) => failures.push(err),
+    });
+    await nodes.lookup('n1');
+    close(true);
+    now += 30_000;
+    expect(nodes.cached('n1')?.name).toBe('alice');
+    gate.fail(new Error('service down'));
+    await vi.waitFor(() => expect(failures).toHaveLength(1));
+    // Tried again at most every minRefreshMs, and a failure that goes on is not reported again.
+    expect(nodes.cached('n1')?.name).toBe('alice');
+    expect(gate.waiting).toBe(1);
+    now += 2_000;
+    expect(nodes.cached('n1')?.name).toBe('alice');
+    expect(gate.waiting).toBe(2);
+    gate.fail(new Error('still down'));
+    await new Promise((r) => setImmediate(r)); // the failure settles (in microtasks)
+    // Past ttl + maxStale the list no longer answers: lookup waits for a fresh one and throws when it cannot be had.
+    now += 58_000;
+    expect(nodes.cached('n1')).toBeUndefined();
+    const waited = nodes.lookup('n1');
+    await vi.waitFor(() => expect(gate.waiting).toBe(3));
+    gate.fail(new Error('down for good'));
+    await expect(waited).rejects.toThrow('down for good');
+    expect(failures).toHaveLength(1);
+  });
+
+  it('waits for a refresh for a node the list does not hold (a new node), at most once per minRefreshMs', async () => {
+    const hosting = fakeHosting([node('n1', 'alice')], undefined);
+    let now = 1_000_000;
+    const nodes = createNodeDirectory({ hosting, ttlMs: 30_000, minRefreshMs: 2_000, now: () => now });
+    await nodes.lookup('n1');
+    hosting.nodes.push(node('n2', 'bob'));
+    now += 2_000;
+    expect(nodes.cached('n2')).toBeUndefined();
+    expect((await nodes.lookup('n2'))?.name).toBe('bob');
+    expect(await nodes.lookup('n3')).toBeUndefined(); // within minRefreshMs: no second fetch
     expect(hosting.listCalls).toBe(2);
   });
 });
@@ -101,13 +182,14 @@ describe('the webhook route around its asynchronous steps', () => {
     ingest: (e: ServiceEvent & { nodeName?: string }) => IngestResult | Promise<IngestResult>,
     listNodes?: () => Promise<never>,
     ingestWith?: IngestWith,
+    directory: (hosting: FakeHosting) => NodeDirectory = (hosting) => createNodeDirectory({ hosting, minRefreshMs: 0 }),
   ) {
     const key = makeKey('ed25519');
     const hosting = fakeHosting([node('n1', 'alice')], key.encodings['JSON {publicKey: PEM}']);
     if (listNodes) hosting.listNodes = listNodes;
     const metrics = createMetrics({ defaults: false });
     const keys = new KeyCache({ fetchKey: () => hosting.webhookPublicKey() });
-    const nodes = createNodeDirectory({ hosting, minRefreshMs: 0 });
+    const nodes = directory(hosting);
     const app = await createHttpServer({
       logger: silentLogger,
       metrics,
@@ -117,12 +199,13 @@ describe('the webhook route around its asynchronous steps', () => {
     cleanup.push(() => app.close());
     const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     const sign = Object.values(key.signers)[0];
-    const send = (payload: unknown) => {
+    const send = (payload: unknown, signal?: AbortSignal) => {
       const body = Buffer.from(JSON.stringify(payload));
       return fetch(`${url}/webhooks/service/n1`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-service-signature': sign(body) },
         body: new Uint8Array(body),
+        signal,
       });
     };
     const counted = async (outcome: string, reason: string) =>
@@ -234,6 +317,32 @@ describe('the webhook route around its asynchronous steps', () => {
     expect(broken.status).toBe(500);
     expect(await broken.json()).toMatchObject({ error: 'internal' });
     expect(await t.counted('error', 'internal')).toBe(1);
+  });
+
+  it('answers an event of a known node while the stale node list is being fetched again, however long that takes', async () => {
+    let now = 1_000_000;
+    let listing: Promise<never> | undefined;
+    let gated = false;
+    const t = await setup(
+      () => ({ duplicate: false, eventId: 7 }),
+      undefined,
+      undefined,
+      (hosting) => {
+        const list = hosting.listNodes.bind(hosting);
+        hosting.listNodes = () => (gated ? (listing ??= new Promise<never>(() => undefined)) : list());
+        return createNodeDirectory({ hosting, ttlMs: 30_000, now: () => now });
+      },
+    );
+    expect((await t.send(statusPayload('n1', 'PAUSED'))).status).toBe(202);
+    gated = true; // from now on the service never answers the list
+    now += 60_000;
+    // (A bound for failing, not a timing: a local answer held 10 s waited for the list, which never comes.)
+    const res = await t.send(statusPayload('n1', 'RUNNING'), AbortSignal.timeout(10_000)).catch((err: Error) => {
+      throw new Error(`the event was not answered while the node list was being fetched (${err.name})`);
+    });
+    expect(res.status).toBe(202);
+    expect(await res.json()).toEqual({ ok: true, eventId: 7 });
+    expect(listing).toBeDefined(); // the refresh was asked for, and is still running
   });
 
   it('answers 503 node_lookup_failed when the node list cannot be fetched, and counts it', async () => {
