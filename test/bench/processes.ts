@@ -259,14 +259,26 @@ export function procTree(pid: number): number[] {
 
 /** utime + stime of a process and its descendants (all their threads), in ms (clock ticks are 1/100 s). */
 export function cpuMs(pid: number): number {
-  return procTree(pid).reduce((sum, p) => {
-    try {
-      const f = statOf(p);
-      return sum + (Number(f[11]) + Number(f[12])) * 10;
-    } catch {
-      return sum; // gone meanwhile
-    }
-  }, 0);
+  return procTree(pid).reduce((sum, p) => sum + ticksMs(`/proc/${p}/stat`), 0);
+}
+
+/**
+ * The same, of their main threads alone (each process's event loop): what is left of cpuMs is
+ * the other threads' (V8's garbage-collection and compiler helpers, the checkpoint worker, libuv's pool).
+ */
+export function mainThreadCpuMs(pid: number): number {
+  return procTree(pid).reduce((sum, p) => sum + ticksMs(`/proc/${p}/task/${p}/stat`), 0);
+}
+
+/** utime + stime in ms from a /proc stat file; 0 when it is gone meanwhile. */
+function ticksMs(file: string): number {
+  try {
+    const f = readFileSync(file, 'utf8');
+    const fields = f.slice(f.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
 }
 
 /**
