@@ -17,7 +17,7 @@ import { createEscalation, type Escalation } from './escalation.js';
 import { executeRound, letThrough, readRoundState, recordFailure, type RetryPolicy, type RoundContext } from './execute-round.js';
 import { ChannelPacer } from './pacer.js';
 import { ChannelLeaseLost, type ChannelClaims } from './channel-claims.js';
-import { planRound, roundRows } from './plan-round.js';
+import { planSteps, roundRows } from './plan-round.js';
 
 export interface OutboxWorkerOptions {
   store: NotifyStore;
@@ -284,8 +284,15 @@ export class OutboxWorker {
       await letThrough();
       const limits = { maxIncidentsPerRound: this.o.maxIncidentsPerRound ?? 5, digestMaxNodes: this.o.digestMaxNodes ?? 40 };
       const state = await readRoundState(store, platform, channelId, due, now, limits);
+      // Planned in slices too (planSteps): a round of 2,000 rows was up to 28 ms in one go.
+      const steps = planSteps(due, state);
       await letThrough();
-      const actions = planRound(due, state);
+      let step = steps.next();
+      while (!step.done) {
+        await letThrough();
+        step = steps.next();
+      }
+      const actions = step.value;
       await letThrough();
       const ctx: RoundContext = {
         store,

@@ -1,7 +1,7 @@
 // planRound is pure: a table of rounds (the rows due in one channel and what the store knew)
 // and the actions it plans. No database, no chat, no timers.
 import { describe, expect, it } from 'vitest';
-import { planRound, type RoundAction, type RoundState, type StatusEvent } from '../../src/notify/plan-round.js';
+import { PLAN_SLICE_ROWS, planRound, planSteps, type RoundAction, type RoundState, type StatusEvent } from '../../src/notify/plan-round.js';
 import type { IncidentRow, OutboxEventRow } from '../../src/store/index.js';
 
 const T0 = Date.UTC(2026, 3, 16, 12, 0, 0);
@@ -303,6 +303,24 @@ describe('planRound', () => {
     const rows = due();
     const actions = planRound(rows, state(s));
     expect(actions.map((a) => seen(a, rows))).toEqual(expected);
+  });
+
+  it('plans a large round in slices (planSteps), ending with what planRound plans', () => {
+    // 2,000 rows of 100 nodes (20 each): the last event of n99 FAILED (an incident), n2 superseded
+    // by a newer stored event, the rest a digest in 3 parts (40 nodes a part).
+    const rows: OutboxEventRow[] = [];
+    for (let i = 0; i < 2_000; i++) rows.push(ev(`n${i % 100}`, i === 1_999 ? 'FAILED' : i % 3 ? 'RUNNING' : 'STOPPED', i + 1));
+    const s = state({ previous: { n1: 'RUNNING' }, recent: { n2: [{ id: 1, status: 'RUNNING', event_ts: at(5_000) }] } });
+    const steps = planSteps(rows, s);
+    let pauses = 0;
+    let step = steps.next();
+    for (; !step.done; step = steps.next()) pauses++;
+    expect(step.value.map((a) => a.kind)).toEqual(['open-incident', 'post', 'post', 'post']);
+    // A slice ends once PLAN_SLICE_ROWS (250) rows of groups are planned: every 13 groups of 20
+    // rows, 7 pauses; then one between each two of the digest's 3 parts.
+    expect(PLAN_SLICE_ROWS).toBe(250);
+    expect(pauses).toBe(7 + 2);
+    expect(step.value).toEqual(planRound(rows, s));
   });
 
   it('decides the same round twice from the same rows and state (no hidden state)', () => {
