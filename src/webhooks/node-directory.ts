@@ -4,8 +4,8 @@
  * A list older than `ttlMs` is refreshed in the background, at the next event, while events of
  * the nodes it holds are still answered from it (stale while it revalidates): the check only
  * says that a signed event's node is the account's, and waiting for the service's answer held
- * every webhook of that moment. Measured at a steady 1,000 events/s, that wait was the worst
- * stretch of a run: requests waited up to 480 ms while the list was fetched (issue 29). Only a
+ * every webhook of that moment for a round trip to the service (issue 29: nothing the 2xx does
+ * not promise on the request path), and refused them all 503 when it failed. Only a
  * list that could not be refreshed for `maxStaleMs` past its TTL is no longer trusted: then an
  * event waits for a fresh list, as every event did before, and is refused 503 if it cannot be had.
  *

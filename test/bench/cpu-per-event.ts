@@ -12,9 +12,9 @@
  * For comparing two builds in alternating pairs; not part of `npm run bench`.
  *
  * Before any clock, `--warm` events (default 1,000) warm the server up, closed loop. For a p99 at a
- * steady rate, give the bot 10,000: after 1,000 its compiler threads still took ~30% of the core
- * for the first 1.5 s of the run (its request path is larger than a receiver's), and that start
- * alone set the run's p99 (docs/benchmarks.md, 2026-11-28).
+ * steady rate, give the bot 10,000: after 1,000 its helper threads (most likely V8's compilers:
+ * its request path is larger than a receiver's) still took ~30% of the core for the first 1.5 s
+ * of the run, and that start alone set the run's p99 (docs/benchmarks.md, 2026-11-28).
  *
  * `main_thread_us_per_event` is the part of it spent on the event loop's thread (the rest: V8's
  * helper threads, the checkpoint worker).
