@@ -30,7 +30,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startEmulator } from '../../src/emulator/index.js';
 import { startFakeSlack } from '../fakes/slack/index.js';
-import { buildBot, cpuMs, mainThreadCpuMs, pinSelf, startBaselineProcess, startLoadProcess, untilQuiet as quiet } from './processes.js';
+import { buildBot, cpuMs, cpuTimes, pinSelf, startBaselineProcess, startLoadProcess, untilQuiet as quiet } from './processes.js';
 import { createNodes, signer, startBot } from './webhook-intake.js';
 
 const { values } = parseArgs({
@@ -81,13 +81,11 @@ const load = await startLoadProcess();
 
 /** `requests` sent to `url` (open loop at --rate, else closed), with the CPU `pid` spent: the figures every server gives. */
 async function measured(pid: number, url: string, requests: ReturnType<ReturnType<typeof signer>>) {
-  const c0 = cpuMs(pid);
-  const m0 = mainThreadCpuMs(pid);
+  const { all: c0, main: m0 } = cpuTimes(pid);
   const r = values.rate
     ? await load.run({ kind: 'open', url, requests, rate: Number(values.rate) })
     : await load.run({ kind: 'closed', url, requests, concurrency: 16 });
-  const c1 = cpuMs(pid);
-  const m1 = mainThreadCpuMs(pid);
+  const { all: c1, main: m1 } = cpuTimes(pid);
   return {
     c0,
     figures: {

@@ -235,10 +235,13 @@ export async function startLoadProcess(): Promise<LoadProcess> {
 }
 
 /** The fields of /proc/<pid>/stat after the command name (state is [0], ppid [1], utime [11], stime [12]). */
-export const statOf = (pid: number): string[] => {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
+export const statOf = (pid: number): string[] => statFields(`/proc/${pid}/stat`);
+
+/** The fields of a /proc stat file (a process's, or one of its threads') after the command name. */
+function statFields(file: string): string[] {
+  const f = readFileSync(file, 'utf8');
   return f.slice(f.lastIndexOf(')') + 2).split(' ');
-};
+}
 
 /** The process and its descendants (tsx runs a script in a child node process). */
 export function procTree(pid: number): number[] {
@@ -259,22 +262,28 @@ export function procTree(pid: number): number[] {
 
 /** utime + stime of a process and its descendants (all their threads), in ms (clock ticks are 1/100 s). */
 export function cpuMs(pid: number): number {
-  return procTree(pid).reduce((sum, p) => sum + ticksMs(`/proc/${p}/stat`), 0);
+  return cpuTimes(pid).all;
 }
 
 /**
- * The same, of their main threads alone (each process's event loop): what is left of cpuMs is
- * the other threads' (V8's garbage-collection and compiler helpers, the checkpoint worker, libuv's pool).
+ * The same (`all`), and of their main threads alone (`main`: each process's event loop), read
+ * in one walk of the tree: what is left of `all` is the other threads' (V8's garbage-collection
+ * and compiler helpers, the checkpoint worker, libuv's pool).
  */
-export function mainThreadCpuMs(pid: number): number {
-  return procTree(pid).reduce((sum, p) => sum + ticksMs(`/proc/${p}/task/${p}/stat`), 0);
+export function cpuTimes(pid: number): { all: number; main: number } {
+  let all = 0;
+  let main = 0;
+  for (const p of procTree(pid)) {
+    all += ticksMs(`/proc/${p}/stat`);
+    main += ticksMs(`/proc/${p}/task/${p}/stat`);
+  }
+  return { all, main };
 }
 
 /** utime + stime in ms from a /proc stat file; 0 when it is gone meanwhile. */
 function ticksMs(file: string): number {
   try {
-    const f = readFileSync(file, 'utf8');
-    const fields = f.slice(f.lastIndexOf(')') + 2).split(' ');
+    const fields = statFields(file);
     return (Number(fields[11]) + Number(fields[12])) * 10;
   } catch {
     return 0;
