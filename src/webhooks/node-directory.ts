@@ -89,19 +89,18 @@ export function createNodeDirectory(opts: NodeDirectoryOptions): NodeDirectory {
 
   return {
     async lookup(nodeId) {
-      if (!usable()) {
-        await refresh();
-        return nodes.get(nodeId);
+      if (usable()) {
+        revalidate();
+        const hit = nodes.get(nodeId);
+        if (hit) return hit;
+        // Not in the list: perhaps a node created since it was fetched. Within minRefreshMs of a
+        // refresh that did not fail, that refresh's list answers.
+        if (!failed && now() - triedAt < minRefresh) {
+          if (inflight) await inflight;
+          return nodes.get(nodeId);
+        }
       }
-      revalidate();
-      const hit = nodes.get(nodeId);
-      if (hit) return hit;
-      // Not in the list: perhaps a node created since it was fetched (or it failed to refresh).
-      if (failed || now() - triedAt >= minRefresh) {
-        await refresh();
-        return nodes.get(nodeId);
-      }
-      if (inflight) await inflight;
+      await refresh();
       return nodes.get(nodeId);
     },
     cached(nodeId) {
