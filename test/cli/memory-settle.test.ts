@@ -159,4 +159,53 @@ describe('memory settle', () => {
     await ticks(20);
     expect(w.collections).toBe(before + 2);
   });
+  it("lets the event loop through between a round's collections, and stops the round when work came meanwhile", async () => {
+    const w = world(60);
+    // Turns of the event loop, counted by a chain of immediates: a collection notes the count.
+    let turns = 0;
+    let counting = true;
+    const count = () => {
+      turns++;
+      if (counting) setImmediate(count);
+    };
+    count();
+    const seen: number[] = [];
+    /** When set, requests arrive during each collection: the pause after it is busy. */
+    let workArrives = false;
+    const gc = w.gc;
+    w.gc = () => {
+      seen.push(turns);
+      gc();
+      if (workArrives) w.busy = 0.9;
+    };
+    start(w);
+    await until(() => w.collections > 0); // start-up's settling
+    await ticks(4);
+    // A burst grows the heap; once quiet, a round of collections brings it down, a pause apart.
+    w.busy = 0.8;
+    w.heap += 64 * MiB;
+    await ticks(2);
+    const before = w.collections;
+    w.busy = 0.01;
+    await until(() => w.collections >= before + 3);
+    const round = seen.slice(before);
+    expect(round.length).toBeGreaterThanOrEqual(3);
+    for (let i = 1; i < round.length; i++) expect(round[i]).toBeGreaterThan(round[i - 1]);
+    // Another burst, and work comes in just after the round's first collection: the round stops.
+    w.heap += 64 * MiB;
+    w.busy = 0.8;
+    await ticks(2);
+    const second = w.collections;
+    workArrives = true;
+    w.busy = 0.01;
+    await until(() => w.collections > second);
+    await ticks(6);
+    expect(w.collections).toBe(second + 1);
+    // Once quiet again, the next check takes it up from the heap as it is: not marked settled.
+    workArrives = false;
+    w.busy = 0.01;
+    await until(() => w.collections > second + 1);
+    expect(w.collections).toBeGreaterThan(second + 1);
+    counting = false;
+  });
 });
