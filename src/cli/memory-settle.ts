@@ -92,8 +92,9 @@ export function startMemorySettle(opts: MemorySettleOptions = {}): () => void {
    * full collection on the event loop (80–100 ms for the bot's 35 MiB heap on a pinned core,
    * measured with --trace-gc), and three back to back held a request that came meanwhile for
    * ~260 ms. So after each one the loop is let through for a pause, and when that pause was not
-   * quiet the round stops there: the burst that came is served first, and the next quiet check
-   * decides again from the sizes as they are (nothing is marked settled).
+   * quiet the round stops there: the burst that came is served first. What the collections so
+   * far left counts as settled, as after a whole round: a round that stopped is not begun again
+   * at the next check (a process whose pauses are never quiet would collect every second).
    */
   const settleRound = async (before: number): Promise<void> => {
     settling = true;
@@ -105,7 +106,8 @@ export function startMemorySettle(opts: MemorySettleOptions = {}): () => void {
         before = after;
         busyShare(); // the pause alone is measured, not the collection
         await new Promise((r) => setTimeout(r, pauseMs).unref());
-        if (stopped || busyShare() > quiet) return;
+        if (stopped) return;
+        if (busyShare() > quiet) break;
       }
       settled = heap();
       residentSettled = resident();
