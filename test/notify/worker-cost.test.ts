@@ -229,15 +229,46 @@ describe('an outbox round of many rows', () => {
       );
     }
     const statements = recordStatements(h.db);
+    // Turns of the event loop, counted by a chain of immediates, noted when the round has read
+    // the nodes' state (the last read before it plans) and when it first posts.
+    let turns = 0;
+    let counting = true;
+    const count = () => {
+      turns++;
+      if (counting) setImmediate(count);
+    };
+    count();
+    const stateReadAt: number[] = [];
+    const postedAt: number[] = [];
+    const nodeStates = h.notifier.store.nodeStates.bind(h.notifier.store);
+    vi.spyOn(h.notifier.store, 'nodeStates').mockImplementation(async (ids) => {
+      const states = await nodeStates(ids);
+      stateReadAt.push(turns);
+      return states;
+    });
+    const post = slack.post.bind(slack);
+    vi.spyOn(slack, 'post').mockImplementation(async (...a) => {
+      postedAt.push(turns);
+      return post(...a);
+    });
     h.notifier.start();
     await vi.waitFor(async () => expect(await h!.notifier.store.depth()).toBe(0), { timeout: 60_000, interval: 20 });
     await h.notifier.stop();
+    counting = false;
 
     // One digest in two parts (40 nodes a message) names every node; every row is sent.
     expect(slack.posts()).toHaveLength(2);
     const rows = await h.notifier.store.outboxRows();
     expect(rows).toHaveLength(1200);
     expect(rows.every((r) => r.state === 'sent' && r.sent_at !== null)).toBe(true);
+
+    // The round is planned in slices (planSteps pauses after every 250 rows of node groups and
+    // between the digest's parts), with the event loop let through at each pause: between
+    // reading the nodes' state and posting, the loop turned once per pause (1,200 rows of 24 a
+    // node: 4, and 1 between the two parts) besides the two turns around the plan. Planned in
+    // one go, it turned only those two.
+    expect(stateReadAt.length).toBeGreaterThanOrEqual(1);
+    expect(postedAt[0] - stateReadAt[0]).toBeGreaterThanOrEqual(2 + 5);
 
     // The first part's 960 rows are two statements (500 ids at most), the second's 240 one.
     const marks = statements.filter((s) => s.sql.startsWith("UPDATE notify_outbox SET state = 'sent'"));
