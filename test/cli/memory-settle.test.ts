@@ -169,6 +169,7 @@ describe('memory settle', () => {
       if (counting) setImmediate(count);
     };
     count();
+    stops.push(() => (counting = false)); // also when an expectation fails
     const seen: number[] = [];
     /** When set, requests arrive during each collection: the pause after it is busy. */
     let workArrives = false;
@@ -211,6 +212,5 @@ describe('memory settle', () => {
     w.heap += 64 * MiB;
     await until(() => w.collections > second + 1);
     expect(w.collections).toBeGreaterThan(second + 1);
-    counting = false;
   });
 });

@@ -238,6 +238,7 @@ describe('an outbox round of many rows', () => {
       if (counting) setImmediate(count);
     };
     count();
+    cleanup.push(() => (counting = false)); // also when an expectation fails
     const stateReadAt: number[] = [];
     const postedAt: number[] = [];
     const nodeStates = h.notifier.store.nodeStates.bind(h.notifier.store);
@@ -254,7 +255,6 @@ describe('an outbox round of many rows', () => {
     h.notifier.start();
     await vi.waitFor(async () => expect(await h!.notifier.store.depth()).toBe(0), { timeout: 60_000, interval: 20 });
     await h.notifier.stop();
-    counting = false;
 
     // One digest in two parts (40 nodes a message) names every node; every row is sent.
     expect(slack.posts()).toHaveLength(2);
