@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startMemorySettle } from '../../src/cli/memory-settle.js';
+import { countLoopTurns } from '../support/loop-turns.js';
 
 const MiB = 2 ** 20;
 const stops: Array<() => void> = [];
@@ -161,21 +162,15 @@ describe('memory settle', () => {
   });
   it("lets the event loop through between a round's collections, and stops the round when work came meanwhile", async () => {
     const w = world(60);
-    // Turns of the event loop, counted by a chain of immediates: a collection notes the count.
-    let turns = 0;
-    let counting = true;
-    const count = () => {
-      turns++;
-      if (counting) setImmediate(count);
-    };
-    count();
-    stops.push(() => (counting = false)); // also when an expectation fails
+    // Turns of the event loop: a collection notes the count.
+    const loop = countLoopTurns();
+    stops.push(loop.stop);
     const seen: number[] = [];
     /** When set, requests arrive during each collection: the pause after it is busy. */
     let workArrives = false;
     const gc = w.gc;
     w.gc = () => {
-      seen.push(turns);
+      seen.push(loop.turns());
       gc();
       if (workArrives) w.busy = 0.9;
     };

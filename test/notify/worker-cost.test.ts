@@ -9,6 +9,7 @@ import { OutboxWorker } from '../../src/notify/index.js';
 import { silentLogger } from '../../src/log.js';
 import { NotifyStore, openDatabase, type Db } from '../../src/store/index.js';
 import { actor, ingest, makeNotifier, prepareMessage, RecordingPoster, slackPlace, type Harness } from '../support/notify.js';
+import { countLoopTurns } from '../support/loop-turns.js';
 
 const cleanup: Array<() => unknown> = [];
 afterEach(async () => {
@@ -229,27 +230,21 @@ describe('an outbox round of many rows', () => {
       );
     }
     const statements = recordStatements(h.db);
-    // Turns of the event loop, counted by a chain of immediates, noted when the round has read
-    // the nodes' state (the last read before it plans) and when it first posts.
-    let turns = 0;
-    let counting = true;
-    const count = () => {
-      turns++;
-      if (counting) setImmediate(count);
-    };
-    count();
-    cleanup.push(() => (counting = false)); // also when an expectation fails
+    // Turns of the event loop, noted when the round has read the nodes' state (the last read
+    // before it plans) and when it first posts.
+    const loop = countLoopTurns();
+    cleanup.push(loop.stop);
     const stateReadAt: number[] = [];
     const postedAt: number[] = [];
     const nodeStates = h.notifier.store.nodeStates.bind(h.notifier.store);
     vi.spyOn(h.notifier.store, 'nodeStates').mockImplementation(async (ids) => {
       const states = await nodeStates(ids);
-      stateReadAt.push(turns);
+      stateReadAt.push(loop.turns());
       return states;
     });
     const post = slack.post.bind(slack);
     vi.spyOn(slack, 'post').mockImplementation(async (...a) => {
-      postedAt.push(turns);
+      postedAt.push(loop.turns());
       return post(...a);
     });
     h.notifier.start();
