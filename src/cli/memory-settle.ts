@@ -38,6 +38,8 @@ export interface MemorySettleOptions {
   residentBytes?: () => number;
   youngBytes?: () => number;
   busyShare?: () => number;
+  /** Called when a settling round has ended, whole or stopped (for tests: a round spans several turns). */
+  onRound?: () => void;
 }
 
 /** A function that runs a full garbage collection (V8's `gc`, exposed for this process); undefined when this Node will not give one. */
@@ -115,6 +117,7 @@ export function startMemorySettle(opts: MemorySettleOptions = {}): () => void {
       quietChecks = 0;
     } finally {
       settling = false;
+      opts.onRound?.();
     }
   };
   const timer = setInterval(() => {

@@ -12,6 +12,8 @@ function world(startMiB: number) {
     heap: startMiB * MiB,
     busy: 0,
     collections: 0,
+    /** Settling rounds ended: a round's collections are a pause apart, so a test waits for its end. */
+    rounds: 0,
     floor: startMiB * MiB,
     gc: () => {
       w.collections++;
@@ -21,8 +23,9 @@ function world(startMiB: number) {
   return w;
 }
 
+/** Polls `cond` every 5 ms, for 10 s at most (a bound for a busy machine; the expectation after it fails if it never holds). */
 const until = async (cond: () => boolean) => {
-  for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
+  for (let i = 0; i < 2000 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
 };
 const ticks = (n: number) => new Promise((r) => setTimeout(r, n * 5 + 20));
 
@@ -36,6 +39,7 @@ function start(w: ReturnType<typeof world>, young = () => 0, resident = () => 0)
       residentBytes: resident,
       youngBytes: young,
       busyShare: () => w.busy,
+      onRound: () => w.rounds++,
     }),
   );
 }
@@ -49,9 +53,10 @@ describe('memory settle', () => {
     // Start-up: nothing while busy; then one settling round when quiet.
     expect(w.collections).toBe(0);
     w.busy = 0.01;
-    await until(() => w.collections > 0);
+    await until(() => w.rounds > 0);
     expect(w.collections).toBeGreaterThan(0);
     const afterStart = w.collections;
+    const roundsAtStart = w.rounds;
     // A burst grows the heap: nothing while it lasts...
     w.busy = 0.8;
     w.heap += 48 * MiB;
@@ -59,7 +64,7 @@ describe('memory settle', () => {
     expect(w.collections).toBe(afterStart);
     // ...and when it is over, collections bring the heap back down.
     w.busy = 0.02;
-    await until(() => w.collections > afterStart);
+    await until(() => w.rounds > roundsAtStart);
     expect(w.collections - afterStart).toBeGreaterThan(1);
     expect(w.collections - afterStart).toBeLessThanOrEqual(3);
     expect(w.heap).toBeLessThan((60 + 48) * MiB);
@@ -68,7 +73,7 @@ describe('memory settle', () => {
   it('leaves a quiet heap alone when it has not grown since it last settled', async () => {
     const w = world(60);
     start(w);
-    await until(() => w.collections > 0);
+    await until(() => w.rounds > 0);
     const settled = w.collections;
     w.heap += 8 * MiB;
     await ticks(6);
@@ -89,7 +94,7 @@ describe('memory settle', () => {
       () => 0,
       () => r.size,
     );
-    await until(() => w.collections > 0); // start-up's settling
+    await until(() => w.rounds > 0); // start-up's settling
     const before = w.collections;
     // A burst: the heap grows less than the threshold, resident memory more; nothing while busy.
     w.busy = 0.7;
@@ -99,13 +104,15 @@ describe('memory settle', () => {
     expect(w.collections).toBe(before);
     // Quiet: collected, and resident memory is back.
     w.busy = 0.01;
-    await until(() => w.collections > before);
+    const roundsBefore = w.rounds;
+    await until(() => w.rounds > roundsBefore);
+    expect(w.collections).toBeGreaterThan(before);
     expect(r.size).toBe(100 * MiB);
-    const after = w.collections;
+    const roundsAfter = w.rounds;
     // Grown again but kept this time (malloc holds it): one settling round, then no collection loop.
     r.size += 32 * MiB;
     r.freed = false;
-    await until(() => w.collections > after);
+    await until(() => w.rounds > roundsAfter);
     const kept = w.collections;
     await ticks(20);
     expect(w.collections).toBe(kept);
@@ -135,9 +142,10 @@ describe('memory settle', () => {
           quietSince = w.busy > 0.15 ? 0 : quietSince + 1;
           return w.busy;
         },
+        onRound: () => w.rounds++,
       }),
     );
-    await until(() => w.collections > 0); // start-up's settling
+    await until(() => w.rounds > 0); // start-up's settling
     const before = w.collections;
     // A pass: busy, the young generation grows to its largest.
     w.busy = 0.6;
@@ -175,15 +183,16 @@ describe('memory settle', () => {
       if (workArrives) w.busy = 0.9;
     };
     start(w);
-    await until(() => w.collections > 0); // start-up's settling
+    await until(() => w.rounds > 0); // start-up's settling
     await ticks(4);
     // A burst grows the heap; once quiet, a round of collections brings it down, a pause apart.
     w.busy = 0.8;
     w.heap += 64 * MiB;
     await ticks(2);
     const before = w.collections;
+    const roundsBefore = w.rounds;
     w.busy = 0.01;
-    await until(() => w.collections >= before + 3);
+    await until(() => w.rounds > roundsBefore);
     const round = seen.slice(before);
     expect(round.length).toBeGreaterThanOrEqual(3);
     for (let i = 1; i < round.length; i++) expect(round[i]).toBeGreaterThan(round[i - 1]);
@@ -192,9 +201,10 @@ describe('memory settle', () => {
     w.busy = 0.8;
     await ticks(2);
     const second = w.collections;
+    const roundsSecond = w.rounds;
     workArrives = true;
     w.busy = 0.01;
-    await until(() => w.collections > second);
+    await until(() => w.rounds > roundsSecond);
     await ticks(6);
     expect(w.collections).toBe(second + 1);
     // Quiet again: what that one collection left counts as settled, so no collection every
@@ -204,8 +214,9 @@ describe('memory settle', () => {
     await ticks(20);
     expect(w.collections).toBe(second + 1);
     // ...until the heap grows again.
+    const roundsThird = w.rounds;
     w.heap += 64 * MiB;
-    await until(() => w.collections > second + 1);
+    await until(() => w.rounds > roundsThird);
     expect(w.collections).toBeGreaterThan(second + 1);
   });
 });
