@@ -78,7 +78,7 @@ describe('a hostile node', () => {
 
   it('is read within limits: clear errors, the log tail, and under 300 MiB', async () => {
     const child = fileURLToPath(new URL('../support/hostile-peer-child.ts', import.meta.url));
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', child], {
+    const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', '--import', 'tsx', child], {
       env: { ...process.env, HOSTILE_URL: url, NODE_OPTIONS: '' },
       cwd: fileURLToPath(new URL('../..', import.meta.url)),
       maxBuffer: 1024 * 1024,
