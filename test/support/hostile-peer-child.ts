@@ -21,9 +21,12 @@ const client: NodeApiClient = createNodeApiClient({
   retries: 0,
 });
 const outcomes: Record<string, string> = {};
-const collect = (globalThis as { gc?: () => void }).gc;
+const exposed = (globalThis as { gc?: () => void }).gc;
+// Without it the peak is again the garbage of every call so far (see above): refuse to measure that.
+if (!exposed) throw new Error('hostile-peer-child: run it with node --expose-gc');
+const collect = exposed;
 const attempt = async (name: string, f: () => Promise<unknown>) => {
-  collect?.();
+  collect();
   try {
     const r = await f();
     outcomes[name] = `ok: ${JSON.stringify(r).slice(0, 200)}`;
