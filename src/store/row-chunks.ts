@@ -4,7 +4,11 @@
  * statement is one of `sizes.length` texts, each prepared (SQLite) or parsed once, whatever
  * the count.
  */
-export type ForEachChunk = (count: number, write: (values: string, start: number, size: number) => Promise<void>) => Promise<void>;
+export interface ForEachChunk {
+  (count: number, write: (values: string, start: number, size: number) => Promise<void>): Promise<void>;
+  /** The same runs at once, for a synchronous writer: each run's VALUES list, first row and size. */
+  runs(count: number): Array<{ values: string; start: number; size: number }>;
+}
 
 /**
  * `tuple` is one row's `(…)` of a VALUES list; the result calls `write` once per run of rows,
@@ -15,11 +19,17 @@ export function rowChunks(sizes: readonly number[], tuple: string): ForEachChunk
     throw new Error('rowChunks: sizes must be decreasing and end with 1');
   }
   const lists = new Map<number, string>(sizes.map((n) => [n, Array.from({ length: n }, () => tuple).join(', ')]));
-  return async (count, write) => {
-    for (let i = 0; i < count; ) {
-      const n = sizes.find((size) => size <= count - i)!;
-      await write(lists.get(n)!, i, n);
-      i += n;
+  const runs = (count: number) => {
+    const out: Array<{ values: string; start: number; size: number }> = [];
+    for (let start = 0; start < count; ) {
+      const size = sizes.find((s) => s <= count - start)!;
+      out.push({ values: lists.get(size)!, start, size });
+      start += size;
     }
+    return out;
   };
+  const forEach = async (count: number, write: (values: string, start: number, size: number) => Promise<void>) => {
+    for (const r of runs(count)) await write(r.values, r.start, r.size);
+  };
+  return Object.assign(forEach, { runs });
 }

@@ -31,6 +31,17 @@ describe('rowChunks', () => {
     expect((await runs([4, 1], 4))[0][2]).toBe('(?), (?), (?), (?)');
   });
 
+  it('gives the same runs at once, for a synchronous writer', async () => {
+    for (const [sizes, count] of [
+      [[64, 8, 1], 75],
+      [[16, 8, 4, 2, 1], 23],
+      [[4, 1], 0],
+    ] as Array<[number[], number]>) {
+      const atOnce = rowChunks(sizes, '(?)').runs(count);
+      expect(atOnce.map((r) => [r.start, r.size, r.values])).toEqual(await runs(sizes, count));
+    }
+  });
+
   it('refuses sizes that cannot cover every count or are not largest first', () => {
     expect(() => rowChunks([8, 2], '(?)')).toThrow(/end with 1/);
     expect(() => rowChunks([1, 8], '(?)')).toThrow(/decreasing/);
