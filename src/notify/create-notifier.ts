@@ -197,7 +197,7 @@ export function createNotifier(opts: NotifierOptions): Notifier {
     wake: () => worker.wake(),
     tellNodeChanged,
   });
-  const { storeEvent, storeEvents, afterCommit, ingestEvent, ingestActivity, ingestActivityBatch } = intake;
+  const { storeEvent, storeEvents, storeEventsNow, afterCommit, ingestEvent, ingestActivity, ingestActivityBatch } = intake;
 
   const outbox = createDurableOutbox({ store, now: nowMs, wake: () => worker.wake() });
 
@@ -224,10 +224,12 @@ export function createNotifier(opts: NotifierOptions): Notifier {
       // the routing view, no outbox rows. The worker routes them after the 2xx (route-pending.ts).
       // A burst's events are written several per statement (storeEvents); if that fails, each
       // is written alone (storeEvent) in its own savepoint, and only the one that fails is refused.
+      // On SQLite the burst is first written at once, synchronously (storeEventsNow), when no
+      // transaction holds the connection: no promise on the way to the commit.
       const batch = groupCommit(
         (fn) => store.tx(fn),
         (event: IncomingEvent) => storeEvent(event),
-        { writeMany: storeEvents },
+        { writeMany: storeEvents, writeManyNow: storeEventsNow },
       );
       const ingest = (event: IncomingEvent) => batch(event).then(afterCommit);
       // The same by callbacks: no promise per event on the request path.

@@ -120,6 +120,16 @@ export function createEventIntake(opts: {
     return events.map((event, i) => storedOf(event, made[i].time, ids[i], 0, true));
   };
 
+  /**
+   * storeEvents at once, in a transaction of its own (NotifyStore.insertEventsNow): the webhook
+   * path's first try. Undefined when the database cannot now; then storeEvents, in a tx().
+   */
+  const storeEventsNow = (events: readonly IncomingEvent[]): Stored[] | undefined => {
+    const made = events.map((event) => eventRow(event, true));
+    const ids = store.insertEventsNow(made.map((m) => m.row));
+    return ids && events.map((event, i) => storedOf(event, made[i].time, ids[i], 0, true));
+  };
+
   /** What follows a commit: the log, the metrics, the worker's wake-up and the listener. */
   const afterCommit = (r: Stored): IngestResult & { routed: number } => {
     if (!r.duplicate && r.flagged) {
@@ -199,5 +209,5 @@ export function createEventIntake(opts: {
     wakeTimer = undefined;
   };
 
-  return { storeEvent, storeEvents, afterCommit, ingestEvent, ingestActivity, ingestActivityBatch, cancelWake };
+  return { storeEvent, storeEvents, storeEventsNow, afterCommit, ingestEvent, ingestActivity, ingestActivityBatch, cancelWake };
 }

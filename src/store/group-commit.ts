@@ -22,6 +22,13 @@
  * `writeOne`, in its own savepoint: `writeMany` is a shortcut for the common case, `writeOne`
  * says what each item means.
  *
+ * `writeManyNow`, if given, is tried first: the same as `writeMany`, but at once, synchronously,
+ * in a transaction of its own (Sql.txNow, SQLite), so a batch makes no promise on its way to the
+ * commit. It answers undefined when the database cannot now (PostgreSQL, or a transaction holds
+ * the connection): then the batch goes the async way above. When it throws, it is as `writeMany`
+ * throwing: the second pass writes each item alone. `before` does not run for it: give it only
+ * where there is no `before`.
+ *
  * The function returned answers a promise per item; its `add(item, onValue, onError)` answers
  * by callbacks instead, for a hot path (the webhook intake) that would otherwise make a promise
  * per item and another per step that follows it. Both go into the same batch.
@@ -36,6 +43,8 @@ export interface GroupCommitOptions<T, R, C> {
   before?: () => Promise<C>;
   /** The first pass's items at once: what writeOne would answer for each, in the order given. */
   writeMany?: (items: readonly T[], context: C) => Promise<readonly R[]>;
+  /** writeMany synchronously, in its own transaction; undefined when the database cannot now. */
+  writeManyNow?: (items: readonly T[]) => readonly R[] | undefined;
 }
 
 /** A group commit: a promise per item, or `add` with callbacks (called once, after the commit). */
@@ -49,19 +58,15 @@ export function groupCommit<T, R, C = undefined>(
   writeOne: (item: T, context: C) => Promise<R>,
   options?: (() => Promise<C>) | GroupCommitOptions<T, R, C>,
 ): GroupCommit<T, R> {
-  const { before, writeMany } = typeof options === 'function' ? { before: options, writeMany: undefined } : (options ?? {});
+  const { before, writeMany, writeManyNow } = typeof options === 'function' ? { before: options } : (options ?? {});
+  if (before && writeManyNow) throw new Error('groupCommit: writeManyNow runs without `before`; give one or the other');
   let batch: Array<{ item: T; resolve: (r: R) => void; reject: (e: unknown) => void }> = [];
 
   /** Every item in one transaction; the first error ends (and rolls back) all of it. */
   const allOrNothing = (items: T[]): Promise<Array<Outcome<R>>> =>
     tx(async () => {
       const context = (before ? await before() : undefined) as C;
-      if (writeMany) {
-        const values = await writeMany(items, context);
-        if (values.length !== items.length)
-          throw new Error(`groupCommit: writeMany answered ${values.length} results for ${items.length} items`);
-        return values.map((value) => ({ ok: true as const, value }));
-      }
+      if (writeMany) return outcomes(await writeMany(items, context), items.length);
       const out: Array<Outcome<R>> = [];
       for (const item of items) out.push({ ok: true, value: await writeOne(item, context) });
       return out;
@@ -86,19 +91,54 @@ export function groupCommit<T, R, C = undefined>(
       return out;
     });
 
-  const flush = async (): Promise<void> => {
+  /** Whether a first pass's error leaves the second pass (each item alone) to try. */
+  const secondPass = (error: unknown, items: T[]) => !(error instanceof DatabaseUnavailableError) && items.length > 1;
+
+  const flush = (): void => {
     const current = batch;
     batch = [];
     const items = current.map((c) => c.item);
+    let now: readonly R[] | undefined;
+    try {
+      now = writeManyNow?.(items);
+    } catch (error) {
+      if (!secondPass(error, items)) return answer(current, undefined, error);
+      void oneByOne(items).then(
+        (results) => answer(current, results),
+        (e: unknown) => answer(current, undefined, e),
+      );
+      return;
+    }
+    if (now) {
+      let results: Array<Outcome<R>>;
+      try {
+        results = outcomes(now, items.length);
+      } catch (error) {
+        return answer(current, undefined, error);
+      }
+      return answer(current, results);
+    }
+    void flushAsync(current, items);
+  };
+
+  const flushAsync = async (current: typeof batch, items: T[]): Promise<void> => {
     let results: Array<Outcome<R>>;
     try {
       try {
         results = await allOrNothing(items);
       } catch (error) {
-        if (error instanceof DatabaseUnavailableError || items.length === 1) throw error;
+        if (!secondPass(error, items)) throw error;
         results = await oneByOne(items);
       }
     } catch (error) {
+      return answer(current, undefined, error);
+    }
+    answer(current, results);
+  };
+
+  /** Each item's answer: its outcome, or the batch's error when there are none. */
+  const answer = (current: typeof batch, results: Array<Outcome<R>> | undefined, error?: unknown): void => {
+    if (!results) {
       for (const c of current) settle(c.reject, error);
       return;
     }
@@ -123,7 +163,13 @@ export function groupCommit<T, R, C = undefined>(
     }
   };
   const add = (item: T, resolve: (r: R) => void, reject: (e: unknown) => void): void => {
-    if (batch.push({ item, resolve, reject }) === 1) setImmediate(() => void flush());
+    if (batch.push({ item, resolve, reject }) === 1) setImmediate(flush);
   };
   return Object.assign((item: T) => new Promise<R>((resolve, reject) => add(item, resolve, reject)), { add });
+}
+
+/** A whole pass's values as outcomes; a count that does not match the items is an error. */
+function outcomes<R>(values: readonly R[], count: number): Array<Outcome<R>> {
+  if (values.length !== count) throw new Error(`groupCommit: writeMany answered ${values.length} results for ${count} items`);
+  return values.map((value) => ({ ok: true as const, value }));
 }

@@ -7,6 +7,7 @@
  * notify-outbox.ts, notify-incidents.ts); this store is the one face the notify room sees.
  */
 import type { AnyDb } from './database.js';
+import type { RunResult } from './sql/types.js';
 import { routingIndexOf, type NotifyRoutingIndex, type RoutingView } from './notify-routing-index.js';
 import type { EventRow, EventToRoute, NoticeRow } from './notify-rows.js';
 import { NotifyWatches } from './notify-watches.js';
@@ -111,6 +112,26 @@ export class NotifyStore {
    * stored key of each row it inserted (in no promised order), which says whose id it is.
    */
   async insertEvents(events: ReadonlyArray<Omit<EventRow, 'id'>>): Promise<Array<number | undefined>> {
+    const { ids, statements } = this.eventInserts(events);
+    for (const st of statements) st.answered(await this.db.run(st.text, st.params));
+    return ids;
+  }
+
+  /**
+   * insertEvents at once, in a transaction of its own (Sql.txNow, SQLite): no promise on the way.
+   * Undefined when the database cannot now (PostgreSQL, or a transaction holds the connection):
+   * then insertEvents, in a tx().
+   */
+  insertEventsNow(events: ReadonlyArray<Omit<EventRow, 'id'>>): Array<number | undefined> | undefined {
+    return this.db.txNow?.((q) => {
+      const { ids, statements } = this.eventInserts(events);
+      for (const st of statements) st.answered(q.run(st.text, st.params));
+      return ids;
+    })?.value;
+  }
+
+  /** insertEvents' statements, and its answer, which each statement's result fills in (`answered`). */
+  private eventInserts(events: ReadonlyArray<Omit<EventRow, 'id'>>) {
     const ids = new Array<number | undefined>(events.length).fill(undefined);
     const sqlite = this.db.engine === 'sqlite';
     // Per event to write: its index in `events` and the key it is stored under.
@@ -126,13 +147,17 @@ export class NotifyStore {
       todo.push(i);
       keys.push(stored);
     }
+    // The index in `events` of each stored key: the RETURNING rows say whose id they are.
     const index = new Map<string, number>();
-    await (sqlite ? sqliteEventChunks : postgresEventChunks)(todo.length, async (values, start, n) => {
+    for (let j = 0; j < todo.length; j++) index.set(keys[j], todo[j]);
+    const answered = (r: RunResult) => {
+      // (PostgreSQL gives BIGINT columns as strings.)
+      for (const row of r.rows) ids[index.get(row.dedupe_key as string)!] = Number(row.id);
+    };
+    const statements = (sqlite ? sqliteEventChunks : postgresEventChunks).runs(todo.length).map(({ values, start, size }) => {
       const params: unknown[] = [];
-      index.clear();
-      for (let j = start; j < start + n; j++) {
+      for (let j = start; j < start + size; j++) {
         const e = events[todo[j]];
-        index.set(keys[j], todo[j]);
         params.push(
           keys[j],
           e.node_id,
@@ -147,26 +172,19 @@ export class NotifyStore {
         );
         if (sqlite) params.push(e.dedupe_key);
       }
-      const r = sqlite
-        ? await this.db.run(
-            `INSERT INTO notify_events (dedupe_key, node_id, node_name, event_type, status, event_ts, received_at, payload, event_ms, route_pending)
+      const text = sqlite
+        ? `INSERT INTO notify_events (dedupe_key, node_id, node_name, event_type, status, event_ts, received_at, payload, event_ms, route_pending)
              SELECT column1, column2, column3, column4, column5, column6, column7, column8, column9, column10 FROM (VALUES ${values})
              WHERE NOT EXISTS (SELECT 1 FROM notify_events WHERE dedupe_key = column11)
              ON CONFLICT (dedupe_key) DO NOTHING
-             RETURNING id, dedupe_key`,
-            params,
-          )
-        : await this.db.run(
-            `INSERT INTO notify_events (dedupe_key, node_id, node_name, event_type, status, event_ts, received_at, payload, event_ms, route_pending)
+             RETURNING id, dedupe_key`
+        : `INSERT INTO notify_events (dedupe_key, node_id, node_name, event_type, status, event_ts, received_at, payload, event_ms, route_pending)
              VALUES ${values}
              ON CONFLICT (dedupe_key) DO NOTHING
-             RETURNING id, dedupe_key`,
-            params,
-          );
-      // (PostgreSQL gives BIGINT columns as strings.)
-      for (const row of r.rows) ids[index.get(row.dedupe_key as string)!] = Number(row.id);
+             RETURNING id, dedupe_key`;
+      return { text, params, answered };
     });
-    return ids;
+    return { ids, statements };
   }
 
   /**

@@ -146,6 +146,30 @@ describe('webhook events are routed after the 2xx, by the outbox worker', () => 
     expect(await t.n.store.outboxRows()).toHaveLength(1);
   });
 
+  it('commits a burst at once on SQLite, with no async transaction, and waits for one that holds the connection', async () => {
+    const t = await receiver();
+    const db = t.h.db;
+    const tx = db.tx.bind(db);
+    let transactions = 0;
+    db.tx = <T>(fn: () => Promise<T>) => (transactions++, tx(fn));
+    const burst = await Promise.all(['PAUSED', 'RUNNING', 'FAILED'].map((s, i) => t.post(statusPayload(`n${i + 1}`, s))));
+    expect(burst.map((r) => r.status)).toEqual([202, 202, 202]);
+    expect(transactions).toBe(0);
+    expect(await t.n.store.eventsToRouteCount()).toBe(3);
+    // Another chain's transaction (the router's, the checkpointer's pause) holds the connection:
+    // the event waits for it in tx(), and is answered once it is committed.
+    let release!: () => void;
+    const holding = tx(() => new Promise<void>((r) => (release = r)));
+    let answered = false;
+    const waiting = t.post(statusPayload('n1', 'STOPPED')).then((r) => ((answered = true), r));
+    await waitFor(() => transactions === 1);
+    expect(answered).toBe(false);
+    release();
+    await holding;
+    expect((await waiting).status).toBe(202);
+    expect(await t.n.store.eventsToRouteCount()).toBe(4);
+  });
+
   it('never loses an event answered 2xx: stored with the worker stopped, the process closed, the next start routes and posts it', async () => {
     const file = tempDbPath();
     cleanup.push(file.cleanup);

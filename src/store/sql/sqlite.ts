@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { live, takeTurn, type Level } from './nesting.js';
 import { toNumbered } from './placeholders.js';
-import { DatabaseUnavailableError, type Params, type RunResult, type Sql } from './types.js';
+import { DatabaseUnavailableError, type Params, type RunResult, type Sql, type SyncQueries } from './types.js';
 
 /** SQLite failures of the database itself, not of a statement. */
 const UNAVAILABLE = [
@@ -150,6 +150,10 @@ export class SqliteSql implements Sql {
 
   async run(sql: string, params?: Params): Promise<RunResult> {
     while (this.busy()) await this.held;
+    return this.runNow(sql, params);
+  }
+
+  private runNow(sql: string, params?: Params): RunResult {
     return this.call(sql, params, (st, a) => {
       if (st.reader) {
         const rows = st.all(...a) as Array<Record<string, unknown>>;
@@ -158,6 +162,9 @@ export class SqliteSql implements Sql {
       return { changes: st.run(...a).changes, rows: [] };
     });
   }
+
+  /** The queries of txNow (one object, made once). */
+  private readonly now: SyncQueries = { run: (sql, params) => this.runNow(sql, params) };
 
   async exec(sql: string): Promise<void> {
     while (this.busy()) await this.held;
@@ -209,6 +216,28 @@ export class SqliteSql implements Sql {
         store.root.done = true;
       }
     });
+  }
+
+  /**
+   * A transaction run at once (Sql.txNow): nothing else can run on this thread while it does, so
+   * holding the connection needs no promise. Not while another transaction holds it (`held`:
+   * one of tx(), or the checkpointer's pause) or this chain is inside one: those answer undefined.
+   */
+  txNow<T>(fn: (q: SyncQueries) => T): { value: T } | undefined {
+    if (this.held || this.current()) return undefined;
+    try {
+      this.control('BEGIN IMMEDIATE');
+    } catch (e) {
+      throw wrap(e);
+    }
+    try {
+      const value = fn(this.now);
+      this.control('COMMIT');
+      return { value };
+    } catch (e) {
+      if (this.raw.inTransaction) this.raw.exec('ROLLBACK');
+      throw wrap(e);
+    }
   }
 
   /**
