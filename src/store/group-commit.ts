@@ -110,6 +110,8 @@ export function groupCommit<T, R, C = undefined>(
       return;
     }
     if (now) {
+      // Checked after the commit here: a count that does not match (a bug) refuses every item
+      // although each is stored; a webhook so refused comes again and is found a duplicate.
       let results: Array<Outcome<R>>;
       try {
         results = outcomes(now, items.length);

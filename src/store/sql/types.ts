@@ -48,8 +48,9 @@ export interface Sql {
   /**
    * SQLite only (PostgreSQL's client is async): runs `fn` now, synchronously, in a transaction of
    * its own, with queries that answer at once (`q`). It commits when `fn` returns and rolls back
-   * when it throws (the error is thrown on). No promise and no async context is made, which is
-   * most of a small transaction's cost on the hot path (the webhook intake's group commit).
+   * when it throws (the error is thrown on). No promise and no async context is made: for a
+   * one-row commit that was about a third of its CPU (the webhook intake's group commit at a
+   * steady rate; docs/benchmarks.md, 2026-11-28).
    * Undefined when the connection is not free now: another chain's transaction holds it, or
    * this call chain is inside one. Then use tx(), which waits for it.
    */
