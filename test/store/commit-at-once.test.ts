@@ -81,17 +81,27 @@ describe('groupCommit with writeManyNow', () => {
   /** A group commit over now_t whose every way of writing is counted. */
   function counted(db: AnyDb) {
     const n = { transactions: 0, now: 0, many: 0, ones: 0 };
+    const insertAll = (vs: readonly number[]) => `INSERT INTO now_t (v) VALUES ${vs.map(() => '(?)').join(', ')}`;
     const insert = groupCommit(
-      (fn) => ((n.transactions += db.inTransaction ? 0 : 1), db.tx(fn)),
-      async (v: number) => (n.ones++, await db.run('INSERT INTO now_t (v) VALUES (?)', [v]), `${v}:one`),
+      (fn) => {
+        if (!db.inTransaction) n.transactions++;
+        return db.tx(fn);
+      },
+      async (v: number) => {
+        n.ones++;
+        await db.run(insertAll([v]), [v]);
+        return `${v}:one`;
+      },
       {
-        writeMany: async (vs) => (
-          n.many++, await db.run(`INSERT INTO now_t (v) VALUES ${vs.map(() => '(?)').join(', ')}`, vs), vs.map((v) => `${v}:many`)
-        ),
+        writeMany: async (vs) => {
+          n.many++;
+          await db.run(insertAll(vs), vs);
+          return vs.map((v) => `${v}:many`);
+        },
         writeManyNow: (vs) => {
           n.now++;
-          return db.txNow?.((q) => (q.run(`INSERT INTO now_t (v) VALUES ${vs.map(() => '(?)').join(', ')}`, vs), vs.map((v) => `${v}:now`)))
-            ?.value;
+          const done = db.txNow?.((q) => q.run(insertAll(vs), vs));
+          return done && vs.map((v) => `${v}:now`);
         },
       },
     );
