@@ -7,16 +7,16 @@
  * notify-outbox.ts, notify-incidents.ts); this store is the one face the notify room sees.
  */
 import type { AnyDb } from './database.js';
-import type { RunResult } from './sql/types.js';
 import { routingIndexOf, type NotifyRoutingIndex, type RoutingView } from './notify-routing-index.js';
 import type { EventRow, EventToRoute, NoticeRow } from './notify-rows.js';
 import { NotifyWatches } from './notify-watches.js';
 import { NotifyOutbox } from './notify-outbox.js';
 import { NotifyIncidents } from './notify-incidents.js';
-import { rowChunks } from './row-chunks.js';
+import { eventInserts, storedEventKey, STORED_KEY_MARK, STORED_KEY_PREFIX_LENGTH } from './notify-event-inserts.js';
 import { NotifyNodes, type NodeStatusState } from './notify-nodes.js';
 import { NotifyRouteQueue } from './notify-route-queue.js';
 
+export { storedEventKey } from './notify-event-inserts.js';
 export type { EventToRoute } from './notify-rows.js';
 export type { EventOutboxRow } from './notify-outbox.js';
 export type { EventRow, WatchRow, MuteRow, OutboxState, OutboxRow, OutboxEventRow, IncidentRow, NoticeRow } from './notify-rows.js';
@@ -112,7 +112,7 @@ export class NotifyStore {
    * stored key of each row it inserted (in no promised order), which says whose id it is.
    */
   async insertEvents(events: ReadonlyArray<Omit<EventRow, 'id'>>): Promise<Array<number | undefined>> {
-    const { ids, statements } = this.eventInserts(events);
+    const { ids, statements } = eventInserts(events, this.db.engine === 'sqlite');
     for (const st of statements) st.answered(await this.db.run(st.text, st.params));
     return ids;
   }
@@ -124,67 +124,10 @@ export class NotifyStore {
    */
   insertEventsNow(events: ReadonlyArray<Omit<EventRow, 'id'>>): Array<number | undefined> | undefined {
     return this.db.txNow?.((q) => {
-      const { ids, statements } = this.eventInserts(events);
+      const { ids, statements } = eventInserts(events, this.db.engine === 'sqlite');
       for (const st of statements) st.answered(q.run(st.text, st.params));
       return ids;
     })?.value;
-  }
-
-  /** insertEvents' statements, and its answer, which each statement's result fills in (`answered`). */
-  private eventInserts(events: ReadonlyArray<Omit<EventRow, 'id'>>) {
-    const ids = new Array<number | undefined>(events.length).fill(undefined);
-    const sqlite = this.db.engine === 'sqlite';
-    // Per event to write: its index in `events` and the key it is stored under.
-    const todo: number[] = [];
-    const keys: string[] = [];
-    const seen = new Set<string>();
-    for (let i = 0; i < events.length; i++) {
-      const bare = events[i].dedupe_key;
-      const stored = (sqlite ? storedEventKey(bare, events[i].event_ms) : undefined) ?? bare;
-      // insertEvent of a key behind its time also looks for the key as given (SQLite).
-      if (seen.has(stored) || (stored !== bare && seen.has(bare))) continue;
-      seen.add(stored);
-      todo.push(i);
-      keys.push(stored);
-    }
-    // The index in `events` of each stored key: the RETURNING rows say whose id they are.
-    const index = new Map<string, number>();
-    for (let j = 0; j < todo.length; j++) index.set(keys[j], todo[j]);
-    const answered = (r: RunResult) => {
-      // (PostgreSQL gives BIGINT columns as strings.)
-      for (const row of r.rows) ids[index.get(row.dedupe_key as string)!] = Number(row.id);
-    };
-    const statements = (sqlite ? sqliteEventChunks : postgresEventChunks).runs(todo.length).map(({ values, start, size }) => {
-      const params: unknown[] = [];
-      for (let j = start; j < start + size; j++) {
-        const e = events[todo[j]];
-        params.push(
-          keys[j],
-          e.node_id,
-          e.node_name,
-          e.event_type,
-          e.status,
-          e.event_ts,
-          e.received_at,
-          e.payload,
-          e.event_ms ?? null,
-          e.route_pending ?? null,
-        );
-        if (sqlite) params.push(e.dedupe_key);
-      }
-      const text = sqlite
-        ? `INSERT INTO notify_events (dedupe_key, node_id, node_name, event_type, status, event_ts, received_at, payload, event_ms, route_pending)
-             SELECT column1, column2, column3, column4, column5, column6, column7, column8, column9, column10 FROM (VALUES ${values})
-             WHERE NOT EXISTS (SELECT 1 FROM notify_events WHERE dedupe_key = column11)
-             ON CONFLICT (dedupe_key) DO NOTHING
-             RETURNING id, dedupe_key`
-        : `INSERT INTO notify_events (dedupe_key, node_id, node_name, event_type, status, event_ts, received_at, payload, event_ms, route_pending)
-             VALUES ${values}
-             ON CONFLICT (dedupe_key) DO NOTHING
-             RETURNING id, dedupe_key`;
-      return { text, params, answered };
-    });
-    return { ids, statements };
   }
 
   /**
@@ -232,8 +175,8 @@ export class NotifyStore {
       (await this.db.get<EventRow>('SELECT * FROM notify_events WHERE dedupe_key = ?', [key])) ??
       (this.db.engine === 'sqlite'
         ? await this.db.get<EventRow>(
-            `SELECT * FROM notify_events WHERE length(dedupe_key) = ? AND substr(dedupe_key, ${PREFIX_LENGTH + 1}) = ? AND substr(dedupe_key, 1, 1) = '${PREFIX_MARK}'`,
-            [key.length + PREFIX_LENGTH, key],
+            `SELECT * FROM notify_events WHERE length(dedupe_key) = ? AND substr(dedupe_key, ${STORED_KEY_PREFIX_LENGTH + 1}) = ? AND substr(dedupe_key, 1, 1) = '${STORED_KEY_MARK}'`,
+            [key.length + STORED_KEY_PREFIX_LENGTH, key],
           )
         : undefined);
     return row && { ...row, dedupe_key: key };
@@ -390,27 +333,3 @@ export class NotifyStore {
 
 /** The advisory lock routers take turns on (PostgreSQL): see lockRouting. */
 const ROUTING_LOCK = 7_264_229;
-
-/**
- * Rows per INSERT of insertEvents. SQLite's row: the key as stored, the columns, and the key as
- * given (looked for too); PostgreSQL's: the columns.
- */
-const EVENT_CHUNKS = [16, 8, 4, 2, 1];
-const sqliteEventChunks = rowChunks(EVENT_CHUNKS, '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
-const postgresEventChunks = rowChunks(EVENT_CHUNKS, '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
-
-/** `t` + the event's time in ms as 12 hex digits + `:`: fixed width, so keys sort by time. */
-const PREFIX_MARK = 't';
-const PREFIX_LENGTH = 14;
-const MAX_MS = 16 ** 12;
-
-/**
- * How an event's dedupe key is stored on SQLite: behind the event's own time, when it has one
- * (else undefined: stored as given). Deterministic: a redelivery carries the same time. The
- * dedupe keys of webhooks (webhooks/read-event.ts) hash that time, or the whole body when there
- * is none, so one key never comes with two times.
- */
-export function storedEventKey(key: string, eventMs: number | null | undefined): string | undefined {
-  if (typeof eventMs !== 'number' || !Number.isSafeInteger(eventMs) || eventMs < 0 || eventMs >= MAX_MS) return undefined;
-  return `${PREFIX_MARK}${eventMs.toString(16).padStart(12, '0')}:${key}`;
-}
