@@ -116,8 +116,7 @@ export function createEventIntake(opts: {
   /** Stores a burst of events marked "not yet routed" (the webhook path), several per statement: storeEvent's answer for each. */
   const storeEvents = async (events: readonly IncomingEvent[]): Promise<Stored[]> => {
     const made = events.map((event) => eventRow(event, true));
-    const ids = await store.insertEvents(made.map((m) => m.row));
-    return events.map((event, i) => storedOf(event, made[i].time, ids[i], 0, true));
+    return storedAll(events, made, await store.insertEvents(made.map((m) => m.row)));
   };
 
   /**
@@ -127,8 +126,12 @@ export function createEventIntake(opts: {
   const storeEventsNow = (events: readonly IncomingEvent[]): Stored[] | undefined => {
     const made = events.map((event) => eventRow(event, true));
     const ids = store.insertEventsNow(made.map((m) => m.row));
-    return ids && events.map((event, i) => storedOf(event, made[i].time, ids[i], 0, true));
+    return ids && storedAll(events, made, ids);
   };
+
+  /** A burst's answers, from its rows as made and the ids the store gave (undefined: a duplicate). */
+  const storedAll = (events: readonly IncomingEvent[], made: ReadonlyArray<ReturnType<typeof eventRow>>, ids: Array<number | undefined>) =>
+    events.map((event, i) => storedOf(event, made[i].time, ids[i], 0, true));
 
   /** What follows a commit: the log, the metrics, the worker's wake-up and the listener. */
   const afterCommit = (r: Stored): IngestResult & { routed: number } => {

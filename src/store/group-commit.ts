@@ -102,11 +102,7 @@ export function groupCommit<T, R, C = undefined>(
     try {
       now = writeManyNow?.(items);
     } catch (error) {
-      if (!secondPass(error, items)) return answer(current, undefined, error);
-      void oneByOne(items).then(
-        (results) => answer(current, results),
-        (e: unknown) => answer(current, undefined, e),
-      );
+      void flushAsync(current, items, { error });
       return;
     }
     if (now) {
@@ -123,10 +119,12 @@ export function groupCommit<T, R, C = undefined>(
     void flushAsync(current, items);
   };
 
-  const flushAsync = async (current: typeof batch, items: T[]): Promise<void> => {
+  /** The async way: the first pass in tx() (unless the first pass at once already failed), then the second if need be. */
+  const flushAsync = async (current: typeof batch, items: T[], failedNow?: { error: unknown }): Promise<void> => {
     let results: Array<Outcome<R>>;
     try {
       try {
+        if (failedNow) throw failedNow.error;
         results = await allOrNothing(items);
       } catch (error) {
         if (!secondPass(error, items)) throw error;
