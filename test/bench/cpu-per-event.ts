@@ -21,7 +21,8 @@
  *
  * `--server durable` (or `bare`) measures the intake bench's durable (or bare) receiver the
  * same way instead of the bot, on the same core: CPU per event and p50/p99 (it has no
- * /metrics, so no collections or event-loop figures). At a steady `--rate 1000` the two side
+ * /metrics, so no collections or event-loop figures). `--node-arg` goes to the receiver then
+ * (`--cpu-prof`: its profile, to set beside the bot's). At a steady `--rate 1000` the two side
  * by side tell how busy each keeps its core for the same events (docs/benchmarks.md).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -104,7 +105,7 @@ async function measured(pid: number, url: string, requests: ReturnType<ReturnTyp
 
 /** `--server durable|bare`: the receiver in its own process, pinned as the bot is, measured as the bot is (it has no /metrics). */
 async function receiver(kind: 'durable' | 'bare', sign: ReturnType<typeof signer>): Promise<void> {
-  const server = await startBaselineProcess(emulator.publicKey.pem, kind);
+  const server = await startBaselineProcess(emulator.publicKey.pem, kind, values['node-arg']);
   try {
     await load.run({ kind: 'closed', url: server.url, requests: sign(Number(values.warm), '/'), concurrency: 16 });
     await quiet(server.pid);

@@ -154,9 +154,15 @@ export interface BaselineProcess {
  * verify-and-parse server (`bare`, baseline-webhook-server.ts) or the bare durable receiver
  * (`durable`, durable-webhook-server.ts).
  */
-export async function startBaselineProcess(publicKeyPem: string, kind: 'bare' | 'durable' = 'bare'): Promise<BaselineProcess> {
-  const script = kind === 'durable' ? 'durable-webhook-server.ts' : 'baseline-webhook-server.ts';
-  const child = spawnNode([tsx, `${root}test/bench/${script}`], {
+export async function startBaselineProcess(
+  publicKeyPem: string,
+  kind: 'bare' | 'durable' = 'bare',
+  nodeArgs: string[] = [],
+): Promise<BaselineProcess> {
+  const script = `${root}test/bench/${kind === 'durable' ? 'durable-webhook-server.ts' : 'baseline-webhook-server.ts'}`;
+  // tsx's CLI runs the script in a child process: node flags (a profile) need tsx as a loader in this one.
+  const args = nodeArgs.length ? [...nodeArgs, '--import', 'tsx', script] : [tsx, script];
+  const child = spawnNode(args, {
     core: pinning?.server,
     env: { ...process.env, BASELINE_PUBLIC_KEY: publicKeyPem },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -58,6 +58,31 @@ function stageOf(f: CallFrame): Stage | undefined {
   return undefined;
 }
 
+/** With `STAGE=<name>` in the environment, `breakdown` also prints that stage's functions ("other", say). */
+const stageShown = process.env.STAGE;
+
+const nameOf = (f: CallFrame) =>
+  `${f.functionName || '(anonymous)'} ${f.url.replace(/^.*\/(node_modules|dist)\//, '$1/').replace(/^file:\/\/.*\//, '')}`;
+
+/**
+ * The samples from the first inside a webhook request to the last: not the start-up, not the drain
+ * at exit. A request's frames are the named functions of webhook-routes; at start-up the route
+ * module runs too, but only its top level (no name) and `webhookRoutes`, which mounts it.
+ */
+function requestWindow(profile: CpuProfile, byId: Map<number, ProfileNode>, parent: Map<number, number>): { first: number; last: number } {
+  const inRequest = (id: number) => {
+    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+      const f = byId.get(cur)!.callFrame;
+      if (/webhook-routes/.test(f.url) && f.functionName !== '' && f.functionName !== 'webhookRoutes') return true;
+    }
+    return false;
+  };
+  const first = Math.max(0, profile.samples.findIndex(inRequest));
+  let last = profile.samples.length - 1;
+  while (last > first && !inRequest(profile.samples[last])) last--;
+  return { first, last };
+}
+
 export function breakdown(profile: CpuProfile, events: number): Array<{ stage: Stage; ms: number; usPerEvent: number; share: number }> {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
@@ -83,20 +108,22 @@ export function breakdown(profile: CpuProfile, events: number): Array<{ stage: S
     stageCache.set(id, s);
     return s;
   };
-  // Count from the first sample inside the webhook handler to the last (not the start-up, not the drain at exit).
-  const inHandler = (id: number) => {
-    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur))
-      if (/webhook-routes/.test(byId.get(cur)!.callFrame.url)) return true;
-    return false;
-  };
   const totals = new Map<Stage, number>();
-  const first = profile.samples.findIndex(inHandler);
-  let last = profile.samples.length - 1;
-  while (last > first && !inHandler(profile.samples[last])) last--;
-  for (let i = Math.max(0, first); i <= last; i++) {
+  const leaves = new Map<string, number>();
+  const { first, last } = requestWindow(profile, byId, parent);
+  for (let i = first; i <= last; i++) {
     const id = profile.samples[i];
     const s = stageOfNode(id);
     totals.set(s, (totals.get(s) ?? 0) + profile.timeDeltas[i] / 1000);
+    if (s === stageShown) {
+      const leaf = nameOf(byId.get(id)!.callFrame);
+      leaves.set(leaf, (leaves.get(leaf) ?? 0) + profile.timeDeltas[i] / 1000);
+    }
+  }
+  if (stageShown) {
+    process.stdout.write(`The functions of stage "${stageShown}" (self time, µs per event):\n`);
+    for (const [fn, ms] of [...leaves].sort((a, b) => b[1] - a[1]).slice(0, 25))
+      process.stdout.write(`  ${(Math.round((ms * 10_000) / events) / 10).toString().padStart(7)}  ${fn}\n`);
   }
   const busy = [...totals].filter(([s]) => s !== 'idle').reduce((a, [, ms]) => a + ms, 0);
   return [...totals]
@@ -121,26 +148,17 @@ export function topFunctions(
   const byId = new Map(profile.nodes.map((x) => [x.id, x]));
   const parent = new Map<number, number>();
   for (const x of profile.nodes) for (const c of x.children ?? []) parent.set(c, x.id);
-  const name = (f: CallFrame) =>
-    `${f.functionName || '(anonymous)'} ${f.url.replace(/^.*\/(node_modules|dist)\//, '$1/').replace(/^file:\/\/.*\//, '')}`;
-  const inHandler = (id: number) => {
-    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur))
-      if (/webhook-routes/.test(byId.get(cur)!.callFrame.url)) return true;
-    return false;
-  };
-  const first = profile.samples.findIndex(inHandler);
-  let last = profile.samples.length - 1;
-  while (last > first && !inHandler(profile.samples[last])) last--;
+  const { first, last } = requestWindow(profile, byId, parent);
   const self = new Map<string, number>();
   const incl = new Map<string, number>();
   for (let i = Math.max(0, first); i <= last; i++) {
     const id = profile.samples[i];
     const us = profile.timeDeltas[i];
-    const leaf = name(byId.get(id)!.callFrame);
+    const leaf = nameOf(byId.get(id)!.callFrame);
     self.set(leaf, (self.get(leaf) ?? 0) + us);
     const seen = new Set<string>();
     for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
-      const k = name(byId.get(cur)!.callFrame);
+      const k = nameOf(byId.get(cur)!.callFrame);
       if (seen.has(k)) continue;
       seen.add(k);
       incl.set(k, (incl.get(k) ?? 0) + us);
