@@ -8,7 +8,7 @@
  *   - channel_gone pauses the channel's watches and tells the admins (escalation.ts).
  * readRoundState reads from the store what planRound needs.
  */
-import { PostError, type ChatPoster } from '../vocabulary/index.js';
+import { letThrough, PostError, type ChatPoster } from '../vocabulary/index.js';
 import type { Message, Platform } from '../vocabulary/index.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
@@ -38,9 +38,6 @@ export interface RetryPolicy {
   maxDelayMs: number;
   maxAttempts: number;
 }
-
-/** Lets the event loop through (webhook requests waiting behind a round's work) before going on. */
-export const letThrough = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 /** Rows whose previous status is read from the events table between two passes of the event loop. */
 const NODES_PER_SLICE = 10;

@@ -7,14 +7,14 @@
  * outcome: sent, retried with backoff, held by a 429, failed, or the channel gone. Incidents
  * are in incidents.ts; telling the admins about failed deliveries in escalation.ts.
  */
-import type { ChatPoster } from '../vocabulary/index.js';
+import { letThrough, type ChatPoster } from '../vocabulary/index.js';
 import type { Message } from '../vocabulary/index.js';
 import type { Platform } from '../vocabulary/index.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { NotifyStore } from '../store/index.js';
 import { createEscalation, type Escalation } from './escalation.js';
-import { executeRound, letThrough, readRoundState, recordFailure, type RetryPolicy, type RoundContext } from './execute-round.js';
+import { executeRound, readRoundState, recordFailure, type RetryPolicy, type RoundContext } from './execute-round.js';
 import { ChannelPacer } from './pacer.js';
 import { ChannelLeaseLost, type ChannelClaims } from './channel-claims.js';
 import { planSteps, roundRows } from './plan-round.js';

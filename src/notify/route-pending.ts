@@ -17,8 +17,8 @@
  * status row (node-status.ts): the webhook's commit writes the event row and nothing else.
  */
 import type { Logger } from '../log.js';
+import { letThrough } from '../vocabulary/index.js';
 import type { EventOutboxRow, NotifyStore, RoutingView, WatchRow } from '../store/index.js';
-import { letThrough } from './execute-round.js';
 import { kindsOf } from './watch-service.js';
 import { trackNodeStatus } from './node-status.js';
 

@@ -1,3 +1,4 @@
+import { letThrough } from '../vocabulary/index.js';
 import type { AnyDb } from './database.js';
 import type { OutboxEventRow, OutboxRow, OutboxState } from './notify-rows.js';
 import { rowChunks } from './row-chunks.js';
@@ -138,7 +139,7 @@ export class NotifyOutbox {
       if (rows.length < take) break;
       after = rows[rows.length - 1].id;
       // Inside a caller's transaction the connection is held anyway: no point in yielding.
-      if (!this.db.inTransaction) await new Promise((r) => setImmediate(r));
+      if (!this.db.inTransaction) await letThrough();
     }
     return out;
   }
@@ -170,7 +171,7 @@ export class NotifyOutbox {
       while (chunk.length < size) chunk.push(chunk[0]);
       await this.db.run(sql(placeholders(size)), [...params, ...chunk]);
       i += size;
-      if (i < ids.length && !this.db.inTransaction) await new Promise((r) => setImmediate(r));
+      if (i < ids.length && !this.db.inTransaction) await letThrough();
     }
   }
 

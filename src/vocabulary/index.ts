@@ -14,6 +14,7 @@ export { cutText, graphemePrefix } from './cut-text.js';
 export { editDistance, closestOf } from './edit-distance.js';
 export { every, type Every } from './every.js';
 export { LATE, sleep, watchSlow, within } from './within.js';
+export { letThrough } from './let-through.js';
 export { currentDeadline, secondsText, withDeadline, type Deadline } from './deadline.js';
 export * from './url-safety.js';
 export { keepConnected, type Link, type LinkEvents, type LinkState, type LinkStatus } from './keep-connected.js';

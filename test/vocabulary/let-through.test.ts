@@ -1,0 +1,45 @@
+import { stat } from 'node:fs';
+import { expect, test } from 'vitest';
+import { groupCommit } from '../../src/store/group-commit.js';
+import { letThrough } from '../../src/vocabulary/index.js';
+
+/** Runs `fn` from an I/O callback: in the event loop's poll phase, where a webhook's body ends. */
+const inPollPhase = (fn: () => void) =>
+  new Promise<void>((resolve, reject) =>
+    stat('.', (err) => {
+      if (err) return reject(err);
+      fn();
+      resolve();
+    }),
+  );
+
+test('background work that lets the loop through goes on after the webhook commits queued meanwhile', async () => {
+  const order: string[] = [];
+  const commit = groupCommit<string, string>(
+    () => Promise.reject(new Error('the batch goes at once here, not in tx()')),
+    () => Promise.reject(new Error('the batch goes at once here, not item by item')),
+    {
+      writeManyNow: (items) => {
+        order.push(`commit ${items.join(', ')}`);
+        return items;
+      },
+    },
+  );
+  let background!: Promise<void>;
+  let answered!: Promise<string[]>;
+  await inPollPhase(() => {
+    // A routing pass lets the loop through between two chunks; then, in the same turn, two
+    // webhooks' bodies end and their batch is queued for its commit.
+    background = (async () => {
+      order.push('chunk 1');
+      await letThrough();
+      order.push('chunk 2');
+    })();
+    answered = Promise.all([commit('a'), commit('b')]);
+  });
+  await background;
+  expect(await answered).toEqual(['a', 'b']);
+  // The batch's commit (and so its 2xx) does not wait for the next chunk. Resumed by
+  // setImmediate, the chunk went first: ['chunk 1', 'chunk 2', 'commit a, b'].
+  expect(order).toEqual(['chunk 1', 'commit a, b', 'chunk 2']);
+});
