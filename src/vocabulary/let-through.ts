@@ -10,7 +10,8 @@
  * a timer, it runs in the next turn's timers phase, after that turn's commits. Measured, routed
  * at a steady 1,000 events/s, five alternating pairs: the p99 of the 2xx 20.7–28.2 ms against
  * 26.4–39.0 (medians 24.9 and 34.8), with no more CPU per event (docs/benchmarks.md,
- * 2026-11-28). A timer waits at least a millisecond, so an idle bot's background work goes
- * slower by that per piece; a piece is 50 events routed or 250 rows read.
+ * 2026-11-28). That is a warm bot: in its first seconds a bot is slow for other reasons, and
+ * there it changed nothing. A timer waits at least a millisecond, so an idle bot's background
+ * work goes slower by that per piece; a piece is 50 events routed or 250 rows read.
  */
 export const letThrough = (): Promise<void> => new Promise((r) => setTimeout(r, 0));
