@@ -151,7 +151,7 @@ export function topFunctions(
   const { first, last } = requestWindow(profile, byId, parent);
   const self = new Map<string, number>();
   const incl = new Map<string, number>();
-  for (let i = Math.max(0, first); i <= last; i++) {
+  for (let i = first; i <= last; i++) {
     const id = profile.samples[i];
     const us = profile.timeDeltas[i];
     const leaf = nameOf(byId.get(id)!.callFrame);
@@ -204,11 +204,12 @@ async function main() {
     file = join(dir, readdirSync(dir).find((f) => f.endsWith('.cpuprofile'))!);
     events = 500 + 3 * perRound;
   }
-  const rows = breakdown(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, events);
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const rows = breakdown(profile, events);
   process.stdout.write(`profile: ${file}\nevents: ${events}\n\n| Stage | ms | µs per event | share of busy time |\n|---|---|---|---|\n`);
   for (const r of rows)
     process.stdout.write(`| ${r.stage} | ${r.ms} | ${r.usPerEvent} | ${Number.isNaN(r.share) ? '' : `${r.share}%`} |\n`);
-  const top = topFunctions(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, events);
+  const top = topFunctions(profile, events);
   process.stdout.write('\nSelf time, µs per event:\n');
   for (const f of top.self) process.stdout.write(`  ${String(f.usPerEvent).padStart(7)}  ${f.fn}\n`);
   process.stdout.write('\nInclusive time, µs per event:\n');
