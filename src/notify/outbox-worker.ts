@@ -141,7 +141,9 @@ export class OutboxWorker {
     this.woken = true;
     if (this.wakeQueued) return;
     this.wakeQueued = true;
-    setImmediate(() => {
+    // Behind the webhook commits queued in this turn (letThrough): a pass routes a chunk and
+    // reads the outbox before its first pause, and a batch's 2xx does not wait for that.
+    void letThrough().then(() => {
       this.wakeQueued = false;
       this.scheduledTick();
     });
@@ -183,6 +185,9 @@ export class OutboxWorker {
         } catch (err) {
           this.log.error({ err }, 'routing stored events failed; they stay marked and are routed by a later pass');
         }
+        // The routing's last chunk and the reads below (pendingChannels groups every waiting
+        // row) are two pieces, not one.
+        await letThrough();
       }
       const now = this.o.now();
       await this.releaseHeld(now);

@@ -1,0 +1,63 @@
+/**
+ * A pass of the outbox worker that a wake starts goes after the webhook commits queued in the
+ * same turn (the wake's timer is set from an immediate, as letThrough's): its routing chunk and
+ * its reads are background work, and the batch's 2xx does not wait for them.
+ */
+import { stat } from 'node:fs';
+import { afterEach, expect, test, vi } from 'vitest';
+import { silentLogger } from '../../src/log.js';
+import { OutboxWorker } from '../../src/notify/index.js';
+import { groupCommit } from '../../src/store/group-commit.js';
+import { NotifyStore, openDatabase } from '../../src/store/index.js';
+
+const cleanup: Array<() => unknown> = [];
+afterEach(async () => {
+  while (cleanup.length) await cleanup.pop()!();
+});
+
+test("a woken pass starts after the webhook commits queued in the wake's turn", async () => {
+  const db = openDatabase(':memory:');
+  cleanup.push(() => db.close());
+  const order: string[] = [];
+  const worker = new OutboxWorker({
+    store: new NotifyStore(db),
+    posters: {},
+    prepareMessage: (m) => m,
+    logger: silentLogger,
+    now: Date.now,
+    // No poll pass in the test: only start()'s and the wake's.
+    pollMs: 3_600_000,
+    route: async () => {
+      order.push('pass');
+      return true;
+    },
+  });
+  cleanup.push(() => worker.stop());
+  worker.start();
+  await vi.waitFor(() => expect(order).toEqual(['pass']));
+  const commit = groupCommit<string, string>(
+    () => Promise.reject(new Error('the batch goes at once here, not in tx()')),
+    () => Promise.reject(new Error('the batch goes at once here, not item by item')),
+    {
+      writeManyNow: (items) => {
+        order.push(`commit ${items.join(', ')}`);
+        return items;
+      },
+    },
+  );
+  let answered!: Promise<string[]>;
+  // In the poll phase, where a webhook's body ends: the intake wakes the worker (an event stored
+  // at the end of a coalescing window, say), and in the same turn two bodies end.
+  await new Promise<void>((resolve, reject) =>
+    stat('.', (err) => {
+      if (err) return reject(err);
+      worker.wake();
+      answered = Promise.all([commit('a'), commit('b')]);
+      resolve();
+    }),
+  );
+  expect(await answered).toEqual(['a', 'b']);
+  await vi.waitFor(() => expect(order).toHaveLength(3));
+  // Woken by an immediate alone, the pass went first: ['pass', 'pass', 'commit a, b'].
+  expect(order).toEqual(['pass', 'commit a, b', 'pass']);
+});
