@@ -5,7 +5,8 @@
  * time goes per accepted event: each sample is charged to the innermost frame of its stack
  * that belongs to a stage (verification, parsing, dedupe, storing, routing, outbox, logging,
  * framework...); then the functions with the most self and inclusive time. Only samples from the first webhook on are counted (not the start-up).
- * `--profile FILE` reads an existing .cpuprofile instead (with `--events N`).
+ * `--profile FILE` reads an existing .cpuprofile instead (with `--events N`). `STAGE=<name>` lists
+ * a stage's functions; `STALLS=<ms>` lists the busy periods of at least that long (`stalls`).
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -64,6 +65,14 @@ const stageShown = process.env.STAGE;
 const nameOf = (f: CallFrame) =>
   `${f.functionName || '(anonymous)'} ${f.url.replace(/^.*\/(node_modules|dist)\//, '$1/').replace(/^file:\/\/.*\//, '')}`;
 
+/** The profile's nodes by id, and each node's parent. */
+function treeOf(profile: CpuProfile): { byId: Map<number, ProfileNode>; parent: Map<number, number> } {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  return { byId, parent };
+}
+
 /**
  * The samples from the first inside a webhook request to the last: not the start-up, not the drain
  * at exit. A request's frames are the named functions of webhook-routes; at start-up the route
@@ -84,9 +93,7 @@ function requestWindow(profile: CpuProfile, byId: Map<number, ProfileNode>, pare
 }
 
 export function breakdown(profile: CpuProfile, events: number): Array<{ stage: Stage; ms: number; usPerEvent: number; share: number }> {
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const parent = new Map<number, number>();
-  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const { byId, parent } = treeOf(profile);
   const stageCache = new Map<number, Stage>();
   const stageOfNode = (id: number): Stage => {
     const hit = stageCache.get(id);
@@ -145,9 +152,7 @@ export function topFunctions(
   events: number,
   n = Number(process.env.TOP ?? 25),
 ): { self: Array<{ fn: string; usPerEvent: number }>; inclusive: Array<{ fn: string; usPerEvent: number }> } {
-  const byId = new Map(profile.nodes.map((x) => [x.id, x]));
-  const parent = new Map<number, number>();
-  for (const x of profile.nodes) for (const c of x.children ?? []) parent.set(c, x.id);
+  const { byId, parent } = treeOf(profile);
   const { first, last } = requestWindow(profile, byId, parent);
   const self = new Map<string, number>();
   const incl = new Map<string, number>();
@@ -171,6 +176,57 @@ export function topFunctions(
       .slice(0, n)
       .map(([fn, us]) => ({ fn, usPerEvent: Math.round((us / events) * 10) / 10 }));
   return { self: top(self), inclusive: top(incl) };
+}
+
+/**
+ * The busy periods of at least `minMs` in the request window: stretches of samples with no idle
+ * one between. When each began (ms into the window), how long it lasted, and the functions of
+ * the bot's own code that spent most of it (inclusive). A period is not one synchronous task:
+ * the loop polls between its tasks, but a request read in one waits behind the work queued
+ * before it, so the long periods and what fills them are where a p99 comes from. `STALLS=<ms>`
+ * prints them (profile with `--cpu-prof-interval=250` for finer periods).
+ */
+export function stalls(profile: CpuProfile, minMs: number, n = 8): Array<{ atMs: number; ms: number; top: string[] }> {
+  const { byId, parent } = treeOf(profile);
+  const { first, last } = requestWindow(profile, byId, parent);
+  const out: Array<{ atMs: number; ms: number; top: string[] }> = [];
+  let at = 0;
+  let start = -1;
+  let startAt = 0;
+  const close = (end: number, endAt: number) => {
+    const ms = (endAt - startAt) / 1000;
+    if (ms < minMs) return;
+    const incl = new Map<string, number>();
+    for (let i = start; i < end; i++) {
+      const seen = new Set<string>();
+      for (let cur: number | undefined = profile.samples[i]; cur !== undefined; cur = parent.get(cur)) {
+        const f = byId.get(cur)!.callFrame;
+        const own = /\/(dist\/)?src\//.test(f.url) || f.functionName === '(garbage collector)';
+        const k = nameOf(f);
+        if (!own || seen.has(k)) continue;
+        seen.add(k);
+        incl.set(k, (incl.get(k) ?? 0) + profile.timeDeltas[i] / 1000);
+      }
+    }
+    const top = [...incl]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([fn, fms]) => `${fms.toFixed(1)} ${fn}`);
+    out.push({ atMs: Math.round(startAt / 1000), ms: Math.round(ms * 10) / 10, top });
+  };
+  for (let i = first; i <= last; i++) {
+    at += i === first ? 0 : profile.timeDeltas[i];
+    const idle = byId.get(profile.samples[i])!.callFrame.functionName === '(idle)';
+    if (!idle && start < 0) {
+      start = i;
+      startAt = at;
+    } else if (idle && start >= 0) {
+      close(i, at);
+      start = -1;
+    }
+  }
+  if (start >= 0) close(last + 1, at);
+  return out;
 }
 
 async function main() {
@@ -214,6 +270,11 @@ async function main() {
   for (const f of top.self) process.stdout.write(`  ${String(f.usPerEvent).padStart(7)}  ${f.fn}\n`);
   process.stdout.write('\nInclusive time, µs per event:\n');
   for (const f of top.inclusive) process.stdout.write(`  ${String(f.usPerEvent).padStart(7)}  ${f.fn}\n`);
+  if (process.env.STALLS) {
+    const found = stalls(profile, Number(process.env.STALLS));
+    process.stdout.write(`\nThe loop busy for ${process.env.STALLS} ms or more without a break: ${found.length} stretches\n`);
+    for (const st of found) process.stdout.write(`  at ${st.atMs} ms, ${st.ms} ms:\n${st.top.map((t) => `      ${t}\n`).join('')}`);
+  }
   process.exit(0);
 }
 
