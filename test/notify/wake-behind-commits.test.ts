@@ -3,12 +3,11 @@
  * same turn (the wake's timer is set from an immediate, as letThrough's): its routing chunk and
  * its reads are background work, and the batch's 2xx does not wait for them.
  */
-import { stat } from 'node:fs';
 import { afterEach, expect, test, vi } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import { OutboxWorker } from '../../src/notify/index.js';
-import { groupCommit } from '../../src/store/group-commit.js';
 import { NotifyStore, openDatabase } from '../../src/store/index.js';
+import { inPollPhase, recordingCommit } from '../support/loop-turns.js';
 
 const cleanup: Array<() => unknown> = [];
 afterEach(async () => {
@@ -35,27 +34,14 @@ test("a woken pass starts after the webhook commits queued in the wake's turn", 
   cleanup.push(() => worker.stop());
   worker.start();
   await vi.waitFor(() => expect(order).toEqual(['pass']));
-  const commit = groupCommit<string, string>(
-    () => Promise.reject(new Error('the batch goes at once here, not in tx()')),
-    () => Promise.reject(new Error('the batch goes at once here, not item by item')),
-    {
-      writeManyNow: (items) => {
-        order.push(`commit ${items.join(', ')}`);
-        return items;
-      },
-    },
-  );
+  const commit = recordingCommit(order);
   let answered!: Promise<string[]>;
   // In the poll phase, where a webhook's body ends: the intake wakes the worker (an event stored
   // at the end of a coalescing window, say), and in the same turn two bodies end.
-  await new Promise<void>((resolve, reject) =>
-    stat('.', (err) => {
-      if (err) return reject(err);
-      worker.wake();
-      answered = Promise.all([commit('a'), commit('b')]);
-      resolve();
-    }),
-  );
+  await inPollPhase(() => {
+    worker.wake();
+    answered = Promise.all([commit('a'), commit('b')]);
+  });
   expect(await answered).toEqual(['a', 'b']);
   await vi.waitFor(() => expect(order).toHaveLength(3));
   // Woken by an immediate alone, the pass went first: ['pass', 'pass', 'commit a, b'].

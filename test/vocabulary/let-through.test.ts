@@ -1,31 +1,10 @@
-import { stat } from 'node:fs';
 import { expect, test } from 'vitest';
-import { groupCommit } from '../../src/store/group-commit.js';
 import { letThrough } from '../../src/vocabulary/index.js';
-import { countLoopTurns } from '../support/loop-turns.js';
-
-/** Runs `fn` from an I/O callback: in the event loop's poll phase, where a webhook's body ends. */
-const inPollPhase = (fn: () => void) =>
-  new Promise<void>((resolve, reject) =>
-    stat('.', (err) => {
-      if (err) return reject(err);
-      fn();
-      resolve();
-    }),
-  );
+import { countLoopTurns, inPollPhase, recordingCommit } from '../support/loop-turns.js';
 
 test('background work that lets the loop through goes on after the webhook commits queued meanwhile', async () => {
   const order: string[] = [];
-  const commit = groupCommit<string, string>(
-    () => Promise.reject(new Error('the batch goes at once here, not in tx()')),
-    () => Promise.reject(new Error('the batch goes at once here, not item by item')),
-    {
-      writeManyNow: (items) => {
-        order.push(`commit ${items.join(', ')}`);
-        return items;
-      },
-    },
-  );
+  const commit = recordingCommit(order);
   let background!: Promise<void>;
   let answered!: Promise<string[]>;
   await inPollPhase(() => {
