@@ -15,12 +15,12 @@
  * work goes slower by that per piece; a piece is 50 events routed or 250 rows read.
  *
  * A timer alone did not always let the loop through. On Node 20 (libuv 1.46) two pieces that
- * each take a millisecond or more can resume one another's timers in one timers phase, turn
- * after turn of their own, with no poll or check phase between, and requests and commits wait
- * behind the whole chain. Measured: two pieces of 0.3 and 0.7 ms, a third of their resumptions
- * came in the turn of their pause; two of 1.2 ms (the test), every one of them. So the timer is set from an immediate: the piece
- * resumes only after the loop has polled and run its check phase (the commits queued by then)
- * at least once since it paused. The immediate is queued before that poll's commits, and only
- * sets the timer.
+ * hold the loop in turn can resume one another's timers in one timers phase, turn after turn
+ * of their own, with no poll or check phase between, and requests and commits wait behind the
+ * whole chain. Measured: two pieces of 0.3 and 0.7 ms, a third of their resumptions came in the
+ * turn of their pause; two of 1.2 ms (the test), every one of them. So the timer is set from an
+ * immediate: the piece resumes only after the loop has polled and run its check phase (the
+ * commits queued by then) at least once since it paused. The immediate is queued before that
+ * poll's commits, and only sets the timer.
  */
 export const letThrough = (): Promise<void> => new Promise((r) => setImmediate(() => setTimeout(r, 0)));

@@ -257,14 +257,14 @@ describe('wake-ups', () => {
     const pendingChannels = n.store.pendingChannels.bind(n.store);
     n.store.pendingChannels = () => (passes++, pendingChannels());
     n.start();
-    // The start's own pass (it pauses after routing, so it is waited for, not assumed over).
-    for (let i = 0; i < 200 && passes === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    // The start's own pass: it pauses after routing, so it may end after a turn or two.
+    await waitFor(() => passes > 0, { what: "start()'s pass" });
     expect(passes).toBe(1);
     for (let i = 0; i < 50; i++) await ingest(n, statusPayload(`n${i}`, 'PAUSED'));
     await new Promise((r) => setImmediate(r));
     // Nothing could be posted before the window ends: no pass yet (it would read every waiting row).
     expect(passes).toBe(1);
-    for (let i = 0; i < 200 && passes === 1; i++) await new Promise((r) => setTimeout(r, 10));
+    await waitFor(() => passes > 1, { what: 'the pass at the end of the coalescing window' });
     for (let i = 0; i < 5; i++) await ingest(n, statusPayload(`m${i}`, 'PAUSED'));
     await new Promise((r) => setImmediate(r));
     expect(passes).toBe(2);

@@ -3,11 +3,12 @@
  * same turn (the wake's timer is set from an immediate, as letThrough's): its routing chunk and
  * its reads are background work, and the batch's 2xx does not wait for them.
  */
-import { afterEach, expect, test, vi } from 'vitest';
+import { afterEach, expect, test } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import { OutboxWorker } from '../../src/notify/index.js';
 import { NotifyStore, openDatabase } from '../../src/store/index.js';
 import { inPollPhase, recordingCommit } from '../support/loop-turns.js';
+import { waitFor } from '../support/wait-for.js';
 
 const cleanup: Array<() => unknown> = [];
 afterEach(async () => {
@@ -33,7 +34,8 @@ test("a woken pass starts after the webhook commits queued in the wake's turn", 
   });
   cleanup.push(() => worker.stop());
   worker.start();
-  await vi.waitFor(() => expect(order).toEqual(['pass']));
+  await waitFor(() => order.length > 0, { what: "start()'s pass" });
+  expect(order).toEqual(['pass']);
   const commit = recordingCommit(order);
   let answered!: Promise<string[]>;
   // In the poll phase, where a webhook's body ends: the intake wakes the worker (an event stored
@@ -43,7 +45,7 @@ test("a woken pass starts after the webhook commits queued in the wake's turn", 
     answered = Promise.all([commit('a'), commit('b')]);
   });
   expect(await answered).toEqual(['a', 'b']);
-  await vi.waitFor(() => expect(order).toHaveLength(3));
+  await waitFor(() => order.length === 3, { what: 'the woken pass' });
   // Woken by an immediate alone, the pass went first: ['pass', 'pass', 'commit a, b'].
   expect(order).toEqual(['pass', 'commit a, b', 'pass']);
 });
