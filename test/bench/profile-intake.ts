@@ -73,6 +73,24 @@ function treeOf(profile: CpuProfile): { byId: Map<number, ProfileNode>; parent: 
   return { byId, parent };
 }
 
+/** Adds `amount` to each distinct function on a sample's stack (its inclusive time) that `keep` keeps. */
+function addInclusive(
+  into: Map<string, number>,
+  tree: ReturnType<typeof treeOf>,
+  sample: number,
+  amount: number,
+  keep: (f: CallFrame) => boolean = () => true,
+): void {
+  const seen = new Set<string>();
+  for (let cur: number | undefined = sample; cur !== undefined; cur = tree.parent.get(cur)) {
+    const f = tree.byId.get(cur)!.callFrame;
+    const k = nameOf(f);
+    if (seen.has(k) || !keep(f)) continue;
+    seen.add(k);
+    into.set(k, (into.get(k) ?? 0) + amount);
+  }
+}
+
 /**
  * The samples from the first inside a webhook request to the last: not the start-up, not the drain
  * at exit. A request's frames are the named functions of webhook-routes; at start-up the route
@@ -152,7 +170,8 @@ export function topFunctions(
   events: number,
   n = Number(process.env.TOP ?? 25),
 ): { self: Array<{ fn: string; usPerEvent: number }>; inclusive: Array<{ fn: string; usPerEvent: number }> } {
-  const { byId, parent } = treeOf(profile);
+  const tree = treeOf(profile);
+  const { byId, parent } = tree;
   const { first, last } = requestWindow(profile, byId, parent);
   const self = new Map<string, number>();
   const incl = new Map<string, number>();
@@ -161,13 +180,7 @@ export function topFunctions(
     const us = profile.timeDeltas[i];
     const leaf = nameOf(byId.get(id)!.callFrame);
     self.set(leaf, (self.get(leaf) ?? 0) + us);
-    const seen = new Set<string>();
-    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
-      const k = nameOf(byId.get(cur)!.callFrame);
-      if (seen.has(k)) continue;
-      seen.add(k);
-      incl.set(k, (incl.get(k) ?? 0) + us);
-    }
+    addInclusive(incl, tree, id, us);
   }
   const top = (m: Map<string, number>) =>
     [...m]
@@ -178,6 +191,9 @@ export function topFunctions(
   return { self: top(self), inclusive: top(incl) };
 }
 
+/** The bot's own code, and the collector. */
+const own = (f: CallFrame) => /\/(dist\/)?src\//.test(f.url) || f.functionName === '(garbage collector)';
+
 /**
  * The busy periods of at least `minMs` in the request window: stretches of samples with no idle
  * one between. When each began (ms into the window), how long it lasted, and the functions of
@@ -187,7 +203,8 @@ export function topFunctions(
  * prints them (profile with `--cpu-prof-interval=250` for finer periods).
  */
 export function stalls(profile: CpuProfile, minMs: number, n = 8): Array<{ atMs: number; ms: number; top: string[] }> {
-  const { byId, parent } = treeOf(profile);
+  const tree = treeOf(profile);
+  const { byId, parent } = tree;
   const { first, last } = requestWindow(profile, byId, parent);
   const out: Array<{ atMs: number; ms: number; top: string[] }> = [];
   let at = 0;
@@ -197,17 +214,7 @@ export function stalls(profile: CpuProfile, minMs: number, n = 8): Array<{ atMs:
     const ms = (endAt - startAt) / 1000;
     if (ms < minMs) return;
     const incl = new Map<string, number>();
-    for (let i = start; i < end; i++) {
-      const seen = new Set<string>();
-      for (let cur: number | undefined = profile.samples[i]; cur !== undefined; cur = parent.get(cur)) {
-        const f = byId.get(cur)!.callFrame;
-        const own = /\/(dist\/)?src\//.test(f.url) || f.functionName === '(garbage collector)';
-        const k = nameOf(f);
-        if (!own || seen.has(k)) continue;
-        seen.add(k);
-        incl.set(k, (incl.get(k) ?? 0) + profile.timeDeltas[i] / 1000);
-      }
-    }
+    for (let i = start; i < end; i++) addInclusive(incl, tree, profile.samples[i], profile.timeDeltas[i] / 1000, own);
     const top = [...incl]
       .sort((a, b) => b[1] - a[1])
       .slice(0, n)
