@@ -12,7 +12,14 @@ import type { EventRow, EventToRoute, NoticeRow } from './notify-rows.js';
 import { NotifyWatches } from './notify-watches.js';
 import { NotifyOutbox } from './notify-outbox.js';
 import { NotifyIncidents } from './notify-incidents.js';
-import { eventInserts, storedEventKey, STORED_KEY_MARK, STORED_KEY_PREFIX_LENGTH } from './notify-event-inserts.js';
+import {
+  BARE_KEYS_STORED,
+  eventInserts,
+  insertEventsOneByOne,
+  storedEventKey,
+  STORED_KEY_MARK,
+  STORED_KEY_PREFIX_LENGTH,
+} from './notify-event-inserts.js';
 import { NotifyNodes, type NodeStatusState } from './notify-nodes.js';
 import { NotifyRouteQueue } from './notify-route-queue.js';
 
@@ -33,6 +40,9 @@ export class NotifyStore {
   private readonly incidentRepo: NotifyIncidents;
   private readonly nodes: NotifyNodes;
   private readonly routeQueue: NotifyRouteQueue;
+
+  /** Whether a key may be stored as given by an older version (insertEventsNow); undefined until asked. */
+  private bareKeysStored: boolean | undefined;
 
   constructor(readonly db: AnyDb) {
     this.routing = routingIndexOf(db);
@@ -120,10 +130,14 @@ export class NotifyStore {
   /**
    * insertEvents at once, in a transaction of its own (Sql.txNow, SQLite): no promise on the way.
    * Undefined when the database cannot now (PostgreSQL, or a transaction holds the connection):
-   * then insertEvents, in a tx().
+   * then insertEvents, in a tx(). The same answer; unless an older version's keys may be stored
+   * as given, written one prepared row at a time, with no look for them (insertEventsOneByOne).
    */
   insertEventsNow(events: ReadonlyArray<Omit<EventRow, 'id'>>): Array<number | undefined> | undefined {
     return this.db.txNow?.((q) => {
+      // Asked once, in the first such transaction: whether a key may be stored as given (BARE_KEYS_STORED).
+      this.bareKeysStored ??= q.run(BARE_KEYS_STORED).rows.length > 0;
+      if (!this.bareKeysStored) return insertEventsOneByOne(events, q);
       const { ids, statements } = eventInserts(events, this.db.engine === 'sqlite');
       for (const st of statements) st.answered(q.run(st.text, st.params));
       return ids;

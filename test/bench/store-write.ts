@@ -3,8 +3,9 @@
  *
  * The store alone, in one process, with the real schema and the real write path of a webhook
  * event (create-notifier.ts's webhookRoutes): a group commit of the burst's events, each stored
- * marked "not yet routed" and nothing else (the worker routes them after the 2xx), written
- * several per statement (insertEvents). CPU µs per event (process.cpuUsage: every thread, so
+ * marked "not yet routed" and nothing else (the worker routes them after the 2xx), written at
+ * once (insertEventsNow: one prepared row per event), or several per statement (insertEvents)
+ * where the database cannot at once. CPU µs per event (process.cpuUsage: every thread, so
  * the checkpointer's too), WAL frames and bytes per event (automatic checkpoints off for that
  * pass), and pages per commit. Batches of `batch` events in one turn of the event loop
  * (1 ≈ a steady 1,000/s, 9 ≈ saturation).
@@ -12,7 +13,8 @@
  * Variants (`--variant a,b`): `per-event`, one insertEvent per event (the path before
  * insertEvents); `oldindexes`, with the two events indexes SQLite had before migration 205
  * (per node, and "not yet routed"), for comparison; `nonode`, without the node index (since
- * migration 205, the schema as it is).
+ * migration 205, the schema as it is); `legacy-keys`, with a key stored as given by an older
+ * version, so that each write also looks for the key as given (the multi-row statements).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -73,7 +75,17 @@ async function run(background: boolean) {
   });
   const storeEvent = (e: ReturnType<typeof event>) => store.insertEvent(rowOf(e));
   const storeEvents = (es: ReadonlyArray<ReturnType<typeof event>>) => store.insertEvents(es.map(rowOf));
-  const batch = groupCommit((fn) => store.tx(fn), storeEvent, values.variant.includes('per-event') ? {} : { writeMany: storeEvents });
+  if (values.variant.includes('legacy-keys'))
+    db.raw.exec(
+      `INSERT INTO notify_events (dedupe_key, node_id, event_type, received_at, payload, event_ms) VALUES ('legacy', 'n', 'NODE_STATUS_UPDATED', 1, '{}', 1)`,
+    );
+  const batch = groupCommit(
+    (fn) => store.tx(fn),
+    storeEvent,
+    values.variant.includes('per-event')
+      ? {}
+      : { writeMany: storeEvents, writeManyNow: (es: ReadonlyArray<ReturnType<typeof event>>) => store.insertEventsNow(es.map(rowOf)) },
+  );
   const burst = async (n: number, b: number) => {
     for (let i = 0; i < n; i += b) {
       const ps: Array<Promise<unknown>> = [];
@@ -131,6 +143,6 @@ for (let r = 0; r < Number(values.rounds); r++) {
   const frames = await run(false);
   const cpu = await run(true);
   process.stdout.write(
-    `${JSON.stringify({ variant: values.variant || 'insertEvents', batch: B, preload: P, events: N, checkpointer: cpu, no_checkpoints: frames })}\n`,
+    `${JSON.stringify({ variant: values.variant || 'insertEventsNow', batch: B, preload: P, events: N, checkpointer: cpu, no_checkpoints: frames })}\n`,
   );
 }

@@ -182,29 +182,77 @@ describe.each(ENGINES)('the webhook burst at once on %s', (engine) => {
     ...over,
   });
 
-  it('insertEventsNow answers and stores as insertEvents does (SQLite), or answers undefined (PostgreSQL)', async () => {
-    const twin = async () => {
-      const db = await openTestDb(engine);
-      cleanups.push(() => db.close());
-      const store = new NotifyStore(db);
-      await store.insertEvent(event('old'));
-      await store.insertEvent(event('bare', { event_ms: null }));
-      return { db, store };
-    };
-    // Stored before, by its time or as given; twice in the burst, in one statement or in two.
-    const burst = Array.from({ length: 19 }, (_, i) => event(`e-${i}`, { event_ms: 1_776_340_800_000 + i }));
-    burst[2] = event('old');
-    burst[5] = event('bare', { event_ms: null });
-    burst[17] = event('e-1', { event_ms: 1_776_340_800_001, node_name: 'again' });
-    burst[18] = event('e-3', { event_ms: 1_776_340_800_003 });
-    const a = await twin();
-    const b = await twin();
+  /** A store whose database holds two events already: one stored by its time, one without a time (its key as given). */
+  const twin = async (legacy?: { event_ms: number | null; payload: string }) => {
+    const db = await openTestDb(engine);
+    cleanups.push(() => db.close());
+    const store = new NotifyStore(db);
+    await store.insertEvent(event('old'));
+    await store.insertEvent(event('bare', { event_ms: null }));
+    // As an older version stored an event with a time: its key as given (SQLite's own statement, no prefix).
+    if (legacy)
+      await db.run(
+        `INSERT INTO notify_events (dedupe_key, node_id, event_type, received_at, payload, event_ms) VALUES ('legacy', 'n1', 'NODE_STATUS_UPDATED', 1, ?, ?)`,
+        [legacy.payload, legacy.event_ms],
+      );
+    return { db, store };
+  };
+  // Stored before, by its time or as given; twice in the burst, in one statement or in two.
+  const burst = Array.from({ length: 19 }, (_, i) => event(`e-${i}`, { event_ms: 1_776_340_800_000 + i }));
+  burst[2] = event('old');
+  burst[5] = event('bare', { event_ms: null });
+  burst[17] = event('e-1', { event_ms: 1_776_340_800_001, node_name: 'again' });
+  burst[18] = event('e-3', { event_ms: 1_776_340_800_003 });
+  burst[9] = event('legacy');
+  /** The rows as stored, each with the index in `burst` of the event its id answered (ids are not promised alike). */
+  const stored = async (db: AnyDb, ids: Array<number | undefined>) =>
+    (await db.all<EventRow>('SELECT * FROM notify_events ORDER BY id')).map(({ id, ...row }) => ({ ...row, answered: ids.indexOf(id) }));
+
+  it.each([
+    ['no event key stored as given by an older version', undefined],
+    ['an older version stored a key as given (its event_ms known)', { event_ms: 1_776_340_800_000, payload: '{}' }],
+    [
+      'an older version stored a key as given (before event_ms: the time in its payload)',
+      { event_ms: null, payload: '{"eventTimestamp":"2026-04-16T12:00:00.000Z"}' },
+    ],
+  ])('insertEventsNow answers and stores as insertEvents does (SQLite), or answers undefined (PostgreSQL): %s', async (_, legacy) => {
+    const a = await twin(legacy);
+    const b = await twin(legacy);
     const viaTx = await a.store.tx(() => a.store.insertEvents(burst));
     const now = b.store.insertEventsNow(burst);
     if (engine === 'postgres') return expect(now).toBeUndefined();
-    expect(now).toEqual(viaTx);
-    expect(now!.filter((id) => id === undefined)).toHaveLength(4);
-    const rows = (db: AnyDb) => db.all('SELECT * FROM notify_events ORDER BY id');
-    expect(await rows(b.db)).toEqual(await rows(a.db));
+    expect(now!.map((id) => id === undefined)).toEqual(viaTx.map((id) => id === undefined));
+    // Duplicates: stored before (3, or 4 with the older version's key), and twice in the burst.
+    expect(now!.filter((id) => id === undefined)).toHaveLength(legacy ? 5 : 4);
+    // Each event its own id, in the order given.
+    const fresh = now!.filter((id): id is number => id !== undefined);
+    expect(fresh).toEqual([...new Set(fresh)].sort((x, y) => x - y));
+    expect(await stored(b.db, now!)).toEqual(await stored(a.db, viaTx));
   });
+
+  it.runIf(engine === 'sqlite')(
+    'writes the burst at once one prepared row at a time, once no key can be stored as given; else with the look for it',
+    async () => {
+      const written = async (legacy?: { event_ms: number | null; payload: string }) => {
+        const { db, store } = await twin(legacy);
+        const sqlite = db as AnyDb & { txNow: NonNullable<AnyDb['txNow']> };
+        const counts = { run: 0, insert: 0 };
+        const txNow = sqlite.txNow.bind(sqlite);
+        sqlite.txNow = (fn) =>
+          txNow((q) =>
+            fn({
+              run: (sql, params) => (counts.run++, q.run(sql, params)),
+              insert: (sql, params) => (counts.insert++, q.insert(sql, params)),
+            }),
+          );
+        store.insertEventsNow(burst);
+        store.insertEventsNow(burst.slice(0, 3));
+        return counts;
+      };
+      // The question once (one run), then a row per event not a duplicate inside the burst: 17, then 3.
+      expect(await written()).toEqual({ run: 1, insert: 20 });
+      // The older version's key is looked for: the multi-row statements (16 + 1 rows, then 2 + 1).
+      expect(await written({ event_ms: 1_776_340_800_000, payload: '{}' })).toEqual({ run: 5, insert: 0 });
+    },
+  );
 });

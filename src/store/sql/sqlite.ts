@@ -164,7 +164,14 @@ export class SqliteSql implements Sql {
   }
 
   /** The queries of txNow (one object, made once). */
-  private readonly now: SyncQueries = { run: (sql, params) => this.runNow(sql, params) };
+  private readonly now: SyncQueries = {
+    run: (sql, params) => this.runNow(sql, params),
+    insert: (sql, params) =>
+      this.call(sql, params, (st, a) => {
+        const r = st.run(...a);
+        return r.changes > 0 ? Number(r.lastInsertRowid) : undefined;
+      }),
+  };
 
   async exec(sql: string): Promise<void> {
     while (this.busy()) await this.held;

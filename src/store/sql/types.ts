@@ -68,6 +68,11 @@ export interface Sql {
 /** The queries of a txNow transaction: those of Sql, answered at once. */
 export interface SyncQueries {
   run(sql: string, params?: Params): RunResult;
+  /**
+   * A single-row INSERT without RETURNING: the id (rowid) of the row it made, or undefined when
+   * it made none (ON CONFLICT DO NOTHING). Cheaper than RETURNING, which makes a row object.
+   */
+  insert(sql: string, params?: Params): number | undefined;
 }
 
 /**
