@@ -7,6 +7,38 @@ import { rowChunks } from './row-chunks.js';
 /** Rows per read of `duePending`: a few milliseconds of SQLite at a time. */
 const DUE_CHUNK = 250;
 
+/** duePending's read: its columns in the order dueRow takes them. */
+const DUE_SQL = `SELECT o.id, o.kind, o.thread_id, o.event_id, o.incident_id, o.message, o.note, o.dedupe_key, o.held_by_mute, o.attempts, o.created_at, o.prev_status,
+                e.node_id, e.node_name, e.event_type, e.status, e.event_ts, e.received_at,
+                CASE WHEN e.status IS NOT NULL AND e.status <> '' AND e.event_type IN ('NODE_STATUS_UPDATED', 'UNKNOWN') THEN NULL ELSE e.payload END
+         FROM notify_outbox o LEFT JOIN notify_events e ON e.id = o.event_id
+         WHERE o.state = 'pending' AND o.platform = ? AND o.channel_id = ? AND o.next_attempt_at <= ? AND o.id > ?
+         ORDER BY o.id LIMIT ?`;
+
+/** A row of DUE_SQL as an object (one shape for every row). */
+const dueRow = (r: unknown[]): OutboxEventRow =>
+  ({
+    id: r[0],
+    kind: r[1],
+    thread_id: r[2],
+    event_id: r[3],
+    incident_id: r[4],
+    message: r[5],
+    note: r[6],
+    dedupe_key: r[7],
+    held_by_mute: r[8],
+    attempts: r[9],
+    created_at: r[10],
+    prev_status: r[11],
+    ev_node_id: r[12],
+    ev_node_name: r[13],
+    ev_event_type: r[14],
+    ev_status: r[15],
+    ev_event_ts: r[16],
+    ev_received_at: r[17],
+    ev_payload: r[18],
+  }) as OutboxEventRow;
+
 /** The sizes of the `id IN (…)` lists of byIds: a list is padded up to the next one (the last is the most per statement). */
 const ID_CHUNKS = [1, 8, 64, 500] as const;
 const chunkSize = (n: number): number => ID_CHUNKS.find((s) => s >= n) ?? ID_CHUNKS[ID_CHUNKS.length - 1];
@@ -118,23 +150,17 @@ export class NotifyOutbox {
    *
    * `ev_payload` is read only where a message is made from it: a status event's message is made
    * from its columns (node, status, time), so its payload is not read (null). At 1,000 events/s
-   * the payloads were half of the round's read and most of its garbage.
+   * the payloads were half of the round's read and most of its garbage. The rows come as arrays
+   * and are made into objects here (`dueRow`): a whole read of 2,000 due rows took 7.7–8.2 µs a
+   * row against 12.7–13.3 with better-sqlite3's objects (measured alone, alternating), and a
+   * chunk's read is the longest piece of a round at a steady rate.
    */
   async duePending(platform: string, channelId: string, now: number, limit = 2000): Promise<OutboxEventRow[]> {
     const out: OutboxEventRow[] = [];
     let after = 0;
     while (out.length < limit) {
       const take = Math.min(DUE_CHUNK, limit - out.length);
-      const rows = await this.db.all<OutboxEventRow>(
-        `SELECT o.id, o.kind, o.thread_id, o.event_id, o.incident_id, o.message, o.note, o.dedupe_key, o.held_by_mute, o.attempts, o.created_at, o.prev_status,
-                e.node_id AS ev_node_id, e.node_name AS ev_node_name, e.event_type AS ev_event_type, e.status AS ev_status,
-                e.event_ts AS ev_event_ts, e.received_at AS ev_received_at,
-                CASE WHEN e.status IS NOT NULL AND e.status <> '' AND e.event_type IN ('NODE_STATUS_UPDATED', 'UNKNOWN') THEN NULL ELSE e.payload END AS ev_payload
-         FROM notify_outbox o LEFT JOIN notify_events e ON e.id = o.event_id
-         WHERE o.state = 'pending' AND o.platform = ? AND o.channel_id = ? AND o.next_attempt_at <= ? AND o.id > ?
-         ORDER BY o.id LIMIT ?`,
-        [platform, channelId, now, after, take],
-      );
+      const rows = (await this.db.arrays(DUE_SQL, [platform, channelId, now, after, take])).map(dueRow);
       out.push(...rows);
       if (rows.length < take) break;
       after = rows[rows.length - 1].id;

@@ -40,6 +40,25 @@ describe.each(ENGINES)('store on %s', (engine) => {
     expect(await db.value('SELECT owner FROM store_leases WHERE name = ?', ['nope'])).toBeUndefined();
   });
 
+  it('gives rows as arrays of their columns in the order the query names them; the same text still gives objects', async () => {
+    await db.run('INSERT INTO store_leases (name, owner, until) VALUES (?, ?, ?), (?, ?, ?)', ['arr-1', 'x', 1, 'arr-2', 'y', 2]);
+    const sql = 'SELECT until, name, NULL AS empty FROM store_leases WHERE name LIKE ? ORDER BY name';
+    expect(await db.arrays(sql, ['arr-%'])).toEqual([
+      [1, 'arr-1', null],
+      [2, 'arr-2', null],
+    ]);
+    // SQLite prepares a text once: the arrays were for that call only.
+    expect(await db.all(sql, ['arr-%'])).toEqual([
+      { until: 1, name: 'arr-1', empty: null },
+      { until: 2, name: 'arr-2', empty: null },
+    ]);
+    expect(await db.arrays(sql, ['none'])).toEqual([]);
+    // A read that fails as it runs (a value the engine cannot bind or compare) leaves the text giving objects.
+    const byUntil = 'SELECT name FROM store_leases WHERE until = ?';
+    await expect(db.arrays(byUntil, [engine === 'sqlite' ? { not: 'a value' } : 'not a number'])).rejects.toThrow();
+    expect(await db.all(byUntil, [2])).toEqual([{ name: 'arr-2' }]);
+  });
+
   it('binds a @name used twice to both places, leaves an @ in a string alone, and refuses a missing name', async () => {
     const r = await db.run(
       `INSERT INTO store_leases (name, owner, until) VALUES (@name, @name || '@owner', @until) RETURNING owner, until`,

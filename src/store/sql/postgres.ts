@@ -146,6 +146,16 @@ export class PostgresSql implements Sql {
     return (await this.query(sql, params)).rows as T[];
   }
 
+  async arrays(sql: string, params?: Params): Promise<unknown[][]> {
+    const t = this.translate(sql);
+    const client = this.current()?.client;
+    try {
+      return (await (client ?? this.pool).query<unknown[]>({ text: t.text, values: valuesFor(t, params), rowMode: 'array' })).rows;
+    } catch (e) {
+      throw wrap(e);
+    }
+  }
+
   async get<T>(sql: string, params?: Params): Promise<T | undefined> {
     return (await this.query(sql, params)).rows[0] as T | undefined;
   }

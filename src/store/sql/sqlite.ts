@@ -128,6 +128,19 @@ export class SqliteSql implements Sql {
     return this.call(sql, params, (st, a) => st.all(...a) as T[]);
   }
 
+  async arrays(sql: string, params?: Params): Promise<unknown[][]> {
+    while (this.busy()) await this.held;
+    return this.call(sql, params, (st, a) => {
+      // The statement is shared with all() of the same text: raw only for this call.
+      st.raw(true);
+      try {
+        return st.all(...a) as unknown[][];
+      } finally {
+        st.raw(false);
+      }
+    });
+  }
+
   async get<T>(sql: string, params?: Params): Promise<T | undefined> {
     while (this.busy()) await this.held;
     return this.call(sql, params, (st, a) => st.get(...a) as T | undefined);

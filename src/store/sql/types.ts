@@ -24,6 +24,11 @@ export interface Sql {
   readonly engine: Engine;
   /** Every row. */
   all<T = Record<string, unknown>>(sql: string, params?: Params): Promise<T[]>;
+  /**
+   * Every row as an array of its columns, in the order the query names them: a hot read that
+   * makes its own objects (better-sqlite3 builds an object per row ~2× slower than an array).
+   */
+  arrays(sql: string, params?: Params): Promise<unknown[][]>;
   /** The first row, or undefined. */
   get<T = Record<string, unknown>>(sql: string, params?: Params): Promise<T | undefined>;
   /** The first column of the first row, or undefined (no row, or NULL). */
