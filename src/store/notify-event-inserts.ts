@@ -78,8 +78,9 @@ export function eventInserts(events: ReadonlyArray<Omit<EventRow, 'id'>>, sqlite
  * A burst written at once (NotifyStore.insertEventsNow, SQLite), when no key is stored as given
  * (`BARE_KEYS_STORED`): one prepared single-row INSERT per event, with no look for the key as
  * given and no RETURNING. The same answer as eventInserts'. Measured alone (9 events a batch,
- * alternating): 19–21 µs per event against 26–34 for the multi-row statements with that look and
- * their RETURNING; 32 against 57 in batches of 3, a steady rate's (docs/benchmarks.md, 2026-11-28).
+ * alternating): 19–22 µs per event against 26–34 for the multi-row statements with that look and
+ * their RETURNING; 26–32 against 46–57 in batches of 3, a steady rate's (docs/benchmarks.md,
+ * 2026-11-28).
  */
 export function insertEventsOneByOne(events: ReadonlyArray<Omit<EventRow, 'id'>>, q: SyncQueries): Array<number | undefined> {
   const ids = new Array<number | undefined>(events.length).fill(undefined);

@@ -222,7 +222,7 @@ describe.each(ENGINES)('the webhook burst at once on %s', (engine) => {
     const now = b.store.insertEventsNow(burst);
     if (engine === 'postgres') return expect(now).toBeUndefined();
     expect(now!.map((id) => id === undefined)).toEqual(viaTx.map((id) => id === undefined));
-    // Duplicates: stored before (3, or 4 with the older version's key), and twice in the burst.
+    // Duplicates: stored before (2, or 3 with the older version's key), and twice in the burst (2).
     expect(now!.filter((id) => id === undefined)).toHaveLength(legacy ? 5 : 4);
     // Each event its own id, in the order given.
     const fresh = now!.filter((id): id is number => id !== undefined);
