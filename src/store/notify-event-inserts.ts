@@ -45,18 +45,7 @@ export function eventInserts(events: ReadonlyArray<Omit<EventRow, 'id'>>, sqlite
     const params: unknown[] = [];
     for (let j = start; j < start + size; j++) {
       const e = events[todo[j]];
-      params.push(
-        keys[j],
-        e.node_id,
-        e.node_name,
-        e.event_type,
-        e.status,
-        e.event_ts,
-        e.received_at,
-        e.payload,
-        e.event_ms ?? null,
-        e.route_pending ?? null,
-      );
+      params.push(...eventValues(keys[j], e));
       if (sqlite) params.push(e.dedupe_key);
     }
     const text = sqlite
@@ -86,22 +75,24 @@ export function insertEventsOneByOne(events: ReadonlyArray<Omit<EventRow, 'id'>>
   const ids = new Array<number | undefined>(events.length).fill(undefined);
   const { todo, keys } = toWrite(events, true);
   for (let j = 0; j < todo.length; j++) {
-    const e = events[todo[j]];
-    ids[todo[j]] = q.insert(SQLITE_EVENT_INSERT, [
-      keys[j],
-      e.node_id,
-      e.node_name,
-      e.event_type,
-      e.status,
-      e.event_ts,
-      e.received_at,
-      e.payload,
-      e.event_ms ?? null,
-      e.route_pending ?? null,
-    ]);
+    ids[todo[j]] = q.insert(SQLITE_EVENT_INSERT, eventValues(keys[j], events[todo[j]]));
   }
   return ids;
 }
+
+/** An event row's values, its key as stored first, in the order of the INSERTs' columns. */
+const eventValues = (key: string, e: Omit<EventRow, 'id'>): unknown[] => [
+  key,
+  e.node_id,
+  e.node_name,
+  e.event_type,
+  e.status,
+  e.event_ts,
+  e.received_at,
+  e.payload,
+  e.event_ms ?? null,
+  e.route_pending ?? null,
+];
 
 const SQLITE_EVENT_INSERT = `INSERT INTO notify_events (dedupe_key, node_id, node_name, event_type, status, event_ts, received_at, payload, event_ms, route_pending)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
