@@ -261,6 +261,10 @@ export function createNotifier(opts: NotifierOptions): Notifier {
       });
     },
     start: () => {
+      // The store's one question before the webhook path writes (a read of every key stored as given).
+      store
+        .prepareWrites()
+        .catch((err: unknown) => log.warn({ err }, 'could not look for event keys stored as given; the first webhook batch asks'));
       worker.start();
       paging.start();
     },

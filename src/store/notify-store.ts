@@ -128,6 +128,18 @@ export class NotifyStore {
   }
 
   /**
+   * Asks now insertEventsNow's question (BARE_KEYS_STORED: may a key be stored as given by an
+   * older version?), so that the first webhook batch does not wait for it: it reads every key
+   * stored without the time prefix, ~0.2 s for 100,000 activity events. For the notifier's
+   * start; without it, the first insertEventsNow asks.
+   */
+  async prepareWrites(): Promise<void> {
+    if (this.db.engine !== 'sqlite' || this.bareKeysStored !== undefined) return;
+    const found = (await this.db.get(BARE_KEYS_STORED)) !== undefined;
+    this.bareKeysStored ??= found;
+  }
+
+  /**
    * insertEvents at once, in a transaction of its own (Sql.txNow, SQLite): no promise on the way.
    * Undefined when the database cannot now (PostgreSQL, or a transaction holds the connection):
    * then insertEvents, in a tx(). The same answer; unless an older version's keys may be stored

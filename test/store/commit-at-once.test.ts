@@ -233,8 +233,9 @@ describe.each(ENGINES)('the webhook burst at once on %s', (engine) => {
   // SQLite's alone: PostgreSQL has no txNow.
   if (engine === 'sqlite')
     it('writes the burst at once one prepared row at a time, once no key can be stored as given; else with the look for it', async () => {
-      const written = async (legacy?: { event_ms: number | null; payload: string }) => {
+      const written = async (legacy?: { event_ms: number | null; payload: string }, prepared = false) => {
         const { db, store } = await twin(legacy);
+        if (prepared) await store.prepareWrites();
         const sqlite = db as AnyDb & { txNow: NonNullable<AnyDb['txNow']> };
         const counts = { run: 0, insert: 0 };
         const txNow = sqlite.txNow.bind(sqlite);
@@ -251,6 +252,9 @@ describe.each(ENGINES)('the webhook burst at once on %s', (engine) => {
       };
       // The question once (one run), then a row per event not a duplicate inside the burst: 17, then 3.
       expect(await written()).toEqual({ run: 1, insert: 20 });
+      // Asked before (the notifier's start): no question in the webhook's transaction.
+      expect(await written(undefined, true)).toEqual({ run: 0, insert: 20 });
+      expect(await written({ event_ms: 1_776_340_800_000, payload: '{}' }, true)).toEqual({ run: 4, insert: 0 });
       // The older version's key is looked for: the multi-row statements (16 + 1 rows, then 2 + 1).
       expect(await written({ event_ms: 1_776_340_800_000, payload: '{}' })).toEqual({ run: 5, insert: 0 });
     });
