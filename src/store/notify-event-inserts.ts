@@ -127,12 +127,15 @@ export function storedEventKey(key: string, eventMs: number | null | undefined):
  * and that today would be stored behind its event's time (before d131981, 2026-11-23): a row
  * whose key has no time prefix and whose event had a time. While one may be there, a write
  * looks for each key as given too; once none is, no new one comes (an event with a time is
- * stored behind it), so the look can go. Any key stored bare for another reason (an event
- * without a time, or with one out of range) only keeps the look on: never a duplicate. The
- * unique index gives the keys without the prefix: they sort before `t` or from `u` on (hex
- * keys, and keys such as `activity:…`).
+ * stored behind it), so the look can go. The event's time: `event_ms`, or, in rows from before
+ * that column, a time in the body (`eventTimestamp` or `timestamp`, as webhooks/read-event.ts
+ * reads it). A key stored bare for another reason (a time out of range, or not a date) at worst
+ * keeps the look on: never a duplicate. An event without a time is not counted: its key hashes
+ * its body and is stored as given by every version. The unique index gives the keys without the
+ * prefix: they sort before `t` or from `u` on (hex keys, and keys such as `activity:…`).
  */
 export const BARE_KEYS_STORED = `SELECT 1 FROM notify_events
   WHERE (dedupe_key < '${STORED_KEY_MARK}' OR dedupe_key >= '${String.fromCharCode(STORED_KEY_MARK.charCodeAt(0) + 1)}')
-    AND (event_ms IS NOT NULL OR json_extract(CASE WHEN json_valid(payload) THEN payload END, '$.eventTimestamp') IS NOT NULL)
+    AND (event_ms IS NOT NULL
+      OR CASE WHEN json_valid(payload) THEN coalesce(json_extract(payload, '$.eventTimestamp'), json_extract(payload, '$.timestamp')) END IS NOT NULL)
   LIMIT 1`;

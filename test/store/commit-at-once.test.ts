@@ -215,6 +215,10 @@ describe.each(ENGINES)('the webhook burst at once on %s', (engine) => {
       'an older version stored a key as given (before event_ms: the time in its payload)',
       { event_ms: null, payload: '{"eventTimestamp":"2026-04-16T12:00:00.000Z"}' },
     ],
+    [
+      "an older version stored a key as given (before event_ms: the body's time as `timestamp`)",
+      { event_ms: null, payload: '{"timestamp":"2026-04-16T12:00:00.000Z"}' },
+    ],
   ])('insertEventsNow answers and stores as insertEvents does (SQLite), or answers undefined (PostgreSQL): %s', async (_, legacy) => {
     const a = await twin(legacy);
     const b = await twin(legacy);
@@ -255,6 +259,8 @@ describe.each(ENGINES)('the webhook burst at once on %s', (engine) => {
       // Asked before (the notifier's start): no question in the webhook's transaction.
       expect(await written(undefined, true)).toEqual({ run: 0, insert: 20 });
       expect(await written({ event_ms: 1_776_340_800_000, payload: '{}' }, true)).toEqual({ run: 4, insert: 0 });
+      // A body that is not JSON (no version stores one) is no time: asked without failing, and none found.
+      expect(await written({ event_ms: null, payload: 'not json' })).toEqual({ run: 1, insert: 20 });
       // The older version's key is looked for: the multi-row statements (16 + 1 rows, then 2 + 1).
       expect(await written({ event_ms: 1_776_340_800_000, payload: '{}' })).toEqual({ run: 5, insert: 0 });
     });
