@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import { createEventRouter, routeStoredEvents } from '../../src/notify/route-pending.js';
 import { NotifyStore, openDatabase, openPostgres, type AnyDb, type EventRow } from '../../src/store/index.js';
-import { ENGINES, newPostgresUrl, type EngineName } from '../support/databases.js';
+import { ENGINES, newPostgresUrl, notingStatements, type EngineName } from '../support/databases.js';
 import { newWatch } from '../support/watch-row.js';
 
 const cleanup: Array<() => unknown> = [];
@@ -182,27 +182,10 @@ const state = (node_id: string, id: number, status: string) => ({
 });
 
 describe('the router on SQLite, statement by statement', () => {
-  /** The statements run on `db`, by kind. */
-  function counting(db: AnyDb) {
-    const seen: string[] = [];
-    const wrap = (fn: string) => (sql: string, params?: unknown) => {
-      seen.push(sql.replace(/\s+/g, ' ').trim());
-      return (db as unknown as Record<string, (s: string, p?: unknown) => unknown>)[fn].call(db, sql, params);
-    };
-    const proxy = new Proxy(db, {
-      get(target, p) {
-        if (p === 'run' || p === 'all' || p === 'get' || p === 'value') return wrap(p);
-        const v = Reflect.get(target, p, target) as unknown;
-        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-      },
-    });
-    return { db: proxy, seen };
-  }
-
   it('reads a node row once, not per chunk, and writes the rows in one statement per chunk', async () => {
     const real = openDatabase(':memory:');
     cleanup.push(() => real.close());
-    const { db, seen } = counting(real);
+    const { db, seen } = notingStatements(real);
     const store = new NotifyStore(db);
     await store.upsertWatch(newWatch());
     for (let i = 0; i < 6; i++) await store.insertEvent(marked(`n${i % 2}`, i % 3 ? 'RUNNING' : 'FAILED'));

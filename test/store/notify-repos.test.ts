@@ -11,7 +11,7 @@ import {
   type EventRow,
   type NodeStatusState,
 } from '../../src/store/index.js';
-import { ENGINES, openTestDb } from '../support/databases.js';
+import { ENGINES, notingStatements, openTestDb } from '../support/databases.js';
 
 const event = (key: string, nodeId = 'n1', over: Partial<EventRow> = {}): Omit<EventRow, 'id'> => ({
   dedupe_key: key,
@@ -112,28 +112,17 @@ describe.each(ENGINES)('notify repositories on %s', (engine) => {
   });
 
   it('writes a burst of 9 events in 2 statements (8 + 1 rows), where insertEvent takes 9', async () => {
-    let inserts = 0;
-    const counting = new Proxy(db, {
-      get(target, p) {
-        const v = Reflect.get(target, p, target) as unknown;
-        if (p === 'run') {
-          return (sql: string, params?: unknown) => {
-            if (/INSERT INTO notify_events/.test(sql)) inserts++;
-            return target.run(sql, params as never);
-          };
-        }
-        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-      },
-    });
+    const { db: counting, seen } = notingStatements(db);
+    const inserts = () => seen.filter((sql) => /INSERT INTO notify_events/.test(sql)).length;
     const counted = new NotifyStore(counting);
     const burst = Array.from({ length: 9 }, (_, i) => event(`s-${i}`, 'n1', { event_ms: 1_776_340_800_000 + i }));
     await counted.tx(() => counted.insertEvents(burst));
-    expect(inserts).toBe(2);
-    inserts = 0;
+    expect(inserts()).toBe(2);
+    seen.length = 0;
     await counted.tx(async () => {
       for (const e of burst.map((e) => ({ ...e, dedupe_key: `${e.dedupe_key}-one` }))) await counted.insertEvent(e);
     });
-    expect(inserts).toBe(9);
+    expect(inserts()).toBe(9);
   });
 
   it('gives a long due backlog whole, oldest first, up to the limit (read in chunks)', async () => {

@@ -49,3 +49,25 @@ export async function twoConnections(engine: EngineName, cleanups: Array<() => u
   );
   return [a, b];
 }
+
+/**
+ * `db` with the text of each statement its queries run noted in `seen`, in order (run, all,
+ * arrays, get, value, column): for tests that count what a store asks of the database.
+ */
+export function notingStatements(db: AnyDb): { db: AnyDb; seen: string[] } {
+  const seen: string[] = [];
+  const noted = new Set<PropertyKey>(['run', 'all', 'arrays', 'get', 'value', 'column']);
+  const proxy = new Proxy(db, {
+    get(target, p) {
+      const v = Reflect.get(target, p, target) as unknown;
+      if (typeof v !== 'function') return v;
+      const fn = (v as (...a: unknown[]) => unknown).bind(target);
+      if (!noted.has(p)) return fn;
+      return (sql: string, params?: unknown) => {
+        seen.push(sql);
+        return fn(sql, params);
+      };
+    },
+  });
+  return { db: proxy, seen };
+}

@@ -131,12 +131,15 @@ export class PostgresSql implements Sql {
     return t;
   }
 
-  private async query(sql: string, params: Params | undefined): Promise<pg.QueryResult<Record<string, unknown>>> {
+  /** A statement in this chain's transaction, if any; `rowMode: 'array'` gives each row as an array (arrays()). */
+  private async query(sql: string, params: Params | undefined, rowMode?: 'array'): Promise<pg.QueryResult<Record<string, unknown>>> {
     const t = this.translate(sql);
     const values = valuesFor(t, params);
     const client = this.current()?.client;
     try {
-      return await (client ?? this.pool).query<Record<string, unknown>>(t.text, values);
+      const config: pg.QueryConfig = { text: t.text, values };
+      if (rowMode) (config as pg.QueryArrayConfig).rowMode = rowMode;
+      return await (client ?? this.pool).query<Record<string, unknown>>(config);
     } catch (e) {
       throw wrap(e);
     }
@@ -147,13 +150,7 @@ export class PostgresSql implements Sql {
   }
 
   async arrays(sql: string, params?: Params): Promise<unknown[][]> {
-    const t = this.translate(sql);
-    const client = this.current()?.client;
-    try {
-      return (await (client ?? this.pool).query<unknown[]>({ text: t.text, values: valuesFor(t, params), rowMode: 'array' })).rows;
-    } catch (e) {
-      throw wrap(e);
-    }
+    return (await this.query(sql, params, 'array')).rows as unknown as unknown[][];
   }
 
   async get<T>(sql: string, params?: Params): Promise<T | undefined> {
