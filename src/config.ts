@@ -180,6 +180,16 @@ const envSchema = z.object({
     .min(1, 'NODE_CALLS_PER_NODE must be at least 1')
     .max(64, 'NODE_CALLS_PER_NODE must be at most 64')
     .default(4),
+  /**
+   * The nice value of the process's helper threads (V8's compiler and collector threads, libuv's pool,
+   * the checkpointer): on a busy core the event loop's thread goes first (cli/helper-threads.ts). 0 leaves them be.
+   */
+  HELPER_THREADS_NICE: z.coerce
+    .number({ message: 'HELPER_THREADS_NICE must be a whole number from 0 to 19, e.g. 10' })
+    .int('HELPER_THREADS_NICE must be a whole number from 0 to 19, e.g. 10')
+    .min(0, 'HELPER_THREADS_NICE must be a whole number from 0 to 19, e.g. 10')
+    .max(19, 'HELPER_THREADS_NICE must be a whole number from 0 to 19, e.g. 10')
+    .default(10),
   /** The most nodes the activity poller reads at once; below it, it sizes its concurrency from its measured poll time (issue 29). */
   POLL_MAX_CONCURRENCY: z.coerce
     .number()

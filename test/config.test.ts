@@ -67,6 +67,15 @@ describe('the hardening variables', () => {
     expect(() => loadConfig({ REPORT_RELOAD_S: 'often' })).toThrow(/REPORT_RELOAD_S must be a number of seconds, e.g. 5/);
   });
 
+  it('reads HELPER_THREADS_NICE (default 10, 0 to leave the threads be), and says what is wrong otherwise', () => {
+    expect(loadConfig({}).HELPER_THREADS_NICE).toBe(10);
+    expect(loadConfig({ HELPER_THREADS_NICE: '0' }).HELPER_THREADS_NICE).toBe(0);
+    expect(loadConfig({ HELPER_THREADS_NICE: '19' }).HELPER_THREADS_NICE).toBe(19);
+    for (const bad of ['-1', '20', '2.5', 'low']) {
+      expect(() => loadConfig({ HELPER_THREADS_NICE: bad })).toThrow(/HELPER_THREADS_NICE must be a whole number from 0 to 19, e\.g\. 10/);
+    }
+  });
+
   it('reads DISCORD_GUILD_ID as a numeric server id', () => {
     expect(loadConfig({ DISCORD_GUILD_ID: '123456789' }).DISCORD_GUILD_ID).toBe('123456789');
     expect(() => loadConfig({ DISCORD_GUILD_ID: 'my-server' })).toThrow(/DISCORD_GUILD_ID must be the numeric server/);

@@ -9,6 +9,7 @@ import { createApp } from '../app/index.js';
 import { abandonLogsForExit, createLogger, releaseLogsForExit } from '../log.js';
 import { demoBanner, demoLogFile, demoStateKept, startFresh } from '../demo/index.js';
 import { startMemorySettle } from './memory-settle.js';
+import { startHelperThreadPriority } from './helper-threads.js';
 
 const USAGE = `Usage: rln-chatops <start | emulator | doctor | register-commands>
   start [--fresh]     run the bot (with no SERVICE_URL: a local demo against the built-in emulator;
@@ -75,6 +76,7 @@ async function start(args: string[]): Promise<number> {
   // default action there would kill the process mid-post instead of draining.
   let stopping = false;
   let stopMemorySettle: (() => void) | undefined;
+  let stopHelperThreads: (() => void) | undefined;
   let ready: (() => void) | undefined;
   const started = new Promise<void>((r) => (ready = r));
   const shutdown = async (signal: string) => {
@@ -84,6 +86,7 @@ async function start(args: string[]): Promise<number> {
     hard.unref();
     await started;
     stopMemorySettle?.();
+    stopHelperThreads?.();
     app.logger.info({ signal }, 'stopping: draining in-flight work');
     await app.stop({ timeoutMs: 7_500 }).catch((err) => app.logger.error({ err }, 'error while stopping'));
     await releaseLogsForExit(500);
@@ -97,6 +100,12 @@ async function start(args: string[]): Promise<number> {
   ready?.();
   // The bot as a process (not the app in tests): give memory back after a burst.
   if (!stopping) stopMemorySettle = startMemorySettle();
+  // And its event loop first on a busy core: the helper threads at a lower priority.
+  if (!stopping) {
+    const helpers = startHelperThreadPriority({ nice: config.HELPER_THREADS_NICE });
+    stopHelperThreads = helpers.stop;
+    app.logger.debug({ threads: helpers.lowered, nice: config.HELPER_THREADS_NICE }, 'helper threads lowered');
+  }
   // With only the terminal, the end of its input (Ctrl-D) ends the bot.
   if (app.shellDone && terminalOnly) {
     void app.shellDone.then(() => shutdown('end of input'));

@@ -1,0 +1,89 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { spawnBot } from '../support/spawn-bot.js';
+import { waitFor } from '../support/wait-for.js';
+
+type Nices = Record<string, number>;
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const linux = process.platform === 'linux';
+
+/** A process's threads' nice values, from /proc/<pid>/task/<tid>/stat (field 19). */
+function nicesOf(pid: number): Nices {
+  return Object.fromEntries(
+    readdirSync(`/proc/${pid}/task`).map((tid) => {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      return [tid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])];
+    }),
+  );
+}
+const others = (n: Nices, main: string) => Object.entries(n).filter(([tid]) => tid !== main);
+
+describe.runIf(linux)('the helper threads run below the event loop (cli/helper-threads.ts)', () => {
+  it('every thread but the event loop goes to the nice value given, a thread started later at the next look; 0 leaves them be', async () => {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', join(root, 'test/support/helper-threads-child.ts')],
+      {
+        cwd: root,
+        env: { ...process.env, NODE_OPTIONS: '' },
+        timeout: 60_000,
+      },
+    );
+    const r = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
+      main: string;
+      offLowered: number;
+      afterOff: Nices;
+      lowered: number[];
+      afterLook: Nices;
+      beforeSecondLook: Nices;
+      loweredLater: number[];
+      afterSecondLook: Nices;
+    };
+    // Nice 0: nothing lowered.
+    expect(r.offLowered).toBe(0);
+    expect(Object.values(r.afterOff).every((n) => n === 0)).toBe(true);
+    // A look: V8's threads, libuv's, the worker's: all at 10, and the event loop's still at 0.
+    expect(others(r.afterLook, r.main).length).toBeGreaterThanOrEqual(3);
+    expect(others(r.afterLook, r.main).map(([, n]) => n)).toEqual(others(r.afterLook, r.main).map(() => 10));
+    expect(r.afterLook[r.main]).toBe(0);
+    expect(r.lowered.map(String).sort()).toEqual(
+      others(r.afterLook, r.main)
+        .map(([tid]) => tid)
+        .sort(),
+    );
+    // A worker started after it inherits the event loop's priority, until the next look.
+    const started = Object.keys(r.beforeSecondLook).filter((tid) => !(tid in r.afterLook));
+    expect(started.length).toBeGreaterThan(0);
+    expect(started.map((tid) => r.beforeSecondLook[tid])).toEqual(started.map(() => 0));
+    expect(r.loweredLater.map(String).sort()).toEqual(started.filter((tid) => tid in r.afterSecondLook).sort());
+    expect(others(r.afterSecondLook, r.main).every(([, n]) => n === 10)).toBe(true);
+    expect(r.afterSecondLook[r.main]).toBe(0);
+  }, 90_000);
+
+  it('the bot started as a process lowers its helper threads once it is ready', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rln-nice-'));
+    const bot = spawnBot(['start'], { cwd: dir, env: { PORT: '0', DATABASE_PATH: join(dir, 'bot.db') } });
+    try {
+      await bot.waitFor(/HTTP server: http:\/\/\S+/);
+      const main = String(bot.child.pid);
+      // The banner comes as the server listens; the threads are lowered when the start has ended.
+      const lowered = () => others(nicesOf(bot.child.pid!), main).every(([, v]) => v === 10);
+      await waitFor(() => lowered() || undefined, {
+        timeout: 60_000,
+        what: () => `every helper thread at nice 10: ${JSON.stringify(nicesOf(bot.child.pid!))}`,
+      });
+      const n = nicesOf(bot.child.pid!);
+      expect(n[main]).toBe(0);
+      expect(others(n, main).length).toBeGreaterThanOrEqual(3);
+      expect(others(n, main).filter(([, v]) => v !== 10)).toEqual([]);
+    } finally {
+      bot.child.kill('SIGTERM');
+      await bot.exited;
+    }
+  }, 150_000);
+});
