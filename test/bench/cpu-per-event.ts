@@ -1,5 +1,5 @@
 /**
- * `npx tsx test/bench/cpu-per-event.ts [--config routed|unrouted] [--events N] [--rate R] [--no-build] [--node-arg=--flag ...] [--not-deployed] [--warm N]`
+ * `npx tsx test/bench/cpu-per-event.ts [--config routed|unrouted] [--events N] [--rate R] [--no-build] [--node-arg=--flag ...] [--not-deployed] [--warm N] [--idle S] [--keep-log FILE]`
  *
  * The bot's CPU time per accepted event, a figure that other work on the machine barely
  * moves (unlike events/s): the bot is started as in the intake benchmark (compiled, its own
@@ -16,6 +16,12 @@
  * its request path is larger than a receiver's) still took ~30% of the core for the first 1.5 s
  * of the run, and that start alone set the run's p99 (docs/benchmarks.md, 2026-11-28).
  *
+ * `p99_by_fifth`: the p99 of each fifth of the run's answers, in order: a run's start (a bot whose
+ * optimized code a collection in the quiet spell dropped compiles again) apart from the rest.
+ * `--idle S` waits S seconds more once the bot is quiet, before the run (V8's own memory-reducing
+ * collections come after several seconds of quiet). `--keep-log FILE` copies the bot's output
+ * there (with `--node-arg=--trace-opt`, `--trace-deopt`, `--trace-gc`: V8's traces).
+ *
  * `main_thread_us_per_event` is the part of it spent on the event loop's thread (the rest: V8's
  * helper threads, the checkpoint worker).
  *
@@ -25,7 +31,7 @@
  * (`--cpu-prof`: its profile, to set beside the bot's). At a steady `--rate 1000` the two side
  * by side tell how busy each keeps its core for the same events (docs/benchmarks.md).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -45,6 +51,8 @@ const { values } = parseArgs({
     'not-deployed': { type: 'boolean', default: false },
     server: { type: 'string', default: 'bot' },
     warm: { type: 'string', default: '1000' },
+    idle: { type: 'string', default: '0' },
+    'keep-log': { type: 'string' },
   },
 });
 
@@ -96,6 +104,7 @@ async function measured(pid: number, url: string, requests: ReturnType<ReturnTyp
       failed: r.failed,
       p50_ms: Number(r.p50Ms.toFixed(2)),
       p99_ms: Number(r.p99Ms.toFixed(2)),
+      p99_by_fifth: r.p99ByFifthMs,
       cpu_us_per_event_intake: Math.round(((c1 - c0) * 1000) / requests.length),
       // Of which the event loop's thread: the rest is helper threads (GC, compiler, checkpoints).
       main_thread_us_per_event: Math.round(((m1 - m0) * 1000) / requests.length),
@@ -135,6 +144,7 @@ async function measureBot(config: 'routed' | 'unrouted', sign: ReturnType<typeof
   try {
     await load.run({ kind: 'closed', url: bot.url, requests: sign(Number(values.warm)), concurrency: 16 });
     await quiet(bot.pid, bot.url);
+    if (Number(values.idle) > 0) await new Promise((r) => setTimeout(r, Number(values.idle) * 1000));
     const n = Number(values.events);
     const requests = sign(n);
     const g0 = await gcStats(bot.url);
@@ -162,5 +172,6 @@ async function measureBot(config: 'routed' | 'unrouted', sign: ReturnType<typeof
     process.stdout.write(`${JSON.stringify(out)}\n`);
   } finally {
     await bot.close();
+    if (values['keep-log']) copyFileSync(join(dir, `${config}.log`), values['keep-log']);
   }
 }

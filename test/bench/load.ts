@@ -16,6 +16,8 @@ export interface LoadResult {
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
+  /** The p99 of each fifth of the answers, in the order they came: a run's start apart from the rest. */
+  p99ByFifthMs: number[];
 }
 
 export interface RequestSpec {
@@ -42,6 +44,14 @@ function summarise(latencies: number[], failures: Record<string, number>, second
     p50Ms: percentile(sorted, 50),
     p99Ms: percentile(sorted, 99),
     maxMs: sorted[sorted.length - 1] ?? NaN,
+    p99ByFifthMs: [0, 1, 2, 3, 4].map((k) =>
+      Number(
+        percentile(
+          latencies.slice((k * latencies.length) / 5, ((k + 1) * latencies.length) / 5).sort((a, b) => a - b),
+          99,
+        ).toFixed(1),
+      ),
+    ),
   };
 }
 
