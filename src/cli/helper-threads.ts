@@ -7,8 +7,9 @@
  * Measured: after a quiet spell, a full collection drops optimized code whose embedded objects
  * died (V8's "weak objects" deoptimization), and the first seconds of the next burst recompile
  * the request path, ~0.9 s of compiler time in 3 s; at a steady 1,000 webhooks/s that start set
- * the routed p99 (first fifth of a run 33–104 ms, the rest 5–26). With the helper threads at
- * nice 10: routed p99 8.4–15.5 ms against 18.9–24.1 in alternating pairs, no loss at saturation.
+ * the routed p99 (first fifth of a run 33–104 ms, the rest 5–32). With the helper threads at
+ * nice 10: routed p99 10.3–11.8 ms against 20.0–30.2 in alternating pairs (docs/benchmarks.md,
+ * 2026-11-28 21:46), no loss at saturation.
  *
  * Linux makes the nice value a thread's own (setpriority on a thread id), so each thread but
  * the event loop's (its id is the process id) is lowered. A thread started later (libuv's pool
@@ -22,18 +23,15 @@ import os from 'node:os';
 export interface HelperThreadOptions {
   /** The nice value given to every thread but the event loop's (1–19). */
   nice: number;
-  /** Default /proc/self/task. */
-  tasksDir?: string;
-  /** The event loop's thread id: default the process id. */
-  mainThreadId?: number;
 }
 
 /** One look: lowers each helper thread whose nice value is below `nice`. Returns the ids lowered. */
 export function lowerHelperThreads(opts: HelperThreadOptions): number[] {
-  const main = opts.mainThreadId ?? process.pid;
+  // The event loop's thread id is the process id.
+  const main = process.pid;
   let tids: string[];
   try {
-    tids = readdirSync(opts.tasksDir ?? '/proc/self/task');
+    tids = readdirSync('/proc/self/task');
   } catch {
     return []; // not Linux: the scheduler's defaults
   }

@@ -1,19 +1,12 @@
 /**
  * Run as a child process by test/cli/helper-threads.test.ts: lowers its own helper threads and
  * prints, as one JSON line, each thread's nice value (read back from /proc) after each step.
+ * The nice value asked is 10 above the process's own (the tests may run under `nice`).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { lowerHelperThreads, startHelperThreadPriority } from '../../src/cli/helper-threads.js';
-
-/** Each thread's nice value, from /proc/self/task/<tid>/stat (field 19; fields after the name's ')' start at 3). */
-const nices = (): Record<string, number> =>
-  Object.fromEntries(
-    readdirSync('/proc/self/task').map((tid) => {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      return [tid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])];
-    }),
-  );
+import { niceAbove, threadNices } from './thread-nices.js';
 
 /** A worker thread that stays until terminated, once it runs. */
 const worker = async (): Promise<Worker> => {
@@ -22,17 +15,19 @@ const worker = async (): Promise<Worker> => {
   return w;
 };
 
+const base = os.getPriority();
+const nice = niceAbove(base);
 const first = await worker();
 const off = startHelperThreadPriority({ nice: 0 });
 off.stop();
-const afterOff = nices();
-const lowered = lowerHelperThreads({ nice: 10 });
-const afterLook = nices();
+const afterOff = threadNices('self');
+const lowered = lowerHelperThreads({ nice });
+const afterLook = threadNices('self');
 const second = await worker();
-const beforeSecondLook = nices();
-const loweredLater = lowerHelperThreads({ nice: 10 });
-const afterSecondLook = nices();
+const beforeSecondLook = threadNices('self');
+const loweredLater = lowerHelperThreads({ nice });
+const afterSecondLook = threadNices('self');
 await Promise.all([first.terminate(), second.terminate()]);
 process.stdout.write(
-  `${JSON.stringify({ main: String(process.pid), offLowered: off.lowered, afterOff, lowered, afterLook, beforeSecondLook, loweredLater, afterSecondLook })}\n`,
+  `${JSON.stringify({ main: String(process.pid), base, nice, offLowered: off.lowered, afterOff, lowered, afterLook, beforeSecondLook, loweredLater, afterSecondLook })}\n`,
 );
