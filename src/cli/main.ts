@@ -98,10 +98,10 @@ async function start(args: string[]): Promise<number> {
   const app = await createApp({ config, logger: logFile ? createLogger({ level: config.LOG_LEVEL, file: logFile }) : undefined });
   await app.start({ onListening: (url) => config.demo && process.stdout.write(demoBanner(url, app.config, { kept, logFile })) });
   ready?.();
-  // The bot as a process (not the app in tests): give memory back after a burst.
-  if (!stopping) stopMemorySettle = startMemorySettle();
-  // And its event loop first on a busy core: the helper threads at a lower priority.
+  // The bot as a process (not the app in tests): give memory back after a burst, and its event
+  // loop first on a busy core (the helper threads at a lower priority).
   if (!stopping) {
+    stopMemorySettle = startMemorySettle();
     const helpers = startHelperThreadPriority({ nice: config.HELPER_THREADS_NICE });
     stopHelperThreads = helpers.stop;
     app.logger.debug({ threads: helpers.lowered, nice: config.HELPER_THREADS_NICE }, 'helper threads lowered');
