@@ -120,10 +120,15 @@ export async function scale(o: ScaleOptions): Promise<BenchResult> {
   let bot: BotProcess | undefined;
   try {
     // BENCH_CPU_PROF_DIR=dir: the bot writes a V8 CPU profile there when it stops (open it in Chrome's DevTools).
+    // BENCH_NODE_ARGS='--trace-gc …': more node flags for the bot (its output goes to the log, whose path is shown).
     const profDir = process.env.BENCH_CPU_PROF_DIR;
+    const nodeArgs = [
+      ...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []),
+      ...(process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? []),
+    ];
     bot = await startBotProcess({
       logFile,
-      ...(profDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profDir}`] } : {}),
+      nodeArgs,
       env: {
         LOG_LEVEL: 'warn',
         DATABASE_PATH: dbPath,
@@ -144,6 +149,7 @@ export async function scale(o: ScaleOptions): Promise<BenchResult> {
       nodes: o.nodes,
       node_call_latency_ms: o.latencyMs,
       pinned: pinning ? `bot on core ${pinning.server}, emulator and fake Slack on core ${pinning.load}` : 'no',
+      bot_log: logFile,
     };
     await sleep(3_000); // start-up settles
 
