@@ -16,7 +16,7 @@ import type { NodeCredentials } from './load-node-credentials.js';
 import { NODE_API_MAX_BYTES, readBounded, sizeText } from './bounded-read.js';
 import { currentDeadline, secondsText, sleep } from '../vocabulary/index.js';
 import { AttemptTimeout, CutOff, DEADLINE_SLACK_MS, HttpStatusError, MIN_RETRY_MS, retryDelay, translate } from './call-errors.js';
-import { buildTransport, type Transport, undiciRequest as request } from './transport.js';
+import { AttemptAbort, buildTransport, type Transport, undiciRequest as request } from './transport.js';
 import { withEndpointMethods } from './endpoint-methods.js';
 import { decode, encode, invalid } from './body-codec.js';
 import { GateWaitTimeout, type NodeGate } from './node-gates.js';
@@ -126,10 +126,10 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
       body = Buffer.from(await form.arrayBuffer());
       headers = { ...t.headers, 'content-type': form.headers.get('content-type') ?? 'multipart/form-data' };
     } else body = requestBody;
-    const abort = new AbortController();
+    const abort = new AttemptAbort();
     const timer = setTimeout(() => abort.abort(new AttemptTimeout(attemptMs)), attemptMs);
     try {
-      const res = await request(t.baseUrl + path, { dispatcher: t.dispatcher, method, headers, body, signal: abort.signal });
+      const res = await request(t.baseUrl + path, { dispatcher: t.dispatcher, method, headers, body, signal: abort });
       let text: string | undefined;
       try {
         text = await readBounded(res.body, res.headers['content-length'], maxBytes);
@@ -154,9 +154,8 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
       }
       return text;
     } catch (e) {
-      // undici rejects with the abort's reason; a signal aborted some other way is the timeout too.
-      if (abort.signal.aborted && !(e instanceof NodeApiError))
-        throw abort.signal.reason instanceof AttemptTimeout ? abort.signal.reason : e;
+      // undici rejects with the abort's reason.
+      if (abort.aborted && !(e instanceof NodeApiError)) throw abort.reason;
       throw e;
     } finally {
       clearTimeout(timer);

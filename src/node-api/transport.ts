@@ -3,6 +3,7 @@
  * from NODE_CREDENTIALS_FILE's files or from the material the service's `generate-cert` gave
  * (kept by the bot, its key sealed in the database: see service-certs.ts).
  */
+import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { createRequire } from 'node:module';
@@ -91,6 +92,23 @@ GLOBAL_DISPATCHERS.forEach((key, i) => {
 const { Agent } = undici;
 /** undici's request, with the dispatcher given on each call. */
 export const undiciRequest = undici.request;
+
+/**
+ * An attempt's abort, as undici's request takes a signal: an EventEmitter that emits `abort`, with
+ * `aborted` and the `reason` undici rejects with. Every node call makes one; an AbortController
+ * (an EventTarget, and its AbortSignal) took about 4% of a poll's CPU under Node 20, and 4% of
+ * its garbage (docs/benchmarks.md, 2026-11-29).
+ */
+export class AttemptAbort extends EventEmitter {
+  aborted = false;
+  reason: unknown;
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.emit('abort');
+  }
+}
 
 export interface Transport {
   /** The node's base URL, without a trailing slash. */
