@@ -14,7 +14,8 @@ import { createNodeCertStore, type AnyDb } from '../store/index.js';
 const DEMO_CREDENTIALS_KEY = createHash('sha256').update('rln-chatops demo credentials key').digest();
 
 export interface NodeCredentialSources {
-  credentialsFor(node: { nodeId: string; name: string }): () => Promise<NodeCredentials>;
+  /** Asked at each node call: answers at once unless the kept certificate must be read again. */
+  credentialsFor(node: { nodeId: string; name: string }): () => NodeCredentials | Promise<NodeCredentials>;
   /** The kept certificates; `inFile`: NODE_CREDENTIALS_FILE has an entry for the node (which wins over them). */
   certs: ServiceCerts & { inFile(node: { nodeId: string; name: string }): boolean };
 }
@@ -40,16 +41,19 @@ export function nodeCredentialSources(o: {
   const token = file.fallback.kind === 'token' ? file.fallback.token : undefined;
   // The same object for the same kept certificate, so a client builds its transport again only when it changes.
   const withToken = new WeakMap<object, NodeCredentials>();
+  const presented = (kept: NodeCredentials | undefined): NodeCredentials => {
+    if (!kept) return file.fallback;
+    let creds = withToken.get(kept);
+    if (!creds) withToken.set(kept, (creds = { ...kept, ...(token ? { token } : {}) }));
+    return creds;
+  };
   return {
     certs: Object.assign(certs, { inFile: (node: { nodeId: string; name: string }) => file.fromFile(node) !== undefined }),
-    credentialsFor: (node) => async () => {
+    credentialsFor: (node) => () => {
       const listed = file.fromFile(node);
       if (listed) return listed;
-      const kept = await certs.credentialsOf(node.nodeId);
-      if (!kept) return file.fallback;
-      let creds = withToken.get(kept);
-      if (!creds) withToken.set(kept, (creds = { ...kept, ...(token ? { token } : {}) }));
-      return creds;
+      const kept = certs.credentialsOf(node.nodeId);
+      return kept instanceof Promise ? kept.then(presented) : presented(kept);
     },
   };
 }

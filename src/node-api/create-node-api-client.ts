@@ -56,7 +56,7 @@ export interface NodeApiClientOptions {
    * How to authenticate, or where to look it up at each call (the app's: NODE_CREDENTIALS_FILE, then a
    * certificate kept from the service, then NODE_API_TOKEN), so a certificate fetched later is used.
    */
-  credentials: NodeCredentials | (() => Promise<NodeCredentials>);
+  credentials: NodeCredentials | (() => NodeCredentials | Promise<NodeCredentials>);
   /** The node's name, as errors say it ("alice did not answer in 10 s"). Default "the node". */
   nodeName?: string;
   /**
@@ -84,10 +84,17 @@ export interface NodeApiClientOptions {
 }
 
 export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
-  /** The transport for the current credentials: built again only when they change. */
+  /**
+   * The transport for the current credentials: built again only when they change. At once when the
+   * credentials are known at once (most calls): each promise and await of a node call is garbage,
+   * and under Node 20's async hooks (AsyncLocalStorage) it costs more (docs/benchmarks.md, 2026-11-29).
+   */
   let built: { creds: NodeCredentials; t: Transport } | undefined;
-  async function transport(): Promise<Transport> {
-    const creds = typeof opts.credentials === 'function' ? await opts.credentials() : opts.credentials;
+  function transport(): Transport | Promise<Transport> {
+    const creds = typeof opts.credentials === 'function' ? opts.credentials() : opts.credentials;
+    return creds instanceof Promise ? creds.then(transportFor) : transportFor(creds);
+  }
+  function transportFor(creds: NodeCredentials): Transport {
     if (built?.creds !== creds) {
       built?.t.close();
       built = { creds, t: buildTransport({ baseUrl: opts.baseUrl, credentials: creds }) };
@@ -116,7 +123,8 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
     requestBody: string | FormData | undefined,
     attemptMs: number,
   ): Promise<string> {
-    const t = await transport();
+    const pending = transport();
+    const t = pending instanceof Promise ? await pending : pending;
     if (t.tlsError) throw new NodeApiError({ endpoint: name, kind: 'credentials', message: `node API /${name}: ${t.tlsError}` });
     let headers = requestBody === undefined ? t.headers : t.jsonHeaders;
     let body: string | Buffer | undefined;
@@ -181,7 +189,8 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
       let left = deadline ? deadline.left() : Number.POSITIVE_INFINITY;
       if (left <= 0) throw timedOut(deadline!.ms);
       // A turn among the node's requests in flight, waited for no longer than an attempt may last.
-      const release = opts.gate && (await turnAt(opts.gate(), name, Math.min(timeoutMs, left), deadline));
+      const turn = opts.gate && turnAt(opts.gate(), name, Math.min(timeoutMs, left), deadline);
+      const release = turn instanceof Promise ? await turn : turn;
       if (release && deadline) left = deadline.left();
       const attemptMs = Math.max(1, Math.ceil(Math.min(timeoutMs, left)));
       let delay: number;
@@ -206,18 +215,19 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
     }
   }
 
-  /** A turn at the node's gate within `waitMs`; else the node's timeout, saying why nothing was sent. */
-  async function turnAt(
+  /**
+   * A turn at the node's gate within `waitMs` (at once when one is free: no promise); else the
+   * node's timeout, saying why nothing was sent.
+   */
+  function turnAt(
     gate: NodeGate,
     name: EndpointName,
     waitMs: number,
     deadline: ReturnType<typeof currentDeadline>,
-  ): Promise<() => void> {
+  ): (() => void) | Promise<() => void> {
     const turn = gate.acquire(waitMs);
     if (typeof turn === 'function') return turn;
-    try {
-      return await turn;
-    } catch (e) {
+    return turn.catch((e: unknown) => {
       if (!(e instanceof GateWaitTimeout)) throw e;
       const ms = deadline && deadline.left() < DEADLINE_SLACK_MS ? deadline.ms : e.waitedMs;
       throw new NodeApiError({
@@ -225,7 +235,7 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
         kind: 'timeout',
         message: `${who} did not answer in ${secondsText(ms)}: its ${e.limit} earlier requests from this bot were still unanswered, so this one was not sent (node API /${name})`,
       });
-    }
+    });
   }
 
   /** Asks the node which shape a capability takes, with a request it refuses before acting. */

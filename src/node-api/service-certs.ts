@@ -37,8 +37,11 @@ export interface ServiceCerts {
   fetchAndKeep(node: { nodeId: string; name: string }, by: string): Promise<CertFacts>;
   /** The certificate kept for a node (public facts), if any. */
   kept(nodeId: string): Promise<CertFacts | undefined>;
-  /** The client credentials kept for a node, if any and readable with this key. */
-  credentialsOf(nodeId: string): Promise<ServiceMtls | undefined>;
+  /**
+   * The client credentials kept for a node, if any and readable with this key: at once when its row
+   * was read within `cacheMs` (every node call asks), else after reading it.
+   */
+  credentialsOf(nodeId: string): ServiceMtls | undefined | Promise<ServiceMtls | undefined>;
   /**
    * Forgets a node's certificate and key: this replica's calls to the node present none from now
    * on, other replicas' once their cached row is older than `cacheMs`. The certificate forgotten, if any.
@@ -112,6 +115,23 @@ export function createServiceCerts(o: ServiceCertsOptions): ServiceCerts {
     }
   }
 
+  /** The node's row read afresh, and cached. */
+  async function readCredentials(
+    nodeId: string,
+    hit: { creds?: ServiceMtls; sealedKey?: string } | undefined,
+  ): Promise<ServiceMtls | undefined> {
+    const row = await o.store.get(nodeId);
+    // The same row as before gives the same credentials object: a client builds its transport (a
+    // TLS dispatcher, its connections) again only when they change, not each time the row is read.
+    const creds = row && hit?.creds && hit.sealedKey === row.sealedKey ? hit.creds : row ? credentialsOfRow(row) : undefined;
+    // Bounded by dropping the entry read longest ago (a Map keeps insertion order), not all of them:
+    // clearing would give every node new credentials objects, and so new transports.
+    cache.delete(nodeId);
+    if (cache.size >= 5_000) cache.delete(cache.keys().next().value!);
+    cache.set(nodeId, { at: o.now(), creds, sealedKey: row?.sealedKey });
+    return creds;
+  }
+
   return {
     canKeep: Boolean(o.key),
 
@@ -160,19 +180,10 @@ export function createServiceCerts(o: ServiceCertsOptions): ServiceCerts {
       return row ? factsOf(row) : undefined;
     },
 
-    async credentialsOf(nodeId) {
+    credentialsOf(nodeId) {
       const hit = cache.get(nodeId);
       if (hit && o.now() - hit.at < cacheMs) return hit.creds;
-      const row = await o.store.get(nodeId);
-      // The same row as before gives the same credentials object: a client builds its transport (a
-      // TLS dispatcher, its connections) again only when they change, not each time the row is read.
-      const creds = row && hit?.creds && hit.sealedKey === row.sealedKey ? hit.creds : row ? credentialsOfRow(row) : undefined;
-      // Bounded by dropping the entry read longest ago (a Map keeps insertion order), not all of them:
-      // clearing would give every node new credentials objects, and so new transports.
-      cache.delete(nodeId);
-      if (cache.size >= 5_000) cache.delete(cache.keys().next().value!);
-      cache.set(nodeId, { at: o.now(), creds, sealedKey: row?.sealedKey });
-      return creds;
+      return readCredentials(nodeId, hit);
     },
   };
 }

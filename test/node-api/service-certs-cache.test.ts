@@ -38,7 +38,10 @@ describe('the kept certificates, read again', () => {
     expect(await here.credentialsOf('n1')).toBe(first);
 
     await there.fetchAndKeep(node, 'slack:U2');
-    expect(await here.credentialsOf('n1')).toBe(first); // within cacheMs: still the one it had
+    // Within cacheMs: still the one it had, answered at once (every node call asks: no promise then).
+    const cached = here.credentialsOf('n1');
+    expect(cached).not.toBeInstanceOf(Promise);
+    expect(cached).toBe(first);
     t += 31_000;
     const second = await here.credentialsOf('n1');
     expect(second).not.toBe(first);
