@@ -202,7 +202,12 @@ export function createCallScheduler(o: CallSchedulerOptions = {}): CallScheduler
               },
               (e: unknown) => {
                 finish(settled ? 'drop' : classify(e));
-                if (!settled) reject(e instanceof Error ? e : new Error(String(e)));
+                if (settled) return;
+                // Its calls' attempts end with the deadline too (withDeadline): a call's timeout that
+                // comes first, as timers due at once may, is the deadline's, and is told as such.
+                if (isNodeApiError(e) && e.kind === 'timeout' && now() - startedAt >= deadlineMs - 1)
+                  reject(new NodeDeadlineError(deadlineMs));
+                else reject(e instanceof Error ? e : new Error(String(e)));
               },
             )
             .finally(() => {

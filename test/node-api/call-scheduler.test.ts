@@ -160,6 +160,25 @@ describe('createCallScheduler', () => {
     expect(s.stats()).toMatchObject({ inFlight: 0, deadlines: 1 });
   });
 
+  it('tells a call cut by the deadline as the deadline, when the call’s timeout comes before its timer', async () => {
+    vi.useFakeTimers();
+    const s = createCallScheduler({ deadlineMs: 1_000, now });
+    const { running, work } = gates();
+    const piece = s.run('n0', work('n0')).catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(0);
+    // The deadline has come (the clock says so) and the call's attempt, cut with it, ended first.
+    clock += 1_000;
+    running[0].fail(new NodeApiError({ endpoint: 'btcbalance', kind: 'timeout', message: 'n0 did not answer in 1 s' }));
+    const e = await piece;
+    expect(e).toBeInstanceOf(NodeDeadlineError);
+    expect((e as NodeDeadlineError).ms).toBe(1_000);
+    // Before the deadline, a call's own timeout is its own.
+    const early = s.run('n1', work('n1')).catch((x: unknown) => x);
+    await vi.advanceTimersByTimeAsync(0);
+    running[0].fail(new NodeApiError({ endpoint: 'btcbalance', kind: 'timeout', message: 'n1 did not answer in 0.2 s' }));
+    expect(await early).toBeInstanceOf(NodeApiError);
+  });
+
   it('map keeps the input order and gives onError what failed or passed its deadline', async () => {
     const s = createCallScheduler({ maxConcurrency: 3, now });
     const out = await s.map(
