@@ -8,7 +8,7 @@ import type { EndpointDef, EndpointName } from './endpoints.js';
 import { NodeApiError } from './node-api-error.js';
 import { parseLosslessJson, stringifyJson } from './json.js';
 import { registerTypedSecret } from '../log.js';
-import { firstBadLongList } from './bounded-read.js';
+import { firstBadLongList, mayHoldLongList } from './bounded-read.js';
 
 /** Request and response fields that hold a secret: masked in every log line and error text. */
 const SECRET_FIELD_RE = /password|mnemonic/i;
@@ -84,7 +84,7 @@ export function decode(name: EndpointName, schema: EndpointDef['response'], text
     });
   }
   // A long list of the wrong elements is one summarised error, checked before the schema makes an issue per element.
-  const longList = firstBadLongList(schema, parsed);
+  const longList = mayHoldLongList(text) ? firstBadLongList(schema, parsed) : undefined;
   if (longList) {
     throw new NodeApiError({
       endpoint: name,

@@ -86,6 +86,12 @@ export interface LongListProblem {
 }
 
 /**
+ * Whether JSON `text` is long enough to hold a list of more than LONG_LIST elements: n elements
+ * take 2n - 1 characters at least. Most answers are shorter, and need no walk of their schema.
+ */
+export const mayHoldLongList = (text: string): boolean => text.length > 2 * LONG_LIST;
+
+/**
  * The first element of a long list in `value` that its schema refuses, checked one element at a
  * time (each issue dropped before the next is made), or undefined. Lists under objects are
  * followed down the schema; anything else is left to the schema's own parse.

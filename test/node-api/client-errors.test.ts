@@ -186,6 +186,14 @@ describe('node API client errors', () => {
     expect(e.message).toContain('9007199254740993');
   });
 
+  it('summarises a list just over the long-list bound, in the shortest text that can hold it', async () => {
+    // 1,001 one-digit elements: 2,001 characters of list, the least a list over 1,000 can take.
+    server.faults.push({ endpoint: 'listpeers', status: 200, raw: `{"peers":[${Array(1001).fill('7').join(',')}]}`, times: 1 });
+    const e = await failure(client.listpeers());
+    expect(e).toMatchObject({ kind: 'invalid-response', field: 'peers[0]' });
+    expect(e.message).toMatch(/of a list of 1001: .*\(the rest was not checked\)$/);
+  });
+
   it('times out a slow node, and reports an unreachable one as a network error', async () => {
     const slow = createNodeApiClient({
       baseUrl: server.urlOf('n1'),
