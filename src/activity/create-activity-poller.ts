@@ -328,6 +328,8 @@ export function createActivityPoller(o: ActivityPollerOptions): ActivityPoller {
       backlog = [];
       await loop.stop();
       await Promise.all(inFlight.values());
+      // The states held for a write together (activity-states.ts) are written before the database closes.
+      await o.states.flush().catch((err: unknown) => o.logger.warn({ err }, 'activity: the last polled states were not stored'));
     },
     pollOnce: async () => {
       if (!(await refresh(false))) return;

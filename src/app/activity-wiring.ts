@@ -58,7 +58,12 @@ export function wireActivity(opts: {
     facts: backupFacts(opts.audit),
     // One client per node, reused across polls (the service wiring keeps them).
     api: (node) => nodeApi(node),
-    states: createActivityStateRepo(db),
+    // Written together once a second: one commit instead of one per poll (activity-states.ts).
+    states: createActivityStateRepo(db, {
+      writeEveryMs: 1_000,
+      onWriteError: (err, states) =>
+        opts.logger.warn({ err, states }, 'activity: storing the polled states failed; trying again in a second'),
+    }),
     // Replicas on one database split the nodes (a lease per node and interval); one process takes them all.
     claim: db.engine === 'postgres' ? (nodeId, until, now) => leases.claim(`activity:${nodeId}`, replicaId, until, now) : undefined,
     publish: async (node, events, context) => {

@@ -43,7 +43,8 @@ async function world(watched: string[] = ['bob', 'alice']) {
         asked.push(n.name),
         createNodeApiClient({ baseUrl: n.invoke_url!, credentials: { kind: 'token', token: emulator.nodeApiToken }, retries: 0 })
       ),
-      states: createActivityStateRepo(db),
+      // Held until the poller stops, as the bot holds them for a second: a restart finds them stored.
+      states: createActivityStateRepo(db, { writeEveryMs: 60_000 }),
       publish: (node, events, context) => {
         keys.push(events.map((e) => activityEventKey(node.nodeId, e, context.since)));
         if (failing.publishes > 0) {
