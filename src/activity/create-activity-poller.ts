@@ -170,6 +170,9 @@ export function createActivityPoller(o: ActivityPollerOptions): ActivityPoller {
     // their keys stable across a retry.
     if (watched.events.length) await o.publish(node, watched.events, { since: since ?? 0, snapshot: state.snapshot, nameOf });
     await o.states.put(node.nodeId, { ...state, watch: watched.memory }, now);
+    // Those keys come from no stored state: written at once, not held for a second, so that a crash
+    // does not make the next poll a first one again, which would tell them under new keys.
+    if (!previous && events.length) await o.states.flush();
   }
 
   /**

@@ -128,6 +128,16 @@ describe('the activity poller', () => {
     expect(w.keys[1]).toEqual(w.keys[0]);
   });
 
+  it('tells a node found locked at its first poll once, though the bot dies right after (its state is not held)', async () => {
+    const w = await world(['alice']);
+    await w.call('alice', 'lock', {});
+    await w.open().pollOnce();
+    expect(w.published).toEqual([{ node: 'alice', events: [{ kind: 'lock', type: 'node_found_locked' }] }]);
+    // No stop: the process died. The next one finds the state of that first poll.
+    await w.open().pollOnce();
+    expect(w.published).toHaveLength(1);
+  });
+
   it('tells that a node came back locked, and goes quiet on a paused node', async () => {
     const w = await world();
     const poller = w.open();
