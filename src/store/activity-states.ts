@@ -39,11 +39,15 @@ interface Held {
 }
 
 export function createActivityStateRepo(db: AnyDb, o: ActivityStateOptions = {}): ActivityStateRepo {
-  /** The states put and not yet written (newest per node), and those being written now. */
+  /** The states put and not yet written (newest per node), and the write under way: its states and its end. */
   let held = new Map<string, Held>();
-  let writing: Map<string, Held> | undefined;
-  let written: Promise<void> | undefined;
+  let writing: { batch: Map<string, Held>; done: Promise<void> } | undefined;
   let timer: NodeJS.Timeout | undefined;
+
+  /** After the write under way, if any (and any that starts while waiting), whatever its outcome. */
+  const idle = async () => {
+    while (writing) await writing.done.catch(() => undefined);
+  };
 
   const schedule = () => {
     if (timer || o.writeEveryMs === undefined) return;
@@ -65,14 +69,13 @@ export function createActivityStateRepo(db: AnyDb, o: ActivityStateOptions = {})
 
   /** One write at a time, of what is held when it starts. */
   async function flush(): Promise<void> {
-    while (written) await written.catch(() => undefined);
+    await idle();
     if (!held.size) return;
     const batch = held;
     held = new Map();
-    writing = batch;
-    written = write(batch);
+    writing = { batch, done: write(batch) };
     try {
-      await written;
+      await writing.done;
     } catch (err) {
       // Kept for the next write, unless a newer state came meanwhile.
       for (const [nodeId, s] of batch) if (!held.has(nodeId)) held.set(nodeId, s);
@@ -80,13 +83,12 @@ export function createActivityStateRepo(db: AnyDb, o: ActivityStateOptions = {})
       throw err;
     } finally {
       writing = undefined;
-      written = undefined;
     }
   }
 
   return {
     get: async (nodeId) => {
-      const kept = held.get(nodeId) ?? writing?.get(nodeId);
+      const kept = held.get(nodeId) ?? writing?.batch.get(nodeId);
       const state = kept ? kept.json : await db.value<string>('SELECT state FROM activity_states WHERE node_id = ?', [nodeId]);
       return state === undefined ? undefined : (JSON.parse(state) as unknown);
     },
@@ -103,7 +105,7 @@ export function createActivityStateRepo(db: AnyDb, o: ActivityStateOptions = {})
       const keep = new Set(nodeIds);
       for (const nodeId of held.keys()) if (!keep.has(nodeId)) held.delete(nodeId);
       // A write under way may hold a node being forgotten: after it, so the row does not come back.
-      while (written) await written.catch(() => undefined);
+      await idle();
       let removed = 0;
       for (const nodeId of await db.column<string>('SELECT node_id FROM activity_states')) {
         if (!keep.has(nodeId)) removed += (await db.run('DELETE FROM activity_states WHERE node_id = ?', [nodeId])).changes;
