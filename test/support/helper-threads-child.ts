@@ -1,7 +1,7 @@
 /**
  * Run as a child process by test/cli/helper-threads.test.ts: lowers its own helper threads and
  * prints, as one JSON line, each thread's nice value (read back from /proc) after each step.
- * The nice value asked is 10 above the process's own (the tests may run under `nice`).
+ * The nice value asked is above the process's own (niceAbove: the tests may run under `nice`).
  */
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
