@@ -29,6 +29,14 @@ export const MAX_TABLE_ROWS = 40;
 /** With `all`, more nodes than this get one overview row each instead of a section each. */
 export const DETAIL_MAX_NODES = 4;
 
+/**
+ * Whether a report shows each node in a section of its own (with its network and block height),
+ * or, with `all` over more than `detailMaxNodes`, one overview row each.
+ */
+export function showsEachNode(target: string, nodeCount: number, detailMaxNodes = DETAIL_MAX_NODES): boolean {
+  return !(target === 'all' && nodeCount > detailMaxNodes);
+}
+
 /** One row per number of the report, zero or not (zero rows are dropped at rendering). */
 export function balanceRows(d: BalanceData): BalanceRow[] {
   const rows: BalanceRow[] = [];
@@ -199,11 +207,12 @@ export function buildBalanceReport(input: BalanceReportInput): {
   const totals = new Map<string, RowWithChange>();
   let answered = 0;
   let allHavePrev = true;
+  const eachNode = showsEachNode(input.target, input.nodes.length, input.detailMaxNodes);
 
   for (const n of input.nodes) {
     const o = n.outcome;
     if (!o.ok) {
-      sections.push([problemBlock(o)]);
+      if (eachNode) sections.push([problemBlock(o)]);
       problems.push(o);
       continue;
     }
@@ -235,6 +244,7 @@ export function buildBalanceReport(input: BalanceReportInput): {
       pick('ln.receivable')[0],
       String(o.data.assets.filter((a) => a.spendable || a.settled || a.outbound || a.inbound).length),
     ]);
+    if (!eachNode) continue;
     const section: Block[] = [];
     // Per-node lines are text, not context: a platform may gather context blocks into one footer.
     if (input.nodes.length > 1 || input.target === 'all')
@@ -254,7 +264,7 @@ export function buildBalanceReport(input: BalanceReportInput): {
       totalRows.length ? balanceTable(totalRows, unit, allHavePrev && answered > 0) : msg.text('No balances: every amount is zero.'),
     );
   }
-  if (isAll && input.nodes.length > (input.detailMaxNodes ?? DETAIL_MAX_NODES)) {
+  if (!eachNode) {
     // Many nodes: one row each, so the message stays within what a chat message can hold.
     blocks.push(msg.divider());
     if (overview.length) {

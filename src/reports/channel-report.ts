@@ -9,7 +9,7 @@ import { msg } from '../vocabulary/index.js';
 import { formatDelta, formatTime, shareBar, thousands, withPrecision } from '../vocabulary/index.js';
 import type { HostedNode } from '../hosting/index.js';
 import type { ChannelData, ChannelLine, ChannelState, NodeOutcome, Unit } from './types.js';
-import { DETAIL_MAX_NODES, MAX_TABLE_ROWS, problemsBlock, reportMessage } from './balance-report.js';
+import { MAX_TABLE_ROWS, problemsBlock, reportMessage, showsEachNode } from './balance-report.js';
 
 export interface Thresholds {
   low: number;
@@ -209,7 +209,7 @@ export function buildChannelReport(input: ChannelReportInput): {
     );
     blocks.push(msg.text(summaryLine(every, t, unit)));
   }
-  const compact = isAll && input.nodes.length > (input.detailMaxNodes ?? DETAIL_MAX_NODES);
+  const compact = !showsEachNode(input.target, input.nodes.length, input.detailMaxNodes);
   const overview: string[][] = [];
   const problems: Array<{ node: HostedNode; problem: string; hint?: string }> = [];
   input.nodes.forEach((n) => {

@@ -14,7 +14,7 @@ import type { ReportNodeApi } from './node-api-shape.js';
 import type { NodeOutcome, ReadableNode, ReportKind, ReportOptions, ReportResult, ScheduleInfo, Unit } from './types.js';
 import { gatherBalance, gatherChannels } from './gather-node.js';
 import { problemFromError, problemFromStatus } from './describe-node-problem.js';
-import { buildBalanceReport, type BalanceSnapshot } from './balance-report.js';
+import { buildBalanceReport, showsEachNode, type BalanceSnapshot } from './balance-report.js';
 import { buildChannelReport, type ChannelSnapshot, type Thresholds } from './channel-report.js';
 import { checkCron, type ReportScheduler } from './scheduler.js';
 import { describeCron } from './describe-cron.js';
@@ -168,7 +168,7 @@ export function createReportService(d: ReportServiceDeps): ReportService {
 
   async function balance(ref: string, opts: ReportOptions = {}): Promise<ReportResult> {
     const { label, nodes } = await targets(ref, opts.readable);
-    const outcomes = await gather(nodes, gatherBalance, opts.onProgress);
+    const outcomes = await gather(nodes, (api) => gatherBalance(api, showsEachNode(label, nodes.length)), opts.onProgress);
     const now = new Date(d.now());
     const built = buildBalanceReport({
       target: label,
@@ -191,7 +191,7 @@ export function createReportService(d: ReportServiceDeps): ReportService {
 
   async function channels(ref: string, opts: ReportOptions = {}): Promise<ReportResult> {
     const { label, nodes } = await targets(ref, opts.readable);
-    const outcomes = await gather(nodes, gatherChannels, opts.onProgress);
+    const outcomes = await gather(nodes, (api) => gatherChannels(api, showsEachNode(label, nodes.length)), opts.onProgress);
     const now = new Date(d.now());
     const built = buildChannelReport({
       target: label,
