@@ -74,6 +74,12 @@ export function createActivityPoller(o: ActivityPollerOptions): ActivityPoller {
 
   /** When each node not yet named was last asked its pubkey. */
   const asked = new Map<string, number>();
+  /**
+   * The account's running nodes not yet named, narrowed as names are learned and read again with
+   * the account: each poll with events asks for names, and a scan of the whole account at each
+   * was quadratic in a sweep where every node had something to tell (2,000 nodes).
+   */
+  let unnamed: HostedNode[] | undefined;
   let learning: Promise<void> | undefined;
   /** Asks the nodes not yet named for their pubkey (`bob`, not `02c8…`): one round at a time, each node at most once an interval. */
   function learnNames(): Promise<void> {
@@ -84,9 +90,8 @@ export function createActivityPoller(o: ActivityPollerOptions): ActivityPoller {
   }
   async function askNames(): Promise<void> {
     const now = o.now();
-    const unknown = account.filter(
-      (n) => n.status === 'RUNNING' && n.invoke_url && !named.has(n.nodeId) && now - (asked.get(n.nodeId) ?? -Infinity) >= intervalMs,
-    );
+    unnamed = (unnamed ?? account).filter((n) => n.status === 'RUNNING' && n.invoke_url && !named.has(n.nodeId));
+    const unknown = unnamed.filter((n) => now - (asked.get(n.nodeId) ?? -Infinity) >= intervalMs);
     for (const n of unknown) asked.set(n.nodeId, now);
     let next = 0;
     const ask = async () => {
@@ -281,6 +286,7 @@ export function createActivityPoller(o: ActivityPollerOptions): ActivityPoller {
       return false;
     }
     account = nodes;
+    unnamed = undefined;
     const now = o.now();
     const seen = new Set<string>();
     const fresh: HostedNode[] = [];

@@ -10,6 +10,7 @@ import { createHostingClient, type HostedNode } from '../../src/hosting/index.js
 import { silentLogger } from '../../src/log.js';
 import { createNodeApiClient } from '../../src/node-api/index.js';
 import { createActivityStateRepo, openDatabase, type Db } from '../../src/store/index.js';
+import { waitFor } from '../support/wait-for.js';
 
 const cleanup: Array<() => unknown> = [];
 afterEach(async () => {
@@ -62,7 +63,7 @@ async function world(watched: string[] = ['bob', 'alice']) {
   /** Calls alice's node API the way a user's command would. */
   const call = (name: string, endpoint: string, body?: unknown) =>
     emulator.world.handle(id(name), body === undefined ? 'GET' : 'POST', endpoint, body);
-  return { emulator, open, published, namers, asked, call, id, keys, failing };
+  return { emulator, hosting, open, published, namers, asked, call, id, keys, failing };
 }
 
 describe('the activity poller', () => {
@@ -82,6 +83,30 @@ describe('the activity poller', () => {
     expect(w.published[at]?.node).toBe('alice');
     expect(w.namers[at](bobKey)).toBe('bob');
     expect(w.namers[at](bobKey.toUpperCase())).toBe('bob');
+  });
+
+  it('names a node that joined the account after the names were first asked: "opened with erin"', async () => {
+    const w = await world(['alice']);
+    const bobKey = w.emulator.world.pubkeyOf(w.id('bob'));
+    await w.call('alice', 'connectpeer', { peer_pubkey_and_addr: `${bobKey}@127.0.0.1:9735` });
+    const poller = w.open();
+    await poller.pollOnce();
+    await w.call('alice', 'openchannel', { peer_pubkey_and_opt_addr: bobKey, capacity_sat: 100_000, push_msat: 0 });
+    w.emulator.world.mine(1);
+    // Events: the names are asked, and every node of the account then is named.
+    await poller.pollOnce();
+    expect(w.namers.at(-1)?.(bobKey)).toBe('bob');
+
+    const { node: erin } = await w.hosting.createNode({ name: 'erin', network: 'regtest' });
+    await waitFor(() => w.emulator.nodes().find((n) => n.nodeId === erin.nodeId)?.status === 'RUNNING');
+    await w.emulator.world.seedReadyNode(erin.nodeId, 'erin-password-1');
+    const erinKey = w.emulator.world.pubkeyOf(erin.nodeId);
+    await w.call('alice', 'connectpeer', { peer_pubkey_and_addr: `${erinKey}@127.0.0.1:9735` });
+    await w.call('alice', 'openchannel', { peer_pubkey_and_opt_addr: erinKey, capacity_sat: 100_000, push_msat: 0 });
+    w.emulator.world.mine(1);
+    await poller.pollOnce();
+    expect(w.published.at(-1)?.events.some((e) => e.kind === 'channels' && e.type === 'channel_opened')).toBe(true);
+    expect(w.namers.at(-1)?.(erinKey)).toBe('erin');
   });
 
   it('tells a payment bob received once, and not again after a restart on the same database', async () => {
