@@ -137,7 +137,9 @@ export function createNodeApiClient(opts: NodeApiClientOptions): NodeApiClient {
     const abort = new AttemptAbort();
     const timer = setTimeout(() => abort.abort(new AttemptTimeout(attemptMs)), attemptMs);
     try {
-      const res = await request(t.baseUrl + path, { dispatcher: t.dispatcher, method, headers, body, signal: abort });
+      const res = await (t.target
+        ? t.dispatcher.request({ origin: t.target.origin, path: t.target.basePath + path, method, headers, body, signal: abort })
+        : request(t.baseUrl + path, { dispatcher: t.dispatcher, method, headers, body, signal: abort }));
       let text: string | undefined;
       try {
         text = await readBounded(res.body, res.headers['content-length'], maxBytes);

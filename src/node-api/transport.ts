@@ -113,6 +113,13 @@ export class AttemptAbort extends EventEmitter {
 export interface Transport {
   /** The node's base URL, without a trailing slash. */
   baseUrl: string;
+  /**
+   * The same split as undici's dispatcher takes it, once: its `request(url)` parses a URL (and
+   * copies the options) at every call, 3 % of a poll's CPU at 2,000 nodes. Absent when the base
+   * URL is not an http(s) URL without a query: such a call goes through `request(url)`, which
+   * refuses it as before.
+   */
+  target?: { origin: string; basePath: string };
   headers: Readonly<Record<string, string>>;
   /** The same, for a JSON body. */
   jsonHeaders: Readonly<Record<string, string>>;
@@ -121,6 +128,17 @@ export interface Transport {
   tlsError?: string;
   /** Lets go of a dispatcher of its own (a shared one stays). */
   close(): void;
+}
+
+function targetOf(baseUrl: string): Transport['target'] {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    return undefined;
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) return undefined;
+  return { origin: url.origin, basePath: url.pathname.replace(/\/+$/, '') };
 }
 
 export function buildTransport(opts: { baseUrl: string; credentials: NodeCredentials }): Transport {
@@ -138,6 +156,7 @@ export function buildTransport(opts: { baseUrl: string; credentials: NodeCredent
   const dispatcher = own ?? (shared ??= new Agent());
   return {
     baseUrl: options.baseUrl,
+    target: targetOf(options.baseUrl),
     headers: options.headers,
     jsonHeaders: { ...options.headers, 'content-type': 'application/json' },
     dispatcher,
