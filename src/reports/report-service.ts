@@ -168,7 +168,8 @@ export function createReportService(d: ReportServiceDeps): ReportService {
 
   async function balance(ref: string, opts: ReportOptions = {}): Promise<ReportResult> {
     const { label, nodes } = await targets(ref, opts.readable);
-    const outcomes = await gather(nodes, (api) => gatherBalance(api, showsEachNode(label, nodes.length)), opts.onProgress);
+    const chainShown = showsEachNode(label, nodes.length);
+    const outcomes = await gather(nodes, (api) => gatherBalance(api, chainShown), opts.onProgress);
     const now = new Date(d.now());
     const built = buildBalanceReport({
       target: label,
@@ -191,7 +192,8 @@ export function createReportService(d: ReportServiceDeps): ReportService {
 
   async function channels(ref: string, opts: ReportOptions = {}): Promise<ReportResult> {
     const { label, nodes } = await targets(ref, opts.readable);
-    const outcomes = await gather(nodes, (api) => gatherChannels(api, showsEachNode(label, nodes.length)), opts.onProgress);
+    const chainShown = showsEachNode(label, nodes.length);
+    const outcomes = await gather(nodes, (api) => gatherChannels(api, chainShown), opts.onProgress);
     const now = new Date(d.now());
     const built = buildChannelReport({
       target: label,
