@@ -112,12 +112,18 @@ async function measured(pid: number, url: string, requests: ReturnType<ReturnTyp
   };
 }
 
+/** `--idle S`: the quiet spell before the run, for the bot and the receivers alike. */
+async function idleSpell(): Promise<void> {
+  if (Number(values.idle) > 0) await new Promise((r) => setTimeout(r, Number(values.idle) * 1000));
+}
+
 /** `--server durable|bare`: the receiver in its own process, pinned as the bot is, measured as the bot is (it has no /metrics). */
 async function receiver(kind: 'durable' | 'bare', sign: ReturnType<typeof signer>): Promise<void> {
   const server = await startBaselineProcess(emulator.publicKey.pem, kind, values['node-arg']);
   try {
     await load.run({ kind: 'closed', url: server.url, requests: sign(Number(values.warm), '/'), concurrency: 16 });
     await quiet(server.pid);
+    await idleSpell();
     const { figures } = await measured(server.pid, server.url, sign(Number(values.events), '/'));
     process.stdout.write(`${JSON.stringify({ server: kind, ...figures })}\n`);
   } finally {
@@ -144,7 +150,7 @@ async function measureBot(config: 'routed' | 'unrouted', sign: ReturnType<typeof
   try {
     await load.run({ kind: 'closed', url: bot.url, requests: sign(Number(values.warm)), concurrency: 16 });
     await quiet(bot.pid, bot.url);
-    if (Number(values.idle) > 0) await new Promise((r) => setTimeout(r, Number(values.idle) * 1000));
+    await idleSpell();
     const n = Number(values.events);
     const requests = sign(n);
     const g0 = await gcStats(bot.url);

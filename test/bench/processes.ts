@@ -96,10 +96,16 @@ export function deployedStart(): { nodeArgs: string[]; env: Record<string, strin
   return { nodeArgs: argv.slice(1, at), env };
 }
 
+/** `BENCH_BOT_ENV='NODE_CALLS_MAX=32 HELPER_THREADS_NICE=0'`: settings of the bot to compare, over the bench's own. */
+function benchBotEnv(): Record<string, string> {
+  return Object.fromEntries((process.env.BENCH_BOT_ENV?.split(/\s+/).filter(Boolean) ?? []).map((kv) => kv.split(/=(.*)/s, 2)));
+}
+
 /**
  * `node <the Dockerfile's flags> dist/src/cli/main.js start` (with its MALLOC_ARENA_MAX), its logs
  * into `logFile`; resolves once /healthz answers 200. `asDeployed: false` leaves out the
  * Dockerfile's flags and environment (to compare them); `cli` starts another compiled tree.
+ * `BENCH_BOT_ENV` (benchBotEnv) comes last.
  */
 export async function startBotProcess(opts: {
   env: Record<string, string>;
@@ -113,7 +119,15 @@ export async function startBotProcess(opts: {
   const fd = openSync(opts.logFile, 'a');
   const child = spawnNode([...deployed.nodeArgs, ...(opts.nodeArgs ?? []), opts.cli ?? `${root}dist/src/cli/main.js`, 'start'], {
     core: pinning?.server,
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), ...deployed.env, ...opts.env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      ...deployed.env,
+      ...opts.env,
+      ...benchBotEnv(),
+    },
     stdio: ['ignore', fd, fd],
   });
   closeSync(fd);

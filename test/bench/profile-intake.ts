@@ -5,7 +5,7 @@
  * time goes per accepted event: each sample is charged to the innermost frame of its stack
  * that belongs to a stage (verification, parsing, dedupe, storing, routing, outbox, logging,
  * framework...); then the functions with the most self and inclusive time. Only samples from the first webhook on are counted (not the start-up).
- * `--profile FILE` reads an existing .cpuprofile instead (with `--events N`). `STAGE=<name>` lists
+ * `--profile FILE` reads an existing .cpuprofile instead (with `--events N`), the receivers' too (`cpu-per-event.ts --server durable --node-arg=--cpu-prof`). `STAGE=<name>` lists
  * a stage's functions; `STALLS=<ms>` lists the busy periods of at least that long (`stalls`).
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
@@ -98,9 +98,13 @@ function addInclusive(
  */
 function requestWindow(profile: CpuProfile, byId: Map<number, ProfileNode>, parent: Map<number, number>): { first: number; last: number } {
   const inRequest = (id: number) => {
+    let receiver = false; // a frame of a receiver's (`cpu-per-event.ts --server durable|bare`)
     for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
       const f = byId.get(cur)!.callFrame;
       if (/webhook-routes/.test(f.url) && f.functionName !== '' && f.functionName !== 'webhookRoutes') return true;
+      if (/(durable|baseline)-webhook-server/.test(f.url)) receiver = true;
+      // ... called by node's HTTP server or a stream's event, not by the module's start-up.
+      else if (receiver && /node:_http_server|node:internal\/streams|node:internal\/timers/.test(f.url)) return true;
     }
     return false;
   };

@@ -142,8 +142,6 @@ export async function scale(o: ScaleOptions): Promise<BenchResult> {
         POLL_INTERVAL_S: String(INTERVAL_S),
         WATCH_INDEXER_URL: '127.0.0.1:50001',
         WATCH_PROXY_ENDPOINT: 'rpc://127.0.0.1:3000/json-rpc',
-        // BENCH_BOT_ENV='NODE_CALLS_MAX=32 …': settings of the bot to compare.
-        ...Object.fromEntries((process.env.BENCH_BOT_ENV?.split(/\s+/).filter(Boolean) ?? []).map((kv) => kv.split(/=(.*)/s, 2))),
       },
     });
     const figures: BenchResult['figures'] = {
