@@ -8,14 +8,14 @@ import { findNode, type HostedNode, type HostingClient } from '../hosting/index.
 import type { CallScheduler, NodeApiClient } from '../node-api/index.js';
 import { redactText, type Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
-import type { ActivityStateRepo, SnapshotRepo } from '../store/index.js';
+import type { ActivityStateRepo, SnapshotRepo, StoredSnapshot } from '../store/index.js';
 import type { ReportSchedule, ScheduleRepo } from '../store/index.js';
 import type { ReportNodeApi } from './node-api-shape.js';
 import type { NodeOutcome, ReadableNode, ReportKind, ReportOptions, ReportResult, ScheduleInfo, Unit } from './types.js';
 import { gatherBalance, gatherChannels } from './gather-node.js';
 import { problemFromError, problemFromStatus } from './describe-node-problem.js';
-import { buildBalanceReport, showsEachNode, type BalanceSnapshot } from './balance-report.js';
-import { buildChannelReport, type ChannelSnapshot, type Thresholds } from './channel-report.js';
+import { buildBalanceReport, showsEachNode } from './balance-report.js';
+import { buildChannelReport, type ChannelReportInput, type Thresholds } from './channel-report.js';
 import { checkCron, type ReportScheduler } from './scheduler.js';
 import { describeCron } from './describe-cron.js';
 import { isKnownTimeZone } from './time-zone.js';
@@ -166,12 +166,29 @@ export function createReportService(d: ReportServiceDeps): ReportService {
 
   const count = (kind: ReportKind, outcome: string) => d.metrics?.reportRuns.inc({ kind, outcome });
 
-  async function balance(ref: string, opts: ReportOptions = {}): Promise<ReportResult> {
+  /**
+   * A report over the nodes with a snapshot of each: gathered (the chain asked only where each
+   * node is shown), built against each node's last snapshot, and its snapshots saved.
+   */
+  async function snapshotReport<T, S>(
+    kind: 'balance' | 'channels',
+    ref: string,
+    opts: ReportOptions,
+    gatherOne: (api: ReportNodeApi, chainShown: boolean) => Promise<T>,
+    build: (input: {
+      target: string;
+      unit: Unit;
+      now: Date;
+      timeZone?: string;
+      nodes: Array<{ outcome: NodeOutcome<T>; previous?: StoredSnapshot<S> }>;
+    }) => { message: Message; snapshots: Array<{ nodeId: string; data: S }> },
+  ): Promise<ReportResult> {
     const { label, nodes } = await targets(ref, opts.readable);
     const chainShown = showsEachNode(label, nodes.length);
-    const outcomes = await gather(nodes, (api) => gatherBalance(api, chainShown), opts.onProgress);
+    const outcomes = await gather(nodes, (api) => gatherOne(api, chainShown), opts.onProgress);
     const now = new Date(d.now());
-    const built = buildBalanceReport({
+    const scope = opts.baseline ?? '';
+    const built = build({
       target: label,
       unit: opts.unit ?? 'sat',
       now,
@@ -179,42 +196,23 @@ export function createReportService(d: ReportServiceDeps): ReportService {
       nodes: await Promise.all(
         outcomes.map(async (outcome) => ({
           outcome,
-          previous: outcome.ok ? await d.snapshots.latest<BalanceSnapshot>(outcome.node.nodeId, 'balance', opts.baseline ?? '') : undefined,
+          previous: outcome.ok ? await d.snapshots.latest<S>(outcome.node.nodeId, kind, scope) : undefined,
         })),
       ),
     });
     // One transaction for the report's snapshots: 2,000 nodes are one commit, not 2,000.
-    await d.snapshots.saveMany(
-      built.snapshots.map((s) => ({ nodeId: s.nodeId, kind: 'balance' as const, takenAt: now, data: s.data, scope: opts.baseline ?? '' })),
-    );
-    return result(outcomes, await withCharts(built.message, 'balance', outcomes, now, opts));
+    await d.snapshots.saveMany(built.snapshots.map((s) => ({ nodeId: s.nodeId, kind, takenAt: now, data: s.data, scope })));
+    return result(outcomes, await withCharts(built.message, kind, outcomes, now, opts));
   }
 
-  async function channels(ref: string, opts: ReportOptions = {}): Promise<ReportResult> {
-    const { label, nodes } = await targets(ref, opts.readable);
-    const chainShown = showsEachNode(label, nodes.length);
-    const outcomes = await gather(nodes, (api) => gatherChannels(api, chainShown), opts.onProgress);
-    const now = new Date(d.now());
-    const built = buildChannelReport({
-      target: label,
-      unit: opts.unit ?? 'sat',
-      thresholds: d.thresholds,
-      now,
-      timeZone: opts.timeZone,
-      nodes: await Promise.all(
-        outcomes.map(async (outcome) => ({
-          outcome,
-          previous: outcome.ok
-            ? await d.snapshots.latest<ChannelSnapshot>(outcome.node.nodeId, 'channels', opts.baseline ?? '')
-            : undefined,
-        })),
-      ),
-    });
-    // One transaction for the report's snapshots: 2,000 nodes are one commit, not 2,000.
-    await d.snapshots.saveMany(
-      built.snapshots.map((s) => ({ nodeId: s.nodeId, kind: 'channels' as const, takenAt: now, data: s.data, scope: opts.baseline ?? '' })),
+  function balance(ref: string, opts: ReportOptions = {}): Promise<ReportResult> {
+    return snapshotReport('balance', ref, opts, gatherBalance, buildBalanceReport);
+  }
+
+  function channels(ref: string, opts: ReportOptions = {}): Promise<ReportResult> {
+    return snapshotReport('channels', ref, opts, gatherChannels, (input: Omit<ChannelReportInput, 'thresholds'>) =>
+      buildChannelReport({ ...input, thresholds: d.thresholds }),
     );
-    return result(outcomes, await withCharts(built.message, 'channels', outcomes, now, opts));
   }
 
   /** The report with a chart of each node shown in detail (history from the snapshots, this one included). */
