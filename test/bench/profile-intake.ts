@@ -103,7 +103,7 @@ function requestWindow(profile: CpuProfile, byId: Map<number, ProfileNode>, pare
       const f = byId.get(cur)!.callFrame;
       if (/webhook-routes/.test(f.url) && f.functionName !== '' && f.functionName !== 'webhookRoutes') return true;
       if (/(durable|baseline)-webhook-server/.test(f.url)) receiver = true;
-      // ... called by node's HTTP server or a stream's event, not by the module's start-up.
+      // ... called by node's HTTP server, a stream's event or a timer, not by the module's start-up.
       else if (receiver && /node:_http_server|node:internal\/streams|node:internal\/timers/.test(f.url)) return true;
     }
     return false;
