@@ -15,6 +15,28 @@ const DUE_SQL = `SELECT o.id, o.kind, o.thread_id, o.event_id, o.incident_id, o.
          WHERE o.state = 'pending' AND o.platform = ? AND o.channel_id = ? AND o.next_attempt_at <= ? AND o.id > ?
          ORDER BY o.id LIMIT ?`;
 
+/**
+ * pendingChannels' read: a loose index scan. The recursive part steps from one channel to the
+ * next in the state index (state, platform, channel_id, id): the next channel of the same
+ * platform, or else the first of the next platform, each one probe (a row-value comparison
+ * `(platform, channel_id) > (?, ?)` is not a range SQLite's planner takes on both columns).
+ * Each channel's earliest due time is the first entry of notify_outbox_pending_due, and its
+ * oldest row the first of the state index.
+ */
+const PENDING_CHANNELS_SQL = `WITH RECURSIVE ch (id, platform, channel_id) AS (
+    SELECT id, platform, channel_id FROM (
+      SELECT s.id, s.platform, s.channel_id FROM notify_outbox s WHERE s.state = 'pending' ORDER BY s.platform, s.channel_id LIMIT 1) AS first_channel
+    UNION ALL
+    SELECT o.id, o.platform, o.channel_id FROM ch JOIN notify_outbox o ON o.id = COALESCE(
+      (SELECT n.id FROM notify_outbox n WHERE n.state = 'pending' AND n.platform = ch.platform AND n.channel_id > ch.channel_id ORDER BY n.channel_id LIMIT 1),
+      (SELECT n.id FROM notify_outbox n WHERE n.state = 'pending' AND n.platform > ch.platform ORDER BY n.platform, n.channel_id LIMIT 1)))
+  SELECT ch.platform, ch.channel_id,
+    (SELECT d.next_attempt_at FROM notify_outbox d WHERE d.state = 'pending' AND d.platform = ch.platform AND d.channel_id = ch.channel_id
+      ORDER BY d.next_attempt_at LIMIT 1) AS due,
+    (SELECT f.created_at FROM notify_outbox f WHERE f.state = 'pending' AND f.platform = ch.platform AND f.channel_id = ch.channel_id
+      ORDER BY f.id LIMIT 1) AS oldest
+  FROM ch`;
+
 /** A row of DUE_SQL as an object (one shape for every row). */
 const dueRow = (r: unknown[]): OutboxEventRow =>
   ({
@@ -127,17 +149,17 @@ export class NotifyOutbox {
     });
   }
 
-  /** Channels that have pending rows, with the earliest due time, the oldest creation time and how many wait. */
-  async pendingChannels(): Promise<Array<{ platform: string; channel_id: string; due: number; oldest: number; waiting: number }>> {
-    return this.db.all(
-      `SELECT platform, channel_id, MIN(next_attempt_at) AS due, MIN(created_at) AS oldest, COUNT(*) AS waiting
-       FROM notify_outbox WHERE state = 'pending' GROUP BY platform, channel_id`,
-    );
-  }
-
-  /** Rows held by a mute (with the pending rows of pendingChannels: the depth, without counting those again). */
-  async heldCount(): Promise<number> {
-    return (await this.db.value<number>(`SELECT COUNT(*) FROM notify_outbox WHERE state = 'held'`)) ?? 0;
+  /**
+   * Channels that have pending rows, each with its earliest due time and the creation time of
+   * its first row (by id: rows are created in id order, so that is its oldest). Found by
+   * skipping through the index from one channel to the next (`PENDING_CHANNELS_SQL`), so a
+   * pass costs a few index probes per channel, not a look at every waiting row: the GROUP BY
+   * this replaced read each pending row at each pass, 2 ms at 6,000 rows and 47 ms at 100,000
+   * (a platform down, or a storm routed faster than its channels may post), and the outbox
+   * worker makes a pass after every burst the webhook stores.
+   */
+  async pendingChannels(): Promise<Array<{ platform: string; channel_id: string; due: number; oldest: number }>> {
+    return this.db.all(PENDING_CHANNELS_SQL);
   }
 
   /**

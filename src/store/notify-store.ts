@@ -262,9 +262,6 @@ export class NotifyStore {
   pendingChannels(...a: Parameters<NotifyOutbox['pendingChannels']>): ReturnType<NotifyOutbox['pendingChannels']> {
     return this.outboxRepo.pendingChannels(...a);
   }
-  heldCount(...a: Parameters<NotifyOutbox['heldCount']>): ReturnType<NotifyOutbox['heldCount']> {
-    return this.outboxRepo.heldCount(...a);
-  }
   duePending(...a: Parameters<NotifyOutbox['duePending']>): ReturnType<NotifyOutbox['duePending']> {
     return this.outboxRepo.duePending(...a);
   }

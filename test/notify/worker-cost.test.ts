@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { OutboxWorker } from '../../src/notify/index.js';
 import { silentLogger } from '../../src/log.js';
+import { createMetrics } from '../../src/metrics.js';
 import { NotifyStore, openDatabase, type Db } from '../../src/store/index.js';
 import { actor, ingest, makeNotifier, prepareMessage, RecordingPoster, slackPlace, type Harness } from '../support/notify.js';
 import { countLoopTurns } from '../support/loop-turns.js';
@@ -188,6 +189,94 @@ describe("the outbox worker's clock", () => {
     clock.t += 1_000;
     await vi.advanceTimersByTimeAsync(100);
     expect(passes).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe("the outbox worker's depth gauge", () => {
+  it('counts the waiting rows at most once a second while they wait, and at once when the last pending channel has drained', async () => {
+    const clock = { t: 1_000_000 };
+    const db = openDatabase(':memory:');
+    cleanup.push(() => db.close());
+    const store = new NotifyStore(db);
+    const metrics = createMetrics({ defaults: false });
+    // No Discord connection: its rows wait, and every pass finds the channel pending.
+    const worker = new OutboxWorker({ store, posters: {}, prepareMessage, logger: silentLogger, metrics, now: () => clock.t });
+    cleanup.push(() => worker.stop());
+    const depth = vi.spyOn(store, 'depth');
+    const gauge = async () => (await metrics.outboxDepth.get()).values[0].value;
+    const queue = (n: number) =>
+      Promise.all(
+        Array.from({ length: n }, () =>
+          store.insertOutbox({
+            platform: 'discord',
+            channel_id: 'D1',
+            kind: 'report',
+            message: '{}',
+            next_attempt_at: clock.t,
+            created_at: clock.t,
+          }),
+        ),
+      );
+
+    await queue(3);
+    await worker.tick();
+    expect(await gauge()).toBe(3);
+    // A burst of webhooks makes a pass after each of its commits: 20 passes in 950 ms count once.
+    for (let i = 0; i < 19; i++) {
+      clock.t += 50;
+      await queue(1);
+      await worker.tick();
+    }
+    expect(depth).toHaveBeenCalledTimes(1);
+    expect(await gauge()).toBe(3);
+    // A second after the last count, the next pass counts again.
+    clock.t += 50;
+    await worker.tick();
+    expect(depth).toHaveBeenCalledTimes(2);
+    expect(await gauge()).toBe(22);
+    // Drained (here: the rows given up): the next pass finds no channel pending and says 0 at once.
+    await store.markState(await store.pendingIdsOfChannel('discord', 'D1'), 'failed', 'gone');
+    clock.t += 10;
+    await worker.tick();
+    expect(await gauge()).toBe(0);
+    expect(depth).toHaveBeenCalledTimes(3);
+    // Rows held by a mute wait without a pending channel: counted once a second as well.
+    clock.t += 1000;
+    await store.upsertMute({
+      platform: 'slack',
+      channel_id: 'M1',
+      target: 'all',
+      until: clock.t + 3_600_000,
+      muted_by: 'U1',
+      created_at: clock.t,
+    });
+    const eventId = await store.insertEvent({
+      dedupe_key: 'k1',
+      node_id: 'n1',
+      node_name: 'alice',
+      event_type: 'NODE_STATUS_UPDATED',
+      status: 'FAILED',
+      event_ts: null,
+      received_at: clock.t,
+      payload: '{}',
+    });
+    for (let i = 0; i < 5; i++) {
+      await store.insertOutbox({
+        platform: 'slack',
+        channel_id: 'M1',
+        kind: 'event',
+        event_id: eventId,
+        state: 'held',
+        held_by_mute: 1,
+        next_attempt_at: clock.t,
+        created_at: clock.t,
+      });
+      await worker.tick();
+      expect(await store.pendingChannels()).toEqual([]);
+      clock.t += 50;
+    }
+    expect(depth).toHaveBeenCalledTimes(4);
+    expect(await gauge()).toBe(1);
   });
 });
 

@@ -194,4 +194,8 @@ export const notifyMigrations: Migration[] = migrationSet('notify', 200, {
           : ''
       }
     `,
+
+  /** Issue 29: the outbox worker's pass finds each channel's earliest due row by an index probe (store/notify-outbox.ts, pendingChannels). */
+  'pending outbox rows by channel and due time': () =>
+    `CREATE INDEX notify_outbox_pending_due ON notify_outbox (platform, channel_id, next_attempt_at) WHERE state = 'pending';`,
 });
