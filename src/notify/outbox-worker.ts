@@ -88,7 +88,7 @@ export class OutboxWorker {
   private lastPassAt = 0;
   /** When the outbox's depth was last counted (tick). */
   private depthCountedAt = 0;
-  /** Whether the last pass found a channel with pending rows (tick: the pass that drains it counts at once). */
+  /** Whether the last pass found a channel with pending rows (tick: a pass that finds otherwise counts at once). */
   private hadPending = false;
   private readonly maxQuietMs: number;
   private readonly log: Logger;
@@ -198,13 +198,14 @@ export class OutboxWorker {
       const channels = await this.o.store.pendingChannels();
       // The depth: the rows waiting (pending or held) and the events not yet routed (a backlog of
       // the router shows here too). Counting the waiting rows reads each one's index entry (4 ms
-      // at 100,000), so while rows wait it is counted at most once a second, not at every pass a
-      // burst of webhooks makes (nor at each pass of a storm routed into a muted channel: held
-      // rows only). At the pass that finds the last channel drained it is counted at once, so
-      // the gauge reaches 0 without waiting for the second.
-      const drained = this.hadPending && !channels.length;
-      this.hadPending = channels.length > 0;
-      if (this.o.metrics && (drained || now - this.depthCountedAt >= 1000)) {
+      // at 100,000), so it is counted at most once a second, not at every pass a burst of
+      // webhooks makes (nor at each pass of a storm routed into a muted channel: held rows only);
+      // and at once at the pass that finds rows pending after none, or none after some, so the
+      // gauge shows a row that waits and reaches 0 when the outbox drains without that second.
+      const pending = channels.length > 0;
+      const turned = pending !== this.hadPending;
+      this.hadPending = pending;
+      if (this.o.metrics && (turned || now - this.depthCountedAt >= 1000)) {
         this.depthCountedAt = now;
         const toRoute = this.o.route ? await this.o.store.eventsToRouteCount() : 0;
         this.o.metrics.outboxDepth.set((await this.o.store.depth()) + toRoute);

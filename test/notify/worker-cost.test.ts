@@ -193,7 +193,7 @@ describe("the outbox worker's clock", () => {
 });
 
 describe("the outbox worker's depth gauge", () => {
-  it('counts the waiting rows at most once a second while they wait, and at once when the last pending channel has drained', async () => {
+  it('counts the waiting rows at most once a second while they wait, and at once when rows start or stop pending', async () => {
     const clock = { t: 1_000_000 };
     const db = openDatabase(':memory:');
     cleanup.push(() => db.close());
@@ -218,28 +218,33 @@ describe("the outbox worker's depth gauge", () => {
         ),
       );
 
+    await worker.tick();
+    expect(await gauge()).toBe(0);
+    // Rows start to wait 10 ms after that count: the pass that finds them counts again at once.
+    clock.t += 10;
     await queue(3);
     await worker.tick();
     expect(await gauge()).toBe(3);
+    expect(depth).toHaveBeenCalledTimes(2);
     // A burst of webhooks makes a pass after each of its commits: 20 passes in 950 ms count once.
     for (let i = 0; i < 19; i++) {
       clock.t += 50;
       await queue(1);
       await worker.tick();
     }
-    expect(depth).toHaveBeenCalledTimes(1);
+    expect(depth).toHaveBeenCalledTimes(2);
     expect(await gauge()).toBe(3);
     // A second after the last count, the next pass counts again.
     clock.t += 50;
     await worker.tick();
-    expect(depth).toHaveBeenCalledTimes(2);
+    expect(depth).toHaveBeenCalledTimes(3);
     expect(await gauge()).toBe(22);
     // Drained (here: the rows given up): the next pass finds no channel pending and says 0 at once.
     await store.markState(await store.pendingIdsOfChannel('discord', 'D1'), 'failed', 'gone');
     clock.t += 10;
     await worker.tick();
     expect(await gauge()).toBe(0);
-    expect(depth).toHaveBeenCalledTimes(3);
+    expect(depth).toHaveBeenCalledTimes(4);
     // Rows held by a mute wait without a pending channel: counted once a second as well.
     clock.t += 1000;
     await store.upsertMute({
@@ -275,7 +280,7 @@ describe("the outbox worker's depth gauge", () => {
       expect(await store.pendingChannels()).toEqual([]);
       clock.t += 50;
     }
-    expect(depth).toHaveBeenCalledTimes(4);
+    expect(depth).toHaveBeenCalledTimes(5);
     expect(await gauge()).toBe(1);
   });
 });
