@@ -1,6 +1,6 @@
 /**
  * Activity polling: the bot (its own process, `src/cli/main.ts start` through tsx's loader, with the
- * Dockerfile's node flags and MALLOC_ARENA_MAX: the deployed start's V8 settings) polling `nodes`
+ * Dockerfile's node flags and malloc settings: the deployed start's V8 and glibc settings) polling `nodes`
  * emulated nodes (the emulator in its own process, every node initialised and unlocked, so each
  * poll makes the full set of calls), all on 127.0.0.1.
  *

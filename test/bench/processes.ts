@@ -1,7 +1,7 @@
 /**
  * The intake benchmark's processes, each apart from the others:
  * - the bot, compiled with tsc and started as the Dockerfile starts it (`node <its flags> dist/src/cli/main.js start`,
- *   with its MALLOC_ARENA_MAX: see deployedStart);
+ *   with its malloc settings: see deployedStart);
  * - the bare verify-and-parse baseline (baseline-webhook-server.ts run as a script), and the bare
  *   durable receiver (durable-webhook-server.ts: the same, plus the SQLite commit the bot's 2xx promises);
  * - the load generator (load-process.ts), driven over IPC.
@@ -82,8 +82,8 @@ export interface BotProcess {
 
 /**
  * How the Dockerfile starts the bot: the node flags of its CMD (those before dist/src/cli/main.js)
- * and the MALLOC_ARENA_MAX of its ENV. Read from the Dockerfile itself, so the benchmarks run
- * the bot as it is deployed and cannot drift from it.
+ * and the glibc malloc settings of its ENV (MALLOC_ARENA_MAX, MALLOC_TRIM_THRESHOLD_). Read from
+ * the Dockerfile itself, so the benchmarks run the bot as it is deployed and cannot drift from it.
  */
 export function deployedStart(): { nodeArgs: string[]; env: Record<string, string> } {
   const text = readFileSync(`${root}Dockerfile`, 'utf8');
@@ -92,7 +92,9 @@ export function deployedStart(): { nodeArgs: string[]; env: Record<string, strin
   const at = argv.indexOf('dist/src/cli/main.js');
   if (argv[0] !== 'node' || at < 0)
     throw new Error('the Dockerfile has no CMD ["node", ..., "dist/src/cli/main.js", "start"] to start the bot as deployed');
-  const env = Object.fromEntries([...text.matchAll(/\b(MALLOC_ARENA_MAX)=(\S+)/g)].map((m) => [m[1], m[2]]));
+  // glibc's settings (MALLOC_ARENA_MAX, MALLOC_TRIM_THRESHOLD_) where they are set, not where a comment names them.
+  const set = text.split('\n').filter((line) => !line.trimStart().startsWith('#'));
+  const env = Object.fromEntries(set.flatMap((line) => [...line.matchAll(/\b(MALLOC_[A-Z_]+)=(\S+)/g)]).map((m) => [m[1], m[2]]));
   return { nodeArgs: argv.slice(1, at), env };
 }
 
@@ -102,7 +104,7 @@ function benchBotEnv(): Record<string, string> {
 }
 
 /**
- * `node <the Dockerfile's flags> dist/src/cli/main.js start` (with its MALLOC_ARENA_MAX), its logs
+ * `node <the Dockerfile's flags> dist/src/cli/main.js start` (with its malloc settings), its logs
  * into `logFile`; resolves once /healthz answers 200. `asDeployed: false` leaves out the
  * Dockerfile's flags and environment (to compare them); `cli` starts another compiled tree.
  * `BENCH_BOT_ENV` (benchBotEnv) comes last.
