@@ -25,14 +25,31 @@ export function lockStateText(s: LockState): string {
   return MARK[s];
 }
 
+/**
+ * The node's lock state, or "unknown" when it does not say within `timeoutMs`. Asked once per
+ * attempt (`ctx.reads`): a command's check, dialog fields and preview share the answer, each
+ * waiting for it as long as its own timeout allows.
+ */
 export async function lockStateOf(ctx: CommandContext<unknown>, node: HostedNode, timeoutMs: number): Promise<LockState> {
   if (node.status !== 'RUNNING' || !node.invoke_url) return 'not running';
-  try {
-    const r = await within(ctx.services.nodeApi(node).nodeinfo(), timeoutMs);
-    return r === LATE ? 'unknown' : 'unlocked';
-  } catch (e) {
-    return walletStateOf(e) ?? 'unknown';
-  }
+  const r = await within(askedOnce(ctx, node), timeoutMs);
+  return r === LATE ? 'unknown' : r;
+}
+
+function askedOnce(ctx: CommandContext<unknown>, node: HostedNode): Promise<LockState> {
+  const key = `lock-state:${node.nodeId}`;
+  const had = ctx.reads?.get(key) as Promise<LockState> | undefined;
+  if (had) return had;
+  const asked = (async (): Promise<LockState> => {
+    try {
+      await ctx.services.nodeApi(node).nodeinfo();
+      return 'unlocked';
+    } catch (e) {
+      return walletStateOf(e) ?? 'unknown';
+    }
+  })();
+  ctx.reads?.set(key, asked);
+  return asked;
 }
 
 /** How long `node list` waits, in all, for the lock states; what has not answered by then is "unknown". */

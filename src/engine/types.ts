@@ -83,6 +83,13 @@ export interface CommandContext<A, Svc extends EngineServices = EngineServices> 
    * Failed moved nothing (set by the execute step; absent when nothing was reserved).
    */
   releaseSpend?(): Promise<void>;
+  /**
+   * Reads shared by the steps of one attempt that only look (the state check, the dialog's fields
+   * and preview, the spend and approval hooks), by key: a fact several of them need is asked of
+   * the node once (`node backup lock=yes` read the lock state three times). Absent in the
+   * handler, which acts on what the node says when it runs.
+   */
+  reads?: Map<string, Promise<unknown>>;
 }
 
 /** Why a command cannot run now, and what to do instead (a command to type). */

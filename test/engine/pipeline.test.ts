@@ -212,4 +212,48 @@ describe('the pipeline', () => {
     expect(world.checks).toEqual(['alice', 'alice']);
     expect(world.ran).toEqual([]);
   });
+
+  it("shares the looking steps' reads within one attempt, and gives the handler none", async () => {
+    let asked = 0;
+    // A read as a command would make it: once per attempt when the context has `reads`, else each time.
+    const read = (ctx: { reads?: Map<string, Promise<unknown>> }) => {
+      const had = ctx.reads?.get('facts');
+      if (had) return had;
+      const p = Promise.resolve(++asked);
+      ctx.reads?.set('facts', p);
+      return p;
+    };
+    const seen: unknown[] = [];
+    const d = testDispatcher({
+      db: openDatabase(':memory:'),
+      registry: createRegistry([
+        defineCommand({
+          path: 'node look',
+          summary: 'Look at a node twice, then act',
+          example: '/rln node look alice',
+          args: z.object({ node: z.string().min(1).describe('Node') }),
+          role: 'operate',
+          confirm: 'none',
+          mutates: false,
+          check: async (ctx) => {
+            seen.push(await read(ctx), await read(ctx));
+            return undefined;
+          },
+          handler: async (ctx) => {
+            seen.push(await read(ctx));
+            return { header: 'Looked', blocks: [] };
+          },
+        }),
+      ]),
+      services: { hosting: fakeHosting() as any, nodeApi: () => ({}) as any },
+      operators: ['slack:UOPS'],
+    });
+    const look = () => d.dispatch({ via: 'typed', actor: ops, place: slackChannel, text: 'node look alice' });
+    expect(header(await look())).toBe('Looked');
+    // The check's two reads are one; the handler reads afresh.
+    expect(seen).toEqual([1, 1, 2]);
+    // A new attempt reads again.
+    expect(header(await look())).toBe('Looked');
+    expect(seen).toEqual([1, 1, 2, 3, 3, 4]);
+  });
 });

@@ -37,6 +37,8 @@ export interface Attempt {
   checkAtSubmission?: boolean;
   /** When the attempt began (the clock's ms); the bounded steps count from here. */
   startedAt: number;
+  /** The looking steps' shared reads (CommandContext.reads), made by the first context. */
+  reads?: Map<string, Promise<unknown>>;
   /** Replace the message that held the button (a confirmation's click). */
   replaceOriginal?: boolean;
   /** The handler's reply, set by `execute`, given out by `audit`. */
@@ -137,14 +139,24 @@ export function whoOf(actor: Actor): string {
 /**
  * The context a step hands a command's code (its handler, its spend or approval hooks): the
  * attempt's parsed arguments, who and where, the node and the services. `secrets` are the dialog's
- * values for the handler, and none for the hooks that only look.
+ * values for the handler, and none for the hooks that only look; those share the attempt's
+ * `reads`, which the handler's context leaves out.
  */
 export function contextOf(
   a: Attempt,
   p: Pipeline,
   extra: Partial<CommandContext<Record<string, unknown>>> = {},
 ): CommandContext<Record<string, unknown>> {
-  return { args: a.parsed ?? {}, actor: a.actor, place: a.place, node: a.node, services: p.services, secrets: {}, ...extra };
+  return {
+    args: a.parsed ?? {},
+    actor: a.actor,
+    place: a.place,
+    node: a.node,
+    services: p.services,
+    secrets: {},
+    reads: (a.reads ??= new Map()),
+    ...extra,
+  };
 }
 
 /** A new attempt by this person, from this place, by this way in: the entry points' first step. */

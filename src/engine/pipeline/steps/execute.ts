@@ -18,7 +18,8 @@ export const execute: Step = async (a, p) => {
     reserved = [];
     await p.services.policy.release(ids);
   };
-  const ctx = contextOf(a, p, { secrets: a.secrets, ...(reserved.length ? { releaseSpend } : {}) });
+  // No shared reads: the handler acts on what the node says now, not on what the checks read.
+  const ctx = contextOf(a, p, { secrets: a.secrets, reads: undefined, ...(reserved.length ? { releaseSpend } : {}) });
   try {
     const result = await def.handler(ctx);
     if (def.mutates) p.nodes.invalidate();
