@@ -15,6 +15,7 @@ import { needsCapability } from './support/needs-capability.js';
 import { compact, titled } from './support/present.js';
 import { duplicateAsset } from './support/duplicate-asset.js';
 import { amountList, assetNameArg, issued, issuedAmounts, precisionArg, tickerArg } from './asset-issue.js';
+import { readOnce } from './support/read-once.js';
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
@@ -100,7 +101,10 @@ const inflateArgs = z.object({
 });
 
 /** The asset, its supply as the node knows it, and the amounts in raw units; refused when it is no IFA or the rights do not cover it. */
-async function inflatePlan(ctx: CommandContext<z.infer<typeof inflateArgs>>) {
+/** inflatePlan once per attempt: the check, the spend hook and the preview share it. */
+const inflatePlan = (ctx: CommandContext<z.infer<typeof inflateArgs>>) => readOnce(ctx, 'asset inflate plan', () => readInflatePlan(ctx));
+
+async function readInflatePlan(ctx: CommandContext<z.infer<typeof inflateArgs>>) {
   const { node, api, assetId } = await nodeAsset(ctx);
   const m = await api.assetmetadata({ asset_id: assetId });
   const label = assetLabel({ ticker: m.ticker, name: m.name, asset_id: assetId });

@@ -12,6 +12,7 @@ import { describeAsset } from './support/asset-table.js';
 import { nodeAsset, nodeClient } from './support/node-client.js';
 import { assetSendSpend, DEFAULT_WITNESS_SAT } from './support/spend.js';
 import { compact, formatTime, titled } from './support/present.js';
+import { readOnce } from './support/read-once.js';
 
 /** Asset amounts, one per recipient, split by ";": each checked as `assetAmount` checks one. */
 const assetAmounts = () =>
@@ -92,7 +93,10 @@ interface PlannedSend {
 }
 
 /** What the send is: the asset id, and each recipient with its raw amount, its invoice and the first mismatch. */
-async function sendPlan(ctx: CommandContext<z.infer<typeof sendArgs>>) {
+/** sendPlan once per attempt: the check, the spend and approval hooks and the preview share it. */
+const sendPlan = (ctx: CommandContext<z.infer<typeof sendArgs>>) => readOnce(ctx, 'asset send plan', () => readSendPlan(ctx));
+
+async function readSendPlan(ctx: CommandContext<z.infer<typeof sendArgs>>) {
   const { api, assetId } = await nodeAsset(ctx);
   const sends: PlannedSend[] = [];
   let mismatch: Refusal | undefined;

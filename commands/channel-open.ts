@@ -14,6 +14,7 @@ import { peerOfAccountNode } from './support/peer-of-account-node.js';
 import { compact, titled } from './support/present.js';
 import { channelOpenSpend } from './support/spend.js';
 import { capacityRefusal, fundsRefusal } from './support/onchain-checks.js';
+import { readOnce } from './support/read-once.js';
 
 const openArgs = z.object({
   node: nodeArg(),
@@ -48,7 +49,11 @@ const PUSH_ASSET: NeedsCapability = { command: 'channel open … push_asset_amou
 const FUNDING_VBYTES = 154;
 
 /** What `channel open` sends: the peer by pubkey or our node's name, the asset by id or ticker, its amount in raw units. */
-async function openPlan(ctx: CommandContext<z.infer<typeof openArgs>>, api = nodeClient(ctx).api) {
+/** openPlan once per attempt: the check and the confirmation's preview share it. */
+const openPlan = (ctx: CommandContext<z.infer<typeof openArgs>>, api = nodeClient(ctx).api) =>
+  readOnce(ctx, 'channel open plan', () => readOpenPlan(ctx, api));
+
+async function readOpenPlan(ctx: CommandContext<z.infer<typeof openArgs>>, api: ReturnType<typeof nodeClient>['api']) {
   const node = nodeClient(ctx).node;
   const { node: _n, raw, asset_amount: amountText, push_asset_amount: pushText, ...given } = ctx.args;
   const a: Omit<typeof given, 'asset_id'> & { asset_id?: string; asset_amount?: number; push_asset_amount?: number } = {

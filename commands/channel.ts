@@ -12,6 +12,7 @@ import { assetIndex, assetIndexIf } from './support/asset-table.js';
 import { nodeClient } from './support/node-client.js';
 import { nodeListCommand } from './support/list-command.js';
 import { nodeFacts, titled } from './support/present.js';
+import { readOnce } from './support/read-once.js';
 
 const STATE_MARK: Record<string, string> = { Opening: '🟡', Opened: '🟢', Closing: '🔴' };
 
@@ -125,7 +126,10 @@ function peerText(ours: Map<string, string>, pubkey: string, alias?: string | nu
 }
 
 /** The channel `channel close` means (by a prefix of its id) and its peer; refused when there is none or several. */
-async function closePlan(ctx: CommandContext<z.infer<typeof closeArgs>>) {
+/** closePlan once per attempt: the check and the confirmation's preview share it. */
+const closePlan = (ctx: CommandContext<z.infer<typeof closeArgs>>) => readOnce(ctx, 'channel close plan', () => readClosePlan(ctx));
+
+async function readClosePlan(ctx: CommandContext<z.infer<typeof closeArgs>>) {
   const { node, api } = nodeClient(ctx);
   const wanted = ctx.args.channel_id.toLowerCase();
   const { channels = [] } = await api.listchannels();

@@ -14,6 +14,7 @@ import type { NodeApiClient } from '../src/node-api/index.js';
 import { nodeListCommand } from './support/list-command.js';
 import { compact, formatTime, titled } from './support/present.js';
 import { invoiceSpend, keysendSpend } from './support/spend.js';
+import { readOnce } from './support/read-once.js';
 
 /** Lightning has no fee quote before paying: said so rather than guessed. */
 const ROUTING_FEE: Field = { label: 'Routing fee', value: 'set by the route the node finds: not known before it pays', inline: true };
@@ -248,7 +249,11 @@ const send = defineCommand({
  * What a keysend sends, resolved: the payee by pubkey or by the name of one of our nodes, the
  * asset by id or ticker, its amount in raw units.
  */
-async function keysendOf(ctx: Parameters<typeof keysend.handler>[0], api: NodeApiClient) {
+/** keysendOf once per attempt: the check and the confirmation's preview share it. */
+const keysendOf = (ctx: Parameters<typeof keysend.handler>[0], api: NodeApiClient) =>
+  readOnce(ctx, 'keysend plan', () => readKeysend(ctx, api));
+
+async function readKeysend(ctx: Parameters<typeof keysend.handler>[0], api: NodeApiClient) {
   const a = ctx.args;
   const named = assetNamed(a.asset_id, a.asset_amount);
   checkAssetPair({ asset_id: named, asset_amount: a.asset_amount });

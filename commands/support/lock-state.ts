@@ -8,6 +8,7 @@ import type { CommandContext } from '../define-command.js';
 import type { HostedNode } from '../../src/hosting/index.js';
 import { walletStateOf } from '../../src/node-api/index.js';
 import { nodeCallsOf } from './node-calls.js';
+import { readOnce } from './read-once.js';
 
 export type LockState = 'uninitialised' | 'locked' | 'unlocked' | 'unknown' | 'not running';
 
@@ -37,19 +38,14 @@ export async function lockStateOf(ctx: CommandContext<unknown>, node: HostedNode
 }
 
 function askedOnce(ctx: CommandContext<unknown>, node: HostedNode): Promise<LockState> {
-  const key = `lock-state:${node.nodeId}`;
-  const had = ctx.reads?.get(key) as Promise<LockState> | undefined;
-  if (had) return had;
-  const asked = (async (): Promise<LockState> => {
+  return readOnce(ctx, `lock-state:${node.nodeId}`, async (): Promise<LockState> => {
     try {
       await ctx.services.nodeApi(node).nodeinfo();
       return 'unlocked';
     } catch (e) {
       return walletStateOf(e) ?? 'unknown';
     }
-  })();
-  ctx.reads?.set(key, asked);
-  return asked;
+  });
 }
 
 /** How long `node list` waits, in all, for the lock states; what has not answered by then is "unknown". */

@@ -1,8 +1,12 @@
 /**
- * `node backup lock=yes` on an unlocked node: its state check, its dialog's fields and its preview
- * each need the node's lock state. They share one read per attempt (CommandContext.reads), so the
- * node is asked once before the dialog opens (three times before), and again at the submission,
- * a new attempt, whose handler reads what the node says then.
+ * The steps of one attempt that only look share their reads (CommandContext.reads, readOnce):
+ *   - `node backup lock=yes` on an unlocked node: its state check, its dialog's fields and its
+ *     preview each need the node's lock state. The node is asked once before the dialog opens
+ *     (three times before), and again at the submission, a new attempt, whose handler reads what
+ *     the node says then.
+ *   - `asset inflate`: its check, its spend hook and its confirmation's preview each worked out
+ *     the plan (the asset's metadata, the amounts): once now before the confirmation, and again by
+ *     the handler when it is confirmed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allCommands } from '../../commands/index.js';
@@ -13,13 +17,16 @@ import { slackChannel, slackUser } from '../support/core.js';
 import { createReadyNode, PASSWORD, startEnv, type TestEnv } from '../support/commands.js';
 
 const ops = slackUser('UOPS');
+const admin = slackUser('UADMIN');
 let env: TestEnv;
 let node: HostedNode;
+let issuer: HostedNode;
 const asked: string[] = [];
 
 beforeAll(async () => {
   env = await startEnv();
   node = await createReadyNode(env, 'alice');
+  issuer = await createReadyNode(env, 'f1', { utxos: true });
   // Every node API request the emulator answers, by endpoint (the call goes through unchanged).
   const handle = env.world.handle.bind(env.world);
   env.world.handle = async (nodeId, method, endpoint, body) => {
@@ -33,10 +40,12 @@ afterAll(async () => {
 });
 
 const count = (endpoint: string) => asked.filter((e) => e === `/${endpoint}` || e === endpoint).length;
+const dispatcher = () =>
+  testDispatcher({ registry: createRegistry(allCommands), services: env.services, operators: ['slack:UOPS'], admins: ['slack:UADMIN'] });
 
 describe('node backup lock=yes: one read of the lock state per attempt', () => {
   it('asks nodeinfo once before its dialog opens, and the dialog still offers to lock the node', async () => {
-    const d = testDispatcher({ registry: createRegistry(allCommands), services: env.services, operators: ['slack:UOPS'] });
+    const d = dispatcher();
     asked.length = 0;
     const open = await d.dispatch({ via: 'typed', actor: ops, place: slackChannel, text: `node backup ${node.name} lock=yes` });
     expect(open.kind).toBe('dialog');
@@ -59,5 +68,28 @@ describe('node backup lock=yes: one read of the lock state per attempt', () => {
     expect(JSON.stringify(done)).toContain('was locked for the backup');
     expect(count('nodeinfo')).toBe(1);
     expect(count('lock')).toBe(1);
+  });
+});
+
+describe('asset inflate: one plan per attempt', () => {
+  it('reads the asset once for its check, spend and preview, and again when confirmed', async () => {
+    const d = dispatcher();
+    const say = (text: string) => d.dispatch({ via: 'typed', actor: admin, place: slackChannel, text });
+    const issued = await say(`asset issue-ifa ${issuer.name} USDX "Dollar X" 1000 inflation=500`);
+    const issue = issued.kind === 'message' ? issued.message.buttons?.find((b) => b.label === 'Confirm') : undefined;
+    expect(issue?.id).toBeTruthy();
+    await d.dispatch({ via: 'button', actor: admin, place: slackChannel, buttonId: issue!.id! });
+    asked.length = 0;
+    const prompt = await say(`asset inflate ${issuer.name} USDX 100`);
+    expect(prompt.kind).toBe('message');
+    if (prompt.kind !== 'message') return;
+    expect(JSON.stringify(prompt.message)).toContain('Known circulating');
+    expect(count('assetmetadata')).toBe(1);
+    asked.length = 0;
+    const confirm = prompt.message.buttons?.find((b) => b.label === 'Confirm');
+    const done = await d.dispatch({ via: 'button', actor: admin, place: slackChannel, buttonId: confirm!.id! });
+    expect(JSON.stringify(done)).toContain('USDX');
+    expect(count('inflate')).toBe(1);
+    expect(count('assetmetadata')).toBeGreaterThanOrEqual(1);
   });
 });
