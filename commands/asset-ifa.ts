@@ -100,10 +100,10 @@ const inflateArgs = z.object({
   raw: rawFlag(),
 });
 
-/** The asset, its supply as the node knows it, and the amounts in raw units; refused when it is no IFA or the rights do not cover it. */
 /** inflatePlan once per attempt: the check, the spend hook and the preview share it. */
 const inflatePlan = (ctx: CommandContext<z.infer<typeof inflateArgs>>) => readOnce(ctx, 'asset inflate plan', () => readInflatePlan(ctx));
 
+/** The asset, its supply as the node knows it, and the amounts in raw units; refused when it is no IFA or the rights do not cover it. */
 async function readInflatePlan(ctx: CommandContext<z.infer<typeof inflateArgs>>) {
   const { node, api, assetId } = await nodeAsset(ctx);
   const m = await api.assetmetadata({ asset_id: assetId });

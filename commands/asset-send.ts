@@ -92,10 +92,10 @@ interface PlannedSend {
   inv?: RgbInvoice;
 }
 
-/** What the send is: the asset id, and each recipient with its raw amount, its invoice and the first mismatch. */
 /** sendPlan once per attempt: the check, the spend and approval hooks and the preview share it. */
 const sendPlan = (ctx: CommandContext<z.infer<typeof sendArgs>>) => readOnce(ctx, 'asset send plan', () => readSendPlan(ctx));
 
+/** What the send is: the asset id, and each recipient with its raw amount, its invoice and the first mismatch. */
 async function readSendPlan(ctx: CommandContext<z.infer<typeof sendArgs>>) {
   const { api, assetId } = await nodeAsset(ctx);
   const sends: PlannedSend[] = [];

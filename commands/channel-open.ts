@@ -48,11 +48,11 @@ const PUSH_ASSET: NeedsCapability = { command: 'channel open … push_asset_amou
 /** The usual size of a funding transaction: one input, the channel output and change. */
 const FUNDING_VBYTES = 154;
 
-/** What `channel open` sends: the peer by pubkey or our node's name, the asset by id or ticker, its amount in raw units. */
 /** openPlan once per attempt: the check and the confirmation's preview share it. */
 const openPlan = (ctx: CommandContext<z.infer<typeof openArgs>>, api = nodeClient(ctx).api) =>
   readOnce(ctx, 'channel open plan', () => readOpenPlan(ctx, api));
 
+/** What `channel open` sends: the peer by pubkey or our node's name, the asset by id or ticker, its amount in raw units. */
 async function readOpenPlan(ctx: CommandContext<z.infer<typeof openArgs>>, api: ReturnType<typeof nodeClient>['api']) {
   const node = nodeClient(ctx).node;
   const { node: _n, raw, asset_amount: amountText, push_asset_amount: pushText, ...given } = ctx.args;

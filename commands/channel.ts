@@ -125,10 +125,10 @@ function peerText(ours: Map<string, string>, pubkey: string, alias?: string | nu
   return [...(lead ? [lead] : []), { code: shortId(pubkey, 20) }];
 }
 
-/** The channel `channel close` means (by a prefix of its id) and its peer; refused when there is none or several. */
 /** closePlan once per attempt: the check and the confirmation's preview share it. */
 const closePlan = (ctx: CommandContext<z.infer<typeof closeArgs>>) => readOnce(ctx, 'channel close plan', () => readClosePlan(ctx));
 
+/** The channel `channel close` means (by a prefix of its id) and its peer; refused when there is none or several. */
 async function readClosePlan(ctx: CommandContext<z.infer<typeof closeArgs>>) {
   const { node, api } = nodeClient(ctx);
   const wanted = ctx.args.channel_id.toLowerCase();

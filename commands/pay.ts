@@ -245,14 +245,14 @@ const send = defineCommand({
   },
 });
 
-/**
- * What a keysend sends, resolved: the payee by pubkey or by the name of one of our nodes, the
- * asset by id or ticker, its amount in raw units.
- */
 /** keysendOf once per attempt: the check and the confirmation's preview share it. */
 const keysendOf = (ctx: Parameters<typeof keysend.handler>[0], api: NodeApiClient) =>
   readOnce(ctx, 'keysend plan', () => readKeysend(ctx, api));
 
+/**
+ * What a keysend sends, resolved: the payee by pubkey or by the name of one of our nodes, the
+ * asset by id or ticker, its amount in raw units.
+ */
 async function readKeysend(ctx: Parameters<typeof keysend.handler>[0], api: NodeApiClient) {
   const a = ctx.args;
   const named = assetNamed(a.asset_id, a.asset_amount);
