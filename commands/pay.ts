@@ -15,6 +15,7 @@ import { nodeListCommand } from './support/list-command.js';
 import { compact, formatTime, titled } from './support/present.js';
 import { invoiceSpend, keysendSpend } from './support/spend.js';
 import { readOnce } from './support/read-once.js';
+import { decodedInvoice } from './support/decoded-invoice.js';
 
 /** Lightning has no fee quote before paying: said so rather than guessed. */
 const ROUTING_FEE: Field = { label: 'Routing fee', value: 'set by the route the node finds: not known before it pays', inline: true };
@@ -30,11 +31,12 @@ async function assetAmount(api: NodeApiClient, assetId: string, raw: number | bi
 
 /** What an invoice (as the `invoice` argument leaves it) asks for, decoded by the node: amount, asset, payee (and description, expiry). */
 async function describeInvoice(
-  api: NodeApiClient,
+  ctx: CommandContext<unknown>,
   invoice: string,
   o: { withDescription?: boolean; ours?: Map<string, string>; given?: number } = {},
 ): Promise<Field[]> {
-  const d = await api.decodelninvoice({ invoice });
+  const { api } = nodeClient(ctx);
+  const d = await decodedInvoice(ctx, invoice);
   const fields: Field[] = [];
   const named = d.amt_msat !== undefined && d.amt_msat !== null && Number(d.amt_msat) > 0;
   fields.push({
@@ -65,7 +67,7 @@ async function describeInvoice(
  */
 async function invoiceRefusal(ctx: CommandContext<unknown>, invoice: string): Promise<Refusal | undefined> {
   const { node, api } = nodeClient(ctx);
-  const d = await api.decodelninvoice({ invoice });
+  const d = await decodedInvoice(ctx, invoice);
   if (d.timestamp !== undefined && d.timestamp !== null && d.expiry_sec !== undefined && d.expiry_sec !== null) {
     const expires = Number(d.timestamp) + Number(d.expiry_sec);
     if (expires * 1000 <= ctx.services.now()) {
@@ -119,8 +121,8 @@ const NO_AMOUNT: NeedsCapability = { command: 'pay send … amt_msat=', feature:
  * amount given that differs from the invoice's, none for an invoice without one, and an image that cannot.
  */
 async function amountRefusal(ctx: CommandContext<{ invoice: string; amt_msat?: number }>): Promise<Refusal | undefined> {
-  const { node, api } = nodeClient(ctx);
-  const d = await api.decodelninvoice({ invoice: ctx.args.invoice });
+  const { node } = nodeClient(ctx);
+  const d = await decodedInvoice(ctx, ctx.args.invoice);
   const asked = d.amt_msat !== undefined && d.amt_msat !== null && Number(d.amt_msat) > 0 ? Number(d.amt_msat) : undefined;
   const given = ctx.args.amt_msat;
   if (asked !== undefined) {
@@ -206,9 +208,8 @@ const send = defineCommand({
   check: async (ctx) => (await invoiceRefusal(ctx, ctx.args.invoice)) ?? (await amountRefusal(ctx)),
   /** The confirmation shows what will be paid, and to whom: our node by name when it is one. */
   async preview(ctx) {
-    const { api } = nodeClient(ctx);
     const o = { withDescription: true, ours: await ourNodeNames(ctx), given: ctx.args.amt_msat };
-    return [...(await describeInvoice(api, ctx.args.invoice, o)), ROUTING_FEE];
+    return [...(await describeInvoice(ctx, ctx.args.invoice, o)), ROUTING_FEE];
   },
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
@@ -222,7 +223,7 @@ const send = defineCommand({
     res.status = await outcomeOf(ctx, api, res);
     const fields: Field[] = [{ label: 'Status', value: String(res.status ?? '—'), inline: true }];
     // The amount is a nicety here; the payment itself went through.
-    fields.push(...(await describeInvoice(api, invoice, { ours: await ourNodeNames(ctx), given }).catch(() => [])));
+    fields.push(...(await describeInvoice(ctx, invoice, { ours: await ourNodeNames(ctx), given }).catch(() => [])));
     if (res.status === 'Failed') {
       const d = await api.decodelninvoice({ invoice }).catch(() => undefined);
       const payeeName = d?.payee_pubkey ? (await ourNodeNames(ctx)).get(d.payee_pubkey.toLowerCase()) : undefined;

@@ -8,6 +8,7 @@ import type { Spend } from '../../src/vocabulary/index.js';
 import { assetIndex, resolveAssetId } from './asset-table.js';
 import { assetNamed, rawAssetAmount } from './asset-amount.js';
 import { nodeClient } from './node-client.js';
+import { decodedInvoice } from './decoded-invoice.js';
 import { typedSends } from './send-recipients.js';
 
 type Ctx<A> = CommandContext<A>;
@@ -44,8 +45,7 @@ const one = (amount: string | undefined): string[] => (amount === undefined ? []
 
 /** `pay send`: what the invoice asks for, as the node decodes it, or the amount given for one that names none. */
 export async function invoiceSpend(ctx: Ctx<{ invoice: string; amt_msat?: number }>): Promise<Spend> {
-  const { api } = nodeClient(ctx);
-  const d = await api.decodelninvoice({ invoice: ctx.args.invoice });
+  const d = await decodedInvoice(ctx, ctx.args.invoice);
   const asset = d.asset_id ? await assetSpend(ctx, d.asset_id, d.asset_amount ?? 0) : undefined;
   // An invoice that names no amount is paid the amount given: that is what leaves the node.
   const named = Number(d.amt_msat ?? 0);

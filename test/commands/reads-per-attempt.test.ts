@@ -7,6 +7,8 @@
  *   - `asset inflate`: its check, its spend hook and its confirmation's preview each worked out
  *     the plan (the asset's metadata, the amounts): once now before the confirmation, and again by
  *     the handler when it is confirmed.
+ *   - `pay send`: its check (expiry, paid already, amount), spend hook and preview each had the
+ *     node decode the invoice: once now.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allCommands } from '../../commands/index.js';
@@ -21,12 +23,14 @@ const admin = slackUser('UADMIN');
 let env: TestEnv;
 let node: HostedNode;
 let issuer: HostedNode;
+let payee: HostedNode;
 const asked: string[] = [];
 
 beforeAll(async () => {
   env = await startEnv();
   node = await createReadyNode(env, 'alice');
   issuer = await createReadyNode(env, 'f1', { utxos: true });
+  payee = await createReadyNode(env, 'payee');
   // Every node API request the emulator answers, by endpoint (the call goes through unchanged).
   const handle = env.world.handle.bind(env.world);
   env.world.handle = async (nodeId, method, endpoint, body) => {
@@ -91,5 +95,18 @@ describe('asset inflate: one plan per attempt', () => {
     expect(JSON.stringify(done)).toContain('USDX');
     expect(count('inflate')).toBe(1);
     expect(count('assetmetadata')).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('pay send: one decoding of the invoice per attempt', () => {
+  it('has the node decode the invoice once before the confirmation, which still shows its amount', async () => {
+    const d = dispatcher();
+    const { invoice } = await env.api(payee).lninvoice({ amt_msat: 3_000_000, expiry_sec: 600 });
+    asked.length = 0;
+    const prompt = await d.dispatch({ via: 'typed', actor: admin, place: slackChannel, text: `pay send ${issuer.name} ${invoice}` });
+    expect(prompt.kind).toBe('message');
+    expect(JSON.stringify(prompt)).toContain('3,000 sats');
+    expect(prompt.kind === 'message' && prompt.message.buttons?.some((b) => b.label === 'Confirm')).toBe(true);
+    expect(count('decodelninvoice')).toBe(1);
   });
 });

@@ -1,0 +1,13 @@
+/**
+ * A Lightning invoice as the node decodes it. `pay send`'s check (expiry, paid already, amount),
+ * its spend hook and its preview each need it: decoded once per attempt (readOnce); in the
+ * handler, each time.
+ */
+import type { CommandContext } from '../define-command.js';
+import { nodeClient } from './node-client.js';
+import { readOnce } from './read-once.js';
+
+export function decodedInvoice(ctx: CommandContext<unknown>, invoice: string) {
+  const { api } = nodeClient(ctx);
+  return readOnce(ctx, `decoded invoice:${invoice}`, () => api.decodelninvoice({ invoice }));
+}
