@@ -12,7 +12,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allCommands } from '../../commands/index.js';
-import { createRegistry } from '../../src/engine/index.js';
+import { createRegistry, type Reply } from '../../src/engine/index.js';
 import type { HostedNode } from '../../src/hosting/index.js';
 import { testDispatcher } from '../support/dispatcher.js';
 import { slackChannel, slackUser } from '../support/core.js';
@@ -75,23 +75,27 @@ describe('node backup lock=yes: one read of the lock state per attempt', () => {
   });
 });
 
+/** An admin's typed command, and a click on the Confirm button of the prompt it answered (which must have one). */
+const adminTypes = (d: ReturnType<typeof dispatcher>, text: string) =>
+  d.dispatch({ via: 'typed', actor: admin, place: slackChannel, text });
+const confirmOf = (r: Reply): string => {
+  const button = r.kind === 'message' ? r.message.buttons?.find((b) => b.label === 'Confirm') : undefined;
+  if (!button?.id) throw new Error(`no Confirm button in ${JSON.stringify(r).slice(0, 300)}`);
+  return button.id;
+};
+const adminConfirms = (d: ReturnType<typeof dispatcher>, r: Reply) =>
+  d.dispatch({ via: 'button', actor: admin, place: slackChannel, buttonId: confirmOf(r) });
+
 describe('asset inflate: one plan per attempt', () => {
   it('reads the asset once for its check, spend and preview, and again when confirmed', async () => {
     const d = dispatcher();
-    const say = (text: string) => d.dispatch({ via: 'typed', actor: admin, place: slackChannel, text });
-    const issued = await say(`asset issue-ifa ${issuer.name} USDX "Dollar X" 1000 inflation=500`);
-    const issue = issued.kind === 'message' ? issued.message.buttons?.find((b) => b.label === 'Confirm') : undefined;
-    expect(issue?.id).toBeTruthy();
-    await d.dispatch({ via: 'button', actor: admin, place: slackChannel, buttonId: issue!.id! });
+    await adminConfirms(d, await adminTypes(d, `asset issue-ifa ${issuer.name} USDX "Dollar X" 1000 inflation=500`));
     asked.length = 0;
-    const prompt = await say(`asset inflate ${issuer.name} USDX 100`);
-    expect(prompt.kind).toBe('message');
-    if (prompt.kind !== 'message') return;
-    expect(JSON.stringify(prompt.message)).toContain('Known circulating');
+    const prompt = await adminTypes(d, `asset inflate ${issuer.name} USDX 100`);
+    expect(JSON.stringify(prompt)).toContain('Known circulating');
     expect(count('assetmetadata')).toBe(1);
     asked.length = 0;
-    const confirm = prompt.message.buttons?.find((b) => b.label === 'Confirm');
-    const done = await d.dispatch({ via: 'button', actor: admin, place: slackChannel, buttonId: confirm!.id! });
+    const done = await adminConfirms(d, prompt);
     expect(JSON.stringify(done)).toContain('USDX');
     expect(count('inflate')).toBe(1);
     expect(count('assetmetadata')).toBeGreaterThanOrEqual(1);
@@ -103,10 +107,9 @@ describe('pay send: one decoding of the invoice per attempt', () => {
     const d = dispatcher();
     const { invoice } = await env.api(payee).lninvoice({ amt_msat: 3_000_000, expiry_sec: 600 });
     asked.length = 0;
-    const prompt = await d.dispatch({ via: 'typed', actor: admin, place: slackChannel, text: `pay send ${issuer.name} ${invoice}` });
-    expect(prompt.kind).toBe('message');
+    const prompt = await adminTypes(d, `pay send ${issuer.name} ${invoice}`);
     expect(JSON.stringify(prompt)).toContain('3,000 sats');
-    expect(prompt.kind === 'message' && prompt.message.buttons?.some((b) => b.label === 'Confirm')).toBe(true);
+    expect(confirmOf(prompt)).toBeTruthy();
     expect(count('decodelninvoice')).toBe(1);
   });
 });
