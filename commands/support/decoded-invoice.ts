@@ -8,6 +8,5 @@ import { nodeClient } from './node-client.js';
 import { readOnce } from './read-once.js';
 
 export function decodedInvoice(ctx: CommandContext<unknown>, invoice: string) {
-  const { api } = nodeClient(ctx);
-  return readOnce(ctx, `decoded invoice:${invoice}`, () => api.decodelninvoice({ invoice }));
+  return readOnce(ctx, `decoded invoice:${invoice}`, () => nodeClient(ctx).api.decodelninvoice({ invoice }));
 }
