@@ -262,7 +262,7 @@ describe('routers on postgres', () => {
         return got;
       };
     }
-    const router = (store: NotifyStore) => createEventRouter({ store, now: Date.now, log: silentLogger, chunk: 10, maxChunks: 1000 });
+    const router = (store: NotifyStore) => createEventRouter({ store, now: Date.now, log: silentLogger, chunk: 10, maxEvents: 10_000 });
     const [doneA, doneB] = await Promise.all([router(storeA).routePending(), router(storeB).routePending()]);
     expect([doneA, doneB]).toEqual([true, true]);
     // Both took part, and between them took each event once.
