@@ -30,6 +30,12 @@
  * /metrics, so no collections or event-loop figures). `--node-arg` goes to the receiver then
  * (`--cpu-prof`: its profile, to set beside the bot's). At a steady `--rate 1000` the two side
  * by side tell how busy each keeps its core for the same events (docs/benchmarks.md).
+ *
+ * `--server bot-intake` measures the bot's own intake alone (bot-intake-server.ts: the compiled
+ * bot's route, store and router, nothing else; built first unless `--no-build`), the same way;
+ * with `BOT_INTAKE_NO_WORKER=1` in the environment, without its router. Beside the durable
+ * receiver and the whole bot, it tells how much of the bot's distance from the durable limit
+ * is the request path, the router, and the rest of the bot (docs/benchmarks.md, 2026-11-29).
  */
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
@@ -80,8 +86,12 @@ async function gcStats(url: string): Promise<Record<string, { n: number; s: numb
 }
 
 if (!(Number(values.warm) >= 0)) throw new Error(`--warm is a number of events, not ${values.warm}`);
-if (!['bot', 'durable', 'bare'].includes(values.server)) throw new Error(`--server is bot, durable or bare, not ${values.server}`);
-if (!values['no-build'] && values.server === 'bot') buildBot();
+const receivers = ['durable', 'bare', 'bot-intake'] as const;
+type Receiver = (typeof receivers)[number];
+const isReceiver = (s: string): s is Receiver => (receivers as readonly string[]).includes(s);
+if (values.server !== 'bot' && !isReceiver(values.server))
+  throw new Error(`--server is bot, durable, bare or bot-intake, not ${values.server}`);
+if (!values['no-build'] && (values.server === 'bot' || values.server === 'bot-intake')) buildBot();
 pinSelf();
 const dir = mkdtempSync(join(tmpdir(), 'rln-cpu-'));
 const emulator = await startEmulator({ seed: 'none', lifecycleDelayMs: 5 });
@@ -117,14 +127,16 @@ async function idleSpell(): Promise<void> {
   if (Number(values.idle) > 0) await new Promise((r) => setTimeout(r, Number(values.idle) * 1000));
 }
 
-/** `--server durable|bare`: the receiver in its own process, pinned as the bot is, measured as the bot is (it has no /metrics). */
-async function receiver(kind: 'durable' | 'bare', sign: ReturnType<typeof signer>): Promise<void> {
+/** `--server durable|bare|bot-intake`: the receiver in its own process, pinned as the bot is, measured as the bot is (without /metrics). */
+async function receiver(kind: Receiver, sign: ReturnType<typeof signer>): Promise<void> {
   const server = await startBaselineProcess(emulator.publicKey.pem, kind, values['node-arg']);
+  // The receivers take events at any path; the bot's intake at its own.
+  const path = kind === 'bot-intake' ? '/webhooks/service' : '/';
   try {
-    await load.run({ kind: 'closed', url: server.url, requests: sign(Number(values.warm), '/'), concurrency: 16 });
+    await load.run({ kind: 'closed', url: server.url, requests: sign(Number(values.warm), path), concurrency: 16 });
     await quiet(server.pid);
     await idleSpell();
-    const { figures } = await measured(server.pid, server.url, sign(Number(values.events), '/'));
+    const { figures } = await measured(server.pid, server.url, sign(Number(values.events), path));
     process.stdout.write(`${JSON.stringify({ server: kind, ...figures })}\n`);
   } finally {
     await server.close();
@@ -135,7 +147,7 @@ try {
   const nodeIds = await createNodes(emulator, Number(values.nodes));
   const sign = signer(emulator, nodeIds);
   const config = values.config === 'unrouted' ? 'unrouted' : 'routed';
-  if (values.server === 'durable' || values.server === 'bare') await receiver(values.server, sign);
+  if (isReceiver(values.server)) await receiver(values.server, sign);
   else await measureBot(config, sign);
 } finally {
   await load.close();

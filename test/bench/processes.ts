@@ -159,6 +159,12 @@ export async function startBotProcess(opts: {
   };
 }
 
+const BASELINE_SCRIPTS = {
+  bare: 'baseline-webhook-server.ts',
+  durable: 'durable-webhook-server.ts',
+  'bot-intake': 'bot-intake-server.ts',
+} as const;
+
 export interface BaselineProcess {
   url: string;
   pid: number;
@@ -167,15 +173,16 @@ export interface BaselineProcess {
 
 /**
  * A baseline server in its own process, on the bot's core, with the account's public key: the bare
- * verify-and-parse server (`bare`, baseline-webhook-server.ts) or the bare durable receiver
- * (`durable`, durable-webhook-server.ts).
+ * verify-and-parse server (`bare`, baseline-webhook-server.ts), the bare durable receiver
+ * (`durable`, durable-webhook-server.ts), or the bot's own intake alone (`bot-intake`,
+ * bot-intake-server.ts: the compiled bot's).
  */
 export async function startBaselineProcess(
   publicKeyPem: string,
-  kind: 'bare' | 'durable' = 'bare',
+  kind: 'bare' | 'durable' | 'bot-intake' = 'bare',
   nodeArgs: string[] = [],
 ): Promise<BaselineProcess> {
-  const script = `${root}test/bench/${kind === 'durable' ? 'durable-webhook-server.ts' : 'baseline-webhook-server.ts'}`;
+  const script = `${root}test/bench/${BASELINE_SCRIPTS[kind]}`;
   // tsx's CLI runs the script in a child process: node flags (a profile) need tsx as a loader in this one.
   const args = nodeArgs.length ? [...nodeArgs, '--import', 'tsx', script] : [tsx, script];
   const child = spawnNode(args, {
