@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { UserError, msg } from '../src/vocabulary/index.js';
-import { defineCommand } from './define-command.js';
+import { defineCommand, type CommandContext } from './define-command.js';
 import { upgradeTarget, upToDateRefusal } from './support/node-image.js';
 import { nodeArg } from './support/arg-types.js';
 import { done, serviceNote } from './support/node-done.js';
@@ -13,10 +13,24 @@ import { freshNode, offlineField } from './support/node-state.js';
 import { requireNode } from './support/require-node.js';
 import { backupFirst, backupPasswordField, backupPathArg, backupPathOf } from './support/backup-first.js';
 import { upgradeNotes } from './support/upgrade-notes.js';
+import { readOnce } from './support/read-once.js';
 
 /** `backup=yes` on `node upgrade`: a private dialog asks the node password, and a backup is made first. */
 const yes = (v: string | undefined) => /^(yes|true|y|1|on)$/i.test(v ?? '');
 const UPGRADE_BACKUP = { notDone: 'upgraded', command: 'node upgrade', without: 'upgrade without one' };
+
+/**
+ * The node as the service has it now (the cached list may predate an upgrade) and the image it
+ * would go to: asked once by the check and the preview of one attempt (readOnce), and again by
+ * the handler when it acts.
+ */
+const upgradePlan = (ctx: CommandContext<unknown>) => {
+  const node = requireNode(ctx);
+  return readOnce(ctx, `node upgrade plan ${node.nodeId}`, async () => {
+    const fresh = await freshNode(ctx, node);
+    return { fresh, ...(await upgradeTarget(ctx, fresh)) };
+  });
+};
 
 export const upgrade = defineCommand({
   path: 'node upgrade',
@@ -39,22 +53,18 @@ export const upgrade = defineCommand({
   dialog: { title: 'Back up, then upgrade', submitLabel: 'Back up and upgrade' },
   confirmChoices: (args) => (args.backup === 'yes' ? [] : [{ label: 'Back up, then upgrade', args: { backup: 'yes' } }]),
   mutates: true,
-  // Asks the service for the node's image now (the cached list may predate an upgrade).
   async check(ctx) {
-    const node = await freshNode(ctx, requireNode(ctx));
-    const { version, upToDate } = await upgradeTarget(ctx, node);
-    return upToDate ? upToDateRefusal(node, version) : undefined;
+    const { fresh, version, upToDate } = await upgradePlan(ctx);
+    return upToDate ? upToDateRefusal(fresh, version) : undefined;
   },
   async preview(ctx) {
-    const node = await freshNode(ctx, requireNode(ctx));
-    const { current, version } = await upgradeTarget(ctx, node);
-    const [image, ...notes] = upgradeNotes(node, current, version, ctx.args.backup !== 'yes');
-    return [image, await offlineField(ctx, node, `it is back on the new image and someone unlocks it`), ...notes];
+    const { fresh, current, version } = await upgradePlan(ctx);
+    const [image, ...notes] = upgradeNotes(fresh, current, version, ctx.args.backup !== 'yes');
+    return [image, await offlineField(ctx, fresh, `it is back on the new image and someone unlocks it`), ...notes];
   },
   async handler(ctx) {
     const node = requireNode(ctx);
-    const fresh = await freshNode(ctx, node);
-    const { current = 'unknown', version, upToDate } = await upgradeTarget(ctx, fresh);
+    const { current = 'unknown', version, upToDate } = await upgradePlan(ctx);
     if (upToDate) {
       const r = upToDateRefusal(node, version);
       throw new UserError('conflict', r.reason, r.next);

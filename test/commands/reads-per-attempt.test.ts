@@ -9,6 +9,8 @@
  *     the handler when it is confirmed.
  *   - `pay send`: its check (expiry, paid already, amount), spend hook and preview each had the
  *     node decode the invoice: once now.
+ *   - `node upgrade`: its check and preview each asked the service for the node and the latest
+ *     image: once now, and again when confirmed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allCommands } from '../../commands/index.js';
@@ -111,5 +113,30 @@ describe('pay send: one decoding of the invoice per attempt', () => {
     expect(JSON.stringify(prompt)).toContain('3,000 sats');
     expect(confirmOf(prompt)).toBeTruthy();
     expect(count('decodelninvoice')).toBe(1);
+  });
+});
+
+describe('node upgrade: one read of the node and the latest image per attempt', () => {
+  it('asks the service once for each before the confirmation, and again when confirmed', async () => {
+    const target = await createReadyNode(env, 'upg');
+    env.emulator.setLatestImage('v12.0.0');
+    // The service's calls, counted (each goes through unchanged).
+    const hosting = env.services.hosting;
+    const getNode = hosting.getNode.bind(hosting);
+    const latestImage = hosting.latestImage.bind(hosting);
+    const calls = { getNode: 0, latestImage: 0 };
+    hosting.getNode = (id) => (calls.getNode++, getNode(id));
+    hosting.latestImage = () => (calls.latestImage++, latestImage());
+    try {
+      const d = dispatcher();
+      const prompt = await adminTypes(d, `node upgrade ${target.name}`);
+      expect(JSON.stringify(prompt)).toContain('v12.0.0');
+      expect(calls).toEqual({ getNode: 1, latestImage: 1 });
+      const done = await adminConfirms(d, prompt);
+      expect(JSON.stringify(done)).toContain('Node upgrading');
+      expect(calls).toEqual({ getNode: 3, latestImage: 3 });
+    } finally {
+      Object.assign(hosting, { getNode, latestImage });
+    }
   });
 });
