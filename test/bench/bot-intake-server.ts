@@ -9,6 +9,8 @@
  * bot-intake`), it splits the bot's distance from the durable limit in three: the request path
  * itself (with `BOT_INTAKE_NO_WORKER=1`: the worker never starts, so nothing is routed), the
  * router, and the rest of the bot. Needs `npm run build` (the bench's bot is the compiled one).
+ * It runs on plain `node`, as the receivers do: the Dockerfile's V8 flags cost the bot no CPU
+ * (docs/benchmarks.md, 2026-11-29).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
