@@ -49,7 +49,7 @@ const PUSH_ASSET: NeedsCapability = { command: 'channel open … push_asset_amou
 const FUNDING_VBYTES = 154;
 
 /** openPlan once per attempt: the check and the confirmation's preview share it. */
-const openPlan = (ctx: CommandContext<z.infer<typeof openArgs>>, api = nodeClient(ctx).api) =>
+const openPlan = (ctx: CommandContext<z.infer<typeof openArgs>>, api: ReturnType<typeof nodeClient>['api']) =>
   readOnce(ctx, 'channel open plan', () => readOpenPlan(ctx, api));
 
 /** What `channel open` sends: the peer by pubkey or our node's name, the asset by id or ticker, its amount in raw units. */
