@@ -15,7 +15,7 @@ import { nodeListCommand } from './support/list-command.js';
 import { compact, formatTime, titled } from './support/present.js';
 import { invoiceSpend, keysendSpend } from './support/spend.js';
 import { readOnce } from './support/read-once.js';
-import { decodedInvoice } from './support/decoded-invoice.js';
+import { decodedInvoice, type DecodedInvoice } from './support/decoded-invoice.js';
 
 /** Lightning has no fee quote before paying: said so rather than guessed. */
 const ROUTING_FEE: Field = { label: 'Routing fee', value: 'set by the route the node finds: not known before it pays', inline: true };
@@ -29,14 +29,12 @@ async function assetAmount(api: NodeApiClient, assetId: string, raw: number | bi
   return info ? `${withPrecision(raw, info.precision)} ${info.label}` : `${thousands(raw)} raw units of ${shortId(assetId, 16)}`;
 }
 
-/** What an invoice (as the `invoice` argument leaves it) asks for, decoded by the node: amount, asset, payee (and description, expiry). */
+/** What an invoice asks for, as the node decoded it: amount, asset, payee (and description, expiry). */
 async function describeInvoice(
-  ctx: CommandContext<unknown>,
-  invoice: string,
+  api: NodeApiClient,
+  d: DecodedInvoice,
   o: { withDescription?: boolean; ours?: Map<string, string>; given?: number } = {},
 ): Promise<Field[]> {
-  const { api } = nodeClient(ctx);
-  const d = await decodedInvoice(ctx, invoice);
   const fields: Field[] = [];
   const named = d.amt_msat !== undefined && d.amt_msat !== null && Number(d.amt_msat) > 0;
   fields.push({
@@ -120,9 +118,8 @@ const NO_AMOUNT: NeedsCapability = { command: 'pay send … amt_msat=', feature:
  * The amount of `pay send`: the invoice's, or the one given for an invoice that names none. Refused: an
  * amount given that differs from the invoice's, none for an invoice without one, and an image that cannot.
  */
-async function amountRefusal(ctx: CommandContext<{ invoice: string; amt_msat?: number }>): Promise<Refusal | undefined> {
+async function amountRefusal(ctx: CommandContext<{ invoice: string; amt_msat?: number }>, d: DecodedInvoice): Promise<Refusal | undefined> {
   const { node } = nodeClient(ctx);
-  const d = await decodedInvoice(ctx, ctx.args.invoice);
   const asked = d.amt_msat !== undefined && d.amt_msat !== null && Number(d.amt_msat) > 0 ? Number(d.amt_msat) : undefined;
   const given = ctx.args.amt_msat;
   if (asked !== undefined) {
@@ -205,34 +202,35 @@ const send = defineCommand({
   mutates: true,
   spend: invoiceSpend,
   /** An invoice that has expired, that was paid already, or whose amount is wrong or missing is refused before the confirmation. */
-  check: async (ctx) => (await invoiceRefusal(ctx, ctx.args.invoice)) ?? (await amountRefusal(ctx)),
+  check: async (ctx) =>
+    (await invoiceRefusal(ctx, ctx.args.invoice)) ?? (await amountRefusal(ctx, await decodedInvoice(ctx, ctx.args.invoice))),
   /** The confirmation shows what will be paid, and to whom: our node by name when it is one. */
   async preview(ctx) {
     const o = { withDescription: true, ours: await ourNodeNames(ctx), given: ctx.args.amt_msat };
-    return [...(await describeInvoice(ctx, ctx.args.invoice, o)), ROUTING_FEE];
+    return [...(await describeInvoice(nodeClient(ctx).api, await decodedInvoice(ctx, ctx.args.invoice), o)), ROUTING_FEE];
   },
   async handler(ctx) {
     const { node, api } = nodeClient(ctx);
     const { invoice } = ctx.args;
-    const refused = await amountRefusal(ctx);
-    if (refused) throw new UserError('invalid_arguments', refused.reason, refused.next);
+    // Decoded once, now, for all the handler does and shows.
     const d = await api.decodelninvoice({ invoice });
+    const refused = await amountRefusal(ctx, d);
+    if (refused) throw new UserError('invalid_arguments', refused.reason, refused.next);
     // Sent only for an invoice that names no amount (f379330's document has no such field).
     const given = d.amt_msat === undefined || d.amt_msat === null || Number(d.amt_msat) === 0 ? ctx.args.amt_msat : undefined;
     const res = await api.sendpayment(compact({ invoice, amt_msat: given }));
     res.status = await outcomeOf(ctx, api, res);
     const fields: Field[] = [{ label: 'Status', value: String(res.status ?? '—'), inline: true }];
+    const ours = await ourNodeNames(ctx);
     // The amount is a nicety here; the payment itself went through.
-    fields.push(...(await describeInvoice(ctx, invoice, { ours: await ourNodeNames(ctx), given }).catch(() => [])));
+    fields.push(...(await describeInvoice(api, d, { ours, given }).catch(() => [])));
     if (res.status === 'Failed') {
-      const d = await api.decodelninvoice({ invoice }).catch(() => undefined);
-      const payeeName = d?.payee_pubkey ? (await ourNodeNames(ctx)).get(d.payee_pubkey.toLowerCase()) : undefined;
       fields.push({
         label: 'Why',
         value: await failureReason(api, {
-          payee: d?.payee_pubkey ?? undefined,
-          payeeName,
-          amtMsat: d?.amt_msat !== undefined && d?.amt_msat !== null ? Number(d.amt_msat) : given,
+          payee: d.payee_pubkey ?? undefined,
+          payeeName: d.payee_pubkey ? ours.get(d.payee_pubkey.toLowerCase()) : undefined,
+          amtMsat: d.amt_msat !== undefined && d.amt_msat !== null ? Number(d.amt_msat) : given,
         }),
       });
     }

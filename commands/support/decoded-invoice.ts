@@ -4,9 +4,12 @@
  * handler, each time.
  */
 import type { CommandContext } from '../define-command.js';
+import type { NodeApiClient } from '../../src/node-api/index.js';
 import { nodeClient } from './node-client.js';
 import { readOnce } from './read-once.js';
 
-export function decodedInvoice(ctx: CommandContext<unknown>, invoice: string) {
+export type DecodedInvoice = Awaited<ReturnType<NodeApiClient['decodelninvoice']>>;
+
+export function decodedInvoice(ctx: CommandContext<unknown>, invoice: string): Promise<DecodedInvoice> {
   return readOnce(ctx, `decoded invoice:${invoice}`, () => nodeClient(ctx).api.decodelninvoice({ invoice }));
 }

@@ -113,6 +113,15 @@ describe('pay send: one decoding of the invoice per attempt', () => {
     expect(JSON.stringify(prompt)).toContain('3,000 sats');
     expect(confirmOf(prompt)).toBeTruthy();
     expect(count('decodelninvoice')).toBe(1);
+
+    // The click: its check decodes once more, and the handler once for all it does and shows,
+    // the reason of the failure included (the payer has no channel to the payee).
+    asked.length = 0;
+    const done = await adminConfirms(d, prompt);
+    expect(JSON.stringify(done)).toContain('Payment failed');
+    expect(JSON.stringify(done)).toContain('"label":"Why"');
+    expect(count('sendpayment')).toBe(1);
+    expect(count('decodelninvoice')).toBe(2);
   });
 });
 
