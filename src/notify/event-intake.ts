@@ -60,7 +60,7 @@ export function createEventIntake(opts: {
   const eventRow = (event: IncomingEvent, toRoute: boolean) => {
     const now = nowMs();
     // The time the event is ordered by: never later than its arrival (see effectiveEventTime).
-    const time = effectiveEventTime(event.eventTimestamp, now, opts.maxFutureSkewMs ?? 60_000);
+    const time = effectiveEventTime(event.eventTimestamp, now, opts.maxFutureSkewMs ?? 60_000, event.eventMs);
     const row = {
       dedupe_key: event.dedupeKey,
       node_id: event.nodeId,

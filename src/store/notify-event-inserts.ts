@@ -66,16 +66,18 @@ export function eventInserts(events: ReadonlyArray<Omit<EventRow, 'id'>>, sqlite
 /**
  * A burst written at once (NotifyStore.insertEventsNow, SQLite), when no key is stored as given
  * (`BARE_KEYS_STORED`): one prepared single-row INSERT per event, with no look for the key as
- * given and no RETURNING. The same answer as eventInserts'. Measured alone (9 events a batch,
- * alternating): 19–22 µs per event against 26–34 for the multi-row statements with that look and
- * their RETURNING; 26–32 against 46–57 in batches of 3, a steady rate's (docs/benchmarks.md,
- * 2026-11-28).
+ * given and no RETURNING. The same answer as eventInserts': a key twice in the burst is refused
+ * the second time by the unique index (ON CONFLICT DO NOTHING), as one stored before is, so no
+ * set of the burst's keys is built (hashing each ~80-character key cost every event ~2,000
+ * instructions; issue 29). Measured alone (9 events a batch, alternating): 19–22 µs per event
+ * against 26–34 for the multi-row statements with that look and their RETURNING; 26–32 against
+ * 46–57 in batches of 3, a steady rate's (docs/benchmarks.md, 2026-11-28).
  */
 export function insertEventsOneByOne(events: ReadonlyArray<Omit<EventRow, 'id'>>, q: SyncQueries): Array<number | undefined> {
-  const ids = new Array<number | undefined>(events.length).fill(undefined);
-  const { todo, keys } = toWrite(events, true);
-  for (let j = 0; j < todo.length; j++) {
-    ids[todo[j]] = q.insert(SQLITE_EVENT_INSERT, eventValues(keys[j], events[todo[j]]));
+  const ids = new Array<number | undefined>(events.length);
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i];
+    ids[i] = q.insert(SQLITE_EVENT_INSERT, eventValues(storedEventKey(e.dedupe_key, e.event_ms) ?? e.dedupe_key, e));
   }
   return ids;
 }

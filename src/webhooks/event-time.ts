@@ -20,8 +20,9 @@ export interface EffectiveTime {
   flagged: boolean;
 }
 
-export function effectiveEventTime(stamp: string | undefined, arrivalMs: number, maxFutureSkewMs: number): EffectiveTime {
-  const t = stamp ? Date.parse(stamp) : NaN;
+/** `stampMs`: the stamp already parsed (ServiceEvent.eventMs), so it is not parsed twice; else it is parsed here. */
+export function effectiveEventTime(stamp: string | undefined, arrivalMs: number, maxFutureSkewMs: number, stampMs?: number): EffectiveTime {
+  const t = stampMs ?? (stamp ? Date.parse(stamp) : NaN);
   if (!Number.isFinite(t)) return { effective: stamp ?? null, stampedMs: null, aheadMs: 0, flagged: false };
   if (t <= arrivalMs) return { effective: stamp!, stampedMs: t, aheadMs: 0, flagged: false };
   const wholeSeconds = !/[.,]\d/.test(stamp!.replace(/^[^T]*T?/, ''));
@@ -35,8 +36,22 @@ export function effectiveEventTime(stamp: string | undefined, arrivalMs: number,
   };
 }
 
-/** The deepest nesting of arrays and objects in a JSON text, counted without parsing it (no recursion). */
-export function jsonDepth(raw: Buffer, stopAt = Infinity): number {
+/**
+ * Whether a JSON text nests arrays and objects more than `limit` deep, told without parsing it
+ * (no recursion). It cannot nest deeper than it has opening brackets, and those are counted first
+ * with Buffer#indexOf (native): an event has two or three, so the byte-by-byte scan, which tells
+ * brackets inside strings apart, runs only for a body with more than `limit` of them (issue 29:
+ * the scan was ~8,000 instructions of every event's path).
+ */
+export function jsonDeeperThan(raw: Buffer, limit: number): boolean {
+  let openings = 0;
+  for (let i = raw.indexOf(0x7b); i >= 0 && openings <= limit; i = raw.indexOf(0x7b, i + 1)) openings++;
+  for (let i = raw.indexOf(0x5b); i >= 0 && openings <= limit; i = raw.indexOf(0x5b, i + 1)) openings++;
+  return openings > limit && jsonDepth(raw, limit) > limit;
+}
+
+/** The deepest nesting of arrays and objects in a JSON text, counted without parsing it (no recursion); stops once past `stopAt`. */
+function jsonDepth(raw: Buffer, stopAt: number): number {
   let depth = 0;
   let max = 0;
   let inString = false;

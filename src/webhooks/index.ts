@@ -10,7 +10,7 @@ export { ed25519, type Ed25519Backend } from './ed25519.js';
 export { KeyCache, KeyUnavailableError, type KeyCacheOptions } from './key-cache.js';
 export { createNodeDirectory, type NodeDirectory, type NodeDirectoryOptions } from './node-directory.js';
 export { readEvent, dedupeKeyOf, type ServiceEvent, type ReadEventResult } from './read-event.js';
-export { effectiveEventTime, jsonDepth, type EffectiveTime } from './event-time.js';
+export { effectiveEventTime, jsonDeeperThan, type EffectiveTime } from './event-time.js';
 export {
   webhookRoutes,
   WEBHOOK_BODY_LIMIT,

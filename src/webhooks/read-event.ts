@@ -12,6 +12,8 @@ export interface ServiceEvent {
   /** The node status the event reports, when it reports one. */
   status?: string;
   eventTimestamp?: string;
+  /** `eventTimestamp` in ms, when it reads as a time: parsed once, for every step after (staleness, ordering, the stored key). */
+  eventMs?: number;
   /** The whole parsed payload. */
   payload: Record<string, unknown>;
   /** The JSON text `payload` was parsed from, when readEvent was given it: stored as it came, not serialized again. */
@@ -70,6 +72,7 @@ export function readEvent(json: unknown, rawBody: Buffer | string, text?: string
   const eventType = str(p.eventType) ?? str(p.type) ?? 'UNKNOWN';
   const status = str(details.status) ?? str(p.status);
   const eventTimestamp = str(p.eventTimestamp) ?? str(p.timestamp);
+  const eventMs = eventTimestamp === undefined ? NaN : Date.parse(eventTimestamp);
   return {
     ok: true,
     event: {
@@ -77,6 +80,7 @@ export function readEvent(json: unknown, rawBody: Buffer | string, text?: string
       eventType,
       status,
       eventTimestamp,
+      eventMs: Number.isFinite(eventMs) ? eventMs : undefined,
       payload: p,
       payloadText: text,
       dedupeKey: dedupeKeyOf(rawBody, { nodeId, eventType, status, eventTimestamp, details }),

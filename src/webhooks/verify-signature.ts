@@ -60,20 +60,22 @@ function verifyOne(key: KeyObject, body: Buffer, sig: Buffer): boolean {
   }
 }
 
-/** Standard base64 of 64 bytes (an Ed25519 signature): 86 characters and `==`. */
-const ED25519_BASE64 = /^[A-Za-z0-9+/]{86}==$/;
-
 /** True when `signature` is a valid signature of `rawBody` by one of the keys. */
 export function verifySignature(keys: KeyObject | KeyObject[], rawBody: Buffer, signature: string): boolean {
   const list = Array.isArray(keys) ? keys : [keys];
   // The usual header, one Ed25519 signature in standard base64: the general reading below would
   // find this one byte string alone (not hex, for its `=`; base64url of it, when it reads at all,
   // the same bytes), so it is decoded at once, without the splitting and the three readings
-  // (issue 29: they were ~5% of the request path).
-  if (signature.length === 88 && ED25519_BASE64.test(signature)) {
+  // (issue 29: they were ~5% of the request path). The decoding is the check: Node's skips what
+  // is not base64 (or base64url, the same bytes) and stops at a `=`, so 86 characters and `==`
+  // give 64 bytes only when each of them is one. (A regular expression or a loop over them first
+  // cost every event ~3,000 instructions more.)
+  if (signature.length === 88 && signature.charCodeAt(86) === 61 && signature.charCodeAt(87) === 61) {
     const sig = Buffer.from(signature, 'base64');
-    for (const key of list) if (verifyOne(key, rawBody, sig)) return true;
-    return false;
+    if (sig.length === 64) {
+      for (const key of list) if (verifyOne(key, rawBody, sig)) return true;
+      return false;
+    }
   }
   // Several signatures may be sent at once (`sig1,sig2`, `t=…,v1=…`), e.g. during a key rotation.
   const parts = signature.split(/[,\s]+/).filter((p) => p.length > 8);

@@ -17,7 +17,7 @@ import type { Metrics } from '../metrics.js';
 import { KeyUnavailableError } from './key-cache.js';
 import type { NodeDirectory } from './node-directory.js';
 import { readEvent, type ServiceEvent } from './read-event.js';
-import { jsonDepth } from './event-time.js';
+import { jsonDeeperThan } from './event-time.js';
 
 /** Deeper JSON is refused with 400 before it is parsed or stored (it would overflow the stack). */
 export const WEBHOOK_MAX_JSON_DEPTH = 64;
@@ -90,7 +90,7 @@ export function createIntake<R>(deps: IntakeDeps, a: Answerer<R>) {
     try {
       if (!valid)
         return a.refuse(req, { code: 401, reason: 'bad_signature', message: 'the signature does not verify with the account webhook key' });
-      if (jsonDepth(raw, WEBHOOK_MAX_JSON_DEPTH) > WEBHOOK_MAX_JSON_DEPTH) {
+      if (jsonDeeperThan(raw, WEBHOOK_MAX_JSON_DEPTH)) {
         return a.refuse(req, {
           code: 400,
           reason: 'too_deep',
@@ -109,8 +109,8 @@ export function createIntake<R>(deps: IntakeDeps, a: Answerer<R>) {
       const read = readEvent(json, raw, text);
       if (!read.ok) return a.refuse(req, { code: read.reason === 'node_mismatch' ? 403 : 400, reason: read.reason, message: read.message });
       const event = read.event;
-      const stampedMs = event.eventTimestamp ? Date.parse(event.eventTimestamp) : NaN;
-      if (Number.isFinite(stampedMs) && stampedMs < now() - maxAgeMs) {
+      const stampedMs = event.eventMs;
+      if (stampedMs !== undefined && stampedMs < now() - maxAgeMs) {
         // Its dedupe key may already be pruned: accepting it could post a replay a second time.
         return a.refuse(req, {
           code: 400,

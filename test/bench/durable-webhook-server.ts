@@ -119,8 +119,8 @@ export async function startDurableServer(
         res.writeHead(400).end();
         return;
       }
-      const { nodeId, eventType, eventTimestamp, dedupeKey } = read.event;
-      const key = storedEventKey(dedupeKey, eventTimestamp ? Date.parse(eventTimestamp) : undefined) ?? dedupeKey;
+      const { nodeId, eventType, eventMs, dedupeKey } = read.event;
+      const key = storedEventKey(dedupeKey, eventMs) ?? dedupeKey;
       if (batch.push({ key, nodeId, eventType, body, res }) === 1) setImmediate(flush);
     });
   });

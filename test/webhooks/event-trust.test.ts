@@ -160,4 +160,11 @@ describe('deeply nested JSON', () => {
     expect((await t.signed(t.status('PAUSED', new Date(), { x: nest(62) }))).status).toBe(202);
     expect((await t.signed(t.status('RUNNING', new Date(), { x: nest(63) }))).status).toBe(400);
   });
+
+  it('counts only the brackets that nest: hundreds inside strings are not depth', async () => {
+    const t = await setup();
+    // More opening brackets than the limit, all in strings: the exact scan runs and finds depth 2.
+    expect((await t.signed(t.status('PAUSED', new Date(), { x: '{['.repeat(200), y: ['[{"'] }))).status).toBe(202);
+    expect(await t.h.notifier.store.countEvents()).toBe(1);
+  });
 });

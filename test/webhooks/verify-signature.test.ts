@@ -63,3 +63,30 @@ describe('key parsing edge cases', () => {
     expect(decodeSignature('+/+/').some((b) => b.equals(Buffer.from('+/+/', 'base64')))).toBe(true);
   });
 });
+
+describe('an Ed25519 signature in standard base64 (the usual header)', () => {
+  const key = makeKey('ed25519');
+  const keys = parsePublicKeys(key.encodings[Object.keys(key.encodings)[0]]);
+  // A body whose signature's base64 holds a `+` or a `/`, so its base64url spelling differs.
+  let signed = body;
+  let sig = '';
+  for (let i = 0; !/[+/]/.test(sig); i++) {
+    signed = Buffer.concat([body, Buffer.from(` ${i}`)]);
+    sig = key.signers.base64(signed);
+  }
+
+  it('verifies it, and the same bytes spelled otherwise', () => {
+    expect(sig).toMatch(/^[A-Za-z0-9+/]{86}==$/);
+    expect(verifySignature(keys, signed, sig)).toBe(true);
+    // base64url with its padding: 88 characters and `==`, but not standard base64.
+    expect(verifySignature(keys, signed, sig.replaceAll('+', '-').replaceAll('/', '_'))).toBe(true);
+    expect(verifySignature(keys, signed, `${sig},${sig}`)).toBe(true);
+  });
+
+  it('refuses 88 characters ending in == that are not its signature', () => {
+    expect(verifySignature(keys, signed, `${'?'.repeat(86)}==`)).toBe(false);
+    expect(verifySignature(keys, signed, `${sig.slice(0, 40)}é${sig.slice(41)}`)).toBe(false);
+    expect(verifySignature(keys, signed, `${sig.slice(0, 40)}${sig[40] === 'A' ? 'B' : 'A'}${sig.slice(41)}`)).toBe(false);
+    expect(verifySignature(keys, body, sig)).toBe(false);
+  });
+});
