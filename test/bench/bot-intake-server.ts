@@ -59,6 +59,11 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   if (process.env.BOT_INTAKE_NO_WORKER !== '1') notifier.start();
+  // Else one transaction, as the bot's router, leases and poller run theirs from its first second:
+  // the SQLite layer's AsyncLocalStorage (Node 20's async hooks) is then on before any event, as
+  // in the bot, rather than from the first checkpoint's pause in the middle of a run, which made
+  // V8 drop and compile again much of the request path then (instructions-per-event.ts).
+  else await db.tx(async () => undefined);
   process.stdout.write(`bot intake listening on ${url}\n`);
   process.on(
     'SIGTERM',

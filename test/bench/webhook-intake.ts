@@ -154,6 +154,8 @@ export async function webhookIntake(opts: IntakeOptions): Promise<BenchResult> {
         figures[`${config}_ratios_to_bare_by_round`] = ratios.map((x) => round(x, 2)).join(', ');
         figures[`${config}_durable_ratio_to_bare`] = round(median(durableToBare), 2);
         figures[`${config}_bot_cpu_us_per_event`] = round(median(cpuIntake));
+        figures[`${config}_bot_cpu_us_per_event_by_round`] = cpuIntake.map((x) => round(x)).join(', ');
+        figures[`${config}_durable_cpu_us_per_event_by_round`] = cpuDurable.map((x) => round(x)).join(', ');
         figures[`${config}_bot_cpu_us_per_event_with_outbox_drained`] = round(median(cpuDrained));
         figures[`${config}_durable_cpu_us_per_event`] = round(median(cpuDurable));
         figures[`${config}_baseline_cpu_us_per_event`] = round(median(cpuBase));
