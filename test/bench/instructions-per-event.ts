@@ -4,7 +4,7 @@
  * Instructions per webhook event, counted by valgrind (callgrind), for the intake's receivers:
  * a figure this machine's noise does not move. Time per event varies by up to 45% from round
  * to round here, so a change of a few percent cannot be told by timing; the instructions a
- * server executes for the same events repeat within ~1% (docs/benchmarks.md, 2026-11-29).
+ * server executes for the same events repeat within 2% (docs/benchmarks.md, 2026-11-29).
  * They are not time (cache misses and branch mispredictions are not counted), so they tell
  * where a difference in work is, not the ratio the intake bench measures.
  *
