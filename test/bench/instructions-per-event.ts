@@ -2,9 +2,10 @@
  * `npx tsx test/bench/instructions-per-event.ts [--servers durable,bot-intake] [--events N] [--warm N] [--no-build] [--top N]`
  *
  * Instructions per webhook event, counted by valgrind (callgrind), for the intake's receivers:
- * a figure this machine's noise does not move. Time per event varies by up to 45% from round
+ * a figure this machine's noise barely moves. Time per event varies by up to 45% from round
  * to round here, so a change of a few percent cannot be told by timing; the instructions a
- * server executes for the same events repeat within 2% (docs/benchmarks.md, 2026-11-29).
+ * server executes for the same events repeat: the durable receiver's within 2%, the bot's intake
+ * within 4% (V8's compiler's share of it varies from run to run; docs/benchmarks.md, 2026-11-29).
  * They are not time (cache misses and branch mispredictions are not counted), so they tell
  * where a difference in work is, not the ratio the intake bench measures.
  *
@@ -13,7 +14,7 @@
  * `--perf-basic-prof` so that the V8-compiled functions can be named. It is sent `--warm`
  * events (default 5,000: V8 is still compiling the request path after 1,000), its counters are
  * zeroed, it is sent `--events` (default 10,000), and its counters are dumped. The servers
- * run at once, one per core: the counts do not depend on timing. Printed: instructions per
+ * run at once, one per core: the counts depend little on timing. Printed: instructions per
  * event, in all and by kind (the Ed25519 verification, JavaScript, V8's builtins, compiler and
  * collector, SQLite, the HTTP parser, ...), each server's ratio to the first, and the
  * JavaScript functions that differ most between the first two. Needs valgrind (`apt install
