@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { listeningUrl } from './processes.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -35,18 +36,7 @@ export async function startEmulatorProcess(flags: string[] = []): Promise<Emulat
     ],
     { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
   );
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const t = setTimeout(() => reject(new Error(`emulator did not start: ${out}`)), 90_000);
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = out.match(/listening on (http:\/\/\S+)/);
-      if (m) {
-        clearTimeout(t);
-        resolve(m[1]);
-      }
-    });
-  });
+  const url = await listeningUrl(child, 90_000, (said) => `emulator did not start: ${said}`);
   return {
     url,
     token,

@@ -27,7 +27,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startEmulator } from '../../src/emulator/index.js';
-import { buildBot, startLoadProcess } from './processes.js';
+import { buildBot, listeningUrl, startLoadProcess } from './processes.js';
 import { createNodes, signer } from './webhook-intake.js';
 import { costByFunction, kindOf, jsFunctionNames } from './callgrind-costs.js';
 
@@ -80,20 +80,12 @@ async function startCounted(kind: string): Promise<{ child: ChildProcess; url: s
   );
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
-  const url = await new Promise<string>((resolve, reject) => {
-    let said = '';
-    // Slow to start under valgrind (tsx and the modules compile at a fiftieth of the speed).
-    const t = setTimeout(() => reject(new Error(`${kind} did not start under valgrind: ${said}${err}`)), 300_000);
-    child.stdout.on('data', (d: Buffer) => {
-      said += d.toString();
-      const m = said.match(/listening on (http:\/\/\S+)/);
-      if (m) {
-        clearTimeout(t);
-        resolve(m[1]);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`${kind} exited (${code}) under valgrind: ${err}`)));
-  });
+  // Slow to start under valgrind (tsx and the modules compile at a fiftieth of the speed).
+  const started = listeningUrl(child, 300_000, (said) => `${kind} did not start under valgrind: ${said}${err}`);
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) => reject(new Error(`${kind} exited (${code}) under valgrind: ${err}`))),
+  );
+  const url = await Promise.race([started, exited]);
   return { child, url };
 }
 

@@ -172,6 +172,25 @@ export interface BaselineProcess {
 }
 
 /**
+ * The URL a child process prints once it listens (`listening on http://…`), as the receivers,
+ * the emulator and the bot's intake do; rejected with `failure(what it said)` after `ms`.
+ */
+export function listeningUrl(child: ChildProcess, ms: number, failure: (said: string) => string): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    let said = '';
+    const t = setTimeout(() => reject(new Error(failure(said))), ms);
+    child.stdout!.on('data', (d: Buffer) => {
+      said += d.toString();
+      const m = said.match(/listening on (http:\/\/\S+)/);
+      if (m) {
+        clearTimeout(t);
+        resolve(m[1]);
+      }
+    });
+  });
+}
+
+/**
  * A baseline server in its own process, on the bot's core, with the account's public key: the bare
  * verify-and-parse server (`bare`, baseline-webhook-server.ts), the bare durable receiver
  * (`durable`, durable-webhook-server.ts), or the bot's own intake alone (`bot-intake`,
@@ -190,18 +209,7 @@ export async function startBaselineProcess(
     env: { ...process.env, BASELINE_PUBLIC_KEY: publicKeyPem },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const t = setTimeout(() => reject(new Error(`the ${kind} baseline did not start: ${out}`)), 20_000);
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = out.match(/listening on (http:\/\/\S+)/);
-      if (m) {
-        clearTimeout(t);
-        resolve(m[1]);
-      }
-    });
-  });
+  const url = await listeningUrl(child, 20_000, (said) => `the ${kind} baseline did not start: ${said}`);
   return {
     url,
     pid: child.pid!,
