@@ -163,7 +163,7 @@ describe('deeply nested JSON', () => {
 
   it('counts only the brackets that nest: hundreds inside strings are not depth', async () => {
     const t = await setup();
-    // More opening brackets than the limit, all in strings: the exact scan runs and finds depth 2.
+    // More opening brackets than the limit, nearly all in strings: the exact scan runs and finds depth 3 (body, details, y).
     expect((await t.signed(t.status('PAUSED', new Date(), { x: '{['.repeat(200), y: ['[{"'] }))).status).toBe(202);
     expect(await t.h.notifier.store.countEvents()).toBe(1);
   });
