@@ -43,7 +43,18 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startEmulator } from '../../src/emulator/index.js';
 import { startFakeSlack } from '../fakes/slack/index.js';
-import { buildBot, cpuMs, cpuTimes, pinSelf, startBaselineProcess, startLoadProcess, untilQuiet as quiet } from './processes.js';
+import {
+  buildBot,
+  cpuMs,
+  cpuTimes,
+  isReceiverKind,
+  pinSelf,
+  receiverPath,
+  startBaselineProcess,
+  startLoadProcess,
+  untilQuiet as quiet,
+  type ReceiverKind,
+} from './processes.js';
 import { createNodes, signer, startBot } from './webhook-intake.js';
 
 const { values } = parseArgs({
@@ -86,10 +97,7 @@ async function gcStats(url: string): Promise<Record<string, { n: number; s: numb
 }
 
 if (!(Number(values.warm) >= 0)) throw new Error(`--warm is a number of events, not ${values.warm}`);
-const receivers = ['durable', 'bare', 'bot-intake'] as const;
-type Receiver = (typeof receivers)[number];
-const isReceiver = (s: string): s is Receiver => (receivers as readonly string[]).includes(s);
-if (values.server !== 'bot' && !isReceiver(values.server))
+if (values.server !== 'bot' && !isReceiverKind(values.server))
   throw new Error(`--server is bot, durable, bare or bot-intake, not ${values.server}`);
 if (!values['no-build'] && (values.server === 'bot' || values.server === 'bot-intake')) buildBot();
 pinSelf();
@@ -128,10 +136,9 @@ async function idleSpell(): Promise<void> {
 }
 
 /** `--server durable|bare|bot-intake`: the receiver in its own process, pinned as the bot is, measured as the bot is (without /metrics). */
-async function receiver(kind: Receiver, sign: ReturnType<typeof signer>): Promise<void> {
+async function receiver(kind: ReceiverKind, sign: ReturnType<typeof signer>): Promise<void> {
   const server = await startBaselineProcess(emulator.publicKey.pem, kind, values['node-arg']);
-  // The receivers take events at any path; the bot's intake at its own.
-  const path = kind === 'bot-intake' ? '/webhooks/service' : '/';
+  const path = receiverPath(kind);
   try {
     await load.run({ kind: 'closed', url: server.url, requests: sign(Number(values.warm), path), concurrency: 16 });
     await quiet(server.pid);
@@ -147,7 +154,7 @@ try {
   const nodeIds = await createNodes(emulator, Number(values.nodes));
   const sign = signer(emulator, nodeIds);
   const config = values.config === 'unrouted' ? 'unrouted' : 'routed';
-  if (isReceiver(values.server)) await receiver(values.server, sign);
+  if (isReceiverKind(values.server)) await receiver(values.server, sign);
   else await measureBot(config, sign);
 } finally {
   await load.close();

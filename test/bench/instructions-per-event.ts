@@ -27,7 +27,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startEmulator } from '../../src/emulator/index.js';
-import { buildBot, listeningUrl, startLoadProcess } from './processes.js';
+import {
+  BASELINE_SCRIPTS,
+  buildBot,
+  isReceiverKind,
+  listeningUrl,
+  receiverPath,
+  startLoadProcess,
+  type ReceiverKind,
+} from './processes.js';
 import { createNodes, signer } from './webhook-intake.js';
 import { costByFunction, kindOf, jsFunctionNames } from './callgrind-costs.js';
 
@@ -41,13 +49,9 @@ const { values } = parseArgs({
   },
 });
 
-const SCRIPTS: Record<string, string> = {
-  bare: 'baseline-webhook-server.ts',
-  durable: 'durable-webhook-server.ts',
-  'bot-intake': 'bot-intake-server.ts',
-};
-const servers = values.servers.split(',');
-for (const s of servers) if (!SCRIPTS[s]) throw new Error(`--servers names durable, bare or bot-intake, not ${s}`);
+const named = values.servers.split(',');
+const servers = named.filter(isReceiverKind);
+if (servers.length !== named.length) throw new Error(`--servers names durable, bare or bot-intake, not ${values.servers}`);
 if (spawnSync('valgrind', ['--version'], { stdio: 'ignore' }).status !== 0)
   throw new Error('valgrind is not installed (apt install valgrind): it counts the instructions');
 if (!values['no-build'] && servers.includes('bot-intake')) buildBot();
@@ -58,7 +62,7 @@ const emulator = await startEmulator({ seed: 'none', lifecycleDelayMs: 5 });
 const sign = signer(emulator, await createNodes(emulator, 50));
 
 /** A server under callgrind, its V8 code named in /tmp/perf-<pid>.map. */
-async function startCounted(kind: string): Promise<{ child: ChildProcess; url: string }> {
+async function startCounted(kind: ReceiverKind): Promise<{ child: ChildProcess; url: string }> {
   const out = join(dir, kind);
   const child = spawn(
     'valgrind',
@@ -74,7 +78,7 @@ async function startCounted(kind: string): Promise<{ child: ChildProcess; url: s
       '--no-logfile-per-isolate',
       '--import',
       'tsx',
-      `${root}test/bench/${SCRIPTS[kind]}`,
+      `${root}test/bench/${BASELINE_SCRIPTS[kind]}`,
     ],
     { cwd: root, env: { ...process.env, BASELINE_PUBLIC_KEY: emulator.publicKey.pem }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -96,10 +100,10 @@ const control = (what: '-z' | '-d', pid: number) => {
 const settle = () => new Promise((r) => setTimeout(r, 3_000));
 
 /** One server: warmed, zeroed, sent the events, dumped; its costs by function. */
-async function measure(kind: string, load: Awaited<ReturnType<typeof startLoadProcess>>) {
+async function measure(kind: ReceiverKind, load: Awaited<ReturnType<typeof startLoadProcess>>) {
   const { child, url } = await startCounted(kind);
   try {
-    const path = kind === 'bot-intake' ? '/webhooks/service' : '/';
+    const path = receiverPath(kind);
     const warm = await load.run({ kind: 'closed', url, requests: sign(Number(values.warm), path), concurrency: 16 });
     await settle();
     control('-z', child.pid!);

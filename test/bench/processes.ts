@@ -159,11 +159,16 @@ export async function startBotProcess(opts: {
   };
 }
 
-const BASELINE_SCRIPTS = {
+/** The receivers' scripts (in test/bench/), by kind. */
+export const BASELINE_SCRIPTS = {
   bare: 'baseline-webhook-server.ts',
   durable: 'durable-webhook-server.ts',
   'bot-intake': 'bot-intake-server.ts',
 } as const;
+export type ReceiverKind = keyof typeof BASELINE_SCRIPTS;
+export const isReceiverKind = (s: string): s is ReceiverKind => Object.hasOwn(BASELINE_SCRIPTS, s);
+/** Where a receiver takes events: the bare and durable ones at any path, the bot's intake at its own route. */
+export const receiverPath = (kind: ReceiverKind): string => (kind === 'bot-intake' ? '/webhooks/service' : '/');
 
 export interface BaselineProcess {
   url: string;
@@ -198,7 +203,7 @@ export function listeningUrl(child: ChildProcess, ms: number, failure: (said: st
  */
 export async function startBaselineProcess(
   publicKeyPem: string,
-  kind: 'bare' | 'durable' | 'bot-intake' = 'bare',
+  kind: ReceiverKind = 'bare',
   nodeArgs: string[] = [],
 ): Promise<BaselineProcess> {
   const script = `${root}test/bench/${BASELINE_SCRIPTS[kind]}`;
