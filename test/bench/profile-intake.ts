@@ -40,7 +40,12 @@ function stageOf(f: CallFrame): Stage | undefined {
   if (/read-event/.test(url)) return fn === 'dedupeKeyOf' || fn === 'canonical' ? 'dedupe (key hash)' : 'parsing';
   if (/outbox-worker|render-notifications|chat\/slack|@slack|axios/.test(url)) return 'outbox worker (after the 2xx)';
   // Since the router (route-pending.ts) writes the outbox rows after the 2xx, in the worker's passes.
-  if (/route-pending/.test(url) || fn === 'insertEventRows' || fn === 'takeEventsToRoute') return 'routing (router, after the 2xx)';
+  // Their SQL is often called from a continuation (after an await), whose stack starts at the store
+  // module: the route queue and the nodes' rows are the router's, the outbox table the worker's
+  // (but for the routed rows' chunks: `breakdown`).
+  if (/route-pending|notify-route-queue|notify-nodes/.test(url) || fn === 'insertEventRows' || fn === 'takeEventsToRoute')
+    return 'routing (router, after the 2xx)';
+  if (/notify-outbox/.test(url)) return 'outbox worker (after the 2xx)';
   if (fn === 'insertOutbox') return 'routing (outbox rows)';
   if (fn === 'watchesFor' || fn === 'activeMute' || fn === 'openIncident' || /notify-routing-index/.test(url)) return 'routing (look-ups)';
   if (fn === 'insertEvent' || fn === 'insertEvents') return 'storing (event row, dedupe by key)';
@@ -126,8 +131,11 @@ export function breakdown(profile: CpuProfile, events: number): Array<{ stage: S
     while (cur !== undefined && !(s = stageOf(byId.get(cur)!.callFrame))) cur = parent.get(cur);
     // Work the outbox worker does after the 2xx (routing, then posting) is its own, whatever it
     // calls: its SQL is not the request's storing, nor its look-ups the request's routing.
-    for (let up: number | undefined = id; up !== undefined; up = parent.get(up)) {
+    for (let up: number | undefined = id, below = ''; up !== undefined; up = parent.get(up)) {
       const url = byId.get(up)!.callFrame.url;
+      // The outbox table's one chunked write (row-chunks.ts) is the router's rows (insertEventRows).
+      if (/row-chunks/.test(url) && /notify-outbox/.test(below)) s = 'routing (router, after the 2xx)';
+      below = url;
       if (/route-pending/.test(url)) s = 'routing (router, after the 2xx)';
       else if (/outbox-worker/.test(url)) s = s === 'routing (router, after the 2xx)' ? s : 'outbox worker (after the 2xx)';
     }
