@@ -197,7 +197,8 @@ export interface EventRouter {
    * Routes the events stored but not yet routed, oldest first, ROUTE_CHUNK per transaction
    * (take, route, mark them routed, bring their nodes' rows up to date: one commit), larger
    * chunks once the pass finds a backlog (ROUTE_FULL_CHUNKS_BEFORE_GROWTH) or the last pass
-   * filled one, the event loop let through between chunks. Routers take turns (store.lockRouting).
+   * routed more events than the small chunks hold, the event loop let through between chunks.
+   * Routers take turns (store.lockRouting).
    * Resolves true when none is left, false when it stopped after ROUTE_EVENTS_PER_PASS events.
    */
   routePending(): Promise<boolean>;

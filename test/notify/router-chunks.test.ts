@@ -141,7 +141,7 @@ describe("the router's chunks", () => {
     await pass();
     expect(asked).toEqual([grown]);
     expect(got).toEqual([120]);
-    // ... and the pass after it starts small again, as at a steady rate.
+    // ... and the pass after it starts small again, as a pass that keeps up does.
     await add(120);
     await pass();
     expect(asked).toEqual([ROUTE_CHUNK, ROUTE_CHUNK, ROUTE_CHUNK]);
