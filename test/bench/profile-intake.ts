@@ -11,7 +11,7 @@
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { webhookIntake } from './webhook-intake.js';
+import { WARM_EVENTS, webhookIntake } from './webhook-intake.js';
 
 interface CallFrame {
   functionName: string;
@@ -277,7 +277,7 @@ async function main() {
     });
     process.stdout.write(`${JSON.stringify(r.figures)}\n`);
     file = join(dir, readdirSync(dir).find((f) => f.endsWith('.cpuprofile'))!);
-    events = 500 + 3 * perRound;
+    events = WARM_EVENTS + 3 * perRound;
   }
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const rows = breakdown(profile, events);

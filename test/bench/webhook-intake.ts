@@ -60,6 +60,13 @@ export interface IntakeOptions {
 }
 
 export const CHANNEL = 'CINTAKE';
+/**
+ * Events each server is sent before the first clock: the same for all three. 500 left V8
+ * compiling into the first round: counted by valgrind, its compiler still took 347k (the
+ * receiver) and 416k (the bot's intake) instructions per event over the 2,000 events after the
+ * first 1,000, and 75k and 81k after 5,000 (docs/benchmarks.md, 2026-11-29).
+ */
+export const WARM_EVENTS = 5_000;
 
 export async function webhookIntake(opts: IntakeOptions): Promise<BenchResult> {
   buildBot();
@@ -92,9 +99,9 @@ export async function webhookIntake(opts: IntakeOptions): Promise<BenchResult> {
       const durable = await startBaselineProcess(emulator.publicKey.pem, 'durable');
       try {
         // Warm all three (JIT, statements, key cache and node directory) before any clock.
-        await load.run({ kind: 'closed', url: baseline.url, requests: sign(500, '/'), concurrency: opts.concurrency });
-        await load.run({ kind: 'closed', url: durable.url, requests: sign(500, '/'), concurrency: opts.concurrency });
-        await load.run({ kind: 'closed', url: bot.url, requests: sign(500), concurrency: opts.concurrency });
+        await load.run({ kind: 'closed', url: baseline.url, requests: sign(WARM_EVENTS, '/'), concurrency: opts.concurrency });
+        await load.run({ kind: 'closed', url: durable.url, requests: sign(WARM_EVENTS, '/'), concurrency: opts.concurrency });
+        await load.run({ kind: 'closed', url: bot.url, requests: sign(WARM_EVENTS), concurrency: opts.concurrency });
         const ratios: number[] = [];
         const durableRatios: number[] = [];
         const durableToBare: number[] = [];
