@@ -62,7 +62,7 @@ export interface IntakeOptions {
 export const CHANNEL = 'CINTAKE';
 /**
  * Events each server is sent before the first clock: the same for all three. 500 left V8
- * compiling into the first round: counted by valgrind, its compiler still took 347k (the
+ * compiling into the first round: counted by valgrind, V8's compiler still took 347k (the
  * receiver) and 416k (the bot's intake) instructions per event over the 2,000 events after the
  * first 1,000, and 75k and 81k after 5,000 (docs/benchmarks.md, 2026-11-29).
  */
