@@ -42,12 +42,13 @@ export const ROUTE_CHUNK = 50;
  * The backlog also outlasts the pass: a pass that routes more than 200 events starts the next
  * one grown, and a pass that routes 200 or fewer ends it. In a storm the outbox worker passes
  * every ~100 ms (its poll), each finding a few hundred events, and each began again with four
- * chunks of 50: 27 % of a 20,000-event storm went in chunks of 50 (the bench's routed run: 115
- * of 242 chunks; 16 of 163 since). Alone (router-cost.ts with every node watched, passes of 324
- * events): 26–27 µs per event before, 16–18 since. A steady 1,000 events/s is in the backlog
- * too: the worker passes when a burst's coalescing window ends, and finds about 200 events. Its
- * p99 did not suffer: three alternating pairs (`cpu-per-event.ts --rate 1000`) read 9.5, 8.1
- * and 7.5 ms against 12.4, 8.3 and 11.7 before, at 435–493 µs of CPU per event against 488–537.
+ * chunks of 50: 27 % of a 20,000-event storm went in chunks of 50 (the whole bot's routed run
+ * in cpu-per-event.ts: 115 of 242 chunks; 16 of 163 since). Alone (router-cost.ts with every
+ * node watched, passes of 324 events): 26–27 µs per event before, 16–18 since. A steady 1,000
+ * events/s is in the backlog too: the worker passes when a burst's coalescing window ends, and
+ * finds about 200 events. Its p99 did not suffer: three alternating pairs (`cpu-per-event.ts
+ * --rate 1000`) read 9.5, 8.1 and 7.5 ms against 12.4, 8.3 and 11.7 before, at 435–493 µs of
+ * CPU per event against 488–537.
  */
 export const ROUTE_FULL_CHUNKS_BEFORE_GROWTH = 4;
 export const ROUTE_BACKLOG_GROWTH = 4;
