@@ -22,7 +22,7 @@
  * `npm run bench`: about four minutes.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -34,6 +34,7 @@ import {
   listeningUrl,
   receiverPath,
   startLoadProcess,
+  untilQuiet,
   type ReceiverKind,
 } from './processes.js';
 import { createNodes, signer } from './webhook-intake.js';
@@ -97,7 +98,24 @@ const control = (what: '-z' | '-d', pid: number) => {
   const r = spawnSync('callgrind_control', [what, String(pid)], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`callgrind_control ${what} ${pid} failed: ${r.stderr}`);
 };
-const settle = () => new Promise((r) => setTimeout(r, 3_000));
+/**
+ * Until the server has finished what the last events set going (its commits, its router's
+ * passes): under 10 % of a core over a second. (A server idle under valgrind still spends a few
+ * percent on its timers, fifty times slower than natively.)
+ */
+const settle = (pid: number) => untilQuiet(pid, undefined, { cpuMsPerS: 100, maxS: 120 });
+/** The dump `callgrind_control -d` asked for (part 1: the counters were zeroed once), once its size holds between two looks. */
+async function dumpOf(kind: ReceiverKind, pid: number): Promise<string> {
+  let size = -1;
+  for (let i = 0; i < 600; i++) {
+    const file = readdirSync(dir).find((f) => f.startsWith(`${kind}.${pid}.`) && f.endsWith('.1'));
+    const now = file ? statSync(join(dir, file)).size : -1;
+    if (file && now > 0 && now === size) return join(dir, file);
+    size = now;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${kind}: no whole callgrind dump in ${dir}`);
+}
 
 /** One server: warmed, zeroed, sent the events, dumped; its costs by function. */
 async function measure(kind: ReceiverKind, load: Awaited<ReturnType<typeof startLoadProcess>>) {
@@ -105,17 +123,15 @@ async function measure(kind: ReceiverKind, load: Awaited<ReturnType<typeof start
   try {
     const path = receiverPath(kind);
     const warm = await load.run({ kind: 'closed', url, requests: sign(Number(values.warm), path), concurrency: 16 });
-    await settle();
+    await settle(child.pid!);
     control('-z', child.pid!);
     const run = await load.run({ kind: 'closed', url, requests: sign(Number(values.events), path), concurrency: 16 });
-    await settle();
+    await settle(child.pid!);
     control('-d', child.pid!);
-    await settle();
     if (warm.failed || run.failed) throw new Error(`${kind}: ${warm.failed + run.failed} requests failed`);
-    // The dump after the zeroing: part 1 (the process is killed, so none follows).
-    const file = readdirSync(dir).find((f) => f.startsWith(`${kind}.${child.pid}.`) && f.endsWith('.1'));
-    if (!file) throw new Error(`${kind}: no callgrind dump in ${dir}`);
-    const costs = costByFunction(readFileSync(join(dir, file), 'utf8'), jsFunctionNames(`/tmp/perf-${child.pid}.map`));
+    // (The process is killed after it, so no other dump follows.)
+    const file = await dumpOf(kind, child.pid!);
+    const costs = costByFunction(readFileSync(file, 'utf8'), jsFunctionNames(`/tmp/perf-${child.pid}.map`));
     return { kind, events: run.ok, costs };
   } finally {
     child.kill('SIGKILL');
