@@ -45,8 +45,8 @@ function stageOf(f: CallFrame): Stage | undefined {
   // (but for the routed rows' chunks: `breakdown`).
   if (/route-pending|notify-route-queue|notify-nodes/.test(url) || fn === 'insertEventRows' || fn === 'takeEventsToRoute')
     return 'routing (router, after the 2xx)';
-  if (/notify-outbox/.test(url)) return 'outbox worker (after the 2xx)';
   if (fn === 'insertOutbox') return 'routing (outbox rows)';
+  if (/notify-outbox/.test(url)) return 'outbox worker (after the 2xx)';
   if (fn === 'watchesFor' || fn === 'activeMute' || fn === 'openIncident' || /notify-routing-index/.test(url)) return 'routing (look-ups)';
   if (fn === 'insertEvent' || fn === 'insertEvents') return 'storing (event row, dedupe by key)';
   if (/group-commit/.test(url) || fn === 'tx' || fn === 'control' || /better-sqlite3/.test(url)) return 'storing (transaction, commit)';
